@@ -1,0 +1,45 @@
+# FanWhy: `make run` serves the dashboard, `make test` passes the tests. Both set themselves up.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+
+.PHONY: run demo snapshot test lint gpu-test clean
+
+$(VENV)/.runtime: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements-dev.txt requirements.txt $(VENV)/.runtime
+	$(PIP) install -q --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.runtime  ## serve the dashboard on http://127.0.0.1:8090/
+	$(PY) -m app
+
+demo: $(VENV)/.runtime  ## the dashboard on a simulated GPU whose load is real child processes
+	FANWHY_BACKEND=simulated $(PY) -m app
+
+snapshot: $(VENV)/.runtime
+	$(PY) -m app snapshot --json
+
+.PHONY: chromium
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the page tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing and not root: the page tests will be skipped"; fi; }
+
+lint: $(VENV)/.dev
+	$(PY) -m ruff check app tests benchmarks
+
+test: $(VENV)/.dev chromium lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
+	$(PY) -m pytest -ra
+
+gpu-test: $(VENV)/.dev
+	$(PY) -m pytest -m gpu -ra tests/gpu
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

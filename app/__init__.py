@@ -1,0 +1,79 @@
+"""FanWhy: why is my fan running? A live GPU dashboard (Flask + Flask-SocketIO)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask
+from flask_socketio import SocketIO
+
+from app import api, auth, realtime, views
+from app.alerts import AlertEngine
+from app.attribution.processes import ProcessInspector
+from app.config import Settings, load_settings
+from app.monitor import Monitor
+from app.vendors.factory import Selection, default_builders, select_backend
+
+ROOT = Path(__file__).resolve().parent.parent
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class FanWhy:
+    """What the app holds: app.extensions["fanwhy"]."""
+
+    settings: Settings
+    monitor: Monitor
+    socketio: SocketIO
+    broadcaster: realtime.Broadcaster
+
+    def start(self) -> None:
+        self.monitor.start()
+        self.broadcaster.start()
+
+    def stop(self) -> None:
+        self.broadcaster.stop()
+        self.monitor.stop()
+
+
+def build_monitor(settings: Settings, selection: Selection | None = None) -> Monitor:
+    """The collector for ``settings``: the backend picked by the factory unless one is given."""
+    selection = selection or select_backend(settings.backend, default_builders(settings))
+    return Monitor(
+        selection,
+        interval_s=settings.interval_s,
+        alerts=AlertEngine(settings.alert_gpu_util_percent, settings.alert_hold_s,
+                           settings.alert_hysteresis_percent),
+        inspector=ProcessInspector(top_cpu=settings.top_cpu_processes),
+        min_tick_gap_s=settings.min_tick_gap_s,
+    )
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """The app factory. ``config`` may hold Flask settings and:
+    SETTINGS (a Settings; default: from the environment), SELECTION (an opened backend Selection,
+    for tests), START (start the collector and broadcaster; default True)."""
+    config = dict(config or {})
+    settings: Settings = config.pop("SETTINGS", None) or load_settings()
+    selection: Selection | None = config.pop("SELECTION", None)
+    start = config.pop("START", True)
+
+    app = Flask(__name__, static_folder=str(ROOT / "static"), template_folder=str(ROOT / "templates"))
+    app.config.update(MAX_CONTENT_LENGTH=64 * 1024, JSON_SORT_KEYS=False)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.config.update(config)
+
+    monitor = build_monitor(settings, selection)
+    auth.init_app(app, settings.token)
+    api.init_app(app)
+    views.init_app(app)
+    socketio, broadcaster = realtime.init_app(app, monitor, settings.token)
+    fanwhy = FanWhy(settings=settings, monitor=monitor, socketio=socketio, broadcaster=broadcaster)
+    app.extensions["fanwhy"] = fanwhy
+    if start:
+        fanwhy.start()
+    log.info("FanWhy backend %s; skipped: %s", monitor.backend.name, dict(monitor.selection.skipped) or "none")
+    return app

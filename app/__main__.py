@@ -1,0 +1,105 @@
+"""``python -m app`` serves FanWhy through gunicorn; ``python -m app snapshot --json`` prints one snapshot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from typing import Any, Sequence
+
+from app.config import ConfigError, Settings, load_settings
+from app.vendors.base import BackendUnavailable
+from app.vendors.factory import CHOICES
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m app", description="FanWhy: why is my fan running?")
+    parser.add_argument("command", nargs="?", default="serve", choices=("serve", "snapshot"))
+    parser.add_argument("--json", action="store_true", help="snapshot: print JSON (the default and only format)")
+    parser.add_argument("--host", help="address to bind (FANWHY_HOST, default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (FANWHY_PORT, default 8090)")
+    parser.add_argument("--interval", dest="interval_s", type=float, help="seconds between samples (FANWHY_INTERVAL)")
+    parser.add_argument("--backend", choices=CHOICES, help="auto|nvidia|amd|basic|simulated (FANWHY_BACKEND)")
+    parser.add_argument("--threads", type=int, help="gunicorn threads, one per live client (FANWHY_THREADS)")
+    parser.add_argument("--alert-gpu-util", dest="alert_gpu_util_percent", type=float,
+                        help="GPU utilization alert threshold, % (FANWHY_ALERT_GPU_UTIL, default 50)")
+    parser.add_argument("--alert-hold", dest="alert_hold_s", type=float,
+                        help="seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)")
+    return parser
+
+
+def _url(settings: Settings) -> str:
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    return f"http://{host}:{settings.port}/"
+
+
+def snapshot(settings: Settings) -> int:
+    from app import build_monitor
+
+    monitor = build_monitor(settings)
+    try:
+        monitor.collect()
+        time.sleep(min(settings.interval_s, 1.0))  # CPU % and per-process SM % are rates: measure a window
+        frame = monitor.collect()
+    finally:
+        monitor.stop()
+    json.dump(frame.view, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def serve(settings: Settings) -> int:
+    from gunicorn.app.base import BaseApplication
+
+    class FanWhyServer(BaseApplication):  # type: ignore[misc]
+        """gunicorn with one worker (one collector) and a thread per client (Flask-SocketIO threading mode)."""
+
+        def load_config(self) -> None:
+            options: dict[str, Any] = {
+                "bind": f"[{settings.host}]:{settings.port}" if ":" in settings.host else
+                        f"{settings.host}:{settings.port}",
+                "workers": 1,
+                "worker_class": "gthread",
+                "threads": settings.threads,
+                "timeout": 60,
+                "graceful_timeout": 5,
+                "accesslog": None,
+                "loglevel": "warning",
+                "when_ready": lambda server: print(f"FanWhy is serving {_url(settings)}", flush=True),
+            }
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            from app import create_app
+
+            try:
+                return create_app({"SETTINGS": settings})
+            except BackendUnavailable as error:
+                print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr, flush=True)
+                sys.exit(4)
+
+    FanWhyServer().run()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    overrides = {k: v for k, v in vars(args).items() if k not in ("command", "json") and v is not None}
+    try:
+        settings = load_settings(**overrides)
+    except ConfigError as error:
+        print(f"fanwhy: {error}", file=sys.stderr)
+        return 2
+    try:
+        return snapshot(settings) if args.command == "snapshot" else serve(settings)
+    except BackendUnavailable as error:
+        print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr)
+        return 4
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""REST endpoints: views of the latest snapshot. No route calls a vendor library."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, TypeVar
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from app.monitor import Frame, Monitor
+from app.serialize import gpu_headline, process_view, to_json
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+T = TypeVar("T")
+SORT_KEYS = ("gpu_memory", "sm", "cpu", "pid")
+KINDS = ("all", "gpu", "cpu")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, error: str, detail: Any = None):
+        super().__init__(error)
+        self.status, self.error, self.detail = status, error, detail
+
+
+def _monitor() -> Monitor:
+    return current_app.extensions["fanwhy"].monitor
+
+
+def _frame() -> Frame:
+    frame = _monitor().latest()
+    if frame is None:
+        raise ApiError(503, "no data yet", "the collector has not finished its first snapshot; retry in a second")
+    return frame
+
+
+def _args(allowed: tuple[str, ...]) -> None:
+    unknown = sorted(set(request.args) - set(allowed))
+    if unknown:
+        raise ApiError(400, f"unknown query parameter {unknown[0]!r}",
+                       {"allowed": list(allowed)})
+
+
+def _arg(name: str, convert: Callable[[str], T], default: T, check: Callable[[T], bool] | None = None,
+         expect: str = "") -> T:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = convert(raw)
+    except ValueError:
+        raise ApiError(400, f"invalid {name}: {raw[:40]!r}", f"expected {expect}") from None
+    if check is not None and not check(value):
+        raise ApiError(400, f"invalid {name}: {raw[:40]!r}", f"expected {expect}")
+    return value
+
+
+def _gpu_arg(frame: Frame) -> int | None:
+    index = _arg("gpu", int, None, lambda v: v >= 0, "a GPU index, 0 or more")  # type: ignore[arg-type]
+    if index is not None and frame.snapshot.gpu(index) is None:
+        raise ApiError(404, f"no GPU {index}", {"gpus": [g.index for g in frame.snapshot.gpus]})
+    return index
+
+
+@bp.get("/gpu/metrics")
+def metrics() -> Response:
+    """Everything in the latest snapshot; ``?gpu=N`` keeps one GPU and its processes."""
+    _args(("gpu",))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    if index is None:
+        return jsonify(frame.view)
+    view = dict(frame.view)
+    view["gpus"] = [g for g in view["gpus"] if g["index"] == index]
+    view["processes"] = [p for p in view["processes"] if any(u["gpu_index"] == index for u in p["gpus"])]
+    return jsonify(view)
+
+
+@bp.get("/gpu/summary")
+def summary() -> Response:
+    _args(())
+    frame = _frame()
+    snap = frame.snapshot
+    host = snap.host
+    return jsonify({
+        "timestamp": snap.timestamp,
+        "backend": snap.backend.name,
+        "gpu_count": len(snap.gpus),
+        "no_gpu_reason": snap.backend.no_gpu_reason,
+        "gpus": [gpu_headline(g) for g in snap.gpus],
+        "host": {
+            "hostname": host.hostname, "cpu_percent": host.cpu_percent,
+            "cpu_temperature_c": host.cpu_temperature_c, "load_average": to_json(host.load_average),
+            "memory_used_bytes": host.memory_used_bytes, "memory_total_bytes": host.memory_total_bytes,
+            "fans": to_json(host.fans),
+        },
+        "top_processes": [
+            {k: v for k, v in process_view(p).items()
+             if k in ("pid", "name", "user", "gpu_memory_bytes", "sm_percent", "cpu_percent", "visibility")}
+            for p in snap.processes[:5]
+        ],
+        "alerts": to_json(snap.alerts),
+    })
+
+
+@bp.get("/gpu/processes")
+def processes() -> Response:
+    """GPU users and top CPU users. ``gpu``, ``kind`` (all|gpu|cpu), ``sort``, ``limit``."""
+    _args(("gpu", "kind", "sort", "limit"))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    kind = _arg("kind", str, "all", lambda v: v in KINDS, " or ".join(KINDS))
+    sort = _arg("sort", str, "gpu_memory", lambda v: v in SORT_KEYS, " or ".join(SORT_KEYS))
+    limit = _arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
+    rows = list(frame.snapshot.processes)
+    if index is not None:
+        rows = [p for p in rows if any(g.gpu_index == index for g in p.gpus)]
+    if kind == "gpu":
+        rows = [p for p in rows if p.gpus]
+    elif kind == "cpu":
+        rows = [p for p in rows if not p.gpus]
+    keys: dict[str, Callable[[Any], Any]] = {
+        "gpu_memory": lambda p: (-(p.gpu_memory_bytes or 0), -(p.cpu_percent or 0)),
+        "sm": lambda p: (-(p.sm_percent or 0), -(p.gpu_memory_bytes or 0)),
+        "cpu": lambda p: -(p.cpu_percent or 0),
+        "pid": lambda p: p.pid,
+    }
+    rows.sort(key=keys[sort])
+    return jsonify({"timestamp": frame.snapshot.timestamp, "count": len(rows),
+                    "processes": [process_view(p) for p in rows[:limit]]})
+
+
+@bp.get("/health")
+def health() -> tuple[Response, int]:
+    _args(())
+    services = current_app.extensions["fanwhy"]
+    monitor: Monitor = services.monitor
+    frame = monitor.latest()
+    body: dict[str, Any] = {
+        "backend": monitor.backend.name,
+        "skipped_backends": dict(monitor.selection.skipped),
+        "interval_s": monitor.interval_s,
+        "collector_running": monitor.running,
+        "consecutive_failures": monitor.consecutive_failures,
+        "total_errors": monitor.total_errors,
+    }
+    if frame is None:
+        body.update(status="down" if not monitor.running else "degraded", reason="no snapshot yet",
+                    data_age_s=None)
+        return jsonify(body), 503 if body["status"] == "down" else 200
+    snap = frame.snapshot
+    age = round(time.monotonic() - frame.monotonic, 3)
+    gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
+    reasons = []
+    if not monitor.running:
+        reasons.append("the collector is not running")
+    if age > 5 * monitor.interval_s + 2:
+        reasons.append(f"the latest snapshot is {age:.0f} s old")
+    status = "down" if reasons else "ok"
+    if status == "ok" and (snap.errors or gpu_errors or age > 2 * monitor.interval_s + 1):
+        status = "degraded"
+        reasons.extend(snap.errors)
+        reasons.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
+    body.update(status=status, reasons=reasons, data_age_s=age, tick=snap.timing.tick,
+                gpu_count=len(snap.gpus), gpu_errors=gpu_errors, no_gpu_reason=snap.backend.no_gpu_reason,
+                collector_errors=list(snap.errors), timing=to_json(snap.timing))
+    return jsonify(body), 503 if status == "down" else 200
+
+
+def _error_response(status: int, error: str, detail: Any = None) -> tuple[Response, int]:
+    return jsonify({"error": error, "detail": detail}), status
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError) -> tuple[Response, int]:
+        return _error_response(error.status, error.error, error.detail)
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> tuple[Response, int]:
+        return _error_response(error.code or 500, (error.name or "error").lower(), error.description)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> tuple[Response, int]:
+        app.logger.exception("unhandled error on %s", request.path)
+        return _error_response(500, "internal error", "logged on the server")

@@ -1,0 +1,1 @@
+"""Attribution: which process, user and container is behind the load."""

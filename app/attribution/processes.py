@@ -1,0 +1,130 @@
+"""Who is behind the load: process details from psutil, and the busiest CPU users.
+
+Only NoSuchProcess, ZombieProcess and AccessDenied are expected: such a process keeps its row with
+``status`` saying which and the unreadable fields None (STYLE.md #11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import psutil
+
+from app.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
+from app.redact import command_line
+
+
+@dataclass(frozen=True)
+class _Details:
+    name: str | None
+    user: str | None
+    command: str | None
+    start_time: float | None
+    cpu_percent: float | None
+    rss_bytes: int | None
+    status: ProcessStatus
+
+
+class ProcessInspector:
+    """Reads process details, keeping psutil.Process objects between ticks so CPU % is measured
+    over the interval (the first sighting of a process has no CPU % yet: None, not 0)."""
+
+    def __init__(self, top_cpu: int = 5, min_cpu_percent: float = 1.0):
+        self.top_cpu = top_cpu
+        self.min_cpu_percent = min_cpu_percent
+        self._known: dict[int, psutil.Process] = {}
+
+    def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
+        """GPU processes (merged across GPUs), then the top CPU users that are not among them."""
+        by_pid: dict[int, list[GpuProcessUsage]] = {}
+        for usage in usages:
+            by_pid.setdefault(usage.pid, []).append(usage)
+        rows = [self._gpu_row(pid, items) for pid, items in by_pid.items()]
+        rows.sort(key=lambda p: (-(p.gpu_memory_bytes or 0), -(p.sm_percent or 0), p.pid))
+        rows.extend(self._top_cpu(exclude=set(by_pid)))
+        self._forget(set(by_pid))
+        return tuple(rows)
+
+    def _gpu_row(self, pid: int, usages: list[GpuProcessUsage]) -> ProcessSample:
+        details = self._details(pid)
+        visible = any(u.kind != "utilization-only" for u in usages)
+        visibility: Visibility = "visible" if visible else "host-pid-only"
+        gpus = tuple(
+            ProcessGpu(gpu_index=u.gpu_index, memory_bytes=u.memory_bytes, sm_percent=u.sm_percent,
+                       encoder_percent=u.encoder_percent, decoder_percent=u.decoder_percent, kind=u.kind)
+            for u in sorted(usages, key=lambda u: u.gpu_index)
+        )
+        name = details.name or next((u.name_hint for u in usages if u.name_hint), None)
+        return ProcessSample(pid=pid, name=name, user=details.user, command=details.command,
+                             start_time=details.start_time, cpu_percent=details.cpu_percent,
+                             rss_bytes=details.rss_bytes, gpus=gpus, visibility=visibility,
+                             status=details.status)
+
+    def _process(self, pid: int) -> tuple[psutil.Process, bool]:
+        """The cached Process for ``pid`` (new when the PID was recycled), and whether it is new."""
+        proc = self._known.get(pid)
+        if proc is not None and proc.is_running():
+            return proc, False
+        proc = psutil.Process(pid)
+        self._known[pid] = proc
+        return proc, True
+
+    def _details(self, pid: int) -> _Details:
+        try:
+            proc, new = self._process(pid)
+        except psutil.NoSuchProcess:
+            return _Details(None, None, None, None, None, None, "vanished")
+        except psutil.AccessDenied:
+            return _Details(None, None, None, None, None, None, "denied")
+        values: dict[str, object] = {}
+        status: ProcessStatus = "ok"
+        with proc.oneshot():
+            for key, read in (("name", proc.name), ("user", proc.username), ("cmdline", proc.cmdline),
+                              ("start_time", proc.create_time), ("cpu", lambda: proc.cpu_percent(None)),
+                              ("rss", lambda: proc.memory_info().rss)):
+                try:
+                    values[key] = read()
+                except psutil.ZombieProcess:
+                    status = "zombie"
+                except psutil.NoSuchProcess:
+                    status = "vanished"
+                    break
+                except psutil.AccessDenied:
+                    status = "denied" if status == "ok" else status
+        argv = values.get("cmdline")
+        command = command_line(argv) if isinstance(argv, list) and argv else None
+        cpu = values.get("cpu")
+        return _Details(
+            name=values.get("name"),  # type: ignore[arg-type]
+            user=values.get("user"),  # type: ignore[arg-type]
+            command=command,
+            start_time=values.get("start_time"),  # type: ignore[arg-type]
+            cpu_percent=None if new or cpu is None else float(cpu),  # type: ignore[arg-type]
+            rss_bytes=values.get("rss"),  # type: ignore[arg-type]
+            status=status,
+        )
+
+    def _top_cpu(self, exclude: set[int]) -> list[ProcessSample]:
+        """The busiest CPU users since the last tick (psutil.process_iter keeps their state)."""
+        if self.top_cpu <= 0:
+            return []
+        busy: list[tuple[float, int]] = []
+        for proc in psutil.process_iter(["cpu_percent"]):
+            cpu = proc.info.get("cpu_percent")
+            if proc.pid not in exclude and cpu is not None and cpu >= self.min_cpu_percent:
+                busy.append((cpu, proc.pid))
+        busy.sort(reverse=True)
+        rows = []
+        for cpu, pid in busy[: self.top_cpu]:
+            details = self._details(pid)
+            rows.append(ProcessSample(pid=pid, name=details.name, user=details.user,
+                                      command=details.command, start_time=details.start_time,
+                                      cpu_percent=cpu, rss_bytes=details.rss_bytes, status=details.status))
+        return rows
+
+    def _forget(self, keep: Iterable[int]) -> None:
+        """Drop cached processes that are neither GPU users nor among the top CPU users."""
+        keep = set(keep)
+        if len(self._known) > 4 * (len(keep) + self.top_cpu) + 64:
+            self._known = {pid: p for pid, p in self._known.items() if pid in keep}

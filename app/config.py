@@ -1,0 +1,92 @@
+"""Settings from FANWHY_* environment variables (the same names as ``python -m app`` flags)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any, Mapping
+
+
+class ConfigError(ValueError):
+    """A setting has a value FanWhy cannot use; the message names it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8090
+    interval_s: float = 1.0
+    backend: str = "auto"
+    token: str | None = None
+    threads: int = 64
+    top_cpu_processes: int = 5
+    alert_gpu_util_percent: float = 50.0
+    alert_hold_s: float = 10.0
+    alert_hysteresis_percent: float = 5.0
+    sys_root: str = "/sys"
+    nvidia_smi: str = "nvidia-smi"
+    nvidia_smi_timeout_s: float = 5.0
+    sim_gpus: int = 2
+    sim_peak: float = 0.5
+    min_tick_gap_s: float = 0.25
+
+    def validate(self) -> Settings:
+        if not 0.05 <= self.interval_s <= 3600:
+            raise ConfigError(f"FANWHY_INTERVAL must be between 0.05 and 3600 seconds, got {self.interval_s}")
+        if not 0 < self.port < 65536:
+            raise ConfigError(f"FANWHY_PORT must be 1-65535, got {self.port}")
+        if not 0 <= self.alert_gpu_util_percent <= 100:
+            raise ConfigError("FANWHY_ALERT_GPU_UTIL must be 0-100")
+        if self.threads < 4:
+            raise ConfigError("FANWHY_THREADS must be at least 4")
+        if not is_loopback(self.host) and not self.token:
+            raise ConfigError(
+                f"refusing to bind {self.host}: anything but loopback needs FANWHY_TOKEN "
+                "(set a long random token, or keep FANWHY_HOST=127.0.0.1)")
+        return self
+
+
+# setting -> environment variable
+ENV_NAMES = {
+    "host": "FANWHY_HOST", "port": "FANWHY_PORT", "interval_s": "FANWHY_INTERVAL",
+    "backend": "FANWHY_BACKEND", "token": "FANWHY_TOKEN", "threads": "FANWHY_THREADS",
+    "top_cpu_processes": "FANWHY_TOP_CPU", "alert_gpu_util_percent": "FANWHY_ALERT_GPU_UTIL",
+    "alert_hold_s": "FANWHY_ALERT_HOLD", "alert_hysteresis_percent": "FANWHY_ALERT_HYSTERESIS",
+    "sys_root": "FANWHY_SYS_ROOT", "nvidia_smi": "FANWHY_NVIDIA_SMI",
+    "nvidia_smi_timeout_s": "FANWHY_NVIDIA_SMI_TIMEOUT", "sim_gpus": "FANWHY_SIM_GPUS",
+    "sim_peak": "FANWHY_SIM_PEAK", "min_tick_gap_s": "FANWHY_MIN_TICK_GAP",
+}
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _convert(name: str, raw: Any, kind: type) -> Any:
+    if raw is None or isinstance(raw, kind):
+        return raw
+    try:
+        return kind(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{ENV_NAMES.get(name, name)}={raw!r} is not a valid {kind.__name__}") from None
+
+
+def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    """Defaults, then the environment, then explicit overrides (command-line flags)."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    types = {"int": int, "float": float, "str": str, "str | None": str}
+    for f in fields(Settings):
+        kind = types[str(f.type)]
+        raw = overrides.get(f.name)
+        if raw is None and ENV_NAMES[f.name] in env and env[ENV_NAMES[f.name]] != "":
+            raw = env[ENV_NAMES[f.name]]
+        if raw is not None:
+            values[f.name] = _convert(f.name, raw, kind)
+    return replace(Settings(), **values).validate()

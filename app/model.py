@@ -1,0 +1,231 @@
+"""The data model: immutable samples, built once per tick by the collector.
+
+Units are in the names. A metric the hardware does not report is ``None``, never 0, and the
+reason is kept in the owner's ``unsupported`` mapping (field name -> reason), so the page can say
+"N/A: passively cooled" and Prometheus can omit the sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, Mapping
+
+Visibility = Literal["visible", "host-pid-only", "inferred"]
+ProcessStatus = Literal["ok", "vanished", "zombie", "denied"]
+
+EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+def frozen_map(values: Mapping[str, str] | None) -> Mapping[str, str]:
+    """A read-only copy of ``values`` (snapshots are never mutated)."""
+    return MappingProxyType(dict(values)) if values else EMPTY
+
+
+@dataclass(frozen=True)
+class GpuSample:
+    """One GPU at one instant. Every metric may be None; ``unsupported`` says why.
+
+    ``error`` is set when the GPU itself failed (lost, unknown error): the row stays, with the
+    name and uuid last known, while the other GPUs keep reporting.
+    """
+
+    vendor: str
+    index: int
+    uuid: str | None = None
+    name: str | None = None
+    utilization_percent: float | None = None
+    memory_utilization_percent: float | None = None
+    memory_used_bytes: int | None = None
+    memory_total_bytes: int | None = None
+    temperature_c: float | None = None
+    temperature_slowdown_c: float | None = None
+    temperature_shutdown_c: float | None = None
+    fan_speed_percent: float | None = None
+    fan_speeds_percent: tuple[float, ...] = ()
+    fan_rpm: int | None = None
+    power_w: float | None = None
+    power_limit_w: float | None = None
+    clock_sm_mhz: int | None = None
+    clock_memory_mhz: int | None = None
+    clock_sm_max_mhz: int | None = None
+    pstate: str | None = None
+    throttle_reasons: tuple[str, ...] | None = None
+    energy_j: float | None = None
+    ecc_errors_uncorrected: int | None = None
+    mig_mode: bool | None = None
+    pci_bus_id: str | None = None
+    source: str = ""
+    error: str | None = None
+    unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+
+    @property
+    def memory_percent(self) -> float | None:
+        """Used memory as % of total; None when either is unknown."""
+        if self.memory_used_bytes is None or not self.memory_total_bytes:
+            return None
+        return 100.0 * self.memory_used_bytes / self.memory_total_bytes
+
+
+@dataclass(frozen=True)
+class GpuProcessUsage:
+    """What a backend knows of one process on one GPU (raw, before attribution).
+
+    ``memory_bytes`` is None where the driver does not say (WDDM, or a PID seen only in the
+    utilization samples); ``sm_percent`` is None where per-process utilization is not supported.
+    """
+
+    pid: int
+    gpu_index: int
+    memory_bytes: int | None = None
+    sm_percent: float | None = None
+    encoder_percent: float | None = None
+    decoder_percent: float | None = None
+    kind: Literal["compute", "graphics", "utilization-only"] = "compute"
+    name_hint: str | None = None
+
+
+@dataclass(frozen=True)
+class ProcessGpu:
+    """A process's use of one GPU, inside a ProcessSample."""
+
+    gpu_index: int
+    memory_bytes: int | None
+    sm_percent: float | None
+    encoder_percent: float | None
+    decoder_percent: float | None
+    kind: str
+
+
+@dataclass(frozen=True)
+class ContainerRef:
+    """The container a process runs in (filled by the attribution layer; None when none)."""
+
+    runtime: str
+    id: str
+    name: str | None = None
+    image: str | None = None
+    pod: str | None = None
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
+class ProcessSample:
+    """A process that uses a GPU, or one of the busiest CPU users.
+
+    A vanished, zombie or denied process keeps its row: ``status`` says which, and the fields
+    that could not be read are None.
+    """
+
+    pid: int
+    name: str | None
+    user: str | None
+    command: str | None
+    start_time: float | None
+    cpu_percent: float | None
+    rss_bytes: int | None
+    gpus: tuple[ProcessGpu, ...] = ()
+    host_pid: int | None = None
+    container: ContainerRef | None = None
+    visibility: Visibility = "visible"
+    status: ProcessStatus = "ok"
+
+    @property
+    def gpu_memory_bytes(self) -> int | None:
+        known = [g.memory_bytes for g in self.gpus if g.memory_bytes is not None]
+        return sum(known) if known else None
+
+    @property
+    def sm_percent(self) -> float | None:
+        known = [g.sm_percent for g in self.gpus if g.sm_percent is not None]
+        return max(known) if known else None
+
+
+@dataclass(frozen=True)
+class HostSensor:
+    chip: str
+    label: str
+    temperature_c: float
+    high_c: float | None = None
+    critical_c: float | None = None
+
+
+@dataclass(frozen=True)
+class HostFan:
+    chip: str
+    label: str
+    rpm: int
+
+
+@dataclass(frozen=True)
+class HostSample:
+    """The CPU side: the fan may be the CPU's."""
+
+    hostname: str
+    cpu_percent: float | None
+    cpu_count: int | None
+    load_average: tuple[float, float, float] | None
+    memory_used_bytes: int | None
+    memory_total_bytes: int | None
+    cpu_temperature_c: float | None = None
+    temperatures: tuple[HostSensor, ...] = ()
+    fans: tuple[HostFan, ...] = ()
+    unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+
+
+@dataclass(frozen=True)
+class Alert:
+    """An alert that is firing (in ``Snapshot.alerts``) or an alert event of this tick."""
+
+    id: str
+    rule: str
+    gpu_index: int | None
+    severity: str
+    message: str
+    value: float | None
+    threshold: float | None
+    since: float
+    state: Literal["firing", "resolved"] = "firing"
+    resolved_at: float | None = None
+
+
+@dataclass(frozen=True)
+class CollectorTiming:
+    """How long this tick's collection took, in milliseconds, per stage."""
+
+    total_ms: float
+    gpus_ms: float
+    processes_ms: float
+    host_ms: float
+    interval_s: float
+    tick: int
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """Which backend answered, and why the others were skipped."""
+
+    name: str
+    skipped: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    no_gpu_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything FanWhy knows at one instant. Built once per tick, never mutated."""
+
+    timestamp: float
+    backend: BackendInfo
+    host: HostSample
+    gpus: tuple[GpuSample, ...]
+    processes: tuple[ProcessSample, ...]
+    timing: CollectorTiming
+    alerts: tuple[Alert, ...] = ()
+    alert_events: tuple[Alert, ...] = ()
+    errors: tuple[str, ...] = field(default=())
+
+    def gpu(self, index: int) -> GpuSample | None:
+        for sample in self.gpus:
+            if sample.index == index:
+                return sample
+        return None

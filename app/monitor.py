@@ -1,0 +1,206 @@
+"""The collector: ONE thread per server builds an immutable Snapshot every interval.
+
+Requests, socket events and scrapes read the latest Frame; they never call a vendor library.
+``request_tick`` asks for an early collection, rate-limited so that no client can make the
+collector run more often than every ``min_tick_gap_s``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from app.alerts import AlertEngine
+from app.attribution.processes import ProcessInspector
+from app.host import HostSampler
+from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, ProcessSample, Snapshot, frozen_map
+from app.serialize import snapshot_view
+from app.vendors.factory import Selection
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A published snapshot with its JSON view, made once and shared by every reader."""
+
+    seq: int
+    snapshot: Snapshot
+    view: dict[str, Any]
+    monotonic: float
+
+
+class Monitor:
+    def __init__(
+        self,
+        selection: Selection,
+        interval_s: float = 1.0,
+        alerts: AlertEngine | None = None,
+        inspector: ProcessInspector | None = None,
+        host: HostSampler | None = None,
+        min_tick_gap_s: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ):
+        self.selection = selection
+        self.backend = selection.backend
+        self.interval_s = interval_s
+        self.alerts = alerts or AlertEngine()
+        self.inspector = inspector or ProcessInspector()
+        self.host = host or HostSampler()
+        self.min_tick_gap_s = min_tick_gap_s
+        self._clock = clock
+        self._wall = wall_clock
+        self._latest: Frame | None = None
+        self._recent: deque[Frame] = deque(maxlen=64)
+        self._published = threading.Condition()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._start_lock = threading.Lock()
+        self._collect_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._last_request = float("-inf")
+        self._tick = 0
+        self.consecutive_failures = 0
+        self.total_errors = 0
+
+    # -- life cycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the collector thread once, however often it is called."""
+        with self._start_lock:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name="fanwhy-collector", daemon=True)
+            self._thread.start()
+
+    def stop(self, close_backend: bool = True) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=max(5.0, 3 * self.interval_s))
+        if close_backend:
+            self.backend.close()
+        with self._published:
+            self._published.notify_all()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            started = self._clock()
+            try:
+                self.collect()
+            except Exception:  # the collector must outlive any one bad tick
+                log.exception("collection failed")
+                self.consecutive_failures += 1
+                self.total_errors += 1
+            elapsed = self._clock() - started
+            self._wake.wait(timeout=max(0.0, self.interval_s - elapsed))
+            self._wake.clear()
+
+    # -- reading ----------------------------------------------------------------------------
+    def latest(self) -> Frame | None:
+        return self._latest
+
+    def wait_frames(self, after_seq: int, timeout: float) -> list[Frame]:
+        """The frames newer than ``after_seq`` (oldest first; at most the last 64), waiting up to
+        ``timeout`` for one. Empty after the timeout or on stop."""
+        deadline = time.monotonic() + timeout
+        with self._published:
+            while not self._stop.is_set():
+                if self._latest is not None and self._latest.seq > after_seq:
+                    return [f for f in self._recent if f.seq > after_seq]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return []
+                self._published.wait(remaining)
+        return []
+
+    def request_tick(self) -> bool:
+        """Ask for an early collection; False when one was asked for too recently."""
+        now = self._clock()
+        if now - self._last_request < self.min_tick_gap_s:
+            return False
+        self._last_request = now
+        self._wake.set()
+        return True
+
+    # -- collecting -------------------------------------------------------------------------
+    def collect(self) -> Frame:
+        """Build, publish and return one snapshot. Only the collector thread (or a CLI/test that
+        has no thread running) calls this."""
+        with self._collect_lock:
+            return self._collect()
+
+    def _collect(self) -> Frame:
+        errors: list[str] = []
+        t0 = self._clock()
+        gpus: tuple[GpuSample, ...] = ()
+        try:
+            gpus = tuple(self.backend.sample())
+        except Exception as error:
+            log.exception("backend %s sample failed", self.backend.name)
+            errors.append(f"{self.backend.name} backend: {type(error).__name__}: {error}")
+        t1 = self._clock()
+        processes: tuple[ProcessSample, ...] = ()
+        try:
+            processes = self.inspector.collect(self.backend.processes())
+        except Exception as error:
+            log.exception("process attribution failed")
+            errors.append(f"processes: {type(error).__name__}: {error}")
+        t2 = self._clock()
+        try:
+            host = self.host.sample()
+        except Exception as error:
+            log.exception("host sample failed")
+            errors.append(f"host: {type(error).__name__}: {error}")
+            host = HostSample(hostname="", cpu_percent=None, cpu_count=None, load_average=None,
+                              memory_used_bytes=None, memory_total_bytes=None)
+        t3 = self._clock()
+
+        now = self._wall()
+        active, events = self.alerts.evaluate(gpus, now)
+        self._tick += 1
+        no_gpu_reason = None
+        if not gpus:
+            backend_reason = getattr(self.backend, "no_gpu_reason", None)
+            skipped = "; ".join(f"{name}: {why}" for name, why in self.selection.skipped.items())
+            no_gpu_reason = "; ".join(filter(None, [skipped, backend_reason])) or "the backend reported no GPU"
+        snapshot = Snapshot(
+            timestamp=now,
+            backend=BackendInfo(name=self.backend.name, skipped=frozen_map(self.selection.skipped),
+                                no_gpu_reason=no_gpu_reason),
+            host=host,
+            gpus=gpus,
+            processes=processes,
+            timing=CollectorTiming(total_ms=_ms(t3 - t0), gpus_ms=_ms(t1 - t0), processes_ms=_ms(t2 - t1),
+                                   host_ms=_ms(t3 - t2), interval_s=self.interval_s, tick=self._tick),
+            alerts=active,
+            alert_events=events,
+            errors=tuple(errors),
+        )
+        if errors:
+            self.consecutive_failures += 1
+            self.total_errors += len(errors)
+        else:
+            self.consecutive_failures = 0
+        return self._publish(snapshot)
+
+    def _publish(self, snapshot: Snapshot) -> Frame:
+        with self._published:
+            seq = self._latest.seq + 1 if self._latest is not None else 1
+            frame = Frame(seq=seq, snapshot=snapshot, view=snapshot_view(snapshot), monotonic=self._clock())
+            self._latest = frame
+            self._recent.append(frame)
+            self._published.notify_all()
+        return frame
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)

@@ -1,0 +1,96 @@
+"""Live push over Socket.IO (threading mode): one broadcaster per server, started once.
+
+Server -> client: ``gpu_status`` (on connect, and in answer to ``request_gpu_update``),
+``gpu_status_update`` (each tick), ``high_gpu_usage_alert`` and ``alert_resolved``.
+Client -> server: ``request_gpu_update`` (asks the collector for an early, rate-limited tick).
+Origins: same-origin only (python-engineio's default when ``cors_allowed_origins`` is None).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from flask import Flask
+from flask_socketio import SocketIO, emit
+
+from app.auth import offered_token, token_matches
+from app.model import Alert
+from app.monitor import Monitor
+from app.serialize import to_json
+
+log = logging.getLogger(__name__)
+
+EVENT_FIRED = {"gpu_utilization": "high_gpu_usage_alert"}
+
+
+def alert_event_name(alert: Alert) -> str:
+    if alert.state == "resolved":
+        return "alert_resolved"
+    return EVENT_FIRED.get(alert.rule, "alert")
+
+
+class Broadcaster:
+    """Waits for each new frame and emits it to every client; started once, under a lock."""
+
+    def __init__(self, socketio: SocketIO, monitor: Monitor):
+        self.socketio = socketio
+        self.monitor = monitor
+        self._lock = threading.Lock()
+        self._started = False
+        self._stop = threading.Event()
+        self.emitted = 0
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            self.socketio.start_background_task(self._run)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        seq = 0
+        while not self._stop.is_set():
+            frames = self.monitor.wait_frames(seq, timeout=1.0)
+            if not frames:
+                continue
+            seq = frames[-1].seq
+            try:
+                for frame in frames:  # alert events of every frame, even one we were too slow for
+                    for alert in frame.snapshot.alert_events:
+                        self.socketio.emit(alert_event_name(alert), to_json(alert))
+                self.socketio.emit("gpu_status_update", frames[-1].view)
+                self.emitted += 1
+            except Exception:  # one failed emit must not end the push for everyone
+                log.exception("broadcast failed")
+
+
+def init_app(app: Flask, monitor: Monitor, token: str | None) -> tuple[SocketIO, Broadcaster]:
+    """Bind a SocketIO to ``app`` and register the events. One SocketIO per app, so that tests
+    can serve several apps in one process."""
+    socketio = SocketIO()
+    socketio.init_app(app, async_mode="threading", cors_allowed_origins=None, logger=False,
+                      engineio_logger=False, max_http_buffer_size=16 * 1024)
+
+    @socketio.on("connect")
+    def on_connect(auth: Any = None) -> bool:
+        if not token_matches(token, offered_token(auth if isinstance(auth, dict) else None)):
+            return False
+        frame = monitor.latest()
+        if frame is not None:
+            emit("gpu_status", frame.view)
+        return True
+
+    @socketio.on("request_gpu_update")
+    def on_request_update(*_: Any) -> dict[str, Any]:
+        accepted = monitor.request_tick()
+        frame = monitor.latest()
+        if frame is not None:
+            emit("gpu_status", frame.view)
+        return {"early_tick": accepted, "seq": frame.seq if frame else None}
+
+    return socketio, Broadcaster(socketio, monitor)

@@ -1,0 +1,1 @@
+"""GPU vendor backends. Only this package imports pynvml or amdsmi."""

@@ -1,0 +1,470 @@
+"""NVIDIA GPUs through NVML (nvidia-ml-py).
+
+Every NVML call goes through ``_Calls.get``: a value, or None plus the reason in the GPU's
+``unsupported`` map. Errors that mean the GPU (or NVML) itself failed raise ``_GpuFailed``: that
+GPU becomes an error row, the others keep reporting, and NVML is re-initialised with backoff.
+NVML is initialised once for the life of the backend; slow calls (energy ~4 ms, ECC) run at a
+lower rate.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable
+
+from app.model import GpuProcessUsage, GpuSample, frozen_map
+from app.vendors.base import BackendUnavailable
+
+log = logging.getLogger(__name__)
+
+PASSIVELY_COOLED = "not supported: passively cooled GPU (no fan of its own; the chassis fans cool it)"
+
+# nvmlClocksEventReason* bits, in NVML's order, decoded to names a person can read.
+CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = (
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+)
+
+# Error names whose meaning is "this GPU, or NVML, is broken right now" rather than "this
+# metric is not available": they turn the GPU into an error row and trigger a re-init.
+_FATAL_ERRORS = (
+    "NVML_ERROR_GPU_IS_LOST",
+    "NVML_ERROR_UNKNOWN",
+    "NVML_ERROR_UNINITIALIZED",
+    "NVML_ERROR_DRIVER_NOT_LOADED",
+    "NVML_ERROR_RESET_REQUIRED",
+    "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+    "NVML_ERROR_GPU_NOT_FOUND",
+)
+
+SLOW_PERIOD_S = 10.0
+REINIT_BACKOFF_S = (2.0, 5.0, 15.0, 60.0, 300.0)
+
+
+def decode_clocks_event_reasons(mask: int) -> tuple[str, ...]:
+    """Names of the bits set in an nvmlClocksEventReason mask (unknown bits as hex)."""
+    names = [name for bit, name in CLOCKS_EVENT_REASONS if mask & bit]
+    known = 0
+    for bit, _ in CLOCKS_EVENT_REASONS:
+        known |= bit
+    if mask & ~known:
+        names.append(hex(mask & ~known))
+    return tuple(names)
+
+
+def describe_init_error(nvml: Any, error: Exception) -> str:
+    """Why NVML could not start, in words a person can act on."""
+    code = getattr(error, "value", None)
+    hints = {
+        getattr(nvml, "NVML_ERROR_LIBRARY_NOT_FOUND", -1): "libnvidia-ml.so.1 not found (no NVIDIA driver)",
+        getattr(nvml, "NVML_ERROR_DRIVER_NOT_LOADED", -1): "the NVIDIA kernel driver is not loaded",
+        getattr(nvml, "NVML_ERROR_LIB_RM_VERSION_MISMATCH", -1): (
+            "driver/library version mismatch (the driver was updated: reboot or reload the kernel module)"
+        ),
+        getattr(nvml, "NVML_ERROR_NO_PERMISSION", -1): "no permission to open /dev/nvidia*",
+    }
+    hint = hints.get(code)
+    name = type(error).__name__
+    return f"{name}: {hint}" if hint else f"{name}: {error}"
+
+
+class _GpuFailed(Exception):
+    """The GPU or NVML failed (lost, unknown error): not a missing metric."""
+
+
+@dataclass
+class _Gpu:
+    """What the backend keeps per GPU between ticks."""
+
+    index: int
+    handle: Any = None
+    uuid: str | None = None
+    name: str | None = None
+    pci_bus_id: str | None = None
+    slowdown_c: float | None = None
+    shutdown_c: float | None = None
+    clock_sm_max_mhz: int | None = None
+    num_fans: int | None = None
+    static_unsupported: dict[str, str] = field(default_factory=dict)
+    slow_values: dict[str, Any] = field(default_factory=dict)
+    slow_unsupported: dict[str, str] = field(default_factory=dict)
+    slow_at: float = float("-inf")
+    last_util_us: int = 0
+    error: str | None = None
+
+
+class _Calls:
+    """The one wrapper every NVML call goes through."""
+
+    def __init__(self, nvml: Any):
+        self.nvml = nvml
+        self._fatal = {getattr(nvml, n) for n in _FATAL_ERRORS if hasattr(nvml, n)}
+        self._missing_logged: set[str] = set()
+
+    def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: Any) -> Any:
+        """Call ``nvml.<fn_name>(*args)``; on a non-fatal error return None and record why."""
+        nvml = self.nvml
+        fn: Callable[..., Any] | None = getattr(nvml, fn_name, None)
+        if fn is None:
+            unsupported[metric] = f"not available: {fn_name} is not in this nvidia-ml-py"
+            return None
+        try:
+            return fn(*args)
+        except nvml.NVMLError as error:
+            unsupported[metric] = self.reason(error, fn_name, metric)
+            return None
+
+    def reason(self, error: Exception, fn_name: str, metric: str) -> str:
+        """Why a metric is missing; raises _GpuFailed when the error means the GPU failed."""
+        nvml = self.nvml
+        code = getattr(error, "value", None)
+        if code in self._fatal:
+            raise _GpuFailed(f"{type(error).__name__}: {error}") from error
+        if code == nvml.NVML_ERROR_NOT_SUPPORTED:
+            return "not supported by this GPU"
+        if code == nvml.NVML_ERROR_NO_PERMISSION:
+            return "no permission"
+        if code == nvml.NVML_ERROR_FUNCTION_NOT_FOUND:
+            if fn_name not in self._missing_logged:
+                self._missing_logged.add(fn_name)
+                log.info("NVML function %s not found in this driver; %s stays empty", fn_name, metric)
+            return f"not available: {fn_name} is not in this driver"
+        return f"NVML error: {type(error).__name__}"
+
+
+class NvidiaBackend:
+    """NVML backend. ``nvml`` is the pynvml module (tests pass a table-driven fake)."""
+
+    name = "nvidia"
+
+    def __init__(
+        self,
+        nvml: ModuleType | Any | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        slow_period_s: float = SLOW_PERIOD_S,
+        util_window_s: float = 2.0,
+    ):
+        self._nvml = nvml
+        self._clock = clock
+        self._wall = wall_clock
+        self._slow_period_s = slow_period_s
+        self._util_window_s = util_window_s
+        self._gpus: list[_Gpu] = []
+        self._calls: _Calls | None = None
+        self._initialised = False
+        self._reinit_at: float | None = None
+        self._reinit_failures = 0
+        self.driver_version: str | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
+    def open(self) -> None:
+        if self._nvml is None:
+            try:
+                import pynvml  # nvidia-ml-py; the deprecated 'pynvml' package is kept out
+            except ImportError as error:
+                raise BackendUnavailable(f"nvidia-ml-py is not installed: {error}") from error
+            self._nvml = pynvml
+        self._calls = _Calls(self._nvml)
+        try:
+            self._init()
+        except self._nvml.NVMLError as error:
+            raise BackendUnavailable(describe_init_error(self._nvml, error)) from error
+        except OSError as error:
+            raise BackendUnavailable(f"NVML could not be loaded: {error}") from error
+        if not self._gpus:
+            self.close()
+            raise BackendUnavailable("NVML started but reports no NVIDIA GPU")
+
+    def _init(self) -> None:
+        nvml = self._nvml
+        nvml.nvmlInit()
+        self._initialised = True
+        try:
+            self.driver_version = _text(nvml.nvmlSystemGetDriverVersion())
+        except nvml.NVMLError:
+            self.driver_version = None
+        count = nvml.nvmlDeviceGetCount()
+        previous = {gpu.index: gpu for gpu in self._gpus}
+        self._gpus = [self._open_gpu(i, previous.get(i)) for i in range(count)]
+
+    def _open_gpu(self, index: int, previous: _Gpu | None) -> _Gpu:
+        gpu = _Gpu(index=index)
+        if previous is not None:  # keep the names a lost GPU had, for its error row
+            gpu.uuid, gpu.name = previous.uuid, previous.name
+        calls = self._calls
+        assert calls is not None
+        nvml = self._nvml
+        try:
+            gpu.handle = nvml.nvmlDeviceGetHandleByIndex(index)
+            u = gpu.static_unsupported
+            gpu.name = _text(calls.get(u, "name", "nvmlDeviceGetName", gpu.handle)) or gpu.name
+            gpu.uuid = _text(calls.get(u, "uuid", "nvmlDeviceGetUUID", gpu.handle)) or gpu.uuid
+            pci = calls.get(u, "pci_bus_id", "nvmlDeviceGetPciInfo", gpu.handle)
+            gpu.pci_bus_id = _text(getattr(pci, "busId", None)) if pci is not None else None
+            gpu.slowdown_c = _num(calls.get(
+                u, "temperature_slowdown_c", "nvmlDeviceGetTemperatureThreshold",
+                gpu.handle, nvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN))
+            gpu.shutdown_c = _num(calls.get(
+                u, "temperature_shutdown_c", "nvmlDeviceGetTemperatureThreshold",
+                gpu.handle, nvml.NVML_TEMPERATURE_THRESHOLD_SHUTDOWN))
+            gpu.clock_sm_max_mhz = calls.get(u, "clock_sm_max_mhz", "nvmlDeviceGetMaxClockInfo",
+                                             gpu.handle, nvml.NVML_CLOCK_SM)
+            gpu.num_fans = calls.get(u, "fan_speed_percent", "nvmlDeviceGetNumFans", gpu.handle)
+            if gpu.num_fans is not None:
+                u.pop("fan_speed_percent", None)
+        except nvml.NVMLError as error:  # the handle itself: this GPU is unusable
+            gpu.error = f"{type(error).__name__}: {error}"
+        except _GpuFailed as error:
+            gpu.error = str(error)
+        return gpu
+
+    def close(self) -> None:
+        if self._initialised and self._nvml is not None:
+            try:
+                self._nvml.nvmlShutdown()
+            except self._nvml.NVMLError as error:
+                log.debug("nvmlShutdown: %s", error)
+            self._initialised = False
+
+    def _schedule_reinit(self) -> None:
+        if self._reinit_at is None:
+            step = REINIT_BACKOFF_S[min(self._reinit_failures, len(REINIT_BACKOFF_S) - 1)]
+            self._reinit_at = self._clock() + step
+
+    def _maybe_reinit(self) -> None:
+        if self._reinit_at is None or self._clock() < self._reinit_at:
+            return
+        self._reinit_at = None
+        nvml = self._nvml
+        log.warning("re-initialising NVML after a GPU error")
+        self.close()
+        try:
+            self._init()
+        except (nvml.NVMLError, OSError) as error:
+            self._reinit_failures += 1
+            reason = f"NVML re-init failed: {type(error).__name__}: {error}"
+            for gpu in self._gpus:
+                gpu.error, gpu.handle = reason, None
+            self._schedule_reinit()
+            return
+        if any(gpu.error for gpu in self._gpus):
+            self._reinit_failures += 1
+            self._schedule_reinit()
+        else:
+            self._reinit_failures = 0
+
+    # -- sampling ---------------------------------------------------------------------------
+    def sample(self) -> list[GpuSample]:
+        self._maybe_reinit()
+        samples = []
+        for gpu in self._gpus:
+            if gpu.error is None and gpu.handle is not None:
+                try:
+                    samples.append(self._sample_gpu(gpu))
+                    continue
+                except _GpuFailed as error:
+                    gpu.error = str(error)
+                    log.warning("GPU %d failed: %s", gpu.index, error)
+            self._schedule_reinit()
+            samples.append(GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
+                                     source="nvml", error=gpu.error or "GPU handle unavailable"))
+        return samples
+
+    def _sample_gpu(self, gpu: _Gpu) -> GpuSample:
+        nvml, get, h = self._nvml, self._calls.get, gpu.handle  # type: ignore[union-attr]
+        u: dict[str, str] = dict(gpu.static_unsupported)
+
+        util = get(u, "utilization_percent", "nvmlDeviceGetUtilizationRates", h)
+        if util is None:
+            u["memory_utilization_percent"] = u["utilization_percent"]
+        memory = self._memory(u, h)
+        temperature = get(u, "temperature_c", "nvmlDeviceGetTemperature", h, nvml.NVML_TEMPERATURE_GPU)
+        fans = self._fans(gpu, u)
+        power_mw = get(u, "power_w", "nvmlDeviceGetPowerUsage", h)
+        limit_mw = get(u, "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit", h)
+        clock_sm = get(u, "clock_sm_mhz", "nvmlDeviceGetClockInfo", h, nvml.NVML_CLOCK_SM)
+        clock_mem = get(u, "clock_memory_mhz", "nvmlDeviceGetClockInfo", h, nvml.NVML_CLOCK_MEM)
+        pstate = get(u, "pstate", "nvmlDeviceGetPerformanceState", h)
+        reasons = self._clocks_event_reasons(u, h)
+        slow = self._slow(gpu, h)
+        u.update(gpu.slow_unsupported)
+        if not fans and gpu.num_fans == 0:
+            u["fan_speed_percent"] = PASSIVELY_COOLED
+        u.setdefault("fan_rpm", "not reported: NVML gives fan speed as a percentage")
+
+        return GpuSample(
+            vendor="nvidia",
+            index=gpu.index,
+            uuid=gpu.uuid,
+            name=gpu.name,
+            utilization_percent=_num(getattr(util, "gpu", None)),
+            memory_utilization_percent=_num(getattr(util, "memory", None)),
+            memory_used_bytes=getattr(memory, "used", None),
+            memory_total_bytes=getattr(memory, "total", None),
+            temperature_c=_num(temperature),
+            temperature_slowdown_c=gpu.slowdown_c,
+            temperature_shutdown_c=gpu.shutdown_c,
+            fan_speed_percent=max(fans) if fans else None,
+            fan_speeds_percent=tuple(fans),
+            power_w=power_mw / 1000.0 if power_mw is not None else None,
+            power_limit_w=limit_mw / 1000.0 if limit_mw is not None else None,
+            clock_sm_mhz=clock_sm,
+            clock_memory_mhz=clock_mem,
+            clock_sm_max_mhz=gpu.clock_sm_max_mhz,
+            pstate=f"P{pstate}" if pstate is not None and pstate != 32 else None,
+            throttle_reasons=reasons,
+            energy_j=slow.get("energy_j"),
+            ecc_errors_uncorrected=slow.get("ecc_errors_uncorrected"),
+            mig_mode=slow.get("mig_mode"),
+            pci_bus_id=gpu.pci_bus_id,
+            source="nvml",
+            unsupported=frozen_map(u),
+        )
+
+    def _memory(self, u: dict[str, str], handle: Any) -> Any:
+        """v2 memory info when the driver has it: its 'used' excludes the driver's reserve, as nvidia-smi."""
+        nvml = self._nvml
+        version = getattr(nvml, "nvmlMemory_v2", None)
+        if version is not None:
+            scratch: dict[str, str] = {}
+            memory = self._calls.get(scratch, "memory_used_bytes", "nvmlDeviceGetMemoryInfo", handle, version)  # type: ignore[union-attr]
+            if memory is not None:
+                return memory
+        memory = self._calls.get(u, "memory_used_bytes", "nvmlDeviceGetMemoryInfo", handle)  # type: ignore[union-attr]
+        if memory is None:
+            u["memory_total_bytes"] = u["memory_used_bytes"]
+        return memory
+
+    def _fans(self, gpu: _Gpu, u: dict[str, str]) -> list[float]:
+        get = self._calls.get  # type: ignore[union-attr]
+        if gpu.num_fans == 0:
+            return []
+        if gpu.num_fans is None:  # an old driver without nvmlDeviceGetNumFans
+            speed = get(u, "fan_speed_percent", "nvmlDeviceGetFanSpeed", gpu.handle)
+            return [float(speed)] if speed is not None else []
+        speeds = []
+        for fan in range(gpu.num_fans):
+            speed = get(u, "fan_speed_percent", "nvmlDeviceGetFanSpeed_v2", gpu.handle, fan)
+            if speed is not None:
+                speeds.append(float(speed))
+        if speeds:
+            u.pop("fan_speed_percent", None)
+        return speeds
+
+    def _clocks_event_reasons(self, u: dict[str, str], handle: Any) -> tuple[str, ...] | None:
+        fn = "nvmlDeviceGetCurrentClocksEventReasons"
+        if not hasattr(self._nvml, fn):  # nvidia-ml-py < 12.535 only has the old name
+            fn = "nvmlDeviceGetCurrentClocksThrottleReasons"
+        mask = self._calls.get(u, "throttle_reasons", fn, handle)  # type: ignore[union-attr]
+        return decode_clocks_event_reasons(int(mask)) if mask is not None else None
+
+    def _slow(self, gpu: _Gpu, handle: Any) -> dict[str, Any]:
+        """Energy (about 4 ms a call), ECC and MIG mode, refreshed every ``slow_period_s``."""
+        now = self._clock()
+        if now - gpu.slow_at < self._slow_period_s:
+            return gpu.slow_values
+        nvml, get = self._nvml, self._calls.get  # type: ignore[union-attr]
+        u: dict[str, str] = {}
+        energy_mj = get(u, "energy_j", "nvmlDeviceGetTotalEnergyConsumption", handle)
+        ecc = get(u, "ecc_errors_uncorrected", "nvmlDeviceGetTotalEccErrors", handle,
+                  nvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, nvml.NVML_VOLATILE_ECC)
+        mig = get(u, "mig_mode", "nvmlDeviceGetMigMode", handle)
+        gpu.slow_values = {
+            "energy_j": energy_mj / 1000.0 if energy_mj is not None else None,
+            "ecc_errors_uncorrected": int(ecc) if ecc is not None else None,
+            "mig_mode": bool(mig[0]) if mig is not None else None,
+        }
+        gpu.slow_unsupported, gpu.slow_at = u, now
+        return gpu.slow_values
+
+    # -- processes --------------------------------------------------------------------------
+    def processes(self) -> list[GpuProcessUsage]:
+        usages: list[GpuProcessUsage] = []
+        for gpu in self._gpus:
+            if gpu.error is not None or gpu.handle is None:
+                continue
+            try:
+                usages.extend(self._gpu_processes(gpu))
+            except _GpuFailed as error:
+                gpu.error = str(error)
+                self._schedule_reinit()
+        return usages
+
+    def _gpu_processes(self, gpu: _Gpu) -> list[GpuProcessUsage]:
+        get, h = self._calls.get, gpu.handle  # type: ignore[union-attr]
+        scratch: dict[str, str] = {}
+        memory: dict[int, int | None] = {}
+        kinds: dict[int, str] = {}
+        for kind, fn in (("compute", "nvmlDeviceGetComputeRunningProcesses"),
+                         ("graphics", "nvmlDeviceGetGraphicsRunningProcesses")):
+            for proc in get(scratch, kind, fn, h) or ():
+                used = getattr(proc, "usedGpuMemory", None)
+                if proc.pid in memory:  # a process with a compute and a graphics context
+                    known = [m for m in (memory[proc.pid], used) if m is not None]
+                    memory[proc.pid] = max(known) if known else None
+                else:
+                    memory[proc.pid] = used
+                    kinds[proc.pid] = kind
+
+        utils, util_supported = self._process_utilization(gpu)
+        usages = []
+        for pid in sorted(set(memory) | set(utils)):
+            sample = utils.get(pid)
+            idle = 0.0 if util_supported else None
+            usages.append(GpuProcessUsage(
+                pid=pid,
+                gpu_index=gpu.index,
+                memory_bytes=memory.get(pid),
+                sm_percent=_num(sample.smUtil) if sample is not None else idle,
+                encoder_percent=_num(sample.encUtil) if sample is not None else idle,
+                decoder_percent=_num(sample.decUtil) if sample is not None else idle,
+                kind=kinds.get(pid, "utilization-only"),  # type: ignore[arg-type]
+            ))
+        return usages
+
+    def _process_utilization(self, gpu: _Gpu) -> tuple[dict[int, Any], bool]:
+        """The newest per-process utilization sample per PID since the last call.
+
+        NVML raises NotFound when no process ran in the window: everyone is at 0 %, which is
+        a value. NotSupported means nobody's share is known: None.
+        """
+        nvml = self._nvml
+        since = max(gpu.last_util_us, int((self._wall() - self._util_window_s) * 1e6))
+        fn = getattr(nvml, "nvmlDeviceGetProcessUtilization", None)
+        if fn is None:
+            return {}, False
+        try:
+            samples = fn(gpu.handle, since)
+        except nvml.NVMLError as error:
+            if error.value == nvml.NVML_ERROR_NOT_FOUND:
+                return {}, True
+            self._calls.reason(error, "nvmlDeviceGetProcessUtilization", "sm_percent")  # type: ignore[union-attr]
+            return {}, False
+        newest: dict[int, Any] = {}
+        for sample in samples or ():
+            if sample.pid not in newest or sample.timeStamp > newest[sample.pid].timeStamp:
+                newest[sample.pid] = sample
+            gpu.last_util_us = max(gpu.last_util_us, int(sample.timeStamp))
+        return newest, True
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if value is not None else None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.decode() if isinstance(value, bytes) else str(value)
+

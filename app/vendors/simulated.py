@@ -1,0 +1,140 @@
+"""A demo GPU whose load comes from real child processes, so attribution works end to end.
+
+Never chosen by ``auto``. Each simulated GPU runs one worker process (app/vendors/simulated_worker.py)
+whose CPU use, measured by psutil, drives the GPU's utilization; temperature follows it with a lag,
+power and fan follow temperature and load. GPU 0 has a fan; the others are passively cooled, like
+datacenter cards.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import psutil
+
+from app.model import GpuProcessUsage, GpuSample, frozen_map
+from app.vendors.base import BackendUnavailable
+from app.vendors.nvidia import PASSIVELY_COOLED
+
+GIB = 1024**3
+_JOBS = ("python train.py", "vllm serve", "jupyter kernel", "ollama runner")
+
+
+@dataclass
+class _SimGpu:
+    index: int
+    name: str
+    has_fan: bool
+    memory_total_bytes: int
+    power_limit_w: float
+    job_memory_bytes: int
+    worker: subprocess.Popen | None = None
+    probe: psutil.Process | None = None
+    temperature_c: float = 35.0
+    energy_j: float = 0.0
+    utilization_percent: float = 0.0
+
+
+class SimulatedBackend:
+    name = "simulated"
+
+    def __init__(self, gpus: int = 2, peak: float = 0.5, period_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic):
+        if gpus < 1:
+            raise ValueError("the simulated backend needs at least one GPU")
+        self.peak = max(0.05, min(1.0, peak))
+        self.period_s = period_s
+        self._clock = clock
+        self._last: float | None = None
+        self._gpus = [
+            _SimGpu(index=i, name="FanWhy Simulated RTX" if i == 0 else "FanWhy Simulated H200",
+                    has_fan=i == 0, memory_total_bytes=(24 if i == 0 else 141) * GIB,
+                    power_limit_w=450.0 if i == 0 else 700.0, job_memory_bytes=(6 + 3 * i) * GIB)
+            for i in range(gpus)
+        ]
+
+    def open(self) -> None:
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+        for gpu in self._gpus:
+            argv = [sys.executable, "-m", "app.vendors.simulated_worker", "--job", _JOBS[gpu.index % len(_JOBS)],
+                    "--period", str(self.period_s), "--phase", str(0.37 * gpu.index), "--peak", str(self.peak),
+                    "--api-key=demo-secret-not-real"]
+            try:
+                gpu.worker = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                gpu.probe = psutil.Process(gpu.worker.pid)
+                gpu.probe.cpu_percent(None)
+            except (OSError, psutil.Error) as error:
+                self.close()
+                raise BackendUnavailable(f"could not start a simulated worker: {error}") from error
+
+    def close(self) -> None:
+        for gpu in self._gpus:
+            if gpu.worker is not None and gpu.worker.poll() is None:
+                gpu.worker.terminate()
+                try:
+                    gpu.worker.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    gpu.worker.kill()
+                    gpu.worker.wait()
+            gpu.worker = None
+
+    def sample(self) -> list[GpuSample]:
+        now = self._clock()
+        dt = 0.0 if self._last is None else now - self._last
+        self._last = now
+        return [self._step(gpu, dt) for gpu in self._gpus]
+
+    def _step(self, gpu: _SimGpu, dt: float) -> GpuSample:
+        if gpu.probe is None:
+            return GpuSample(vendor="simulated", index=gpu.index, name=gpu.name, source="simulated",
+                             error="simulated worker not started")
+        try:
+            cpu = gpu.probe.cpu_percent(None)
+        except psutil.Error:
+            return GpuSample(vendor="simulated", index=gpu.index, name=gpu.name, source="simulated",
+                             uuid=self._uuid(gpu), error="simulated GPU lost: its worker process exited")
+        util = min(100.0, cpu / self.peak)
+        gpu.utilization_percent = util
+        target = 34.0 + 0.5 * util
+        gpu.temperature_c += (target - gpu.temperature_c) * min(1.0, dt / 8.0)
+        power = 25.0 + (gpu.power_limit_w - 25.0) * util / 100.0 * 0.9
+        gpu.energy_j += power * dt
+        unsupported = {"fan_rpm": "not simulated"}
+        fan = None
+        if gpu.has_fan:
+            fan = round(max(30.0, min(100.0, (gpu.temperature_c - 30.0) * 2.5)), 1)
+        else:
+            unsupported["fan_speed_percent"] = PASSIVELY_COOLED
+        reasons = ("gpu_idle",) if util < 1 else (("sw_power_cap",) if power > 0.95 * gpu.power_limit_w else ())
+        return GpuSample(
+            vendor="simulated", index=gpu.index, uuid=self._uuid(gpu), name=gpu.name,
+            utilization_percent=round(util, 1), memory_utilization_percent=round(util * 0.3, 1),
+            memory_used_bytes=gpu.job_memory_bytes + GIB // 2, memory_total_bytes=gpu.memory_total_bytes,
+            temperature_c=round(gpu.temperature_c, 1), temperature_slowdown_c=87.0, temperature_shutdown_c=92.0,
+            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
+            power_w=round(power, 1), power_limit_w=gpu.power_limit_w,
+            clock_sm_mhz=int(210 + 15 * util), clock_memory_mhz=2619, clock_sm_max_mhz=1980,
+            pstate="P0" if util > 0 else "P8", throttle_reasons=reasons, energy_j=round(gpu.energy_j, 3),
+            ecc_errors_uncorrected=0, mig_mode=False, pci_bus_id=f"00000000:{gpu.index + 1:02x}:00.0",
+            source="simulated", unsupported=frozen_map(unsupported),
+        )
+
+    def processes(self) -> list[GpuProcessUsage]:
+        return [
+            GpuProcessUsage(pid=gpu.worker.pid, gpu_index=gpu.index, memory_bytes=gpu.job_memory_bytes,
+                            sm_percent=round(gpu.utilization_percent, 1), encoder_percent=0.0,
+                            decoder_percent=0.0, kind="compute")
+            for gpu in self._gpus if gpu.worker is not None and gpu.worker.poll() is None
+        ]
+
+    @staticmethod
+    def _uuid(gpu: _SimGpu) -> str:
+        return f"GPU-51m0000{gpu.index}-fan0-why0-0000-000000000000"

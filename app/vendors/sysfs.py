@@ -1,0 +1,151 @@
+"""GPUs as the Linux kernel shows them: /sys/class/drm/card*/device and its hwmon.
+
+amdgpu exposes busy %, VRAM, temperatures, fan and power there; i915/xe expose less; the NVIDIA
+driver exposes almost nothing (use NVML or nvidia-smi). The sysfs root is an argument, so tests
+point it at fixture trees.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.model import GpuSample, frozen_map
+
+VENDORS = {0x1002: "amd", 0x8086: "intel", 0x10DE: "nvidia"}
+_CARD = re.compile(r"^card(\d+)$")
+
+
+@dataclass(frozen=True)
+class DrmCard:
+    number: int
+    device: Path
+    vendor: str
+    vendor_id: int | None
+    device_id: int | None
+    pci_bus_id: str | None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _read_int(path: Path, base: int = 10) -> int | None:
+    text = _read(path)
+    if text is None:
+        return None
+    try:
+        return int(text, base)
+    except ValueError:
+        return None
+
+
+def drm_cards(sys_root: Path) -> list[DrmCard]:
+    """The DRM cards (not their connectors) under ``sys_root``/class/drm, in card order."""
+    drm = sys_root / "class" / "drm"
+    cards = []
+    try:
+        entries = list(drm.iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        match = _CARD.match(entry.name)
+        if not match:
+            continue
+        device = entry / "device"
+        vendor_id = _read_int(device / "vendor", 16)
+        try:
+            bus_id = device.resolve().name if device.exists() else None
+        except OSError:
+            bus_id = None
+        cards.append(DrmCard(
+            number=int(match.group(1)), device=device,
+            vendor=VENDORS.get(vendor_id, "unknown") if vendor_id is not None else "unknown",
+            vendor_id=vendor_id, device_id=_read_int(device / "device", 16), pci_bus_id=bus_id,
+        ))
+    return sorted(cards, key=lambda c: c.number)
+
+
+def _hwmon(device: Path) -> Path | None:
+    try:
+        found = sorted((device / "hwmon").glob("hwmon*"))
+    except OSError:
+        return None
+    return found[0] if found else None
+
+
+def _temperatures(hwmon: Path) -> dict[str, tuple[float, float | None, float | None]]:
+    """label -> (current, critical, emergency) in °C, from temp*_input (millidegrees)."""
+    found = {}
+    for path in sorted(hwmon.glob("temp*_input")):
+        stem = path.name[: -len("_input")]
+        milli = _read_int(path)
+        if milli is None:
+            continue
+        label = _read(hwmon / f"{stem}_label") or stem
+        crit = _read_int(hwmon / f"{stem}_crit")
+        emergency = _read_int(hwmon / f"{stem}_emergency")
+        found[label.lower()] = (milli / 1000.0, crit / 1000.0 if crit else None,
+                                emergency / 1000.0 if emergency else None)
+    return found
+
+
+def sample_card(card: DrmCard, index: int) -> GpuSample:
+    """Whatever the kernel reports for one card; the rest is None with the reason."""
+    device = card.device
+    unsupported: dict[str, str] = {}
+    missing = f"not exposed by the {card.vendor} kernel driver in sysfs"
+
+    busy = _read_int(device / "gpu_busy_percent")
+    used = _read_int(device / "mem_info_vram_used")
+    total = _read_int(device / "mem_info_vram_total")
+    name = _read(device / "product_name") or (
+        f"{card.vendor.upper() if card.vendor != 'unknown' else 'Unknown'} GPU"
+        f" [{card.vendor_id or 0:04x}:{card.device_id or 0:04x}]")
+
+    temperature = slowdown = shutdown = power = power_cap = fan_pct = None
+    fan_rpm = None
+    hwmon = _hwmon(device)
+    if hwmon is not None:
+        temps = _temperatures(hwmon)
+        chosen = temps.get("edge") or next(iter(temps.values()), None)
+        if chosen:
+            temperature, slowdown, shutdown = chosen
+        microwatts = _read_int(hwmon / "power1_average")
+        if microwatts is None:
+            microwatts = _read_int(hwmon / "power1_input")
+        power = microwatts / 1e6 if microwatts is not None else None
+        cap = _read_int(hwmon / "power1_cap")
+        power_cap = cap / 1e6 if cap else None
+        fan_rpm = _read_int(hwmon / "fan1_input")
+        pwm = _read_int(hwmon / "pwm1")
+        fan_pct = round(100.0 * pwm / 255.0, 1) if pwm is not None else None
+        if fan_rpm is None and pwm is None:
+            no_fan = "no fan in hwmon (passively cooled, or the fan is managed elsewhere)"
+            unsupported["fan_speed_percent"] = unsupported["fan_rpm"] = no_fan
+    else:
+        unsupported.update({m: f"no hwmon for this card ({missing})" for m in (
+            "temperature_c", "power_w", "power_limit_w", "fan_speed_percent", "fan_rpm")})
+
+    values = {"utilization_percent": busy, "memory_used_bytes": used, "memory_total_bytes": total,
+              "temperature_c": temperature, "power_w": power, "power_limit_w": power_cap,
+              "fan_speed_percent": fan_pct, "fan_rpm": fan_rpm}
+    for metric, value in values.items():
+        if value is None:
+            unsupported.setdefault(metric, missing)
+    for metric in ("memory_utilization_percent", "clock_sm_mhz", "clock_memory_mhz", "pstate",
+                   "throttle_reasons", "energy_j"):
+        unsupported.setdefault(metric, missing)
+
+    return GpuSample(
+        vendor=card.vendor, index=index, uuid=None, name=name,
+        utilization_percent=float(busy) if busy is not None else None,
+        memory_used_bytes=used, memory_total_bytes=total,
+        temperature_c=temperature, temperature_slowdown_c=slowdown, temperature_shutdown_c=shutdown,
+        fan_speed_percent=fan_pct, fan_rpm=fan_rpm, power_w=power, power_limit_w=power_cap,
+        pci_bus_id=card.pci_bus_id, source="sysfs", unsupported=frozen_map(unsupported),
+    )

@@ -1,0 +1,231 @@
+"""A table-driven fake of the pynvml surface FanWhy uses, shaped from real dumps.
+
+Each GPU is a table ``{getter: value}`` keyed like the dumps in ``tests/fixtures/nvml/`` (made
+on an H100 and two H200s by ``shared/facts/probes/dump.sh``). A cell may be an exception
+instance (raised, as NVML would) or a callable (called with the call's arguments). Exceptions and
+constants are the real ones from nvidia-ml-py, so ``except pynvml.NVMLError_NotSupported`` means
+the same here as on a GPU.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import pynvml
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvml"
+
+
+def load_dump(name: str) -> list[dict[str, Any]]:
+    """GPU tables from a real dump: each getter's value, or its NVML exception."""
+    dump = json.loads((FIXTURES / f"{name}.json").read_text())
+    tables = []
+    for gpu in dump["gpus"]:
+        table: dict[str, Any] = {}
+        for key, cell in gpu.items():
+            if cell.get("error"):
+                table[key] = getattr(pynvml, cell["error"])()
+            else:
+                table[key] = cell["value"]
+        tables.append(table)
+    return tables
+
+
+def desktop_card(index: int = 0, fans: int = 2) -> dict[str, Any]:
+    """A consumer card with fans, built on the H100 dump with the values such cards report."""
+    table = load_dump("h100-load")[0]
+    table.update({
+        "name": "NVIDIA GeForce RTX 4090",
+        "uuid": f"GPU-desk0000-0000-0000-0000-00000000000{index}",
+        "num_fans": fans,
+        "fan": 47,
+        "memory_v2": {"total": 25757220864, "used": 6039797760, "free": 19717423104, "reserved": 0},
+        "memory": {"total": 25757220864, "used": 6039797760, "free": 19717423104},
+        "power": 312_000,
+        "power_enforced": 450_000,
+        "temp_slowdown": 87,
+        "temp_shutdown": 92,
+        "temperature": 71,
+        "mig_mode": pynvml.NVMLError_NotSupported(),
+        "ecc_uncorrected_volatile": pynvml.NVMLError_NotSupported(),
+    })
+    for fan in range(fans):
+        table[f"fan_v2_{fan}"] = 45 + 4 * fan
+    return table
+
+
+class FakeNvml:
+    """Stands in for the ``pynvml`` module. Thread-safe enough for a collector and a test."""
+
+    def __init__(self, gpus: list[dict[str, Any]], init_error: Exception | None = None,
+                 driver: str = "580.159.04"):
+        self.tables = [copy.deepcopy(g) for g in gpus]
+        self.init_error = init_error
+        self.driver = driver
+        self.calls: Counter[str] = Counter()
+        self.initialised = 0
+        self._lock = threading.Lock()
+
+    # Constants and exception classes are the real ones.
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith(("NVML", "nvmlMemory_v2", "NVMLError")):
+            return getattr(pynvml, name)
+        raise AttributeError(name)
+
+    def set(self, index: int, key: str, value: Any) -> None:
+        with self._lock:
+            self.tables[index][key] = value
+
+    def _cell(self, handle: int, key: str, *args: Any) -> Any:
+        self.calls[key] += 1
+        with self._lock:
+            if self.initialised <= 0:
+                raise pynvml.NVMLError_Uninitialized()
+            if key not in self.tables[handle]:
+                raise pynvml.NVMLError_NotSupported()
+            cell = self.tables[handle][key]
+        if isinstance(cell, BaseException):
+            raise cell
+        if callable(cell):
+            return cell(*args)
+        return copy.deepcopy(cell)
+
+    # -- library -----------------------------------------------------------------------------
+    def nvmlInit(self) -> None:
+        self.calls["init"] += 1
+        if self.init_error is not None:
+            raise self.init_error
+        self.initialised += 1
+
+    def nvmlShutdown(self) -> None:
+        self.calls["shutdown"] += 1
+        if self.initialised <= 0:
+            raise pynvml.NVMLError_Uninitialized()
+        self.initialised -= 1
+
+    def nvmlSystemGetDriverVersion(self) -> str:
+        return self.driver
+
+    def nvmlDeviceGetCount(self) -> int:
+        if self.initialised <= 0:
+            raise pynvml.NVMLError_Uninitialized()
+        return len(self.tables)
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:
+        if not 0 <= index < len(self.tables):
+            raise pynvml.NVMLError_InvalidArgument()
+        handle_error = self.tables[index].get("handle")
+        if isinstance(handle_error, BaseException):
+            raise handle_error
+        return index
+
+    # -- device getters ------------------------------------------------------------------------
+    def nvmlDeviceGetName(self, h: int) -> str:
+        return self._cell(h, "name")
+
+    def nvmlDeviceGetUUID(self, h: int) -> str:
+        return self._cell(h, "uuid")
+
+    def nvmlDeviceGetPciInfo(self, h: int) -> SimpleNamespace:
+        return SimpleNamespace(**self._cell(h, "pci"))
+
+    def nvmlDeviceGetUtilizationRates(self, h: int) -> SimpleNamespace:
+        return SimpleNamespace(**self._cell(h, "utilization"))
+
+    def nvmlDeviceGetMemoryInfo(self, h: int, version: int | None = None) -> SimpleNamespace:
+        return SimpleNamespace(**self._cell(h, "memory_v2" if version else "memory"))
+
+    def nvmlDeviceGetTemperature(self, h: int, sensor: int) -> int:
+        return self._cell(h, "temperature")
+
+    def nvmlDeviceGetTemperatureThreshold(self, h: int, kind: int) -> int:
+        key = "temp_slowdown" if kind == pynvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN else "temp_shutdown"
+        return self._cell(h, key)
+
+    def nvmlDeviceGetNumFans(self, h: int) -> int:
+        return self._cell(h, "num_fans")
+
+    def nvmlDeviceGetFanSpeed(self, h: int) -> int:
+        return self._cell(h, "fan")
+
+    def nvmlDeviceGetFanSpeed_v2(self, h: int, fan: int) -> int:
+        return self._cell(h, f"fan_v2_{fan}")
+
+    def nvmlDeviceGetPowerUsage(self, h: int) -> int:
+        return self._cell(h, "power")
+
+    def nvmlDeviceGetEnforcedPowerLimit(self, h: int) -> int:
+        return self._cell(h, "power_enforced")
+
+    def nvmlDeviceGetClockInfo(self, h: int, clock: int) -> int:
+        return self._cell(h, "clk_sm" if clock == pynvml.NVML_CLOCK_SM else "clk_mem")
+
+    def nvmlDeviceGetMaxClockInfo(self, h: int, clock: int) -> int:
+        return self._cell(h, "max_clk_sm" if clock == pynvml.NVML_CLOCK_SM else "max_clk_mem")
+
+    def nvmlDeviceGetPerformanceState(self, h: int) -> int:
+        return self._cell(h, "pstate")
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, h: int) -> int:
+        return self._cell(h, "clocks_event_reasons")
+
+    def nvmlDeviceGetTotalEnergyConsumption(self, h: int) -> int:
+        return self._cell(h, "energy_mj")
+
+    def nvmlDeviceGetTotalEccErrors(self, h: int, error_type: int, counter: int) -> int:
+        return self._cell(h, "ecc_uncorrected_volatile")
+
+    def nvmlDeviceGetMigMode(self, h: int) -> list[int]:
+        return self._cell(h, "mig_mode")
+
+    def nvmlDeviceGetComputeRunningProcesses(self, h: int) -> list[SimpleNamespace]:
+        return [SimpleNamespace(**p) for p in self._cell(h, "compute_processes")]
+
+    def nvmlDeviceGetGraphicsRunningProcesses(self, h: int) -> list[SimpleNamespace]:
+        return [SimpleNamespace(**p) for p in self._cell(h, "graphics_processes")]
+
+    def nvmlDeviceGetProcessUtilization(self, h: int, since_us: int) -> list[SimpleNamespace]:
+        """Samples newer than ``since_us``, stamped now; NotFound when there are none (as NVML)."""
+        now_us = int(time.time() * 1e6)
+        samples = [dict(s, timeStamp=now_us) for s in self._cell(h, "process_utilization", since_us)]
+        fresh = [SimpleNamespace(**s) for s in samples if s["timeStamp"] > since_us]
+        if not fresh:
+            raise pynvml.NVMLError_NotFound()
+        return fresh
+
+
+def scenario(name: str) -> FakeNvml:
+    """Named scenarios (STYLE.md #4): the tables real GPUs gave, and the failures seen in the field."""
+    builders: dict[str, Callable[[], FakeNvml]] = {
+        "h100_load": lambda: FakeNvml(load_dump("h100-load")),
+        "h100_idle": lambda: FakeNvml(load_dump("h100-idle")),
+        "h200x2_load": lambda: FakeNvml(load_dump("h200x2-load")),
+        "desktop_fan": lambda: FakeNvml([desktop_card()]),
+        "eight_gpus": lambda: FakeNvml(_eight()),
+        "library_not_found": lambda: FakeNvml([], init_error=pynvml.NVMLError_LibraryNotFound()),
+        "driver_mismatch": lambda: FakeNvml([], init_error=pynvml.NVMLError_LibRmVersionMismatch()),
+    }
+    return builders[name]()
+
+
+def _eight() -> list[dict[str, Any]]:
+    base = load_dump("h200x2-load")[1]
+    tables = []
+    for i in range(8):
+        table = copy.deepcopy(base)
+        table["uuid"] = f"GPU-8888{i:04d}-0000-0000-0000-000000000000"
+        table["utilization"] = {"gpu": 10 * i, "memory": 5 * i}
+        pid = 1000 + i
+        table["compute_processes"] = [{"pid": pid, "usedGpuMemory": (i + 1) * 2**30,
+                                       "gpuInstanceId": 4294967295, "computeInstanceId": 4294967295}]
+        table["process_utilization"] = [{"pid": pid, "timeStamp": 0, "smUtil": 10 * i, "memUtil": i,
+                                         "encUtil": 0, "decUtil": 0}]
+        tables.append(table)
+    return tables
