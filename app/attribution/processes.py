@@ -33,7 +33,7 @@ class ProcessInspector:
     def __init__(self, top_cpu: int = 5, min_cpu_percent: float = 1.0):
         self.top_cpu = top_cpu
         self.min_cpu_percent = min_cpu_percent
-        self._known: dict[int, psutil.Process] = {}
+        self._known: dict[int, tuple[psutil.Process, float]] = {}
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
         """GPU processes (merged across GPUs), then the top CPU users that are not among them."""
@@ -63,12 +63,12 @@ class ProcessInspector:
 
     def _process(self, pid: int) -> tuple[psutil.Process, bool]:
         """The cached Process for ``pid`` (new when the PID was recycled), and whether it is new."""
-        proc = self._known.get(pid)
-        if proc is not None and proc.is_running():
-            return proc, False
-        proc = psutil.Process(pid)
-        self._known[pid] = proc
-        return proc, True
+        current = psutil.Process(pid)
+        known = self._known.get(pid)
+        if known is not None and known[1] == current.create_time():
+            return known[0], False
+        self._known[pid] = (current, current.create_time())
+        return current, True
 
     def _details(self, pid: int) -> _Details:
         try:

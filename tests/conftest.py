@@ -1,0 +1,96 @@
+"""Fixture chain (STYLE.md #6): settings -> selection -> app -> client; live_server -> socket client."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from app import create_app
+from app.config import Settings
+from app.vendors.factory import Selection
+from app.vendors.nvidia import NvidiaBackend
+from tests.fakes.fake_nvml import FakeNvml, scenario
+
+
+@pytest.fixture
+def settings() -> Settings:
+    """Fast ticks and short alert holds, so live tests take a second, not a minute."""
+    return Settings(interval_s=0.1, alert_hold_s=0.3, alert_hysteresis_percent=5.0, top_cpu_processes=3,
+                    min_tick_gap_s=0.05)
+
+
+@pytest.fixture
+def fake_nvml() -> FakeNvml:
+    """Two H200s as measured under load (GPU 1 runs a matmul; GPU 0 idles)."""
+    return scenario("h200x2_load")
+
+
+def nvidia_selection(fake: FakeNvml) -> Selection:
+    backend = NvidiaBackend(nvml=fake)
+    backend.open()
+    return Selection(backend=backend, skipped={})
+
+
+@pytest.fixture
+def make_app(settings: Settings) -> Iterator[Callable[..., Any]]:
+    apps = []
+
+    def build(selection: Selection | None = None, start: bool = True, **overrides: Any) -> Any:
+        app = create_app({"SETTINGS": replace(settings, **overrides), "SELECTION": selection,
+                          "START": start, "TESTING": True})
+        apps.append(app)
+        return app
+
+    yield build
+    for app in apps:
+        app.extensions["fanwhy"].stop()
+
+
+@pytest.fixture
+def app(make_app: Callable[..., Any], fake_nvml: FakeNvml) -> Any:
+    app = make_app(nvidia_selection(fake_nvml), start=False)
+    app.extensions["fanwhy"].monitor.collect()
+    return app
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@dataclass
+class LiveServer:
+    app: Any
+    url: str
+    server: BaseWSGIServer
+
+    @property
+    def monitor(self) -> Any:
+        return self.app.extensions["fanwhy"].monitor
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Any], LiveServer]]:
+    """Serve an app for real on 127.0.0.1 (a free port) in a thread; stopped after the test."""
+    servers: list[BaseWSGIServer] = []
+
+    def start(app: Any) -> LiveServer:
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return LiveServer(app=app, url=f"http://127.0.0.1:{server.server_port}", server=server)
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def live_server(make_app: Callable[..., Any], fake_nvml: FakeNvml, serve: Callable[[Any], LiveServer]) -> LiveServer:
+    return serve(make_app(nvidia_selection(fake_nvml)))

@@ -1,0 +1,123 @@
+"""REST: shapes of each endpoint, and bad input -> 400/404 JSON, never a traceback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def test_metrics_has_every_gpu_field_and_the_processes(client: Any) -> None:
+    body = client.get("/api/gpu/metrics").get_json()
+    assert body["backend"]["name"] == "nvidia"
+    assert [g["index"] for g in body["gpus"]] == [0, 1]
+    busy = body["gpus"][1]
+    for key in ("uuid", "name", "utilization_percent", "memory_used_bytes", "memory_total_bytes", "temperature_c",
+                "temperature_slowdown_c", "temperature_shutdown_c", "fan_speed_percent", "power_w", "power_limit_w",
+                "clock_sm_mhz", "clock_memory_mhz", "pstate", "throttle_reasons", "energy_j", "mig_mode",
+                "memory_percent", "unsupported", "error"):
+        assert key in busy, key
+    assert busy["fan_speed_percent"] is None
+    assert "passively cooled" in busy["unsupported"]["fan_speed_percent"]
+    assert busy["throttle_reasons"] == ["sw_power_cap"]
+    gpu_procs = [p for p in body["processes"] if p["gpus"]]
+    assert [p["pid"] for p in gpu_procs] == [657]
+    assert gpu_procs[0]["gpus"][0] == {"gpu_index": 1, "memory_bytes": 7052722176, "sm_percent": 98.0,
+                                       "encoder_percent": 0.0, "decoder_percent": 0.0, "kind": "compute"}
+    assert body["timing"]["tick"] == 1 and body["timing"]["total_ms"] >= 0
+    assert "alert_events" not in body
+
+
+def test_metrics_for_one_gpu(client: Any) -> None:
+    body = client.get("/api/gpu/metrics?gpu=1").get_json()
+    assert [g["index"] for g in body["gpus"]] == [1]
+    assert all(any(u["gpu_index"] == 1 for u in p["gpus"]) for p in body["processes"])
+
+
+def test_summary_headlines(client: Any) -> None:
+    body = client.get("/api/gpu/summary").get_json()
+    assert body["backend"] == "nvidia" and body["gpu_count"] == 2 and body["no_gpu_reason"] is None
+    gpu = body["gpus"][1]
+    assert gpu["utilization_percent"] == 98.0 and gpu["memory_percent"] == pytest.approx(4.68, abs=0.01)
+    assert gpu["fan_speed_percent"] is None and "fan_speed_percent" in gpu["unsupported"]
+    assert body["top_processes"][0]["pid"] == 657
+    assert body["alerts"] == []
+    assert set(body["host"]) >= {"cpu_percent", "load_average", "memory_used_bytes", "cpu_temperature_c", "fans"}
+
+
+def test_processes_filters_and_sorts(client: Any) -> None:
+    body = client.get("/api/gpu/processes?kind=gpu&gpu=1&sort=sm&limit=5").get_json()
+    assert body["count"] == 1 and body["processes"][0]["pid"] == 657
+    assert client.get("/api/gpu/processes?gpu=0&kind=gpu").get_json()["count"] == 0
+    cpu = client.get("/api/gpu/processes?kind=cpu").get_json()
+    assert all(p["gpus"] == [] for p in cpu["processes"])
+
+
+def test_health_reports_status_and_age(client: Any) -> None:
+    response = client.get("/api/health")
+    body = response.get_json()
+    assert body["backend"] == "nvidia" and body["gpu_count"] == 2
+    assert body["status"] == "down"  # the collector thread is not running in this fixture
+    assert "the collector is not running" in body["reasons"] and response.status_code == 503
+    assert body["data_age_s"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("url", "status", "words"),
+    [
+        ("/api/gpu/metrics?gpu=abc", 400, "invalid gpu"),
+        ("/api/gpu/metrics?gpu=-1", 400, "invalid gpu"),
+        ("/api/gpu/metrics?gpu=7", 404, "no GPU 7"),
+        ("/api/gpu/metrics?gpus=1", 400, "unknown query parameter"),
+        ("/api/gpu/processes?limit=0", 400, "invalid limit"),
+        ("/api/gpu/processes?limit=1e9", 400, "invalid limit"),
+        ("/api/gpu/processes?sort=name;drop", 400, "invalid sort"),
+        ("/api/gpu/processes?kind=everything", 400, "invalid kind"),
+        ("/api/gpu/summary?x=1", 400, "unknown query parameter"),
+        ("/api/nothing-here", 404, "not found"),
+    ],
+)
+def test_bad_input_is_a_json_error(client: Any, url: str, status: int, words: str) -> None:
+    response = client.get(url)
+    assert response.status_code == status
+    body = response.get_json()
+    assert words in body["error"] and "detail" in body
+    assert "Traceback" not in response.get_data(as_text=True)
+
+
+def test_wrong_method_is_json(client: Any) -> None:
+    response = client.post("/api/gpu/summary", data=b"x" * 1024)
+    assert response.status_code == 405 and response.get_json()["error"] == "method not allowed"
+
+
+def test_before_the_first_snapshot_the_api_says_so(make_app: Any, fake_nvml: Any) -> None:
+    from tests.conftest import nvidia_selection
+
+    app = make_app(nvidia_selection(fake_nvml), start=False)
+    response = app.test_client().get("/api/gpu/summary")
+    assert response.status_code == 503 and response.get_json()["error"] == "no data yet"
+
+
+def test_page_is_served_with_security_headers(client: Any) -> None:
+    response = client.get("/")
+    assert response.status_code == 200 and b"socket.io.min.js" in response.data
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    with client.get("/static/vendor/socket.io/socket.io.min.js") as vendored:
+        assert vendored.status_code == 200 and b"Socket.IO v4" in vendored.data
+
+
+def test_token_required_on_every_route_when_set(make_app: Any, fake_nvml: Any) -> None:
+    from tests.conftest import nvidia_selection
+
+    app = make_app(nvidia_selection(fake_nvml), start=False, token="s3cret-token")
+    app.extensions["fanwhy"].monitor.collect()
+    client = app.test_client()
+    for url in ("/", "/api/gpu/summary", "/api/health", "/static/app.js"):
+        with client.get(url) as response:
+            assert response.status_code == 401, url
+    assert client.get("/api/gpu/summary", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert client.get("/api/gpu/summary", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
+    login = client.get("/?token=s3cret-token")
+    assert login.status_code == 302 and "HttpOnly" in login.headers["Set-Cookie"]
+    assert client.get("/api/gpu/summary").status_code == 200  # the cookie now

@@ -1,0 +1,81 @@
+"""Backend choice: NVML -> amdsmi -> basic, each in isolation, with the reasons kept for /api/health."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.vendors.base import BackendUnavailable
+from app.vendors.basic import BasicBackend
+from app.vendors.factory import default_builders, select_backend
+from app.vendors.nvidia import NvidiaBackend
+from app.vendors.nvidia_smi import NvidiaSmi
+from tests.conftest import nvidia_selection
+from tests.fakes.fake_nvml import scenario
+
+EMPTY = Path(__file__).parent / "fixtures" / "empty"
+
+
+def builders(nvml_scenario: str) -> dict[str, Any]:
+    chosen = default_builders()
+    chosen["nvidia"] = lambda: NvidiaBackend(nvml=scenario(nvml_scenario))
+    chosen["basic"] = lambda: BasicBackend(sys_root=EMPTY, nvidia_smi=NvidiaSmi("/nonexistent/nvidia-smi"))
+    return chosen
+
+
+def test_auto_picks_nvml_when_it_works() -> None:
+    selection = select_backend("auto", builders("h100_load"))
+    assert selection.backend.name == "nvidia" and dict(selection.skipped) == {}
+
+
+@pytest.mark.parametrize(("failure", "words"), [("library_not_found", "LibraryNotFound"),
+                                                ("driver_mismatch", "version mismatch")])
+def test_nvml_failing_falls_back_to_basic_with_the_reason(failure: str, words: str) -> None:
+    selection = select_backend("auto", builders(failure))
+    assert selection.backend.name == "basic"
+    assert words in selection.skipped["nvidia"]
+    assert "amdsmi" in selection.skipped["amd"]
+
+
+def test_a_backend_that_crashes_on_open_does_not_stop_the_others() -> None:
+    chosen = builders("h100_load")
+
+    class Broken:
+        name = "nvidia"
+
+        def open(self) -> None:
+            raise RuntimeError("boom")
+
+    chosen["nvidia"] = Broken
+    selection = select_backend("auto", chosen)
+    assert selection.backend.name == "basic" and selection.skipped["nvidia"] == "RuntimeError: boom"
+
+
+def test_an_explicit_backend_that_cannot_open_raises_with_the_reason() -> None:
+    with pytest.raises(BackendUnavailable, match="LibraryNotFound"):
+        select_backend("nvidia", builders("library_not_found"))
+
+
+def test_auto_never_picks_simulated_and_unknown_names_are_refused() -> None:
+    assert select_backend("auto", builders("library_not_found")).backend.name == "basic"
+    with pytest.raises(ValueError, match="unknown backend"):
+        select_backend("cuda", builders("h100_load"))
+
+
+def test_health_says_why_basic_took_over(make_app: Any) -> None:
+    app = make_app(select_backend("auto", builders("library_not_found")), start=False)
+    app.extensions["fanwhy"].monitor.collect()
+    body = app.test_client().get("/api/health").get_json()
+    assert body["backend"] == "basic"
+    assert "LibraryNotFound" in body["skipped_backends"]["nvidia"]
+    assert "no DRM card" in body["no_gpu_reason"] and "LibraryNotFound" in body["no_gpu_reason"]
+    summary = app.test_client().get("/api/gpu/summary").get_json()
+    assert summary["gpu_count"] == 0 and "LibraryNotFound" in summary["no_gpu_reason"]
+
+
+def test_nvidia_selection_helper_opens_once() -> None:
+    fake = scenario("h100_load")
+    nvidia_selection(fake)
+    assert fake.calls["init"] == 1

@@ -1,0 +1,231 @@
+"""The NVML backend against table-driven fakes shaped from real H100/H200 dumps (tests/fixtures/nvml)."""
+
+from __future__ import annotations
+
+import pynvml
+import pytest
+
+from app.vendors.base import BackendUnavailable
+from app.vendors.nvidia import PASSIVELY_COOLED, NvidiaBackend, decode_clocks_event_reasons
+from tests.fakes.fake_nvml import FakeNvml, desktop_card, load_dump, scenario
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def opened(fake: FakeNvml, **kwargs: object) -> NvidiaBackend:
+    backend = NvidiaBackend(nvml=fake, **kwargs)  # type: ignore[arg-type]
+    backend.open()
+    return backend
+
+
+def test_h200_under_load_as_measured() -> None:
+    backend = opened(scenario("h200x2_load"))
+    idle, busy = backend.sample()
+    assert (busy.name, busy.uuid) == ("NVIDIA H200", "GPU-4c1c74c1-e9d0-b580-e321-c7e5c81dddc9")
+    assert busy.utilization_percent == 98.0 and busy.memory_utilization_percent == 23.0
+    # v2 memory info: 'used' excludes the driver's reserve, as nvidia-smi (6735 MiB in the same dump)
+    assert busy.memory_used_bytes == 7061962752 and round(busy.memory_used_bytes / 2**20) == 6735
+    assert busy.memory_total_bytes == 150754820096
+    assert busy.temperature_c == 57.0
+    assert (busy.temperature_slowdown_c, busy.temperature_shutdown_c) == (
+        load_dump("h200x2-load")[1]["temp_slowdown"], load_dump("h200x2-load")[1]["temp_shutdown"])
+    assert busy.power_w == pytest.approx(693.481) and busy.power_limit_w == 700.0
+    assert busy.throttle_reasons == ("sw_power_cap",)
+    assert idle.throttle_reasons == ("gpu_idle",)
+    assert busy.pstate == "P0" and busy.mig_mode is False
+    assert busy.energy_j == pytest.approx(19463.597)
+    assert busy.clock_sm_mhz is not None and busy.clock_memory_mhz is not None
+
+
+@pytest.mark.parametrize("name", ["h100_load", "h100_idle", "h200x2_load"])
+def test_datacenter_cards_have_no_fan_and_say_why(name: str) -> None:
+    for gpu in opened(scenario(name)).sample():
+        assert gpu.fan_speed_percent is None
+        assert gpu.fan_speeds_percent == ()
+        assert gpu.unsupported["fan_speed_percent"] == PASSIVELY_COOLED
+        assert gpu.error is None
+
+
+def test_desktop_card_reports_each_fan() -> None:
+    (gpu,) = opened(FakeNvml([desktop_card(fans=2)])).sample()
+    assert gpu.fan_speeds_percent == (45.0, 49.0)
+    assert gpu.fan_speed_percent == 49.0
+    assert "fan_speed_percent" not in gpu.unsupported
+    assert gpu.mig_mode is None and gpu.unsupported["mig_mode"] == "not supported by this GPU"
+    assert gpu.ecc_errors_uncorrected is None
+
+
+def test_processes_with_memory_and_sm_share() -> None:
+    backend = opened(scenario("h200x2_load"))
+    backend.sample()
+    (proc,) = backend.processes()
+    assert (proc.pid, proc.gpu_index, proc.memory_bytes, proc.kind) == (657, 1, 7052722176, "compute")
+    assert proc.sm_percent == 98.0 and proc.encoder_percent == 0.0
+
+
+def test_process_utilization_not_found_means_zero_not_unknown() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "process_utilization", [])  # NVML raises NotFound: nobody ran in the window
+    backend = opened(fake)
+    backend.sample()
+    (proc,) = backend.processes()
+    assert proc.sm_percent == 0.0
+
+
+def test_process_utilization_unsupported_is_none() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "process_utilization", pynvml.NVMLError_NotSupported())
+    backend = opened(fake)
+    backend.sample()
+    (proc,) = backend.processes()
+    assert proc.sm_percent is None and proc.memory_bytes == 7052722176
+
+
+def test_pid_seen_only_in_utilization_samples_is_reported() -> None:
+    """The container case in facts/: the list is empty, the utilization samples still carry the host PID."""
+    fake = scenario("h200x2_load")
+    fake.set(1, "compute_processes", [])
+    backend = opened(fake)
+    backend.sample()
+    (proc,) = backend.processes()
+    assert (proc.pid, proc.kind, proc.memory_bytes, proc.sm_percent) == (657, "utilization-only", None, 98.0)
+
+
+def test_compute_and_graphics_contexts_of_one_process_are_one_row() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "graphics_processes", [{"pid": 423, "usedGpuMemory": 7052722176}])
+    backend = opened(fake)
+    backend.sample()
+    assert [p.pid for p in backend.processes()] == [423]
+
+
+def test_eight_gpus() -> None:
+    backend = opened(scenario("eight_gpus"))
+    samples = backend.sample()
+    assert [g.index for g in samples] == list(range(8))
+    assert [g.utilization_percent for g in samples] == [10.0 * i for i in range(8)]
+    procs = backend.processes()
+    assert sorted((p.gpu_index, p.memory_bytes) for p in procs) == [(i, (i + 1) * 2**30) for i in range(8)]
+
+
+def test_one_gpu_lost_mid_run_becomes_an_error_row_while_the_other_reports() -> None:
+    clock = Clock()
+    fake = scenario("h200x2_load")
+    backend = opened(fake, clock=clock)
+    assert all(g.error is None for g in backend.sample())
+
+    fake.set(0, "utilization", pynvml.NVMLError_GpuIsLost())
+    lost, busy = backend.sample()
+    assert lost.error is not None and "GpuIsLost" in lost.error
+    assert lost.uuid == "GPU-5ce6f751-d9a5-2669-cfdd-cb0224401395" and lost.name == "NVIDIA H200"
+    assert lost.utilization_percent is None and lost.temperature_c is None
+    assert busy.error is None and busy.utilization_percent == 98.0
+    assert [p.gpu_index for p in backend.processes()] == [1]
+    inits = fake.calls["init"]
+
+    # Still lost at the re-init: the error row stays, and re-init backs off.
+    fake.set(0, "handle", pynvml.NVMLError_GpuIsLost())
+    clock.now += 3
+    lost, busy = backend.sample()
+    assert fake.calls["init"] == inits + 1
+    assert lost.error is not None and busy.error is None
+    backend.sample()
+    assert fake.calls["init"] == inits + 1, "no re-init before the backoff expires"
+
+    # The GPU comes back: after the next backoff, it reports again.
+    fake.set(0, "handle", None)
+    fake.set(0, "utilization", {"gpu": 3, "memory": 1})
+    clock.now += 10
+    back, busy = backend.sample()
+    assert back.error is None and back.utilization_percent == 3.0
+    assert fake.calls["init"] == inits + 2
+
+
+def test_unknown_error_triggers_reinit_and_recovers() -> None:
+    clock = Clock()
+    fake = scenario("h100_load")
+    backend = opened(fake, clock=clock)
+    fake.set(0, "temperature", pynvml.NVMLError_Unknown())
+    (gpu,) = backend.sample()
+    assert gpu.error is not None and "Unknown" in gpu.error
+    fake.set(0, "temperature", 61)
+    clock.now += 2.5
+    (gpu,) = backend.sample()
+    assert gpu.error is None and gpu.temperature_c == 61.0
+
+
+def test_nvml_is_initialised_once_for_many_ticks() -> None:
+    fake = scenario("h200x2_load")
+    backend = opened(fake)
+    for _ in range(20):
+        backend.sample()
+        backend.processes()
+    assert fake.calls["init"] == 1 and fake.calls["shutdown"] == 0
+    backend.close()
+    assert fake.calls["shutdown"] == 1
+
+
+def test_energy_is_read_at_a_slower_rate() -> None:
+    clock = Clock()
+    fake = scenario("h100_load")
+    backend = opened(fake, clock=clock, slow_period_s=10.0)
+    for _ in range(5):
+        backend.sample()
+        clock.now += 1
+    assert fake.calls["energy_mj"] == 1
+    clock.now += 10
+    backend.sample()
+    assert fake.calls["energy_mj"] == 2
+
+
+@pytest.mark.parametrize(
+    ("cell", "reason"),
+    [
+        (pynvml.NVMLError_NotSupported(), "not supported by this GPU"),
+        (pynvml.NVMLError_NoPermission(), "no permission"),
+        (pynvml.NVMLError_FunctionNotFound(), "not in this driver"),
+    ],
+)
+def test_a_missing_metric_is_none_with_its_reason_never_zero(cell: Exception, reason: str) -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "power", cell)
+    (gpu,) = opened(fake).sample()
+    assert gpu.power_w is None
+    assert reason in gpu.unsupported["power_w"]
+    assert gpu.error is None and gpu.utilization_percent == 99.0
+
+
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (pynvml.NVMLError_LibraryNotFound(), "libnvidia-ml.so.1 not found"),
+        (pynvml.NVMLError_LibRmVersionMismatch(), "driver/library version mismatch"),
+        (pynvml.NVMLError_DriverNotLoaded(), "kernel driver is not loaded"),
+    ],
+)
+def test_init_failures_say_why(error: Exception, words: str) -> None:
+    with pytest.raises(BackendUnavailable, match=words):
+        NvidiaBackend(nvml=FakeNvml([], init_error=error)).open()
+
+
+def test_no_gpu_is_unavailable() -> None:
+    fake = FakeNvml([])
+    with pytest.raises(BackendUnavailable, match="no NVIDIA GPU"):
+        NvidiaBackend(nvml=fake).open()
+    assert fake.calls["shutdown"] == 1
+
+
+@pytest.mark.parametrize(
+    ("mask", "names"),
+    [(0x0, ()), (0x1, ("gpu_idle",)), (0x4, ("sw_power_cap",)),
+     (0x4 | 0x20 | 0x40, ("sw_power_cap", "sw_thermal_slowdown", "hw_thermal_slowdown")),
+     (0x8 | 0x1000, ("hw_slowdown", "0x1000"))],
+)
+def test_clocks_event_reasons_decode(mask: int, names: tuple[str, ...]) -> None:
+    assert decode_clocks_event_reasons(mask) == names

@@ -1,0 +1,103 @@
+"""Process attribution on real processes: details, masking, and rows that survive races."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import psutil
+import pytest
+
+from app.attribution.processes import ProcessInspector
+from app.model import GpuProcessUsage
+
+
+@pytest.fixture
+def sleeper() -> Iterator[subprocess.Popen]:
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--password=hunter2",
+                             "--token", "abc123"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def usage(pid: int, gpu: int = 0, memory: int | None = 2**30, kind: str = "compute") -> GpuProcessUsage:
+    return GpuProcessUsage(pid=pid, gpu_index=gpu, memory_bytes=memory, sm_percent=50.0, kind=kind)  # type: ignore[arg-type]
+
+
+def test_a_gpu_process_is_named_with_user_and_masked_command(sleeper: subprocess.Popen) -> None:
+    inspector = ProcessInspector(top_cpu=0)
+    (row,) = inspector.collect([usage(sleeper.pid)])
+    assert row.pid == sleeper.pid and row.status == "ok" and row.visibility == "visible"
+    assert row.name and row.name.startswith("python")
+    assert row.user == psutil.Process().username()
+    assert row.command is not None
+    assert "hunter2" not in row.command and "abc123" not in row.command
+    assert "--password=****" in row.command and "--token ****" in row.command
+    assert row.start_time == pytest.approx(psutil.Process(sleeper.pid).create_time())
+    assert row.rss_bytes and row.rss_bytes > 0
+    assert row.cpu_percent is None  # first sighting: no interval to measure over yet
+    (row,) = inspector.collect([usage(sleeper.pid)])
+    assert row.cpu_percent is not None and row.cpu_percent >= 0
+
+
+def test_one_process_on_two_gpus_is_one_row(sleeper: subprocess.Popen) -> None:
+    (row,) = ProcessInspector(top_cpu=0).collect([usage(sleeper.pid, 1, 3 * 2**30), usage(sleeper.pid, 0, 2**30)])
+    assert [g.gpu_index for g in row.gpus] == [0, 1]
+    assert row.gpu_memory_bytes == 4 * 2**30
+
+
+def test_a_pid_only_in_utilization_samples_is_host_pid_only(sleeper: subprocess.Popen) -> None:
+    (row,) = ProcessInspector(top_cpu=0).collect([usage(sleeper.pid, memory=None, kind="utilization-only")])
+    assert row.visibility == "host-pid-only" and row.gpu_memory_bytes is None and row.sm_percent == 50.0
+
+
+def test_a_vanished_process_keeps_its_row() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    (row,) = ProcessInspector(top_cpu=0).collect([usage(proc.pid)])
+    assert row.status == "vanished" and row.name is None and row.user is None and row.command is None
+    assert row.gpu_memory_bytes == 2**30
+
+
+def test_a_zombie_keeps_its_row() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 5
+    while psutil.Process(proc.pid).status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        (row,) = ProcessInspector(top_cpu=0).collect([usage(proc.pid)])
+        assert row.status == "zombie" and row.gpu_memory_bytes == 2**30
+    finally:
+        proc.wait()
+
+
+def test_a_recycled_pid_is_read_afresh(sleeper: subprocess.Popen) -> None:
+    inspector = ProcessInspector(top_cpu=0)
+    inspector.collect([usage(sleeper.pid)])
+    cached, started = inspector._known[sleeper.pid]
+    # A recycled PID: what we remember started earlier than the process that has the PID now.
+    inspector._known[sleeper.pid] = (cached, started - 1000)
+    (row,) = inspector.collect([usage(sleeper.pid)])
+    assert inspector._known[sleeper.pid][0] is not cached
+    assert row.cpu_percent is None and row.start_time == pytest.approx(psutil.Process(sleeper.pid).create_time())
+
+
+def test_top_cpu_users_are_listed_after_gpu_users() -> None:
+    burner = subprocess.Popen([sys.executable, "-c", "import time\nend=time.time()+20\nwhile time.time()<end: pass"])
+    try:
+        inspector = ProcessInspector(top_cpu=3, min_cpu_percent=5.0)
+        inspector.collect([])
+        time.sleep(0.5)
+        rows = inspector.collect([usage(os.getpid())])
+        assert rows[0].pid == os.getpid() and rows[0].gpus
+        cpu_rows = [r for r in rows if not r.gpus]
+        assert burner.pid in [r.pid for r in cpu_rows]
+        burning = next(r for r in cpu_rows if r.pid == burner.pid)
+        assert burning.cpu_percent is not None and burning.cpu_percent > 20
+    finally:
+        burner.kill()
+        burner.wait()

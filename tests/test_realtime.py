@@ -1,0 +1,142 @@
+"""Socket.IO through a real python-socketio client over loopback, against the app served for real."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any, Callable
+
+import pytest
+import requests
+import socketio
+
+from tests.conftest import LiveServer, nvidia_selection
+from tests.fakes.fake_nvml import FakeNvml
+
+
+class Recorder:
+    """A connected client that keeps every event it receives."""
+
+    def __init__(self) -> None:
+        self.client = socketio.Client(reconnection=False)
+        self.events: list[tuple[str, Any]] = []
+        self._changed = threading.Condition()
+        self.client.on("*", self._record)
+
+    def _record(self, event: str, data: Any = None) -> None:
+        with self._changed:
+            self.events.append((event, data))
+            self._changed.notify_all()
+
+    def of(self, name: str) -> list[Any]:
+        return [data for event, data in self.events if event == name]
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not predicate():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(f"timed out; events so far: {[e for e, _ in self.events]}")
+                self._changed.wait(remaining)
+
+
+@pytest.fixture
+def connect() -> Iterator[Callable[..., Recorder]]:
+    clients: list[Recorder] = []
+
+    def make(server: LiveServer, **kwargs: Any) -> Recorder:
+        recorder = Recorder()
+        recorder.client.connect(server.url, wait_timeout=5, **kwargs)
+        clients.append(recorder)
+        return recorder
+
+    yield make
+    for recorder in clients:
+        recorder.client.disconnect()
+
+
+@pytest.mark.parametrize("transport", ["websocket", "polling"])
+def test_gpu_status_on_connect_then_an_update_each_tick(live_server: LiveServer, connect: Any, transport: str) -> None:
+    live_server.monitor.wait_frames(0, timeout=5)
+    rec = connect(live_server, transports=[transport])
+    rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
+    first = rec.of("gpu_status")[0]
+    assert [g["name"] for g in first["gpus"]] == ["NVIDIA H200", "NVIDIA H200"]
+    rec.wait_for(lambda: len(rec.of("gpu_status_update")) >= 3)
+    ticks = [u["timing"]["tick"] for u in rec.of("gpu_status_update")]
+    assert ticks == sorted(ticks) and len(set(ticks)) == len(ticks)
+    assert ticks[0] >= first["timing"]["tick"]
+
+
+def test_one_collection_per_tick_whatever_the_number_of_clients(live_server: LiveServer, connect: Any,
+                                                                fake_nvml: FakeNvml) -> None:
+    clients = [connect(live_server) for _ in range(5)]
+    for rec in clients:
+        rec.wait_for(lambda rec=rec: len(rec.of("gpu_status_update")) >= 3)
+    ticks = live_server.monitor.latest().snapshot.timing.tick
+    assert fake_nvml.calls["utilization"] == pytest.approx(2 * ticks, abs=4)  # 2 GPUs, once each per tick
+
+
+def test_high_usage_alert_fires_once_and_resolves_once(make_app: Any, serve: Any, connect: Any,
+                                                       fake_nvml: FakeNvml) -> None:
+    fake_nvml.set(1, "utilization", {"gpu": 5, "memory": 1})
+    server = serve(make_app(nvidia_selection(fake_nvml)))
+    rec = connect(server)
+    rec.wait_for(lambda: len(rec.of("gpu_status_update")) >= 2)
+    fake_nvml.set(1, "utilization", {"gpu": 97, "memory": 30})
+    rec.wait_for(lambda: len(rec.of("high_gpu_usage_alert")) == 1)
+    (alert,) = rec.of("high_gpu_usage_alert")
+    assert alert["gpu_index"] == 1 and alert["value"] == 97 and alert["threshold"] == 50
+    assert "GPU 1" in alert["message"]
+    summary = requests.get(f"{server.url}/api/gpu/summary", timeout=5).json()
+    assert [a["id"] for a in summary["alerts"]] == [alert["id"]]
+    time.sleep(0.6)  # stays high: no second alert
+    fake_nvml.set(1, "utilization", {"gpu": 48, "memory": 30})  # inside the hysteresis band: still firing
+    time.sleep(0.4)
+    assert rec.of("alert_resolved") == []
+    fake_nvml.set(1, "utilization", {"gpu": 10, "memory": 30})
+    rec.wait_for(lambda: len(rec.of("alert_resolved")) == 1)
+    time.sleep(0.4)
+    assert len(rec.of("high_gpu_usage_alert")) == 1 and len(rec.of("alert_resolved")) == 1
+    assert rec.of("alert_resolved")[0]["id"] == alert["id"]
+
+
+def test_request_gpu_update_is_answered_at_once(live_server: LiveServer, connect: Any) -> None:
+    rec = connect(live_server)
+    rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
+    answer = rec.client.call("request_gpu_update", timeout=5)
+    assert answer["seq"] >= 1
+    rec.wait_for(lambda: len(rec.of("gpu_status")) == 2)
+
+
+def test_early_ticks_are_rate_limited(make_app: Any, serve: Any, fake_nvml: FakeNvml, connect: Any) -> None:
+    server = serve(make_app(nvidia_selection(fake_nvml), interval_s=5.0, min_tick_gap_s=1.0))
+    rec = connect(server)
+    rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
+    answers = [rec.client.call("request_gpu_update", timeout=5)["early_tick"] for _ in range(5)]
+    assert answers[0] is True and answers[1:] == [False] * 4
+    rec.wait_for(lambda: len(rec.of("gpu_status_update")) >= 1, timeout=3)  # the early tick went to everyone
+
+
+def test_a_foreign_origin_is_refused(live_server: LiveServer) -> None:
+    client = socketio.Client(reconnection=False)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        client.connect(live_server.url, headers={"Origin": "http://evil.example"}, transports=["websocket"],
+                       wait_timeout=5)
+    response = requests.get(f"{live_server.url}/socket.io/?EIO=4&transport=polling",
+                            headers={"Origin": "http://evil.example"}, timeout=5)
+    assert response.status_code == 400
+    same = requests.get(f"{live_server.url}/socket.io/?EIO=4&transport=polling",
+                        headers={"Origin": live_server.url}, timeout=5)
+    assert same.status_code == 200
+
+
+def test_socket_needs_the_token_when_one_is_set(make_app: Any, serve: Any, fake_nvml: FakeNvml, connect: Any) -> None:
+    server = serve(make_app(nvidia_selection(fake_nvml), token="tok-123"))
+    refused = socketio.Client(reconnection=False)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        refused.connect(server.url, wait_timeout=5)
+    rec = connect(server, auth={"token": "tok-123"})
+    rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
