@@ -12,7 +12,7 @@
     const units = ["B", "KiB", "MiB", "GiB", "TiB"];
     let value = bytes, unit = 0;
     while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
-    return value.toFixed(unit >= 3 ? 1 : 0) + " " + units[unit];
+    return value.toFixed(unit >= 3 && value < 100 ? 1 : 0) + " " + units[unit];
   }
   const fmt = (value, suffix, digits) =>
     value === null || value === undefined ? null : Number(value).toFixed(digits || 0) + suffix;
@@ -134,8 +134,18 @@
     body.replaceChildren(...rows);
   }
 
+  // An alert is shown once, whether it arrives as an event or is already firing when the page opens.
+  const shownAlerts = new Set();
+  function alertToast(alert) {
+    const key = alert.id + ":" + alert.state;
+    if (shownAlerts.has(key)) return;
+    shownAlerts.add(key);
+    toast(alert.state === "resolved" ? "ok" : alert.severity || "warning", alert.message);
+  }
+
   function render(snap) {
     state.lastTimestamp = snap.timestamp;
+    (snap.alerts || []).forEach(alertToast);
     $("#backend").textContent = "backend: " + snap.backend.name;
     $("#host").textContent = snap.host.hostname;
     const noGpu = $("#no-gpu");
@@ -172,8 +182,8 @@
   socket.io.on("reconnect", () => socket.emit("request_gpu_update"));
   socket.on("gpu_status", render);
   socket.on("gpu_status_update", render);
-  socket.on("high_gpu_usage_alert", (alert) => toast("warning", alert.message));
-  socket.on("alert", (alert) => toast(alert.severity || "warning", alert.message));
-  socket.on("alert_resolved", (alert) => toast("ok", alert.message));
+  socket.on("high_gpu_usage_alert", alertToast);
+  socket.on("alert", alertToast);
+  socket.on("alert_resolved", alertToast);
   window.fanwhy = { socket: socket, state: state };
 })();

@@ -89,7 +89,7 @@ def test_a_hanging_nvidia_smi_is_killed_at_the_timeout_with_no_zombie(tmp_path: 
     monkeypatch.setenv("FAKE_SMI_PIDFILE", str(pidfile))
     smi = NvidiaSmi(str(SMI / "hang"), timeout_s=0.5)
     started = time.monotonic()
-    with pytest.raises(NvidiaSmiError, match="did not answer within 0.5 s"):
+    with pytest.raises(NvidiaSmiError, match=r"did not answer within 0\.5 s"):
         smi.gpus()
     assert time.monotonic() - started < 3
     script, child = (int(p) for p in pidfile.read_text().split())

@@ -1,0 +1,139 @@
+"""The page in real Chromium (Debian's, driven by Playwright), against `python -m app` on the simulated backend."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import nvidia_selection
+from tests.fakes.fake_nvml import scenario
+from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it as root)"),
+]
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = free_port()
+    proc = start_server(port, FANWHY_ALERT_GPU_UTIL="1", FANWHY_ALERT_HOLD="0.5", FANWHY_SIM_GPUS="2",
+                        FANWHY_TOP_CPU="8")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url)
+        yield url
+    finally:
+        stop(proc)
+
+
+@pytest.fixture(scope="module")
+def hostile_process() -> Iterator[subprocess.Popen]:
+    """A CPU user whose command line is HTML: it lands in the process table as a top CPU user."""
+    code = "import time\nend=time.time()+120\nwhile time.time()<end: pass"
+    proc = subprocess.Popen([sys.executable, "-c", code, HOSTILE])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.problems = []  # type: ignore[attr-defined]
+    page.on("console", lambda m: m.type in ("error", "warning") and page.problems.append(f"console {m.type}: {m.text}"))
+    page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
+    page.on("dialog", lambda d: (page.problems.append(f"dialog: {d.message}"), d.dismiss()))
+    yield page
+    context.close()
+
+
+def test_the_page_loads_live_without_console_errors(server: str, page: object) -> None:
+    page.goto(server)  # type: ignore[attr-defined]
+    page.wait_for_selector("#connection.pill-ok", timeout=10_000)  # type: ignore[attr-defined]
+    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
+    assert page.locator("article.gpu").count() == 2  # type: ignore[attr-defined]
+    first_tick = page.text_content("#timing")  # type: ignore[attr-defined]
+    page.wait_for_function("t => document.querySelector('#timing').textContent !== t", arg=first_tick,  # type: ignore[attr-defined]
+                           timeout=10_000)
+    fanless = page.locator("article.gpu").nth(1).locator('[data-f="fan"]')  # type: ignore[attr-defined]
+    assert fanless.text_content() == "N/A: passively cooled"
+    assert "passively cooled" in (fanless.get_attribute("title") or "")
+    rows = page.locator("#processes tbody tr")  # type: ignore[attr-defined]
+    assert rows.count() >= 2
+    assert "simulated_worker" in (page.text_content("#processes tbody") or "")  # type: ignore[attr-defined]
+    assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_an_alert_already_firing_is_shown_on_open(server: str, page: object) -> None:
+    page.goto(server)  # type: ignore[attr-defined]
+    toast = page.wait_for_selector(".toast", timeout=20_000)  # type: ignore[attr-defined]
+    assert "utilization" in (toast.text_content() or "")
+    assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_a_toast_appears_when_an_alert_fires_and_when_it_resolves(make_app: Any, serve: Any, page: object) -> None:
+    fake = scenario("h200x2_load")
+    fake.set(1, "utilization", {"gpu": 3, "memory": 1})
+    live = serve(make_app(nvidia_selection(fake)))
+    page.goto(live.url)  # type: ignore[attr-defined]
+    page.wait_for_selector("#connection.pill-ok", timeout=10_000)  # type: ignore[attr-defined]
+    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
+    assert page.locator(".toast").count() == 0  # type: ignore[attr-defined]
+    fake.set(1, "utilization", {"gpu": 96, "memory": 30})
+    toast = page.wait_for_selector(".toast-warning", timeout=10_000)  # type: ignore[attr-defined]
+    assert "GPU 1 (NVIDIA H200) at 96 % utilization" in (toast.text_content() or "")
+    fake.set(1, "utilization", {"gpu": 4, "memory": 1})
+    resolved = page.wait_for_selector(".toast-ok", timeout=10_000)  # type: ignore[attr-defined]
+    assert "back to 4 %" in (resolved.text_content() or "")
+    assert page.locator(".toast-warning").count() == 1  # type: ignore[attr-defined]
+    assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_hostile_process_names_stay_text(server: str, page: object, hostile_process: subprocess.Popen) -> None:
+    page.goto(server)  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "pid => document.querySelector(`#processes tr[data-pid='${pid}']`) !== null", arg=hostile_process.pid,
+        timeout=20_000)
+    row = page.locator(f"#processes tr[data-pid='{hostile_process.pid}']")  # type: ignore[attr-defined]
+    assert HOSTILE in (row.text_content() or "")
+    assert page.locator("#processes img").count() == 0  # type: ignore[attr-defined]
+    time.sleep(0.5)
+    assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_screenshot(server: str, page: object) -> None:
+    """Writes the README's screenshot when FANWHY_SCREENSHOT names a file."""
+    target = os.environ.get("FANWHY_SCREENSHOT")
+    page.goto(server)  # type: ignore[attr-defined]
+    page.wait_for_selector("#processes tbody tr", timeout=10_000)  # type: ignore[attr-defined]
+    time.sleep(1.5)
+    image = page.screenshot(full_page=True)  # type: ignore[attr-defined]
+    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    if target:
+        Path(target).write_bytes(image)

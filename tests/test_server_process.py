@@ -1,0 +1,125 @@
+"""`python -m app` for real: gunicorn, one worker, the URL printed, WebSocket push, refusal to bind unsafely."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+import socketio
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, **env: str) -> subprocess.Popen:
+    defaults = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_SIM_PEAK": "0.2",
+                "FANWHY_INTERVAL": "0.5"}
+    full_env = {**os.environ, **defaults, **env, "FANWHY_PORT": str(port), "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def wait_healthy(url: str, timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            response = requests.get(f"{url}/api/health", timeout=2)
+            if response.status_code == 200 and response.json()["tick"]:
+                return response.json()
+        except (requests.ConnectionError, KeyError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError("server did not become healthy")
+
+
+def stop(proc: subprocess.Popen) -> str:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if proc.stdout is None:
+        return ""
+    with proc.stdout:
+        return proc.stdout.read()
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, subprocess.Popen]]:
+    port = free_port()
+    proc = start_server(port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url)
+        yield url, proc
+    finally:
+        output = stop(proc)
+        assert "Traceback" not in output, output
+
+
+def test_served_by_gunicorn_with_live_push_over_websocket(server: tuple[str, subprocess.Popen]) -> None:
+    url, proc = server
+    client = socketio.Client(reconnection=False)
+    updates: list[dict] = []
+    client.on("gpu_status_update", updates.append)
+    client.connect(url, transports=["websocket"], wait_timeout=5)
+    try:
+        deadline = time.monotonic() + 10
+        while len(updates) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(updates) >= 2
+        assert client.transport() == "websocket"
+    finally:
+        client.disconnect()
+    gpu_procs = [p for p in updates[-1]["processes"] if p["gpus"]]
+    assert gpu_procs and "simulated_worker" in gpu_procs[0]["command"]
+    assert "demo-secret-not-real" not in json.dumps(updates[-1])  # masked before it leaves the server
+    assert "--api-key=****" in gpu_procs[0]["command"]
+
+
+def test_the_url_is_printed(server: tuple[str, subprocess.Popen]) -> None:
+    url, proc = server
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    while line and "FanWhy is serving" not in line:
+        line = proc.stdout.readline()
+    assert f"FanWhy is serving {url}/" in line
+
+
+def test_refuses_a_non_loopback_bind_without_a_token() -> None:
+    result = subprocess.run([sys.executable, "-m", "app", "--host", "0.0.0.0"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=30, env=dict(os.environ, FANWHY_TOKEN=""))
+    assert result.returncode == 2
+    assert "refusing to bind 0.0.0.0" in result.stderr and "FANWHY_TOKEN" in result.stderr
+
+
+def test_an_explicit_backend_that_cannot_start_says_why() -> None:
+    result = subprocess.run([sys.executable, "-m", "app", "snapshot", "--json", "--backend", "amd"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 4 and "amdsmi" in result.stderr
+
+
+def test_snapshot_json_prints_one_snapshot_and_exits() -> None:
+    result = subprocess.run([sys.executable, "-m", "app", "snapshot", "--json"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60, env=dict(os.environ, FANWHY_BACKEND="simulated",
+                                                            FANWHY_SIM_GPUS="1", FANWHY_SIM_PEAK="0.2"))
+    assert result.returncode == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["backend"]["name"] == "simulated" and len(body["gpus"]) == 1
+    assert body["timing"]["tick"] == 2
