@@ -1,0 +1,40 @@
+"""A real CUDA load for the GPU tests: a few GB held and a matmul loop. Prints 'ready' when busy.
+
+The fake secret on its command line checks that masking works on real processes too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--hold-gb", type=float, default=4)
+    parser.add_argument("--compute", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--token", default="")
+    parser.add_argument("--device", type=int, default=0)
+    args = parser.parse_args()
+    device = torch.device("cuda", args.device)
+    held = torch.empty(int(args.hold_gb * 2**30), dtype=torch.uint8, device=device)
+    a = torch.randn(8192, 8192, device=device)
+    b = torch.randn(8192, 8192, device=device)
+    torch.cuda.synchronize(device)
+    print("ready", flush=True)
+    end = time.time() + args.seconds
+    while time.time() < end:
+        if args.compute:
+            for _ in range(10):
+                a = (a @ b).clamp_(-1, 1)
+            torch.cuda.synchronize(device)
+        else:
+            time.sleep(0.5)
+    del held
+
+
+if __name__ == "__main__":
+    main()
