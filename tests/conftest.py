@@ -83,7 +83,10 @@ def serve() -> Iterator[Callable[[Any], LiveServer]]:
         server = make_server("127.0.0.1", 0, app, threaded=True)
         servers.append(server)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        return LiveServer(app=app, url=f"http://127.0.0.1:{server.server_port}", server=server)
+        live = LiveServer(app=app, url=f"http://127.0.0.1:{server.server_port}", server=server)
+        if live.monitor.running:  # ready means: the first snapshot is there for the first client
+            assert live.monitor.wait_frames(0, timeout=10), "no first snapshot within 10 s"
+        return live
 
     yield start
     for server in servers:

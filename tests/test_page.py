@@ -55,8 +55,8 @@ def browser() -> Iterator[object]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
         yield browser
         browser.close()
 
@@ -66,7 +66,8 @@ def page(browser: object) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
     page = context.new_page()
     page.problems = []  # type: ignore[attr-defined]
-    page.on("console", lambda m: m.type in ("error", "warning") and page.problems.append(f"console {m.type}: {m.text}"))
+    page.on("console", lambda m: m.type in ("error", "warning")
+            and page.problems.append(f"console {m.type}: {m.text}"))
     page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
     page.on("dialog", lambda d: (page.problems.append(f"dialog: {d.message}"), d.dismiss()))
     yield page

@@ -74,7 +74,7 @@ def server() -> Iterator[tuple[str, subprocess.Popen]]:
 
 
 def test_served_by_gunicorn_with_live_push_over_websocket(server: tuple[str, subprocess.Popen]) -> None:
-    url, proc = server
+    url, _ = server
     client = socketio.Client(reconnection=False)
     updates: list[dict] = []
     client.on("gpu_status_update", updates.append)

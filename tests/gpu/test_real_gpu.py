@@ -73,15 +73,16 @@ def test_the_load_is_named_with_its_memory_and_command_line(server: str, load: s
     apps = {int(pid): float(mib) for pid, mib in smi("compute-apps", "pid,used_memory")}
     smi_bytes = apps[load.pid] * 2**20
     assert row["gpu_memory_bytes"] == pytest.approx(smi_bytes, rel=0.05)
-    REPORT["process"] = {"pid": load.pid, "command": row["command"], "fanwhy_gpu_memory_mib": row["gpu_memory_bytes"] / 2**20,
-                         "nvidia_smi_used_memory_mib": apps[load.pid], "sm_percent": row["sm_percent"]}
+    REPORT["process"] = {"pid": load.pid, "command": row["command"], "sm_percent": row["sm_percent"],
+                         "fanwhy_gpu_memory_mib": row["gpu_memory_bytes"] / 2**20,
+                         "nvidia_smi_used_memory_mib": apps[load.pid]}
 
 
 def test_utilization_power_temperature_match_nvidia_smi(server: str) -> None:
     fields = "index,name,utilization.gpu,power.draw,temperature.gpu,fan.speed"
     for _ in range(5):
         gpu = requests.get(f"{server}/api/gpu/metrics?gpu=0", timeout=10).json()["gpus"][0]
-        index, name, util, power, temp, fan = smi("gpu", fields)[0]
+        _, name, util, power, temp, fan = smi("gpu", fields)[0]
         if gpu["utilization_percent"] and gpu["utilization_percent"] > 50:
             break
         time.sleep(1)
