@@ -138,3 +138,25 @@ def test_screenshot(server: str, page: object) -> None:
     assert image[:8] == b"\x89PNG\r\n\x1a\n"
     if target:
         Path(target).write_bytes(image)
+
+
+def test_the_page_reconnects_when_the_server_restarts(page: object) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port)
+    try:
+        wait_healthy(url)
+        page.goto(url)  # type: ignore[attr-defined]
+        page.wait_for_selector("#connection.pill-ok", timeout=10_000)  # type: ignore[attr-defined]
+        stop(proc)
+        page.wait_for_selector("#connection:not(.pill-ok)", timeout=10_000)  # type: ignore[attr-defined]
+        proc = start_server(port)
+        wait_healthy(url)
+        page.wait_for_selector("#connection.pill-ok", timeout=20_000)  # type: ignore[attr-defined]
+        tick = page.text_content("#timing")  # type: ignore[attr-defined]
+        page.wait_for_function("t => document.querySelector('#timing').textContent !== t", arg=tick,  # type: ignore[attr-defined]
+                               timeout=10_000)
+    finally:
+        stop(proc)
+    # Connection errors while the server was down are expected console noise; page errors are not.
+    assert [p for p in page.problems if p.startswith("page error")] == []  # type: ignore[attr-defined]
