@@ -12,6 +12,8 @@ from flask_socketio import SocketIO
 
 from app import api, auth, realtime, views
 from app.alerts import AlertEngine
+from app.attribution.attributor import Attributor
+from app.attribution.docker import DockerClient
 from app.attribution.processes import ProcessInspector
 from app.config import Settings, load_settings
 from app.monitor import Monitor
@@ -47,7 +49,8 @@ def build_monitor(settings: Settings, selection: Selection | None = None) -> Mon
         interval_s=settings.interval_s,
         alerts=AlertEngine(settings.alert_gpu_util_percent, settings.alert_hold_s,
                            settings.alert_hysteresis_percent),
-        inspector=ProcessInspector(top_cpu=settings.top_cpu_processes),
+        attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc),
+                              DockerClient(settings.docker_socket) if settings.docker_socket else None),
         min_tick_gap_s=settings.min_tick_gap_s,
     )
 

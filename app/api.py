@@ -100,6 +100,12 @@ def summary() -> Response:
              if k in ("pid", "name", "user", "gpu_memory_bytes", "sm_percent", "cpu_percent", "visibility")}
             for p in snap.processes[:5]
         ],
+        "top_containers": [
+            {"id": c.container.id, "name": c.container.name, "runtime": c.container.runtime,
+             "gpu_memory_bytes": c.gpu_memory_bytes, "memory_method": c.memory_method, "sm_percent": c.sm_percent}
+            for c in snap.containers[:5]
+        ],
+        "unattributed": to_json(snap.unattributed),
         "alerts": to_json(snap.alerts),
     })
 
@@ -129,6 +135,22 @@ def processes() -> Response:
     rows.sort(key=keys[sort])
     return jsonify({"timestamp": frame.snapshot.timestamp, "count": len(rows),
                     "processes": [process_view(p) for p in rows[:limit]]})
+
+
+@bp.get("/gpu/containers")
+def containers() -> Response:
+    """Per-container and per-user rollups, GPU containers even when idle, and per-GPU unattributed use.
+
+    ``memory_method: "inference"`` marks an estimate (unattributed memory split equally among GPU
+    containers, or PIDs, that NVML does not list)."""
+    _args(("gpu",))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    snap = frame.snapshot
+    rows = [c for c in snap.containers if index is None or index in c.gpu_indices or not c.gpu_indices]
+    unattributed = [u for u in snap.unattributed if index is None or u.gpu_index == index]
+    return jsonify({"timestamp": snap.timestamp, "count": len(rows), "containers": to_json(rows),
+                    "users": to_json(snap.users), "unattributed": to_json(unattributed)})
 
 
 @bp.get("/health")

@@ -30,6 +30,8 @@ class Settings:
     sim_gpus: int = 2
     sim_peak: float = 0.5
     min_tick_gap_s: float = 0.25
+    host_proc: str = "/proc"
+    docker_socket: str = "/var/run/docker.sock"
 
     def validate(self) -> Settings:
         if not 0.05 <= self.interval_s <= 3600:
@@ -40,6 +42,8 @@ class Settings:
             raise ConfigError("FANWHY_ALERT_GPU_UTIL must be 0-100")
         if self.threads < 4:
             raise ConfigError("FANWHY_THREADS must be at least 4")
+        if not os.path.isdir(self.host_proc):
+            raise ConfigError(f"FANWHY_HOST_PROC={self.host_proc!r} is not a directory (mount the host's /proc there)")
         if not is_loopback(self.host) and not self.token:
             raise ConfigError(
                 f"refusing to bind {self.host}: anything but loopback needs FANWHY_TOKEN "
@@ -56,6 +60,7 @@ ENV_NAMES = {
     "sys_root": "FANWHY_SYS_ROOT", "nvidia_smi": "FANWHY_NVIDIA_SMI",
     "nvidia_smi_timeout_s": "FANWHY_NVIDIA_SMI_TIMEOUT", "sim_gpus": "FANWHY_SIM_GPUS",
     "sim_peak": "FANWHY_SIM_PEAK", "min_tick_gap_s": "FANWHY_MIN_TICK_GAP",
+    "host_proc": "FANWHY_HOST_PROC", "docker_socket": "FANWHY_DOCKER_SOCKET",
 }
 
 

@@ -12,7 +12,8 @@ from types import MappingProxyType
 from typing import Literal, Mapping
 
 Visibility = Literal["visible", "host-pid-only", "inferred"]
-ProcessStatus = Literal["ok", "vanished", "zombie", "denied"]
+ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
+MemoryMethod = Literal["reported", "inference", "none"]
 
 EMPTY: Mapping[str, str] = MappingProxyType({})
 
@@ -95,6 +96,7 @@ class ProcessGpu:
     encoder_percent: float | None
     decoder_percent: float | None
     kind: str
+    memory_method: MemoryMethod = "reported"
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,10 @@ class ProcessSample:
     """A process that uses a GPU, or one of the busiest CPU users.
 
     A vanished, zombie or denied process keeps its row: ``status`` says which, and the fields
-    that could not be read are None.
+    that could not be read are None. ``outside-namespace``: a host PID that NVML reported only in its
+    utilization samples, which FanWhy cannot resolve (it runs in another PID namespace without the
+    host's /proc); its SM % is still known. ``namespace_pid`` is the PID inside the process's own
+    container when that differs; ``unit`` the systemd service it runs in.
     """
 
     pid: int
@@ -129,6 +134,8 @@ class ProcessSample:
     container: ContainerRef | None = None
     visibility: Visibility = "visible"
     status: ProcessStatus = "ok"
+    namespace_pid: int | None = None
+    unit: str | None = None
 
     @property
     def gpu_memory_bytes(self) -> int | None:
@@ -139,6 +146,57 @@ class ProcessSample:
     def sm_percent(self) -> float | None:
         known = [g.sm_percent for g in self.gpus if g.sm_percent is not None]
         return max(known) if known else None
+
+
+@dataclass(frozen=True)
+class ContainerSample:
+    """One container's use of the GPUs (a rollup of its processes), or a GPU container that is idle.
+
+    ``memory_method`` is ``inference`` when the memory is an estimate: unattributed memory split
+    equally among GPU containers that have no visible process. ``sm_percent`` and ``cpu_percent``
+    add up over processes and GPUs (like top's CPU %, 200 means two GPUs' worth).
+    """
+
+    container: ContainerRef
+    gpu_access: bool | None
+    pids: tuple[int, ...]
+    gpu_indices: tuple[int, ...]
+    gpu_memory_bytes: int | None
+    memory_method: MemoryMethod
+    sm_percent: float | None
+    cpu_percent: float | None
+
+
+@dataclass(frozen=True)
+class UserSample:
+    """One user's processes, added up."""
+
+    user: str
+    pids: tuple[int, ...]
+    gpu_memory_bytes: int | None
+    sm_percent: float | None
+    cpu_percent: float | None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A share of unattributed memory given, as an estimate, to a process or a container."""
+
+    kind: Literal["process", "container"]
+    id: str
+    memory_bytes: int
+    method: Literal["inference"] = "inference"
+
+
+@dataclass(frozen=True)
+class Unattributed:
+    """What no visible process accounts for on one GPU, and why."""
+
+    gpu_index: int
+    memory_bytes: int | None
+    sm_percent: float | None
+    reason: str
+    assigned: tuple[Assignment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,6 +278,9 @@ class Snapshot:
     gpus: tuple[GpuSample, ...]
     processes: tuple[ProcessSample, ...]
     timing: CollectorTiming
+    containers: tuple[ContainerSample, ...] = ()
+    users: tuple[UserSample, ...] = ()
+    unattributed: tuple[Unattributed, ...] = ()
     alerts: tuple[Alert, ...] = ()
     alert_events: tuple[Alert, ...] = ()
     errors: tuple[str, ...] = field(default=())

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from app.alerts import AlertEngine
+from app.attribution.attributor import Attribution, Attributor
 from app.attribution.processes import ProcessInspector
 from app.host import HostSampler
-from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, ProcessSample, Snapshot, frozen_map
+from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, frozen_map
 from app.serialize import snapshot_view
 from app.vendors.factory import Selection
 
@@ -40,7 +41,7 @@ class Monitor:
         selection: Selection,
         interval_s: float = 1.0,
         alerts: AlertEngine | None = None,
-        inspector: ProcessInspector | None = None,
+        attributor: Attributor | None = None,
         host: HostSampler | None = None,
         min_tick_gap_s: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
@@ -50,7 +51,7 @@ class Monitor:
         self.backend = selection.backend
         self.interval_s = interval_s
         self.alerts = alerts or AlertEngine()
-        self.inspector = inspector or ProcessInspector()
+        self.attributor = attributor or Attributor(ProcessInspector())
         self.host = host or HostSampler()
         self.min_tick_gap_s = min_tick_gap_s
         self._clock = clock
@@ -148,9 +149,9 @@ class Monitor:
             log.exception("backend %s sample failed", self.backend.name)
             errors.append(f"{self.backend.name} backend: {type(error).__name__}: {error}")
         t1 = self._clock()
-        processes: tuple[ProcessSample, ...] = ()
+        attribution = Attribution(processes=(), containers=(), users=(), unattributed=())
         try:
-            processes = self.inspector.collect(self.backend.processes())
+            attribution = self.attributor.attribute(gpus, self.backend.processes())
         except Exception as error:
             log.exception("process attribution failed")
             errors.append(f"processes: {type(error).__name__}: {error}")
@@ -178,7 +179,10 @@ class Monitor:
                                 no_gpu_reason=no_gpu_reason),
             host=host,
             gpus=gpus,
-            processes=processes,
+            processes=attribution.processes,
+            containers=attribution.containers,
+            users=attribution.users,
+            unattributed=attribution.unattributed,
             timing=CollectorTiming(total_ms=_ms(t3 - t0), gpus_ms=_ms(t1 - t0), processes_ms=_ms(t2 - t1),
                                    host_ms=_ms(t3 - t2), interval_s=self.interval_s, tick=self._tick),
             alerts=active,

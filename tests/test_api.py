@@ -23,7 +23,8 @@ def test_metrics_has_every_gpu_field_and_the_processes(client: Any) -> None:
     gpu_procs = [p for p in body["processes"] if p["gpus"]]
     assert [p["pid"] for p in gpu_procs] == [657]
     assert gpu_procs[0]["gpus"][0] == {"gpu_index": 1, "memory_bytes": 7052722176, "sm_percent": 98.0,
-                                       "encoder_percent": 0.0, "decoder_percent": 0.0, "kind": "compute"}
+                                       "encoder_percent": 0.0, "decoder_percent": 0.0, "kind": "compute",
+                                       "memory_method": "reported"}
     assert body["timing"]["tick"] == 1 and body["timing"]["total_ms"] >= 0
     assert "alert_events" not in body
 

@@ -101,3 +101,20 @@ def test_top_cpu_users_are_listed_after_gpu_users() -> None:
     finally:
         burner.kill()
         burner.wait()
+
+
+def test_a_foreign_pid_is_not_resolved_outside_the_host_pid_namespace(sleeper: subprocess.Popen) -> None:
+    """Inside a container, a host PID from NVML may be the number of an unrelated local process: not read."""
+    inspector = ProcessInspector(top_cpu=0, resolve_foreign=False)
+    (row,) = inspector.collect([usage(sleeper.pid, memory=None, kind="utilization-only")])
+    assert row.status == "outside-namespace" and row.name is None and row.command is None
+    assert row.visibility == "host-pid-only" and row.sm_percent == 50.0
+    (listed,) = inspector.collect([usage(sleeper.pid)])  # a PID NVML lists is in our namespace: resolved
+    assert listed.status == "ok" and listed.name is not None
+
+
+def test_root_pid_namespace_is_detected() -> None:
+    from app.attribution.processes import in_root_pid_namespace
+
+    expected = os.stat("/proc/self/ns/pid").st_ino == 0xEFFFFFFC
+    assert in_root_pid_namespace() is expected

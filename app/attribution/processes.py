@@ -6,7 +6,9 @@ Only NoSuchProcess, ZombieProcess and AccessDenied are expected: such a process 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import psutil
@@ -26,13 +28,37 @@ class _Details:
     status: ProcessStatus
 
 
+# The inode of the initial PID namespace (PROC_PID_INIT_INO in the kernel, include/linux/proc_ns.h).
+ROOT_PID_NAMESPACE_INODE = 0xEFFFFFFC
+
+
+def in_root_pid_namespace(proc_root: Path = Path("/proc")) -> bool:
+    """True when this process runs in the host's PID namespace, so host PIDs are our PIDs."""
+    try:
+        return os.stat(proc_root / "self" / "ns" / "pid").st_ino == ROOT_PID_NAMESPACE_INODE
+    except OSError:
+        return False
+
+
 class ProcessInspector:
     """Reads process details, keeping psutil.Process objects between ticks so CPU % is measured
-    over the interval (the first sighting of a process has no CPU % yet: None, not 0)."""
+    over the interval (the first sighting of a process has no CPU % yet: None, not 0).
 
-    def __init__(self, top_cpu: int = 5, min_cpu_percent: float = 1.0):
+    ``proc_root`` other than /proc (the host's /proc mounted into FanWhy's container) points psutil
+    there for the whole process: NVML's PIDs are host PIDs, and so is every PID read. A PID seen only
+    in NVML's utilization samples is resolved only where our /proc is the host's (the root PID
+    namespace, or a mounted host /proc): elsewhere that number may belong to another process.
+    """
+
+    def __init__(self, top_cpu: int = 5, min_cpu_percent: float = 1.0, proc_root: str | Path = "/proc",
+                 resolve_foreign: bool | None = None):
         self.top_cpu = top_cpu
         self.min_cpu_percent = min_cpu_percent
+        self.proc_root = Path(proc_root)
+        if self.proc_root != Path("/proc"):
+            psutil.PROCFS_PATH = str(self.proc_root)
+        self.resolve_foreign = (self.proc_root != Path("/proc") or in_root_pid_namespace()
+                                if resolve_foreign is None else resolve_foreign)
         self._known: dict[int, tuple[psutil.Process, float]] = {}
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
@@ -47,8 +73,11 @@ class ProcessInspector:
         return tuple(rows)
 
     def _gpu_row(self, pid: int, usages: list[GpuProcessUsage]) -> ProcessSample:
-        details = self._details(pid)
         visible = any(u.kind != "utilization-only" for u in usages)
+        if visible or self.resolve_foreign:
+            details = self._details(pid)
+        else:
+            details = _Details(None, None, None, None, None, None, "outside-namespace")
         visibility: Visibility = "visible" if visible else "host-pid-only"
         gpus = tuple(
             ProcessGpu(gpu_index=u.gpu_index, memory_bytes=u.memory_bytes, sm_percent=u.sm_percent,

@@ -1,0 +1,125 @@
+"""Container names, images and GPU access from the Docker Engine API (or Podman's compatible socket).
+
+Plain HTTP over the unix socket with a short timeout; the container list is cached for ``ttl_s`` and
+each container's inspect result for as long as the container exists. A missing, slow or failing
+daemon never stalls the collector for more than one timeout: it is retried after ``retry_s``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class DockerContainer:
+    id: str
+    name: str | None
+    image: str | None
+    gpu_access: bool
+    pod: str | None = None
+    namespace: str | None = None
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    def __init__(self, path: str, timeout: float):
+        super().__init__("localhost", timeout=timeout)
+        self._path = path
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self._path)
+        except OSError:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+def has_gpu_access(inspect: dict[str, Any]) -> bool:
+    """Device requests for GPUs, the nvidia runtime, or NVIDIA_VISIBLE_DEVICES set to devices."""
+    host = inspect.get("HostConfig") or {}
+    for request in host.get("DeviceRequests") or []:
+        capabilities = [c for group in (request.get("Capabilities") or []) for c in group]
+        if request.get("Driver") == "nvidia" or "gpu" in capabilities:
+            return True
+    if host.get("Runtime") == "nvidia":
+        return True
+    for entry in (inspect.get("Config") or {}).get("Env") or []:
+        key, _, value = entry.partition("=")
+        if key == "NVIDIA_VISIBLE_DEVICES" and value not in ("", "void", "none"):
+            return True
+    return any("/dev/nvidia" in (d.get("PathOnHost") or "") or "/dev/dri" in (d.get("PathOnHost") or "")
+               for d in host.get("Devices") or [])
+
+
+class DockerClient:
+    def __init__(self, socket_path: str = "/var/run/docker.sock", timeout_s: float = 0.5, ttl_s: float = 10.0,
+                 retry_s: float = 30.0, clock: Callable[[], float] = time.monotonic):
+        self.socket_path = socket_path
+        self.timeout_s = timeout_s
+        self.ttl_s = ttl_s
+        self.retry_s = retry_s
+        self._clock = clock
+        self._containers: dict[str, DockerContainer] = {}
+        self._inspected: dict[str, DockerContainer] = {}
+        self._fresh_until = float("-inf")
+        self._retry_at = float("-inf")
+        self.error: str | None = None
+
+    def _get(self, path: str) -> Any:
+        connection = _UnixConnection(self.socket_path, self.timeout_s)
+        try:
+            connection.request("GET", path, headers={"Host": "docker"})
+            response = connection.getresponse()
+            body = response.read(8 * 1024 * 1024)
+            if response.status != 200:
+                raise OSError(f"{path}: HTTP {response.status}")
+            return json.loads(body)
+        finally:
+            connection.close()
+
+    def containers(self) -> dict[str, DockerContainer]:
+        """Running containers by full id (refreshed at most every ``ttl_s``)."""
+        now = self._clock()
+        if now < self._fresh_until or now < self._retry_at:
+            return self._containers
+        try:
+            listing = self._get("/containers/json")
+            found = {}
+            for item in listing:
+                cid = item.get("Id", "")
+                if cid not in self._inspected:
+                    self._inspected[cid] = self._inspect(cid, item)
+                found[cid] = self._inspected[cid]
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            self.error = f"{self.socket_path}: {type(error).__name__}: {error}"
+            self._retry_at = now + self.retry_s
+            log.info("docker API unavailable (%s); container names fall back to short ids", self.error)
+            return self._containers
+        self.error = None
+        self._inspected = {cid: c for cid, c in self._inspected.items() if cid in found}
+        self._containers = found
+        self._fresh_until = now + self.ttl_s
+        return found
+
+    def _inspect(self, cid: str, item: dict[str, Any]) -> DockerContainer:
+        names = item.get("Names") or []
+        labels = item.get("Labels") or {}
+        inspect = self._get(f"/containers/{cid}/json")
+        return DockerContainer(
+            id=cid,
+            name=names[0].lstrip("/") if names else None,
+            image=item.get("Image"),
+            gpu_access=has_gpu_access(inspect),
+            pod=labels.get("io.kubernetes.pod.name"),
+            namespace=labels.get("io.kubernetes.pod.namespace"),
+        )

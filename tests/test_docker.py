@@ -1,0 +1,63 @@
+"""The Docker Engine API client against a fake API on a unix socket: names, GPU access, timeouts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from app.attribution.docker import DockerClient
+from tests.fakes.docker_api import FakeDockerApi, container
+
+A, B, C, D = ("a" * 64, "b" * 64, "c" * 64, "d" * 64)
+
+
+def containers() -> list:
+    return [container(A, "trainer", "pytorch/pytorch:2.5", gpu="device-request"),
+            container(B, "ollama", "ollama/ollama", gpu="runtime"),
+            container(C, "notebook", "jupyter/base", gpu="env"),
+            container(D, "web", "nginx:1.27")]
+
+
+def test_names_images_and_gpu_access(tmp_path: Path) -> None:
+    sock = tmp_path / "docker.sock"
+    with FakeDockerApi(sock, containers()):
+        found = DockerClient(str(sock)).containers()
+    assert {c.name: (c.image, c.gpu_access) for c in found.values()} == {
+        "trainer": ("pytorch/pytorch:2.5", True), "ollama": ("ollama/ollama", True),
+        "notebook": ("jupyter/base", True), "web": ("nginx:1.27", False)}
+
+
+def test_cached_between_ticks_and_inspected_once(tmp_path: Path) -> None:
+    sock = tmp_path / "docker.sock"
+    now = [0.0]
+    with FakeDockerApi(sock, containers()) as api:
+        client = DockerClient(str(sock), ttl_s=10, clock=lambda: now[0])
+        for _ in range(5):
+            client.containers()
+        assert api.requests.count("/containers/json") == 1
+        now[0] = 11
+        client.containers()
+        assert api.requests.count("/containers/json") == 2
+        assert api.requests.count(f"/containers/{A}/json") == 1  # inspect results live as long as the container
+
+
+def test_a_missing_socket_is_not_an_error_for_the_collector(tmp_path: Path) -> None:
+    client = DockerClient(str(tmp_path / "nope.sock"))
+    assert client.containers() == {}
+    assert client.error is not None and "nope.sock" in client.error
+
+
+def test_a_slow_daemon_costs_one_timeout_then_is_retried_later(tmp_path: Path) -> None:
+    sock = tmp_path / "docker.sock"
+    now = [0.0]
+    with FakeDockerApi(sock, containers(), delay_s=2.0) as api:
+        client = DockerClient(str(sock), timeout_s=0.2, retry_s=30, clock=lambda: now[0])
+        started = time.monotonic()
+        assert client.containers() == {}
+        assert time.monotonic() - started < 1.0
+        assert "timed out" in (client.error or "")
+        client.containers()
+        assert len(api.requests) == 1  # not asked again before retry_s
+        api.delay_s = 0.0
+        now[0] = 31
+        assert len(client.containers()) == 4 and client.error is None
