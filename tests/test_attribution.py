@@ -36,7 +36,8 @@ def gpu(used: int, util: float = 90.0, index: int = 0) -> GpuSample:
                      memory_total_bytes=80 * GB, utilization_percent=util)
 
 
-def use(pid: int, memory: int | None, sm: float | None = 10.0, kind: str = "compute", index: int = 0) -> GpuProcessUsage:
+def use(pid: int, memory: int | None, sm: float | None = 10.0, kind: str = "compute",
+        index: int = 0) -> GpuProcessUsage:
     return GpuProcessUsage(pid=pid, gpu_index=index, memory_bytes=memory, sm_percent=sm, kind=kind)  # type: ignore[arg-type]
 
 
