@@ -106,33 +106,86 @@
     });
   }
 
-  function renderProcesses(processes) {
-    const body = $("#processes tbody");
-    const rows = processes.map((p) => {
-      const tr = document.createElement("tr");
-      tr.dataset.pid = String(p.pid);
-      if (p.status !== "ok") tr.classList.add("status-" + p.status);
-      const cells = [
-        String(p.pid),
-        p.user || "?",
-        (p.name || "?") + (p.status !== "ok" ? " (" + p.status + ")" : "") +
-          (p.visibility !== "visible" ? " [" + p.visibility + "]" : ""),
-        p.gpus.length ? p.gpus.map((g) => String(g.gpu_index)).join(", ") : "–",
-        p.gpus.length ? fmtBytes(p.gpu_memory_bytes) : "–",
-        p.sm_percent === null ? (p.gpus.length ? "N/A" : "–") : p.sm_percent.toFixed(0),
-        p.cpu_percent === null ? "…" : p.cpu_percent.toFixed(0),
-        p.command || "",
-      ];
-      cells.forEach((text, i) => {
-        const td = document.createElement("td");
-        td.textContent = text;
-        if (i === 7) { td.className = "cmd"; td.title = text; }
-        tr.appendChild(td);
-      });
-      return tr;
-    });
-    body.replaceChildren(...rows);
+  const shortId = (id) => (id && id.length > 12 ? id.slice(0, 12) : id || "");
+  const containerLabel = (c) => (c ? (c.name || shortId(c.id)) + (c.runtime ? " (" + c.runtime + ")" : "") : "–");
+
+  // A memory figure that is an estimate says so.
+  function memoryText(bytes, method) {
+    if (bytes === null || bytes === undefined) return "N/A";
+    return method === "inference" ? "≈ " + fmtBytes(bytes) + " (estimate)" : fmtBytes(bytes);
   }
+
+  function row(cells, opts) {
+    const tr = document.createElement("tr");
+    cells.forEach((cell) => {
+      const td = document.createElement("td");
+      td.textContent = cell.text;
+      if (cell.title) td.title = cell.title;
+      if (cell.cls) td.className = cell.cls;
+      tr.appendChild(td);
+    });
+    Object.assign(tr.dataset, (opts && opts.data) || {});
+    if (opts && opts.cls) tr.className = opts.cls;
+    if (opts && opts.title) tr.title = opts.title;
+    return tr;
+  }
+
+  function renderProcesses(processes, unattributed) {
+    const rows = processes.map((p) => {
+      const estimate = p.gpus.some((g) => g.memory_method === "inference");
+      const seenAs = p.visibility === "visible" ? "visible" :
+        p.visibility + (p.status === "outside-namespace" ? " (another PID namespace)" : "");
+      return row([
+        { text: String(p.pid) + (p.namespace_pid ? " (" + p.namespace_pid + " inside)" : "") },
+        { text: p.user || "?" },
+        { text: (p.name || "?") + (p.status !== "ok" && p.status !== "outside-namespace" ? " (" + p.status + ")" : "") },
+        { text: containerLabel(p.container), title: p.container ? p.container.id + (p.container.image ? " · " + p.container.image : "") : (p.unit || "") },
+        { text: p.gpus.length ? p.gpus.map((g) => String(g.gpu_index)).join(", ") : "–" },
+        { text: p.gpus.length ? memoryText(p.gpu_memory_bytes, estimate ? "inference" : "reported") : "–" },
+        { text: p.sm_percent === null ? (p.gpus.length ? "N/A" : "–") : p.sm_percent.toFixed(0) },
+        { text: p.cpu_percent === null ? "…" : p.cpu_percent.toFixed(0) },
+        { text: seenAs },
+        { text: p.command || "", title: p.command || "", cls: "cmd" },
+      ], { data: { pid: String(p.pid) }, cls: p.status !== "ok" ? "status-" + p.status : "" });
+    });
+    (unattributed || []).forEach((u) => {
+      if (!u.memory_bytes || u.memory_bytes < 64 * 1024 * 1024) return;
+      rows.push(row([
+        { text: "–" }, { text: "–" }, { text: "unattributed" }, { text: "–" },
+        { text: String(u.gpu_index) },
+        { text: fmtBytes(u.memory_bytes) },
+        { text: u.sm_percent === null ? "N/A" : u.sm_percent.toFixed(0) },
+        { text: "–" }, { text: "nobody visible" }, { text: u.reason, cls: "cmd" },
+      ], { data: { unattributedGpu: String(u.gpu_index) }, cls: "unattributed", title: u.reason }));
+    });
+    $("#processes tbody").replaceChildren(...rows);
+  }
+
+  function renderContainers(containers) {
+    const rows = containers.map((c) => row([
+      { text: c.container.name || shortId(c.container.id), title: c.container.id },
+      { text: c.container.runtime },
+      { text: c.container.image || "–" },
+      { text: c.container.pod ? (c.container.namespace ? c.container.namespace + "/" : "") + c.container.pod : "–" },
+      { text: c.gpu_indices.length ? c.gpu_indices.join(", ") : "–" },
+      { text: memoryText(c.gpu_memory_bytes, c.memory_method) },
+      { text: c.sm_percent === null ? "N/A" : c.sm_percent.toFixed(0) },
+      { text: c.cpu_percent === null ? "…" : c.cpu_percent.toFixed(0) },
+      { text: c.pids.length ? c.pids.join(", ") : "no visible process" },
+    ], { data: { container: c.container.id } }));
+    if (!rows.length) rows.push(row([{ text: "No container uses a GPU." }]));
+    $("#containers tbody").replaceChildren(...rows);
+  }
+
+  function selectTab(which) {
+    ["processes", "containers"].forEach((name) => {
+      const active = name === which;
+      $("#tab-" + name).setAttribute("aria-selected", String(active));
+      $("#" + name + "-view").hidden = !active;
+    });
+  }
+  $("#tab-processes").addEventListener("click", () => selectTab("processes"));
+  $("#tab-containers").addEventListener("click", () => selectTab("containers"));
 
   // An alert is shown once, whether it arrives as an event or is already firing when the page opens.
   const shownAlerts = new Set();
@@ -161,7 +214,8 @@
       if (!seen.has(key)) { card.remove(); cards.delete(key); }
     }
     renderSystem(snap.host);
-    renderProcesses(snap.processes);
+    renderProcesses(snap.processes, snap.unattributed);
+    renderContainers(snap.containers || []);
     $("#updated").textContent = new Date(snap.timestamp * 1000).toLocaleTimeString();
     $("#timing").textContent = snap.timing.total_ms.toFixed(1) + " ms, tick " + snap.timing.tick;
   }

@@ -160,3 +160,27 @@ def test_the_page_reconnects_when_the_server_restarts(page: object) -> None:
         stop(proc)
     # Connection errors while the server was down are expected console noise; page errors are not.
     assert [p for p in page.problems if p.startswith("page error")] == []  # type: ignore[attr-defined]
+
+
+def test_unattributed_row_and_the_container_view(make_app: Any, serve: Any, page: object, tmp_path: Path) -> None:
+    from tests.fakes.docker_api import FakeDockerApi, container
+
+    fake = scenario("h200x2_load")
+    fake.set(1, "compute_processes", [])  # the shared/facts case: memory used, nobody listed
+    sock = tmp_path / "docker.sock"
+    with FakeDockerApi(sock, [container("e" * 64, HOSTILE, "ollama/ollama", gpu="device-request")]):
+        live = serve(make_app(nvidia_selection(fake), docker_socket=str(sock)))
+        page.goto(live.url)  # type: ignore[attr-defined]
+        unattributed = page.wait_for_selector("#processes tr.unattributed", timeout=10_000)  # type: ignore[attr-defined]
+        assert "unattributed" in (unattributed.text_content() or "")
+        assert "PID namespace" in (unattributed.get_attribute("title") or "")
+        estimate = page.locator("#processes tr[data-pid='657']")  # type: ignore[attr-defined]
+        assert "(estimate)" in (estimate.text_content() or "")
+        page.click("#tab-containers")  # type: ignore[attr-defined]
+        assert page.is_visible("#containers")  # type: ignore[attr-defined]
+        assert not page.is_visible("#processes")  # type: ignore[attr-defined]
+        idle = page.wait_for_selector("#containers tr[data-container]", timeout=10_000)  # type: ignore[attr-defined]
+        text = idle.text_content() or ""
+        assert HOSTILE in text and "no visible process" in text and "ollama/ollama" in text
+        assert page.locator("#containers img").count() == 0  # type: ignore[attr-defined]
+    assert page.problems == []  # type: ignore[attr-defined]

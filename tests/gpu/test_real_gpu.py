@@ -1,6 +1,6 @@
 """On a real NVIDIA GPU: a torch load, FanWhy served for real, compared with nvidia-smi.
 
-Run on the GPU machine with `pytest -m gpu -ra tests/gpu`; FANWHY_GPU_REPORT names a JSON file for
+Run on the GPU machine with `pytest -m gpu -ra tests/gpu`; FANWHY_GPU_REPORT_DIR names a folder for the JSON for
 the figures that README's "Verified on hardware" quotes.
 """
 
@@ -58,8 +58,8 @@ def server(load: subprocess.Popen) -> Iterator[str]:
     finally:
         output = stop(proc)
         assert "Traceback" not in output, output
-        if os.environ.get("FANWHY_GPU_REPORT"):
-            Path(os.environ["FANWHY_GPU_REPORT"]).write_text(json.dumps(REPORT, indent=2))
+        if os.environ.get("FANWHY_GPU_REPORT_DIR"):
+            (Path(os.environ["FANWHY_GPU_REPORT_DIR"]) / "gpu-report.json").write_text(json.dumps(REPORT, indent=2))
 
 
 def test_the_load_is_named_with_its_memory_and_command_line(server: str, load: subprocess.Popen) -> None:
