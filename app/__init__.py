@@ -47,8 +47,7 @@ def build_monitor(settings: Settings, selection: Selection | None = None) -> Mon
     return Monitor(
         selection,
         interval_s=settings.interval_s,
-        alerts=AlertEngine(settings.alert_gpu_util_percent, settings.alert_hold_s,
-                           settings.alert_hysteresis_percent),
+        alerts=AlertEngine(settings.alert_rules()),
         attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None),
         min_tick_gap_s=settings.min_tick_gap_s,

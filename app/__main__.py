@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from typing import Any, Sequence
@@ -27,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="GPU utilization alert threshold, % (FANWHY_ALERT_GPU_UTIL, default 50)")
     parser.add_argument("--alert-hold", dest="alert_hold_s", type=float,
                         help="seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)")
+    parser.add_argument("--alert", dest="alert_overrides", action="append", metavar="RULE.FIELD=VALUE",
+                        help="change an alert rule, e.g. temperature.threshold=80 or power.enabled=0; repeatable "
+                             "(added to FANWHY_ALERTS)")
     return parser
 
 
@@ -88,7 +92,10 @@ def serve(settings: Settings) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    overrides = {k: v for k, v in vars(args).items() if k not in ("command", "json") and v is not None}
+    overrides = {k: v for k, v in vars(args).items()
+                 if k not in ("command", "json", "alert_overrides") and v is not None}
+    if args.alert_overrides:
+        overrides["alerts"] = ",".join(filter(None, [os.environ.get("FANWHY_ALERTS", ""), *args.alert_overrides]))
     try:
         settings = load_settings(**overrides)
     except ConfigError as error:

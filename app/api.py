@@ -153,6 +153,20 @@ def containers() -> Response:
                     "users": to_json(snap.users), "unattributed": to_json(unattributed)})
 
 
+@bp.get("/alerts")
+def alerts() -> Response:
+    """The rules (threshold, hold, hysteresis, cooldown per rule), the alerts firing now, and the history
+    of fired and resolved alerts (newest first). ``?limit=`` caps the history (1-500, default 100)."""
+    _args(("limit", "gpu"))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    limit = _arg("limit", int, 100, lambda v: 1 <= v <= 500, "an integer from 1 to 500")
+    engine = _monitor().alerts
+    history = [a for a in reversed(engine.recent) if index is None or a.gpu_index == index][:limit]
+    active = [a for a in frame.snapshot.alerts if index is None or a.gpu_index == index]
+    return jsonify({"rules": engine.describe(), "active": to_json(active), "history": to_json(history)})
+
+
 @bp.get("/health")
 def health() -> tuple[Response, int]:
     _args(())

@@ -30,8 +30,19 @@ class Settings:
     sim_gpus: int = 2
     sim_peak: float = 0.5
     min_tick_gap_s: float = 0.25
+    alerts: str = ""
     host_proc: str = "/proc"
     docker_socket: str = "/var/run/docker.sock"
+
+    def alert_rules(self) -> dict[str, Any]:
+        """The alert rules: defaults, then FANWHY_ALERT_GPU_UTIL/HOLD/HYSTERESIS, then FANWHY_ALERTS."""
+        from app.alerts import build_rules, parse_overrides
+
+        overrides = parse_overrides(self.alerts)
+        utilization = {"threshold": self.alert_gpu_util_percent, "hold_s": self.alert_hold_s,
+                       "hysteresis": self.alert_hysteresis_percent}
+        overrides["gpu_utilization"] = {**utilization, **overrides.get("gpu_utilization", {})}
+        return build_rules(overrides)
 
     def validate(self) -> Settings:
         if not 0.05 <= self.interval_s <= 3600:
@@ -40,6 +51,10 @@ class Settings:
             raise ConfigError(f"FANWHY_PORT must be 1-65535, got {self.port}")
         if not 0 <= self.alert_gpu_util_percent <= 100:
             raise ConfigError("FANWHY_ALERT_GPU_UTIL must be 0-100")
+        try:
+            self.alert_rules()
+        except ValueError as error:
+            raise ConfigError(f"FANWHY_ALERTS: {error}") from None
         if self.threads < 4:
             raise ConfigError("FANWHY_THREADS must be at least 4")
         if not os.path.isdir(self.host_proc):
@@ -60,7 +75,7 @@ ENV_NAMES = {
     "sys_root": "FANWHY_SYS_ROOT", "nvidia_smi": "FANWHY_NVIDIA_SMI",
     "nvidia_smi_timeout_s": "FANWHY_NVIDIA_SMI_TIMEOUT", "sim_gpus": "FANWHY_SIM_GPUS",
     "sim_peak": "FANWHY_SIM_PEAK", "min_tick_gap_s": "FANWHY_MIN_TICK_GAP",
-    "host_proc": "FANWHY_HOST_PROC", "docker_socket": "FANWHY_DOCKER_SOCKET",
+    "alerts": "FANWHY_ALERTS", "host_proc": "FANWHY_HOST_PROC", "docker_socket": "FANWHY_DOCKER_SOCKET",
 }
 
 

@@ -55,6 +55,8 @@ class GpuSample:
     energy_j: float | None = None
     ecc_errors_uncorrected: int | None = None
     mig_mode: bool | None = None
+    persistence_mode: bool | None = None
+    display_active: bool | None = None
     pci_bus_id: str | None = None
     source: str = ""
     error: str | None = None
@@ -136,6 +138,8 @@ class ProcessSample:
     status: ProcessStatus = "ok"
     namespace_pid: int | None = None
     unit: str | None = None
+    power_w: float | None = None
+    energy_wh: float | None = None
 
     @property
     def gpu_memory_bytes(self) -> int | None:
@@ -165,6 +169,8 @@ class ContainerSample:
     memory_method: MemoryMethod
     sm_percent: float | None
     cpu_percent: float | None
+    power_w: float | None = None
+    energy_wh: float | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +203,7 @@ class Unattributed:
     sm_percent: float | None
     reason: str
     assigned: tuple[Assignment, ...] = ()
+    power_w: float | None = None
 
 
 @dataclass(frozen=True)
@@ -232,6 +239,16 @@ class HostSample:
 
 
 @dataclass(frozen=True)
+class GpuEvent:
+    """Something a GPU reported between ticks (an XID error from NVML's event set)."""
+
+    gpu_index: int | None
+    kind: str
+    value: int
+    timestamp: float
+
+
+@dataclass(frozen=True)
 class Alert:
     """An alert that is firing (in ``Snapshot.alerts``) or an alert event of this tick."""
 
@@ -245,6 +262,29 @@ class Alert:
     since: float
     state: Literal["firing", "resolved"] = "firing"
     resolved_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One reason for heat or noise, with the numbers behind it. ``score`` ranks causes (0-1)."""
+
+    kind: str
+    summary: str
+    score: float
+    gpu_index: int | None = None
+    pid: int | None = None
+    container: str | None = None
+    numbers: Mapping[str, float | str | None] = field(default_factory=lambda: EMPTY)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer in one sentence, the ranked causes behind it, and how sure FanWhy is (0-1)."""
+
+    headline: str
+    causes: tuple[Cause, ...]
+    confidence: float
+    busy: bool
 
 
 @dataclass(frozen=True)
@@ -281,6 +321,7 @@ class Snapshot:
     containers: tuple[ContainerSample, ...] = ()
     users: tuple[UserSample, ...] = ()
     unattributed: tuple[Unattributed, ...] = ()
+    verdict: Verdict | None = None
     alerts: tuple[Alert, ...] = ()
     alert_events: tuple[Alert, ...] = ()
     errors: tuple[str, ...] = field(default=())

@@ -7,6 +7,7 @@ collector run more often than every ``min_tick_gap_s``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -17,9 +18,12 @@ from typing import Any, Callable
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attribution, Attributor
 from app.attribution.processes import ProcessInspector
+from app.energy import EnergyMeter
+from app.explain import explain
 from app.host import HostSampler
 from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, frozen_map
 from app.serialize import snapshot_view
+from app.vendors.base import drain_events
 from app.vendors.factory import Selection
 
 log = logging.getLogger(__name__)
@@ -58,6 +62,8 @@ class Monitor:
         self._wall = wall_clock
         self._latest: Frame | None = None
         self._recent: deque[Frame] = deque(maxlen=64)
+        self._history: deque[Snapshot] = deque(maxlen=max(10, min(600, int(300 / interval_s))))
+        self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
         self._published = threading.Condition()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -166,7 +172,8 @@ class Monitor:
         t3 = self._clock()
 
         now = self._wall()
-        active, events = self.alerts.evaluate(gpus, now)
+        processes, containers, unattributed = self.energy.apply(
+            now, gpus, attribution.processes, attribution.containers, attribution.unattributed)
         self._tick += 1
         no_gpu_reason = None
         if not gpus:
@@ -179,16 +186,19 @@ class Monitor:
                                 no_gpu_reason=no_gpu_reason),
             host=host,
             gpus=gpus,
-            processes=attribution.processes,
-            containers=attribution.containers,
+            processes=processes,
+            containers=containers,
             users=attribution.users,
-            unattributed=attribution.unattributed,
+            unattributed=unattributed,
             timing=CollectorTiming(total_ms=_ms(t3 - t0), gpus_ms=_ms(t1 - t0), processes_ms=_ms(t2 - t1),
                                    host_ms=_ms(t3 - t2), interval_s=self.interval_s, tick=self._tick),
-            alerts=active,
-            alert_events=events,
             errors=tuple(errors),
         )
+        # The verdict and the alerts are views of the finished snapshot (and the ones before it).
+        verdict = explain(snapshot, self._history)
+        active, events = self.alerts.evaluate(snapshot, now, drain_events(self.backend))
+        snapshot = dataclasses.replace(snapshot, verdict=verdict, alerts=active, alert_events=events)
+        self._history.append(snapshot)
         if errors:
             self.consecutive_failures += 1
             self.total_errors += len(errors)

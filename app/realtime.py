@@ -22,13 +22,14 @@ from app.serialize import to_json
 
 log = logging.getLogger(__name__)
 
-EVENT_FIRED = {"gpu_utilization": "high_gpu_usage_alert"}
-
-
-def alert_event_name(alert: Alert) -> str:
+def alert_event_names(alert: Alert) -> tuple[str, ...]:
+    """``alert_resolved`` for a resolution; ``alert`` for every alert that fires, and also the seed's
+    ``high_gpu_usage_alert`` for GPU utilization."""
     if alert.state == "resolved":
-        return "alert_resolved"
-    return EVENT_FIRED.get(alert.rule, "alert")
+        return ("alert_resolved",)
+    if alert.rule == "gpu_utilization":
+        return ("high_gpu_usage_alert", "alert")
+    return ("alert",)
 
 
 class Broadcaster:
@@ -62,7 +63,9 @@ class Broadcaster:
             try:
                 for frame in frames:  # alert events of every frame, even one we were too slow for
                     for alert in frame.snapshot.alert_events:
-                        self.socketio.emit(alert_event_name(alert), to_json(alert))
+                        payload = to_json(alert)
+                        for name in alert_event_names(alert):
+                            self.socketio.emit(name, payload)
                 self.socketio.emit("gpu_status_update", frames[-1].view)
                 self.emitted += 1
             except Exception:  # one failed emit must not end the push for everyone

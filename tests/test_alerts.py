@@ -1,51 +1,150 @@
-"""Alert hold time and hysteresis, with a fake clock."""
+"""Alert rules with a fake clock: hold time, hysteresis, cooldown, per GPU; XID and new-process events."""
 
 from __future__ import annotations
 
-from app.alerts import AlertEngine
-from app.model import GpuSample
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from app.alerts import AlertEngine, build_rules, parse_overrides
+from app.config import ConfigError, load_settings
+from app.model import (
+    BackendInfo,
+    CollectorTiming,
+    GpuEvent,
+    GpuSample,
+    HostSample,
+    ProcessGpu,
+    ProcessSample,
+    Snapshot,
+)
 
 
-def gpu(util: float | None, index: int = 0, error: str | None = None) -> GpuSample:
+def gpu(util: float | None = 0, index: int = 0, error: str | None = None, **kw: Any) -> GpuSample:
     return GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="Test", utilization_percent=util,
-                     error=error)
+                     error=error, **kw)
 
 
-def run(engine: AlertEngine, values: list[float | None], start: float = 0.0) -> list[tuple[float, str]]:
+def snap(*gpus: GpuSample, processes: tuple[ProcessSample, ...] = ()) -> Snapshot:
+    host = HostSample(hostname="h", cpu_percent=0, cpu_count=1, load_average=None, memory_used_bytes=0,
+                      memory_total_bytes=1)
+    return Snapshot(timestamp=0, backend=BackendInfo(name="t"), host=host, gpus=tuple(gpus), processes=processes,
+                    timing=CollectorTiming(0, 0, 0, 0, 1, 1))
+
+
+def only(rule: str, **changes: Any) -> AlertEngine:
+    overrides = {name: {"enabled": False} for name in build_rules() if name != rule}
+    overrides[rule] = changes
+    return AlertEngine(build_rules(overrides))
+
+
+def run(engine: AlertEngine, values: list[float | None], field: str = "utilization_percent",
+        start: float = 0.0) -> list[tuple[float, str]]:
     events = []
     for step, value in enumerate(values):
-        _, fired = engine.evaluate([gpu(value)], start + step)
+        _, fired = engine.evaluate(snap(replace(gpu(), **{field: value})), start + step)
         events.extend((start + step, e.state) for e in fired)
     return events
 
 
 def test_fires_only_after_the_hold_time() -> None:
-    engine = AlertEngine(gpu_util_percent=50, hold_s=3, hysteresis_percent=5)
+    engine = only("gpu_utilization", threshold=50, hold_s=3, hysteresis=5)
     assert run(engine, [60, 60, 60, 60, 60]) == [(3.0, "firing")]
-    active, _ = engine.evaluate([gpu(60)], 5)
+    active, _ = engine.evaluate(snap(gpu(60)), 5)
     assert len(active) == 1 and active[0].rule == "gpu_utilization" and active[0].since == 0.0
 
 
 def test_a_short_spike_does_not_fire() -> None:
-    engine = AlertEngine(gpu_util_percent=50, hold_s=3, hysteresis_percent=5)
+    engine = only("gpu_utilization", threshold=50, hold_s=3, hysteresis=5)
     assert run(engine, [60, 60, 40, 60, 60, 40]) == []
 
 
 def test_hovering_at_the_threshold_fires_once_and_resolves_once() -> None:
-    engine = AlertEngine(gpu_util_percent=50, hold_s=2, hysteresis_percent=5)
-    values = [55, 55, 55, 48, 52, 47, 51, 49, 44, 30]
-    assert run(engine, values) == [(2.0, "firing"), (8.0, "resolved")]
+    engine = only("gpu_utilization", threshold=50, hold_s=2, hysteresis=5)
+    assert run(engine, [55, 55, 55, 48, 52, 47, 51, 49, 44, 30]) == [(2.0, "firing"), (8.0, "resolved")]
 
 
-def test_unknown_utilization_keeps_the_state() -> None:
-    engine = AlertEngine(gpu_util_percent=50, hold_s=1, hysteresis_percent=5)
+def test_cooldown_keeps_a_flapping_value_quiet() -> None:
+    engine = only("gpu_utilization", threshold=50, hold_s=0, hysteresis=5, cooldown_s=5)
+    events = run(engine, [90, 10, 90, 10, 90, 90, 90, 90])
+    assert events == [(0.0, "firing"), (1.0, "resolved"), (6.0, "firing")]
+
+
+def test_unknown_values_keep_the_state() -> None:
+    engine = only("gpu_utilization", threshold=50, hold_s=1, hysteresis=5)
     assert run(engine, [90, 90, None, None, 90]) == [(1.0, "firing")]
 
 
 def test_per_gpu_and_a_vanished_gpu_resolves() -> None:
-    engine = AlertEngine(gpu_util_percent=50, hold_s=0, hysteresis_percent=5)
-    active, events = engine.evaluate([gpu(90, 0), gpu(10, 1)], 0)
+    engine = only("gpu_utilization", threshold=50, hold_s=0, hysteresis=5)
+    active, events = engine.evaluate(snap(gpu(90, 0), gpu(10, 1)), 0)
     assert [a.gpu_index for a in active] == [0] and len(events) == 1
     assert "GPU 0" in events[0].message and events[0].value == 90
-    active, events = engine.evaluate([gpu(10, 1)], 1)
+    active, events = engine.evaluate(snap(gpu(10, 1)), 1)
     assert active == () and [(e.gpu_index, e.state) for e in events] == [(0, "resolved")]
+
+
+@pytest.mark.parametrize(
+    ("rule", "field", "values", "expected"),
+    [
+        ("temperature", "temperature_c", [80, 86, 86, 86, 84, 81], [(2.0, "firing"), (5.0, "resolved")]),
+        ("power", "power_w", [600, 695, 695, 695, 640], [(2.0, "firing"), (4.0, "resolved")]),
+        ("memory", "memory_used_bytes", [50, 97, 97, 97, 80], [(2.0, "firing"), (4.0, "resolved")]),
+    ],
+)
+def test_temperature_power_and_memory_rules(rule: str, field: str, values: list[float],
+                                            expected: list[tuple[float, str]]) -> None:
+    engine = only(rule, hold_s=1)
+    base = {"power": {"power_limit_w": 700.0}, "memory": {"memory_total_bytes": 100}}.get(rule, {})
+    events = []
+    for step, value in enumerate(values):
+        _, fired = engine.evaluate(snap(gpu(**base, **{field: value})), step)
+        events.extend((float(step), e.state) for e in fired)
+    assert events == expected
+
+
+def test_thermal_throttling_fires_but_a_power_cap_does_not() -> None:
+    engine = only("throttling", hold_s=1)
+    values = [("sw_power_cap",), ("sw_power_cap",), ("hw_thermal_slowdown",), ("hw_thermal_slowdown",), ()]
+    events = []
+    for step, reasons in enumerate(values):
+        _, fired = engine.evaluate(snap(gpu(throttle_reasons=reasons)), step)
+        events.extend((step, e.state, e.severity) for e in fired)
+    assert events == [(3, "firing", "critical"), (4, "resolved", "critical")]
+
+
+def test_an_xid_event_fires_at_once_and_resolves_after_its_cooldown() -> None:
+    engine = only("xid", cooldown_s=10)
+    active, fired = engine.evaluate(snap(gpu()), 0, [GpuEvent(gpu_index=0, kind="xid", value=79, timestamp=0.0)])
+    assert [(a.rule, a.value) for a in fired] == [("xid", 79.0)] and "XID 79" in fired[0].message
+    assert len(active) == 1
+    assert engine.evaluate(snap(gpu()), 5)[1] == ()
+    active, fired = engine.evaluate(snap(gpu()), 10)
+    assert active == () and [a.state for a in fired] == ["resolved"]
+
+
+def test_a_new_process_on_a_gpu_is_announced_but_not_those_running_at_start() -> None:
+    def proc(pid: int, index: int = 0) -> ProcessSample:
+        use = ProcessGpu(gpu_index=index, memory_bytes=1, sm_percent=0, encoder_percent=0, decoder_percent=0,
+                         kind="compute")
+        return ProcessSample(pid=pid, name=f"p{pid}", user="bob", command=None, start_time=float(pid),
+                             cpu_percent=None, rss_bytes=None, gpus=(use,))
+
+    engine = only("new_process")
+    assert engine.evaluate(snap(gpu(), processes=(proc(1),)), 0)[1] == ()
+    active, fired = engine.evaluate(snap(gpu(), gpu(index=1), processes=(proc(1), proc(2, 1))), 1)
+    assert [(a.gpu_index, a.message) for a in fired] == [
+        (1, "A new process started using GPU 1: p2 (bob), PID 2")]
+    assert active == ()
+    assert engine.evaluate(snap(gpu(), gpu(index=1), processes=(proc(1), proc(2, 1))), 2)[1] == ()
+
+
+def test_overrides_from_text_and_settings() -> None:
+    assert parse_overrides("temperature.threshold=80, power.enabled=0,xid.cooldown=5") == {
+        "temperature": {"threshold": 80.0}, "power": {"enabled": False}, "xid": {"cooldown_s": 5.0}}
+    rules = load_settings({"FANWHY_ALERT_GPU_UTIL": "70", "FANWHY_ALERTS": "temperature.hold=30"}).alert_rules()
+    assert rules["gpu_utilization"].threshold == 70 and rules["temperature"].hold_s == 30
+    for bad in ("fan.threshold=1", "temperature.colour=red", "temperature.threshold=hot", "temperature"):
+        with pytest.raises(ConfigError, match="FANWHY_ALERTS"):
+            load_settings({"FANWHY_ALERTS": bad})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
-from app.model import GpuProcessUsage, GpuSample
+from app.model import GpuEvent, GpuProcessUsage, GpuSample
 
 
 class BackendUnavailable(Exception):
@@ -25,3 +25,9 @@ class Backend(Protocol):
 
     def close(self) -> None:
         """Release the vendor library and any helper processes."""
+
+
+def drain_events(backend: object) -> list[GpuEvent]:
+    """Events a backend collected since the last call (XID errors); backends without events have none."""
+    events = getattr(backend, "events", None)
+    return list(events()) if callable(events) else []

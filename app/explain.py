@@ -1,0 +1,261 @@
+"""The verdict: why the fan is running, in one sentence, with the ranked causes behind it.
+
+Pure functions of a snapshot (and, where given, the snapshots just before it). The rules, in order
+of weight: a GPU that is busy, hot or near its power limit, and the processes that keep its SMs busy
+(SM share, not memory: a process that holds 20 GB and computes nothing heats nothing); throttling;
+work nobody can see (another PID namespace); a failed GPU; the CPU side. When nothing is busy it
+says so and invents no cause.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from app.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
+
+BUSY_UTIL_PERCENT = 20.0
+BUSY_POWER_FRACTION = 0.4
+HOT_FRACTION = 0.85  # of the slowdown temperature
+IDLE_UTIL_PERCENT = 5.0
+CPU_BUSY_PERCENT = 50.0
+MEMORY_HOG_BYTES = 1 << 30
+THERMAL_REASONS = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown")
+GIB = 1 << 30
+
+
+def short_command(proc: ProcessSample) -> str:
+    """``python3 train.py`` from ``/usr/bin/python3 /home/a/train.py --lr 1e-3``; the name when no command."""
+    if not proc.command:
+        return proc.name or f"PID {proc.pid}"
+    words = proc.command.split()
+    head = os.path.basename(words[0])
+    rest = next((w for w in words[1:] if not w.startswith("-")), None)
+    if rest and head.startswith(("python", "node", "java", "ruby", "perl", "bash", "sh")):
+        return f"{head} {os.path.basename(rest.strip(chr(39)))}"
+    return head
+
+
+def who(proc: ProcessSample) -> str:
+    """``alice, container trainer`` (whatever is known)."""
+    parts = []
+    if proc.user:
+        parts.append(proc.user)
+    if proc.container is not None:
+        parts.append(f"container {proc.container.name or proc.container.id[:12]}")
+    elif proc.unit:
+        parts.append(f"service {proc.unit}")
+    if proc.status == "outside-namespace":
+        parts.append("in another PID namespace")
+    return ", ".join(parts)
+
+
+def label(proc: ProcessSample) -> str:
+    identity = who(proc)
+    name = f"`{short_command(proc)}`" if proc.command or proc.name else f"PID {proc.pid}"
+    return f"{name} ({identity})" if identity else name
+
+
+def _fraction(value: float | None, limit: float | None) -> float:
+    return value / limit if value is not None and limit else 0.0
+
+
+def _state(gpu: GpuSample) -> str:
+    """``83 °C and 290 W`` from what is known."""
+    parts = []
+    if gpu.temperature_c is not None:
+        parts.append(f"{gpu.temperature_c:.0f} °C")
+    if gpu.power_w is not None:
+        parts.append(f"{gpu.power_w:.0f} W")
+    if not parts and gpu.utilization_percent is not None:
+        parts.append(f"{gpu.utilization_percent:.0f} % utilization")
+    return " and ".join(parts) or "work"
+
+
+def _fan_clause(gpu: GpuSample) -> str:
+    if gpu.fan_speed_percent is not None:
+        return f"its fan runs at {gpu.fan_speed_percent:.0f} % and follows the temperature"
+    if "passively cooled" in gpu.unsupported.get("fan_speed_percent", ""):
+        watts = f" its {gpu.power_w:.0f} W" if gpu.power_w is not None else " its heat"
+        return f"it has no fan of its own (passively cooled): the chassis fans answer{watts}"
+    return ""
+
+
+def _sm_on(proc: ProcessSample, index: int) -> float | None:
+    for use in proc.gpus:
+        if use.gpu_index == index:
+            return use.sm_percent
+    return None
+
+
+def _memory_on(proc: ProcessSample, index: int) -> int | None:
+    for use in proc.gpus:
+        if use.gpu_index == index:
+            return use.memory_bytes
+    return None
+
+
+def _busy_for(index: int, history: Sequence[Snapshot]) -> float | None:
+    """How long GPU ``index`` has been busy, from the snapshots before this one (newest last)."""
+    since = None
+    for snap in reversed(history):
+        gpu = snap.gpu(index)
+        if gpu is None or (gpu.utilization_percent or 0) < BUSY_UTIL_PERCENT:
+            break
+        since = snap.timestamp
+    return since
+
+
+def _gpu_causes(gpu: GpuSample, snap: Snapshot, history: Sequence[Snapshot]) -> tuple[list[Cause], float]:
+    """Causes for one GPU, and the confidence of its main cause."""
+    i = gpu.index
+    util = gpu.utilization_percent or 0.0
+    power_frac = _fraction(gpu.power_w, gpu.power_limit_w)
+    heat_frac = _fraction(gpu.temperature_c, gpu.temperature_slowdown_c or 90.0)
+    numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
+                          "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
+                          "temperature_slowdown_c": gpu.temperature_slowdown_c,
+                          "fan_speed_percent": gpu.fan_speed_percent})  # type: ignore[arg-type]
+    busy = util >= BUSY_UTIL_PERCENT or power_frac >= BUSY_POWER_FRACTION or heat_frac >= HOT_FRACTION
+    if not busy:
+        return _idle_wake(gpu, snap), 0.9
+
+    weight = max(util / 100.0, power_frac, heat_frac)
+    score = 0.5 + 0.5 * min(1.0, weight)
+    users = [p for p in snap.processes if any(u.gpu_index == i for u in p.gpus)]
+    computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
+    fan = _fan_clause(gpu)
+    tail = f"; {fan}" if fan else ""
+    started = _busy_for(i, history)
+    lasting = ""
+    if started is not None and snap.timestamp - started >= 120:
+        lasting = f" (busy for {(snap.timestamp - started) / 60:.0f} min)"
+    causes: list[Cause] = []
+    if computing:
+        top = computing[0]
+        sm = _sm_on(top, i) or 0.0
+        also = ""
+        if len(computing) > 1 and (_sm_on(computing[1], i) or 0) >= 20:
+            second = computing[1]
+            also = f", with {label(second)} at {_sm_on(second, i):.0f} %"
+        summary = (f"GPU {i} is at {_state(gpu)}{lasting} because {label(top)} keeps {sm:.0f} % of its SMs "
+                   f"busy{also}{tail}.")
+        confidence = 0.9 if top.visibility == "visible" and top.status == "ok" else 0.6
+        top_numbers = dict(numbers, sm_percent=sm, process_power_w=top.power_w,
+                           process_gpu_memory_bytes=_memory_on(top, i))
+        causes.append(Cause(kind="gpu_load", summary=summary, score=score, gpu_index=i, pid=top.pid,
+                            container=top.container.id if top.container else None, numbers=frozen_map(top_numbers)))
+    else:
+        hidden = _hidden(snap.unattributed, i)
+        if hidden is not None:
+            summary = (f"GPU {i} is at {_state(gpu)}{lasting} because of work FanWhy cannot see: "
+                       f"{hidden}{tail}.")
+            confidence = 0.5
+        elif users:
+            biggest = max(users, key=lambda p: _memory_on(p, i) or 0)
+            summary = (f"GPU {i} is at {_state(gpu)}{lasting}; {label(biggest)} is the process on it "
+                       f"(per-process SM % is not reported here){tail}.")
+            confidence = 0.4
+        else:
+            summary = f"GPU {i} is at {_state(gpu)}{lasting}, and no process on it is known{tail}."
+            confidence = 0.3
+        causes.append(Cause(kind="gpu_load", summary=summary, score=score, gpu_index=i, numbers=numbers))
+
+    reasons = gpu.throttle_reasons or ()
+    if any(r in reasons for r in THERMAL_REASONS):
+        slow = f" (slowdown at {gpu.temperature_slowdown_c:.0f} °C)" if gpu.temperature_slowdown_c else ""
+        causes.append(Cause(kind="thermal_throttle", score=min(1.0, score + 0.05), gpu_index=i, numbers=numbers,
+                            summary=f"GPU {i} is throttled for heat at {_state(gpu)}{slow}: the cooling "
+                                    f"is at its limit."))
+    if "sw_power_cap" in reasons and gpu.power_limit_w:
+        causes.append(Cause(kind="power_cap", score=score * 0.8, gpu_index=i, numbers=numbers,
+                            summary=f"GPU {i} is held at its power limit ({gpu.power_limit_w:.0f} W): "
+                                    f"it would draw more if allowed."))
+    for proc in users:
+        memory = _memory_on(proc, i) or 0
+        if memory >= MEMORY_HOG_BYTES and (_sm_on(proc, i) or 0) == 0 and _sm_on(proc, i) is not None:
+            causes.append(Cause(kind="memory_holder", score=0.1, gpu_index=i, pid=proc.pid,
+                                numbers=frozen_map({"gpu_memory_bytes": memory, "sm_percent": 0.0}),
+                                summary=f"{label(proc)} holds {memory / GIB:.1f} GiB on GPU {i} but computes "
+                                        f"nothing: it is not what heats the GPU."))
+    return causes, confidence
+
+
+def _hidden(unattributed: Sequence[Unattributed], index: int) -> str | None:
+    for item in unattributed:
+        if item.gpu_index == index and (item.assigned or (item.memory_bytes or 0) >= 64 << 20
+                                        or (item.sm_percent or 0) >= BUSY_UTIL_PERCENT):
+            memory = f"{item.memory_bytes / GIB:.1f} GiB" if item.memory_bytes else "its memory"
+            return f"processes in another PID namespace hold {memory} (run FanWhy with --pid=host to name them)"
+    return None
+
+
+def _idle_wake(gpu: GpuSample, snap: Snapshot) -> list[Cause]:
+    """An idle GPU kept awake in P0, with the likely reason; nothing when there is no likely reason."""
+    if gpu.pstate != "P0" or (gpu.utilization_percent or 0) >= IDLE_UTIL_PERCENT:
+        return []
+    holders = [p for p in snap.processes for u in p.gpus if u.gpu_index == gpu.index and (u.sm_percent or 0) == 0]
+    if holders:
+        reason = f"{label(holders[0])} holds a context on it at 0 % SM"
+    elif gpu.display_active:
+        reason = "a display is attached to it"
+    elif gpu.persistence_mode is False:
+        reason = "persistence mode is off, so each poll of the GPU wakes it"
+    else:
+        return []
+    watts = f" at {gpu.power_w:.0f} W" if gpu.power_w is not None else ""
+    return [Cause(kind="idle_wake", score=0.2, gpu_index=gpu.index,
+                  numbers=frozen_map({"pstate": gpu.pstate, "power_w": gpu.power_w}),  # type: ignore[arg-type]
+                  summary=f"GPU {gpu.index} is idle but stays in P0{watts}: {reason}.")]
+
+
+def _cpu_cause(snap: Snapshot) -> Cause | None:
+    host = snap.host
+    if host.cpu_percent is None or host.cpu_percent < CPU_BUSY_PERCENT:
+        return None
+    top = max((p for p in snap.processes if not p.gpus and p.cpu_percent), key=lambda p: p.cpu_percent or 0,
+              default=None)
+    temp = f" ({host.cpu_temperature_c:.0f} °C)" if host.cpu_temperature_c is not None else ""
+    because = f" because of {label(top)} at {top.cpu_percent:.0f} % of a core" if top else ""
+    fans = ", ".join(f"{f.label} {f.rpm} RPM" for f in host.fans[:3])
+    fan_text = f"; system fans: {fans}" if fans else ""
+    return Cause(kind="cpu_load", score=0.4 + 0.5 * host.cpu_percent / 100.0, pid=top.pid if top else None,
+                 numbers=frozen_map({"cpu_percent": host.cpu_percent, "cpu_temperature_c": host.cpu_temperature_c,
+                                     "process_cpu_percent": top.cpu_percent if top else None}),
+                 summary=f"the CPU is at {host.cpu_percent:.0f} %{temp}{because}{fan_text}")
+
+
+def explain(snap: Snapshot, history: Sequence[Snapshot] = ()) -> Verdict:
+    """The verdict for ``snap``; ``history`` is the snapshots before it, oldest first (may be empty)."""
+    causes: list[Cause] = []
+    confidences: dict[int, float] = {}
+    for gpu in snap.gpus:
+        if gpu.error is not None:
+            causes.append(Cause(kind="gpu_failed", score=0.75, gpu_index=gpu.index,
+                                summary=f"GPU {gpu.index} has failed ({gpu.error}); a lost GPU can leave its fan "
+                                        f"at full speed until it is reset."))
+            continue
+        gpu_causes, confidence = _gpu_causes(gpu, snap, history)
+        causes.extend(gpu_causes)
+        confidences[gpu.index] = confidence
+    cpu = _cpu_cause(snap)
+    gpu_busy = [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]
+
+    if cpu is not None:
+        if gpu_busy:
+            summary = f"Also, {cpu.summary}."
+        else:
+            idle = "; ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:2]
+                             if g.temperature_c is not None)
+            sentence = f"No GPU is busy: {cpu.summary}" if snap.gpus else cpu.summary[0].upper() + cpu.summary[1:]
+            summary = f"{sentence}{'; ' + idle if idle else ''}."
+        causes.append(Cause(kind=cpu.kind, score=cpu.score, pid=cpu.pid, numbers=cpu.numbers, summary=summary))
+    causes.sort(key=lambda c: -c.score)
+    main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
+    if main is None:
+        temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
+                          if g.temperature_c is not None)
+        headline = "Nothing is busy: the fans are on their idle curve" + (f" ({temps})." if temps else ".")
+        return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
+    confidence = confidences.get(main.gpu_index, 0.8) if main.kind == "gpu_load" else 0.8
+    return Verdict(headline=main.summary, causes=tuple(causes), confidence=confidence, busy=True)
