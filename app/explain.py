@@ -121,7 +121,7 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, history: Sequence[Snapshot]) -> 
         return _idle_wake(gpu, snap), 0.9
 
     weight = max(util / 100.0, power_frac, heat_frac)
-    score = 0.5 + 0.5 * min(1.0, weight)
+    score = 0.5 + 0.45 * min(1.0, weight)  # at most 0.95: throttling of the same GPU ranks above
     users = [p for p in snap.processes if any(u.gpu_index == i for u in p.gpus)]
     computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
     fan = _fan_clause(gpu)

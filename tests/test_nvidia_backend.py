@@ -229,3 +229,37 @@ def test_no_gpu_is_unavailable() -> None:
 )
 def test_clocks_event_reasons_decode(mask: int, names: tuple[str, ...]) -> None:
     assert decode_clocks_event_reasons(mask) == names
+
+
+def test_persistence_and_display_come_from_the_slow_tier() -> None:
+    (gpu,) = opened(scenario("h100_load")).sample()
+    assert gpu.persistence_mode is True and gpu.display_active is False
+
+
+def test_xid_errors_arrive_through_nvml_events() -> None:
+    import time
+
+    fake = scenario("h200x2_load")
+    backend = opened(fake)
+    assert backend.events() == []
+    fake.inject_xid(1, 79)
+    deadline = time.monotonic() + 5
+    events = []
+    while not events and time.monotonic() < deadline:
+        events = backend.events()
+        time.sleep(0.02)
+    assert [(e.gpu_index, e.kind, e.value) for e in events] == [(1, "xid", 79)]
+    assert backend.events() == []  # drained
+    backend.close()
+    deadline = time.monotonic() + 5
+    while fake.calls["event_set_free"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert fake.calls["event_set_free"] == 1
+
+
+def test_xid_events_not_supported_is_a_reason_not_an_error() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "xid_events", pynvml.NVMLError_NotSupported())
+    backend = opened(fake)
+    assert backend.xid_unsupported == "no GPU supports XID events"
+    assert backend.sample()[0].error is None

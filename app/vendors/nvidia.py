@@ -10,12 +10,13 @@ lower rate.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
-from app.model import GpuProcessUsage, GpuSample, frozen_map
+from app.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from app.vendors.base import BackendUnavailable
 
 log = logging.getLogger(__name__)
@@ -142,6 +143,81 @@ class _Calls:
         return f"NVML error: {type(error).__name__}"
 
 
+class _XidWatcher:
+    """One thread blocked in nvmlEventSetWait_v2 for critical XID errors on every GPU that supports them.
+
+    NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped.
+    """
+
+    def __init__(self, nvml: Any, handles: list[tuple[int, Any]], wall_clock: Callable[[], float],
+                 wait_ms: int = 500):
+        self.nvml = nvml
+        self.wait_ms = wait_ms
+        self._wall = wall_clock
+        self._events: list[GpuEvent] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.unsupported: str | None = None
+        self._set = None
+        xid = getattr(nvml, "nvmlEventTypeXidCriticalError", None)
+        if xid is None or not hasattr(nvml, "nvmlEventSetWait_v2"):
+            self.unsupported = "this nvidia-ml-py has no event API"
+            return
+        try:
+            self._set = nvml.nvmlEventSetCreate()
+        except nvml.NVMLError as error:
+            self.unsupported = f"nvmlEventSetCreate: {type(error).__name__}"
+            return
+        registered = 0
+        for _, handle in handles:
+            try:
+                nvml.nvmlDeviceRegisterEvents(handle, xid, self._set)
+                registered += 1
+            except nvml.NVMLError as error:
+                log.info("XID events not available on a GPU: %s", type(error).__name__)
+        if not registered:
+            self.unsupported = "no GPU supports XID events"
+            return
+        self._thread = threading.Thread(target=self._run, name="fanwhy-xid", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._wait_loop()
+        finally:  # the set is freed by the thread that waits on it, never under its feet
+            try:
+                self.nvml.nvmlEventSetFree(self._set)
+            except self.nvml.NVMLError:
+                pass
+
+    def _wait_loop(self) -> None:
+        nvml = self.nvml
+        while not self._stop.is_set():
+            try:
+                data = nvml.nvmlEventSetWait_v2(self._set, self.wait_ms)
+            except nvml.NVMLError as error:
+                if getattr(error, "value", None) != nvml.NVML_ERROR_TIMEOUT:
+                    log.warning("XID event wait: %s", type(error).__name__)
+                    self._stop.wait(1.0)
+                continue
+            try:
+                index: int | None = nvml.nvmlDeviceGetIndex(data.device)
+            except nvml.NVMLError:
+                index = None
+            with self._lock:
+                self._events.append(GpuEvent(gpu_index=index, kind="xid", value=int(data.eventData),
+                                             timestamp=self._wall()))
+
+    def drain(self) -> list[GpuEvent]:
+        with self._lock:
+            events, self._events = self._events, []
+        return events
+
+    def stop(self) -> None:
+        """Ask the thread to end; it leaves within ``wait_ms`` and frees the event set."""
+        self._stop.set()
+
+
 class NvidiaBackend:
     """NVML backend. ``nvml`` is the pynvml module (tests pass a table-driven fake)."""
 
@@ -154,6 +230,7 @@ class NvidiaBackend:
         wall_clock: Callable[[], float] = time.time,
         slow_period_s: float = SLOW_PERIOD_S,
         util_window_s: float = 2.0,
+        watch_xid: bool = True,
     ):
         self._nvml = nvml
         self._clock = clock
@@ -166,6 +243,8 @@ class NvidiaBackend:
         self._reinit_at: float | None = None
         self._reinit_failures = 0
         self.driver_version: str | None = None
+        self._watch_xid = watch_xid
+        self._xid: _XidWatcher | None = None
 
     # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
@@ -197,6 +276,17 @@ class NvidiaBackend:
         count = nvml.nvmlDeviceGetCount()
         previous = {gpu.index: gpu for gpu in self._gpus}
         self._gpus = [self._open_gpu(i, previous.get(i)) for i in range(count)]
+        if self._watch_xid and self._gpus:
+            self._xid = _XidWatcher(nvml, [(g.index, g.handle) for g in self._gpus if g.handle is not None],
+                                    self._wall)
+
+    def events(self) -> list[GpuEvent]:
+        """XID errors seen since the last call."""
+        return self._xid.drain() if self._xid is not None else []
+
+    @property
+    def xid_unsupported(self) -> str | None:
+        return self._xid.unsupported if self._xid is not None else "not watching"
 
     def _open_gpu(self, index: int, previous: _Gpu | None) -> _Gpu:
         gpu = _Gpu(index=index)
@@ -230,6 +320,9 @@ class NvidiaBackend:
         return gpu
 
     def close(self) -> None:
+        if self._xid is not None:
+            self._xid.stop()
+            self._xid = None
         if self._initialised and self._nvml is not None:
             try:
                 self._nvml.nvmlShutdown()
@@ -327,6 +420,8 @@ class NvidiaBackend:
             energy_j=slow.get("energy_j"),
             ecc_errors_uncorrected=slow.get("ecc_errors_uncorrected"),
             mig_mode=slow.get("mig_mode"),
+            persistence_mode=slow.get("persistence_mode"),
+            display_active=slow.get("display_active"),
             pci_bus_id=gpu.pci_bus_id,
             source="nvml",
             unsupported=frozen_map(u),
@@ -370,7 +465,7 @@ class NvidiaBackend:
         return decode_clocks_event_reasons(int(mask)) if mask is not None else None
 
     def _slow(self, gpu: _Gpu, handle: Any) -> dict[str, Any]:
-        """Energy (about 4 ms a call), ECC and MIG mode, refreshed every ``slow_period_s``."""
+        """Energy (about 4 ms a call), ECC, MIG, persistence and display, refreshed every ``slow_period_s``."""
         now = self._clock()
         if now - gpu.slow_at < self._slow_period_s:
             return gpu.slow_values
@@ -380,7 +475,11 @@ class NvidiaBackend:
         ecc = get(u, "ecc_errors_uncorrected", "nvmlDeviceGetTotalEccErrors", handle,
                   nvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, nvml.NVML_VOLATILE_ECC)
         mig = get(u, "mig_mode", "nvmlDeviceGetMigMode", handle)
+        persistence = get(u, "persistence_mode", "nvmlDeviceGetPersistenceMode", handle)
+        display = get(u, "display_active", "nvmlDeviceGetDisplayActive", handle)
         gpu.slow_values = {
+            "persistence_mode": bool(persistence) if persistence is not None else None,
+            "display_active": bool(display) if display is not None else None,
             "energy_j": energy_mj / 1000.0 if energy_mj is not None else None,
             "ecc_errors_uncorrected": int(ecc) if ecc is not None else None,
             "mig_mode": bool(mig[0]) if mig is not None else None,

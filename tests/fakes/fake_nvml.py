@@ -72,10 +72,13 @@ class FakeNvml:
         self.calls: Counter[str] = Counter()
         self.initialised = 0
         self._lock = threading.Lock()
+        self._event_ready = threading.Condition()
+        self._pending: list[tuple[int, int]] = []
+        self.registered: set[int] = set()
 
     # Constants and exception classes are the real ones.
     def __getattr__(self, name: str) -> Any:
-        if name.startswith(("NVML", "nvmlMemory_v2", "NVMLError")):
+        if name.startswith(("NVML", "nvmlMemory_v2", "NVMLError", "nvmlEventType", "nvmlClocksEventReason")):
             return getattr(pynvml, name)
         raise AttributeError(name)
 
@@ -184,6 +187,45 @@ class FakeNvml:
 
     def nvmlDeviceGetMigMode(self, h: int) -> list[int]:
         return self._cell(h, "mig_mode")
+
+    def nvmlDeviceGetPersistenceMode(self, h: int) -> int:
+        return self._cell(h, "persistence")
+
+    def nvmlDeviceGetDisplayActive(self, h: int) -> int:
+        return self._cell(h, "display_active")
+
+    def nvmlDeviceGetIndex(self, h: int) -> int:
+        return h
+
+    # -- events (XID) ----------------------------------------------------------------------------
+    def nvmlEventSetCreate(self) -> object:
+        self.calls["event_set_create"] += 1
+        return object()
+
+    def nvmlDeviceRegisterEvents(self, h: int, types: int, event_set: object) -> None:
+        """A GPU whose table has ``xid_events`` set to an exception refuses (as NotSupported cards do)."""
+        cell = self.tables[h].get("xid_events")
+        if isinstance(cell, BaseException):
+            raise cell
+        self.registered.add(h)
+
+    def nvmlEventSetWait_v2(self, event_set: object, timeout_ms: int) -> SimpleNamespace:
+        with self._event_ready:
+            if not self._pending and not self._event_ready.wait_for(lambda: bool(self._pending), timeout_ms / 1000):
+                raise pynvml.NVMLError_Timeout()
+            index, xid = self._pending.pop(0)
+        return SimpleNamespace(device=index, eventType=pynvml.nvmlEventTypeXidCriticalError, eventData=xid,
+                               gpuInstanceId=0, computeInstanceId=0)
+
+    def nvmlEventSetFree(self, event_set: object) -> None:
+        self.calls["event_set_free"] += 1
+
+    def inject_xid(self, index: int, xid: int) -> None:
+        """What the driver does on an XID error: the waiting thread wakes with it."""
+        with self._event_ready:
+            if index in self.registered:
+                self._pending.append((index, xid))
+                self._event_ready.notify_all()
 
     def nvmlDeviceGetComputeRunningProcesses(self, h: int) -> list[SimpleNamespace]:
         return [SimpleNamespace(**p) for p in self._cell(h, "compute_processes")]

@@ -63,7 +63,8 @@ def load() -> Iterator[subprocess.Popen]:
             proc.wait()
             proc.stdout.close()
             if os.environ.get("FANWHY_GPU_REPORT_DIR"):
-                (Path(os.environ["FANWHY_GPU_REPORT_DIR"]) / "gpu-containers-report.json").write_text(json.dumps(REPORT, indent=2))
+                report = Path(os.environ["FANWHY_GPU_REPORT_DIR"]) / "gpu-containers-report.json"
+                report.write_text(json.dumps(REPORT, indent=2))
 
 
 def test_a_load_in_a_docker_named_cgroup_is_attributed_to_that_container(load: subprocess.Popen) -> None:

@@ -1,0 +1,210 @@
+"""The verdict over synthetic snapshots: one scenario per way a fan gets loud (and one where nothing is)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from app.energy import EnergyMeter
+from app.explain import explain, short_command
+from app.model import (
+    BackendInfo,
+    CollectorTiming,
+    ContainerRef,
+    ContainerSample,
+    GpuSample,
+    HostSample,
+    ProcessGpu,
+    ProcessSample,
+    Snapshot,
+    Unattributed,
+    frozen_map,
+)
+from app.vendors.nvidia import PASSIVELY_COOLED
+
+GIB = 1 << 30
+
+
+def gpu(index: int = 0, util: float = 0, temp: float = 34, power: float = 30, limit: float = 350,
+        fan: float | None = 30, **kw: Any) -> GpuSample:
+    unsupported = {} if fan is not None else {"fan_speed_percent": PASSIVELY_COOLED}
+    kw.setdefault("throttle_reasons", ())
+    return GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="Test GPU", utilization_percent=util,
+                     temperature_c=temp, temperature_slowdown_c=87, power_w=power, power_limit_w=limit,
+                     fan_speed_percent=fan, memory_used_bytes=1 * GIB, memory_total_bytes=24 * GIB,
+                     pstate="P2" if util else "P8", unsupported=frozen_map(unsupported), **kw)
+
+
+def proc(pid: int, command: str, user: str = "alice", gpu_index: int | None = 0, sm: float | None = 0,
+         memory: int = GIB, cpu: float = 5, container: str | None = None, **kw: Any) -> ProcessSample:
+    gpus = () if gpu_index is None else (ProcessGpu(gpu_index=gpu_index, memory_bytes=memory, sm_percent=sm,
+                                                    encoder_percent=0, decoder_percent=0, kind="compute"),)
+    ref = ContainerRef(runtime="docker", id=(container or "x") * 8, name=container) if container else None
+    return ProcessSample(pid=pid, name=command.split()[0], user=user, command=command, start_time=100.0 + pid,
+                         cpu_percent=cpu, rss_bytes=GIB, gpus=gpus, container=ref, **kw)
+
+
+def snap(gpus: list[GpuSample], processes: list[ProcessSample] = (), cpu: float = 5, timestamp: float = 1000.0,
+         **kw: Any) -> Snapshot:
+    host = HostSample(hostname="box", cpu_percent=cpu, cpu_count=8, load_average=(1, 1, 1), memory_used_bytes=GIB,
+                      memory_total_bytes=16 * GIB, cpu_temperature_c=48.0)
+    return Snapshot(timestamp=timestamp, backend=BackendInfo(name="t"), host=host, gpus=tuple(gpus),
+                    processes=tuple(processes), timing=CollectorTiming(1, 1, 0, 0, 1.0, 1), **kw)
+
+
+def test_a_training_job_on_a_hot_gpu() -> None:
+    verdict = explain(snap([gpu(util=97, temp=83, power=290, fan=71)],
+                           [proc(10, "/usr/bin/python3 /home/alice/train.py --lr 3e-4", sm=97, container="trainer")]))
+    assert verdict.headline == ("GPU 0 is at 83 °C and 290 W because `python3 train.py` (alice, container trainer) "
+                                "keeps 97 % of its SMs busy; its fan runs at 71 % and follows the temperature.")
+    assert verdict.busy and verdict.confidence == 0.9
+    top = verdict.causes[0]
+    assert (top.kind, top.pid, top.numbers["sm_percent"], top.numbers["temperature_c"]) == ("gpu_load", 10, 97, 83)
+
+
+def test_the_compute_process_is_the_cause_not_the_memory_hog() -> None:
+    verdict = explain(snap([gpu(util=60, temp=70, power=200)],
+                           [proc(1, "python hog.py", sm=0, memory=20 * GIB),
+                            proc(2, "python small_kernel.py", user="bob", sm=58, memory=GIB)]))
+    assert verdict.causes[0].pid == 2 and "`python small_kernel.py` (bob)" in verdict.headline
+    holder = next(c for c in verdict.causes if c.kind == "memory_holder")
+    assert holder.pid == 1 and "computes nothing" in holder.summary and holder.score < verdict.causes[0].score
+
+
+def test_a_passively_cooled_card() -> None:
+    verdict = explain(snap([gpu(util=98, temp=57, power=650, limit=700, fan=None)],
+                           [proc(5, "python3 bench.py", sm=98)]))
+    assert verdict.headline.endswith("it has no fan of its own (passively cooled): the chassis fans answer its 650 W.")
+
+
+def test_a_cpu_bound_fan_with_idle_gpus() -> None:
+    verdict = explain(snap([gpu(util=0, temp=34)], [proc(7, "/opt/google/chrome/chrome --type=renderer", user="bob",
+                                                         gpu_index=None, cpu=100)], cpu=100))
+    assert verdict.headline == ("No GPU is busy: the CPU is at 100 % (48 °C) because of `chrome` (bob) at 100 % "
+                                "of a core; GPU 0 idles at 34 °C.")
+    assert verdict.causes[0].kind == "cpu_load" and verdict.causes[0].pid == 7
+
+
+def test_thermal_throttling_is_called_out() -> None:
+    hot = gpu(util=99, temp=88, power=300, throttle_reasons=("sw_thermal_slowdown",))
+    verdict = explain(snap([hot], [proc(3, "python3 train.py", sm=99)]))
+    kinds = [c.kind for c in verdict.causes]
+    assert kinds[0] == "thermal_throttle" and "gpu_load" in kinds
+    assert "throttled for heat at 88 °C and 300 W (slowdown at 87 °C)" in verdict.causes[0].summary
+    assert verdict.headline.startswith("GPU 0 is at 88 °C")  # the headline stays the load and who causes it
+
+
+def test_a_power_cap() -> None:
+    capped = gpu(util=99, temp=62, power=699, limit=700, fan=None, throttle_reasons=("sw_power_cap",))
+    verdict = explain(snap([capped], [proc(3, "python3 train.py", sm=99)]))
+    cap = next(c for c in verdict.causes if c.kind == "power_cap")
+    assert "held at its power limit (700 W)" in cap.summary
+
+
+def test_two_containers_sharing_a_gpu() -> None:
+    verdict = explain(snap([gpu(util=95, temp=75, power=280)],
+                           [proc(1, "vllm serve", sm=30, container="chat"), proc(2, "python3 embed.py", sm=60,
+                                                                                   container="embedder")]))
+    assert "`python3 embed.py` (alice, container embedder) keeps 60 %" in verdict.headline
+    assert "with `vllm` (alice, container chat) at 30 %" in verdict.headline
+
+
+def test_a_hidden_workload_is_the_cause() -> None:
+    hidden = proc(4242, "x", gpu_index=0, sm=96, memory=None, visibility="host-pid-only",
+                  status="outside-namespace")
+    hidden = replace(hidden, name=None, command=None, user=None)
+    unattributed = Unattributed(gpu_index=0, memory_bytes=7 * GIB, sm_percent=2.0, reason="another PID namespace")
+    verdict = explain(snap([gpu(util=98, temp=57, power=690, limit=700, fan=None)], [hidden],
+                           unattributed=(unattributed,)))
+    assert "PID 4242 (in another PID namespace) keeps 96 %" in verdict.headline
+    assert verdict.confidence == 0.6
+    verdict = explain(snap([gpu(util=98, temp=57, power=690, limit=700, fan=None)], [],
+                           unattributed=(unattributed,)))
+    assert "work FanWhy cannot see: processes in another PID namespace hold 7.0 GiB" in verdict.headline
+    assert verdict.confidence == 0.5
+
+
+def test_everything_idle_invents_no_cause() -> None:
+    verdict = explain(snap([gpu(util=0, temp=34), gpu(index=1, util=1, temp=31, fan=None)],
+                           [proc(9, "python3 idle_notebook.py", sm=None, gpu_index=None, cpu=0.5)]))
+    assert verdict.headline == ("Nothing is busy: the fans are on their idle curve "
+                                "(GPU 0 idles at 34 °C, GPU 1 idles at 31 °C).")
+    assert verdict.causes == () and not verdict.busy
+
+
+def test_no_gpu_and_nothing_busy() -> None:
+    verdict = explain(snap([], []))
+    assert verdict.headline == "Nothing is busy: the fans are on their idle curve."
+
+
+def test_a_lost_gpu() -> None:
+    lost = GpuSample(vendor="nvidia", index=1, uuid="GPU-1", name="Test GPU", error="NVMLError_GpuIsLost: GPU is lost")
+    verdict = explain(snap([gpu(util=0), lost]))
+    assert verdict.busy and verdict.causes[0].kind == "gpu_failed"
+    assert verdict.headline.startswith("GPU 1 has failed (NVMLError_GpuIsLost: GPU is lost)")
+
+
+def test_an_idle_gpu_kept_awake_by_a_context() -> None:
+    awake = replace(gpu(util=0, power=60), pstate="P0")
+    verdict = explain(snap([awake], [proc(11, "python3 serve.py", sm=0, memory=2 * GIB)]))
+    wake = next(c for c in verdict.causes if c.kind == "idle_wake")
+    assert wake.summary == ("GPU 0 is idle but stays in P0 at 60 W: `python3 serve.py` (alice) holds a context on "
+                            "it at 0 % SM.")
+    assert not verdict.busy
+
+
+@pytest.mark.parametrize(("persistence", "display", "words"), [(False, False, "persistence mode is off"),
+                                                               (True, True, "a display is attached")])
+def test_idle_wake_reasons(persistence: bool, display: bool, words: str) -> None:
+    awake = replace(gpu(util=0), pstate="P0", persistence_mode=persistence, display_active=display)
+    (wake,) = explain(snap([awake])).causes
+    assert words in wake.summary
+
+
+def test_a_datacenter_gpu_idling_in_p0_with_no_reason_is_not_a_cause() -> None:
+    idle = replace(gpu(util=0, power=78, limit=700, fan=None), pstate="P0", persistence_mode=True,
+                   display_active=False)
+    assert explain(snap([idle])).causes == ()
+
+
+def test_busy_for_minutes_uses_history() -> None:
+    history = [snap([gpu(util=90, temp=70, power=250)], timestamp=1000.0 + t) for t in range(0, 300, 10)]
+    now = snap([gpu(util=90, temp=70, power=250)], [proc(1, "python3 train.py", sm=90)], timestamp=1300.0)
+    assert "GPU 0 is at 70 °C and 250 W (busy for 5 min) because" in explain(now, history).headline
+
+
+def test_without_per_process_sm_the_process_on_it_is_named_with_low_confidence() -> None:
+    verdict = explain(snap([gpu(util=80, temp=70, power=250)], [proc(1, "ollama runner", sm=None, memory=8 * GIB)]))
+    assert "`ollama` (alice) is the process on it (per-process SM % is not reported here)" in verdict.headline
+    assert verdict.confidence == 0.4
+
+
+def test_short_command() -> None:
+    p = proc(1, "/usr/bin/python3 -u /srv/app/main.py --port 1")
+    assert short_command(p) == "python3 main.py"
+    assert short_command(replace(p, command="/usr/local/bin/ollama serve")) == "ollama"
+    assert short_command(replace(p, command=None, name=None)) == "PID 1"
+
+
+def test_power_is_split_by_sm_share_and_integrated() -> None:
+    meter = EnergyMeter()
+    gpus = [gpu(util=100, power=600, limit=700)]
+    procs = [proc(1, "python3 matmul.py", sm=90), proc(2, "python3 hog.py", sm=0, memory=20 * GIB)]
+    containers = [ContainerSample(container=ContainerRef(runtime="docker", id="c" * 64, name="job"), gpu_access=True,
+                                  pids=(1,), gpu_indices=(0,), gpu_memory_bytes=GIB, memory_method="reported",
+                                  sm_percent=90, cpu_percent=1)]
+    unattributed = [Unattributed(gpu_index=0, memory_bytes=0, sm_percent=10, reason="")]
+    out = meter.apply(0.0, gpus, procs, containers, unattributed)
+    assert [p.power_w for p in out[0]] == [540.0, 0.0] and out[0][0].energy_wh == 0.0
+    assert out[2][0].power_w == 60.0
+    out = meter.apply(3.6, gpus, procs, containers, unattributed)  # 3.6 s at 540 W = 0.54 Wh
+    assert out[0][0].energy_wh == pytest.approx(0.54) and out[1][0].energy_wh == pytest.approx(0.54)
+    out = meter.apply(100.0, gpus, procs, containers, unattributed)  # a 96 s gap: not integrated
+    assert out[0][0].energy_wh == pytest.approx(0.54)
+
+
+def test_sm_shares_past_100_percent_are_scaled() -> None:
+    out = EnergyMeter().apply(0.0, [gpu(util=100, power=300)], [proc(1, "a", sm=80), proc(2, "b", sm=80)], [], [])
+    assert [p.power_w for p in out[0]] == [150.0, 150.0]
