@@ -180,6 +180,7 @@ def health() -> tuple[Response, int]:
         "collector_running": monitor.running,
         "consecutive_failures": monitor.consecutive_failures,
         "total_errors": monitor.total_errors,
+        "xid_events": getattr(monitor.backend, "xid_unsupported", "not an NVML backend") or "watching",
     }
     if frame is None:
         body.update(status="down" if not monitor.running else "degraded", reason="no snapshot yet",

@@ -130,6 +130,37 @@
     return tr;
   }
 
+  function powerText(watts, wattHours) {
+    if (watts === null || watts === undefined) return "–";
+    return watts.toFixed(0) + " W" + (wattHours !== null && wattHours !== undefined ? " · " + wattHours.toFixed(2) + " Wh" : "");
+  }
+
+  function renderVerdict(verdict) {
+    if (!verdict) return;
+    $("#headline").textContent = verdict.headline;
+    $("#verdict").classList.toggle("busy", verdict.busy);
+    $("#confidence").textContent = "(confidence " + Math.round(verdict.confidence * 100) + " %)";
+    const items = verdict.causes.map((cause) => {
+      const li = document.createElement("li");
+      li.textContent = cause.summary;
+      li.dataset.kind = cause.kind;
+      const numbers = Object.entries(cause.numbers || {}).filter((e) => e[1] !== null)
+        .map((e) => e[0] + " = " + (typeof e[1] === "number" ? Math.round(e[1] * 100) / 100 : e[1]));
+      if (numbers.length) {
+        const small = document.createElement("small");
+        small.textContent = " " + numbers.join(", ");
+        li.appendChild(small);
+      }
+      return li;
+    });
+    if (!items.length) {
+      const li = document.createElement("li");
+      li.textContent = "No cause: every GPU and the CPU are idle.";
+      items.push(li);
+    }
+    $("#causes").replaceChildren(...items);
+  }
+
   function renderProcesses(processes, unattributed) {
     const rows = processes.map((p) => {
       const estimate = p.gpus.some((g) => g.memory_method === "inference");
@@ -144,6 +175,7 @@
         { text: p.gpus.length ? memoryText(p.gpu_memory_bytes, estimate ? "inference" : "reported") : "–" },
         { text: p.sm_percent === null ? (p.gpus.length ? "N/A" : "–") : p.sm_percent.toFixed(0) },
         { text: p.cpu_percent === null ? "…" : p.cpu_percent.toFixed(0) },
+        { text: powerText(p.power_w, p.energy_wh), title: "its SM share of the GPU's power; energy since FanWhy started" },
         { text: seenAs },
         { text: p.command || "", title: p.command || "", cls: "cmd" },
       ], { data: { pid: String(p.pid) }, cls: p.status !== "ok" ? "status-" + p.status : "" });
@@ -155,7 +187,7 @@
         { text: String(u.gpu_index) },
         { text: fmtBytes(u.memory_bytes) },
         { text: u.sm_percent === null ? "N/A" : u.sm_percent.toFixed(0) },
-        { text: "–" }, { text: "nobody visible" }, { text: u.reason, cls: "cmd" },
+        { text: "–" }, { text: powerText(u.power_w, null) }, { text: "nobody visible" }, { text: u.reason, cls: "cmd" },
       ], { data: { unattributedGpu: String(u.gpu_index) }, cls: "unattributed", title: u.reason }));
     });
     $("#processes tbody").replaceChildren(...rows);
@@ -171,6 +203,7 @@
       { text: memoryText(c.gpu_memory_bytes, c.memory_method) },
       { text: c.sm_percent === null ? "N/A" : c.sm_percent.toFixed(0) },
       { text: c.cpu_percent === null ? "…" : c.cpu_percent.toFixed(0) },
+      { text: powerText(c.power_w, c.energy_wh) },
       { text: c.pids.length ? c.pids.join(", ") : "no visible process" },
     ], { data: { container: c.container.id } }));
     if (!rows.length) rows.push(row([{ text: "No container uses a GPU." }]));
@@ -193,12 +226,15 @@
     const key = alert.id + ":" + alert.state;
     if (shownAlerts.has(key)) return;
     shownAlerts.add(key);
-    toast(alert.state === "resolved" ? "ok" : alert.severity || "warning", alert.message);
+    const target = alert.rule === "new_process" && alert.value !== null ? '#processes tr[data-pid="' + alert.value + '"]' :
+      (alert.gpu_index !== null && alert.gpu_index !== undefined ? 'article.gpu[data-gpu="' + alert.gpu_index + '"]' : null);
+    toast(alert.state === "resolved" ? "ok" : alert.severity || "warning", alert.message, target);
   }
 
   function render(snap) {
     state.lastTimestamp = snap.timestamp;
     (snap.alerts || []).forEach(alertToast);
+    renderVerdict(snap.verdict);
     $("#backend").textContent = "backend: " + snap.backend.name;
     $("#host").textContent = snap.host.hostname;
     const noGpu = $("#no-gpu");
@@ -220,13 +256,23 @@
     $("#timing").textContent = snap.timing.total_ms.toFixed(1) + " ms, tick " + snap.timing.tick;
   }
 
-  function toast(kind, text) {
-    const el = document.createElement("div");
+  // A toast says what happened and, when clicked, shows the GPU or the process it is about.
+  function toast(kind, text, target) {
+    const el = document.createElement(target ? "button" : "div");
+    if (target) el.type = "button";
     el.className = "toast toast-" + kind;
     el.setAttribute("role", "alert");
     el.textContent = text;
+    if (target) {
+      el.title = "show it";
+      el.addEventListener("click", () => {
+        const node = document.querySelector(target);
+        if (node) { node.scrollIntoView({ block: "center" }); node.classList.add("flash"); setTimeout(() => node.classList.remove("flash"), 1500); }
+        el.remove();
+      });
+    }
     $("#toasts").appendChild(el);
-    setTimeout(() => el.remove(), 8000);
+    setTimeout(() => el.remove(), kind === "critical" ? 20000 : 8000);
   }
 
   const socket = io({ transports: ["websocket", "polling"] });

@@ -184,3 +184,39 @@ def test_unattributed_row_and_the_container_view(make_app: Any, serve: Any, page
         assert HOSTILE in text and "no visible process" in text and "ollama/ollama" in text
         assert page.locator("#containers img").count() == 0  # type: ignore[attr-defined]
     assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_the_verdict_is_on_top_and_follows_the_load(make_app: Any, serve: Any, page: object) -> None:
+    fake = scenario("h200x2_load")
+    live = serve(make_app(nvidia_selection(fake)))
+    page.goto(live.url)  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => document.querySelector('#headline').textContent.includes('keeps 98 % of its SMs busy')",
+        timeout=10_000)
+    headline = page.text_content("#headline") or ""  # type: ignore[attr-defined]
+    assert headline.startswith("GPU 1 is at 57 °C and 693 W because PID 657")
+    assert "passively cooled" in headline
+    page.click("#causes-box summary")  # type: ignore[attr-defined]
+    assert page.locator("#causes li").count() >= 2  # type: ignore[attr-defined]  # the load and the power cap
+    assert "confidence" in (page.text_content("#confidence") or "")  # type: ignore[attr-defined]
+    fake.set(1, "utilization", {"gpu": 0, "memory": 0})
+    fake.set(1, "process_utilization", [])
+    fake.set(1, "power", 78_000)
+    # Idle GPUs: "Nothing is busy", or "No GPU is busy: the CPU ..." while another test's CPU burner runs.
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => /^(Nothing is busy|No GPU is busy)/.test(document.querySelector('#headline').textContent)",
+        timeout=10_000)
+    assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_a_toast_leads_to_its_gpu(make_app: Any, serve: Any, page: object) -> None:
+    fake = scenario("h200x2_load")
+    fake.set(1, "utilization", {"gpu": 2, "memory": 1})
+    live = serve(make_app(nvidia_selection(fake)))
+    page.goto(live.url)  # type: ignore[attr-defined]
+    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
+    fake.set(1, "utilization", {"gpu": 96, "memory": 30})
+    toast = page.wait_for_selector("button.toast-warning", timeout=10_000)  # type: ignore[attr-defined]
+    toast.click()
+    page.wait_for_selector("article.gpu[data-gpu='1'].flash", timeout=5_000)  # type: ignore[attr-defined]
+    assert page.locator("button.toast-warning").count() == 0  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ lower rate.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -185,10 +186,8 @@ class _XidWatcher:
         try:
             self._wait_loop()
         finally:  # the set is freed by the thread that waits on it, never under its feet
-            try:
+            with contextlib.suppress(self.nvml.NVMLError):
                 self.nvml.nvmlEventSetFree(self._set)
-            except self.nvml.NVMLError:
-                pass
 
     def _wait_loop(self) -> None:
         nvml = self.nvml
