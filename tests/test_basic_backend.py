@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 from pathlib import Path
 
@@ -99,10 +98,8 @@ def test_a_hanging_nvidia_smi_is_killed_at_the_timeout_with_no_zombie(tmp_path: 
     # Its own child died with the process group; init reaps the orphan.
     deadline = time.monotonic() + 5
     while psutil.pid_exists(child) and time.monotonic() < deadline:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            assert psutil.Process(child).status() in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD), "still running"
-        time.sleep(0.05)
-    assert not psutil.pid_exists(child)
+        time.sleep(0.05)  # SIGKILL is delivered asynchronously; then init reaps the orphan
+    assert not psutil.pid_exists(child), "the hung nvidia-smi's child survived the timeout"
 
 
 def test_hanging_nvidia_smi_does_not_stall_every_tick(tmp_path: Path, monkeypatch) -> None:
