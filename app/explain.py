@@ -76,8 +76,7 @@ def _fan_clause(gpu: GpuSample) -> str:
     if gpu.fan_speed_percent is not None:
         return f"its fan runs at {gpu.fan_speed_percent:.0f} % and follows the temperature"
     if "passively cooled" in gpu.unsupported.get("fan_speed_percent", ""):
-        watts = f" its {gpu.power_w:.0f} W" if gpu.power_w is not None else " its heat"
-        return f"it has no fan of its own (passively cooled): the chassis fans answer{watts}"
+        return "it has no fan of its own (passively cooled): the chassis fans answer its heat"
     return ""
 
 
@@ -176,8 +175,8 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, history: Sequence[Snapshot]) -> 
         if memory >= MEMORY_HOG_BYTES and (_sm_on(proc, i) or 0) == 0 and _sm_on(proc, i) is not None:
             causes.append(Cause(kind="memory_holder", score=0.1, gpu_index=i, pid=proc.pid,
                                 numbers=frozen_map({"gpu_memory_bytes": memory, "sm_percent": 0.0}),
-                                summary=f"{label(proc)} holds {memory / GIB:.1f} GiB on GPU {i} but computes "
-                                        f"nothing: it is not what heats the GPU."))
+                                summary=f"{label(proc)}, PID {proc.pid}, holds {memory / GIB:.1f} GiB on GPU {i} "
+                                        f"but computes nothing: it is not what heats the GPU."))
     return causes, confidence
 
 

@@ -70,13 +70,17 @@ def test_the_compute_process_is_the_cause_not_the_memory_hog() -> None:
                             proc(2, "python small_kernel.py", user="bob", sm=58, memory=GIB)]))
     assert verdict.causes[0].pid == 2 and "`python small_kernel.py` (bob)" in verdict.headline
     holder = next(c for c in verdict.causes if c.kind == "memory_holder")
-    assert holder.pid == 1 and "computes nothing" in holder.summary and holder.score < verdict.causes[0].score
+    assert holder.summary == ("`python hog.py` (alice), PID 1, holds 20.0 GiB on GPU 0 but computes nothing: it is "
+                              "not what heats the GPU.")
+    assert holder.pid == 1 and holder.score < verdict.causes[0].score
 
 
 def test_a_passively_cooled_card() -> None:
     verdict = explain(snap([gpu(util=98, temp=57, power=650, limit=700, fan=None)],
                            [proc(5, "python3 bench.py", sm=98)]))
-    assert verdict.headline.endswith("it has no fan of its own (passively cooled): the chassis fans answer its 650 W.")
+    assert verdict.headline == ("GPU 0 is at 57 °C and 650 W because `python3 bench.py` (alice) keeps 98 % of its "
+                                "SMs busy; it has no fan of its own (passively cooled): the chassis fans answer its "
+                                "heat.")
 
 
 def test_a_cpu_bound_fan_with_idle_gpus() -> None:
