@@ -10,12 +10,13 @@ from typing import Any, Mapping
 from flask import Flask
 from flask_socketio import SocketIO
 
-from app import api, auth, realtime, views
+from app import api, auth, history_api, realtime, views
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
 from app.attribution.processes import ProcessInspector
 from app.config import Settings, load_settings
+from app.history import History, default_path
 from app.monitor import Monitor
 from app.vendors.factory import Selection, default_builders, select_backend
 
@@ -31,17 +32,30 @@ class FanWhy:
     monitor: Monitor
     socketio: SocketIO
     broadcaster: realtime.Broadcaster
+    history: History | None = None
 
     def start(self) -> None:
+        if self.history is not None:
+            self.history.start()
         self.monitor.start()
         self.broadcaster.start()
 
     def stop(self) -> None:
         self.broadcaster.stop()
         self.monitor.stop()
+        if self.history is not None:
+            self.history.close()
 
 
-def build_monitor(settings: Settings, selection: Selection | None = None) -> Monitor:
+def open_history(settings: Settings) -> History | None:
+    """The history database of ``settings`` (FANWHY_DB=none turns it off)."""
+    if settings.db.lower() == "none":
+        return None
+    return History(settings.db or default_path(), retention_hours=settings.retention_hours,
+                   max_bytes=int(settings.db_max_mb * 2**20)).open()
+
+
+def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
     """The collector for ``settings``: the backend picked by the factory unless one is given."""
     selection = selection or select_backend(settings.backend, default_builders(settings))
     return Monitor(
@@ -51,6 +65,7 @@ def build_monitor(settings: Settings, selection: Selection | None = None) -> Mon
         attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None),
         min_tick_gap_s=settings.min_tick_gap_s,
+        history=history,
     )
 
 
@@ -68,12 +83,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config.update(config)
 
-    monitor = build_monitor(settings, selection)
+    history = open_history(settings)
+    monitor = build_monitor(settings, selection, history)
     auth.init_app(app, settings.token)
     api.init_app(app)
+    history_api.init_app(app)
     views.init_app(app)
     socketio, broadcaster = realtime.init_app(app, monitor, settings.token)
-    fanwhy = FanWhy(settings=settings, monitor=monitor, socketio=socketio, broadcaster=broadcaster)
+    fanwhy = FanWhy(settings=settings, monitor=monitor, socketio=socketio, broadcaster=broadcaster, history=history)
     app.extensions["fanwhy"] = fanwhy
     if start:
         fanwhy.start()

@@ -42,7 +42,7 @@ def _url(settings: Settings) -> str:
 def snapshot(settings: Settings) -> int:
     from app import build_monitor
 
-    monitor = build_monitor(settings)
+    monitor = build_monitor(settings)  # one snapshot: no history written
     try:
         monitor.collect()
         time.sleep(min(settings.interval_s, 1.0))  # CPU % and per-process SM % are rates: measure a window

@@ -181,6 +181,7 @@ def health() -> tuple[Response, int]:
         "consecutive_failures": monitor.consecutive_failures,
         "total_errors": monitor.total_errors,
         "xid_events": getattr(monitor.backend, "xid_unsupported", "not an NVML backend") or "watching",
+        "history": _history_health(services.history),
     }
     if frame is None:
         body.update(status="down" if not monitor.running else "degraded", reason="no snapshot yet",
@@ -195,6 +196,9 @@ def health() -> tuple[Response, int]:
     if age > 5 * monitor.interval_s + 2:
         reasons.append(f"the latest snapshot is {age:.0f} s old")
     status = "down" if reasons else "ok"
+    if status == "ok" and services.history is not None and services.history.error:
+        status = "degraded"
+        reasons.append(services.history.error)
     if status == "ok" and (snap.errors or gpu_errors or age > 2 * monitor.interval_s + 1):
         status = "degraded"
         reasons.extend(snap.errors)
@@ -203,6 +207,14 @@ def health() -> tuple[Response, int]:
                 gpu_count=len(snap.gpus), gpu_errors=gpu_errors, no_gpu_reason=snap.backend.no_gpu_reason,
                 collector_errors=list(snap.errors), timing=to_json(snap.timing))
     return jsonify(body), 503 if status == "down" else 200
+
+
+def _history_health(history: Any) -> dict[str, Any]:
+    if history is None:
+        return {"enabled": False}
+    return {"enabled": True, "path": str(history.path), "error": history.error,
+            "write_failures": history.write_failures, "written_ticks": history.written_ticks,
+            "moved_aside": str(history.moved_aside) if history.moved_aside else None}
 
 
 def _error_response(status: int, error: str, detail: Any = None) -> tuple[Response, int]:

@@ -31,6 +31,9 @@ class Settings:
     sim_peak: float = 0.5
     min_tick_gap_s: float = 0.25
     alerts: str = ""
+    db: str = ""
+    retention_hours: float = 168.0
+    db_max_mb: float = 512.0
     host_proc: str = "/proc"
     docker_socket: str = "/var/run/docker.sock"
 
@@ -55,6 +58,8 @@ class Settings:
             self.alert_rules()
         except ValueError as error:
             raise ConfigError(f"FANWHY_ALERTS: {error}") from None
+        if not 1 <= self.retention_hours <= 24 * 366:
+            raise ConfigError("FANWHY_RETENTION_HOURS must be between 1 and 8784")
         if self.threads < 4:
             raise ConfigError("FANWHY_THREADS must be at least 4")
         if not os.path.isdir(self.host_proc):
@@ -75,7 +80,9 @@ ENV_NAMES = {
     "sys_root": "FANWHY_SYS_ROOT", "nvidia_smi": "FANWHY_NVIDIA_SMI",
     "nvidia_smi_timeout_s": "FANWHY_NVIDIA_SMI_TIMEOUT", "sim_gpus": "FANWHY_SIM_GPUS",
     "sim_peak": "FANWHY_SIM_PEAK", "min_tick_gap_s": "FANWHY_MIN_TICK_GAP",
-    "alerts": "FANWHY_ALERTS", "host_proc": "FANWHY_HOST_PROC", "docker_socket": "FANWHY_DOCKER_SOCKET",
+    "alerts": "FANWHY_ALERTS", "host_proc": "FANWHY_HOST_PROC", "db": "FANWHY_DB",
+    "retention_hours": "FANWHY_RETENTION_HOURS", "db_max_mb": "FANWHY_DB_MAX_MB",
+    "docker_socket": "FANWHY_DOCKER_SOCKET",
 }
 
 

@@ -20,6 +20,7 @@ from app.attribution.attributor import Attribution, Attributor
 from app.attribution.processes import ProcessInspector
 from app.energy import EnergyMeter
 from app.explain import explain
+from app.history import History
 from app.host import HostSampler
 from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, frozen_map
 from app.serialize import snapshot_view
@@ -50,6 +51,7 @@ class Monitor:
         min_tick_gap_s: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        history: History | None = None,
     ):
         self.selection = selection
         self.backend = selection.backend
@@ -60,6 +62,7 @@ class Monitor:
         self.min_tick_gap_s = min_tick_gap_s
         self._clock = clock
         self._wall = wall_clock
+        self.history = history
         self._latest: Frame | None = None
         self._recent: deque[Frame] = deque(maxlen=64)
         self._history: deque[Snapshot] = deque(maxlen=max(10, min(600, int(300 / interval_s))))
@@ -199,6 +202,8 @@ class Monitor:
         active, events = self.alerts.evaluate(snapshot, now, drain_events(self.backend))
         snapshot = dataclasses.replace(snapshot, verdict=verdict, alerts=active, alert_events=events)
         self._history.append(snapshot)
+        if self.history is not None:
+            self.history.submit(snapshot)
         if errors:
             self.consecutive_failures += 1
             self.total_errors += len(errors)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,10 +19,10 @@ from tests.fakes.fake_nvml import FakeNvml, scenario
 
 
 @pytest.fixture
-def settings() -> Settings:
-    """Fast ticks and short alert holds, so live tests take a second, not a minute."""
+def settings(tmp_path: Path) -> Settings:
+    """Fast ticks and short alert holds, so live tests take a second, not a minute; history in tmp_path."""
     return Settings(interval_s=0.1, alert_hold_s=0.3, alert_hysteresis_percent=5.0, top_cpu_processes=3,
-                    min_tick_gap_s=0.05)
+                    min_tick_gap_s=0.05, db=str(tmp_path / "history.db"))
 
 
 @pytest.fixture
