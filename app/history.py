@@ -313,9 +313,9 @@ class History:
         db.executemany("INSERT INTO recording_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def stop_recording(self, rec_id: str, stopped: float) -> dict[str, Any]:
+        self.flush()  # what was collected before the stop belongs to the recording
         with self._recordings_lock:
             self._recordings.pop(rec_id, None)
-        self.flush()
         with self._reader() as db:
             stats = recording_stats(db, rec_id)
             db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?",

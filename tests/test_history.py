@@ -1,0 +1,291 @@
+"""History: write, read, downsample, retention, size cap, corruption, a full disk, kill -9, recordings."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from app.history import History, HistoryError
+from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, ProcessGpu, ProcessSample, Snapshot
+from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+GIB = 1 << 30
+T0 = 1_800_000_000.0  # a minute boundary
+
+
+class Clock:
+    def __init__(self, now: float = T0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def snap(ts: float, util: float, index: int = 0, pid: int | None = None, sm: float = 0.0,
+         temp: float = 50.0) -> Snapshot:
+    gpu = GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="T", utilization_percent=util,
+                    memory_used_bytes=GIB, memory_total_bytes=4 * GIB, temperature_c=temp, power_w=100 + util,
+                    power_limit_w=300)
+    procs = ()
+    if pid is not None:
+        use = ProcessGpu(gpu_index=index, memory_bytes=GIB, sm_percent=sm, encoder_percent=0, decoder_percent=0,
+                         kind="compute")
+        procs = (ProcessSample(pid=pid, name="train", user="alice", command="python train.py", start_time=1.0,
+                               cpu_percent=10, rss_bytes=1, gpus=(use,), power_w=sm, energy_wh=ts - T0),)
+    host = HostSample(hostname="h", cpu_percent=0, cpu_count=1, load_average=None, memory_used_bytes=0,
+                      memory_total_bytes=1)
+    return Snapshot(timestamp=ts, backend=BackendInfo(name="t"), host=host, gpus=(gpu,), processes=procs,
+                    timing=CollectorTiming(0, 0, 0, 0, 1, 1))
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def history(tmp_path: Path, clock: Clock) -> Any:
+    h = History(tmp_path / "h.db", retention_hours=24, clock=clock).open()
+    yield h
+    h.close()
+
+
+def feed(history: History, clock: Clock, seconds: int, util: Any = lambda t: t % 100, start: float = T0,
+         every: int = 1, **kw: Any) -> None:
+    for t in range(0, seconds, every):
+        clock.now = start + t
+        history.write([snap(clock.now, util(t), **kw)])
+
+
+def test_write_and_read_at_full_rate(history: History, clock: Clock) -> None:
+    feed(history, clock, 120)
+    win = history.window(T0 + 60, T0 + 70, step=1)
+    assert win.source == "raw"
+    points = history.gpu_series(0, "utilization_percent", win)
+    assert [p[0] for p in points] == [T0 + 60 + i for i in range(11)]
+    assert [p[1] for p in points] == [60 + i for i in range(11)]
+
+
+def test_a_step_buckets_with_mean_min_max(history: History, clock: Clock) -> None:
+    feed(history, clock, 60)
+    points = history.gpu_series(0, "utilization_percent", history.window(T0, T0 + 59, step=10))
+    assert points[0] == [T0, 4.5, 0, 9]
+    assert len(points) == 6
+
+
+def test_minutes_are_rolled_up_and_raw_rows_trimmed_after_an_hour(history: History, clock: Clock) -> None:
+    feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100)  # alternate 0/100 each minute
+    with history._reader() as db:
+        assert db.execute("SELECT min(ts) FROM gpu_raw").fetchone()[0] >= clock.now - 3600 - 60
+        minutes = db.execute("SELECT count(*) FROM gpu_minute").fetchone()[0]
+    assert minutes == 2 * 60 + 1  # every complete minute
+    win = history.window(T0, T0 + 600, step=None)
+    assert win.source == "minute" and win.step == 60
+    points = history.gpu_series(0, "utilization_percent", win)
+    assert [p[1] for p in points[:4]] == [0.0, 100.0, 0.0, 100.0]
+    assert points[1][2:] == [100.0, 100.0]
+    step300 = history.gpu_series(0, "utilization_percent", history.window(T0, T0 + 600, step=300))
+    assert step300[0][1:] == [40.0, 0.0, 100.0]  # 5 minutes: 0,100,0,100,0 -> mean 40
+
+
+def test_retention_drops_old_minutes(history: History, clock: Clock) -> None:
+    feed(history, clock, 180)
+    feed(history, clock, 120, start=T0 + 25 * 3600)  # a day later: past the 24 h retention
+    with history._reader() as db:
+        oldest = db.execute("SELECT min(minute) FROM gpu_minute").fetchone()[0]
+    assert oldest >= clock.now - 24 * 3600
+
+
+def test_the_size_cap_drops_the_oldest_data(tmp_path: Path, clock: Clock) -> None:
+    empty = History(tmp_path / "empty.db", clock=clock).open()
+    with empty._reader() as db:
+        base = db.execute("PRAGMA page_count").fetchone()[0] * db.execute("PRAGMA page_size").fetchone()[0]
+    empty.close()
+    cap = base + 48 * 1024
+    history = History(tmp_path / "h.db", retention_hours=1000, max_bytes=cap, clock=clock).open()
+    try:
+        feed(history, clock, 12 * 3600, every=10)  # 12 hours, a sample every 10 s: 720 minutes
+        with history._reader() as db:
+            first, last = db.execute("SELECT min(minute), max(minute) FROM gpu_minute").fetchone()
+            pages, size, free = (db.execute(f"PRAGMA {p}").fetchone()[0]
+                                 for p in ("page_count", "page_size", "freelist_count"))
+        assert first > T0 + 3600  # the oldest data went first
+        assert last >= clock.now - 120  # the newest stayed
+        assert (pages - free) * size <= cap + 64 * 1024  # within one trim of the cap
+    finally:
+        history.close()
+
+
+def test_bad_windows_are_refused(history: History) -> None:
+    for since, until, step, words in [(T0, T0 - 1, 1, "before"), (T0 - 30 * 86400, T0, 3600, "retention"),
+                                      (T0 - 3600, T0, 0.01, "more than"), (T0 - 60, T0, -1, "positive")]:
+        with pytest.raises(HistoryError, match=words):
+            history.window(since, until, step)
+    with pytest.raises(HistoryError, match="unknown metric"):
+        history.gpu_series(0, "fan; DROP TABLE gpu_raw", history.window(T0 - 60, T0, 1))
+
+
+def test_process_and_container_series(history: History, clock: Clock) -> None:
+    feed(history, clock, 30, pid=42, sm=80.0)
+    points = history.process_series("sm_percent", history.window(T0, T0 + 29, step=10), pid=42)
+    assert [p[1] for p in points] == [80.0, 80.0, 80.0]
+
+
+def test_a_corrupt_file_is_moved_aside_and_a_new_one_started(tmp_path: Path) -> None:
+    path = tmp_path / "h.db"
+    path.write_bytes(b"this is not a database" * 100)
+    history = History(path).open()
+    try:
+        assert history.moved_aside is not None and history.moved_aside.exists()
+        assert history.moved_aside.read_bytes().startswith(b"this is not a database")
+        assert history.integrity() == "ok"
+    finally:
+        history.close()
+
+
+def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History, clock: Clock) -> None:
+    feed(history, clock, 5)
+    assert history._write is not None
+    pages = history._write.execute("PRAGMA page_count").fetchone()[0]
+    history._write.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    feed(history, clock, 2000, start=T0 + 10)
+    assert history.write_failures > 0 and "full" in (history.error or "")
+    history._write.execute("PRAGMA max_page_count = 1073741823")
+    feed(history, clock, 2, start=T0 + 3000)
+    assert history.error is None
+
+
+def test_recording_statistics_match_hand_computed_values(tmp_path: Path, clock: Clock) -> None:
+    history = History(tmp_path / "h.db", clock=clock).open()
+    history.start()
+    try:
+        history.start_recording("r1", "train", [0], 2.0, T0)
+        for t, util in enumerate([10, 20, 30, 40, 50, 60]):  # sampled every 2 s: 10, 30, 50
+            history.submit(snap(T0 + t, util, temp=40 + t))
+        result = history.stop_recording("r1", T0 + 6)
+    finally:
+        history.close()
+    assert result["sample_count"] == 3 and result["duration_s"] == 6.0 and result["state"] == "stopped"
+    stats = result["gpu_stats"]["0"]
+    assert stats["samples"] == 3
+    assert stats["utilization_percent"] == {"min": 10.0, "max": 50.0, "mean": 30.0}
+    assert stats["temperature_c"] == {"min": 40.0, "max": 44.0, "mean": 42.0}
+    assert stats["power_w"] == {"min": 110.0, "max": 150.0, "mean": 130.0}
+    assert stats["memory_percent"] == {"min": 25.0, "max": 25.0, "mean": 25.0}
+    assert stats["memory_used_bytes"]["max"] == GIB
+
+
+def test_kill_9_while_writing_then_restart(tmp_path: Path) -> None:
+    """A real server killed with SIGKILL mid-write: the file is intact and holds the data up to the last flush."""
+    db = tmp_path / "history.db"
+    port = free_port()
+    proc = start_server(port, FANWHY_DB=str(db), FANWHY_INTERVAL="0.1")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url)
+        time.sleep(2.0)
+        written = requests.get(f"{url}/api/health", timeout=5).json()["history"]["written_ticks"]
+        seen = requests.get(f"{url}/api/gpu/metrics", timeout=5).json()["timestamp"]
+        time.sleep(0.3)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        stop(proc)
+    assert written > 5
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        newest = connection.execute("SELECT max(ts) FROM gpu_raw").fetchone()[0]
+        rows = connection.execute("SELECT count(DISTINCT ts) FROM gpu_raw").fetchone()[0]
+    assert newest >= seen - 0.2  # at most one interval behind what the API showed before the kill
+    assert rows >= written
+    port = free_port()
+    again = start_server(port, FANWHY_DB=str(db))
+    try:
+        health = wait_healthy(f"http://127.0.0.1:{port}")
+        assert health["history"]["moved_aside"] is None and health["history"]["error"] is None
+        body = requests.get(f"http://127.0.0.1:{port}/api/gpu/history?gpu=0&since=-10m&step=0.1",
+                            timeout=5).json()
+        assert body["source"] == "raw" and len(body["points"]) >= written  # the first run's data is there
+    finally:
+        stop(again)
+
+
+def test_history_endpoints_and_their_errors(make_app: Any, fake_nvml: Any) -> None:
+    from tests.conftest import nvidia_selection
+
+    app = make_app(nvidia_selection(fake_nvml), start=False)
+    fanwhy = app.extensions["fanwhy"]
+    for _ in range(3):
+        fanwhy.history.write([fanwhy.monitor.collect().snapshot])
+    client = app.test_client()
+    body = client.get("/api/gpu/history?gpu=1&metric=power_w&since=-5m&step=1").get_json()
+    assert body["source"] == "raw" and body["columns"] == ["t", "mean", "min", "max"] and body["points"]
+    assert body["points"][-1][1] == pytest.approx(693.481)
+    assert client.get("/api/gpu/history?pid=657&metric=sm_percent&since=-5m").get_json()["points"][-1][1] == 98.0
+    for url, words in [
+        ("/api/gpu/history?gpu=0&metric=nope", "unknown metric"),
+        ("/api/gpu/history?gpu=0&since=-1h&until=-2h", "before"),
+        ("/api/gpu/history?gpu=0&since=-30d", "retention"),
+        ("/api/gpu/history?gpu=0&since=-1h&step=0.01", "more than"),
+        ("/api/gpu/history?gpu=0&since=yesterday", "invalid since"),
+        ("/api/gpu/history?gpu=0&step=-5", "invalid step"),
+        ("/api/gpu/history?gpu=0&pid=3", "exactly one"),
+        ("/api/gpu/history", "exactly one"),
+        ("/api/gpu/history?gpu=x", "invalid gpu"),
+    ]:
+        response = client.get(url)
+        assert response.status_code == 400, url
+        assert words in response.get_json()["error"], (url, response.get_json())
+
+
+def test_recording_endpoints(make_app: Any, fake_nvml: Any) -> None:
+    from tests.conftest import nvidia_selection
+
+    app = make_app(nvidia_selection(fake_nvml))
+    client = app.test_client()
+    app.extensions["fanwhy"].monitor.wait_frames(0, timeout=5)
+    started = client.post("/api/recordings", json={"label": "job", "gpus": [1], "interval": 0.1})
+    assert started.status_code == 201
+    rec = started.get_json()
+    assert rec["state"] == "recording" and rec["gpus"] == [1] and rec["label"] == "job"
+    time.sleep(0.6)
+    stopped = client.post(f"/api/recordings/{rec['id']}/stop").get_json()
+    assert stopped["state"] == "stopped" and stopped["sample_count"] >= 3
+    assert list(stopped["gpu_stats"]) == ["1"]
+    assert stopped["gpu_stats"]["1"]["utilization_percent"]["max"] == 98.0
+    assert client.get(f"/api/recordings/{rec['id']}").get_json()["gpu_stats"] == stopped["gpu_stats"]
+    assert [r["id"] for r in client.get("/api/recordings").get_json()["recordings"]] == [rec["id"]]
+    for body, status, words in [
+        ({"gpus": [7]}, 404, "no GPU 7"), ({"gpus": "all"}, 400, "invalid gpus"), ({"interval": 0}, 400, "interval"),
+        ({"interval": "fast"}, 400, "interval"), ({"colour": 1}, 400, "unknown field"), ([1, 2], 400, "JSON object"),
+        ({"label": "x" * 500}, 400, "label"),
+    ]:
+        response = client.post("/api/recordings", json=body)
+        assert response.status_code == status and words in response.get_json()["error"], body
+    bad = client.post("/api/recordings", data="{not json", content_type="application/json")
+    assert bad.status_code == 400 and "JSON" in bad.get_json()["error"]
+    assert client.post("/api/recordings/nope/stop").status_code == 404
+    assert client.get("/api/recordings/nope").status_code == 404
+
+
+def test_while_you_were_away(history: History, clock: Clock) -> None:
+    from app.explain import explain
+
+    for t in range(600):
+        clock.now = T0 + t
+        busy = 100 <= t < 400
+        base = snap(clock.now, 95 if busy else 0, pid=42 if busy else None, sm=95 if busy else 0)
+        history.write([__import__("dataclasses").replace(base, verdict=explain(base))])
+    rows = history.verdicts(T0, T0 + 600)
+    assert rows[0][1].startswith("Nothing is busy") and any("keeps 95 %" in r[1] for r in rows)
+    top = history.top_processes(T0, T0 + 600)
+    assert top[0]["pid"] == 42 and top[0]["energy_wh"] == pytest.approx(299.0)
+    assert json.loads(json.dumps(top))  # JSON-ready
