@@ -16,9 +16,11 @@ from app.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, V
 
 BUSY_UTIL_PERCENT = 20.0
 BUSY_POWER_FRACTION = 0.4
-HOT_FRACTION = 0.85  # of the slowdown temperature
+HOT_FRACTION = 0.85  # of the way from a cool 40 °C to the slowdown temperature
+COOL_C = 40.0
 IDLE_UTIL_PERCENT = 5.0
 CPU_BUSY_PERCENT = 50.0
+GPU_PREFERENCE = 0.15
 MEMORY_HOG_BYTES = 1 << 30
 THERMAL_REASONS = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown")
 GIB = 1 << 30
@@ -58,6 +60,14 @@ def label(proc: ProcessSample) -> str:
 
 def _fraction(value: float | None, limit: float | None) -> float:
     return value / limit if value is not None and limit else 0.0
+
+
+def _heat(gpu: GpuSample) -> float:
+    """0 at a cool 40 °C, 1 at the slowdown temperature (90 °C when unknown)."""
+    if gpu.temperature_c is None:
+        return 0.0
+    slowdown = gpu.temperature_slowdown_c or 90.0
+    return max(0.0, (gpu.temperature_c - COOL_C) / max(1.0, slowdown - COOL_C))
 
 
 def _state(gpu: GpuSample) -> str:
@@ -110,7 +120,7 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, history: Sequence[Snapshot]) -> 
     i = gpu.index
     util = gpu.utilization_percent or 0.0
     power_frac = _fraction(gpu.power_w, gpu.power_limit_w)
-    heat_frac = _fraction(gpu.temperature_c, gpu.temperature_slowdown_c or 90.0)
+    heat_frac = _heat(gpu)
     numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
                           "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
                           "temperature_slowdown_c": gpu.temperature_slowdown_c,
@@ -240,15 +250,21 @@ def explain(snap: Snapshot, history: Sequence[Snapshot] = ()) -> Verdict:
     cpu = _cpu_cause(snap)
     gpu_busy = [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]
 
+    # The GPU is what FanWhy watches, and a busy GPU draws more than a CPU: the CPU leads only when it
+    # outranks every busy GPU by a clear margin.
+    cpu_leads = cpu is not None and all(cpu.score > c.score + GPU_PREFERENCE for c in gpu_busy)
     if cpu is not None:
-        if gpu_busy:
+        if gpu_busy and cpu_leads:
+            summary = f"{cpu.summary[0].upper() + cpu.summary[1:]}; GPUs are busy too (see the causes)."
+        elif gpu_busy:
             summary = f"Also, {cpu.summary}."
         else:
             idle = "; ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:2]
                              if g.temperature_c is not None)
             sentence = f"No GPU is busy: {cpu.summary}" if snap.gpus else cpu.summary[0].upper() + cpu.summary[1:]
             summary = f"{sentence}{'; ' + idle if idle else ''}."
-        causes.append(Cause(kind=cpu.kind, score=cpu.score, pid=cpu.pid, numbers=cpu.numbers, summary=summary))
+        score = cpu.score if cpu_leads or not gpu_busy else min(cpu.score, min(c.score for c in gpu_busy) - 0.01)
+        causes.append(Cause(kind=cpu.kind, score=score, pid=cpu.pid, numbers=cpu.numbers, summary=summary))
     causes.sort(key=lambda c: -c.score)
     main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
     if main is None:

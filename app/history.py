@@ -101,6 +101,7 @@ class History:
         self._rolled_minute: int | None = None
         self._maintained_at = 0.0
         self._last_headline: str | None = None
+        self._last_minute: int | None = None
         self._recordings: dict[str, _Recording] = {}
         self._recordings_lock = threading.Lock()
         self.error: str | None = None
@@ -234,16 +235,17 @@ class History:
         db.executemany("INSERT INTO proc_raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         events = [self._alert_row(a) for a in snap.alert_events]
         if snap.verdict is not None:
-            changed = snap.verdict.headline != self._last_headline
-            minute_mark = int(ts) % 60 == 0
-            if changed or minute_mark:  # on change, and once a minute so durations can be measured
-                top = snap.verdict.causes[0] if snap.verdict.causes else None
+            top = next((c for c in snap.verdict.causes if c.summary == snap.verdict.headline), None)
+            identity = f"{top.kind}:{top.gpu_index}:{top.pid}" if top else "idle"
+            minute = int(ts // 60)
+            # On a change of cause (not of its numbers), and once a minute so durations can be measured.
+            if identity != self._last_headline or minute != self._last_minute:
                 data = {"busy": snap.verdict.busy, "confidence": snap.verdict.confidence,
                         "cause": {"kind": top.kind, "gpu": top.gpu_index, "pid": top.pid,
                                   "container": top.container} if top else None}
                 events.append((ts, "verdict", top.gpu_index if top else None, top.kind if top else None, None,
                                None, snap.verdict.headline, json.dumps(data)))
-                self._last_headline = snap.verdict.headline
+                self._last_headline, self._last_minute = identity, minute
         db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
         self._record(db, snap)
 

@@ -254,6 +254,7 @@
     renderContainers(snap.containers || []);
     $("#updated").textContent = new Date(snap.timestamp * 1000).toLocaleTimeString();
     $("#timing").textContent = snap.timing.total_ms.toFixed(1) + " ms, tick " + snap.timing.tick;
+    document.dispatchEvent(new CustomEvent("fanwhy:snapshot", { detail: snap }));
   }
 
   // A toast says what happened and, when clicked, shows the GPU or the process it is about.
@@ -285,5 +286,5 @@
   socket.on("high_gpu_usage_alert", alertToast);
   socket.on("alert", alertToast);
   socket.on("alert_resolved", alertToast);
-  window.fanwhy = { socket: socket, state: state };
+  window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes };
 })();

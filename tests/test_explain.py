@@ -212,3 +212,15 @@ def test_power_is_split_by_sm_share_and_integrated() -> None:
 def test_sm_shares_past_100_percent_are_scaled() -> None:
     out = EnergyMeter().apply(0.0, [gpu(util=100, power=300)], [proc(1, "a", sm=80), proc(2, "b", sm=80)], [], [])
     assert [p.power_w for p in out[0]] == [150.0, 150.0]
+
+
+def test_a_busy_cpu_beside_a_lightly_busy_gpu() -> None:
+    light = gpu(util=25, temp=50, power=90)
+    chrome = proc(7, "/opt/google/chrome/chrome", user="bob", gpu_index=None, cpu=100)
+    verdict = explain(snap([light], [proc(1, "python3 infer.py", sm=25), chrome], cpu=100))
+    assert verdict.headline.startswith("The CPU is at 100 % (48 °C) because of `chrome` (bob)")
+    assert verdict.headline.endswith("GPUs are busy too (see the causes).")
+    assert [c.kind for c in verdict.causes][:2] == ["cpu_load", "gpu_load"]
+    busy = explain(snap([gpu(util=90, temp=75, power=280)], [proc(1, "python3 train.py", sm=90), chrome], cpu=100))
+    assert busy.headline.startswith("GPU 0 is at 75 °C")
+    assert next(c for c in busy.causes if c.kind == "cpu_load").summary.startswith("Also, the CPU is at 100 %")

@@ -289,3 +289,15 @@ def test_while_you_were_away(history: History, clock: Clock) -> None:
     top = history.top_processes(T0, T0 + 600)
     assert top[0]["pid"] == 42 and top[0]["energy_wh"] == pytest.approx(299.0)
     assert json.loads(json.dumps(top))  # JSON-ready
+
+
+def test_the_python_helper_records_a_block(live_server: Any) -> None:
+    from app.client import FanWhyError, record
+
+    live_server.monitor.wait_frames(0, timeout=5)
+    with record("block", gpus=[1], interval=0.1, url=live_server.url) as rec:
+        time.sleep(0.5)
+    assert rec.result["state"] == "stopped" and rec.result["label"] == "block"
+    assert rec.result["sample_count"] >= 2 and rec.result["gpu_stats"]["1"]["utilization_percent"]["mean"] == 98.0
+    with pytest.raises(FanWhyError, match="404 no GPU 9"), record("x", gpus=[9], url=live_server.url):
+        pass

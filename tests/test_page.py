@@ -220,3 +220,39 @@ def test_a_toast_leads_to_its_gpu(make_app: Any, serve: Any, page: object) -> No
     toast.click()
     page.wait_for_selector("article.gpu[data-gpu='1'].flash", timeout=5_000)  # type: ignore[attr-defined]
     assert page.locator("button.toast-warning").count() == 0  # type: ignore[attr-defined]
+
+
+def test_history_charts_load_and_grow_live(make_app: Any, serve: Any, page: object) -> None:
+    fake = scenario("h200x2_load")
+    live = serve(make_app(nvidia_selection(fake)))
+    live.monitor.wait_frames(3, timeout=10)
+    page.goto(live.url)  # type: ignore[attr-defined]
+    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)  # type: ignore[attr-defined]
+    assert page.locator(".charts canvas").count() >= 4  # type: ignore[attr-defined]
+    count = "() => window.fanwhyHistory.charts['chart-utilization_percent'].data[0].length"
+    first = page.evaluate(count)  # type: ignore[attr-defined]
+    page.wait_for_function(f"() => ({count})() > {first} + 3", timeout=10_000)  # type: ignore[attr-defined]
+    page.click("#ranges button[data-range='86400']")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => document.querySelector(\"#ranges button[data-range='86400']\").getAttribute('aria-pressed') === 'true'")
+    page.select_option("#history-gpu", "1")  # type: ignore[attr-defined]
+    page.wait_for_function("() => window.fanwhyHistory.gpu === 1")  # type: ignore[attr-defined]
+    assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_a_recording_from_the_page(make_app: Any, serve: Any, page: object) -> None:
+    live = serve(make_app(nvidia_selection(scenario("h200x2_load"))))
+    page.goto(live.url)  # type: ignore[attr-defined]
+    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)  # type: ignore[attr-defined]
+    page.fill("#rec-label", HOSTILE)  # type: ignore[attr-defined]
+    page.click("#rec-start")  # type: ignore[attr-defined]
+    page.wait_for_selector("#recordings tr[data-recording]", timeout=10_000)  # type: ignore[attr-defined]
+    time.sleep(0.8)
+    page.click("#rec-stop")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => document.querySelector('#recordings tr[data-recording]').textContent.includes('stopped')",
+        timeout=10_000)
+    row = page.text_content("#recordings tr[data-recording]") or ""  # type: ignore[attr-defined]
+    assert HOSTILE in row and "GPU 0" in row and "GPU 1" in row and "98 %" in row
+    assert page.locator("#recordings img").count() == 0  # type: ignore[attr-defined]
+    assert page.problems == []  # type: ignore[attr-defined]

@@ -117,7 +117,7 @@ class SimulatedBackend:
         return GpuSample(
             vendor="simulated", index=gpu.index, uuid=self._uuid(gpu), name=gpu.name,
             utilization_percent=round(util, 1), memory_utilization_percent=round(util * 0.3, 1),
-            memory_used_bytes=gpu.job_memory_bytes + GIB // 2, memory_total_bytes=gpu.memory_total_bytes,
+            memory_used_bytes=gpu.job_memory_bytes, memory_total_bytes=gpu.memory_total_bytes,
             temperature_c=round(gpu.temperature_c, 1), temperature_slowdown_c=87.0, temperature_shutdown_c=92.0,
             fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
             power_w=round(power, 1), power_limit_w=gpu.power_limit_w,
