@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from flask import Flask
 from flask_socketio import SocketIO
 
-from app import api, auth, history_api, realtime, views
+from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, views
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
@@ -30,18 +30,22 @@ class FanWhy:
 
     settings: Settings
     monitor: Monitor
-    socketio: SocketIO
-    broadcaster: realtime.Broadcaster
+    socketio: SocketIO | None = None
+    broadcaster: realtime.Broadcaster | None = None
     history: History | None = None
 
     def start(self) -> None:
+        """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
         if self.history is not None:
             self.history.start()
-        self.monitor.start()
-        self.broadcaster.start()
+        if self.settings.collector == "on":
+            self.monitor.start()
+        if self.broadcaster is not None:
+            self.broadcaster.start()
 
     def stop(self) -> None:
-        self.broadcaster.stop()
+        if self.broadcaster is not None:
+            self.broadcaster.stop()
         self.monitor.stop()
         if self.history is not None:
             self.history.close()
@@ -72,25 +76,33 @@ def build_monitor(settings: Settings, selection: Selection | None = None, histor
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The app factory. ``config`` may hold Flask settings and:
     SETTINGS (a Settings; default: from the environment), SELECTION (an opened backend Selection,
-    for tests), START (start the collector and broadcaster; default True)."""
+    for tests), START (start the collector and broadcaster; default True), MODE ("dashboard", or
+    "exporter": /metrics and the JSON API only, no page, no Socket.IO, no history)."""
     config = dict(config or {})
     settings: Settings = config.pop("SETTINGS", None) or load_settings()
     selection: Selection | None = config.pop("SELECTION", None)
     start = config.pop("START", True)
+    exporter = config.pop("MODE", "dashboard") == "exporter"
 
     app = Flask(__name__, static_folder=str(ROOT / "static"), template_folder=str(ROOT / "templates"))
     app.config.update(MAX_CONTENT_LENGTH=64 * 1024, JSON_SORT_KEYS=False)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config.update(config)
 
-    history = open_history(settings)
+    history = None if exporter else open_history(settings)
     monitor = build_monitor(settings, selection, history)
     auth.init_app(app, settings.token)
     api.init_app(app)
-    history_api.init_app(app)
-    views.init_app(app)
-    socketio, broadcaster = realtime.init_app(app, monitor, settings.token)
-    fanwhy = FanWhy(settings=settings, monitor=monitor, socketio=socketio, broadcaster=broadcaster, history=history)
+    compat.init_app(app)
+    picking.init_app(app)
+    metrics.init_app(app, monitor)
+    openapi.init_app(app)
+    fanwhy = FanWhy(settings=settings, monitor=monitor, history=history)
+    if not exporter:
+        history_api.init_app(app)
+        fleet.init_app(app)
+        views.init_app(app)
+        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings.token, settings.message_queue)
     app.extensions["fanwhy"] = fanwhy
     if start:
         fanwhy.start()

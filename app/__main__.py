@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
@@ -17,7 +18,9 @@ from app.vendors.factory import CHOICES
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m app", description="FanWhy: why is my fan running?")
-    parser.add_argument("command", nargs="?", default="serve", choices=("serve", "snapshot"))
+    parser.add_argument("command", nargs="?", default="serve", choices=("serve", "snapshot", "exporter"),
+                        help="serve the dashboard (default), print one snapshot, or run only the Prometheus "
+                             "exporter on EXPORTER_PORT (9201), collecting every SCRAPE_INTERVAL (10 s)")
     parser.add_argument("--json", action="store_true", help="snapshot: print JSON (the default and only format)")
     parser.add_argument("--host", help="address to bind (FANWHY_HOST, default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (FANWHY_PORT, default 8090)")
@@ -54,7 +57,7 @@ def snapshot(settings: Settings) -> int:
     return 0
 
 
-def serve(settings: Settings) -> int:
+def serve(settings: Settings, mode: str = "dashboard") -> int:
     from gunicorn.app.base import BaseApplication
 
     class FanWhyServer(BaseApplication):  # type: ignore[misc]
@@ -71,7 +74,8 @@ def serve(settings: Settings) -> int:
                 "graceful_timeout": 5,
                 "accesslog": None,
                 "loglevel": "warning",
-                "when_ready": lambda server: print(f"FanWhy is serving {_url(settings)}", flush=True),
+                "when_ready": lambda server: print(
+                    f"FanWhy is serving {_url(settings)}{'metrics' if mode == 'exporter' else ''}", flush=True),
             }
             for key, value in options.items():
                 self.cfg.set(key, value)
@@ -80,7 +84,7 @@ def serve(settings: Settings) -> int:
             from app import create_app
 
             try:
-                return create_app({"SETTINGS": settings})
+                return create_app({"SETTINGS": settings, "MODE": mode})
             except BackendUnavailable as error:
                 print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr, flush=True)
                 sys.exit(4)
@@ -102,7 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fanwhy: {error}", file=sys.stderr)
         return 2
     try:
-        return snapshot(settings) if args.command == "snapshot" else serve(settings)
+        if args.command == "snapshot":
+            return snapshot(settings)
+        if args.command == "exporter":
+            exporter = dataclasses.replace(settings, port=settings.exporter_port, interval_s=settings.scrape_interval_s,
+                                           db="none")
+            return serve(exporter, mode="exporter")
+        return serve(settings)
     except BackendUnavailable as error:
         print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr)
         return 4

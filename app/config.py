@@ -35,6 +35,11 @@ class Settings:
     retention_hours: float = 168.0
     db_max_mb: float = 512.0
     host_proc: str = "/proc"
+    exporter_port: int = 9201
+    scrape_interval_s: float = 10.0
+    message_queue: str = ""
+    collector: str = "on"
+    prometheus_url: str = ""
     docker_socket: str = "/var/run/docker.sock"
 
     def alert_rules(self) -> dict[str, Any]:
@@ -58,6 +63,12 @@ class Settings:
             self.alert_rules()
         except ValueError as error:
             raise ConfigError(f"FANWHY_ALERTS: {error}") from None
+        if self.collector not in ("on", "off"):
+            raise ConfigError("FANWHY_COLLECTOR must be on or off")
+        if self.message_queue and not self.message_queue.startswith(("redis://", "rediss://")):
+            raise ConfigError("FANWHY_MESSAGE_QUEUE must be a redis:// URL")
+        if not 0 < self.exporter_port < 65536:
+            raise ConfigError(f"EXPORTER_PORT must be 1-65535, got {self.exporter_port}")
         if not 1 <= self.retention_hours <= 24 * 366:
             raise ConfigError("FANWHY_RETENTION_HOURS must be between 1 and 8784")
         if self.threads < 4:
@@ -82,7 +93,9 @@ ENV_NAMES = {
     "sim_peak": "FANWHY_SIM_PEAK", "min_tick_gap_s": "FANWHY_MIN_TICK_GAP",
     "alerts": "FANWHY_ALERTS", "host_proc": "FANWHY_HOST_PROC", "db": "FANWHY_DB",
     "retention_hours": "FANWHY_RETENTION_HOURS", "db_max_mb": "FANWHY_DB_MAX_MB",
-    "docker_socket": "FANWHY_DOCKER_SOCKET",
+    "docker_socket": "FANWHY_DOCKER_SOCKET", "exporter_port": "EXPORTER_PORT",
+    "scrape_interval_s": "SCRAPE_INTERVAL", "message_queue": "FANWHY_MESSAGE_QUEUE", "collector": "FANWHY_COLLECTOR",
+    "prometheus_url": "FANWHY_PROMETHEUS_URL",
 }
 
 

@@ -72,12 +72,14 @@ class Broadcaster:
                 log.exception("broadcast failed")
 
 
-def init_app(app: Flask, monitor: Monitor, token: str | None) -> tuple[SocketIO, Broadcaster]:
+def init_app(app: Flask, monitor: Monitor, token: str | None, message_queue: str = "") -> tuple[SocketIO, Broadcaster]:
     """Bind a SocketIO to ``app`` and register the events. One SocketIO per app, so that tests
-    can serve several apps in one process."""
+    can serve several apps in one process. With ``message_queue`` (redis://), every server process
+    that shares it delivers what any of them emits: the one running the collector broadcasts, the
+    others (FANWHY_COLLECTOR=off) serve clients."""
     socketio = SocketIO()
     socketio.init_app(app, async_mode="threading", cors_allowed_origins=None, logger=False,
-                      engineio_logger=False, max_http_buffer_size=16 * 1024)
+                      engineio_logger=False, max_http_buffer_size=16 * 1024, message_queue=message_queue or None)
 
     @socketio.on("connect")
     def on_connect(auth: Any = None) -> bool:

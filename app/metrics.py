@@ -1,0 +1,238 @@
+"""Prometheus metrics: a custom collector over the latest snapshot (never a vendor call per scrape).
+
+Metric families are built fresh on each scrape, so an exited process never lingers as a stale label
+set. Process labels are bounded (the ``MAX_PROCESSES`` largest GPU users). Besides FanWhy's own
+``fanwhy_*`` names, the names the seeds' exporters published are kept so their dashboards work.
+A metric the hardware does not report has no sample (never 0).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from app.monitor import Monitor
+from app.vendors.nvidia import CLOCKS_EVENT_REASONS
+
+MAX_PROCESSES = 50
+GPU_LABELS = ["gpu", "uuid", "name"]
+bp = Blueprint("metrics", __name__)
+
+
+def _gauge(name: str, doc: str, labels: list[str]) -> GaugeMetricFamily:
+    return GaugeMetricFamily(name, doc, labels=labels)
+
+
+class SnapshotCollector:
+    """prometheus_client custom collector reading ``monitor.latest()``."""
+
+    def __init__(self, monitor: Monitor, max_processes: int = MAX_PROCESSES):
+        self.monitor = monitor
+        self.max_processes = max_processes
+
+    def describe(self) -> list[Metric]:
+        return []  # collected lazily: families depend on the snapshot
+
+    def collect(self) -> Iterator[Metric]:
+        frame = self.monitor.latest()
+        yield from self._health(frame)
+        if frame is None:
+            return
+        snap = frame.snapshot
+        yield from self._gpus(snap)
+        yield from self._processes(snap)
+        yield from self._containers(snap)
+        yield from self._host(snap)
+        yield from self._alerts(snap)
+
+    def _health(self, frame: Any) -> Iterator[Metric]:
+        success = _gauge("fanwhy_collector_success", "1 when the latest collection had no error", [])
+        duration = _gauge("fanwhy_collector_duration_seconds", "Time the latest collection took", [])
+        errors = CounterMetricFamily("fanwhy_collector_errors", "Collection errors since start", labels=[])
+        errors.add_metric([], float(self.monitor.total_errors))
+        ticks = CounterMetricFamily("fanwhy_collector_ticks", "Collections since start", labels=[])
+        backend = _gauge("fanwhy_backend_info", "The backend in use", ["backend"])
+        backend.add_metric([self.monitor.backend.name], 1.0)
+        if frame is not None:
+            snap = frame.snapshot
+            success.add_metric([], 0.0 if snap.errors or any(g.error for g in snap.gpus) else 1.0)
+            duration.add_metric([], snap.timing.total_ms / 1000.0)
+            ticks.add_metric([], float(snap.timing.tick))
+            age = _gauge("fanwhy_snapshot_timestamp_seconds", "When the latest snapshot was taken", [])
+            age.add_metric([], snap.timestamp)
+            yield age
+        else:
+            success.add_metric([], 0.0)
+            ticks.add_metric([], 0.0)
+        yield from (success, duration, errors, ticks, backend)
+
+    def _gpus(self, snap: Any) -> Iterator[Metric]:
+        fields = [
+            ("fanwhy_gpu_utilization_percent", "GPU utilization (%)", lambda g: g.utilization_percent),
+            ("fanwhy_gpu_memory_utilization_percent", "Memory controller utilization (%)",
+             lambda g: g.memory_utilization_percent),
+            ("fanwhy_gpu_memory_used_bytes", "GPU memory used", lambda g: g.memory_used_bytes),
+            ("fanwhy_gpu_memory_total_bytes", "GPU memory total", lambda g: g.memory_total_bytes),
+            ("fanwhy_gpu_memory_free_bytes", "GPU memory free", _free),
+            ("fanwhy_gpu_temperature_celsius", "GPU temperature", lambda g: g.temperature_c),
+            ("fanwhy_gpu_temperature_slowdown_celsius", "Temperature at which the GPU slows down",
+             lambda g: g.temperature_slowdown_c),
+            ("fanwhy_gpu_fan_speed_percent", "Fan speed (% of maximum); absent on passively cooled GPUs",
+             lambda g: g.fan_speed_percent),
+            ("fanwhy_gpu_power_watts", "Power draw", lambda g: g.power_w),
+            ("fanwhy_gpu_power_limit_watts", "Enforced power limit", lambda g: g.power_limit_w),
+            ("fanwhy_gpu_clock_sm_hertz", "SM clock", lambda g: g.clock_sm_mhz * 1e6 if g.clock_sm_mhz else None),
+            ("fanwhy_gpu_clock_memory_hertz", "Memory clock",
+             lambda g: g.clock_memory_mhz * 1e6 if g.clock_memory_mhz else None),
+        ]
+        families = [(_gauge(name, doc, GPU_LABELS), read) for name, doc, read in fields]
+        up = _gauge("fanwhy_gpu_up", "1 when the GPU answers, 0 when it failed (lost, unknown error)", GPU_LABELS)
+        info = _gauge("fanwhy_gpu_info", "GPU identity", [*GPU_LABELS, "vendor", "pstate"])
+        throttle = _gauge("fanwhy_gpu_throttle_reason", "1 when a clocks-event (throttle) reason is active",
+                          [*GPU_LABELS, "reason"])
+        energy = CounterMetricFamily("fanwhy_gpu_energy_joules", "Energy since the driver loaded", labels=GPU_LABELS)
+        unattributed = _gauge("fanwhy_gpu_unattributed_memory_bytes",
+                              "Used memory that no visible process accounts for", GPU_LABELS)
+        seed = {name: _gauge(name, doc, ["gpu"]) for name, doc in (
+            ("gpu_memory_total_bytes", "GPU memory total (seed exporter name)"),
+            ("gpu_memory_used_bytes", "GPU memory used (seed exporter name)"),
+            ("gpu_memory_free_bytes", "GPU memory free (seed exporter name)"),
+            ("gpu_memory_known_bytes", "GPU memory of visible processes (seed exporter name)"),
+            ("gpu_memory_unknown_bytes", "GPU memory no visible process accounts for (seed exporter name)"),
+            ("gpu_inference_active", "1 when unattributed memory was assigned by inference (seed exporter name)"),
+        )}
+        unaccounted = {u.gpu_index: u for u in snap.unattributed}
+        for gpu in snap.gpus:
+            labels = [str(gpu.index), gpu.uuid or "", gpu.name or ""]
+            up.add_metric(labels, 0.0 if gpu.error else 1.0)
+            info.add_metric([*labels, gpu.vendor, gpu.pstate or ""], 1.0)
+            if gpu.error:
+                continue
+            for family, read in families:
+                value = read(gpu)
+                if value is not None:
+                    family.add_metric(labels, float(value))
+            if gpu.throttle_reasons is not None:
+                for _, reason in CLOCKS_EVENT_REASONS:
+                    throttle.add_metric([*labels, reason], 1.0 if reason in gpu.throttle_reasons else 0.0)
+            if gpu.energy_j is not None:
+                energy.add_metric(labels, gpu.energy_j)
+            free = _free(gpu)
+            index = [str(gpu.index)]
+            for name, value in (("gpu_memory_total_bytes", gpu.memory_total_bytes),
+                                ("gpu_memory_used_bytes", gpu.memory_used_bytes), ("gpu_memory_free_bytes", free)):
+                if value is not None:
+                    seed[name].add_metric(index, float(value))
+            item = unaccounted.get(gpu.index)
+            if item is not None and item.memory_bytes is not None and gpu.memory_used_bytes is not None:
+                unattributed.add_metric(labels, float(item.memory_bytes))
+                seed["gpu_memory_unknown_bytes"].add_metric(index, float(item.memory_bytes))
+                seed["gpu_memory_known_bytes"].add_metric(index, float(gpu.memory_used_bytes - item.memory_bytes))
+                seed["gpu_inference_active"].add_metric(index, 1.0 if item.assigned else 0.0)
+        yield from (family for family, _ in families)
+        yield from (up, info, throttle, energy, unattributed, *seed.values())
+
+    def _processes(self, snap: Any) -> Iterator[Metric]:
+        labels = ["pid", "name", "user", "container", "gpu"]
+        memory = _gauge("fanwhy_process_gpu_memory_bytes", "GPU memory of a process (the largest users only)", labels)
+        sm = _gauge("fanwhy_process_sm_percent", "Share of a GPU's SMs a process keeps busy", labels)
+        power = _gauge("fanwhy_process_power_watts", "A process's SM share of its GPU's power", ["pid", "name", "user"])
+        users = sorted((p for p in snap.processes if p.gpus), key=lambda p: -(p.gpu_memory_bytes or 0))
+        for proc in users[: self.max_processes]:
+            container = proc.container.name or proc.container.id[:12] if proc.container else ""
+            for use in proc.gpus:
+                row = [str(proc.pid), proc.name or "", proc.user or "", container, str(use.gpu_index)]
+                if use.memory_bytes is not None:
+                    memory.add_metric(row, float(use.memory_bytes))
+                if use.sm_percent is not None:
+                    sm.add_metric(row, use.sm_percent)
+            if proc.power_w is not None:
+                power.add_metric([str(proc.pid), proc.name or "", proc.user or ""], proc.power_w)
+        yield from (memory, sm, power)
+
+    def _containers(self, snap: Any) -> Iterator[Metric]:
+        ours = ["container_id", "container_name", "runtime", "method"]
+        memory = _gauge("fanwhy_container_gpu_memory_bytes", "GPU memory of a container", ours)
+        sm = _gauge("fanwhy_container_sm_percent", "SM % of a container, added up over GPUs", ours[:3])
+        power = _gauge("fanwhy_container_power_watts", "A container's SM share of GPU power", ours[:3])
+        per_gpu = _gauge("container_gpu_memory_bytes", "GPU memory of a container per GPU (seed exporter name)",
+                         ["container_name", "container_id", "gpu", "method"])
+        detected = _gauge("container_gpu_detected", "1 for a container with GPU access (seed exporter name)",
+                          ["container_name", "container_id"])
+        usage = _gauge("docker_container_gpu_usage_percent", "SM % of a container (seed exporter name)",
+                       ["container_name", "container_id"])
+        usage_memory = _gauge("docker_container_gpu_memory_usage_bytes", "GPU memory of a container (seed name)",
+                              ["container_name", "container_id"])
+        breakdown: dict[tuple[str, int, str], float] = defaultdict(float)
+        for proc in snap.processes:
+            if proc.container is None:
+                continue
+            for use in proc.gpus:
+                if use.memory_bytes is not None:
+                    method = "inference" if use.memory_method == "inference" else "process"
+                    breakdown[(proc.container.id, use.gpu_index, method)] += use.memory_bytes
+        for item in snap.unattributed:
+            for share in item.assigned:
+                if share.kind == "container":
+                    breakdown[(share.id, item.gpu_index, "inference")] += share.memory_bytes
+        names = {c.container.id: c.container.name or c.container.id[:12] for c in snap.containers}
+        for (cid, gpu, method), value in sorted(breakdown.items()):
+            per_gpu.add_metric([names.get(cid, cid[:12]), cid, str(gpu), method], value)
+        for c in snap.containers:
+            name, cid = names[c.container.id], c.container.id
+            if c.gpu_memory_bytes is not None:
+                memory.add_metric([cid, name, c.container.runtime, c.memory_method], float(c.gpu_memory_bytes))
+                usage_memory.add_metric([name, cid], float(c.gpu_memory_bytes))
+            if c.sm_percent is not None:
+                sm.add_metric([cid, name, c.container.runtime], c.sm_percent)
+                usage.add_metric([name, cid], c.sm_percent)
+            if c.power_w is not None:
+                power.add_metric([cid, name, c.container.runtime], c.power_w)
+            if c.gpu_access:
+                detected.add_metric([name, cid], 1.0)
+        yield from (memory, sm, power, per_gpu, detected, usage, usage_memory)
+
+    def _host(self, snap: Any) -> Iterator[Metric]:
+        host = snap.host
+        cpu = _gauge("fanwhy_host_cpu_percent", "CPU utilization of the host (%)", [])
+        if host.cpu_percent is not None:
+            cpu.add_metric([], host.cpu_percent)
+        temp = _gauge("fanwhy_host_cpu_temperature_celsius", "CPU package temperature", [])
+        if host.cpu_temperature_c is not None:
+            temp.add_metric([], host.cpu_temperature_c)
+        fans = _gauge("fanwhy_host_fan_rpm", "System fan speed", ["chip", "label"])
+        for fan in host.fans:
+            fans.add_metric([fan.chip, fan.label], float(fan.rpm))
+        yield from (cpu, temp, fans)
+
+    def _alerts(self, snap: Any) -> Iterator[Metric]:
+        active = _gauge("fanwhy_alert_active", "1 for each alert firing now", ["rule", "gpu", "severity"])
+        for alert in snap.alerts:
+            active.add_metric([alert.rule, "" if alert.gpu_index is None else str(alert.gpu_index), alert.severity],
+                              1.0)
+        yield active
+
+
+def _free(gpu: Any) -> float | None:
+    if gpu.memory_total_bytes is None or gpu.memory_used_bytes is None:
+        return None
+    return float(gpu.memory_total_bytes - gpu.memory_used_bytes)
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    registry: CollectorRegistry = current_app.extensions["fanwhy_registry"]
+    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+
+
+def init_app(app: Flask, monitor: Monitor) -> None:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(SnapshotCollector(monitor))  # type: ignore[arg-type]
+    app.extensions["fanwhy_registry"] = registry
+    app.register_blueprint(bp)

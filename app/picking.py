@@ -1,0 +1,109 @@
+"""GPU picking (the GPU Resource Tracking seed): rank GPUs by free memory and idleness, return the best N.
+
+score = 0.6 x free/total + 0.4 x (100 - utilization)/100. A caller may pass parallel sizes instead of a
+count: world size = tp x pp x max(dp, cp, dcp).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
+
+from app.api import ApiError, _arg, _args
+from app.model import GpuSample, Snapshot
+
+bp = Blueprint("picking", __name__, url_prefix="/api")
+MIB = 1024 * 1024
+MAX_WAIT_S = 300.0
+
+
+@dataclass(frozen=True)
+class Candidate:
+    gpu: GpuSample
+    score: float
+    free_mb: float
+
+
+def score(gpu: GpuSample) -> float | None:
+    if gpu.error or gpu.memory_total_bytes is None or gpu.memory_used_bytes is None or not gpu.memory_total_bytes:
+        return None
+    util = gpu.utilization_percent if gpu.utilization_percent is not None else 100.0
+    free = (gpu.memory_total_bytes - gpu.memory_used_bytes) / gpu.memory_total_bytes
+    return 0.6 * free + 0.4 * (100.0 - util) / 100.0
+
+
+def world_size(tp: int = 1, pp: int = 1, dp: int = 1, cp: int = 1, dcp: int = 1) -> int:
+    return tp * pp * max(dp, cp, dcp)
+
+
+def pick(snap: Snapshot, count: int, min_memory_mb: float = 0.0, max_utilization: float = 100.0
+         ) -> tuple[list[Candidate], str | None]:
+    """The best ``count`` GPUs, best first, or ([], why not)."""
+    fitting, reasons = [], []
+    for gpu in snap.gpus:
+        value = score(gpu)
+        if value is None:
+            reasons.append(f"GPU {gpu.index}: {gpu.error or 'memory not reported'}")
+            continue
+        free_mb = (gpu.memory_total_bytes - gpu.memory_used_bytes) / MIB  # type: ignore[operator]
+        if free_mb < min_memory_mb:
+            reasons.append(f"GPU {gpu.index}: {free_mb:.0f} MB free < {min_memory_mb:g} MB")
+            continue
+        if (gpu.utilization_percent or 0.0) > max_utilization:
+            reasons.append(f"GPU {gpu.index}: {gpu.utilization_percent:.0f} % busy > {max_utilization:g} %")
+            continue
+        fitting.append(Candidate(gpu, round(value, 4), round(free_mb, 1)))
+    fitting.sort(key=lambda c: (-c.score, c.gpu.index))
+    if len(fitting) < count:
+        why = f"{len(fitting)} of {len(snap.gpus)} GPUs fit, {count} needed"
+        return [], "; ".join([why, *reasons])
+    return fitting[:count], None
+
+
+@bp.get("/gpu/available")
+def available() -> tuple[Response, int]:
+    _args(("count", "min_memory_mb", "max_utilization", "wait", "tp", "pp", "dp", "cp", "dcp"))
+    sizes = {k: _arg(k, int, 1, lambda v: 1 <= v <= 4096, "a positive integer")
+             for k in ("tp", "pp", "dp", "cp", "dcp")}
+    parallel = any(k in request.args for k in sizes)
+    count = _arg("count", int, 1, lambda v: 1 <= v <= 4096, "a positive integer")
+    if parallel:
+        if "count" in request.args:
+            raise ApiError(400, "pass either count or parallel sizes (tp, pp, dp, cp, dcp), not both")
+        count = world_size(**sizes)
+    min_memory = _arg("min_memory_mb", float, 0.0, lambda v: 0 <= v < 1e9, "megabytes, 0 or more")
+    max_util = _arg("max_utilization", float, 100.0, lambda v: 0 <= v <= 100, "a percentage, 0-100")
+    wait = _arg("wait", float, 0.0, lambda v: 0 <= v <= MAX_WAIT_S, f"seconds, 0-{MAX_WAIT_S:g}")
+    monitor = current_app.extensions["fanwhy"].monitor
+    deadline = time.monotonic() + wait
+    seq = 0
+    while True:
+        frame = monitor.latest()
+        if frame is not None:
+            seq = frame.seq
+            chosen, why = pick(frame.snapshot, count, min_memory, max_util)
+            if not why:
+                return jsonify(_answer(chosen, count, frame.snapshot.timestamp)), 200
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        monitor.wait_frames(seq, timeout=remaining)
+    detail: dict[str, Any] = {"count": count, "min_memory_mb": min_memory, "max_utilization": max_util,
+                              "waited_s": wait}
+    reason = why if frame is not None else "no snapshot yet"
+    return jsonify({"error": "not enough GPUs available", "detail": {**detail, "reason": reason}}), 409
+
+
+def _answer(chosen: list[Candidate], count: int, timestamp: float) -> dict[str, Any]:
+    return {"timestamp": timestamp, "count": count, "gpu_ids": [c.gpu.index for c in chosen],
+            "gpus": [{"index": c.gpu.index, "uuid": c.gpu.uuid, "name": c.gpu.name, "score": c.score,
+                      "memory_free_mb": c.free_mb, "utilization_percent": c.gpu.utilization_percent}
+                     for c in chosen],
+            "cuda_visible_devices": ",".join(str(c.gpu.index) for c in chosen)}
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
