@@ -24,18 +24,25 @@ demo: $(VENV)/.runtime  ## the dashboard on a simulated GPU whose load is real c
 snapshot: $(VENV)/.runtime
 	$(PY) -m app snapshot --json
 
-.PHONY: chromium
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+# Debian packages the tests drive for real: chromium (the page), prometheus (promtool and a real
+# Prometheus for the fleet), redis-server (the Socket.IO message queue). Installed when root and missing;
+# otherwise the tests that need them are skipped, saying why.
+DEBS := chromium:chromium prometheus:promtool redis-server:redis-server
+
+.PHONY: debs
+debs:
+	@missing=""; for pair in $(DEBS); do pkg=$${pair%%:*}; bin=$${pair##*:}; \
+	  command -v $$bin >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Debian's chromium for the page tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "chromium missing and not root: the page tests will be skipped"; fi; }
+	    echo "installing Debian packages for the tests:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing and not root:$$missing (their tests will be skipped)"; fi; fi
 
 lint: $(VENV)/.dev
 	$(PY) -m ruff check app tests benchmarks
 
-test: $(VENV)/.dev chromium lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
+test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
 	$(PY) -m pytest -ra
 
 gpu-test: $(VENV)/.dev

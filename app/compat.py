@@ -24,8 +24,7 @@ def _mb(value: int | None) -> float | None:
 
 
 def fleet_manager_gpu(gpu: GpuSample) -> dict[str, Any]:
-    free = (gpu.memory_total_bytes - gpu.memory_used_bytes
-            if gpu.memory_total_bytes is not None and gpu.memory_used_bytes is not None else None)
+    free = gpu.memory_available_bytes
     return {
         "id": f"gpu-{gpu.index}",
         "name": gpu.name,

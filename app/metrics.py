@@ -220,9 +220,8 @@ class SnapshotCollector:
 
 
 def _free(gpu: Any) -> float | None:
-    if gpu.memory_total_bytes is None or gpu.memory_used_bytes is None:
-        return None
-    return float(gpu.memory_total_bytes - gpu.memory_used_bytes)
+    free = gpu.memory_available_bytes
+    return float(free) if free is not None else None
 
 
 @bp.get("/metrics")

@@ -39,6 +39,7 @@ class GpuSample:
     memory_utilization_percent: float | None = None
     memory_used_bytes: int | None = None
     memory_total_bytes: int | None = None
+    memory_free_bytes: int | None = None
     temperature_c: float | None = None
     temperature_slowdown_c: float | None = None
     temperature_shutdown_c: float | None = None
@@ -61,6 +62,15 @@ class GpuSample:
     source: str = ""
     error: str | None = None
     unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+
+    @property
+    def memory_available_bytes(self) -> int | None:
+        """Free memory as the driver reports it (it excludes the driver's reserve), else total - used."""
+        if self.memory_free_bytes is not None:
+            return self.memory_free_bytes
+        if self.memory_total_bytes is None or self.memory_used_bytes is None:
+            return None
+        return self.memory_total_bytes - self.memory_used_bytes
 
     @property
     def memory_percent(self) -> float | None:

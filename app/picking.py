@@ -28,10 +28,11 @@ class Candidate:
 
 
 def score(gpu: GpuSample) -> float | None:
-    if gpu.error or gpu.memory_total_bytes is None or gpu.memory_used_bytes is None or not gpu.memory_total_bytes:
+    available = gpu.memory_available_bytes
+    if gpu.error or available is None or not gpu.memory_total_bytes:
         return None
     util = gpu.utilization_percent if gpu.utilization_percent is not None else 100.0
-    free = (gpu.memory_total_bytes - gpu.memory_used_bytes) / gpu.memory_total_bytes
+    free = available / gpu.memory_total_bytes
     return 0.6 * free + 0.4 * (100.0 - util) / 100.0
 
 
@@ -48,7 +49,7 @@ def pick(snap: Snapshot, count: int, min_memory_mb: float = 0.0, max_utilization
         if value is None:
             reasons.append(f"GPU {gpu.index}: {gpu.error or 'memory not reported'}")
             continue
-        free_mb = (gpu.memory_total_bytes - gpu.memory_used_bytes) / MIB  # type: ignore[operator]
+        free_mb = gpu.memory_available_bytes / MIB  # type: ignore[operator]
         if free_mb < min_memory_mb:
             reasons.append(f"GPU {gpu.index}: {free_mb:.0f} MB free < {min_memory_mb:g} MB")
             continue

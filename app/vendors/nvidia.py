@@ -404,6 +404,7 @@ class NvidiaBackend:
             memory_utilization_percent=_num(getattr(util, "memory", None)),
             memory_used_bytes=getattr(memory, "used", None),
             memory_total_bytes=getattr(memory, "total", None),
+            memory_free_bytes=getattr(memory, "free", None),
             temperature_c=_num(temperature),
             temperature_slowdown_c=gpu.slowdown_c,
             temperature_shutdown_c=gpu.shutdown_c,

@@ -123,6 +123,7 @@ class NvidiaSmi:
             memory_utilization_percent=_float(v["utilization.memory"]),
             memory_used_bytes=_mib(v["memory.used"]),
             memory_total_bytes=_mib(v["memory.total"]),
+            memory_free_bytes=_mib(v["memory.free"]),
             temperature_c=_float(v["temperature.gpu"]),
             fan_speed_percent=_float(v["fan.speed"]),
             power_w=_float(v["power.draw"]),

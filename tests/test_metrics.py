@@ -1,0 +1,146 @@
+"""Prometheus: the snapshot collector, the seeds' names, promtool, exporter mode."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from prometheus_client import CollectorRegistry
+
+from app.metrics import SnapshotCollector
+from tests.conftest import nvidia_selection
+from tests.fakes.docker_api import FakeDockerApi, container
+from tests.test_server_process import free_port, stop, wait_healthy
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def registry_of(app: Any) -> CollectorRegistry:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(SnapshotCollector(app.extensions["fanwhy"].monitor))  # type: ignore[arg-type]
+    return registry
+
+
+def test_gpu_gauges_from_the_snapshot(app: Any, fake_nvml: Any) -> None:
+    calls_before = sum(fake_nvml.calls.values())
+    registry = registry_of(app)
+    labels = {"gpu": "1", "uuid": "GPU-4c1c74c1-e9d0-b580-e321-c7e5c81dddc9", "name": "NVIDIA H200"}
+    get = registry.get_sample_value
+    assert get("fanwhy_gpu_utilization_percent", labels) == 98.0
+    assert get("fanwhy_gpu_memory_used_bytes", labels) == 7061962752
+    assert get("fanwhy_gpu_memory_free_bytes", labels) == 143047917568  # NVML's own: the reserve is not free
+    assert get("fanwhy_gpu_power_watts", labels) == pytest.approx(693.481)
+    assert get("fanwhy_gpu_temperature_celsius", labels) == 57.0
+    assert get("fanwhy_gpu_fan_speed_percent", labels) is None  # passively cooled: no sample, never 0
+    assert get("fanwhy_gpu_throttle_reason", {**labels, "reason": "sw_power_cap"}) == 1.0
+    assert get("fanwhy_gpu_throttle_reason", {**labels, "reason": "hw_slowdown"}) == 0.0
+    assert get("fanwhy_gpu_energy_joules_total", labels) == pytest.approx(19463.597)
+    assert get("fanwhy_gpu_up", labels) == 1.0
+    assert get("fanwhy_process_gpu_memory_bytes", {"pid": "657", "name": "", "user": "", "container": "",
+                                                   "gpu": "1"}) == 7052722176
+    assert get("fanwhy_collector_success") == 1.0 and get("fanwhy_collector_ticks_total") == 1.0
+    assert get("gpu_memory_total_bytes", {"gpu": "1"}) == 150754820096
+    assert get("gpu_memory_known_bytes", {"gpu": "1"}) == 7052722176
+    assert get("gpu_memory_unknown_bytes", {"gpu": "1"}) == 7061962752 - 7052722176
+    assert get("gpu_inference_active", {"gpu": "1"}) == 0.0
+    assert sum(fake_nvml.calls.values()) == calls_before, "a scrape must not call NVML"
+
+
+def test_a_lost_gpu_and_an_exited_process_leave_no_stale_samples(app: Any, fake_nvml: Any) -> None:
+    import pynvml
+
+    registry = registry_of(app)
+    fake_nvml.set(1, "compute_processes", [])
+    fake_nvml.set(1, "process_utilization", [])
+    fake_nvml.set(0, "utilization", pynvml.NVMLError_GpuIsLost())
+    app.extensions["fanwhy"].monitor.collect()
+    get = registry.get_sample_value
+    assert get("fanwhy_process_gpu_memory_bytes", {"pid": "657", "name": "", "user": "", "container": "",
+                                                   "gpu": "1"}) is None
+    lost = {"gpu": "0", "uuid": "GPU-5ce6f751-d9a5-2669-cfdd-cb0224401395", "name": "NVIDIA H200"}
+    assert get("fanwhy_gpu_up", lost) == 0.0 and get("fanwhy_gpu_utilization_percent", lost) is None
+    assert get("fanwhy_collector_success") == 0.0
+    assert get("gpu_memory_unknown_bytes", {"gpu": "1"}) == 7061962752  # nobody visible holds it now
+
+
+def test_seed_container_metrics_with_inference(make_app: Any, tmp_path: Path) -> None:
+    from tests.fakes.fake_nvml import scenario
+
+    fake = scenario("h200x2_load")
+    fake.set(1, "compute_processes", [])
+    fake.set(1, "process_utilization", [])
+    sock = tmp_path / "docker.sock"
+    with FakeDockerApi(sock, [container("a" * 64, "ollama", "ollama/ollama", gpu="device-request"),
+                              container("b" * 64, "vllm", "vllm/vllm-openai", gpu="runtime")]):
+        app = make_app(nvidia_selection(fake), start=False, docker_socket=str(sock))
+        app.extensions["fanwhy"].monitor.collect()
+        registry = registry_of(app)
+    get = registry.get_sample_value
+    half = 7061962752 // 2
+    assert get("container_gpu_memory_bytes", {"container_name": "ollama", "container_id": "a" * 64, "gpu": "1",
+                                              "method": "inference"}) == half
+    assert get("container_gpu_detected", {"container_name": "vllm", "container_id": "b" * 64}) == 1.0
+    assert get("docker_container_gpu_memory_usage_bytes", {"container_name": "ollama",
+                                                           "container_id": "a" * 64}) == half
+    assert get("docker_container_gpu_usage_percent", {"container_name": "ollama", "container_id": "a" * 64}) == 0.0
+    assert get("gpu_inference_active", {"gpu": "1"}) == 1.0
+
+
+def test_the_metrics_endpoint_is_text_and_cheap(client: Any) -> None:
+    response = client.get("/metrics")
+    assert response.status_code == 200 and response.content_type.startswith("text/plain")
+    text = response.get_data(as_text=True)
+    assert "# TYPE fanwhy_gpu_utilization_percent gauge" in text
+    assert "# TYPE fanwhy_gpu_energy_joules_total counter" in text
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian package prometheus) not installed")
+def test_promtool_check_metrics_passes(make_app: Any, tmp_path: Path) -> None:
+    from tests.fakes.fake_nvml import scenario
+
+    fake = scenario("h200x2_load")
+    sock = tmp_path / "docker.sock"
+    with FakeDockerApi(sock, [container("a" * 64, "ollama", "ollama/ollama", gpu="device-request")]):
+        app = make_app(nvidia_selection(fake), start=False, docker_socket=str(sock))
+        monitor = app.extensions["fanwhy"].monitor
+        monitor.collect()
+        monitor.collect()
+        text = app.test_client().get("/metrics").get_data()
+    result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, timeout=30)
+    assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
+    assert result.stdout.decode().strip() == "" and result.stderr.decode().strip() == ""  # no lint warning either
+
+
+def test_exporter_mode_serves_metrics_and_no_page() -> None:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "app", "exporter"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            env={**os.environ, "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1",
+                                 "FANWHY_SIM_PEAK": "0.2", "EXPORTER_PORT": str(port), "SCRAPE_INTERVAL": "0.5"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        health = wait_healthy(url)
+        assert health["interval_s"] == 0.5 and health["history"] == {"enabled": False}
+        text = requests.get(f"{url}/metrics", timeout=5).text
+        assert 'fanwhy_backend_info{backend="simulated"} 1.0' in text
+        assert requests.get(url + "/", timeout=5).status_code == 404  # no page
+        assert requests.get(url + "/socket.io/?EIO=4&transport=polling", timeout=5).status_code == 404
+    finally:
+        output = stop(proc)
+    assert f"FanWhy is serving http://127.0.0.1:{port}/metrics" in output
+
+
+def test_metrics_need_the_token_when_one_is_set(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), start=False, token="t0k")
+    app.extensions["fanwhy"].monitor.collect()
+    client = app.test_client()
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", headers={"Authorization": "Bearer t0k"}).status_code == 200
+
+
