@@ -191,7 +191,7 @@ class AlertEngine:
 
     def _xid(self, event: GpuEvent, snap: Snapshot, now: float, out: list[Alert]) -> None:
         rule = self.rules["xid"]
-        if not rule.enabled or event.kind != "xid":
+        if not rule.enabled:
             return
         gpu = snap.gpu(event.gpu_index) if event.gpu_index is not None else None
         key = (gpu.uuid if gpu and gpu.uuid else f"index-{event.gpu_index}")
@@ -199,8 +199,9 @@ class AlertEngine:
         alert = Alert(id=f"xid:{event.gpu_index}:{int(event.timestamp * 1000)}:{event.value}", rule="xid",
                       gpu_index=event.gpu_index, severity=rule.severity, value=float(event.value), threshold=None,
                       since=event.timestamp,
-                      message=f"GPU {event.gpu_index} reported XID {event.value}: a driver-level GPU error "
-                              f"(see NVIDIA's XID catalogue)")
+                      message=(f"GPU {event.gpu_index} reported XID {event.value}: a driver-level GPU error "
+                               f"(see NVIDIA's XID catalogue)") if event.kind == "xid" else
+                      f"GPU {event.gpu_index} reported {event.kind.replace('_', ' ')} (amdsmi event)")
         state.firing, state.quiet_until = alert, now + rule.cooldown_s
         out.append(alert)
 

@@ -43,6 +43,7 @@ class GpuSample:
     temperature_c: float | None = None
     temperature_slowdown_c: float | None = None
     temperature_shutdown_c: float | None = None
+    temperatures: Mapping[str, float] = field(default_factory=lambda: EMPTY)  # every sensor, e.g. hotspot
     fan_speed_percent: float | None = None
     fan_speeds_percent: tuple[float, ...] = ()
     fan_rpm: int | None = None

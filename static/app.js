@@ -72,9 +72,11 @@
     f("power-bar").value = powerPct;
     setValue(f("power"), gpu.power_w === null ? null :
       fmt(gpu.power_w, " W") + (gpu.power_limit_w ? " / " + fmt(gpu.power_limit_w, " W") : ""), why.power_w);
+    const extra = Object.entries(gpu.temperatures || {}).filter((e) => e[0] !== "edge")
+      .map((e) => e[0] + " " + fmt(e[1], " °C")).join(" · ");
     setValue(f("temp"), gpu.temperature_c === null ? null : fmt(gpu.temperature_c, " °C") +
-      (gpu.temperature_slowdown_c ? " (slows at " + fmt(gpu.temperature_slowdown_c, " °C") + ")" : ""),
-      why.temperature_c);
+      (gpu.temperature_slowdown_c ? " (slows at " + fmt(gpu.temperature_slowdown_c, " °C") + ")" : "") +
+      (extra ? " · " + extra : ""), why.temperature_c);
     setValue(f("fan"), gpu.fan_speed_percent === null ? null : fmt(gpu.fan_speed_percent, " %") +
       (gpu.fan_rpm ? " · " + gpu.fan_rpm + " RPM" : ""), why.fan_speed_percent);
     setValue(f("clocks"), gpu.clock_sm_mhz === null ? null : "SM " + gpu.clock_sm_mhz + " MHz" +

@@ -1,30 +1,284 @@
-"""AMD GPUs through amdsmi (ROCm). The full backend is issue #7; until then auto skips it cleanly.
+"""AMD GPUs through amdsmi (ROCm 6/7 Python bindings).
 
-``import amdsmi`` raises KeyError('libamd_smi.so') where ROCm is absent, hence the three exceptions.
+``import amdsmi`` raises KeyError('libamd_smi.so') where ROCm is absent, hence the three exceptions the
+factory catches. Every call goes through ``_get``: AmdSmiLibraryException (not supported, no permission)
+becomes None plus a reason; "N/A" strings, which amdsmi returns for fields a card lacks, become None too.
+Engine busy time in ns per process becomes % over the interval between two reads.
 """
 
 from __future__ import annotations
 
-from app.model import GpuProcessUsage, GpuSample
+import contextlib
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable
+
+from app.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from app.vendors.base import BackendUnavailable
+
+log = logging.getLogger(__name__)
+PASSIVELY_COOLED = "not supported: no fan reported (a passively cooled card, or the fan is the chassis')"
+MB = 1024 * 1024
+
+
+def _clean(value: Any) -> Any:
+    """amdsmi says "N/A" (or a max-value sentinel) where a field is missing."""
+    if isinstance(value, str) and value.strip().upper() in ("N/A", "NA", ""):
+        return None
+    if isinstance(value, int) and value in (0xFFFF, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF):
+        return None
+    return value
+
+
+def _watts(value: Any) -> float | None:
+    """Power in W; amdsmi 7 reports some limits in µW."""
+    value = _clean(value)
+    if value is None:
+        return None
+    value = float(value)
+    return value / 1e6 if value > 100_000 else value
+
+
+@dataclass
+class _Card:
+    index: int
+    handle: Any
+    name: str | None = None
+    uuid: str | None = None
+    bdf: str | None = None
+    engine_ns: dict[int, tuple[float, dict[str, int]]] = field(default_factory=dict)
 
 
 class AmdBackend:
     name = "amd"
 
+    def __init__(self, amdsmi: ModuleType | Any | None = None, clock: Callable[[], float] = time.monotonic,
+                 wall_clock: Callable[[], float] = time.time, watch_events: bool = True):
+        self._amdsmi = amdsmi
+        self._clock = clock
+        self._wall = wall_clock
+        self._cards: list[_Card] = []
+        self._watch_events = watch_events
+        self._events: list[GpuEvent] = []
+        self._events_lock = threading.Lock()
+        self._stop = threading.Event()
+        self.events_unsupported: str | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
+        if self._amdsmi is None:
+            try:
+                import amdsmi
+            except (ImportError, KeyError, OSError) as error:
+                raise BackendUnavailable(f"amdsmi not usable: {type(error).__name__}: {error}") from error
+            self._amdsmi = amdsmi
+        lib = self._amdsmi
         try:
-            import amdsmi  # noqa: F401
-        except (ImportError, KeyError, OSError) as error:
-            raise BackendUnavailable(f"amdsmi not usable: {type(error).__name__}: {error}") from error
-        raise BackendUnavailable("amdsmi is installed, but FanWhy's amdsmi backend is not built yet "
-                                 "(AMD cards are read through sysfs by the basic backend)")
-
-    def sample(self) -> list[GpuSample]:
-        return []
-
-    def processes(self) -> list[GpuProcessUsage]:
-        return []
+            flags = getattr(getattr(lib, "AmdSmiInitFlags", None), "INIT_AMD_GPUS", None)
+            lib.amdsmi_init(flags) if flags is not None else lib.amdsmi_init()
+            handles = lib.amdsmi_get_processor_handles()
+        except lib.AmdSmiException as error:
+            raise BackendUnavailable(f"amdsmi_init failed: {error}") from error
+        if not handles:
+            self.close()
+            raise BackendUnavailable("amdsmi started but reports no AMD GPU")
+        for index, handle in enumerate(handles):
+            card = _Card(index=index, handle=handle)
+            scratch: dict[str, str] = {}
+            asic = self._get(scratch, "name", "amdsmi_get_gpu_asic_info", handle) or {}
+            board = self._get(scratch, "name", "amdsmi_get_gpu_board_info", handle) or {}
+            card.name = _clean(board.get("product_name")) or _clean(asic.get("market_name"))
+            card.uuid = _clean(self._get(scratch, "uuid", "amdsmi_get_gpu_device_uuid", handle))
+            card.bdf = _clean(self._get(scratch, "pci", "amdsmi_get_gpu_device_bdf", handle))
+            self._cards.append(card)
+        if self._watch_events:
+            self._start_events()
 
     def close(self) -> None:
-        pass
+        self._stop.set()
+        if self._amdsmi is not None:
+            try:
+                self._amdsmi.amdsmi_shut_down()
+            except Exception as error:  # shutting down must never raise
+                log.debug("amdsmi_shut_down: %s", error)
+
+    @property
+    def pci_bus_ids(self) -> list[str]:
+        return [c.bdf for c in self._cards if c.bdf]
+
+    # -- the one call path ------------------------------------------------------------------
+    def _get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: Any) -> Any:
+        lib = self._amdsmi
+        fn = getattr(lib, fn_name, None)
+        if fn is None:
+            unsupported[metric] = f"not available: {fn_name} is not in this amdsmi"
+            return None
+        try:
+            return fn(*args)
+        except lib.AmdSmiLibraryException as error:
+            code = error.get_error_code() if hasattr(error, "get_error_code") else None
+            wrapper = getattr(lib, "amdsmi_wrapper", None)
+            if code is not None and code == getattr(wrapper, "AMDSMI_STATUS_NO_PERM", object()):
+                unsupported[metric] = "no permission"
+            elif code is not None and code == getattr(wrapper, "AMDSMI_STATUS_NOT_SUPPORTED", object()):
+                unsupported[metric] = "not supported by this GPU"
+            else:
+                unsupported[metric] = f"amdsmi error: {error}"
+            return None
+        except lib.AmdSmiException as error:
+            unsupported[metric] = f"amdsmi error: {error}"
+            return None
+
+    # -- sampling ---------------------------------------------------------------------------
+    def sample(self) -> list[GpuSample]:
+        return [self._sample(card) for card in self._cards]
+
+    def _sample(self, card: _Card) -> GpuSample:
+        lib, h = self._amdsmi, card.handle
+        u: dict[str, str] = {}
+        activity = self._get(u, "utilization_percent", "amdsmi_get_gpu_activity", h) or {}
+        vram = self._get(u, "memory_used_bytes", "amdsmi_get_gpu_vram_usage", h) or {}
+        temp_type, temp_metric = getattr(lib, "AmdSmiTemperatureType", None), getattr(lib, "AmdSmiTemperatureMetric",
+                                                                                      None)
+        temperatures: dict[str, float] = {}
+        thresholds: dict[str, float | None] = {}
+        for label, sensor in (("edge", "EDGE"), ("hotspot", "HOTSPOT"), ("memory", "VRAM")):
+            kind = getattr(temp_type, sensor, None)
+            if kind is None:
+                continue
+            scratch: dict[str, str] = {}
+            value = _clean(self._get(scratch, "temperature_c", "amdsmi_get_temp_metric", h, kind,
+                                     temp_metric.CURRENT))
+            if value is not None:
+                temperatures[label] = float(value)
+            if label == "edge":
+                for limit, name in (("CRITICAL", "slowdown"), ("EMERGENCY", "shutdown")):
+                    raw = _clean(self._get(scratch, name, "amdsmi_get_temp_metric", h, kind,
+                                           getattr(temp_metric, limit)))
+                    thresholds[name] = float(raw) if raw is not None else None
+            if value is None and scratch:
+                u.setdefault(f"temperature_{label}", next(iter(scratch.values())))
+        temperature = temperatures.get("edge", temperatures.get("hotspot"))
+        if temperature is None:
+            u.setdefault("temperature_c", u.get("temperature_edge", "not reported by amdsmi"))
+
+        speed = _clean(self._get(u, "fan_speed_percent", "amdsmi_get_gpu_fan_speed", h, 0))
+        speed_max = _clean(self._get({}, "fan_speed_percent", "amdsmi_get_gpu_fan_speed_max", h, 0))
+        rpm = _clean(self._get(u, "fan_rpm", "amdsmi_get_gpu_fan_rpms", h, 0))
+        fan = round(100.0 * speed / speed_max, 1) if speed is not None and speed_max else None
+        if fan is None and u.get("fan_speed_percent", "not supported").startswith("not supported"):
+            u["fan_speed_percent"] = PASSIVELY_COOLED
+        power = self._get(u, "power_w", "amdsmi_get_power_info", h) or {}
+        watts = next((w for w in (_watts(power.get(k)) for k in ("socket_power", "current_socket_power",
+                                                                   "average_socket_power")) if w is not None), None)
+        limit = _watts(power.get("power_limit"))
+        if limit is None:
+            cap = self._get(u, "power_limit_w", "amdsmi_get_power_cap_info", h) or {}
+            limit = _watts(cap.get("power_cap"))
+        clk_type = getattr(lib, "AmdSmiClkType", None)
+        gfx = self._get(u, "clock_sm_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "GFX", 0)) or {}
+        mem = self._get(u, "clock_memory_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "MEM", 1)) or {}
+        energy = self._get(u, "energy_j", "amdsmi_get_energy_count", h) or {}
+        accumulator = _clean(energy.get("energy_accumulator", energy.get("power")))
+        resolution = _clean(energy.get("counter_resolution"))
+        used_mb, total_mb = _clean(vram.get("vram_used")), _clean(vram.get("vram_total"))
+        for metric, value in (("power_w", watts), ("power_limit_w", limit)):
+            if value is None:
+                u.setdefault(metric, "not reported by amdsmi")
+        return GpuSample(
+            vendor="amd", index=card.index, uuid=card.uuid, name=card.name,
+            utilization_percent=_float(activity.get("gfx_activity")),
+            memory_utilization_percent=_float(activity.get("umc_activity")),
+            memory_used_bytes=int(used_mb * MB) if used_mb is not None else None,
+            memory_total_bytes=int(total_mb * MB) if total_mb is not None else None,
+            temperature_c=temperature, temperature_slowdown_c=thresholds.get("slowdown"),
+            temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),  # type: ignore[arg-type]
+            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
+            fan_rpm=int(rpm) if rpm is not None else None, power_w=watts, power_limit_w=limit,
+            clock_sm_mhz=_int(gfx.get("clk", gfx.get("cur_clk"))), clock_sm_max_mhz=_int(gfx.get("max_clk")),
+            clock_memory_mhz=_int(mem.get("clk", mem.get("cur_clk"))),
+            energy_j=accumulator * resolution / 1e6 if accumulator is not None and resolution else None,
+            pci_bus_id=card.bdf, source="amdsmi", unsupported=frozen_map(u),
+        )
+
+    def processes(self) -> list[GpuProcessUsage]:
+        usages = []
+        now = self._clock()
+        for card in self._cards:
+            rows = self._get({}, "processes", "amdsmi_get_gpu_process_list", card.handle) or []
+            seen = {}
+            for row in rows:
+                if not isinstance(row, dict) or _clean(row.get("pid")) is None:
+                    continue  # older bindings return handles: nothing to read without more calls
+                pid = int(row["pid"])
+                engines = {k: int(v) for k, v in (row.get("engine_usage") or {}).items() if _clean(v) is not None}
+                memory = row.get("memory_usage") or {}
+                busy = None
+                previous = card.engine_ns.get(pid)
+                if previous is not None and now > previous[0]:
+                    wall_ns = (now - previous[0]) * 1e9
+                    gfx = engines.get("gfx", 0) - previous[1].get("gfx", 0)
+                    busy = round(min(100.0, max(0.0, 100.0 * gfx / wall_ns)), 1)
+                seen[pid] = (now, engines)
+                vram = _clean(memory.get("vram_mem"))
+                usages.append(GpuProcessUsage(
+                    pid=pid, gpu_index=card.index, kind="compute", name_hint=_clean(row.get("name")),
+                    memory_bytes=int(vram) if vram is not None else _int(row.get("mem")),
+                    sm_percent=busy, encoder_percent=None, decoder_percent=None))
+            card.engine_ns = seen
+        return usages
+
+    # -- events -----------------------------------------------------------------------------
+    def _start_events(self) -> None:
+        lib = self._amdsmi
+        reader_class = getattr(lib, "AmdSmiEventReader", None)
+        kinds = getattr(lib, "AmdSmiEvtNotificationType", None)
+        if reader_class is None or kinds is None:
+            self.events_unsupported = "this amdsmi has no event reader"
+            return
+        wanted = [getattr(kinds, n) for n in ("THERMAL_THROTTLE", "VMFAULT", "GPU_PRE_RESET", "GPU_POST_RESET")
+                  if hasattr(kinds, n)]
+        readers = []
+        for card in self._cards:
+            try:
+                readers.append((card.index, reader_class(card.handle, wanted)))
+            except lib.AmdSmiException as error:
+                log.info("amdsmi events not available on GPU %d: %s", card.index, error)
+        if not readers:
+            self.events_unsupported = "no GPU supports amdsmi events"
+            return
+        threading.Thread(target=self._read_events, args=(readers,), name="fanwhy-amd-events", daemon=True).start()
+
+    def _read_events(self, readers: list[tuple[int, Any]]) -> None:
+        lib = self._amdsmi
+        while not self._stop.is_set():
+            for index, reader in readers:
+                try:
+                    events = reader.read(200)
+                except lib.AmdSmiException:
+                    continue
+                for event in events or ():
+                    kind = str(event.get("event", "event")).lower()
+                    with self._events_lock:
+                        self._events.append(GpuEvent(gpu_index=index, kind=kind, value=0, timestamp=self._wall()))
+        for _, reader in readers:
+            with contextlib.suppress(lib.AmdSmiException):
+                reader.stop()
+
+    def events(self) -> list[GpuEvent]:
+        with self._events_lock:
+            events, self._events = self._events, []
+        return events
+
+
+def _float(value: Any) -> float | None:
+    value = _clean(value)
+    return float(value) if value is not None else None
+
+
+def _int(value: Any) -> int | None:
+    value = _clean(value)
+    return int(value) if value is not None else None

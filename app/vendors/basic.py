@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from app.model import GpuProcessUsage, GpuSample
+from app.vendors.fdinfo import FdinfoReader
 from app.vendors.nvidia_smi import NvidiaSmi, NvidiaSmiError
 from app.vendors.sysfs import drm_cards, sample_card
 
@@ -21,9 +22,18 @@ SMI_RETRY_S = 30.0
 class BasicBackend:
     name = "basic"
 
-    def __init__(self, sys_root: Path | str = "/sys", nvidia_smi: NvidiaSmi | None = None):
+    def __init__(self, sys_root: Path | str = "/sys", nvidia_smi: NvidiaSmi | None = None,
+                 proc_root: Path | str = "/proc", exclude_pci: frozenset[str] = frozenset(),
+                 index_offset: int = 0, use_nvidia_smi: bool = True):
+        """``exclude_pci``: cards another backend already reports (mixed machines); their indices start
+        at ``index_offset``."""
         self.sys_root = Path(sys_root)
         self.smi = nvidia_smi or NvidiaSmi()
+        self.fdinfo = FdinfoReader(proc_root)
+        self.exclude_pci = frozenset(normalize_pci(p) for p in exclude_pci)
+        self.index_offset = index_offset
+        self.use_nvidia_smi = use_nvidia_smi
+        self._pci_to_index: dict[str, int] = {}
         self._smi_reason: str | None = None
         self._smi_retry_at = 0.0
         self._smi_last_error: str | None = None
@@ -31,7 +41,7 @@ class BasicBackend:
         self.no_gpu_reason: str | None = None
 
     def open(self) -> None:
-        self._smi_reason = self.smi.available()
+        self._smi_reason = self.smi.available() if self.use_nvidia_smi else "NVIDIA cards are read through NVML"
 
     def close(self) -> None:
         pass
@@ -53,9 +63,12 @@ class BasicBackend:
             smi_error = self._smi_last_error
         self._uuid_to_index = {s.uuid: s.index for s in samples if s.uuid}
 
-        cards = drm_cards(self.sys_root)
-        next_index = len(samples)
+        cards = [c for c in drm_cards(self.sys_root) if normalize_pci(c.pci_bus_id) not in self.exclude_pci]
+        next_index = self.index_offset + len(samples)
+        self._pci_to_index = {}
         for card in cards:
+            if card.pci_bus_id:
+                self._pci_to_index[normalize_pci(card.pci_bus_id)] = next_index
             if card.vendor == "nvidia":
                 if samples and not smi_error:
                     continue  # already read through nvidia-smi
@@ -75,10 +88,43 @@ class BasicBackend:
         return samples
 
     def processes(self) -> list[GpuProcessUsage]:
-        if not self._uuid_to_index:
-            return []
-        try:
-            return self.smi.processes(self._uuid_to_index)
-        except NvidiaSmiError as error:
-            log.warning("nvidia-smi processes: %s", error)
-            return []
+        usages: list[GpuProcessUsage] = []
+        if self._uuid_to_index:
+            try:
+                usages.extend(self.smi.processes(self._uuid_to_index))
+            except NvidiaSmiError as error:
+                log.warning("nvidia-smi processes: %s", error)
+        if self._pci_to_index:
+            for client in self.fdinfo.usage():
+                index = self._pci_to_index.get(normalize_pci(client.pdev))
+                if index is None:
+                    continue
+                usages.append(GpuProcessUsage(pid=client.pid, gpu_index=index, memory_bytes=client.memory_bytes,
+                                              sm_percent=client.busy_percent, kind="compute",
+                                              name_hint=None))
+        return _merge_clients(usages)
+
+
+def normalize_pci(bus_id: str | None) -> str:
+    """``0000:03:00.0`` from NVML's ``00000000:03:00.0`` or sysfs's ``0000:03:00.0``, lower case."""
+    if not bus_id:
+        return ""
+    return bus_id.strip().lower()[-12:]
+
+
+def _merge_clients(usages: list[GpuProcessUsage]) -> list[GpuProcessUsage]:
+    """One row per (pid, GPU): a process with several DRM clients on one card adds them up."""
+    merged: dict[tuple[int, int], GpuProcessUsage] = {}
+    for usage in usages:
+        key = (usage.pid, usage.gpu_index)
+        if key not in merged:
+            merged[key] = usage
+            continue
+        old = merged[key]
+        memory = [m for m in (old.memory_bytes, usage.memory_bytes) if m is not None]
+        busy = [b for b in (old.sm_percent, usage.sm_percent) if b is not None]
+        merged[key] = GpuProcessUsage(pid=usage.pid, gpu_index=usage.gpu_index,
+                                      memory_bytes=sum(memory) if memory else None,
+                                      sm_percent=min(100.0, sum(busy)) if busy else None, kind=old.kind,
+                                      name_hint=old.name_hint or usage.name_hint)
+    return list(merged.values())

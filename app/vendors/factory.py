@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
+from app.model import GpuEvent, GpuProcessUsage, GpuSample
 from app.vendors.amd import AmdBackend
-from app.vendors.base import Backend, BackendUnavailable
-from app.vendors.basic import BasicBackend
+from app.vendors.base import Backend, BackendUnavailable, drain_events
+from app.vendors.basic import BasicBackend, normalize_pci
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.simulated import SimulatedBackend
+from app.vendors.sysfs import drm_cards
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +24,50 @@ CHOICES = ("auto", "nvidia", "amd", "basic", "simulated")
 class Selection:
     backend: Backend
     skipped: Mapping[str, str]
+
+
+class CombinedBackend:
+    """A vendor backend plus the basic backend for the other cards of a mixed machine (an Intel iGPU
+    beside an NVIDIA card): each GPU shows exactly once, the vendor's first."""
+
+    def __init__(self, primary: Backend, extra: BasicBackend):
+        self.primary, self.extra = primary, extra
+        self.name = f"{primary.name}+basic"
+
+    def open(self) -> None:  # both are opened by select_backend
+        pass
+
+    def sample(self) -> list[GpuSample]:
+        return [*self.primary.sample(), *self.extra.sample()]
+
+    def processes(self) -> list[GpuProcessUsage]:
+        return [*self.primary.processes(), *self.extra.processes()]
+
+    def events(self) -> list[GpuEvent]:
+        return drain_events(self.primary)
+
+    def close(self) -> None:
+        self.primary.close()
+        self.extra.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.primary, name)
+
+
+def with_other_cards(primary: Backend, builders: Mapping[str, Callable[[], Backend]]) -> Backend:
+    """The primary backend, combined with basic when sysfs shows cards the primary does not report."""
+    samples = primary.sample()
+    covered = frozenset(normalize_pci(s.pci_bus_id) for s in samples if s.pci_bus_id)
+    basic = builders["basic"]()
+    if not isinstance(basic, BasicBackend):
+        return primary
+    extra = BasicBackend(sys_root=basic.sys_root, proc_root=basic.fdinfo.proc_root, exclude_pci=covered,
+                         index_offset=len(samples), use_nvidia_smi=False)
+    extra.open()
+    if not [c for c in drm_cards(extra.sys_root) if normalize_pci(c.pci_bus_id) not in covered
+            and c.vendor != primary.name]:
+        return primary
+    return CombinedBackend(primary, extra)
 
 
 def default_builders(settings: object | None = None) -> dict[str, Callable[[], Backend]]:
@@ -57,5 +103,7 @@ def select_backend(choice: str = "auto", builders: Mapping[str, Callable[[], Bac
             log.exception("backend %s failed to open", name)
             skipped[name] = f"{type(error).__name__}: {error}"
         else:
+            if choice == "auto" and name in ("nvidia", "amd"):
+                backend = with_other_cards(backend, builders)
             return Selection(backend=backend, skipped=skipped)
     raise BackendUnavailable("; ".join(f"{k}: {v}" for k, v in skipped.items()))

@@ -108,10 +108,12 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         f" [{card.vendor_id or 0:04x}:{card.device_id or 0:04x}]")
 
     temperature = slowdown = shutdown = power = power_cap = fan_pct = None
+    sensors: dict[str, float] = {}
     fan_rpm = None
     hwmon = _hwmon(device)
     if hwmon is not None:
         temps = _temperatures(hwmon)
+        sensors = {label: values[0] for label, values in temps.items()}
         chosen = temps.get("edge") or next(iter(temps.values()), None)
         if chosen:
             temperature, slowdown, shutdown = chosen
@@ -146,6 +148,7 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         utilization_percent=float(busy) if busy is not None else None,
         memory_used_bytes=used, memory_total_bytes=total,
         temperature_c=temperature, temperature_slowdown_c=slowdown, temperature_shutdown_c=shutdown,
+        temperatures=frozen_map(sensors),  # type: ignore[arg-type]
         fan_speed_percent=fan_pct, fan_rpm=fan_rpm, power_w=power, power_limit_w=power_cap,
         pci_bus_id=card.pci_bus_id, source="sysfs", unsupported=frozen_map(unsupported),
     )
