@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from flask import Flask
 from flask_socketio import SocketIO
 
-from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, views
+from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, security, views
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
@@ -18,6 +18,7 @@ from app.attribution.processes import ProcessInspector
 from app.config import Settings, load_settings
 from app.history import History, default_path
 from app.monitor import Monitor
+from app.redact import Redactor
 from app.vendors.factory import Selection, default_builders, select_backend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,10 +67,12 @@ def build_monitor(settings: Settings, selection: Selection | None = None, histor
         selection,
         interval_s=settings.interval_s,
         alerts=AlertEngine(settings.alert_rules()),
-        attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc),
+        attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
+                                               redactor=Redactor(settings.mask_patterns, settings.names_only == "on")),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None),
         min_tick_gap_s=settings.min_tick_gap_s,
         history=history,
+        watchdog_s=settings.watchdog_timeout_s,
     )
 
 
@@ -91,7 +94,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     history = None if exporter else open_history(settings)
     monitor = build_monitor(settings, selection, history)
-    auth.init_app(app, settings.token)
+    security.init_app(app, settings)
+    auth.init_app(app, settings.token, settings.metrics_token)
     api.init_app(app)
     compat.init_app(app)
     picking.init_app(app)
@@ -102,7 +106,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         history_api.init_app(app)
         fleet.init_app(app)
         views.init_app(app)
-        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings.token, settings.message_queue)
+        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings)
     app.extensions["fanwhy"] = fanwhy
     if start:
         fanwhy.start()

@@ -39,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _url(settings: Settings) -> str:
     host = f"[{settings.host}]" if ":" in settings.host else settings.host
-    return f"http://{host}:{settings.port}/"
+    scheme = "https" if settings.tls_cert else "http"
+    return f"{scheme}://{host}:{settings.port}/"
 
 
 def snapshot(settings: Settings) -> int:
@@ -52,6 +53,9 @@ def snapshot(settings: Settings) -> int:
         frame = monitor.collect()
     finally:
         monitor.stop()
+    if frame is None:
+        print(f"fanwhy: {monitor.hung}", file=sys.stderr)
+        return 5
     json.dump(frame.view, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
@@ -77,6 +81,8 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                 "when_ready": lambda server: print(
                     f"FanWhy is serving {_url(settings)}{'metrics' if mode == 'exporter' else ''}", flush=True),
             }
+            if settings.tls_cert:  # optional TLS, terminated by gunicorn
+                options.update(certfile=settings.tls_cert, keyfile=settings.tls_key)
             for key, value in options.items():
                 self.cfg.set(key, value)
 

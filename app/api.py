@@ -35,6 +35,16 @@ def _frame() -> Frame:
     return frame
 
 
+def _freshness(frame: Frame) -> dict[str, Any]:
+    """How old the data is, and whether it is stale (the backend hangs, or the collector is late)."""
+    monitor = _monitor()
+    return {"stale": monitor.stale(frame), "data_age_s": round(time.monotonic() - frame.monotonic, 3)}
+
+
+def _fresh(frame: Frame) -> dict[str, Any]:
+    return {**frame.view, **_freshness(frame)}
+
+
 def _args(allowed: tuple[str, ...]) -> None:
     unknown = sorted(set(request.args) - set(allowed))
     if unknown:
@@ -69,9 +79,9 @@ def metrics() -> Response:
     _args(("gpu",))
     frame = _frame()
     index = _gpu_arg(frame)
+    view = _fresh(frame)
     if index is None:
-        return jsonify(frame.view)
-    view = dict(frame.view)
+        return jsonify(view)
     view["gpus"] = [g for g in view["gpus"] if g["index"] == index]
     view["processes"] = [p for p in view["processes"] if any(u["gpu_index"] == index for u in p["gpus"])]
     return jsonify(view)
@@ -84,6 +94,7 @@ def summary() -> Response:
     snap = frame.snapshot
     host = snap.host
     return jsonify({
+        **_freshness(frame),
         "timestamp": snap.timestamp,
         "backend": snap.backend.name,
         "gpu_count": len(snap.gpus),
@@ -190,20 +201,22 @@ def health() -> tuple[Response, int]:
     snap = frame.snapshot
     age = round(time.monotonic() - frame.monotonic, 3)
     gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
-    reasons = []
-    if not monitor.running:
-        reasons.append("the collector is not running")
+    down = []  # no current data at all
+    if not monitor.running and monitor.backend is not None and services.settings.collector == "on":
+        down.append("the collector is not running")
     if age > 5 * monitor.interval_s + 2:
-        reasons.append(f"the latest snapshot is {age:.0f} s old")
-    status = "down" if reasons else "ok"
-    if status == "ok" and services.history is not None and services.history.error:
-        status = "degraded"
-        reasons.append(services.history.error)
-    if status == "ok" and (snap.errors or gpu_errors or age > 2 * monitor.interval_s + 1):
-        status = "degraded"
-        reasons.extend(snap.errors)
-        reasons.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
-    body.update(status=status, reasons=reasons, data_age_s=age, tick=snap.timing.tick,
+        down.append(f"the latest snapshot is {age:.0f} s old")
+    degraded = [f"{monitor.hung}: serving the last snapshot, marked stale"] if monitor.hung else []
+    if services.history is not None and services.history.error:
+        degraded.append(services.history.error)
+    degraded.extend(snap.errors)
+    degraded.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
+    if age > 2 * monitor.interval_s + 1 and not down:
+        degraded.append(f"the latest snapshot is {age:.1f} s old")
+    status = "down" if down else "degraded" if degraded else "ok"
+    reasons = down + degraded
+    body.update(status=status, reasons=reasons, data_age_s=age, stale=monitor.stale(frame),
+                tick=snap.timing.tick,
                 gpu_count=len(snap.gpus), gpu_errors=gpu_errors, no_gpu_reason=snap.backend.no_gpu_reason,
                 collector_errors=list(snap.errors), timing=to_json(snap.timing))
     return jsonify(body), 503 if status == "down" else 200

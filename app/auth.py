@@ -33,21 +33,47 @@ def offered_token(auth: Mapping[str, Any] | None = None) -> str | None:
     return request.cookies.get(COOKIE)
 
 
-def init_app(app: Flask, token: str | None) -> None:
-    if not token:
+LOGIN_FORM = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>FanWhy: sign in</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
+<main><h1>FanWhy</h1><p>This FanWhy needs its token (FANWHY_TOKEN).</p>
+<form method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password"
+required autofocus></label> <button type="submit">Sign in</button></form>{message}</main></body></html>"""
+
+
+def _signed_in(token: str) -> Response:
+    response = redirect("/")
+    response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure)
+    return response
+
+
+def init_app(app: Flask, token: str | None, metrics_token: str | None = None) -> None:
+    if not token and not metrics_token:
         return
 
+    @app.route("/login", methods=["GET", "POST"])
+    def login() -> Response | tuple[str, int]:
+        if request.method == "POST":
+            offered = request.form.get("token", "")
+            if token and token_matches(token, offered):
+                return _signed_in(token)
+            return LOGIN_FORM.format(message="<p role=alert>That token is not right.</p>"), 401
+        return LOGIN_FORM.format(message=""), 200
+
     @app.before_request
-    def require_token() -> Response | None:
-        if request.path.startswith("/socket.io"):
-            return None  # checked in the Socket.IO connect handler, where `auth` is visible
-        if request.path == "/" and token_matches(token, request.args.get("token")):
-            response = redirect("/")
-            response.set_cookie(COOKIE, token, httponly=True, samesite="Strict",
-                                secure=request.is_secure)
-            return response
-        if token_matches(token, offered_token()):
+    def require_token() -> Response | tuple[Response, int] | None:
+        if request.path.startswith("/socket.io") or request.path == "/login":
+            return None  # Socket.IO is checked in its connect handler, where `auth` is visible
+        if not token:
+            if request.path != "/metrics" or token_matches(metrics_token, offered_token()):
+                return None
+        elif request.path == "/" and request.args.get("token") and token_matches(token, request.args["token"]):
+            return _signed_in(token)
+        elif token_matches(token, offered_token()):
             return None
+        if request.path == "/metrics" and metrics_token and token_matches(metrics_token, offered_token()):
+            return None
+        if request.path == "/" and request.method == "GET":
+            return redirect("/login")
         response = jsonify(error="unauthorized",
                            detail="this FanWhy needs its token: Authorization: Bearer <token>, "
                                   "or open /?token=<token> once in the browser")

@@ -40,7 +40,22 @@ class Settings:
     message_queue: str = ""
     collector: str = "on"
     prometheus_url: str = ""
+    metrics_token: str | None = None
+    allowed_hosts: str = ""
+    allowed_origins: str = ""
+    rate_limit_per_s: float = 30.0
+    tls_cert: str = ""
+    tls_key: str = ""
+    mask_patterns: str = ""
+    names_only: str = "off"
+    watchdog_s: float = 0.0
     docker_socket: str = "/var/run/docker.sock"
+
+    @property
+    def watchdog_timeout_s(self) -> float:
+        """How long a vendor call may take before the snapshot is marked stale (FANWHY_WATCHDOG, else
+        5 intervals and at least 5 s)."""
+        return self.watchdog_s if self.watchdog_s > 0 else max(5.0, 5 * self.interval_s)
 
     def alert_rules(self) -> dict[str, Any]:
         """The alert rules: defaults, then FANWHY_ALERT_GPU_UTIL/HOLD/HYSTERESIS, then FANWHY_ALERTS."""
@@ -63,6 +78,19 @@ class Settings:
             self.alert_rules()
         except ValueError as error:
             raise ConfigError(f"FANWHY_ALERTS: {error}") from None
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ConfigError("FANWHY_TLS_CERT and FANWHY_TLS_KEY go together")
+        for path in filter(None, (self.tls_cert, self.tls_key)):
+            if not os.path.isfile(path):
+                raise ConfigError(f"TLS file {path!r} does not exist")
+        if self.names_only not in ("on", "off"):
+            raise ConfigError("FANWHY_NAMES_ONLY must be on or off")
+        try:
+            from app.redact import compile_patterns
+
+            compile_patterns(self.mask_patterns)
+        except ValueError as error:
+            raise ConfigError(f"FANWHY_MASK_PATTERNS: {error}") from None
         if self.collector not in ("on", "off"):
             raise ConfigError("FANWHY_COLLECTOR must be on or off")
         if self.message_queue and not self.message_queue.startswith(("redis://", "rediss://")):
@@ -95,7 +123,10 @@ ENV_NAMES = {
     "retention_hours": "FANWHY_RETENTION_HOURS", "db_max_mb": "FANWHY_DB_MAX_MB",
     "docker_socket": "FANWHY_DOCKER_SOCKET", "exporter_port": "EXPORTER_PORT",
     "scrape_interval_s": "SCRAPE_INTERVAL", "message_queue": "FANWHY_MESSAGE_QUEUE", "collector": "FANWHY_COLLECTOR",
-    "prometheus_url": "FANWHY_PROMETHEUS_URL",
+    "prometheus_url": "FANWHY_PROMETHEUS_URL", "metrics_token": "FANWHY_METRICS_TOKEN",
+    "allowed_hosts": "FANWHY_ALLOWED_HOSTS", "allowed_origins": "FANWHY_ALLOWED_ORIGINS",
+    "rate_limit_per_s": "FANWHY_RATE_LIMIT", "tls_cert": "FANWHY_TLS_CERT", "tls_key": "FANWHY_TLS_KEY",
+    "mask_patterns": "FANWHY_MASK_PATTERNS", "names_only": "FANWHY_NAMES_ONLY", "watchdog_s": "FANWHY_WATCHDOG",
 }
 
 

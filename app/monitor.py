@@ -30,6 +30,50 @@ from app.vendors.factory import Selection
 log = logging.getLogger(__name__)
 
 
+class VendorHung(Exception):
+    """A vendor call has not returned within the watchdog's time."""
+
+
+class VendorWorker:
+    """Runs vendor calls on a thread of their own, so a hung NVML or nvidia-smi call never freezes the
+    collector: the caller waits at most ``timeout_s``. A call that never returns keeps this worker
+    busy; later calls fail at once until it does (no pile of stuck threads)."""
+
+    def __init__(self, timeout_s: float):
+        self.timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self._busy_since: float | None = None
+
+    @property
+    def busy_since(self) -> float | None:
+        return self._busy_since
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        with self._lock:
+            if self._busy_since is not None:
+                raise VendorHung(f"a vendor call has been running for {time.monotonic() - self._busy_since:.0f} s")
+            self._busy_since = time.monotonic()
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                box["value"] = fn()
+            except BaseException as error:  # handed to the caller
+                box["error"] = error
+            finally:
+                with self._lock:
+                    self._busy_since = None
+                done.set()
+
+        threading.Thread(target=run, name="fanwhy-vendor-call", daemon=True).start()
+        if not done.wait(self.timeout_s):
+            raise VendorHung(f"the backend did not answer within {self.timeout_s:g} s")
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+
 @dataclass(frozen=True)
 class Frame:
     """A published snapshot with its JSON view, made once and shared by every reader."""
@@ -52,6 +96,7 @@ class Monitor:
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         history: History | None = None,
+        watchdog_s: float = 10.0,
     ):
         self.selection = selection
         self.backend = selection.backend
@@ -63,6 +108,8 @@ class Monitor:
         self._clock = clock
         self._wall = wall_clock
         self.history = history
+        self.vendor = VendorWorker(watchdog_s)
+        self.hung: str | None = None
         self._latest: Frame | None = None
         self._recent: deque[Frame] = deque(maxlen=64)
         self._history: deque[Snapshot] = deque(maxlen=max(10, min(600, int(300 / interval_s))))
@@ -142,25 +189,50 @@ class Monitor:
         return True
 
     # -- collecting -------------------------------------------------------------------------
-    def collect(self) -> Frame:
-        """Build, publish and return one snapshot. Only the collector thread (or a CLI/test that
-        has no thread running) calls this."""
+    def collect(self) -> Frame | None:
+        """Build, publish and return one snapshot; None when the backend is hung (the last snapshot
+        stays, and turns stale). Only the collector thread (or a CLI/test without one) calls this."""
         with self._collect_lock:
             return self._collect()
 
-    def _collect(self) -> Frame:
+    def stale(self, frame: Frame | None = None) -> bool:
+        """True while the backend hangs or the latest snapshot is older than three intervals."""
+        frame = frame or self._latest
+        if frame is None:
+            return True
+        return self.hung is not None or self._clock() - frame.monotonic > max(2.0, 3 * self.interval_s)
+
+    def _read_backend(self) -> tuple[tuple[GpuSample, ...], list[Any], list[str]]:
         errors: list[str] = []
-        t0 = self._clock()
         gpus: tuple[GpuSample, ...] = ()
         try:
             gpus = tuple(self.backend.sample())
         except Exception as error:
             log.exception("backend %s sample failed", self.backend.name)
             errors.append(f"{self.backend.name} backend: {type(error).__name__}: {error}")
+        usages: list[Any] = []
+        try:
+            usages = list(self.backend.processes())
+        except Exception as error:
+            log.exception("backend %s processes failed", self.backend.name)
+            errors.append(f"{self.backend.name} processes: {type(error).__name__}: {error}")
+        return gpus, usages, errors
+
+    def _collect(self) -> Frame | None:
+        t0 = self._clock()
+        try:
+            gpus, usages, errors = self.vendor.call(self._read_backend)
+        except VendorHung as error:
+            if self.hung is None:
+                log.error("%s; serving the last snapshot, marked stale", error)
+            self.hung = str(error)
+            self.consecutive_failures += 1
+            return None
+        self.hung = None
         t1 = self._clock()
         attribution = Attribution(processes=(), containers=(), users=(), unattributed=())
         try:
-            attribution = self.attributor.attribute(gpus, self.backend.processes())
+            attribution = self.attributor.attribute(gpus, usages)
         except Exception as error:
             log.exception("process attribution failed")
             errors.append(f"processes: {type(error).__name__}: {error}")

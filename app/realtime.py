@@ -12,12 +12,14 @@ import logging
 import threading
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
 from flask_socketio import SocketIO, emit
 
 from app.auth import offered_token, token_matches
+from app.config import Settings
 from app.model import Alert
 from app.monitor import Monitor
+from app.security import TokenBuckets
 from app.serialize import to_json
 
 log = logging.getLogger(__name__)
@@ -72,14 +74,18 @@ class Broadcaster:
                 log.exception("broadcast failed")
 
 
-def init_app(app: Flask, monitor: Monitor, token: str | None, message_queue: str = "") -> tuple[SocketIO, Broadcaster]:
+def init_app(app: Flask, monitor: Monitor, settings: Settings) -> tuple[SocketIO, Broadcaster]:
     """Bind a SocketIO to ``app`` and register the events. One SocketIO per app, so that tests
     can serve several apps in one process. With ``message_queue`` (redis://), every server process
     that shares it delivers what any of them emits: the one running the collector broadcasts, the
     others (FANWHY_COLLECTOR=off) serve clients."""
+    token = settings.token
+    origins = [o.strip() for o in settings.allowed_origins.split(",") if o.strip()] or None
     socketio = SocketIO()
-    socketio.init_app(app, async_mode="threading", cors_allowed_origins=None, logger=False,
-                      engineio_logger=False, max_http_buffer_size=16 * 1024, message_queue=message_queue or None)
+    socketio.init_app(app, async_mode="threading", cors_allowed_origins=origins, logger=False,
+                      engineio_logger=False, max_http_buffer_size=16 * 1024,
+                      message_queue=settings.message_queue or None)
+    limiter = TokenBuckets(rate=2.0, burst=5.0)
 
     @socketio.on("connect")
     def on_connect(auth: Any = None) -> bool:
@@ -92,6 +98,8 @@ def init_app(app: Flask, monitor: Monitor, token: str | None, message_queue: str
 
     @socketio.on("request_gpu_update")
     def on_request_update(*_: Any) -> dict[str, Any]:
+        if not limiter.allow(request.sid):  # type: ignore[attr-defined]
+            return {"error": "rate limited", "detail": "at most 2 requests a second per client"}
         accepted = monitor.request_tick()
         frame = monitor.latest()
         if frame is not None:

@@ -59,9 +59,37 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
     return out
 
 
-def command_line(argv: Sequence[str]) -> str:
-    """A redacted, shell-quoted command line for display."""
-    return " ".join(shlex.quote(a) if a and not _plain(a) else a for a in redact_argv(argv))
+def command_line(argv: Sequence[str], extra: Sequence[re.Pattern[str]] = ()) -> str:
+    """A redacted, shell-quoted command line for display; ``extra`` patterns mask whatever they match."""
+    line = " ".join(shlex.quote(a) if a and not _plain(a) else a for a in redact_argv(argv))
+    for pattern in extra:
+        line = pattern.sub(MASK, line)
+    return line
+
+
+def compile_patterns(text: str) -> list[re.Pattern[str]]:
+    """FANWHY_MASK_PATTERNS: regular expressions separated by ``||``; each match is masked."""
+    patterns = []
+    for raw in filter(None, (p.strip() for p in text.split("||"))):
+        try:
+            patterns.append(re.compile(raw))
+        except re.error as error:
+            raise ValueError(f"{raw!r} is not a regular expression: {error}") from None
+    return patterns
+
+
+class Redactor:
+    """The one place command lines are made safe, before any output (REST, Socket.IO, logs, history,
+    metric labels all read the masked snapshot). ``names_only`` drops command lines altogether."""
+
+    def __init__(self, patterns: str = "", names_only: bool = False):
+        self.extra = compile_patterns(patterns)
+        self.names_only = names_only
+
+    def command(self, argv: Sequence[str]) -> str | None:
+        if self.names_only or not argv:
+            return None
+        return command_line(argv, self.extra)
 
 
 def _plain(arg: str) -> bool:

@@ -234,6 +234,7 @@
   }
 
   function render(snap) {
+    if (snap.timestamp !== state.lastTimestamp) state.lastReceived = Date.now();  // new data, not a repeat
     state.lastTimestamp = snap.timestamp;
     (snap.alerts || []).forEach(alertToast);
     renderVerdict(snap.verdict);
@@ -277,6 +278,18 @@
     $("#toasts").appendChild(el);
     setTimeout(() => el.remove(), kind === "critical" ? 20000 : 8000);
   }
+
+  // Data that stops arriving is flagged, whatever the socket says (a hung GPU call, a stalled collector).
+  setInterval(() => {
+    if (!state.lastReceived) return;
+    const age = (Date.now() - state.lastReceived) / 1000;  // the browser's own clock: no skew with the server
+    const interval = Number(document.body.dataset.interval) || 1;
+    const stale = age > Math.max(3, 3 * interval);
+    document.body.classList.toggle("stale", stale);
+    const el = $("#stale");
+    el.hidden = !stale;
+    el.textContent = stale ? "The data is " + Math.round(age) + " s old: the GPU backend or the collector is not answering." : "";
+  }, 1000);
 
   const socket = io({ transports: ["websocket", "polling"] });
   socket.on("connect", () => setConnection("live", "ok"));

@@ -114,9 +114,14 @@ def test_token_required_on_every_route_when_set(make_app: Any, fake_nvml: Any) -
     app = make_app(nvidia_selection(fake_nvml), start=False, token="s3cret-token")
     app.extensions["fanwhy"].monitor.collect()
     client = app.test_client()
-    for url in ("/", "/api/gpu/summary", "/api/health", "/static/app.js"):
+    for url in ("/api/gpu/summary", "/api/health", "/static/app.js", "/metrics", "/api/openapi.json"):
         with client.get(url) as response:
             assert response.status_code == 401, url
+    page = client.get("/")
+    assert page.status_code == 302 and page.headers["Location"].endswith("/login")
+    assert client.get("/login").status_code == 200
+    assert client.post("/login", data={"token": "nope"}).status_code == 401
+    assert client.get("/api/gpu/summary").status_code == 401
     assert client.get("/api/gpu/summary", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert client.get("/api/gpu/summary", headers={"Authorization": "Bearer s3cret-token"}).status_code == 200
     login = client.get("/?token=s3cret-token")

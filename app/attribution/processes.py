@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import psutil
 
 from app.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
-from app.redact import command_line
+from app.redact import Redactor
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,8 @@ class ProcessInspector:
     """
 
     def __init__(self, top_cpu: int = 5, min_cpu_percent: float = 1.0, proc_root: str | Path = "/proc",
-                 resolve_foreign: bool | None = None):
+                 resolve_foreign: bool | None = None, redactor: Redactor | None = None):
+        self.redactor = redactor or Redactor()
         self.top_cpu = top_cpu
         self.min_cpu_percent = min_cpu_percent
         self.proc_root = Path(proc_root)
@@ -122,7 +123,7 @@ class ProcessInspector:
                 except psutil.AccessDenied:
                     status = "denied" if status == "ok" else status
         argv = values.get("cmdline")
-        command = command_line(argv) if isinstance(argv, list) and argv else None
+        command = self.redactor.command(argv) if isinstance(argv, list) else None
         cpu = values.get("cpu")
         return _Details(
             name=values.get("name"),  # type: ignore[arg-type]
