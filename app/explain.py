@@ -10,6 +10,7 @@ says so and invents no cause.
 from __future__ import annotations
 
 import os
+import shlex
 from typing import Sequence
 
 from app.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
@@ -30,11 +31,16 @@ def short_command(proc: ProcessSample) -> str:
     """``python3 train.py`` from ``/usr/bin/python3 /home/a/train.py --lr 1e-3``; the name when no command."""
     if not proc.command:
         return proc.name or f"PID {proc.pid}"
-    words = proc.command.split()
+    try:
+        words = shlex.split(proc.command)  # the command line is shell-quoted: quoted words stay whole
+    except ValueError:
+        words = proc.command.split()
+    if not words:
+        return proc.name or f"PID {proc.pid}"
     head = os.path.basename(words[0])
     rest = next((w for w in words[1:] if not w.startswith("-")), None)
     if rest and head.startswith(("python", "node", "java", "ruby", "perl", "bash", "sh")):
-        return f"{head} {os.path.basename(rest.strip(chr(39)))}"
+        return f"{head} {os.path.basename(rest)}"
     return head
 
 

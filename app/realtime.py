@@ -84,6 +84,9 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings) -> tuple[SocketIO
     socketio = SocketIO()
     socketio.init_app(app, async_mode="threading", cors_allowed_origins=origins, logger=False,
                       engineio_logger=False, max_http_buffer_size=16 * 1024,
+                      # engine.io keeps a ping thread per client until its next ping: a short interval
+                      # bounds how long the threads of disconnected clients linger under churn
+                      ping_interval=10, ping_timeout=10,
                       message_queue=settings.message_queue or None)
     limiter = TokenBuckets(rate=2.0, burst=5.0)
 

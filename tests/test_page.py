@@ -256,3 +256,31 @@ def test_a_recording_from_the_page(make_app: Any, serve: Any, page: object) -> N
     assert HOSTILE in row and "GPU 0" in row and "GPU 1" in row and "98 %" in row
     assert page.locator("#recordings img").count() == 0  # type: ignore[attr-defined]
     assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_hostile_process_and_gpu_names_stay_text(make_app: Any, serve: Any, page: object, tmp_path: Path) -> None:
+    """A process whose very name is HTML (its executable is called that) on a GPU whose name is HTML."""
+    exe = tmp_path / HOSTILE
+    exe.symlink_to(sys.executable)
+    proc = subprocess.Popen([str(exe), "-c", "import time; time.sleep(60)", HOSTILE])
+    try:
+        fake = scenario("h100_load")
+        fake.set(0, "name", HOSTILE)
+        fake.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
+                                           "computeInstanceId": 0}])
+        fake.set(0, "process_utilization", [{"pid": proc.pid, "timeStamp": 0, "smUtil": 90, "memUtil": 1,
+                                             "encUtil": 0, "decUtil": 0}])
+        live = serve(make_app(nvidia_selection(fake)))
+        page.goto(live.url)  # type: ignore[attr-defined]
+        row = page.wait_for_selector(f"#processes tr[data-pid='{proc.pid}']", timeout=10_000)  # type: ignore[attr-defined]
+        cells = row.query_selector_all("td")
+        assert cells[2].text_content() == HOSTILE  # the name column, shown as text
+        assert HOSTILE in (page.text_content("article.gpu h3") or "")  # type: ignore[attr-defined]
+        page.wait_for_function(  # type: ignore[attr-defined]
+            "() => document.querySelector('#headline').textContent.includes('onerror')", timeout=10_000)
+        time.sleep(0.5)
+        assert page.locator("img").count() == 0  # type: ignore[attr-defined]
+        assert page.problems == []  # type: ignore[attr-defined]  # no dialog, no error
+    finally:
+        proc.kill()
+        proc.wait()

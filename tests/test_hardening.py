@@ -1,0 +1,326 @@
+"""Hardening: hosts, origins, tokens, limits, masking everywhere, a hung NVML call, socket churn, slow clients."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+import requests
+import socketio
+
+from tests.conftest import nvidia_selection
+from tests.fakes.fake_nvml import scenario
+from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+SECRET = "hunter2-very-secret"
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8090", "192.0.2.7", "[2001:db8::1]:80"])
+def test_an_unknown_host_is_refused(client: Any, host: str) -> None:
+    response = client.get("/api/gpu/summary", headers={"Host": host})
+    assert response.status_code == 400 and response.get_json()["error"] == "unknown Host"
+
+
+@pytest.mark.parametrize("host", ["localhost:8090", "127.0.0.1:8090", "[::1]:8090", "LOCALHOST"])
+def test_loopback_names_are_accepted(client: Any, host: str) -> None:
+    assert client.get("/api/gpu/summary", headers={"Host": host}).status_code == 200
+
+
+def test_the_host_allowlist_is_configurable(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), start=False, allowed_hosts="gpu-box.lab,10.1.2.3")
+    app.extensions["fanwhy"].monitor.collect()
+    client = app.test_client()
+    assert client.get("/api/health", headers={"Host": "gpu-box.lab:8090"}).status_code in (200, 503)
+    assert client.get("/api/health", headers={"Host": "10.1.2.3"}).status_code in (200, 503)
+    assert client.get("/api/health", headers={"Host": "localhost"}).status_code == 400
+
+
+def test_no_response_allows_any_origin(client: Any) -> None:
+    for url in ("/", "/api/gpu/summary", "/metrics", "/static/app.js", "/api/nope"):
+        with client.get(url, headers={"Origin": "http://evil.example"}) as response:
+            assert "Access-Control-Allow-Origin" not in response.headers, url
+            assert response.headers["X-Frame-Options"] == "DENY"
+            assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
+
+
+def test_an_oversized_body_is_413_json(client: Any) -> None:
+    response = client.post("/api/recordings", data=b"{" + b" " * (128 * 1024) + b"}",
+                           content_type="application/json")
+    assert response.status_code == 413 and response.is_json
+
+
+def test_rest_is_rate_limited_per_client(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), start=False, rate_limit_per_s=5.0)
+    app.extensions["fanwhy"].monitor.collect()
+    client = app.test_client()
+    codes = [client.get("/api/gpu/summary").status_code for _ in range(30)]
+    assert codes[:10] == [200] * 10 and 429 in codes
+    limited = client.get("/api/gpu/summary")
+    assert limited.status_code == 429 and limited.headers["Retry-After"] == "1"
+    other = client.get("/api/gpu/summary", environ_base={"REMOTE_ADDR": "127.0.0.2"})
+    assert other.status_code == 200  # another client has its own budget
+
+
+def test_request_gpu_update_is_rate_limited_per_client(live_server: Any) -> None:
+    client = socketio.Client(reconnection=False)
+    client.connect(live_server.url, transports=["polling"], wait_timeout=5)
+    try:
+        answers = [client.call("request_gpu_update", timeout=5) for _ in range(12)]
+    finally:
+        client.disconnect()
+    assert all("seq" in a for a in answers[:5])
+    assert {"error": "rate limited", "detail": "at most 2 requests a second per client"} in answers[5:]
+
+
+def test_an_allowed_origin_list(make_app: Any, serve: Any, fake_nvml: Any) -> None:
+    server = serve(make_app(nvidia_selection(fake_nvml), allowed_origins="https://dash.example"))
+    ok = requests.get(f"{server.url}/socket.io/?EIO=4&transport=polling", headers={"Origin": "https://dash.example"},
+                      timeout=5)
+    assert ok.status_code == 200
+    assert ok.headers.get("Access-Control-Allow-Origin") == "https://dash.example"  # that one, never '*'
+    bad = requests.get(f"{server.url}/socket.io/?EIO=4&transport=polling", headers={"Origin": "http://evil.example"},
+                       timeout=5)
+    assert bad.status_code == 400
+
+
+def test_a_metrics_token_opens_metrics_only(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), start=False, token="main-token", metrics_token="scrape-token")
+    app.extensions["fanwhy"].monitor.collect()
+    client = app.test_client()
+    scrape = {"Authorization": "Bearer scrape-token"}
+    assert client.get("/metrics", headers=scrape).status_code == 200
+    assert client.get("/api/gpu/summary", headers=scrape).status_code == 401
+    assert client.get("/metrics", headers={"Authorization": "Bearer main-token"}).status_code == 200
+
+
+def test_the_login_form_sets_the_cookie(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), start=False, token="main-token")
+    app.extensions["fanwhy"].monitor.collect()
+    client = app.test_client()
+    form = client.get("/login").get_data(as_text=True)
+    assert 'type="password"' in form and 'action="/login"' in form
+    response = client.post("/login", data={"token": "main-token"})
+    assert response.status_code == 302
+    cookie = response.headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert client.get("/").status_code == 200 and client.get("/api/gpu/summary").status_code == 200
+
+
+def test_socket_io_stack_is_pinned_above_its_known_cves() -> None:
+    def parse(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in text.split(".")[:3])
+
+    assert parse(version("python-engineio")) >= (4, 13, 2)
+    assert parse(version("python-socketio")) >= (5, 16, 2)
+    pins = (Path(__file__).resolve().parent.parent / "requirements.txt").read_text()
+    assert "python-engineio==" in pins and "python-socketio==" in pins
+
+
+def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--password={SECRET}",
+                             "--token", SECRET, f"HF_TOKEN={SECRET}", f"postgres://bob:{SECRET}@db/x"])
+    try:
+        fake = scenario("h100_load")
+        fake.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
+                                           "computeInstanceId": 0}])
+        fake.set(0, "process_utilization", [{"pid": proc.pid, "timeStamp": 0, "smUtil": 90, "memUtil": 1,
+                                             "encUtil": 0, "decUtil": 0}])
+        server = serve(make_app(nvidia_selection(fake), top_cpu_processes=0))
+        client = socketio.Client(reconnection=False)
+        payloads: list[Any] = []
+        client.on("gpu_status_update", payloads.append)
+        client.connect(server.url, transports=["polling"], wait_timeout=5)
+        time.sleep(0.5)
+        client.disconnect()
+        outputs = {
+            "metrics": requests.get(f"{server.url}/api/gpu/metrics", timeout=5).text,
+            "processes": requests.get(f"{server.url}/api/gpu/processes", timeout=5).text,
+            "summary": requests.get(f"{server.url}/api/gpu/summary", timeout=5).text,
+            "prometheus": requests.get(f"{server.url}/metrics", timeout=5).text,
+            "socket": json.dumps(payloads),
+            "logs": caplog.text,
+        }
+        history = server.app.extensions["fanwhy"].history
+        history.flush()
+        with sqlite3.connect(history.path) as db:
+            outputs["history"] = json.dumps([db.execute(f"SELECT * FROM {t}").fetchall()
+                                             for t in ("proc_raw", "events", "gpu_raw")])
+        command = next(p for p in json.loads(outputs["processes"])["processes"] if p["pid"] == proc.pid)["command"]
+        assert "--password=****" in command and "--token ****" in command and "HF_TOKEN=****" in command
+        assert "bob:****@db" in command
+        for name, text in outputs.items():
+            assert SECRET not in text, f"the secret leaked through {name}"
+        assert payloads, "no socket payload to check"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_extra_mask_patterns_and_names_only(make_app: Any) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--db", "acct-12345-xyz"])
+    try:
+        fake = scenario("h100_load")
+        fake.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
+                                           "computeInstanceId": 0}])
+        app = make_app(nvidia_selection(fake), start=False, mask_patterns=r"acct-\d+-\w+")
+        app.extensions["fanwhy"].monitor.collect()
+        rows = app.test_client().get("/api/gpu/processes?kind=gpu").get_json()["processes"]
+        row = next(r for r in rows if r["pid"] == proc.pid)
+        assert "acct-12345" not in row["command"] and "--db ****" in row["command"]
+        names = make_app(nvidia_selection(scenario("h100_load")), start=False, names_only="on")
+        fake_two = names.extensions["fanwhy"].monitor.backend._nvml
+        fake_two.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
+                                               "computeInstanceId": 0}])
+        names.extensions["fanwhy"].monitor.collect()
+        rows = names.test_client().get("/api/gpu/processes?kind=gpu").get_json()["processes"]
+        row = next(r for r in rows if r["pid"] == proc.pid)
+        assert row["command"] is None and row["name"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: Any, serve: Any) -> None:
+    release = threading.Event()
+    fake = scenario("h200x2_load")
+    server = serve(make_app(nvidia_selection(fake), watchdog_s=0.5))
+    server.monitor.wait_frames(2, timeout=5)
+    fake.set(1, "temperature", lambda *_: (release.wait(30), 57)[1])  # NVML stuck for up to 30 s
+    try:
+        time.sleep(1.5)
+        started = time.monotonic()
+        body = requests.get(f"{server.url}/api/gpu/summary", timeout=5).json()
+        assert time.monotonic() - started < 0.2
+        assert body["stale"] is True and body["data_age_s"] >= 0.5 and body["gpu_count"] == 2
+        health = requests.get(f"{server.url}/api/health", timeout=5)
+        assert health.json()["stale"] is True
+        assert any("did not answer" in r or "running for" in r for r in health.json()["reasons"])
+        assert threading.active_count() < 100  # no pile of stuck threads
+    finally:
+        release.set()
+    server.monitor.wait_frames(server.monitor.latest().seq, timeout=5)
+    time.sleep(0.3)
+    assert requests.get(f"{server.url}/api/gpu/summary", timeout=5).json()["stale"] is False
+
+
+def test_500_connect_disconnect_cycles_leak_no_threads_or_memory() -> None:
+    """Measured on the server process (gunicorn's worker), which is what must not grow."""
+    port = free_port()
+    proc = start_server(port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url)
+        worker = psutil.Process(proc.pid).children()[0]
+
+        def cycle(n: int) -> None:
+            for _ in range(n):
+                client = socketio.Client(reconnection=False)
+                client.connect(url, transports=["polling"], wait_timeout=5)
+                client.disconnect()
+
+        cycle(50)  # warm up: imports, caches, the thread pool
+        time.sleep(1.0)
+        threads, rss = worker.num_threads(), worker.memory_info().rss
+        cycle(500)
+        # Each client's engine.io ping thread ends at its next ping (10 s): then all must be gone.
+        deadline = time.monotonic() + 25
+        while worker.num_threads() > threads + 2 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert worker.num_threads() <= threads + 2
+        assert worker.memory_info().rss - rss < 30 * 2**20
+    finally:
+        stop(proc)
+
+
+def test_a_client_that_never_reads_does_not_delay_the_others() -> None:
+    port = free_port()
+    proc = start_server(port, FANWHY_INTERVAL="0.2", FANWHY_SIM_GPUS="8", FANWHY_SIM_PEAK="0.05")
+    url = f"http://127.0.0.1:{port}"
+    silent = []
+    try:
+        wait_healthy(url)
+        for _ in range(3):  # WebSocket clients that complete the handshake, then never read
+            raw = socket.create_connection(("127.0.0.1", port))
+            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            raw.sendall(b"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        b"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                        b"Sec-WebSocket-Version: 13\r\n\r\n")
+            raw.sendall(bytes([0x81, 0x82, 0, 0, 0, 0]) + b"40")  # the Socket.IO connect, masked with zeros
+            silent.append(raw)
+        arrivals: list[float] = []
+        client = socketio.Client(reconnection=False)
+        client.on("gpu_status_update", lambda _: arrivals.append(time.monotonic()))
+        client.connect(url, transports=["websocket"], wait_timeout=5)
+        time.sleep(6)
+        client.disconnect()
+        gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+        assert len(arrivals) >= 20 and max(gaps) < 1.0, gaps
+    finally:
+        for raw in silent:
+            raw.close()
+        stop(proc)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
+def test_optional_tls_through_gunicorn(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    port = free_port()
+    proc = start_server(port, FANWHY_TLS_CERT=str(cert), FANWHY_TLS_KEY=str(key))
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                response = requests.get(f"https://127.0.0.1:{port}/api/health", verify=str(cert), timeout=2)
+                break
+            except requests.ConnectionError:
+                assert time.monotonic() < deadline, "TLS server did not start"
+                time.sleep(0.2)
+        assert response.status_code in (200, 503)
+        assert response.headers["Strict-Transport-Security"].startswith("max-age=")
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"http://127.0.0.1:{port}/api/health", timeout=2)
+    finally:
+        output = stop(proc)
+    assert f"FanWhy is serving https://127.0.0.1:{port}/" in output
+
+
+def test_schemathesis_finds_no_server_error(make_app: Any, fake_nvml: Any) -> None:
+    import schemathesis
+    from hypothesis import HealthCheck, given, settings
+
+    app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
+    app.extensions["fanwhy"].monitor.wait_frames(0, timeout=5)
+    schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
+    failures = []
+    def run(op: Any) -> None:
+        @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @given(case=op.as_strategy())
+        def check(case: Any) -> None:
+            response = case.call()
+            if response.status_code >= 500:
+                failures.append(f"{case.method} {case.formatted_path} {case.query}: {response.status_code}")
+            content_type = (response.headers.get("content-type") or [""])[0]
+            assert content_type.startswith(("application/json", "text/plain")), content_type
+
+        check()
+
+    for operation in schema.get_all_operations():
+        op = operation.ok()
+        if op.path != "/api/gpu/available":  # its `wait` would hold the run for minutes; see test_seed_apis.py
+            run(op)
+    assert failures == []
