@@ -1,0 +1,139 @@
+"""Load: N Socket.IO clients on a real `python -m app` (gunicorn) with 8 simulated GPUs at a 1 s interval.
+
+    .venv/bin/python -m benchmarks.load [--clients 200] [--seconds 600] [--rest-seconds 10]
+
+Reports: collections per tick over the run (must stay 1: one collector whatever the clients), the delivery
+latency from a snapshot's timestamp to its arrival at each client (p50/p99; same machine, same clock),
+the server's CPU % and RSS, then REST /api/gpu/summary throughput and p99 with 8 concurrent callers.
+All traffic stays on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psutil
+import requests
+import socketio
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--rest-seconds", type=float, default=10)
+    args = parser.parse_args()
+
+    with socketio_free_port() as port:
+        env = {**os.environ, "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "8", "FANWHY_SIM_PEAK": "0.02",
+               "FANWHY_INTERVAL": "1", "FANWHY_PORT": str(port), "FANWHY_THREADS": str(args.clients + 64),
+               "FANWHY_RATE_LIMIT": "0", "FANWHY_DB": os.path.join(tempfile.mkdtemp(), "history.db")}
+        server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, start_new_session=True,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if requests.get(f"{url}/api/health", timeout=2).json().get("tick"):
+                    break
+            except (requests.ConnectionError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit("the server did not start")
+            time.sleep(0.3)
+        worker = psutil.Process(server.pid).children()[0]
+        latencies: list[float] = []
+        lock = threading.Lock()
+        clients = []
+
+        def on_update(snapshot: dict) -> None:
+            delay = time.time() - snapshot["timestamp"]
+            with lock:
+                latencies.append(delay)
+
+        for _ in range(args.clients):
+            client = socketio.Client(reconnection=False)
+            client.on("gpu_status_update", on_update)
+            client.connect(url, transports=["websocket"], wait_timeout=10)
+            clients.append(client)
+        tick0 = requests.get(f"{url}/api/health", timeout=5).json()["tick"]
+        latencies.clear()
+        worker.cpu_percent(None)
+        started = time.monotonic()
+        rss = []
+        while time.monotonic() - started < args.seconds:
+            time.sleep(5)
+            rss.append(worker.memory_info().rss)
+        elapsed = time.monotonic() - started
+        cpu = worker.cpu_percent(None)
+        tick1 = requests.get(f"{url}/api/health", timeout=5).json()["tick"]
+        connected = sum(1 for c in clients if c.connected)
+        for client in clients:
+            client.disconnect()
+        with lock:
+            delivered = list(latencies)
+
+        def call(_: int) -> float:
+            t0 = time.perf_counter()
+            requests.get(f"{url}/api/gpu/summary", timeout=10).raise_for_status()
+            return time.perf_counter() - t0
+
+        rest: list[float] = []
+        rest_started = time.monotonic()
+        with ThreadPoolExecutor(8) as pool:
+            while time.monotonic() - rest_started < args.rest_seconds:
+                rest.extend(pool.map(call, range(64)))
+        rest_elapsed = time.monotonic() - rest_started
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+    ticks = tick1 - tick0
+    print(f"{args.clients} clients ({connected} still connected at the end) for {elapsed:.0f} s, 8 simulated GPUs, "
+          f"1 s interval")
+    print(f"collections: {ticks} in {elapsed:.0f} s ({ticks / elapsed:.3f} per second: one collector)")
+    print(f"updates delivered: {len(delivered)} (expected about {args.clients * ticks}); latency from snapshot to "
+          f"client: p50 {statistics.median(delivered) * 1000:.1f} ms, p99 {percentile(delivered, 0.99) * 1000:.1f} ms,"
+          f" max {max(delivered) * 1000:.1f} ms")
+    print(f"server worker: CPU {cpu:.1f} % of one core (average), "
+          f"RSS {min(rss) / 2**20:.0f}-{max(rss) / 2**20:.0f} MiB")
+    print(f"REST /api/gpu/summary, 8 concurrent callers: {len(rest) / rest_elapsed:.0f} requests/s, "
+          f"p50 {statistics.median(rest) * 1000:.1f} ms, p99 {percentile(rest, 0.99) * 1000:.1f} ms")
+    print(f"machine: {platform.node()} {platform.machine()}, {psutil.cpu_count()} CPUs, "
+          f"{psutil.virtual_memory().total / 2**30:.0f} GiB, Python {platform.python_version()}; "
+          "clients and server share the machine")
+
+
+class socketio_free_port:
+    def __enter__(self) -> int:
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        return self.sock.getsockname()[1]
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+if __name__ == "__main__":
+    main()
