@@ -163,7 +163,48 @@
     $("#causes").replaceChildren(...items);
   }
 
-  function renderProcesses(processes, unattributed) {
+  // Sorting and filtering of the process table survive every update.
+  const table = { key: "memory", descending: true, filter: "", gpu: "all" };
+  const sortValue = {
+    pid: (p) => p.pid, user: (p) => (p.user || "").toLowerCase(), name: (p) => (p.name || "").toLowerCase(),
+    container: (p) => (p.container ? p.container.name || p.container.id : ""), memory: (p) => p.gpu_memory_bytes || 0,
+    sm: (p) => p.sm_percent || 0, cpu: (p) => p.cpu_percent || 0, power: (p) => p.power_w || 0,
+  };
+  function visibleProcesses(processes) {
+    const needle = table.filter.toLowerCase();
+    const gpu = table.gpu === "all" ? null : Number(table.gpu);
+    const rows = processes.filter((p) => (gpu === null || p.gpus.some((g) => g.gpu_index === gpu)) && (!needle ||
+      [p.name, p.user, p.command, p.container && (p.container.name || p.container.id), String(p.pid)]
+        .some((v) => v && v.toLowerCase().includes(needle))));
+    const value = sortValue[table.key];
+    rows.sort((a, b) => {
+      const x = value(a), y = value(b);
+      const order = x < y ? -1 : x > y ? 1 : a.pid - b.pid;
+      return table.descending ? -order : order;
+    });
+    return rows;
+  }
+  document.querySelectorAll("#processes th button[data-sort]").forEach((button) => {
+    button.addEventListener("click", () => {
+      const key = button.dataset.sort;
+      table.descending = table.key === key ? !table.descending : !["pid", "user", "name", "container"].includes(key);
+      table.key = key;
+      document.querySelectorAll("#processes th").forEach((th) => th.hasAttribute("aria-sort") && th.setAttribute("aria-sort", "none"));
+      button.parentElement.setAttribute("aria-sort", table.descending ? "descending" : "ascending");
+      if (state.snap) render(state.snap);
+    });
+  });
+  $("#proc-filter").addEventListener("input", (event) => {
+    table.filter = event.target.value;
+    if (state.snap) render(state.snap);
+  });
+  $("#gpu-filter").addEventListener("change", (event) => {
+    table.gpu = event.target.value;
+    if (state.snap) render(state.snap);
+  });
+
+  function renderProcesses(allProcesses, unattributed) {
+    const processes = visibleProcesses(allProcesses);
     const rows = processes.map((p) => {
       const estimate = p.gpus.some((g) => g.memory_method === "inference");
       const seenAs = p.visibility === "visible" ? "visible" :
@@ -184,6 +225,7 @@
     });
     (unattributed || []).forEach((u) => {
       if (!u.memory_bytes || u.memory_bytes < 64 * 1024 * 1024) return;
+      if (table.gpu !== "all" && Number(table.gpu) !== u.gpu_index) return;
       rows.push(row([
         { text: "–" }, { text: "–" }, { text: "unattributed" }, { text: "–" },
         { text: String(u.gpu_index) },
@@ -233,7 +275,40 @@
     toast(alert.state === "resolved" ? "ok" : alert.severity || "warning", alert.message, target);
   }
 
+  // The title and the favicon show the hottest GPU, so a background tab still answers the question.
+  function renderTitle(snap) {
+    const temps = snap.gpus.filter((g) => g.temperature_c !== null && !g.error);
+    const hottest = temps.sort((a, b) => b.temperature_c - a.temperature_c)[0];
+    document.title = hottest ? Math.round(hottest.temperature_c) + " °C GPU " + hottest.index + " · FanWhy" : "FanWhy";
+    const t = hottest ? hottest.temperature_c : (snap.host.cpu_temperature_c || 30);
+    const color = t >= 80 ? "#dc2626" : t >= 65 ? "#f59e0b" : "#16a34a";
+    const svg = "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='7' fill='" +
+      color + "'/></svg>";
+    const link = document.querySelector("link[rel=icon]");
+    const href = "data:image/svg+xml," + encodeURIComponent(svg);
+    if (link.getAttribute("href") !== href) link.setAttribute("href", href);
+  }
+
+  function syncGpuFilter(snap) {
+    const select = $("#gpu-filter");
+    const wanted = snap.gpus.map((g) => String(g.index)).join(",");
+    if (select.dataset.gpus === wanted) return;
+    select.dataset.gpus = wanted;
+    const options = [["all", "all GPUs"]].concat(snap.gpus.map((g) => [String(g.index), "GPU " + g.index]));
+    select.replaceChildren(...options.map(([value, text]) => {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = text;
+      return option;
+    }));
+    if (!options.some((o) => o[0] === table.gpu)) table.gpu = "all";
+    select.value = table.gpu;
+  }
+
   function render(snap) {
+    state.snap = snap;
+    syncGpuFilter(snap);
+    renderTitle(snap);
     if (snap.timestamp !== state.lastTimestamp) state.lastReceived = Date.now();  // new data, not a repeat
     state.lastTimestamp = snap.timestamp;
     (snap.alerts || []).forEach(alertToast);
@@ -248,7 +323,11 @@
     errors.hidden = !snap.errors.length;
     errors.textContent = snap.errors.join(" · ");
     const seen = new Set();
-    snap.gpus.forEach((gpu) => { renderGpu(gpu); seen.add(gpu.uuid || "index-" + gpu.index); });
+    snap.gpus.forEach((gpu) => {
+      renderGpu(gpu);
+      seen.add(gpu.uuid || "index-" + gpu.index);
+      gpuCard(gpu).hidden = table.gpu !== "all" && Number(table.gpu) !== gpu.index;
+    });
     for (const [key, card] of cards) {
       if (!seen.has(key)) { card.remove(); cards.delete(key); }
     }

@@ -284,3 +284,64 @@ def test_hostile_process_and_gpu_names_stay_text(make_app: Any, serve: Any, page
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_process_table_sorts_and_filters_and_the_gpu_selector(make_app: Any, serve: Any, page: object) -> None:
+    fake = scenario("h200x2_load")
+    fake.set(0, "compute_processes", [{"pid": 9001, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
+                                       "computeInstanceId": 0}])
+    live = serve(make_app(nvidia_selection(fake)))
+    page.goto(live.url)  # type: ignore[attr-defined]
+    page.wait_for_selector("#processes tr[data-pid='9001']", timeout=10_000)  # type: ignore[attr-defined]
+    pids = "() => [...document.querySelectorAll('#processes tbody tr[data-pid]')].map(r => r.dataset.pid)"
+    first = page.evaluate(pids)  # type: ignore[attr-defined]
+    assert first.index("657") < first.index("9001")  # by GPU memory, largest first
+    page.click("#processes th button[data-sort='pid']")  # type: ignore[attr-defined]
+    assert page.get_attribute("#processes th:has(button[data-sort='pid'])", "aria-sort") == "ascending"  # type: ignore[attr-defined]
+    ordered = [int(p) for p in page.evaluate(pids)]  # type: ignore[attr-defined]
+    assert ordered == sorted(ordered)
+    page.fill("#proc-filter", "9001")  # type: ignore[attr-defined]
+    page.wait_for_function(f"() => ({pids})().join() === '9001'", timeout=5_000)  # type: ignore[attr-defined]
+    time.sleep(1.0)  # the filter survives live updates
+    assert page.evaluate(pids) == ["9001"]  # type: ignore[attr-defined]
+    page.fill("#proc-filter", "")  # type: ignore[attr-defined]
+    page.select_option("#gpu-filter", "1")  # type: ignore[attr-defined]
+    page.wait_for_function("() => document.querySelector(\"article.gpu[data-gpu='0']\").hidden", timeout=5_000)  # type: ignore[attr-defined]
+    assert "9001" not in page.evaluate(pids)  # type: ignore[attr-defined]
+    assert page.title().startswith("57 °C GPU 1")  # type: ignore[attr-defined]  # the hottest GPU in the title
+    assert (page.get_attribute("link[rel=icon]", "href") or "").startswith("data:image/svg+xml")  # type: ignore[attr-defined]
+    assert page.problems == []  # type: ignore[attr-defined]
+
+
+def test_a_toast_clears_by_itself(make_app: Any, serve: Any, page: object) -> None:
+    fake = scenario("h200x2_load")
+    fake.set(1, "utilization", {"gpu": 2, "memory": 1})
+    live = serve(make_app(nvidia_selection(fake)))
+    page.goto(live.url)  # type: ignore[attr-defined]
+    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
+    fake.set(1, "utilization", {"gpu": 96, "memory": 30})
+    page.wait_for_selector(".toast-warning", timeout=10_000)  # type: ignore[attr-defined]
+    page.wait_for_selector(".toast-warning", state="detached", timeout=15_000)  # type: ignore[attr-defined]
+
+
+def test_phone_width_and_accessibility(server: str, browser: object) -> None:
+    """A phone-width screenshot, and axe-core (vendored under tests/vendor) finds no serious violation."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)  # type: ignore[attr-defined]
+    page = context.new_page()
+    try:
+        page.goto(server)
+        page.wait_for_selector("#processes tbody tr", timeout=10_000)
+        page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width} px)"
+        image = page.screenshot(full_page=True)
+        target = os.environ.get("FANWHY_SCREENSHOT")
+        if target:
+            Path(target).with_name("screenshot-phone.png").write_bytes(image)
+        page.evaluate((Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js").read_text())
+        result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+        serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result["violations"]
+                   if v["impact"] in ("serious", "critical")]
+        assert serious == []
+    finally:
+        context.close()

@@ -1,0 +1,126 @@
+"""Packaging: the Dockerfile's steps, the compose stack, the service unit. No Docker engine runs here, so the
+image's Python environment is built the way its Dockerfile builds it: a clean venv from requirements.txt."""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+
+
+def dockerfile() -> str:
+    return (ROOT / "Dockerfile").read_text()
+
+
+def test_the_dockerfile_copies_what_exists_and_sets_the_nvidia_environment() -> None:
+    text = dockerfile()
+    for source in re.findall(r"^COPY (\S+) ", text, re.M):
+        assert (ROOT / source).exists(), source
+    assert "NVIDIA_VISIBLE_DEVICES=all" in text and "NVIDIA_DRIVER_CAPABILITIES=utility" in text
+    assert re.search(r"^USER fanwhy$", text, re.M) and "HEALTHCHECK" in text
+    assert "--pid=host" in text and "FANWHY_HOST_PROC=/host/proc" in text and "docker.sock:ro" in text
+
+
+def test_the_healthcheck_command_works_against_a_server() -> None:
+    command = re.search(r'CMD python -c "(.+)"\n', dockerfile()).group(1)  # type: ignore[union-attr]
+    port = free_port()
+    proc = start_server(port, FANWHY_TOKEN="tok")
+    try:
+        wait_healthy_token(port)
+        code = command.replace("8090", str(port))
+        ok = subprocess.run([sys.executable, "-c", code], env={**os.environ, "FANWHY_TOKEN": "tok"}, timeout=30)
+        assert ok.returncode == 0
+        bad = subprocess.run([sys.executable, "-c", code], env={**os.environ, "FANWHY_TOKEN": "wrong"},
+                             timeout=30, capture_output=True)
+        assert bad.returncode != 0
+    finally:
+        stop(proc)
+
+
+def wait_healthy_token(port: int) -> None:
+    import time
+
+    import requests
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/api/health", headers={"Authorization": "Bearer tok"},
+                            timeout=2).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("no healthy server")
+
+
+@pytest.mark.skipif(os.environ.get("FANWHY_SKIP_VENV_BUILD") == "1", reason="FANWHY_SKIP_VENV_BUILD=1")
+def test_the_image_environment_builds_from_requirements_and_serves(tmp_path: Path) -> None:
+    """What `RUN pip install -r requirements.txt` and `COPY app static templates` produce, then `python -m app`."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                          "-r", str(ROOT / "requirements.txt")], capture_output=True, text=True, timeout=600)
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    image = tmp_path / "opt-fanwhy"
+    for part in ("app", "static", "templates"):
+        shutil.copytree(ROOT / part, image / part)
+    port = free_port()
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1",
+           "FANWHY_SIM_PEAK": "0.1", "FANWHY_PORT": str(port), "FANWHY_DB": str(tmp_path / "h.db")}
+    proc = subprocess.Popen([str(venv / "bin" / "python"), "-m", "app"], cwd=image, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        health = wait_healthy(f"http://127.0.0.1:{port}")
+        assert health["backend"] == "simulated"
+    finally:
+        output = stop(proc)
+    assert "Traceback" not in output
+
+
+def test_the_compose_stack_references_what_is_shipped() -> None:
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    assert set(compose["services"]) == {"fanwhy", "prometheus", "grafana"}
+    fanwhy = compose["services"]["fanwhy"]
+    assert fanwhy["pid"] == "host" and fanwhy["ports"] == ["127.0.0.1:8090:8090"]
+    assert "FANWHY_TOKEN" in fanwhy["environment"]
+    for service in compose["services"].values():
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0]
+            if source.startswith("."):
+                assert (DEPLOY / source).exists(), source
+    provisioning = yaml.safe_load((DEPLOY / "grafana/provisioning/dashboards/fanwhy.yml").read_text())
+    assert provisioning["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian package prometheus) not installed")
+def test_the_compose_prometheus_config_is_valid() -> None:
+    result = subprocess.run(["promtool", "check", "config", str(DEPLOY / "prometheus-compose.yml")],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_service_unit() -> None:
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(DEPLOY / "fanwhy.service")
+    service = unit["Service"]
+    assert service["DynamicUser"] == "yes" and service["ExecStart"].endswith("python -m app")
+    assert service["StateDirectory"] == "fanwhy" and "FANWHY_DB=%S/fanwhy/history.db" in service["Environment"]
+    assert service["NoNewPrivileges"] == "yes" and unit["Install"]["WantedBy"] == "multi-user.target"
+    if shutil.which("systemd-analyze"):
+        result = subprocess.run(["systemd-analyze", "verify", str(DEPLOY / "fanwhy.service")], capture_output=True,
+                                text=True, timeout=60)
+        assert "fanwhy.service:" not in result.stderr or "Command /opt/fanwhy" in result.stderr, result.stderr
