@@ -80,18 +80,19 @@ def test_a_zombie_keeps_its_row() -> None:
 def test_a_recycled_pid_is_read_afresh(sleeper: subprocess.Popen) -> None:
     inspector = ProcessInspector(top_cpu=0)
     inspector.collect([usage(sleeper.pid)])
-    cached, started = inspector._known[sleeper.pid]
+    cached = inspector._known[sleeper.pid]
     # A recycled PID: what we remember started earlier than the process that has the PID now.
-    inspector._known[sleeper.pid] = (cached, started - 1000)
+    cached.start_ticks -= 1000
+    cached.command = "a different program"
     (row,) = inspector.collect([usage(sleeper.pid)])
-    assert inspector._known[sleeper.pid][0] is not cached
+    assert inspector._known[sleeper.pid] is not cached and row.command != "a different program"
     assert row.cpu_percent is None and row.start_time == pytest.approx(psutil.Process(sleeper.pid).create_time())
 
 
 def test_top_cpu_users_are_listed_after_gpu_users() -> None:
     burner = subprocess.Popen([sys.executable, "-c", "import time\nend=time.time()+20\nwhile time.time()<end: pass"])
     try:
-        inspector = ProcessInspector(top_cpu=3, min_cpu_percent=5.0)
+        inspector = ProcessInspector(top_cpu=3, min_cpu_percent=5.0, top_cpu_every_s=0)
         inspector.collect([])
         time.sleep(0.5)
         rows = inspector.collect([usage(os.getpid())])

@@ -7,12 +7,23 @@ Only NoSuchProcess, ZombieProcess and AccessDenied are expected: such a process 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import psutil
 
+from app.attribution.procstat import (
+    Stat,
+    pids,
+    process_name,
+    read_cmdline,
+    read_stat,
+    read_uid,
+    start_time,
+    user_name,
+)
 from app.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
 from app.redact import Redactor
 
@@ -40,43 +51,66 @@ def in_root_pid_namespace(proc_root: Path = Path("/proc")) -> bool:
         return False
 
 
-class ProcessInspector:
-    """Reads process details, keeping psutil.Process objects between ticks so CPU % is measured
-    over the interval (the first sighting of a process has no CPU % yet: None, not 0).
+@dataclass
+class _Known:
+    """What is kept about a process between ticks, keyed by PID and checked against its start time."""
 
-    ``proc_root`` other than /proc (the host's /proc mounted into FanWhy's container) points psutil
-    there for the whole process: NVML's PIDs are host PIDs, and so is every PID read. A PID seen only
-    in NVML's utilization samples is resolved only where our /proc is the host's (the root PID
-    namespace, or a mounted host /proc): elsewhere that number may belong to another process.
+    start_ticks: int
+    name: str | None
+    user: str | None
+    command: str | None
+    start_time: float
+    cpu_seconds: float
+    seen_at: float
+    denied: bool = False
+
+
+class ProcessInspector:
+    """Reads process details with one ``/proc/<pid>/stat`` read per process per tick; names, users and
+    command lines are read once per process. CPU % is measured over the interval between two readings
+    (the first sighting of a process has no CPU % yet: None, not 0). The busiest CPU users are found by
+    a scan of every process every ``top_cpu_every_s`` seconds; between scans the ones found are re-read.
+
+    ``proc_root`` other than /proc (the host's /proc mounted into FanWhy's container) is where everything
+    is read: NVML's PIDs are host PIDs. A PID seen only in NVML's utilization samples is resolved only
+    where our /proc is the host's (the root PID namespace, or a mounted host /proc): elsewhere that number
+    may belong to another process.
     """
 
     def __init__(self, top_cpu: int = 5, min_cpu_percent: float = 1.0, proc_root: str | Path = "/proc",
-                 resolve_foreign: bool | None = None, redactor: Redactor | None = None):
+                 resolve_foreign: bool | None = None, redactor: Redactor | None = None,
+                 top_cpu_every_s: float = 5.0, clock: Callable[[], float] = time.monotonic):
         self.redactor = redactor or Redactor()
         self.top_cpu = top_cpu
         self.min_cpu_percent = min_cpu_percent
+        self.top_cpu_every_s = top_cpu_every_s
         self.proc_root = Path(proc_root)
+        self._clock = clock
         if self.proc_root != Path("/proc"):
-            psutil.PROCFS_PATH = str(self.proc_root)
+            psutil.PROCFS_PATH = str(self.proc_root)  # the host sampler reads the host's too
         self.resolve_foreign = (self.proc_root != Path("/proc") or in_root_pid_namespace()
                                 if resolve_foreign is None else resolve_foreign)
-        self._known: dict[int, tuple[psutil.Process, float]] = {}
+        self._known: dict[int, _Known] = {}
+        self._scan: dict[int, tuple[int, float]] = {}  # pid -> (start ticks, cpu seconds) at the last scan
+        self._scan_at: float | None = None
+        self._top: dict[int, float] = {}  # pid -> CPU % measured by the last scan
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
         """GPU processes (merged across GPUs), then the top CPU users that are not among them."""
         by_pid: dict[int, list[GpuProcessUsage]] = {}
         for usage in usages:
             by_pid.setdefault(usage.pid, []).append(usage)
-        rows = [self._gpu_row(pid, items) for pid, items in by_pid.items()]
+        now = self._clock()
+        rows = [self._gpu_row(pid, items, now) for pid, items in by_pid.items()]
         rows.sort(key=lambda p: (-(p.gpu_memory_bytes or 0), -(p.sm_percent or 0), p.pid))
-        rows.extend(self._top_cpu(exclude=set(by_pid)))
-        self._forget(set(by_pid))
+        rows.extend(self._top_cpu(set(by_pid), now))
+        self._forget(set(by_pid) | set(self._top))
         return tuple(rows)
 
-    def _gpu_row(self, pid: int, usages: list[GpuProcessUsage]) -> ProcessSample:
+    def _gpu_row(self, pid: int, usages: list[GpuProcessUsage], now: float) -> ProcessSample:
         visible = any(u.kind != "utilization-only" for u in usages)
         if visible or self.resolve_foreign:
-            details = self._details(pid)
+            details = self._details(pid, now)
         else:
             details = _Details(None, None, None, None, None, None, "outside-namespace")
         visibility: Visibility = "visible" if visible else "host-pid-only"
@@ -91,70 +125,93 @@ class ProcessInspector:
                              rss_bytes=details.rss_bytes, gpus=gpus, visibility=visibility,
                              status=details.status)
 
-    def _process(self, pid: int) -> tuple[psutil.Process, bool]:
-        """The cached Process for ``pid`` (new when the PID was recycled), and whether it is new."""
-        current = psutil.Process(pid)
-        known = self._known.get(pid)
-        if known is not None and known[1] == current.create_time():
-            return known[0], False
-        self._known[pid] = (current, current.create_time())
-        return current, True
-
-    def _details(self, pid: int) -> _Details:
+    def _details(self, pid: int, now: float) -> _Details:
         try:
-            proc, new = self._process(pid)
-        except psutil.NoSuchProcess:
+            stat = read_stat(self.proc_root, pid)
+        except (FileNotFoundError, ProcessLookupError):
+            self._known.pop(pid, None)
             return _Details(None, None, None, None, None, None, "vanished")
-        except psutil.AccessDenied:
+        except PermissionError:
             return _Details(None, None, None, None, None, None, "denied")
-        values: dict[str, object] = {}
-        status: ProcessStatus = "ok"
-        with proc.oneshot():
-            for key, read in (("name", proc.name), ("user", proc.username), ("cmdline", proc.cmdline),
-                              ("start_time", proc.create_time), ("cpu", lambda: proc.cpu_percent(None)),
-                              ("rss", lambda: proc.memory_info().rss)):
-                try:
-                    values[key] = read()
-                except psutil.ZombieProcess:
-                    status = "zombie"
-                except psutil.NoSuchProcess:
-                    status = "vanished"
-                    break
-                except psutil.AccessDenied:
-                    status = "denied" if status == "ok" else status
-        argv = values.get("cmdline")
-        command = self.redactor.command(argv) if isinstance(argv, list) else None
-        cpu = values.get("cpu")
-        return _Details(
-            name=values.get("name"),  # type: ignore[arg-type]
-            user=values.get("user"),  # type: ignore[arg-type]
-            command=command,
-            start_time=values.get("start_time"),  # type: ignore[arg-type]
-            cpu_percent=None if new or cpu is None else float(cpu),  # type: ignore[arg-type]
-            rss_bytes=values.get("rss"),  # type: ignore[arg-type]
-            status=status,
-        )
+        except (OSError, ValueError, IndexError):
+            return _Details(None, None, None, None, None, None, "vanished")
+        known = self._known.get(pid)
+        cpu = None
+        if known is not None and known.start_ticks == stat.start_ticks:
+            elapsed = now - known.seen_at
+            if elapsed > 0:
+                cpu = round(max(0.0, 100.0 * (stat.cpu_seconds - known.cpu_seconds) / elapsed), 1)
+            known.cpu_seconds, known.seen_at = stat.cpu_seconds, now
+        else:  # a new process, or a recycled PID: read who it is once
+            known = self._identify(pid, stat, now)
+        status: ProcessStatus = "zombie" if stat.state == "Z" else "denied" if known.denied else "ok"
+        return _Details(name=known.name, user=known.user, command=known.command, start_time=known.start_time,
+                        cpu_percent=cpu, rss_bytes=stat.rss_bytes, status=status)
 
-    def _top_cpu(self, exclude: set[int]) -> list[ProcessSample]:
-        """The busiest CPU users since the last tick (psutil.process_iter keeps their state)."""
+    def _identify(self, pid: int, stat: Stat, now: float) -> _Known:
+        argv: list[str] = []
+        user = None
+        denied = False
+        try:
+            argv = read_cmdline(self.proc_root, pid)
+        except PermissionError:
+            denied = True
+        except OSError:
+            pass
+        try:
+            uid = read_uid(self.proc_root, pid)
+            user = user_name(uid) if uid is not None else None
+        except PermissionError:
+            denied = True
+        except OSError:
+            pass
+        known = _Known(start_ticks=stat.start_ticks, name=process_name(stat.comm, argv), user=user,
+                       command=self.redactor.command(argv), start_time=start_time(stat),
+                       cpu_seconds=stat.cpu_seconds, seen_at=now, denied=denied)
+        self._known[pid] = known
+        return known
+
+    def _top_cpu(self, exclude: set[int], now: float) -> list[ProcessSample]:
+        """The busiest CPU users: found by a scan of every process every ``top_cpu_every_s``, re-read each tick."""
         if self.top_cpu <= 0:
             return []
-        busy: list[tuple[float, int]] = []
-        for proc in psutil.process_iter(["cpu_percent"]):
-            cpu = proc.info.get("cpu_percent")
-            if proc.pid not in exclude and cpu is not None and cpu >= self.min_cpu_percent:
-                busy.append((cpu, proc.pid))
-        busy.sort(reverse=True)
+        if self._scan_at is None or now - self._scan_at >= self.top_cpu_every_s:
+            self._top = self._scan_all(now)
         rows = []
-        for cpu, pid in busy[: self.top_cpu]:
-            details = self._details(pid)
-            rows.append(ProcessSample(pid=pid, name=details.name, user=details.user,
-                                      command=details.command, start_time=details.start_time,
-                                      cpu_percent=cpu, rss_bytes=details.rss_bytes, status=details.status))
+        for pid, scanned in self._top.items():
+            if pid in exclude:
+                continue
+            details = self._details(pid, now)
+            if details.status == "vanished":
+                continue
+            cpu = details.cpu_percent if details.cpu_percent is not None else round(scanned, 1)
+            rows.append(ProcessSample(pid=pid, name=details.name, user=details.user, command=details.command,
+                                      start_time=details.start_time, cpu_percent=cpu,
+                                      rss_bytes=details.rss_bytes, status=details.status))
+        rows.sort(key=lambda p: -(p.cpu_percent or 0))
         return rows
 
+    def _scan_all(self, now: float) -> dict[int, float]:
+        previous, then = self._scan, self._scan_at
+        current: dict[int, tuple[int, float]] = {}
+        busy: list[tuple[float, int]] = []
+        for pid in pids(self.proc_root):
+            try:
+                stat = read_stat(self.proc_root, pid)
+            except (OSError, ValueError, IndexError):
+                continue
+            current[pid] = (stat.start_ticks, stat.cpu_seconds)
+            before = previous.get(pid)
+            if then is not None and before is not None and before[0] == stat.start_ticks and now > then:
+                cpu = 100.0 * (stat.cpu_seconds - before[1]) / (now - then)
+                if cpu >= self.min_cpu_percent:
+                    busy.append((cpu, pid))
+        self._scan, self._scan_at = current, now
+        busy.sort(reverse=True)
+        return {pid: cpu for cpu, pid in busy[: self.top_cpu]}
+
     def _forget(self, keep: Iterable[int]) -> None:
-        """Drop cached processes that are neither GPU users nor among the top CPU users."""
+        """Drop what is known of processes that are neither GPU users nor among the top CPU users."""
         keep = set(keep)
-        if len(self._known) > 4 * (len(keep) + self.top_cpu) + 64:
-            self._known = {pid: p for pid, p in self._known.items() if pid in keep}
+        if len(self._known) > 2 * len(keep) + 64:
+            self._known = {pid: k for pid, k in self._known.items() if pid in keep}

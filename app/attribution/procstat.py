@@ -1,0 +1,81 @@
+"""The lean per-tick path into /proc: one read of ``/proc/<pid>/stat`` gives a process's start time (to
+tell a recycled PID), its CPU time, its RSS and whether it is a zombie. Names, users and command lines
+change rarely and are read once per process (cached by the caller by (pid, start time)).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import psutil
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class Stat:
+    start_ticks: int
+    cpu_seconds: float
+    rss_bytes: int
+    state: str
+    comm: str
+
+
+def read_stat(proc_root: Path, pid: int) -> Stat:
+    """Raises FileNotFoundError/ProcessLookupError for a vanished process, PermissionError when denied."""
+    with open(proc_root / str(pid) / "stat", "rb") as handle:
+        data = handle.read()
+    close = data.rindex(b")")  # the command name may itself contain ") "
+    comm = data[data.index(b"(") + 1:close].decode(errors="replace")
+    fields = data[close + 2:].split()
+    # fields[0] is field 3 (state) of proc(5): utime 14, stime 15, starttime 22, rss 24
+    return Stat(start_ticks=int(fields[19]), cpu_seconds=(int(fields[11]) + int(fields[12])) / CLOCK_TICKS,
+                rss_bytes=int(fields[21]) * PAGE_SIZE, state=fields[0].decode(), comm=comm)
+
+
+def start_time(stat: Stat) -> float:
+    """Seconds since the epoch, as psutil's create_time()."""
+    return round(psutil.boot_time() + stat.start_ticks / CLOCK_TICKS, 2)
+
+
+def read_cmdline(proc_root: Path, pid: int) -> list[str]:
+    with open(proc_root / str(pid) / "cmdline", "rb") as handle:
+        data = handle.read()
+    return [part.decode(errors="replace") for part in data.rstrip(b"\0").split(b"\0")] if data else []
+
+
+def read_uid(proc_root: Path, pid: int) -> int | None:
+    with open(proc_root / str(pid) / "status", "rb") as handle:
+        for line in handle:
+            if line.startswith(b"Uid:"):
+                return int(line.split()[1])
+    return None
+
+
+@lru_cache(maxsize=1024)
+def user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def process_name(comm: str, argv: list[str]) -> str:
+    """psutil's rule: the kernel truncates comm to 15 bytes; then argv[0]'s base name, when it starts the same."""
+    if len(comm) >= 15 and argv:
+        base = os.path.basename(argv[0])
+        if base.startswith(comm):
+            return base
+    return comm
+
+
+def pids(proc_root: Path) -> list[int]:
+    try:
+        return [int(p) for p in os.listdir(proc_root) if p.isdigit()]
+    except OSError:
+        return []
