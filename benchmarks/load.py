@@ -11,6 +11,7 @@ All traffic stays on 127.0.0.1.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import signal
@@ -40,7 +41,13 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=600)
     parser.add_argument("--rest-seconds", type=float, default=10)
+    parser.add_argument("--client-processes", type=int, default=4,
+                        help="processes the clients are spread over (one Python process cannot decode 200 streams)")
+    parser.add_argument("--client-of", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.client_of:
+        run_clients(args.client_of, args.clients, args.seconds)
+        return
 
     with socketio_free_port() as port:
         env = {**os.environ, "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "8", "FANWHY_SIM_PEAK": "0.02",
@@ -61,22 +68,13 @@ def main() -> None:
                 raise SystemExit("the server did not start")
             time.sleep(0.3)
         worker = psutil.Process(server.pid).children()[0]
-        latencies: list[float] = []
-        lock = threading.Lock()
-        clients = []
-
-        def on_update(snapshot: dict) -> None:
-            delay = time.time() - snapshot["timestamp"]
-            with lock:
-                latencies.append(delay)
-
-        for _ in range(args.clients):
-            client = socketio.Client(reconnection=False)
-            client.on("gpu_status_update", on_update)
-            client.connect(url, transports=["websocket"], wait_timeout=10)
-            clients.append(client)
+        per_process = max(1, args.clients // args.client_processes)
+        fleet = [subprocess.Popen([sys.executable, "-m", "benchmarks.load", "--client-of", url, "--clients",
+                                   str(per_process), "--seconds", str(args.seconds)], cwd=ROOT,
+                                  stdout=subprocess.PIPE, text=True)
+                 for _ in range(args.client_processes)]
+        time.sleep(5)  # connected
         tick0 = requests.get(f"{url}/api/health", timeout=5).json()["tick"]
-        latencies.clear()
         worker.cpu_percent(None)
         started = time.monotonic()
         rss = []
@@ -86,11 +84,13 @@ def main() -> None:
         elapsed = time.monotonic() - started
         cpu = worker.cpu_percent(None)
         tick1 = requests.get(f"{url}/api/health", timeout=5).json()["tick"]
-        connected = sum(1 for c in clients if c.connected)
-        for client in clients:
-            client.disconnect()
-        with lock:
-            delivered = list(latencies)
+        delivered: list[float] = []
+        connected = 0
+        for proc in fleet:
+            out, _ = proc.communicate(timeout=120)
+            report = json.loads(out.strip().splitlines()[-1])
+            delivered.extend(report["latencies"])
+            connected += report["connected"]
 
         def call(_: int) -> float:
             t0 = time.perf_counter()
@@ -121,6 +121,33 @@ def main() -> None:
     print(f"machine: {platform.node()} {platform.machine()}, {psutil.cpu_count()} CPUs, "
           f"{psutil.virtual_memory().total / 2**30:.0f} GiB, Python {platform.python_version()}; "
           "clients and server share the machine")
+
+
+def run_clients(url: str, count: int, seconds: float) -> None:
+    """One client process: ``count`` clients; prints their latencies as one JSON line at the end."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def on_update(snapshot: dict) -> None:
+        delay = time.time() - snapshot["timestamp"]
+        with lock:
+            latencies.append(delay)
+
+    clients = []
+    for _ in range(count):
+        client = socketio.Client(reconnection=False)
+        client.on("gpu_status_update", on_update)
+        client.connect(url, transports=["websocket"], wait_timeout=10)
+        clients.append(client)
+    time.sleep(5)
+    with lock:
+        latencies.clear()
+    time.sleep(seconds)
+    connected = sum(1 for c in clients if c.connected)
+    with lock:
+        result = {"latencies": latencies[:], "connected": connected}
+    print(json.dumps(result), flush=True)
+    os._exit(0)  # no orderly disconnect of every client: the server notices the closed sockets
 
 
 class socketio_free_port:
