@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 from typing import Any
 
 import psutil
@@ -17,8 +18,11 @@ _CPU_LABELS = ("package id 0", "tctl", "tdie", "")
 class HostSampler:
     """Reads CPU %, load, memory, temperatures and fans once per tick."""
 
-    def __init__(self) -> None:
+    def __init__(self, sensors_every_s: float = 5.0) -> None:
         self.hostname = socket.gethostname()
+        self.sensors_every_s = sensors_every_s
+        self._sensors_at = float("-inf")
+        self._sensors: tuple[dict[str, Any], dict[str, Any], dict[str, str]] = ({}, {}, {})
         psutil.cpu_percent(None)  # prime: the next call measures since now
 
     def sample(self) -> HostSample:
@@ -28,8 +32,14 @@ class HostSampler:
         except (AttributeError, OSError) as error:
             load, unsupported["load_average"] = None, f"not available: {error}"
         memory = psutil.virtual_memory()
-        temperatures = _read(psutil, "sensors_temperatures", unsupported, "temperatures")
-        fans = _read(psutil, "sensors_fans", unsupported, "fans")
+        now = time.monotonic()
+        if now - self._sensors_at >= self.sensors_every_s:  # hwmon reads: every few seconds is enough
+            reasons: dict[str, str] = {}
+            self._sensors = (_read(psutil, "sensors_temperatures", reasons, "temperatures"),
+                             _read(psutil, "sensors_fans", reasons, "fans"), reasons)
+            self._sensors_at = now
+        temperatures, fans, reasons = self._sensors
+        unsupported.update(reasons)
         sensors = tuple(
             HostSensor(chip=chip, label=t.label or chip, temperature_c=float(t.current),
                        high_c=_positive(t.high), critical_c=_positive(t.critical))

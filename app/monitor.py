@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import queue
 import threading
 import time
 from collections import deque
@@ -37,26 +38,23 @@ class VendorHung(Exception):
 class VendorWorker:
     """Runs vendor calls on a thread of their own, so a hung NVML or nvidia-smi call never freezes the
     collector: the caller waits at most ``timeout_s``. A call that never returns keeps this worker
-    busy; later calls fail at once until it does (no pile of stuck threads)."""
+    busy; later calls fail at once until it does (no pile of stuck threads). One long-lived thread:
+    starting a thread per tick would cost more than the NVML calls themselves."""
 
     def __init__(self, timeout_s: float):
         self.timeout_s = timeout_s
         self._lock = threading.Lock()
         self._busy_since: float | None = None
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], dict[str, Any], threading.Event]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
 
     @property
     def busy_since(self) -> float | None:
         return self._busy_since
 
-    def call(self, fn: Callable[[], Any]) -> Any:
-        with self._lock:
-            if self._busy_since is not None:
-                raise VendorHung(f"a vendor call has been running for {time.monotonic() - self._busy_since:.0f} s")
-            self._busy_since = time.monotonic()
-        box: dict[str, Any] = {}
-        done = threading.Event()
-
-        def run() -> None:
+    def _run(self) -> None:
+        while True:
+            fn, box, done = self._jobs.get()
             try:
                 box["value"] = fn()
             except BaseException as error:  # handed to the caller
@@ -66,7 +64,17 @@ class VendorWorker:
                     self._busy_since = None
                 done.set()
 
-        threading.Thread(target=run, name="fanwhy-vendor-call", daemon=True).start()
+    def call(self, fn: Callable[[], Any]) -> Any:
+        with self._lock:
+            if self._busy_since is not None:
+                raise VendorHung(f"a vendor call has been running for {time.monotonic() - self._busy_since:.0f} s")
+            self._busy_since = time.monotonic()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="fanwhy-vendor-calls", daemon=True)
+                self._thread.start()
+        box: dict[str, Any] = {}
+        done = threading.Event()
+        self._jobs.put((fn, box, done))
         if not done.wait(self.timeout_s):
             raise VendorHung(f"the backend did not answer within {self.timeout_s:g} s")
         if "error" in box:

@@ -14,11 +14,26 @@ _EXTRAS: dict[type, tuple[str, ...]] = {
 }
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
+
+
 def to_json(value: Any) -> Any:
-    """Plain JSON types from model objects (dataclasses, tuples, read-only mappings)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        for name in _EXTRAS.get(type(value), ()):
+    """Plain JSON types from model objects (dataclasses, tuples, read-only mappings). On the collector's
+    path once per tick: field names are looked up once per type."""
+    if isinstance(value, _PLAIN):
+        return value
+    kind = type(value)
+    if kind in _FIELDS or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        out = {name: to_json(getattr(value, name)) for name in _fields(kind)}
+        for name in _EXTRAS.get(kind, ()):
             extra = getattr(value, name)
             out[name] = round(extra, 2) if isinstance(extra, float) else extra
         return out

@@ -263,3 +263,22 @@ def test_xid_events_not_supported_is_a_reason_not_an_error() -> None:
     backend = opened(fake)
     assert backend.xid_unsupported == "no GPU supports XID events"
     assert backend.sample()[0].error is None
+
+
+def test_per_process_utilization_is_read_at_its_own_rate_and_when_processes_change() -> None:
+    """It costs ~1.7 ms on an H200 (benchmarks/nvml_calls.py): not on every tick, but at once on a new process."""
+    clock = Clock()
+    fake = scenario("h200x2_load")
+    backend = opened(fake, clock=clock, process_util_period_s=3.0)
+    for _ in range(3):
+        backend.sample()
+        assert [p.sm_percent for p in backend.processes() if p.pid == 657] == [98.0]
+        clock.now += 1
+    assert fake.calls["process_utilization"] == 2  # one per GPU, once
+    fake.set(1, "compute_processes", [*load_dump("h200x2-load")[1]["compute_processes"],
+                                      {"pid": 700, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}])
+    backend.processes()
+    assert fake.calls["process_utilization"] == 3  # the new process on GPU 1 triggers a read
+    clock.now += 3
+    backend.processes()
+    assert fake.calls["process_utilization"] == 5  # the period ran out on both GPUs

@@ -1,0 +1,231 @@
+"""FanWhy's collector against nvitop, gpustat, nvidia-smi and the raw NVML + psutil floor, on the same card.
+
+Run on the GPU machine (fetch the peers first: ../shared/tools/gpu-wheels.sh nvitop==1.7.2 gpustat==1.1.1):
+
+    python3 -m benchmarks.peers --loads 1 --out results.json
+    python3 -m benchmarks.peers --loads 4 --cpu-seconds 60 --push --out results.json
+
+One full snapshot = every GPU plus its processes with name, user and command line. Each tool is timed
+over ``--rounds`` snapshots after warm-up (median and p99). ``--cpu-seconds`` runs FanWhy's collector at a
+1 s interval and reports its CPU use; ``--push`` measures the time from a CUDA process starting to the
+first Socket.IO update that names it, on a real `python -m app`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
+
+
+def timed(fn: Callable[[], Any], rounds: int, warm: int = 3) -> dict[str, float]:
+    for _ in range(warm):
+        fn()
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1000)
+    samples.sort()
+    return {"median_ms": round(statistics.median(samples), 3),
+            "p99_ms": round(samples[int(0.99 * (len(samples) - 1))], 3), "min_ms": round(samples[0], 3),
+            "rounds": rounds}
+
+
+def floor(nvml: Any) -> Callable[[], Any]:
+    def snapshot() -> list[Any]:
+        out = []
+        for i in range(nvml.nvmlDeviceGetCount()):
+            h = nvml.nvmlDeviceGetHandleByIndex(i)
+            util, memory = nvml.nvmlDeviceGetUtilizationRates(h), nvml.nvmlDeviceGetMemoryInfo(h)
+            temp, power = nvml.nvmlDeviceGetTemperature(h, 0), nvml.nvmlDeviceGetPowerUsage(h)
+            procs = []
+            for p in nvml.nvmlDeviceGetComputeRunningProcesses(h) + nvml.nvmlDeviceGetGraphicsRunningProcesses(h):
+                try:
+                    proc = psutil.Process(p.pid)
+                    with proc.oneshot():
+                        procs.append((p.pid, p.usedGpuMemory, proc.name(), proc.username(), proc.cmdline()))
+                except psutil.Error:
+                    pass
+            out.append((util.gpu, memory.used, temp, power, procs))
+        return out
+    return snapshot
+
+
+def start_loads(count: int, seconds: float, devices: int) -> list[subprocess.Popen]:
+    loads = []
+    for i in range(count):
+        proc = subprocess.Popen([sys.executable, str(LOAD), "--seconds", str(seconds), "--hold-gb", "1",
+                                 "--device", str(i % devices)], stdout=subprocess.PIPE, text=True)
+        loads.append(proc)
+    for proc in loads:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    time.sleep(3)
+    return loads
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--loads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=50)
+    parser.add_argument("--cpu-seconds", type=float, default=0)
+    parser.add_argument("--push", action="store_true")
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+
+    import pynvml
+
+    pynvml.nvmlInit()
+    devices = pynvml.nvmlDeviceGetCount()
+    card = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0))
+    loads = start_loads(args.loads, 600, devices)
+    results: dict[str, Any] = {"card": card, "gpus": devices, "loads": args.loads,
+                               "driver": pynvml.nvmlSystemGetDriverVersion(),
+                               "host_processes": len(psutil.pids()), "date": time.strftime("%Y-%m-%d")}
+    try:
+        results["floor"] = timed(floor(pynvml), args.rounds)
+
+        from app import build_monitor
+        from app.config import Settings
+
+        monitor = build_monitor(Settings(backend="nvidia", db="none"))
+        frame = monitor.collect()
+        results["fanwhy"] = timed(monitor.collect, args.rounds)
+        frame = monitor.collect()
+        assert frame is not None
+        seen = {p.pid for p in frame.snapshot.processes if p.gpus}
+        results["fanwhy"]["processes_seen"] = len(seen & {p.pid for p in loads})
+        results["fanwhy"]["stages_ms"] = {"gpus": frame.snapshot.timing.gpus_ms,
+                                          "processes": frame.snapshot.timing.processes_ms,
+                                          "host": frame.snapshot.timing.host_ms,
+                                          "total_in_snapshot": frame.snapshot.timing.total_ms}
+        results["payload_bytes_per_tick"] = len(json.dumps(frame.view, separators=(",", ":")))
+        try:
+            import gpustat
+
+            results["gpustat"] = timed(gpustat.new_query, args.rounds)
+        except ImportError as error:
+            results["gpustat"] = {"skipped": str(error)}
+        try:
+            from nvitop import Device, GpuProcess
+
+            all_devices = Device.all()
+
+            def nvitop_snapshot() -> list[Any]:
+                return [(d.as_snapshot(), GpuProcess.take_snapshots(d.processes().values(), failsafe=True))
+                        for d in all_devices]
+
+            results["nvitop"] = timed(nvitop_snapshot, args.rounds)
+        except ImportError as error:
+            results["nvitop"] = {"skipped": str(error)}
+        results["nvidia_smi_q_x"] = timed(lambda: subprocess.run(["nvidia-smi", "-q", "-x"], capture_output=True),
+                                          10, warm=1)
+        floor_ms = results["floor"]["median_ms"]
+        ours = results["fanwhy"]["median_ms"]
+        results["fanwhy_vs_floor"] = round(ours / floor_ms, 2)
+        if "median_ms" in results.get("nvitop", {}):
+            results["nvitop_vs_fanwhy"] = round(results["nvitop"]["median_ms"] / ours, 1)
+
+        if args.cpu_seconds:
+            monitor.interval_s = 1.0
+            me = psutil.Process()
+            before = me.cpu_times()
+            monitor.start()
+            time.sleep(args.cpu_seconds)
+            monitor.stop(close_backend=False)
+            after = me.cpu_times()
+            used = (after.user - before.user) + (after.system - before.system)
+            results["collector_cpu_percent_at_1s"] = round(100 * used / args.cpu_seconds, 3)
+            results["rss_mib"] = round(me.memory_info().rss / 2**20, 1)
+        monitor.backend.close()
+        if args.push:
+            results["push"] = push_latency(devices)
+    finally:
+        for proc in loads:
+            proc.kill()
+            proc.wait()
+    results["machine"] = f"{platform.node()} {psutil.cpu_count()} CPUs, Python {platform.python_version()}"
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+
+
+def push_latency(devices: int) -> dict[str, Any]:
+    """From a CUDA process's start to the first Socket.IO update that names it (interval 1 s)."""
+    import socket
+
+    import pynvml
+    import requests
+    import socketio
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "FANWHY_BACKEND": "nvidia", "FANWHY_PORT": str(port), "FANWHY_INTERVAL": "1",
+           "FANWHY_DB": os.path.join(tempfile.mkdtemp(), "h.db")}
+    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{url}/api/health", timeout=2).json().get("tick"):
+                    break
+            except (requests.ConnectionError, ValueError):
+                time.sleep(0.2)
+        runs = []
+        for _ in range(5):
+            seen: dict[str, float] = {}
+            client = socketio.Client(reconnection=False)
+            target: dict[str, int] = {}
+
+            def on_update(snap: dict, seen: dict = seen, target: dict = target) -> None:
+                pid = target.get("pid")
+                if pid and "at" not in seen and any(p["pid"] == pid for p in snap["processes"] if p["gpus"]):
+                    seen["at"] = time.monotonic()
+
+            client.on("gpu_status_update", on_update)
+            client.connect(url, transports=["websocket"], wait_timeout=10)
+            load = subprocess.Popen([sys.executable, str(LOAD), "--seconds", "20", "--hold-gb", "1"],
+                                    stdout=subprocess.DEVNULL)
+            target["pid"] = load.pid
+            on_gpu = None  # when NVML first lists the process: the ground truth, polled every 5 ms
+            started = time.monotonic()
+            while "at" not in seen and time.monotonic() - started < 60:
+                if on_gpu is None:
+                    for i in range(devices):
+                        handle = pynvml.nvmlDeviceGetHandleByIndex(i)
+                        if any(p.pid == load.pid for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle)):
+                            on_gpu = time.monotonic()
+                time.sleep(0.005)
+            client.disconnect()
+            load.kill()
+            load.wait()
+            if "at" in seen and on_gpu is not None:
+                runs.append(seen["at"] - on_gpu)
+            time.sleep(1)
+        return {"nvml_lists_it_to_event_s": [round(r, 3) for r in runs],
+                "median_s": round(statistics.median(runs), 3) if runs else None,
+                "max_s": round(max(runs), 3) if runs else None, "interval_s": 1.0}
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
