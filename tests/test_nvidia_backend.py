@@ -273,8 +273,8 @@ def test_per_process_utilization_is_read_at_its_own_rate_and_when_processes_chan
     for _ in range(3):
         backend.sample()
         assert [p.sm_percent for p in backend.processes() if p.pid == 657] == [98.0]
-        clock.now += 1
-    assert fake.calls["process_utilization"] == 2  # one per GPU, once
+        clock.now += 0.9
+    assert fake.calls["process_utilization"] == 2  # one per GPU, once in 2.7 s
     fake.set(1, "compute_processes", [*load_dump("h200x2-load")[1]["compute_processes"],
                                       {"pid": 700, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}])
     backend.processes()
