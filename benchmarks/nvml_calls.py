@@ -1,37 +1,61 @@
-"""Time each NVML call FanWhy makes per tick, on a real GPU under a load (device only)."""
-import time, pynvml as N, statistics, subprocess, sys
-N.nvmlInit(); h=N.nvmlDeviceGetHandleByIndex(0)
-load=subprocess.Popen([sys.executable,"tests/gpu/cuda_load.py","--seconds","60","--hold-gb","1"],stdout=subprocess.PIPE,text=True); load.stdout.readline(); time.sleep(2)
-def t(name, f, n=30):
-    xs=[]
-    for _ in range(n):
-        s=time.perf_counter(); 
-        try: f()
-        except N.NVMLError as e: pass
-        xs.append((time.perf_counter()-s)*1e6)
-    print(f"{name:40s} median {statistics.median(xs):8.1f} us  max {max(xs):8.1f}")
-t("util", lambda: N.nvmlDeviceGetUtilizationRates(h))
-t("mem v2", lambda: N.nvmlDeviceGetMemoryInfo(h, N.nvmlMemory_v2))
-t("temp", lambda: N.nvmlDeviceGetTemperature(h, 0))
-t("power", lambda: N.nvmlDeviceGetPowerUsage(h))
-t("enforced", lambda: N.nvmlDeviceGetEnforcedPowerLimit(h))
-t("clock sm", lambda: N.nvmlDeviceGetClockInfo(h, N.NVML_CLOCK_SM))
-t("clock mem", lambda: N.nvmlDeviceGetClockInfo(h, N.NVML_CLOCK_MEM))
-t("pstate", lambda: N.nvmlDeviceGetPerformanceState(h))
-t("reasons", lambda: N.nvmlDeviceGetCurrentClocksEventReasons(h))
-t("compute procs", lambda: N.nvmlDeviceGetComputeRunningProcesses(h))
-t("graphics procs", lambda: N.nvmlDeviceGetGraphicsRunningProcesses(h))
-t("proc util since 0", lambda: N.nvmlDeviceGetProcessUtilization(h, 0))
-t("proc util since now-2s", lambda: N.nvmlDeviceGetProcessUtilization(h, int((time.time()-2)*1e6)))
-t("proc util since now-0.5s", lambda: N.nvmlDeviceGetProcessUtilization(h, int((time.time()-0.5)*1e6)))
-last=[0]
-def inc():
-    r=N.nvmlDeviceGetProcessUtilization(h, last[0]); last[0]=max(s.timeStamp for s in r)
-t("proc util since last", inc)
-if hasattr(N, "nvmlDeviceGetProcessesUtilizationInfo"):
-    def v1():
-        info=N.c_nvmlProcessesUtilizationInfo_t(); info.version=N.nvmlProcessesUtilizationInfo_v1; info.lastSeenTimeStamp=int((time.time()-1)*1e6)
-        return N.nvmlDeviceGetProcessesUtilizationInfo(h, info)
-    t("processes utilization info v1", v1)
-t("energy", lambda: N.nvmlDeviceGetTotalEnergyConsumption(h), n=5)
-load.kill()
+"""Time each NVML call FanWhy makes per tick, on a real GPU under a load (device only).
+
+    python3 benchmarks/nvml_calls.py
+
+This is what showed that nvmlDeviceGetProcessUtilization costs about 1.7 ms on an H200 while every other
+per-tick call costs microseconds (2026-11-26), so FanWhy reads it every 3 s and when processes change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+import pynvml as nvml
+
+
+def timed(name: str, fn: Callable[[], Any], rounds: int = 30) -> None:
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        with contextlib.suppress(nvml.NVMLError):
+            fn()
+        samples.append((time.perf_counter() - started) * 1e6)
+    print(f"{name:32s} median {statistics.median(samples):8.1f} us  max {max(samples):8.1f} us")
+
+
+def main() -> None:
+    nvml.nvmlInit()
+    h = nvml.nvmlDeviceGetHandleByIndex(0)
+    load = subprocess.Popen([sys.executable, "tests/gpu/cuda_load.py", "--seconds", "60", "--hold-gb", "1"],
+                            stdout=subprocess.PIPE, text=True)
+    assert load.stdout is not None
+    load.stdout.readline()
+    time.sleep(2)
+    try:
+        timed("utilization", lambda: nvml.nvmlDeviceGetUtilizationRates(h))
+        timed("memory v2", lambda: nvml.nvmlDeviceGetMemoryInfo(h, nvml.nvmlMemory_v2))
+        timed("temperature", lambda: nvml.nvmlDeviceGetTemperature(h, 0))
+        timed("power", lambda: nvml.nvmlDeviceGetPowerUsage(h))
+        timed("enforced power limit", lambda: nvml.nvmlDeviceGetEnforcedPowerLimit(h))
+        timed("SM clock", lambda: nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM))
+        timed("memory clock", lambda: nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_MEM))
+        timed("P-state", lambda: nvml.nvmlDeviceGetPerformanceState(h))
+        timed("clocks-event reasons", lambda: nvml.nvmlDeviceGetCurrentClocksEventReasons(h))
+        timed("compute processes", lambda: nvml.nvmlDeviceGetComputeRunningProcesses(h))
+        timed("graphics processes", lambda: nvml.nvmlDeviceGetGraphicsRunningProcesses(h))
+        timed("process utilization, since 0", lambda: nvml.nvmlDeviceGetProcessUtilization(h, 0))
+        timed("process utilization, since -2 s",
+              lambda: nvml.nvmlDeviceGetProcessUtilization(h, int((time.time() - 2) * 1e6)))
+        timed("total energy", lambda: nvml.nvmlDeviceGetTotalEnergyConsumption(h), rounds=5)
+    finally:
+        load.kill()
+        load.wait()
+
+
+if __name__ == "__main__":
+    main()
