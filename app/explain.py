@@ -38,9 +38,15 @@ def short_command(proc: ProcessSample) -> str:
     if not words:
         return proc.name or f"PID {proc.pid}"
     head = os.path.basename(words[0])
-    rest = next((w for w in words[1:] if not w.startswith("-")), None)
-    if rest and head.startswith(("python", "node", "java", "ruby", "perl", "bash", "sh")):
-        return f"{head} {os.path.basename(rest)}"
+    if not head.startswith(("python", "node", "java", "ruby", "perl", "bash", "sh")):
+        return head
+    for i, word in enumerate(words[1:], start=1):
+        if word == "-c":  # inline code: its text says nothing useful in a sentence
+            return f"{head} -c"
+        if word == "-m" and i + 1 < len(words):
+            return f"{head} -m {words[i + 1]}"
+        if not word.startswith("-"):
+            return f"{head} {os.path.basename(word)}"
     return head
 
 

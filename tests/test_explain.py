@@ -190,6 +190,9 @@ def test_short_command() -> None:
     assert short_command(p) == "python3 main.py"
     assert short_command(replace(p, command="/usr/local/bin/ollama serve")) == "ollama"
     assert short_command(replace(p, command=None, name=None)) == "PID 1"
+    assert short_command(replace(p, command="python3 -c 'import time; time.sleep(9)'")) == "python3 -c"
+    assert short_command(replace(p, command="python -m vllm.entrypoints.api_server --port 8000")) == \
+        "python -m vllm.entrypoints.api_server"
 
 
 def test_power_is_split_by_sm_share_and_integrated() -> None:
