@@ -134,10 +134,7 @@ def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path:
                              "--token", SECRET, f"HF_TOKEN={SECRET}", f"postgres://bob:{SECRET}@db/x"])
     try:
         fake = scenario("h100_load")
-        fake.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
-                                           "computeInstanceId": 0}])
-        fake.set(0, "process_utilization", [{"pid": proc.pid, "timeStamp": 0, "smUtil": 90, "memUtil": 1,
-                                             "encUtil": 0, "decUtil": 0}])
+        fake.run_on(0, proc.pid)
         server = serve(make_app(nvidia_selection(fake), top_cpu_processes=0))
         client = socketio.Client(reconnection=False)
         payloads: list[Any] = []
@@ -173,8 +170,7 @@ def test_extra_mask_patterns_and_names_only(make_app: Any) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--db", "acct-12345-xyz"])
     try:
         fake = scenario("h100_load")
-        fake.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
-                                           "computeInstanceId": 0}])
+        fake.run_on(0, proc.pid, sm_percent=None)
         app = make_app(nvidia_selection(fake), start=False, mask_patterns=r"acct-\d+-\w+")
         app.extensions["fanwhy"].monitor.collect()
         rows = app.test_client().get("/api/gpu/processes?kind=gpu").get_json()["processes"]
@@ -182,8 +178,7 @@ def test_extra_mask_patterns_and_names_only(make_app: Any) -> None:
         assert "acct-12345" not in row["command"] and "--db ****" in row["command"]
         names = make_app(nvidia_selection(scenario("h100_load")), start=False, names_only="on")
         fake_two = names.extensions["fanwhy"].monitor.backend._nvml
-        fake_two.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
-                                               "computeInstanceId": 0}])
+        fake_two.run_on(0, proc.pid, sm_percent=None)
         names.extensions["fanwhy"].monitor.collect()
         rows = names.test_client().get("/api/gpu/processes?kind=gpu").get_json()["processes"]
         row = next(r for r in rows if r["pid"] == proc.pid)

@@ -98,15 +98,21 @@ def test_an_alert_already_firing_is_shown_on_open(server: str, page: object) -> 
     assert page.problems == []  # type: ignore[attr-defined]
 
 
-def test_a_toast_appears_when_an_alert_fires_and_when_it_resolves(make_app: Any, serve: Any, page: object) -> None:
+def open_then_alert(make_app: Any, serve: Any, page: Any) -> Any:
+    """The page open on two H200s, then GPU 1 goes busy: an alert fires while the page watches."""
     fake = scenario("h200x2_load")
     fake.set(1, "utilization", {"gpu": 3, "memory": 1})
     live = serve(make_app(nvidia_selection(fake)))
-    page.goto(live.url)  # type: ignore[attr-defined]
-    page.wait_for_selector("#connection.pill-ok", timeout=10_000)  # type: ignore[attr-defined]
-    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
-    assert page.locator(".toast").count() == 0  # type: ignore[attr-defined]
+    page.goto(live.url)
+    page.wait_for_selector("#connection.pill-ok", timeout=10_000)
+    page.wait_for_selector("article.gpu", timeout=10_000)
+    assert page.locator(".toast").count() == 0
     fake.set(1, "utilization", {"gpu": 96, "memory": 30})
+    return fake
+
+
+def test_a_toast_appears_when_an_alert_fires_and_when_it_resolves(make_app: Any, serve: Any, page: object) -> None:
+    fake = open_then_alert(make_app, serve, page)
     toast = page.wait_for_selector(".toast-warning", timeout=10_000)  # type: ignore[attr-defined]
     assert "GPU 1 (NVIDIA H200) at 96 % utilization" in (toast.text_content() or "")
     fake.set(1, "utilization", {"gpu": 4, "memory": 1})
@@ -210,12 +216,7 @@ def test_the_verdict_is_on_top_and_follows_the_load(make_app: Any, serve: Any, p
 
 
 def test_a_toast_leads_to_its_gpu(make_app: Any, serve: Any, page: object) -> None:
-    fake = scenario("h200x2_load")
-    fake.set(1, "utilization", {"gpu": 2, "memory": 1})
-    live = serve(make_app(nvidia_selection(fake)))
-    page.goto(live.url)  # type: ignore[attr-defined]
-    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
-    fake.set(1, "utilization", {"gpu": 96, "memory": 30})
+    open_then_alert(make_app, serve, page)
     toast = page.wait_for_selector("button.toast-warning", timeout=10_000)  # type: ignore[attr-defined]
     toast.click()
     page.wait_for_selector("article.gpu[data-gpu='1'].flash", timeout=5_000)  # type: ignore[attr-defined]
@@ -266,10 +267,7 @@ def test_hostile_process_and_gpu_names_stay_text(make_app: Any, serve: Any, page
     try:
         fake = scenario("h100_load")
         fake.set(0, "name", HOSTILE)
-        fake.set(0, "compute_processes", [{"pid": proc.pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
-                                           "computeInstanceId": 0}])
-        fake.set(0, "process_utilization", [{"pid": proc.pid, "timeStamp": 0, "smUtil": 90, "memUtil": 1,
-                                             "encUtil": 0, "decUtil": 0}])
+        fake.run_on(0, proc.pid)
         live = serve(make_app(nvidia_selection(fake)))
         page.goto(live.url)  # type: ignore[attr-defined]
         row = page.wait_for_selector(f"#processes tr[data-pid='{proc.pid}']", timeout=10_000)  # type: ignore[attr-defined]
@@ -314,12 +312,7 @@ def test_the_process_table_sorts_and_filters_and_the_gpu_selector(make_app: Any,
 
 
 def test_a_toast_clears_by_itself(make_app: Any, serve: Any, page: object) -> None:
-    fake = scenario("h200x2_load")
-    fake.set(1, "utilization", {"gpu": 2, "memory": 1})
-    live = serve(make_app(nvidia_selection(fake)))
-    page.goto(live.url)  # type: ignore[attr-defined]
-    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
-    fake.set(1, "utilization", {"gpu": 96, "memory": 30})
+    open_then_alert(make_app, serve, page)
     page.wait_for_selector(".toast-warning", timeout=10_000)  # type: ignore[attr-defined]
     page.wait_for_selector(".toast-warning", state="detached", timeout=15_000)  # type: ignore[attr-defined]
 

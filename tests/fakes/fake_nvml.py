@@ -86,6 +86,14 @@ class FakeNvml:
         with self._lock:
             self.tables[index][key] = value
 
+    def run_on(self, index: int, pid: int, memory_bytes: int = 2**30, sm_percent: int | None = 90) -> None:
+        """Make ``pid`` (usually a real process of the test) GPU ``index``'s only process."""
+        self.set(index, "compute_processes", [{"pid": pid, "usedGpuMemory": memory_bytes,
+                                                "gpuInstanceId": 0, "computeInstanceId": 0}])
+        samples = [] if sm_percent is None else [{"pid": pid, "timeStamp": 0, "smUtil": sm_percent, "memUtil": 1,
+                                                  "encUtil": 0, "decUtil": 0}]
+        self.set(index, "process_utilization", samples)
+
     def _cell(self, handle: int, key: str, *args: Any) -> Any:
         self.calls[key] += 1
         with self._lock:
