@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from functools import lru_cache
 from typing import Sequence
 
 from app.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
@@ -29,14 +30,19 @@ GIB = 1 << 30
 
 def short_command(proc: ProcessSample) -> str:
     """``python3 train.py`` from ``/usr/bin/python3 /home/a/train.py --lr 1e-3``; the name when no command."""
-    if not proc.command:
-        return proc.name or f"PID {proc.pid}"
+    return _short(proc.command, proc.name or f"PID {proc.pid}")
+
+
+@lru_cache(maxsize=1024)
+def _short(command: str | None, fallback: str) -> str:
+    if not command:
+        return fallback
     try:
-        words = shlex.split(proc.command)  # the command line is shell-quoted: quoted words stay whole
+        words = shlex.split(command)  # the command line is shell-quoted: quoted words stay whole
     except ValueError:
-        words = proc.command.split()
+        words = command.split()
     if not words:
-        return proc.name or f"PID {proc.pid}"
+        return fallback
     head = os.path.basename(words[0])
     if not head.startswith(("python", "node", "java", "ruby", "perl", "bash", "sh")):
         return head
@@ -117,9 +123,12 @@ def _memory_on(proc: ProcessSample, index: int) -> int | None:
 
 
 def _busy_for(index: int, history: Sequence[Snapshot]) -> float | None:
-    """How long GPU ``index`` has been busy, from the snapshots before this one (newest last)."""
+    """When GPU ``index``'s current busy stretch began, from the snapshots before this one (newest last).
+    Looks at no more than about 30 of them (every n-th), so it costs the same whatever the history holds."""
     since = None
-    for snap in reversed(history):
+    stride = max(1, len(history) // 30)
+    for position in range(len(history) - 1, -1, -stride):
+        snap = history[position]
         gpu = snap.gpu(index)
         if gpu is None or (gpu.utilization_percent or 0) < BUSY_UTIL_PERCENT:
             break
