@@ -25,9 +25,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--gpus", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--cpu-seconds", type=float, default=0,
+                        help="then run the collector thread at a 1 s interval this long and report its CPU use")
     args = parser.parse_args()
     if os.environ.get("FANWHY_BACKEND") == "nvidia":
-        monitor = build_monitor(Settings(backend="nvidia"))
+        monitor = build_monitor(Settings(backend="nvidia", db="none"))
         source = "real NVML"
     else:
         from tests.fakes.fake_nvml import FakeNvml, load_dump
@@ -35,7 +37,7 @@ def main() -> None:
         tables = [load_dump("h200x2-load")[1] for _ in range(args.gpus)]
         backend = NvidiaBackend(nvml=FakeNvml(tables))
         backend.open()
-        monitor = build_monitor(Settings(), Selection(backend=backend, skipped={}))
+        monitor = build_monitor(Settings(db="none"), Selection(backend=backend, skipped={}))
         source = f"fake NVML, {args.gpus} GPUs"
     monitor.collect()
     times = []
@@ -43,10 +45,24 @@ def main() -> None:
         started = time.perf_counter()
         monitor.collect()
         times.append((time.perf_counter() - started) * 1000)
+    cpu_line = ""
+    if args.cpu_seconds:
+        monitor.interval_s = 1.0
+        me = psutil.Process()
+        before = me.cpu_times()
+        monitor.start()
+        time.sleep(args.cpu_seconds)
+        monitor.stop(close_backend=False)
+        after = me.cpu_times()
+        used = (after.user - before.user) + (after.system - before.system)
+        cpu_line = (f"collector thread at a 1 s interval for {args.cpu_seconds:g} s: "
+                    f"{100 * used / args.cpu_seconds:.2f} % of one core, RSS {me.memory_info().rss / 2**20:.0f} MiB")
     monitor.stop()
     times.sort()
     print(f"collector tick ({source}): median {statistics.median(times):.2f} ms, "
           f"p99 {times[int(0.99 * (len(times) - 1))]:.2f} ms over {args.rounds} rounds")
+    if cpu_line:
+        print(cpu_line)
     print(f"machine: {platform.node()} {platform.machine()}, {psutil.cpu_count()} CPUs, "
           f"{len(psutil.pids())} host processes, Python {platform.python_version()}")
 
