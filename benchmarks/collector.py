@@ -19,6 +19,7 @@ from app import build_monitor
 from app.config import Settings
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
+from benchmarks.measure import collector_cpu
 
 
 def main() -> None:
@@ -47,16 +48,9 @@ def main() -> None:
         times.append((time.perf_counter() - started) * 1000)
     cpu_line = ""
     if args.cpu_seconds:
-        monitor.interval_s = 1.0
-        me = psutil.Process()
-        before = me.cpu_times()
-        monitor.start()
-        time.sleep(args.cpu_seconds)
-        monitor.stop(close_backend=False)
-        after = me.cpu_times()
-        used = (after.user - before.user) + (after.system - before.system)
-        cpu_line = (f"collector thread at a 1 s interval for {args.cpu_seconds:g} s: "
-                    f"{100 * used / args.cpu_seconds:.2f} % of one core, RSS {me.memory_info().rss / 2**20:.0f} MiB")
+        percent, rss = collector_cpu(monitor, args.cpu_seconds)
+        cpu_line = (f"collector thread at a 1 s interval for {args.cpu_seconds:g} s: {percent:.2f} % of one core, "
+                    f"RSS {rss:.0f} MiB")
     monitor.stop()
     times.sort()
     print(f"collector tick ({source}): median {statistics.median(times):.2f} ms, "

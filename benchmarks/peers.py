@@ -27,6 +27,8 @@ from typing import Any, Callable
 
 import psutil
 
+from benchmarks.measure import collector_cpu
+
 ROOT = Path(__file__).resolve().parent.parent
 LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
 
@@ -140,16 +142,7 @@ def main() -> None:
             results["nvitop_vs_fanwhy"] = round(results["nvitop"]["median_ms"] / ours, 1)
 
         if args.cpu_seconds:
-            monitor.interval_s = 1.0
-            me = psutil.Process()
-            before = me.cpu_times()
-            monitor.start()
-            time.sleep(args.cpu_seconds)
-            monitor.stop(close_backend=False)
-            after = me.cpu_times()
-            used = (after.user - before.user) + (after.system - before.system)
-            results["collector_cpu_percent_at_1s"] = round(100 * used / args.cpu_seconds, 3)
-            results["rss_mib"] = round(me.memory_info().rss / 2**20, 1)
+            results["collector_cpu_percent_at_1s"], results["rss_mib"] = collector_cpu(monitor, args.cpu_seconds)
         monitor.backend.close()
         if args.push:
             results["push"] = push_latency(devices)
