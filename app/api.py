@@ -202,7 +202,7 @@ def health() -> tuple[Response, int]:
     age = round(time.monotonic() - frame.monotonic, 3)
     gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
     down = []  # no current data at all
-    if not monitor.running and monitor.backend is not None and services.settings.collector == "on":
+    if not monitor.running and services.settings.collector == "on":
         down.append("the collector is not running")
     if age > 5 * monitor.interval_s + 2:
         down.append(f"the latest snapshot is {age:.0f} s old")

@@ -326,10 +326,6 @@ class History:
         assert found is not None
         return found
 
-    def is_recording(self, rec_id: str) -> bool:
-        with self._recordings_lock:
-            return rec_id in self._recordings
-
     def recording(self, rec_id: str) -> dict[str, Any] | None:
         with self._reader() as db:
             row = db.execute("SELECT id, label, gpus, interval_s, started, stopped, stats FROM recordings WHERE id = ?",

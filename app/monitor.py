@@ -48,10 +48,6 @@ class VendorWorker:
         self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], dict[str, Any], threading.Event]] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
 
-    @property
-    def busy_since(self) -> float | None:
-        return self._busy_since
-
     def _run(self) -> None:
         while True:
             fn, box, done = self._jobs.get()

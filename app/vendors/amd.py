@@ -105,10 +105,6 @@ class AmdBackend:
             except Exception as error:  # shutting down must never raise
                 log.debug("amdsmi_shut_down: %s", error)
 
-    @property
-    def pci_bus_ids(self) -> list[str]:
-        return [c.bdf for c in self._cards if c.bdf]
-
     # -- the one call path ------------------------------------------------------------------
     def _get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: Any) -> Any:
         lib = self._amdsmi

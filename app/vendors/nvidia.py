@@ -104,7 +104,7 @@ class _Gpu:
     last_util_us: int = 0
     util_at: float = float("-inf")
     util_pids: frozenset[int] = frozenset()
-    util_cache: tuple[dict[int, Any], bool] = ({}, True)
+    util_cache: tuple[dict[int, Any], bool] = field(default_factory=lambda: ({}, True))
     error: str | None = None
 
 
