@@ -47,14 +47,18 @@ def snapshot(settings: Settings) -> int:
     from app import build_monitor
 
     monitor = build_monitor(settings)  # one snapshot: no history written
-    try:
-        monitor.collect()
-        time.sleep(min(settings.interval_s, 1.0))  # CPU % and per-process SM % are rates: measure a window
-        frame = monitor.collect()
-    finally:
-        monitor.stop()
-    if frame is None:
-        print(f"fanwhy: {monitor.hung}", file=sys.stderr)
+    # The collector thread takes two snapshots (CPU % and per-process SM % are rates over a window);
+    # waiting for them here is bounded, so a hung NVML call ends this command instead of freezing it.
+    monitor.interval_s = min(settings.interval_s, 1.0)
+    monitor.start()
+    deadline = time.monotonic() + 2 * monitor.interval_s + monitor.watchdog_s + 1
+    frame = None
+    while (frame is None or frame.seq < 2) and (remaining := deadline - time.monotonic()) > 0:
+        frames = monitor.wait_frames(frame.seq if frame else 0, remaining)
+        frame = frames[-1] if frames else frame
+    monitor.stop(join_s=1.0)
+    if frame is None or frame.seq < 2:
+        print(f"fanwhy: {monitor.hung or 'no snapshot in time'}", file=sys.stderr)
         return 5
     json.dump(frame.view, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -8,11 +8,10 @@ not invent energy). Where per-process SM % is unknown, so is the split: None.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from typing import Sequence
 
-from app.model import ContainerSample, GpuSample, ProcessSample, Unattributed
+from app.model import ContainerSample, GpuSample, ProcessSample, Unattributed, evolve
 
 
 class EnergyMeter:
@@ -52,7 +51,7 @@ class EnergyMeter:
             key = (proc.pid, proc.start_time)
             self._process_wh[key] += watts * hours
             watts_by_pid[proc.pid] = watts
-            new_processes.append(dataclasses.replace(proc, power_w=round(watts, 2),
+            new_processes.append(evolve(proc, power_w=round(watts, 2),
                                                      energy_wh=round(self._process_wh[key], 4)))
 
         new_containers = []
@@ -63,14 +62,14 @@ class EnergyMeter:
                 continue
             watts = sum(parts)
             self._container_wh[container.container.id] += watts * hours
-            new_containers.append(dataclasses.replace(container, power_w=round(watts, 2),
+            new_containers.append(evolve(container, power_w=round(watts, 2),
                                                       energy_wh=round(self._container_wh[container.container.id], 4)))
 
         new_unattributed = []
         for item in unattributed:
             if item.gpu_index in power:
                 rest = max(0.0, 1.0 - sum(shares[item.gpu_index].values()))
-                item = dataclasses.replace(item, power_w=round(power[item.gpu_index] * rest, 2))
+                item = evolve(item, power_w=round(power[item.gpu_index] * rest, 2))
             new_unattributed.append(item)
 
         live = {(p.pid, p.start_time) for p in processes}

@@ -1,6 +1,6 @@
 """The verdict: why the fan is running, in one sentence, with the ranked causes behind it.
 
-Pure functions of a snapshot (and, where given, the snapshots just before it). The rules, in order
+Pure functions of a snapshot (and, where given, since when each GPU has been busy: ``BusyClock``). The rules, in order
 of weight: a GPU that is busy, hot or near its power limit, and the processes that keep its SMs busy
 (SM share, not memory: a process that holds 20 GB and computes nothing heats nothing); throttling;
 work nobody can see (another PID namespace); a failed GPU; the CPU side. When nothing is busy it
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 from functools import lru_cache
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from app.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 
@@ -122,21 +122,24 @@ def _memory_on(proc: ProcessSample, index: int) -> int | None:
     return None
 
 
-def _busy_for(index: int, history: Sequence[Snapshot]) -> float | None:
-    """When GPU ``index``'s current busy stretch began, from the snapshots before this one (newest last).
-    Looks at no more than about 30 of them (every n-th), so it costs the same whatever the history holds."""
-    since = None
-    stride = max(1, len(history) // 30)
-    for position in range(len(history) - 1, -1, -stride):
-        snap = history[position]
-        gpu = snap.gpu(index)
-        if gpu is None or (gpu.utilization_percent or 0) < BUSY_UTIL_PERCENT:
-            break
-        since = snap.timestamp
-    return since
+class BusyClock:
+    """Since when each GPU has been busy without a break, kept tick by tick (O(GPUs) a tick, and the
+    stretch is measured in full, however long it lasts)."""
+
+    def __init__(self) -> None:
+        self._since: dict[int, float] = {}
+
+    def update(self, snap: Snapshot) -> Mapping[int, float]:
+        """Feed the next snapshot (in time order); returns GPU index -> start of its current busy stretch."""
+        since = {}
+        for gpu in snap.gpus:
+            if gpu.error is None and (gpu.utilization_percent or 0) >= BUSY_UTIL_PERCENT:
+                since[gpu.index] = self._since.get(gpu.index, snap.timestamp)
+        self._since = since
+        return since
 
 
-def _gpu_causes(gpu: GpuSample, snap: Snapshot, history: Sequence[Snapshot]) -> tuple[list[Cause], float]:
+def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) -> tuple[list[Cause], float]:
     """Causes for one GPU, and the confidence of its main cause."""
     i = gpu.index
     util = gpu.utilization_percent or 0.0
@@ -156,7 +159,7 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, history: Sequence[Snapshot]) -> 
     computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
     fan = _fan_clause(gpu)
     tail = f"; {fan}" if fan else ""
-    started = _busy_for(i, history)
+    started = busy_since.get(i)
     lasting = ""
     if started is not None and snap.timestamp - started >= 120:
         lasting = f" (busy for {(snap.timestamp - started) / 60:.0f} min)"
@@ -255,8 +258,9 @@ def _cpu_cause(snap: Snapshot) -> Cause | None:
                  summary=f"the CPU is at {host.cpu_percent:.0f} %{temp}{because}{fan_text}")
 
 
-def explain(snap: Snapshot, history: Sequence[Snapshot] = ()) -> Verdict:
-    """The verdict for ``snap``; ``history`` is the snapshots before it, oldest first (may be empty)."""
+def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Verdict:
+    """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy."""
+    busy_since = busy_since or {}
     causes: list[Cause] = []
     confidences: dict[int, float] = {}
     for gpu in snap.gpus:
@@ -265,7 +269,7 @@ def explain(snap: Snapshot, history: Sequence[Snapshot] = ()) -> Verdict:
                                 summary=f"GPU {gpu.index} has failed ({gpu.error}); a lost GPU can leave its fan "
                                         f"at full speed until it is reset."))
             continue
-        gpu_causes, confidence = _gpu_causes(gpu, snap, history)
+        gpu_causes, confidence = _gpu_causes(gpu, snap, busy_since)
         causes.extend(gpu_causes)
         confidences[gpu.index] = confidence
     cpu = _cpu_cause(snap)

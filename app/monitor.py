@@ -7,9 +7,7 @@ collector run more often than every ``min_tick_gap_s``.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import queue
 import threading
 import time
 from collections import deque
@@ -20,62 +18,15 @@ from app.alerts import AlertEngine
 from app.attribution.attributor import Attribution, Attributor
 from app.attribution.processes import ProcessInspector
 from app.energy import EnergyMeter
-from app.explain import explain
+from app.explain import BusyClock, explain
 from app.history import History
 from app.host import HostSampler
-from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, frozen_map
+from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
 from app.serialize import snapshot_view
 from app.vendors.base import drain_events
 from app.vendors.factory import Selection
 
 log = logging.getLogger(__name__)
-
-
-class VendorHung(Exception):
-    """A vendor call has not returned within the watchdog's time."""
-
-
-class VendorWorker:
-    """Runs vendor calls on a thread of their own, so a hung NVML or nvidia-smi call never freezes the
-    collector: the caller waits at most ``timeout_s``. A call that never returns keeps this worker
-    busy; later calls fail at once until it does (no pile of stuck threads). One long-lived thread:
-    starting a thread per tick would cost more than the NVML calls themselves."""
-
-    def __init__(self, timeout_s: float):
-        self.timeout_s = timeout_s
-        self._lock = threading.Lock()
-        self._busy_since: float | None = None
-        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], dict[str, Any], threading.Event]] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-
-    def _run(self) -> None:
-        while True:
-            fn, box, done = self._jobs.get()
-            try:
-                box["value"] = fn()
-            except BaseException as error:  # handed to the caller
-                box["error"] = error
-            finally:
-                with self._lock:
-                    self._busy_since = None
-                done.set()
-
-    def call(self, fn: Callable[[], Any]) -> Any:
-        with self._lock:
-            if self._busy_since is not None:
-                raise VendorHung(f"a vendor call has been running for {time.monotonic() - self._busy_since:.0f} s")
-            self._busy_since = time.monotonic()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="fanwhy-vendor-calls", daemon=True)
-                self._thread.start()
-        box: dict[str, Any] = {}
-        done = threading.Event()
-        self._jobs.put((fn, box, done))
-        if not done.wait(self.timeout_s):
-            raise VendorHung(f"the backend did not answer within {self.timeout_s:g} s")
-        if "error" in box:
-            raise box["error"]
-        return box["value"]
 
 
 @dataclass(frozen=True)
@@ -112,11 +63,11 @@ class Monitor:
         self._clock = clock
         self._wall = wall_clock
         self.history = history
-        self.vendor = VendorWorker(watchdog_s)
-        self.hung: str | None = None
+        self.watchdog_s = watchdog_s
+        self._vendor_since: float | None = None  # when the collector entered the vendor calls now running
         self._latest: Frame | None = None
         self._recent: deque[Frame] = deque(maxlen=64)
-        self._history: deque[Snapshot] = deque(maxlen=max(10, min(600, int(300 / interval_s))))
+        self._busy = BusyClock()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
         self._published = threading.Condition()
         self._wake = threading.Event()
@@ -138,12 +89,14 @@ class Monitor:
             self._thread = threading.Thread(target=self._run, name="fanwhy-collector", daemon=True)
             self._thread.start()
 
-    def stop(self, close_backend: bool = True) -> None:
+    def stop(self, close_backend: bool = True, join_s: float | None = None) -> None:
+        """Stop the collector thread. The backend is closed only once no vendor call is running: a
+        thread stuck in NVML keeps it (the process is ending anyway)."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout=max(5.0, 3 * self.interval_s))
-        if close_backend:
+            self._thread.join(timeout=max(5.0, 3 * self.interval_s) if join_s is None else join_s)
+        if close_backend and self._vendor_since is None:
             self.backend.close()
         with self._published:
             self._published.notify_all()
@@ -194,10 +147,26 @@ class Monitor:
 
     # -- collecting -------------------------------------------------------------------------
     def collect(self) -> Frame | None:
-        """Build, publish and return one snapshot; None when the backend is hung (the last snapshot
-        stays, and turns stale). Only the collector thread (or a CLI/test without one) calls this."""
+        """Build, publish and return one snapshot; None when the backend answered later than the watchdog
+        (the last snapshot stays, and turns stale). Only the collector thread (or a test) calls this: a
+        hung vendor call blocks its caller, so anything that must answer in time reads ``latest()``."""
         with self._collect_lock:
             return self._collect()
+
+    @property
+    def hung(self) -> str | None:
+        """Why the backend counts as hung: a vendor call has run longer than the watchdog; else None.
+
+        The collector calls the vendor on its own thread (handing each tick to another thread cost more
+        than the NVML calls themselves), so a call that never returns stops new snapshots; from
+        ``watchdog_s`` on, every reader sees this and the last snapshot marked stale."""
+        since = self._vendor_since
+        if since is None:
+            return None
+        running = self._clock() - since
+        if running < self.watchdog_s:
+            return None
+        return f"a vendor call has been running for {running:.0f} s (watchdog {self.watchdog_s:g} s)"
 
     def stale(self, frame: Frame | None = None) -> bool:
         """True while the backend hangs or the latest snapshot is older than three intervals."""
@@ -223,17 +192,16 @@ class Monitor:
         return gpus, usages, errors
 
     def _collect(self) -> Frame | None:
-        t0 = self._clock()
+        t0 = self._vendor_since = self._clock()
         try:
-            gpus, usages, errors = self.vendor.call(self._read_backend)
-        except VendorHung as error:
-            if self.hung is None:
-                log.error("%s; serving the last snapshot, marked stale", error)
-            self.hung = str(error)
+            gpus, usages, errors = self._read_backend()
+        finally:
+            self._vendor_since = None
+        t1 = self._clock()
+        if t1 - t0 >= self.watchdog_s:  # readings that span this long are not one instant: read again
+            log.error("the backend took %.1f s (watchdog %g s); its readings are dropped", t1 - t0, self.watchdog_s)
             self.consecutive_failures += 1
             return None
-        self.hung = None
-        t1 = self._clock()
         attribution = Attribution(processes=(), containers=(), users=(), unattributed=())
         try:
             attribution = self.attributor.attribute(gpus, usages)
@@ -273,11 +241,10 @@ class Monitor:
                                    host_ms=_ms(t3 - t2), interval_s=self.interval_s, tick=self._tick),
             errors=tuple(errors),
         )
-        # The verdict and the alerts are views of the finished snapshot (and the ones before it).
-        verdict = explain(snapshot, self._history)
+        # The verdict and the alerts are views of the finished snapshot (and of the ones before it).
+        verdict = explain(snapshot, self._busy.update(snapshot))
         active, events = self.alerts.evaluate(snapshot, now, drain_events(self.backend))
-        snapshot = dataclasses.replace(snapshot, verdict=verdict, alerts=active, alert_events=events)
-        self._history.append(snapshot)
+        snapshot = evolve(snapshot, verdict=verdict, alerts=active, alert_events=events)
         if self.history is not None:
             self.history.submit(snapshot)
         if errors:

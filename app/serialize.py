@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
-from typing import Any, Mapping
+import types
+import typing
+from typing import Any, Callable
 
 from app.model import GpuSample, ProcessSample, Snapshot
 
@@ -12,34 +15,64 @@ _EXTRAS: dict[type, tuple[str, ...]] = {
     GpuSample: ("memory_percent",),
     ProcessSample: ("gpu_memory_bytes", "sm_percent"),
 }
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
 _PLAIN = (str, int, float, bool, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
+_CONVERTERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
 
 
-def _fields(kind: type) -> tuple[str, ...]:
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    return names
+def _is_plain(hint: Any) -> bool:
+    """True for a type whose values are already JSON: int, str, float | None, a Literal of strings..."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return all(isinstance(v, _PLAIN) for v in typing.get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        return all(_is_plain(arg) for arg in typing.get_args(hint))
+    return hint in _PLAIN_TYPES
+
+
+def _field_expression(name: str, hint: Any) -> str:
+    """Python source that turns field ``name`` of ``v`` into JSON, as ``to_json`` would, but without
+    recursing where the annotation says the value is plain (most fields of most model types)."""
+    if _is_plain(hint):
+        return f"v.{name}"
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    plain_tuple = (typing.get_origin(hint) is tuple and args and all(_is_plain(a) for a in args if a is not ...))
+    if plain_tuple:
+        return f"list(v.{name})"
+    if typing.get_origin(hint) is collections.abc.Mapping and all(_is_plain(a) for a in args):
+        return f"dict(v.{name})"
+    return f"to_json(v.{name})"
+
+
+def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
+    """A function made once per model type that builds its JSON dict field by field (field names and
+    plainness are read from the dataclass's annotations). On the collector's path once per tick."""
+    hints = typing.get_type_hints(kind)
+    items = [f"{f.name!r}: {_field_expression(f.name, hints[f.name])}" for f in dataclasses.fields(kind)]
+    extras = "".join(f"    out[{name!r}] = _rounded(v.{name})\n" for name in _EXTRAS.get(kind, ()))
+    source = f"def convert(v):\n    out = {{{', '.join(items)}}}\n{extras}    return out\n"
+    scope: dict[str, Any] = {"to_json": to_json, "_rounded": _rounded}
+    exec(compile(source, f"<to_json {kind.__name__}>", "exec"), scope)
+    return scope["convert"]
+
+
+def _rounded(value: Any) -> Any:
+    return round(value, 2) if isinstance(value, float) else value
 
 
 def to_json(value: Any) -> Any:
-    """Plain JSON types from model objects (dataclasses, tuples, read-only mappings). On the collector's
-    path once per tick: field names are looked up once per type."""
+    """Plain JSON types from model objects (dataclasses, tuples, read-only mappings)."""
     if isinstance(value, _PLAIN):
         return value
     kind = type(value)
-    if kind in _FIELDS or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
-        out = {name: to_json(getattr(value, name)) for name in _fields(kind)}
-        for name in _EXTRAS.get(kind, ()):
-            extra = getattr(value, name)
-            out[name] = round(extra, 2) if isinstance(extra, float) else extra
-        return out
+    convert = _CONVERTERS.get(kind)
+    if convert is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        convert = _CONVERTERS[kind] = _converter(kind)
+    if convert is not None:
+        return convert(value)
     if isinstance(value, (list, tuple)):
         return [to_json(v) for v in value]
-    if isinstance(value, Mapping):
+    if isinstance(value, collections.abc.Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
     return value
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from app.energy import EnergyMeter
-from app.explain import explain, short_command
+from app.explain import BusyClock, explain, short_command
 from app.model import (
     BackendInfo,
     CollectorTiming,
@@ -173,10 +173,16 @@ def test_a_datacenter_gpu_idling_in_p0_with_no_reason_is_not_a_cause() -> None:
     assert explain(snap([idle])).causes == ()
 
 
-def test_busy_for_minutes_uses_history() -> None:
-    history = [snap([gpu(util=90, temp=70, power=250)], timestamp=1000.0 + t) for t in range(0, 300, 10)]
-    now = snap([gpu(util=90, temp=70, power=250)], [proc(1, "python3 train.py", sm=90)], timestamp=1300.0)
-    assert "GPU 0 is at 70 °C and 250 W (busy for 5 min) because" in explain(now, history).headline
+def test_busy_for_minutes_counts_the_whole_unbroken_stretch() -> None:
+    clock = BusyClock()
+    clock.update(snap([gpu(util=90, temp=70, power=250)], timestamp=500.0))
+    clock.update(snap([gpu(util=3, temp=50, power=90)], timestamp=600.0))  # a break: the stretch starts again
+    for t in range(1000, 4600, 10):  # an hour busy, longer than any window of snapshots kept in memory
+        clock.update(snap([gpu(util=90, temp=70, power=250)], timestamp=float(t)))
+    now = snap([gpu(util=90, temp=70, power=250)], [proc(1, "python3 train.py", sm=90)], timestamp=4600.0)
+    assert "GPU 0 is at 70 °C and 250 W (busy for 60 min) because" in explain(now, clock.update(now)).headline
+    fresh = BusyClock()
+    assert "busy for" not in explain(now, fresh.update(now)).headline
 
 
 def test_without_per_process_sm_the_process_on_it_is_named_with_low_confidence() -> None:

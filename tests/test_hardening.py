@@ -211,6 +211,26 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
     assert requests.get(f"{server.url}/api/gpu/summary", timeout=5).json()["stale"] is False
 
 
+def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, capsys: Any) -> None:
+    """`python -m app snapshot` waits for the collector thread with a deadline: it never freezes."""
+    import app
+    from app.__main__ import snapshot
+    from app.config import Settings
+
+    release = threading.Event()
+    fake = scenario("h200x2_load")
+    fake.set(0, "temperature", lambda *_: (release.wait(30), 57)[1])
+    monkeypatch.setattr(app, "build_monitor", lambda settings: app.Monitor(
+        nvidia_selection(fake), interval_s=0.2, watchdog_s=0.5))
+    started = time.monotonic()
+    try:
+        assert snapshot(Settings(db="none", interval_s=0.2)) == 5
+        assert time.monotonic() - started < 3.0
+        assert "a vendor call has been running for" in capsys.readouterr().err
+    finally:
+        release.set()
+
+
 def test_500_connect_disconnect_cycles_leak_no_threads_or_memory() -> None:
     """Measured on the server process (gunicorn's worker), which is what must not grow."""
     port = free_port()

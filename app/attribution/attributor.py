@@ -5,7 +5,6 @@ The collector calls ``attribute`` once per tick with the backend's raw per-proce
 
 from __future__ import annotations
 
-import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from app.model import (
     ProcessSample,
     Unattributed,
     UserSample,
+    evolve,
 )
 
 MIB = 2**20
@@ -48,6 +48,7 @@ class Attributor:
         self.docker = docker
         self.proc_root = Path(proc_root) if proc_root is not None else inspector.proc_root
         self._cgroups: dict[tuple[int, float], tuple[CgroupMatch | None, tuple[int, ...]]] = {}
+        self._host_pids = inspector.proc_root != Path("/proc")  # NVML's PIDs are then the host's, not ours
 
     def attribute(self, gpus: Sequence[GpuSample], usages: Sequence[GpuProcessUsage]) -> Attribution:
         known_containers = self.docker.containers() if self.docker is not None else {}
@@ -77,10 +78,10 @@ class Attributor:
             return row
         match, nspid = self._cgroup(row.pid, row.start_time)
         namespace_pid = nspid[-1] if len(nspid) > 1 else None
-        host_pid = row.pid if self.inspector.proc_root != Path("/proc") else None
+        host_pid = row.pid if self._host_pids else None
         if match is None:
-            return dataclasses.replace(row, namespace_pid=namespace_pid, host_pid=host_pid)
-        return dataclasses.replace(row, container=container_ref(match, known), unit=match.unit,
+            return evolve(row, namespace_pid=namespace_pid, host_pid=host_pid)
+        return evolve(row, container=container_ref(match, known), unit=match.unit,
                                    namespace_pid=namespace_pid, host_pid=host_pid)
 
     # -- what nobody accounts for ---------------------------------------------------------------
@@ -147,11 +148,11 @@ def container_ref(match: CgroupMatch, known: dict[str, DockerContainer]) -> Cont
 
 def _with_inferred_memory(row: ProcessSample, shares: dict[tuple[int, int], int]) -> ProcessSample:
     gpus = tuple(
-        dataclasses.replace(g, memory_bytes=shares[(row.pid, g.gpu_index)], memory_method="inference")
+        evolve(g, memory_bytes=shares[(row.pid, g.gpu_index)], memory_method="inference")
         if (row.pid, g.gpu_index) in shares and g.memory_bytes is None else g
         for g in row.gpus
     )
-    return dataclasses.replace(row, gpus=gpus)
+    return evolve(row, gpus=gpus)
 
 
 def _sum(values: Sequence[float | int | None]) -> float | int | None:

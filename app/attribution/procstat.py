@@ -26,10 +26,13 @@ class Stat:
     comm: str
 
 
-def read_stat(proc_root: Path, pid: int) -> Stat:
+def read_stat(proc_root: Path | str, pid: int) -> Stat:
     """Raises FileNotFoundError/ProcessLookupError for a vanished process, PermissionError when denied."""
-    with open(proc_root / str(pid) / "stat", "rb") as handle:
-        data = handle.read()
+    fd = os.open(f"{proc_root}/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)  # os-level: no buffered file object
+    try:
+        data = os.read(fd, 4096)
+    finally:
+        os.close(fd)
     close = data.rindex(b")")  # the command name may itself contain ") "
     comm = data[data.index(b"(") + 1:close].decode(errors="replace")
     fields = data[close + 2:].split()
