@@ -17,6 +17,7 @@ from app.attribution.docker import DockerClient
 from app.attribution.processes import ProcessInspector
 from app.config import Settings, load_settings
 from app.history import History, default_path
+from app.host import HostSampler
 from app.monitor import Monitor
 from app.redact import Redactor
 from app.vendors.factory import Selection, default_builders, select_backend
@@ -70,6 +71,7 @@ def build_monitor(settings: Settings, selection: Selection | None = None, histor
         attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
                                                redactor=Redactor(settings.mask_patterns, settings.names_only == "on")),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None),
+        host=HostSampler(proc_root=settings.host_proc),
         min_tick_gap_s=settings.min_tick_gap_s,
         history=history,
         watchdog_s=settings.watchdog_timeout_s,

@@ -64,12 +64,12 @@ def memory_used_total(meminfo: bytes) -> tuple[int, int] | None:
 class HostSampler:
     """Reads CPU %, load and memory once per tick; temperatures and fans every ``sensors_every_s``."""
 
-    def __init__(self, sensors_every_s: float = 5.0, proc_root: str | None = None) -> None:
+    def __init__(self, sensors_every_s: float = 5.0, proc_root: str = "/proc") -> None:
         self.hostname = socket.gethostname()
         self.sensors_every_s = sensors_every_s
         self.cpu_count = psutil.cpu_count()
-        root = proc_root or psutil.PROCFS_PATH  # the host's /proc when FanWhy runs in a container with it
-        self._stat, self._meminfo = ProcFile(f"{root}/stat"), ProcFile(f"{root}/meminfo")
+        # FANWHY_HOST_PROC: the host's /proc, when FanWhy runs in a container with it mounted
+        self._stat, self._meminfo = ProcFile(f"{proc_root}/stat"), ProcFile(f"{proc_root}/meminfo")
         self._cpu: tuple[int, int] | None = None
         self._sensors_at = float("-inf")
         self._sensors: tuple[tuple[HostSensor, ...], tuple[HostFan, ...], dict[str, str]] = ((), (), {})

@@ -52,6 +52,19 @@ def main() -> None:
         timed("process utilization, since -2 s",
               lambda: nvml.nvmlDeviceGetProcessUtilization(h, int((time.time() - 2) * 1e6)))
         timed("total energy", lambda: nvml.nvmlDeviceGetTotalEnergyConsumption(h), rounds=5)
+        timed("volatile uncorrected ECC", lambda: nvml.nvmlDeviceGetTotalEccErrors(
+            h, nvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, nvml.NVML_VOLATILE_ECC), rounds=5)
+        timed("MIG mode", lambda: nvml.nvmlDeviceGetMigMode(h), rounds=5)
+        timed("persistence mode", lambda: nvml.nvmlDeviceGetPersistenceMode(h), rounds=5)
+        timed("display active", lambda: nvml.nvmlDeviceGetDisplayActive(h), rounds=5)
+        cpu_before = time.process_time()
+        for _ in range(20):
+            nvml.nvmlDeviceGetProcessUtilization(h, 0)
+        print(f"process utilization: {(time.process_time() - cpu_before) / 20 * 1e6:.1f} us of CPU a call")
+        cpu_before = time.process_time()
+        for _ in range(5):
+            nvml.nvmlDeviceGetTotalEnergyConsumption(h)
+        print(f"total energy: {(time.process_time() - cpu_before) / 5 * 1e6:.1f} us of CPU a call")
     finally:
         load.kill()
         load.wait()

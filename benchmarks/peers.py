@@ -33,6 +33,16 @@ ROOT = Path(__file__).resolve().parent.parent
 LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
 
 
+def summary(samples: list[float]) -> dict[str, float]:
+    samples = sorted(samples)
+
+    def at(q: float) -> float:
+        return round(samples[int(q * (len(samples) - 1))], 3)
+
+    return {"median_ms": round(statistics.median(samples), 3), "p99_ms": at(0.99), "min_ms": round(samples[0], 3),
+            "p10_ms": at(0.1), "p90_ms": at(0.9), "rounds": len(samples)}
+
+
 def timed(fn: Callable[[], Any], rounds: int, warm: int = 3) -> dict[str, float]:
     for _ in range(warm):
         fn()
@@ -41,10 +51,23 @@ def timed(fn: Callable[[], Any], rounds: int, warm: int = 3) -> dict[str, float]
         started = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - started) * 1000)
-    samples.sort()
-    return {"median_ms": round(statistics.median(samples), 3),
-            "p99_ms": round(samples[int(0.99 * (len(samples) - 1))], 3), "min_ms": round(samples[0], 3),
-            "rounds": rounds}
+    return summary(samples)
+
+
+def timed_side_by_side(fns: dict[str, Callable[[], Any]], rounds: int, warm: int = 3) -> dict[str, dict[str, float]]:
+    """Each round times every function once, in turn (the order rotating), so that whatever else the
+    machine does at a moment weighs on all of them alike: their ratio is then fair even on a noisy host."""
+    names = list(fns)
+    for _ in range(warm):
+        for fn in fns.values():
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for i in range(rounds):
+        for name in names[i % len(names):] + names[: i % len(names)]:
+            started = time.perf_counter()
+            fns[name]()
+            samples[name].append((time.perf_counter() - started) * 1000)
+    return {name: summary(values) for name, values in samples.items()}
 
 
 def floor(nvml: Any) -> Callable[[], Any]:
@@ -67,6 +90,22 @@ def floor(nvml: Any) -> Callable[[], Any]:
     return snapshot
 
 
+def profile(fn: Callable[[], Any], rounds: int) -> list[str]:
+    """Where a tick's time goes: the 30 functions with the most time of their own, per tick."""
+    import cProfile
+    import io
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(rounds):
+        fn()
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(30)
+    return out.getvalue().splitlines()
+
+
 def start_loads(count: int, seconds: float, devices: int) -> list[subprocess.Popen]:
     loads = []
     for i in range(count):
@@ -85,6 +124,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--cpu-seconds", type=float, default=0)
     parser.add_argument("--push", action="store_true")
+    parser.add_argument("--profile", type=int, default=0, help="then profile this many collector ticks (cProfile)")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
 
@@ -98,23 +138,42 @@ def main() -> None:
                                "driver": pynvml.nvmlSystemGetDriverVersion(),
                                "host_processes": len(psutil.pids()), "date": time.strftime("%Y-%m-%d")}
     try:
-        results["floor"] = timed(floor(pynvml), args.rounds)
-
         from app import build_monitor
         from app.config import Settings
 
         monitor = build_monitor(Settings(backend="nvidia", db="none"))
         frame = monitor.collect()
-        results["fanwhy"] = timed(monitor.collect, args.rounds)
+        stages: dict[str, list[float]] = {"gpus": [], "processes": [], "host": [], "after_stages": []}
+
+        def fanwhy_tick() -> None:
+            started = time.perf_counter()
+            frame = monitor.collect()
+            assert frame is not None
+            timing = frame.snapshot.timing
+            stages["gpus"].append(timing.gpus_ms)
+            stages["processes"].append(timing.processes_ms)
+            stages["host"].append(timing.host_ms)
+            stages["after_stages"].append((time.perf_counter() - started) * 1000 - timing.total_ms)
+
+        from app.vendors.factory import Selection
+        from app.vendors.nvidia import NvidiaBackend
+
+        quiet = NvidiaBackend(watch_xid=False)  # the same collector without the XID event thread, for comparison
+        quiet.open()
+        without_xid = build_monitor(Settings(backend="nvidia", db="none"), Selection(backend=quiet, skipped={}))
+        both = timed_side_by_side({"floor": floor(pynvml), "fanwhy": fanwhy_tick,
+                                   "fanwhy_without_xid_thread": without_xid.collect}, args.rounds)
+        results["floor"], results["fanwhy"] = both["floor"], both["fanwhy"]
+        results["fanwhy_without_xid_thread"] = both["fanwhy_without_xid_thread"]
+        without_xid.stop(close_backend=False)
+        results["fanwhy"]["stage_medians_ms"] = {k: round(statistics.median(v), 3) for k, v in stages.items()}
         frame = monitor.collect()
         assert frame is not None
         seen = {p.pid for p in frame.snapshot.processes if p.gpus}
         results["fanwhy"]["processes_seen"] = len(seen & {p.pid for p in loads})
-        results["fanwhy"]["stages_ms"] = {"gpus": frame.snapshot.timing.gpus_ms,
-                                          "processes": frame.snapshot.timing.processes_ms,
-                                          "host": frame.snapshot.timing.host_ms,
-                                          "total_in_snapshot": frame.snapshot.timing.total_ms}
         results["payload_bytes_per_tick"] = len(json.dumps(frame.view, separators=(",", ":")))
+        if args.profile:
+            results["fanwhy"]["profile"] = profile(monitor.collect, args.profile)
         try:
             import gpustat
 

@@ -78,7 +78,6 @@ def main() -> None:
     def monitor_with(every: float):  # type: ignore[no-untyped-def]
         monitor = build_monitor(Settings(db="none", top_cpu_processes=5), selection)
         inspector = ProcessInspector(top_cpu=5, proc_root=proc_root, resolve_foreign=True, top_cpu_every_s=every)
-        psutil.PROCFS_PATH = "/proc"  # the host sampler keeps reading this machine
         monitor.attributor = Attributor(inspector, None, proc_root=proc_root)
         return monitor
 

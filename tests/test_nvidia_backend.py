@@ -274,11 +274,30 @@ def test_per_process_utilization_is_read_at_its_own_rate_and_when_processes_chan
         backend.sample()
         assert [p.sm_percent for p in backend.processes() if p.pid == 657] == [98.0]
         clock.now += 0.9
-    assert fake.calls["process_utilization"] == 2  # one per GPU, once in 2.7 s
+    assert fake.calls["process_utilization"] == 1  # once in 2.7 s, on the busy GPU 1 (GPU 0 reads 0 %)
     fake.set(1, "compute_processes", [*load_dump("h200x2-load")[1]["compute_processes"],
                                       {"pid": 700, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}])
     backend.processes()
-    assert fake.calls["process_utilization"] == 3  # the new process on GPU 1 triggers a read
+    assert fake.calls["process_utilization"] == 2  # the new process on GPU 1 triggers a read
     clock.now += 3
     backend.processes()
-    assert fake.calls["process_utilization"] == 5  # the period ran out on both GPUs
+    assert fake.calls["process_utilization"] == 3  # the period ran out
+
+
+def test_an_idle_gpu_costs_no_per_process_utilization_call() -> None:
+    """A process holding memory on a GPU at 0 %: its SM share is 0 %, known without the ~2 ms call."""
+    clock = Clock()
+    fake = scenario("h200x2_load")
+    fake.run_on(0, 4242, memory_bytes=20 * 2**30, sm_percent=0)
+    fake.set(0, "utilization", {"gpu": 0, "memory": 0})
+    backend = opened(fake, clock=clock, process_util_period_s=3.0)
+    backend.sample()
+    holder = next(p for p in backend.processes() if p.pid == 4242)
+    assert holder.sm_percent == 0.0 and holder.memory_bytes == 20 * 2**30
+    assert fake.calls["process_utilization"] == 1  # GPU 1 only
+    fake.run_on(0, 4242, memory_bytes=20 * 2**30, sm_percent=75)
+    fake.set(0, "utilization", {"gpu": 75, "memory": 10})
+    clock.now += 0.5
+    backend.sample()
+    assert next(p for p in backend.processes() if p.pid == 4242).sm_percent == 75.0  # read at once
+    assert fake.calls["process_utilization"] == 2

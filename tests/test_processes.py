@@ -123,3 +123,33 @@ def test_a_child_pid_namespace_is_detected() -> None:
     inside = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", code], cwd=root,
                             capture_output=True, text=True, timeout=30)
     assert inside.stdout.strip() == "False", inside.stderr
+
+
+def test_the_top_cpu_scan_reads_names_with_brackets_and_spaces(tmp_path: Path) -> None:
+    """The scan parses /proc/<pid>/stat from the last ')' on: a name like 'x) (y z' cannot shift the fields."""
+    from app.attribution.procstat import CLOCK_TICKS
+
+    def write(pid: int, name: str, cpu_ticks: int, start: int) -> None:
+        folder = tmp_path / str(pid)
+        folder.mkdir(exist_ok=True)
+        (folder / "stat").write_text(f"{pid} ({name}) R 1 1 1 0 -1 0 0 0 0 0 {cpu_ticks} 0 0 0 20 0 1 0 {start} "
+                                     f"1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n")
+        (folder / "cmdline").write_bytes(f"{name}\0".encode())
+        (folder / "status").write_text("Uid:\t0\t0\t0\t0\n")
+
+    (tmp_path / "stat").write_text("cpu  1 2 3 4 5 6 7 8 0 0\nbtime 1790000000\n")
+    now = [100.0]
+    inspector = ProcessInspector(top_cpu=2, min_cpu_percent=1.0, proc_root=tmp_path, resolve_foreign=True,
+                                 top_cpu_every_s=0, clock=lambda: now[0])
+    write(11, "x) (y z", 0, 500)
+    write(12, "quiet", 0, 600)
+    inspector.collect([])
+    now[0] += 2.0
+    write(11, "x) (y z", CLOCK_TICKS, 500)  # one CPU second in two seconds: 50 %
+    write(12, "quiet", 0, 600)
+    (row,) = inspector.collect([])
+    assert (row.pid, row.name, row.cpu_percent) == (11, "x) (y z", 50.0)
+    assert row.start_time == 1790000000 + 500 / CLOCK_TICKS  # that /proc's boot time, not ours
+    write(11, "x) (y z", 3 * CLOCK_TICKS, 700)  # the PID was recycled: a new start time, no CPU % from the old one
+    now[0] += 2.0
+    assert [r.pid for r in inspector.collect([])] == []

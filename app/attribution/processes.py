@@ -1,4 +1,4 @@
-"""Who is behind the load: process details from psutil, and the busiest CPU users.
+"""Who is behind the load: process details read from /proc, and the busiest CPU users.
 
 Only NoSuchProcess, ZombieProcess and AccessDenied are expected: such a process keeps its row with
 ``status`` saying which and the unreadable fields None (STYLE.md #11).
@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-import psutil
-
 from app.attribution.procstat import (
     Stat,
     pids,
     process_name,
     read_cmdline,
+    read_cpu,
     read_stat,
     read_uid,
     start_time,
@@ -86,8 +85,6 @@ class ProcessInspector:
         self.top_cpu_every_s = top_cpu_every_s
         self.proc_root = Path(proc_root)
         self._clock = clock
-        if self.proc_root != Path("/proc"):
-            psutil.PROCFS_PATH = str(self.proc_root)  # the host sampler reads the host's too
         self.resolve_foreign = (self.proc_root != Path("/proc") or in_root_pid_namespace()
                                 if resolve_foreign is None else resolve_foreign)
         self._known: dict[int, _Known] = {}
@@ -166,7 +163,7 @@ class ProcessInspector:
         except OSError:
             pass
         known = _Known(start_ticks=stat.start_ticks, name=process_name(stat.comm, argv), user=user,
-                       command=self.redactor.command(argv), start_time=start_time(stat),
+                       command=self.redactor.command(argv), start_time=start_time(stat, self.proc_root),
                        cpu_seconds=stat.cpu_seconds, seen_at=now, denied=denied)
         self._known[pid] = known
         return known
@@ -195,15 +192,15 @@ class ProcessInspector:
         previous, then = self._scan, self._scan_at
         current: dict[int, tuple[int, float]] = {}
         busy: list[tuple[float, int]] = []
+        root = str(self.proc_root)
         for pid in pids(self.proc_root):
             try:
-                stat = read_stat(self.proc_root, pid)
+                current[pid] = start_ticks, cpu_seconds = read_cpu(root, pid)
             except (OSError, ValueError, IndexError):
                 continue
-            current[pid] = (stat.start_ticks, stat.cpu_seconds)
             before = previous.get(pid)
-            if then is not None and before is not None and before[0] == stat.start_ticks and now > then:
-                cpu = 100.0 * (stat.cpu_seconds - before[1]) / (now - then)
+            if then is not None and before is not None and before[0] == start_ticks and now > then:
+                cpu = 100.0 * (cpu_seconds - before[1]) / (now - then)
                 if cpu >= self.min_cpu_percent:
                     busy.append((cpu, pid))
         self._scan, self._scan_at = current, now

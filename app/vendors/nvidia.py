@@ -3,8 +3,8 @@
 Every NVML call goes through ``_Calls.get``: a value, or None plus the reason in the GPU's
 ``unsupported`` map. Errors that mean the GPU (or NVML) itself failed raise ``_GpuFailed``: that
 GPU becomes an error row, the others keep reporting, and NVML is re-initialised with backoff.
-NVML is initialised once for the life of the backend; slow calls (energy ~4 ms, ECC) run at a
-lower rate.
+NVML is initialised once for the life of the backend; slow calls (energy ~4 ms, ECC, MIG mode)
+run every 30 s, per-process utilization (~1.7 ms) every 3 s and never on an idle GPU.
 """
 
 from __future__ import annotations
@@ -49,7 +49,9 @@ _FATAL_ERRORS = (
     "NVML_ERROR_GPU_NOT_FOUND",
 )
 
-SLOW_PERIOD_S = 10.0
+# Energy costs ~3.6 ms of CPU a call on an H200, MIG mode and display ~0.1 ms (benchmarks/nvml_calls.py):
+# every 30 s they cost an 8-GPU machine 1 ms of CPU a second; every 10 s they cost three times that.
+SLOW_PERIOD_S = 30.0
 REINIT_BACKOFF_S = (2.0, 5.0, 15.0, 60.0, 300.0)
 
 
@@ -105,6 +107,7 @@ class _Gpu:
     util_at: float = float("-inf")
     util_pids: frozenset[int] = frozenset()
     util_cache: tuple[dict[int, Any], bool] = field(default_factory=lambda: ({}, True))
+    idle: bool = False  # the last utilization read 0 %
     error: str | None = None
 
 
@@ -385,6 +388,7 @@ class NvidiaBackend:
         util = get(u, "utilization_percent", "nvmlDeviceGetUtilizationRates", h)
         if util is None:
             u["memory_utilization_percent"] = u["utilization_percent"]
+        gpu.idle = util is not None and util.gpu == 0
         memory = self._memory(u, h)
         temperature = get(u, "temperature_c", "nvmlDeviceGetTemperature", h, nvml.NVML_TEMPERATURE_GPU)
         fans = self._fans(gpu, u)
@@ -470,7 +474,7 @@ class NvidiaBackend:
         return decode_clocks_event_reasons(int(mask)) if mask is not None else None
 
     def _slow(self, gpu: _Gpu, handle: Any) -> dict[str, Any]:
-        """Energy (about 4 ms a call), ECC, MIG, persistence and display, refreshed every ``slow_period_s``."""
+        """Energy (about 4 ms of CPU a call), ECC, MIG, persistence and display, every ``slow_period_s``."""
         now = self._clock()
         if now - gpu.slow_at < self._slow_period_s:
             return gpu.slow_values
@@ -544,7 +548,11 @@ class NvidiaBackend:
         runs every ``process_util_period_s``, and at once when the processes on the GPU change; in
         between, the last samples stand. NVML raises NotFound when no process ran in the window:
         everyone is at 0 %, which is a value. NotSupported means nobody's share is known: None.
+        On a GPU whose utilization reads 0 % the call is skipped: everyone is at 0 % (an idle H200
+        answered NotFound, after 3 ms), and an idle GPU of a big machine then costs nothing here.
         """
+        if gpu.idle:
+            return {}, gpu.util_cache[1]
         now = self._clock()
         if listed == gpu.util_pids and now - gpu.util_at < self._process_util_period_s:
             return gpu.util_cache

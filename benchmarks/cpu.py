@@ -1,0 +1,94 @@
+"""The collector's CPU use at a 1 s interval on real NVML, with this machine's GPUs or with more of them
+addressed through the real ones (device only).
+
+    python3 -m benchmarks.cpu --seconds 60              # the GPUs this machine has, one CUDA process each
+    python3 -m benchmarks.cpu --seconds 60 --gpus 8     # 8 GPUs: NVML index i is served by real GPU i % count
+
+With ``--gpus`` above the real count every NVML call FanWhy makes for that many GPUs is made, on a real
+card, so the driver's cost per call is what is measured; what is not real is that different boards
+answer (each real GPU's process shows on each GPU that maps to it). The CPU is the whole collector
+process's (its threads and NVML's), from /proc, over ``--seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from benchmarks.measure import collector_cpu
+from benchmarks.peers import start_loads
+
+
+class Repeated:
+    """pynvml with ``count`` GPUs, index i answered by real GPU i % the real count."""
+
+    def __init__(self, nvml: Any, count: int):
+        self._nvml, self._count = nvml, count
+        self._real = nvml.nvmlDeviceGetCount()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._nvml, name)
+
+    def nvmlDeviceGetCount(self) -> int:
+        return self._count
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> Any:
+        return self._nvml.nvmlDeviceGetHandleByIndex(index % self._real)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--gpus", type=int, default=0, help="GPUs to address (default: the real count)")
+    parser.add_argument("--idle", action="store_true", help="start no CUDA process")
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+
+    import pynvml
+
+    from app import build_monitor
+    from app.config import Settings
+    from app.vendors.factory import Selection
+    from app.vendors.nvidia import NvidiaBackend
+
+    pynvml.nvmlInit()
+    real = pynvml.nvmlDeviceGetCount()
+    gpus = args.gpus or real
+    loads = [] if args.idle else start_loads(real, 600, real)
+    try:
+        backend = NvidiaBackend(nvml=Repeated(pynvml, gpus) if gpus != real else pynvml)
+        backend.open()
+        monitor = build_monitor(Settings(backend="nvidia", db="none"), Selection(backend=backend, skipped={}))
+        frame = monitor.collect()
+        assert frame is not None and len(frame.snapshot.gpus) == gpus
+        ticks = []
+        for _ in range(50):
+            started = time.perf_counter()
+            monitor.collect()
+            ticks.append((time.perf_counter() - started) * 1000)
+        percent, rss = collector_cpu(monitor, args.seconds)
+        backend.close()
+    finally:
+        for proc in loads:
+            proc.kill()
+            proc.wait()
+    result = {"card": pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0)), "real_gpus": real,
+              "gpus_addressed": gpus, "cuda_processes": len(loads), "seconds": args.seconds,
+              "collector_cpu_percent_at_1s": percent, "rss_mib": rss,
+              "tick_median_ms": round(statistics.median(ticks), 3), "date": time.strftime("%Y-%m-%d"),
+              "machine": f"{platform.node()} {psutil.cpu_count()} CPUs, Python {platform.python_version()}"}
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
