@@ -124,6 +124,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--cpu-seconds", type=float, default=0)
     parser.add_argument("--push", action="store_true")
+    parser.add_argument("--push-runs", type=int, default=20)
     parser.add_argument("--profile", type=int, default=0, help="then profile this many collector ticks (cProfile)")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
@@ -177,7 +178,7 @@ def main() -> None:
         try:
             import gpustat
 
-            results["gpustat"] = timed(gpustat.new_query, args.rounds)
+            results["gpustat"] = timed(gpustat.new_query, min(args.rounds, 100))
         except ImportError as error:
             results["gpustat"] = {"skipped": str(error)}
         try:
@@ -189,7 +190,7 @@ def main() -> None:
                 return [(d.as_snapshot(), GpuProcess.take_snapshots(d.processes().values(), failsafe=True))
                         for d in all_devices]
 
-            results["nvitop"] = timed(nvitop_snapshot, args.rounds)
+            results["nvitop"] = timed(nvitop_snapshot, min(args.rounds, 200))
         except ImportError as error:
             results["nvitop"] = {"skipped": str(error)}
         results["nvidia_smi_q_x"] = timed(lambda: subprocess.run(["nvidia-smi", "-q", "-x"], capture_output=True),
@@ -204,7 +205,7 @@ def main() -> None:
             results["collector_cpu_percent_at_1s"], results["rss_mib"] = collector_cpu(monitor, args.cpu_seconds)
         monitor.backend.close()
         if args.push:
-            results["push"] = push_latency(devices)
+            results["push"] = push_latency(devices, args.push_runs)
     finally:
         for proc in loads:
             proc.kill()
@@ -216,7 +217,7 @@ def main() -> None:
         Path(args.out).write_text(text)
 
 
-def push_latency(devices: int) -> dict[str, Any]:
+def push_latency(devices: int, rounds: int) -> dict[str, Any]:
     """From a CUDA process's start to the first Socket.IO update that names it (interval 1 s)."""
     import socket
 
@@ -241,7 +242,7 @@ def push_latency(devices: int) -> dict[str, Any]:
             except (requests.ConnectionError, ValueError):
                 time.sleep(0.2)
         runs = []
-        for _ in range(5):
+        for _ in range(rounds):
             seen: dict[str, float] = {}
             client = socketio.Client(reconnection=False)
             target: dict[str, int] = {}
@@ -271,8 +272,10 @@ def push_latency(devices: int) -> dict[str, Any]:
             if "at" in seen and on_gpu is not None:
                 runs.append(seen["at"] - on_gpu)
             time.sleep(1)
-        return {"nvml_lists_it_to_event_s": [round(r, 3) for r in runs],
+        ordered = sorted(runs)
+        return {"nvml_lists_it_to_event_s": [round(r, 3) for r in runs], "runs": len(runs),
                 "median_s": round(statistics.median(runs), 3) if runs else None,
+                "p99_s": round(ordered[int(0.99 * (len(ordered) - 1))], 3) if runs else None,
                 "max_s": round(max(runs), 3) if runs else None, "interval_s": 1.0}
     finally:
         os.killpg(server.pid, 15)
