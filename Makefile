@@ -11,11 +11,12 @@ $(VENV)/.runtime: requirements.txt
 	$(PIP) install -q --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: requirements-dev.txt requirements.txt $(VENV)/.runtime
+$(VENV)/.dev: requirements-dev.txt requirements.txt requirements-queue.txt $(VENV)/.runtime
 	$(PIP) install -q --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
 run: $(VENV)/.runtime  ## serve the dashboard on http://127.0.0.1:8090/
+	@if [ -n "$$FANWHY_MESSAGE_QUEUE" ]; then $(PIP) install -q --disable-pip-version-check -r requirements-queue.txt; fi
 	$(PY) -m app
 
 demo: $(VENV)/.runtime  ## the dashboard on a simulated GPU whose load is real child processes

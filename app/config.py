@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 from dataclasses import dataclass, fields, replace
@@ -95,6 +96,9 @@ class Settings:
             raise ConfigError("FANWHY_COLLECTOR must be on or off")
         if self.message_queue and not self.message_queue.startswith(("redis://", "rediss://")):
             raise ConfigError("FANWHY_MESSAGE_QUEUE must be a redis:// URL")
+        if self.message_queue and importlib.util.find_spec("redis") is None:
+            raise ConfigError("FANWHY_MESSAGE_QUEUE needs the redis package: pip install -r requirements-queue.txt "
+                              "(make run does it when FANWHY_MESSAGE_QUEUE is set)")
         if not 0 < self.exporter_port < 65536:
             raise ConfigError(f"EXPORTER_PORT must be 1-65535, got {self.exporter_port}")
         if not 1 <= self.retention_hours <= 24 * 366:

@@ -1,6 +1,6 @@
 """The dashboard server's memory: RSS of `python -m app`'s worker over a run, and where it goes.
 
-    python3 -m benchmarks.memory [--backend nvidia] [--clients 5] [--seconds 60] [--out memory.json]
+    python3 -m benchmarks.memory [--backend nvidia] [--clients 5] [--seconds 60] [--server-python P] [--out F]
 
 Starts the real server (gunicorn, history on, 1 s interval), keeps ``--clients`` Socket.IO clients
 connected, samples the worker's RSS every 2 s, and reports the largest mappings of /proc/<pid>/smaps
@@ -49,12 +49,17 @@ def main() -> None:
     parser.add_argument("--backend", default="simulated")
     parser.add_argument("--clients", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--server-python", default=sys.executable,
+                        help="the Python that runs the server, e.g. a venv with requirements.txt only")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
     with socketio_free_port() as port:
         env = {**os.environ, "FANWHY_BACKEND": args.backend, "FANWHY_INTERVAL": "1", "FANWHY_PORT": str(port),
+               "FANWHY_THREADS": str(max(64, args.clients + 32)),
                "FANWHY_DB": os.path.join(tempfile.mkdtemp(), "history.db")}
-        server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, start_new_session=True,
+        if args.server_python != sys.executable:  # its own environment, nothing of ours on the path
+            env.pop("PYTHONPATH", None)
+        server = subprocess.Popen([args.server_python, "-m", "app"], cwd=ROOT, env=env, start_new_session=True,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     clients = []
@@ -82,6 +87,7 @@ def main() -> None:
             time.sleep(2)
         full = worker.memory_full_info()
         result = {"backend": args.backend, "clients": args.clients, "seconds": args.seconds,
+                  "server_python": args.server_python,
                   "worker_rss_mib": {"first": samples[0], "last": samples[-1], "max": max(samples)},
                   "worker_uss_mib": round(full.uss / 2**20, 1), "worker_pss_mib": round(full.pss / 2**20, 1),
                   "largest_mappings_mib": mappings(worker.pid), "date": time.strftime("%Y-%m-%d"),

@@ -142,6 +142,20 @@ def test_redis_carries_events_from_the_collector_process_to_a_client_of_another(
 
 
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian package prometheus) not installed")
+def test_a_message_queue_without_the_redis_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """redis is not in requirements.txt (importing it costs every server ~6 MiB): asking for the queue
+    without it names the file to install, before anything binds."""
+    import importlib.util
+
+    from app.config import ConfigError, Settings
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "redis" else real(name, *a))
+    with pytest.raises(ConfigError, match="requirements-queue.txt"):
+        Settings(message_queue="redis://127.0.0.1:6379/0").validate()
+    Settings().validate()  # no queue, no need for redis
+
+
 def test_the_shipped_prometheus_config_is_valid() -> None:
     config = Path(__file__).resolve().parent.parent / "deploy" / "prometheus.yml"
     result = subprocess.run(["promtool", "check", "config", str(config)], capture_output=True, text=True, timeout=30)
