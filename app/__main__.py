@@ -54,8 +54,7 @@ def snapshot(settings: Settings) -> int:
     deadline = time.monotonic() + 2 * monitor.interval_s + monitor.watchdog_s + 1
     frame = None
     while (frame is None or frame.seq < 2) and (remaining := deadline - time.monotonic()) > 0:
-        frames = monitor.wait_frames(frame.seq if frame else 0, remaining)
-        frame = frames[-1] if frames else frame
+        frame = monitor.wait_frame(frame.seq if frame else 0, remaining) or frame
     monitor.stop(join_s=1.0)
     if frame is None or frame.seq < 2:
         print(f"fanwhy: {monitor.hung or 'no snapshot in time'}", file=sys.stderr)

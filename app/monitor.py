@@ -21,7 +21,7 @@ from app.energy import EnergyMeter
 from app.explain import BusyClock, explain
 from app.history import History
 from app.host import HostSampler
-from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
+from app.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
 from app.serialize import snapshot_view
 from app.vendors.base import drain_events
 from app.vendors.factory import Selection
@@ -66,7 +66,9 @@ class Monitor:
         self.watchdog_s = watchdog_s
         self._vendor_since: float | None = None  # when the collector entered the vendor calls now running
         self._latest: Frame | None = None
-        self._recent: deque[Frame] = deque(maxlen=64)
+        # Alert events of recent frames, (seq, events), for a reader that missed frames: only these are
+        # kept, not the frames (64 frames of 8 GPUs held ~7 MiB).
+        self._events: deque[tuple[int, tuple[Alert, ...]]] = deque(maxlen=64)
         self._busy = BusyClock()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
         self._published = threading.Condition()
@@ -122,19 +124,25 @@ class Monitor:
     def latest(self) -> Frame | None:
         return self._latest
 
-    def wait_frames(self, after_seq: int, timeout: float) -> list[Frame]:
-        """The frames newer than ``after_seq`` (oldest first; at most the last 64), waiting up to
-        ``timeout`` for one. Empty after the timeout or on stop."""
+    def wait_frame(self, after_seq: int, timeout: float) -> Frame | None:
+        """The latest frame once it is newer than ``after_seq``, waiting up to ``timeout``; None after
+        the timeout or on stop."""
         deadline = time.monotonic() + timeout
         with self._published:
             while not self._stop.is_set():
                 if self._latest is not None and self._latest.seq > after_seq:
-                    return [f for f in self._recent if f.seq > after_seq]
+                    return self._latest
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    return []
+                    return None
                 self._published.wait(remaining)
-        return []
+        return None
+
+    def alert_events(self, after_seq: int, upto_seq: int) -> list[Alert]:
+        """The alert events of the frames after ``after_seq`` up to ``upto_seq``, oldest first (those of
+        the last 64 frames that had any): a reader too slow for some frames still sends every event."""
+        with self._published:
+            return [alert for seq, events in self._events if after_seq < seq <= upto_seq for alert in events]
 
     def request_tick(self) -> bool:
         """Ask for an early collection; False when one was asked for too recently."""
@@ -259,7 +267,8 @@ class Monitor:
             seq = self._latest.seq + 1 if self._latest is not None else 1
             frame = Frame(seq=seq, snapshot=snapshot, view=snapshot_view(snapshot), monotonic=self._clock())
             self._latest = frame
-            self._recent.append(frame)
+            if snapshot.alert_events:
+                self._events.append((seq, snapshot.alert_events))
             self._published.notify_all()
         return frame
 

@@ -91,7 +91,7 @@ def available() -> tuple[Response, int]:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
-        monitor.wait_frames(seq, timeout=remaining)
+        monitor.wait_frame(seq, timeout=remaining)
     detail: dict[str, Any] = {"count": count, "min_memory_mb": min_memory, "max_utilization": max_util,
                               "waited_s": wait}
     reason = why if frame is not None else "no snapshot yet"

@@ -58,17 +58,17 @@ class Broadcaster:
     def _run(self) -> None:
         seq = 0
         while not self._stop.is_set():
-            frames = self.monitor.wait_frames(seq, timeout=1.0)
-            if not frames:
+            frame = self.monitor.wait_frame(seq, timeout=1.0)
+            if frame is None:
                 continue
-            seq = frames[-1].seq
+            events = self.monitor.alert_events(seq, frame.seq)  # of every frame, even one we were too slow for
+            seq = frame.seq
             try:
-                for frame in frames:  # alert events of every frame, even one we were too slow for
-                    for alert in frame.snapshot.alert_events:
-                        payload = to_json(alert)
-                        for name in alert_event_names(alert):
-                            self.socketio.emit(name, payload)
-                self.socketio.emit("gpu_status_update", frames[-1].view)
+                for alert in events:
+                    payload = to_json(alert)
+                    for name in alert_event_names(alert):
+                        self.socketio.emit(name, payload)
+                self.socketio.emit("gpu_status_update", frame.view)
                 self.emitted += 1
             except Exception:  # one failed emit must not end the push for everyone
                 log.exception("broadcast failed")

@@ -56,7 +56,7 @@ def main() -> None:
     with socketio_free_port() as port:
         env = {**os.environ, "FANWHY_BACKEND": args.backend, "FANWHY_INTERVAL": "1", "FANWHY_PORT": str(port),
                "FANWHY_THREADS": str(max(64, args.clients + 32)),
-               "FANWHY_DB": os.path.join(tempfile.mkdtemp(), "history.db")}
+               "FANWHY_DB": os.environ.get("FANWHY_DB") or os.path.join(tempfile.mkdtemp(), "history.db")}
         if args.server_python != sys.executable:  # its own environment, nothing of ours on the path
             env.pop("PYTHONPATH", None)
         server = subprocess.Popen([args.server_python, "-m", "app"], cwd=ROOT, env=env, start_new_session=True,
@@ -89,6 +89,7 @@ def main() -> None:
         result = {"backend": args.backend, "clients": args.clients, "seconds": args.seconds,
                   "server_python": args.server_python,
                   "worker_rss_mib": {"first": samples[0], "last": samples[-1], "max": max(samples)},
+                  "worker_rss_every_2s_mib": samples,
                   "worker_uss_mib": round(full.uss / 2**20, 1), "worker_pss_mib": round(full.pss / 2**20, 1),
                   "largest_mappings_mib": mappings(worker.pid), "date": time.strftime("%Y-%m-%d"),
                   "machine": f"{platform.node()} {psutil.cpu_count()} CPUs, Python {platform.python_version()}"}

@@ -86,7 +86,7 @@ def serve() -> Iterator[Callable[[Any], LiveServer]]:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         live = LiveServer(app=app, url=f"http://127.0.0.1:{server.server_port}", server=server)
         if live.monitor.running:  # ready means: the first snapshot is there for the first client
-            assert live.monitor.wait_frames(0, timeout=10), "no first snapshot within 10 s"
+            assert live.monitor.wait_frame(0, timeout=10), "no first snapshot within 10 s"
         return live
 
     yield start

@@ -151,7 +151,7 @@ def test_a_message_queue_without_the_redis_package_is_a_clear_error(monkeypatch:
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "redis" else real(name, *a))
-    with pytest.raises(ConfigError, match="requirements-queue.txt"):
+    with pytest.raises(ConfigError, match=r"requirements-queue\.txt"):
         Settings(message_queue="redis://127.0.0.1:6379/0").validate()
     Settings().validate()  # no queue, no need for redis
 

@@ -192,7 +192,7 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
     release = threading.Event()
     fake = scenario("h200x2_load")
     server = serve(make_app(nvidia_selection(fake), watchdog_s=0.5))
-    server.monitor.wait_frames(2, timeout=5)
+    server.monitor.wait_frame(2, timeout=5)
     fake.set(1, "temperature", lambda *_: (release.wait(30), 57)[1])  # NVML stuck for up to 30 s
     try:
         time.sleep(1.5)
@@ -206,7 +206,7 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
         assert threading.active_count() < 100  # no pile of stuck threads
     finally:
         release.set()
-    server.monitor.wait_frames(server.monitor.latest().seq, timeout=5)
+    server.monitor.wait_frame(server.monitor.latest().seq, timeout=5)
     time.sleep(0.3)
     assert requests.get(f"{server.url}/api/gpu/summary", timeout=5).json()["stale"] is False
 
@@ -320,7 +320,7 @@ def test_schemathesis_finds_no_server_error(make_app: Any, fake_nvml: Any) -> No
     from hypothesis import HealthCheck, given, settings
 
     app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
-    app.extensions["fanwhy"].monitor.wait_frames(0, timeout=5)
+    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
     failures = []
     def run(op: Any) -> None:

@@ -251,7 +251,7 @@ def test_recording_endpoints(make_app: Any, fake_nvml: Any) -> None:
 
     app = make_app(nvidia_selection(fake_nvml))
     client = app.test_client()
-    app.extensions["fanwhy"].monitor.wait_frames(0, timeout=5)
+    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
     started = client.post("/api/recordings", json={"label": "job", "gpus": [1], "interval": 0.1})
     assert started.status_code == 201
     rec = started.get_json()
@@ -294,7 +294,7 @@ def test_while_you_were_away(history: History, clock: Clock) -> None:
 def test_the_python_helper_records_a_block(live_server: Any) -> None:
     from app.client import FanWhyError, record
 
-    live_server.monitor.wait_frames(0, timeout=5)
+    live_server.monitor.wait_frame(0, timeout=5)
     with record("block", gpus=[1], interval=0.1, url=live_server.url) as rec:
         time.sleep(0.5)
     assert rec.result["state"] == "stopped" and rec.result["label"] == "block"

@@ -226,7 +226,7 @@ def test_a_toast_leads_to_its_gpu(make_app: Any, serve: Any, page: object) -> No
 def test_history_charts_load_and_grow_live(make_app: Any, serve: Any, page: object) -> None:
     fake = scenario("h200x2_load")
     live = serve(make_app(nvidia_selection(fake)))
-    live.monitor.wait_frames(3, timeout=10)
+    live.monitor.wait_frame(3, timeout=10)
     page.goto(live.url)  # type: ignore[attr-defined]
     page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)  # type: ignore[attr-defined]
     assert page.locator(".charts canvas").count() >= 4  # type: ignore[attr-defined]

@@ -143,3 +143,26 @@ def test_socket_needs_the_token_when_one_is_set(make_app: Any, serve: Any, fake_
         refused.connect(server.url, wait_timeout=5)
     rec = connect(server, auth={"token": "tok-123"})
     rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
+
+
+def test_alert_events_of_frames_a_slow_reader_missed_are_kept_but_not_the_frames(fake_nvml: FakeNvml) -> None:
+    """The broadcaster sends the newest view and the alert events of every frame since its last one."""
+    from app import build_monitor
+    from app.config import Settings
+    from tests.conftest import nvidia_selection
+
+    monitor = build_monitor(Settings(db="none", alert_hold_s=0, alert_gpu_util_percent=50),
+                            nvidia_selection(fake_nvml))
+    first = monitor.collect()  # GPU 1 at 98 %: fires
+    assert first is not None
+    fake_nvml.set(1, "utilization", {"gpu": 2, "memory": 0})
+    for _ in range(3):
+        last = monitor.collect()  # resolves on the first of these
+    assert last is not None and last.seq == first.seq + 3
+    events = monitor.alert_events(0, last.seq)
+    assert [(e.rule, e.state) for e in events if e.gpu_index == 1] == [("gpu_utilization", "firing"),
+                                                                       ("gpu_utilization", "resolved")]
+    assert [e.state for e in monitor.alert_events(first.seq, last.seq) if e.gpu_index == 1] == ["resolved"]
+    assert monitor.alert_events(first.seq + 1, last.seq) == []
+    assert monitor.wait_frame(first.seq, timeout=0) is last  # the newest frame, not the ones between
+    assert monitor.wait_frame(last.seq, timeout=0.01) is None

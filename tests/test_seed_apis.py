@@ -86,7 +86,7 @@ def test_available_endpoint(client: Any) -> None:
 def test_available_waits_until_gpus_are_free(make_app: Any) -> None:
     fake = scenario("h200x2_load")
     app = make_app(nvidia_selection(fake))
-    app.extensions["fanwhy"].monitor.wait_frames(0, timeout=5)
+    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
     client = app.test_client()
     threading.Timer(0.5, lambda: fake.set(1, "utilization", {"gpu": 5, "memory": 1})).start()
     started = time.monotonic()
