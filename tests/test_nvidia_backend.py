@@ -301,3 +301,34 @@ def test_an_idle_gpu_costs_no_per_process_utilization_call() -> None:
     backend.sample()
     assert next(p for p in backend.processes() if p.pid == 4242).sm_percent == 75.0  # read at once
     assert fake.calls["process_utilization"] == 2
+
+
+def test_busy_gpus_take_turns_for_per_process_utilization() -> None:
+    """On 8 GPUs the ~1.7 ms call would cost 4.5 ms of CPU a second at a 3 s period: new processes are read at
+    once, then the busy GPUs take turns, one call a second at most, the one read longest ago first."""
+    clock = Clock()
+    fake = scenario("eight_gpus")  # GPU i at 10 * i %: GPU 0 idles
+    backend = opened(fake, clock=clock, process_util_period_s=3.0, process_util_spacing_s=1.0)
+    backend.sample()
+    backend.processes()
+    assert fake.calls["process_utilization"] == 7  # every busy GPU at once: its processes are new
+    per_tick = []
+    for _ in range(20):
+        clock.now += 1.0
+        before = fake.calls["process_utilization"]
+        backend.sample()
+        backend.processes()
+        per_tick.append(fake.calls["process_utilization"] - before)
+    assert per_tick[:2] == [0, 0] and per_tick[2:] == [1] * 18  # nothing due for 3 s, then one a second
+    busy = [g for g in backend._gpus if not g.idle]
+    assert len(busy) == 7 and all(clock.now - g.util_at < 7 for g in busy)  # each within 7 s: round robin
+    fake.set(3, "utilization", {"gpu": 0, "memory": 0})
+    clock.now += 1.0
+    backend.sample()
+    backend.processes()
+    fake.set(3, "utilization", {"gpu": 60, "memory": 5})
+    clock.now += 0.2  # within the spacing: only a GPU that wakes from idle is read
+    before = fake.calls["process_utilization"]
+    backend.sample()
+    backend.processes()
+    assert fake.calls["process_utilization"] - before == 1
