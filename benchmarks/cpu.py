@@ -17,6 +17,7 @@ import json
 import platform
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,25 @@ import psutil
 
 from benchmarks.measure import collector_cpu
 from benchmarks.peers import start_loads
+
+
+class Counting:
+    """pynvml, counting the calls to each nvml* function (to show where the CPU goes)."""
+
+    def __init__(self, nvml: Any):
+        self._nvml = nvml
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._nvml, name)
+        if not name.startswith("nvml") or not callable(value) or isinstance(value, type):
+            return value
+
+        def counted(*args: Any) -> Any:
+            self.calls[name] += 1
+            return value(*args)
+
+        return counted
 
 
 class Repeated:
@@ -63,7 +83,8 @@ def main() -> None:
     gpus = args.gpus or real
     loads = [] if args.idle else start_loads(real, 600, real)
     try:
-        backend = NvidiaBackend(nvml=Repeated(pynvml, gpus) if gpus != real else pynvml)
+        counting = Counting(pynvml)
+        backend = NvidiaBackend(nvml=Repeated(counting, gpus) if gpus != real else counting)
         backend.open()
         monitor = build_monitor(Settings(backend="nvidia", db="none"), Selection(backend=backend, skipped={}))
         frame = monitor.collect()
@@ -73,7 +94,9 @@ def main() -> None:
             started = time.perf_counter()
             monitor.collect()
             ticks.append((time.perf_counter() - started) * 1000)
+        counting.calls.clear()
         percent, rss = collector_cpu(monitor, args.seconds)
+        calls_per_s = {name: round(n / args.seconds, 2) for name, n in counting.calls.most_common()}
         backend.close()
     finally:
         for proc in loads:
@@ -82,7 +105,8 @@ def main() -> None:
     result = {"card": pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(0)), "real_gpus": real,
               "gpus_addressed": gpus, "cuda_processes": len(loads), "seconds": args.seconds,
               "collector_cpu_percent_at_1s": percent, "rss_mib": rss,
-              "tick_median_ms": round(statistics.median(ticks), 3), "date": time.strftime("%Y-%m-%d"),
+              "tick_median_ms": round(statistics.median(ticks), 3), "nvml_calls_per_s": calls_per_s,
+              "date": time.strftime("%Y-%m-%d"),
               "machine": f"{platform.node()} {psutil.cpu_count()} CPUs, Python {platform.python_version()}"}
     text = json.dumps(result, indent=2)
     print(text)

@@ -322,13 +322,19 @@ def test_busy_gpus_take_turns_for_per_process_utilization() -> None:
     assert per_tick[:2] == [0, 0] and per_tick[2:] == [1] * 18  # nothing due for 3 s, then one a second
     busy = [g for g in backend._gpus if not g.idle]
     assert len(busy) == 7 and all(clock.now - g.util_at < 7 for g in busy)  # each within 7 s: round robin
+    def tick(seconds: float) -> int:
+        clock.now += seconds
+        before = fake.calls["process_utilization"]
+        backend.sample()
+        backend.processes()
+        return fake.calls["process_utilization"] - before
+
     fake.set(3, "utilization", {"gpu": 0, "memory": 0})
-    clock.now += 1.0
-    backend.sample()
-    backend.processes()
+    tick(1.0)
+    assert tick(3.0) == 1  # GPU 3 idles for longer than a period; the others go on taking turns
     fake.set(3, "utilization", {"gpu": 60, "memory": 5})
-    clock.now += 0.2  # within the spacing: only a GPU that wakes from idle is read
-    before = fake.calls["process_utilization"]
-    backend.sample()
-    backend.processes()
-    assert fake.calls["process_utilization"] - before == 1
+    assert tick(0.2) == 1  # within the spacing: only GPU 3, waking from idle, is read
+    fake.set(3, "utilization", {"gpu": 0, "memory": 0})
+    tick(0.2)
+    fake.set(3, "utilization", {"gpu": 60, "memory": 5})
+    assert tick(0.2) == 0  # a GPU that flaps between idle and busy is read at most once a period

@@ -563,22 +563,24 @@ class NvidiaBackend:
     def _process_utilization(self, gpu: _Gpu, listed: frozenset[int]) -> tuple[dict[int, Any], bool]:
         """The newest per-process utilization sample per PID.
 
-        The call costs about 1.7 ms of CPU on an H200 (every other per-tick call costs microseconds), so
-        it runs at once when a GPU's processes change or it wakes from idle, and otherwise every
-        ``process_util_period_s`` per busy GPU but never more than once per ``process_util_spacing_s``
-        in all (the GPUs take turns, the one read longest ago first): its cost stays under 2 ms of CPU
-        a second whatever the number of GPUs, and 8 busy GPUs are each refreshed every 8 s. In between,
-        the last samples stand. NVML raises NotFound when no process ran in the window: everyone is at
-        0 %, which is a value. NotSupported means nobody's share is known: None. On a GPU whose
-        utilization reads 0 % the call is skipped: everyone is at 0 % (an idle H200 answered NotFound,
-        after 3 ms), so idle GPUs cost nothing here.
+        The call costs about 1.7 ms of CPU on an H200 (every other per-tick call costs microseconds).
+        It runs at once when a GPU's processes change, or when it wakes from idle (at most once a
+        period); otherwise every ``process_util_period_s`` per busy GPU, but never more than once per
+        ``process_util_spacing_s`` in all: the GPUs take turns, the one read longest ago first. So
+        busy GPUs whose processes stay cost under 2 ms of CPU a second however many there are (8 are
+        each refreshed every 8 s); in between, the last samples stand. NVML raises NotFound when no
+        process ran in the window: everyone is at 0 %, which is a value. NotSupported means nobody's
+        share is known: None. On a GPU whose utilization reads 0 % the call is skipped: everyone is
+        at 0 % (an idle H200 answered NotFound, after 3 ms), so idle GPUs cost nothing here.
         """
         if gpu.idle:
-            gpu.util_cache, gpu.util_woke = ({}, gpu.util_cache[1]), True
+            gpu.util_woke = True
+            return {}, gpu.util_cache[1]
+        now = self._clock()
+        woke = gpu.util_woke and now - gpu.util_at >= self._process_util_period_s  # a GPU that flaps: per period
+        if listed == gpu.util_pids and not woke and gpu is not self._util_turn:
             return gpu.util_cache
-        if listed == gpu.util_pids and not gpu.util_woke and gpu is not self._util_turn:
-            return gpu.util_cache
-        gpu.util_pids, gpu.util_at, gpu.util_woke = listed, self._clock(), False
+        gpu.util_pids, gpu.util_at, gpu.util_woke = listed, now, False
         gpu.util_cache = self._read_process_utilization(gpu)
         return gpu.util_cache
 
