@@ -13,17 +13,12 @@ process's (its threads and NVML's), from /proc, over ``--seconds``.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import statistics
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-import psutil
-
-from benchmarks.measure import collector_cpu
+from benchmarks.measure import collector_cpu, machine, report
 from benchmarks.peers import start_loads
 
 
@@ -106,12 +101,8 @@ def main() -> None:
               "gpus_addressed": gpus, "cuda_processes": len(loads), "seconds": args.seconds,
               "collector_cpu_percent_at_1s": percent, "rss_mib": rss,
               "tick_median_ms": round(statistics.median(ticks), 3), "nvml_calls_per_s": calls_per_s,
-              "date": time.strftime("%Y-%m-%d"),
-              "machine": f"{platform.node()} {psutil.cpu_count()} CPUs, Python {platform.python_version()}"}
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+              "date": time.strftime("%Y-%m-%d"), "machine": machine()}
+    report(result, args.out)
 
 
 if __name__ == "__main__":

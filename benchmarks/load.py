@@ -14,11 +14,9 @@ import argparse
 import json
 import os
 import platform
-import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +25,8 @@ from pathlib import Path
 import psutil
 import requests
 import socketio
+
+from benchmarks.measure import running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,24 +49,9 @@ def main() -> None:
         run_clients(args.client_of, args.clients, args.seconds)
         return
 
-    with socketio_free_port() as port:
-        env = {**os.environ, "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "8", "FANWHY_SIM_PEAK": "0.02",
-               "FANWHY_INTERVAL": "1", "FANWHY_PORT": str(port), "FANWHY_THREADS": str(args.clients + 64),
-               "FANWHY_RATE_LIMIT": "0", "FANWHY_DB": os.path.join(tempfile.mkdtemp(), "history.db")}
-        server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, start_new_session=True,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(f"{url}/api/health", timeout=2).json().get("tick"):
-                    break
-            except (requests.ConnectionError, ValueError):
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("the server did not start")
-            time.sleep(0.3)
+    env = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "8", "FANWHY_SIM_PEAK": "0.02", "FANWHY_INTERVAL": "1",
+           "FANWHY_THREADS": str(args.clients + 64), "FANWHY_RATE_LIMIT": "0"}
+    with running_server(env) as (server, url):
         worker = psutil.Process(server.pid).children()[0]
         per_process = max(1, args.clients // args.client_processes)
         fleet = [subprocess.Popen([sys.executable, "-m", "benchmarks.load", "--client-of", url, "--clients",
@@ -103,9 +88,6 @@ def main() -> None:
             while time.monotonic() - rest_started < args.rest_seconds:
                 rest.extend(pool.map(call, range(64)))
         rest_elapsed = time.monotonic() - rest_started
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
 
     ticks = tick1 - tick0
     print(f"{args.clients} clients ({connected} still connected at the end) for {elapsed:.0f} s, 8 simulated GPUs, "
@@ -148,18 +130,6 @@ def run_clients(url: str, count: int, seconds: float) -> None:
         result = {"latencies": latencies[:], "connected": connected}
     print(json.dumps(result), flush=True)
     os._exit(0)  # no orderly disconnect of every client: the server notices the closed sockets
-
-
-class socketio_free_port:
-    def __enter__(self) -> int:
-        import socket
-
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        return self.sock.getsockname()[1]
-
-    def __exit__(self, *exc: object) -> None:
-        self.sock.close()
 
 
 if __name__ == "__main__":

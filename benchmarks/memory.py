@@ -10,22 +10,15 @@ at the end (anonymous memory is mostly Python's heap; the rest is shared librari
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import psutil
-import requests
 import socketio
 
-from benchmarks.load import socketio_free_port
+from benchmarks.measure import machine, report, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -53,27 +46,9 @@ def main() -> None:
                         help="the Python that runs the server, e.g. a venv with requirements.txt only")
     parser.add_argument("--out", default="")
     args = parser.parse_args()
-    with socketio_free_port() as port:
-        env = {**os.environ, "FANWHY_BACKEND": args.backend, "FANWHY_INTERVAL": "1", "FANWHY_PORT": str(port),
-               "FANWHY_THREADS": str(max(64, args.clients + 32)),
-               "FANWHY_DB": os.environ.get("FANWHY_DB") or os.path.join(tempfile.mkdtemp(), "history.db")}
-        if args.server_python != sys.executable:  # its own environment, nothing of ours on the path
-            env.pop("PYTHONPATH", None)
-        server = subprocess.Popen([args.server_python, "-m", "app"], cwd=ROOT, env=env, start_new_session=True,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
+    env = {"FANWHY_BACKEND": args.backend, "FANWHY_INTERVAL": "1", "FANWHY_THREADS": str(max(64, args.clients + 32))}
     clients = []
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if requests.get(f"{url}/api/health", timeout=2).json().get("tick"):
-                    break
-            except (requests.ConnectionError, ValueError):
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("the server did not start")
-            time.sleep(0.3)
+    with running_server(env, args.server_python) as (server, url):
         worker = psutil.Process(server.pid).children()[0]
         for _ in range(args.clients):
             client = socketio.Client(reconnection=False)
@@ -92,16 +67,10 @@ def main() -> None:
                   "worker_rss_every_2s_mib": samples,
                   "worker_uss_mib": round(full.uss / 2**20, 1), "worker_pss_mib": round(full.pss / 2**20, 1),
                   "largest_mappings_mib": mappings(worker.pid), "date": time.strftime("%Y-%m-%d"),
-                  "machine": f"{platform.node()} {psutil.cpu_count()} CPUs, Python {platform.python_version()}"}
-    finally:
+                  "machine": machine()}
         for client in clients:
             client.disconnect()
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    report(result, args.out)
 
 
 if __name__ == "__main__":

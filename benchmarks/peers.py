@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 import psutil
 
-from benchmarks.measure import collector_cpu
+from benchmarks.measure import collector_cpu, machine, report, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
@@ -210,37 +207,16 @@ def main() -> None:
         for proc in loads:
             proc.kill()
             proc.wait()
-    results["machine"] = f"{platform.node()} {psutil.cpu_count()} CPUs, Python {platform.python_version()}"
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    results["machine"] = machine()
+    report(results, args.out)
 
 
 def push_latency(devices: int, rounds: int) -> dict[str, Any]:
     """From a CUDA process's start to the first Socket.IO update that names it (interval 1 s)."""
-    import socket
-
     import pynvml
-    import requests
     import socketio
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "FANWHY_BACKEND": "nvidia", "FANWHY_PORT": str(port), "FANWHY_INTERVAL": "1",
-           "FANWHY_DB": os.path.join(tempfile.mkdtemp(), "h.db")}
-    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"{url}/api/health", timeout=2).json().get("tick"):
-                    break
-            except (requests.ConnectionError, ValueError):
-                time.sleep(0.2)
+    with running_server({"FANWHY_BACKEND": "nvidia", "FANWHY_INTERVAL": "1"}) as (_server, url):
         runs = []
         for _ in range(rounds):
             seen: dict[str, float] = {}
@@ -277,9 +253,6 @@ def push_latency(devices: int, rounds: int) -> dict[str, Any]:
                 "median_s": round(statistics.median(runs), 3) if runs else None,
                 "p99_s": round(ordered[int(0.99 * (len(ordered) - 1))], 3) if runs else None,
                 "max_s": round(max(runs), 3) if runs else None, "interval_s": 1.0}
-    finally:
-        os.killpg(server.pid, 15)
-        server.wait(timeout=30)
 
 
 if __name__ == "__main__":
