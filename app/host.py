@@ -1,8 +1,8 @@
 """The CPU side of the machine: the fan may be the CPU's.
 
 CPU time and memory are read every tick straight from ``/proc/stat`` and ``/proc/meminfo`` through file
-descriptors kept open (one ``pread`` each: a tenth of what psutil's parsing costs); temperatures and fans
-(hwmon, through psutil) every few seconds.
+descriptors kept open (one ``pread`` each, cheaper than psutil's parsing of both files); temperatures and
+fans (hwmon, through psutil) every few seconds.
 """
 
 from __future__ import annotations
@@ -74,6 +74,10 @@ class HostSampler:
         self._sensors_at = float("-inf")
         self._sensors: tuple[tuple[HostSensor, ...], tuple[HostFan, ...], dict[str, str]] = ((), (), {})
         self.cpu_percent()  # prime: the next call measures since now
+
+    def close(self) -> None:
+        self._stat.close()
+        self._meminfo.close()
 
     def cpu_percent(self) -> float | None:
         """CPU use of the whole machine since the last call, in %; None on the first call."""

@@ -28,8 +28,9 @@ _T = TypeVar("_T")
 
 def evolve(obj: _T, **changes: Any) -> _T:
     """``dataclasses.replace`` for the collector's per-tick path: a copy of a model object with ``changes``,
-    in a tenth of the time (model types have no ``__post_init__`` and no slots, so ``__init__`` adds
-    nothing). An unknown field name raises TypeError, as ``replace`` does."""
+    in about a third of the time (1.1 vs 4.0 µs for a ProcessSample on this project's VM; model types have
+    no ``__post_init__`` and no slots, so ``__init__`` adds nothing). An unknown field name raises
+    TypeError, as ``replace`` does."""
     copy = object.__new__(type(obj))
     values = copy.__dict__
     values.update(obj.__dict__)

@@ -67,7 +67,7 @@ class Monitor:
         self._vendor_since: float | None = None  # when the collector entered the vendor calls now running
         self._latest: Frame | None = None
         # Alert events of recent frames, (seq, events), for a reader that missed frames: only these are
-        # kept, not the frames (64 frames of 8 GPUs held ~7 MiB).
+        # kept, not the frames with their snapshots and views.
         self._events: deque[tuple[int, tuple[Alert, ...]]] = deque(maxlen=64)
         self._busy = BusyClock()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
@@ -100,6 +100,8 @@ class Monitor:
             self._thread.join(timeout=max(5.0, 3 * self.interval_s) if join_s is None else join_s)
         if close_backend and self._vendor_since is None:
             self.backend.close()
+        if self._thread is None or not self._thread.is_alive():
+            self.host.close()  # its kept /proc descriptors (reopened if this monitor collects again)
         with self._published:
             self._published.notify_all()
 

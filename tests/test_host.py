@@ -52,3 +52,17 @@ def test_a_host_proc_root_is_read_instead_of_ours(tmp_path: Path) -> None:
     sample = HostSampler(proc_root=str(tmp_path)).sample()
     assert (sample.memory_used_bytes, sample.memory_total_bytes) == memory_used_total(MEMINFO)
     assert sample.cpu_percent == 0.0  # the same counters twice: no time passed on that "host"
+
+
+def test_a_stopped_monitor_closes_its_kept_descriptors() -> None:
+    from app import build_monitor
+    from app.config import Settings
+
+    me = psutil.Process()
+    before = me.num_fds()
+    monitor = build_monitor(Settings(db="none", backend="simulated"))
+    monitor.collect()
+    opened = me.num_fds()
+    monitor.stop()
+    assert me.num_fds() <= opened - 2  # /proc/stat and /proc/meminfo at least
+    assert me.num_fds() <= before

@@ -26,13 +26,18 @@ class Stat:
     comm: str
 
 
-def read_stat(proc_root: Path | str, pid: int) -> Stat:
-    """Raises FileNotFoundError/ProcessLookupError for a vanished process, PermissionError when denied."""
-    fd = os.open(f"{proc_root}/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)  # os-level: no buffered file object
+def _stat_bytes(proc_root: Path | str, pid: int) -> bytes:
+    """/proc/<pid>/stat through os-level calls (no buffered file object: this runs per process per tick)."""
+    fd = os.open(f"{proc_root}/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
     try:
-        data = os.read(fd, 4096)
+        return os.read(fd, 4096)
     finally:
         os.close(fd)
+
+
+def read_stat(proc_root: Path | str, pid: int) -> Stat:
+    """Raises FileNotFoundError/ProcessLookupError for a vanished process, PermissionError when denied."""
+    data = _stat_bytes(proc_root, pid)
     close = data.rindex(b")")  # the command name may itself contain ") "
     comm = data[data.index(b"(") + 1:close].decode(errors="replace")
     fields = data[close + 2:].split()
@@ -43,11 +48,7 @@ def read_stat(proc_root: Path | str, pid: int) -> Stat:
 
 def read_cpu(proc_root: Path | str, pid: int) -> tuple[int, float]:
     """(start ticks, CPU seconds) of a process: the scan of every process needs no more than this."""
-    fd = os.open(f"{proc_root}/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        data = os.read(fd, 4096)
-    finally:
-        os.close(fd)
+    data = _stat_bytes(proc_root, pid)
     fields = data[data.rindex(b")") + 2:].split(None, 20)
     return int(fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 

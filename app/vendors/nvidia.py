@@ -3,8 +3,8 @@
 Every NVML call goes through ``_Calls.get``: a value, or None plus the reason in the GPU's
 ``unsupported`` map. Errors that mean the GPU (or NVML) itself failed raise ``_GpuFailed``: that
 GPU becomes an error row, the others keep reporting, and NVML is re-initialised with backoff.
-NVML is initialised once for the life of the backend; slow calls (energy ~4 ms, ECC, MIG mode)
-run every 30 s; per-process utilization (~1.7 ms) at most once a second, never on an idle GPU.
+NVML is initialised once for the life of the backend; slow calls (energy ~3.6 ms of CPU, ECC, MIG
+mode) run every 30 s; per-process utilization (~1.7 ms) at most once a second, never on an idle GPU.
 """
 
 from __future__ import annotations
@@ -479,7 +479,7 @@ class NvidiaBackend:
         return decode_clocks_event_reasons(int(mask)) if mask is not None else None
 
     def _slow(self, gpu: _Gpu, handle: Any) -> dict[str, Any]:
-        """Energy (about 4 ms of CPU a call), ECC, MIG, persistence and display, every ``slow_period_s``."""
+        """Energy (about 3.6 ms of CPU a call), ECC, MIG, persistence and display, every ``slow_period_s``."""
         now = self._clock()
         if now - gpu.slow_at < self._slow_period_s:
             return gpu.slow_values
