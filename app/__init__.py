@@ -1,116 +1,20 @@
-"""FanWhy: why is my fan running? A live GPU dashboard (Flask + Flask-SocketIO)."""
+"""FanWhy: why is my fan running? A live GPU dashboard (Flask + Flask-SocketIO).
+
+The package itself imports nothing: ``import app.client`` stays standard-library only, and the gunicorn
+master loads no Flask, ssl or socket library before its gevent worker monkey-patches them. The app
+factory and its parts live in app.application and are loaded on first use.
+"""
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from flask import Flask
-from flask_socketio import SocketIO
-
-from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, security, views
-from app.alerts import AlertEngine
-from app.attribution.attributor import Attributor
-from app.attribution.docker import DockerClient
-from app.attribution.processes import ProcessInspector
-from app.config import Settings, load_settings
-from app.history import History, default_path
-from app.host import HostSampler
-from app.monitor import Monitor
-from app.redact import Redactor
-from app.vendors.factory import Selection, default_builders, select_backend
-
-ROOT = Path(__file__).resolve().parent.parent
-log = logging.getLogger(__name__)
+_APPLICATION = ("create_app", "build_monitor", "open_history", "FanWhy", "ROOT")
 
 
-@dataclass
-class FanWhy:
-    """What the app holds: app.extensions["fanwhy"]."""
+def __getattr__(name: str) -> Any:
+    if name in _APPLICATION:
+        from app import application
 
-    settings: Settings
-    monitor: Monitor
-    socketio: SocketIO | None = None
-    broadcaster: realtime.Broadcaster | None = None
-    history: History | None = None
-
-    def start(self) -> None:
-        """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
-        if self.history is not None:
-            self.history.start()
-        if self.settings.collector == "on":
-            self.monitor.start()
-        if self.broadcaster is not None:
-            self.broadcaster.start()
-
-    def stop(self) -> None:
-        if self.broadcaster is not None:
-            self.broadcaster.stop()
-        self.monitor.stop()
-        if self.history is not None:
-            self.history.close()
-
-
-def open_history(settings: Settings) -> History | None:
-    """The history database of ``settings`` (FANWHY_DB=none turns it off)."""
-    if settings.db.lower() == "none":
-        return None
-    return History(settings.db or default_path(), retention_hours=settings.retention_hours,
-                   max_bytes=int(settings.db_max_mb * 2**20)).open()
-
-
-def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
-    """The collector for ``settings``: the backend picked by the factory unless one is given."""
-    selection = selection or select_backend(settings.backend, default_builders(settings))
-    return Monitor(
-        selection,
-        interval_s=settings.interval_s,
-        alerts=AlertEngine(settings.alert_rules()),
-        attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
-                                               redactor=Redactor(settings.mask_patterns, settings.names_only == "on")),
-                              DockerClient(settings.docker_socket) if settings.docker_socket else None),
-        host=HostSampler(proc_root=settings.host_proc),
-        min_tick_gap_s=settings.min_tick_gap_s,
-        history=history,
-        watchdog_s=settings.watchdog_timeout_s,
-    )
-
-
-def create_app(config: Mapping[str, Any] | None = None) -> Flask:
-    """The app factory. ``config`` may hold Flask settings and:
-    SETTINGS (a Settings; default: from the environment), SELECTION (an opened backend Selection,
-    for tests), START (start the collector and broadcaster; default True), MODE ("dashboard", or
-    "exporter": /metrics and the JSON API only, no page, no Socket.IO, no history)."""
-    config = dict(config or {})
-    settings: Settings = config.pop("SETTINGS", None) or load_settings()
-    selection: Selection | None = config.pop("SELECTION", None)
-    start = config.pop("START", True)
-    exporter = config.pop("MODE", "dashboard") == "exporter"
-
-    app = Flask(__name__, static_folder=str(ROOT / "static"), template_folder=str(ROOT / "templates"))
-    app.config.update(MAX_CONTENT_LENGTH=64 * 1024, JSON_SORT_KEYS=False)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.config.update(config)
-
-    history = None if exporter else open_history(settings)
-    monitor = build_monitor(settings, selection, history)
-    security.init_app(app, settings)
-    auth.init_app(app, settings.token, settings.metrics_token)
-    api.init_app(app)
-    compat.init_app(app)
-    picking.init_app(app)
-    metrics.init_app(app, monitor)
-    openapi.init_app(app)
-    fanwhy = FanWhy(settings=settings, monitor=monitor, history=history)
-    if not exporter:
-        history_api.init_app(app)
-        fleet.init_app(app)
-        views.init_app(app)
-        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings)
-    app.extensions["fanwhy"] = fanwhy
-    if start:
-        fanwhy.start()
-    log.info("FanWhy backend %s; skipped: %s", monitor.backend.name, dict(monitor.selection.skipped) or "none")
-    return app
+        return getattr(application, name)
+    raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -9,9 +9,10 @@ import logging
 import os
 import sys
 import time
-from typing import Any, Sequence
+from typing import Sequence
 
 from app.config import ConfigError, Settings, load_settings
+from app.serving import serve
 from app.vendors.base import BackendUnavailable
 from app.vendors.factory import CHOICES
 
@@ -26,21 +27,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, help="port (FANWHY_PORT, default 8090)")
     parser.add_argument("--interval", dest="interval_s", type=float, help="seconds between samples (FANWHY_INTERVAL)")
     parser.add_argument("--backend", choices=CHOICES, help="auto|nvidia|amd|basic|simulated (FANWHY_BACKEND)")
-    parser.add_argument("--threads", type=int, help="gunicorn threads, one per live client (FANWHY_THREADS)")
+    parser.add_argument("--server", choices=("gevent", "threads"),
+                        help="serving model: gevent (default) or threads (FANWHY_SERVER)")
+    parser.add_argument("--threads", type=int, help="threads model: gunicorn threads, one per connection "
+                                                   "(FANWHY_THREADS)")
     parser.add_argument("--alert-gpu-util", dest="alert_gpu_util_percent", type=float,
-                        help="GPU utilization alert threshold, % (FANWHY_ALERT_GPU_UTIL, default 50)")
+                        help="GPU utilization alert threshold, %% (FANWHY_ALERT_GPU_UTIL, default 50)")
     parser.add_argument("--alert-hold", dest="alert_hold_s", type=float,
                         help="seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)")
     parser.add_argument("--alert", dest="alert_overrides", action="append", metavar="RULE.FIELD=VALUE",
                         help="change an alert rule, e.g. temperature.threshold=80 or power.enabled=0; repeatable "
                              "(added to FANWHY_ALERTS)")
     return parser
-
-
-def _url(settings: Settings) -> str:
-    host = f"[{settings.host}]" if ":" in settings.host else settings.host
-    scheme = "https" if settings.tls_cert else "http"
-    return f"{scheme}://{host}:{settings.port}/"
 
 
 def snapshot(settings: Settings) -> int:
@@ -61,44 +59,6 @@ def snapshot(settings: Settings) -> int:
         return 5
     json.dump(frame.view, sys.stdout, indent=2)
     sys.stdout.write("\n")
-    return 0
-
-
-def serve(settings: Settings, mode: str = "dashboard") -> int:
-    from gunicorn.app.base import BaseApplication
-
-    class FanWhyServer(BaseApplication):  # type: ignore[misc]
-        """gunicorn with one worker (one collector) and a thread per client (Flask-SocketIO threading mode)."""
-
-        def load_config(self) -> None:
-            options: dict[str, Any] = {
-                "bind": f"[{settings.host}]:{settings.port}" if ":" in settings.host else
-                        f"{settings.host}:{settings.port}",
-                "workers": 1,
-                "worker_class": "gthread",
-                "threads": settings.threads,
-                "timeout": 60,
-                "graceful_timeout": 5,
-                "accesslog": None,
-                "loglevel": "warning",
-                "when_ready": lambda server: print(
-                    f"FanWhy is serving {_url(settings)}{'metrics' if mode == 'exporter' else ''}", flush=True),
-            }
-            if settings.tls_cert:  # optional TLS, terminated by gunicorn
-                options.update(certfile=settings.tls_cert, keyfile=settings.tls_key)
-            for key, value in options.items():
-                self.cfg.set(key, value)
-
-        def load(self) -> Any:
-            from app import create_app
-
-            try:
-                return create_app({"SETTINGS": settings, "MODE": mode})
-            except BackendUnavailable as error:
-                print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr, flush=True)
-                sys.exit(4)
-
-    FanWhyServer().run()
     return 0
 
 

@@ -1,16 +1,19 @@
 """The access token: required on every route, /socket.io included, when FANWHY_TOKEN is set.
 
 Binding anything but loopback without a token is refused at start (config.Settings.validate).
-The token is accepted as ``Authorization: Bearer <token>``, as the ``fanwhy_token`` cookie (set by
-visiting ``/?token=<token>`` once), or in the Socket.IO ``auth`` payload; compared in constant time.
+The token is accepted as ``Authorization: Bearer <token>`` or as the ``fanwhy_token`` cookie (set by
+visiting ``/?token=<token>`` once, or by the login form); Socket.IO also takes ``?token=<token>`` on its URL.
+Socket.IO is checked by app.gate, before any session exists. Compared in constant time.
 """
 
 from __future__ import annotations
 
 import hmac
 from typing import Any, Mapping
+from urllib.parse import parse_qs
 
 from flask import Flask, Response, jsonify, redirect, request
+from werkzeug.http import parse_cookie
 
 COOKIE = "fanwhy_token"
 
@@ -23,14 +26,22 @@ def token_matches(expected: str | None, offered: str | None) -> bool:
     return hmac.compare_digest(expected.encode(), offered.encode())
 
 
-def offered_token(auth: Mapping[str, Any] | None = None) -> str | None:
-    """The token this request (or Socket.IO connect) carries, if any."""
-    header = request.headers.get("Authorization", "")
-    if header.lower().startswith("bearer "):
+def token_from_environ(environ: Mapping[str, Any], query: bool = True) -> str | None:
+    """The token a request carries: ``Authorization: Bearer``, the login cookie, or (``query``) ``?token=``."""
+    header = environ.get("HTTP_AUTHORIZATION") or ""
+    if header[:7].lower() == "bearer ":
         return header[7:].strip()
-    if isinstance(auth, Mapping) and isinstance(auth.get("token"), str):
-        return auth["token"]
-    return request.cookies.get(COOKIE)
+    cookie = parse_cookie(environ.get("HTTP_COOKIE") or "").get(COOKIE)
+    if cookie:
+        return cookie
+    if query:
+        return parse_qs(environ.get("QUERY_STRING") or "").get("token", [None])[-1]
+    return None
+
+
+def offered_token() -> str | None:
+    """The token this REST request carries, if any (a query token only opens the page: see require_token)."""
+    return token_from_environ(request.environ, query=False)
 
 
 LOGIN_FORM = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>FanWhy: sign in</title>
@@ -62,7 +73,7 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
     @app.before_request
     def require_token() -> Response | tuple[Response, int] | None:
         if request.path.startswith("/socket.io") or request.path == "/login":
-            return None  # Socket.IO is checked in its connect handler, where `auth` is visible
+            return None  # Socket.IO is checked by app.gate before a session or upgrade
         if not token:
             if request.path != "/metrics" or token_matches(metrics_token, offered_token()):
                 return None

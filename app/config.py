@@ -21,6 +21,12 @@ class Settings:
     backend: str = "auto"
     token: str | None = None
     threads: int = 64
+    server: str = "gevent"
+    max_sessions: int = 1000
+    client_sessions: int = 16
+    client_connections: int = 64
+    max_connections: int = 2000
+    header_timeout_s: float = 10.0
     top_cpu_processes: int = 5
     alert_gpu_util_percent: float = 50.0
     alert_hold_s: float = 10.0
@@ -105,6 +111,18 @@ class Settings:
             raise ConfigError("FANWHY_RETENTION_HOURS must be between 1 and 8784")
         if self.threads < 4:
             raise ConfigError("FANWHY_THREADS must be at least 4")
+        if self.server not in ("gevent", "threads"):
+            raise ConfigError(f"FANWHY_SERVER must be gevent or threads, got {self.server!r}")
+        if self.server == "gevent" and importlib.util.find_spec("gevent") is None:
+            raise ConfigError("FANWHY_SERVER=gevent needs the gevent package (pip install -r requirements.txt), "
+                              "or set FANWHY_SERVER=threads")
+        for name in ("max_sessions", "client_sessions", "max_connections"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{ENV_NAMES[name]} must be at least 1")
+        if self.client_connections < 0:
+            raise ConfigError("FANWHY_CLIENT_CONNECTIONS must be 0 (no limit) or more")
+        if not 1 <= self.header_timeout_s <= 300:
+            raise ConfigError("FANWHY_HEADER_TIMEOUT must be between 1 and 300 seconds")
         if not os.path.isdir(self.host_proc):
             raise ConfigError(f"FANWHY_HOST_PROC={self.host_proc!r} is not a directory (mount the host's /proc there)")
         if not is_loopback(self.host) and not self.token:
@@ -118,6 +136,9 @@ class Settings:
 ENV_NAMES = {
     "host": "FANWHY_HOST", "port": "FANWHY_PORT", "interval_s": "FANWHY_INTERVAL",
     "backend": "FANWHY_BACKEND", "token": "FANWHY_TOKEN", "threads": "FANWHY_THREADS",
+    "server": "FANWHY_SERVER", "max_sessions": "FANWHY_MAX_SESSIONS", "client_sessions": "FANWHY_CLIENT_SESSIONS",
+    "client_connections": "FANWHY_CLIENT_CONNECTIONS", "max_connections": "FANWHY_MAX_CONNECTIONS",
+    "header_timeout_s": "FANWHY_HEADER_TIMEOUT",
     "top_cpu_processes": "FANWHY_TOP_CPU", "alert_gpu_util_percent": "FANWHY_ALERT_GPU_UTIL",
     "alert_hold_s": "FANWHY_ALERT_HOLD", "alert_hysteresis_percent": "FANWHY_ALERT_HYSTERESIS",
     "sys_root": "FANWHY_SYS_ROOT", "nvidia_smi": "FANWHY_NVIDIA_SMI",

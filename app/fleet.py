@@ -88,12 +88,13 @@ def fleet_view(base: str) -> dict[str, Any]:
 @bp.get("/api/fleet")
 def fleet() -> Response:
     _args(())
-    base = current_app.extensions["fanwhy"].settings.prometheus_url
+    fanwhy = current_app.extensions["fanwhy"]
+    base = fanwhy.settings.prometheus_url
     if not base:
         raise ApiError(404, "no fleet configured",
                        "set FANWHY_PROMETHEUS_URL to a Prometheus that scrapes every FanWhy (deploy/prometheus.yml)")
     try:
-        return jsonify(fleet_view(base))
+        return jsonify(fanwhy.concurrency.blocking(fleet_view, base))  # a slow Prometheus holds no event loop
     except PrometheusError as error:
         raise ApiError(502, "Prometheus did not answer", str(error)) from None
 

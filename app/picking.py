@@ -6,6 +6,7 @@ count: world size = tp x pp x max(dp, cp, dcp).
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,32 @@ from app.model import GpuSample, Snapshot
 bp = Blueprint("picking", __name__, url_prefix="/api")
 MIB = 1024 * 1024
 MAX_WAIT_S = 300.0
+WAITERS_PER_CLIENT = 4
+WAITERS_IN_ALL = 64
+POLL_S = 0.25
+
+
+class WaitSlots:
+    """How many ``wait`` requests may be waiting at once, per client address and in all. A waiter polls the
+    latest frame with a cooperative sleep: under gevent it holds a greenlet, never a native thread."""
+
+    def __init__(self, per_client: int = WAITERS_PER_CLIENT, in_all: int = WAITERS_IN_ALL):
+        self.per_client, self.in_all = per_client, in_all
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, client: str) -> bool:
+        with self._lock:
+            if self._held.get(client, 0) >= self.per_client or sum(self._held.values()) >= self.in_all:
+                return False
+            self._held[client] = self._held.get(client, 0) + 1
+            return True
+
+    def give_back(self, client: str) -> None:
+        with self._lock:
+            self._held[client] -= 1
+            if not self._held[client]:
+                del self._held[client]
 
 
 @dataclass(frozen=True)
@@ -78,24 +105,45 @@ def available() -> tuple[Response, int]:
     min_memory = _arg("min_memory_mb", float, 0.0, lambda v: 0 <= v < 1e9, "megabytes, 0 or more")
     max_util = _arg("max_utilization", float, 100.0, lambda v: 0 <= v <= 100, "a percentage, 0-100")
     wait = _arg("wait", float, 0.0, lambda v: 0 <= v <= MAX_WAIT_S, f"seconds, 0-{MAX_WAIT_S:g}")
-    monitor = current_app.extensions["fanwhy"].monitor
-    deadline = time.monotonic() + wait
-    seq = 0
-    while True:
-        frame = monitor.latest()
-        if frame is not None:
-            seq = frame.seq
-            chosen, why = pick(frame.snapshot, count, min_memory, max_util)
-            if not why:
-                return jsonify(_answer(chosen, count, frame.snapshot.timestamp)), 200
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        monitor.wait_frame(seq, timeout=remaining)
+    fanwhy = current_app.extensions["fanwhy"]
+    frame = fanwhy.monitor.latest()
+    chosen, why = pick(frame.snapshot, count, min_memory, max_util) if frame else ([], "no snapshot yet")
+    if frame is not None and count > len(frame.snapshot.gpus):
+        wait = 0.0  # more GPUs than the machine has: waiting cannot help
+    if why and wait > 0:
+        slots: WaitSlots = current_app.extensions["fanwhy_wait_slots"]
+        client = request.remote_addr or "?"
+        if not slots.take(client):
+            raise ApiError(429, "too many waiting requests",
+                           f"at most {slots.per_client} waiting requests per client and {slots.in_all} in all")
+        try:
+            frame, chosen, why = _wait_for_gpus(fanwhy, frame, wait, count, min_memory, max_util)
+        finally:
+            slots.give_back(client)
+    if not why and frame is not None:
+        return jsonify(_answer(chosen, count, frame.snapshot.timestamp)), 200
     detail: dict[str, Any] = {"count": count, "min_memory_mb": min_memory, "max_utilization": max_util,
                               "waited_s": wait}
-    reason = why if frame is not None else "no snapshot yet"
-    return jsonify({"error": "not enough GPUs available", "detail": {**detail, "reason": reason}}), 409
+    return jsonify({"error": "not enough GPUs available", "detail": {**detail, "reason": why}}), 409
+
+
+def _wait_for_gpus(fanwhy: Any, frame: Any, wait: float, count: int, min_memory: float, max_util: float
+                   ) -> tuple[Any, list[Candidate], str | None]:
+    """Look at each new frame until ``count`` GPUs fit or ``wait`` seconds pass."""
+    deadline = time.monotonic() + wait
+    seq = frame.seq if frame else 0
+    chosen: list[Candidate] = []
+    why: str | None = "no snapshot yet"
+    while (remaining := deadline - time.monotonic()) > 0:
+        fanwhy.concurrency.sleep(min(POLL_S, remaining))
+        latest = fanwhy.monitor.latest()
+        if latest is None or latest.seq == seq:
+            continue
+        frame, seq = latest, latest.seq
+        chosen, why = pick(frame.snapshot, count, min_memory, max_util)
+        if not why:
+            break
+    return frame, chosen, why
 
 
 def _answer(chosen: list[Candidate], count: int, timestamp: float) -> dict[str, Any]:
@@ -107,4 +155,5 @@ def _answer(chosen: list[Candidate], count: int, timestamp: float) -> dict[str, 
 
 
 def init_app(app: Flask) -> None:
+    app.extensions["fanwhy_wait_slots"] = WaitSlots()
     app.register_blueprint(bp)

@@ -1,9 +1,12 @@
-"""Live push over Socket.IO (threading mode): one broadcaster per server, started once.
+"""Live push over Socket.IO: one broadcaster per server, started once.
 
 Server -> client: ``gpu_status`` (on connect, and in answer to ``request_gpu_update``),
 ``gpu_status_update`` (each tick), ``high_gpu_usage_alert`` and ``alert_resolved``.
 Client -> server: ``request_gpu_update`` (asks the collector for an early, rate-limited tick).
-Origins: same-origin only (python-engineio's default when ``cors_allowed_origins`` is None).
+Host, Origin, token and session limits are checked by app.gate before Engine.IO sees a request, so
+Engine.IO's own CORS handling is off (``cors_allowed_origins=[]``: it never adds a header of its own).
+Under gevent the broadcaster is a greenlet that waits for frames on a native thread (``Concurrency.blocking``):
+the collector and NVML never run on the event loop.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 from flask import Flask, request
 from flask_socketio import SocketIO, emit
 
-from app.auth import offered_token, token_matches
+from app.concurrency import Concurrency
 from app.config import Settings
 from app.model import Alert
 from app.monitor import Monitor
@@ -37,9 +40,10 @@ def alert_event_names(alert: Alert) -> tuple[str, ...]:
 class Broadcaster:
     """Waits for each new frame and emits it to every client; started once, under a lock."""
 
-    def __init__(self, socketio: SocketIO, monitor: Monitor):
+    def __init__(self, socketio: SocketIO, monitor: Monitor, concurrency: Concurrency):
         self.socketio = socketio
         self.monitor = monitor
+        self.concurrency = concurrency
         self._lock = threading.Lock()
         self._started = False
         self._stop = threading.Event()
@@ -58,7 +62,7 @@ class Broadcaster:
     def _run(self) -> None:
         seq = 0
         while not self._stop.is_set():
-            frame = self.monitor.wait_frame(seq, timeout=1.0)
+            frame = self.concurrency.blocking(self.monitor.wait_frame, seq, 1.0)
             if frame is None:
                 continue
             events = self.monitor.alert_events(seq, frame.seq)  # of every frame, even one we were too slow for
@@ -74,15 +78,14 @@ class Broadcaster:
                 log.exception("broadcast failed")
 
 
-def init_app(app: Flask, monitor: Monitor, settings: Settings) -> tuple[SocketIO, Broadcaster]:
+def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Concurrency
+             ) -> tuple[SocketIO, Broadcaster]:
     """Bind a SocketIO to ``app`` and register the events. One SocketIO per app, so that tests
     can serve several apps in one process. With ``message_queue`` (redis://), every server process
     that shares it delivers what any of them emits: the one running the collector broadcasts, the
     others (FANWHY_COLLECTOR=off) serve clients."""
-    token = settings.token
-    origins = [o.strip() for o in settings.allowed_origins.split(",") if o.strip()] or None
     socketio = SocketIO()
-    socketio.init_app(app, async_mode="threading", cors_allowed_origins=origins, logger=False,
+    socketio.init_app(app, async_mode=concurrency.async_mode, cors_allowed_origins=[], logger=False,
                       engineio_logger=False, max_http_buffer_size=16 * 1024,
                       # engine.io keeps a ping thread per client until its next ping: a short interval
                       # bounds how long the threads of disconnected clients linger under churn
@@ -92,8 +95,6 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings) -> tuple[SocketIO
 
     @socketio.on("connect")
     def on_connect(auth: Any = None) -> bool:
-        if not token_matches(token, offered_token(auth if isinstance(auth, dict) else None)):
-            return False
         frame = monitor.latest()
         if frame is not None:
             emit("gpu_status", frame.view)
@@ -109,4 +110,4 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings) -> tuple[SocketIO
             emit("gpu_status", frame.view)
         return {"early_tick": accepted, "seq": frame.seq if frame else None}
 
-    return socketio, Broadcaster(socketio, monitor)
+    return socketio, Broadcaster(socketio, monitor, concurrency)

@@ -1,14 +1,13 @@
-"""Request-level defences: a Host allowlist (DNS rebinding), a per-client rate limit, security headers.
+"""Request-level defences: the Host allowlist (DNS rebinding), per-client token buckets, security headers.
 
 Binding to loopback, only ``localhost``, ``127.0.0.1`` and ``[::1]`` are accepted as Host: a page on
 another site whose name resolves to 127.0.0.1 is refused. Binding elsewhere, the machine's names and
 addresses are accepted too; ``FANWHY_ALLOWED_HOSTS`` replaces the list (``*`` accepts any, not advised).
-No response ever carries ``Access-Control-Allow-Origin``.
+The checks themselves run in app.gate, before Flask and Socket.IO see the request.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import socket
 import threading
@@ -17,7 +16,7 @@ from collections import OrderedDict
 from typing import Callable, Iterable
 
 import psutil
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, request
 
 from app.config import Settings, is_loopback
 
@@ -80,43 +79,33 @@ def _valid_names(values: Iterable[str]) -> set[str]:
     return names
 
 
-def init_app(app: Flask, settings: Settings) -> None:
-    allowed = (_valid_names(settings.allowed_hosts.split(",")) if settings.allowed_hosts
-               else default_allowed_hosts(settings.host))
-    limiter = TokenBuckets(settings.rate_limit_per_s, settings.rate_limit_per_s * 2) \
-        if settings.rate_limit_per_s > 0 else None
-    app.extensions["fanwhy_allowed_hosts"] = allowed
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+}
 
-    @app.before_request
-    def check_host_and_rate() -> Response | tuple[Response, int] | None:
-        if "*" not in allowed:
-            name = host_name(request.host or "")
-            with contextlib.suppress(ValueError):
-                name = str(ipaddress.ip_address(name))
-            if name not in allowed:
-                return jsonify(error="unknown Host", detail=f"{name!r} is not one of this FanWhy's names; "
-                               "set FANWHY_ALLOWED_HOSTS to add it"), 400
-        limited = limiter is not None and not request.path.startswith(("/socket.io", "/static"))
-        if limited and not limiter.allow(request.remote_addr or "?"):  # type: ignore[union-attr]
-            response = jsonify(error="too many requests", detail=f"at most {settings.rate_limit_per_s:g} "
-                               "requests per second per client; retry shortly")
-            response.headers["Retry-After"] = "1"
-            return response, 429
-        return None
+
+def allowed_hosts(settings: Settings) -> set[str]:
+    """The names a request's Host may carry: FANWHY_ALLOWED_HOSTS, else those of the bind address."""
+    if settings.allowed_hosts:
+        return _valid_names(settings.allowed_hosts.split(","))
+    return default_allowed_hosts(settings.host)
+
+
+def init_app(app: Flask) -> None:
+    """The response headers (the Host, Origin and rate-limit checks are app.gate's)."""
 
     @app.after_request
     def security_headers(response: Response) -> Response:
-        response.headers.pop("Access-Control-Allow-Origin", None)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        response.headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-        response.headers.setdefault("Cross-Origin-Resource-Policy", "same-origin")
-        response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+        response.headers.pop("Access-Control-Allow-Origin", None)  # only app.gate grants an origin, after this
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
         if request.is_secure:
             response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         if request.path.startswith("/api") or request.path == "/metrics":

@@ -1,11 +1,12 @@
 """Load: N Socket.IO clients on a real `python -m app` (gunicorn) with 8 simulated GPUs at a 1 s interval.
 
-    .venv/bin/python -m benchmarks.load [--clients 200] [--seconds 600] [--rest-seconds 10]
+    .venv/bin/python -m benchmarks.load [--clients 200] [--seconds 600] [--rest-seconds 10] [--server gevent|threads]
 
 Reports: collections per tick over the run (must stay 1: one collector whatever the clients), the delivery
 latency from a snapshot's timestamp to its arrival at each client (p50/p99; same machine, same clock),
-the server's CPU % and RSS, then REST /api/gpu/summary throughput and p99 with 8 concurrent callers.
-All traffic stays on 127.0.0.1.
+the share of updates the worst client got, the server's CPU % and RSS, then REST /api/gpu/summary throughput
+and p99 with 8 concurrent callers. All traffic stays on 127.0.0.1: every client shares that one address, so the
+per-address limits (FANWHY_CLIENT_SESSIONS, FANWHY_CLIENT_CONNECTIONS) are lifted for the run.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def main() -> None:
     parser.add_argument("--rest-seconds", type=float, default=10)
     parser.add_argument("--client-processes", type=int, default=4,
                         help="processes the clients are spread over (one Python process cannot decode 200 streams)")
+    parser.add_argument("--server", default="gevent", choices=("gevent", "threads"))
+    parser.add_argument("--out", default="", help="also write the report to this file")
     parser.add_argument("--client-of", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client_of:
@@ -50,7 +53,9 @@ def main() -> None:
         return
 
     env = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "8", "FANWHY_SIM_PEAK": "0.02", "FANWHY_INTERVAL": "1",
-           "FANWHY_THREADS": str(args.clients + 64), "FANWHY_RATE_LIMIT": "0"}
+           "FANWHY_THREADS": str(args.clients + 64), "FANWHY_RATE_LIMIT": "0", "FANWHY_SERVER": args.server,
+           "FANWHY_CLIENT_SESSIONS": str(args.clients + 10), "FANWHY_CLIENT_CONNECTIONS": "0",
+           "FANWHY_MAX_SESSIONS": str(args.clients + 100)}
     with running_server(env) as (server, url):
         worker = psutil.Process(server.pid).children()[0]
         per_process = max(1, args.clients // args.client_processes)
@@ -70,11 +75,13 @@ def main() -> None:
         cpu = worker.cpu_percent(None)
         tick1 = requests.get(f"{url}/api/health", timeout=5).json()["tick"]
         delivered: list[float] = []
+        per_client: list[int] = []
         connected = 0
         for proc in fleet:
             out, _ = proc.communicate(timeout=120)
             report = json.loads(out.strip().splitlines()[-1])
             delivered.extend(report["latencies"])
+            per_client.extend(report["per_client"])
             connected += report["connected"]
 
         def call(_: int) -> float:
@@ -90,44 +97,57 @@ def main() -> None:
         rest_elapsed = time.monotonic() - rest_started
 
     ticks = tick1 - tick0
-    print(f"{args.clients} clients ({connected} still connected at the end) for {elapsed:.0f} s, 8 simulated GPUs, "
+    expected = ticks * args.seconds / elapsed  # the clients' window is the server's, give or take a second
+    lines = []
+    say = lines.append  # the report goes to stdout and, with --out, to a file
+    say(f"serving model: {args.server}")
+    say(f"{args.clients} clients ({connected} still connected at the end) for {elapsed:.0f} s, 8 simulated GPUs, "
           f"1 s interval")
-    print(f"collections: {ticks} in {elapsed:.0f} s ({ticks / elapsed:.3f} per second: one collector)")
-    print(f"updates delivered: {len(delivered)} (expected about {args.clients * ticks}); latency from snapshot to "
+    say(f"collections: {ticks} in {elapsed:.0f} s ({ticks / elapsed:.3f} per second: one collector)")
+    say(f"updates delivered: {len(delivered)} (expected about {args.clients * ticks}); latency from snapshot to "
           f"client: p50 {statistics.median(delivered) * 1000:.1f} ms, p99 {percentile(delivered, 0.99) * 1000:.1f} ms,"
           f" max {max(delivered) * 1000:.1f} ms")
-    print(f"server worker: CPU {cpu:.1f} % of one core (average), "
+    say(f"updates per client: worst {min(per_client)} of about {expected:.0f} "
+          f"({100 * min(per_client) / expected:.1f} %), median {statistics.median(per_client):.0f}")
+    say(f"server worker: CPU {cpu:.1f} % of one core (average), "
           f"RSS {min(rss) / 2**20:.0f}-{max(rss) / 2**20:.0f} MiB")
-    print(f"REST /api/gpu/summary, 8 concurrent callers: {len(rest) / rest_elapsed:.0f} requests/s, "
+    say(f"REST /api/gpu/summary, 8 concurrent callers: {len(rest) / rest_elapsed:.0f} requests/s, "
           f"p50 {statistics.median(rest) * 1000:.1f} ms, p99 {percentile(rest, 0.99) * 1000:.1f} ms")
-    print(f"machine: {platform.node()} {platform.machine()}, {psutil.cpu_count()} CPUs, "
+    say(f"machine: {platform.node()} {platform.machine()}, {psutil.cpu_count()} CPUs, "
           f"{psutil.virtual_memory().total / 2**30:.0f} GiB, Python {platform.python_version()}; "
           "clients and server share the machine")
+    text = "\n".join(lines)
+    sys.stdout.write(text + "\n")
+    if args.out:
+        Path(args.out).write_text(text + "\n")
 
 
 def run_clients(url: str, count: int, seconds: float) -> None:
     """One client process: ``count`` clients; prints their latencies as one JSON line at the end."""
     latencies: list[float] = []
+    counts = [0] * count
     lock = threading.Lock()
 
-    def on_update(snapshot: dict) -> None:
+    def on_update(n: int, snapshot: dict) -> None:
         delay = time.time() - snapshot["timestamp"]
         with lock:
             latencies.append(delay)
+            counts[n] += 1
 
     clients = []
-    for _ in range(count):
+    for n in range(count):
         client = socketio.Client(reconnection=False)
-        client.on("gpu_status_update", on_update)
+        client.on("gpu_status_update", lambda snapshot, n=n: on_update(n, snapshot))
         client.connect(url, transports=["websocket"], wait_timeout=10)
         clients.append(client)
     time.sleep(5)
     with lock:
         latencies.clear()
+        counts[:] = [0] * count
     time.sleep(seconds)
     connected = sum(1 for c in clients if c.connected)
     with lock:
-        result = {"latencies": latencies[:], "connected": connected}
+        result = {"latencies": latencies[:], "connected": connected, "per_client": counts[:]}
     print(json.dumps(result), flush=True)
     os._exit(0)  # no orderly disconnect of every client: the server notices the closed sockets
 

@@ -52,11 +52,12 @@ def running_server(env: dict[str, str], python: str = sys.executable) -> Iterato
         server = subprocess.Popen([python, "-m", "app"], cwd=ROOT, env=full, start_new_session=True,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
+    auth = {"Authorization": f"Bearer {env['FANWHY_TOKEN']}"} if env.get("FANWHY_TOKEN") else {}
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                if requests.get(f"{url}/api/health", timeout=2).json().get("tick"):
+                if requests.get(f"{url}/api/health", headers=auth, timeout=2).json().get("tick"):
                     break
             except (requests.ConnectionError, ValueError):
                 pass

@@ -130,7 +130,7 @@ def test_a_foreign_origin_is_refused(live_server: LiveServer) -> None:
                        wait_timeout=5)
     response = requests.get(f"{live_server.url}/socket.io/?EIO=4&transport=polling",
                             headers={"Origin": "http://evil.example"}, timeout=5)
-    assert response.status_code == 400
+    assert response.status_code == 403
     same = requests.get(f"{live_server.url}/socket.io/?EIO=4&transport=polling",
                         headers={"Origin": live_server.url}, timeout=5)
     assert same.status_code == 200
@@ -138,10 +138,17 @@ def test_a_foreign_origin_is_refused(live_server: LiveServer) -> None:
 
 def test_socket_needs_the_token_when_one_is_set(make_app: Any, serve: Any, fake_nvml: FakeNvml, connect: Any) -> None:
     server = serve(make_app(nvidia_selection(fake_nvml), token="tok-123"))
-    refused = socketio.Client(reconnection=False)
-    with pytest.raises(socketio.exceptions.ConnectionError):
-        refused.connect(server.url, wait_timeout=5)
-    rec = connect(server, auth={"token": "tok-123"})
+    for refused_with in ({}, {"auth": {"token": "tok-123"}}, {"headers": {"Authorization": "Bearer wrong"}}):
+        # the token must come with the HTTP request, before any session: the auth payload arrives too late
+        refused = socketio.Client(reconnection=False)
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            refused.connect(server.url, wait_timeout=5, **refused_with)
+    answer = requests.get(f"{server.url}/socket.io/?EIO=4&transport=polling", timeout=5)
+    assert answer.status_code == 401 and answer.json()["error"] == "unauthorized"
+    for transport in ("polling", "websocket"):
+        rec = connect(server, headers={"Authorization": "Bearer tok-123"}, transports=[transport])
+        rec.wait_for(lambda rec=rec: len(rec.of("gpu_status")) == 1)
+    rec = connect(server, headers={"Cookie": "fanwhy_token=tok-123"})
     rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
 
 

@@ -94,8 +94,33 @@ def test_available_waits_until_gpus_are_free(make_app: Any) -> None:
     assert response.status_code == 200 and response.get_json()["gpu_ids"] == [0, 1]
     assert 0.4 < time.monotonic() - started < 5
     started = time.monotonic()
-    assert client.get("/api/gpu/available?count=3&wait=0.5").status_code == 409
+    assert client.get("/api/gpu/available?count=2&max_utilization=0&wait=0.5").status_code == 409
     assert time.monotonic() - started >= 0.5
+    started = time.monotonic()  # more GPUs than the machine has: waiting cannot help, so it answers at once
+    answer = client.get("/api/gpu/available?count=3&wait=300")
+    assert answer.status_code == 409 and "2 of 2 GPUs fit, 3 needed" in answer.get_json()["detail"]["reason"]
+    assert time.monotonic() - started < 1
+
+
+def test_wait_requests_are_capped_per_client_and_in_all(make_app: Any) -> None:
+    from app.picking import WaitSlots
+
+    slots = WaitSlots(per_client=2, in_all=3)
+    assert slots.take("a") and slots.take("a") and not slots.take("a")
+    assert slots.take("b") and not slots.take("c")  # 3 in all
+    slots.give_back("a")
+    assert slots.take("c") and not slots.take("c")
+    app = make_app(nvidia_selection(scenario("h200x2_load")))
+    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy_wait_slots"] = WaitSlots(per_client=1, in_all=1)
+    client = app.test_client()
+    waiter = threading.Thread(target=client.get, args=("/api/gpu/available?count=2&max_utilization=0&wait=2",))
+    waiter.start()
+    time.sleep(0.3)
+    refused = client.get("/api/gpu/available?count=2&max_utilization=0&wait=2")
+    assert refused.status_code == 429 and refused.get_json()["error"] == "too many waiting requests"
+    waiter.join()
+    assert client.get("/api/gpu/available?count=2&max_utilization=0&wait=0.3").status_code == 409  # slot freed
 
 
 def test_openapi_describes_every_endpoint(app: Any, client: Any) -> None:

@@ -34,11 +34,11 @@ def start_server(port: int, **env: str) -> subprocess.Popen:
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
-def wait_healthy(url: str, timeout: float = 30) -> dict:
+def wait_healthy(url: str, timeout: float = 30, headers: dict[str, str] | None = None) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            response = requests.get(f"{url}/api/health", timeout=2)
+            response = requests.get(f"{url}/api/health", timeout=2, headers=headers)
             if response.status_code == 200 and response.json()["tick"]:
                 return response.json()
         except (requests.ConnectionError, KeyError):

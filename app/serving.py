@@ -1,0 +1,109 @@
+"""``python -m app`` serves through gunicorn: one worker (one collector), in the serving model FANWHY_SERVER names.
+
+- ``gevent`` (default; measured against ``threads`` in docs/SERVING.md): a connection is a greenlet, so idle
+  WebSockets, slow senders and long waits cost kilobytes, not threads. Only ``socket``, ``ssl`` and name
+  lookups are monkey-patched (TLS, and the Redis message queue's client); **threads, queues, time, os and
+  subprocess are not**, so the collector, the history writer, the NVML event thread and every vendor call keep
+  running on native threads with native locks and queues: a slow NVML call cannot stall the loop. The few
+  handlers that wait on them do so through app.concurrency.
+- ``threads``: gunicorn's gthread worker, a thread per connection, bounded by FANWHY_THREADS.
+
+Both read a request's headers under a deadline (FANWHY_HEADER_TIMEOUT) and cap the connections of one client
+address (FANWHY_CLIENT_CONNECTIONS); app.gate then checks Host, Origin, the token and the session limits.
+The exporter (/metrics and the JSON API, no sockets) always uses ``threads``.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections import Counter
+from typing import Any
+
+from app.config import Settings
+
+
+def url(settings: Settings) -> str:
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    scheme = "https" if settings.tls_cert else "http"
+    return f"{scheme}://{host}:{settings.port}/"
+
+
+def _client_ip(addr: Any) -> str:
+    return addr[0] if isinstance(addr, tuple) and addr else "?"
+
+
+def gevent_worker(per_client: int) -> type:
+    """gunicorn's gevent worker with threads left native and at most ``per_client`` connections per address."""
+    from gevent import monkey
+    from gevent import socket as gsocket
+    from gunicorn.workers.ggevent import GeventWorker
+
+    class FanWhyGeventWorker(GeventWorker):  # type: ignore[misc]
+        def patch(self) -> None:
+            # Sockets only. Patched queues and os broke the native threads (the history writer's queue.get raised
+            # LoopExit; subprocess.Popen waited forever on a patched os.read), so nothing else is touched.
+            monkey.patch_socket()
+            monkey.patch_dns()
+            monkey.patch_ssl()  # TLS connections are wrapped by gevent's ssl (gunicorn hands it an SSLContext)
+            self.sockets = [gsocket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach())
+                            for s in self.sockets]
+            self.connections: Counter[str] = Counter()  # one event loop: no lock needed
+
+        def handle(self, listener: Any, client: Any, addr: Any) -> None:
+            ip = _client_ip(addr)
+            if per_client and self.connections[ip] >= per_client:
+                client.close()
+                return
+            self.connections[ip] += 1
+            try:
+                super().handle(listener, client, addr)
+            finally:
+                self.connections[ip] -= 1
+                if not self.connections[ip]:
+                    del self.connections[ip]
+
+    return FanWhyGeventWorker
+
+
+def serve(settings: Settings, mode: str = "dashboard") -> int:
+    from gunicorn.app.base import BaseApplication
+
+    model = "threads" if mode == "exporter" else settings.server
+
+    class FanWhyServer(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            options: dict[str, Any] = {
+                "bind": f"[{settings.host}]:{settings.port}" if ":" in settings.host else
+                        f"{settings.host}:{settings.port}",
+                "workers": 1,
+                "timeout": 60,
+                "graceful_timeout": 5,
+                "keepalive": max(1, round(settings.header_timeout_s)),  # gevent: the deadline for a request's headers
+                "worker_connections": settings.max_connections,
+                "accesslog": None,
+                "loglevel": "warning",
+                "when_ready": lambda server: print(
+                    f"FanWhy is serving {url(settings)}{'metrics' if mode == 'exporter' else ''}", flush=True),
+            }
+            if model == "gevent":
+                options["worker_class"] = gevent_worker(settings.client_connections)
+            else:
+                options.update(worker_class="gthread", threads=settings.threads)
+            if settings.tls_cert:  # optional TLS, terminated by gunicorn
+                options.update(certfile=settings.tls_cert, keyfile=settings.tls_key)
+            for key, value in options.items():
+                self.cfg.set(key, value)
+
+        def load(self) -> Any:
+            from app import create_app
+            from app.vendors.base import BackendUnavailable
+
+            try:
+                return create_app({"SETTINGS": settings, "MODE": mode, "SERVER": model})
+            except BackendUnavailable as error:
+                print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr, flush=True)
+                sys.exit(4)
+
+    FanWhyServer().run()
+    return 0
