@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+import re
 import time
 from typing import Any, Callable, TypeVar
 
@@ -14,6 +17,9 @@ from app.serialize import gpu_headline, process_view, to_json
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 T = TypeVar("T")
+INT64 = 2**63
+MAX_JSON_DEPTH = 8
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 SORT_KEYS = ("gpu_memory", "sm", "cpu", "pid")
 KINDS = ("all", "gpu", "cpu")
 
@@ -54,16 +60,58 @@ def _args(allowed: tuple[str, ...]) -> None:
 
 def _arg(name: str, convert: Callable[[str], T], default: T, check: Callable[[T], bool] | None = None,
          expect: str = "") -> T:
+    """A query parameter converted and checked; a 400 naming it otherwise. Integers fit SQLite's 64 bits and
+    numbers are finite before ``check`` sees them."""
     raw = request.args.get(name)
     if raw is None:
         return default
     try:
         value = convert(raw)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ApiError(400, f"invalid {name}: {raw[:40]!r}", f"expected {expect}") from None
-    if check is not None and not check(value):
+    in_range = (not isinstance(value, int) or -INT64 <= value < INT64) and \
+               (not isinstance(value, float) or math.isfinite(value))
+    if not in_range or (check is not None and not check(value)):
         raise ApiError(400, f"invalid {name}: {raw[:40]!r}", f"expected {expect}")
     return value
+
+
+def json_body() -> Any:
+    """The request's JSON body (None when empty), chunked or not: its size is bounded by MAX_CONTENT_LENGTH
+    and its nesting by MAX_JSON_DEPTH before it is parsed, and every string in it must be valid UTF-8."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return None
+    depth = deepest = 0
+    for byte in _JSON_STRING.sub(b'""', raw):
+        if byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in b"]}":
+            depth -= 1
+    if deepest > MAX_JSON_DEPTH:
+        raise ApiError(400, "the JSON body is nested too deep", f"at most {MAX_JSON_DEPTH} levels")
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ApiError(400, "the body must be JSON", "send a JSON object, UTF-8 encoded") from None
+    if not _valid_text(body):
+        raise ApiError(400, "the body must be valid UTF-8", "a string holds an unpaired surrogate (\\ud800-\\udfff)")
+    return body
+
+
+def _valid_text(value: Any) -> bool:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_valid_text(k) and _valid_text(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_valid_text(v) for v in value)
+    return True
 
 
 def _gpu_arg(frame: Frame) -> int | None:
@@ -207,8 +255,8 @@ def health() -> tuple[Response, int]:
     if age > 5 * monitor.interval_s + 2:
         down.append(f"the latest snapshot is {age:.0f} s old")
     degraded = [f"{monitor.hung}: serving the last snapshot, marked stale"] if monitor.hung else []
-    if services.history is not None and services.history.error:
-        degraded.append(services.history.error)
+    if services.history is not None:
+        degraded.extend(filter(None, [services.history.error, *services.history.recent_faults()]))
     degraded.extend(snap.errors)
     degraded.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
     if age > 2 * monitor.interval_s + 1 and not down:
@@ -227,7 +275,8 @@ def _history_health(history: Any) -> dict[str, Any]:
         return {"enabled": False}
     return {"enabled": True, "path": str(history.path), "error": history.error,
             "write_failures": history.write_failures, "written_ticks": history.written_ticks,
-            "moved_aside": str(history.moved_aside) if history.moved_aside else None}
+            "moved_aside": str(history.moved_aside) if history.moved_aside else None,
+            "recent_faults": history.recent_faults()}
 
 
 def _error_response(status: int, error: str, detail: Any = None) -> tuple[Response, int]:

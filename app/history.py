@@ -1,9 +1,15 @@
-"""History in SQLite (WAL): full rate for the last hour, then min/mean/max per minute up to the retention.
+"""History in SQLite: full rate for the last hour, then min/mean/max per minute up to the retention.
 
 The collector hands each snapshot to ``submit``; one writer thread commits each tick in one
 transaction, so at most one interval of data is at risk. A write that fails (a full disk, a locked or
-broken file) is logged and counted, and live monitoring goes on. A database that is not a database
-(or fails its quick check) is moved aside with a warning and a new one is started.
+read-only file) is logged and counted, live monitoring goes on, and the writer reconnects every few seconds
+until writes succeed again. A database that is not a database (or fails its quick check), at start or while
+running, is moved aside with a warning and a new one is started; so is a file put in place of ours (another
+inode) that is not a FanWhy history. /api/health reports each of these as ``degraded`` with its reason.
+
+Rollback journal (TRUNCATE), not WAL: WAL maps a ``-shm`` file into memory, and a fault in that file (made
+immutable while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. The size
+cap (FANWHY_DB_MAX_MB) counts everything, recordings included: over it, the oldest tenth of every table goes.
 """
 
 from __future__ import annotations
@@ -31,6 +37,12 @@ GPU_METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "te
                "fan_speed_percent", "clock_sm_mhz")
 PROCESS_METRICS = ("gpu_memory_bytes", "sm_percent", "power_w", "energy_wh", "cpu_percent")
 MAX_POINTS = 20_000
+MAX_LIVE_RECORDINGS = 16
+MAX_RECORDING_SAMPLES = 86_400  # sampling ticks; a recording stops by itself there (a day at 1 s)
+MAX_RECORDINGS_KEPT = 1_000
+RECONNECT_S = 5.0
+FAULT_SHOWN_S = 600.0  # a recovered fault or a trim to the size cap stays in /api/health this long
+_CORRUPT = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 _COLUMN = {"gpu_memory_bytes": "mem", "sm_percent": "sm", "power_w": "power", "energy_wh": "energy_wh",
            "cpu_percent": "cpu"}
 
@@ -65,6 +77,10 @@ class HistoryError(ValueError):
     """A history query that cannot be answered as asked (400 with this message)."""
 
 
+class HistoryFull(RuntimeError):
+    """A limit of the history store was reached (429 with this message)."""
+
+
 def default_path() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "fanwhy" / "history.db"
@@ -84,6 +100,7 @@ class _Recording:
     gpus: tuple[int, ...] | None
     interval_s: float
     next_at: float = 0.0
+    samples: int = 0
 
 
 class History:
@@ -108,6 +125,11 @@ class History:
         self.write_failures = 0
         self.written_ticks = 0
         self.moved_aside: Path | None = None
+        self.faults: list[tuple[float, str]] = []  # (when, what): recovered faults and trims to the cap
+        self._generation = 0  # bumped on every reconnect: readers open a new connection
+        self._identity: tuple[int, int] | None = None
+        self._reconnect_at = 0.0
+        self._fault_seen = threading.Event()  # a reader saw the file broken: the writer checks it
 
     # -- opening ----------------------------------------------------------------------------
     def open(self) -> History:
@@ -115,13 +137,22 @@ class History:
         try:
             self._write = self._connect_checked()
         except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError):
+                raise  # unreadable or unwritable, not broken: nothing to move aside
             self._move_aside(error)
             self._write = self._connect_checked()
+        self._opened()
         return self
+
+    def _opened(self) -> None:
+        self._generation += 1
+        with contextlib.suppress(OSError):
+            stat = os.stat(self.path)
+            self._identity = (stat.st_dev, stat.st_ino)
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA journal_mode=TRUNCATE")
         connection.execute("PRAGMA synchronous=NORMAL")
         return connection
 
@@ -137,15 +168,61 @@ class History:
             raise
         return connection
 
-    def _move_aside(self, error: Exception) -> None:
+    def _move_aside(self, error: Exception, why: str = "") -> None:
         aside = self.path.with_name(f"{self.path.name}.corrupt-{int(self._clock())}")
-        for suffix in ("", "-wal", "-shm"):
+        for suffix in ("", "-journal", "-wal", "-shm"):
             source = Path(str(self.path) + suffix)
             if source.exists():
                 source.rename(Path(str(aside) + suffix))
         self.moved_aside = aside
-        log.warning("history database %s is unreadable (%s); moved aside to %s, starting a new one",
-                    self.path, error, aside)
+        self._fault(f"{why + ': ' if why else ''}history file {self.path} was not a usable database ({error}); "
+                    f"moved aside to {aside}, a new one was started")
+
+    def _fault(self, what: str) -> None:
+        log.warning("%s", what)
+        self.faults = [*self.faults[-9:], (self._clock(), what)]
+
+    def recent_faults(self) -> list[str]:
+        """What went wrong and was dealt with lately (for /api/health)."""
+        now = self._clock()
+        return [what for when, what in self.faults if now - when < FAULT_SHOWN_S]
+
+    def note_read_error(self, error: sqlite3.Error) -> None:
+        """A reader failed: the writer looks at the file before its next write."""
+        self.error = f"history read failed: {type(error).__name__}: {error}"
+        self._fault_seen.set()
+
+    # -- faults while running -------------------------------------------------------------
+    def _check_file(self) -> None:
+        """Before a write: is the file at our path still the one we opened? (Replaced, deleted, broken.)"""
+        try:
+            stat = os.stat(self.path)
+            identity: tuple[int, int] | None = (stat.st_dev, stat.st_ino)
+        except OSError:
+            identity = None
+        if identity == self._identity and not self._fault_seen.is_set():
+            return
+        self._fault_seen.clear()
+        what = "was deleted" if identity is None else "was replaced" if identity != self._identity else "read failed"
+        self._reopen(f"history file {self.path} {what}")
+
+    def _reopen(self, why: str) -> None:
+        """A new write connection to whatever is at our path now: a usable history is kept, a broken file is
+        moved aside and a new history started."""
+        if self._write is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._write.close()
+            self._write = None
+        try:
+            self._write = self._connect_checked()
+            self._fault(f"{why}; reopened")
+        except sqlite3.OperationalError:
+            raise  # not writable now: write() keeps trying every RECONNECT_S
+        except sqlite3.DatabaseError as error:
+            self._move_aside(error, why)
+            self._write = self._connect_checked()
+        self._rolled_minute = None
+        self._opened()
 
     def start(self) -> None:
         if self._thread is None:
@@ -196,10 +273,17 @@ class History:
                 return
 
     def write(self, snaps: Sequence[Snapshot]) -> None:
-        """Write snapshots in one transaction, then roll up and trim. Errors are logged, not raised."""
-        assert self._write is not None, "open() first"
-        db = self._write
+        """Write snapshots in one transaction, then roll up and trim. Errors are logged, not raised: a broken
+        file is moved aside and replaced at once, an unwritable one is reconnected every RECONNECT_S."""
+        if self._write is None and self._clock() < self._reconnect_at:
+            self.write_failures += 1  # still failing: the next reconnect is due at _reconnect_at
+            return
         try:
+            if self._write is None:
+                self._reopen("history was not writable")
+            self._check_file()
+            db = self._write
+            assert db is not None
             db.execute("BEGIN")
             for snap in snaps:
                 self._insert(db, snap)
@@ -209,10 +293,35 @@ class History:
             self.error = None
         except sqlite3.Error as error:
             self.write_failures += 1
-            self.error = f"history write failed: {type(error).__name__}: {error}"
-            log.warning("%s (live monitoring goes on)", self.error)
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
+            failed = f"history write failed: {type(error).__name__}: {error}"
+            if failed != self.error:
+                log.warning("%s (live monitoring goes on)", failed)
+            self.error = failed
+            if self._write is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._write.execute("ROLLBACK")
+            if getattr(error, "sqlite_errorname", "") in _CORRUPT:
+                self._recover_corrupt(error)
+            elif self._clock() >= self._reconnect_at:  # read-only, full, I/O: a fresh connection in a while
+                if self._write is not None:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._write.close()
+                self._write = None
+                self._reconnect_at = self._clock() + RECONNECT_S
+
+    def _recover_corrupt(self, error: sqlite3.Error) -> None:
+        try:
+            if self._write is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._write.close()
+                self._write = None
+            self._move_aside(error)
+            self._write = self._connect_checked()
+            self._rolled_minute = None
+            self._opened()
+        except (OSError, sqlite3.Error) as again:
+            self.error = f"history broken and not recovered: {again}"
+            self._reconnect_at = self._clock() + RECONNECT_S
 
     def _insert(self, db: sqlite3.Connection, snap: Snapshot) -> None:
         ts = snap.timestamp
@@ -271,6 +380,9 @@ class History:
             for table, column in (("gpu_minute", "minute"), ("proc_minute", "minute"), ("events", "ts"),
                                   ("recording_samples", "ts")):
                 db.execute(f"DELETE FROM {table} WHERE {column} < ?", (horizon,))
+            old = "SELECT id FROM recordings WHERE stopped IS NOT NULL ORDER BY started DESC LIMIT -1 OFFSET ?"
+            db.execute(f"DELETE FROM recording_samples WHERE rec IN ({old})", (MAX_RECORDINGS_KEPT,))
+            db.execute(f"DELETE FROM recordings WHERE id IN ({old})", (MAX_RECORDINGS_KEPT,))
             self._enforce_size(db)
 
     def _roll_up(self, db: sqlite3.Connection, start: float, end: float) -> None:
@@ -282,46 +394,71 @@ class History:
                    f"max(name), max(user), container, max(container_name), count(*), {proc_stats} "
                    "FROM proc_raw WHERE ts >= ? AND ts < ? GROUP BY 1, pid, start, container", (start, end))
 
+    def _used_bytes(self, db: sqlite3.Connection) -> int:
+        pages, size, free = (db.execute(f"PRAGMA {p}").fetchone()[0]
+                             for p in ("page_count", "page_size", "freelist_count"))
+        return int((pages - free) * size)
+
     def _enforce_size(self, db: sqlite3.Connection) -> None:
-        pages, size = (db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("page_count", "page_size"))
-        free = db.execute("PRAGMA freelist_count").fetchone()[0]
-        if (pages - free) * size <= self.max_bytes:
-            return
-        oldest = db.execute("SELECT min(minute), max(minute) FROM gpu_minute").fetchone()
-        if oldest[0] is None:
-            return
-        cut = oldest[0] + max(3600, (oldest[1] - oldest[0]) // 10)  # drop the oldest tenth (at least an hour)
-        log.warning("history over its %d MB cap: dropping data before %s", self.max_bytes // 2**20, cut)
-        for table, column in (("gpu_minute", "minute"), ("proc_minute", "minute"), ("events", "ts")):
-            db.execute(f"DELETE FROM {table} WHERE {column} < ?", (cut,))
+        """Over the cap: drop the oldest tenth of the time covered, from every table, until under it."""
+        for _ in range(10):
+            if self._used_bytes(db) <= self.max_bytes:
+                return
+            spans = [db.execute(f"SELECT min({c}), max({c}) FROM {t}").fetchone() for t, c in _TIMED]
+            oldest = min((lo for lo, _ in spans if lo is not None), default=None)
+            newest = max((hi for _, hi in spans if hi is not None), default=None)
+            if oldest is None or newest is None:
+                return
+            cut = oldest + max(1.0, (newest - oldest) / 10)
+            for table, column in _TIMED:
+                db.execute(f"DELETE FROM {table} WHERE {column} < ?", (cut,))
+            self._fault(f"history reached its {self.max_bytes / 2**20:g} MB cap (FANWHY_DB_MAX_MB): "
+                        f"data before {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(cut))} was dropped")
 
     # -- recordings -------------------------------------------------------------------------
     def start_recording(self, rec_id: str, label: str, gpus: Sequence[int] | None, interval_s: float,
                         started: float) -> None:
+        """Its row first, then its sampling: a recording that could not be stored never samples.
+        HistoryFull at MAX_LIVE_RECORDINGS running at once."""
+        with self._recordings_lock:  # never held across a database call: the writer takes it inside its own
+            if len(self._recordings) >= MAX_LIVE_RECORDINGS:
+                raise HistoryFull(f"{MAX_LIVE_RECORDINGS} recordings are running; stop one first")
+            pending = _Recording(rec_id, tuple(gpus) if gpus is not None else None, interval_s, next_at=math.inf)
+            self._recordings[rec_id] = pending  # holds its place, not sampled until stored
+        try:
+            with self._reader() as db, _immediate(db):
+                db.execute("INSERT INTO recordings VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+                           (rec_id, label, json.dumps(list(gpus) if gpus is not None else None), interval_s,
+                            started))
+        except BaseException:
+            with self._recordings_lock:
+                self._recordings.pop(rec_id, None)
+            raise
         with self._recordings_lock:
-            self._recordings[rec_id] = _Recording(rec_id, tuple(gpus) if gpus is not None else None, interval_s)
-        with self._reader() as db:
-            db.execute("INSERT INTO recordings VALUES (?, ?, ?, ?, ?, NULL, NULL)",
-                       (rec_id, label, json.dumps(list(gpus) if gpus is not None else None), interval_s, started))
+            pending.next_at = 0.0
 
     def _record(self, db: sqlite3.Connection, snap: Snapshot) -> None:
         with self._recordings_lock:
             due = [r for r in self._recordings.values() if snap.timestamp >= r.next_at]
             for rec in due:
                 rec.next_at = snap.timestamp + rec.interval_s - 1e-3
+                rec.samples += 1
+            full = [r for r in due if r.samples >= MAX_RECORDING_SAMPLES]
+            for rec in full:
+                del self._recordings[rec.id]
         rows = [(rec.id, snap.timestamp, g.index, g.utilization_percent, g.memory_used_bytes, g.memory_percent,
                  g.temperature_c, g.power_w)
                 for rec in due for g in snap.gpus if g.error is None and (rec.gpus is None or g.index in rec.gpus)]
         db.executemany("INSERT INTO recording_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        for rec in full:  # at its sample cap: stopped, with its statistics, in this same transaction
+            _finish(db, rec.id, snap.timestamp)
 
     def stop_recording(self, rec_id: str, stopped: float) -> dict[str, Any]:
         self.flush()  # what was collected before the stop belongs to the recording
         with self._recordings_lock:
             self._recordings.pop(rec_id, None)
-        with self._reader() as db:
-            stats = recording_stats(db, rec_id)
-            db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?",
-                       (stopped, json.dumps(stats), rec_id))
+        with self._reader() as db, _immediate(db):
+            _finish(db, rec_id, stopped)
         found = self.recording(rec_id)
         assert found is not None
         return found
@@ -346,12 +483,21 @@ class History:
     # -- reading ----------------------------------------------------------------------------
     @contextmanager
     def _reader(self) -> Iterator[sqlite3.Connection]:
-        """A connection of this thread's own (SQLite connections are not shared across threads here)."""
+        """A connection of this thread's own (SQLite connections are not shared across threads here), opened
+        anew after the writer reopened the file. A failure is noted for the writer, then raised."""
         connection = getattr(self._local, "connection", None)
-        if connection is None:
+        if connection is None or getattr(self._local, "generation", None) != self._generation:
+            if connection is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.close()
             connection = self._connect()
-            self._local.connection = connection
-        yield connection
+            self._local.connection, self._local.generation = connection, self._generation
+        try:
+            yield connection
+        except sqlite3.DatabaseError as error:
+            if not isinstance(error, sqlite3.OperationalError) or "readonly" in str(error):
+                self.note_read_error(error)
+            raise
 
     def window(self, since: float, until: float, step: float | None, interval_s: float = 1.0) -> Window:
         """Which table answers [since, until] at ``step`` seconds, or HistoryError for a bad range."""
@@ -443,7 +589,7 @@ class History:
 
     def size_bytes(self) -> int:
         total = 0
-        for suffix in ("", "-wal"):
+        for suffix in ("", "-journal"):
             with contextlib.suppress(OSError):
                 total += os.path.getsize(str(self.path) + suffix)
         return total
@@ -452,6 +598,29 @@ class History:
 @dataclass
 class _Flush:
     done: threading.Event
+
+
+_TIMED = (("gpu_raw", "ts"), ("proc_raw", "ts"), ("gpu_minute", "minute"), ("proc_minute", "minute"),
+          ("events", "ts"), ("recording_samples", "ts"))
+
+
+@contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """A write from a reader's connection: BEGIN IMMEDIATE takes the write lock first, so it waits for the
+    writer thread (busy timeout) instead of failing at once on a read lock it would have to upgrade."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _finish(db: sqlite3.Connection, rec_id: str, stopped: float) -> None:
+    db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?",
+               (stopped, json.dumps(recording_stats(db, rec_id)), rec_id))
 
 
 def recording_stats(db: sqlite3.Connection, rec_id: str) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 import uuid
 from collections import defaultdict
@@ -10,8 +11,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from app.api import ApiError, _arg, _args
-from app.history import GPU_METRICS, PROCESS_METRICS, History, HistoryError
+from app.api import ApiError, _arg, _args, json_body
+from app.history import GPU_METRICS, PROCESS_METRICS, History, HistoryError, HistoryFull
 
 bp = Blueprint("history", __name__, url_prefix="/api")
 _RELATIVE = re.compile(r"^-?(\d+(?:\.\d+)?)([smhd])$")
@@ -39,8 +40,8 @@ def parse_time(raw: str | None, default: float, now: float, name: str) -> float:
     except ValueError:
         raise ApiError(400, f"invalid {name}: {raw[:40]!r}",
                        "expected unix seconds or a span before now such as -15m, -1h, -24h, -7d") from None
-    if value != value or value < 0:
-        raise ApiError(400, f"invalid {name}: {raw[:40]!r}", "expected a non-negative number")
+    if not 0 <= value < 1e11:  # NaN and infinity fail too
+        raise ApiError(400, f"invalid {name}: {raw[:40]!r}", "expected a non-negative number of unix seconds")
     return value
 
 
@@ -116,10 +117,8 @@ def while_you_were_away() -> Response:
 def start_recording() -> tuple[Response, int]:
     """Start recording GPU statistics: ``{"label": str, "gpus": [int] | null, "interval": seconds}``."""
     history = _history()
-    body = request.get_json(silent=True)
-    if body is None and request.content_length:
-        raise ApiError(400, "the body must be JSON", "send Content-Type: application/json")
-    body = body or {}
+    body = json_body()
+    body = {} if body is None else body
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")
     unknown = sorted(set(body) - {"label", "gpus", "interval"})
@@ -142,7 +141,10 @@ def start_recording() -> tuple[Response, int]:
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval <= 3600:
         raise ApiError(400, "invalid interval", "seconds between samples, more than 0 and at most 3600")
     rec_id = uuid.uuid4().hex[:12]
-    history.start_recording(rec_id, label, gpus, float(max(interval, settings.interval_s)), time.time())
+    try:
+        history.start_recording(rec_id, label, gpus, float(max(interval, settings.interval_s)), time.time())
+    except HistoryFull as full:
+        raise ApiError(429, "too many recordings", str(full)) from None
     found = history.recording(rec_id)
     return jsonify(found), 201
 
@@ -171,6 +173,13 @@ def get_recording(rec_id: str) -> Response:
     if found is None:
         raise ApiError(404, f"no recording {rec_id[:64]!r}")
     return jsonify(found)
+
+
+@bp.errorhandler(sqlite3.Error)
+def history_unavailable(error: sqlite3.Error) -> tuple[Response, int]:
+    """The file failed under a reader (replaced, broken, locked): the writer checks it before its next write."""
+    return jsonify({"error": "history unavailable", "detail": f"{type(error).__name__}: {error}; "
+                    "FanWhy is checking the history file (see /api/health)"}), 503
 
 
 def init_app(app: Flask) -> None:

@@ -73,7 +73,8 @@ class HostSampler:
         self._cpu: tuple[int, int] | None = None
         self._sensors_at = float("-inf")
         self._sensors: tuple[tuple[HostSensor, ...], tuple[HostFan, ...], dict[str, str]] = ((), (), {})
-        self.cpu_percent()  # prime: the next call measures since now
+        self.errors: tuple[str, ...] = ()  # what the last sample could not read, naming the file
+        self._cpu_or_none({})  # prime: the next call measures since now (a broken /proc/stat is reported then)
 
     def close(self) -> None:
         self._stat.close()
@@ -113,13 +114,33 @@ class HostSampler:
             reasons["cpu_temperature_c"] = "no CPU temperature sensor exposed by the kernel (hwmon)"
         return sensors, fan_rows, reasons
 
+    def _cpu_or_none(self, unsupported: dict[str, str]) -> float | None:
+        try:
+            return self.cpu_percent()
+        except (OSError, ValueError, IndexError) as error:  # empty, truncated or unreadable
+            self._cpu = None
+            unsupported["cpu_percent"] = f"{self._stat.path} unreadable: {_why(error)}"
+            return None
+
+    def _memory_or_none(self, unsupported: dict[str, str]) -> tuple[int | None, int | None]:
+        try:
+            return self.memory()
+        except (OSError, ValueError, IndexError) as error:
+            unsupported["memory_used_bytes"] = f"{self._meminfo.path} unreadable: {_why(error)}"
+            return None, None
+
     def sample(self) -> HostSample:
+        """One reading; a /proc file that cannot be read leaves its fields None with the reason, named in
+        ``errors`` too (so /api/health says which file), and the other fields are read as usual."""
         unsupported: dict[str, str] = {}
         try:
             load: tuple[float, float, float] | None = os.getloadavg()
         except (AttributeError, OSError) as error:
             load, unsupported["load_average"] = None, f"not available: {error}"
-        used, total = self.memory()
+        used, total = self._memory_or_none(unsupported)
+        cpu = self._cpu_or_none(unsupported)
+        self.errors = tuple(f"host: {unsupported[k]}" for k in ("cpu_percent", "memory_used_bytes")
+                            if k in unsupported)
         now = time.monotonic()
         if now - self._sensors_at >= self.sensors_every_s:  # hwmon reads: every few seconds is enough
             self._sensors, self._sensors_at = self._read_sensors(), now
@@ -127,7 +148,7 @@ class HostSampler:
         unsupported.update(reasons)
         return HostSample(
             hostname=self.hostname,
-            cpu_percent=self.cpu_percent(),
+            cpu_percent=cpu,
             cpu_count=self.cpu_count,
             load_average=load,
             memory_used_bytes=used,
@@ -160,6 +181,10 @@ def _read(module: Any, name: str, unsupported: dict[str, str], field: str) -> di
     except (OSError, RuntimeError) as error:
         unsupported[field] = f"not readable: {error}"
         return {}
+
+
+def _why(error: Exception) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else "empty"
 
 
 def _positive(value: float | None) -> float | None:

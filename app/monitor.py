@@ -221,6 +221,7 @@ class Monitor:
         t2 = self._clock()
         try:
             host = self.host.sample()
+            errors.extend(self.host.errors)
         except Exception as error:
             log.exception("host sample failed")
             errors.append(f"host: {type(error).__name__}: {error}")

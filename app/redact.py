@@ -1,8 +1,18 @@
 """Secret masking for command lines: the one place, applied before any output.
 
-Masks the values of flags that name a secret (``--password=x``, ``--token x``, ``--api-key x``),
-environment-style assignments (``AWS_SECRET_ACCESS_KEY=x``, ``*_TOKEN=x``), ``Bearer x`` and the
-password in ``scheme://user:pass@host``.
+Secrets are recognised by their shape, not from a list of examples:
+- a **name that says secret** (a word of it, split at ``-``, ``_``, ``.`` and camelCase, is or ends with
+  password, passwd, passphrase, secret, token, credential(s), key, or is pass, pwd, pw, pat, auth, cookie,
+  session, sig, signature, otp): its value is masked in ``--name=value``, ``--name value``, ``--name:value``,
+  ``NAME=value`` (PGPASSWORD, GITHUB_PAT, accessToken) and in a URL's query parameters (``?api_key=...``);
+- **credentials in a URL**: the password of ``scheme://user:pass@host``, also with an empty user
+  (``redis://:pw@db``);
+- **header-shaped arguments** whose header names a secret: ``Authorization: ...``, ``X-Api-Key: ...``,
+  ``Cookie: ...``; and ``Bearer x`` / ``Basic x`` / ``token x`` anywhere;
+- **the common clients' password flags**: ``-pSECRET`` of mysql and its kin, ``-p``/``-a`` of sshpass and
+  redis-cli, ``-u user:pass`` / ``--user user:pass`` of curl;
+- **inside one argument**: an argument that is itself a command line (``bash -c 'mysql --password=x db'``)
+  is split like a shell would and masked word by word.
 """
 
 from __future__ import annotations
@@ -13,50 +23,118 @@ from typing import Sequence
 
 MASK = "****"
 
-_SECRET_SEGMENTS = frozenset({
-    "password", "passwd", "passphrase", "pass", "pwd", "pw", "token", "secret", "key", "apikey",
-    "credential", "credentials", "auth", "authorization", "cookie", "session",
+# A word of a name that *is* one of these says secret ...
+_SECRET_WORDS = frozenset({
+    "password", "passwd", "passphrase", "pass", "pwd", "pw", "token", "secret", "key", "apikey", "credential",
+    "credentials", "auth", "authorization", "cookie", "session", "pat", "sig", "signature", "otp",
 })
-_FLAG = re.compile(r"^(-{1,2}([A-Za-z][\w.-]*))(=(.*))?$", re.DOTALL)
+# ... and so does a word that *ends* with one of these (PGPASSWORD, MYTOKEN, APIKEY; also --monkey: masking a
+# harmless value is the cheaper mistake).
+_SECRET_ENDINGS = ("password", "passwd", "passphrase", "secret", "token", "credential", "credentials", "key")
+
+_FLAG = re.compile(r"^(-{1,2}([A-Za-z][\w.-]*))([=:](.*))?$", re.DOTALL)
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(.*)$", re.DOTALL)
-_BEARER = re.compile(r"(\b(?:Bearer|Basic|token)\s+)([A-Za-z0-9._~+/=-]{4,})", re.IGNORECASE)
-_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)", re.IGNORECASE)
+_HEADER = re.compile(r"^([A-Za-z][\w-]*)\s*:\s*(\S.*)$", re.DOTALL)
+_SCHEME_AUTH = re.compile(r"(\b(?:Bearer|Basic|Digest|token)\s+)([A-Za-z0-9._~+/=-]{4,})", re.IGNORECASE)
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)([^\s@/]+)(@)", re.IGNORECASE)
+_QUERY_PARAM = re.compile(r"([?&;]([A-Za-z][\w.-]*)=)([^&#\s;]+)")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+# Programs whose short flag carries a password glued to it or as the next argument.
+_PASSWORD_FLAGS = {
+    "mysql": "-p", "mysqldump": "-p", "mysqladmin": "-p", "mysqlimport": "-p", "mysqlcheck": "-p",
+    "mysqlshow": "-p", "mariadb": "-p", "mariadb-dump": "-p", "mariadb-admin": "-p", "mycli": "-p",
+    "sshpass": "-p", "redis-cli": "-a", "valkey-cli": "-a", "keydb-cli": "-a",
+}
+_GLUED_ONLY = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mariadb",
+                         "mariadb-dump", "mariadb-admin", "mycli"})  # their `-p x` asks, x is a database
+_USER_PASS_FLAGS = {"curl": ("-u", "--user", "--proxy-user", "-U"), "wget": ("--user", "--password")}
 
 
 def names_secret(name: str) -> bool:
-    """True when one word of a flag or variable name says it holds a secret (HF_TOKEN, --db-password)."""
-    return any(part in _SECRET_SEGMENTS for part in re.split(r"[-_.]", name.lower()))
+    """True when a word of a flag, variable, parameter or header name says it holds a secret."""
+    for word in re.split(r"[-_.]+", _CAMEL.sub("_", name).lower()):
+        if word in _SECRET_WORDS or word.endswith(_SECRET_ENDINGS):
+            return True
+    return False
 
 
 def redact_text(text: str) -> str:
-    """Mask secrets inside free text (one argument, or a whole command line)."""
+    """Mask secrets inside free text: URL credentials and secret query parameters, scheme credentials."""
     text = _URL_PASSWORD.sub(rf"\g<1>{MASK}\g<3>", text)
-    return _BEARER.sub(rf"\g<1>{MASK}", text)
+    text = _QUERY_PARAM.sub(lambda m: f"{m.group(1)}{MASK}" if names_secret(m.group(2)) else m.group(0), text)
+    return _SCHEME_AUTH.sub(rf"\g<1>{MASK}", text)
 
 
-def redact_argv(argv: Sequence[str]) -> list[str]:
-    """Mask the secret values in an argument vector; the flag names stay readable."""
+def _program(argv: Sequence[str]) -> str:
+    return argv[0].rsplit("/", 1)[-1] if argv else ""
+
+
+def _mask_user_pass(value: str) -> str:
+    user, colon, _ = value.partition(":")
+    return f"{user}:{MASK}" if colon else value
+
+
+def redact_argv(argv: Sequence[str], depth: int = 0) -> list[str]:
+    """Mask the secret values in an argument vector; flag and variable names stay readable."""
+    program = _program(argv)
+    password_flag = _PASSWORD_FLAGS.get(program)
+    user_flags = _USER_PASS_FLAGS.get(program, ())
     out: list[str] = []
-    mask_next = False
+    mask_next: str | None = None  # "all" or "after-colon"
     for arg in argv:
-        if mask_next:
-            out.append(MASK)
-            mask_next = False
+        if mask_next is not None:
+            out.append(MASK if mask_next == "all" else _mask_user_pass(arg))
+            mask_next = None
+            continue
+        if password_flag and arg.startswith(password_flag) and not arg.startswith("--"):
+            if len(arg) > len(password_flag):
+                out.append(password_flag + MASK)
+                continue
+            if program not in _GLUED_ONLY:
+                out.append(arg)
+                mask_next = "all"
+                continue
+        if arg in user_flags:
+            out.append(arg)
+            mask_next = "all" if program == "wget" and arg == "--password" else "after-colon"
             continue
         flag = _FLAG.match(arg)
+        if flag and flag.group(3) is not None and flag.group(2) in [f.lstrip("-") for f in user_flags]:
+            out.append(f"{flag.group(1)}{flag.group(3)[0]}{_mask_user_pass(flag.group(4))}")
+            continue
         if flag and names_secret(flag.group(2)):
             if flag.group(3) is None:
                 out.append(arg)
-                mask_next = True
+                mask_next = "all"
             else:
-                out.append(f"{flag.group(1)}={MASK}")
+                out.append(f"{flag.group(1)}{flag.group(3)[0]}{MASK}")
             continue
         assignment = _ASSIGNMENT.match(arg)
         if assignment and not flag and names_secret(assignment.group(1)):
             out.append(f"{assignment.group(1)}={MASK}")
             continue
-        out.append(redact_text(arg))
+        header = _HEADER.match(arg)
+        if header and not flag and "://" not in arg and names_secret(header.group(1)):
+            scheme = re.match(r"(?:Bearer|Basic|Digest|token)\s+", header.group(2), re.IGNORECASE)
+            out.append(f"{header.group(1)}: {scheme.group(0) if scheme else ''}{MASK}")
+            continue
+        out.append(_redact_word(arg, depth))
     return out
+
+
+def _redact_word(arg: str, depth: int) -> str:
+    """One argument with no secret shape of its own: its free text, and, when it holds several words (a
+    command passed to ``sh -c``), each of them as an argument."""
+    if depth < 2 and any(c.isspace() for c in arg.strip()):
+        try:
+            words = shlex.split(arg)
+        except ValueError:
+            words = arg.split()
+        masked = redact_argv(words, depth + 1)
+        if masked != words:
+            return " ".join(masked)
+    return redact_text(arg)
 
 
 def command_line(argv: Sequence[str], extra: Sequence[re.Pattern[str]] = ()) -> str:

@@ -19,9 +19,12 @@ import psutil
 import pytest
 import requests
 import socketio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
+from tests.test_redact import secret_argv
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
 SECRET = "hunter2-very-secret"
@@ -129,6 +132,31 @@ def test_socket_io_stack_is_pinned_above_its_known_cves() -> None:
     assert "python-engineio==" in pins and "python-socketio==" in pins
 
 
+def every_output(server: Any, caplog: pytest.LogCaptureFixture) -> dict[str, str]:
+    """What leaves FanWhy: REST, a Socket.IO update, /metrics, the logs and the history file."""
+    client = socketio.Client(reconnection=False)
+    payloads: list[Any] = []
+    client.on("gpu_status_update", payloads.append)
+    client.connect(server.url, transports=["polling"], wait_timeout=5)
+    time.sleep(0.5)
+    client.disconnect()
+    assert payloads, "no socket payload to check"
+    outputs = {
+        "metrics": requests.get(f"{server.url}/api/gpu/metrics", timeout=5).text,
+        "processes": requests.get(f"{server.url}/api/gpu/processes", timeout=5).text,
+        "summary": requests.get(f"{server.url}/api/gpu/summary", timeout=5).text,
+        "prometheus": requests.get(f"{server.url}/metrics", timeout=5).text,
+        "socket": json.dumps(payloads),
+        "logs": caplog.text,
+    }
+    history = server.app.extensions["fanwhy"].history
+    history.flush()
+    with sqlite3.connect(history.path) as db:
+        outputs["history"] = json.dumps([db.execute(f"SELECT * FROM {t}").fetchall()
+                                         for t in ("proc_raw", "events", "gpu_raw")])
+    return outputs
+
+
 def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path,
                                             caplog: pytest.LogCaptureFixture) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--password={SECRET}",
@@ -137,34 +165,51 @@ def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path:
         fake = scenario("h100_load")
         fake.run_on(0, proc.pid)
         server = serve(make_app(nvidia_selection(fake), top_cpu_processes=0))
-        client = socketio.Client(reconnection=False)
-        payloads: list[Any] = []
-        client.on("gpu_status_update", payloads.append)
-        client.connect(server.url, transports=["polling"], wait_timeout=5)
-        time.sleep(0.5)
-        client.disconnect()
-        outputs = {
-            "metrics": requests.get(f"{server.url}/api/gpu/metrics", timeout=5).text,
-            "processes": requests.get(f"{server.url}/api/gpu/processes", timeout=5).text,
-            "summary": requests.get(f"{server.url}/api/gpu/summary", timeout=5).text,
-            "prometheus": requests.get(f"{server.url}/metrics", timeout=5).text,
-            "socket": json.dumps(payloads),
-            "logs": caplog.text,
-        }
-        history = server.app.extensions["fanwhy"].history
-        history.flush()
-        with sqlite3.connect(history.path) as db:
-            outputs["history"] = json.dumps([db.execute(f"SELECT * FROM {t}").fetchall()
-                                             for t in ("proc_raw", "events", "gpu_raw")])
+        outputs = every_output(server, caplog)
         command = next(p for p in json.loads(outputs["processes"])["processes"] if p["pid"] == proc.pid)["command"]
         assert "--password=****" in command and "--token ****" in command and "HF_TOKEN=****" in command
         assert "bob:****@db" in command
         for name, text in outputs.items():
             assert SECRET not in text, f"the secret leaked through {name}"
-        assert payloads, "no socket payload to check"
     finally:
         proc.kill()
         proc.wait()
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(cases=st.lists(secret_argv(), min_size=8, max_size=8))
+def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list[tuple[list[str], str]],
+                                                                    make_app: Any, serve: Any,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
+    """Real processes whose command lines carry secrets of every known shape (the issue's six included:
+    PGPASSWORD=, --accessToken=, redis://:pw@, a quoted `mysql --password=`), each named as its program
+    (argv[0] is mysql, curl, ...) while Python sleeps behind it."""
+    cases = [*cases, (["postgres", "PGPASSWORD=Zq6issuePg"], "Zq6issuePg"),
+             (["java", "--accessToken=Zq6issueAccess"], "Zq6issueAccess"),
+             (["celery", "redis://:Zq6issueRedis@db:6379/0"], "Zq6issueRedis"),
+             (["bash", "-c", "mysql --password=Zq6issueMysql db"], "Zq6issueMysql")]
+    procs = [subprocess.Popen([argv[0], "-c", "import time; time.sleep(60)", *argv[1:]], executable=sys.executable)
+             for argv, _ in cases]
+    try:
+        fake = scenario("h100_load")
+        fake.set(0, "compute_processes", [{"pid": p.pid, "usedGpuMemory": 2**28, "gpuInstanceId": 0,
+                                           "computeInstanceId": 0} for p in procs])
+        caplog.clear()
+        app = make_app(nvidia_selection(fake), top_cpu_processes=0)
+        server = serve(app)
+        try:
+            outputs = every_output(server, caplog)
+        finally:
+            app.extensions["fanwhy"].stop()
+        shown = {p["pid"]: p["command"] for p in json.loads(outputs["processes"])["processes"]}
+        assert all(p.pid in shown for p in procs), "every generated process is listed"
+        for argv, secret in cases:
+            for name, text in outputs.items():
+                assert secret not in text, f"{argv}: the secret leaked through {name}"
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
 
 
 def test_extra_mask_patterns_and_names_only(make_app: Any) -> None:

@@ -151,16 +151,27 @@ def test_a_corrupt_file_is_moved_aside_and_a_new_one_started(tmp_path: Path) -> 
         history.close()
 
 
-def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History, clock: Clock) -> None:
+def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History, clock: Clock,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     feed(history, clock, 5)
     assert history._write is not None
     pages = history._write.execute("PRAGMA page_count").fetchone()[0]
-    history._write.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    connect = History._connect
+
+    def full(self: History) -> sqlite3.Connection:  # SQLite's own "database or disk is full", on every
+        connection = connect(self)                  # connection: the writer reconnects while failing
+        connection.execute(f"PRAGMA max_page_count = {pages}")
+        return connection
+
+    monkeypatch.setattr(History, "_connect", full)
+    history._write.execute(f"PRAGMA max_page_count = {pages}")
     feed(history, clock, 2000, start=T0 + 10)
     assert history.write_failures > 0 and "full" in (history.error or "")
-    history._write.execute("PRAGMA max_page_count = 1073741823")
-    feed(history, clock, 2, start=T0 + 3000)
+    assert history.error.count("history write failed") == 1
+    monkeypatch.setattr(History, "_connect", connect)  # space again: the next reconnect writes
+    feed(history, clock, 10, start=T0 + 3000)
     assert history.error is None
+    assert "history was not writable; reopened" in history.recent_faults()
 
 
 def test_recording_statistics_match_hand_computed_values(tmp_path: Path, clock: Clock) -> None:

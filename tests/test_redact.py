@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
 from app.redact import MASK, command_line, redact_argv
@@ -31,3 +33,70 @@ def test_redact_argv(argv: list[str], expected: list[str]) -> None:
 def test_command_line_quotes_and_masks() -> None:
     line = command_line(["python", "-c", "print('hi there')", "--token=abc"])
     assert "abc" not in line and "--token=****" in line and "'print('\"'\"'hi there'\"'\"')'" in line
+
+
+# -- masking by shape: commands generated from the shapes of secrets, with secrets nobody listed ----------------
+import string  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from app.redact import Redactor  # noqa: E402
+
+SECRETS = st.builds(lambda body: f"Zq{body}", st.text(string.ascii_letters + string.digits + "._-", min_size=8,
+                                                      max_size=24))
+SECRET_WORDS = ["PASSWORD", "TOKEN", "SECRET", "KEY", "PAT", "CREDENTIALS", "API_KEY", "PASSWD", "AUTH"]
+PREFIXES = ["", "PG", "SSH", "DB_", "MY_", "GITHUB_", "AWS_SECRET_ACCESS_", "HF_", "OPENAI_"]
+FLAG_NAMES = ["password", "db-password", "accessToken", "api-key", "authToken", "client-secret", "token",
+              "apiKey", "refresh_token", "passphrase", "pat", "session-cookie"]
+HEADERS = ["X-Api-Key", "Authorization", "X-Auth-Token", "Cookie", "Proxy-Authorization", "X-Vault-Token"]
+PARAMS = ["token", "api_key", "access_token", "apiKey", "sig", "password", "client_secret"]
+
+
+@st.composite
+def secret_argv(draw: st.DrawFn) -> tuple[list[str], str]:
+    """One command that carries ``secret`` in one of the shapes the redactor knows (argv, secret)."""
+    secret = draw(SECRETS)
+    word = draw(st.sampled_from(SECRET_WORDS))
+    prefix = draw(st.sampled_from(PREFIXES))
+    glue = "_" if prefix and not prefix.endswith("_") and word in ("PAT", "AUTH", "API_KEY") else ""
+    name = prefix + glue + word  # PAT and AUTH count as whole words only (PGPASSWORD, SSHKEY, GITHUB_PAT)
+    flag = draw(st.sampled_from(FLAG_NAMES))
+    shape = draw(st.sampled_from([
+        ["env", f"{name}={secret}", "python", "job.py"],
+        ["python", "serve.py", f"--{flag}={secret}"],
+        ["python", "serve.py", f"--{flag}", secret, "--port", "80"],
+        ["tool", f"--{flag}:{secret}"],
+        ["mysql", "-h", "db", f"-p{secret}", "shop"],
+        ["curl", "-u", f"bob:{secret}", "https://example.org/"],
+        ["curl", f"--user=bob:{secret}", "https://example.org/"],
+        ["sshpass", "-p", secret, "ssh", "host"],
+        ["redis-cli", "-a", secret, "ping"],
+        ["worker", f"{draw(st.sampled_from(['redis', 'postgres', 'amqp', 'https']))}://"
+                   f"{draw(st.sampled_from(['', 'bob', 'svc.acct']))}:{secret}@db.internal:6379/0"],
+        ["curl", f"https://api.example.org/v1/x?a=1&{draw(st.sampled_from(PARAMS))}={secret}&b=2"],
+        ["curl", "-H", f"{draw(st.sampled_from(HEADERS))}: {secret}", "https://example.org/"],
+        ["curl", "-H", f"Authorization: Bearer {secret}", "https://example.org/"],
+    ]))
+    if draw(st.booleans()):  # the same, inside one quoted argument
+        shape = ["bash", "-c", shlex.join(shape)]
+    return shape, secret
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(case=secret_argv())
+def test_no_secret_of_a_known_shape_survives(case: tuple[list[str], str]) -> None:
+    argv, secret = case
+    shown = Redactor().command(argv)
+    assert shown is not None and secret not in shown, (argv, shown)
+    assert argv[0] in shown  # the command itself stays readable
+
+
+@pytest.mark.parametrize("argv", [
+    ["python", "train.py", "--max-tokens", "4096", "--keyboard", "us", "PYTHONPATH=/srv/app", "--path", "/data"],
+    ["vllm", "serve", "meta/llama", "--tokenizer", "meta/llama", "--compat", "patch"],
+    ["mysql", "-p", "shop"],  # mysql's `-p db` asks for the password: db is a database, not a secret
+    ["curl", "https://example.org/search?q=token&page=2"],
+])
+def test_ordinary_words_stay_readable(argv: list[str]) -> None:
+    assert Redactor().command(argv) == command_line(argv) and MASK not in command_line(argv)

@@ -58,7 +58,7 @@ class _Known:
     name: str | None
     user: str | None
     command: str | None
-    start_time: float
+    start_time: float | None
     cpu_seconds: float
     seen_at: float
     denied: bool = False

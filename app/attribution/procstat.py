@@ -54,8 +54,7 @@ def read_cpu(proc_root: Path | str, pid: int) -> tuple[int, float]:
 
 
 @lru_cache(maxsize=8)
-def boot_time(proc_root: str) -> float:
-    """When the machine whose /proc this is booted (``btime`` of its /proc/stat), in seconds since the epoch."""
+def _boot_time(proc_root: str) -> float:
     try:
         with open(f"{proc_root}/stat", "rb") as handle:
             for line in handle:
@@ -66,9 +65,19 @@ def boot_time(proc_root: str) -> float:
     return psutil.boot_time()
 
 
-def start_time(stat: Stat, proc_root: Path | str = "/proc") -> float:
-    """Seconds since the epoch, as psutil's create_time()."""
-    return round(boot_time(str(proc_root)) + stat.start_ticks / CLOCK_TICKS, 2)
+def boot_time(proc_root: str) -> float | None:
+    """When the machine whose /proc this is booted (``btime`` of its /proc/stat), in seconds since the epoch;
+    None while no /proc/stat says (a broken one: start times are then unknown, the processes still listed)."""
+    try:
+        return _boot_time(proc_root)  # a success is cached; a failure is tried again next time
+    except (RuntimeError, OSError, ValueError):
+        return None
+
+
+def start_time(stat: Stat, proc_root: Path | str = "/proc") -> float | None:
+    """Seconds since the epoch, as psutil's create_time(); None when the boot time is unknown."""
+    booted = boot_time(str(proc_root))
+    return None if booted is None else round(booted + stat.start_ticks / CLOCK_TICKS, 2)
 
 
 def read_cmdline(proc_root: Path, pid: int) -> list[str]:

@@ -1,0 +1,207 @@
+"""The history file breaks while FanWhy runs: detected, reported by /api/health, recovered without a restart.
+And the store is bounded: live recordings, samples per recording, and the size cap counts everything."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+import requests
+
+import app.history as history_module
+from app.history import MAX_LIVE_RECORDINGS, History, HistoryFull
+from tests.conftest import nvidia_selection
+from tests.test_history import T0, Clock, feed
+from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def history(tmp_path: Path, clock: Clock) -> Iterator[History]:
+    h = History(tmp_path / "h.db", retention_hours=24, clock=clock).open()
+    yield h
+    h.close()
+
+
+def garbage(path: Path) -> None:
+    """Overwrite the file in place (same inode), as a stray `cp` or a disk fault would."""
+    with open(path, "r+b") as handle:
+        handle.write(b"this is not a database" * 400)
+
+
+def test_the_journal_maps_no_shared_memory_file(history: History) -> None:
+    """WAL's -shm is mapped into memory; a fault in it (made immutable while running) killed the worker with
+    SIGBUS. The rollback journal maps nothing."""
+    assert history._write is not None
+    assert history._write.execute("PRAGMA journal_mode").fetchone()[0] == "truncate"
+
+
+def test_a_file_corrupted_in_place_is_moved_aside_and_replaced_while_running(history: History,
+                                                                             clock: Clock) -> None:
+    feed(history, clock, 5)
+    garbage(history.path)
+    feed(history, clock, 3, start=T0 + 10)  # the first write fails, the file is moved aside, the next ones land
+    assert history.moved_aside is not None and history.moved_aside.read_bytes().startswith(b"this is not")
+    assert any("moved aside" in f for f in history.recent_faults())
+    assert history.error is None and history.integrity() == "ok"
+    points = history.gpu_series(0, "utilization_percent", history.window(T0 + 9, T0 + 13, step=1))
+    assert [p[0] for p in points] == [T0 + 11, T0 + 12]  # written to the new file
+
+
+def test_a_file_replaced_by_another_is_noticed(history: History, clock: Clock, tmp_path: Path) -> None:
+    feed(history, clock, 3)
+    other = tmp_path / "other"
+    other.write_bytes(b"junk" * 1000)
+    os.replace(other, history.path)  # a new inode at our path: our open connection would not notice by itself
+    feed(history, clock, 2, start=T0 + 10)
+    assert history.moved_aside is not None and history.moved_aside.read_bytes().startswith(b"junk")
+    assert any("was replaced" in f for f in history.recent_faults())
+    assert history.gpu_series(0, "utilization_percent", history.window(T0 + 9, T0 + 12, step=1))
+
+
+def test_a_replacement_that_is_a_history_is_kept(history: History, clock: Clock, tmp_path: Path) -> None:
+    History(tmp_path / "backup.db", clock=clock).open().close()  # an empty but valid history
+    feed(history, clock, 2)
+    os.replace(tmp_path / "backup.db", history.path)
+    feed(history, clock, 2, start=T0 + 10)
+    assert history.moved_aside is None and any("reopened" in f for f in history.recent_faults())
+
+
+def test_a_reader_meeting_a_broken_file_gets_503_json_and_the_writer_recovers(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
+    services = app.extensions["fanwhy"]
+    client = app.test_client()
+    services.monitor.wait_frame(0, timeout=5)
+    services.history.flush()
+    garbage(services.history.path)
+    answer = client.get("/api/gpu/history?gpu=0&since=-1m")
+    assert answer.status_code in (200, 503), answer.get_data(as_text=True)
+    if answer.status_code == 503:
+        assert answer.get_json()["error"] == "history unavailable"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and services.history.moved_aside is None:
+        time.sleep(0.1)
+    assert services.history.moved_aside is not None
+    health = client.get("/api/health").get_json()
+    assert health["status"] == "degraded" and any("moved aside" in r for r in health["reasons"])
+    assert client.get("/api/gpu/history?gpu=0&since=-1m").status_code == 200
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    """Make ``path`` unwritable even for root (chattr +i); as another user, chmod does. False when impossible."""
+    if os.geteuid() != 0:
+        path.chmod(0o444 if on else 0o644)
+        return True
+    try:
+        subprocess.run(["chattr", "+i" if on else "-i", str(path)], check=True, capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return True
+
+
+def test_a_read_only_period_recovers_once_writable(history: History, clock: Clock) -> None:
+    feed(history, clock, 3)
+    if not _immutable(history.path, True):
+        pytest.skip("neither chattr nor chmod can make the file read-only here")
+    try:
+        feed(history, clock, 20, start=T0 + 10)
+        assert history.error is not None and "readonly" in history.error.replace("read-only", "readonly")
+    finally:
+        _immutable(history.path, False)
+    feed(history, clock, 10, start=T0 + 40)  # the writer reconnects every few seconds
+    assert history.error is None
+    points = history.gpu_series(0, "utilization_percent", history.window(T0 + 44, T0 + 49, step=1))
+    assert len(points) == 6
+
+
+def test_a_fault_in_the_shared_memory_file_never_kills_the_worker(tmp_path: Path) -> None:
+    port = free_port()
+    db = tmp_path / "history.db"
+    proc = start_server(port, FANWHY_DB=str(db), FANWHY_INTERVAL="0.2")
+    url = f"http://127.0.0.1:{port}"
+    shm = Path(f"{db}-shm")
+    try:
+        wait_healthy(url)
+        worker = psutil.Process(proc.pid).children()[0]
+        shm.write_bytes(b"\0" * 4096)
+        if not _immutable(shm, True):
+            pytest.skip("chattr is not available here")
+        before = requests.get(f"{url}/api/health", timeout=5).json()["history"]["written_ticks"]
+        time.sleep(3)
+        health = requests.get(f"{url}/api/health", timeout=5).json()
+        assert psutil.Process(proc.pid).children()[0].pid == worker.pid  # the same worker: it did not die
+        assert health["history"]["written_ticks"] > before and health["history"]["error"] is None
+        assert requests.get(f"{url}/api/gpu/history?gpu=0&since=-1m", timeout=5).status_code == 200
+    finally:
+        with contextlib.suppress(Exception):
+            _immutable(shm, False)
+        assert "Traceback" not in stop(proc)
+
+
+# -- bounded storage -------------------------------------------------------------------------------------
+def test_live_recordings_are_capped(history: History) -> None:
+    for n in range(MAX_LIVE_RECORDINGS):
+        history.start_recording(f"r{n}", "x", None, 1.0, T0)
+    with pytest.raises(HistoryFull):
+        history.start_recording("one-too-many", "x", None, 1.0, T0)
+    history.stop_recording("r0", T0 + 1)
+    history.start_recording("now-fits", "x", None, 1.0, T0)
+
+
+def test_the_cap_on_live_recordings_is_a_429_through_rest(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
+    client = app.test_client()
+    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    codes = [client.post("/api/recordings", json={"label": f"r{n}"}).status_code
+             for n in range(MAX_LIVE_RECORDINGS + 3)]
+    assert codes == [201] * MAX_LIVE_RECORDINGS + [429] * 3
+    refused = client.post("/api/recordings", json={})
+    assert refused.get_json()["error"] == "too many recordings"
+
+
+def test_a_recording_stops_itself_at_its_sample_cap(history: History, clock: Clock,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(history_module, "MAX_RECORDING_SAMPLES", 4)
+    history.start_recording("capped", "x", None, 1.0, T0)
+    feed(history, clock, 10)
+    found = history.recording("capped")
+    assert found is not None and found["state"] == "stopped" and found["sample_count"] == 4
+    assert found["gpu_stats"]["0"]["samples"] == 4 and "capped" not in history._recordings
+
+
+def test_recordings_count_toward_the_size_cap_and_health_says_so(tmp_path: Path, clock: Clock) -> None:
+    history = History(tmp_path / "h.db", retention_hours=24, clock=clock, max_bytes=256 * 1024).open()
+    try:
+        for n in range(MAX_LIVE_RECORDINGS):
+            history.start_recording(f"r{n}", "x" * 150, None, 1.0, T0)
+        feed(history, clock, 1800)  # 16 recordings x 1,800 samples would be far above 256 KiB
+        with sqlite3.connect(history.path) as db:
+            pages, size, free = (db.execute(f"PRAGMA {p}").fetchone()[0]
+                                 for p in ("page_count", "page_size", "freelist_count"))
+            samples = db.execute("SELECT count(*) FROM recording_samples").fetchone()[0]
+        assert (pages - free) * size <= 256 * 1024 * 1.5  # trimmed once a minute: one minute over at most
+        assert 0 < samples < 16 * 1800
+        assert any("reached its 0.25 MB cap" in f for f in history.recent_faults())
+    finally:
+        history.close()
+
+
+def test_health_degrades_while_the_cap_is_being_hit(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
+    history = app.extensions["fanwhy"].history
+    history._fault("history reached its 5 MB cap (FANWHY_DB_MAX_MB): data before ... was dropped")
+    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    health = app.test_client().get("/api/health").get_json()
+    assert health["status"] == "degraded" and any("cap" in r for r in health["reasons"])
