@@ -78,49 +78,62 @@ def _mask_user_pass(value: str) -> str:
 def redact_argv(argv: Sequence[str], depth: int = 0) -> list[str]:
     """Mask the secret values in an argument vector; flag and variable names stay readable."""
     program = _program(argv)
-    password_flag = _PASSWORD_FLAGS.get(program)
-    user_flags = _USER_PASS_FLAGS.get(program, ())
     out: list[str] = []
-    mask_next: str | None = None  # "all" or "after-colon"
+    pending: str | None = None  # how to mask the next argument: "all" or "after-colon"
     for arg in argv:
-        if mask_next is not None:
-            out.append(MASK if mask_next == "all" else _mask_user_pass(arg))
-            mask_next = None
+        if pending is not None:
+            out.append(MASK if pending == "all" else _mask_user_pass(arg))
+            pending = None
             continue
-        if password_flag and arg.startswith(password_flag) and not arg.startswith("--"):
-            if len(arg) > len(password_flag):
-                out.append(password_flag + MASK)
-                continue
-            if program not in _GLUED_ONLY:
-                out.append(arg)
-                mask_next = "all"
-                continue
-        if arg in user_flags:
-            out.append(arg)
-            mask_next = "all" if program == "wget" and arg == "--password" else "after-colon"
-            continue
-        flag = _FLAG.match(arg)
-        if flag and flag.group(3) is not None and flag.group(2) in [f.lstrip("-") for f in user_flags]:
-            out.append(f"{flag.group(1)}{flag.group(3)[0]}{_mask_user_pass(flag.group(4))}")
-            continue
-        if flag and names_secret(flag.group(2)):
-            if flag.group(3) is None:
-                out.append(arg)
-                mask_next = "all"
-            else:
-                out.append(f"{flag.group(1)}{flag.group(3)[0]}{MASK}")
-            continue
-        assignment = _ASSIGNMENT.match(arg)
-        if assignment and not flag and names_secret(assignment.group(1)):
-            out.append(f"{assignment.group(1)}={MASK}")
-            continue
-        header = _HEADER.match(arg)
-        if header and not flag and "://" not in arg and names_secret(header.group(1)):
-            scheme = re.match(r"(?:Bearer|Basic|Digest|token)\s+", header.group(2), re.IGNORECASE)
-            out.append(f"{header.group(1)}: {scheme.group(0) if scheme else ''}{MASK}")
-            continue
-        out.append(_redact_word(arg, depth))
+        shown, pending = _redact_arg(arg, program, depth)
+        out.append(shown)
     return out
+
+
+Masked = tuple[str, "str | None"]  # (what to show, how to mask the next argument)
+
+
+def _redact_arg(arg: str, program: str, depth: int) -> Masked:
+    for rule in (_client_password, _client_user):
+        masked = rule(arg, program)
+        if masked is not None:
+            return masked
+    flag = _FLAG.match(arg)
+    if flag:
+        if names_secret(flag.group(2)):
+            if flag.group(3) is None:
+                return arg, "all"
+            return f"{flag.group(1)}{flag.group(3)[0]}{MASK}", None
+        return _redact_word(arg, depth), None
+    assignment = _ASSIGNMENT.match(arg)
+    if assignment and names_secret(assignment.group(1)):
+        return f"{assignment.group(1)}={MASK}", None
+    header = _HEADER.match(arg)
+    if header and "://" not in arg and names_secret(header.group(1)):
+        scheme = re.match(r"(?:Bearer|Basic|Digest|token)\s+", header.group(2), re.IGNORECASE)
+        return f"{header.group(1)}: {scheme.group(0) if scheme else ''}{MASK}", None
+    return _redact_word(arg, depth), None
+
+
+def _client_password(arg: str, program: str) -> Masked | None:
+    """``-pSECRET`` (mysql and kin, sshpass), ``-a SECRET`` (redis-cli): the common clients' password flags."""
+    flag = _PASSWORD_FLAGS.get(program)
+    if not flag or not arg.startswith(flag) or arg.startswith("--"):
+        return None
+    if len(arg) > len(flag):
+        return flag + MASK, None
+    return None if program in _GLUED_ONLY else (arg, "all")
+
+
+def _client_user(arg: str, program: str) -> Masked | None:
+    """curl's ``-u user:pass`` / ``--user=user:pass``, wget's ``--password x``."""
+    flags = _USER_PASS_FLAGS.get(program, ())
+    if arg in flags:
+        return arg, "all" if program == "wget" and arg == "--password" else "after-colon"
+    flag = _FLAG.match(arg)
+    if flag and flag.group(3) is not None and flag.group(1) in flags:
+        return f"{flag.group(1)}{flag.group(3)[0]}{_mask_user_pass(flag.group(4))}", None
+    return None
 
 
 def _redact_word(arg: str, depth: int) -> str:

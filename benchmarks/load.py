@@ -12,6 +12,7 @@ per-address limits (FANWHY_CLIENT_SESSIONS, FANWHY_CLIENT_CONNECTIONS) are lifte
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -46,10 +47,15 @@ def main() -> None:
                         help="processes the clients are spread over (one Python process cannot decode 200 streams)")
     parser.add_argument("--server", default="gevent", choices=("gevent", "threads"))
     parser.add_argument("--out", default="", help="also write the report to this file")
+    parser.add_argument("--client", default="raw", choices=("raw", "socketio"),
+                        help="raw: a lean Socket.IO-over-WebSocket client (wsproto, one selector loop a process) "
+                             "that reads each update's timestamp without decoding the rest, so the clients do not "
+                             "starve the server of the 2 cores; socketio: python-socketio clients (200 of them "
+                             "took about 1.7 cores to decode their updates)")
     parser.add_argument("--client-of", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client_of:
-        run_clients(args.client_of, args.clients, args.seconds)
+        (run_raw_clients if args.client == "raw" else run_clients)(args.client_of, args.clients, args.seconds)
         return
 
     env = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "8", "FANWHY_SIM_PEAK": "0.02", "FANWHY_INTERVAL": "1",
@@ -58,11 +64,12 @@ def main() -> None:
            "FANWHY_MAX_SESSIONS": str(args.clients + 100)}
     with running_server(env) as (server, url):
         worker = psutil.Process(server.pid).children()[0]
-        per_process = max(1, args.clients // args.client_processes)
+        shares = [args.clients // args.client_processes + (n < args.clients % args.client_processes)
+                  for n in range(args.client_processes)]
         fleet = [subprocess.Popen([sys.executable, "-m", "benchmarks.load", "--client-of", url, "--clients",
-                                   str(per_process), "--seconds", str(args.seconds)], cwd=ROOT,
+                                   str(share), "--seconds", str(args.seconds), "--client", args.client], cwd=ROOT,
                                   stdout=subprocess.PIPE, text=True)
-                 for _ in range(args.client_processes)]
+                 for share in shares if share]
         time.sleep(5)  # connected
         tick0 = requests.get(f"{url}/api/health", timeout=5).json()["tick"]
         worker.cpu_percent(None)
@@ -100,7 +107,7 @@ def main() -> None:
     expected = ticks * args.seconds / elapsed  # the clients' window is the server's, give or take a second
     lines = []
     say = lines.append  # the report goes to stdout and, with --out, to a file
-    say(f"serving model: {args.server}")
+    say(f"serving model: {args.server}; clients: {args.client}, in {len(shares)} processes")
     say(f"{args.clients} clients ({connected} still connected at the end) for {elapsed:.0f} s, 8 simulated GPUs, "
           f"1 s interval")
     say(f"collections: {ticks} in {elapsed:.0f} s ({ticks / elapsed:.3f} per second: one collector)")
@@ -150,6 +157,82 @@ def run_clients(url: str, count: int, seconds: float) -> None:
         result = {"latencies": latencies[:], "connected": connected, "per_client": counts[:]}
     print(json.dumps(result), flush=True)
     os._exit(0)  # no orderly disconnect of every client: the server notices the closed sockets
+
+
+def run_raw_clients(url: str, count: int, seconds: float) -> None:
+    """``count`` Socket.IO clients over raw WebSockets in one selector loop: the Engine.IO open, the Socket.IO
+    connect ("40"), pongs for pings, and each ``gpu_status_update``'s timestamp (the view's first field) read
+    from the frame's head. Prints the same JSON line as run_clients."""
+    import re
+    import selectors
+    import socket
+    from urllib.parse import urlsplit
+
+    from wsproto import WSConnection
+    from wsproto.connection import ConnectionType
+    from wsproto.events import AcceptConnection, CloseConnection, Message, Ping, Request, TextMessage
+
+    stamp = re.compile(r'^42\["gpu_status_update",\{"timestamp":([0-9.]+)')
+    where = urlsplit(url)
+    selector = selectors.DefaultSelector()
+    latencies: list[float] = []
+    counts = [0] * count
+    texts: dict[int, list[str]] = {}
+    measuring = False
+
+    for n in range(count):
+        sock = socket.create_connection((where.hostname, where.port))
+        sock.setblocking(False)
+        ws = WSConnection(ConnectionType.CLIENT)
+        sock.sendall(ws.send(Request(host=where.netloc, target="/socket.io/?EIO=4&transport=websocket")))
+        selector.register(sock, selectors.EVENT_READ, (n, ws))
+        texts[n] = []
+
+    def on_text(n: int, ws: WSConnection, sock: socket.socket, text: str) -> None:
+        if text.startswith("0{"):
+            sock.sendall(ws.send(TextMessage(data="40")))
+        elif text == "2":
+            sock.sendall(ws.send(TextMessage(data="3")))
+        elif measuring and (found := stamp.match(text[:80])):
+            latencies.append(time.time() - float(found.group(1)))
+            counts[n] += 1
+
+    def pump(until: float) -> None:
+        while time.monotonic() < until:
+            for key, _ in selector.select(timeout=0.5):
+                sock = key.fileobj
+                n, ws = key.data
+                try:
+                    data = sock.recv(1 << 20)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                ws.receive_data(data or None)
+                for event in ws.events():
+                    if isinstance(event, Message):
+                        texts[n].append(event.data)
+                        if event.message_finished:
+                            on_text(n, ws, sock, "".join(texts[n]))
+                            texts[n] = []
+                    elif isinstance(event, Ping):
+                        sock.sendall(ws.send(event.response()))
+                    elif isinstance(event, (AcceptConnection, Request)):
+                        pass
+                    elif isinstance(event, CloseConnection):
+                        selector.unregister(sock)
+                        sock.close()
+                        break
+                if not data:
+                    with contextlib.suppress(KeyError, ValueError):
+                        selector.unregister(sock)
+
+    pump(time.monotonic() + 5)
+    measuring = True
+    pump(time.monotonic() + seconds)
+    connected = len(selector.get_map())
+    print(json.dumps({"latencies": latencies, "connected": connected, "per_client": counts}), flush=True)
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -132,3 +132,52 @@ def test_handshakes_share_the_per_client_rate_limit(make_app: Any, serve: Any, f
     codes = [requests.get(f"{server.url}/socket.io/?EIO=4&transport=polling", timeout=5).status_code
              for _ in range(8)]
     assert codes[:4] == [200] * 4 and codes[-1] == 429
+
+
+def test_a_handshake_without_the_token_opens_no_session(make_app: Any, serve: Any, fake_nvml: Any) -> None:
+    server = serve(make_app(nvidia_selection(fake_nvml), token="a-long-enough-token-0123"))
+    sessions = server.app.extensions["fanwhy"].socketio.server.environ
+    for _ in range(20):
+        answer = requests.get(f"{server.url}/socket.io/?EIO=4&transport=polling", timeout=5)
+        assert answer.status_code == 401
+    assert len(sessions) == 0
+    ok = requests.get(f"{server.url}/socket.io/?EIO=4&transport=polling&token=a-long-enough-token-0123", timeout=5)
+    assert ok.status_code == 200 and len(sessions) == 1
+
+
+def test_connections_per_address_are_capped_and_slow_headers_cut_off_by_the_real_server() -> None:
+    import time
+
+    from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+    port = free_port()
+    proc = start_server(port, FANWHY_CLIENT_CONNECTIONS="5", FANWHY_HEADER_TIMEOUT="2")
+    held: list[socket.socket] = []
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+        for _ in range(8):  # from 127.0.0.7: the first five are kept, the others closed at once
+            sock = socket.socket()
+            sock.bind(("127.0.0.7", 0))
+            sock.connect(("127.0.0.1", port))
+            sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers never finished
+            held.append(sock)
+        time.sleep(0.5)
+        closed = []
+        for sock in held:
+            sock.settimeout(0.2)
+            try:
+                closed.append(sock.recv(1) == b"")
+            except TimeoutError:
+                closed.append(False)
+            except ConnectionResetError:
+                closed.append(True)
+        assert closed == [False] * 5 + [True] * 3, closed
+        assert requests.get(f"http://127.0.0.1:{port}/api/health", timeout=5).status_code == 200  # others served
+        started = time.monotonic()
+        held[0].settimeout(10)
+        assert held[0].recv(1) == b""  # the header deadline closes the slow sender
+        assert time.monotonic() - started < 3
+    finally:
+        for sock in held:
+            sock.close()
+        assert "Traceback" not in stop(proc)

@@ -66,3 +66,52 @@ def test_a_stopped_monitor_closes_its_kept_descriptors() -> None:
     monitor.stop()
     assert me.num_fds() <= opened - 2  # /proc/stat and /proc/meminfo at least
     assert me.num_fds() <= before
+
+
+def test_a_broken_proc_stat_degrades_the_fields_it_feeds(tmp_path: Path) -> None:
+    """An empty /proc/stat (a private mount namespace with /dev/null over it): CPU % is None with the reason,
+    the file is named in ``errors``, the rest is read; once the file is good again, CPU % comes back."""
+    (tmp_path / "stat").write_bytes(b"")
+    (tmp_path / "meminfo").write_bytes(MEMINFO)
+    sampler = HostSampler(proc_root=str(tmp_path))  # no exception: it used to fail the worker's boot
+    sample = sampler.sample()
+    assert sample.cpu_percent is None and sample.memory_total_bytes == 16384000 * 1024
+    assert "stat unreadable" in sample.unsupported["cpu_percent"]
+    assert sampler.errors == (f"host: {sample.unsupported['cpu_percent']}",) and str(tmp_path / "stat") in \
+        sampler.errors[0]
+    (tmp_path / "stat").write_bytes(STAT)
+    sampler.sample()
+    (tmp_path / "stat").write_bytes(STAT.replace(b"cpu  100", b"cpu  200"))
+    assert sampler.sample().cpu_percent is not None and sampler.errors == ()
+
+
+def test_the_server_boots_with_an_empty_proc_stat_and_health_names_the_file() -> None:
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    import pytest
+    import requests
+
+    from tests.test_server_process import ROOT, free_port, wait_healthy
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare for a private mount namespace")
+    port = free_port()
+    env = {**os.environ, "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_DB": "none",
+           "FANWHY_PORT": str(port), "FANWHY_INTERVAL": "0.5"}
+    script = f"mount --bind /dev/null /proc/stat && exec {sys.executable} -m app"
+    proc = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", script], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        health = wait_healthy(f"http://127.0.0.1:{port}")
+        assert health["status"] == "degraded"
+        assert any("/proc/stat unreadable" in r for r in health["reasons"]), health["reasons"]
+        processes = requests.get(f"http://127.0.0.1:{port}/api/gpu/processes", timeout=5).json()["processes"]
+        assert processes and all(p["start_time"] is None for p in processes)  # listed; start times unknown
+    finally:
+        os.killpg(proc.pid, 15)
+        output = proc.communicate(timeout=20)[0]
+    assert "Traceback" not in output, output
