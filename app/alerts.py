@@ -15,8 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from app.model import Alert, GpuEvent, GpuSample, Snapshot
-
-THERMAL_REASONS = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown", "hw_power_brake_slowdown")
+from app.vocabulary import SLOWDOWN_REASONS
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ def _power_percent(gpu: GpuSample) -> float | None:
 def _throttled(gpu: GpuSample) -> float | None:
     if gpu.throttle_reasons is None:
         return None
-    return 1.0 if any(r in THERMAL_REASONS for r in gpu.throttle_reasons) else 0.0
+    return 1.0 if any(r in SLOWDOWN_REASONS for r in gpu.throttle_reasons) else 0.0
 
 
 VALUES: Mapping[str, Callable[[GpuSample], float | None]] = {
@@ -73,7 +72,7 @@ def _message(rule: str, gpu: GpuSample, value: float, threshold: float, held: fl
         return f"{name} memory {value:.0f} % full, above {threshold:g} % for {held:.0f} s"
     if rule == "power":
         return f"{name} at {value:.0f} % of its power limit for {held:.0f} s"
-    reasons = ", ".join(r for r in (gpu.throttle_reasons or ()) if r in THERMAL_REASONS)
+    reasons = ", ".join(r for r in (gpu.throttle_reasons or ()) if r in SLOWDOWN_REASONS)
     return f"{name} is throttled ({reasons}) for {held:.0f} s"
 
 

@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import json
-import math
-import re
 import time
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint, Flask, Response, current_app, jsonify
 
 from app.monitor import Frame, Monitor
+from app.rest import ApiError, allow_only, arg
 from app.serialize import gpu_headline, process_view, to_json
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-T = TypeVar("T")
-INT64 = 2**63
-MAX_JSON_DEPTH = 8
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 SORT_KEYS = ("gpu_memory", "sm", "cpu", "pid")
 KINDS = ("all", "gpu", "cpu")
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, error: str, detail: Any = None):
-        super().__init__(error)
-        self.status, self.error, self.detail = status, error, detail
 
 
 def _monitor() -> Monitor:
@@ -51,71 +38,8 @@ def _fresh(frame: Frame) -> dict[str, Any]:
     return {**frame.view, **_freshness(frame)}
 
 
-def _args(allowed: tuple[str, ...]) -> None:
-    unknown = sorted(set(request.args) - set(allowed))
-    if unknown:
-        raise ApiError(400, f"unknown query parameter {unknown[0]!r}",
-                       {"allowed": list(allowed)})
-
-
-def _arg(name: str, convert: Callable[[str], T], default: T, check: Callable[[T], bool] | None = None,
-         expect: str = "") -> T:
-    """A query parameter converted and checked; a 400 naming it otherwise. Integers fit SQLite's 64 bits and
-    numbers are finite before ``check`` sees them."""
-    raw = request.args.get(name)
-    if raw is None:
-        return default
-    try:
-        value = convert(raw)
-    except (ValueError, OverflowError):
-        raise ApiError(400, f"invalid {name}: {raw[:40]!r}", f"expected {expect}") from None
-    in_range = (not isinstance(value, int) or -INT64 <= value < INT64) and \
-               (not isinstance(value, float) or math.isfinite(value))
-    if not in_range or (check is not None and not check(value)):
-        raise ApiError(400, f"invalid {name}: {raw[:40]!r}", f"expected {expect}")
-    return value
-
-
-def json_body() -> Any:
-    """The request's JSON body (None when empty), chunked or not: its size is bounded by MAX_CONTENT_LENGTH
-    and its nesting by MAX_JSON_DEPTH before it is parsed, and every string in it must be valid UTF-8."""
-    raw = request.get_data(cache=True)
-    if not raw.strip():
-        return None
-    depth = deepest = 0
-    for byte in _JSON_STRING.sub(b'""', raw):
-        if byte in b"[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif byte in b"]}":
-            depth -= 1
-    if deepest > MAX_JSON_DEPTH:
-        raise ApiError(400, "the JSON body is nested too deep", f"at most {MAX_JSON_DEPTH} levels")
-    try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise ApiError(400, "the body must be JSON", "send a JSON object, UTF-8 encoded") from None
-    if not _valid_text(body):
-        raise ApiError(400, "the body must be valid UTF-8", "a string holds an unpaired surrogate (\\ud800-\\udfff)")
-    return body
-
-
-def _valid_text(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, dict):
-        return all(_valid_text(k) and _valid_text(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_valid_text(v) for v in value)
-    return True
-
-
 def _gpu_arg(frame: Frame) -> int | None:
-    index = _arg("gpu", int, None, lambda v: v >= 0, "a GPU index, 0 or more")  # type: ignore[arg-type]
+    index = arg("gpu", int, None, lambda v: v >= 0, "a GPU index, 0 or more")  # type: ignore[arg-type]
     if index is not None and frame.snapshot.gpu(index) is None:
         raise ApiError(404, f"no GPU {index}", {"gpus": [g.index for g in frame.snapshot.gpus]})
     return index
@@ -124,7 +48,7 @@ def _gpu_arg(frame: Frame) -> int | None:
 @bp.get("/gpu/metrics")
 def metrics() -> Response:
     """Everything in the latest snapshot; ``?gpu=N`` keeps one GPU and its processes."""
-    _args(("gpu",))
+    allow_only(("gpu",))
     frame = _frame()
     index = _gpu_arg(frame)
     view = _fresh(frame)
@@ -137,7 +61,7 @@ def metrics() -> Response:
 
 @bp.get("/gpu/summary")
 def summary() -> Response:
-    _args(())
+    allow_only(())
     frame = _frame()
     snap = frame.snapshot
     host = snap.host
@@ -172,12 +96,12 @@ def summary() -> Response:
 @bp.get("/gpu/processes")
 def processes() -> Response:
     """GPU users and top CPU users. ``gpu``, ``kind`` (all|gpu|cpu), ``sort``, ``limit``."""
-    _args(("gpu", "kind", "sort", "limit"))
+    allow_only(("gpu", "kind", "sort", "limit"))
     frame = _frame()
     index = _gpu_arg(frame)
-    kind = _arg("kind", str, "all", lambda v: v in KINDS, " or ".join(KINDS))
-    sort = _arg("sort", str, "gpu_memory", lambda v: v in SORT_KEYS, " or ".join(SORT_KEYS))
-    limit = _arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
+    kind = arg("kind", str, "all", lambda v: v in KINDS, " or ".join(KINDS))
+    sort = arg("sort", str, "gpu_memory", lambda v: v in SORT_KEYS, " or ".join(SORT_KEYS))
+    limit = arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
     rows = list(frame.snapshot.processes)
     if index is not None:
         rows = [p for p in rows if any(g.gpu_index == index for g in p.gpus)]
@@ -202,7 +126,7 @@ def containers() -> Response:
 
     ``memory_method: "inference"`` marks an estimate (unattributed memory split equally among GPU
     containers, or PIDs, that NVML does not list)."""
-    _args(("gpu",))
+    allow_only(("gpu",))
     frame = _frame()
     index = _gpu_arg(frame)
     snap = frame.snapshot
@@ -216,10 +140,10 @@ def containers() -> Response:
 def alerts() -> Response:
     """The rules (threshold, hold, hysteresis, cooldown per rule), the alerts firing now, and the history
     of fired and resolved alerts (newest first). ``?limit=`` caps the history (1-500, default 100)."""
-    _args(("limit", "gpu"))
+    allow_only(("limit", "gpu"))
     frame = _frame()
     index = _gpu_arg(frame)
-    limit = _arg("limit", int, 100, lambda v: 1 <= v <= 500, "an integer from 1 to 500")
+    limit = arg("limit", int, 100, lambda v: 1 <= v <= 500, "an integer from 1 to 500")
     engine = _monitor().alerts
     history = [a for a in reversed(engine.recent) if index is None or a.gpu_index == index][:limit]
     active = [a for a in frame.snapshot.alerts if index is None or a.gpu_index == index]
@@ -228,7 +152,7 @@ def alerts() -> Response:
 
 @bp.get("/health")
 def health() -> tuple[Response, int]:
-    _args(())
+    allow_only(())
     services = current_app.extensions["fanwhy"]
     monitor: Monitor = services.monitor
     frame = monitor.latest()
@@ -279,22 +203,5 @@ def _history_health(history: Any) -> dict[str, Any]:
             "recent_faults": history.recent_faults()}
 
 
-def _error_response(status: int, error: str, detail: Any = None) -> tuple[Response, int]:
-    return jsonify({"error": error, "detail": detail}), status
-
-
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-
-    @app.errorhandler(ApiError)
-    def api_error(error: ApiError) -> tuple[Response, int]:
-        return _error_response(error.status, error.error, error.detail)
-
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> tuple[Response, int]:
-        return _error_response(error.code or 500, (error.name or "error").lower(), error.description)
-
-    @app.errorhandler(Exception)
-    def unexpected(error: Exception) -> tuple[Response, int]:
-        app.logger.exception("unhandled error on %s", request.path)
-        return _error_response(500, "internal error", "logged on the server")

@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from flask import Flask
 from flask_socketio import SocketIO
 
-from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, security, views
+from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
@@ -103,6 +103,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     monitor = build_monitor(settings, selection, history)
     security.init_app(app)
     auth.init_app(app, settings.token, settings.metrics_token)
+    rest.init_app(app)
     api.init_app(app)
     compat.init_app(app)
     picking.init_app(app)

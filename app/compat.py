@@ -12,8 +12,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
-from app.api import ApiError, _args
 from app.model import GpuSample, Snapshot
+from app.rest import ApiError, allow_only
 
 bp = Blueprint("compat", __name__, url_prefix="/api/v1")
 MB = 1024 * 1024
@@ -44,7 +44,7 @@ def fleet_manager_view(snap: Snapshot) -> dict[str, Any]:
 
 @bp.get("/monitoring/gpu-metrics")
 def gpu_metrics() -> Response:
-    _args(())
+    allow_only(())
     frame = current_app.extensions["fanwhy"].monitor.latest()
     if frame is None:
         raise ApiError(503, "no data yet", "the collector has not finished its first snapshot")

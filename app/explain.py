@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Mapping, Sequence
 
 from app.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
+from app.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
 
 BUSY_UTIL_PERCENT = 20.0
 BUSY_POWER_FRACTION = 0.4
@@ -24,8 +25,6 @@ IDLE_UTIL_PERCENT = 5.0
 CPU_BUSY_PERCENT = 50.0
 GPU_PREFERENCE = 0.15
 MEMORY_HOG_BYTES = 1 << 30
-THERMAL_REASONS = ("sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown")
-GIB = 1 << 30
 
 
 def short_command(proc: ProcessSample) -> str:
@@ -103,7 +102,7 @@ def _state(gpu: GpuSample) -> str:
 def _fan_clause(gpu: GpuSample) -> str:
     if gpu.fan_speed_percent is not None:
         return f"its fan runs at {gpu.fan_speed_percent:.0f} % and follows the temperature"
-    if "passively cooled" in gpu.unsupported.get("fan_speed_percent", ""):
+    if gpu.passively_cooled:
         return "it has no fan of its own (passively cooled): the chassis fans answer its heat"
     return ""
 
@@ -195,7 +194,7 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float])
         causes.append(Cause(kind="gpu_load", summary=summary, score=score, gpu_index=i, numbers=numbers))
 
     reasons = gpu.throttle_reasons or ()
-    if any(r in reasons for r in THERMAL_REASONS):
+    if any(r in reasons for r in HEAT_REASONS):
         slow = f" (slowdown at {gpu.temperature_slowdown_c:.0f} °C)" if gpu.temperature_slowdown_c else ""
         causes.append(Cause(kind="thermal_throttle", score=min(1.0, score + 0.05), gpu_index=i, numbers=numbers,
                             summary=f"GPU {i} is throttled for heat at {_state(gpu)}{slow}: the cooling "
@@ -216,7 +215,7 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float])
 
 def _hidden(unattributed: Sequence[Unattributed], index: int) -> str | None:
     for item in unattributed:
-        if item.gpu_index == index and (item.assigned or (item.memory_bytes or 0) >= 64 << 20
+        if item.gpu_index == index and (item.assigned or (item.memory_bytes or 0) >= UNATTRIBUTED_FLOOR_BYTES
                                         or (item.sm_percent or 0) >= BUSY_UTIL_PERCENT):
             memory = f"{item.memory_bytes / GIB:.1f} GiB" if item.memory_bytes else "its memory"
             return f"processes in another PID namespace hold {memory} (run FanWhy with --pid=host to name them)"

@@ -15,7 +15,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template
 
-from app.api import ApiError, _args
+from app.rest import ApiError, allow_only
+from app.vocabulary import gpu_score
 
 bp = Blueprint("fleet", __name__)
 TIMEOUT_S = 3.0
@@ -75,7 +76,7 @@ def fleet_view(base: str) -> dict[str, Any]:
             total, used, util = gpu.get("memory_total_bytes"), gpu.get("memory_used_bytes"), gpu.get(
                 "utilization_percent")
             if total and used is not None and util is not None:
-                gpu["score"] = round(0.6 * (total - used) / total + 0.4 * (100 - util) / 100, 4)
+                gpu["score"] = round(gpu_score((total - used) / total, util), 4)
                 ranking.append({"instance": instance, "gpu": gpu["gpu"], "name": gpu.get("name"),
                                 "score": gpu["score"]})
         containers = sorted(node["containers"], key=lambda c: -c["gpu_memory_bytes"])[:5]
@@ -87,7 +88,7 @@ def fleet_view(base: str) -> dict[str, Any]:
 
 @bp.get("/api/fleet")
 def fleet() -> Response:
-    _args(())
+    allow_only(())
     fanwhy = current_app.extensions["fanwhy"]
     base = fanwhy.settings.prometheus_url
     if not base:

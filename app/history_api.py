@@ -11,8 +11,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from app.api import ApiError, _arg, _args, json_body
 from app.history import GPU_METRICS, PROCESS_METRICS, History, HistoryError, HistoryFull
+from app.rest import ApiError, allow_only, arg, json_body
 
 bp = Blueprint("history", __name__, url_prefix="/api")
 _RELATIVE = re.compile(r"^-?(\d+(?:\.\d+)?)([smhd])$")
@@ -50,7 +50,7 @@ def gpu_history() -> Response:
     """One series: ``gpu=N`` (GPU metrics), ``pid=N`` or ``container=ID|NAME`` (process metrics);
     ``metric``, ``since``/``until`` (unix seconds or -15m/-1h/-24h/-7d), ``step`` (seconds).
     Points are [t, mean, min, max]."""
-    _args(("gpu", "pid", "container", "metric", "since", "until", "step"))
+    allow_only(("gpu", "pid", "container", "metric", "since", "until", "step"))
     history = _history()
     selectors = [k for k in ("gpu", "pid", "container") if k in request.args]
     if len(selectors) != 1:
@@ -58,19 +58,19 @@ def gpu_history() -> Response:
     now = time.time()
     since = parse_time(request.args.get("since"), now - 900, now, "since")
     until = parse_time(request.args.get("until"), now, now, "until")
-    step = _arg("step", float, None, lambda v: v > 0 and v == v, "a positive number of seconds")  # type: ignore[arg-type]
+    step = arg("step", float, None, lambda v: v > 0 and v == v, "a positive number of seconds")  # type: ignore[arg-type]
     interval = current_app.extensions["fanwhy"].settings.interval_s
     try:
         win = history.window(since, until, step, interval)
         if selectors[0] == "gpu":
-            gpu = _arg("gpu", int, 0, lambda v: v >= 0, "a GPU index")
+            gpu = arg("gpu", int, 0, lambda v: v >= 0, "a GPU index")
             metric = request.args.get("metric", "utilization_percent")
             points = history.gpu_series(gpu, metric, win)
             subject: dict[str, Any] = {"gpu": gpu}
         else:
             metric = request.args.get("metric", "sm_percent")
             if selectors[0] == "pid":
-                pid = _arg("pid", int, 0, lambda v: v > 0, "a PID")
+                pid = arg("pid", int, 0, lambda v: v > 0, "a PID")
                 points = history.process_series(metric, win, pid=pid)
                 subject = {"pid": pid}
             else:
@@ -87,7 +87,7 @@ def gpu_history() -> Response:
 @bp.get("/history/away")
 def while_you_were_away() -> Response:
     """The verdict over a past window: which causes were on top, for how long, and who used the most energy."""
-    _args(("since", "until"))
+    allow_only(("since", "until"))
     history = _history()
     now = time.time()
     since = parse_time(request.args.get("since"), now - 8 * 3600, now, "since")
@@ -162,8 +162,8 @@ def stop_recording(rec_id: str) -> Response:
 
 @bp.get("/recordings")
 def list_recordings() -> Response:
-    _args(("limit",))
-    limit = _arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
+    allow_only(("limit",))
+    limit = arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
     return jsonify({"recordings": _history().recordings(limit)})
 
 

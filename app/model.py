@@ -65,6 +65,9 @@ class GpuSample:
     fan_speed_percent: float | None = None
     fan_speeds_percent: tuple[float, ...] = ()
     fan_rpm: int | None = None
+    # True when the hardware reports no fan of its own (NVML: 0 fans; amdsmi, nvidia-smi, hwmon: none reported):
+    # the chassis fans cool it. The page and the verdict read this, not the reason's wording.
+    passively_cooled: bool = False
     power_w: float | None = None
     power_limit_w: float | None = None
     clock_sm_mhz: int | None = None

@@ -1,7 +1,7 @@
 """GPU picking (the GPU Resource Tracking seed): rank GPUs by free memory and idleness, return the best N.
 
-score = 0.6 x free/total + 0.4 x (100 - utilization)/100. A caller may pass parallel sizes instead of a
-count: world size = tp x pp x max(dp, cp, dcp).
+score = app.vocabulary.gpu_score: 0.6 x free/total + 0.4 x (100 - utilization)/100. A caller may pass parallel
+sizes instead of a count: world size = tp x pp x max(dp, cp, dcp).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from app.api import ApiError, _arg, _args
 from app.model import GpuSample, Snapshot
+from app.rest import ApiError, allow_only, arg
+from app.vocabulary import gpu_score
 
 bp = Blueprint("picking", __name__, url_prefix="/api")
 MIB = 1024 * 1024
@@ -59,8 +60,7 @@ def score(gpu: GpuSample) -> float | None:
     if gpu.error or available is None or not gpu.memory_total_bytes:
         return None
     util = gpu.utilization_percent if gpu.utilization_percent is not None else 100.0
-    free = available / gpu.memory_total_bytes
-    return 0.6 * free + 0.4 * (100.0 - util) / 100.0
+    return gpu_score(available / gpu.memory_total_bytes, util)
 
 
 def world_size(tp: int = 1, pp: int = 1, dp: int = 1, cp: int = 1, dcp: int = 1) -> int:
@@ -93,18 +93,18 @@ def pick(snap: Snapshot, count: int, min_memory_mb: float = 0.0, max_utilization
 
 @bp.get("/gpu/available")
 def available() -> tuple[Response, int]:
-    _args(("count", "min_memory_mb", "max_utilization", "wait", "tp", "pp", "dp", "cp", "dcp"))
-    sizes = {k: _arg(k, int, 1, lambda v: 1 <= v <= 4096, "a positive integer")
+    allow_only(("count", "min_memory_mb", "max_utilization", "wait", "tp", "pp", "dp", "cp", "dcp"))
+    sizes = {k: arg(k, int, 1, lambda v: 1 <= v <= 4096, "a positive integer")
              for k in ("tp", "pp", "dp", "cp", "dcp")}
     parallel = any(k in request.args for k in sizes)
-    count = _arg("count", int, 1, lambda v: 1 <= v <= 4096, "a positive integer")
+    count = arg("count", int, 1, lambda v: 1 <= v <= 4096, "a positive integer")
     if parallel:
         if "count" in request.args:
             raise ApiError(400, "pass either count or parallel sizes (tp, pp, dp, cp, dcp), not both")
         count = world_size(**sizes)
-    min_memory = _arg("min_memory_mb", float, 0.0, lambda v: 0 <= v < 1e9, "megabytes, 0 or more")
-    max_util = _arg("max_utilization", float, 100.0, lambda v: 0 <= v <= 100, "a percentage, 0-100")
-    wait = _arg("wait", float, 0.0, lambda v: 0 <= v <= MAX_WAIT_S, f"seconds, 0-{MAX_WAIT_S:g}")
+    min_memory = arg("min_memory_mb", float, 0.0, lambda v: 0 <= v < 1e9, "megabytes, 0 or more")
+    max_util = arg("max_utilization", float, 100.0, lambda v: 0 <= v <= 100, "a percentage, 0-100")
+    wait = arg("wait", float, 0.0, lambda v: 0 <= v <= MAX_WAIT_S, f"seconds, 0-{MAX_WAIT_S:g}")
     fanwhy = current_app.extensions["fanwhy"]
     frame = fanwhy.monitor.latest()
     chosen, why = pick(frame.snapshot, count, min_memory, max_util) if frame else ([], "no snapshot yet")

@@ -4,6 +4,9 @@
   "use strict";
 
   const $ = (sel, root) => (root || document).querySelector(sel);
+  // Unattributed GPU memory below this is driver overhead: app/vocabulary.py's UNATTRIBUTED_FLOOR_BYTES
+  // (tests/test_vocabulary.py fails if the two differ).
+  const UNATTRIBUTED_FLOOR_BYTES = 64 * 1024 * 1024;
   const cards = new Map();
   const state = { lastTimestamp: null };
 
@@ -17,10 +20,11 @@
   const fmt = (value, suffix, digits) =>
     value === null || value === undefined ? null : Number(value).toFixed(digits || 0) + suffix;
 
-  // A missing value reads "N/A" with the reason on hover (and for screen readers).
-  function setValue(el, text, reason) {
+  // A missing value reads "N/A" with the reason on hover (and for screen readers); `short` replaces the
+  // shortened reason when the snapshot says it in a word (passively_cooled).
+  function setValue(el, text, reason, short) {
     if (text === null) {
-      el.textContent = reason ? "N/A: " + shortReason(reason) : "N/A";
+      el.textContent = short ? "N/A: " + short : reason ? "N/A: " + shortReason(reason) : "N/A";
       el.title = reason || "";
       el.classList.add("na");
     } else {
@@ -30,7 +34,6 @@
     }
   }
   function shortReason(reason) {
-    if (reason.indexOf("passively cooled") >= 0) return "passively cooled";
     return reason.length > 40 ? reason.slice(0, 38) + "…" : reason;
   }
 
@@ -78,7 +81,8 @@
       (gpu.temperature_slowdown_c ? " (slows at " + fmt(gpu.temperature_slowdown_c, " °C") + ")" : "") +
       (extra ? " · " + extra : ""), why.temperature_c);
     setValue(f("fan"), gpu.fan_speed_percent === null ? null : fmt(gpu.fan_speed_percent, " %") +
-      (gpu.fan_rpm ? " · " + gpu.fan_rpm + " RPM" : ""), why.fan_speed_percent);
+      (gpu.fan_rpm ? " · " + gpu.fan_rpm + " RPM" : ""), why.fan_speed_percent,
+      gpu.passively_cooled ? "passively cooled" : null);
     setValue(f("clocks"), gpu.clock_sm_mhz === null ? null : "SM " + gpu.clock_sm_mhz + " MHz" +
       (gpu.clock_memory_mhz ? " · mem " + gpu.clock_memory_mhz + " MHz" : ""), why.clock_sm_mhz);
     const reasons = gpu.throttle_reasons;
@@ -224,7 +228,7 @@
       ], { data: { pid: String(p.pid) }, cls: p.status !== "ok" ? "status-" + p.status : "" });
     });
     (unattributed || []).forEach((u) => {
-      if (!u.memory_bytes || u.memory_bytes < 64 * 1024 * 1024) return;
+      if (!u.memory_bytes || u.memory_bytes < UNATTRIBUTED_FLOOR_BYTES) return;
       if (table.gpu !== "all" && Number(table.gpu) !== u.gpu_index) return;
       rows.push(row([
         { text: "–" }, { text: "–" }, { text: "unattributed" }, { text: "–" },

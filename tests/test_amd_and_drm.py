@@ -50,6 +50,7 @@ def test_a_datacenter_amd_card() -> None:
     assert gpu.temperature_c == 71.0 and dict(gpu.temperatures) == {"hotspot": 71.0, "memory": 63.0}
     assert gpu.power_w == 612.0 and gpu.power_limit_w == 750.0  # µW limit normalised
     assert gpu.fan_speed_percent is None and "no fan" in gpu.unsupported["fan_speed_percent"]
+    assert gpu.passively_cooled
     assert gpu.clock_sm_mhz == 2100 and gpu.clock_memory_mhz == 1300
     assert gpu.energy_j == pytest.approx(1e9 * 15.3 / 1e6)
 
@@ -60,6 +61,7 @@ def test_a_desktop_amd_card_with_a_fan_and_no_permission_for_processes() -> None
     assert gpu.name == "Radeon RX 7900 XTX"  # board name "N/A" falls back to the market name
     assert gpu.temperature_c == 54.0 and (gpu.temperature_slowdown_c, gpu.temperature_shutdown_c) == (100.0, 105.0)
     assert gpu.fan_speed_percent == pytest.approx(34.5, abs=0.1) and gpu.fan_rpm == 1180
+    assert not gpu.passively_cooled
     assert gpu.power_w == 61.0 and gpu.power_limit_w == 303.0
     assert gpu.energy_j is None and gpu.unsupported["energy_j"] == "not supported by this GPU"
     assert backend.processes() == []

@@ -32,6 +32,7 @@ def test_amdgpu_card_through_sysfs_and_hwmon() -> None:
     assert amd.temperature_c == 54.0  # the edge sensor, not the junction
     assert (amd.temperature_slowdown_c, amd.temperature_shutdown_c) == (100.0, 105.0)
     assert amd.fan_rpm == 1180 and amd.fan_speed_percent == pytest.approx(33.7, abs=0.1)
+    assert not amd.passively_cooled
     assert amd.power_w == 61.0 and amd.power_limit_w == 203.0
     assert amd.clock_sm_mhz is None and "sysfs" in amd.unsupported["clock_sm_mhz"]
 
@@ -59,6 +60,7 @@ def test_nvidia_smi_rows_replace_the_sysfs_nvidia_card() -> None:
     assert busy.utilization_percent == 99.0 and busy.memory_used_bytes == 6735 * 2**20
     assert busy.power_w == 693.26 and busy.power_limit_w == 700.0
     assert busy.fan_speed_percent is None and "passively cooled" in busy.unsupported["fan_speed_percent"]
+    assert busy.passively_cooled
     assert busy.throttle_reasons == ("sw_power_cap",) and gpus[0].throttle_reasons == ("gpu_idle",)
     (proc,) = backend.processes()
     assert (proc.pid, proc.gpu_index, proc.memory_bytes, proc.name_hint) == (657, 1, 6726 * 2**20, "python3")
@@ -70,6 +72,7 @@ def test_not_available_fields_become_none() -> None:
     assert gpu.utilization_percent is None and "[N/A]" in gpu.unsupported["utilization_percent"]
     assert gpu.power_w is None and gpu.power_limit_w is None and gpu.throttle_reasons is None
     assert gpu.fan_speed_percent == 30.0 and gpu.temperature_c == 41.0 and gpu.pstate == "P8"
+    assert not gpu.passively_cooled
 
 
 def test_old_driver_field_name_fallback() -> None:

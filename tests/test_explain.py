@@ -34,7 +34,8 @@ def gpu(index: int = 0, util: float = 0, temp: float = 34, power: float = 30, li
     return GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="Test GPU", utilization_percent=util,
                      temperature_c=temp, temperature_slowdown_c=87, power_w=power, power_limit_w=limit,
                      fan_speed_percent=fan, memory_used_bytes=1 * GIB, memory_total_bytes=24 * GIB,
-                     pstate="P2" if util else "P8", unsupported=frozen_map(unsupported), **kw)
+                     pstate="P2" if util else "P8", unsupported=frozen_map(unsupported),
+                     passively_cooled=fan is None, **kw)
 
 
 def proc(pid: int, command: str, user: str = "alice", gpu_index: int | None = 0, sm: float | None = 0,

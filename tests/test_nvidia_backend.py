@@ -48,14 +48,14 @@ def test_datacenter_cards_have_no_fan_and_say_why(name: str) -> None:
     for gpu in opened(scenario(name)).sample():
         assert gpu.fan_speed_percent is None
         assert gpu.fan_speeds_percent == ()
-        assert gpu.unsupported["fan_speed_percent"] == PASSIVELY_COOLED
+        assert gpu.unsupported["fan_speed_percent"] == PASSIVELY_COOLED and gpu.passively_cooled
         assert gpu.error is None
 
 
 def test_desktop_card_reports_each_fan() -> None:
     (gpu,) = opened(FakeNvml([desktop_card(fans=2)])).sample()
     assert gpu.fan_speeds_percent == (45.0, 49.0)
-    assert gpu.fan_speed_percent == 49.0
+    assert gpu.fan_speed_percent == 49.0 and not gpu.passively_cooled
     assert "fan_speed_percent" not in gpu.unsupported
     assert gpu.mig_mode is None and gpu.unsupported["mig_mode"] == "not supported by this GPU"
     assert gpu.ecc_errors_uncorrected is None

@@ -25,10 +25,8 @@ from app.model import (
     UserSample,
     evolve,
 )
+from app.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
 
-MIB = 2**20
-# Below this, used memory that no process accounts for is driver and context overhead, not a workload.
-UNATTRIBUTED_FLOOR_BYTES = 64 * MIB
 HIDDEN_HINT = ("run FanWhy with --pid=host, or mount the host's /proc and set FANWHY_HOST_PROC=/host/proc")
 
 

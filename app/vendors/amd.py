@@ -165,7 +165,8 @@ class AmdBackend:
         speed_max = _clean(self._get({}, "fan_speed_percent", "amdsmi_get_gpu_fan_speed_max", h, 0))
         rpm = _clean(self._get(u, "fan_rpm", "amdsmi_get_gpu_fan_rpms", h, 0))
         fan = round(100.0 * speed / speed_max, 1) if speed is not None and speed_max else None
-        if fan is None and u.get("fan_speed_percent", "not supported").startswith("not supported"):
+        passive = fan is None and u.get("fan_speed_percent", "not supported").startswith("not supported")
+        if passive:
             u["fan_speed_percent"] = PASSIVELY_COOLED
         power = self._get(u, "power_w", "amdsmi_get_power_info", h) or {}
         watts = next((w for w in (_watts(power.get(k)) for k in ("socket_power", "current_socket_power",
@@ -185,7 +186,7 @@ class AmdBackend:
             if value is None:
                 u.setdefault(metric, "not reported by amdsmi")
         return GpuSample(
-            vendor="amd", index=card.index, uuid=card.uuid, name=card.name,
+            vendor="amd", index=card.index, uuid=card.uuid, name=card.name, passively_cooled=passive,
             utilization_percent=_float(activity.get("gfx_activity")),
             memory_utilization_percent=_float(activity.get("umc_activity")),
             memory_used_bytes=int(used_mb * MB) if used_mb is not None else None,

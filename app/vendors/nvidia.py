@@ -405,12 +405,14 @@ class NvidiaBackend:
         reasons = self._clocks_event_reasons(u, h)
         slow = self._slow(gpu, h)
         u.update(gpu.slow_unsupported)
-        if not fans and gpu.num_fans == 0:
+        passive = not fans and gpu.num_fans == 0
+        if passive:
             u["fan_speed_percent"] = PASSIVELY_COOLED
         u.setdefault("fan_rpm", "not reported: NVML gives fan speed as a percentage")
 
         return GpuSample(
             vendor="nvidia",
+            passively_cooled=passive,
             index=gpu.index,
             uuid=gpu.uuid,
             name=gpu.name,

@@ -116,6 +116,7 @@ class NvidiaSmi:
         index = _int(v["index"])
         return GpuSample(
             vendor="nvidia",
+            passively_cooled=v.get("fan.speed") is None,
             index=index if index is not None else 0,
             uuid=v["uuid"],
             name=v["name"],

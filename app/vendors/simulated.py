@@ -115,7 +115,7 @@ class SimulatedBackend:
             unsupported["fan_speed_percent"] = PASSIVELY_COOLED
         reasons = ("gpu_idle",) if util < 1 else (("sw_power_cap",) if power > 0.95 * gpu.power_limit_w else ())
         return GpuSample(
-            vendor="simulated", index=gpu.index, uuid=self._uuid(gpu), name=gpu.name,
+            vendor="simulated", index=gpu.index, uuid=self._uuid(gpu), name=gpu.name, passively_cooled=not gpu.has_fan,
             utilization_percent=round(util, 1), memory_utilization_percent=round(util * 0.3, 1),
             memory_used_bytes=gpu.job_memory_bytes, memory_total_bytes=gpu.memory_total_bytes,
             temperature_c=round(gpu.temperature_c, 1), temperature_slowdown_c=87.0, temperature_shutdown_c=92.0,

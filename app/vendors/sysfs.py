@@ -110,6 +110,7 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
     temperature = slowdown = shutdown = power = power_cap = fan_pct = None
     sensors: dict[str, float] = {}
     fan_rpm = None
+    passive = False
     hwmon = _hwmon(device)
     if hwmon is not None:
         temps = _temperatures(hwmon)
@@ -126,7 +127,8 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         fan_rpm = _read_int(hwmon / "fan1_input")
         pwm = _read_int(hwmon / "pwm1")
         fan_pct = round(100.0 * pwm / 255.0, 1) if pwm is not None else None
-        if fan_rpm is None and pwm is None:
+        passive = fan_rpm is None and pwm is None
+        if passive:
             no_fan = "no fan in hwmon (passively cooled, or the fan is managed elsewhere)"
             unsupported["fan_speed_percent"] = unsupported["fan_rpm"] = no_fan
     else:
@@ -149,6 +151,6 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         memory_used_bytes=used, memory_total_bytes=total,
         temperature_c=temperature, temperature_slowdown_c=slowdown, temperature_shutdown_c=shutdown,
         temperatures=frozen_map(sensors),  # type: ignore[arg-type]
-        fan_speed_percent=fan_pct, fan_rpm=fan_rpm, power_w=power, power_limit_w=power_cap,
+        fan_speed_percent=fan_pct, fan_rpm=fan_rpm, passively_cooled=passive, power_w=power, power_limit_w=power_cap,
         pci_bus_id=card.pci_bus_id, source="sysfs", unsupported=frozen_map(unsupported),
     )

@@ -1,0 +1,26 @@
+"""The words and numbers that more than one module (or the page) needs, each defined once (STYLE.md #13).
+
+The page gets what it needs inside the snapshot (``GpuSample.passively_cooled``); the one constant it still keeps
+a copy of, ``UNATTRIBUTED_FLOOR_BYTES`` in static/app.js, is compared with this one by tests/test_vocabulary.py.
+"""
+
+from __future__ import annotations
+
+MIB = 1 << 20
+GIB = 1 << 30
+
+# Clock-event (throttle) reason names, as app.vendors decode them. "For heat": the verdict calls these a thermal
+# throttle ("the cooling is at its limit"). hw_slowdown is NVML's thermal-or-power-brake slowdown, counted here.
+HEAT_REASONS = frozenset({"sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown"})
+# Every hardware or thermal slowdown, the power brake included: what the throttling alert watches. The software
+# power cap (sw_power_cap) is normal under load and is in neither.
+SLOWDOWN_REASONS = HEAT_REASONS | {"hw_power_brake_slowdown"}
+
+# Below this, used GPU memory that no process accounts for is driver and context overhead, not a workload.
+UNATTRIBUTED_FLOOR_BYTES = 64 * MIB
+
+
+def gpu_score(free_fraction: float, utilization_percent: float) -> float:
+    """How good a GPU is to place new work on (the GPU Resource Tracking seed's formula): 0.6 x its free share
+    of memory + 0.4 x its idle share. 1.0 is an empty, idle GPU."""
+    return 0.6 * free_fraction + 0.4 * (100.0 - utilization_percent) / 100.0
