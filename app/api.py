@@ -163,7 +163,7 @@ def health() -> tuple[Response, int]:
         "collector_running": monitor.running,
         "consecutive_failures": monitor.consecutive_failures,
         "total_errors": monitor.total_errors,
-        "xid_events": getattr(monitor.backend, "xid_unsupported", "not an NVML backend") or "watching",
+        "xid_events": monitor.backend.event_watch(),
         "history": _history_health(services.history),
     }
     if frame is None:

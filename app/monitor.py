@@ -23,7 +23,6 @@ from app.history import History
 from app.host import HostSampler
 from app.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
 from app.serialize import snapshot_view
-from app.vendors.base import drain_events
 from app.vendors.factory import Selection
 
 log = logging.getLogger(__name__)
@@ -235,7 +234,7 @@ class Monitor:
         self._tick += 1
         no_gpu_reason = None
         if not gpus:
-            backend_reason = getattr(self.backend, "no_gpu_reason", None)
+            backend_reason = self.backend.no_gpu_reason
             skipped = "; ".join(f"{name}: {why}" for name, why in self.selection.skipped.items())
             no_gpu_reason = "; ".join(filter(None, [skipped, backend_reason])) or "the backend reported no GPU"
         snapshot = Snapshot(
@@ -254,7 +253,7 @@ class Monitor:
         )
         # The verdict and the alerts are views of the finished snapshot (and of the ones before it).
         verdict = explain(snapshot, self._busy.update(snapshot))
-        active, events = self.alerts.evaluate(snapshot, now, drain_events(self.backend))
+        active, events = self.alerts.evaluate(snapshot, now, self.backend.events())
         snapshot = evolve(snapshot, verdict=verdict, alerts=active, alert_events=events)
         if self.history is not None:
             self.history.submit(snapshot)

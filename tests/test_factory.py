@@ -79,3 +79,24 @@ def test_nvidia_selection_helper_opens_once() -> None:
     fake = scenario("h100_load")
     nvidia_selection(fake)
     assert fake.calls["init"] == 1
+
+
+def test_every_backend_declares_the_contract_and_nobody_probes_it() -> None:
+    """Optional capabilities live in the Backend protocol with defaults (STYLE.md #14): no getattr probes."""
+    import re
+    from pathlib import Path
+
+    from app.vendors.amd import AmdBackend
+    from app.vendors.base import Backend
+    from app.vendors.basic import BasicBackend
+    from app.vendors.factory import CombinedBackend
+    from app.vendors.nvidia import NvidiaBackend
+    from app.vendors.simulated import SimulatedBackend
+
+    for cls in (NvidiaBackend, AmdBackend, BasicBackend, SimulatedBackend, CombinedBackend):
+        assert Backend in cls.__mro__ and "__getattr__" not in vars(cls), cls
+    assert Backend.events(BasicBackend()) == [] and Backend.event_watch(BasicBackend()) == "not an NVML backend"
+    probe = re.compile(r"getattr\((self\.)?(monitor\.)?(backend|primary)\b")
+    root = Path(__file__).resolve().parent.parent / "app"
+    for path in root.rglob("*.py"):
+        assert not probe.search(path.read_text()), path

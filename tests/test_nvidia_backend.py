@@ -261,7 +261,7 @@ def test_xid_events_not_supported_is_a_reason_not_an_error() -> None:
     fake = scenario("h100_load")
     fake.set(0, "xid_events", pynvml.NVMLError_NotSupported())
     backend = opened(fake)
-    assert backend.xid_unsupported == "no GPU supports XID events"
+    assert backend.event_watch() == "no GPU supports XID events"
     assert backend.sample()[0].error is None
 
 

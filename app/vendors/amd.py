@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from app.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
-from app.vendors.base import BackendUnavailable
+from app.vendors.base import Backend, BackendUnavailable
 
 log = logging.getLogger(__name__)
 PASSIVELY_COOLED = "not supported: no fan reported (a passively cooled card, or the fan is the chassis')"
@@ -52,7 +52,7 @@ class _Card:
     engine_ns: dict[int, tuple[float, dict[str, int]]] = field(default_factory=dict)
 
 
-class AmdBackend:
+class AmdBackend(Backend):
     name = "amd"
 
     def __init__(self, amdsmi: ModuleType | Any | None = None, clock: Callable[[], float] = time.monotonic,

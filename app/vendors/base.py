@@ -1,4 +1,8 @@
-"""What every backend implements: open(), sample(), processes(), close()."""
+"""The backend contract: what every backend implements, and the optional capabilities with their defaults.
+
+Every backend subclasses ``Backend`` and so gets the defaults; nothing asks a backend with ``getattr`` whether it
+has a capability, and mypy checks each backend against this class.
+"""
 
 from __future__ import annotations
 
@@ -13,21 +17,31 @@ class BackendUnavailable(Exception):
 
 class Backend(Protocol):
     name: str
+    # Why this backend sees no GPU, when it sees none (basic: "no DRM card, nvidia-smi ..."); None otherwise.
+    no_gpu_reason: str | None = None
 
+    # -- required -----------------------------------------------------------------------------
     def open(self) -> None:
         """Initialise the vendor library once. Raises BackendUnavailable with the reason."""
+        raise NotImplementedError
 
     def sample(self) -> Sequence[GpuSample]:
         """One sample per GPU. A failing GPU is an error row, never an exception."""
+        raise NotImplementedError
 
     def processes(self) -> Sequence[GpuProcessUsage]:
         """Raw per-process GPU usage of the GPUs sampled last."""
+        raise NotImplementedError
 
     def close(self) -> None:
         """Release the vendor library and any helper processes."""
+        raise NotImplementedError
 
+    # -- optional, with defaults -------------------------------------------------------------
+    def events(self) -> list[GpuEvent]:
+        """Device events (XID errors, thermal events) seen since the last call; none by default."""
+        return []
 
-def drain_events(backend: object) -> list[GpuEvent]:
-    """Events a backend collected since the last call (XID errors); backends without events have none."""
-    events = getattr(backend, "events", None)
-    return list(events()) if callable(events) else []
+    def event_watch(self) -> str:
+        """How XID errors are watched, for /api/health: "watching", or why not."""
+        return "not an NVML backend"

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from app.model import GpuProcessUsage, GpuSample
+from app.vendors.base import Backend
 from app.vendors.fdinfo import FdinfoReader
 from app.vendors.nvidia_smi import NvidiaSmi, NvidiaSmiError
 from app.vendors.sysfs import drm_cards, sample_card
@@ -19,7 +20,7 @@ log = logging.getLogger(__name__)
 SMI_RETRY_S = 30.0
 
 
-class BasicBackend:
+class BasicBackend(Backend):
     name = "basic"
 
     def __init__(self, sys_root: Path | str = "/sys", nvidia_smi: NvidiaSmi | None = None,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
 from app.model import GpuEvent, GpuProcessUsage, GpuSample
 from app.vendors.amd import AmdBackend
-from app.vendors.base import Backend, BackendUnavailable, drain_events
+from app.vendors.base import Backend, BackendUnavailable
 from app.vendors.basic import BasicBackend, normalize_pci
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.simulated import SimulatedBackend
@@ -26,7 +26,7 @@ class Selection:
     skipped: Mapping[str, str]
 
 
-class CombinedBackend:
+class CombinedBackend(Backend):
     """A vendor backend plus the basic backend for the other cards of a mixed machine (an Intel iGPU
     beside an NVIDIA card): each GPU shows exactly once, the vendor's first."""
 
@@ -43,15 +43,19 @@ class CombinedBackend:
     def processes(self) -> list[GpuProcessUsage]:
         return [*self.primary.processes(), *self.extra.processes()]
 
+    @property
+    def no_gpu_reason(self) -> str | None:  # type: ignore[override]  # a read-only view of the primary's
+        return self.primary.no_gpu_reason
+
     def events(self) -> list[GpuEvent]:
-        return drain_events(self.primary)
+        return self.primary.events()
+
+    def event_watch(self) -> str:
+        return self.primary.event_watch()
 
     def close(self) -> None:
         self.primary.close()
         self.extra.close()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.primary, name)
 
 
 def with_other_cards(primary: Backend, builders: Mapping[str, Callable[[], Backend]]) -> Backend:

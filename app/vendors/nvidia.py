@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any, Callable
 
 from app.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
-from app.vendors.base import BackendUnavailable
+from app.vendors.base import Backend, BackendUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ class _XidWatcher:
         self._stop.set()
 
 
-class NvidiaBackend:
+class NvidiaBackend(Backend):
     """NVML backend. ``nvml`` is the pynvml module (tests pass a table-driven fake)."""
 
     name = "nvidia"
@@ -296,9 +296,10 @@ class NvidiaBackend:
         """XID errors seen since the last call."""
         return self._xid.drain() if self._xid is not None else []
 
-    @property
-    def xid_unsupported(self) -> str | None:
-        return self._xid.unsupported if self._xid is not None else "not watching"
+    def event_watch(self) -> str:
+        if self._xid is None:
+            return "not watching"
+        return self._xid.unsupported or "watching"
 
     def _open_gpu(self, index: int, previous: _Gpu | None) -> _Gpu:
         gpu = _Gpu(index=index)

@@ -19,7 +19,7 @@ from typing import Callable
 import psutil
 
 from app.model import GpuProcessUsage, GpuSample, frozen_map
-from app.vendors.base import BackendUnavailable
+from app.vendors.base import Backend, BackendUnavailable
 from app.vendors.nvidia import PASSIVELY_COOLED
 
 GIB = 1024**3
@@ -41,7 +41,7 @@ class _SimGpu:
     utilization_percent: float = 0.0
 
 
-class SimulatedBackend:
+class SimulatedBackend(Backend):
     name = "simulated"
 
     def __init__(self, gpus: int = 2, peak: float = 0.5, period_s: float = 60.0,
