@@ -40,8 +40,9 @@ debs:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "missing and not root:$$missing (their tests will be skipped)"; fi; fi
 
-lint: $(VENV)/.dev
+lint: $(VENV)/.dev  ## ruff, then mypy --strict on app/ ([tool.mypy] in pyproject.toml)
 	$(PY) -m ruff check app tests benchmarks
+	$(PY) -m mypy
 
 test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
 	$(PY) -m pytest -ra

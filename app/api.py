@@ -18,7 +18,8 @@ KINDS = ("all", "gpu", "cpu")
 
 
 def _monitor() -> Monitor:
-    return current_app.extensions["fanwhy"].monitor
+    monitor: Monitor = current_app.extensions["fanwhy"].monitor
+    return monitor
 
 
 def _frame() -> Frame:
@@ -39,7 +40,7 @@ def _fresh(frame: Frame) -> dict[str, Any]:
 
 
 def _gpu_arg(frame: Frame) -> int | None:
-    index = arg("gpu", int, None, lambda v: v >= 0, "a GPU index, 0 or more")  # type: ignore[arg-type]
+    index = arg("gpu", int, None, lambda v: v >= 0, "a GPU index, 0 or more")
     if index is not None and frame.snapshot.gpu(index) is None:
         raise ApiError(404, f"no GPU {index}", {"gpus": [g.index for g in frame.snapshot.gpus]})
     return index

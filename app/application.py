@@ -96,7 +96,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app = Flask(__name__, static_folder=str(ROOT / "static"), template_folder=str(ROOT / "templates"))
     app.config.update(MAX_CONTENT_LENGTH=64 * 1024, JSON_SORT_KEYS=False)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider has it; the base type not
     app.config.update(config)
 
     history = None if exporter else open_history(settings)
@@ -116,7 +116,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         views.init_app(app)
         fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings, concurrency)
     sessions = fanwhy.socketio.server.environ.values if fanwhy.socketio is not None else None
-    app.wsgi_app = Gate(  # type: ignore[method-assign]
+    app.wsgi_app = Gate(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
         app.wsgi_app, allowed_hosts=security.allowed_hosts(settings),
         allowed_origins=[o.strip() for o in settings.allowed_origins.split(",") if o.strip()],
         token=settings.token, sessions=sessions, max_sessions=settings.max_sessions,

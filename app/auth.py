@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 
 from flask import Flask, Response, jsonify, redirect, request
 from werkzeug.http import parse_cookie
+from werkzeug.wrappers import Response as BaseResponse
 
 COOKIE = "fanwhy_token"
 
@@ -35,7 +36,8 @@ def token_from_environ(environ: Mapping[str, Any], query: bool = True) -> str | 
     if cookie:
         return cookie
     if query:
-        return parse_qs(environ.get("QUERY_STRING") or "").get("token", [None])[-1]
+        values = parse_qs(environ.get("QUERY_STRING") or "").get("token")
+        return values[-1] if values else None
     return None
 
 
@@ -51,7 +53,7 @@ LOGIN_FORM = """<!doctype html><html lang="en"><head><meta charset="utf-8"><titl
 required autofocus></label> <button type="submit">Sign in</button></form>{message}</main></body></html>"""
 
 
-def _signed_in(token: str) -> Response:
+def _signed_in(token: str) -> BaseResponse:
     response = redirect("/")
     response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure)
     return response
@@ -62,7 +64,7 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
         return
 
     @app.route("/login", methods=["GET", "POST"])
-    def login() -> Response | tuple[str, int]:
+    def login() -> BaseResponse | tuple[str, int]:
         if request.method == "POST":
             offered = request.form.get("token", "")
             if token and token_matches(token, offered):
@@ -71,7 +73,7 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
         return LOGIN_FORM.format(message=""), 200
 
     @app.before_request
-    def require_token() -> Response | tuple[Response, int] | None:
+    def require_token() -> BaseResponse | tuple[Response, int] | None:
         if request.path.startswith("/socket.io") or request.path == "/login":
             return None  # Socket.IO is checked by app.gate before a session or upgrade
         if not token:

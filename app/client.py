@@ -41,7 +41,8 @@ def _call(url: str, method: str, body: dict[str, Any] | None, token: str | None,
         request.add_header("Authorization", f"Bearer {token}")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.load(response)
+            answer: dict[str, Any] = json.load(response)
+            return answer
     except urllib.error.HTTPError as error:
         try:
             message = json.load(error).get("error", error.reason)

@@ -46,7 +46,8 @@ class GeventConcurrency(Concurrency):
         self._sleep(seconds)
 
     def blocking(self, fn: Callable[..., T], *args: Any) -> T:
-        return self._pool.apply(fn, args)  # type: ignore[no-any-return]
+        result: T = self._pool.apply(fn, args)
+        return result
 
 
 def for_model(name: str) -> Concurrency:

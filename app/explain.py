@@ -147,7 +147,7 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float])
     numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
                           "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
                           "temperature_slowdown_c": gpu.temperature_slowdown_c,
-                          "fan_speed_percent": gpu.fan_speed_percent})  # type: ignore[arg-type]
+                          "fan_speed_percent": gpu.fan_speed_percent})
     busy = util >= BUSY_UTIL_PERCENT or power_frac >= BUSY_POWER_FRACTION or heat_frac >= HOT_FRACTION
     if not busy:
         return _idle_wake(gpu, snap), 0.9
@@ -237,7 +237,7 @@ def _idle_wake(gpu: GpuSample, snap: Snapshot) -> list[Cause]:
         return []
     watts = f" at {gpu.power_w:.0f} W" if gpu.power_w is not None else ""
     return [Cause(kind="idle_wake", score=0.2, gpu_index=gpu.index,
-                  numbers=frozen_map({"pstate": gpu.pstate, "power_w": gpu.power_w}),  # type: ignore[arg-type]
+                  numbers=frozen_map({"pstate": gpu.pstate, "power_w": gpu.power_w}),
                   summary=f"GPU {gpu.index} is idle but stays in P0{watts}: {reason}.")]
 
 
@@ -296,5 +296,6 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
                           if g.temperature_c is not None)
         headline = "Nothing is busy: the fans are on their idle curve" + (f" ({temps})." if temps else ".")
         return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
-    confidence = confidences.get(main.gpu_index, 0.8) if main.kind == "gpu_load" else 0.8
+    gpu_load = main.kind == "gpu_load" and main.gpu_index is not None
+    confidence = confidences.get(main.gpu_index, 0.8) if gpu_load and main.gpu_index is not None else 0.8
     return Verdict(headline=main.summary, causes=tuple(causes), confidence=confidence, busy=True)

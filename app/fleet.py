@@ -43,7 +43,8 @@ def query(base: str, promql: str) -> list[dict[str, Any]]:
         raise PrometheusError(f"{base}: {error}") from None
     if body.get("status") != "success":
         raise PrometheusError(f"{base}: {body.get('error', 'query failed')}")
-    return body["data"]["result"]
+    result: list[dict[str, Any]] = body["data"]["result"]
+    return result
 
 
 def fleet_view(base: str) -> dict[str, Any]:

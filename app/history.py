@@ -111,7 +111,7 @@ class History:
         self.raw_s = raw_hours * 3600.0
         self.max_bytes = max_bytes
         self._clock = clock
-        self._queue: queue.Queue[Snapshot | None] = queue.Queue(maxsize=1000)
+        self._queue: queue.Queue[Snapshot | _Flush | None] = queue.Queue(maxsize=1000)
         self._local = threading.local()
         self._thread: threading.Thread | None = None
         self._write: sqlite3.Connection | None = None
@@ -251,7 +251,7 @@ class History:
         """Wait until everything submitted so far is committed (for tests, recordings and shutdown)."""
         done = threading.Event()
         marker = _Flush(done)
-        self._queue.put(marker)  # type: ignore[arg-type]
+        self._queue.put(marker)
         return done.wait(timeout)
 
     def _run(self) -> None:

@@ -20,7 +20,7 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def _history() -> History:
-    history = current_app.extensions["fanwhy"].history
+    history: History | None = current_app.extensions["fanwhy"].history
     if history is None:
         raise ApiError(404, "history is off", "start FanWhy with FANWHY_DB set (it is 'none' here)")
     return history
@@ -58,7 +58,7 @@ def gpu_history() -> Response:
     now = time.time()
     since = parse_time(request.args.get("since"), now - 900, now, "since")
     until = parse_time(request.args.get("until"), now, now, "until")
-    step = arg("step", float, None, lambda v: v > 0 and v == v, "a positive number of seconds")  # type: ignore[arg-type]
+    step = arg("step", float, None, lambda v: v > 0, "a positive number of seconds")
     interval = current_app.extensions["fanwhy"].settings.interval_s
     try:
         win = history.window(since, until, step, interval)

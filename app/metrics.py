@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Callable
 
 from flask import Blueprint, Flask, Response, current_app
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from app.model import GpuSample
 from app.monitor import Monitor
-from app.vendors.nvidia import CLOCKS_EVENT_REASONS
+from app.vocabulary import THROTTLE_REASONS
 
 MAX_PROCESSES = 50
 GPU_LABELS = ["gpu", "uuid", "name"]
@@ -73,7 +74,7 @@ class SnapshotCollector:
         yield from (success, duration, errors, ticks, backend)
 
     def _gpus(self, snap: Any) -> Iterator[Metric]:
-        fields = [
+        fields: list[tuple[str, str, Callable[[GpuSample], float | int | None]]] = [
             ("fanwhy_gpu_utilization_percent", "GPU utilization (%)", lambda g: g.utilization_percent),
             ("fanwhy_gpu_memory_utilization_percent", "Memory controller utilization (%)",
              lambda g: g.memory_utilization_percent),
@@ -119,7 +120,7 @@ class SnapshotCollector:
                 if value is not None:
                     family.add_metric(labels, float(value))
             if gpu.throttle_reasons is not None:
-                for _, reason in CLOCKS_EVENT_REASONS:
+                for reason in THROTTLE_REASONS:
                     throttle.add_metric([*labels, reason], 1.0 if reason in gpu.throttle_reasons else 0.0)
             if gpu.energy_j is not None:
                 energy.add_metric(labels, gpu.energy_j)
@@ -232,6 +233,6 @@ def metrics() -> Response:
 
 def init_app(app: Flask, monitor: Monitor) -> None:
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(SnapshotCollector(monitor))  # type: ignore[arg-type]
+    registry.register(SnapshotCollector(monitor))
     app.extensions["fanwhy_registry"] = registry
     app.register_blueprint(bp)

@@ -14,11 +14,13 @@ from typing import Any, Literal, Mapping, TypeVar
 Visibility = Literal["visible", "host-pid-only", "inferred"]
 ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
 MemoryMethod = Literal["reported", "inference", "none"]
+UsageKind = Literal["compute", "graphics", "utilization-only"]
 
-EMPTY: Mapping[str, str] = MappingProxyType({})
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+V = TypeVar("V")
 
 
-def frozen_map(values: Mapping[str, str] | None) -> Mapping[str, str]:
+def frozen_map(values: Mapping[str, V] | None) -> Mapping[str, V]:
     """A read-only copy of ``values`` (snapshots are never mutated)."""
     return MappingProxyType(dict(values)) if values else EMPTY
 
@@ -116,7 +118,7 @@ class GpuProcessUsage:
     sm_percent: float | None = None
     encoder_percent: float | None = None
     decoder_percent: float | None = None
-    kind: Literal["compute", "graphics", "utilization-only"] = "compute"
+    kind: UsageKind = "compute"
     name_hint: str | None = None
 
 

@@ -72,11 +72,11 @@ def pick(snap: Snapshot, count: int, min_memory_mb: float = 0.0, max_utilization
     """The best ``count`` GPUs, best first, or ([], why not)."""
     fitting, reasons = [], []
     for gpu in snap.gpus:
-        value = score(gpu)
-        if value is None:
+        value, available = score(gpu), gpu.memory_available_bytes
+        if value is None or available is None:
             reasons.append(f"GPU {gpu.index}: {gpu.error or 'memory not reported'}")
             continue
-        free_mb = gpu.memory_available_bytes / MIB  # type: ignore[operator]
+        free_mb = available / MIB
         if free_mb < min_memory_mb:
             reasons.append(f"GPU {gpu.index}: {free_mb:.0f} MB free < {min_memory_mb:g} MB")
             continue

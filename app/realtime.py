@@ -93,16 +93,16 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
                       message_queue=settings.message_queue or None)
     limiter = TokenBuckets(rate=2.0, burst=5.0)
 
-    @socketio.on("connect")
+    @socketio.on("connect")  # type: ignore[untyped-decorator]  # flask_socketio ships no type hints
     def on_connect(auth: Any = None) -> bool:
         frame = monitor.latest()
         if frame is not None:
             emit("gpu_status", frame.view)
         return True
 
-    @socketio.on("request_gpu_update")
+    @socketio.on("request_gpu_update")  # type: ignore[untyped-decorator]  # no type hints there
     def on_request_update(*_: Any) -> dict[str, Any]:
-        if not limiter.allow(request.sid):  # type: ignore[attr-defined]
+        if not limiter.allow(request.sid):  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
             return {"error": "rate limited", "detail": "at most 2 requests a second per client"}
         accepted = monitor.request_tick()
         frame = monitor.latest()

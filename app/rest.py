@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar, overload
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -37,8 +37,14 @@ def allow_only(allowed: tuple[str, ...]) -> None:
                        {"allowed": list(allowed)})
 
 
+@overload
 def arg(name: str, convert: Callable[[str], T], default: T, check: Callable[[T], bool] | None = None,
-        expect: str = "") -> T:
+        expect: str = "") -> T: ...
+@overload
+def arg(name: str, convert: Callable[[str], T], default: None, check: Callable[[T], bool] | None = None,
+        expect: str = "") -> T | None: ...
+def arg(name: str, convert: Callable[[str], T], default: T | None, check: Callable[[T], bool] | None = None,
+        expect: str = "") -> T | None:
     """A query parameter converted and checked; a 400 naming it otherwise. Integers fit SQLite's 64 bits and
     numbers are finite before ``check`` sees them."""
     raw = request.args.get(name)

@@ -53,7 +53,8 @@ def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
     source = f"def convert(v):\n    out = {{{', '.join(items)}}}\n{extras}    return out\n"
     scope: dict[str, Any] = {"to_json": to_json, "_rounded": _rounded}
     exec(compile(source, f"<to_json {kind.__name__}>", "exec"), scope)
-    return scope["convert"]
+    convert: Callable[[Any], dict[str, Any]] = scope["convert"]
+    return convert
 
 
 def _rounded(value: Any) -> Any:
@@ -79,7 +80,7 @@ def to_json(value: Any) -> Any:
 
 def snapshot_view(snapshot: Snapshot) -> dict[str, Any]:
     """The full snapshot (``/api/gpu/metrics``, ``gpu_status``, ``gpu_status_update``)."""
-    view = to_json(snapshot)
+    view: dict[str, Any] = to_json(snapshot)
     view.pop("alert_events", None)  # events travel as their own Socket.IO events
     return view
 
@@ -95,4 +96,5 @@ def gpu_headline(gpu: GpuSample) -> dict[str, Any]:
 
 
 def process_view(process: ProcessSample) -> dict[str, Any]:
-    return to_json(process)
+    view: dict[str, Any] = to_json(process)
+    return view

@@ -54,7 +54,10 @@ def gevent_worker(per_client: int) -> type:
     from gevent import socket as gsocket
     from gunicorn.workers.ggevent import GeventWorker
 
-    class FanWhyGeventWorker(GeventWorker):  # type: ignore[misc]
+    class FanWhyGeventWorker(GeventWorker):  # type: ignore[misc]  # gunicorn ships no type hints
+        sockets: list[Any]
+        connections: Counter[str]
+
         def patch(self) -> None:
             # Sockets only. Patched queues and os broke the native threads (the history writer's queue.get raised
             # LoopExit; subprocess.Popen waited forever on a patched os.read), so nothing else is touched.
@@ -63,7 +66,7 @@ def gevent_worker(per_client: int) -> type:
             monkey.patch_ssl()  # TLS connections are wrapped by gevent's ssl (gunicorn hands it an SSLContext)
             self.sockets = [gsocket.socket(s.FAMILY, socket.SOCK_STREAM, fileno=s.sock.detach())
                             for s in self.sockets]
-            self.connections: Counter[str] = Counter()  # one event loop: no lock needed
+            self.connections = Counter()  # one event loop: no lock needed
 
         def run(self) -> None:
             gevent.spawn(_give_back_memory, gevent.sleep)
@@ -90,7 +93,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
 
     model = "threads" if mode == "exporter" else settings.server
 
-    class FanWhyServer(BaseApplication):  # type: ignore[misc]
+    class FanWhyServer(BaseApplication):  # type: ignore[misc]  # gunicorn ships no type hints
         def load_config(self) -> None:
             options: dict[str, Any] = {
                 "bind": f"[{settings.host}]:{settings.port}" if ":" in settings.host else

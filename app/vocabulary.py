@@ -9,7 +9,12 @@ from __future__ import annotations
 MIB = 1 << 20
 GIB = 1 << 30
 
-# Clock-event (throttle) reason names, as app.vendors decode them. "For heat": the verdict calls these a thermal
+# Clock-event (throttle) reason names, in the order of NVML's nvmlClocksEventReason* bits (bit i is 2**i): the
+# NVML backend decodes with this, /metrics labels with it, the page shows these words.
+THROTTLE_REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
+                    "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "display_clock_setting")
+
+# Of those, "for heat": the verdict calls these a thermal
 # throttle ("the cooling is at its limit"). hw_slowdown is NVML's thermal-or-power-brake slowdown, counted here.
 HEAT_REASONS = frozenset({"sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown"})
 # Every hardware or thermal slowdown, the power brake included: what the throttling alert watches. The software

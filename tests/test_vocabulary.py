@@ -65,3 +65,16 @@ def test_every_slowdown_reason_raises_the_throttling_alert_and_the_power_cap_doe
     for reason in vocabulary.SLOWDOWN_REASONS:
         assert throttled(reason) == 1.0, reason
     assert throttled("sw_power_cap") == 0.0 and throttled("gpu_idle") == 0.0
+
+
+def test_the_decoded_bits_are_nvmls_own() -> None:
+    """The NVML backend's bit table is built from THROTTLE_REASONS' order: each bit must be NVML's constant."""
+    import pynvml
+
+    constants = {"gpu_idle": "GpuIdle", "applications_clocks_setting": "ApplicationsClocksSetting",
+                 "sw_power_cap": "SwPowerCap", "hw_slowdown": "HwSlowdown", "sync_boost": "SyncBoost",
+                 "sw_thermal_slowdown": "SwThermalSlowdown", "hw_thermal_slowdown": "HwThermalSlowdown",
+                 "hw_power_brake_slowdown": "HwPowerBrakeSlowdown", "display_clock_setting": "DisplayClockSetting"}
+    assert [name for _, name in CLOCKS_EVENT_REASONS] == list(vocabulary.THROTTLE_REASONS) == list(constants)
+    for bit, name in CLOCKS_EVENT_REASONS:
+        assert bit == getattr(pynvml, f"nvmlClocksEventReason{constants[name]}"), name

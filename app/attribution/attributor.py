@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TypeVar
 
 from app.attribution.cgroups import CgroupMatch, read_cgroup, read_nspid
 from app.attribution.docker import DockerClient, DockerContainer
@@ -27,6 +27,7 @@ from app.model import (
 )
 from app.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
 
+N = TypeVar("N", int, float)
 HIDDEN_HINT = ("run FanWhy with --pid=host, or mount the host's /proc and set FANWHY_HOST_PROC=/host/proc")
 
 
@@ -153,9 +154,9 @@ def _with_inferred_memory(row: ProcessSample, shares: dict[tuple[int, int], int]
     return evolve(row, gpus=gpus)
 
 
-def _sum(values: Sequence[float | int | None]) -> float | int | None:
+def _sum(values: Sequence[N | None]) -> N | None:
     known = [v for v in values if v is not None]
-    return sum(known) if known else None
+    return sum(known[1:], known[0]) if known else None
 
 
 def _gpu_usages(rows: Sequence[ProcessSample]) -> list[ProcessGpu]:

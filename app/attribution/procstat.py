@@ -62,7 +62,7 @@ def _boot_time(proc_root: str) -> float:
                     return float(line.split()[1])
     except OSError:
         pass
-    return psutil.boot_time()
+    return float(psutil.boot_time())
 
 
 def boot_time(proc_root: str) -> float | None:

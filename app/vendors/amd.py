@@ -35,11 +35,11 @@ def _clean(value: Any) -> Any:
 
 def _watts(value: Any) -> float | None:
     """Power in W; amdsmi 7 reports some limits in µW."""
-    value = _clean(value)
-    if value is None:
+    cleaned = _clean(value)
+    if cleaned is None:
         return None
-    value = float(value)
-    return value / 1e6 if value > 100_000 else value
+    watts = float(cleaned)
+    return watts / 1e6 if watts > 100_000 else watts
 
 
 @dataclass
@@ -57,7 +57,7 @@ class AmdBackend(Backend):
 
     def __init__(self, amdsmi: ModuleType | Any | None = None, clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], float] = time.time, watch_events: bool = True):
-        self._amdsmi = amdsmi
+        self._amdsmi: Any = amdsmi  # amdsmi, or a fake: a module without type hints
         self._clock = clock
         self._wall = wall_clock
         self._cards: list[_Card] = []
@@ -137,8 +137,8 @@ class AmdBackend(Backend):
         u: dict[str, str] = {}
         activity = self._get(u, "utilization_percent", "amdsmi_get_gpu_activity", h) or {}
         vram = self._get(u, "memory_used_bytes", "amdsmi_get_gpu_vram_usage", h) or {}
-        temp_type, temp_metric = getattr(lib, "AmdSmiTemperatureType", None), getattr(lib, "AmdSmiTemperatureMetric",
-                                                                                      None)
+        temp_type: Any = getattr(lib, "AmdSmiTemperatureType", None)
+        temp_metric: Any = getattr(lib, "AmdSmiTemperatureMetric", None)
         temperatures: dict[str, float] = {}
         thresholds: dict[str, float | None] = {}
         for label, sensor in (("edge", "EDGE"), ("hotspot", "HOTSPOT"), ("memory", "VRAM")):
@@ -151,9 +151,9 @@ class AmdBackend(Backend):
             if value is not None:
                 temperatures[label] = float(value)
             if label == "edge":
-                for limit, name in (("CRITICAL", "slowdown"), ("EMERGENCY", "shutdown")):
+                for threshold, name in (("CRITICAL", "slowdown"), ("EMERGENCY", "shutdown")):
                     raw = _clean(self._get(scratch, name, "amdsmi_get_temp_metric", h, kind,
-                                           getattr(temp_metric, limit)))
+                                           getattr(temp_metric, threshold)))
                     thresholds[name] = float(raw) if raw is not None else None
             if value is None and scratch:
                 u.setdefault(f"temperature_{label}", next(iter(scratch.values())))
@@ -192,7 +192,7 @@ class AmdBackend(Backend):
             memory_used_bytes=int(used_mb * MB) if used_mb is not None else None,
             memory_total_bytes=int(total_mb * MB) if total_mb is not None else None,
             temperature_c=temperature, temperature_slowdown_c=thresholds.get("slowdown"),
-            temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),  # type: ignore[arg-type]
+            temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),
             fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
             fan_rpm=int(rpm) if rpm is not None else None, power_w=watts, power_limit_w=limit,
             clock_sm_mhz=_int(gfx.get("clk", gfx.get("cur_clk"))), clock_sm_max_mhz=_int(gfx.get("max_clk")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from app.model import GpuEvent, GpuProcessUsage, GpuSample
 from app.vendors.amd import AmdBackend
@@ -76,8 +76,9 @@ def with_other_cards(primary: Backend, builders: Mapping[str, Callable[[], Backe
 
 def default_builders(settings: object | None = None) -> dict[str, Callable[[], Backend]]:
     """Constructors for each backend, configured from settings (tests pass their own)."""
-    get = (lambda name, default: getattr(settings, name, default)) if settings is not None else (
-        lambda name, default: default)
+    def get(name: str, default: Any) -> Any:
+        return getattr(settings, name, default) if settings is not None else default
+
     from app.vendors.nvidia_smi import NvidiaSmi
     return {
         "nvidia": lambda: NvidiaBackend(),

@@ -17,25 +17,16 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
-from app.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
+from app.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, frozen_map
 from app.vendors.base import Backend, BackendUnavailable
+from app.vocabulary import THROTTLE_REASONS
 
 log = logging.getLogger(__name__)
 
 PASSIVELY_COOLED = "not supported: passively cooled GPU (no fan of its own; the chassis fans cool it)"
 
-# nvmlClocksEventReason* bits, in NVML's order, decoded to names a person can read.
-CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = (
-    (0x1, "gpu_idle"),
-    (0x2, "applications_clocks_setting"),
-    (0x4, "sw_power_cap"),
-    (0x8, "hw_slowdown"),
-    (0x10, "sync_boost"),
-    (0x20, "sw_thermal_slowdown"),
-    (0x40, "hw_thermal_slowdown"),
-    (0x80, "hw_power_brake_slowdown"),
-    (0x100, "display_clock_setting"),
-)
+# nvmlClocksEventReason* bits (0x1 gpu_idle ... 0x100 display_clock_setting) and the names a person can read.
+CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = tuple((1 << bit, name) for bit, name in enumerate(THROTTLE_REASONS))
 
 # Error names whose meaning is "this GPU, or NVML, is broken right now" rather than "this
 # metric is not available": they turn the GPU into an error row and trigger a re-init.
@@ -240,7 +231,7 @@ class NvidiaBackend(Backend):
         process_util_period_s: float = 3.0,
         process_util_spacing_s: float = 1.0,
     ):
-        self._nvml = nvml
+        self._nvml: Any = nvml  # pynvml, or a fake: a module without type hints
         self._clock = clock
         self._wall = wall_clock
         self._slow_period_s = slow_period_s
@@ -250,7 +241,7 @@ class NvidiaBackend(Backend):
         self._util_slot_at = float("-inf")
         self._util_turn: _Gpu | None = None
         self._gpus: list[_Gpu] = []
-        self._calls: _Calls | None = None
+        self._calls = _Calls(nvml)  # made again by open() once the library is loaded
         self._initialised = False
         self._reinit_at: float | None = None
         self._reinit_failures = 0
@@ -306,7 +297,6 @@ class NvidiaBackend(Backend):
         if previous is not None:  # keep the names a lost GPU had, for its error row
             gpu.uuid, gpu.name = previous.uuid, previous.name
         calls = self._calls
-        assert calls is not None
         nvml = self._nvml
         try:
             gpu.handle = nvml.nvmlDeviceGetHandleByIndex(index)
@@ -388,7 +378,7 @@ class NvidiaBackend(Backend):
         return samples
 
     def _sample_gpu(self, gpu: _Gpu) -> GpuSample:
-        nvml, get, h = self._nvml, self._calls.get, gpu.handle  # type: ignore[union-attr]
+        nvml, get, h = self._nvml, self._calls.get, gpu.handle
         u: dict[str, str] = dict(gpu.static_unsupported)
 
         util = get(u, "utilization_percent", "nvmlDeviceGetUtilizationRates", h)
@@ -450,16 +440,16 @@ class NvidiaBackend(Backend):
         version = getattr(nvml, "nvmlMemory_v2", None)
         if version is not None:
             scratch: dict[str, str] = {}
-            memory = self._calls.get(scratch, "memory_used_bytes", "nvmlDeviceGetMemoryInfo", handle, version)  # type: ignore[union-attr]
+            memory = self._calls.get(scratch, "memory_used_bytes", "nvmlDeviceGetMemoryInfo", handle, version)
             if memory is not None:
                 return memory
-        memory = self._calls.get(u, "memory_used_bytes", "nvmlDeviceGetMemoryInfo", handle)  # type: ignore[union-attr]
+        memory = self._calls.get(u, "memory_used_bytes", "nvmlDeviceGetMemoryInfo", handle)
         if memory is None:
             u["memory_total_bytes"] = u["memory_used_bytes"]
         return memory
 
     def _fans(self, gpu: _Gpu, u: dict[str, str]) -> list[float]:
-        get = self._calls.get  # type: ignore[union-attr]
+        get = self._calls.get
         if gpu.num_fans == 0:
             return []
         if gpu.num_fans is None:  # an old driver without nvmlDeviceGetNumFans
@@ -478,7 +468,7 @@ class NvidiaBackend(Backend):
         fn = "nvmlDeviceGetCurrentClocksEventReasons"
         if not hasattr(self._nvml, fn):  # nvidia-ml-py < 12.535 only has the old name
             fn = "nvmlDeviceGetCurrentClocksThrottleReasons"
-        mask = self._calls.get(u, "throttle_reasons", fn, handle)  # type: ignore[union-attr]
+        mask = self._calls.get(u, "throttle_reasons", fn, handle)
         return decode_clocks_event_reasons(int(mask)) if mask is not None else None
 
     def _slow(self, gpu: _Gpu, handle: Any) -> dict[str, Any]:
@@ -486,7 +476,7 @@ class NvidiaBackend(Backend):
         now = self._clock()
         if now - gpu.slow_at < self._slow_period_s:
             return gpu.slow_values
-        nvml, get = self._nvml, self._calls.get  # type: ignore[union-attr]
+        nvml, get = self._nvml, self._calls.get
         u: dict[str, str] = {}
         energy_mj = get(u, "energy_j", "nvmlDeviceGetTotalEnergyConsumption", handle)
         ecc = get(u, "ecc_errors_uncorrected", "nvmlDeviceGetTotalEccErrors", handle,
@@ -519,12 +509,13 @@ class NvidiaBackend(Backend):
         return usages
 
     def _gpu_processes(self, gpu: _Gpu) -> list[GpuProcessUsage]:
-        get, h = self._calls.get, gpu.handle  # type: ignore[union-attr]
+        get, h = self._calls.get, gpu.handle
         scratch: dict[str, str] = {}
         memory: dict[int, int | None] = {}
-        kinds: dict[int, str] = {}
-        for kind, fn in (("compute", "nvmlDeviceGetComputeRunningProcesses"),
-                         ("graphics", "nvmlDeviceGetGraphicsRunningProcesses")):
+        kinds: dict[int, UsageKind] = {}
+        lists: tuple[tuple[UsageKind, str], ...] = (("compute", "nvmlDeviceGetComputeRunningProcesses"),
+                                                    ("graphics", "nvmlDeviceGetGraphicsRunningProcesses"))
+        for kind, fn in lists:
             for proc in get(scratch, kind, fn, h) or ():
                 used = getattr(proc, "usedGpuMemory", None)
                 if proc.pid in memory:  # a process with a compute and a graphics context
@@ -546,7 +537,7 @@ class NvidiaBackend(Backend):
                 sm_percent=_num(sample.smUtil) if sample is not None else idle,
                 encoder_percent=_num(sample.encUtil) if sample is not None else idle,
                 decoder_percent=_num(sample.decUtil) if sample is not None else idle,
-                kind=kinds.get(pid, "utilization-only"),  # type: ignore[arg-type]
+                kind=kinds.get(pid, "utilization-only"),
             ))
         return usages
 
@@ -598,7 +589,7 @@ class NvidiaBackend(Backend):
         except nvml.NVMLError as error:
             if error.value == nvml.NVML_ERROR_NOT_FOUND:
                 return {}, True
-            self._calls.reason(error, "nvmlDeviceGetProcessUtilization", "sm_percent")  # type: ignore[union-attr]
+            self._calls.reason(error, "nvmlDeviceGetProcessUtilization", "sm_percent")
             return {}, False
         newest: dict[int, Any] = {}
         for sample in samples or ():

@@ -34,7 +34,7 @@ class _SimGpu:
     memory_total_bytes: int
     power_limit_w: float
     job_memory_bytes: int
-    worker: subprocess.Popen | None = None
+    worker: subprocess.Popen[bytes] | None = None
     probe: psutil.Process | None = None
     temperature_c: float = 35.0
     energy_j: float = 0.0

@@ -150,7 +150,7 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         utilization_percent=float(busy) if busy is not None else None,
         memory_used_bytes=used, memory_total_bytes=total,
         temperature_c=temperature, temperature_slowdown_c=slowdown, temperature_shutdown_c=shutdown,
-        temperatures=frozen_map(sensors),  # type: ignore[arg-type]
+        temperatures=frozen_map(sensors),
         fan_speed_percent=fan_pct, fan_rpm=fan_rpm, passively_cooled=passive, power_w=power, power_limit_w=power_cap,
         pci_bus_id=card.pci_bus_id, source="sysfs", unsupported=frozen_map(unsupported),
     )
