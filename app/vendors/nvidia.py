@@ -1,17 +1,20 @@
 """NVIDIA GPUs through NVML (nvidia-ml-py).
 
-Every NVML call goes through ``_Calls.get``: a value, or None plus the reason in the GPU's
-``unsupported`` map. Errors that mean the GPU (or NVML) itself failed raise ``_GpuFailed``: that
-GPU becomes an error row, the others keep reporting, and NVML is re-initialised with backoff.
+Every NVML call goes through ``Calls.get`` (app/vendors/nvml_calls.py): a value, or None plus the reason in the
+GPU's ``unsupported`` map. Errors that mean the GPU (or NVML) itself failed raise ``GpuFailed``: that GPU becomes an
+error row, the others keep reporting, and NVML is re-initialised with backoff. XID errors arrive on their own
+thread (app/vendors/nvml_events.py).
+
+Over 400 lines on purpose: sampling, the process lists and the per-process-utilization schedule all read and
+write the same per-GPU state (``_Gpu``: handles, the slow tier's cache, the last utilization sample); split
+further, that state would be passed around instead of kept in one place.
 NVML is initialised once for the life of the backend; slow calls (energy ~3.6 ms of CPU, ECC, MIG
 mode) run every 30 s; per-process utilization (~1.7 ms) at most once a second, never on an idle GPU.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -19,6 +22,8 @@ from typing import Any, Callable
 
 from app.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, frozen_map
 from app.vendors.base import Backend, BackendUnavailable
+from app.vendors.nvml_calls import Calls, GpuFailed, describe_init_error
+from app.vendors.nvml_events import XidWatcher
 from app.vocabulary import THROTTLE_REASONS
 
 log = logging.getLogger(__name__)
@@ -27,18 +32,6 @@ PASSIVELY_COOLED = "not supported: passively cooled GPU (no fan of its own; the 
 
 # nvmlClocksEventReason* bits (0x1 gpu_idle ... 0x100 display_clock_setting) and the names a person can read.
 CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = tuple((1 << bit, name) for bit, name in enumerate(THROTTLE_REASONS))
-
-# Error names whose meaning is "this GPU, or NVML, is broken right now" rather than "this
-# metric is not available": they turn the GPU into an error row and trigger a re-init.
-_FATAL_ERRORS = (
-    "NVML_ERROR_GPU_IS_LOST",
-    "NVML_ERROR_UNKNOWN",
-    "NVML_ERROR_UNINITIALIZED",
-    "NVML_ERROR_DRIVER_NOT_LOADED",
-    "NVML_ERROR_RESET_REQUIRED",
-    "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-    "NVML_ERROR_GPU_NOT_FOUND",
-)
 
 # Energy costs ~3.6 ms of CPU a call on an H200, MIG mode and display ~0.1 ms (benchmarks/nvml_calls.py):
 # every 30 s they cost an 8-GPU machine 1 ms of CPU a second; every 10 s they cost three times that.
@@ -55,26 +48,6 @@ def decode_clocks_event_reasons(mask: int) -> tuple[str, ...]:
     if mask & ~known:
         names.append(hex(mask & ~known))
     return tuple(names)
-
-
-def describe_init_error(nvml: Any, error: Exception) -> str:
-    """Why NVML could not start, in words a person can act on."""
-    code = getattr(error, "value", None)
-    hints = {
-        getattr(nvml, "NVML_ERROR_LIBRARY_NOT_FOUND", -1): "libnvidia-ml.so.1 not found (no NVIDIA driver)",
-        getattr(nvml, "NVML_ERROR_DRIVER_NOT_LOADED", -1): "the NVIDIA kernel driver is not loaded",
-        getattr(nvml, "NVML_ERROR_LIB_RM_VERSION_MISMATCH", -1): (
-            "driver/library version mismatch (the driver was updated: reboot or reload the kernel module)"
-        ),
-        getattr(nvml, "NVML_ERROR_NO_PERMISSION", -1): "no permission to open /dev/nvidia*",
-    }
-    hint = hints.get(code)
-    name = type(error).__name__
-    return f"{name}: {hint}" if hint else f"{name}: {error}"
-
-
-class _GpuFailed(Exception):
-    """The GPU or NVML failed (lost, unknown error): not a missing metric."""
 
 
 @dataclass
@@ -103,118 +76,6 @@ class _Gpu:
     error: str | None = None
 
 
-class _Calls:
-    """The one wrapper every NVML call goes through."""
-
-    def __init__(self, nvml: Any):
-        self.nvml = nvml
-        self._fatal = {getattr(nvml, n) for n in _FATAL_ERRORS if hasattr(nvml, n)}
-        self._missing_logged: set[str] = set()
-
-    def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: Any) -> Any:
-        """Call ``nvml.<fn_name>(*args)``; on a non-fatal error return None and record why."""
-        nvml = self.nvml
-        fn: Callable[..., Any] | None = getattr(nvml, fn_name, None)
-        if fn is None:
-            unsupported[metric] = f"not available: {fn_name} is not in this nvidia-ml-py"
-            return None
-        try:
-            return fn(*args)
-        except nvml.NVMLError as error:
-            unsupported[metric] = self.reason(error, fn_name, metric)
-            return None
-
-    def reason(self, error: Exception, fn_name: str, metric: str) -> str:
-        """Why a metric is missing; raises _GpuFailed when the error means the GPU failed."""
-        nvml = self.nvml
-        code = getattr(error, "value", None)
-        if code in self._fatal:
-            raise _GpuFailed(f"{type(error).__name__}: {error}") from error
-        if code == nvml.NVML_ERROR_NOT_SUPPORTED:
-            return "not supported by this GPU"
-        if code == nvml.NVML_ERROR_NO_PERMISSION:
-            return "no permission"
-        if code == nvml.NVML_ERROR_FUNCTION_NOT_FOUND:
-            if fn_name not in self._missing_logged:
-                self._missing_logged.add(fn_name)
-                log.info("NVML function %s not found in this driver; %s stays empty", fn_name, metric)
-            return f"not available: {fn_name} is not in this driver"
-        return f"NVML error: {type(error).__name__}"
-
-
-class _XidWatcher:
-    """One thread blocked in nvmlEventSetWait_v2 for critical XID errors on every GPU that supports them.
-
-    NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped.
-    """
-
-    def __init__(self, nvml: Any, handles: list[tuple[int, Any]], wall_clock: Callable[[], float],
-                 wait_ms: int = 500):
-        self.nvml = nvml
-        self.wait_ms = wait_ms
-        self._wall = wall_clock
-        self._events: list[GpuEvent] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self.unsupported: str | None = None
-        self._set = None
-        xid = getattr(nvml, "nvmlEventTypeXidCriticalError", None)
-        if xid is None or not hasattr(nvml, "nvmlEventSetWait_v2"):
-            self.unsupported = "this nvidia-ml-py has no event API"
-            return
-        try:
-            self._set = nvml.nvmlEventSetCreate()
-        except nvml.NVMLError as error:
-            self.unsupported = f"nvmlEventSetCreate: {type(error).__name__}"
-            return
-        registered = 0
-        for _, handle in handles:
-            try:
-                nvml.nvmlDeviceRegisterEvents(handle, xid, self._set)
-                registered += 1
-            except nvml.NVMLError as error:
-                log.info("XID events not available on a GPU: %s", type(error).__name__)
-        if not registered:
-            self.unsupported = "no GPU supports XID events"
-            return
-        self._thread = threading.Thread(target=self._run, name="fanwhy-xid", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._wait_loop()
-        finally:  # the set is freed by the thread that waits on it, never under its feet
-            with contextlib.suppress(self.nvml.NVMLError):
-                self.nvml.nvmlEventSetFree(self._set)
-
-    def _wait_loop(self) -> None:
-        nvml = self.nvml
-        while not self._stop.is_set():
-            try:
-                data = nvml.nvmlEventSetWait_v2(self._set, self.wait_ms)
-            except nvml.NVMLError as error:
-                if getattr(error, "value", None) != nvml.NVML_ERROR_TIMEOUT:
-                    log.warning("XID event wait: %s", type(error).__name__)
-                    self._stop.wait(1.0)
-                continue
-            try:
-                index: int | None = nvml.nvmlDeviceGetIndex(data.device)
-            except nvml.NVMLError:
-                index = None
-            with self._lock:
-                self._events.append(GpuEvent(gpu_index=index, kind="xid", value=int(data.eventData),
-                                             timestamp=self._wall()))
-
-    def drain(self) -> list[GpuEvent]:
-        with self._lock:
-            events, self._events = self._events, []
-        return events
-
-    def stop(self) -> None:
-        """Ask the thread to end; it leaves within ``wait_ms`` and frees the event set."""
-        self._stop.set()
-
-
 class NvidiaBackend(Backend):
     """NVML backend. ``nvml`` is the pynvml module (tests pass a table-driven fake)."""
 
@@ -241,13 +102,13 @@ class NvidiaBackend(Backend):
         self._util_slot_at = float("-inf")
         self._util_turn: _Gpu | None = None
         self._gpus: list[_Gpu] = []
-        self._calls = _Calls(nvml)  # made again by open() once the library is loaded
+        self._calls = Calls(nvml)  # made again by open() once the library is loaded
         self._initialised = False
         self._reinit_at: float | None = None
         self._reinit_failures = 0
         self.driver_version: str | None = None
         self._watch_xid = watch_xid
-        self._xid: _XidWatcher | None = None
+        self._xid: XidWatcher | None = None
 
     # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
@@ -257,7 +118,7 @@ class NvidiaBackend(Backend):
             except ImportError as error:
                 raise BackendUnavailable(f"nvidia-ml-py is not installed: {error}") from error
             self._nvml = pynvml
-        self._calls = _Calls(self._nvml)
+        self._calls = Calls(self._nvml)
         try:
             self._init()
         except self._nvml.NVMLError as error:
@@ -280,7 +141,7 @@ class NvidiaBackend(Backend):
         previous = {gpu.index: gpu for gpu in self._gpus}
         self._gpus = [self._open_gpu(i, previous.get(i)) for i in range(count)]
         if self._watch_xid and self._gpus:
-            self._xid = _XidWatcher(nvml, [(g.index, g.handle) for g in self._gpus if g.handle is not None],
+            self._xid = XidWatcher(nvml, [(g.index, g.handle) for g in self._gpus if g.handle is not None],
                                     self._wall)
 
     def events(self) -> list[GpuEvent]:
@@ -318,7 +179,7 @@ class NvidiaBackend(Backend):
                 u.pop("fan_speed_percent", None)
         except nvml.NVMLError as error:  # the handle itself: this GPU is unusable
             gpu.error = f"{type(error).__name__}: {error}"
-        except _GpuFailed as error:
+        except GpuFailed as error:
             gpu.error = str(error)
         return gpu
 
@@ -369,7 +230,7 @@ class NvidiaBackend(Backend):
                 try:
                     samples.append(self._sample_gpu(gpu))
                     continue
-                except _GpuFailed as error:
+                except GpuFailed as error:
                     gpu.error = str(error)
                     log.warning("GPU %d failed: %s", gpu.index, error)
             self._schedule_reinit()
@@ -503,7 +364,7 @@ class NvidiaBackend(Backend):
                 continue
             try:
                 usages.extend(self._gpu_processes(gpu))
-            except _GpuFailed as error:
+            except GpuFailed as error:
                 gpu.error = str(error)
                 self._schedule_reinit()
         return usages

@@ -1,0 +1,85 @@
+"""XID errors from NVML's event API, on a thread of their own (the collector never waits for them)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from typing import Any, Callable
+
+from app.model import GpuEvent
+
+log = logging.getLogger(__name__)
+
+
+class XidWatcher:
+    """One thread blocked in nvmlEventSetWait_v2 for critical XID errors on every GPU that supports them.
+
+    NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped.
+    """
+
+    def __init__(self, nvml: Any, handles: list[tuple[int, Any]], wall_clock: Callable[[], float],
+                 wait_ms: int = 500):
+        self.nvml = nvml
+        self.wait_ms = wait_ms
+        self._wall = wall_clock
+        self._events: list[GpuEvent] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.unsupported: str | None = None
+        self._set = None
+        xid = getattr(nvml, "nvmlEventTypeXidCriticalError", None)
+        if xid is None or not hasattr(nvml, "nvmlEventSetWait_v2"):
+            self.unsupported = "this nvidia-ml-py has no event API"
+            return
+        try:
+            self._set = nvml.nvmlEventSetCreate()
+        except nvml.NVMLError as error:
+            self.unsupported = f"nvmlEventSetCreate: {type(error).__name__}"
+            return
+        registered = 0
+        for _, handle in handles:
+            try:
+                nvml.nvmlDeviceRegisterEvents(handle, xid, self._set)
+                registered += 1
+            except nvml.NVMLError as error:
+                log.info("XID events not available on a GPU: %s", type(error).__name__)
+        if not registered:
+            self.unsupported = "no GPU supports XID events"
+            return
+        self._thread = threading.Thread(target=self._run, name="fanwhy-xid", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._wait_loop()
+        finally:  # the set is freed by the thread that waits on it, never under its feet
+            with contextlib.suppress(self.nvml.NVMLError):
+                self.nvml.nvmlEventSetFree(self._set)
+
+    def _wait_loop(self) -> None:
+        nvml = self.nvml
+        while not self._stop.is_set():
+            try:
+                data = nvml.nvmlEventSetWait_v2(self._set, self.wait_ms)
+            except nvml.NVMLError as error:
+                if getattr(error, "value", None) != nvml.NVML_ERROR_TIMEOUT:
+                    log.warning("XID event wait: %s", type(error).__name__)
+                    self._stop.wait(1.0)
+                continue
+            try:
+                index: int | None = nvml.nvmlDeviceGetIndex(data.device)
+            except nvml.NVMLError:
+                index = None
+            with self._lock:
+                self._events.append(GpuEvent(gpu_index=index, kind="xid", value=int(data.eventData),
+                                             timestamp=self._wall()))
+
+    def drain(self) -> list[GpuEvent]:
+        with self._lock:
+            events, self._events = self._events, []
+        return events
+
+    def stop(self) -> None:
+        """Ask the thread to end; it leaves within ``wait_ms`` and frees the event set."""
+        self._stop.set()
