@@ -21,6 +21,7 @@ from app.gate import Gate
 from app.history import History, default_path
 from app.host import HostSampler
 from app.monitor import Monitor
+from app.recordings import Recorder
 from app.redact import Redactor
 from app.vendors.factory import Selection, default_builders, select_backend
 
@@ -38,6 +39,7 @@ class FanWhy:
     socketio: SocketIO | None = None
     broadcaster: realtime.Broadcaster | None = None
     history: History | None = None
+    recorder: Recorder | None = None
 
     def start(self) -> None:
         """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
@@ -109,7 +111,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     picking.init_app(app)
     metrics.init_app(app, monitor)
     openapi.init_app(app)
-    fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history)
+    fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history,
+                    recorder=Recorder(history) if history is not None else None)
     if not exporter:
         history_api.init_app(app)
         fleet.init_app(app)

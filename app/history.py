@@ -10,6 +10,10 @@ inode) that is not a FanWhy history. /api/health reports each of these as ``degr
 Rollback journal (TRUNCATE), not WAL: WAL maps a ``-shm`` file into memory, and a fault in that file (made
 immutable while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. The size
 cap (FANWHY_DB_MAX_MB) counts everything, recordings included: over it, the oldest tenth of every table goes.
+Recordings live in app/recordings.py and hook into the writer (``tick_hooks``, ``trim_hooks``).
+
+Over 400 lines on purpose: the writer, its fault recovery and the readers share one file's identity and the
+connection generation that tells readers to reconnect; split apart, each would need the others' internals.
 """
 
 from __future__ import annotations
@@ -37,9 +41,6 @@ GPU_METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "te
                "fan_speed_percent", "clock_sm_mhz")
 PROCESS_METRICS = ("gpu_memory_bytes", "sm_percent", "power_w", "energy_wh", "cpu_percent")
 MAX_POINTS = 20_000
-MAX_LIVE_RECORDINGS = 16
-MAX_RECORDING_SAMPLES = 86_400  # sampling ticks; a recording stops by itself there (a day at 1 s)
-MAX_RECORDINGS_KEPT = 1_000
 RECONNECT_S = 5.0
 FAULT_SHOWN_S = 600.0  # a recovered fault or a trim to the size cap stays in /api/health this long
 _CORRUPT = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
@@ -77,10 +78,6 @@ class HistoryError(ValueError):
     """A history query that cannot be answered as asked (400 with this message)."""
 
 
-class HistoryFull(RuntimeError):
-    """A limit of the history store was reached (429 with this message)."""
-
-
 def default_path() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "fanwhy" / "history.db"
@@ -92,15 +89,6 @@ class Window:
     until: float
     step: float
     source: str
-
-
-@dataclass
-class _Recording:
-    id: str
-    gpus: tuple[int, ...] | None
-    interval_s: float
-    next_at: float = 0.0
-    samples: int = 0
 
 
 class History:
@@ -119,8 +107,9 @@ class History:
         self._maintained_at = 0.0
         self._last_headline: str | None = None
         self._last_minute: int | None = None
-        self._recordings: dict[str, _Recording] = {}
-        self._recordings_lock = threading.Lock()
+        # run by the writer: inside each tick's transaction, and with the once-a-minute trim (app.recordings)
+        self.tick_hooks: list[Callable[[sqlite3.Connection, Snapshot], None]] = []
+        self.trim_hooks: list[Callable[[sqlite3.Connection], None]] = []
         self.error: str | None = None
         self.write_failures = 0
         self.written_ticks = 0
@@ -356,7 +345,8 @@ class History:
                                None, snap.verdict.headline, json.dumps(data)))
                 self._last_headline, self._last_minute = identity, minute
         db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
-        self._record(db, snap)
+        for hook in self.tick_hooks:
+            hook(db, snap)
 
     @staticmethod
     def _alert_row(alert: Alert) -> tuple[Any, ...]:
@@ -380,9 +370,8 @@ class History:
             for table, column in (("gpu_minute", "minute"), ("proc_minute", "minute"), ("events", "ts"),
                                   ("recording_samples", "ts")):
                 db.execute(f"DELETE FROM {table} WHERE {column} < ?", (horizon,))
-            old = "SELECT id FROM recordings WHERE stopped IS NOT NULL ORDER BY started DESC LIMIT -1 OFFSET ?"
-            db.execute(f"DELETE FROM recording_samples WHERE rec IN ({old})", (MAX_RECORDINGS_KEPT,))
-            db.execute(f"DELETE FROM recordings WHERE id IN ({old})", (MAX_RECORDINGS_KEPT,))
+            for hook in self.trim_hooks:
+                hook(db)
             self._enforce_size(db)
 
     def _roll_up(self, db: sqlite3.Connection, start: float, end: float) -> None:
@@ -415,74 +404,9 @@ class History:
             self._fault(f"history reached its {self.max_bytes / 2**20:g} MB cap (FANWHY_DB_MAX_MB): "
                         f"data before {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(cut))} was dropped")
 
-    # -- recordings -------------------------------------------------------------------------
-    def start_recording(self, rec_id: str, label: str, gpus: Sequence[int] | None, interval_s: float,
-                        started: float) -> None:
-        """Its row first, then its sampling: a recording that could not be stored never samples.
-        HistoryFull at MAX_LIVE_RECORDINGS running at once."""
-        with self._recordings_lock:  # never held across a database call: the writer takes it inside its own
-            if len(self._recordings) >= MAX_LIVE_RECORDINGS:
-                raise HistoryFull(f"{MAX_LIVE_RECORDINGS} recordings are running; stop one first")
-            pending = _Recording(rec_id, tuple(gpus) if gpus is not None else None, interval_s, next_at=math.inf)
-            self._recordings[rec_id] = pending  # holds its place, not sampled until stored
-        try:
-            with self._reader() as db, _immediate(db):
-                db.execute("INSERT INTO recordings VALUES (?, ?, ?, ?, ?, NULL, NULL)",
-                           (rec_id, label, json.dumps(list(gpus) if gpus is not None else None), interval_s,
-                            started))
-        except BaseException:
-            with self._recordings_lock:
-                self._recordings.pop(rec_id, None)
-            raise
-        with self._recordings_lock:
-            pending.next_at = 0.0
-
-    def _record(self, db: sqlite3.Connection, snap: Snapshot) -> None:
-        with self._recordings_lock:
-            due = [r for r in self._recordings.values() if snap.timestamp >= r.next_at]
-            for rec in due:
-                rec.next_at = snap.timestamp + rec.interval_s - 1e-3
-                rec.samples += 1
-            full = [r for r in due if r.samples >= MAX_RECORDING_SAMPLES]
-            for rec in full:
-                del self._recordings[rec.id]
-        rows = [(rec.id, snap.timestamp, g.index, g.utilization_percent, g.memory_used_bytes, g.memory_percent,
-                 g.temperature_c, g.power_w)
-                for rec in due for g in snap.gpus if g.error is None and (rec.gpus is None or g.index in rec.gpus)]
-        db.executemany("INSERT INTO recording_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        for rec in full:  # at its sample cap: stopped, with its statistics, in this same transaction
-            _finish(db, rec.id, snap.timestamp)
-
-    def stop_recording(self, rec_id: str, stopped: float) -> dict[str, Any]:
-        self.flush()  # what was collected before the stop belongs to the recording
-        with self._recordings_lock:
-            self._recordings.pop(rec_id, None)
-        with self._reader() as db, _immediate(db):
-            _finish(db, rec_id, stopped)
-        found = self.recording(rec_id)
-        assert found is not None
-        return found
-
-    def recording(self, rec_id: str) -> dict[str, Any] | None:
-        with self._reader() as db:
-            row = db.execute("SELECT id, label, gpus, interval_s, started, stopped, stats FROM recordings WHERE id = ?",
-                             (rec_id,)).fetchone()
-            if row is None:
-                return None
-            count = db.execute("SELECT count(DISTINCT ts) FROM recording_samples WHERE rec = ?",
-                               (rec_id,)).fetchone()[0]
-        return _recording_view(row, count)
-
-    def recordings(self, limit: int = 100) -> list[dict[str, Any]]:
-        with self._reader() as db:
-            rows = db.execute("SELECT id, label, gpus, interval_s, started, stopped, stats FROM recordings "
-                              "ORDER BY started DESC LIMIT ?", (limit,)).fetchall()
-            counts = dict(db.execute("SELECT rec, count(DISTINCT ts) FROM recording_samples GROUP BY rec").fetchall())
-        return [_recording_view(row, counts.get(row[0], 0)) for row in rows]
-
     # -- reading ----------------------------------------------------------------------------
     @contextmanager
-    def _reader(self) -> Iterator[sqlite3.Connection]:
+    def reader(self) -> Iterator[sqlite3.Connection]:
         """A connection of this thread's own (SQLite connections are not shared across threads here), opened
         anew after the writer reopened the file. A failure is noted for the writer, then raised."""
         connection = getattr(self._local, "connection", None)
@@ -521,7 +445,7 @@ class History:
     def gpu_series(self, gpu: int, metric: str, win: Window) -> list[list[float | None]]:
         if metric not in GPU_METRICS:
             raise HistoryError(f"unknown metric {metric!r}; one of {', '.join(GPU_METRICS)}")
-        with self._reader() as db:
+        with self.reader() as db:
             if win.source == "raw":
                 sql = (f"SELECT CAST(ts / ? AS INTEGER) * ? AS t, avg({metric}), min({metric}), max({metric}) "
                        "FROM gpu_raw WHERE gpu = ? AND ts >= ? AND ts <= ? GROUP BY t ORDER BY t")
@@ -537,7 +461,7 @@ class History:
             raise HistoryError(f"unknown metric {metric!r}; one of {', '.join(PROCESS_METRICS)}")
         column = _COLUMN[metric]
         key, value = ("pid", pid) if pid is not None else ("container", container)
-        with self._reader() as db:
+        with self.reader() as db:
             if container is not None:  # a container: add up its processes at each instant first
                 inner = (f"SELECT ts AS t0, sum({column}) AS v FROM proc_raw WHERE (container = ? OR "
                          "container_name = ?) AND ts >= ? AND ts <= ? GROUP BY ts") if win.source == "raw" else (
@@ -559,7 +483,7 @@ class History:
 
     def top_processes(self, since: float, until: float, limit: int = 5) -> list[dict[str, Any]]:
         """The processes with the most GPU energy (then SM) in a window, from the minute rollups and raw rows."""
-        with self._reader() as db:
+        with self.reader() as db:
             rows = db.execute(
                 "SELECT pid, max(name), max(user), max(container_name), container, max(energy_wh) - min(energy_wh),"
                 " avg(sm), max(mem) FROM (SELECT pid, name, user, container_name, container, energy_wh, sm, mem "
@@ -572,19 +496,19 @@ class History:
                  "gpu_memory_bytes_max": r[7]} for r in rows]
 
     def verdicts(self, since: float, until: float) -> list[tuple[float, str, dict[str, Any]]]:
-        with self._reader() as db:
+        with self.reader() as db:
             rows = db.execute("SELECT ts, message, data FROM events WHERE kind = 'verdict' AND ts >= ? AND ts <= ? "
                               "ORDER BY ts", (since, until)).fetchall()
         return [(ts, message, json.loads(data or "{}")) for ts, message, data in rows]
 
     def alerts(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
-        with self._reader() as db:
+        with self.reader() as db:
             rows = db.execute("SELECT ts, gpu, rule, state, severity, message FROM events WHERE kind = 'alert' "
                               "AND ts >= ? AND ts <= ? ORDER BY ts DESC LIMIT ?", (since, until, limit)).fetchall()
         return [dict(zip(("ts", "gpu_index", "rule", "state", "severity", "message"), r, strict=True)) for r in rows]
 
     def integrity(self) -> str:
-        with self._reader() as db:
+        with self.reader() as db:
             return str(db.execute("PRAGMA integrity_check").fetchone()[0])
 
     def size_bytes(self) -> int:
@@ -605,7 +529,7 @@ _TIMED = (("gpu_raw", "ts"), ("proc_raw", "ts"), ("gpu_minute", "minute"), ("pro
 
 
 @contextmanager
-def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+def immediate(db: sqlite3.Connection) -> Iterator[None]:
     """A write from a reader's connection: BEGIN IMMEDIATE takes the write lock first, so it waits for the
     writer thread (busy timeout) instead of failing at once on a read lock it would have to upgrade."""
     db.execute("BEGIN IMMEDIATE")
@@ -618,29 +542,3 @@ def _immediate(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def _finish(db: sqlite3.Connection, rec_id: str, stopped: float) -> None:
-    db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?",
-               (stopped, json.dumps(recording_stats(db, rec_id)), rec_id))
-
-
-def recording_stats(db: sqlite3.Connection, rec_id: str) -> dict[str, Any]:
-    """Per-GPU min/max/mean of what a recording sampled: {"0": {"utilization_percent": {...}, ...}}."""
-    metrics = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w")
-    select = ", ".join(f"min({m}), max({m}), avg({m})" for m in metrics)
-    stats: dict[str, Any] = {}
-    for row in db.execute(f"SELECT gpu, count(*), {select} FROM recording_samples WHERE rec = ? GROUP BY gpu "
-                          "ORDER BY gpu", (rec_id,)):
-        gpu, count, values = row[0], row[1], row[2:]
-        stats[str(gpu)] = {"samples": count, **{
-            m: {"min": values[3 * i], "max": values[3 * i + 1],
-                "mean": round(values[3 * i + 2], 3) if values[3 * i + 2] is not None else None}
-            for i, m in enumerate(metrics)}}
-    return stats
-
-
-def _recording_view(row: Sequence[Any], sample_count: int) -> dict[str, Any]:
-    rec_id, label, gpus, interval_s, started, stopped, stats = row
-    return {"id": rec_id, "label": label, "gpus": json.loads(gpus) if gpus else None, "interval_s": interval_s,
-            "started_at": started, "stopped_at": stopped,
-            "duration_s": round((stopped or time.time()) - started, 3), "sample_count": sample_count,
-            "state": "stopped" if stopped else "recording", "gpu_stats": json.loads(stats) if stats else None}

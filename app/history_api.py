@@ -11,12 +11,20 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from app.history import GPU_METRICS, PROCESS_METRICS, History, HistoryError, HistoryFull
+from app.history import GPU_METRICS, PROCESS_METRICS, History, HistoryError
+from app.recordings import Recorder, RecordingsFull
 from app.rest import ApiError, allow_only, arg, json_body
 
 bp = Blueprint("history", __name__, url_prefix="/api")
 _RELATIVE = re.compile(r"^-?(\d+(?:\.\d+)?)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _recorder() -> Recorder:
+    recorder: Recorder | None = current_app.extensions["fanwhy"].recorder
+    if recorder is None:
+        raise ApiError(404, "history is off", "start FanWhy with FANWHY_DB set (it is 'none' here)")
+    return recorder
 
 
 def _history() -> History:
@@ -116,7 +124,7 @@ def while_you_were_away() -> Response:
 @bp.post("/recordings")
 def start_recording() -> tuple[Response, int]:
     """Start recording GPU statistics: ``{"label": str, "gpus": [int] | null, "interval": seconds}``."""
-    history = _history()
+    recorder = _recorder()
     body = json_body()
     body = {} if body is None else body
     if not isinstance(body, dict):
@@ -142,34 +150,34 @@ def start_recording() -> tuple[Response, int]:
         raise ApiError(400, "invalid interval", "seconds between samples, more than 0 and at most 3600")
     rec_id = uuid.uuid4().hex[:12]
     try:
-        history.start_recording(rec_id, label, gpus, float(max(interval, settings.interval_s)), time.time())
-    except HistoryFull as full:
+        recorder.start(rec_id, label, gpus, float(max(interval, settings.interval_s)), time.time())
+    except RecordingsFull as full:
         raise ApiError(429, "too many recordings", str(full)) from None
-    found = history.recording(rec_id)
+    found = recorder.get(rec_id)
     return jsonify(found), 201
 
 
 @bp.post("/recordings/<rec_id>/stop")
 def stop_recording(rec_id: str) -> Response:
-    history = _history()
-    found = history.recording(rec_id[:64])
+    recorder = _recorder()
+    found = recorder.get(rec_id[:64])
     if found is None:
         raise ApiError(404, f"no recording {rec_id[:64]!r}")
     if found["state"] == "stopped":
         return jsonify(found)
-    return jsonify(history.stop_recording(rec_id, time.time()))
+    return jsonify(recorder.stop(rec_id, time.time()))
 
 
 @bp.get("/recordings")
 def list_recordings() -> Response:
     allow_only(("limit",))
     limit = arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
-    return jsonify({"recordings": _history().recordings(limit)})
+    return jsonify({"recordings": _recorder().newest(limit)})
 
 
 @bp.get("/recordings/<rec_id>")
 def get_recording(rec_id: str) -> Response:
-    found = _history().recording(rec_id[:64])
+    found = _recorder().get(rec_id[:64])
     if found is None:
         raise ApiError(404, f"no recording {rec_id[:64]!r}")
     return jsonify(found)

@@ -15,6 +15,7 @@ import requests
 
 from app.history import History, HistoryError
 from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, ProcessGpu, ProcessSample, Snapshot
+from app.recordings import Recorder
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
 GIB = 1 << 30
@@ -83,7 +84,7 @@ def test_a_step_buckets_with_mean_min_max(history: History, clock: Clock) -> Non
 
 def test_minutes_are_rolled_up_and_raw_rows_trimmed_after_an_hour(history: History, clock: Clock) -> None:
     feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100)  # alternate 0/100 each minute
-    with history._reader() as db:
+    with history.reader() as db:
         assert db.execute("SELECT min(ts) FROM gpu_raw").fetchone()[0] >= clock.now - 3600 - 60
         minutes = db.execute("SELECT count(*) FROM gpu_minute").fetchone()[0]
     assert minutes == 2 * 60 + 1  # every complete minute
@@ -99,21 +100,21 @@ def test_minutes_are_rolled_up_and_raw_rows_trimmed_after_an_hour(history: Histo
 def test_retention_drops_old_minutes(history: History, clock: Clock) -> None:
     feed(history, clock, 180)
     feed(history, clock, 120, start=T0 + 25 * 3600)  # a day later: past the 24 h retention
-    with history._reader() as db:
+    with history.reader() as db:
         oldest = db.execute("SELECT min(minute) FROM gpu_minute").fetchone()[0]
     assert oldest >= clock.now - 24 * 3600
 
 
 def test_the_size_cap_drops_the_oldest_data(tmp_path: Path, clock: Clock) -> None:
     empty = History(tmp_path / "empty.db", clock=clock).open()
-    with empty._reader() as db:
+    with empty.reader() as db:
         base = db.execute("PRAGMA page_count").fetchone()[0] * db.execute("PRAGMA page_size").fetchone()[0]
     empty.close()
     cap = base + 48 * 1024
     history = History(tmp_path / "h.db", retention_hours=1000, max_bytes=cap, clock=clock).open()
     try:
         feed(history, clock, 12 * 3600, every=10)  # 12 hours, a sample every 10 s: 720 minutes
-        with history._reader() as db:
+        with history.reader() as db:
             first, last = db.execute("SELECT min(minute), max(minute) FROM gpu_minute").fetchone()
             pages, size, free = (db.execute(f"PRAGMA {p}").fetchone()[0]
                                  for p in ("page_count", "page_size", "freelist_count"))
@@ -177,11 +178,12 @@ def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History
 def test_recording_statistics_match_hand_computed_values(tmp_path: Path, clock: Clock) -> None:
     history = History(tmp_path / "h.db", clock=clock).open()
     history.start()
+    recorder = Recorder(history)
     try:
-        history.start_recording("r1", "train", [0], 2.0, T0)
+        recorder.start("r1", "train", [0], 2.0, T0)
         for t, util in enumerate([10, 20, 30, 40, 50, 60]):  # sampled every 2 s: 10, 30, 50
             history.submit(snap(T0 + t, util, temp=40 + t))
-        result = history.stop_recording("r1", T0 + 6)
+        result = recorder.stop("r1", T0 + 6)
     finally:
         history.close()
     assert result["sample_count"] == 3 and result["duration_s"] == 6.0 and result["state"] == "stopped"

@@ -16,8 +16,9 @@ import psutil
 import pytest
 import requests
 
-import app.history as history_module
-from app.history import MAX_LIVE_RECORDINGS, History, HistoryFull
+import app.recordings as recordings_module
+from app.history import History
+from app.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
 from tests.test_history import T0, Clock, feed
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
@@ -152,12 +153,13 @@ def test_a_fault_in_the_shared_memory_file_never_kills_the_worker(tmp_path: Path
 
 # -- bounded storage -------------------------------------------------------------------------------------
 def test_live_recordings_are_capped(history: History) -> None:
+    recorder = Recorder(history)
     for n in range(MAX_LIVE_RECORDINGS):
-        history.start_recording(f"r{n}", "x", None, 1.0, T0)
-    with pytest.raises(HistoryFull):
-        history.start_recording("one-too-many", "x", None, 1.0, T0)
-    history.stop_recording("r0", T0 + 1)
-    history.start_recording("now-fits", "x", None, 1.0, T0)
+        recorder.start(f"r{n}", "x", None, 1.0, T0)
+    with pytest.raises(RecordingsFull):
+        recorder.start("one-too-many", "x", None, 1.0, T0)
+    recorder.stop("r0", T0 + 1)
+    recorder.start("now-fits", "x", None, 1.0, T0)
 
 
 def test_the_cap_on_live_recordings_is_a_429_through_rest(make_app: Any, fake_nvml: Any) -> None:
@@ -173,19 +175,21 @@ def test_the_cap_on_live_recordings_is_a_429_through_rest(make_app: Any, fake_nv
 
 def test_a_recording_stops_itself_at_its_sample_cap(history: History, clock: Clock,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(history_module, "MAX_RECORDING_SAMPLES", 4)
-    history.start_recording("capped", "x", None, 1.0, T0)
+    monkeypatch.setattr(recordings_module, "MAX_RECORDING_SAMPLES", 4)
+    recorder = Recorder(history)
+    recorder.start("capped", "x", None, 1.0, T0)
     feed(history, clock, 10)
-    found = history.recording("capped")
+    found = recorder.get("capped")
     assert found is not None and found["state"] == "stopped" and found["sample_count"] == 4
-    assert found["gpu_stats"]["0"]["samples"] == 4 and "capped" not in history._recordings
+    assert found["gpu_stats"]["0"]["samples"] == 4 and "capped" not in recorder._live
 
 
 def test_recordings_count_toward_the_size_cap_and_health_says_so(tmp_path: Path, clock: Clock) -> None:
     history = History(tmp_path / "h.db", retention_hours=24, clock=clock, max_bytes=256 * 1024).open()
     try:
+        recorder = Recorder(history)
         for n in range(MAX_LIVE_RECORDINGS):
-            history.start_recording(f"r{n}", "x" * 150, None, 1.0, T0)
+            recorder.start(f"r{n}", "x" * 150, None, 1.0, T0)
         feed(history, clock, 1800)  # 16 recordings x 1,800 samples would be far above 256 KiB
         with sqlite3.connect(history.path) as db:
             pages, size, free = (db.execute(f"PRAGMA {p}").fetchone()[0]

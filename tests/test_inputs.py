@@ -45,18 +45,18 @@ def test_numbers_out_of_range_are_400(history_app: Any, query: str) -> None:
 
 
 def test_a_label_with_an_unpaired_surrogate_is_400_and_records_nothing(history_app: Any) -> None:
-    history = history_app.extensions["fanwhy"].history
+    recorder = history_app.extensions["fanwhy"].recorder
     answer = history_app.test_client().post("/api/recordings", data='{"label": "\\ud800"}',
                                             content_type="application/json")
     assert answer.status_code == 400 and json_error(answer)["error"] == "the body must be valid UTF-8"
-    assert history._recordings == {} and history.recordings() == []
+    assert recorder._live == {} and recorder.newest() == []
 
 
 def test_json_nested_30000_deep_is_400_before_parsing(history_app: Any) -> None:
     body = '{"label": ' + "[" * 30_000 + "]" * 30_000 + "}"
     answer = history_app.test_client().post("/api/recordings", data=body, content_type="application/json")
     assert answer.status_code == 400 and json_error(answer)["error"] == "the JSON body is nested too deep"
-    assert history_app.extensions["fanwhy"].history.recordings() == []
+    assert history_app.extensions["fanwhy"].recorder.newest() == []
 
 
 @pytest.mark.parametrize("body", [b"{not json", b'{"label": "x"', b"\xff\xfe{}", b"[1, 2]"])
