@@ -1,0 +1,90 @@
+"""The layout of app/ as docs/ARCHITECTURE.md draws it: every module on the map, every import allowed by its layer,
+no hub module, and a light package."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MAP = ROOT / "docs" / "ARCHITECTURE.md"
+
+
+def layers() -> tuple[dict[str, set[str]], dict[str, str]]:
+    """(layer -> the layers it may import, module path -> its layer), read from the page."""
+    text = MAP.read_text()
+    allowed: dict[str, set[str]] = {}
+    for name, may in re.findall(r"^\| (\w+) \| ([\w, ]+) \| ", text, re.MULTILINE):
+        if name not in ("layer", "module"):
+            allowed[name] = set() if may.strip() == "nothing" else {m.strip() for m in may.split(",")}
+    allowed["assembly"] = set(allowed) if "every layer" in text else allowed.get("assembly", set())
+    modules = dict(re.findall(r"^\| `(app/[\w/]+\.py)` \| (\w+) \|", text, re.MULTILINE))
+    return allowed, modules
+
+
+def module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def imports(path: Path) -> set[str]:
+    """The app modules ``path`` imports, at the top or inside a function."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "app":
+            if node.module == "app":
+                found |= {f"app.{alias.name}" for alias in node.names}
+            else:
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.split(".")[0] == "app"}
+    return found
+
+
+def test_every_module_is_on_the_map() -> None:
+    _, modules = layers()
+    present = {str(p.relative_to(ROOT)) for p in (ROOT / "app").rglob("*.py")}
+    assert present - set(modules) == set(), "modules missing from docs/ARCHITECTURE.md"
+    assert set(modules) - present == set(), "docs/ARCHITECTURE.md names modules that do not exist"
+
+
+def test_every_import_is_allowed_by_its_layer() -> None:
+    allowed, modules = layers()
+    layer_of = {module_name(ROOT / path): layer for path, layer in modules.items()}
+    lazy = {"app.create_app": "app.application", "app.build_monitor": "app.application"}
+    wrong = []
+    for path, layer in modules.items():
+        me = module_name(ROOT / path)
+        for target in imports(ROOT / path):
+            target = lazy.get(target, target)
+            theirs = layer_of.get(target)
+            assert theirs is not None, f"{path} imports {target}, which is not on the map"
+            if theirs != layer and theirs not in allowed[layer] and me != target:
+                wrong.append(f"{path} ({layer}) imports {target} ({theirs})")
+    assert wrong == []
+
+
+def test_the_map_catches_a_view_that_reads_a_vendor() -> None:
+    """The rule itself can fail: a web module importing the NVML backend is a violation."""
+    allowed, _ = layers()
+    assert "vendors" not in allowed["web"] and "attribution" not in allowed["web"]
+    assert allowed["foundation"] == set()
+
+
+def test_no_module_over_400_lines_without_a_reason_at_its_top() -> None:
+    for path in (ROOT / "app").rglob("*.py"):
+        text = path.read_text()
+        if text.count("\n") > 400:
+            head = text[:1500]
+            assert "Over 400 lines on purpose" in head, f"{path.relative_to(ROOT)}: {text.count(chr(10))} lines"
+
+
+def test_importing_the_client_loads_no_flask() -> None:
+    """`app.client` is documented as standard library only: the package must not pull Flask in."""
+    code = ("import sys, app.client; heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('flask', 'werkzeug', 'flask_socketio', 'psutil', 'gevent')); print(heavy); sys.exit(bool(heavy))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
