@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import math
 import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
@@ -75,61 +76,75 @@ class Settings:
         return build_rules(overrides)
 
     def validate(self) -> Settings:
-        if not 0.05 <= self.interval_s <= 3600:
-            raise ConfigError(f"FANWHY_INTERVAL must be between 0.05 and 3600 seconds, got {self.interval_s}")
-        if not 0 < self.port < 65536:
-            raise ConfigError(f"FANWHY_PORT must be 1-65535, got {self.port}")
-        if not 0 <= self.alert_gpu_util_percent <= 100:
-            raise ConfigError("FANWHY_ALERT_GPU_UTIL must be 0-100")
-        try:
-            self.alert_rules()
-        except ValueError as error:
-            raise ConfigError(f"FANWHY_ALERTS: {error}") from None
-        if bool(self.tls_cert) != bool(self.tls_key):
-            raise ConfigError("FANWHY_TLS_CERT and FANWHY_TLS_KEY go together")
-        for path in filter(None, (self.tls_cert, self.tls_key)):
-            if not os.path.isfile(path):
-                raise ConfigError(f"TLS file {path!r} does not exist")
-        if self.names_only not in ("on", "off"):
-            raise ConfigError("FANWHY_NAMES_ONLY must be on or off")
-        try:
-            from app.redact import compile_patterns
-
-            compile_patterns(self.mask_patterns)
-        except ValueError as error:
-            raise ConfigError(f"FANWHY_MASK_PATTERNS: {error}") from None
-        if self.collector not in ("on", "off"):
-            raise ConfigError("FANWHY_COLLECTOR must be on or off")
-        if self.message_queue and not self.message_queue.startswith(("redis://", "rediss://")):
-            raise ConfigError("FANWHY_MESSAGE_QUEUE must be a redis:// URL")
-        if self.message_queue and importlib.util.find_spec("redis") is None:
-            raise ConfigError("FANWHY_MESSAGE_QUEUE needs the redis package: pip install -r requirements-queue.txt "
-                              "(make run does it when FANWHY_MESSAGE_QUEUE is set)")
-        if not 0 < self.exporter_port < 65536:
-            raise ConfigError(f"EXPORTER_PORT must be 1-65535, got {self.exporter_port}")
-        if not 1 <= self.retention_hours <= 24 * 366:
-            raise ConfigError("FANWHY_RETENTION_HOURS must be between 1 and 8784")
-        if self.threads < 4:
-            raise ConfigError("FANWHY_THREADS must be at least 4")
-        if self.server not in ("gevent", "threads"):
-            raise ConfigError(f"FANWHY_SERVER must be gevent or threads, got {self.server!r}")
-        if self.server == "gevent" and importlib.util.find_spec("gevent") is None:
-            raise ConfigError("FANWHY_SERVER=gevent needs the gevent package (pip install -r requirements.txt), "
-                              "or set FANWHY_SERVER=threads")
-        for name in ("max_sessions", "client_sessions", "max_connections"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{ENV_NAMES[name]} must be at least 1")
-        if self.client_connections < 0:
-            raise ConfigError("FANWHY_CLIENT_CONNECTIONS must be 0 (no limit) or more")
-        if not 1 <= self.header_timeout_s <= 300:
-            raise ConfigError("FANWHY_HEADER_TIMEOUT must be between 1 and 300 seconds")
-        if not os.path.isdir(self.host_proc):
-            raise ConfigError(f"FANWHY_HOST_PROC={self.host_proc!r} is not a directory (mount the host's /proc there)")
+        """This settings object, or ConfigError naming the first setting that is wrong and what would do."""
+        for name, low, high, message in _RANGES:
+            value = getattr(self, name)
+            if not low <= value <= high:
+                raise ConfigError(message.format(value=value))
+        for name, choices, message in _CHOICES:
+            if getattr(self, name) not in choices:
+                raise ConfigError(message.format(value=getattr(self, name)))
+        self._check_alerts_and_masks()
+        self._check_files()
+        self._check_packages()
         if not is_loopback(self.host) and not self.token:
             raise ConfigError(
                 f"refusing to bind {self.host}: anything but loopback needs FANWHY_TOKEN "
                 "(set a long random token, or keep FANWHY_HOST=127.0.0.1)")
         return self
+
+    def _check_alerts_and_masks(self) -> None:
+        try:
+            self.alert_rules()
+        except ValueError as error:
+            raise ConfigError(f"FANWHY_ALERTS: {error}") from None
+        from app.redact import compile_patterns
+
+        try:
+            compile_patterns(self.mask_patterns)
+        except ValueError as error:
+            raise ConfigError(f"FANWHY_MASK_PATTERNS: {error}") from None
+
+    def _check_files(self) -> None:
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ConfigError("FANWHY_TLS_CERT and FANWHY_TLS_KEY go together")
+        for path in filter(None, (self.tls_cert, self.tls_key)):
+            if not os.path.isfile(path):
+                raise ConfigError(f"TLS file {path!r} does not exist")
+        if not os.path.isdir(self.host_proc):
+            raise ConfigError(f"FANWHY_HOST_PROC={self.host_proc!r} is not a directory (mount the host's /proc there)")
+
+    def _check_packages(self) -> None:
+        if self.message_queue and not self.message_queue.startswith(("redis://", "rediss://")):
+            raise ConfigError("FANWHY_MESSAGE_QUEUE must be a redis:// URL")
+        if self.message_queue and importlib.util.find_spec("redis") is None:
+            raise ConfigError("FANWHY_MESSAGE_QUEUE needs the redis package: pip install -r requirements-queue.txt "
+                              "(make run does it when FANWHY_MESSAGE_QUEUE is set)")
+        if self.server == "gevent" and importlib.util.find_spec("gevent") is None:
+            raise ConfigError("FANWHY_SERVER=gevent needs the gevent package (pip install -r requirements.txt), "
+                              "or set FANWHY_SERVER=threads")
+
+
+# Numbers that must lie in a range: (setting, lowest, highest, the message; {value} is the value given).
+_RANGES: tuple[tuple[str, float, float, str], ...] = (
+    ("interval_s", 0.05, 3600, "FANWHY_INTERVAL must be between 0.05 and 3600 seconds, got {value}"),
+    ("port", 1, 65535, "FANWHY_PORT must be 1-65535, got {value}"),
+    ("alert_gpu_util_percent", 0, 100, "FANWHY_ALERT_GPU_UTIL must be 0-100"),
+    ("exporter_port", 1, 65535, "EXPORTER_PORT must be 1-65535, got {value}"),
+    ("retention_hours", 1, 24 * 366, "FANWHY_RETENTION_HOURS must be between 1 and 8784"),
+    ("threads", 4, math.inf, "FANWHY_THREADS must be at least 4"),
+    ("max_sessions", 1, math.inf, "FANWHY_MAX_SESSIONS must be at least 1"),
+    ("client_sessions", 1, math.inf, "FANWHY_CLIENT_SESSIONS must be at least 1"),
+    ("max_connections", 1, math.inf, "FANWHY_MAX_CONNECTIONS must be at least 1"),
+    ("client_connections", 0, math.inf, "FANWHY_CLIENT_CONNECTIONS must be 0 (no limit) or more"),
+    ("header_timeout_s", 1, 300, "FANWHY_HEADER_TIMEOUT must be between 1 and 300 seconds"),
+)
+# Words that must be one of a few.
+_CHOICES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("names_only", ("on", "off"), "FANWHY_NAMES_ONLY must be on or off"),
+    ("collector", ("on", "off"), "FANWHY_COLLECTOR must be on or off"),
+    ("server", ("gevent", "threads"), "FANWHY_SERVER must be gevent or threads, got {value!r}"),
+)
 
 
 # setting -> environment variable

@@ -332,21 +332,30 @@ class History:
                              c.sm_percent, c.power_w, c.energy_wh, c.cpu_percent))
         db.executemany("INSERT INTO proc_raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         events = [self._alert_row(a) for a in snap.alert_events]
-        if snap.verdict is not None:
-            top = next((c for c in snap.verdict.causes if c.summary == snap.verdict.headline), None)
-            identity = f"{top.kind}:{top.gpu_index}:{top.pid}" if top else "idle"
-            minute = int(ts // 60)
-            # On a change of cause (not of its numbers), and once a minute so durations can be measured.
-            if identity != self._last_headline or minute != self._last_minute:
-                data = {"busy": snap.verdict.busy, "confidence": snap.verdict.confidence,
-                        "cause": {"kind": top.kind, "gpu": top.gpu_index, "pid": top.pid,
-                                  "container": top.container} if top else None}
-                events.append((ts, "verdict", top.gpu_index if top else None, top.kind if top else None, None,
-                               None, snap.verdict.headline, json.dumps(data)))
-                self._last_headline, self._last_minute = identity, minute
+        verdict = self._verdict_row(snap)
+        if verdict is not None:
+            events.append(verdict)
         db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
         for hook in self.tick_hooks:
             hook(db, snap)
+
+    def _verdict_row(self, snap: Snapshot) -> tuple[Any, ...] | None:
+        """An events row for the verdict on a change of cause (not of its numbers), and once a minute so
+        durations can be measured; None otherwise."""
+        if snap.verdict is None:
+            return None
+        ts = snap.timestamp
+        top = next((c for c in snap.verdict.causes if c.summary == snap.verdict.headline), None)
+        identity = f"{top.kind}:{top.gpu_index}:{top.pid}" if top else "idle"
+        minute = int(ts // 60)
+        if identity == self._last_headline and minute == self._last_minute:
+            return None
+        self._last_headline, self._last_minute = identity, minute
+        data = {"busy": snap.verdict.busy, "confidence": snap.verdict.confidence,
+                "cause": {"kind": top.kind, "gpu": top.gpu_index, "pid": top.pid,
+                          "container": top.container} if top else None}
+        return (ts, "verdict", top.gpu_index if top else None, top.kind if top else None, None, None,
+                snap.verdict.headline, json.dumps(data))
 
     @staticmethod
     def _alert_row(alert: Alert) -> tuple[Any, ...]:

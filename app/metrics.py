@@ -30,6 +30,41 @@ def _gauge(name: str, doc: str, labels: list[str]) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, doc, labels=labels)
 
 
+def _free(gpu: Any) -> float | None:
+    free = gpu.memory_available_bytes
+    return float(free) if free is not None else None
+
+
+# Per-GPU gauges: (name, help, how to read it from a GpuSample; None: no sample).
+GPU_GAUGES: list[tuple[str, str, Callable[[GpuSample], float | int | None]]] = [
+    ("fanwhy_gpu_utilization_percent", "GPU utilization (%)", lambda g: g.utilization_percent),
+    ("fanwhy_gpu_memory_utilization_percent", "Memory controller utilization (%)",
+     lambda g: g.memory_utilization_percent),
+    ("fanwhy_gpu_memory_used_bytes", "GPU memory used", lambda g: g.memory_used_bytes),
+    ("fanwhy_gpu_memory_total_bytes", "GPU memory total", lambda g: g.memory_total_bytes),
+    ("fanwhy_gpu_memory_free_bytes", "GPU memory free", _free),
+    ("fanwhy_gpu_temperature_celsius", "GPU temperature", lambda g: g.temperature_c),
+    ("fanwhy_gpu_temperature_slowdown_celsius", "Temperature at which the GPU slows down",
+     lambda g: g.temperature_slowdown_c),
+    ("fanwhy_gpu_fan_speed_percent", "Fan speed (% of maximum); absent on passively cooled GPUs",
+     lambda g: g.fan_speed_percent),
+    ("fanwhy_gpu_power_watts", "Power draw", lambda g: g.power_w),
+    ("fanwhy_gpu_power_limit_watts", "Enforced power limit", lambda g: g.power_limit_w),
+    ("fanwhy_gpu_clock_sm_hertz", "SM clock", lambda g: g.clock_sm_mhz * 1e6 if g.clock_sm_mhz else None),
+    ("fanwhy_gpu_clock_memory_hertz", "Memory clock",
+     lambda g: g.clock_memory_mhz * 1e6 if g.clock_memory_mhz else None),
+]
+# The seeds' exporter names, per GPU index.
+SEED_GAUGES = (
+    ("gpu_memory_total_bytes", "GPU memory total (seed exporter name)"),
+    ("gpu_memory_used_bytes", "GPU memory used (seed exporter name)"),
+    ("gpu_memory_free_bytes", "GPU memory free (seed exporter name)"),
+    ("gpu_memory_known_bytes", "GPU memory of visible processes (seed exporter name)"),
+    ("gpu_memory_unknown_bytes", "GPU memory no visible process accounts for (seed exporter name)"),
+    ("gpu_inference_active", "1 when unattributed memory was assigned by inference (seed exporter name)"),
+)
+
+
 class SnapshotCollector:
     """prometheus_client custom collector reading ``monitor.latest()``."""
 
@@ -74,25 +109,7 @@ class SnapshotCollector:
         yield from (success, duration, errors, ticks, backend)
 
     def _gpus(self, snap: Any) -> Iterator[Metric]:
-        fields: list[tuple[str, str, Callable[[GpuSample], float | int | None]]] = [
-            ("fanwhy_gpu_utilization_percent", "GPU utilization (%)", lambda g: g.utilization_percent),
-            ("fanwhy_gpu_memory_utilization_percent", "Memory controller utilization (%)",
-             lambda g: g.memory_utilization_percent),
-            ("fanwhy_gpu_memory_used_bytes", "GPU memory used", lambda g: g.memory_used_bytes),
-            ("fanwhy_gpu_memory_total_bytes", "GPU memory total", lambda g: g.memory_total_bytes),
-            ("fanwhy_gpu_memory_free_bytes", "GPU memory free", _free),
-            ("fanwhy_gpu_temperature_celsius", "GPU temperature", lambda g: g.temperature_c),
-            ("fanwhy_gpu_temperature_slowdown_celsius", "Temperature at which the GPU slows down",
-             lambda g: g.temperature_slowdown_c),
-            ("fanwhy_gpu_fan_speed_percent", "Fan speed (% of maximum); absent on passively cooled GPUs",
-             lambda g: g.fan_speed_percent),
-            ("fanwhy_gpu_power_watts", "Power draw", lambda g: g.power_w),
-            ("fanwhy_gpu_power_limit_watts", "Enforced power limit", lambda g: g.power_limit_w),
-            ("fanwhy_gpu_clock_sm_hertz", "SM clock", lambda g: g.clock_sm_mhz * 1e6 if g.clock_sm_mhz else None),
-            ("fanwhy_gpu_clock_memory_hertz", "Memory clock",
-             lambda g: g.clock_memory_mhz * 1e6 if g.clock_memory_mhz else None),
-        ]
-        families = [(_gauge(name, doc, GPU_LABELS), read) for name, doc, read in fields]
+        families = [(_gauge(name, doc, GPU_LABELS), read) for name, doc, read in GPU_GAUGES]
         up = _gauge("fanwhy_gpu_up", "1 when the GPU answers, 0 when it failed (lost, unknown error)", GPU_LABELS)
         info = _gauge("fanwhy_gpu_info", "GPU identity", [*GPU_LABELS, "vendor", "pstate"])
         throttle = _gauge("fanwhy_gpu_throttle_reason", "1 when a clocks-event (throttle) reason is active",
@@ -100,14 +117,7 @@ class SnapshotCollector:
         energy = CounterMetricFamily("fanwhy_gpu_energy_joules", "Energy since the driver loaded", labels=GPU_LABELS)
         unattributed = _gauge("fanwhy_gpu_unattributed_memory_bytes",
                               "Used memory that no visible process accounts for", GPU_LABELS)
-        seed = {name: _gauge(name, doc, ["gpu"]) for name, doc in (
-            ("gpu_memory_total_bytes", "GPU memory total (seed exporter name)"),
-            ("gpu_memory_used_bytes", "GPU memory used (seed exporter name)"),
-            ("gpu_memory_free_bytes", "GPU memory free (seed exporter name)"),
-            ("gpu_memory_known_bytes", "GPU memory of visible processes (seed exporter name)"),
-            ("gpu_memory_unknown_bytes", "GPU memory no visible process accounts for (seed exporter name)"),
-            ("gpu_inference_active", "1 when unattributed memory was assigned by inference (seed exporter name)"),
-        )}
+        seed = {name: _gauge(name, doc, ["gpu"]) for name, doc in SEED_GAUGES}
         unaccounted = {u.gpu_index: u for u in snap.unattributed}
         for gpu in snap.gpus:
             labels = [str(gpu.index), gpu.uuid or "", gpu.name or ""]
@@ -124,18 +134,7 @@ class SnapshotCollector:
                     throttle.add_metric([*labels, reason], 1.0 if reason in gpu.throttle_reasons else 0.0)
             if gpu.energy_j is not None:
                 energy.add_metric(labels, gpu.energy_j)
-            free = _free(gpu)
-            index = [str(gpu.index)]
-            for name, value in (("gpu_memory_total_bytes", gpu.memory_total_bytes),
-                                ("gpu_memory_used_bytes", gpu.memory_used_bytes), ("gpu_memory_free_bytes", free)):
-                if value is not None:
-                    seed[name].add_metric(index, float(value))
-            item = unaccounted.get(gpu.index)
-            if item is not None and item.memory_bytes is not None and gpu.memory_used_bytes is not None:
-                unattributed.add_metric(labels, float(item.memory_bytes))
-                seed["gpu_memory_unknown_bytes"].add_metric(index, float(item.memory_bytes))
-                seed["gpu_memory_known_bytes"].add_metric(index, float(gpu.memory_used_bytes - item.memory_bytes))
-                seed["gpu_inference_active"].add_metric(index, 1.0 if item.assigned else 0.0)
+            _seed_and_unattributed(gpu, unaccounted.get(gpu.index), labels, seed, unattributed)
         yield from (family for family, _ in families)
         yield from (up, info, throttle, energy, unattributed, *seed.values())
 
@@ -220,11 +219,6 @@ class SnapshotCollector:
         yield active
 
 
-def _free(gpu: Any) -> float | None:
-    free = gpu.memory_available_bytes
-    return float(free) if free is not None else None
-
-
 @bp.get("/metrics")
 def metrics() -> Response:
     registry: CollectorRegistry = current_app.extensions["fanwhy_registry"]
@@ -236,3 +230,19 @@ def init_app(app: Flask, monitor: Monitor) -> None:
     registry.register(SnapshotCollector(monitor))
     app.extensions["fanwhy_registry"] = registry
     app.register_blueprint(bp)
+
+
+def _seed_and_unattributed(gpu: GpuSample, item: Any, labels: list[str], seed: dict[str, GaugeMetricFamily],
+                           unattributed: GaugeMetricFamily) -> None:
+    """One GPU's rows of the seeds' memory gauges and of the unattributed memory."""
+    free = _free(gpu)
+    index = [str(gpu.index)]
+    for name, value in (("gpu_memory_total_bytes", gpu.memory_total_bytes),
+                        ("gpu_memory_used_bytes", gpu.memory_used_bytes), ("gpu_memory_free_bytes", free)):
+        if value is not None:
+            seed[name].add_metric(index, float(value))
+    if item is not None and item.memory_bytes is not None and gpu.memory_used_bytes is not None:
+        unattributed.add_metric(labels, float(item.memory_bytes))
+        seed["gpu_memory_unknown_bytes"].add_metric(index, float(item.memory_bytes))
+        seed["gpu_memory_known_bytes"].add_metric(index, float(gpu.memory_used_bytes - item.memory_bytes))
+        seed["gpu_inference_active"].add_metric(index, 1.0 if item.assigned else 0.0)
