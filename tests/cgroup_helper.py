@@ -39,18 +39,26 @@ def scope(relative: str) -> Iterator[Path]:
         if not (root / part).exists():
             (root / part).mkdir()
             created.append(root / part)
+    if path.exists():  # left behind by an interrupted run: empty it and start afresh
+        _empty(root, path)
+        path.rmdir()
     path.mkdir()
     created.append(path)
     try:
         yield path
     finally:
         for group in reversed(created):
-            with contextlib.suppress(OSError):
-                for pid in (group / "cgroup.procs").read_text().split():
-                    with contextlib.suppress(OSError):
-                        (root / "cgroup.procs").write_text(pid)
+            _empty(root, group)
             with contextlib.suppress(OSError):
                 group.rmdir()
+
+
+def _empty(root: Path, group: Path) -> None:
+    """Move the processes of ``group`` back to the root cgroup."""
+    with contextlib.suppress(OSError):
+        for pid in (group / "cgroup.procs").read_text().split():
+            with contextlib.suppress(OSError):
+                (root / "cgroup.procs").write_text(pid)
 
 
 def move(pid: int, group: Path) -> None:
