@@ -186,19 +186,21 @@ def _containers(rows: Sequence[ProcessSample], known: dict[str, DockerContainer]
             sm_percent=_sum([u.sm_percent for u in usages]),
             cpu_percent=_sum([r.cpu_percent for r in members]),
         ))
-    for cid, container in sorted(known.items()):
-        if cid in groups or not container.gpu_access:
-            continue
-        per_gpu = shares.get(cid, {})
-        out.append(ContainerSample(
-            container=ContainerRef(runtime="docker", id=cid, name=container.name, image=container.image,
-                                   pod=container.pod, namespace=container.namespace),
-            gpu_access=True, pids=(), gpu_indices=tuple(sorted(per_gpu)),
-            gpu_memory_bytes=sum(per_gpu.values()) if per_gpu else 0,
-            memory_method="inference" if per_gpu else "none", sm_percent=0.0, cpu_percent=0.0,
-        ))
+    out.extend(_idle_gpu_container(cid, container, shares.get(cid, {})) for cid, container in sorted(known.items())
+               if cid not in groups and container.gpu_access)
     out.sort(key=lambda c: (-(c.gpu_memory_bytes or 0), -(c.sm_percent or 0), c.container.id))
     return tuple(out)
+
+
+def _idle_gpu_container(cid: str, container: DockerContainer, per_gpu: dict[int, int]) -> ContainerSample:
+    """A container with GPU access and no process on a GPU: listed at 0, or with the memory inferred for it."""
+    return ContainerSample(
+        container=ContainerRef(runtime="docker", id=cid, name=container.name, image=container.image,
+                               pod=container.pod, namespace=container.namespace),
+        gpu_access=True, pids=(), gpu_indices=tuple(sorted(per_gpu)),
+        gpu_memory_bytes=sum(per_gpu.values()) if per_gpu else 0,
+        memory_method="inference" if per_gpu else "none", sm_percent=0.0, cpu_percent=0.0,
+    )
 
 
 def _users(rows: Sequence[ProcessSample]) -> tuple[UserSample, ...]:
