@@ -13,14 +13,12 @@ import time
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
-MODELS = ("gevent", "threads")
 
 
 class Concurrency:
     """Threads: a blocking call is just a call."""
 
     async_mode = "threading"
-    name = "threads"
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
@@ -33,7 +31,6 @@ class GeventConcurrency(Concurrency):
     """gevent: ``blocking`` runs the call on a native thread of a small pool, and the calling greenlet yields."""
 
     async_mode = "gevent"
-    name = "gevent"
 
     def __init__(self, native_threads: int = 2):
         import gevent

@@ -18,15 +18,13 @@ A refusal is one short JSON answer: no Engine.IO session, no upgrade, no thread 
 
 from __future__ import annotations
 
-import contextlib
-import ipaddress
 import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from app.auth import token_from_environ, token_matches
-from app.security import SECURITY_HEADERS, TokenBuckets, host_name
+from app.security import SECURITY_HEADERS, TokenBuckets, canonical_host, host_name
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -45,7 +43,6 @@ class Gate:
         self.client_sessions = client_sessions
         self.rate_limit_per_s = rate_limit_per_s
         self.limiter = TokenBuckets(rate_limit_per_s, 2 * rate_limit_per_s) if rate_limit_per_s > 0 else None
-        self.refused: dict[int, int] = {}
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         refusal = self.check(environ)
@@ -64,7 +61,7 @@ class Gate:
     def check(self, environ: Mapping[str, Any]) -> tuple[int, str, str] | None:
         """None to let the request through, else (status, error, detail)."""
         host = environ.get("HTTP_HOST") or ""
-        if "*" not in self.allowed_hosts and _canonical(host_name(host)) not in self.allowed_hosts:
+        if "*" not in self.allowed_hosts and canonical_host(host_name(host)) not in self.allowed_hosts:
             return 400, "unknown Host", (f"{host_name(host)[:80]!r} is not one of this FanWhy's names; "
                                          "set FANWHY_ALLOWED_HOSTS to add it")
         origin = environ.get("HTTP_ORIGIN")
@@ -113,7 +110,6 @@ class Gate:
         return None
 
     def _refuse(self, start_response: StartResponse, status: int, error: str, detail: str) -> list[bytes]:
-        self.refused[status] = self.refused.get(status, 0) + 1
         body = json.dumps({"error": error, "detail": detail}).encode()
         reason = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 429: "Too Many Requests",
                   503: "Service Unavailable"}[status]
@@ -123,9 +119,3 @@ class Gate:
             headers.append(("Retry-After", "1"))
         start_response(f"{status} {reason}", headers)
         return [body]
-
-
-def _canonical(name: str) -> str:
-    with contextlib.suppress(ValueError):
-        return str(ipaddress.ip_address(name))
-    return name

@@ -67,15 +67,20 @@ class TokenBuckets:
         return allowed
 
 
+def canonical_host(name: str) -> str:
+    """A host name as the allowlist keeps it: lower case, an IP address in its one standard spelling."""
+    name = name.strip().lower()
+    try:
+        return str(ipaddress.ip_address(name.strip("[]")))
+    except ValueError:
+        return name
+
+
 def _valid_names(values: Iterable[str]) -> set[str]:
     names = set()
     for value in values:
-        value = value.strip().lower()
-        if value:
-            try:
-                names.add(str(ipaddress.ip_address(value.strip("[]"))))
-            except ValueError:
-                names.add(value)
+        if value.strip():
+            names.add(canonical_host(value))
     return names
 
 
