@@ -40,7 +40,7 @@ debs:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "missing and not root:$$missing (their tests will be skipped)"; fi; fi
 
-lint: $(VENV)/.dev  ## ruff, then mypy --strict on app/ ([tool.mypy] in pyproject.toml)
+lint: $(VENV)/.dev  ## ruff, then mypy: strict on app/, normal on tests/ and benchmarks/ ([tool.mypy] in pyproject.toml)
 	$(PY) -m ruff check app tests benchmarks
 	$(PY) -m mypy
 

@@ -26,6 +26,8 @@ CPU_BUSY_PERCENT = 50.0
 GPU_PREFERENCE = 0.15
 MEMORY_HOG_BYTES = 1 << 30
 
+Numbers = Mapping[str, float | str | None]
+
 
 def short_command(proc: ProcessSample) -> str:
     """``python3 train.py`` from ``/usr/bin/python3 /home/a/train.py --lr 1e-3``; the name when no command."""
@@ -144,25 +146,37 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float])
     util = gpu.utilization_percent or 0.0
     power_frac = _fraction(gpu.power_w, gpu.power_limit_w)
     heat_frac = _heat(gpu)
-    numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
-                          "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
-                          "temperature_slowdown_c": gpu.temperature_slowdown_c,
-                          "fan_speed_percent": gpu.fan_speed_percent})
     busy = util >= BUSY_UTIL_PERCENT or power_frac >= BUSY_POWER_FRACTION or heat_frac >= HOT_FRACTION
     if not busy:
         return _idle_wake(gpu, snap), 0.9
 
+    numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
+                          "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
+                          "temperature_slowdown_c": gpu.temperature_slowdown_c,
+                          "fan_speed_percent": gpu.fan_speed_percent})
     weight = max(util / 100.0, power_frac, heat_frac)
     score = 0.5 + 0.45 * min(1.0, weight)  # at most 0.95: throttling of the same GPU ranks above
     users = [p for p in snap.processes if any(u.gpu_index == i for u in p.gpus)]
+    load, confidence = _load_cause(gpu, snap, users, _lasting(gpu, snap, busy_since), score, numbers)
+    return [load, *_throttle_causes(gpu, score, numbers), *_holder_causes(gpu, users)], confidence
+
+
+def _lasting(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) -> str:
+    """`` (busy for 5 min)`` once a GPU has been busy for two minutes without a break."""
+    started = busy_since.get(gpu.index)
+    if started is not None and snap.timestamp - started >= 120:
+        return f" (busy for {(snap.timestamp - started) / 60:.0f} min)"
+    return ""
+
+
+def _load_cause(gpu: GpuSample, snap: Snapshot, users: Sequence[ProcessSample], lasting: str, score: float,
+                numbers: Numbers) -> tuple[Cause, float]:
+    """The main cause of a busy GPU: the process that computes most, else hidden work, else what is known."""
+    i = gpu.index
     computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
     fan = _fan_clause(gpu)
     tail = f"; {fan}" if fan else ""
-    started = busy_since.get(i)
-    lasting = ""
-    if started is not None and snap.timestamp - started >= 120:
-        lasting = f" (busy for {(snap.timestamp - started) / 60:.0f} min)"
-    causes: list[Cause] = []
+    state = f"GPU {i} is at {_state(gpu)}{lasting}"
     if computing:
         top = computing[0]
         sm = _sm_on(top, i) or 0.0
@@ -170,30 +184,29 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float])
         if len(computing) > 1 and (_sm_on(computing[1], i) or 0) >= 20:
             second = computing[1]
             also = f", with {label(second)} at {_sm_on(second, i):.0f} %"
-        summary = (f"GPU {i} is at {_state(gpu)}{lasting} because {label(top)} keeps {sm:.0f} % of its SMs "
-                   f"busy{also}{tail}.")
         confidence = 0.9 if top.visibility == "visible" and top.status == "ok" else 0.6
         top_numbers = dict(numbers, sm_percent=sm, process_power_w=top.power_w,
                            process_gpu_memory_bytes=_memory_on(top, i))
-        causes.append(Cause(kind="gpu_load", summary=summary, score=score, gpu_index=i, pid=top.pid,
-                            container=top.container.id if top.container else None, numbers=frozen_map(top_numbers)))
+        return Cause(kind="gpu_load", score=score, gpu_index=i, pid=top.pid,
+                     container=top.container.id if top.container else None, numbers=frozen_map(top_numbers),
+                     summary=f"{state} because {label(top)} keeps {sm:.0f} % of its SMs busy{also}{tail}."), confidence
+    hidden = _hidden(snap.unattributed, i)
+    if hidden is not None:
+        summary, confidence = f"{state} because of work FanWhy cannot see: {hidden}{tail}.", 0.5
+    elif users:
+        biggest = max(users, key=lambda p: _memory_on(p, i) or 0)
+        summary = f"{state}; {label(biggest)} is the process on it (per-process SM % is not reported here){tail}."
+        confidence = 0.4
     else:
-        hidden = _hidden(snap.unattributed, i)
-        if hidden is not None:
-            summary = (f"GPU {i} is at {_state(gpu)}{lasting} because of work FanWhy cannot see: "
-                       f"{hidden}{tail}.")
-            confidence = 0.5
-        elif users:
-            biggest = max(users, key=lambda p: _memory_on(p, i) or 0)
-            summary = (f"GPU {i} is at {_state(gpu)}{lasting}; {label(biggest)} is the process on it "
-                       f"(per-process SM % is not reported here){tail}.")
-            confidence = 0.4
-        else:
-            summary = f"GPU {i} is at {_state(gpu)}{lasting}, and no process on it is known{tail}."
-            confidence = 0.3
-        causes.append(Cause(kind="gpu_load", summary=summary, score=score, gpu_index=i, numbers=numbers))
+        summary, confidence = f"{state}, and no process on it is known{tail}.", 0.3
+    return Cause(kind="gpu_load", summary=summary, score=score, gpu_index=i, numbers=numbers), confidence
 
+
+def _throttle_causes(gpu: GpuSample, score: float, numbers: Numbers) -> list[Cause]:
+    """Heat throttling ranks just above the load; a power cap below it."""
+    i = gpu.index
     reasons = gpu.throttle_reasons or ()
+    causes = []
     if any(r in reasons for r in HEAT_REASONS):
         slow = f" (slowdown at {gpu.temperature_slowdown_c:.0f} °C)" if gpu.temperature_slowdown_c else ""
         causes.append(Cause(kind="thermal_throttle", score=min(1.0, score + 0.05), gpu_index=i, numbers=numbers,
@@ -203,14 +216,21 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float])
         causes.append(Cause(kind="power_cap", score=score * 0.8, gpu_index=i, numbers=numbers,
                             summary=f"GPU {i} is held at its power limit ({gpu.power_limit_w:.0f} W): "
                                     f"it would draw more if allowed."))
+    return causes
+
+
+def _holder_causes(gpu: GpuSample, users: Sequence[ProcessSample]) -> list[Cause]:
+    """Processes that hold a lot of memory on a busy GPU at a measured 0 % SM: named so nobody blames them."""
+    i = gpu.index
+    causes = []
     for proc in users:
         memory = _memory_on(proc, i) or 0
-        if memory >= MEMORY_HOG_BYTES and (_sm_on(proc, i) or 0) == 0 and _sm_on(proc, i) is not None:
+        if memory >= MEMORY_HOG_BYTES and _sm_on(proc, i) == 0:
             causes.append(Cause(kind="memory_holder", score=0.1, gpu_index=i, pid=proc.pid,
                                 numbers=frozen_map({"gpu_memory_bytes": memory, "sm_percent": 0.0}),
                                 summary=f"{label(proc)}, PID {proc.pid}, holds {memory / GIB:.1f} GiB on GPU {i} "
                                         f"but computes nothing: it is not what heats the GPU."))
-    return causes, confidence
+    return causes
 
 
 def _hidden(unattributed: Sequence[Unattributed], index: int) -> str | None:
@@ -272,23 +292,8 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
         causes.extend(gpu_causes)
         confidences[gpu.index] = confidence
     cpu = _cpu_cause(snap)
-    gpu_busy = [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]
-
-    # The GPU is what FanWhy watches, and a busy GPU draws more than a CPU: the CPU leads only when it
-    # outranks every busy GPU by a clear margin.
-    cpu_leads = cpu is not None and all(cpu.score > c.score + GPU_PREFERENCE for c in gpu_busy)
     if cpu is not None:
-        if gpu_busy and cpu_leads:
-            summary = f"{cpu.summary[0].upper() + cpu.summary[1:]}; GPUs are busy too (see the causes)."
-        elif gpu_busy:
-            summary = f"Also, {cpu.summary}."
-        else:
-            idle = "; ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:2]
-                             if g.temperature_c is not None)
-            sentence = f"No GPU is busy: {cpu.summary}" if snap.gpus else cpu.summary[0].upper() + cpu.summary[1:]
-            summary = f"{sentence}{'; ' + idle if idle else ''}."
-        score = cpu.score if cpu_leads or not gpu_busy else min(cpu.score, min(c.score for c in gpu_busy) - 0.01)
-        causes.append(Cause(kind=cpu.kind, score=score, pid=cpu.pid, numbers=cpu.numbers, summary=summary))
+        causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
     causes.sort(key=lambda c: -c.score)
     main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
     if main is None:
@@ -296,6 +301,26 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
                           if g.temperature_c is not None)
         headline = "Nothing is busy: the fans are on their idle curve" + (f" ({temps})." if temps else ".")
         return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
-    gpu_load = main.kind == "gpu_load" and main.gpu_index is not None
-    confidence = confidences.get(main.gpu_index, 0.8) if gpu_load and main.gpu_index is not None else 0.8
+    confidence = 0.8
+    if main.kind == "gpu_load" and main.gpu_index is not None:
+        confidence = confidences.get(main.gpu_index, 0.8)
     return Verdict(headline=main.summary, causes=tuple(causes), confidence=confidence, busy=True)
+
+
+def _cpu_ranked(cpu: Cause, snap: Snapshot, gpu_busy: Sequence[Cause]) -> Cause:
+    """The CPU cause worded and scored against the busy GPUs.
+
+    The GPU is what FanWhy watches, and a busy GPU draws more than a CPU: the CPU leads only when it
+    outranks every busy GPU by a clear margin."""
+    cpu_leads = all(cpu.score > c.score + GPU_PREFERENCE for c in gpu_busy)
+    if gpu_busy and cpu_leads:
+        summary = f"{cpu.summary[0].upper() + cpu.summary[1:]}; GPUs are busy too (see the causes)."
+    elif gpu_busy:
+        summary = f"Also, {cpu.summary}."
+    else:
+        idle = "; ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:2]
+                         if g.temperature_c is not None)
+        sentence = f"No GPU is busy: {cpu.summary}" if snap.gpus else cpu.summary[0].upper() + cpu.summary[1:]
+        summary = f"{sentence}{'; ' + idle if idle else ''}."
+    score = cpu.score if cpu_leads or not gpu_busy else min(cpu.score, min(c.score for c in gpu_busy) - 0.01)
+    return Cause(kind=cpu.kind, score=score, pid=cpu.pid, numbers=cpu.numbers, summary=summary)

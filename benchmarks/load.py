@@ -105,7 +105,7 @@ def main() -> None:
 
     ticks = tick1 - tick0
     expected = ticks * args.seconds / elapsed  # the clients' window is the server's, give or take a second
-    lines = []
+    lines: list[str] = []
     say = lines.append  # the report goes to stdout and, with --out, to a file
     say(f"serving model: {args.server}; clients: {args.client}, in {len(shares)} processes")
     say(f"{args.clients} clients ({connected} still connected at the end) for {elapsed:.0f} s, 8 simulated GPUs, "
@@ -200,7 +200,7 @@ def run_raw_clients(url: str, count: int, seconds: float) -> None:
     def pump(until: float) -> None:
         while time.monotonic() < until:
             for key, _ in selector.select(timeout=0.5):
-                sock = key.fileobj
+                sock: socket.socket = key.fileobj  # type: ignore[assignment]  # only sockets are registered
                 n, ws = key.data
                 try:
                     data = sock.recv(1 << 20)

@@ -75,7 +75,7 @@ def main() -> None:
     backend.open()
     selection = Selection(backend=backend, skipped={})
 
-    def monitor_with(every: float):  # type: ignore[no-untyped-def]
+    def monitor_with(every: float):
         monitor = build_monitor(Settings(db="none", top_cpu_processes=5), selection)
         inspector = ProcessInspector(top_cpu=5, proc_root=proc_root, resolve_foreign=True, top_cpu_every_s=every)
         monitor.attributor = Attributor(inspector, None, proc_root=proc_root)

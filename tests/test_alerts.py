@@ -41,9 +41,9 @@ def only(rule: str, **changes: Any) -> AlertEngine:
 
 def run(engine: AlertEngine, values: list[float | None], field: str = "utilization_percent",
         start: float = 0.0) -> list[tuple[float, str]]:
-    events = []
+    events: list[tuple[float, str]] = []
     for step, value in enumerate(values):
-        _, fired = engine.evaluate(snap(replace(gpu(), **{field: value})), start + step)
+        _, fired = engine.evaluate(snap(replace(gpu(), **dict[str, Any]({field: value}))), start + step)
         events.extend((start + step, e.state) for e in fired)
     return events
 
@@ -96,10 +96,11 @@ def test_per_gpu_and_a_vanished_gpu_resolves() -> None:
 def test_temperature_power_and_memory_rules(rule: str, field: str, values: list[float],
                                             expected: list[tuple[float, str]]) -> None:
     engine = only(rule, hold_s=1)
-    base = {"power": {"power_limit_w": 700.0}, "memory": {"memory_total_bytes": 100}}.get(rule, {})
-    events = []
+    bases: dict[str, dict[str, Any]] = {"power": {"power_limit_w": 700.0}, "memory": {"memory_total_bytes": 100}}
+    base = bases.get(rule, {})
+    events: list[tuple[float, str]] = []
     for step, value in enumerate(values):
-        _, fired = engine.evaluate(snap(gpu(**base, **{field: value})), step)
+        _, fired = engine.evaluate(snap(gpu(**base, **dict[str, Any]({field: value}))), step)
         events.extend((float(step), e.state) for e in fired)
     assert events == expected
 
@@ -107,7 +108,7 @@ def test_temperature_power_and_memory_rules(rule: str, field: str, values: list[
 def test_thermal_throttling_fires_but_a_power_cap_does_not() -> None:
     engine = only("throttling", hold_s=1)
     values = [("sw_power_cap",), ("sw_power_cap",), ("hw_thermal_slowdown",), ("hw_thermal_slowdown",), ()]
-    events = []
+    events: list[tuple[int, str, str]] = []
     for step, reasons in enumerate(values):
         _, fired = engine.evaluate(snap(gpu(throttle_reasons=reasons)), step)
         events.extend((step, e.state, e.severity) for e in fired)

@@ -19,7 +19,7 @@ from app.vendors.fdinfo import FdinfoReader, parse_fdinfo
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.nvidia_smi import NvidiaSmi
 from app.vendors.simulated import SimulatedBackend
-from tests.fakes.fake_amdsmi import NO_PERMISSION, FakeAmdSmi, mi300x, radeon
+from tests.fakes.fake_amdsmi import NO_PERMISSION, Card, FakeAmdSmi, mi300x, radeon
 from tests.fakes.fake_nvml import FakeNvml, desktop_card
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -36,7 +36,7 @@ class Clock:
         return self.now
 
 
-def amd(*cards: dict[str, Any], **kw: Any) -> AmdBackend:
+def amd(*cards: Card, **kw: Any) -> AmdBackend:
     backend = AmdBackend(amdsmi=FakeAmdSmi(list(cards)), watch_events=False, **kw)
     backend.open()
     return backend

@@ -13,7 +13,7 @@ import pytest
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
 from app.attribution.processes import ProcessInspector
-from app.model import GpuProcessUsage, GpuSample, ProcessSample
+from app.model import GpuProcessUsage, GpuSample, ProcessSample, UsageKind
 from tests import cgroup_helper
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
@@ -36,9 +36,9 @@ def gpu(used: int, util: float = 90.0, index: int = 0) -> GpuSample:
                      memory_total_bytes=80 * GB, utilization_percent=util)
 
 
-def use(pid: int, memory: int | None, sm: float | None = 10.0, kind: str = "compute",
+def use(pid: int, memory: int | None, sm: float | None = 10.0, kind: UsageKind = "compute",
         index: int = 0) -> GpuProcessUsage:
-    return GpuProcessUsage(pid=pid, gpu_index=index, memory_bytes=memory, sm_percent=sm, kind=kind)  # type: ignore[arg-type]
+    return GpuProcessUsage(pid=pid, gpu_index=index, memory_bytes=memory, sm_percent=sm, kind=kind)
 
 
 def test_inference_splits_unattributed_memory_among_idle_gpu_containers(tmp_path: Path, sleeper: Any) -> None:

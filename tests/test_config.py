@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -26,9 +27,9 @@ def test_each_range_refuses_just_outside_and_accepts_its_edges(name: str, low: f
 @pytest.mark.parametrize(("name", "choices", "message"), _CHOICES)
 def test_each_choice_refuses_another_word(name: str, choices: tuple[str, ...], message: str) -> None:
     with pytest.raises(ConfigError, match=message.split(" ")[0]):
-        replace(Settings(), **{name: "maybe"}).validate()
+        replace(Settings(), **dict[str, Any]({name: "maybe"})).validate()
     for choice in choices:
-        replace(Settings(), **{name: choice}).validate()
+        replace(Settings(), **dict[str, Any]({name: choice})).validate()
 
 
 def test_a_public_bind_needs_the_token() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 import pytest
 
@@ -39,7 +39,7 @@ def gpu(index: int = 0, util: float = 0, temp: float = 34, power: float = 30, li
 
 
 def proc(pid: int, command: str, user: str = "alice", gpu_index: int | None = 0, sm: float | None = 0,
-         memory: int = GIB, cpu: float = 5, container: str | None = None, **kw: Any) -> ProcessSample:
+         memory: int | None = GIB, cpu: float = 5, container: str | None = None, **kw: Any) -> ProcessSample:
     gpus = () if gpu_index is None else (ProcessGpu(gpu_index=gpu_index, memory_bytes=memory, sm_percent=sm,
                                                     encoder_percent=0, decoder_percent=0, kind="compute"),)
     ref = ContainerRef(runtime="docker", id=(container or "x") * 8, name=container) if container else None
@@ -47,7 +47,7 @@ def proc(pid: int, command: str, user: str = "alice", gpu_index: int | None = 0,
                          cpu_percent=cpu, rss_bytes=GIB, gpus=gpus, container=ref, **kw)
 
 
-def snap(gpus: list[GpuSample], processes: list[ProcessSample] = (), cpu: float = 5, timestamp: float = 1000.0,
+def snap(gpus: list[GpuSample], processes: Sequence[ProcessSample] = (), cpu: float = 5, timestamp: float = 1000.0,
          **kw: Any) -> Snapshot:
     host = HostSample(hostname="box", cpu_percent=cpu, cpu_count=8, load_average=(1, 1, 1), memory_used_bytes=GIB,
                       memory_total_bytes=16 * GIB, cpu_temperature_c=48.0)

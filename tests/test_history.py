@@ -35,7 +35,7 @@ def snap(ts: float, util: float, index: int = 0, pid: int | None = None, sm: flo
     gpu = GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="T", utilization_percent=util,
                     memory_used_bytes=GIB, memory_total_bytes=4 * GIB, temperature_c=temp, power_w=100 + util,
                     power_limit_w=300)
-    procs = ()
+    procs: tuple[ProcessSample, ...] = ()
     if pid is not None:
         use = ProcessGpu(gpu_index=index, memory_bytes=GIB, sm_percent=sm, encoder_percent=0, decoder_percent=0,
                          kind="compute")
@@ -168,7 +168,7 @@ def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History
     history._write.execute(f"PRAGMA max_page_count = {pages}")
     feed(history, clock, 2000, start=T0 + 10)
     assert history.write_failures > 0 and "full" in (history.error or "")
-    assert history.error.count("history write failed") == 1
+    assert (history.error or "").count("history write failed") == 1
     monkeypatch.setattr(History, "_connect", connect)  # space again: the next reconnect writes
     feed(history, clock, 10, start=T0 + 3000)
     assert history.error is None

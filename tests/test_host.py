@@ -82,7 +82,7 @@ def test_a_broken_proc_stat_degrades_the_fields_it_feeds(tmp_path: Path) -> None
     (tmp_path / "stat").write_bytes(STAT)
     sampler.sample()
     (tmp_path / "stat").write_bytes(STAT.replace(b"cpu  100", b"cpu  200"))
-    assert sampler.sample().cpu_percent is not None and sampler.errors == ()
+    assert sampler.sample().cpu_percent is not None and not sampler.errors
 
 
 def test_the_server_boots_with_an_empty_proc_stat_and_health_names_the_file() -> None:

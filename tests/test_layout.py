@@ -88,3 +88,32 @@ def test_importing_the_client_loads_no_flask() -> None:
             "('flask', 'werkzeug', 'flask_socketio', 'psutil', 'gevent')); print(heavy); sys.exit(bool(heavy))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_function_in_app_is_above_complexity_20_without_a_reason() -> None:
+    """Cyclomatic complexity (radon) at most 20 per function, or a ``# complexity:`` comment in it saying why."""
+    from radon.complexity import cc_visit
+
+    too_complex = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        source = path.read_text()
+        lines = source.splitlines()
+        for block in cc_visit(source):
+            body = "\n".join(lines[block.lineno - 1:block.endline])
+            if block.complexity > 20 and "# complexity:" not in body:
+                too_complex.append(f"{path.relative_to(ROOT)}:{block.lineno} {block.name} ({block.complexity})")
+    assert not too_complex, "functions above complexity 20 with no reason written:\n" + "\n".join(too_complex)
+
+
+ANY_IGNORE = re.compile("#" + r"\s*type:\s*ignore")  # split so that these lines do not match themselves
+GOOD_IGNORE = re.compile("#" + r" type: ignore\[[a-z, -]+\]  # \S")
+
+
+def test_every_type_ignore_names_its_error_code_and_a_reason() -> None:
+    bare = []
+    for folder in ("app", "tests", "benchmarks"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for number, line in enumerate(path.read_text().splitlines(), start=1):
+                if ANY_IGNORE.search(line) and not GOOD_IGNORE.search(line):
+                    bare.append(f"{path.relative_to(ROOT)}:{number}")
+    assert not bare, "type: ignore without an error code and a reason:\n" + "\n".join(bare)

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def registry_of(app: Any) -> CollectorRegistry:
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(SnapshotCollector(app.extensions["fanwhy"].monitor))  # type: ignore[arg-type]
+    registry.register(SnapshotCollector(app.extensions["fanwhy"].monitor))
     return registry
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pynvml
 import pytest
 
@@ -18,8 +20,8 @@ class Clock:
         return self.now
 
 
-def opened(fake: FakeNvml, **kwargs: object) -> NvidiaBackend:
-    backend = NvidiaBackend(nvml=fake, **kwargs)  # type: ignore[arg-type]
+def opened(fake: FakeNvml, **kwargs: Any) -> NvidiaBackend:
+    backend = NvidiaBackend(nvml=fake, **kwargs)
     backend.open()
     return backend
 
@@ -244,7 +246,7 @@ def test_xid_errors_arrive_through_nvml_events() -> None:
     assert backend.events() == []
     fake.inject_xid(1, 79)
     deadline = time.monotonic() + 5
-    events = []
+    events: list[Any] = []
     while not events and time.monotonic() < deadline:
         events = backend.events()
         time.sleep(0.02)

@@ -34,7 +34,7 @@ def test_the_dockerfile_copies_what_exists_and_sets_the_nvidia_environment() -> 
 
 
 def test_the_healthcheck_command_works_against_a_server() -> None:
-    command = re.search(r'CMD python -c "(.+)"\n', dockerfile()).group(1)  # type: ignore[union-attr]
+    command = re.search(r'CMD python -c "(.+)"\n', dockerfile()).group(1)  # type: ignore[union-attr]  # None fails the test
     port = free_port()
     proc = start_server(port, FANWHY_TOKEN="tok")
     try:
@@ -114,7 +114,7 @@ def test_the_compose_prometheus_config_is_valid() -> None:
 
 def test_the_service_unit() -> None:
     unit = configparser.ConfigParser(strict=False, interpolation=None)
-    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.optionxform = str  # type: ignore[assignment,method-assign]  # keep the unit's key case, as documented
     unit.read(DEPLOY / "fanwhy.service")
     service = unit["Service"]
     assert service["DynamicUser"] == "yes" and service["ExecStart"].endswith("python -m app")

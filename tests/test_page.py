@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -17,7 +17,22 @@ from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Dialog, ElementHandle, Page
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PROBLEMS: dict[Page, list[str]] = {}  # what each open page reported: console errors and warnings, page errors, dialogs
+
+
+def problems(page: Page) -> list[str]:
+    return PROBLEMS[page]
+
+
+def shown(page: Page, selector: str, timeout: float) -> ElementHandle:
+    """The first element matching ``selector`` once it is visible (an assertion error if it never is)."""
+    element = page.wait_for_selector(selector, timeout=timeout)
+    assert element is not None, selector
+    return element
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it as root)"),
@@ -49,7 +64,7 @@ def hostile_process() -> Iterator[subprocess.Popen]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -62,40 +77,49 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.problems = []  # type: ignore[attr-defined]
-    page.on("console", lambda m: m.type in ("error", "warning")
-            and page.problems.append(f"console {m.type}: {m.text}"))
-    page.on("pageerror", lambda e: page.problems.append(f"page error: {e}"))
-    page.on("dialog", lambda d: (page.problems.append(f"dialog: {d.message}"), d.dismiss()))
+    found = PROBLEMS[page] = []
+
+    def console(message: ConsoleMessage) -> None:
+        if message.type in ("error", "warning"):
+            found.append(f"console {message.type}: {message.text}")
+
+    def dialog(box: Dialog) -> None:
+        found.append(f"dialog: {box.message}")
+        box.dismiss()
+
+    page.on("console", console)
+    page.on("pageerror", lambda error: found.append(f"page error: {error}"))
+    page.on("dialog", dialog)
     yield page
     context.close()
+    del PROBLEMS[page]
 
 
-def test_the_page_loads_live_without_console_errors(server: str, page: object) -> None:
-    page.goto(server)  # type: ignore[attr-defined]
-    page.wait_for_selector("#connection.pill-ok", timeout=10_000)  # type: ignore[attr-defined]
-    page.wait_for_selector("article.gpu", timeout=10_000)  # type: ignore[attr-defined]
-    assert page.locator("article.gpu").count() == 2  # type: ignore[attr-defined]
-    first_tick = page.text_content("#timing")  # type: ignore[attr-defined]
-    page.wait_for_function("t => document.querySelector('#timing').textContent !== t", arg=first_tick,  # type: ignore[attr-defined]
+def test_the_page_loads_live_without_console_errors(server: str, page: Page) -> None:
+    page.goto(server)
+    page.wait_for_selector("#connection.pill-ok", timeout=10_000)
+    page.wait_for_selector("article.gpu", timeout=10_000)
+    assert page.locator("article.gpu").count() == 2
+    first_tick = page.text_content("#timing")
+    page.wait_for_function("t => document.querySelector('#timing').textContent !== t", arg=first_tick,
                            timeout=10_000)
-    fanless = page.locator("article.gpu").nth(1).locator('[data-f="fan"]')  # type: ignore[attr-defined]
+    fanless = page.locator("article.gpu").nth(1).locator('[data-f="fan"]')
     assert fanless.text_content() == "N/A: passively cooled"
     assert "passively cooled" in (fanless.get_attribute("title") or "")
-    rows = page.locator("#processes tbody tr")  # type: ignore[attr-defined]
+    rows = page.locator("#processes tbody tr")
     assert rows.count() >= 2
-    assert "simulated_worker" in (page.text_content("#processes tbody") or "")  # type: ignore[attr-defined]
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert "simulated_worker" in (page.text_content("#processes tbody") or "")
+    assert problems(page) == []
 
 
-def test_an_alert_already_firing_is_shown_on_open(server: str, page: object) -> None:
-    page.goto(server)  # type: ignore[attr-defined]
-    toast = page.wait_for_selector(".toast", timeout=20_000)  # type: ignore[attr-defined]
+def test_an_alert_already_firing_is_shown_on_open(server: str, page: Page) -> None:
+    page.goto(server)
+    toast = shown(page, ".toast", timeout=20_000)
     assert "utilization" in (toast.text_content() or "")
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert problems(page) == []
 
 
 def open_then_alert(make_app: Any, serve: Any, page: Any) -> Any:
@@ -111,64 +135,64 @@ def open_then_alert(make_app: Any, serve: Any, page: Any) -> Any:
     return fake
 
 
-def test_a_toast_appears_when_an_alert_fires_and_when_it_resolves(make_app: Any, serve: Any, page: object) -> None:
+def test_a_toast_appears_when_an_alert_fires_and_when_it_resolves(make_app: Any, serve: Any, page: Page) -> None:
     fake = open_then_alert(make_app, serve, page)
-    toast = page.wait_for_selector(".toast-warning", timeout=10_000)  # type: ignore[attr-defined]
+    toast = shown(page, ".toast-warning", timeout=10_000)
     assert "GPU 1 (NVIDIA H200) at 96 % utilization" in (toast.text_content() or "")
     fake.set(1, "utilization", {"gpu": 4, "memory": 1})
-    resolved = page.wait_for_selector(".toast-ok", timeout=10_000)  # type: ignore[attr-defined]
+    resolved = shown(page, ".toast-ok", timeout=10_000)
     assert "back to 4 %" in (resolved.text_content() or "")
-    assert page.locator(".toast-warning").count() == 1  # type: ignore[attr-defined]
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert page.locator(".toast-warning").count() == 1
+    assert problems(page) == []
 
 
-def test_hostile_process_names_stay_text(server: str, page: object, hostile_process: subprocess.Popen) -> None:
-    page.goto(server)  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
+def test_hostile_process_names_stay_text(server: str, page: Page, hostile_process: subprocess.Popen) -> None:
+    page.goto(server)
+    page.wait_for_function(
         "pid => document.querySelector(`#processes tr[data-pid='${pid}']`) !== null", arg=hostile_process.pid,
         timeout=20_000)
-    row = page.locator(f"#processes tr[data-pid='{hostile_process.pid}']")  # type: ignore[attr-defined]
+    row = page.locator(f"#processes tr[data-pid='{hostile_process.pid}']")
     assert HOSTILE in (row.text_content() or "")
-    assert page.locator("#processes img").count() == 0  # type: ignore[attr-defined]
+    assert page.locator("#processes img").count() == 0
     time.sleep(0.5)
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert problems(page) == []
 
 
-def test_screenshot(server: str, page: object) -> None:
+def test_screenshot(server: str, page: Page) -> None:
     """Writes the README's screenshot when FANWHY_SCREENSHOT names a file."""
     target = os.environ.get("FANWHY_SCREENSHOT")
-    page.goto(server)  # type: ignore[attr-defined]
-    page.wait_for_selector("#processes tbody tr", timeout=10_000)  # type: ignore[attr-defined]
+    page.goto(server)
+    page.wait_for_selector("#processes tbody tr", timeout=10_000)
     time.sleep(1.5)
-    image = page.screenshot(full_page=True)  # type: ignore[attr-defined]
+    image = page.screenshot(full_page=True)
     assert image[:8] == b"\x89PNG\r\n\x1a\n"
     if target:
         Path(target).write_bytes(image)
 
 
-def test_the_page_reconnects_when_the_server_restarts(page: object) -> None:
+def test_the_page_reconnects_when_the_server_restarts(page: Page) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     proc = start_server(port)
     try:
         wait_healthy(url)
-        page.goto(url)  # type: ignore[attr-defined]
-        page.wait_for_selector("#connection.pill-ok", timeout=10_000)  # type: ignore[attr-defined]
+        page.goto(url)
+        page.wait_for_selector("#connection.pill-ok", timeout=10_000)
         stop(proc)
-        page.wait_for_selector("#connection:not(.pill-ok)", timeout=10_000)  # type: ignore[attr-defined]
+        page.wait_for_selector("#connection:not(.pill-ok)", timeout=10_000)
         proc = start_server(port)
         wait_healthy(url)
-        page.wait_for_selector("#connection.pill-ok", timeout=20_000)  # type: ignore[attr-defined]
-        tick = page.text_content("#timing")  # type: ignore[attr-defined]
-        page.wait_for_function("t => document.querySelector('#timing').textContent !== t", arg=tick,  # type: ignore[attr-defined]
+        page.wait_for_selector("#connection.pill-ok", timeout=20_000)
+        tick = page.text_content("#timing")
+        page.wait_for_function("t => document.querySelector('#timing').textContent !== t", arg=tick,
                                timeout=10_000)
     finally:
         stop(proc)
     # Connection errors while the server was down are expected console noise; page errors are not.
-    assert [p for p in page.problems if p.startswith("page error")] == []  # type: ignore[attr-defined]
+    assert [p for p in problems(page) if p.startswith("page error")] == []
 
 
-def test_unattributed_row_and_the_container_view(make_app: Any, serve: Any, page: object, tmp_path: Path) -> None:
+def test_unattributed_row_and_the_container_view(make_app: Any, serve: Any, page: Page, tmp_path: Path) -> None:
     from tests.fakes.docker_api import FakeDockerApi, container
 
     fake = scenario("h200x2_load")
@@ -176,90 +200,90 @@ def test_unattributed_row_and_the_container_view(make_app: Any, serve: Any, page
     sock = tmp_path / "docker.sock"
     with FakeDockerApi(sock, [container("e" * 64, HOSTILE, "ollama/ollama", gpu="device-request")]):
         live = serve(make_app(nvidia_selection(fake), docker_socket=str(sock)))
-        page.goto(live.url)  # type: ignore[attr-defined]
-        unattributed = page.wait_for_selector("#processes tr.unattributed", timeout=10_000)  # type: ignore[attr-defined]
+        page.goto(live.url)
+        unattributed = shown(page, "#processes tr.unattributed", timeout=10_000)
         assert "unattributed" in (unattributed.text_content() or "")
         assert "PID namespace" in (unattributed.get_attribute("title") or "")
-        estimate = page.locator("#processes tr[data-pid='657']")  # type: ignore[attr-defined]
+        estimate = page.locator("#processes tr[data-pid='657']")
         assert "(estimate)" in (estimate.text_content() or "")
-        page.click("#tab-containers")  # type: ignore[attr-defined]
-        assert page.is_visible("#containers")  # type: ignore[attr-defined]
-        assert not page.is_visible("#processes")  # type: ignore[attr-defined]
-        idle = page.wait_for_selector("#containers tr[data-container]", timeout=10_000)  # type: ignore[attr-defined]
+        page.click("#tab-containers")
+        assert page.is_visible("#containers")
+        assert not page.is_visible("#processes")
+        idle = shown(page, "#containers tr[data-container]", timeout=10_000)
         text = idle.text_content() or ""
         assert HOSTILE in text and "no visible process" in text and "ollama/ollama" in text
-        assert page.locator("#containers img").count() == 0  # type: ignore[attr-defined]
-    assert page.problems == []  # type: ignore[attr-defined]
+        assert page.locator("#containers img").count() == 0
+    assert problems(page) == []
 
 
-def test_the_verdict_is_on_top_and_follows_the_load(make_app: Any, serve: Any, page: object) -> None:
+def test_the_verdict_is_on_top_and_follows_the_load(make_app: Any, serve: Any, page: Page) -> None:
     fake = scenario("h200x2_load")
     live = serve(make_app(nvidia_selection(fake)))
-    page.goto(live.url)  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.goto(live.url)
+    page.wait_for_function(
         "() => document.querySelector('#headline').textContent.includes('keeps 98 % of its SMs busy')",
         timeout=10_000)
-    headline = page.text_content("#headline") or ""  # type: ignore[attr-defined]
+    headline = page.text_content("#headline") or ""
     assert headline.startswith("GPU 1 is at 57 °C and 693 W because PID 657")
     assert "passively cooled" in headline
-    page.click("#causes-box summary")  # type: ignore[attr-defined]
-    assert page.locator("#causes li").count() >= 2  # type: ignore[attr-defined]  # the load and the power cap
-    assert "confidence" in (page.text_content("#confidence") or "")  # type: ignore[attr-defined]
+    page.click("#causes-box summary")
+    assert page.locator("#causes li").count() >= 2  # the load and the power cap
+    assert "confidence" in (page.text_content("#confidence") or "")
     fake.set(1, "utilization", {"gpu": 0, "memory": 0})
     fake.set(1, "process_utilization", [])
     fake.set(1, "power", 78_000)
     # Idle GPUs: "Nothing is busy", or "No GPU is busy: the CPU ..." while another test's CPU burner runs.
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.wait_for_function(
         "() => /^(Nothing is busy|No GPU is busy)/.test(document.querySelector('#headline').textContent)",
         timeout=10_000)
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert problems(page) == []
 
 
-def test_a_toast_leads_to_its_gpu(make_app: Any, serve: Any, page: object) -> None:
+def test_a_toast_leads_to_its_gpu(make_app: Any, serve: Any, page: Page) -> None:
     open_then_alert(make_app, serve, page)
-    toast = page.wait_for_selector("button.toast-warning", timeout=10_000)  # type: ignore[attr-defined]
+    toast = shown(page, "button.toast-warning", timeout=10_000)
     toast.click()
-    page.wait_for_selector("article.gpu[data-gpu='1'].flash", timeout=5_000)  # type: ignore[attr-defined]
-    assert page.locator("button.toast-warning").count() == 0  # type: ignore[attr-defined]
+    page.wait_for_selector("article.gpu[data-gpu='1'].flash", timeout=5_000)
+    assert page.locator("button.toast-warning").count() == 0
 
 
-def test_history_charts_load_and_grow_live(make_app: Any, serve: Any, page: object) -> None:
+def test_history_charts_load_and_grow_live(make_app: Any, serve: Any, page: Page) -> None:
     fake = scenario("h200x2_load")
     live = serve(make_app(nvidia_selection(fake)))
     live.monitor.wait_frame(3, timeout=10)
-    page.goto(live.url)  # type: ignore[attr-defined]
-    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)  # type: ignore[attr-defined]
-    assert page.locator(".charts canvas").count() >= 4  # type: ignore[attr-defined]
+    page.goto(live.url)
+    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
+    assert page.locator(".charts canvas").count() >= 4
     count = "() => window.fanwhyHistory.charts['chart-utilization_percent'].data[0].length"
-    first = page.evaluate(count)  # type: ignore[attr-defined]
-    page.wait_for_function(f"() => ({count})() > {first} + 3", timeout=10_000)  # type: ignore[attr-defined]
-    page.click("#ranges button[data-range='86400']")  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
+    first = page.evaluate(count)
+    page.wait_for_function(f"() => ({count})() > {first} + 3", timeout=10_000)
+    page.click("#ranges button[data-range='86400']")
+    page.wait_for_function(
         "() => document.querySelector(\"#ranges button[data-range='86400']\").getAttribute('aria-pressed') === 'true'")
-    page.select_option("#history-gpu", "1")  # type: ignore[attr-defined]
-    page.wait_for_function("() => window.fanwhyHistory.gpu === 1")  # type: ignore[attr-defined]
-    assert page.problems == []  # type: ignore[attr-defined]
+    page.select_option("#history-gpu", "1")
+    page.wait_for_function("() => window.fanwhyHistory.gpu === 1")
+    assert problems(page) == []
 
 
-def test_a_recording_from_the_page(make_app: Any, serve: Any, page: object) -> None:
+def test_a_recording_from_the_page(make_app: Any, serve: Any, page: Page) -> None:
     live = serve(make_app(nvidia_selection(scenario("h200x2_load"))))
-    page.goto(live.url)  # type: ignore[attr-defined]
-    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)  # type: ignore[attr-defined]
-    page.fill("#rec-label", HOSTILE)  # type: ignore[attr-defined]
-    page.click("#rec-start")  # type: ignore[attr-defined]
-    page.wait_for_selector("#recordings tr[data-recording]", timeout=10_000)  # type: ignore[attr-defined]
+    page.goto(live.url)
+    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
+    page.fill("#rec-label", HOSTILE)
+    page.click("#rec-start")
+    page.wait_for_selector("#recordings tr[data-recording]", timeout=10_000)
     time.sleep(0.8)
-    page.click("#rec-stop")  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.click("#rec-stop")
+    page.wait_for_function(
         "() => document.querySelector('#recordings tr[data-recording]').textContent.includes('stopped')",
         timeout=10_000)
-    row = page.text_content("#recordings tr[data-recording]") or ""  # type: ignore[attr-defined]
+    row = page.text_content("#recordings tr[data-recording]") or ""
     assert HOSTILE in row and "GPU 0" in row and "GPU 1" in row and "98 %" in row
-    assert page.locator("#recordings img").count() == 0  # type: ignore[attr-defined]
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert page.locator("#recordings img").count() == 0
+    assert problems(page) == []
 
 
-def test_hostile_process_and_gpu_names_stay_text(make_app: Any, serve: Any, page: object, tmp_path: Path) -> None:
+def test_hostile_process_and_gpu_names_stay_text(make_app: Any, serve: Any, page: Page, tmp_path: Path) -> None:
     """A process whose very name is HTML (its executable is called that) on a GPU whose name is HTML."""
     exe = tmp_path / HOSTILE
     exe.symlink_to(sys.executable)
@@ -269,57 +293,57 @@ def test_hostile_process_and_gpu_names_stay_text(make_app: Any, serve: Any, page
         fake.set(0, "name", HOSTILE)
         fake.run_on(0, proc.pid)
         live = serve(make_app(nvidia_selection(fake)))
-        page.goto(live.url)  # type: ignore[attr-defined]
-        row = page.wait_for_selector(f"#processes tr[data-pid='{proc.pid}']", timeout=10_000)  # type: ignore[attr-defined]
+        page.goto(live.url)
+        row = shown(page, f"#processes tr[data-pid='{proc.pid}']", timeout=10_000)
         cells = row.query_selector_all("td")
         assert cells[2].text_content() == HOSTILE  # the name column, shown as text
-        assert HOSTILE in (page.text_content("article.gpu h3") or "")  # type: ignore[attr-defined]
-        page.wait_for_function(  # type: ignore[attr-defined]
+        assert HOSTILE in (page.text_content("article.gpu h3") or "")
+        page.wait_for_function(
             "() => document.querySelector('#headline').textContent.includes('onerror')", timeout=10_000)
         time.sleep(0.5)
-        assert page.locator("img").count() == 0  # type: ignore[attr-defined]
-        assert page.problems == []  # type: ignore[attr-defined]  # no dialog, no error
+        assert page.locator("img").count() == 0
+        assert problems(page) == []  # no dialog, no error
     finally:
         proc.kill()
         proc.wait()
 
 
-def test_the_process_table_sorts_and_filters_and_the_gpu_selector(make_app: Any, serve: Any, page: object) -> None:
+def test_the_process_table_sorts_and_filters_and_the_gpu_selector(make_app: Any, serve: Any, page: Page) -> None:
     fake = scenario("h200x2_load")
     fake.set(0, "compute_processes", [{"pid": 9001, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
                                        "computeInstanceId": 0}])
     live = serve(make_app(nvidia_selection(fake)))
-    page.goto(live.url)  # type: ignore[attr-defined]
-    page.wait_for_selector("#processes tr[data-pid='9001']", timeout=10_000)  # type: ignore[attr-defined]
+    page.goto(live.url)
+    page.wait_for_selector("#processes tr[data-pid='9001']", timeout=10_000)
     pids = "() => [...document.querySelectorAll('#processes tbody tr[data-pid]')].map(r => r.dataset.pid)"
-    first = page.evaluate(pids)  # type: ignore[attr-defined]
+    first = page.evaluate(pids)
     assert first.index("657") < first.index("9001")  # by GPU memory, largest first
-    page.click("#processes th button[data-sort='pid']")  # type: ignore[attr-defined]
-    assert page.get_attribute("#processes th:has(button[data-sort='pid'])", "aria-sort") == "ascending"  # type: ignore[attr-defined]
-    ordered = [int(p) for p in page.evaluate(pids)]  # type: ignore[attr-defined]
+    page.click("#processes th button[data-sort='pid']")
+    assert page.get_attribute("#processes th:has(button[data-sort='pid'])", "aria-sort") == "ascending"
+    ordered = [int(p) for p in page.evaluate(pids)]
     assert ordered == sorted(ordered)
-    page.fill("#proc-filter", "9001")  # type: ignore[attr-defined]
-    page.wait_for_function(f"() => ({pids})().join() === '9001'", timeout=5_000)  # type: ignore[attr-defined]
+    page.fill("#proc-filter", "9001")
+    page.wait_for_function(f"() => ({pids})().join() === '9001'", timeout=5_000)
     time.sleep(1.0)  # the filter survives live updates
-    assert page.evaluate(pids) == ["9001"]  # type: ignore[attr-defined]
-    page.fill("#proc-filter", "")  # type: ignore[attr-defined]
-    page.select_option("#gpu-filter", "1")  # type: ignore[attr-defined]
-    page.wait_for_function("() => document.querySelector(\"article.gpu[data-gpu='0']\").hidden", timeout=5_000)  # type: ignore[attr-defined]
-    assert "9001" not in page.evaluate(pids)  # type: ignore[attr-defined]
-    assert page.title().startswith("57 °C GPU 1")  # type: ignore[attr-defined]  # the hottest GPU in the title
-    assert (page.get_attribute("link[rel=icon]", "href") or "").startswith("data:image/svg+xml")  # type: ignore[attr-defined]
-    assert page.problems == []  # type: ignore[attr-defined]
+    assert page.evaluate(pids) == ["9001"]
+    page.fill("#proc-filter", "")
+    page.select_option("#gpu-filter", "1")
+    page.wait_for_function("() => document.querySelector(\"article.gpu[data-gpu='0']\").hidden", timeout=5_000)
+    assert "9001" not in page.evaluate(pids)
+    assert page.title().startswith("57 °C GPU 1")  # the hottest GPU in the title
+    assert (page.get_attribute("link[rel=icon]", "href") or "").startswith("data:image/svg+xml")
+    assert problems(page) == []
 
 
-def test_a_toast_clears_by_itself(make_app: Any, serve: Any, page: object) -> None:
+def test_a_toast_clears_by_itself(make_app: Any, serve: Any, page: Page) -> None:
     open_then_alert(make_app, serve, page)
-    page.wait_for_selector(".toast-warning", timeout=10_000)  # type: ignore[attr-defined]
-    page.wait_for_selector(".toast-warning", state="detached", timeout=15_000)  # type: ignore[attr-defined]
+    page.wait_for_selector(".toast-warning", timeout=10_000)
+    page.wait_for_selector(".toast-warning", state="detached", timeout=15_000)
 
 
-def test_phone_width_and_accessibility(server: str, browser: object) -> None:
+def test_phone_width_and_accessibility(server: str, browser: Browser) -> None:
     """A phone-width screenshot, and axe-core (vendored under tests/vendor) finds no serious violation."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)  # type: ignore[attr-defined]
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     page = context.new_page()
     try:
         page.goto(server)

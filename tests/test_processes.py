@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from app.attribution.processes import ProcessInspector
-from app.model import GpuProcessUsage
+from app.model import GpuProcessUsage, UsageKind
 
 
 @pytest.fixture
@@ -26,8 +26,8 @@ def sleeper() -> Iterator[subprocess.Popen]:
     proc.wait()
 
 
-def usage(pid: int, gpu: int = 0, memory: int | None = 2**30, kind: str = "compute") -> GpuProcessUsage:
-    return GpuProcessUsage(pid=pid, gpu_index=gpu, memory_bytes=memory, sm_percent=50.0, kind=kind)  # type: ignore[arg-type]
+def usage(pid: int, gpu: int = 0, memory: int | None = 2**30, kind: UsageKind = "compute") -> GpuProcessUsage:
+    return GpuProcessUsage(pid=pid, gpu_index=gpu, memory_bytes=memory, sm_percent=50.0, kind=kind)
 
 
 def test_a_gpu_process_is_named_with_user_and_masked_command(sleeper: subprocess.Popen) -> None:

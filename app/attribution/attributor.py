@@ -6,7 +6,7 @@ The collector calls ``attribute`` once per tick with the backend's raw per-proce
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence, TypeVar
 
@@ -23,7 +23,6 @@ from app.model import (
     ProcessSample,
     Unattributed,
     UserSample,
-    evolve,
 )
 from app.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
 
@@ -79,8 +78,8 @@ class Attributor:
         namespace_pid = nspid[-1] if len(nspid) > 1 else None
         host_pid = row.pid if self._host_pids else None
         if match is None:
-            return evolve(row, namespace_pid=namespace_pid, host_pid=host_pid)
-        return evolve(row, container=container_ref(match, known), unit=match.unit,
+            return replace(row, namespace_pid=namespace_pid, host_pid=host_pid)
+        return replace(row, container=container_ref(match, known), unit=match.unit,
                                    namespace_pid=namespace_pid, host_pid=host_pid)
 
     # -- what nobody accounts for ---------------------------------------------------------------
@@ -94,41 +93,50 @@ class Attributor:
         for gpu in gpus:
             if gpu.error is not None or gpu.memory_used_bytes is None:
                 continue
-            on_gpu = [(r, u) for r in rows for u in r.gpus if u.gpu_index == gpu.index]
-            known_bytes = sum(u.memory_bytes for _, u in on_gpu if u.memory_bytes is not None)
-            memory = max(0, gpu.memory_used_bytes - known_bytes)
-            sm_known = [u.sm_percent for _, u in on_gpu if u.sm_percent is not None]
-            sm = None
-            if gpu.utilization_percent is not None:
-                sm = max(0.0, gpu.utilization_percent - sum(sm_known))
-            hidden = [r for r, u in on_gpu if u.memory_bytes is None]
-            assigned: list[Assignment] = []
-            if memory < UNATTRIBUTED_FLOOR_BYTES:
-                reason = "all used memory is accounted for by the processes listed"
-            elif hidden:
-                share = memory // len(hidden)
-                assigned = [Assignment(kind="process", id=str(r.pid), memory_bytes=share) for r in hidden]
-                reason = (f"NVML lists no process for {memory / MIB:.0f} MiB, but {len(hidden)} PID(s) appear in its "
-                          f"utilization samples: processes in another PID namespace. The memory is split equally "
-                          f"among them as an estimate. For exact figures, {HIDDEN_HINT}.")
-            elif idle_gpu_containers:
-                share = memory // len(idle_gpu_containers)
-                assigned = [Assignment(kind="container", id=c.id, memory_bytes=share) for c in idle_gpu_containers]
-                for c in idle_gpu_containers:
-                    container_shares[c.id][gpu.index] = share
-                reason = (f"no visible process accounts for {memory / MIB:.0f} MiB; split equally among "
-                          f"{len(idle_gpu_containers)} GPU container(s) with no visible process, as an estimate")
-            else:
-                reason = (f"no visible process accounts for {memory / MIB:.0f} MiB: it belongs to processes this "
-                          f"FanWhy cannot see (another PID namespace, e.g. a container); {HIDDEN_HINT}")
-            results.append(Unattributed(gpu_index=gpu.index, memory_bytes=memory,
-                                        sm_percent=round(sm, 1) if sm is not None else None,
-                                        reason=reason, assigned=tuple(assigned)))
+            item = _unaccounted(gpu, rows, idle_gpu_containers)
+            for a in item.assigned:
+                if a.kind == "container":
+                    container_shares[a.id][gpu.index] = a.memory_bytes
+            results.append(item)
         process_shares = {(int(a.id), u.gpu_index): a.memory_bytes for u in results for a in u.assigned
                           if a.kind == "process"}
         if process_shares:
             rows = [_with_inferred_memory(r, process_shares) for r in rows]
         return results, rows, container_shares
+
+
+def _unaccounted(gpu: GpuSample, rows: Sequence[ProcessSample],
+                 idle_gpu_containers: Sequence[DockerContainer]) -> Unattributed:
+    """What one GPU's used memory and utilization leave over once the listed processes are counted, with
+    the reason and, where it can be estimated, who it is assigned to (PIDs seen only in utilization
+    samples first, then GPU containers with no visible process)."""
+    on_gpu = [(r, u) for r in rows for u in r.gpus if u.gpu_index == gpu.index]
+    known_bytes = sum(u.memory_bytes for _, u in on_gpu if u.memory_bytes is not None)
+    memory = max(0, (gpu.memory_used_bytes or 0) - known_bytes)
+    sm = None
+    if gpu.utilization_percent is not None:
+        sm = round(max(0.0, gpu.utilization_percent - sum(u.sm_percent for _, u in on_gpu
+                                                            if u.sm_percent is not None)), 1)
+    hidden = [r for r, u in on_gpu if u.memory_bytes is None]
+    assigned: list[Assignment] = []
+    if memory < UNATTRIBUTED_FLOOR_BYTES:
+        reason = "all used memory is accounted for by the processes listed"
+    elif hidden:
+        share = memory // len(hidden)
+        assigned = [Assignment(kind="process", id=str(r.pid), memory_bytes=share) for r in hidden]
+        reason = (f"NVML lists no process for {memory / MIB:.0f} MiB, but {len(hidden)} PID(s) appear in its "
+                  f"utilization samples: processes in another PID namespace. The memory is split equally "
+                  f"among them as an estimate. For exact figures, {HIDDEN_HINT}.")
+    elif idle_gpu_containers:
+        share = memory // len(idle_gpu_containers)
+        assigned = [Assignment(kind="container", id=c.id, memory_bytes=share) for c in idle_gpu_containers]
+        reason = (f"no visible process accounts for {memory / MIB:.0f} MiB; split equally among "
+                  f"{len(idle_gpu_containers)} GPU container(s) with no visible process, as an estimate")
+    else:
+        reason = (f"no visible process accounts for {memory / MIB:.0f} MiB: it belongs to processes this "
+                  f"FanWhy cannot see (another PID namespace, e.g. a container); {HIDDEN_HINT}")
+    return Unattributed(gpu_index=gpu.index, memory_bytes=memory, sm_percent=sm, reason=reason,
+                        assigned=tuple(assigned))
 
 
 def container_ref(match: CgroupMatch, known: dict[str, DockerContainer]) -> ContainerRef | None:
@@ -147,11 +155,11 @@ def container_ref(match: CgroupMatch, known: dict[str, DockerContainer]) -> Cont
 
 def _with_inferred_memory(row: ProcessSample, shares: dict[tuple[int, int], int]) -> ProcessSample:
     gpus = tuple(
-        evolve(g, memory_bytes=shares[(row.pid, g.gpu_index)], memory_method="inference")
+        replace(g, memory_bytes=shares[(row.pid, g.gpu_index)], memory_method="inference")
         if (row.pid, g.gpu_index) in shares and g.memory_bytes is None else g
         for g in row.gpus
     )
-    return evolve(row, gpus=gpus)
+    return replace(row, gpus=gpus)
 
 
 def _sum(values: Sequence[N | None]) -> N | None:

@@ -61,44 +61,58 @@ def _cgroup_path(text: str) -> str:
     return "/"
 
 
-def classify(path: str) -> CgroupMatch:
-    """Classify one cgroup path. Unknown layouts give an empty match with the path kept."""
-    segments = [s for s in path.split("/") if s]
-    runtime = container_id = pod_uid = unit = None
-    for i, segment in enumerate(segments):
+@dataclass
+class _Walk:
+    """What the segments of one path have said so far, outermost first; inner segments overwrite."""
+
+    runtime: str | None = None
+    container_id: str | None = None
+    pod_uid: str | None = None
+    unit: str | None = None
+
+    def read(self, segment: str, previous: str) -> None:
         pod = _POD_SYSTEMD.match(segment) or _POD_CGROUPFS.match(segment)
         if pod:
-            pod_uid = pod.group(1).replace("_", "-")
-            runtime, container_id = "kubernetes", None  # the container comes in a later segment
-            continue
+            self.pod_uid = pod.group(1).replace("_", "-")
+            self.runtime, self.container_id = "kubernetes", None  # the container comes in a later segment
+            return
         for name, rule in _SEGMENT_RULES:
             match = rule.match(segment)
             if match:
-                runtime, container_id = name, match.group(1)
-                break
-        else:
-            if _CONMON.match(segment):
-                continue  # the container monitor, not the workload
-            bare = _BARE_ID.match(segment)
-            previous = segments[i - 1] if i else ""
-            if bare and (previous == "docker" or pod_uid is not None):
-                runtime = "docker" if previous == "docker" else runtime
-                container_id = bare.group(1)
-                continue
-            lxc = _LXC.match(segment)
-            if lxc or (previous == "lxc" and segment):
-                runtime, container_id = "lxc", lxc.group(1) if lxc else segment
-                continue
-            service = _SERVICE.match(segment)
-            if service and not segment.startswith("user@"):
-                unit = service.group(1)
-    if runtime == "kubernetes" and container_id is None and pod_uid is not None:
-        return CgroupMatch(runtime="kubernetes", pod_uid=pod_uid, path=path)  # the pod's own slice (pause)
-    if pod_uid is not None and runtime in ("docker", "containerd", "cri-o", "kubernetes"):
-        return CgroupMatch(runtime=runtime, container_id=container_id, pod_uid=pod_uid, path=path)
-    if container_id is not None:
-        return CgroupMatch(runtime=runtime, container_id=container_id, path=path)
-    return CgroupMatch(unit=unit, path=path)
+                self.runtime, self.container_id = name, match.group(1)
+                return
+        if _CONMON.match(segment):
+            return  # the container monitor, not the workload
+        bare = _BARE_ID.match(segment)
+        if bare and (previous == "docker" or self.pod_uid is not None):
+            self.runtime = "docker" if previous == "docker" else self.runtime
+            self.container_id = bare.group(1)
+            return
+        lxc = _LXC.match(segment)
+        if lxc or (previous == "lxc" and segment):
+            self.runtime, self.container_id = "lxc", lxc.group(1) if lxc else segment
+            return
+        service = _SERVICE.match(segment)
+        if service and not segment.startswith("user@"):
+            self.unit = service.group(1)
+
+    def match(self, path: str) -> CgroupMatch:
+        if self.runtime == "kubernetes" and self.container_id is None and self.pod_uid is not None:
+            return CgroupMatch(runtime="kubernetes", pod_uid=self.pod_uid, path=path)  # the pod's own slice (pause)
+        if self.pod_uid is not None and self.runtime in ("docker", "containerd", "cri-o", "kubernetes"):
+            return CgroupMatch(runtime=self.runtime, container_id=self.container_id, pod_uid=self.pod_uid, path=path)
+        if self.container_id is not None:
+            return CgroupMatch(runtime=self.runtime, container_id=self.container_id, path=path)
+        return CgroupMatch(unit=self.unit, path=path)
+
+
+def classify(path: str) -> CgroupMatch:
+    """Classify one cgroup path. Unknown layouts give an empty match with the path kept."""
+    segments = [s for s in path.split("/") if s]
+    walk = _Walk()
+    for i, segment in enumerate(segments):
+        walk.read(segment, segments[i - 1] if i else "")
+    return walk.match(path)
 
 
 def parse_cgroup(text: str) -> CgroupMatch:

@@ -137,8 +137,39 @@ class AmdBackend(Backend):
         u: dict[str, str] = {}
         activity = self._get(u, "utilization_percent", "amdsmi_get_gpu_activity", h) or {}
         vram = self._get(u, "memory_used_bytes", "amdsmi_get_gpu_vram_usage", h) or {}
-        temp_type: Any = getattr(lib, "AmdSmiTemperatureType", None)
-        temp_metric: Any = getattr(lib, "AmdSmiTemperatureMetric", None)
+        temperatures, thresholds = self._temperatures(h, u)
+        temperature = temperatures.get("edge", temperatures.get("hotspot"))
+        if temperature is None:
+            u.setdefault("temperature_c", u.get("temperature_edge", "not reported by amdsmi"))
+        fan, rpm, passive = self._fan(h, u)
+        watts, limit = self._power(h, u)
+        clk_type = getattr(lib, "AmdSmiClkType", None)
+        gfx = self._get(u, "clock_sm_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "GFX", 0)) or {}
+        mem = self._get(u, "clock_memory_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "MEM", 1)) or {}
+        energy = self._get(u, "energy_j", "amdsmi_get_energy_count", h) or {}
+        accumulator = _clean(energy.get("energy_accumulator", energy.get("power")))
+        resolution = _clean(energy.get("counter_resolution"))
+        used_mb, total_mb = _clean(vram.get("vram_used")), _clean(vram.get("vram_total"))
+        return GpuSample(
+            vendor="amd", index=card.index, uuid=card.uuid, name=card.name, passively_cooled=passive,
+            utilization_percent=_float(activity.get("gfx_activity")),
+            memory_utilization_percent=_float(activity.get("umc_activity")),
+            memory_used_bytes=int(used_mb * MB) if used_mb is not None else None,
+            memory_total_bytes=int(total_mb * MB) if total_mb is not None else None,
+            temperature_c=temperature, temperature_slowdown_c=thresholds.get("slowdown"),
+            temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),
+            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
+            fan_rpm=int(rpm) if rpm is not None else None, power_w=watts, power_limit_w=limit,
+            clock_sm_mhz=_int(gfx.get("clk", gfx.get("cur_clk"))), clock_sm_max_mhz=_int(gfx.get("max_clk")),
+            clock_memory_mhz=_int(mem.get("clk", mem.get("cur_clk"))),
+            energy_j=accumulator * resolution / 1e6 if accumulator is not None and resolution else None,
+            pci_bus_id=card.bdf, source="amdsmi", unsupported=frozen_map(u),
+        )
+
+    def _temperatures(self, h: Any, u: dict[str, str]) -> tuple[dict[str, float], dict[str, float | None]]:
+        """Edge, hotspot and memory temperatures, and the edge sensor's slowdown/shutdown thresholds."""
+        temp_type: Any = getattr(self._amdsmi, "AmdSmiTemperatureType", None)
+        temp_metric: Any = getattr(self._amdsmi, "AmdSmiTemperatureMetric", None)
         temperatures: dict[str, float] = {}
         thresholds: dict[str, float | None] = {}
         for label, sensor in (("edge", "EDGE"), ("hotspot", "HOTSPOT"), ("memory", "VRAM")):
@@ -157,10 +188,10 @@ class AmdBackend(Backend):
                     thresholds[name] = float(raw) if raw is not None else None
             if value is None and scratch:
                 u.setdefault(f"temperature_{label}", next(iter(scratch.values())))
-        temperature = temperatures.get("edge", temperatures.get("hotspot"))
-        if temperature is None:
-            u.setdefault("temperature_c", u.get("temperature_edge", "not reported by amdsmi"))
+        return temperatures, thresholds
 
+    def _fan(self, h: Any, u: dict[str, str]) -> tuple[float | None, Any, bool]:
+        """Fan speed (% of its maximum), RPM, and whether the card has no fan of its own."""
         speed = _clean(self._get(u, "fan_speed_percent", "amdsmi_get_gpu_fan_speed", h, 0))
         speed_max = _clean(self._get({}, "fan_speed_percent", "amdsmi_get_gpu_fan_speed_max", h, 0))
         rpm = _clean(self._get(u, "fan_rpm", "amdsmi_get_gpu_fan_rpms", h, 0))
@@ -168,6 +199,10 @@ class AmdBackend(Backend):
         passive = fan is None and u.get("fan_speed_percent", "not supported").startswith("not supported")
         if passive:
             u["fan_speed_percent"] = PASSIVELY_COOLED
+        return fan, rpm, passive
+
+    def _power(self, h: Any, u: dict[str, str]) -> tuple[float | None, float | None]:
+        """Socket power and the power limit (from the power info, else the power cap)."""
         power = self._get(u, "power_w", "amdsmi_get_power_info", h) or {}
         watts = next((w for w in (_watts(power.get(k)) for k in ("socket_power", "current_socket_power",
                                                                    "average_socket_power")) if w is not None), None)
@@ -175,31 +210,10 @@ class AmdBackend(Backend):
         if limit is None:
             cap = self._get(u, "power_limit_w", "amdsmi_get_power_cap_info", h) or {}
             limit = _watts(cap.get("power_cap"))
-        clk_type = getattr(lib, "AmdSmiClkType", None)
-        gfx = self._get(u, "clock_sm_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "GFX", 0)) or {}
-        mem = self._get(u, "clock_memory_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "MEM", 1)) or {}
-        energy = self._get(u, "energy_j", "amdsmi_get_energy_count", h) or {}
-        accumulator = _clean(energy.get("energy_accumulator", energy.get("power")))
-        resolution = _clean(energy.get("counter_resolution"))
-        used_mb, total_mb = _clean(vram.get("vram_used")), _clean(vram.get("vram_total"))
         for metric, value in (("power_w", watts), ("power_limit_w", limit)):
             if value is None:
                 u.setdefault(metric, "not reported by amdsmi")
-        return GpuSample(
-            vendor="amd", index=card.index, uuid=card.uuid, name=card.name, passively_cooled=passive,
-            utilization_percent=_float(activity.get("gfx_activity")),
-            memory_utilization_percent=_float(activity.get("umc_activity")),
-            memory_used_bytes=int(used_mb * MB) if used_mb is not None else None,
-            memory_total_bytes=int(total_mb * MB) if total_mb is not None else None,
-            temperature_c=temperature, temperature_slowdown_c=thresholds.get("slowdown"),
-            temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),
-            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
-            fan_rpm=int(rpm) if rpm is not None else None, power_w=watts, power_limit_w=limit,
-            clock_sm_mhz=_int(gfx.get("clk", gfx.get("cur_clk"))), clock_sm_max_mhz=_int(gfx.get("max_clk")),
-            clock_memory_mhz=_int(mem.get("clk", mem.get("cur_clk"))),
-            energy_j=accumulator * resolution / 1e6 if accumulator is not None and resolution else None,
-            pci_bus_id=card.bdf, source="amdsmi", unsupported=frozen_map(u),
-        )
+        return watts, limit
 
     def processes(self) -> list[GpuProcessUsage]:
         usages = []

@@ -59,32 +59,40 @@ def parse_fdinfo(text: str) -> DrmClient | None:
     result = DrmClient(driver=driver, pdev=fields.get("drm-pdev") or None, client_id=client)
     totals: dict[str, int] = {}
     for key, value in fields.items():
-        name = key[4:]
-        if name.startswith("engine-capacity-"):
-            try:
-                result.capacity[name[len("engine-capacity-"):]] = max(1, int(value.split()[0]))
-            except (ValueError, IndexError):
-                continue
-        elif name.startswith("engine-"):
-            parts = value.split()
-            if len(parts) == 2 and parts[1] == "ns" and parts[0].isdigit():
-                result.engine_ns[name[len("engine-"):]] = int(parts[0])
-        elif name.startswith("total-cycles-"):
-            if value.split() and value.split()[0].isdigit():
-                totals[name[len("total-cycles-"):]] = int(value.split()[0])
-        elif name.startswith("cycles-"):
-            if value.split() and value.split()[0].isdigit():
-                result.cycles[name[len("cycles-"):]] = (int(value.split()[0]), -1)
-        elif name.startswith(("resident-", "memory-", "total-")):
-            region = name.split("-", 1)[1]
-            size = _size(value)
-            if size is None:
-                continue
-            # resident is what occupies the GPU now; memory- (amdgpu) and total- are fallbacks
-            if name.startswith("resident-") or region not in result.memory_bytes:
-                result.memory_bytes[region] = size
+        _read_field(result, totals, key[4:], value)
     result.cycles = {e: (c, totals[e]) for e, (c, _) in result.cycles.items() if e in totals}
     return result
+
+
+def _leading_int(value: str) -> int | None:
+    """``123`` from ``123 ns`` or ``123``; None when the first word is not a number."""
+    words = value.split()
+    return int(words[0]) if words and words[0].isdigit() else None
+
+
+def _read_field(result: DrmClient, totals: dict[str, int], name: str, value: str) -> None:
+    """One ``drm-<name>: <value>`` line into ``result`` (``total-cycles-*`` into ``totals``); a malformed
+    value is skipped."""
+    number = _leading_int(value)
+    if name.startswith("engine-capacity-"):
+        if number is not None:
+            result.capacity[name[len("engine-capacity-"):]] = max(1, number)
+    elif name.startswith("engine-"):
+        parts = value.split()
+        if len(parts) == 2 and parts[1] == "ns" and number is not None:
+            result.engine_ns[name[len("engine-"):]] = number
+    elif name.startswith("total-cycles-"):
+        if number is not None:
+            totals[name[len("total-cycles-"):]] = number
+    elif name.startswith("cycles-"):
+        if number is not None:
+            result.cycles[name[len("cycles-"):]] = (number, -1)
+    elif name.startswith(("resident-", "memory-", "total-")):
+        region = name.split("-", 1)[1]
+        size = _size(value)
+        # resident is what occupies the GPU now; memory- (amdgpu) and total- are fallbacks
+        if size is not None and (name.startswith("resident-") or region not in result.memory_bytes):
+            result.memory_bytes[region] = size
 
 
 @dataclass(frozen=True)

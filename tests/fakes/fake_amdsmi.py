@@ -56,7 +56,11 @@ NOT_SUPPORTED = AmdSmiLibraryException(amdsmi_wrapper.AMDSMI_STATUS_NOT_SUPPORTE
 NO_PERMISSION = AmdSmiLibraryException(amdsmi_wrapper.AMDSMI_STATUS_NO_PERM)
 
 
-def mi300x() -> dict[str, Any]:
+# A card's table: field name, or (call, sensor, metric) for the calls that take arguments -> what amdsmi answered.
+Card = dict[str | tuple[str, int] | tuple[str, int, int], Any]
+
+
+def mi300x() -> Card:
     """A datacenter card: no fan, ROCm 7 power fields."""
     return {
         "asic": {"market_name": "AMD Instinct MI300X", "vendor_id": "0x1002"},
@@ -79,7 +83,7 @@ def mi300x() -> dict[str, Any]:
     }
 
 
-def radeon() -> dict[str, Any]:
+def radeon() -> Card:
     """A desktop card with a fan; older power fields; a user without permission for the process list."""
     return {
         "asic": {"market_name": "Radeon RX 7900 XTX", "vendor_id": "0x1002"},
@@ -105,7 +109,7 @@ class FakeAmdSmi:
     AmdSmiTemperatureMetric = AmdSmiTemperatureMetric
     AmdSmiClkType = AmdSmiClkType
 
-    def __init__(self, cards: list[dict[str, Any]], init_error: Exception | None = None):
+    def __init__(self, cards: list[Card], init_error: Exception | None = None):
         self.cards = [copy.deepcopy(c) for c in cards]
         self.init_error = init_error
         self.initialised = False

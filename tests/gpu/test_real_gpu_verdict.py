@@ -37,7 +37,7 @@ def loads() -> Iterator[tuple[subprocess.Popen, subprocess.Popen]]:
     for proc in (matmul, holder):
         proc.kill()
         proc.wait()
-        proc.stdout.close()  # type: ignore[union-attr]
+        proc.stdout.close()  # type: ignore[union-attr]  # started with stdout=PIPE, so never None
 
 
 def test_the_verdict_names_the_matmul_not_the_memory_holder(loads: tuple[subprocess.Popen, subprocess.Popen]) -> None:
