@@ -9,10 +9,9 @@ not invent energy). Where per-process SM % is unknown, so is the split: None.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
 from typing import Mapping, Sequence
 
-from app.model import ContainerSample, GpuSample, ProcessSample, Unattributed
+from app.model import ContainerSample, GpuSample, ProcessSample, Unattributed, evolve
 
 Shares = Mapping[int, Mapping[int, float]]  # GPU index -> PID -> share of that GPU's power
 
@@ -68,7 +67,7 @@ class EnergyMeter:
             key = (proc.pid, proc.start_time)
             self._process_wh[key] += watts * hours
             watts_by_pid[proc.pid] = watts
-            rows.append(replace(proc, power_w=round(watts, 2), energy_wh=round(self._process_wh[key], 4)))
+            rows.append(evolve(proc, power_w=round(watts, 2), energy_wh=round(self._process_wh[key], 4)))
         return tuple(rows), watts_by_pid
 
     def _container(self, container: ContainerSample, watts_by_pid: Mapping[int, float],
@@ -79,7 +78,7 @@ class EnergyMeter:
         watts = sum(parts)
         key = container.container.id
         self._container_wh[key] += watts * hours
-        return replace(container, power_w=round(watts, 2), energy_wh=round(self._container_wh[key], 4))
+        return evolve(container, power_w=round(watts, 2), energy_wh=round(self._container_wh[key], 4))
 
 
 def _unattributed(item: Unattributed, power: Mapping[int, float], shares: Shares) -> Unattributed:
@@ -87,4 +86,4 @@ def _unattributed(item: Unattributed, power: Mapping[int, float], shares: Shares
     if item.gpu_index not in power:
         return item
     rest = max(0.0, 1.0 - sum(shares.get(item.gpu_index, {}).values()))
-    return replace(item, power_w=round(power[item.gpu_index] * rest, 2))
+    return evolve(item, power_w=round(power[item.gpu_index] * rest, 2))

@@ -25,6 +25,28 @@ def frozen_map(values: Mapping[str, V] | None) -> Mapping[str, V]:
     return MappingProxyType(dict(values)) if values else EMPTY
 
 
+_T = TypeVar("_T")
+
+
+def evolve(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` for the collector's per-tick path: a copy of a model object with ``changes``,
+    in about a third of the time (1.1 vs 4.0 µs for a ProcessSample on this project's VM; model types have
+    no ``__post_init__`` and no slots, so ``__init__`` adds nothing). An unknown field name raises
+    TypeError, as ``replace`` does.
+
+    Kept on a device measurement (issue #15, H100, 4 CUDA processes, docs/PERFORMANCE.md): with plain
+    ``replace`` and a plain JSON converter the collector's tick went from 1.10-1.14 x to 1.25-1.27 x the raw
+    NVML floor, past the 1.2 x the engine is held to; with the two restored, 1.13-1.19 x."""
+    copy = object.__new__(type(obj))
+    values = copy.__dict__
+    values.update(obj.__dict__)
+    unknown = changes.keys() - values.keys()
+    if unknown:
+        raise TypeError(f"{type(obj).__name__} has no field {', '.join(sorted(unknown))}")
+    values.update(changes)
+    return copy
+
+
 @dataclass(frozen=True)
 class GpuSample:
     """One GPU at one instant. Every metric may be None; ``unsupported`` says why.

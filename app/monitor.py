@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from app.alerts import AlertEngine
@@ -21,7 +21,7 @@ from app.energy import EnergyMeter
 from app.explain import BusyClock, explain
 from app.history import History
 from app.host import HostSampler
-from app.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, frozen_map
+from app.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
 from app.serialize import snapshot_view
 from app.vendors.factory import Selection
 
@@ -254,7 +254,7 @@ class Monitor:
         # The verdict and the alerts are views of the finished snapshot (and of the ones before it).
         verdict = explain(snapshot, self._busy.update(snapshot))
         active, events = self.alerts.evaluate(snapshot, now, self.backend.events())
-        snapshot = replace(snapshot, verdict=verdict, alerts=active, alert_events=events)
+        snapshot = evolve(snapshot, verdict=verdict, alerts=active, alert_events=events)
         if self.history is not None:
             self.history.submit(snapshot)
         if errors:

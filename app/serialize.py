@@ -30,45 +30,33 @@ def _is_plain(hint: Any) -> bool:
     return hint in _PLAIN_TYPES
 
 
-_AS_IS, _AS_LIST, _AS_DICT, _RECURSE = range(4)
-
-
-def _field_kind(hint: Any) -> int:
-    """How ``to_json`` turns a field with annotation ``hint`` into JSON: as it is, where the annotation says
-    the value is plain (most fields of most model types), as a list or dict of plain values, or by recursing."""
+def _field_expression(name: str, hint: Any) -> str:
+    """Python source that turns field ``name`` of ``v`` into JSON, as ``to_json`` would, but without
+    recursing where the annotation says the value is plain (most fields of most model types)."""
     if _is_plain(hint):
-        return _AS_IS
+        return f"v.{name}"
     args = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) is tuple and args and all(_is_plain(a) for a in args if a is not ...):
-        return _AS_LIST
+    plain_tuple = (typing.get_origin(hint) is tuple and args and all(_is_plain(a) for a in args if a is not ...))
+    if plain_tuple:
+        return f"list(v.{name})"
     if typing.get_origin(hint) is collections.abc.Mapping and all(_is_plain(a) for a in args):
-        return _AS_DICT
-    return _RECURSE
+        return f"dict(v.{name})"
+    return f"to_json(v.{name})"
 
 
 def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
-    """The JSON dict of one model type, field by field; the field names and how each is converted are read
-    once per type from the dataclass's annotations."""
+    """A function made once per model type that builds its JSON dict field by field (field names and
+    plainness are read from the dataclass's annotations). On the collector's path once per tick.
+
+    Generated code rather than a loop over the fields: kept on a device measurement (issue #15, see
+    ``app.model.evolve`` and docs/PERFORMANCE.md)."""
     hints = typing.get_type_hints(kind)
-    fields = [(f.name, _field_kind(hints[f.name])) for f in dataclasses.fields(kind)]
-    extras = _EXTRAS.get(kind, ())
-
-    def convert(value: Any) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name, how in fields:
-            item = getattr(value, name)
-            if how == _AS_IS or item is None:
-                out[name] = item
-            elif how == _AS_LIST:
-                out[name] = list(item)
-            elif how == _AS_DICT:
-                out[name] = dict(item)
-            else:
-                out[name] = to_json(item)
-        for name in extras:
-            out[name] = _rounded(getattr(value, name))
-        return out
-
+    items = [f"{f.name!r}: {_field_expression(f.name, hints[f.name])}" for f in dataclasses.fields(kind)]
+    extras = "".join(f"    out[{name!r}] = _rounded(v.{name})\n" for name in _EXTRAS.get(kind, ()))
+    source = f"def convert(v):\n    out = {{{', '.join(items)}}}\n{extras}    return out\n"
+    scope: dict[str, Any] = {"to_json": to_json, "_rounded": _rounded}
+    exec(compile(source, f"<to_json {kind.__name__}>", "exec"), scope)
+    convert: Callable[[Any], dict[str, Any]] = scope["convert"]
     return convert
 
 

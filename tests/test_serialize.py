@@ -13,7 +13,7 @@ import pytest
 
 from app import build_monitor
 from app.config import Settings
-from app.model import GpuSample
+from app.model import GpuSample, ProcessSample, evolve
 from app.serialize import _EXTRAS, snapshot_view, to_json
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
@@ -69,3 +69,18 @@ def test_a_value_of_another_type_than_annotated_still_converts() -> None:
     gpu = GpuSample(vendor="nvidia", index=0, temperatures={"hotspot": 71.0}, throttle_reasons=("sw_power_cap",))
     assert to_json(gpu) == reference(gpu)
     assert to_json(gpu)["temperatures"] == {"hotspot": 71.0} and to_json(gpu)["throttle_reasons"] == ["sw_power_cap"]
+
+
+def test_evolve_equals_replace_and_refuses_unknown_fields() -> None:
+    row = ProcessSample(pid=7, name="python3", user="ann", command="python3 t.py", start_time=1.0,
+                        cpu_percent=3.0, rss_bytes=10)
+    changed = evolve(row, power_w=120.5, energy_wh=0.25)
+    assert changed == dataclasses.replace(row, power_w=120.5, energy_wh=0.25)
+    assert row.power_w is None  # the original is untouched
+    assert hash(changed) == hash(dataclasses.replace(row, power_w=120.5, energy_wh=0.25))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        changed.pid = 8  # type: ignore[misc]  # the point: a frozen dataclass refuses it
+    with pytest.raises(TypeError, match="no field watts"):
+        evolve(row, watts=1.0)
+
+

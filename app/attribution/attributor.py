@@ -6,7 +6,7 @@ The collector calls ``attribute`` once per tick with the backend's raw per-proce
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, TypeVar
 
@@ -23,6 +23,7 @@ from app.model import (
     ProcessSample,
     Unattributed,
     UserSample,
+    evolve,
 )
 from app.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
 
@@ -78,8 +79,8 @@ class Attributor:
         namespace_pid = nspid[-1] if len(nspid) > 1 else None
         host_pid = row.pid if self._host_pids else None
         if match is None:
-            return replace(row, namespace_pid=namespace_pid, host_pid=host_pid)
-        return replace(row, container=container_ref(match, known), unit=match.unit,
+            return evolve(row, namespace_pid=namespace_pid, host_pid=host_pid)
+        return evolve(row, container=container_ref(match, known), unit=match.unit,
                                    namespace_pid=namespace_pid, host_pid=host_pid)
 
     # -- what nobody accounts for ---------------------------------------------------------------
@@ -155,11 +156,11 @@ def container_ref(match: CgroupMatch, known: dict[str, DockerContainer]) -> Cont
 
 def _with_inferred_memory(row: ProcessSample, shares: dict[tuple[int, int], int]) -> ProcessSample:
     gpus = tuple(
-        replace(g, memory_bytes=shares[(row.pid, g.gpu_index)], memory_method="inference")
+        evolve(g, memory_bytes=shares[(row.pid, g.gpu_index)], memory_method="inference")
         if (row.pid, g.gpu_index) in shares and g.memory_bytes is None else g
         for g in row.gpus
     )
-    return replace(row, gpus=gpus)
+    return evolve(row, gpus=gpus)
 
 
 def _sum(values: Sequence[N | None]) -> N | None:
