@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-_APPLICATION = ("create_app", "build_monitor", "open_history", "FanWhy", "ROOT")
+from app.version import __version__ as __version__
+
+_APPLICATION = ("create_app", "FanWhy", "ROOT")
+_ENGINE = ("build_monitor", "open_history")
 
 
 def __getattr__(name: str) -> Any:
@@ -17,4 +20,8 @@ def __getattr__(name: str) -> Any:
         from app import application
 
         return getattr(application, name)
+    if name in _ENGINE:
+        from app import engine
+
+        return getattr(engine, name)
     raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""``python -m app`` serves FanWhy through gunicorn; ``python -m app snapshot --json`` prints one snapshot."""
+"""The command line: ``fanwhy`` (or ``python -m app``) serves the dashboard; ``snapshot`` answers in the terminal;
+``exporter`` serves only Prometheus metrics and the JSON API."""
 
 from __future__ import annotations
 
@@ -7,85 +8,185 @@ import dataclasses
 import json
 import logging
 import os
+import signal
 import sys
 import time
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from app.config import ConfigError, Settings, load_settings
-from app.serving import serve
-from app.vendors.base import BackendUnavailable
-from app.vendors.factory import CHOICES
+from app.version import __version__
+from app.vocabulary import BACKENDS
+
+EXIT_CODES = """exit codes:
+  0  done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)
+  2  a setting or argument is wrong: the message names it and what to do
+  3  the port cannot be listened on (in use, privileged, not an address of this machine)
+  4  the backend named by --backend / FANWHY_BACKEND cannot start on this machine
+  5  no snapshot in time (a GPU call hung: the driver may be stuck)
+  130 interrupted (Ctrl-C) before the first answer"""
+
+# Settings a flag can set: (flag, setting, type, help). The environment variable is named in each help text.
+_FLAGS: tuple[tuple[str, str, Callable[[str], Any], str], ...] = (
+    ("--host", "host", str, "address to bind (FANWHY_HOST, default 127.0.0.1; anything else needs FANWHY_TOKEN)"),
+    ("--port", "port", int, "port (FANWHY_PORT, default 8090; the exporter: EXPORTER_PORT, default 9201)"),
+    ("--interval", "interval_s", float, "seconds between samples (FANWHY_INTERVAL, default 1)"),
+    ("--backend", "backend", str, f"{'|'.join(BACKENDS)} (FANWHY_BACKEND, default auto)"),
+    ("--server", "server", str, "serving model: gevent (default) or threads (FANWHY_SERVER)"),
+    ("--threads", "threads", int, "threads model: gunicorn threads, one per connection (FANWHY_THREADS)"),
+    ("--alert-gpu-util", "alert_gpu_util_percent", float,
+     "GPU utilization alert threshold, %% (FANWHY_ALERT_GPU_UTIL, default 50)"),
+    ("--alert-hold", "alert_hold_s", float, "seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)"),
+)
+FLAG_OF = {setting: flag for flag, setting, _, _ in _FLAGS}
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m app", description="FanWhy: why is my fan running?")
-    parser.add_argument("command", nargs="?", default="serve", choices=("serve", "snapshot", "exporter"),
-                        help="serve the dashboard (default), print one snapshot, or run only the Prometheus "
-                             "exporter on EXPORTER_PORT (9201), collecting every SCRAPE_INTERVAL (10 s)")
-    parser.add_argument("--json", action="store_true", help="snapshot: print JSON (the default and only format)")
-    parser.add_argument("--host", help="address to bind (FANWHY_HOST, default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port (FANWHY_PORT, default 8090)")
-    parser.add_argument("--interval", dest="interval_s", type=float, help="seconds between samples (FANWHY_INTERVAL)")
-    parser.add_argument("--backend", choices=CHOICES, help="auto|nvidia|amd|basic|simulated (FANWHY_BACKEND)")
-    parser.add_argument("--server", choices=("gevent", "threads"),
-                        help="serving model: gevent (default) or threads (FANWHY_SERVER)")
-    parser.add_argument("--threads", type=int, help="threads model: gunicorn threads, one per connection "
-                                                   "(FANWHY_THREADS)")
-    parser.add_argument("--alert-gpu-util", dest="alert_gpu_util_percent", type=float,
-                        help="GPU utilization alert threshold, %% (FANWHY_ALERT_GPU_UTIL, default 50)")
-    parser.add_argument("--alert-hold", dest="alert_hold_s", type=float,
-                        help="seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)")
-    parser.add_argument("--alert", dest="alert_overrides", action="append", metavar="RULE.FIELD=VALUE",
-                        help="change an alert rule, e.g. temperature.threshold=80 or power.enabled=0; repeatable "
-                             "(added to FANWHY_ALERTS)")
-    return parser
+def _settings_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("settings (each also an environment variable)")
+    for flag, setting, kind, text in _FLAGS:
+        group.add_argument(flag, dest=setting, type=kind, metavar=flag[2:].upper().replace("-", "_"), help=text,
+                           default=argparse.SUPPRESS)
+    group.add_argument("--alert", dest="alert_overrides", action="append", metavar="RULE.FIELD=VALUE",
+                       default=argparse.SUPPRESS,
+                       help="change an alert rule, e.g. temperature.threshold=80 or power.enabled=0; repeatable "
+                            "(added to FANWHY_ALERTS)")
 
 
-def snapshot(settings: Settings) -> int:
-    from app import build_monitor
+def parser() -> argparse.ArgumentParser:
+    formatter = argparse.RawDescriptionHelpFormatter
+    main = argparse.ArgumentParser(
+        prog="fanwhy", formatter_class=formatter, epilog=EXIT_CODES,
+        description="FanWhy: why is my fan running? Serves a live dashboard of the GPUs, the processes and "
+                    "containers behind their load, and the reason in a sentence (http://127.0.0.1:8090/).")
+    main.add_argument("--version", action="version", version=f"fanwhy {__version__}")
+    _settings_flags(main)
+    commands = main.add_subparsers(dest="command", metavar="COMMAND", title="commands (default: serve)")
+    serve = commands.add_parser("serve", help="serve the dashboard (the default)", formatter_class=formatter,
+                                epilog=EXIT_CODES, description="Serve the dashboard, the REST API, Socket.IO and "
+                                                               "/metrics on FANWHY_HOST:FANWHY_PORT.")
+    _settings_flags(serve)
+    snap = commands.add_parser("snapshot", help="answer once in the terminal: the verdict, GPUs, top processes",
+                               formatter_class=formatter, epilog=EXIT_CODES,
+                               description="Print why the fans run now: the verdict as a sentence, then the GPUs "
+                                           "and the top processes. Writes no history.")
+    snap.add_argument("--json", action="store_true", help="print the snapshot as JSON (what /api/gpu/metrics serves)")
+    snap.add_argument("--watch", nargs="?", type=float, const=2.0, metavar="SECONDS",
+                      help="repeat every SECONDS (default 2) in place until Ctrl-C; with --json, one line each")
+    snap.add_argument("--processes", type=int, default=8, metavar="N", help="processes to list (default 8)")
+    _settings_flags(snap)
+    exporter = commands.add_parser("exporter", help="serve only /metrics and the JSON API, for Prometheus",
+                                   formatter_class=formatter, epilog=EXIT_CODES,
+                                   description="Serve only /metrics and the JSON API on EXPORTER_PORT (9201), "
+                                               "collecting every SCRAPE_INTERVAL (10 s); no page, no history.")
+    _settings_flags(exporter)
+    return main
 
-    monitor = build_monitor(settings)  # one snapshot: no history written
-    # The collector thread takes two snapshots (CPU % and per-process SM % are rates over a window);
-    # waiting for them here is bounded, so a hung NVML call ends this command instead of freezing it.
-    monitor.interval_s = min(settings.interval_s, 1.0)
-    monitor.start()
-    deadline = time.monotonic() + 2 * monitor.interval_s + monitor.watchdog_s + 1
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {setting: getattr(args, setting) for setting in FLAG_OF if hasattr(args, setting)}
+    if getattr(args, "alert_overrides", None):
+        overrides["alerts"] = ",".join(filter(None, [os.environ.get("FANWHY_ALERTS", ""), *args.alert_overrides]))
+    if args.command == "exporter" and "port" in overrides:
+        overrides["exporter_port"] = overrides.pop("port")
+    return load_settings(**overrides)
+
+
+def _first_frame(monitor: Any, deadline: float) -> Any:
+    """The second frame of a running monitor (rates such as CPU % need two), or None at the deadline."""
     frame = None
     while (frame is None or frame.seq < 2) and (remaining := deadline - time.monotonic()) > 0:
         frame = monitor.wait_frame(frame.seq if frame else 0, remaining) or frame
-    monitor.stop(join_s=1.0)
-    if frame is None or frame.seq < 2:
+    return frame if frame is not None and frame.seq >= 2 else None
+
+
+def snapshot(settings: Settings, as_json: bool = False, watch: float | None = None, processes: int = 8) -> int:
+    """One answer, fast: two collections 0.15 s apart (NVML hands over the per-process SM % it has buffered, so
+    no full interval is needed), or, with ``watch``, one every ``watch`` seconds until interrupted."""
+    from app.engine import build_monitor
+    from app.preflight import backend_failed
+    from app.terminal import render
+    from app.vendors.base import BackendUnavailable
+
+    try:
+        monitor = build_monitor(dataclasses.replace(settings, min_tick_gap_s=0.05))  # no history written
+    except BackendUnavailable as error:
+        raise backend_failed(settings, error) from None
+    monitor.attributor.inspector.top_cpu_every_s = 0.0  # the top CPU users scanned at each of the two ticks
+    monitor.interval_s = 0.15
+    monitor.start()
+    frame = _first_frame(monitor, time.monotonic() + 0.3 + monitor.watchdog_s + 1)
+    if frame is None:
+        monitor.stop(join_s=1.0)
         print(f"fanwhy: {monitor.hung or 'no snapshot in time'}", file=sys.stderr)
         return 5
-    json.dump(frame.view, sys.stdout, indent=2)
-    sys.stdout.write("\n")
-    return 0
+    monitor.attributor.inspector.top_cpu_every_s = 5.0
+    if watch is not None:
+        monitor.interval_s = max(0.2, watch)
+    tty = sys.stdout.isatty()
+    try:
+        while True:
+            if as_json:
+                sys.stdout.write(json.dumps(frame.view, indent=None if watch is not None else 2) + "\n")
+            else:
+                sys.stdout.write(("\x1b[H\x1b[2J" if watch is not None and tty else "")
+                                 + render(frame.view, processes) + ("" if tty or watch is None else "\n"))
+            sys.stdout.flush()
+            if watch is None:
+                return 0
+            frame = monitor.wait_frame(frame.seq, monitor.interval_s + monitor.watchdog_s + 1) or frame
+    finally:
+        monitor.stop(join_s=1.0)
+
+
+def _serve(settings: Settings, mode: str) -> int:
+    from app.preflight import check_backend, check_history, check_port
+    from app.serving import serve
+
+    if mode == "exporter":
+        settings = dataclasses.replace(settings, port=settings.exporter_port, interval_s=settings.scrape_interval_s,
+                                       db="none")
+    check_history(settings)
+    check_port(settings.host, settings.port, "exporter_port" if mode == "exporter" else "port")
+    check_backend(settings)
+    return serve(settings, mode=mode)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    overrides = {k: v for k, v in vars(args).items()
-                 if k not in ("command", "json", "alert_overrides") and v is not None}
-    if args.alert_overrides:
-        overrides["alerts"] = ",".join(filter(None, [os.environ.get("FANWHY_ALERTS", ""), *args.alert_overrides]))
+    args = parser().parse_args(argv)
+    command = args.command or "serve"
+    quiet = command == "snapshot"  # the terminal answer is the output; the server's log is for its operator
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from app.preflight import BackendFailed, PortUnavailable
+
+    flags = {setting: FLAG_OF[setting] for setting in FLAG_OF if hasattr(args, setting)}
+    if command == "exporter" and "port" in flags:
+        flags["exporter_port"] = flags.pop("port")
     try:
-        settings = load_settings(**overrides)
+        settings = _settings(args)
+        if command == "snapshot":
+            return snapshot(settings, args.json, args.watch, args.processes)
+        return _serve(settings, command)
     except ConfigError as error:
-        print(f"fanwhy: {error}", file=sys.stderr)
-        return 2
+        print(f"fanwhy: {error.named(flags)}", file=sys.stderr)
+        return 4 if isinstance(error, BackendFailed) else 3 if isinstance(error, PortUnavailable) else 2
+
+
+def run() -> None:
+    """The console entry point: exit codes as documented; a closed pipe and Ctrl-C end quietly."""
     try:
-        if args.command == "snapshot":
-            return snapshot(settings)
-        if args.command == "exporter":
-            exporter = dataclasses.replace(settings, port=settings.exporter_port, interval_s=settings.scrape_interval_s,
-                                           db="none")
-            return serve(exporter, mode="exporter")
-        return serve(settings)
-    except BackendUnavailable as error:
-        print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr)
-        return 4
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = 0
+    except KeyboardInterrupt:
+        code = 130 if "--watch" not in sys.argv else 0
+    if code == 0 or code == 130:
+        # stdout may be a closed pipe: point it at /dev/null so the interpreter's final flush cannot fail
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -71,6 +71,8 @@ def summary() -> Response:
         "timestamp": snap.timestamp,
         "backend": snap.backend.name,
         "gpu_count": len(snap.gpus),
+        "verdict": to_json(snap.verdict),
+        "no_gpu_summary": snap.backend.no_gpu_summary,
         "no_gpu_reason": snap.backend.no_gpu_reason,
         "gpus": [gpu_headline(g) for g in snap.gpus],
         "host": {

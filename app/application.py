@@ -11,19 +11,14 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
-from app.alerts import AlertEngine
-from app.attribution.attributor import Attributor
-from app.attribution.docker import DockerClient
-from app.attribution.processes import ProcessInspector
 from app.concurrency import Concurrency, for_model
 from app.config import Settings, load_settings
+from app.engine import build_monitor, open_history
 from app.gate import Gate
-from app.history import History, default_path
-from app.host import HostSampler
+from app.history import History
 from app.monitor import Monitor
 from app.recordings import Recorder
-from app.redact import Redactor
-from app.vendors.factory import Selection, default_builders, select_backend
+from app.vendors.factory import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
 log = logging.getLogger(__name__)
@@ -56,31 +51,6 @@ class FanWhy:
         self.monitor.stop()
         if self.history is not None:
             self.history.close()
-
-
-def open_history(settings: Settings) -> History | None:
-    """The history database of ``settings`` (FANWHY_DB=none turns it off)."""
-    if settings.db.lower() == "none":
-        return None
-    return History(settings.db or default_path(), retention_hours=settings.retention_hours,
-                   max_bytes=int(settings.db_max_mb * 2**20)).open()
-
-
-def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
-    """The collector for ``settings``: the backend picked by the factory unless one is given."""
-    selection = selection or select_backend(settings.backend, default_builders(settings))
-    return Monitor(
-        selection,
-        interval_s=settings.interval_s,
-        alerts=AlertEngine(settings.alert_rules()),
-        attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
-                                               redactor=Redactor(settings.mask_patterns, settings.names_only == "on")),
-                              DockerClient(settings.docker_socket) if settings.docker_socket else None),
-        host=HostSampler(proc_root=settings.host_proc),
-        min_tick_gap_s=settings.min_tick_gap_s,
-        history=history,
-        watchdog_s=settings.watchdog_timeout_s,
-    )
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

@@ -9,9 +9,26 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
+from app.vocabulary import BACKENDS
+
+MIN_PUBLIC_TOKEN = 16  # characters of FANWHY_TOKEN needed to bind anything but loopback
+
 
 class ConfigError(ValueError):
-    """A setting has a value FanWhy cannot use; the message names it."""
+    """A setting has a value FanWhy cannot use; the message names it (by its environment variable), and
+    ``setting`` is the Settings field, so a command line can name the flag the user actually typed."""
+
+    def __init__(self, message: str, setting: str | None = None):
+        super().__init__(message)
+        self.setting = setting
+
+    def named(self, flags: Mapping[str, str]) -> str:
+        """The message, with the environment variable replaced by the flag when the value came from a flag."""
+        message = str(self)
+        if self.setting is not None and self.setting in flags:
+            env, flag = ENV_NAMES.get(self.setting, "\0"), flags[self.setting]
+            message = message.replace(f"{env}=", f"{flag} ").replace(env, flag)
+        return message
 
 
 @dataclass(frozen=True)
@@ -80,17 +97,18 @@ class Settings:
         for name, low, high, message in _RANGES:
             value = getattr(self, name)
             if not low <= value <= high:
-                raise ConfigError(message.format(value=value))
+                raise ConfigError(message.format(value=value), name)
         for name, choices, message in _CHOICES:
             if getattr(self, name) not in choices:
-                raise ConfigError(message.format(value=getattr(self, name)))
+                raise ConfigError(message.format(value=getattr(self, name)), name)
         self._check_alerts_and_masks()
         self._check_files()
         self._check_packages()
-        if not is_loopback(self.host) and not self.token:
+        if not is_loopback(self.host) and len(self.token or "") < MIN_PUBLIC_TOKEN:
             raise ConfigError(
-                f"refusing to bind {self.host}: anything but loopback needs FANWHY_TOKEN "
-                "(set a long random token, or keep FANWHY_HOST=127.0.0.1)")
+                f"refusing to bind {self.host}: anything but loopback needs FANWHY_TOKEN of at least "
+                f"{MIN_PUBLIC_TOKEN} characters (e.g. FANWHY_TOKEN=$(openssl rand -hex 16)), or keep "
+                "FANWHY_HOST=127.0.0.1", "host")
         return self
 
     def _check_alerts_and_masks(self) -> None:
@@ -144,6 +162,7 @@ _CHOICES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("names_only", ("on", "off"), "FANWHY_NAMES_ONLY must be on or off"),
     ("collector", ("on", "off"), "FANWHY_COLLECTOR must be on or off"),
     ("server", ("gevent", "threads"), "FANWHY_SERVER must be gevent or threads, got {value!r}"),
+    ("backend", BACKENDS, "FANWHY_BACKEND must be one of " + ", ".join(BACKENDS) + "; got {value!r}"),
 )
 
 
@@ -185,7 +204,7 @@ def _convert(name: str, raw: Any, kind: type) -> Any:
     try:
         return kind(raw)
     except (TypeError, ValueError):
-        raise ConfigError(f"{ENV_NAMES.get(name, name)}={raw!r} is not a valid {kind.__name__}") from None
+        raise ConfigError(f"{ENV_NAMES.get(name, name)}={raw!r} is not a valid {kind.__name__}", name) from None
 
 
 def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

@@ -74,8 +74,33 @@ CREATE INDEX IF NOT EXISTS recording_samples_rec ON recording_samples (rec, gpu)
 """
 
 
+class ForeignFile(sqlite3.OperationalError):
+    """The file at the history's path is not a FanWhy history: it is never moved aside or written."""
+
+
 class HistoryError(ValueError):
     """A history query that cannot be answered as asked (400 with this message)."""
+
+
+APPLICATION_ID = 0x46576879  # "FWhy": PRAGMA application_id of every history FanWhy creates
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def ownership(path: Path) -> str:
+    """``ours`` for a file FanWhy made (SQLite with its application id), ``legacy`` for a SQLite file with no
+    application id (a history made before ids were set, or an empty new database), ``other`` for anything else.
+    Read from the file's 100-byte header, so a broken history is still recognised."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return "other"
+    if not header:
+        return "legacy"  # an empty file: SQLite makes a database of it
+    if len(header) < 72 or not header.startswith(SQLITE_MAGIC):
+        return "other"
+    app_id = int.from_bytes(header[68:72], "big")
+    return "ours" if app_id == APPLICATION_ID else "legacy" if app_id == 0 else "other"
 
 
 def default_path() -> Path:
@@ -152,12 +177,19 @@ class History:
             if verdict != "ok":
                 raise sqlite3.DatabaseError(f"quick_check: {verdict}")
             connection.executescript(SCHEMA)
+            if connection.execute("PRAGMA application_id").fetchone()[0] == 0:
+                connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # marks the file as FanWhy's
         except sqlite3.DatabaseError:
             connection.close()
             raise
         return connection
 
     def _move_aside(self, error: Exception, why: str = "") -> None:
+        """Rename a broken history (and its journal) out of the way; only a file FanWhy recognises as its own."""
+        if self.path.exists() and ownership(self.path) == "other":
+            raise ForeignFile(f"{why + ': ' if why else ''}{self.path} is not a FanWhy history ({error}); it is "
+                              f"left alone and no history is written until it is removed or FANWHY_DB names "
+                              f"another file")
         aside = self.path.with_name(f"{self.path.name}.corrupt-{int(self._clock())}")
         for suffix in ("", "-journal", "-wal", "-shm"):
             source = Path(str(self.path) + suffix)

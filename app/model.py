@@ -343,7 +343,8 @@ class BackendInfo:
 
     name: str
     skipped: Mapping[str, str] = field(default_factory=lambda: EMPTY)
-    no_gpu_reason: str | None = None
+    no_gpu_reason: str | None = None  # the technical reasons, joined
+    no_gpu_summary: str | None = None  # the same in a sentence for a person ("No GPU found: no NVIDIA driver")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from app.history import History
 from app.host import HostSampler
 from app.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
 from app.serialize import snapshot_view
-from app.vendors.factory import Selection
+from app.vendors.factory import Selection, no_gpu_sentence
 
 log = logging.getLogger(__name__)
 
@@ -232,15 +232,9 @@ class Monitor:
         processes, containers, unattributed = self.energy.apply(
             now, gpus, attribution.processes, attribution.containers, attribution.unattributed)
         self._tick += 1
-        no_gpu_reason = None
-        if not gpus:
-            backend_reason = self.backend.no_gpu_reason
-            skipped = "; ".join(f"{name}: {why}" for name, why in self.selection.skipped.items())
-            no_gpu_reason = "; ".join(filter(None, [skipped, backend_reason])) or "the backend reported no GPU"
         snapshot = Snapshot(
             timestamp=now,
-            backend=BackendInfo(name=self.backend.name, skipped=frozen_map(self.selection.skipped),
-                                no_gpu_reason=no_gpu_reason),
+            backend=self._backend_info(bool(gpus)),
             host=host,
             gpus=gpus,
             processes=processes,
@@ -263,6 +257,17 @@ class Monitor:
         else:
             self.consecutive_failures = 0
         return self._publish(snapshot)
+
+    def _backend_info(self, has_gpus: bool) -> BackendInfo:
+        """Which backend answered; without a GPU, why (the technical reasons and a sentence)."""
+        if has_gpus:
+            return BackendInfo(name=self.backend.name, skipped=frozen_map(self.selection.skipped))
+        backend_reason = self.backend.no_gpu_reason
+        skipped = "; ".join(f"{name}: {why}" for name, why in self.selection.skipped.items())
+        return BackendInfo(name=self.backend.name, skipped=frozen_map(self.selection.skipped),
+                           no_gpu_reason="; ".join(filter(None, [skipped, backend_reason]))
+                           or "the backend reported no GPU",
+                           no_gpu_summary=no_gpu_sentence(self.selection.skipped, backend_reason))
 
     def _publish(self, snapshot: Snapshot) -> Frame:
         with self._published:

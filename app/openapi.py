@@ -42,7 +42,8 @@ SPEC: dict[str, Any] = {
     },
     "security": [{}, {"token": []}],
     "paths": {
-        "/api/gpu/summary": _get("Backend, GPU headlines, top processes and containers, active alerts"),
+        "/api/gpu/summary": _get("The verdict (headline, ranked causes, confidence), backend, GPU headlines, top "
+                                 "processes and containers, active alerts"),
         "/api/gpu/metrics": _get("The whole latest snapshot", [GPU]),
         "/api/gpu/processes": _get("GPU users and top CPU users", [
             GPU, _param("kind", "string", "all, gpu or cpu", enum=["all", "gpu", "cpu"]),

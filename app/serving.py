@@ -25,7 +25,9 @@ from app.config import Settings
 
 
 def url(settings: Settings) -> str:
-    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    """The address to open in a browser: a wildcard bind (0.0.0.0, ::) is reached by the machine's name."""
+    host = socket.gethostname() if settings.host in ("0.0.0.0", "::", "[::]", "") else settings.host
+    host = f"[{host}]" if ":" in host else host
     scheme = "https" if settings.tls_cert else "http"
     return f"{scheme}://{host}:{settings.port}/"
 

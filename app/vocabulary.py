@@ -6,6 +6,8 @@ a copy of, ``UNATTRIBUTED_FLOOR_BYTES`` in static/app.js, is compared with this 
 
 from __future__ import annotations
 
+BACKENDS = ("auto", "nvidia", "amd", "basic", "simulated")  # FANWHY_BACKEND
+
 MIB = 1 << 20
 GIB = 1 << 30
 

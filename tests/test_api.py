@@ -46,6 +46,16 @@ def test_summary_headlines(client: Any) -> None:
     assert set(body["host"]) >= {"cpu_percent", "load_average", "memory_used_bytes", "cpu_temperature_c", "fans"}
 
 
+def test_the_summary_carries_the_verdict_of_the_metrics_view(client: Any) -> None:
+    """The answer to "why is my fan running?" is in the summary, the same as in the full view."""
+    summary = client.get("/api/gpu/summary").get_json()
+    metrics = client.get("/api/gpu/metrics").get_json()
+    verdict = summary["verdict"]
+    assert verdict["headline"].startswith("GPU 1 is at") and "PID 657 keeps 98 %" in verdict["headline"]
+    assert verdict["causes"] and 0 < verdict["confidence"] <= 1 and verdict["busy"] is True
+    assert verdict == metrics["verdict"]
+
+
 def test_processes_filters_and_sorts(client: Any) -> None:
     body = client.get("/api/gpu/processes?kind=gpu&gpu=1&sort=sm&limit=5").get_json()
     assert body["count"] == 1 and body["processes"][0]["pid"] == 657

@@ -259,7 +259,7 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
 
 def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, capsys: Any) -> None:
     """`python -m app snapshot` waits for the collector thread with a deadline: it never freezes."""
-    from app import application
+    from app import engine
     from app.__main__ import snapshot
     from app.config import Settings
     from app.monitor import Monitor
@@ -267,7 +267,7 @@ def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, caps
     release = threading.Event()
     fake = scenario("h200x2_load")
     fake.set(0, "temperature", lambda *_: (release.wait(30), 57)[1])
-    monkeypatch.setattr(application, "build_monitor", lambda settings: Monitor(
+    monkeypatch.setattr(engine, "build_monitor", lambda settings: Monitor(
         nvidia_selection(fake), interval_s=0.2, watchdog_s=0.5))
     started = time.monotonic()
     try:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from app.history import History, HistoryError
+from app.history import ForeignFile, History, HistoryError, ownership
 from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, ProcessGpu, ProcessSample, Snapshot
 from app.recordings import Recorder
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
@@ -140,16 +140,30 @@ def test_process_and_container_series(history: History, clock: Clock) -> None:
     assert [p[1] for p in points] == [80.0, 80.0, 80.0]
 
 
-def test_a_corrupt_file_is_moved_aside_and_a_new_one_started(tmp_path: Path) -> None:
+def test_a_corrupt_history_is_moved_aside_and_a_new_one_started(tmp_path: Path) -> None:
     path = tmp_path / "h.db"
-    path.write_bytes(b"this is not a database" * 100)
+    History(path).open().close()
+    with open(path, "r+b") as handle:  # its pages broken, its header (whose file it is) intact
+        handle.seek(100)
+        handle.write(b"this is not a database" * 100)
+    assert ownership(path) == "ours"
     history = History(path).open()
     try:
         assert history.moved_aside is not None and history.moved_aside.exists()
-        assert history.moved_aside.read_bytes().startswith(b"this is not a database")
-        assert history.integrity() == "ok"
+        assert history.moved_aside.read_bytes()[100:].startswith(b"this is not a database")
+        assert history.integrity() == "ok" and ownership(path) == "ours"
     finally:
         history.close()
+
+
+@pytest.mark.parametrize("content", [b"this is not a database" * 100, b"SQLite format 3\x00" + b"\x00" * 52
+                                     + (1234).to_bytes(4, "big") + b"\x00" * 28])
+def test_another_programs_file_is_never_moved_or_written(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "h.db"
+    path.write_bytes(content)
+    with pytest.raises(ForeignFile, match="not a FanWhy history"):
+        History(path).open()
+    assert path.read_bytes() == content and sorted(p.name for p in tmp_path.iterdir()) == ["h.db"]
 
 
 def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History, clock: Clock,

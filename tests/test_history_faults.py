@@ -37,8 +37,14 @@ def history(tmp_path: Path, clock: Clock) -> Iterator[History]:
 
 
 def garbage(path: Path) -> None:
-    """Overwrite the file in place (same inode), as a stray `cp` or a disk fault would."""
+    """Overwrite the file's pages in place (same inode), as a disk fault would; the 100-byte header, which says
+    whose file it is, stays, with its change counter moved on so that open connections drop their page cache."""
     with open(path, "r+b") as handle:
+        handle.seek(24)
+        counter = int.from_bytes(handle.read(4), "big")
+        handle.seek(24)
+        handle.write((counter + 1).to_bytes(4, "big"))
+        handle.seek(100)
         handle.write(b"this is not a database" * 400)
 
 
@@ -54,22 +60,28 @@ def test_a_file_corrupted_in_place_is_moved_aside_and_replaced_while_running(his
     feed(history, clock, 5)
     garbage(history.path)
     feed(history, clock, 3, start=T0 + 10)  # the first write fails, the file is moved aside, the next ones land
-    assert history.moved_aside is not None and history.moved_aside.read_bytes().startswith(b"this is not")
+    assert history.moved_aside is not None and history.moved_aside.read_bytes()[100:].startswith(b"this is not")
     assert any("moved aside" in f for f in history.recent_faults())
     assert history.error is None and history.integrity() == "ok"
     points = history.gpu_series(0, "utilization_percent", history.window(T0 + 9, T0 + 13, step=1))
     assert [p[0] for p in points] == [T0 + 11, T0 + 12]  # written to the new file
 
 
-def test_a_file_replaced_by_another_is_noticed(history: History, clock: Clock, tmp_path: Path) -> None:
+def test_a_file_replaced_by_another_programs_is_left_alone(history: History, clock: Clock, tmp_path: Path) -> None:
+    """Only a file FanWhy recognises as its own history is ever moved aside: another file put at its path is
+    neither renamed nor written; writing resumes once it is gone."""
     feed(history, clock, 3)
     other = tmp_path / "other"
     other.write_bytes(b"junk" * 1000)
     os.replace(other, history.path)  # a new inode at our path: our open connection would not notice by itself
     feed(history, clock, 2, start=T0 + 10)
-    assert history.moved_aside is not None and history.moved_aside.read_bytes().startswith(b"junk")
-    assert any("was replaced" in f for f in history.recent_faults())
-    assert history.gpu_series(0, "utilization_percent", history.window(T0 + 9, T0 + 12, step=1))
+    assert history.moved_aside is None and history.path.read_bytes() == b"junk" * 1000
+    assert "not a FanWhy history" in (history.error or "")
+    history.path.unlink()
+    clock.now += 10  # past the reconnect delay
+    feed(history, clock, 2, start=T0 + 30)
+    assert history.error is None
+    assert history.gpu_series(0, "utilization_percent", history.window(T0 + 29, T0 + 32, step=1))
 
 
 def test_a_replacement_that_is_a_history_is_kept(history: History, clock: Clock, tmp_path: Path) -> None:

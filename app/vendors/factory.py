@@ -13,11 +13,12 @@ from app.vendors.basic import BasicBackend, normalize_pci
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.simulated import SimulatedBackend
 from app.vendors.sysfs import drm_cards
+from app.vocabulary import BACKENDS
 
 log = logging.getLogger(__name__)
 
 AUTO_ORDER = ("nvidia", "amd", "basic")
-CHOICES = ("auto", "nvidia", "amd", "basic", "simulated")
+CHOICES = BACKENDS
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,20 @@ def default_builders(settings: object | None = None) -> dict[str, Callable[[], B
             nvidia_smi=NvidiaSmi(get("nvidia_smi", "nvidia-smi"), get("nvidia_smi_timeout_s", 5.0))),
         "simulated": lambda: SimulatedBackend(gpus=get("sim_gpus", 2), peak=get("sim_peak", 0.5)),
     }
+
+
+def no_gpu_sentence(skipped: Mapping[str, str], backend_reason: str | None) -> str:
+    """``No GPU found: no NVIDIA driver, no AMD or Intel card`` from the technical reasons (which the page and the
+    terminal keep, folded away, for whoever needs them)."""
+    found = []
+    nvidia = skipped.get("nvidia", "")
+    if "(no NVIDIA driver)" in nvidia:
+        found.append("no NVIDIA driver")
+    elif nvidia:
+        found.append("the NVIDIA driver did not start (" + nvidia.split(": ", 1)[-1] + ")")
+    if backend_reason and "no DRM card" in backend_reason:
+        found.append("no AMD or Intel card")
+    return "No GPU found: " + ", ".join(found) if found else "No GPU found."
 
 
 def select_backend(choice: str = "auto", builders: Mapping[str, Callable[[], Backend]] | None = None) -> Selection:

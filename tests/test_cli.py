@@ -1,0 +1,137 @@
+"""The command line as a newcomer meets it: every --help, --version, the terminal answer, a closed pipe, and bad
+settings refused before anything is served, each with one line naming what the user typed."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from app.version import __version__
+from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+ROOT = Path(__file__).resolve().parent.parent
+SIMULATED = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "2", "FANWHY_SIM_PEAK": "0.3"}
+
+
+def fanwhy(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "FANWHY_DB": "none", **env})
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["serve", "--help"], ["snapshot", "--help"],
+                                  ["exporter", "--help"], ["snapshot", "-h"]])
+def test_every_help_works_and_lists_the_exit_codes(args: list[str]) -> None:
+    result = fanwhy(*args)
+    assert result.returncode == 0 and result.stderr == ""
+    assert result.stdout.startswith("usage: fanwhy") and "exit codes:" in result.stdout
+    assert "FANWHY_PORT" in result.stdout and "Traceback" not in result.stdout
+
+
+def test_version() -> None:
+    result = fanwhy("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"fanwhy {__version__}"
+
+
+def test_the_terminal_answer_is_a_sentence_and_tables() -> None:
+    result = fanwhy("snapshot", **SIMULATED)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].startswith("GPU ") and "because" in lines[1] and "`" not in lines[1]  # the verdict, no markup
+    header = next(line for line in lines if line.startswith("GPU  NAME"))
+    assert header.split() == ["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"]
+    assert any(line.split()[:2] == ["PID", "USER"] for line in lines)
+    assert any("simulated_worker" in line for line in lines)
+    assert lines[-1].startswith("CPU ") and "memory" in lines[-1]
+    assert result.stderr == ""  # the server's INFO log is not the terminal answer
+
+
+def test_snapshot_json_and_watch_json_lines() -> None:
+    import json
+
+    one = fanwhy("snapshot", "--json", **SIMULATED)
+    assert one.returncode == 0 and json.loads(one.stdout)["verdict"]["headline"]
+    watch = subprocess.run(f"{sys.executable} -m app snapshot --json --watch 0.2 | head -3", shell=True, cwd=ROOT,
+                           capture_output=True, text=True, timeout=60, env={**os.environ, **SIMULATED,
+                                                                            "FANWHY_DB": "none"})
+    rows = [json.loads(line) for line in watch.stdout.splitlines()]
+    assert len(rows) == 3 and rows[0]["timestamp"] < rows[1]["timestamp"] < rows[2]["timestamp"]
+    assert watch.stderr == ""  # the pipe closed by head: no BrokenPipeError traceback
+
+
+def test_a_closed_pipe_ends_quietly_with_0() -> None:
+    result = subprocess.run(f"{sys.executable} -m app snapshot --watch 0.2 | head -1; echo \"rc=${{PIPESTATUS[0]}}\"",
+                            shell=True, executable="/bin/bash", cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, **SIMULATED, "FANWHY_DB": "none"})
+    assert result.stdout.splitlines()[-1] == "rc=0" and result.stderr == ""
+
+
+def test_no_gpu_says_so_in_a_sentence() -> None:
+    result = fanwhy("snapshot", "--backend", "basic", FANWHY_SYS_ROOT=tempfile.mkdtemp(),
+                    FANWHY_NVIDIA_SMI="/nonexistent")
+    assert result.returncode == 0, result.stderr
+    assert "No GPU found: no AMD or Intel card" in result.stdout and "Error" not in result.stdout
+
+
+@pytest.mark.parametrize(("args", "env", "code", "words"), [
+    (["--port", "70000"], {}, 2, "--port must be 1-65535, got 70000"),
+    ([], {"FANWHY_PORT": "70000"}, 2, "FANWHY_PORT must be 1-65535"),
+    (["exporter", "--port", "0"], {}, 2, "--port must be 1-65535"),
+    ([], {"FANWHY_PORT": "eighty"}, 2, "FANWHY_PORT='eighty' is not a valid int"),
+    ([], {"FANWHY_BACKEND": "nvdia"}, 2, "FANWHY_BACKEND must be one of auto, nvidia, amd, basic, simulated"),
+    (["--backend", "amd"], {}, 4, "--backend amd cannot start here"),
+    (["snapshot", "--backend", "amd"], {}, 4, "amdsmi"),
+    (["--host", "0.0.0.0"], {"FANWHY_TOKEN": "short"}, 2, "FANWHY_TOKEN of at least 16 characters"),
+    (["--host", "192.0.2.1"], {"FANWHY_TOKEN": "x" * 20}, 3, "--host 192.0.2.1 is not an address of this machine"),
+    ([], {"FANWHY_DB": "/proc/no/such/history.db"}, 2, "cannot be created"),
+])
+def test_bad_settings_are_refused_before_serving(args: list[str], env: dict[str, str], code: int, words: str) -> None:
+    result = fanwhy(*args, **{"FANWHY_PORT": str(free_port()), **env, "FANWHY_DB": env.get("FANWHY_DB", "none")})
+    assert result.returncode == code, result.stderr
+    assert words in result.stderr and "Traceback" not in result.stderr
+    assert "serving" not in result.stdout + result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1  # one line
+
+
+def test_a_folder_as_history_is_refused_and_left_alone(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("keep me")
+    result = fanwhy(FANWHY_DB=str(tmp_path), FANWHY_PORT=str(free_port()))
+    assert result.returncode == 2 and "is a folder" in result.stderr
+    assert sorted(p.name for p in tmp_path.parent.iterdir() if p.name.startswith(tmp_path.name)) == [tmp_path.name]
+    assert (tmp_path / "mine.txt").read_text() == "keep me"
+
+
+def test_another_programs_file_as_history_is_refused_and_left_alone(tmp_path: Path) -> None:
+    other = tmp_path / "notes.db"
+    other.write_text("my notes")
+    result = fanwhy(FANWHY_DB=str(other), FANWHY_PORT=str(free_port()))
+    assert result.returncode == 2 and "not a FanWhy history" in result.stderr
+    assert other.read_text() == "my notes" and sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
+def test_a_port_in_use_names_the_flag_used() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        by_flag = fanwhy("--port", str(port))
+        by_env = fanwhy(FANWHY_PORT=str(port))
+    assert by_flag.returncode == 3 and f"port {port} on 127.0.0.1 is in use" in by_flag.stderr
+    assert "--port" in by_flag.stderr and "FANWHY_PORT" not in by_flag.stderr
+    assert by_env.returncode == 3 and "FANWHY_PORT" in by_env.stderr
+
+
+def test_a_public_bind_prints_a_url_a_browser_can_open() -> None:
+    port = free_port()
+    proc = start_server(port, FANWHY_HOST="0.0.0.0", FANWHY_TOKEN="t" * 24)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {'t' * 24}"})
+    finally:
+        output = stop(proc)
+    assert f"FanWhy is serving http://{socket.gethostname()}:{port}/" in output
+    assert "0.0.0.0" not in output.split("FanWhy is serving")[1].splitlines()[0]
