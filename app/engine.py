@@ -6,6 +6,8 @@ would have finished importing.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
@@ -18,12 +20,23 @@ from app.redact import Redactor
 from app.vendors.factory import Selection, default_builders, select_backend
 
 
-def open_history(settings: Settings) -> History | None:
-    """The history database of ``settings`` (FANWHY_DB=none turns it off)."""
+def history_path(settings: Settings) -> Path | None:
+    """Where the history of ``settings`` lives; None for FANWHY_DB=none. The simulated GPUs of the demo never write
+    to the real history: they get a file of their own beside it."""
     if settings.db.lower() == "none":
         return None
-    return History(settings.db or default_path(), retention_hours=settings.retention_hours,
-                   max_bytes=int(settings.db_max_mb * 2**20)).open()
+    path = Path(settings.db) if settings.db else default_path()
+    if settings.backend == "simulated" and path == default_path():
+        return path.with_name("demo-history.db")
+    return path
+
+
+def open_history(settings: Settings) -> History | None:
+    """The history database of ``settings`` (FANWHY_DB=none turns it off)."""
+    path = history_path(settings)
+    if path is None:
+        return None
+    return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20)).open()
 
 
 def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import errno
 import os
 import socket
-from pathlib import Path
 
 from app.config import ConfigError, Settings
-from app.history import default_path, ownership
+from app.engine import history_path
+from app.history import ownership
 
 
 class PortUnavailable(ConfigError):
@@ -26,9 +26,9 @@ class BackendFailed(ConfigError):
 def check_history(settings: Settings) -> None:
     """FANWHY_DB must name a file FanWhy may create or its own history: never a folder, another program's file,
     or a place it cannot write."""
-    if settings.db.lower() == "none":
+    path = history_path(settings)
+    if path is None:
         return
-    path = Path(settings.db) if settings.db else default_path()
     where = f"FANWHY_DB={str(path)!r}"
     if path.is_dir():
         raise ConfigError(f"{where} is a folder: name a file in it (e.g. {path / 'history.db'}), "

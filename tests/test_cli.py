@@ -135,3 +135,39 @@ def test_a_public_bind_prints_a_url_a_browser_can_open() -> None:
         output = stop(proc)
     assert f"FanWhy is serving http://{socket.gethostname()}:{port}/" in output
     assert "0.0.0.0" not in output.split("FanWhy is serving")[1].splitlines()[0]
+
+
+def test_the_demo_never_writes_the_real_history(tmp_path: Path) -> None:
+    port = free_port()
+    proc = start_server(port, FANWHY_DB="", XDG_DATA_HOME=str(tmp_path))  # the default history path, in tmp_path
+    try:
+        health = wait_healthy(f"http://127.0.0.1:{port}")
+    finally:
+        stop(proc)
+    assert health["backend"] == "simulated"
+    assert not (tmp_path / "fanwhy" / "history.db").exists()
+    assert (tmp_path / "fanwhy" / "demo-history.db").exists()
+
+
+def test_demo_workers_end_when_every_server_process_is_killed_9() -> None:
+    import time
+
+    import psutil
+
+    port = free_port()
+    proc = start_server(port, FANWHY_SIM_GPUS="2")
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+        tree = psutil.Process(proc.pid).children(recursive=True)
+        workers = [p for p in tree if "simulated_worker" in " ".join(p.cmdline())]
+        servers = [psutil.Process(proc.pid), *(p for p in tree if p not in workers)]
+        assert len(workers) == 2 and len(servers) >= 2  # gunicorn's master and its worker
+        for server in servers:
+            server.kill()  # SIGKILL: no handler runs, nothing is cleaned up by the server
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(w.is_running() and w.status() != psutil.STATUS_ZOMBIE
+                                                  for w in workers):
+            time.sleep(0.1)
+        assert not [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        stop(proc)

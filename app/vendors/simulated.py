@@ -67,7 +67,8 @@ class SimulatedBackend(Backend):
                     "--period", str(self.period_s), "--phase", str(0.37 * gpu.index), "--peak", str(self.peak),
                     "--api-key=demo-secret-not-real"]
             try:
-                gpu.worker = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+                # stdin is a pipe nobody writes to: the worker reads end-of-file when this process is gone
+                gpu.worker = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE,
                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 gpu.probe = psutil.Process(gpu.worker.pid)
                 gpu.probe.cpu_percent(None)
@@ -77,6 +78,8 @@ class SimulatedBackend(Backend):
 
     def close(self) -> None:
         for gpu in self._gpus:
+            if gpu.worker is not None and gpu.worker.stdin is not None:
+                gpu.worker.stdin.close()
             if gpu.worker is not None and gpu.worker.poll() is None:
                 gpu.worker.terminate()
                 try:

@@ -1,6 +1,8 @@
 """A real process that burns CPU in a slow wave, standing in for a GPU job in demos and tests.
 
-It exits by itself when its parent goes away. Run as
+It ends with its parent, however the parent ends (``kill -9`` included), by three means: the kernel sends it
+SIGTERM when the parent dies (Linux's PR_SET_PDEATHSIG), its standard input is a pipe from the parent that
+reads end-of-file once the parent is gone, and it watches its parent PID. Run as
 ``python -m app.vendors.simulated_worker --job NAME --period S --peak F [--api-key=demo]``
 (the fake secret on the command line shows the redaction in the page).
 """
@@ -8,9 +10,33 @@ It exits by itself when its parent goes away. Run as
 from __future__ import annotations
 
 import argparse
+import ctypes
 import math
 import os
+import select
+import signal
+import sys
 import time
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel for SIGTERM when the parent process dies (Linux; elsewhere the pipe and the PID watch)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _parent_gone(wait_s: float) -> bool:
+    """Sleep up to ``wait_s``; True as soon as the parent's end of the stdin pipe is closed."""
+    try:
+        readable, _, _ = select.select([sys.stdin], [], [], wait_s)
+    except (OSError, ValueError):
+        time.sleep(wait_s)
+        return False
+    return bool(readable) and os.read(sys.stdin.fileno(), 1) == b""
 
 
 def main() -> None:
@@ -22,14 +48,16 @@ def main() -> None:
     parser.add_argument("--api-key", default="")
     args = parser.parse_args()
     parent = os.getppid()
+    _die_with_parent()
     spins = 0
-    while os.getppid() == parent:
+    while os.getppid() == parent:  # checked after prctl too: the parent may have died before it took effect
         now = time.time()
         duty = args.peak * (0.5 + 0.5 * math.sin(2 * math.pi * (now / args.period + args.phase)))
         busy_until = now + 0.1 * duty
         while time.time() < busy_until:
             spins += 1
-        time.sleep(max(0.0, 0.1 * (1.0 - duty)))
+        if _parent_gone(max(0.0, 0.1 * (1.0 - duty))):
+            break
 
 
 if __name__ == "__main__":
