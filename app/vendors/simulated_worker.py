@@ -10,6 +10,7 @@ reads end-of-file once the parent is gone, and it watches its parent PID. Run as
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import math
 import os
@@ -23,10 +24,8 @@ PR_SET_PDEATHSIG = 1
 
 def _die_with_parent() -> None:
     """Ask the kernel for SIGTERM when the parent process dies (Linux; elsewhere the pipe and the PID watch)."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _parent_gone(wait_s: float) -> bool:
