@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 from functools import lru_cache
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from app.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from app.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
@@ -24,6 +24,7 @@ COOL_C = 40.0
 IDLE_UTIL_PERCENT = 5.0
 CPU_BUSY_PERCENT = 50.0
 GPU_PREFERENCE = 0.15
+CPU_OWNER_SHARE = 0.5  # a process (or a group of them) is named only when it holds at least half the CPU load
 MEMORY_HOG_BYTES = 1 << 30
 
 Numbers = Mapping[str, float | str | None]
@@ -265,16 +266,46 @@ def _cpu_cause(snap: Snapshot) -> Cause | None:
     host = snap.host
     if host.cpu_percent is None or host.cpu_percent < CPU_BUSY_PERCENT:
         return None
-    top = max((p for p in snap.processes if not p.gpus and p.cpu_percent), key=lambda p: p.cpu_percent or 0,
-              default=None)
+    busy_cores = host.cpu_percent / 100.0 * (host.cpu_count or 1)  # the load, in cores
+    users = [p for p in snap.processes if (p.cpu_percent or 0) > 0]
+    top = max(users, key=lambda p: p.cpu_percent or 0, default=None)
     temp = f" ({host.cpu_temperature_c:.0f} °C)" if host.cpu_temperature_c is not None else ""
-    because = f" because of {label(top)} at {top.cpu_percent:.0f} % of a core" if top else ""
+    blamed = top if top is not None and (top.cpu_percent or 0) / 100.0 >= CPU_OWNER_SHARE * busy_cores else None
+    if blamed is not None:
+        because = f" because of {label(blamed)} at {blamed.cpu_percent:.0f} % of a core"
+    else:
+        because = _cpu_spread(users, busy_cores, host.cpu_count or 1)
     fans = ", ".join(f"{f.label} {f.rpm} RPM" for f in host.fans[:3])
     fan_text = f"; system fans: {fans}" if fans else ""
-    return Cause(kind="cpu_load", score=0.4 + 0.5 * host.cpu_percent / 100.0, pid=top.pid if top else None,
+    return Cause(kind="cpu_load", score=0.4 + 0.5 * host.cpu_percent / 100.0, pid=blamed.pid if blamed else None,
                  numbers=frozen_map({"cpu_percent": host.cpu_percent, "cpu_temperature_c": host.cpu_temperature_c,
-                                     "process_cpu_percent": top.cpu_percent if top else None}),
+                                     "process_cpu_percent": blamed.cpu_percent if blamed else None}),
                  summary=f"the CPU is at {host.cpu_percent:.0f} %{temp}{because}{fan_text}")
+
+
+def _cpu_spread(users: Sequence[ProcessSample], busy_cores: float, cores: int) -> str:
+    """When no one process holds most of the CPU load: the program, service, container or user whose processes
+    together hold most of it; else only that the load is spread (nobody with a small share is blamed)."""
+    groupings: tuple[tuple[str, Callable[[ProcessSample], str | None]], ...] = (
+        ("", lambda p: f"`{short_command(p)}`" if p.command or p.name else None),
+        ("service ", lambda p: p.unit),
+        ("container ", lambda p: (p.container.name or p.container.id[:12]) if p.container else None),
+        ("user ", lambda p: p.user),
+    )
+    for prefix, key in groupings:
+        groups: dict[str, list[ProcessSample]] = {}
+        for proc in users:
+            name = key(proc)
+            if name:
+                groups.setdefault(name, []).append(proc)
+        if not groups:
+            continue
+        name, members = max(groups.items(), key=lambda g: sum(p.cpu_percent or 0 for p in g[1]))
+        cores_used = sum(p.cpu_percent or 0 for p in members) / 100.0
+        if len(members) > 1 and cores_used >= CPU_OWNER_SHARE * busy_cores:
+            return (f", spread over {len(members)} processes of {prefix}{name}: "
+                    f"{100.0 * cores_used / cores:.0f} % of the CPU")
+    return ", spread over many processes, none with a large share"
 
 
 def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Verdict:

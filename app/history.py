@@ -39,6 +39,10 @@ log = logging.getLogger(__name__)
 
 GPU_METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w",
                "fan_speed_percent", "clock_sm_mhz")
+# The host side, so a machine without a GPU (or whose fan is the CPU's) has charts too; kept like a GPU's series
+# (raw for an hour, then per minute) in tables of the same shape, with one row key (host = 0).
+HOST_METRICS = ("cpu_percent", "load1", "memory_percent", "memory_used_bytes", "cpu_temperature_c", "fan_rpm")
+SERIES = {"gpu": GPU_METRICS, "host": HOST_METRICS}  # table prefix (and key column) -> metrics
 PROCESS_METRICS = ("gpu_memory_bytes", "sm_percent", "power_w", "energy_wh", "cpu_percent")
 MAX_POINTS = 20_000
 RECONNECT_S = 5.0
@@ -53,6 +57,11 @@ CREATE TABLE IF NOT EXISTS gpu_raw (ts REAL NOT NULL, gpu INTEGER NOT NULL,
 CREATE INDEX IF NOT EXISTS gpu_raw_gpu_ts ON gpu_raw (gpu, ts);
 CREATE TABLE IF NOT EXISTS gpu_minute (minute INTEGER NOT NULL, gpu INTEGER NOT NULL, n INTEGER NOT NULL,
   {", ".join(f"{m}_min REAL, {m}_mean REAL, {m}_max REAL" for m in GPU_METRICS)}, PRIMARY KEY (gpu, minute));
+CREATE TABLE IF NOT EXISTS host_raw (ts REAL NOT NULL, host INTEGER NOT NULL,
+  {", ".join(f"{m} REAL" for m in HOST_METRICS)});
+CREATE INDEX IF NOT EXISTS host_raw_host_ts ON host_raw (host, ts);
+CREATE TABLE IF NOT EXISTS host_minute (minute INTEGER NOT NULL, host INTEGER NOT NULL, n INTEGER NOT NULL,
+  {", ".join(f"{m}_min REAL, {m}_mean REAL, {m}_max REAL" for m in HOST_METRICS)}, PRIMARY KEY (host, minute));
 CREATE TABLE IF NOT EXISTS proc_raw (ts REAL NOT NULL, pid INTEGER NOT NULL, start REAL, name TEXT, user TEXT,
   container TEXT, container_name TEXT, mem REAL, sm REAL, power REAL, energy_wh REAL, cpu REAL);
 CREATE INDEX IF NOT EXISTS proc_raw_pid_ts ON proc_raw (pid, ts);
@@ -350,6 +359,8 @@ class History:
         db.executemany(
             f"INSERT INTO gpu_raw (ts, gpu, {', '.join(GPU_METRICS)}) VALUES ({placeholders})",
             [(ts, g.index, *(getattr(g, m) for m in GPU_METRICS)) for g in snap.gpus if g.error is None])
+        db.execute(f"INSERT INTO host_raw (ts, host, {', '.join(HOST_METRICS)}) VALUES "
+                   f"({', '.join('?' * (len(HOST_METRICS) + 2))})", (ts, 0, *_host_values(snap)))
         rows = []
         for p in snap.processes:
             if not p.gpus:
@@ -405,20 +416,21 @@ class History:
             self._rolled_minute = minute
         if now - self._maintained_at >= 60:
             self._maintained_at = now
-            db.execute("DELETE FROM gpu_raw WHERE ts < ?", (now - self.raw_s,))
-            db.execute("DELETE FROM proc_raw WHERE ts < ?", (now - self.raw_s,))
+            for table in ("gpu_raw", "host_raw", "proc_raw"):
+                db.execute(f"DELETE FROM {table} WHERE ts < ?", (now - self.raw_s,))
             horizon = now - self.retention_s
-            for table, column in (("gpu_minute", "minute"), ("proc_minute", "minute"), ("events", "ts"),
-                                  ("recording_samples", "ts")):
+            for table, column in (("gpu_minute", "minute"), ("host_minute", "minute"), ("proc_minute", "minute"),
+                                  ("events", "ts"), ("recording_samples", "ts")):
                 db.execute(f"DELETE FROM {table} WHERE {column} < ?", (horizon,))
             for hook in self.trim_hooks:
                 hook(db)
             self._enforce_size(db)
 
     def _roll_up(self, db: sqlite3.Connection, start: float, end: float) -> None:
-        stats = ", ".join(f"min({m}), avg({m}), max({m})" for m in GPU_METRICS)
-        db.execute(f"INSERT OR REPLACE INTO gpu_minute SELECT CAST(ts / 60 AS INTEGER) * 60, gpu, count(*), {stats} "
-                   "FROM gpu_raw WHERE ts >= ? AND ts < ? GROUP BY 1, 2", (start, end))
+        for kind, metrics in SERIES.items():
+            stats = ", ".join(f"min({m}), avg({m}), max({m})" for m in metrics)
+            db.execute(f"INSERT OR REPLACE INTO {kind}_minute SELECT CAST(ts / 60 AS INTEGER) * 60, {kind}, count(*), "
+                       f"{stats} FROM {kind}_raw WHERE ts >= ? AND ts < ? GROUP BY 1, 2", (start, end))
         proc_stats = ", ".join(f"min({c}), avg({c}), max({c})" for c in ("mem", "sm", "power", "energy_wh", "cpu"))
         db.execute("INSERT OR REPLACE INTO proc_minute SELECT CAST(ts / 60 AS INTEGER) * 60, pid, start, "
                    f"max(name), max(user), container, max(container_name), count(*), {proc_stats} "
@@ -484,17 +496,23 @@ class History:
         return Window(since, until, max(60.0, math.ceil(step / 60.0) * 60.0), "minute")
 
     def gpu_series(self, gpu: int, metric: str, win: Window) -> list[list[float | None]]:
-        if metric not in GPU_METRICS:
-            raise HistoryError(f"unknown metric {metric!r}; one of {', '.join(GPU_METRICS)}")
+        return self._series("gpu", gpu, metric, win)
+
+    def host_series(self, metric: str, win: Window) -> list[list[float | None]]:
+        return self._series("host", 0, metric, win)
+
+    def _series(self, kind: str, key: int, metric: str, win: Window) -> list[list[float | None]]:
+        if metric not in SERIES[kind]:
+            raise HistoryError(f"unknown metric {metric!r}; one of {', '.join(SERIES[kind])}")
         with self.reader() as db:
             if win.source == "raw":
                 sql = (f"SELECT CAST(ts / ? AS INTEGER) * ? AS t, avg({metric}), min({metric}), max({metric}) "
-                       "FROM gpu_raw WHERE gpu = ? AND ts >= ? AND ts <= ? GROUP BY t ORDER BY t")
+                       f"FROM {kind}_raw WHERE {kind} = ? AND ts >= ? AND ts <= ? GROUP BY t ORDER BY t")
             else:
                 sql = (f"SELECT CAST(minute / ? AS INTEGER) * ? AS t, sum({metric}_mean * n) / sum(n), "
-                       f"min({metric}_min), max({metric}_max) FROM gpu_minute WHERE gpu = ? AND minute >= ? "
+                       f"min({metric}_min), max({metric}_max) FROM {kind}_minute WHERE {kind} = ? AND minute >= ? "
                        "AND minute <= ? GROUP BY t ORDER BY t")
-            return [list(r) for r in db.execute(sql, (win.step, win.step, gpu, win.since, win.until))]
+            return [list(r) for r in db.execute(sql, (win.step, win.step, key, win.since, win.until))]
 
     def process_series(self, metric: str, win: Window, pid: int | None = None, container: str | None = None
                        ) -> list[list[float | None]]:
@@ -565,7 +583,8 @@ class _Flush:
     done: threading.Event
 
 
-_TIMED = (("gpu_raw", "ts"), ("proc_raw", "ts"), ("gpu_minute", "minute"), ("proc_minute", "minute"),
+_TIMED = (("gpu_raw", "ts"), ("host_raw", "ts"), ("proc_raw", "ts"), ("gpu_minute", "minute"),
+          ("host_minute", "minute"), ("proc_minute", "minute"),
           ("events", "ts"), ("recording_samples", "ts"))
 
 
@@ -583,3 +602,11 @@ def immediate(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
+def _host_values(snap: Snapshot) -> tuple[float | int | None, ...]:
+    """One host_raw row's values, in HOST_METRICS order."""
+    host = snap.host
+    memory = (100.0 * host.memory_used_bytes / host.memory_total_bytes
+              if host.memory_used_bytes is not None and host.memory_total_bytes else None)
+    load1 = host.load_average[0] if host.load_average else None
+    fan = max((f.rpm for f in host.fans if f.rpm is not None), default=None)
+    return (host.cpu_percent, load1, memory, host.memory_used_bytes, host.cpu_temperature_c, fan)

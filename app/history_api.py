@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from app.history import GPU_METRICS, PROCESS_METRICS, History, HistoryError
+from app.history import GPU_METRICS, HOST_METRICS, PROCESS_METRICS, History, HistoryError
 from app.recordings import Recorder, RecordingsFull
 from app.rest import ApiError, allow_only, arg, json_body
 
@@ -55,14 +55,15 @@ def parse_time(raw: str | None, default: float, now: float, name: str) -> float:
 
 @bp.get("/gpu/history")
 def gpu_history() -> Response:
-    """One series: ``gpu=N`` (GPU metrics), ``pid=N`` or ``container=ID|NAME`` (process metrics);
+    """One series: ``gpu=N`` (GPU metrics), ``host=1`` (the host's: CPU %, load, memory, CPU temperature, fan
+    RPM), ``pid=N`` or ``container=ID|NAME`` (process metrics);
     ``metric``, ``since``/``until`` (unix seconds or -15m/-1h/-24h/-7d), ``step`` (seconds).
     Points are [t, mean, min, max]."""
-    allow_only(("gpu", "pid", "container", "metric", "since", "until", "step"))
+    allow_only(("gpu", "host", "pid", "container", "metric", "since", "until", "step"))
     history = _history()
-    selectors = [k for k in ("gpu", "pid", "container") if k in request.args]
+    selectors = [k for k in ("gpu", "host", "pid", "container") if k in request.args]
     if len(selectors) != 1:
-        raise ApiError(400, "name exactly one of gpu, pid or container", {"got": selectors})
+        raise ApiError(400, "name exactly one of gpu, host, pid or container", {"got": selectors})
     now = time.time()
     since = parse_time(request.args.get("since"), now - 900, now, "since")
     until = parse_time(request.args.get("until"), now, now, "until")
@@ -75,6 +76,10 @@ def gpu_history() -> Response:
             metric = request.args.get("metric", "utilization_percent")
             points = history.gpu_series(gpu, metric, win)
             subject: dict[str, Any] = {"gpu": gpu}
+        elif selectors[0] == "host":
+            metric = request.args.get("metric", "cpu_percent")
+            points = history.host_series(metric, win)
+            subject = {"host": True}
         else:
             metric = request.args.get("metric", "sm_percent")
             if selectors[0] == "pid":
@@ -86,7 +91,7 @@ def gpu_history() -> Response:
                 points = history.process_series(metric, win, container=container)
                 subject = {"container": container}
     except HistoryError as error:
-        raise ApiError(400, str(error), {"gpu_metrics": list(GPU_METRICS),
+        raise ApiError(400, str(error), {"gpu_metrics": list(GPU_METRICS), "host_metrics": list(HOST_METRICS),
                                          "process_metrics": list(PROCESS_METRICS)}) from None
     return jsonify({**subject, "metric": metric, "since": win.since, "until": win.until, "step": win.step,
                     "source": win.source, "columns": ["t", "mean", "min", "max"], "points": points})

@@ -49,7 +49,8 @@ def proc(pid: int, command: str, user: str = "alice", gpu_index: int | None = 0,
 
 def snap(gpus: list[GpuSample], processes: Sequence[ProcessSample] = (), cpu: float = 5, timestamp: float = 1000.0,
          **kw: Any) -> Snapshot:
-    host = HostSample(hostname="box", cpu_percent=cpu, cpu_count=8, load_average=(1, 1, 1), memory_used_bytes=GIB,
+    host = HostSample(hostname="box", cpu_percent=cpu, cpu_count=kw.pop("cores", 1), load_average=(1, 1, 1),
+                      memory_used_bytes=GIB,
                       memory_total_bytes=16 * GIB, cpu_temperature_c=48.0)
     return Snapshot(timestamp=timestamp, backend=BackendInfo(name="t"), host=host, gpus=tuple(gpus),
                     processes=tuple(processes), timing=CollectorTiming(1, 1, 0, 0, 1.0, 1), **kw)
@@ -90,6 +91,30 @@ def test_a_cpu_bound_fan_with_idle_gpus() -> None:
     assert verdict.headline == ("No GPU is busy: the CPU is at 100 % (48 °C) because of `chrome` (bob) at 100 % "
                                 "of a core; GPU 0 idles at 34 °C.")
     assert verdict.causes[0].kind == "cpu_load" and verdict.causes[0].pid == 7
+
+
+def test_a_cpu_load_spread_over_one_program_is_grouped_not_pinned_on_one_process() -> None:
+    """Six workers at 29 % of a core each on 2 cores at 88 %: no single one is blamed; the program is."""
+    workers = [proc(100 + i, "python -m app.vendors.simulated_worker --job x", user="root", gpu_index=None, cpu=29)
+               for i in range(6)]
+    verdict = explain(snap([], workers, cpu=88, cores=2))
+    assert verdict.headline == ("The CPU is at 88 % (48 °C), spread over 6 processes of "
+                                "`python -m app.vendors.simulated_worker`: 87 % of the CPU.")
+    assert verdict.causes[0].pid is None
+
+
+def test_a_cpu_load_of_one_users_many_programs_names_the_user() -> None:
+    jobs = [proc(200 + i, f"prog{i} --run", user="carol", gpu_index=None, cpu=40) for i in range(4)]
+    verdict = explain(snap([], [*jobs, proc(300, "sshd", user="root", gpu_index=None, cpu=5)], cpu=90, cores=2))
+    assert "spread over 4 processes of user carol: 80 % of the CPU" in verdict.headline
+
+
+def test_a_process_with_a_small_share_is_never_blamed() -> None:
+    """16 cores at 90 %, the busiest process holds one core: the load is spread, and nobody is named."""
+    scattered = [proc(400 + i, f"job{i}", user=f"u{i}", gpu_index=None, cpu=100 - i) for i in range(5)]
+    verdict = explain(snap([], scattered, cpu=90, cores=16))
+    assert verdict.headline == "The CPU is at 90 % (48 °C), spread over many processes, none with a large share."
+    assert "job0" not in verdict.headline and verdict.causes[0].pid is None
 
 
 def test_thermal_throttling_is_called_out() -> None:

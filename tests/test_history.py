@@ -14,7 +14,16 @@ import pytest
 import requests
 
 from app.history import ForeignFile, History, HistoryError, ownership
-from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, ProcessGpu, ProcessSample, Snapshot
+from app.model import (
+    BackendInfo,
+    CollectorTiming,
+    GpuSample,
+    HostFan,
+    HostSample,
+    ProcessGpu,
+    ProcessSample,
+    Snapshot,
+)
 from app.recordings import Recorder
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
@@ -31,7 +40,7 @@ class Clock:
 
 
 def snap(ts: float, util: float, index: int = 0, pid: int | None = None, sm: float = 0.0,
-         temp: float = 50.0) -> Snapshot:
+         temp: float = 50.0, gpus: bool = True) -> Snapshot:
     gpu = GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="T", utilization_percent=util,
                     memory_used_bytes=GIB, memory_total_bytes=4 * GIB, temperature_c=temp, power_w=100 + util,
                     power_limit_w=300)
@@ -41,9 +50,11 @@ def snap(ts: float, util: float, index: int = 0, pid: int | None = None, sm: flo
                          kind="compute")
         procs = (ProcessSample(pid=pid, name="train", user="alice", command="python train.py", start_time=1.0,
                                cpu_percent=10, rss_bytes=1, gpus=(use,), power_w=sm, energy_wh=ts - T0),)
-    host = HostSample(hostname="h", cpu_percent=0, cpu_count=1, load_average=None, memory_used_bytes=0,
-                      memory_total_bytes=1)
-    return Snapshot(timestamp=ts, backend=BackendInfo(name="t"), host=host, gpus=(gpu,), processes=procs,
+    host = HostSample(hostname="h", cpu_percent=util / 2, cpu_count=1, load_average=(util / 50, 0, 0),
+                      memory_used_bytes=GIB, memory_total_bytes=4 * GIB, cpu_temperature_c=40 + util / 10,
+                      fans=(HostFan(chip="it8720", label="cpu_fan", rpm=int(1000 + 10 * util)),))
+    return Snapshot(timestamp=ts, backend=BackendInfo(name="t"), host=host, gpus=(gpu,) if gpus else (),
+                    processes=procs,
                     timing=CollectorTiming(0, 0, 0, 0, 1, 1))
 
 
@@ -95,6 +106,19 @@ def test_minutes_are_rolled_up_and_raw_rows_trimmed_after_an_hour(history: Histo
     assert points[1][2:] == [100.0, 100.0]
     step300 = history.gpu_series(0, "utilization_percent", history.window(T0, T0 + 600, step=300))
     assert step300[0][1:] == [40.0, 0.0, 100.0]  # 5 minutes: 0,100,0,100,0 -> mean 40
+
+
+def test_the_host_has_series_of_its_own_even_without_a_gpu(history: History, clock: Clock) -> None:
+    feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100, gpus=False)
+    raw = history.host_series("cpu_percent", history.window(clock.now - 5, clock.now, step=1))
+    assert len(raw) == 6 and {p[1] for p in raw} <= {0.0, 50.0}
+    minutes = history.host_series("cpu_percent", history.window(T0, T0 + 600, step=None))
+    assert [p[1] for p in minutes[:4]] == [0.0, 50.0, 0.0, 50.0]  # rolled up per minute, then raw rows trimmed
+    assert [p[1] for p in history.host_series("fan_rpm", history.window(T0, T0 + 120, step=60))][:2] == [1000, 2000]
+    assert history.host_series("memory_percent", history.window(T0, T0 + 60, step=60))[0][1] == 25.0
+    assert history.host_series("load1", history.window(T0 + 60, T0 + 119, step=60))[0][1] == 2.0
+    with pytest.raises(HistoryError, match="cpu_percent, load1"):
+        history.host_series("utilization_percent", history.window(T0, T0 + 60, step=60))
 
 
 def test_retention_drops_old_minutes(history: History, clock: Clock) -> None:
@@ -257,7 +281,11 @@ def test_history_endpoints_and_their_errors(make_app: Any, fake_nvml: Any) -> No
     assert body["source"] == "raw" and body["columns"] == ["t", "mean", "min", "max"] and body["points"]
     assert body["points"][-1][1] == pytest.approx(693.481)
     assert client.get("/api/gpu/history?pid=657&metric=sm_percent&since=-5m").get_json()["points"][-1][1] == 98.0
+    host = client.get("/api/gpu/history?host=1&metric=memory_used_bytes&since=-5m&step=1").get_json()
+    assert host["host"] is True and host["points"] and host["points"][-1][1] > 0
     for url, words in [
+        ("/api/gpu/history?host=1&metric=power_w", "unknown metric"),
+        ("/api/gpu/history?host=1&gpu=0", "exactly one"),
         ("/api/gpu/history?gpu=0&metric=nope", "unknown metric"),
         ("/api/gpu/history?gpu=0&since=-1h&until=-2h", "before"),
         ("/api/gpu/history?gpu=0&since=-30d", "retention"),
