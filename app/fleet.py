@@ -103,7 +103,7 @@ def fleet() -> Response:
 
 @bp.get("/fleet")
 def fleet_page() -> str:
-    return render_template("fleet.html")
+    return render_template("fleet.html", configured=bool(current_app.extensions["fanwhy"].settings.prometheus_url))
 
 
 def init_app(app: Flask) -> None:

@@ -206,6 +206,19 @@ class SnapshotCollector:
         temp = _gauge("fanwhy_host_cpu_temperature_celsius", "CPU package temperature", [])
         if host.cpu_temperature_c is not None:
             temp.add_metric([], host.cpu_temperature_c)
+        memory = _gauge("fanwhy_host_memory_used_bytes", "Host memory in use", [])
+        total = _gauge("fanwhy_host_memory_total_bytes", "Host memory", [])
+        if host.memory_used_bytes is not None:
+            memory.add_metric([], host.memory_used_bytes)
+        if host.memory_total_bytes is not None:
+            total.add_metric([], host.memory_total_bytes)
+        load = _gauge("fanwhy_host_load_average", "Load average over 1, 5 and 15 minutes", ["period"])
+        for period, value in zip(("1m", "5m", "15m"), host.load_average or (), strict=False):
+            load.add_metric([period], value)
+        cores = _gauge("fanwhy_host_cpus", "Logical CPUs of the host", [])
+        if host.cpu_count is not None:
+            cores.add_metric([], host.cpu_count)
+        yield from (memory, total, load, cores)
         fans = _gauge("fanwhy_host_fan_rpm", "System fan speed", ["chip", "label"])
         for fan in host.fans:
             fans.add_metric([fan.chip, fan.label], float(fan.rpm))

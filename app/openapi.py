@@ -51,7 +51,8 @@ SPEC: dict[str, Any] = {
             _param("limit", "integer", "at most this many rows", minimum=1, maximum=1000)]),
         "/api/gpu/containers": _get("Per-container and per-user rollups, unattributed memory per GPU", [GPU]),
         "/api/gpu/history": _get("One series of [t, mean, min, max] points", [
-            GPU, _param("host", "string", "the host's series (any value): CPU %, load, memory, CPU temperature, fan RPM"),
+            GPU, _param("host", "string", "the host's series (any value): CPU %, load, memory, CPU temperature, "
+                        "fan RPM"),
             _param("pid", "integer", "a process", minimum=1),
             _param("container", "string", "a container id or name", maxLength=128),
             _param("metric", "string", "utilization_percent, memory_used_bytes, memory_percent, temperature_c, "

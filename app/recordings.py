@@ -23,6 +23,8 @@ MAX_LIVE_RECORDINGS = 16
 MAX_RECORDING_SAMPLES = 86_400  # sampling ticks; a recording stops by itself there (a day at 1 s)
 MAX_RECORDINGS_KEPT = 1_000
 
+HOST_ROW = -1  # the row of a recording made without a GPU: the host's CPU %, memory and CPU temperature
+
 
 class RecordingsFull(RuntimeError):
     """MAX_LIVE_RECORDINGS are running (429 with this message)."""
@@ -80,6 +82,12 @@ class Recorder:
         rows = [(rec.id, snap.timestamp, g.index, g.utilization_percent, g.memory_used_bytes, g.memory_percent,
                  g.temperature_c, g.power_w)
                 for rec in due for g in snap.gpus if g.error is None and (rec.gpus is None or g.index in rec.gpus)]
+        if not snap.gpus:  # no GPU: the host is what is recorded (CPU %, memory, CPU temperature), as row HOST_ROW
+            host = snap.host
+            memory = (100.0 * host.memory_used_bytes / host.memory_total_bytes
+                      if host.memory_used_bytes is not None and host.memory_total_bytes else None)
+            rows += [(rec.id, snap.timestamp, HOST_ROW, host.cpu_percent, host.memory_used_bytes, memory,
+                      host.cpu_temperature_c, None) for rec in due]
         db.executemany("INSERT INTO recording_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         for rec in full:  # at its sample cap: stopped, with its statistics, in this same transaction
             _finish(db, rec.id, snap.timestamp)

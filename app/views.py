@@ -11,7 +11,7 @@ bp = Blueprint("views", __name__)
 def index() -> str:
     settings = current_app.extensions["fanwhy"].settings
     return render_template("index.html", interval_s=settings.interval_s,
-                           alert_util=settings.alert_gpu_util_percent)
+                           alert_util=settings.alert_gpu_util_percent, fleet=bool(settings.prometheus_url))
 
 
 def init_app(app: Flask) -> None:

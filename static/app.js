@@ -108,7 +108,7 @@
     }
     rows.forEach((row, i) => {
       dl.children[2 * i].textContent = row[0];
-      setValue(dl.children[2 * i + 1], row[1], row[2]);
+      setValue(dl.children[2 * i + 1], row[1], row[2], row[2]);  // the whole reason: this card has the room
     });
   }
 
@@ -141,20 +141,46 @@
     return watts.toFixed(0) + " W" + (wattHours !== null && wattHours !== undefined ? " · " + wattHours.toFixed(2) + " Wh" : "");
   }
 
+  // A sentence whose `commands` become <code> elements; every piece goes in as text, never as HTML.
+  function setSentence(el, text) {
+    const parts = String(text).split("`");
+    el.replaceChildren(...parts.map((part, i) => {
+      if (i % 2 === 0 || i === parts.length - 1) return document.createTextNode(i % 2 ? "`" + part : part);
+      const code = document.createElement("code");
+      code.textContent = part;
+      return code;
+    }));
+  }
+
+  // The numbers behind a cause, in words with their units (the keys are the verdict's, see app/explain.py).
+  const NUMBER_WORDS = {
+    utilization_percent: ["utilization", " %"], power_w: ["power", " W"], power_limit_w: ["power limit", " W"],
+    temperature_c: ["temperature", " °C"], temperature_slowdown_c: ["slows at", " °C"],
+    fan_speed_percent: ["fan", " %"], sm_percent: ["its SM share", " %"], process_power_w: ["its power", " W"],
+    process_gpu_memory_bytes: ["its GPU memory", "bytes"], gpu_memory_bytes: ["GPU memory", "bytes"],
+    cpu_percent: ["CPU", " %"], cpu_temperature_c: ["CPU temperature", " °C"],
+    process_cpu_percent: ["its CPU", " % of a core"], pstate: ["performance state", ""],
+  };
+  function numberWords(key, value) {
+    const [label, unit] = NUMBER_WORDS[key] || [key.replace(/_/g, " "), ""];
+    if (unit === "bytes") return label + " " + fmtBytes(value);
+    return label + " " + (typeof value === "number" ? Math.round(value * 10) / 10 : value) + unit;
+  }
+
   function renderVerdict(verdict) {
     if (!verdict) return;
-    $("#headline").textContent = verdict.headline;
+    setSentence($("#headline"), verdict.headline);
     $("#verdict").classList.toggle("busy", verdict.busy);
     $("#confidence").textContent = "(confidence " + Math.round(verdict.confidence * 100) + " %)";
     const items = verdict.causes.map((cause) => {
       const li = document.createElement("li");
-      li.textContent = cause.summary;
+      setSentence(li, cause.summary);
       li.dataset.kind = cause.kind;
       const numbers = Object.entries(cause.numbers || {}).filter((e) => e[1] !== null)
-        .map((e) => e[0] + " = " + (typeof e[1] === "number" ? Math.round(e[1] * 100) / 100 : e[1]));
+        .map((e) => numberWords(e[0], e[1]));
       if (numbers.length) {
         const small = document.createElement("small");
-        small.textContent = " " + numbers.join(", ");
+        small.textContent = " (" + numbers.join(", ") + ")";
         li.appendChild(small);
       }
       return li;
@@ -321,8 +347,12 @@
     $("#host").textContent = snap.host.hostname;
     const noGpu = $("#no-gpu");
     noGpu.hidden = snap.gpus.length > 0;
-    noGpu.textContent = snap.gpus.length ? "" : "No GPU found, because " + (snap.backend.no_gpu_reason || "none was reported") +
-      ". Showing the CPU side: it may be the CPU's fan.";
+    document.body.classList.toggle("no-gpu", !snap.gpus.length);
+    if (!snap.gpus.length) {
+      $("#no-gpu-summary").textContent = (snap.backend.no_gpu_summary || "No GPU found.") +
+        " Showing the CPU side: it may be the CPU's fan.";
+      $("#no-gpu-reason").textContent = snap.backend.no_gpu_reason || "";
+    }
     const errors = $("#errors");
     errors.hidden = !snap.errors.length;
     errors.textContent = snap.errors.join(" · ");
@@ -384,5 +414,5 @@
   socket.on("high_gpu_usage_alert", alertToast);
   socket.on("alert", alertToast);
   socket.on("alert_resolved", alertToast);
-  window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes };
+  window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes, setSentence: setSentence };
 })();

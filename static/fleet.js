@@ -36,6 +36,10 @@
       $("#fleet-status").className = "pill pill-bad";
     }
   }
+  if (document.body.dataset.configured !== "yes") {  // nothing to ask: the page explains how to set one up
+    $("#fleet-status").textContent = "not configured";
+    return;
+  }
   refresh();
   setInterval(refresh, 10000);
 })();

@@ -5,8 +5,21 @@
 
   const $ = (sel) => document.querySelector(sel);
   const GPU_METRICS = ["utilization_percent", "memory_percent", "temperature_c", "power_w"];
+  // Without a GPU the host's series are charted instead (app/history.py HOST_METRICS).
+  const HOST_METRICS = ["cpu_percent", "load1", "memory_percent", "cpu_temperature_c", "fan_rpm"];
+  const HOST_LIVE = { cpu_percent: (h) => h.cpu_percent, load1: (h) => (h.load_average ? h.load_average[0] : null),
+    memory_percent: (h) => (h.memory_total_bytes ? 100 * h.memory_used_bytes / h.memory_total_bytes : null),
+    cpu_temperature_c: (h) => h.cpu_temperature_c,
+    fan_rpm: (h) => (h.fans.length ? Math.max(...h.fans.map((f) => f.rpm)) : null) };
   const COLORS = ["#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2"];
-  const state = { gpu: 0, range: 900, charts: {}, rules: null, latest: null, procTimer: null, recording: null };
+  const state = { gpu: 0, range: 900, charts: {}, rules: null, latest: null, procTimer: null, recording: null,
+    host: false };
+
+  // The x-axis spans the chosen range, ending now, however few points there are.
+  function xRange() {
+    const end = state.latest ? state.latest.timestamp : Date.now() / 1000;
+    return [end - state.range, end];
+  }
 
   async function getJSON(url, options) {
     const response = await fetch(url, Object.assign({ credentials: "same-origin" }, options || {}));
@@ -65,12 +78,43 @@
     })));
     const opts = {
       width: width, height: 170, series: series, legend: { show: labels.length > 1 },
-      scales: { x: { time: true }, y: { range: (u, min, max) => [Math.min(0, min), Math.max(max, limit || 0) * 1.05 || 1] } },
+      scales: { x: { time: true, range: () => xRange() }, y: { range: (u, min, max) => [Math.min(0, min), Math.max(max, limit || 0) * 1.05 || 1] } },
       axes: [{ stroke: "#888" }, { stroke: "#888", size: 50 }],
       plugins: [thresholdPlugin(limit)],
     };
     state.charts[id] = new uPlot(opts, data, el);
     return state.charts[id];
+  }
+
+  async function loadHostCharts() {
+    const since = "-" + state.range + "s";
+    try {
+      const results = await Promise.all(HOST_METRICS.map((metric) =>
+        getJSON("/api/gpu/history?host=1&metric=" + metric + "&since=" + since)));
+      results.forEach((body, i) => {
+        const metric = HOST_METRICS[i];
+        const limit = metric === "cpu_percent" || metric === "memory_percent" ? 100 : null;
+        const c = chart("chart-host-" + metric, [metric], [body.points.map((p) => p[0]), body.points.map((p) => p[1])],
+          null, false);
+        c.fanwhyLive = body.source === "raw";
+        if (limit) c.setScale("y", { min: 0, max: limit });
+        // a sensor this machine does not have (no hwmon temperature, no fan): no empty chart for it
+        const figure = document.getElementById("chart-host-" + metric).closest("figure");
+        figure.hidden = !body.points.some((p) => p[1] !== null) && HOST_LIVE[metric](state.latest.host) === null;
+      });
+      status(results[0].points.length ? "" : "No history for this range yet: points appear as they are collected.");
+    } catch (error) {
+      status("History unavailable: " + error.message);
+    }
+  }
+
+  function loadCharts() {
+    document.querySelectorAll(".charts figure").forEach((figure) => {
+      figure.hidden = figure.dataset.for !== (state.host ? "host" : "gpu");
+    });
+    if (state.host) return loadHostCharts();
+    loadProcessCharts();
+    return loadGpuCharts();
   }
 
   async function loadGpuCharts() {
@@ -124,19 +168,23 @@
 
   // A pushed snapshot extends the live charts without refetching.
   function appendLive(snap) {
-    const gpu = snap.gpus.find((g) => g.index === state.gpu);
-    if (!gpu) return;
     const oldest = snap.timestamp - state.range;
-    GPU_METRICS.forEach((metric) => {
-      const c = state.charts["chart-" + metric];
+    const extend = (id, value) => {
+      const c = state.charts[id];
       if (!c || !c.fanwhyLive) return;
       const xs = c.data[0].slice(), ys = c.data[1].slice();
       xs.push(snap.timestamp);
-      ys.push(gpu[metric] === undefined ? null : gpu[metric]);
+      ys.push(value === undefined ? null : value);
       let cut = 0;
       while (cut < xs.length && xs[cut] < oldest) cut++;
       c.setData([xs.slice(cut), ys.slice(cut)]);
-    });
+    };
+    if (state.host) {
+      HOST_METRICS.forEach((metric) => extend("chart-host-" + metric, HOST_LIVE[metric](snap.host)));
+      return;
+    }
+    const gpu = snap.gpus.find((g) => g.index === state.gpu);
+    if (gpu) GPU_METRICS.forEach((metric) => extend("chart-" + metric, gpu[metric]));
   }
 
   function syncGpuChoices(snap) {
@@ -165,7 +213,7 @@
       const body = await getJSON("/api/history/away?since=" + encodeURIComponent($("#away-window").value));
       const items = body.causes.map((c) => {
         const li = document.createElement("li");
-        li.textContent = fmtDuration(c.seconds) + ": " + c.headline;
+        window.fanwhy.setSentence(li, fmtDuration(c.seconds) + ": " + c.headline);
         return li;
       });
       if (!items.length) {
@@ -183,7 +231,7 @@
 
   function statsText(stats) {
     if (!stats) return "";
-    return Object.entries(stats).map(([gpu, s]) => "GPU " + gpu + ": " +
+    return Object.entries(stats).map(([gpu, s]) => (gpu === "-1" ? "host" : "GPU " + gpu) + ": " +
       [s.utilization_percent.min, s.utilization_percent.mean, s.utilization_percent.max].map((v) => v === null ? "?" : Math.round(v)).join(" / ") + " %, " +
       window.fanwhy.fmtBytes(s.memory_used_bytes.max) + ", " +
       (s.temperature_c.max === null ? "?" : Math.round(s.temperature_c.max) + " °C") + ", " +
@@ -234,13 +282,11 @@
   document.querySelectorAll("#ranges button").forEach((button) => button.addEventListener("click", () => {
     state.range = Number(button.dataset.range);
     document.querySelectorAll("#ranges button").forEach((b) => b.setAttribute("aria-pressed", String(b === button)));
-    loadGpuCharts();
-    loadProcessCharts();
+    loadCharts();
   }));
   $("#history-gpu").addEventListener("change", (event) => {
     state.gpu = Number(event.target.value);
-    loadGpuCharts();
-    loadProcessCharts();
+    loadCharts();
   });
   $("#away-window").addEventListener("change", loadAway);
 
@@ -249,15 +295,17 @@
     const snap = event.detail;
     state.latest = snap;
     syncGpuChoices(snap);
-    if (!started) {
+    const host = !snap.gpus.length;
+    if (!started || host !== state.host) {  // first snapshot, or GPUs appeared or went away
       started = true;
-      if (!snap.gpus.length) { status("No GPU: nothing to chart."); return; }
+      state.host = host;
       try { state.rules = (await getJSON("/api/alerts?limit=1")).rules; } catch (error) { state.rules = {}; }
-      await loadGpuCharts();
-      loadProcessCharts();
+      await loadCharts();
       loadAway();
       loadRecordings();
-      state.procTimer = setInterval(() => { loadProcessCharts(); loadAway(); loadRecordings(); }, 30000);
+      clearInterval(state.procTimer);
+      state.procTimer = setInterval(() => { if (!state.host) loadProcessCharts(); loadAway(); loadRecordings(); },
+        30000);
       return;
     }
     appendLive(snap);

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
+from typing import Any
 
 from app.attribution.docker import DockerClient
 from tests.fakes.docker_api import FakeDockerApi, container
@@ -45,6 +47,23 @@ def test_a_missing_socket_is_not_an_error_for_the_collector(tmp_path: Path) -> N
     client = DockerClient(str(tmp_path / "nope.sock"))
     assert client.containers() == {}
     assert client.error is not None and "nope.sock" in client.error
+
+
+def test_an_unavailable_docker_is_logged_once_and_again_on_change(tmp_path: Path, caplog: Any) -> None:
+    now = [0.0]
+    client = DockerClient(str(tmp_path / "nope.sock"), retry_s=30, clock=lambda: now[0])
+    with caplog.at_level(logging.INFO, logger="app.attribution.docker"):
+        for _ in range(10):  # five minutes of retries every 30 s
+            client.containers()
+            now[0] += 31
+        assert [r.getMessage() for r in caplog.records].count(
+            f"docker API unavailable ({client.error}); container names fall back to short ids") == 1
+        with FakeDockerApi(tmp_path / "nope.sock", containers()):
+            client.containers()
+        assert client.error is None and caplog.records[-1].getMessage().startswith("docker API available again")
+        now[0] += 31
+        client.containers()
+        assert sum(r.getMessage().startswith("docker API unavailable") for r in caplog.records) == 2  # a new reason
 
 
 def test_a_slow_daemon_costs_one_timeout_then_is_retried_later(tmp_path: Path) -> None:

@@ -117,3 +117,18 @@ def test_every_type_ignore_names_its_error_code_and_a_reason() -> None:
                 if ANY_IGNORE.search(line) and not GOOD_IGNORE.search(line):
                     bare.append(f"{path.relative_to(ROOT)}:{number}")
     assert not bare, "type: ignore without an error code and a reason:\n" + "\n".join(bare)
+
+
+def test_the_docs_point_only_to_files_that_exist() -> None:
+    """Every relative link and every `path/like/this.ext` the README and docs/ name is in the repository."""
+    missing = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = page.read_text()
+        links = re.findall(r"\]\((?!https?:|#|mailto:)([^)#\s]+)", text)
+        paths = re.findall(r"`((?:app|docs|deploy|tests|benchmarks|static|templates)/[\w./-]+\.\w+)`", text)
+        for target in {*links, *paths}:
+            if "*" in target or "<" in target:
+                continue
+            if not ((page.parent / target).exists() or (ROOT / target).exists()):
+                missing.append(f"{page.relative_to(ROOT)}: {target}")
+    assert not missing, "\n".join(missing)

@@ -52,6 +52,25 @@ def test_gpu_gauges_from_the_snapshot(app: Any, fake_nvml: Any) -> None:
     assert sum(fake_nvml.calls.values()) == calls_before, "a scrape must not call NVML"
 
 
+def test_without_a_gpu_the_host_is_exported_in_full(make_app: Any, tmp_path: Path) -> None:
+    from app.vendors.basic import BasicBackend
+    from app.vendors.factory import Selection
+    from app.vendors.nvidia_smi import NvidiaSmi
+
+    backend = BasicBackend(sys_root=str(tmp_path), nvidia_smi=NvidiaSmi(str(tmp_path / "no-nvidia-smi"), 1.0))
+    backend.open()
+    app = make_app(Selection(backend=backend, skipped={}), start=False)
+    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].monitor.collect()  # CPU % is a rate: two collections
+    registry = registry_of(app)
+    get = registry.get_sample_value
+    assert get("fanwhy_host_memory_total_bytes") and get("fanwhy_host_memory_used_bytes")
+    assert get("fanwhy_host_load_average", {"period": "1m"}) is not None
+    assert get("fanwhy_host_load_average", {"period": "15m"}) is not None
+    assert get("fanwhy_host_cpus") and get("fanwhy_host_cpu_percent") is not None
+    assert not [m for m in registry.collect() if m.name.startswith("fanwhy_gpu_") and m.samples]
+
+
 def test_a_lost_gpu_and_an_exited_process_leave_no_stale_samples(app: Any, fake_nvml: Any) -> None:
     import pynvml
 

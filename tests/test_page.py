@@ -362,3 +362,93 @@ def test_phone_width_and_accessibility(server: str, browser: Browser) -> None:
         assert serious == []
     finally:
         context.close()
+
+
+def no_gpu_selection(tmp_path: Path) -> Any:
+    from app.vendors.basic import BasicBackend
+    from app.vendors.factory import Selection
+    from app.vendors.nvidia_smi import NvidiaSmi
+
+    backend = BasicBackend(sys_root=str(tmp_path), nvidia_smi=NvidiaSmi(str(tmp_path / "no-nvidia-smi"), 1.0))
+    backend.open()
+    return Selection(backend=backend, skipped={"nvidia": "NVMLError_LibraryNotFound: libnvidia-ml.so.1 not found "
+                                                         "(no NVIDIA driver)"})
+
+
+def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, tmp_path: Path) -> None:
+    """A plain sentence with the details folded away, CPU charts with data instead of empty GPU charts, GPU columns
+    hidden, "while you were away" and recordings working."""
+    live = serve(make_app(no_gpu_selection(tmp_path)))
+    live.monitor.wait_frame(3, timeout=10)
+    page.goto(live.url)
+    page.wait_for_function("() => document.body.classList.contains('no-gpu')", timeout=10_000)
+    summary = page.text_content("#no-gpu-summary") or ""
+    assert summary.startswith("No GPU found: no NVIDIA driver, no AMD or Intel card.")
+    assert "NVMLError" not in summary and not page.is_visible("#no-gpu-reason")  # folded away
+    page.click("#no-gpu summary")
+    assert "NVMLError_LibraryNotFound" in (page.text_content("#no-gpu-reason") or "")
+    assert page.is_visible("#chart-host-cpu_percent") and page.is_visible("#chart-host-memory_percent")
+    assert not page.is_visible("#chart-utilization_percent") and not page.is_visible("#history-gpu")
+    page.wait_for_function("() => window.fanwhyHistory.charts['chart-host-cpu_percent'].data[0].length >= 3",
+                           timeout=15_000)
+    headers = page.evaluate("() => [...document.querySelectorAll('#processes th')]"
+                            ".filter((th) => th.offsetParent !== null).map((th) => th.textContent.trim())")
+    assert "GPU memory" not in headers and "SM %" not in headers and "CPU %" in headers
+    page.wait_for_selector("#away-causes li", timeout=10_000)
+    assert "Nothing recorded" not in (page.text_content("#away-causes") or "") or live.monitor.latest() is not None
+    page.click("#rec-start")
+    page.wait_for_selector("#rec-stop:not([disabled])", timeout=5_000)
+    live.monitor.wait_frame(live.monitor.latest().seq + 2, timeout=10)
+    page.click("#rec-stop")
+    page.wait_for_function("() => (document.querySelector('#recordings tbody tr td:last-child') || {}).textContent"
+                           " && document.querySelector('#recordings tbody tr td:last-child').textContent"
+                           ".startsWith('host:')", timeout=10_000)
+    assert problems(page) == []
+
+
+def test_the_x_axis_spans_the_chosen_range(make_app: Any, serve: Any, page: Page) -> None:
+    """Three points in a fresh history still draw a 15-minute axis; 24 h draws a day, 7 d a week."""
+    live = serve(make_app(nvidia_selection(scenario("h200x2_load"))))
+    live.monitor.wait_frame(3, timeout=10)
+    page.goto(live.url)
+    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
+    span = ("() => { const s = window.fanwhyHistory.charts['chart-utilization_percent'].scales.x; "
+            "return s.max - s.min; }")
+    assert abs(page.evaluate(span) - 900) < 5
+    for seconds in (86400, 604800):
+        page.click(f"#ranges button[data-range='{seconds}']")
+        page.wait_for_function(f"() => Math.abs(({span})() - {seconds}) < 5", timeout=10_000)
+    assert problems(page) == []
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_no_value_overflows_its_card_and_the_cards_use_the_width(browser: Browser, server: str, width: int) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(server)
+        page.wait_for_selector(".card .bar-row b", timeout=15_000)
+        page.wait_for_function("() => document.querySelectorAll('#gpus .card').length === 2", timeout=10_000)
+        overflow = page.evaluate("""() => {
+          const out = [];
+          document.querySelectorAll('.card').forEach((card) => {
+            const box = card.getBoundingClientRect();
+            card.querySelectorAll('*').forEach((el) => {
+              if (el.closest('.table-wrap, .chart')) return;  // scroll regions and canvases: meant to scroll or clip
+              const r = el.getBoundingClientRect();
+              if (r.width && (r.right > box.right + 1 || r.left < box.left - 1)) out.push(el.textContent.slice(0, 40));
+            });
+          });
+          return out;
+        }""")
+        assert overflow == []
+        used = page.evaluate("""() => {
+          const area = document.querySelector('#gpus').getBoundingClientRect().width;
+          let sum = 0;
+          document.querySelectorAll('#gpus .card').forEach((c) => { sum += c.getBoundingClientRect().width; });
+          return sum / area;
+        }""")
+        assert used > (0.95 if width == 1400 else 0.9)  # side by side at 1400, stacked full-width on a phone
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        context.close()

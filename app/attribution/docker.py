@@ -101,10 +101,14 @@ class DockerClient:
                     self._inspected[cid] = self._inspect(cid, item)
                 found[cid] = self._inspected[cid]
         except (OSError, ValueError, http.client.HTTPException) as error:
-            self.error = f"{self.socket_path}: {type(error).__name__}: {error}"
+            failed = f"{self.socket_path}: {type(error).__name__}: {error}"
+            if failed != self.error:  # logged once, and again only when the reason changes
+                log.info("docker API unavailable (%s); container names fall back to short ids", failed)
+            self.error = failed
             self._retry_at = now + self.retry_s
-            log.info("docker API unavailable (%s); container names fall back to short ids", self.error)
             return self._containers
+        if self.error is not None:
+            log.info("docker API available again at %s", self.socket_path)
         self.error = None
         self._inspected = {cid: c for cid, c in self._inspected.items() if cid in found}
         self._containers = found

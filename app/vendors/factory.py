@@ -102,7 +102,7 @@ def no_gpu_sentence(skipped: Mapping[str, str], backend_reason: str | None) -> s
         found.append("the NVIDIA driver did not start (" + nvidia.split(": ", 1)[-1] + ")")
     if backend_reason and "no DRM card" in backend_reason:
         found.append("no AMD or Intel card")
-    return "No GPU found: " + ", ".join(found) if found else "No GPU found."
+    return "No GPU found: " + ", ".join(found) + "." if found else "No GPU found."
 
 
 def select_backend(choice: str = "auto", builders: Mapping[str, Callable[[], Backend]] | None = None) -> Selection:
