@@ -56,8 +56,8 @@ SPEC: dict[str, Any] = {
             _param("pid", "integer", "a process", minimum=1),
             _param("container", "string", "a container id or name", maxLength=128),
             _param("metric", "string", "utilization_percent, memory_used_bytes, memory_percent, temperature_c, "
-                   "power_w, fan_speed_percent, clock_sm_mhz (GPU); cpu_percent, load1, memory_percent, memory_used_bytes, "
-                   "cpu_temperature_c, fan_rpm (host); gpu_memory_bytes, sm_percent, power_w, "
+                   "power_w, fan_speed_percent, clock_sm_mhz (GPU); cpu_percent, load1, memory_percent, "
+                   "memory_used_bytes, cpu_temperature_c, fan_rpm (host); gpu_memory_bytes, sm_percent, power_w, "
                    "energy_wh, cpu_percent (process, container)"),
             SINCE, UNTIL, _param("step", "number", "seconds per point", exclusiveMinimum=0)], tag="history"),
         "/api/gpu/available": _get("The best free GPUs, by 0.6 x free/total + 0.4 x idle", [
