@@ -267,7 +267,7 @@ def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, caps
     release = threading.Event()
     fake = scenario("h200x2_load")
     fake.set(0, "temperature", lambda *_: (release.wait(30), 57)[1])
-    monkeypatch.setattr(engine, "build_monitor", lambda settings: Monitor(
+    monkeypatch.setattr(engine, "build_monitor", lambda settings, selection=None: Monitor(
         nvidia_selection(fake), interval_s=0.2, watchdog_s=0.5))
     started = time.monotonic()
     try:

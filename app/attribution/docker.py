@@ -7,13 +7,16 @@ daemon never stalls the collector for more than one timeout: it is retried after
 
 from __future__ import annotations
 
-import http.client
+import functools
 import json
 import logging
 import socket
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    import http.client
 
 log = logging.getLogger(__name__)
 
@@ -28,20 +31,34 @@ class DockerContainer:
     namespace: str | None = None
 
 
-class _UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path: str, timeout: float):
-        super().__init__("localhost", timeout=timeout)
-        self._path = path
+def _http_error() -> type[Exception]:
+    import http.client
 
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        try:
-            sock.connect(self._path)
-        except OSError:
-            sock.close()
-            raise
-        self.sock = sock
+    return http.client.HTTPException
+
+
+@functools.cache
+def _unix_connection() -> Callable[[str, float], http.client.HTTPConnection]:
+    """An HTTPConnection over a Unix socket. Made on first use: http.client (and the email parser it loads) is
+    a fifth of the collector's import time, and `fanwhy snapshot` answers before it is needed."""
+    import http.client
+
+    class UnixConnection(http.client.HTTPConnection):
+        def __init__(self, path: str, timeout: float):
+            super().__init__("localhost", timeout=timeout)
+            self._path = path
+
+        def connect(self) -> None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.timeout)
+            try:
+                sock.connect(self._path)
+            except OSError:
+                sock.close()
+                raise
+            self.sock = sock
+
+    return UnixConnection
 
 
 def has_gpu_access(inspect: dict[str, Any]) -> bool:
@@ -76,7 +93,7 @@ class DockerClient:
         self.error: str | None = None
 
     def _get(self, path: str) -> Any:
-        connection = _UnixConnection(self.socket_path, self.timeout_s)
+        connection = _unix_connection()(self.socket_path, self.timeout_s)
         try:
             connection.request("GET", path, headers={"Host": "docker"})
             response = connection.getresponse()
@@ -100,7 +117,7 @@ class DockerClient:
                 if cid not in self._inspected:
                     self._inspected[cid] = self._inspect(cid, item)
                 found[cid] = self._inspected[cid]
-        except (OSError, ValueError, http.client.HTTPException) as error:
+        except (OSError, ValueError, _http_error()) as error:
             failed = f"{self.socket_path}: {type(error).__name__}: {error}"
             if failed != self.error:  # logged once, and again only when the reason changes
                 log.info("docker API unavailable (%s); container names fall back to short ids", failed)
