@@ -55,8 +55,9 @@ def make(clone: Path, target: str, tmp_path: Path, **env: str) -> tuple[subproce
     port = free_port()
     full = {**os.environ, "FANWHY_PORT": str(port), "XDG_DATA_HOME": str(tmp_path), "PYTHONUNBUFFERED": "1", **env}
     full.pop("FANWHY_DB", None)  # the newcomer's default history, in tmp_path
-    proc = subprocess.Popen(["make", "-s", target, f"VENV={ROOT / '.venv'}"], cwd=clone, env=full, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    with open(tmp_path / f"make-{target}.log", "w") as log:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen(["make", "-s", target, f"VENV={ROOT / '.venv'}"], cwd=clone, env=full, text=True,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     return proc, f"http://127.0.0.1:{port}"
 
 

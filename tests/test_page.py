@@ -450,5 +450,10 @@ def test_no_value_overflows_its_card_and_the_cards_use_the_width(browser: Browse
         }""")
         assert used > (0.95 if width == 1400 else 0.9)  # side by side at 1400, stacked full-width on a phone
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+        wanted = ["PID", "User", "Name", "GPU memory", "SM %", "CPU %"]  # the columns that answer "who?"
+        shown = page.evaluate("() => [...document.querySelectorAll('#processes th')].filter((th) => {"
+                              " const r = th.getBoundingClientRect(); return r.width > 0 && r.right <= innerWidth; })"
+                              ".map((th) => th.textContent.trim().replace(/ [▲▼]$/, ''))")
+        assert all(any(s.startswith(w) for s in shown) for w in wanted), shown
     finally:
         context.close()
