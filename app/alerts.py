@@ -224,4 +224,5 @@ class AlertEngine:
             owner = f" ({proc.user})" if proc.user else ""
             out.append(Alert(id=f"new_process:{gpu_index}:{pid}:{int((start or now) * 1000)}", rule="new_process",
                              gpu_index=gpu_index, severity=rule.severity, value=float(pid), threshold=None, since=now,
-                             message=f"A new process started using GPU {gpu_index}: {name}{owner}, PID {pid}"))
+                             message=f"A new process started using GPU {gpu_index}: {name}{owner}"
+                                     + (f", PID {pid}" if proc.name else "")))

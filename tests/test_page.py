@@ -457,3 +457,33 @@ def test_no_value_overflows_its_card_and_the_cards_use_the_width(browser: Browse
         assert all(any(s.startswith(w) for s in shown) for w in wanted), shown
     finally:
         context.close()
+
+
+def test_commands_render_as_code_and_numbers_as_words(server: str, page: Page) -> None:
+    page.goto(server)
+    page.wait_for_selector("#headline code", timeout=15_000)  # the simulated GPUs are busy: a command is named
+    headline = page.text_content("#headline") or ""
+    assert "`" not in headline
+    assert (page.text_content("#headline code") or "").startswith("python -m app.vendors.simulated_worker")
+    page.click("#causes-box summary")
+    numbers = " ".join(page.locator("#causes li small").all_text_contents())
+    assert "utilization" in numbers and " W" in numbers and "°C" in numbers
+    assert "_percent" not in numbers and "power_w" not in numbers and " = " not in numbers
+    assert problems(page) == []
+
+
+def test_the_fleet_page_without_prometheus_explains_and_is_linked_once_configured(
+        make_app: Any, serve: Any, page: Page) -> None:
+    plain = serve(make_app(nvidia_selection(scenario("h200x2_load"))))
+    page.goto(plain.url)
+    page.wait_for_selector("#headline", timeout=10_000)
+    assert page.locator("#fleet-link").count() == 0
+    page.goto(plain.url + "/fleet")
+    assert "FANWHY_PROMETHEUS_URL" in (page.text_content("#fleet-setup") or "")
+    assert (page.text_content("#fleet-status") or "") == "not configured"
+    time.sleep(0.5)
+    assert problems(page) == []  # no request that fails, no console error
+    fleet = serve(make_app(nvidia_selection(scenario("h200x2_load")), prometheus_url="http://127.0.0.1:9"))
+    page.goto(fleet.url)
+    page.click("#fleet-link")
+    page.wait_for_url("**/fleet")
