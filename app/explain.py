@@ -327,6 +327,9 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
     causes.sort(key=lambda c: -c.score)
     main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
+    awake = next((c for c in causes if c.kind == "idle_wake"), None)
+    if main is None and awake is not None:  # nothing computes, but a GPU is held in P0: that is the answer
+        return Verdict(headline=awake.summary, causes=tuple(causes), confidence=0.8, busy=False)
     if main is None:
         temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
                           if g.temperature_c is not None)

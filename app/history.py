@@ -141,6 +141,7 @@ class History:
         self._maintained_at = 0.0
         self._last_headline: str | None = None
         self._last_minute: int | None = None
+        self._last_peak: float | None = None
         # run by the writer: inside each tick's transaction, and with the once-a-minute trim (app.recordings)
         self.tick_hooks: list[Callable[[sqlite3.Connection, Snapshot], None]] = []
         self.trim_hooks: list[Callable[[sqlite3.Connection], None]] = []
@@ -383,20 +384,24 @@ class History:
             hook(db, snap)
 
     def _verdict_row(self, snap: Snapshot) -> tuple[Any, ...] | None:
-        """An events row for the verdict on a change of cause (not of its numbers), and once a minute so
-        durations can be measured; None otherwise."""
+        """An events row for the verdict on a change of cause (not of its numbers), once a minute so durations
+        can be measured, and when the cause reaches a new peak (so "while you were away" knows it); None otherwise."""
         if snap.verdict is None:
             return None
         ts = snap.timestamp
         top = next((c for c in snap.verdict.causes if c.summary == snap.verdict.headline), None)
         identity = f"{top.kind}:{top.gpu_index}:{top.pid}" if top else "idle"
         minute = int(ts // 60)
-        if identity == self._last_headline and minute == self._last_minute:
+        peak = _peak(top) if top else None
+        same = identity == self._last_headline
+        higher = same and peak is not None and (self._last_peak is None or peak > self._last_peak)
+        if same and minute == self._last_minute and not higher:
             return None
         self._last_headline, self._last_minute = identity, minute
+        self._last_peak = max(peak, self._last_peak or peak) if same and peak is not None else peak
         data = {"busy": snap.verdict.busy, "confidence": snap.verdict.confidence,
-                "cause": {"kind": top.kind, "gpu": top.gpu_index, "pid": top.pid,
-                          "container": top.container} if top else None}
+                "cause": {"kind": top.kind, "gpu": top.gpu_index, "pid": top.pid, "container": top.container,
+                          "who": _who(snap, top.pid), "peak": peak} if top else None}
         return (ts, "verdict", top.gpu_index if top else None, top.kind if top else None, None, None,
                 snap.verdict.headline, json.dumps(data))
 
@@ -610,3 +615,22 @@ def _host_values(snap: Snapshot) -> tuple[float | int | None, ...]:
     load1 = host.load_average[0] if host.load_average else None
     fan = max((f.rpm for f in host.fans if f.rpm is not None), default=None)
     return (host.cpu_percent, load1, memory, host.memory_used_bytes, host.cpu_temperature_c, fan)
+
+
+# The number that says how strong a cause was, per kind (the verdict's numbers), for "while you were away".
+PEAK_OF = {"gpu_load": ("utilization_percent", "%"), "cpu_load": ("cpu_percent", "%"), "idle_wake": ("power_w", "W"),
+           "thermal_throttle": ("temperature_c", "°C")}
+
+
+def _who(snap: Snapshot, pid: int | None) -> str | None:
+    r"""The process a cause names, as the verdict names it (``\`python3 train.py\` (alice)``)."""
+    from app.explain import label
+
+    proc = next((p for p in snap.processes if p.pid == pid), None) if pid is not None else None
+    return label(proc) if proc is not None else None
+
+
+def _peak(cause: Any) -> float | None:
+    key = PEAK_OF.get(cause.kind, ("", ""))[0]
+    value = cause.numbers.get(key)
+    return float(value) if isinstance(value, (int, float)) else None

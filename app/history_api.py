@@ -6,11 +6,11 @@ import re
 import sqlite3
 import time
 import uuid
-from collections import defaultdict
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
+from app import away
 from app.history import GPU_METRICS, HOST_METRICS, PROCESS_METRICS, History, HistoryError
 from app.recordings import Recorder, RecordingsFull
 from app.rest import ApiError, allow_only, arg, json_body
@@ -107,21 +107,8 @@ def while_you_were_away() -> Response:
     until = parse_time(request.args.get("until"), now, now, "until")
     if until <= since:
         raise ApiError(400, "'since' must be before 'until'")
-    rows = history.verdicts(since, until)
-    spans: dict[str, dict[str, Any]] = defaultdict(lambda: {"seconds": 0.0})
-    for i, (ts, headline, data) in enumerate(rows):
-        end = rows[i + 1][0] if i + 1 < len(rows) else min(until, now)
-        cause = data.get("cause") or {}
-        key = f"{cause.get('kind')}:{cause.get('gpu')}:{cause.get('pid')}" if data.get("busy") else "idle"
-        span = spans[key]
-        span["seconds"] += max(0.0, end - ts)
-        span.setdefault("first_seen", ts)
-        span["last_seen"] = ts
-        span["headline"] = headline
-        span["busy"] = bool(data.get("busy"))
-        span["cause"] = cause or None
-    ranked = sorted(spans.values(), key=lambda s: (not s["busy"], -s["seconds"]))
-    return jsonify({"since": since, "until": until, "causes": ranked[:10],
+    causes = away.group(history.verdicts(since, until), min(until, now))
+    return jsonify({"since": since, "until": until, "causes": causes,
                     "top_processes": history.top_processes(since, until),
                     "alerts": history.alerts(since, until, limit=50)})
 

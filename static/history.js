@@ -213,7 +213,9 @@
       const body = await getJSON("/api/history/away?since=" + encodeURIComponent($("#away-window").value));
       const items = body.causes.map((c) => {
         const li = document.createElement("li");
-        window.fanwhy.setSentence(li, fmtDuration(c.seconds) + ": " + c.headline);
+        const peak = c.peak === null || c.peak === undefined ? "" : " (peak " + Math.round(c.peak) + " " + c.unit + ")";
+        window.fanwhy.setSentence(li, fmtDuration(c.seconds) + ": " + (c.sentence || c.headline) + peak);
+        li.title = c.headline;  // the last verdict of that cause, with its numbers
         return li;
       });
       if (!items.length) {

@@ -259,3 +259,39 @@ def test_a_busy_cpu_beside_a_lightly_busy_gpu() -> None:
     busy = explain(snap([gpu(util=90, temp=75, power=280)], [proc(1, "python3 train.py", sm=90), chrome], cpu=100))
     assert busy.headline.startswith("GPU 0 is at 75 °C")
     assert next(c for c in busy.causes if c.kind == "cpu_load").summary.startswith("Also, the CPU is at 100 %")
+
+
+def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
+    """The H100 as measured idle in P0 at 126 W; this test's own process holds a context at 0 % SM. Nothing computes,
+    so the answer is the holder, not "the fans are on their idle curve" (issue #20)."""
+    import os
+
+    from app.config import Settings
+    from app.engine import build_monitor
+    from tests.conftest import nvidia_selection
+    from tests.fakes.fake_nvml import scenario
+
+    fake = scenario("h100_idle")
+    fake.run_on(0, os.getpid(), memory_bytes=512 * 2**20, sm_percent=0)
+    monitor = build_monitor(Settings(db="none"), nvidia_selection(fake))
+    try:
+        monitor.collect()
+        frame = monitor.collect()
+        assert frame is not None
+        calm = replace(frame.snapshot, host=replace(frame.snapshot.host, cpu_percent=5.0))  # whatever this VM runs
+        verdict = explain(calm)
+        assert verdict.busy is False
+        assert verdict.headline.startswith("GPU 0 is idle but stays in P0 at 126 W: `")
+        assert verdict.headline.endswith("holds a context on it at 0 % SM.") and "Nothing is busy" not in verdict.headline
+        # the same GPU without the holder, and a busy CPU: the CPU is named as the only load
+        fake.set(0, "compute_processes", [])
+        fake.set(0, "process_utilization", [])
+        quiet = monitor.collect()
+        assert quiet is not None
+        host = replace(quiet.snapshot.host, cpu_percent=96.0, cpu_count=1)
+        burner = proc(77, "python3 burn.py", gpu_index=None, cpu=95)
+        cpu_only = explain(replace(quiet.snapshot, host=host, processes=(burner,)))
+        assert cpu_only.headline.startswith("No GPU is busy: the CPU is at 96 %") and "`python3 burn.py`" in \
+            cpu_only.headline
+    finally:
+        monitor.stop()

@@ -356,3 +356,51 @@ def test_the_python_helper_records_a_block(live_server: Any) -> None:
     assert rec.result["sample_count"] >= 2 and rec.result["gpu_stats"]["1"]["utilization_percent"]["mean"] == 98.0
     with pytest.raises(FanWhyError, match="404 no GPU 9"), record("x", gpus=[9], url=live_server.url):
         pass
+
+
+def test_while_you_were_away_merges_each_cause_into_one_line(tmp_path: Path) -> None:
+    """Ten minutes recorded: a training run on GPU 0, then a CPU load that moves between six worker PIDs of one
+    program at 80-100 %, then idle. One line per cause, with its total time and peak, busiest first."""
+    from dataclasses import replace
+
+    from app.away import group
+    from app.explain import explain
+    from tests.test_explain import gpu as egpu
+    from tests.test_explain import proc as eproc
+    from tests.test_explain import snap as esnap
+
+    clock = Clock()
+    history = History(tmp_path / "h.db", clock=clock).open()
+    try:
+        for t in range(600):
+            clock.now = T0 + t
+            if t < 300:
+                s = esnap([egpu(util=90 + t % 6, temp=70, power=300)], [eproc(42, "python3 train.py", sm=90)],
+                          timestamp=clock.now)
+            elif t < 420:
+                worker = eproc(100 + t % 6, "python3 -m worker --shard 3", user="bob", gpu_index=None,
+                               cpu=80 + t % 21)
+                s = esnap([egpu(util=0)], [worker], cpu=80 + t % 21, timestamp=clock.now)
+            else:
+                s = esnap([egpu(util=0)], timestamp=clock.now)
+            history.write([replace(s, verdict=explain(s))])
+        lines = group(history.verdicts(T0, T0 + 600), T0 + 600)
+    finally:
+        history.close()
+    assert [line["sentence"] for line in lines] == [
+        "GPU 0: `python3 train.py` (alice) kept it busy",
+        "The CPU: `python3 -m worker` (bob) kept it busy",
+        "Nothing was busy",
+    ]
+    assert [round(line["seconds"]) for line in lines] == [300, 120, 180]
+    assert lines[0]["peak"] == 95 and lines[0]["unit"] == "%" and lines[1]["peak"] == 100
+    assert lines[1]["headline"].startswith("No GPU is busy: the CPU is at")
+
+
+def test_while_you_were_away_fits_a_screen() -> None:
+    from app.away import SCREENFUL, group
+
+    rows = [(float(t), f"GPU {t}", {"busy": True, "cause": {"kind": "gpu_load", "gpu": t, "who": None}})
+            for t in range(20)]
+    lines = group(rows, 20.0)
+    assert len(lines) == SCREENFUL and all(line["seconds"] == 1.0 for line in lines)
