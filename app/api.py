@@ -168,6 +168,7 @@ def health() -> tuple[Response, int]:
         "total_errors": monitor.total_errors,
         "xid_events": monitor.backend.event_watch(),
         "history": _history_health(services.history),
+        "notifications": services.notifier.status() if services.notifier is not None else [],
     }
     if frame is None:
         body.update(status="down" if not monitor.running else "degraded", reason="no snapshot yet",
@@ -185,6 +186,8 @@ def health() -> tuple[Response, int]:
     if services.history is not None:
         degraded.extend(filter(None, [services.history.error, *services.history.recent_faults()]))
     degraded.extend(snap.errors)
+    degraded.extend(f"notifications to {n['target']} failing: {n['last_error']}"
+                    for n in body["notifications"] if n["last_error"])
     degraded.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
     if age > 2 * monitor.interval_s + 1 and not down:
         degraded.append(f"the latest snapshot is {age:.1f} s old")

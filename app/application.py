@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -17,7 +18,9 @@ from app.engine import build_monitor, open_history
 from app.gate import Gate
 from app.history import History
 from app.monitor import Monitor
+from app.notify import Notifier, parse_targets
 from app.recordings import Recorder
+from app.redact import Redactor
 from app.vendors.factory import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +38,7 @@ class FanWhy:
     broadcaster: realtime.Broadcaster | None = None
     history: History | None = None
     recorder: Recorder | None = None
+    notifier: Notifier | None = None
 
     def start(self) -> None:
         """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
@@ -44,13 +48,28 @@ class FanWhy:
             self.monitor.start()
         if self.broadcaster is not None:
             self.broadcaster.start()
+        if self.notifier is not None:
+            self.notifier.start()
+            self.notifier.follow(self.monitor)
 
     def stop(self) -> None:
+        if self.notifier is not None:
+            self.notifier.stop()
         if self.broadcaster is not None:
             self.broadcaster.stop()
         self.monitor.stop()
         if self.history is not None:
             self.history.close()
+
+
+def notifier(settings: Settings) -> Notifier | None:
+    """The notification targets of FANWHY_NOTIFY, if any (checked by Settings.validate)."""
+    targets = parse_targets(settings.notify)
+    if not targets:
+        return None
+    return Notifier(targets, host=socket.gethostname(), group_s=settings.notify_group_s,
+                    per_minute=settings.notify_per_minute,
+                    redactor=Redactor(settings.mask_patterns, settings.names_only == "on"))
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -82,7 +101,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.init_app(app, monitor)
     openapi.init_app(app)
     fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history,
-                    recorder=Recorder(history) if history is not None else None)
+                    recorder=Recorder(history) if history is not None else None, notifier=notifier(settings))
     if not exporter:
         history_api.init_app(app)
         fleet.init_app(app)

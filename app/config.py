@@ -73,6 +73,9 @@ class Settings:
     tls_key: str = ""
     mask_patterns: str = ""
     names_only: str = "off"
+    notify: str = ""
+    notify_group_s: float = 10.0
+    notify_per_minute: float = 6.0
     watchdog_s: float = 0.0
     docker_socket: str = "/var/run/docker.sock"
 
@@ -122,6 +125,12 @@ class Settings:
             compile_patterns(self.mask_patterns)
         except ValueError as error:
             raise ConfigError(f"FANWHY_MASK_PATTERNS: {error}") from None
+        from app.notify import parse_targets
+
+        try:
+            parse_targets(self.notify)
+        except ValueError as error:
+            raise ConfigError(f"FANWHY_NOTIFY: {error}", "notify") from None
 
     def _check_files(self) -> None:
         if bool(self.tls_cert) != bool(self.tls_key):
@@ -156,6 +165,8 @@ _RANGES: tuple[tuple[str, float, float, str], ...] = (
     ("max_connections", 1, math.inf, "FANWHY_MAX_CONNECTIONS must be at least 1"),
     ("client_connections", 0, math.inf, "FANWHY_CLIENT_CONNECTIONS must be 0 (no limit) or more"),
     ("header_timeout_s", 1, 300, "FANWHY_HEADER_TIMEOUT must be between 1 and 300 seconds"),
+    ("notify_group_s", 0, 3600, "FANWHY_NOTIFY_GROUP must be between 0 and 3600 seconds"),
+    ("notify_per_minute", 0.1, 600, "FANWHY_NOTIFY_PER_MINUTE must be between 0.1 and 600"),
 )
 # Words that must be one of a few.
 _CHOICES: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -186,6 +197,7 @@ ENV_NAMES = {
     "allowed_hosts": "FANWHY_ALLOWED_HOSTS", "allowed_origins": "FANWHY_ALLOWED_ORIGINS",
     "rate_limit_per_s": "FANWHY_RATE_LIMIT", "tls_cert": "FANWHY_TLS_CERT", "tls_key": "FANWHY_TLS_KEY",
     "mask_patterns": "FANWHY_MASK_PATTERNS", "names_only": "FANWHY_NAMES_ONLY", "watchdog_s": "FANWHY_WATCHDOG",
+    "notify": "FANWHY_NOTIFY", "notify_group_s": "FANWHY_NOTIFY_GROUP", "notify_per_minute": "FANWHY_NOTIFY_PER_MINUTE",
 }
 
 

@@ -182,6 +182,13 @@ class Redactor:
             return None
         return command_line(argv, self.extra)
 
+    def text(self, text: str) -> str:
+        """Free text (an alert's message on its way out): URL credentials, secret parameters, extra patterns."""
+        text = redact_text(text)
+        for pattern in self.extra:
+            text = pattern.sub(MASK, text)
+        return text
+
 
 def _plain(arg: str) -> bool:
     return all(c.isalnum() or c in "-_./:=,@%+*" for c in arg)

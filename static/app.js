@@ -303,7 +303,33 @@
     const target = alert.rule === "new_process" && alert.value !== null ? '#processes tr[data-pid="' + alert.value + '"]' :
       (alert.gpu_index !== null && alert.gpu_index !== undefined ? 'article.gpu[data-gpu="' + alert.gpu_index + '"]' : null);
     toast(alert.state === "resolved" ? "ok" : alert.severity || "warning", alert.message, target);
+    backgroundNotice(alert);
   }
+
+  // A browser notification for an alert while this tab is in the background, once the user asked for them
+  // (the permission is requested only by a click on #notify-button, never on its own).
+  function backgroundNotice(alert) {
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    if (document.visibilityState === "visible" || alert.rule === "new_process") return;
+    const title = alert.state === "resolved" ? "FanWhy: resolved" : "FanWhy: " + (alert.severity || "alert");
+    const notice = new Notification(title, { body: alert.message, tag: alert.id + ":" + alert.state });
+    notice.onclick = () => { window.focus(); notice.close(); };
+  }
+
+  function syncNotifyButton() {
+    const button = $("#notify-button");
+    if (!("Notification" in window)) return;
+    button.hidden = false;
+    const permission = Notification.permission;
+    button.disabled = permission !== "default";
+    button.textContent = permission === "granted" ? "Background alerts on" :
+      permission === "denied" ? "Alerts blocked by the browser" : "Alert me in the background";
+  }
+  $("#notify-button").addEventListener("click", async () => {
+    await Notification.requestPermission();
+    syncNotifyButton();
+  });
+  syncNotifyButton();
 
   // The title and the favicon show the hottest GPU, so a background tab still answers the question.
   function renderTitle(snap) {

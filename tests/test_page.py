@@ -487,3 +487,41 @@ def test_the_fleet_page_without_prometheus_explains_and_is_linked_once_configure
     page.goto(fleet.url)
     page.click("#fleet-link")
     page.wait_for_url("**/fleet")
+
+
+NOTIFICATION_STUB = """
+window.__notices = []; window.__asked = 0;
+window.Notification = class { constructor(title, options) { window.__notices.push({title, body: options.body}); } };
+window.Notification.permission = window.__permission || "default";
+window.Notification.requestPermission = async () => {
+  window.__asked += 1; window.Notification.permission = "granted"; return "granted"; };
+Object.defineProperty(document, "visibilityState", { get: () => window.__visibility || "visible" });
+"""
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_background_alerts_are_asked_for_on_a_click_and_shown_only_in_the_background(
+        browser: Browser, make_app: Any, serve: Any, hidden: bool) -> None:
+    fake = scenario("h200x2_load")
+    live = serve(make_app(nvidia_selection(fake), alert_gpu_util_percent=50.0))
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(("window.__visibility = 'hidden';" if hidden else "") + NOTIFICATION_STUB)
+    page = context.new_page()
+    try:
+        page.goto(live.url)
+        page.wait_for_selector(".toast", timeout=20_000)  # GPU 1's load fires the utilization alert
+        assert page.evaluate("window.__asked") == 0 and page.evaluate("window.__notices.length") == 0  # not asked yet
+        assert page.text_content("#notify-button") == "Alert me in the background"
+        page.click("#notify-button")
+        page.wait_for_function("() => document.querySelector('#notify-button').disabled")
+        assert page.evaluate("window.__asked") == 1 and page.text_content("#notify-button") == "Background alerts on"
+        page.evaluate("() => document.querySelectorAll('.toast').forEach((t) => t.remove())")
+        fake.set(0, "utilization", {"gpu": 93, "memory": 10})  # GPU 0 gets busy: a new alert, pushed live
+        page.wait_for_selector(".toast", timeout=15_000)
+        notices = page.evaluate("window.__notices")
+        if hidden:
+            assert notices and notices[0]["title"].startswith("FanWhy: ") and "GPU" in notices[0]["body"]
+        else:
+            assert notices == []  # a visible tab has its toasts
+    finally:
+        context.close()
