@@ -1,0 +1,117 @@
+"""Every value the NVML backend reads, one at a time: the field it fills, the field that says why when the call
+fails (naming the NVML function), and the unit it converts to. Table-driven over the H100 dump, written against the
+mutants `make mutation` found alive in app/vendors/nvidia.py (a swapped field name, a lost conversion, a wrong
+NVML constant all pass a scenario test that only looks at the loaded values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pynvml
+import pytest
+
+from app.vendors.nvidia import NvidiaBackend
+from tests.fakes.fake_nvml import FakeNvml, scenario
+
+# (fake cell, the sample's field, the field of `unsupported`, the NVML function named in the reason)
+CALLS = [
+    ("name", "name", "name", "nvmlDeviceGetName"),
+    ("uuid", "uuid", "uuid", "nvmlDeviceGetUUID"),
+    ("pci", "pci_bus_id", "pci_bus_id", "nvmlDeviceGetPciInfo"),
+    ("temp_slowdown", "temperature_slowdown_c", "temperature_slowdown_c", "nvmlDeviceGetTemperatureThreshold"),
+    ("temp_shutdown", "temperature_shutdown_c", "temperature_shutdown_c", "nvmlDeviceGetTemperatureThreshold"),
+    ("max_clk_sm", "clock_sm_max_mhz", "clock_sm_max_mhz", "nvmlDeviceGetMaxClockInfo"),
+    ("utilization", "utilization_percent", "utilization_percent", "nvmlDeviceGetUtilizationRates"),
+    ("temperature", "temperature_c", "temperature_c", "nvmlDeviceGetTemperature"),
+    ("power", "power_w", "power_w", "nvmlDeviceGetPowerUsage"),
+    ("power_enforced", "power_limit_w", "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit"),
+    ("clk_sm", "clock_sm_mhz", "clock_sm_mhz", "nvmlDeviceGetClockInfo"),
+    ("clk_mem", "clock_memory_mhz", "clock_memory_mhz", "nvmlDeviceGetClockInfo"),
+    ("pstate", "pstate", "pstate", "nvmlDeviceGetPerformanceState"),
+    ("clocks_event_reasons", "throttle_reasons", "throttle_reasons", "nvmlDeviceGetCurrentClocksEventReasons"),
+    ("energy_mj", "energy_j", "energy_j", "nvmlDeviceGetTotalEnergyConsumption"),
+    ("ecc_uncorrected_volatile", "ecc_errors_uncorrected", "ecc_errors_uncorrected", "nvmlDeviceGetTotalEccErrors"),
+    ("mig_mode", "mig_mode", "mig_mode", "nvmlDeviceGetMigMode"),
+    ("persistence", "persistence_mode", "persistence_mode", "nvmlDeviceGetPersistenceMode"),
+    ("display_active", "display_active", "display_active", "nvmlDeviceGetDisplayActive"),
+]
+
+
+def sample(fake: FakeNvml) -> Any:
+    backend = NvidiaBackend(nvml=fake, watch_xid=False)
+    backend.open()
+    try:
+        return backend.sample()[0]
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize(("cell", "field", "why", "function"), CALLS)
+def test_a_call_missing_from_the_driver_empties_its_field_and_says_which_function(
+        cell: str, field: str, why: str, function: str) -> None:
+    fake = scenario("h100_load")
+    fake.set(0, cell, pynvml.NVMLError_FunctionNotFound())
+    gpu = sample(fake)
+    assert gpu.error is None
+    assert gpu.unsupported[why] == f"not available: {function} is not in this driver"
+    if field not in ("name", "uuid"):  # those two keep what the handle listing gave
+        assert getattr(gpu, field) is None
+
+
+@pytest.mark.parametrize(("error", "words"), [(pynvml.NVMLError_NotSupported(), "not supported by this GPU"),
+                                              (pynvml.NVMLError_NoPermission(), "no permission")])
+@pytest.mark.parametrize(("cell", "field", "why", "function"), [c for c in CALLS if c[0] in (
+    "power", "temperature", "energy_mj", "pci", "max_clk_sm")])
+def test_unsupported_and_forbidden_calls_say_so(cell: str, field: str, why: str, function: str, error: Exception,
+                                               words: str) -> None:
+    fake = scenario("h100_load")
+    fake.set(0, cell, error)
+    gpu = sample(fake)
+    assert gpu.unsupported[why] == words and getattr(gpu, field) is None
+
+
+def test_every_value_of_the_h100_dump_in_its_unit() -> None:
+    fake = scenario("h100_load")
+    table = fake.tables[0]
+    gpu = sample(fake)
+    cells = {k: (v["value"] if isinstance(v, dict) and "value" in v else v) for k, v in table.items()}
+    assert gpu.name == "NVIDIA H100 80GB HBM3" and gpu.uuid and gpu.uuid.startswith("GPU-")
+    assert gpu.pci_bus_id and gpu.pci_bus_id.lower().endswith(".0")
+    assert gpu.temperature_slowdown_c == cells["temp_slowdown"] and gpu.temperature_shutdown_c == cells["temp_shutdown"]
+    assert gpu.clock_sm_max_mhz == cells["max_clk_sm"] and gpu.clock_sm_mhz == cells["clk_sm"]
+    assert gpu.clock_memory_mhz == cells["clk_mem"]
+    assert gpu.power_w == cells["power"] / 1000 and gpu.power_limit_w == cells["power_enforced"] / 1000
+    assert gpu.energy_j == cells["energy_mj"] / 1000
+    assert gpu.pstate == f"P{cells['pstate']}"
+    assert gpu.ecc_errors_uncorrected == cells["ecc_uncorrected_volatile"]
+    assert gpu.mig_mode is bool(cells["mig_mode"][0]) and gpu.persistence_mode is bool(cells["persistence"])
+    assert gpu.display_active is bool(cells["display_active"])
+    assert gpu.utilization_percent == cells["utilization"]["gpu"]
+    assert gpu.memory_utilization_percent == cells["utilization"]["memory"]
+    assert gpu.vendor == "nvidia" and gpu.source == "nvml" and gpu.index == 0
+    assert gpu.unsupported["fan_rpm"] == "not reported: NVML gives fan speed as a percentage"
+
+
+def test_pstate_32_is_unknown_not_p32() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "pstate", 32)
+    assert sample(fake).pstate is None
+    fake.set(0, "pstate", 8)
+    assert sample(fake).pstate == "P8"
+
+
+def test_a_failed_utilization_call_empties_memory_utilization_with_the_same_reason() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "utilization", pynvml.NVMLError_NoPermission())
+    gpu = sample(fake)
+    assert gpu.memory_utilization_percent is None
+    assert gpu.unsupported["memory_utilization_percent"] == gpu.unsupported["utilization_percent"] == "no permission"
+
+
+def test_memory_falls_back_from_v2_and_says_why_when_both_fail() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "memory_v2", pynvml.NVMLError_NotSupported())
+    fake.set(0, "memory", pynvml.NVMLError_NoPermission())
+    gpu = sample(fake)
+    assert gpu.memory_used_bytes is None and gpu.memory_total_bytes is None
+    assert gpu.unsupported["memory_used_bytes"] == gpu.unsupported["memory_total_bytes"] == "no permission"
