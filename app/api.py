@@ -10,6 +10,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify
 from app.monitor import Frame, Monitor
 from app.rest import ApiError, allow_only, arg
 from app.serialize import gpu_headline, process_view, to_json
+from app.version import __version__
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -160,6 +161,7 @@ def health() -> tuple[Response, int]:
     monitor: Monitor = services.monitor
     frame = monitor.latest()
     body: dict[str, Any] = {
+        "version": __version__,
         "backend": monitor.backend.name,
         "skipped_backends": dict(monitor.selection.skipped),
         "interval_s": monitor.interval_s,

@@ -24,6 +24,8 @@ from app.redact import Redactor
 from app.vendors.factory import Selection
 
 ROOT = Path(__file__).resolve().parent.parent
+# The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.
+PAGE = next((p for p in (Path(__file__).resolve().parent, ROOT) if (p / "templates" / "index.html").exists()), ROOT)
 log = logging.getLogger(__name__)
 
 
@@ -85,7 +87,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     exporter = config.pop("MODE", "dashboard") == "exporter"
     concurrency = for_model(config.pop("SERVER", "threads"))
 
-    app = Flask(__name__, static_folder=str(ROOT / "static"), template_folder=str(ROOT / "templates"))
+    app = Flask(__name__, static_folder=str(PAGE / "static"), template_folder=str(PAGE / "templates"))
     app.config.update(MAX_CONTENT_LENGTH=64 * 1024, JSON_SORT_KEYS=False)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # DefaultJSONProvider has it; the base type not
     app.config.update(config)

@@ -8,6 +8,7 @@ A metric the hardware does not report has no sample (never 0).
 
 from __future__ import annotations
 
+import platform
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any, Callable
@@ -19,6 +20,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from app.model import GpuSample
 from app.monitor import Monitor
+from app.version import __version__
 from app.vocabulary import THROTTLE_REASONS
 
 MAX_PROCESSES = 50
@@ -95,6 +97,9 @@ class SnapshotCollector:
         ticks = CounterMetricFamily("fanwhy_collector_ticks", "Collections since start", labels=[])
         backend = _gauge("fanwhy_backend_info", "The backend in use", ["backend"])
         backend.add_metric([self.monitor.backend.name], 1.0)
+        build = _gauge("fanwhy_build_info", "FanWhy's version and the Python it runs on", ["version", "python"])
+        build.add_metric([__version__, platform.python_version()], 1.0)
+        yield build
         if frame is not None:
             snap = frame.snapshot
             success.add_metric([], 0.0 if snap.errors or any(g.error for g in snap.gpus) else 1.0)

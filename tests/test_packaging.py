@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import requests
 import yaml
 
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
@@ -124,3 +125,52 @@ def test_the_service_unit() -> None:
         result = subprocess.run(["systemd-analyze", "verify", str(DEPLOY / "fanwhy.service")], capture_output=True,
                                 text=True, timeout=60)
         assert "fanwhy.service:" not in result.stderr or "Command /opt/fanwhy" in result.stderr, result.stderr
+
+
+def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) -> None:
+    """`pip install .` as pip and pipx do it: a wheel built from this checkout, installed with its dependencies into
+    a fresh venv, run from a folder that is not the clone, so the page's files must come from the package."""
+    from app.version import __version__
+
+    wheels = tmp_path / "wheels"
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                            "--disable-pip-version-check", str(ROOT), "-w", str(wheels)], capture_output=True,
+                           text=True, timeout=300, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = wheels.glob("fanwhy-*.whl")
+    assert wheel.name == f"fanwhy-{__version__}-py3-none-any.whl"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                          str(wheel)], capture_output=True, text=True, timeout=900)
+    assert pip.returncode == 0, pip.stderr[-2000:]
+    fanwhy = str(venv / "bin" / "fanwhy")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1",
+           "FANWHY_SIM_PEAK": "0.1", "FANWHY_DB": str(tmp_path / "h.db")}
+    version = subprocess.run([fanwhy, "--version"], capture_output=True, text=True, cwd=elsewhere, env=env, timeout=60)
+    assert version.stdout.strip() == f"fanwhy {__version__}"
+    snapshot = subprocess.run([fanwhy, "snapshot", "--json"], capture_output=True, text=True, cwd=elsewhere, env=env,
+                              timeout=60)
+    assert snapshot.returncode == 0 and '"simulated"' in snapshot.stdout, snapshot.stderr[-1000:]
+    port = free_port()
+    proc = subprocess.Popen([fanwhy], cwd=elsewhere, env={**env, "FANWHY_PORT": str(port)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        health = wait_healthy(url)
+        assert health["version"] == __version__
+        page = requests.get(url + "/", timeout=5)
+        assert page.status_code == 200 and "history.js" in page.text
+        for path in ("/static/app.js", "/static/vendor/socket.io/socket.io.min.js",
+                     "/static/vendor/uplot/uPlot.min.css"):
+            assert requests.get(url + path, timeout=5).status_code == 200, path
+        metrics = requests.get(url + "/metrics", timeout=5).text
+        assert 'fanwhy_build_info{python="' in metrics and f'version="{__version__}"' in metrics
+        site = subprocess.run([str(venv / "bin" / "python"), "-c", "import app.application as a; print(a.PAGE)"],
+                              capture_output=True, text=True, cwd=elsewhere, timeout=60).stdout.strip()
+        assert site.startswith(str(venv))  # the installed package's files, not the clone's
+    finally:
+        output = stop(proc)
+    assert "Traceback" not in output
