@@ -219,6 +219,22 @@ def _convert(name: str, raw: Any, kind: type) -> Any:
         raise ConfigError(f"{ENV_NAMES.get(name, name)}={raw!r} is not a valid {kind.__name__}", name) from None
 
 
+# Secrets that may also come from a file (FANWHY_TOKEN_FILE=/run/secrets/...): one source of truth shared with the
+# Prometheus that scrapes (credentials_file), and no secret in the process environment.
+FROM_FILE = ("token", "metrics_token")
+
+
+def _read_secret(variable: str, path: str, setting: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = handle.read().strip()
+    except OSError as error:
+        raise ConfigError(f"{variable}={path!r} cannot be read: {error.strerror}", setting) from None
+    if not value:
+        raise ConfigError(f"{variable}={path!r} is empty", setting)
+    return value
+
+
 def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
     """Defaults, then the environment, then explicit overrides (command-line flags)."""
     env = os.environ if env is None else env
@@ -229,6 +245,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
         raw = overrides.get(f.name)
         if raw is None and ENV_NAMES[f.name] in env and env[ENV_NAMES[f.name]] != "":
             raw = env[ENV_NAMES[f.name]]
+        if raw is None and f.name in FROM_FILE and env.get(ENV_NAMES[f.name] + "_FILE"):
+            raw = _read_secret(ENV_NAMES[f.name] + "_FILE", env[ENV_NAMES[f.name] + "_FILE"], f.name)
         if raw is not None:
             values[f.name] = _convert(f.name, raw, kind)
     return replace(Settings(), **values).validate()

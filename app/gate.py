@@ -2,7 +2,9 @@
 
 In order, for every route (``/socket.io`` and ``/static`` included):
 1. **Host** must be one of this FanWhy's names (DNS rebinding: a foreign site whose name resolves to 127.0.0.1
-   sends its own name as Host). 400.
+   sends its own name as Host). 400. Except for a request that carries the token in an ``Authorization: Bearer``
+   header (FANWHY_TOKEN; FANWHY_METRICS_TOKEN for /metrics): a Prometheus scrapes a node by whatever name it
+   resolves, and a page that rebinds a name cannot add a header with a token it does not know.
 2. **Origin**, when a browser sends one, must be this page's own (its host:port equals Host) or listed in
    FANWHY_ALLOWED_ORIGINS; ``null`` is refused. 403. A listed origin gets ``Access-Control-Allow-Origin`` with
    its own value; no other response carries that header.
@@ -32,12 +34,13 @@ WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 class Gate:
     def __init__(self, app: WsgiApp, *, allowed_hosts: set[str], allowed_origins: Iterable[str] = (),
-                 token: str | None = None, sessions: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+                 token: str | None = None, metrics_token: str | None = None, sessions: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
                  max_sessions: int = 1000, client_sessions: int = 16, rate_limit_per_s: float = 0.0):
         self.app = app
         self.allowed_hosts = allowed_hosts
         self.allowed_origins = {o.rstrip("/").lower() for o in allowed_origins}
         self.token = token
+        self.metrics_token = metrics_token
         self.sessions = sessions
         self.max_sessions = max_sessions
         self.client_sessions = client_sessions
@@ -61,7 +64,8 @@ class Gate:
     def check(self, environ: Mapping[str, Any]) -> tuple[int, str, str] | None:
         """None to let the request through, else (status, error, detail)."""
         host = environ.get("HTTP_HOST") or ""
-        if "*" not in self.allowed_hosts and canonical_host(host_name(host)) not in self.allowed_hosts:
+        if "*" not in self.allowed_hosts and canonical_host(host_name(host)) not in self.allowed_hosts \
+                and not self._bearer_ok(environ):
             return 400, "unknown Host", (f"{host_name(host)[:80]!r} is not one of this FanWhy's names; "
                                          "set FANWHY_ALLOWED_HOSTS to add it")
         origin = environ.get("HTTP_ORIGIN")
@@ -82,6 +86,18 @@ class Gate:
             return 401, "unauthorized", "Socket.IO needs the token: Authorization: Bearer <token>, the login " \
                                         "cookie, or ?token=<token>"
         return self._session_limits(client)
+
+    def _bearer_ok(self, environ: Mapping[str, Any]) -> bool:
+        """A token in the Authorization header (never a cookie or a query parameter, which a browser adds by itself
+        or a link carries): FANWHY_TOKEN anywhere, FANWHY_METRICS_TOKEN for /metrics only."""
+        header = environ.get("HTTP_AUTHORIZATION") or ""
+        if not header.startswith("Bearer "):
+            return False
+        given = header[len("Bearer "):].strip()
+        if self.token and token_matches(self.token, given):
+            return True
+        return bool(self.metrics_token) and environ.get("PATH_INFO") == "/metrics" \
+            and token_matches(self.metrics_token, given)
 
     def _origin_allowed(self, origin: str, host: str) -> bool:
         origin = origin.rstrip("/").lower()

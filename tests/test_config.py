@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,3 +37,19 @@ def test_a_public_bind_needs_the_token() -> None:
     with pytest.raises(ConfigError, match=r"refusing to bind 0\.0\.0\.0"):
         Settings(host="0.0.0.0").validate()
     Settings(host="0.0.0.0", token="t" * 32).validate()
+
+
+def test_tokens_can_come_from_files(tmp_path: Path) -> None:
+    from app.config import load_settings
+
+    secret = tmp_path / "metrics-token"
+    secret.write_text("0123456789abcdef0123\n")
+    settings = load_settings({"FANWHY_METRICS_TOKEN_FILE": str(secret), "FANWHY_TOKEN_FILE": str(secret)})
+    assert settings.metrics_token == settings.token == "0123456789abcdef0123"
+    assert load_settings({"FANWHY_TOKEN": "direct-wins-over-file", "FANWHY_TOKEN_FILE": str(secret)}).token == \
+        "direct-wins-over-file"
+    with pytest.raises(ConfigError, match=r"FANWHY_METRICS_TOKEN_FILE=.* cannot be read"):
+        load_settings({"FANWHY_METRICS_TOKEN_FILE": str(tmp_path / "missing")})
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(ConfigError, match="is empty"):
+        load_settings({"FANWHY_TOKEN_FILE": str(tmp_path / "empty")})

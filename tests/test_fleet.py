@@ -37,11 +37,13 @@ def prometheus(tmp_path: Path) -> Iterator[Any]:
         pytest.skip("prometheus (Debian package prometheus) is not installed")
     procs: list[subprocess.Popen] = []
 
-    def start(targets: list[str]) -> str:
+    def start(targets: list[str], credentials_file: str | None = None) -> str:
         port = free_port()
         config = tmp_path / "prometheus.yml"
+        auth = (f"    authorization:\n      type: Bearer\n      credentials_file: {credentials_file}\n"
+                if credentials_file else "")
         config.write_text("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
-                          "  - job_name: fanwhy\n    static_configs:\n"
+                          f"  - job_name: fanwhy\n{auth}    static_configs:\n"
                           f"      - targets: [{', '.join(repr(t) for t in targets)}]\n")
         proc = subprocess.Popen([binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
                                  f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
@@ -173,3 +175,28 @@ def test_the_grafana_dashboard_queries_metrics_fanwhy_exports(client: Any) -> No
         for target in panel["targets"]:
             names = set(re.findall(r"\b(fanwhy_[a-z_]+)", target["expr"]))
             assert names and names <= exported, (panel["title"], names - exported)
+
+
+def test_a_prometheus_scrapes_a_node_by_a_name_outside_its_allowlist_with_the_token(
+        make_app: Any, serve: Any, prometheus: Any, tmp_path: Path) -> None:
+    """The node allows only dashboard.example as Host (a browser must use that name: DNS rebinding); Prometheus
+    reaches it as 127.0.0.1:PORT with the metrics token from a file (credentials_file) and gets the metrics."""
+    token = "scrape-0123456789abcdef"
+    node = serve(make_app(nvidia_selection(scenario("h100_idle")), allowed_hosts="dashboard.example",
+                          metrics_token=token))
+    target = node.url.removeprefix("http://")
+    assert requests.get(f"{node.url}/metrics", timeout=5).status_code == 400  # a browser's request by that name
+    # the scrape token opens /metrics only
+    assert requests.get(f"{node.url}/api/health", timeout=5,
+                        headers={"Authorization": f"Bearer {token}"}).status_code == 400
+    (tmp_path / "token").write_text(token)
+    url = prometheus([target], credentials_file=str(tmp_path / "token"))
+    deadline = time.monotonic() + 30
+    found: list[Any] = []
+    while time.monotonic() < deadline and not found:
+        found = requests.get(f"{url}/api/v1/query", params={"query": "fanwhy_gpu_info"}, timeout=5).json()[
+            "data"]["result"]
+        time.sleep(0.5)
+    assert found and found[0]["metric"]["instance"] == target
+    up = requests.get(f"{url}/api/v1/query", params={"query": "up"}, timeout=5).json()["data"]["result"]
+    assert up[0]["value"][1] == "1"

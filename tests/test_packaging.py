@@ -97,6 +97,14 @@ def test_the_compose_stack_references_what_is_shipped() -> None:
     fanwhy = compose["services"]["fanwhy"]
     assert fanwhy["pid"] == "host" and fanwhy["ports"] == ["127.0.0.1:8090:8090"]
     assert "FANWHY_TOKEN" in fanwhy["environment"]
+    # one source of truth for the scrape token: a secret file that FanWhy and Prometheus both read
+    prometheus = compose["services"]["prometheus"]
+    assert fanwhy["secrets"] == prometheus["secrets"] == ["fanwhy_metrics_token"]
+    assert fanwhy["environment"]["FANWHY_METRICS_TOKEN_FILE"] == "/run/secrets/fanwhy_metrics_token"
+    assert "environment" not in prometheus  # Prometheus does not expand variables in its config
+    scrape = yaml.safe_load((DEPLOY / "prometheus-compose.yml").read_text())["scrape_configs"][0]
+    assert scrape["authorization"]["credentials_file"] == "/run/secrets/fanwhy_metrics_token"
+    assert "credentials" not in scrape["authorization"]
     for service in compose["services"].values():
         for volume in service.get("volumes", []):
             source = volume.split(":")[0]
@@ -107,9 +115,17 @@ def test_the_compose_stack_references_what_is_shipped() -> None:
 
 
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian package prometheus) not installed")
-def test_the_compose_prometheus_config_is_valid() -> None:
-    result = subprocess.run(["promtool", "check", "config", str(DEPLOY / "prometheus-compose.yml")],
-                            capture_output=True, text=True, timeout=30)
+@pytest.mark.parametrize(("name", "secret"), [("prometheus-compose.yml", "/run/secrets/fanwhy_metrics_token"),
+                                              ("prometheus.yml", "/etc/prometheus/fanwhy-metrics-token")])
+def test_the_shipped_prometheus_configs_are_valid(tmp_path: Path, name: str, secret: str) -> None:
+    """promtool checks that the token file exists: here it is made where the config says, under tmp_path."""
+    token = tmp_path / "token"
+    token.write_text("0123456789abcdef0123")
+    text = (DEPLOY / name).read_text()
+    assert secret in text
+    config = tmp_path / name
+    config.write_text(text.replace(secret, str(token)))
+    result = subprocess.run(["promtool", "check", "config", str(config)], capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
