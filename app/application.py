@@ -113,7 +113,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.wsgi_app = Gate(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
         app.wsgi_app, allowed_hosts=security.allowed_hosts(settings),
         allowed_origins=[o.strip() for o in settings.allowed_origins.split(",") if o.strip()],
-        token=settings.token, metrics_token=settings.metrics_token, sessions=sessions, max_sessions=settings.max_sessions,
+        token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
+        max_sessions=settings.max_sessions,
         client_sessions=settings.client_sessions, rate_limit_per_s=settings.rate_limit_per_s)
     app.extensions["fanwhy"] = fanwhy
     if start:

@@ -34,7 +34,8 @@ WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 class Gate:
     def __init__(self, app: WsgiApp, *, allowed_hosts: set[str], allowed_origins: Iterable[str] = (),
-                 token: str | None = None, metrics_token: str | None = None, sessions: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+                 token: str | None = None, metrics_token: str | None = None,
+                 sessions: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
                  max_sessions: int = 1000, client_sessions: int = 16, rate_limit_per_s: float = 0.0):
         self.app = app
         self.allowed_hosts = allowed_hosts
