@@ -100,7 +100,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.init_app(app)
     compat.init_app(app)
     picking.init_app(app)
-    metrics.init_app(app, monitor)
+    metrics.init_app(app, monitor, seed_names=settings.seed_metrics == "on")
     openapi.init_app(app)
     fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history,
                     recorder=Recorder(history) if history is not None else None, notifier=notifier(settings))

@@ -74,6 +74,7 @@ class Settings:
     mask_patterns: str = ""
     names_only: str = "off"
     notify: str = ""
+    seed_metrics: str = "on"
     notify_group_s: float = 10.0
     notify_per_minute: float = 6.0
     watchdog_s: float = 0.0
@@ -172,6 +173,7 @@ _RANGES: tuple[tuple[str, float, float, str], ...] = (
 _CHOICES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("names_only", ("on", "off"), "FANWHY_NAMES_ONLY must be on or off"),
     ("collector", ("on", "off"), "FANWHY_COLLECTOR must be on or off"),
+    ("seed_metrics", ("on", "off"), "FANWHY_SEED_METRICS must be on or off"),
     ("server", ("gevent", "threads"), "FANWHY_SERVER must be gevent or threads, got {value!r}"),
     ("backend", BACKENDS, "FANWHY_BACKEND must be one of " + ", ".join(BACKENDS) + "; got {value!r}"),
 )
@@ -197,7 +199,8 @@ ENV_NAMES = {
     "allowed_hosts": "FANWHY_ALLOWED_HOSTS", "allowed_origins": "FANWHY_ALLOWED_ORIGINS",
     "rate_limit_per_s": "FANWHY_RATE_LIMIT", "tls_cert": "FANWHY_TLS_CERT", "tls_key": "FANWHY_TLS_KEY",
     "mask_patterns": "FANWHY_MASK_PATTERNS", "names_only": "FANWHY_NAMES_ONLY", "watchdog_s": "FANWHY_WATCHDOG",
-    "notify": "FANWHY_NOTIFY", "notify_group_s": "FANWHY_NOTIFY_GROUP", "notify_per_minute": "FANWHY_NOTIFY_PER_MINUTE",
+    "notify": "FANWHY_NOTIFY", "seed_metrics": "FANWHY_SEED_METRICS", "notify_group_s": "FANWHY_NOTIFY_GROUP",
+    "notify_per_minute": "FANWHY_NOTIFY_PER_MINUTE",
 }
 
 

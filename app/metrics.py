@@ -13,11 +13,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from flask import Blueprint, Flask, Response, current_app
-from prometheus_client import CollectorRegistry, generate_latest
+from flask import Blueprint, Flask, Response, current_app, request
+from prometheus_client import CollectorRegistry, PlatformCollector, ProcessCollector, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from werkzeug.wrappers import Response as WerkzeugResponse
 
+from app.energy import power_shares
 from app.model import GpuSample
 from app.monitor import Monitor
 from app.version import __version__
@@ -55,6 +56,13 @@ GPU_GAUGES: list[tuple[str, str, Callable[[GpuSample], float | int | None]]] = [
     ("fanwhy_gpu_clock_sm_hertz", "SM clock", lambda g: g.clock_sm_mhz * 1e6 if g.clock_sm_mhz else None),
     ("fanwhy_gpu_clock_memory_hertz", "Memory clock",
      lambda g: g.clock_memory_mhz * 1e6 if g.clock_memory_mhz else None),
+    ("fanwhy_gpu_pstate", "Performance state: 0 (P0, fastest) to 15 (P15); a gauge, so a change adds no series",
+     lambda g: int(g.pstate[1:]) if g.pstate else None),
+    ("fanwhy_gpu_ecc_errors_uncorrected", "Uncorrected ECC errors since the driver loaded (volatile count)",
+     lambda g: g.ecc_errors_uncorrected),
+    ("fanwhy_gpu_mig_mode", "1 when MIG mode is on", lambda g: None if g.mig_mode is None else int(g.mig_mode)),
+    ("fanwhy_gpu_persistence_mode", "1 when persistence mode is on",
+     lambda g: None if g.persistence_mode is None else int(g.persistence_mode)),
 ]
 # The seeds' exporter names, per GPU index.
 SEED_GAUGES = (
@@ -70,9 +78,10 @@ SEED_GAUGES = (
 class SnapshotCollector:
     """prometheus_client custom collector reading ``monitor.latest()``."""
 
-    def __init__(self, monitor: Monitor, max_processes: int = MAX_PROCESSES):
+    def __init__(self, monitor: Monitor, max_processes: int = MAX_PROCESSES, seed_names: bool = True):
         self.monitor = monitor
         self.max_processes = max_processes
+        self.seed_names = seed_names  # FANWHY_SEED_METRICS: the seeds' unprefixed names beside fanwhy_*
 
     def describe(self) -> list[Metric]:
         return []  # collected lazily: families depend on the snapshot
@@ -116,7 +125,7 @@ class SnapshotCollector:
     def _gpus(self, snap: Any) -> Iterator[Metric]:
         families = [(_gauge(name, doc, GPU_LABELS), read) for name, doc, read in GPU_GAUGES]
         up = _gauge("fanwhy_gpu_up", "1 when the GPU answers, 0 when it failed (lost, unknown error)", GPU_LABELS)
-        info = _gauge("fanwhy_gpu_info", "GPU identity", [*GPU_LABELS, "vendor", "pstate"])
+        info = _gauge("fanwhy_gpu_info", "GPU identity", [*GPU_LABELS, "vendor"])
         throttle = _gauge("fanwhy_gpu_throttle_reason", "1 when a clocks-event (throttle) reason is active",
                           [*GPU_LABELS, "reason"])
         energy = CounterMetricFamily("fanwhy_gpu_energy_joules", "Energy since the driver loaded", labels=GPU_LABELS)
@@ -127,7 +136,7 @@ class SnapshotCollector:
         for gpu in snap.gpus:
             labels = [str(gpu.index), gpu.uuid or "", gpu.name or ""]
             up.add_metric(labels, 0.0 if gpu.error else 1.0)
-            info.add_metric([*labels, gpu.vendor, gpu.pstate or ""], 1.0)
+            info.add_metric([*labels, gpu.vendor], 1.0)
             if gpu.error:
                 continue
             for family, read in families:
@@ -141,25 +150,38 @@ class SnapshotCollector:
                 energy.add_metric(labels, gpu.energy_j)
             _seed_and_unattributed(gpu, unaccounted.get(gpu.index), labels, seed, unattributed)
         yield from (family for family, _ in families)
-        yield from (up, info, throttle, energy, unattributed, *seed.values())
+        yield from (up, info, throttle, energy, unattributed)
+        if self.seed_names:
+            yield from seed.values()
+        xid = CounterMetricFamily("fanwhy_gpu_xid_errors", "XID errors the GPU reported since FanWhy started, by code",
+                                  labels=["gpu", "xid"])
+        for (gpu_index, kind, code), count in sorted(self.monitor.gpu_event_counts.items(), key=str):
+            if kind == "xid":
+                xid.add_metric(["" if gpu_index is None else str(gpu_index), str(code)], float(count))
+        yield xid
 
     def _processes(self, snap: Any) -> Iterator[Metric]:
         labels = ["pid", "name", "user", "container", "gpu"]
         memory = _gauge("fanwhy_process_gpu_memory_bytes", "GPU memory of a process (the largest users only)", labels)
         sm = _gauge("fanwhy_process_sm_percent", "Share of a GPU's SMs a process keeps busy", labels)
-        power = _gauge("fanwhy_process_power_watts", "A process's SM share of its GPU's power", ["pid", "name", "user"])
+        power = _gauge("fanwhy_process_power_watts", "A process's SM share of its GPU's power", labels)
+        encoder = _gauge("fanwhy_process_encoder_percent", "Share of a GPU's video encoder a process uses", labels)
+        decoder = _gauge("fanwhy_process_decoder_percent", "Share of a GPU's video decoder a process uses", labels)
+        watts = {g.index: g.power_w for g in snap.gpus if g.power_w is not None and g.error is None}
+        shares = power_shares(watts, snap.processes)
         users = sorted((p for p in snap.processes if p.gpus), key=lambda p: -(p.gpu_memory_bytes or 0))
         for proc in users[: self.max_processes]:
             container = proc.container.name or proc.container.id[:12] if proc.container else ""
             for use in proc.gpus:
                 row = [str(proc.pid), proc.name or "", proc.user or "", container, str(use.gpu_index)]
-                if use.memory_bytes is not None:
-                    memory.add_metric(row, float(use.memory_bytes))
-                if use.sm_percent is not None:
-                    sm.add_metric(row, use.sm_percent)
-            if proc.power_w is not None:
-                power.add_metric([str(proc.pid), proc.name or "", proc.user or ""], proc.power_w)
-        yield from (memory, sm, power)
+                for family, value in ((memory, use.memory_bytes), (sm, use.sm_percent),
+                                      (encoder, use.encoder_percent), (decoder, use.decoder_percent)):
+                    if value is not None:
+                        family.add_metric(row, float(value))
+                share = shares.get(use.gpu_index, {}).get(proc.pid)
+                if share is not None:
+                    power.add_metric(row, round(watts[use.gpu_index] * share, 2))
+        yield from (memory, sm, power, encoder, decoder)
 
     def _containers(self, snap: Any) -> Iterator[Metric]:
         ours = ["container_id", "container_name", "runtime", "method"]
@@ -201,7 +223,9 @@ class SnapshotCollector:
                 power.add_metric([cid, name, c.container.runtime], c.power_w)
             if c.gpu_access:
                 detected.add_metric([name, cid], 1.0)
-        yield from (memory, sm, power, per_gpu, detected, usage, usage_memory)
+        yield from (memory, sm, power)
+        if self.seed_names:
+            yield from (per_gpu, detected, usage, usage_memory)
 
     def _host(self, snap: Any) -> Iterator[Metric]:
         host = snap.host
@@ -239,14 +263,20 @@ class SnapshotCollector:
 
 @bp.get("/metrics")
 def metrics() -> Response:
-    registry: CollectorRegistry = current_app.extensions["fanwhy_registry"]
-    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+    """prometheus_client's own WSGI exposition: gzip when asked, OpenMetrics when asked, ``name[]`` filters."""
+    exposition: Any = current_app.extensions["fanwhy_metrics_app"]
+    answer = WerkzeugResponse.from_app(exposition, request.environ)
+    return Response(answer.get_data(), status=answer.status_code, headers=list(answer.headers.items()))
 
 
-def init_app(app: Flask, monitor: Monitor) -> None:
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(SnapshotCollector(monitor))
+def init_app(app: Flask, monitor: Monitor, seed_names: bool = True) -> None:
+    # the snapshot's families are built per scrape (no describe): name[] filters them sample by sample
+    registry = CollectorRegistry(auto_describe=False, support_collectors_without_names=True)
+    registry.register(SnapshotCollector(monitor, seed_names=seed_names))
+    registry.register(ProcessCollector(registry=None))  # FanWhy's own process_* (CPU seconds, memory, descriptors)
+    registry.register(PlatformCollector(registry=None))  # python_info
     app.extensions["fanwhy_registry"] = registry
+    app.extensions["fanwhy_metrics_app"] = make_wsgi_app(registry)
     app.register_blueprint(bp)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -69,6 +69,8 @@ class Monitor:
         # kept, not the frames with their snapshots and views.
         self._events: deque[tuple[int, tuple[Alert, ...]]] = deque(maxlen=64)
         self._busy = BusyClock()
+        # (GPU index, kind, code) -> how many such events since start (XID errors by code, for /metrics)
+        self.gpu_event_counts: Counter[tuple[int | None, str, int]] = Counter()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
         self._published = threading.Condition()
         self._wake = threading.Event()
@@ -247,7 +249,10 @@ class Monitor:
         )
         # The verdict and the alerts are views of the finished snapshot (and of the ones before it).
         verdict = explain(snapshot, self._busy.update(snapshot))
-        active, events = self.alerts.evaluate(snapshot, now, self.backend.events())
+        gpu_events = self.backend.events()
+        for event in gpu_events:
+            self.gpu_event_counts[(event.gpu_index, event.kind, event.value)] += 1
+        active, events = self.alerts.evaluate(snapshot, now, gpu_events)
         snapshot = evolve(snapshot, verdict=verdict, alerts=active, alert_events=events)
         if self.history is not None:
             self.history.submit(snapshot)

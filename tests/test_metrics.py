@@ -13,7 +13,6 @@ import pytest
 import requests
 from prometheus_client import CollectorRegistry
 
-from app.metrics import SnapshotCollector
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
 from tests.test_server_process import free_port, stop, wait_healthy
@@ -22,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def registry_of(app: Any) -> CollectorRegistry:
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(SnapshotCollector(app.extensions["fanwhy"].monitor))
+    """The registry /metrics serves (FanWhy's collector, its own process_* and python_info)."""
+    registry: CollectorRegistry = app.extensions["fanwhy_registry"]
     return registry
 
 
@@ -163,3 +162,67 @@ def test_metrics_need_the_token_when_one_is_set(make_app: Any, fake_nvml: Any) -
     assert client.get("/metrics", headers={"Authorization": "Bearer t0k"}).status_code == 200
 
 
+
+
+def test_the_metrics_people_expect(make_app: Any) -> None:
+    """ECC, MIG, persistence and P-state as gauges (no pstate label churning fanwhy_gpu_info), XID errors counted by
+    code, encoder/decoder % and per-GPU power with the same labels as the other process metrics, the build, and
+    FanWhy's own process_* metrics."""
+    import os
+
+    from app.version import __version__
+    from tests.fakes.fake_nvml import scenario
+
+    fake = scenario("h100_load")
+    fake.run_on(0, os.getpid(), sm_percent=80)
+    app = make_app(nvidia_selection(fake), start=False)
+    monitor = app.extensions["fanwhy"].monitor
+    monitor.collect()
+    fake.inject_xid(0, 79)
+    fake.inject_xid(0, 79)
+    fake.inject_xid(0, 48)
+    import time
+
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and sum(monitor.gpu_event_counts.values()) < 3:
+        monitor.collect()
+        time.sleep(0.05)
+    registry = registry_of(app)
+    get = registry.get_sample_value
+    gpu = {"gpu": "0", "uuid": fake.tables[0]["uuid"]["value"] if isinstance(fake.tables[0]["uuid"], dict)
+           else fake.tables[0]["uuid"], "name": "NVIDIA H100 80GB HBM3"}
+    sample = monitor.latest().snapshot.gpus[0]
+    assert get("fanwhy_gpu_pstate", gpu) == int(sample.pstate[1:])
+    assert get("fanwhy_gpu_ecc_errors_uncorrected", gpu) == sample.ecc_errors_uncorrected
+    assert get("fanwhy_gpu_mig_mode", gpu) == float(sample.mig_mode)
+    assert get("fanwhy_gpu_persistence_mode", gpu) == float(sample.persistence_mode)
+    assert get("fanwhy_gpu_info", {**gpu, "vendor": "nvidia"}) == 1.0  # no pstate label
+    assert get("fanwhy_gpu_xid_errors_total", {"gpu": "0", "xid": "79"}) == 2.0
+    assert get("fanwhy_gpu_xid_errors_total", {"gpu": "0", "xid": "48"}) == 1.0
+    proc = {"pid": str(os.getpid()), "name": monitor.latest().snapshot.processes[0].name or "",
+            "user": monitor.latest().snapshot.processes[0].user or "", "container": "", "gpu": "0"}
+    assert get("fanwhy_process_sm_percent", proc) == 80.0
+    assert get("fanwhy_process_encoder_percent", proc) is not None
+    assert get("fanwhy_process_power_watts", proc) == pytest.approx(sample.power_w * 0.8, abs=0.01)  # 80 % of SMs
+    assert get("fanwhy_build_info", {"version": __version__, "python": __import__("platform").python_version()}) == 1
+    assert get("process_resident_memory_bytes") and get("process_cpu_seconds_total") is not None
+
+
+def test_seed_names_can_be_turned_off(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), start=False, seed_metrics="off")
+    app.extensions["fanwhy"].monitor.collect()
+    names = {m.name for m in registry_of(app).collect()}
+    assert "fanwhy_gpu_memory_used_bytes" in names
+    assert not names & {"gpu_memory_used_bytes", "gpu_memory_total_bytes", "container_gpu_detected"}
+    text = app.test_client().get("/metrics").get_data(as_text=True)
+    assert "\ngpu_memory_used_bytes" not in text and "fanwhy_gpu_memory_used_bytes" in text
+
+
+def test_the_exposition_speaks_gzip_openmetrics_and_name_filters(client: Any) -> None:
+    gz = client.get("/metrics", headers={"Accept-Encoding": "gzip"})
+    assert gz.headers["Content-Encoding"] == "gzip"
+    assert b"fanwhy_gpu_utilization_percent" in __import__("gzip").decompress(gz.get_data())
+    om = client.get("/metrics", headers={"Accept": "application/openmetrics-text; version=1.0.0"})
+    assert om.content_type.startswith("application/openmetrics-text") and om.get_data(as_text=True).endswith("# EOF\n")
+    only = client.get("/metrics?name[]=fanwhy_gpu_power_watts").get_data(as_text=True)
+    assert "fanwhy_gpu_power_watts{" in only and "fanwhy_gpu_utilization_percent" not in only
