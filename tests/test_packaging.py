@@ -193,3 +193,18 @@ def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) 
     finally:
         output = stop(proc)
     assert "Traceback" not in output
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze (package systemd) not found")
+def test_the_service_unit_scores_at_most_3_in_systemd_analyze_security(tmp_path: Path) -> None:
+    result = subprocess.run(["systemd-analyze", "security", "--offline=true", str(DEPLOY / "fanwhy.service")],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    if "--offline" in result.stderr and "unrecognized" in result.stderr:
+        pytest.skip("this systemd-analyze has no --offline mode")
+    found = re.search(r"Overall exposure level for fanwhy\.service: (\d+\.\d+)", result.stdout)
+    assert found, result.stdout[-2000:] + result.stderr[-2000:]
+    assert float(found.group(1)) <= 3.0, result.stdout
+    settings = [line for line in (DEPLOY / "fanwhy.service").read_text().splitlines() if not line.startswith("#")]
+    assert "DeviceAllow=char-nvidia-frontend rw" in settings  # NVML's devices stay open
+    kept_open = ("ProtectProc=", "ProcSubset=", "PrivateUsers=", "PrivateDevices=")  # attribution and NVML need them
+    assert not [s for s in settings if s.startswith(kept_open)]
