@@ -26,9 +26,11 @@ snapshot: $(VENV)/.runtime
 	$(PY) -m app snapshot --json
 
 # Debian packages the tests drive for real: chromium (the page), prometheus (promtool and a real
-# Prometheus for the fleet), redis-server (the Socket.IO message queue). Installed when root and missing;
-# otherwise the tests that need them are skipped, saying why.
-DEBS := chromium:chromium prometheus:promtool redis-server:redis-server
+# Prometheus for the fleet), redis-server (the Socket.IO message queue);
+# podman, runc, mmdebstrap and openssl build and run the container image (tests/test_image.py). Installed when
+# root and missing; otherwise the tests that need them are skipped, saying why.
+DEBS := chromium:chromium prometheus:promtool redis-server:redis-server podman:podman runc:runc mmdebstrap:mmdebstrap \
+        openssl:openssl
 
 .PHONY: debs
 debs:

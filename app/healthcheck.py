@@ -1,0 +1,58 @@
+"""``python -m app.healthcheck``: the container's health check. Exit 0 when /api/health answers 200, else 1.
+
+It follows the settings the server runs with, from the same environment: FANWHY_PORT (EXPORTER_PORT when the server
+is ``python -m app exporter``, read from PID 1's command line), TLS when FANWHY_TLS_CERT is set (the certificate is
+not checked: this is the server asking itself), and the token (FANWHY_TOKEN or FANWHY_TOKEN_FILE) in an
+Authorization header, which also lets it past a Host allowlist that names no local name. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import ssl
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+
+def _exporter_mode(proc: Path) -> bool:
+    try:
+        argv = (proc / "1" / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"exporter" in argv
+
+
+def url_and_headers(env: dict[str, str], proc: Path = Path("/proc")) -> tuple[str, dict[str, str]]:
+    exporter = env.get("FANWHY_HEALTH_MODE", "exporter" if _exporter_mode(proc) else "dashboard") == "exporter"
+    port = env.get("EXPORTER_PORT") or "9201" if exporter else env.get("FANWHY_PORT") or "8090"
+    scheme = "https" if env.get("FANWHY_TLS_CERT") else "http"
+    headers = {"Host": "localhost"}
+    token = env.get("FANWHY_TOKEN") or ""
+    if not token and env.get("FANWHY_TOKEN_FILE"):
+        try:
+            token = Path(env["FANWHY_TOKEN_FILE"]).read_text().strip()
+        except OSError:
+            token = ""
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return f"{scheme}://127.0.0.1:{port}/api/health", headers
+
+
+def main() -> int:
+    url, headers = url_and_headers(dict(os.environ))
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=4,
+                                    context=context) as response:
+            return 0 if response.status == 200 else 1
+    except (OSError, urllib.error.URLError) as error:
+        print(f"fanwhy health check: {url}: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
