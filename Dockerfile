@@ -21,9 +21,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/opt/fanwhy/venv/bin:$PATH
     FANWHY_HOST=0.0.0.0 FANWHY_PORT=8090 FANWHY_DB=/var/lib/fanwhy/history.db
 
 WORKDIR /opt/fanwhy
-COPY requirements.txt .
+COPY requirements.lock .
 RUN python3 -m venv /opt/fanwhy/venv \
- && /opt/fanwhy/venv/bin/pip install --no-cache-dir --disable-pip-version-check -r requirements.txt \
+ && /opt/fanwhy/venv/bin/pip install --no-cache-dir --disable-pip-version-check --require-hashes -r requirements.lock \
  && useradd --system --uid 10001 --user-group --home-dir /var/lib/fanwhy --create-home --shell /usr/sbin/nologin fanwhy
 COPY app ./app
 COPY static ./static

@@ -6,9 +6,9 @@ PIP    := $(PY) -m pip
 
 .PHONY: run demo snapshot test lint gpu-test mutation clean
 
-$(VENV)/.runtime: requirements.txt
+$(VENV)/.runtime: requirements.txt requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --disable-pip-version-check -r requirements.txt
+	$(PIP) install -q --disable-pip-version-check --require-hashes -r requirements.lock
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt requirements.txt requirements-queue.txt $(VENV)/.runtime

@@ -220,3 +220,19 @@ def test_the_service_unit_scores_at_most_3_in_systemd_analyze_security(tmp_path:
     assert "DeviceAllow=char-nvidia-frontend rw" in settings  # NVML's devices stay open
     kept_open = ("ProtectProc=", "ProcSubset=", "PrivateUsers=", "PrivateDevices=")  # attribution and NVML need them
     assert not [s for s in settings if s.startswith(kept_open)]
+
+
+def test_the_lock_pins_every_requirement_with_hashes() -> None:
+    """requirements.lock (pip-compile --generate-hashes) agrees with requirements.txt, and every entry has a hash:
+    `make run` and the image install it with --require-hashes."""
+    lock = (ROOT / "requirements.lock").read_text()
+    entries = re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+) \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", lock, re.M)
+    pinned = {name.lower().replace("_", "-"): version for name, version, _ in entries}
+    assert len(entries) == len(re.findall(r"^[A-Za-z0-9_.\-]+==", lock, re.M)) >= 15  # every entry carries hashes
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        found = re.match(r"^([A-Za-z0-9_.\-]+)(?:\[[^]]*\])?==(\S+)", line.strip())
+        if found:
+            assert pinned.get(found.group(1).lower().replace("_", "-")) == found.group(2), line
+    assert "--require-hashes -r requirements.lock" in (ROOT / "Makefile").read_text()
+    assert "--require-hashes -r requirements.lock" in dockerfile()
+    assert "file://" not in lock and "--extra-index-url" not in lock  # nothing of this machine's pip setup
