@@ -1,15 +1,71 @@
-"""``GET /api/openapi.json``: every endpoint, its parameters and its answers (OpenAPI 3.1)."""
+"""``GET /api/openapi.json``: every endpoint, its parameters and its answers (OpenAPI 3.1), and ``GET /api/docs``,
+a page that reads it (no CDN: it works offline).
+
+The answers that are model objects have schemas generated from the dataclasses (app.schemas), so the document
+cannot drift from what the JSON view serves; schemathesis checks real answers against them in make test.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from flask import Blueprint, Flask, Response, jsonify
+from flask import Blueprint, Flask, Response, jsonify, render_template
+
+from app.schemas import component_schemas
 
 bp = Blueprint("openapi", __name__, url_prefix="/api")
 
 ERROR = {"$ref": "#/components/responses/Error"}
 OBJECT = {"description": "JSON", "content": {"application/json": {"schema": {"type": "object"}}}}
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _array(name: str) -> dict[str, Any]:
+    return {"type": "array", "items": _ref(name)}
+
+
+def _answer(schema: dict[str, Any], description: str = "JSON") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _object(required: list[str], **properties: Any) -> dict[str, Any]:
+    return {"type": "object", "required": required, "properties": properties}
+
+
+NUMBER = {"type": ["number", "null"]}
+# What each typed endpoint answers, composed of the model's schemas.
+ANSWERS: dict[str, dict[str, Any]] = {
+    "/api/gpu/metrics": _ref("SnapshotView"),
+    "/api/gpu/summary": _object(
+        ["timestamp", "backend", "gpu_count", "verdict", "gpus", "host", "top_processes", "alerts"],
+        timestamp={"type": "number"}, backend={"type": "string"}, gpu_count={"type": "integer"},
+        verdict={"anyOf": [_ref("Verdict"), {"type": "null"}]}, gpus={"type": "array", "items": _ref("GpuHeadline")},
+        no_gpu_summary={"type": ["string", "null"]}, no_gpu_reason={"type": ["string", "null"]},
+        host={"type": "object"}, top_processes={"type": "array", "items": {"type": "object"}},
+        top_containers={"type": "array", "items": {"type": "object"}}, unattributed=_array("Unattributed"),
+        alerts=_array("Alert")),
+    "/api/gpu/processes": _object(["timestamp", "count", "processes"], timestamp={"type": "number"},
+                                  count={"type": "integer"}, processes=_array("ProcessSample")),
+    "/api/gpu/containers": _object(["timestamp", "count", "containers", "users", "unattributed"],
+                                   timestamp={"type": "number"}, count={"type": "integer"},
+                                   containers=_array("ContainerSample"), users=_array("UserSample"),
+                                   unattributed=_array("Unattributed")),
+    "/api/alerts": _object(["rules", "active", "history"], rules={"type": "object"}, active=_array("Alert"),
+                           history=_array("Alert")),
+    "/api/gpu/history": _object(["metric", "since", "until", "step", "source", "columns", "points"],
+                                metric={"type": "string"}, since={"type": "number"}, until={"type": "number"},
+                                step={"type": "number"}, source={"enum": ["raw", "minute"]},
+                                columns={"type": "array", "items": {"type": "string"}},
+                                points={"type": "array", "items": {"type": "array", "items": NUMBER,
+                                                                   "minItems": 4, "maxItems": 4}}),
+    "/api/health": _object(["status", "version", "backend"], status={"enum": ["ok", "degraded", "down"]},
+                           version={"type": "string"}, backend={"type": "string"},
+                           notifications={"type": "array", "items": {"type": "object"}}),
+}
 
 
 def _param(name: str, kind: str, description: str, where: str = "query", **schema: Any) -> dict[str, Any]:
@@ -24,9 +80,35 @@ UNTIL = _param("until", "string", "unix seconds, or a span before now; default n
 
 def _get(summary: str, params: list[dict[str, Any]] | None = None, extra: dict[str, Any] | None = None,
          tag: str = "gpu") -> dict[str, Any]:
-    responses = {"200": OBJECT, "400": ERROR, "401": ERROR, "404": ERROR, "503": ERROR}
+    responses = {"200": OBJECT, "400": ERROR, "401": ERROR, "404": ERROR, "429": ERROR, "503": ERROR}
     responses.update(extra or {})
     return {"get": {"summary": summary, "tags": [tag], "parameters": params or [], "responses": responses}}
+
+
+def _operation_id(method: str, path: str) -> str:
+    """``get /api/gpu/summary`` -> ``getGpuSummary``; path parameters become ``ById``."""
+    words = [w for w in re.split(r"[/_.\-]+", path.replace("{rec_id}", "by_id")) if w and w not in ("api", "json")]
+    return method + "".join(w[:1].upper() + w[1:] for w in words)
+
+
+def _finish(spec: dict[str, Any]) -> dict[str, Any]:
+    """operationIds, the typed answers, and the model's schemas."""
+    schemas = component_schemas()
+    view = dict(schemas["Snapshot"], required=[r for r in schemas["Snapshot"]["required"] if r != "alert_events"])
+    view["properties"] = {k: v for k, v in schemas["Snapshot"]["properties"].items() if k != "alert_events"}
+    schemas["SnapshotView"] = view
+    headline = ("index", "name", "vendor", "uuid", "utilization_percent", "memory_used_bytes", "memory_total_bytes",
+                "temperature_c", "fan_speed_percent", "power_w", "power_limit_w", "throttle_reasons", "error",
+                "memory_percent", "unsupported")
+    schemas["GpuHeadline"] = {"type": "object", "required": list(headline), "description": "A GPU's headline numbers",
+                              "properties": {k: schemas["GpuSample"]["properties"][k] for k in headline}}
+    spec["components"]["schemas"] = schemas
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            operation["operationId"] = _operation_id(method, path)
+            if method == "get" and path in ANSWERS:
+                operation["responses"]["200"] = _answer(ANSWERS[path])
+    return spec
 
 
 SPEC: dict[str, Any] = {
@@ -101,6 +183,9 @@ SPEC: dict[str, Any] = {
         "/api/fleet": _get("Every node a Prometheus scrapes (FANWHY_PROMETHEUS_URL)", extra={"502": ERROR},
                            tag="fleet"),
         "/api/openapi.json": _get("This document", tag="meta"),
+        "/api/docs": {"get": {"summary": "This document as a page (works offline)", "tags": ["meta"],
+                              "responses": {"200": {"description": "HTML", "content": {"text/html": {
+                                  "schema": {"type": "string"}}}}}}},
         "/metrics": {"get": {"summary": "Prometheus text format", "tags": ["metrics"], "responses": {
             "200": {"description": "metrics", "content": {"text/plain": {"schema": {"type": "string"}}}},
             "401": ERROR}}},
@@ -108,9 +193,17 @@ SPEC: dict[str, Any] = {
 }
 
 
+SPEC = _finish(SPEC)
+
+
 @bp.get("/openapi.json")
 def openapi() -> Response:
     return jsonify(SPEC)
+
+
+@bp.get("/docs")
+def docs() -> str:
+    return render_template("docs.html")
 
 
 def init_app(app: Flask) -> None:

@@ -525,3 +525,15 @@ def test_background_alerts_are_asked_for_on_a_click_and_shown_only_in_the_backgr
             assert notices == []  # a visible tab has its toasts
     finally:
         context.close()
+
+
+def test_the_api_docs_page_works_offline(server: str, page: Page) -> None:
+    """/api/docs renders the OpenAPI document with the page's own script: no CDN, so it works without a network."""
+    requests_seen: list[str] = []
+    page.on("request", lambda r: requests_seen.append(r.url))
+    page.goto(server + "/api/docs")
+    page.wait_for_selector("#getGpuSummary h3", timeout=10_000)
+    assert page.text_content("#getGpuSummary h3") == "GET /api/gpu/summary"
+    assert page.locator("#schema-Verdict").count() == 1 and "headline" in (page.text_content("#schema-Verdict") or "")
+    assert all(url.startswith(server) for url in requests_seen)  # nothing fetched from elsewhere
+    assert problems(page) == []
