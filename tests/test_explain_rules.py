@@ -184,3 +184,41 @@ def test_labels_and_short_commands() -> None:
     assert who(replace(proc(1, "x"), status="outside-namespace")) == "alice, in another PID namespace"
     assert label(replace(proc(9, "x", user=""), command=None, name=None)) == "PID 9"
     assert label(replace(proc(9, "x", user=""), command=None)) == "`x`"
+
+
+def test_the_cpu_cause_at_its_edges_and_with_its_numbers() -> None:
+    from app.model import HostFan
+
+    assert [c for c in explain(snap([], cpu=50.0)).causes if c.kind == "cpu_load"]  # 50 % counts
+    assert [c for c in explain(snap([], cpu=49.9)).causes if c.kind == "cpu_load"] == []
+    owner = proc(7, "python3 burn.py", gpu_index=None, cpu=100.0)  # exactly half of two busy cores
+    verdict = explain(snap([], [owner], cpu=100.0, cores=2))
+    cause = verdict.causes[0]
+    assert cause.pid == 7 and "because of `python3 burn.py` (alice) at 100 % of a core" in verdict.headline
+    assert dict(cause.numbers) == {"cpu_percent": 100.0, "cpu_temperature_c": 48.0, "process_cpu_percent": 100.0}
+    assert cause.score == pytest.approx(0.4 + 0.5 * 100.0 / 100.0)
+    assert explain(snap([], [replace(owner, cpu_percent=99.0)], cpu=100.0, cores=2)).causes[0].pid is None
+    fans = tuple(HostFan(chip="it87", label=f"fan{i}", rpm=1000 + i) for i in range(4))
+    hot = replace(snap([], [owner], cpu=100.0, cores=2), host=replace(snap([], cpu=100.0, cores=2).host, fans=fans,
+                                                                       cpu_temperature_c=None))
+    headline = explain(hot).headline
+    assert headline.endswith("; system fans: fan0 1000 RPM, fan1 1001 RPM, fan2 1002 RPM.") and "°C" not in headline
+    assert "(48 °C)" in explain(snap([], [owner], cpu=60.0, cores=1)).headline
+
+
+def test_the_spread_groups_by_service_then_container_then_user_and_needs_two_members() -> None:
+    def worker(pid: int, **changes: Any) -> Any:
+        return replace(proc(pid, f"prog{pid} --x", user=f"u{pid}", gpu_index=None, cpu=30.0), **changes)
+
+    by_unit = [worker(i, unit="ollama.service", command=None, name=None) for i in range(1, 4)]
+    assert "spread over 3 processes of service ollama.service: 45 % of the CPU" in \
+        explain(snap([], by_unit, cpu=60.0, cores=2)).headline
+    box = ContainerRef(runtime="docker", id="c" * 64, name=None)
+    by_container = [worker(i, container=box) for i in range(1, 4)]
+    assert "spread over 3 processes of container cccccccccccc: 45 % of the CPU" in \
+        explain(snap([], by_container, cpu=60.0, cores=2)).headline
+    lone = [worker(1, cpu_percent=80.0), worker(2, cpu_percent=5.0), worker(3, cpu_percent=0.0)]
+    verdict = explain(snap([], lone, cpu=95.0, cores=2))
+    assert "spread over many processes" in verdict.headline  # one member is not a group, whatever its share
+    idle = [worker(1, cpu_percent=0.0), worker(2, cpu_percent=None)]
+    assert explain(snap([], idle, cpu=90.0, cores=1)).headline.startswith("The CPU is at 90 % (48 °C), spread over")
