@@ -11,6 +11,7 @@ from pathlib import Path
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
+from app.attribution.kubernetes import KubeClient
 from app.attribution.processes import ProcessInspector
 from app.config import Settings
 from app.history import History, default_path
@@ -39,6 +40,14 @@ def open_history(settings: Settings) -> History | None:
     return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20)).open()
 
 
+def _kube() -> KubeClient | None:
+    """In a Kubernetes pod: the client that names this node's pods, already listing; elsewhere None."""
+    kube = KubeClient.in_cluster()
+    if kube is not None:
+        kube.start()
+    return kube
+
+
 def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
     """The collector for ``settings``: the backend picked by the factory unless one is given."""
     selection = selection or select_backend(settings.backend, default_builders(settings))
@@ -48,7 +57,8 @@ def build_monitor(settings: Settings, selection: Selection | None = None, histor
         alerts=AlertEngine(settings.alert_rules()),
         attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
                                                redactor=Redactor(settings.mask_patterns, settings.names_only == "on")),
-                              DockerClient(settings.docker_socket) if settings.docker_socket else None),
+                              DockerClient(settings.docker_socket) if settings.docker_socket else None,
+                              kube=_kube()),
         host=HostSampler(proc_root=settings.host_proc),
         min_tick_gap_s=settings.min_tick_gap_s,
         history=history,

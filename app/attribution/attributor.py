@@ -12,6 +12,7 @@ from typing import Sequence, TypeVar
 
 from app.attribution.cgroups import CgroupMatch, read_cgroup, read_nspid
 from app.attribution.docker import DockerClient, DockerContainer
+from app.attribution.kubernetes import KubeClient
 from app.attribution.processes import ProcessInspector
 from app.model import (
     Assignment,
@@ -41,16 +42,19 @@ class Attribution:
 
 class Attributor:
     def __init__(self, inspector: ProcessInspector, docker: DockerClient | None = None,
-                 proc_root: Path | str | None = None):
-        """``proc_root`` is where cgroup and NSpid are read (default: the inspector's /proc)."""
+                 proc_root: Path | str | None = None, kube: KubeClient | None = None):
+        """``proc_root`` is where cgroup and NSpid are read (default: the inspector's /proc). ``kube`` names the
+        pods of this node (in a cluster); its names win over Docker's for the same container."""
         self.inspector = inspector
         self.docker = docker
+        self.kube = kube
         self.proc_root = Path(proc_root) if proc_root is not None else inspector.proc_root
         self._cgroups: dict[tuple[int, float], tuple[CgroupMatch | None, tuple[int, ...]]] = {}
         self._host_pids = inspector.proc_root != Path("/proc")  # NVML's PIDs are then the host's, not ours
 
     def attribute(self, gpus: Sequence[GpuSample], usages: Sequence[GpuProcessUsage]) -> Attribution:
-        known_containers = self.docker.containers() if self.docker is not None else {}
+        known_containers = {**(self.docker.containers() if self.docker is not None else {}),
+                            **(self.kube.containers() if self.kube is not None else {})}
         rows = [self._place(row, known_containers) for row in self.inspector.collect(usages)]
         unattributed, rows, container_shares = self._unattributed(gpus, rows, known_containers)
         return Attribution(
@@ -143,7 +147,10 @@ def _unaccounted(gpu: GpuSample, rows: Sequence[ProcessSample],
 def container_ref(match: CgroupMatch, known: dict[str, DockerContainer]) -> ContainerRef | None:
     if match.container_id is None and match.pod_uid is None:
         return None
-    found = known.get(match.container_id or "")
+    found = known.get(match.container_id or "") or known.get(f"pod-{match.pod_uid}")  # a container, or its pod
+    if found is not None and found.id != match.container_id and match.container_id is not None:
+        found = DockerContainer(id=match.container_id, name=None, image=None, gpu_access=found.gpu_access,
+                                pod=found.pod, namespace=found.namespace)  # only the pod is known: not its names
     return ContainerRef(
         runtime=match.runtime or "unknown",
         id=match.container_id or f"pod-{match.pod_uid}",
@@ -196,7 +203,7 @@ def _containers(rows: Sequence[ProcessSample], known: dict[str, DockerContainer]
             cpu_percent=_sum([r.cpu_percent for r in members]),
         ))
     out.extend(_idle_gpu_container(cid, container, shares.get(cid, {})) for cid, container in sorted(known.items())
-               if cid not in groups and container.gpu_access)
+               if cid not in groups and container.gpu_access and not cid.startswith("pod-"))
     out.sort(key=lambda c: (-(c.gpu_memory_bytes or 0), -(c.sm_percent or 0), c.container.id))
     return tuple(out)
 
