@@ -140,6 +140,39 @@ def containers() -> Response:
                     "users": to_json(snap.users), "unattributed": to_json(unattributed)})
 
 
+@bp.get("/gpu/pods")
+def pods() -> Response:
+    """Per pod and per namespace (Kubernetes): the GPU memory, SM % and power of the processes in each pod, as the
+    cgroups place them and the Kubernetes API names them (the pod's UID alone when the API is not reachable)."""
+    allow_only(())
+    snap = _frame().snapshot
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for proc in snap.processes:
+        ref = proc.container
+        if ref is not None and (ref.pod or ref.pod_uid):
+            groups.setdefault((ref.namespace or "", ref.pod or ref.pod_uid or ""), []).append(proc)
+    rows: list[dict[str, Any]] = []
+    for (namespace, pod), members in groups.items():
+        refs = [p.container for p in members if p.container is not None]
+        rows.append({"namespace": namespace or None, "pod": pod, "pod_uid": next((r.pod_uid for r in refs
+                                                                                 if r.pod_uid), None),
+                     "containers": sorted({r.name or r.id[:12] for r in refs}), "pids": sorted(p.pid for p in members),
+                     "gpu_memory_bytes": sum(p.gpu_memory_bytes or 0 for p in members),
+                     "sm_percent": sum(p.sm_percent or 0 for p in members),
+                     "power_w": round(sum(p.power_w or 0 for p in members), 2),
+                     "cpu_percent": sum(p.cpu_percent or 0 for p in members)})
+    rows.sort(key=lambda r: (-r["gpu_memory_bytes"], -r["sm_percent"], r["pod"]))
+    namespaces: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        total = namespaces.setdefault(row["namespace"] or "", {"namespace": row["namespace"], "pods": 0,
+                                                               "gpu_memory_bytes": 0, "sm_percent": 0.0,
+                                                               "power_w": 0.0})
+        total["pods"] += 1
+        for key in ("gpu_memory_bytes", "sm_percent", "power_w"):
+            total[key] += row[key]
+    return jsonify({"timestamp": snap.timestamp, "pods": rows, "namespaces": list(namespaces.values())})
+
+
 @bp.get("/alerts")
 def alerts() -> Response:
     """The rules (threshold, hold, hysteresis, cooldown per rule), the alerts firing now, and the history

@@ -161,7 +161,7 @@ class SnapshotCollector:
         yield xid
 
     def _processes(self, snap: Any) -> Iterator[Metric]:
-        labels = ["pid", "name", "user", "container", "gpu"]
+        labels = ["pid", "name", "user", "container", "pod", "namespace", "gpu"]  # pod and namespace as dcgm-exporter
         memory = _gauge("fanwhy_process_gpu_memory_bytes", "GPU memory of a process (the largest users only)", labels)
         sm = _gauge("fanwhy_process_sm_percent", "Share of a GPU's SMs a process keeps busy", labels)
         power = _gauge("fanwhy_process_power_watts", "A process's SM share of its GPU's power", labels)
@@ -171,9 +171,11 @@ class SnapshotCollector:
         shares = power_shares(watts, snap.processes)
         users = sorted((p for p in snap.processes if p.gpus), key=lambda p: -(p.gpu_memory_bytes or 0))
         for proc in users[: self.max_processes]:
-            container = proc.container.name or proc.container.id[:12] if proc.container else ""
+            ref = proc.container
+            container = (ref.name or ref.id[:12]) if ref else ""
+            pod, namespace = (ref.pod or "", ref.namespace or "") if ref else ("", "")
             for use in proc.gpus:
-                row = [str(proc.pid), proc.name or "", proc.user or "", container, str(use.gpu_index)]
+                row = [str(proc.pid), proc.name or "", proc.user or "", container, pod, namespace, str(use.gpu_index)]
                 for family, value in ((memory, use.memory_bytes), (sm, use.sm_percent),
                                       (encoder, use.encoder_percent), (decoder, use.decoder_percent)):
                     if value is not None:

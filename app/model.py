@@ -147,8 +147,9 @@ class ContainerRef:
     id: str
     name: str | None = None
     image: str | None = None
-    pod: str | None = None
+    pod: str | None = None  # the pod's name when the Kubernetes API gave it, else its UID
     namespace: str | None = None
+    pod_uid: str | None = None  # from the cgroup path, with or without the API
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,7 @@ SPEC: dict[str, Any] = {
             GPU, _param("kind", "string", "all, gpu or cpu", enum=["all", "gpu", "cpu"]),
             _param("sort", "string", "sort key", enum=["gpu_memory", "sm", "cpu", "pid"]),
             _param("limit", "integer", "at most this many rows", minimum=1, maximum=1000)]),
+        "/api/gpu/pods": _get("Per pod and per namespace (Kubernetes): GPU memory, SM %, power", tag="gpu"),
         "/api/gpu/containers": _get("Per-container and per-user rollups, unattributed memory per GPU", [GPU]),
         "/api/gpu/history": _get("One series of [t, mean, min, max] points", [
             GPU, _param("host", "string", "the host's series (any value): CPU %, load, memory, CPU temperature, "

@@ -161,3 +161,33 @@ def test_in_cluster_needs_the_service_account_and_the_node_name(tmp_path: Path) 
     assert KubeClient.in_cluster({**env, "NODE_NAME": ""}, tmp_path) is None
     six = KubeClient.in_cluster({**env, "KUBERNETES_SERVICE_HOST": "fd00::1"}, tmp_path)
     assert six is not None and six.api == "https://[fd00::1]:443"
+
+
+def test_pod_labels_in_prometheus_and_the_rollups_by_pod(api: FakeApi, make_app: Any, monkeypatch: Any) -> None:
+    """A GPU process placed in a pod carries namespace, pod and container labels as dcgm-exporter names them, and
+    /api/gpu/pods adds up each pod."""
+    import os
+
+    from tests.conftest import nvidia_selection
+    from tests.fakes.fake_nvml import scenario
+
+    client = api.client()
+    client.refresh()
+    fake = scenario("h100_load")
+    fake.run_on(0, os.getpid(), sm_percent=70)
+    app = make_app(nvidia_selection(fake), start=False)
+    monitor = app.extensions["fanwhy"].monitor
+    monitor.attributor.kube = client
+    match = parse_cgroup(f"0::/kubepods/burstable/pod{POD_UID}/{A}\n")  # the cgroupfs driver's layout
+    monkeypatch.setattr(monitor.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
+    monitor.collect()
+    text = app.test_client().get("/metrics").get_data(as_text=True)
+    line = next(x for x in text.splitlines() if x.startswith("fanwhy_process_sm_percent{"))
+    assert 'container="trainer"' in line and 'pod="trainer-0"' in line and 'namespace="ml"' in line
+    pods = app.test_client().get("/api/gpu/pods").get_json()
+    (row,) = pods["pods"]
+    assert (row["namespace"], row["pod"], row["pod_uid"], row["sm_percent"]) == ("ml", "trainer-0", POD_UID, 70.0)
+    assert row["containers"] == ["trainer"] and row["pids"] == [os.getpid()] and row["gpu_memory_bytes"] > 0
+    namespaces = pods["namespaces"]
+    assert namespaces == [{"namespace": "ml", "pods": 1, "gpu_memory_bytes": row["gpu_memory_bytes"],
+                           "sm_percent": 70.0, "power_w": row["power_w"]}]

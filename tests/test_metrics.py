@@ -42,7 +42,7 @@ def test_gpu_gauges_from_the_snapshot(app: Any, fake_nvml: Any) -> None:
     assert get("fanwhy_gpu_energy_joules_total", labels) == pytest.approx(19463.597)
     assert get("fanwhy_gpu_up", labels) == 1.0
     assert get("fanwhy_process_gpu_memory_bytes", {"pid": "657", "name": "", "user": "", "container": "",
-                                                   "gpu": "1"}) == 7052722176
+                                                   "pod": "", "namespace": "", "gpu": "1"}) == 7052722176
     assert get("fanwhy_collector_success") == 1.0 and get("fanwhy_collector_ticks_total") == 1.0
     assert get("gpu_memory_total_bytes", {"gpu": "1"}) == 150754820096
     assert get("gpu_memory_known_bytes", {"gpu": "1"}) == 7052722176
@@ -80,7 +80,7 @@ def test_a_lost_gpu_and_an_exited_process_leave_no_stale_samples(app: Any, fake_
     app.extensions["fanwhy"].monitor.collect()
     get = registry.get_sample_value
     assert get("fanwhy_process_gpu_memory_bytes", {"pid": "657", "name": "", "user": "", "container": "",
-                                                   "gpu": "1"}) is None
+                                                   "pod": "", "namespace": "", "gpu": "1"}) is None
     lost = {"gpu": "0", "uuid": "GPU-5ce6f751-d9a5-2669-cfdd-cb0224401395", "name": "NVIDIA H200"}
     assert get("fanwhy_gpu_up", lost) == 0.0 and get("fanwhy_gpu_utilization_percent", lost) is None
     assert get("fanwhy_collector_success") == 0.0
@@ -200,7 +200,8 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
     assert get("fanwhy_gpu_xid_errors_total", {"gpu": "0", "xid": "79"}) == 2.0
     assert get("fanwhy_gpu_xid_errors_total", {"gpu": "0", "xid": "48"}) == 1.0
     proc = {"pid": str(os.getpid()), "name": monitor.latest().snapshot.processes[0].name or "",
-            "user": monitor.latest().snapshot.processes[0].user or "", "container": "", "gpu": "0"}
+            "user": monitor.latest().snapshot.processes[0].user or "", "container": "", "pod": "", "namespace": "",
+            "gpu": "0"}
     assert get("fanwhy_process_sm_percent", proc) == 80.0
     assert get("fanwhy_process_encoder_percent", proc) is not None
     assert get("fanwhy_process_power_watts", proc) == pytest.approx(sample.power_w * 0.8, abs=0.01)  # 80 % of SMs

@@ -158,6 +158,7 @@ def container_ref(match: CgroupMatch, known: dict[str, DockerContainer]) -> Cont
         image=found.image if found else None,
         pod=(found.pod if found and found.pod else match.pod_uid),
         namespace=found.namespace if found else None,
+        pod_uid=match.pod_uid,
     )
 
 
