@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
+from app.model import ProcessSample
 from app.monitor import Frame, Monitor
 from app.rest import ApiError, allow_only, arg
 from app.serialize import gpu_headline, process_view, to_json
@@ -146,22 +147,31 @@ def pods() -> Response:
     cgroups place them and the Kubernetes API names them (the pod's UID alone when the API is not reachable)."""
     allow_only(())
     snap = _frame().snapshot
-    groups: dict[tuple[str, str], list[Any]] = {}
-    for proc in snap.processes:
+    rows = _pod_rows(snap.processes)
+    return jsonify({"timestamp": snap.timestamp, "pods": rows, "namespaces": _namespace_rows(rows)})
+
+
+def _pod_rows(processes: Sequence[ProcessSample]) -> list[dict[str, Any]]:
+    groups: dict[tuple[str, str], list[ProcessSample]] = {}
+    for proc in processes:
         ref = proc.container
         if ref is not None and (ref.pod or ref.pod_uid):
             groups.setdefault((ref.namespace or "", ref.pod or ref.pod_uid or ""), []).append(proc)
     rows: list[dict[str, Any]] = []
     for (namespace, pod), members in groups.items():
         refs = [p.container for p in members if p.container is not None]
-        rows.append({"namespace": namespace or None, "pod": pod, "pod_uid": next((r.pod_uid for r in refs
-                                                                                 if r.pod_uid), None),
+        rows.append({"namespace": namespace or None, "pod": pod,
+                     "pod_uid": next((r.pod_uid for r in refs if r.pod_uid), None),
                      "containers": sorted({r.name or r.id[:12] for r in refs}), "pids": sorted(p.pid for p in members),
                      "gpu_memory_bytes": sum(p.gpu_memory_bytes or 0 for p in members),
                      "sm_percent": sum(p.sm_percent or 0 for p in members),
                      "power_w": round(sum(p.power_w or 0 for p in members), 2),
                      "cpu_percent": sum(p.cpu_percent or 0 for p in members)})
     rows.sort(key=lambda r: (-r["gpu_memory_bytes"], -r["sm_percent"], r["pod"]))
+    return rows
+
+
+def _namespace_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     namespaces: dict[str, dict[str, Any]] = {}
     for row in rows:
         total = namespaces.setdefault(row["namespace"] or "", {"namespace": row["namespace"], "pods": 0,
@@ -170,7 +180,7 @@ def pods() -> Response:
         total["pods"] += 1
         for key in ("gpu_memory_bytes", "sm_percent", "power_w"):
             total[key] += row[key]
-    return jsonify({"timestamp": snap.timestamp, "pods": rows, "namespaces": list(namespaces.values())})
+    return list(namespaces.values())
 
 
 @bp.get("/alerts")
