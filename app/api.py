@@ -157,18 +157,19 @@ def _pod_rows(processes: Sequence[ProcessSample]) -> list[dict[str, Any]]:
         ref = proc.container
         if ref is not None and (ref.pod or ref.pod_uid):
             groups.setdefault((ref.namespace or "", ref.pod or ref.pod_uid or ""), []).append(proc)
-    rows: list[dict[str, Any]] = []
-    for (namespace, pod), members in groups.items():
-        refs = [p.container for p in members if p.container is not None]
-        rows.append({"namespace": namespace or None, "pod": pod,
-                     "pod_uid": next((r.pod_uid for r in refs if r.pod_uid), None),
-                     "containers": sorted({r.name or r.id[:12] for r in refs}), "pids": sorted(p.pid for p in members),
-                     "gpu_memory_bytes": sum(p.gpu_memory_bytes or 0 for p in members),
-                     "sm_percent": sum(p.sm_percent or 0 for p in members),
-                     "power_w": round(sum(p.power_w or 0 for p in members), 2),
-                     "cpu_percent": sum(p.cpu_percent or 0 for p in members)})
+    rows = [_pod_row(namespace, pod, members) for (namespace, pod), members in groups.items()]
     rows.sort(key=lambda r: (-r["gpu_memory_bytes"], -r["sm_percent"], r["pod"]))
     return rows
+
+
+def _pod_row(namespace: str, pod: str, members: Sequence[ProcessSample]) -> dict[str, Any]:
+    refs = [p.container for p in members if p.container is not None]
+    return {"namespace": namespace or None, "pod": pod, "pod_uid": next((r.pod_uid for r in refs if r.pod_uid), None),
+            "containers": sorted({r.name or r.id[:12] for r in refs}), "pids": sorted(p.pid for p in members),
+            "gpu_memory_bytes": sum(p.gpu_memory_bytes or 0 for p in members),
+            "sm_percent": sum(p.sm_percent or 0 for p in members),
+            "power_w": round(sum(p.power_w or 0 for p in members), 2),
+            "cpu_percent": sum(p.cpu_percent or 0 for p in members)}
 
 
 def _namespace_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
