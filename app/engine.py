@@ -45,6 +45,7 @@ def _kube() -> KubeClient | None:
     kube = KubeClient.in_cluster()
     if kube is not None:
         kube.start()
+        kube.first_answer.wait(1.0)  # the names from the first tick on; a slow API server delays start-up 1 s at most
     return kube
 
 

@@ -68,12 +68,15 @@ class KubeClient:
         self.error: str | None = None
         self.listed_at: float | None = None
         self._stop = threading.Event()
+        self.first_answer = threading.Event()  # set after the first list, answered or not
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def in_cluster(cls, env: dict[str, str] | None = None, account: Path = ACCOUNT) -> KubeClient | None:
-        """The client of a FanWhy running in a pod, or None elsewhere."""
+    def in_cluster(cls, env: dict[str, str] | None = None, account: Path | None = None) -> KubeClient | None:
+        """The client of a FanWhy running in a pod, or None elsewhere. FANWHY_KUBE_ACCOUNT names another folder
+        for the service account's token and ca.crt (a non-standard mount; the GPU test's fake API server)."""
         env = dict(os.environ) if env is None else env
+        account = account or Path(env.get("FANWHY_KUBE_ACCOUNT") or ACCOUNT)
         host, port = env.get("KUBERNETES_SERVICE_HOST"), env.get("KUBERNETES_SERVICE_PORT", "443")
         node = env.get("NODE_NAME") or env.get("FANWHY_NODE_NAME")
         if not host or not node or not (account / "token").exists():
@@ -119,6 +122,7 @@ class KubeClient:
         def run() -> None:
             while not self._stop.is_set():
                 self.refresh()
+                self.first_answer.set()
                 self._stop.wait(self.refresh_s)
 
         self._thread = threading.Thread(target=run, name="fanwhy-kubernetes", daemon=True)
