@@ -284,8 +284,34 @@
     $("#containers tbody").replaceChildren(...rows);
   }
 
+  // Kubernetes: the processes grouped by the pod their cgroup places them in (named when the API answers).
+  function renderPods(processes) {
+    const pods = new Map();
+    processes.forEach((p) => {
+      const c = p.container;
+      if (!c || !(c.pod || c.pod_uid)) return;
+      const key = (c.namespace || "") + "/" + (c.pod || c.pod_uid);
+      const pod = pods.get(key) || { namespace: c.namespace, pod: c.pod || c.pod_uid, uid: c.pod_uid,
+        containers: new Set(), pids: [], memory: 0, sm: 0, cpu: 0, power: 0 };
+      pod.containers.add(c.name || shortId(c.id));
+      pod.pids.push(p.pid);
+      pod.memory += p.gpu_memory_bytes || 0;
+      pod.sm += p.sm_percent || 0;
+      pod.cpu += p.cpu_percent || 0;
+      pod.power += p.power_w || 0;
+      pods.set(key, pod);
+    });
+    $("#tab-pods").hidden = pods.size === 0;
+    const rows = [...pods.values()].sort((a, b) => b.memory - a.memory || b.sm - a.sm).map((pod) => row([
+      { text: pod.namespace || "–" }, { text: pod.pod, title: pod.uid || "" },
+      { text: [...pod.containers].sort().join(", ") }, { text: fmtBytes(pod.memory) }, { text: pod.sm.toFixed(0) },
+      { text: pod.cpu.toFixed(0) }, { text: powerText(pod.power, null) }, { text: pod.pids.sort((a, b) => a - b).join(", ") },
+    ], { data: { pod: pod.uid || pod.pod } }));
+    $("#pods tbody").replaceChildren(...rows);
+  }
+
   function selectTab(which) {
-    ["processes", "containers"].forEach((name) => {
+    ["processes", "containers", "pods"].forEach((name) => {
       const active = name === which;
       $("#tab-" + name).setAttribute("aria-selected", String(active));
       $("#" + name + "-view").hidden = !active;
@@ -293,6 +319,7 @@
   }
   $("#tab-processes").addEventListener("click", () => selectTab("processes"));
   $("#tab-containers").addEventListener("click", () => selectTab("containers"));
+  $("#tab-pods").addEventListener("click", () => selectTab("pods"));
 
   // An alert is shown once, whether it arrives as an event or is already firing when the page opens.
   const shownAlerts = new Set();
@@ -394,6 +421,7 @@
     renderSystem(snap.host);
     renderProcesses(snap.processes, snap.unattributed);
     renderContainers(snap.containers || []);
+    renderPods(snap.processes);
     $("#updated").textContent = new Date(snap.timestamp * 1000).toLocaleTimeString();
     $("#timing").textContent = snap.timing.total_ms.toFixed(1) + " ms, tick " + snap.timing.tick;
     document.dispatchEvent(new CustomEvent("fanwhy:snapshot", { detail: snap }));

@@ -537,3 +537,32 @@ def test_the_api_docs_page_works_offline(server: str, page: Page) -> None:
     assert page.locator("#schema-Verdict").count() == 1 and "headline" in (page.text_content("#schema-Verdict") or "")
     assert all(url.startswith(server) for url in requests_seen)  # nothing fetched from elsewhere
     assert problems(page) == []
+
+
+def test_the_by_pod_view(make_app: Any, serve: Any, page: Page, monkeypatch: Any, tmp_path: Path) -> None:
+    """Processes placed in a pod (here: this test's own process, in a cgroupfs-driver pod path, named by a fake
+    Kubernetes API) are grouped by namespace and pod in the page's third tab."""
+    from app.attribution.cgroups import parse_cgroup
+    from tests.test_kubernetes import POD_UID, FakeApi
+
+    api = FakeApi(tmp_path)
+    try:
+        client = api.client()
+        client.refresh()
+    finally:
+        api.server.shutdown()
+        api.server.server_close()
+    fake = scenario("h100_load")
+    fake.run_on(0, os.getpid(), sm_percent=70)
+    app = make_app(nvidia_selection(fake))
+    monitor = app.extensions["fanwhy"].monitor
+    monitor.attributor.kube = client
+    match = parse_cgroup(f"0::/kubepods/burstable/pod{POD_UID}/{'a' * 64}\n")
+    monkeypatch.setattr(monitor.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
+    live = serve(app)
+    page.goto(live.url)
+    page.wait_for_selector("#tab-pods:not([hidden])", timeout=10_000)
+    page.click("#tab-pods")
+    cells = page.locator(f"#pods tr[data-pod='{POD_UID}'] td").all_text_contents()
+    assert cells[:3] == ["ml", "trainer-0", "trainer"] and cells[4] == "70" and cells[-1] == str(os.getpid())
+    assert problems(page) == []
