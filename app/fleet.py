@@ -84,7 +84,22 @@ def fleet_view(base: str) -> dict[str, Any]:
         out.append({"instance": instance, "up": node["up"], "backend": node.get("backend"),
                     "cpu_percent": node.get("cpu_percent"), "gpus": gpus, "top_containers": containers})
     ranking.sort(key=lambda r: (-r["score"], r["instance"], r["gpu"]))
-    return {"prometheus": base, "nodes": out, "ranking": ranking}
+    return {"prometheus": base, "nodes": out, "ranking": ranking, "pods": pods_view(base)}
+
+
+def pods_view(base: str) -> list[dict[str, Any]]:
+    """The busiest pods of the cluster, by node and namespace (from the per-process labels namespace and pod)."""
+    pods: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for field, series in (("sm_percent", "fanwhy_process_sm_percent"),
+                          ("gpu_memory_bytes", "fanwhy_process_gpu_memory_bytes")):
+        promql = f'topk(50, sum by (instance, namespace, pod) ({series}{{pod!=""}}))'
+        for row in query(base, promql):
+            metric = row["metric"]
+            key = (metric.get("instance", ""), metric.get("namespace", ""), metric.get("pod", ""))
+            pods.setdefault(key, {"instance": key[0], "namespace": key[1] or None, "pod": key[2]})[field] = \
+                float(row["value"][1])
+    return sorted(pods.values(), key=lambda p: (p["instance"], p["namespace"] or "", -p.get("sm_percent", 0.0),
+                                                p["pod"]))
 
 
 @bp.get("/api/fleet")

@@ -22,6 +22,9 @@
       $("#fleet-status").className = "pill pill-ok";
       $("#ranking tbody").replaceChildren(...body.ranking.map((r) =>
         row([r.instance, String(r.gpu), r.name || "?", r.score.toFixed(3)])));
+      $("#pods tbody").replaceChildren(...(body.pods || []).map((p) =>
+        row([p.instance, p.namespace || "–", p.pod, num(p.sm_percent), gib(p.gpu_memory_bytes)],
+            { pod: (p.namespace || "") + "/" + p.pod })));
       $("#nodes tbody").replaceChildren(...body.nodes.map((n) => row([
         n.instance, n.up === false ? "down" : "up", num(n.cpu_percent),
         n.gpus.map((g) => "GPU " + g.gpu + ": " + num(g.utilization_percent) + " % · " + gib(g.memory_used_bytes) +
