@@ -195,3 +195,25 @@ def test_pod_labels_in_prometheus_and_the_rollups_by_pod(api: FakeApi, make_app:
     namespaces = pods["namespaces"]
     assert namespaces == [{"namespace": "ml", "pods": 1, "gpu_memory_bytes": row["gpu_memory_bytes"],
                            "sm_percent": 70.0, "power_w": row["power_w"]}]
+
+
+def test_a_new_pod_is_listed_at_once_not_at_the_next_interval(api: FakeApi, monkeypatch: Any) -> None:
+    client = api.client(refresh_s=300)
+    client.min_gap_s = 0.0
+    client.start()
+    try:
+        assert client.first_answer.wait(5)
+        api.pods.append(pod("newcomer-0", "99999999-8888-7777-6666-555555555555", [("job", "e" * 64, True)]))
+        attributor = Attributor(ProcessInspector(top_cpu=0), kube=client)
+        match = parse_cgroup(f"0::/kubepods/pod99999999-8888-7777-6666-555555555555/{'e' * 64}\n")
+        monkeypatch.setattr(attributor, "_cgroup", lambda pid, start: (match, (pid,)))
+        row = ProcessSample(pid=1, name="p", user="u", command=None, start_time=1.0, cpu_percent=1.0, rss_bytes=1)
+        monkeypatch.setattr(attributor.inspector, "collect", lambda usages: [row])
+        attributor.attribute([], [])  # the unknown pod asks for a list now
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and "e" * 64 not in client.containers():
+            time.sleep(0.05)
+        assert client.containers()["e" * 64].pod == "newcomer-0"
+        assert len(api.requests) == 2  # the first list, and the one the new pod asked for: not a poll loop
+    finally:
+        client.stop()

@@ -56,6 +56,9 @@ class Attributor:
         known_containers = {**(self.docker.containers() if self.docker is not None else {}),
                             **(self.kube.containers() if self.kube is not None else {})}
         rows = [self._place(row, known_containers) for row in self.inspector.collect(usages)]
+        if self.kube is not None and any(r.container is not None and r.container.pod_uid
+                                         and f"pod-{r.container.pod_uid}" not in known_containers for r in rows):
+            self.kube.request_refresh()  # a pod newer than the last list
         unattributed, rows, container_shares = self._unattributed(gpus, rows, known_containers)
         return Attribution(
             processes=tuple(rows),

@@ -2,8 +2,9 @@
 
 The cgroup path already gives each process its pod's UID and its container's id (app.attribution.cgroups); this
 adds the namespace, the pod's name and the container's name. Only this node's pods are listed
-(``fieldSelector=spec.nodeName=...``), on a thread of its own every ``refresh_s``: the collector reads the last
-list and never waits for the API server. A slow, refusing or unreachable API server costs the names and nothing else
+(``fieldSelector=spec.nodeName=...``), on a thread of its own every ``refresh_s``, and at once (at most every
+``min_gap_s``) when a process shows up in a pod the last list did not have: the collector reads the last list and
+never waits for the API server. A slow, refusing or unreachable API server costs the names and nothing else
 (``error`` says why); a pod that is gone drops out at the next list.
 
 In a pod: ``KUBERNETES_SERVICE_HOST``/``_PORT`` (set by the kubelet), the service account's token and CA under
@@ -69,6 +70,9 @@ class KubeClient:
         self.listed_at: float | None = None
         self._stop = threading.Event()
         self.first_answer = threading.Event()  # set after the first list, answered or not
+        self._wake = threading.Event()
+        self._asked_at = 0.0
+        self.min_gap_s = 5.0
         self._thread: threading.Thread | None = None
 
     @classmethod
@@ -88,6 +92,13 @@ class KubeClient:
     def containers(self) -> dict[str, DockerContainer]:
         """The last list (never waits for the API server)."""
         return self._containers
+
+    def request_refresh(self) -> None:
+        """A pod the last list did not have was seen: list again now (at most once every ``min_gap_s``)."""
+        now = time.monotonic()
+        if now - self._asked_at >= self.min_gap_s:
+            self._asked_at = now
+            self._wake.set()
 
     def refresh(self) -> None:
         """List this node's pods once; on failure keep the last list and say why."""
@@ -123,10 +134,12 @@ class KubeClient:
             while not self._stop.is_set():
                 self.refresh()
                 self.first_answer.set()
-                self._stop.wait(self.refresh_s)
+                self._wake.wait(self.refresh_s)  # every refresh_s, or at once when a new pod shows up
+                self._wake.clear()
 
         self._thread = threading.Thread(target=run, name="fanwhy-kubernetes", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
