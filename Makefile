@@ -23,7 +23,7 @@ demo: $(VENV)/.runtime  ## the dashboard on a simulated GPU whose load is real c
 	FANWHY_BACKEND=simulated $(PY) -m app
 
 snapshot: $(VENV)/.runtime
-	$(PY) -m app snapshot --json
+	$(PY) -m app snapshot
 
 # Debian packages the tests drive for real: chromium (the page), prometheus (promtool and a real
 # Prometheus for the fleet), redis-server (the Socket.IO message queue);
