@@ -201,25 +201,9 @@ def test_a_prometheus_scrapes_a_node_by_a_name_outside_its_allowlist_with_the_to
 
 def test_the_cluster_view_groups_the_busiest_pods_by_node_and_namespace(
         make_app: Any, serve: Any, prometheus: Any, monkeypatch: Any, tmp_path: Path) -> None:
-    import os
+    from tests.test_kubernetes import app_with_a_pod
 
-    from app.attribution.cgroups import parse_cgroup
-    from tests.test_kubernetes import POD_UID, FakeApi
-
-    api = FakeApi(tmp_path)
-    try:
-        client = api.client()
-        client.refresh()
-    finally:
-        api.server.shutdown()
-        api.server.server_close()
-    fake = scenario("h100_load")
-    fake.run_on(0, os.getpid(), sm_percent=70)
-    app = make_app(nvidia_selection(fake))
-    monitor = app.extensions["fanwhy"].monitor
-    monitor.attributor.kube = client
-    match = parse_cgroup(f"0::/kubepods/burstable/pod{POD_UID}/{'a' * 64}\n")
-    monkeypatch.setattr(monitor.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
+    app = app_with_a_pod(make_app, monkeypatch, tmp_path)
     node = serve(app)
     other = serve(make_app(nvidia_selection(scenario("h100_idle"))))
     targets = [node.url.removeprefix("http://"), other.url.removeprefix("http://")]

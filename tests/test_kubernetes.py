@@ -217,3 +217,28 @@ def test_a_new_pod_is_listed_at_once_not_at_the_next_interval(api: FakeApi, monk
         assert len(api.requests) == 2  # the first list, and the one the new pod asked for: not a poll loop
     finally:
         client.stop()
+
+
+def app_with_a_pod(make_app: Any, monkeypatch: Any, tmp_path: Path) -> Any:
+    """An app on the fake H100 whose one GPU process (this test's own, at 70 % SM) sits in the pod ml/trainer-0,
+    placed by a cgroupfs-driver path and named by a fake API server's list."""
+    import os
+
+    from tests.conftest import nvidia_selection
+    from tests.fakes.fake_nvml import scenario
+
+    api = FakeApi(tmp_path)
+    try:
+        client = api.client()
+        client.refresh()
+    finally:
+        api.server.shutdown()
+        api.server.server_close()
+    fake = scenario("h100_load")
+    fake.run_on(0, os.getpid(), sm_percent=70)
+    app = make_app(nvidia_selection(fake))
+    monitor = app.extensions["fanwhy"].monitor
+    monitor.attributor.kube = client
+    match = parse_cgroup(f"0::/kubepods/burstable/pod{POD_UID}/{A}\n")
+    monkeypatch.setattr(monitor.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
+    return app

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.test_page import CHROMIUM
-from tests.test_server_process import free_port, wait_healthy
+from tests.test_server_process import free_port, stop, wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -59,16 +58,6 @@ def make(clone: Path, target: str, tmp_path: Path, **env: str) -> tuple[subproce
         proc = subprocess.Popen(["make", "-s", target, f"VENV={ROOT / '.venv'}"], cwd=clone, env=full, text=True,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     return proc, f"http://127.0.0.1:{port}"
-
-
-def stop(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 def test_make_run_on_a_machine_without_a_gpu(clone: Path, browser: Browser, tmp_path: Path) -> None:

@@ -542,23 +542,9 @@ def test_the_api_docs_page_works_offline(server: str, page: Page) -> None:
 def test_the_by_pod_view(make_app: Any, serve: Any, page: Page, monkeypatch: Any, tmp_path: Path) -> None:
     """Processes placed in a pod (here: this test's own process, in a cgroupfs-driver pod path, named by a fake
     Kubernetes API) are grouped by namespace and pod in the page's third tab."""
-    from app.attribution.cgroups import parse_cgroup
-    from tests.test_kubernetes import POD_UID, FakeApi
+    from tests.test_kubernetes import POD_UID, app_with_a_pod
 
-    api = FakeApi(tmp_path)
-    try:
-        client = api.client()
-        client.refresh()
-    finally:
-        api.server.shutdown()
-        api.server.server_close()
-    fake = scenario("h100_load")
-    fake.run_on(0, os.getpid(), sm_percent=70)
-    app = make_app(nvidia_selection(fake))
-    monitor = app.extensions["fanwhy"].monitor
-    monitor.attributor.kube = client
-    match = parse_cgroup(f"0::/kubepods/burstable/pod{POD_UID}/{'a' * 64}\n")
-    monkeypatch.setattr(monitor.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
+    app = app_with_a_pod(make_app, monkeypatch, tmp_path)
     live = serve(app)
     page.goto(live.url)
     page.wait_for_selector("#tab-pods:not([hidden])", timeout=10_000)
