@@ -93,3 +93,24 @@ def test_why_nvml_could_not_start_in_words(code: int, words: str) -> None:
 def test_an_unexpected_init_error_keeps_its_own_text() -> None:
     failure = error(pynvml.NVML_ERROR_TIMEOUT)
     assert describe_init_error(pynvml, failure) == f"{type(failure).__name__}: {failure}"
+
+
+def test_init_words_with_a_binding_that_lacks_the_error_constants() -> None:
+    """An old or partial nvidia-ml-py without some NVML_ERROR_* names: an error is never mistaken for one of them."""
+    from types import SimpleNamespace
+
+    from app.vendors.nvml_calls import describe_init_error
+
+    bare = SimpleNamespace()
+
+    class CodeOne(Exception):
+        value = 1
+
+    class NoCode(Exception):
+        pass
+
+    for code in (1, 2, -2, 0):
+        error = type("E", (Exception,), {"value": code})("it failed")
+        assert describe_init_error(bare, error) == "E: it failed"
+    assert describe_init_error(bare, CodeOne("uninitialised")) == "CodeOne: uninitialised"
+    assert describe_init_error(bare, NoCode("no code")) == "NoCode: no code"

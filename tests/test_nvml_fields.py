@@ -115,3 +115,101 @@ def test_memory_falls_back_from_v2_and_says_why_when_both_fail() -> None:
     gpu = sample(fake)
     assert gpu.memory_used_bytes is None and gpu.memory_total_bytes is None
     assert gpu.unsupported["memory_used_bytes"] == gpu.unsupported["memory_total_bytes"] == "no permission"
+
+
+def test_an_old_driver_without_fan_counts_reads_the_one_fan() -> None:
+    from tests.fakes.fake_nvml import desktop_card
+
+    fake = FakeNvml([desktop_card(fans=2)])
+    fake.set(0, "num_fans", pynvml.NVMLError_FunctionNotFound())
+    gpu = sample(fake)
+    assert gpu.fan_speed_percent == 47.0 and gpu.fan_speeds_percent == (47.0,) and "fan_speed_percent" not in \
+        gpu.unsupported and gpu.passively_cooled is False
+    fake.set(0, "fan", pynvml.NVMLError_NotSupported())
+    gpu = sample(fake)
+    assert gpu.fan_speed_percent is None and gpu.fan_speeds_percent == ()
+    assert gpu.unsupported["fan_speed_percent"] == "not supported by this GPU" and gpu.passively_cooled is False
+
+
+def test_per_fan_speeds_and_a_fan_that_does_not_answer() -> None:
+    from tests.fakes.fake_nvml import desktop_card
+
+    fake = FakeNvml([desktop_card(fans=3)])
+    fake.set(0, "fan_v2_0", 40)
+    fake.set(0, "fan_v2_1", pynvml.NVMLError_NotSupported())
+    fake.set(0, "fan_v2_2", 55)
+    gpu = sample(fake)
+    assert gpu.fan_speeds_percent == (40.0, 55.0) and gpu.fan_speed_percent == 55.0
+    assert "fan_speed_percent" not in gpu.unsupported  # one fan failing does not make the speed unknown
+    for i in range(3):
+        fake.set(0, f"fan_v2_{i}", pynvml.NVMLError_NoPermission())
+    gpu = sample(fake)
+    assert gpu.fan_speed_percent is None and gpu.unsupported["fan_speed_percent"] == "no permission"
+
+
+def test_a_gpu_whose_handle_failed_is_a_row_saying_so() -> None:
+    fake = scenario("h200x2_load")
+    fake.set(0, "handle", pynvml.NVMLError_GpuIsLost())
+    backend = NvidiaBackend(nvml=fake, watch_xid=False)
+    backend.open()
+    try:
+        lost, busy = backend.sample()
+    finally:
+        backend.close()
+    assert (lost.vendor, lost.source, lost.index) == ("nvidia", "nvml", 0)
+    assert lost.error and "GpuIsLost" in lost.error and busy.error is None
+
+
+def test_a_process_listed_twice_keeps_its_larger_memory_and_unknown_samples_stay_unknown() -> None:
+    fake = scenario("h100_load")
+    fake.set(0, "compute_processes", [{"pid": 4242, "usedGpuMemory": 2**30, "gpuInstanceId": 0,
+                                       "computeInstanceId": 0}])
+    fake.set(0, "graphics_processes", [{"pid": 4242, "usedGpuMemory": 3 * 2**30, "gpuInstanceId": 0,
+                                        "computeInstanceId": 0},
+                                       {"pid": 4343, "usedGpuMemory": None, "gpuInstanceId": 0,
+                                        "computeInstanceId": 0}])
+    fake.set(0, "process_utilization", [{"pid": 4242, "timeStamp": 0, "smUtil": 60, "memUtil": 1, "encUtil": 7,
+                                         "decUtil": 9}])
+    backend = NvidiaBackend(nvml=fake, watch_xid=False)
+    backend.open()
+    try:
+        backend.sample()
+        rows = {u.pid: u for u in backend.processes()}
+    finally:
+        backend.close()
+    assert rows[4242].memory_bytes == 3 * 2**30 and rows[4242].kind == "compute"
+    assert (rows[4242].encoder_percent, rows[4242].decoder_percent) == (7.0, 9.0)
+    assert rows[4343].memory_bytes is None and rows[4343].kind == "graphics"
+    assert rows[4343].sm_percent == 0.0 and rows[4343].encoder_percent == 0.0  # not in the samples: idle
+
+
+def test_reinit_backs_off_2_5_15_60_300_seconds_and_resets_after_a_success() -> None:
+    now = [1000.0]
+    fake = scenario("h100_load")
+    backend = NvidiaBackend(nvml=fake, watch_xid=False, clock=lambda: now[0])
+    backend.open()
+    try:
+        fake.set(0, "utilization", pynvml.NVMLError_GpuIsLost())
+        fake.set(0, "handle", pynvml.NVMLError_GpuIsLost())
+        backend.sample()  # the failure: a re-init is due in 2 s
+        inits = fake.calls["init"]
+        for step in (2.0, 5.0, 15.0, 60.0, 300.0, 300.0):
+            now[0] += step - 0.01
+            backend.sample()
+            assert fake.calls["init"] == inits, f"re-init before its {step} s"
+            now[0] += 0.01
+            (gpu,) = backend.sample()
+            inits += 1
+            assert fake.calls["init"] == inits and gpu.error
+        fake.set(0, "handle", None)
+        fake.set(0, "utilization", {"gpu": 50, "memory": 5})
+        now[0] += 300.0
+        (gpu,) = backend.sample()
+        assert gpu.error is None and gpu.utilization_percent == 50.0
+        fake.set(0, "utilization", pynvml.NVMLError_GpuIsLost())
+        backend.sample()
+        now[0] += 2.0  # after a success the backoff starts again at 2 s
+        backend.sample()
+        assert fake.calls["init"] == inits + 2
+    finally:
+        backend.close()

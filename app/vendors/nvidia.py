@@ -315,7 +315,10 @@ class NvidiaBackend(Backend):
             return []
         if gpu.num_fans is None:  # an old driver without nvmlDeviceGetNumFans
             speed = get(u, "fan_speed_percent", "nvmlDeviceGetFanSpeed", gpu.handle)
-            return [float(speed)] if speed is not None else []
+            if speed is None:
+                return []
+            u.pop("fan_speed_percent", None)  # the count was unknown, the speed is not
+            return [float(speed)]
         speeds = []
         for fan in range(gpu.num_fans):
             speed = get(u, "fan_speed_percent", "nvmlDeviceGetFanSpeed_v2", gpu.handle, fan)
