@@ -145,7 +145,7 @@ def test_a_process_in_a_real_docker_named_cgroup_is_attributed_end_to_end(
     (row,) = rows
     assert row["pid"] == sleeper.pid
     assert row["container"] == {"runtime": "docker", "id": A, "name": "trainer", "image": "pytorch/pytorch:2.5",
-                                "pod": None, "namespace": None}
+                                "pod": None, "namespace": None, "pod_uid": None}
     (rollup,) = body["containers"]
     assert rollup["container"]["name"] == "trainer" and rollup["pids"] == [sleeper.pid]
     assert rollup["gpu_memory_bytes"] == 7052722176 and rollup["memory_method"] == "reported"
