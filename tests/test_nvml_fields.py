@@ -213,3 +213,96 @@ def test_reinit_backs_off_2_5_15_60_300_seconds_and_resets_after_a_success() -> 
         assert fake.calls["init"] == inits + 2
     finally:
         backend.close()
+
+
+def test_process_utilization_asks_for_the_window_and_keeps_each_pids_newest_sample() -> None:
+    """The first read asks for the last util_window_s (2 s) of samples, later reads for what came after the newest
+    one seen; of several samples per PID the newest counts."""
+    asked: list[int] = []
+    wall = [5000.0]
+
+    def samples(since_us: int) -> list[dict[str, Any]]:
+        asked.append(since_us)
+        return [{"pid": 7, "smUtil": 10, "memUtil": 0, "encUtil": 0, "decUtil": 0},
+                {"pid": 7, "smUtil": 90, "memUtil": 0, "encUtil": 0, "decUtil": 0}]
+
+    fake = scenario("h100_load")
+    fake.set(0, "compute_processes", [{"pid": 7, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}])
+    fake.set(0, "process_utilization", samples)
+    stamps = iter([4999_000_000, 4999_500_000, 5000_100_000, 5000_200_000, 5009_000_000, 5009_100_000])
+    original = fake.nvmlDeviceGetProcessUtilization
+
+    def stamped(h: int, since_us: int) -> list[Any]:  # two samples of one PID, the second newer
+        rows = original(h, since_us)
+        for row in rows:
+            row.timeStamp = next(stamps)
+        return rows
+
+    fake.nvmlDeviceGetProcessUtilization = stamped  # type: ignore[method-assign]  # a test double's own method
+    backend = NvidiaBackend(nvml=fake, watch_xid=False, wall_clock=lambda: wall[0], process_util_period_s=0.0,
+                            process_util_spacing_s=0.0)
+    backend.open()
+    try:
+        backend.sample()
+        (first,) = backend.processes()
+        assert asked[0] == int((5000.0 - 2.0) * 1e6) and first.sm_percent == 90.0  # the newer of the two
+        wall[0] = 5000.5
+        backend.sample()
+        backend.processes()
+        assert asked[1] == 4999_500_000  # after the newest sample seen, not the window: nothing read twice
+        wall[0] = 5010.0
+        backend.sample()
+        backend.processes()
+        assert asked[2] == int((5010.0 - 2.0) * 1e6)  # but never older than the window
+    finally:
+        backend.close()
+
+
+def test_close_shuts_nvml_down_once_and_the_event_watch_says_what_it_does() -> None:
+    fake = scenario("h100_load")
+    quiet = NvidiaBackend(nvml=fake, watch_xid=False)
+    quiet.open()
+    assert quiet.event_watch() == "not watching" and quiet.events() == []
+    shutdowns = fake.calls["shutdown"]
+    quiet.close()
+    quiet.close()
+    assert fake.calls["shutdown"] == shutdowns + 1 and fake.initialised == 0
+    watching = NvidiaBackend(nvml=scenario("h100_load"), watch_xid=True)
+    watching.open()
+    try:
+        assert watching.event_watch() == "watching"
+    finally:
+        watching.close()
+    assert watching.event_watch() == "not watching"
+
+
+def test_an_nvml_without_gpus_is_unavailable_and_left_shut_down() -> None:
+    from app.vendors.base import BackendUnavailable
+
+    empty = FakeNvml([])
+    with pytest.raises(BackendUnavailable, match="NVML started but reports no NVIDIA GPU"):
+        NvidiaBackend(nvml=empty, watch_xid=False).open()
+    assert empty.initialised == 0
+
+
+def test_the_driver_version_is_read_and_an_old_binding_name_for_clock_reasons_is_used() -> None:
+    fake = scenario("h100_load")
+    backend = NvidiaBackend(nvml=fake, watch_xid=False)
+    backend.open()
+    try:
+        assert backend.driver_version == fake.driver
+    finally:
+        backend.close()
+
+    class OldBinding(FakeNvml):
+        def __getattribute__(self, name: str) -> Any:
+            if name == "nvmlDeviceGetCurrentClocksEventReasons":
+                raise AttributeError(name)
+            return super().__getattribute__(name)
+
+        def nvmlDeviceGetCurrentClocksThrottleReasons(self, h: int) -> int:
+            return 4  # sw_power_cap in the old name's bit set
+
+    old = OldBinding([scenario("h100_load").tables[0]])
+    gpu = sample(old)
+    assert gpu.throttle_reasons == ("sw_power_cap",)
