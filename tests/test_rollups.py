@@ -94,3 +94,36 @@ def test_placement_sets_namespace_and_host_pids_and_leaves_gone_processes_alone(
     ours = Attributor(ProcessInspector(top_cpu=0))  # our own /proc: NVML's PIDs are ours, no host PID to add
     monkeypatch.setattr(ours, "_cgroup", lambda pid, start: answers[pid])
     assert ours._place(proc(2), {}).host_pid is None
+
+
+def test_what_no_process_accounts_for_on_one_gpu_in_each_case() -> None:
+    from app.attribution.attributor import HIDDEN_HINT, _unaccounted
+    from app.model import GpuSample
+    from app.vocabulary import UNATTRIBUTED_FLOOR_BYTES
+
+    mib = 2**20
+
+    def gpu(used: int, util: float | None = 90.0) -> GpuSample:
+        return GpuSample(vendor="nvidia", index=0, memory_used_bytes=used, utilization_percent=util)
+
+    listed = proc(1, "ann", 1.0, None, (0, 1000 * mib, 30.0, "reported"))
+    below = _unaccounted(gpu(1000 * mib + UNATTRIBUTED_FLOOR_BYTES - 1), [listed], [])
+    assert below.reason == "all used memory is accounted for by the processes listed" and below.assigned == ()
+    assert below.memory_bytes == UNATTRIBUTED_FLOOR_BYTES - 1 and below.sm_percent == 60.0
+    hidden = [proc(2, None, None, None, (0, None, 40.0, "none")), proc(3, None, None, None, (0, None, 25.5, "none"))]
+    split = _unaccounted(gpu(1000 * mib + 3000 * mib, 95.5), [listed, *hidden], [])
+    assert [(a.kind, a.id, a.memory_bytes) for a in split.assigned] == [("process", "2", 1500 * mib),
+                                                                         ("process", "3", 1500 * mib)]
+    assert split.reason.startswith("NVML lists no process for 3000 MiB, but 2 PID(s) appear in its utilization")
+    assert split.reason.endswith(f"For exact figures, {HIDDEN_HINT}.") and split.sm_percent == 0.0
+    boxes = [DockerContainer(A, "a", "i", True), DockerContainer(B, "b", "i", True)]
+    estimate = _unaccounted(gpu(1000 * mib + 4000 * mib), [listed], boxes)
+    assert [(a.kind, a.id, a.memory_bytes) for a in estimate.assigned] == [("container", A, 2000 * mib),
+                                                                            ("container", B, 2000 * mib)]
+    assert estimate.reason == ("no visible process accounts for 4000 MiB; split equally among 2 GPU container(s) "
+                               "with no visible process, as an estimate")
+    nobody = _unaccounted(gpu(1000 * mib + 500 * mib, None), [listed], [])
+    assert nobody.reason.startswith("no visible process accounts for 500 MiB: it belongs to processes this FanWhy")
+    assert nobody.reason.endswith(HIDDEN_HINT) and nobody.sm_percent is None and nobody.assigned == ()
+    over = _unaccounted(gpu(10 * mib), [listed], [])
+    assert over.memory_bytes == 0  # the processes report more than the GPU: nothing is negative
