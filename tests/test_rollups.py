@@ -127,3 +127,36 @@ def test_what_no_process_accounts_for_on_one_gpu_in_each_case() -> None:
     assert nobody.reason.endswith(HIDDEN_HINT) and nobody.sm_percent is None and nobody.assigned == ()
     over = _unaccounted(gpu(10 * mib), [listed], [])
     assert over.memory_bytes == 0  # the processes report more than the GPU: nothing is negative
+
+
+def test_kubernetes_names_win_over_dockers_and_an_unknown_pod_asks_for_a_list(monkeypatch: Any) -> None:
+    from app.model import GpuProcessUsage
+
+    class Names:
+        def __init__(self, known: dict[str, DockerContainer]):
+            self.known, self.asked = known, 0
+
+        def containers(self) -> dict[str, DockerContainer]:
+            return self.known
+
+        def request_refresh(self) -> None:
+            self.asked += 1
+
+    uid = "12345678-1234-1234-1234-123456789012"
+    docker = Names({A: DockerContainer(A, "k8s_trainer_pod", "img", True)})
+    kube = Names({A: DockerContainer(A, "trainer", "img", True, pod="trainer-0", namespace="ml"),
+                  f"pod-{uid}": DockerContainer(f"pod-{uid}", None, None, True, pod="trainer-0", namespace="ml")})
+    attributor = Attributor(ProcessInspector(top_cpu=0), docker, kube=kube)  # type: ignore[arg-type]  # duck types
+    answers = {1: CgroupMatch(runtime="containerd", container_id=A, pod_uid=uid)}
+    monkeypatch.setattr(attributor, "_cgroup", lambda pid, start: (answers[pid], (pid,)))
+    monkeypatch.setattr(attributor.inspector, "collect", lambda usages: [proc(1, "ann", 1.0, None)])
+    result = attributor.attribute([], [GpuProcessUsage(pid=1, gpu_index=0, memory_bytes=1, sm_percent=1.0,
+                                                       kind="compute")])
+    (row,) = result.processes
+    assert row.container is not None and (row.container.name, row.container.pod) == ("trainer", "trainer-0")
+    assert kube.asked == 0  # the pod is in the last list
+    assert [c.container.id for c in result.containers] == [A]  # the pod's own entry is no idle container
+    answers[1] = CgroupMatch(runtime="containerd", container_id=C, pod_uid="99999999-1234-1234-1234-123456789012")
+    attributor._cgroups.clear()
+    attributor.attribute([], [])
+    assert kube.asked == 1  # a pod the last list did not have
