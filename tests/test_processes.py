@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -21,6 +22,9 @@ from app.model import GpuProcessUsage, UsageKind
 def sleeper() -> Iterator[subprocess.Popen]:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--password=hunter2",
                              "--token", "abc123"])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and b"sleep" not in Path(f"/proc/{proc.pid}/cmdline").read_bytes():
+        time.sleep(0.01)  # past its exec: before it, /proc shows the parent's command line, or none
     yield proc
     proc.kill()
     proc.wait()
@@ -153,3 +157,25 @@ def test_the_top_cpu_scan_reads_names_with_brackets_and_spaces(tmp_path: Path) -
     write(11, "x) (y z", 3 * CLOCK_TICKS, 700)  # the PID was recycled: a new start time, no CPU % from the old one
     now[0] += 2.0
     assert [r.pid for r in inspector.collect([])] == []
+
+
+def test_a_process_read_before_its_exec_gets_its_command_line_on_a_later_tick(sleeper: subprocess.Popen,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between fork and exec /proc/<pid>/cmdline can read empty; what is read then must not stick."""
+    from app.attribution import processes, procstat
+
+    real = procstat.read_cmdline
+    calls = {"n": 0}
+
+    def empty_first(root: Any, pid: int) -> list[str]:
+        calls["n"] += 1
+        return [] if calls["n"] == 1 else real(root, pid)
+
+    monkeypatch.setattr(processes, "read_cmdline", empty_first)
+    inspector = ProcessInspector(top_cpu=0)
+    (first,) = inspector.collect([usage(sleeper.pid)])
+    assert first.command is None
+    (second,) = inspector.collect([usage(sleeper.pid)])
+    assert second.command is not None and "time.sleep(60)" in second.command
+    (third,) = inspector.collect([usage(sleeper.pid)])
+    assert third.command == second.command and calls["n"] == 2  # found: no more reads

@@ -62,6 +62,8 @@ class _Known:
     cpu_seconds: float
     seen_at: float
     denied: bool = False
+    # a process read between its fork and its exec has no command line yet: read it again on the next few ticks
+    rereads: int = 3
 
 
 class ProcessInspector:
@@ -134,6 +136,11 @@ class ProcessInspector:
             return _Details(None, None, None, None, None, None, "vanished")
         known = self._known.get(pid)
         cpu = None
+        if known is not None and known.start_ticks == stat.start_ticks and known.command is None \
+                and not known.denied and known.rereads > 0 and stat.state != "Z":
+            rereads = known.rereads - 1
+            known = self._identify(pid, stat, known.seen_at, known.cpu_seconds)
+            known.rereads = rereads
         if known is not None and known.start_ticks == stat.start_ticks:
             elapsed = now - known.seen_at
             if elapsed > 0:
@@ -145,7 +152,7 @@ class ProcessInspector:
         return _Details(name=known.name, user=known.user, command=known.command, start_time=known.start_time,
                         cpu_percent=cpu, rss_bytes=stat.rss_bytes, status=status)
 
-    def _identify(self, pid: int, stat: Stat, now: float) -> _Known:
+    def _identify(self, pid: int, stat: Stat, now: float, cpu_seconds: float | None = None) -> _Known:
         argv: list[str] = []
         user = None
         denied = False
@@ -164,7 +171,8 @@ class ProcessInspector:
             pass
         known = _Known(start_ticks=stat.start_ticks, name=process_name(stat.comm, argv), user=user,
                        command=self.redactor.command(argv), start_time=start_time(stat, self.proc_root),
-                       cpu_seconds=stat.cpu_seconds, seen_at=now, denied=denied)
+                       cpu_seconds=stat.cpu_seconds if cpu_seconds is None else cpu_seconds, seen_at=now,
+                       denied=denied)
         self._known[pid] = known
         return known
 
