@@ -4,14 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import logging
 import os
 import signal
 import sys
-import threading
 import time
 from typing import Any, Callable, Sequence
 
@@ -100,29 +98,13 @@ def _first_frame(monitor: Any, deadline: float) -> Any:
     return frame if frame is not None and frame.seq >= 2 else None
 
 
-def _start_nvml_early(settings: Settings) -> threading.Thread | None:
-    """nvmlInit takes ~0.1 s and releases the GIL: started on a thread before the collector's modules are imported,
-    the two overlap. NVML counts its inits, so the backend's own nvmlInit later is cheap; a failure here is
-    the backend's to report."""
-    if settings.backend not in ("auto", "nvidia"):
-        return None
-
-    def init() -> None:
-        with contextlib.suppress(Exception):
-            import pynvml
-
-            pynvml.nvmlInit()
-
-    thread = threading.Thread(target=init, name="fanwhy-nvml-init", daemon=True)
-    thread.start()
-    return thread
-
-
 def snapshot(settings: Settings, as_json: bool = False, watch: float | None = None, processes: int = 8) -> int:
     """One answer, fast: two collections 0.08 s apart (NVML hands over the per-process SM % it has buffered, so
     no full interval is needed), or, with ``watch``, one every ``watch`` seconds until interrupted. No XID event
     thread for a one-shot answer: it could not see an event in that time, and stopping it costs its 0.5 s poll."""
-    early = _start_nvml_early(settings) if watch is None else None
+    from app.vendors.nvml_calls import init_in_background
+
+    early = init_in_background() if watch is None and settings.backend in ("auto", "nvidia") else None
     from app.engine import build_monitor
     from app.preflight import backend_failed
     from app.terminal import render
