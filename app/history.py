@@ -610,11 +610,9 @@ def immediate(db: sqlite3.Connection) -> Iterator[None]:
 def _host_values(snap: Snapshot) -> tuple[float | int | None, ...]:
     """One host_raw row's values, in HOST_METRICS order."""
     host = snap.host
-    memory = (100.0 * host.memory_used_bytes / host.memory_total_bytes
-              if host.memory_used_bytes is not None and host.memory_total_bytes else None)
     load1 = host.load_average[0] if host.load_average else None
     fan = max((f.rpm for f in host.fans if f.rpm is not None), default=None)
-    return (host.cpu_percent, load1, memory, host.memory_used_bytes, host.cpu_temperature_c, fan)
+    return (host.cpu_percent, load1, host.memory_percent, host.memory_used_bytes, host.cpu_temperature_c, fan)
 
 
 # The number that says how strong a cause was, per kind (the verdict's numbers), for "while you were away".

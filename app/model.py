@@ -276,6 +276,13 @@ class HostSample:
     fans: tuple[HostFan, ...] = ()
     unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
 
+    @property
+    def memory_percent(self) -> float | None:
+        """Used memory as % of total; None when either is unknown."""
+        if self.memory_used_bytes is None or not self.memory_total_bytes:
+            return None
+        return 100.0 * self.memory_used_bytes / self.memory_total_bytes
+
 
 @dataclass(frozen=True)
 class GpuEvent:

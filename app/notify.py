@@ -17,7 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 from urllib.parse import urlsplit
 
@@ -139,7 +139,7 @@ class Notifier:
             for target in self.targets:
                 while True:
                     try:
-                        target.queue.put_nowait(alert if masked == alert.message else _with_message(alert, masked))
+                        target.queue.put_nowait(alert if masked == alert.message else replace(alert, message=masked))
                         break
                     except queue.Full:
                         try:
@@ -205,12 +205,6 @@ class Notifier:
             target.last_success = time.time()
             target.last_error = None
             return
-
-
-def _with_message(alert: Alert, message: str) -> Alert:
-    from dataclasses import replace
-
-    return replace(alert, message=message)
 
 
 def _safe(error: Exception, url: str) -> str:

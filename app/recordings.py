@@ -84,10 +84,8 @@ class Recorder:
                 for rec in due for g in snap.gpus if g.error is None and (rec.gpus is None or g.index in rec.gpus)]
         if not snap.gpus:  # no GPU: the host is what is recorded (CPU %, memory, CPU temperature), as row HOST_ROW
             host = snap.host
-            memory = (100.0 * host.memory_used_bytes / host.memory_total_bytes
-                      if host.memory_used_bytes is not None and host.memory_total_bytes else None)
-            rows += [(rec.id, snap.timestamp, HOST_ROW, host.cpu_percent, host.memory_used_bytes, memory,
-                      host.cpu_temperature_c, None) for rec in due]
+            rows += [(rec.id, snap.timestamp, HOST_ROW, host.cpu_percent, host.memory_used_bytes,
+                      host.memory_percent, host.cpu_temperature_c, None) for rec in due]
         db.executemany("INSERT INTO recording_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         for rec in full:  # at its sample cap: stopped, with its statistics, in this same transaction
             _finish(db, rec.id, snap.timestamp)

@@ -11,8 +11,9 @@ import re
 import time
 from typing import Any, Mapping, Sequence
 
+from app.vocabulary import GIB
+
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-GIB = 2**30
 
 
 def clean(text: Any) -> str:
