@@ -48,12 +48,13 @@ def main() -> int:
         "gpustat": [sys.executable, "-m", "gpustat"],
     }
     results: dict[str, Any] = {"load_pid": load.pid, "date": time.strftime("%Y-%m-%d")}
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    seen: list[float | None] = []
     try:
-        for name, argv in commands.items():
-            times, seen = [], []
-            for _ in range(args.rounds):
+        for _ in range(args.rounds):  # the commands take turns, so a drift of the machine weighs on all alike
+            for name, argv in commands.items():
                 ms, result = wall(argv, env)
-                times.append(ms)
+                times[name].append(ms)
                 if name == "fanwhy snapshot --json" and result.returncode == 0:
                     view = json.loads(result.stdout)
                     mine = [p for p in view["processes"] if p["pid"] == load.pid]
@@ -62,10 +63,10 @@ def main() -> int:
                     results["headline"] = view["verdict"]["headline"]
                 elif result.returncode != 0:
                     results.setdefault("errors", {})[name] = result.stderr[-500:]
-            results[name] = {"median_ms": round(statistics.median(times), 1), "min_ms": round(min(times), 1),
-                             "max_ms": round(max(times), 1), "rounds": len(times)}
-            if seen:
-                results[name]["load_sm_percent_each_round"] = seen
+        for name, taken in times.items():
+            results[name] = {"median_ms": round(statistics.median(taken), 1), "min_ms": round(min(taken), 1),
+                             "max_ms": round(max(taken), 1), "rounds": len(taken)}
+        results["fanwhy snapshot --json"]["load_sm_percent_each_round"] = seen
         results["text_answer"] = wall(commands["fanwhy snapshot"], env)[1].stdout
     finally:
         load.kill()
