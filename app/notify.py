@@ -15,15 +15,15 @@ import logging
 import queue
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 from urllib.parse import urlsplit
 
 from app.model import Alert
-from app.monitor import Monitor
 from app.redact import Redactor
+
+if TYPE_CHECKING:  # the settings check parses FANWHY_NOTIFY: its imports stay light (a one-shot answer pays them)
+    from app.monitor import Monitor
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +94,8 @@ class Target:
 
 
 def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> None:
+    import urllib.request  # here: urllib.request loads http.client, email and ssl (~15 ms)
+
     request = urllib.request.Request(url, data=body, headers={"User-Agent": "fanwhy", **headers}, method="POST")
     with urllib.request.urlopen(request, timeout=timeout) as response:  # http(s) only: parse_targets
         response.read(1024)
@@ -190,7 +192,7 @@ class Notifier:
         for attempt in range(len(self._retries) + 1):
             try:
                 self._post(target.url, body, headers, self._timeout_s)
-            except (OSError, urllib.error.URLError, ValueError) as error:
+            except (OSError, ValueError) as error:  # urllib's URLError and HTTPError are OSErrors
                 target.last_error = _safe(error, target.url)
                 if attempt < len(self._retries):
                     target.retries += 1
@@ -209,7 +211,9 @@ class Notifier:
 
 def _safe(error: Exception, url: str) -> str:
     """The error in words, without the URL (or any part of its path, where a token lives)."""
-    if isinstance(error, urllib.error.HTTPError):
+    from urllib.error import HTTPError
+
+    if isinstance(error, HTTPError):
         text = f"HTTP {error.code} {error.reason}"
     else:
         text = f"{type(error).__name__}: {getattr(error, 'reason', None) or error}"

@@ -7,9 +7,11 @@ daemon never stalls the collector for more than one timeout: it is retried after
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import logging
+import os
 import socket
 import time
 from dataclasses import dataclass
@@ -93,6 +95,8 @@ class DockerClient:
         self.error: str | None = None
 
     def _get(self, path: str) -> Any:
+        if not os.path.exists(self.socket_path):  # what connect() would say, before ~20 ms of http.client imports
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
         connection = _unix_connection()(self.socket_path, self.timeout_s)
         try:
             connection.request("GET", path, headers={"Host": "docker"})
@@ -117,13 +121,10 @@ class DockerClient:
                 if cid not in self._inspected:
                     self._inspected[cid] = self._inspect(cid, item)
                 found[cid] = self._inspected[cid]
-        except (OSError, ValueError, _http_error()) as error:
-            failed = f"{self.socket_path}: {type(error).__name__}: {error}"
-            if failed != self.error:  # logged once, and again only when the reason changes
-                log.info("docker API unavailable (%s); container names fall back to short ids", failed)
-            self.error = failed
-            self._retry_at = now + self.retry_s
-            return self._containers
+        except (OSError, ValueError) as error:  # a clause of its own: a missing socket never loads http.client
+            return self._unavailable(error, now)
+        except _http_error() as error:  # looked up only once http.client raised one of its own
+            return self._unavailable(error, now)
         if self.error is not None:
             log.info("docker API available again at %s", self.socket_path)
         self.error = None
@@ -131,6 +132,14 @@ class DockerClient:
         self._containers = found
         self._fresh_until = now + self.ttl_s
         return found
+
+    def _unavailable(self, error: Exception, now: float) -> dict[str, DockerContainer]:
+        failed = f"{self.socket_path}: {type(error).__name__}: {error}"
+        if failed != self.error:  # logged once, and again only when the reason changes
+            log.info("docker API unavailable (%s); container names fall back to short ids", failed)
+        self.error = failed
+        self._retry_at = now + self.retry_s
+        return self._containers
 
     def _inspect(self, cid: str, item: dict[str, Any]) -> DockerContainer:
         names = item.get("Names") or []

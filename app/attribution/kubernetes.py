@@ -17,12 +17,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-import ssl
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any, Callable
 
@@ -59,6 +55,8 @@ def _containers_of(pod: dict[str, Any]) -> dict[str, DockerContainer]:
 class KubeClient:
     def __init__(self, api: str, token: Callable[[], str], node: str, ca_file: str | None = None,
                  refresh_s: float = 30.0, timeout_s: float = 2.0):
+        import ssl  # here, not at the top: TLS and urllib cost a one-shot answer outside a pod ~20 ms of imports
+
         self.api = api.rstrip("/")
         self._token = token
         self.node = node
@@ -102,6 +100,10 @@ class KubeClient:
 
     def refresh(self) -> None:
         """List this node's pods once; on failure keep the last list and say why."""
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
         query = urllib.parse.urlencode({"fieldSelector": f"spec.nodeName={self.node}"})
         request = urllib.request.Request(f"{self.api}/api/v1/pods?{query}",
                                          headers={"Authorization": f"Bearer {self._token()}",
