@@ -14,6 +14,7 @@ from typing import Any
 
 import psutil
 
+from app.attribution.procstat import CpuBaseline, cpu_times, own_ticks
 from app.model import HostFan, HostSample, HostSensor, frozen_map
 
 # Chips whose readings are the CPU package temperature, in order of preference.
@@ -40,14 +41,6 @@ class ProcFile:
             self._fd = None
 
 
-def cpu_times(stat: bytes) -> tuple[int, int]:
-    """(busy, total) clock ticks from /proc/stat's first line. Idle is idle + iowait; guest time is already
-    inside user and nice, so it is not added again (psutil's rule)."""
-    fields = [int(v) for v in stat[: stat.index(b"\n")].split()[1:9]]
-    total = sum(fields)
-    return total - fields[3] - fields[4], total
-
-
 def memory_used_total(meminfo: bytes) -> tuple[int, int] | None:
     """(used, total) bytes, with used = MemTotal - MemAvailable as psutil and free(1) count it; None when
     this kernel has no MemAvailable."""
@@ -71,6 +64,7 @@ class HostSampler:
         # FANWHY_HOST_PROC: the host's /proc, when FanWhy runs in a container with it mounted
         self._stat, self._meminfo = ProcFile(f"{proc_root}/stat"), ProcFile(f"{proc_root}/meminfo")
         self._cpu: tuple[int, int] | None = None
+        self._own_since: int | None = None  # see prime()
         self._sensors_at = float("-inf")
         self._sensors: tuple[tuple[HostSensor, ...], tuple[HostFan, ...], dict[str, str]] = ((), (), {})
         self.errors: tuple[str, ...] = ()  # what the last sample could not read, naming the file
@@ -80,13 +74,22 @@ class HostSampler:
         self._stat.close()
         self._meminfo.close()
 
+    def prime(self, baseline: CpuBaseline) -> None:
+        """The next CPU % is measured since ``baseline`` (read earlier than this sampler was made)."""
+        if baseline.machine is not None:
+            self._cpu, self._own_since = baseline.machine, baseline.own_ticks
+
     def cpu_percent(self) -> float | None:
         """CPU use of the whole machine since the last call, in %; None on the first call."""
         busy, total = cpu_times(self._stat.read())
         previous, self._cpu = self._cpu, (busy, total)
         if previous is None or total <= previous[1]:
             return None if previous is None else 0.0
-        return round(100.0 * max(0, busy - previous[0]) / (total - previous[1]), 1)
+        spent = busy - previous[0]
+        if self._own_since is not None:  # once, after prime(): this process's own start-up is not the machine's load
+            spent -= own_ticks() - self._own_since
+            self._own_since = None
+        return round(100.0 * max(0, spent) / (total - previous[1]), 1)
 
     def memory(self) -> tuple[int, int]:
         found = memory_used_total(self._meminfo.read())

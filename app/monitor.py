@@ -17,6 +17,7 @@ from typing import Any, Callable
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attribution, Attributor
 from app.attribution.processes import ProcessInspector
+from app.attribution.procstat import CpuBaseline
 from app.energy import EnergyMeter
 from app.explain import BusyClock, explain
 from app.history import History
@@ -105,6 +106,12 @@ class Monitor:
             self.host.close()  # its kept /proc descriptors (reopened if this monitor collects again)
         with self._published:
             self._published.notify_all()
+
+    def prime(self, baseline: CpuBaseline) -> None:
+        """The first tick's CPU % (the machine's and each process's) is measured since ``baseline``: one tick
+        then answers in full, where otherwise a second one is needed."""
+        self.host.prime(baseline)
+        self.attributor.inspector.prime(baseline)
 
     @property
     def running(self) -> bool:

@@ -71,6 +71,27 @@ def test_a_closed_pipe_ends_quietly_with_0() -> None:
     assert result.stdout.splitlines()[-1] == "rc=0" and result.stderr == ""
 
 
+def test_one_tick_answers_with_cpu_rates_measured_over_the_start_up() -> None:
+    """The one-shot answer collects once: the CPU % of the machine and of its busiest process are measured from the
+    command's own start (the CPU times read first thing), and the answer's own start-up is not among the causes."""
+    import json
+
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        result = fanwhy("snapshot", "--json", "--backend", "basic", FANWHY_SYS_ROOT=tempfile.mkdtemp(),
+                        FANWHY_NVIDIA_SMI="/nonexistent")
+    finally:
+        spinner.kill()
+        spinner.wait()
+    assert result.returncode == 0, result.stderr
+    view = json.loads(result.stdout)
+    assert view["timing"]["tick"] == 1  # no second collection to wait for
+    busiest = view["processes"][0]
+    assert busiest["pid"] == spinner.pid and busiest["cpu_percent"] > 50
+    assert view["host"]["cpu_percent"] is not None and view["host"]["cpu_percent"] > 0
+    assert all("app snapshot" not in (p["command"] or "") for p in view["processes"])
+
+
 def test_no_gpu_says_so_in_a_sentence() -> None:
     result = fanwhy("snapshot", "--backend", "basic", FANWHY_SYS_ROOT=tempfile.mkdtemp(),
                     FANWHY_NVIDIA_SMI="/nonexistent")
@@ -171,3 +192,18 @@ def test_demo_workers_end_when_every_server_process_is_killed_9() -> None:
         assert not [w.pid for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
     finally:
         stop(proc)
+
+
+def test_a_one_shot_answer_loads_no_web_framework_tls_or_http_client() -> None:
+    """Its speed rests on what it does not import: Flask, the Socket.IO server, TLS and urllib/http.client (the
+    Docker and Kubernetes clients and the notifier load them when they first talk, not at import)."""
+    code = ("import sys, io, contextlib; import app.__main__ as m\n"
+            "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
+            "print(' '.join(sorted(name for name in ('flask', 'socketio', 'ssl', 'http.client', 'urllib.request',"
+            " 'prometheus_client', 'psutil._psutil_linux') if name in sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
+                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
+                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["psutil._psutil_linux"]  # psutil is used (sensors); the others are not

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import psutil
 
-from app.host import HostSampler, ProcFile, cpu_times, memory_used_total
+from app.attribution.procstat import CpuBaseline, cpu_baseline, cpu_times, own_ticks
+from app.host import HostSampler, ProcFile, memory_used_total
 
 STAT = b"cpu  100 5 50 800 40 3 2 0 7 1\ncpu0 50 2 25 400 20 1 1 0 3 0\nintr 1 2 3\n"
 MEMINFO = b"MemTotal:       16384000 kB\nMemFree:         1000000 kB\nMemAvailable:    4096000 kB\nBuffers: 1 kB\n"
@@ -52,6 +54,47 @@ def test_a_host_proc_root_is_read_instead_of_ours(tmp_path: Path) -> None:
     sample = HostSampler(proc_root=str(tmp_path)).sample()
     assert (sample.memory_used_bytes, sample.memory_total_bytes) == memory_used_total(MEMINFO)
     assert sample.cpu_percent == 0.0  # the same counters twice: no time passed on that "host"
+
+
+def _stat(busy: int, idle: int) -> bytes:
+    return f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0\n".encode()
+
+
+def test_a_primed_sampler_measures_from_the_baseline_without_its_own_start_up(tmp_path: Path) -> None:
+    """A one-shot answer primes the sampler with a reading from its very start: the first CPU % spans the start-up,
+    and the start-up's own CPU time (this process's) is not counted as the machine's load, once."""
+    (tmp_path / "stat").write_bytes(_stat(1000, 9000))
+    (tmp_path / "meminfo").write_bytes(MEMINFO)
+    baseline = CpuBaseline(at=time.monotonic(), machine=(1000, 10000), processes={}, own_ticks=own_ticks())
+    sampler = HostSampler(proc_root=str(tmp_path))
+    (tmp_path / "stat").write_bytes(_stat(5000, 9000))  # what the sampler read at its making is not the baseline
+    sampler.prime(baseline)
+    deadline = time.monotonic() + 0.3
+    while time.monotonic() < deadline:  # this process's start-up
+        sum(range(10_000))
+    spent = own_ticks() - baseline.own_ticks
+    assert spent >= 10
+    # over 1,000 ticks of the machine: this process's ticks and 100 of another load
+    (tmp_path / "stat").write_bytes(_stat(1000 + spent + 100, 9000 + 1000 - spent - 100))
+    cpu = sampler.sample().cpu_percent
+    assert cpu is not None and 9.0 <= cpu <= 10.0  # a tick or two more of our own may land in between
+    (tmp_path / "stat").write_bytes(_stat(1000 + spent + 100 + 500, 9000 + 1000 - spent - 100 + 500))
+    assert sampler.sample().cpu_percent == 50.0  # only the first sample after prime() leaves this process out
+
+
+def test_a_baseline_reads_the_machine_and_every_process_but_this_one(tmp_path: Path) -> None:
+    (tmp_path / "stat").write_bytes(STAT)
+    for pid, ticks in ((41, 300), (42, 700)):
+        (tmp_path / str(pid)).mkdir()
+        fields = ["S"] + ["0"] * 10 + [str(ticks), "100"] + ["0"] * 6 + [str(pid * 1000)] + ["0"] * 20
+        (tmp_path / str(pid) / "stat").write_text(f"{pid} (a (b) c) " + " ".join(fields) + "\n")
+    (tmp_path / "self").symlink_to("42")  # as /proc/self reads: a bare PID
+    baseline = cpu_baseline(str(tmp_path), clock=lambda: 12.5)
+    assert baseline.at == 12.5 and baseline.machine == cpu_times(STAT)
+    assert list(baseline.processes) == [41]  # 42 is "self" in that /proc
+    start_ticks, seconds = baseline.processes[41]
+    assert start_ticks == 41_000 and seconds == 400 / os.sysconf("SC_CLK_TCK")
+    assert cpu_baseline(str(tmp_path / "missing")).machine is None
 
 
 def test_a_stopped_monitor_closes_its_kept_descriptors() -> None:

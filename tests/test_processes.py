@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from app.attribution.processes import ProcessInspector
+from app.attribution.procstat import CpuBaseline, cpu_baseline
 from app.model import GpuProcessUsage, UsageKind
 
 
@@ -48,6 +49,37 @@ def test_a_gpu_process_is_named_with_user_and_masked_command(sleeper: subprocess
     assert row.cpu_percent is None  # first sighting: no interval to measure over yet
     (row,) = inspector.collect([usage(sleeper.pid)])
     assert row.cpu_percent is not None and row.cpu_percent >= 0
+
+
+def test_a_primed_baseline_gives_cpu_percent_at_the_first_tick() -> None:
+    """A one-shot answer reads every process's CPU time at its start (cpu_baseline): its one tick then has the CPU %
+    since that moment of a GPU process and of the busiest CPU users; unprimed, a first tick has neither."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.2)
+        baseline = cpu_baseline()
+        assert spinner.pid in baseline.processes and os.getpid() not in baseline.processes
+        time.sleep(0.3)
+        (row,) = ProcessInspector(top_cpu=0).collect([usage(spinner.pid)])
+        assert row.cpu_percent is None  # no earlier reading
+        assert ProcessInspector(top_cpu=5, top_cpu_every_s=0.0).collect([]) == ()
+        primed = ProcessInspector(top_cpu=0)
+        primed.prime(baseline)
+        (row,) = primed.collect([usage(spinner.pid)])
+        assert row.cpu_percent is not None and row.cpu_percent > 50
+        top = ProcessInspector(top_cpu=5, top_cpu_every_s=0.0)
+        top.prime(baseline)
+        busiest = top.collect([])
+        assert busiest and busiest[0].pid == spinner.pid and (busiest[0].cpu_percent or 0) > 50
+        recycled = ProcessInspector(top_cpu=0)  # the same PID, another process: no rate across the two
+        start_ticks, seconds = baseline.processes[spinner.pid]
+        recycled.prime(CpuBaseline(at=baseline.at, machine=None, processes={spinner.pid: (start_ticks - 1, seconds)},
+                                   own_ticks=0))
+        (row,) = recycled.collect([usage(spinner.pid)])
+        assert row.cpu_percent is None
+    finally:
+        spinner.kill()
+        spinner.wait()
 
 
 def test_one_process_on_two_gpus_is_one_row(sleeper: subprocess.Popen) -> None:

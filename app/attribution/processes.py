@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from app.attribution.procstat import (
+    CpuBaseline,
     Stat,
-    pids,
     process_name,
+    read_all_cpu,
     read_cmdline,
-    read_cpu,
     read_stat,
     read_uid,
     start_time,
@@ -142,12 +142,13 @@ class ProcessInspector:
             known = self._identify(pid, stat, known.seen_at, known.cpu_seconds)
             known.rereads = rereads
         if known is not None and known.start_ticks == stat.start_ticks:
-            elapsed = now - known.seen_at
-            if elapsed > 0:
-                cpu = round(max(0.0, 100.0 * (stat.cpu_seconds - known.cpu_seconds) / elapsed), 1)
+            cpu = _percent(stat.cpu_seconds - known.cpu_seconds, now - known.seen_at)
             known.cpu_seconds, known.seen_at = stat.cpu_seconds, now
-        else:  # a new process, or a recycled PID: read who it is once
+        else:  # a new process, or a recycled PID: read who it is once (its CPU % since the last scan, if seen)
             known = self._identify(pid, stat, now)
+            scanned = self._scan.get(pid)
+            if scanned is not None and scanned[0] == stat.start_ticks and self._scan_at is not None:
+                cpu = _percent(stat.cpu_seconds - scanned[1], now - self._scan_at)
         status: ProcessStatus = "zombie" if stat.state == "Z" else "denied" if known.denied else "ok"
         return _Details(name=known.name, user=known.user, command=known.command, start_time=known.start_time,
                         cpu_percent=cpu, rss_bytes=stat.rss_bytes, status=status)
@@ -196,20 +197,20 @@ class ProcessInspector:
         rows.sort(key=lambda p: -(p.cpu_percent or 0))
         return rows
 
+    def prime(self, baseline: CpuBaseline) -> None:
+        """Take ``baseline`` as the last scan: the next tick has the CPU % of every process since then (a one-shot
+        answer reads it at its start, so its first tick needs no second one)."""
+        self._scan, self._scan_at = dict(baseline.processes), baseline.at
+
     def _scan_all(self, now: float) -> dict[int, float]:
         previous, then = self._scan, self._scan_at
-        current: dict[int, tuple[int, float]] = {}
+        current = read_all_cpu(self.proc_root)
         busy: list[tuple[float, int]] = []
-        root = str(self.proc_root)
-        for pid in pids(self.proc_root):
-            try:
-                current[pid] = start_ticks, cpu_seconds = read_cpu(root, pid)
-            except (OSError, ValueError, IndexError):
-                continue
+        for pid, (start_ticks, cpu_seconds) in current.items():
             before = previous.get(pid)
-            if then is not None and before is not None and before[0] == start_ticks and now > then:
-                cpu = 100.0 * (cpu_seconds - before[1]) / (now - then)
-                if cpu >= self.min_cpu_percent:
+            if then is not None and before is not None and before[0] == start_ticks:
+                cpu = _percent(cpu_seconds - before[1], now - then)
+                if cpu is not None and cpu >= self.min_cpu_percent:
                     busy.append((cpu, pid))
         self._scan, self._scan_at = current, now
         busy.sort(reverse=True)
@@ -220,3 +221,8 @@ class ProcessInspector:
         keep = set(keep)
         if len(self._known) > 2 * len(keep) + 64:
             self._known = {pid: k for pid, k in self._known.items() if pid in keep}
+
+
+def _percent(cpu_seconds: float, elapsed: float) -> float | None:
+    """CPU % of one core over ``elapsed`` seconds; None over no time at all."""
+    return round(max(0.0, 100.0 * cpu_seconds / elapsed), 1) if elapsed > 0 else None

@@ -1,17 +1,20 @@
 """The lean per-tick path into /proc: one read of ``/proc/<pid>/stat`` gives a process's start time (to
 tell a recycled PID), its CPU time, its RSS and whether it is a zombie. Names, users and command lines
-change rarely and are read once per process (cached by the caller by (pid, start time)).
+change rarely and are read once per process (cached by the caller by (pid, start time)). ``/proc/stat`` gives
+the machine's CPU time; ``cpu_baseline`` reads both for every process at once.
+
+psutil is imported only where /proc/stat has no boot time: a one-shot answer reads its baseline before that import.
 """
 
 from __future__ import annotations
 
 import os
 import pwd
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-
-import psutil
+from typing import Callable
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -53,6 +56,60 @@ def read_cpu(proc_root: Path | str, pid: int) -> tuple[int, float]:
     return int(fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def read_all_cpu(proc_root: Path | str) -> dict[int, tuple[int, float]]:
+    """(start ticks, CPU seconds) of every process that can be read now: the scan for the busiest CPU users."""
+    root = str(proc_root)
+    found: dict[int, tuple[int, float]] = {}
+    for pid in pids(Path(proc_root)):
+        try:
+            found[pid] = read_cpu(root, pid)
+        except (OSError, ValueError, IndexError):  # gone, or denied, since the listing
+            continue
+    return found
+
+
+def cpu_times(stat: bytes) -> tuple[int, int]:
+    """(busy, total) clock ticks from /proc/stat's first line. Idle is idle + iowait; guest time is already
+    inside user and nice, so it is not added again (psutil's rule)."""
+    fields = [int(v) for v in stat[: stat.index(b"\n")].split()[1:9]]
+    total = sum(fields)
+    return total - fields[3] - fields[4], total
+
+
+@dataclass(frozen=True)
+class CpuBaseline:
+    """The CPU time of the machine and of every process at one moment (``at``, on the collector's clock). A
+    one-shot answer reads it first thing, so that its CPU % spans its own start-up (imports, opening NVML)
+    instead of a wait after it."""
+
+    at: float
+    machine: tuple[int, int] | None  # (busy, total) ticks of /proc/stat; None when it could not be read
+    processes: dict[int, tuple[int, float]]  # pid -> (start ticks, CPU seconds), this process left out
+    own_ticks: int  # this process's CPU time (own_ticks()): its start-up is taken out of the machine's CPU %
+
+
+def own_ticks() -> int:
+    """The CPU time of this process (all its threads) in clock ticks, the unit of /proc/stat."""
+    spent = os.times()
+    return round((spent.user + spent.system) * CLOCK_TICKS)
+
+
+def cpu_baseline(proc_root: str = "/proc", clock: Callable[[], float] = time.monotonic) -> CpuBaseline:
+    at = clock()
+    machine = None
+    try:
+        with open(f"{proc_root}/stat", "rb") as handle:
+            machine = cpu_times(handle.read())
+    except (OSError, ValueError):  # the sampler says why at its first tick
+        pass
+    processes = read_all_cpu(proc_root)
+    try:  # this process as that /proc numbers it (a mounted host /proc has its own numbers)
+        processes.pop(int(os.readlink(f"{proc_root}/self")), None)
+    except (OSError, ValueError):
+        processes.pop(os.getpid(), None)
+    return CpuBaseline(at=at, machine=machine, processes=processes, own_ticks=own_ticks())
+
+
 @lru_cache(maxsize=8)
 def _boot_time(proc_root: str) -> float:
     try:
@@ -62,6 +119,8 @@ def _boot_time(proc_root: str) -> float:
                     return float(line.split()[1])
     except OSError:
         pass
+    import psutil
+
     return float(psutil.boot_time())
 
 

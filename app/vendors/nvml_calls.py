@@ -87,9 +87,9 @@ def describe_init_error(nvml: Any, error: Exception) -> str:
 
 
 def init_in_background() -> threading.Thread:
-    """Start ``nvmlInit`` on a thread of its own (``fanwhy snapshot``: it takes ~0.1 s and releases the GIL, so it
-    overlaps with importing the collector). NVML counts its inits, so the backend's own nvmlInit later is cheap; a
-    failure here is the backend's to report when it opens."""
+    """Start ``nvmlInit`` on a thread of its own (``fanwhy snapshot``: it releases the GIL, so it overlaps with
+    importing the collector; ~10 ms on an H100 in persistence mode, far longer where the driver must load). NVML
+    counts its inits, so the backend's own nvmlInit later is cheap; a failure here is the backend's to report."""
     def init() -> None:
         with contextlib.suppress(Exception):
             import pynvml
