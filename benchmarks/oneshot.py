@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.peers import start_loads
+
 ROOT = Path(__file__).resolve().parent.parent
-LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
 
 
 def wall(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
@@ -32,10 +33,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
-    load = subprocess.Popen([sys.executable, str(LOAD), "--seconds", "300", "--hold-gb", "1"], stdout=subprocess.PIPE,
-                            text=True)
-    assert load.stdout is not None and load.stdout.readline().strip() == "ready"
-    time.sleep(3)
+    (load,) = start_loads(1, 300, 1)
     # Compiled first, as an installed package is: where PYTHONDONTWRITEBYTECODE is set (the GPU machines set it),
     # every run would otherwise compile the sources again, ~0.18 s on an H100 host, which no installed FanWhy pays.
     # Compile the site-packages of the other tools the same way before comparing (see docs/PERFORMANCE.md).

@@ -1,0 +1,126 @@
+"""Where the time of a one-shot answer goes: ``fanwhy snapshot --json`` in a fresh process, with marks at each step.
+
+The child runs ``app.__main__.main`` with wrappers around the steps (nvmlInit on its thread, the backend's opening,
+the collector's assembly, each tick and its parts), and prints the marks as seconds since the parent started it.
+Beside it: a bare interpreter, and a fresh process that only calls nvmlInit and reads the buffered per-process SM %
+(the floor the issue measured). Run on a GPU machine with a load: ``python -m benchmarks.oneshot_trace --rounds 7``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.peers import start_loads
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = r"""
+import json, sys, threading, time
+T0 = float(sys.argv[1]); marks = []
+def mark(name):
+    marks.append((name, round((time.time() - T0) * 1000, 1)))
+mark("interpreter ready")
+import app.vendors.nvml_calls as nc
+mark("nvml_calls imported")
+def wrap(owner, attr, label):
+    inner = getattr(owner, attr)
+    def wrapper(*a, **k):
+        mark(label + " start")
+        try:
+            return inner(*a, **k)
+        finally:
+            mark(label + " end")
+    setattr(owner, attr, wrapper)
+def init_in_background():
+    def init():
+        try:
+            import pynvml
+            mark("init: pynvml imported")
+            pynvml.nvmlInit()
+            mark("init: nvmlInit done")
+        except Exception as error:
+            mark(f"init: {type(error).__name__}")
+    thread = threading.Thread(target=init, daemon=True)
+    thread.start()
+    # the collector's modules, imported here as snapshot() imports them next, then wrapped
+    import app.engine, app.vendors.factory, app.monitor, app.vendors.nvidia, app.attribution.attributor, app.host
+    mark("collector imported")
+    wrap(app.engine, "build_monitor", "build_monitor")
+    wrap(app.vendors.factory, "select_backend", "select_backend")
+    wrap(app.monitor.Monitor, "_collect", "tick")
+    wrap(app.vendors.nvidia.NvidiaBackend, "sample", "  gpus")
+    wrap(app.vendors.nvidia.NvidiaBackend, "processes", "  gpu processes")
+    wrap(app.attribution.attributor.Attributor, "attribute", "  attribute")
+    wrap(app.host.HostSampler, "sample", "  host")
+    wrap(app.monitor.Monitor, "_publish", "  publish")
+    wrap(app.monitor.Monitor, "wait_frame", "wait_frame")
+    return thread
+nc.init_in_background = init_in_background
+import app.__main__ as m
+mark("app.__main__ imported")
+code = m.main(["snapshot", "--json"])
+mark("main returned")
+sys.stderr.write(json.dumps(marks) + "\n")
+sys.stderr.flush()
+import os
+os._exit(code)  # as run() ends a one-shot answer
+"""
+
+
+def wall(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    result = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    return (time.perf_counter() - started) * 1000, result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    (load,) = start_loads(1, 300, 1)
+    env = {**os.environ, "FANWHY_DB": "none"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "app"], cwd=ROOT, env=env, check=False)
+    floor = ("import pynvml; pynvml.nvmlInit(); h = pynvml.nvmlDeviceGetHandleByIndex(0); "
+             "print([(s.pid, s.smUtil) for s in pynvml.nvmlDeviceGetProcessUtilization(h, 0)])")
+    plain = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "python -S -c pass": [sys.executable, "-S", "-c", "pass"],
+        "nvmlInit + process utilization": [sys.executable, "-c", floor],
+        "import app.engine": [sys.executable, "-c", "import app.engine"],
+        "import psutil": [sys.executable, "-c", "import psutil"],
+        "fanwhy snapshot --json": [sys.executable, "-m", "app", "snapshot", "--json"],
+    }
+    results: dict[str, Any] = {"date": time.strftime("%Y-%m-%d"), "load_pid": load.pid}
+    times: dict[str, list[float]] = {name: [] for name in [*plain, "traced"]}
+    traces: list[Any] = []
+    try:
+        for _ in range(args.rounds):
+            for name, argv in plain.items():
+                times[name].append(wall(argv, env)[0])
+            ms, result = wall([sys.executable, "-c", CHILD, repr(time.time())], env)
+            times["traced"].append(ms)
+            lines = result.stderr.strip().splitlines()
+            traces.append({"wall_ms": round(ms, 1), "marks": json.loads(lines[-1]) if lines else result.stderr})
+    finally:
+        load.kill()
+        load.wait()
+    results["medians_ms"] = {name: round(statistics.median(taken), 1) for name, taken in times.items()}
+    results["traces"] = traces
+    text = json.dumps(results, indent=1)
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
