@@ -101,26 +101,34 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     from app.attribution.procstat import cpu_baseline
 
     baseline = cpu_baseline(settings.host_proc)
-    from app.vendors.nvml_calls import init_in_background
-
-    early = init_in_background() if watch is None and settings.backend in ("auto", "nvidia") else None
-    from app.engine import build_monitor
-    from app.preflight import backend_failed
-    from app.terminal import render
-    from app.vendors.base import BackendUnavailable
-    from app.vendors.factory import default_builders, select_backend
+    from app.vendors.factory import default_builders, select_in_background
     from app.vendors.nvidia import NvidiaBackend
 
-    if early is not None:
-        early.join()
     builders = default_builders(settings)
     if watch is None:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
+    # NVML opens on a thread while the collector's modules load. Each of its ~30 driver calls gives the GIL up and
+    # must win it back from the importing thread, by default after up to 5 ms: hand it over sooner meanwhile.
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    selected = select_in_background(settings.backend, builders)
+    from app.engine import build_monitor
+    from app.terminal import render
+    from app.vendors.base import BackendUnavailable
+
     try:
-        selection = select_backend(settings.backend, builders)
+        try:
+            selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
+        finally:
+            sys.setswitchinterval(switch)
         monitor = build_monitor(settings, selection)  # no history: a terminal answer writes none
     except BackendUnavailable as error:
+        from app.preflight import backend_failed
+
         raise backend_failed(settings, error) from None
+    except TimeoutError as error:
+        print(f"fanwhy: {error} (a GPU call hung: the driver may be stuck)", file=sys.stderr)
+        return 5
     monitor.prime(baseline)
     monitor.attributor.inspector.top_cpu_every_s = 0.0  # the first tick scans every process against the baseline
     time.sleep(max(0.0, baseline.at + ONE_SHOT_WINDOW_S - time.monotonic()))

@@ -7,6 +7,7 @@ would have finished importing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attributor
@@ -14,11 +15,13 @@ from app.attribution.docker import DockerClient
 from app.attribution.kubernetes import KubeClient
 from app.attribution.processes import ProcessInspector
 from app.config import Settings
-from app.history import History, default_path
 from app.host import HostSampler
 from app.monitor import Monitor
 from app.redact import Redactor
 from app.vendors.factory import Selection, default_builders, select_backend
+
+if TYPE_CHECKING:
+    from app.history import History
 
 
 def history_path(settings: Settings) -> Path | None:
@@ -26,6 +29,8 @@ def history_path(settings: Settings) -> Path | None:
     to the real history: they get a file of their own beside it."""
     if settings.db.lower() == "none":
         return None
+    from app.history import default_path  # here: a terminal answer (FANWHY_DB=none) loads no sqlite3
+
     path = Path(settings.db) if settings.db else default_path()
     if settings.backend == "simulated" and path == default_path():
         return path.with_name("demo-history.db")
@@ -37,6 +42,8 @@ def open_history(settings: Settings) -> History | None:
     path = history_path(settings)
     if path is None:
         return None
+    from app.history import History
+
     return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20)).open()
 
 

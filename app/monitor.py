@@ -12,7 +12,7 @@ import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from app.alerts import AlertEngine
 from app.attribution.attributor import Attribution, Attributor
@@ -20,11 +20,13 @@ from app.attribution.processes import ProcessInspector
 from app.attribution.procstat import CpuBaseline
 from app.energy import EnergyMeter
 from app.explain import BusyClock, explain
-from app.history import History
 from app.host import HostSampler
 from app.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
 from app.serialize import snapshot_view
 from app.vendors.factory import Selection, no_gpu_sentence
+
+if TYPE_CHECKING:  # a terminal answer writes no history: sqlite3 stays unloaded
+    from app.history import History
 
 log = logging.getLogger(__name__)
 

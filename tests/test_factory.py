@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +11,7 @@ import pytest
 
 from app.vendors.base import BackendUnavailable
 from app.vendors.basic import BasicBackend
-from app.vendors.factory import default_builders, select_backend
+from app.vendors.factory import default_builders, select_backend, select_in_background
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.nvidia_smi import NvidiaSmi
 from tests.conftest import nvidia_selection
@@ -37,6 +39,28 @@ def test_nvml_failing_falls_back_to_basic_with_the_reason(failure: str, words: s
     assert selection.backend.name == "basic"
     assert words in selection.skipped["nvidia"]
     assert "amdsmi" in selection.skipped["amd"]
+
+
+def test_a_selection_in_the_background_returns_raises_or_times_out() -> None:
+    """What `fanwhy snapshot` waits on: the same selection as select_backend, its error raised in the caller, and a
+    driver call that never returns reported as a timeout instead of a hang."""
+    selection = select_in_background("auto", builders("h100_load"))(5.0)
+    assert selection.backend.name == "nvidia" and dict(selection.skipped) == {}
+    failing = builders("library_not_found")
+    with pytest.raises(BackendUnavailable, match="LibraryNotFound"):
+        select_in_background("nvidia", failing)(5.0)
+    release = threading.Event()
+    stuck = scenario("h100_load")
+    stuck.set(0, "temperature", lambda *_: (release.wait(30), 57)[1])  # the first sample (with_other_cards) hangs
+    hanging = builders("h100_load")
+    hanging["nvidia"] = lambda: NvidiaBackend(nvml=stuck)
+    started = time.monotonic()
+    try:
+        with pytest.raises(TimeoutError, match=r"opening the auto backend has not finished in 0\.3 s"):
+            select_in_background("auto", hanging)(0.3)
+        assert time.monotonic() - started < 2.0
+    finally:
+        release.set()
 
 
 def test_a_backend_that_crashes_on_open_does_not_stop_the_others() -> None:

@@ -7,9 +7,7 @@ an error row and re-initialises NVML with backoff.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
 from typing import Any, Callable
 
 log = logging.getLogger(__name__)
@@ -84,18 +82,3 @@ def describe_init_error(nvml: Any, error: Exception) -> str:
     hint = hints.get(code)
     name = type(error).__name__
     return f"{name}: {hint}" if hint else f"{name}: {error}"
-
-
-def init_in_background() -> threading.Thread:
-    """Start ``nvmlInit`` on a thread of its own (``fanwhy snapshot``: it releases the GIL, so it overlaps with
-    importing the collector; ~10 ms on an H100 in persistence mode, far longer where the driver must load). NVML
-    counts its inits, so the backend's own nvmlInit later is cheap; a failure here is the backend's to report."""
-    def init() -> None:
-        with contextlib.suppress(Exception):
-            import pynvml
-
-            pynvml.nvmlInit()
-
-    thread = threading.Thread(target=init, name="fanwhy-nvml-init", daemon=True)
-    thread.start()
-    return thread
