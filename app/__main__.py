@@ -107,20 +107,13 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     builders = default_builders(settings)
     if watch is None:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
-    # NVML opens on a thread while the collector's modules load. Each of its ~30 driver calls gives the GIL up and
-    # must win it back from the importing thread, by default after up to 5 ms: hand it over sooner meanwhile.
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(0.0005)
-    selected = select_in_background(settings.backend, builders)
+    selected = select_in_background(settings.backend, builders)  # waited for with a deadline: a stuck driver
     from app.engine import build_monitor
     from app.terminal import render
     from app.vendors.base import BackendUnavailable
 
     try:
-        try:
-            selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
-        finally:
-            sys.setswitchinterval(switch)
+        selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
         monitor = build_monitor(settings, selection)  # no history: a terminal answer writes none
     except BackendUnavailable as error:
         from app.preflight import backend_failed

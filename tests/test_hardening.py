@@ -279,8 +279,8 @@ def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, caps
 
 
 def test_a_one_shot_snapshot_ends_in_time_when_the_backend_never_opens(monkeypatch: Any, capsys: Any) -> None:
-    """The backend opens on a thread while the collector's modules load; a driver that never answers (nvmlInit
-    stuck) ends the command after the watchdog with exit 5 and a sentence, not a hang."""
+    """The backend opens on a thread of its own: a driver that never answers (nvmlInit stuck) ends the command after
+    the watchdog with exit 5 and a sentence, not a hang."""
     from app.__main__ import snapshot
     from app.config import Settings
     from app.vendors import factory
@@ -295,12 +295,10 @@ def test_a_one_shot_snapshot_ends_in_time_when_the_backend_never_opens(monkeypat
             release.wait(30)
 
     monkeypatch.setattr(factory, "default_builders", lambda settings=None: {"simulated": Stuck})
-    switch = sys.getswitchinterval()
     started = time.monotonic()
     try:
         assert snapshot(Settings(db="none", backend="simulated", watchdog_s=0.5)) == 5
         assert time.monotonic() - started < 3.0
-        assert sys.getswitchinterval() == switch  # shortened only while the backend opens
         err = capsys.readouterr().err
         assert "opening the simulated backend has not finished in 0.5 s" in err and "driver may be stuck" in err
     finally:

@@ -77,10 +77,12 @@ def with_other_cards(primary: Backend, builders: Mapping[str, Callable[[], Backe
 
 
 def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backend]]) -> Callable[[float], Selection]:
-    """``select_backend`` on a thread of its own, for ``fanwhy snapshot``: loading NVML and the first calls to each
-    GPU (~50 ms on an H100, nearly all inside the driver, where ctypes releases the GIL) overlap with the caller's
-    imports. The function returned waits up to ``timeout`` seconds for the selection and returns it, re-raises what
-    select_backend raised, or raises TimeoutError while a call into the driver has not returned."""
+    """``select_backend`` on a thread of its own, for ``fanwhy snapshot``: a driver that never answers (nvmlInit
+    stuck) ends the command after a deadline instead of hanging it, and the opening overlaps with the caller's
+    imports (on an H100 in persistence mode that gained nothing measurable: its driver calls share the GIL with
+    the imports; see docs/PERFORMANCE.md). The function returned waits up to ``timeout`` seconds for the selection
+    and returns it, re-raises what select_backend raised, or raises TimeoutError while a driver call has not
+    returned."""
     outcome: list[Selection | Exception] = []
 
     def run() -> None:
