@@ -1,7 +1,8 @@
 """Where the time of a one-shot answer goes: ``fanwhy snapshot --json`` in a fresh process, with marks at each step.
 
-The child runs ``app.__main__.main`` with wrappers around the steps (nvmlInit on its thread, the backend's opening,
-the collector's assembly, each tick and its parts), and prints the marks as seconds since the parent started it.
+The child runs ``app.__main__.main`` and wraps each step (the CPU baseline, the backend's opening on its thread, the
+collector's assembly, the tick and its parts) as the command itself imports its module, so the order is the
+command's own; it prints the marks as milliseconds since the parent started it.
 Beside it: a bare interpreter, and a fresh process that only calls nvmlInit and reads the buffered per-process SM %
 (the floor the issue measured). Run on a GPU machine with a load: ``python -m benchmarks.oneshot_trace --rounds 7``.
 """
@@ -23,13 +24,11 @@ from benchmarks.peers import start_loads
 ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
-import json, sys, threading, time
+import importlib.abc, importlib.machinery, json, sys, time
 T0 = float(sys.argv[1]); marks = []
 def mark(name):
     marks.append((name, round((time.time() - T0) * 1000, 1)))
 mark("interpreter ready")
-import app.vendors.nvml_calls as nc
-mark("nvml_calls imported")
 def wrap(owner, attr, label):
     inner = getattr(owner, attr)
     def wrapper(*a, **k):
@@ -39,31 +38,32 @@ def wrap(owner, attr, label):
         finally:
             mark(label + " end")
     setattr(owner, attr, wrapper)
-def init_in_background():
-    def init():
-        try:
-            import pynvml
-            mark("init: pynvml imported")
-            pynvml.nvmlInit()
-            mark("init: nvmlInit done")
-        except Exception as error:
-            mark(f"init: {type(error).__name__}")
-    thread = threading.Thread(target=init, daemon=True)
-    thread.start()
-    # the collector's modules, imported here as snapshot() imports them next, then wrapped
-    import app.engine, app.vendors.factory, app.monitor, app.vendors.nvidia, app.attribution.attributor, app.host
-    mark("collector imported")
-    wrap(app.engine, "build_monitor", "build_monitor")
-    wrap(app.vendors.factory, "select_backend", "select_backend")
-    wrap(app.monitor.Monitor, "_collect", "tick")
-    wrap(app.vendors.nvidia.NvidiaBackend, "sample", "  gpus")
-    wrap(app.vendors.nvidia.NvidiaBackend, "processes", "  gpu processes")
-    wrap(app.attribution.attributor.Attributor, "attribute", "  attribute")
-    wrap(app.host.HostSampler, "sample", "  host")
-    wrap(app.monitor.Monitor, "_publish", "  publish")
-    wrap(app.monitor.Monitor, "wait_frame", "wait_frame")
-    return thread
-nc.init_in_background = init_in_background
+WRAPS = {  # module -> (attribute path, label), wrapped as soon as the command itself imports the module
+    "app.attribution.procstat": [("cpu_baseline", "cpu_baseline")],
+    "app.vendors.factory": [("select_backend", "(thread) select_backend")],
+    "app.vendors.nvidia": [("NvidiaBackend.open", "(thread)   nvidia open"), ("NvidiaBackend.sample", "  gpus"),
+                           ("NvidiaBackend.processes", "  gpu processes")],
+    "app.engine": [("build_monitor", "build_monitor")],
+    "app.monitor": [("Monitor._collect", "tick"), ("Monitor._publish", "  publish"),
+                    ("Monitor.start", "monitor.start")],
+    "app.attribution.attributor": [("Attributor.attribute", "  attribute")],
+    "app.host": [("HostSampler.sample", "  host")],
+}
+class AfterImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name not in WRAPS:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        execute = spec.loader.exec_module
+        def exec_module(module):
+            execute(module)
+            mark(name + " imported")
+            for dotted, label in WRAPS[name]:
+                *owner, attr = dotted.split(".")
+                wrap(getattr(module, owner[0]) if owner else module, attr, label)
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, AfterImport())
 import app.__main__ as m
 mark("app.__main__ imported")
 code = m.main(["snapshot", "--json"])
