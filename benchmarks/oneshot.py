@@ -22,23 +22,45 @@ from benchmarks.peers import start_loads
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def wall(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+def wall(argv: list[str], env: dict[str, str],
+         cwd: Path | str = ROOT) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Milliseconds from a fresh process's start to its exit, and what it printed."""
     started = time.perf_counter()
-    result = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    result = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
     return (time.perf_counter() - started) * 1000, result
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--out", default="")
-    args = parser.parse_args()
-    (load,) = start_loads(1, 300, 1)
-    # Compiled first, as an installed package is: where PYTHONDONTWRITEBYTECODE is set (the GPU machines set it),
-    # every run would otherwise compile the sources again, ~0.18 s on an H100 host, which no installed FanWhy pays.
-    # Compile the site-packages of the other tools the same way before comparing (see docs/PERFORMANCE.md).
+def timed_env(folder: Path | str = ROOT) -> dict[str, str]:
+    """The environment of a timed answer (no history), the sources of ``folder``/app compiled first, as an installed
+    package's are: where PYTHONDONTWRITEBYTECODE is set (the GPU machines set it), every run would otherwise compile
+    them again, ~0.18 s on an H100 host, which no installed FanWhy pays. Compile the site-packages of the other tools
+    the same way before comparing (see docs/PERFORMANCE.md)."""
     env = {**os.environ, "FANWHY_DB": "none"}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "app"], cwd=ROOT, env=env, check=False)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "app"], cwd=folder, env=env, check=False)
+    return env
+
+
+def emit(results: dict[str, Any], out: str) -> int:
+    """Print the results as JSON, and write them to ``out`` when given."""
+    text = json.dumps(results, indent=1)
+    print(text)
+    if out:
+        Path(out).write_text(text + "\n")
+    return 0
+
+
+def arguments(rounds: int, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
+    """--rounds and --out, the options every one-shot benchmark takes (beside the parser's own)."""
+    parser = parser or argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--out", default="", help="also write the JSON results to this file")
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = arguments(7)
+    (load,) = start_loads(1, 300, 1)
+    env = timed_env()
     commands = {
         "fanwhy snapshot --json": [sys.executable, "-m", "app", "snapshot", "--json"],
         "fanwhy snapshot": [sys.executable, "-m", "app", "snapshot"],
@@ -69,11 +91,7 @@ def main() -> int:
     finally:
         load.kill()
         load.wait()
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
-    return 0
+    return emit(results, args.out)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.oneshot import arguments, emit, timed_env, wall
 from benchmarks.peers import start_loads
 
 
@@ -33,37 +33,26 @@ def summary(times: list[float]) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--variant", action="append", required=True, help="NAME=FOLDER (a folder holding app/)")
-    parser.add_argument("--rounds", type=int, default=25)
-    parser.add_argument("--out", default="")
-    args = parser.parse_args()
+    args = arguments(25, parser)
     variants = {name: str(Path(folder).resolve()) for name, folder in (v.split("=", 1) for v in args.variant)}
-    env = {**os.environ, "FANWHY_DB": "none"}
-    for folder in variants.values():
-        subprocess.run([sys.executable, "-m", "compileall", "-q", "app"], cwd=folder, env=env, check=False)
+    env = {name: timed_env(folder) for name, folder in variants.items()}
     (load,) = start_loads(1, 600, 1)
     times: dict[str, list[float]] = {name: [] for name in [*variants, "gpustat"]}
     try:
         for _ in range(args.rounds):
             for name, folder in variants.items():
-                started = time.perf_counter()
-                result = subprocess.run([sys.executable, "-m", "app", "snapshot", "--json"], cwd=folder,
-                                        env={**env, "PYTHONPATH": os.pathsep.join([folder, env.get("PYTHONPATH", "")])},
-                                        capture_output=True, text=True, timeout=60)
-                times[name].append((time.perf_counter() - started) * 1000)
+                path = os.pathsep.join([folder, env[name].get("PYTHONPATH", "")])
+                ms, result = wall([sys.executable, "-m", "app", "snapshot", "--json"],
+                                  {**env[name], "PYTHONPATH": path}, cwd=folder)
+                times[name].append(ms)
                 named = [p for p in json.loads(result.stdout or "{}").get("processes", []) if p["pid"] == load.pid]
                 assert result.returncode == 0 and named and named[0]["sm_percent"], (name, result.stderr[-300:])
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "gpustat"], capture_output=True, timeout=60)
-            times["gpustat"].append((time.perf_counter() - started) * 1000)
+            times["gpustat"].append(wall([sys.executable, "-m", "gpustat"], os.environ.copy())[0])
     finally:
         load.kill()
         load.wait()
-    results = {"date": time.strftime("%Y-%m-%d"), **{name: summary(taken) for name, taken in times.items()}}
-    text = json.dumps(results, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
-    return 0
+    return emit({"date": time.strftime("%Y-%m-%d"), **{name: summary(taken) for name, taken in times.items()}},
+                args.out)
 
 
 if __name__ == "__main__":

@@ -9,16 +9,14 @@ Beside it: a bare interpreter, and a fresh process that only calls nvmlInit and 
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.oneshot import arguments, emit, timed_env, wall
 from benchmarks.peers import start_loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,20 +73,10 @@ os._exit(code)  # as run() ends a one-shot answer
 """
 
 
-def wall(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
-    started = time.perf_counter()
-    result = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
-    return (time.perf_counter() - started) * 1000, result
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--out", default="")
-    args = parser.parse_args()
+    args = arguments(7)
     (load,) = start_loads(1, 300, 1)
-    env = {**os.environ, "FANWHY_DB": "none"}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "app"], cwd=ROOT, env=env, check=False)
+    env = timed_env()
     floor = ("import pynvml; pynvml.nvmlInit(); h = pynvml.nvmlDeviceGetHandleByIndex(0); "
              "print([(s.pid, s.smUtil) for s in pynvml.nvmlDeviceGetProcessUtilization(h, 0)])")
     plain = {
@@ -115,11 +103,7 @@ def main() -> int:
         load.wait()
     results["medians_ms"] = {name: round(statistics.median(taken), 1) for name, taken in times.items()}
     results["traces"] = traces
-    text = json.dumps(results, indent=1)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
-    return 0
+    return emit(results, args.out)
 
 
 if __name__ == "__main__":
