@@ -107,7 +107,7 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     builders = default_builders(settings)
     if watch is None:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
-    selected = select_in_background(settings.backend, builders)  # waited for with a deadline: a stuck driver
+    selected = select_in_background(settings.backend, builders)  # on a thread: a stuck driver meets a deadline
     from app.engine import build_monitor
     from app.terminal import render
     from app.vendors.base import BackendUnavailable
