@@ -3,7 +3,8 @@
 It follows the settings the server runs with, from the same environment: FANWHY_PORT (EXPORTER_PORT when the server
 is ``python -m app exporter``, read from PID 1's command line), TLS when FANWHY_TLS_CERT is set (the certificate is
 not checked: this is the server asking itself), and the token (FANWHY_TOKEN or FANWHY_TOKEN_FILE) in an
-Authorization header, which also lets it past a Host allowlist that names no local name. Standard library only.
+Authorization header, which also lets it past a Host allowlist that names no local name. The settings are read by
+app.config, as the server reads them; nothing else of FanWhy is imported.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from app.config import ConfigError, load_settings
+
 
 def _exporter_mode(proc: Path) -> bool:
     try:
@@ -25,23 +28,24 @@ def _exporter_mode(proc: Path) -> bool:
 
 
 def url_and_headers(env: dict[str, str], proc: Path = Path("/proc")) -> tuple[str, dict[str, str]]:
+    """Where the server of ``env`` answers and how to ask it, from the settings it was started with (its defaults,
+    its token file: app.config, the one reader of them)."""
+    settings = load_settings(env)
     exporter = env.get("FANWHY_HEALTH_MODE", "exporter" if _exporter_mode(proc) else "dashboard") == "exporter"
-    port = env.get("EXPORTER_PORT") or "9201" if exporter else env.get("FANWHY_PORT") or "8090"
-    scheme = "https" if env.get("FANWHY_TLS_CERT") else "http"
+    port = settings.exporter_port if exporter else settings.port
+    scheme = "https" if settings.tls_cert else "http"
     headers = {"Host": "localhost"}
-    token = env.get("FANWHY_TOKEN") or ""
-    if not token and env.get("FANWHY_TOKEN_FILE"):
-        try:
-            token = Path(env["FANWHY_TOKEN_FILE"]).read_text().strip()
-        except OSError:
-            token = ""
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
+    if settings.token:
+        headers["Authorization"] = f"Bearer {settings.token}"
     return f"{scheme}://127.0.0.1:{port}/api/health", headers
 
 
 def main() -> int:
-    url, headers = url_and_headers(dict(os.environ))
+    try:
+        url, headers = url_and_headers(dict(os.environ))
+    except ConfigError as error:  # the server itself would have refused these settings
+        print(f"fanwhy health check: {error}", file=sys.stderr)
+        return 1
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
