@@ -125,6 +125,22 @@ def processes() -> Response:
                     "processes": [process_view(p) for p in rows[:limit]]})
 
 
+@bp.get("/gpu/processes/<pid>")
+def process(pid: str) -> Response:
+    """One process of the latest snapshot, with its whole masked command line (``command_full``): lists carry
+    it bounded to MAX_COMMAND_CHARS."""
+    allow_only(())
+    if not pid.isdigit() or len(pid) > 10:
+        raise ApiError(400, f"invalid pid: {pid[:40]!r}", "expected a process ID, a positive integer")
+    frame = _frame()
+    row = next((p for p in frame.snapshot.processes if p.pid == int(pid)), None)
+    if row is None:
+        raise ApiError(404, f"no process {int(pid)} in the latest snapshot",
+                       "only a process FanWhy lists (a GPU user or a top CPU user) can be looked up")
+    return jsonify({"timestamp": frame.snapshot.timestamp, **process_view(row),
+                    "command_full": _monitor().full_command(row.pid)})
+
+
 @bp.get("/gpu/containers")
 def containers() -> Response:
     """Per-container and per-user rollups, GPU containers even when idle, and per-GPU unattributed use.

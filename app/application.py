@@ -12,7 +12,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
-from app.concurrency import Concurrency, for_model
+from app.concurrency import Concurrency, for_model, one_writer_websockets
 from app.config import Settings, load_settings
 from app.engine import build_monitor, open_history
 from app.gate import Gate
@@ -111,7 +111,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings, concurrency)
     sessions = fanwhy.socketio.server.environ.values if fanwhy.socketio is not None else None
     app.wsgi_app = Gate(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
-        app.wsgi_app, allowed_hosts=security.allowed_hosts(settings),
+        one_writer_websockets(app.wsgi_app, concurrency), allowed_hosts=security.allowed_hosts(settings),
         allowed_origins=[o.strip() for o in settings.allowed_origins.split(",") if o.strip()],
         token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
         max_sessions=settings.max_sessions,

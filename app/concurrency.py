@@ -9,8 +9,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, ContextManager, TypeVar
 
 T = TypeVar("T")
 
@@ -25,6 +27,10 @@ class Concurrency:
 
     def blocking(self, fn: Callable[..., T], *args: Any) -> T:
         return fn(*args)
+
+    def lock(self) -> ContextManager[Any]:
+        """A lock for what handlers share (a threading lock here; under gevent, one that yields)."""
+        return threading.Lock()
 
 
 class GeventConcurrency(Concurrency):
@@ -46,6 +52,64 @@ class GeventConcurrency(Concurrency):
         result: T = self._pool.apply(fn, args)
         return result
 
+    def lock(self) -> ContextManager[Any]:
+        from gevent.lock import Semaphore
+
+        lock: ContextManager[Any] = Semaphore()
+        return lock
+
 
 def for_model(name: str) -> Concurrency:
     return GeventConcurrency() if name == "gevent" else Concurrency()
+
+
+class OneWriterSocket:
+    """A WebSocket connection's socket whose writes are whole and one at a time.
+
+    simple_websocket writes to the socket from two places: Engine.IO's writer (every update) and its own reader,
+    which answers a client's Ping or Close at once. Both call ``sock.send``. Under gevent that send is one
+    non-blocking attempt: a frame larger than the socket's buffer (a megabyte of command line, measured) went out
+    in part, and while the writer waited to write, the reader's answer raised gevent's ConcurrentObjectUseError
+    ("socket already used by another greenlet"); clients got frames they could not decode. Here every write is
+    ``sendall`` under one lock, so frames never interleave and are never cut.
+    """
+
+    def __init__(self, sock: Any, lock: ContextManager[Any]):
+        self._sock = sock
+        self._lock = lock
+
+    def send(self, data: bytes, *flags: int) -> int:
+        self.sendall(data, *flags)
+        return len(data)
+
+    def sendall(self, data: bytes, *flags: int) -> None:
+        with self._lock:
+            self._sock.sendall(data, *flags)
+
+    def recv(self, size: int, *flags: int) -> bytes:
+        data: bytes = self._sock.recv(size, *flags)
+        return data
+
+    def fileno(self) -> int:
+        return int(self._sock.fileno())
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def __getattr__(self, name: str) -> Any:  # anything else a server library asks of a socket
+        return getattr(self._sock, name)
+
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def one_writer_websockets(app: WsgiApp, concurrency: Concurrency) -> WsgiApp:
+    """WSGI middleware: a WebSocket upgrade gets its socket (gunicorn's, in the environ) as an OneWriterSocket."""
+
+    def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        sock = environ.get("gunicorn.socket")
+        if sock is not None and (environ.get("HTTP_UPGRADE") or "").lower() == "websocket":
+            environ["gunicorn.socket"] = OneWriterSocket(sock, concurrency.lock())
+        return app(environ, start_response)
+
+    return wrapped

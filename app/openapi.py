@@ -50,6 +50,8 @@ ANSWERS: dict[str, dict[str, Any]] = {
         alerts=_array("Alert")),
     "/api/gpu/processes": _object(["timestamp", "count", "processes"], timestamp={"type": "number"},
                                   count={"type": "integer"}, processes=_array("ProcessSample")),
+    "/api/gpu/processes/{pid}": {"allOf": [_ref("ProcessSample"), _object(
+        ["timestamp", "command_full"], timestamp={"type": "number"}, command_full={"type": ["string", "null"]})]},
     "/api/gpu/containers": _object(["timestamp", "count", "containers", "users", "unattributed"],
                                    timestamp={"type": "number"}, count={"type": "integer"},
                                    containers=_array("ContainerSample"), users=_array("UserSample"),
@@ -87,7 +89,7 @@ def _get(summary: str, params: list[dict[str, Any]] | None = None, extra: dict[s
 
 def _operation_id(method: str, path: str) -> str:
     """``get /api/gpu/summary`` -> ``getGpuSummary``; path parameters become ``ById``."""
-    words = [w for w in re.split(r"[/_.\-]+", path.replace("{rec_id}", "by_id")) if w and w not in ("api", "json")]
+    words = [w for w in re.split(r"[/_.\-]+", re.sub(r"\{[^}]+\}", "by_id", path)) if w and w not in ("api", "json")]
     return method + "".join(w[:1].upper() + w[1:] for w in words)
 
 
@@ -131,6 +133,9 @@ SPEC: dict[str, Any] = {
             GPU, _param("kind", "string", "all, gpu or cpu", enum=["all", "gpu", "cpu"]),
             _param("sort", "string", "sort key", enum=["gpu_memory", "sm", "cpu", "pid"]),
             _param("limit", "integer", "at most this many rows", minimum=1, maximum=1000)]),
+        "/api/gpu/processes/{pid}": _get(
+            "One listed process with its whole masked command line (lists bound it to 4,096 characters)",
+            [_param("pid", "integer", "a process ID FanWhy lists", "path", minimum=1)]),
         "/api/gpu/pods": _get("Per pod and per namespace (Kubernetes): GPU memory, SM %, power", tag="gpu"),
         "/api/gpu/containers": _get("Per-container and per-user rollups, unattributed memory per GPU", [GPU]),
         "/api/gpu/history": _get("One series of [t, mean, min, max] points", [

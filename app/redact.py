@@ -12,7 +12,19 @@ Secrets are recognised by their shape, not from a list of examples:
 - **the common clients' password flags**: ``-pSECRET`` of mysql and its kin, ``-p``/``-a`` of sshpass and
   redis-cli, ``-u user:pass`` / ``--user user:pass`` of curl;
 - **inside one argument**: an argument that is itself a command line (``bash -c 'mysql --password=x db'``)
-  is split like a shell would and masked word by word.
+  is split like a shell would and masked word by word;
+- **wherever the program stands**: the clients' rules apply from the word that names the client on, so
+  ``nohup sshpass -p x``, ``timeout 10 curl -u bob:x``, ``sudo -u db mysql -px`` and any other wrapper
+  (``env``, ``nice``, ``taskset``, ``numactl``, ``xargs``, ``srun`` ...) are masked as the client alone is;
+- **structured text in an argument**: ``"key": "value"`` (JSON), ``key: value`` (YAML-ish) and ``key=value``
+  whose key names a secret, and the user-info of a URL with no password (``https://ghp_x@github.com``: a token
+  standing as the user name);
+- **setters**: after ``set``, ``config`` or ``configure`` (``aws configure set aws_secret_access_key X``,
+  ``git config user.password X``, ``npm config set //host/:_authToken X``) a name that says secret masks the
+  value after it.
+
+A masked line is then bounded (MAX_COMMAND_CHARS, with a visible "… (N more characters)"): a process with a
+megabyte of arguments would otherwise travel whole in every update to every client.
 """
 
 from __future__ import annotations
@@ -38,6 +50,12 @@ _HEADER = re.compile(r"^([A-Za-z][\w-]*)\s*:\s*(\S.*)$", re.DOTALL)
 _SCHEME_AUTH = re.compile(r"(\b(?:Bearer|Basic|Digest|token)\s+)([A-Za-z0-9._~+/=-]{4,})", re.IGNORECASE)
 _URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)([^\s@/]+)(@)", re.IGNORECASE)
 _QUERY_PARAM = re.compile(r"([?&;]([A-Za-z][\w.-]*)=)([^&#\s;]+)")
+# user-info with no password: ``https://TOKEN@host`` (a login of ssh-like schemes is a user name, not a secret)
+_URL_USER = re.compile(r"(\b(?!(?:ssh|sftp|scp|git\+ssh|ssh\+git)://)[a-z][a-z0-9+.-]*://)([^\s:/@]+)(@)",
+                       re.IGNORECASE)
+# ``"key": "value"`` / ``key: value`` / ``key=value`` inside text (JSON, YAML-ish, a config string)
+_KEY_VALUE = re.compile(r"""(["']?)([A-Za-z_][\w.-]*)\1(\s*[:=]\s*)(?!(?:Bearer|Basic|Digest|token)\s)"""
+                        r"""("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;}\]&"']+)""")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 # Programs whose short flag carries a password glued to it or as the next argument.
@@ -49,6 +67,10 @@ _PASSWORD_FLAGS = {
 _GLUED_ONLY = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mariadb",
                          "mariadb-dump", "mariadb-admin", "mycli"})  # their `-p x` asks, x is a database
 _USER_PASS_FLAGS = {"curl": ("-u", "--user", "--proxy-user", "-U"), "wget": ("--user", "--password")}
+_CLIENTS = frozenset(_PASSWORD_FLAGS) | frozenset(_USER_PASS_FLAGS)
+_SETTER_VERBS = frozenset({"set", "config", "configure", "config:set"})
+
+MAX_COMMAND_CHARS = 4096  # a command line is stored and sent up to this many characters
 
 
 def names_secret(name: str) -> bool:
@@ -60,14 +82,32 @@ def names_secret(name: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    """Mask secrets inside free text: URL credentials and secret query parameters, scheme credentials."""
+    """Mask secrets inside free text: URL credentials and secret query parameters, scheme credentials, and
+    secret-named keys of JSON, YAML-ish and ``key=value`` text."""
     text = _URL_PASSWORD.sub(rf"\g<1>{MASK}\g<3>", text)
+    text = _URL_USER.sub(rf"\g<1>{MASK}\g<3>", text)
     text = _QUERY_PARAM.sub(lambda m: f"{m.group(1)}{MASK}" if names_secret(m.group(2)) else m.group(0), text)
-    return _SCHEME_AUTH.sub(rf"\g<1>{MASK}", text)
+    text = _SCHEME_AUTH.sub(rf"\g<1>{MASK}", text)
+    return _KEY_VALUE.sub(_mask_key_value, text)
 
 
-def _program(argv: Sequence[str]) -> str:
-    return argv[0].rsplit("/", 1)[-1] if argv else ""
+def _mask_key_value(match: re.Match[str]) -> str:
+    quote, key, separator, value = match.group(1), match.group(2), match.group(3), match.group(4)
+    if not names_secret(key) or value == MASK or value.strip("\"'") == MASK:
+        return match.group(0)
+    shown = f"{value[0]}{MASK}{value[0]}" if value[0] in "\"'" else MASK
+    return f"{quote}{key}{quote}{separator}{shown}"
+
+
+def _name(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def bounded(line: str, limit: int = MAX_COMMAND_CHARS) -> str:
+    """``line`` cut to ``limit`` characters, with a marker saying how much more there was."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}… ({len(line) - limit} more characters)"
 
 
 def _mask_user_pass(value: str) -> str:
@@ -76,8 +116,10 @@ def _mask_user_pass(value: str) -> str:
 
 
 def redact_argv(argv: Sequence[str], depth: int = 0) -> list[str]:
-    """Mask the secret values in an argument vector; flag and variable names stay readable."""
-    program = _program(argv)
+    """Mask the secret values in an argument vector; flag and variable names stay readable. The program whose
+    client rules apply is the last word so far that names a known client (a wrapper in front changes nothing)."""
+    program = _name(argv[0]) if argv else ""
+    setting = False  # a setter verb was seen: a secret-named word masks the value after it
     out: list[str] = []
     pending: str | None = None  # how to mask the next argument: "all" or "after-colon"
     for arg in argv:
@@ -85,6 +127,13 @@ def redact_argv(argv: Sequence[str], depth: int = 0) -> list[str]:
             out.append(MASK if pending == "all" else _mask_user_pass(arg))
             pending = None
             continue
+        if _name(arg) in _CLIENTS and not arg.startswith("-"):
+            program = _name(arg)
+        if setting and _ASSIGNMENT.match(arg) is None and not arg.startswith("-") and names_secret(arg):
+            out.append(arg)
+            pending = "all"
+            continue
+        setting = setting or arg.lower() in _SETTER_VERBS
         shown, pending = _redact_arg(arg, program, depth)
         out.append(shown)
     return out
@@ -138,24 +187,26 @@ def _client_user(arg: str, program: str) -> Masked | None:
 
 def _redact_word(arg: str, depth: int) -> str:
     """One argument with no secret shape of its own: its free text, and, when it holds several words (a
-    command passed to ``sh -c``), each of them as an argument."""
-    if depth < 2 and any(c.isspace() for c in arg.strip()):
+    command passed to ``sh -c``; not a JSON document), each of them as an argument."""
+    text = redact_text(arg)
+    if depth < 2 and any(c.isspace() for c in text.strip()) and not text.lstrip().startswith(("{", "[")):
         try:
-            words = shlex.split(arg)
+            words = shlex.split(text)
         except ValueError:
-            words = arg.split()
+            words = text.split()
         masked = redact_argv(words, depth + 1)
         if masked != words:
             return " ".join(masked)
-    return redact_text(arg)
+    return text
 
 
-def command_line(argv: Sequence[str], extra: Sequence[re.Pattern[str]] = ()) -> str:
-    """A redacted, shell-quoted command line for display; ``extra`` patterns mask whatever they match."""
+def command_line(argv: Sequence[str], extra: Sequence[re.Pattern[str]] = (), limit: int | None = None) -> str:
+    """A redacted, shell-quoted command line for display; ``extra`` patterns mask whatever they match. With
+    ``limit``, bounded to that many characters (masked first, so a cut never shows part of a secret)."""
     line = " ".join(shlex.quote(a) if a and not _plain(a) else a for a in redact_argv(argv))
     for pattern in extra:
         line = pattern.sub(MASK, line)
-    return line
+    return line if limit is None else bounded(line, limit)
 
 
 def compile_patterns(text: str) -> list[re.Pattern[str]]:
@@ -177,10 +228,11 @@ class Redactor:
         self.extra = compile_patterns(patterns)
         self.names_only = names_only
 
-    def command(self, argv: Sequence[str]) -> str | None:
+    def command(self, argv: Sequence[str], limit: int | None = MAX_COMMAND_CHARS) -> str | None:
+        """The masked command line, bounded to ``limit`` characters (None: whole, for one process on request)."""
         if self.names_only or not argv:
             return None
-        return command_line(argv, self.extra)
+        return command_line(argv, self.extra, limit)
 
     def text(self, text: str) -> str:
         """Free text (an alert's message on its way out): URL credentials, secret parameters, extra patterns."""

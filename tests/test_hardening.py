@@ -13,7 +13,7 @@ import threading
 import time
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import psutil
 import pytest
@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
+from tests.test_notify import Receiver, wait_for
 from tests.test_redact import secret_argv
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
@@ -132,8 +133,8 @@ def test_socket_io_stack_is_pinned_above_its_known_cves() -> None:
     assert "python-engineio==" in pins and "python-socketio==" in pins
 
 
-def every_output(server: Any, caplog: pytest.LogCaptureFixture) -> dict[str, str]:
-    """What leaves FanWhy: REST, a Socket.IO update, /metrics, the logs and the history file."""
+def every_output(server: Any, caplog: pytest.LogCaptureFixture, hook: Receiver) -> dict[str, str]:
+    """What leaves FanWhy: REST, a Socket.IO update, /metrics, a notification, the logs and the history file."""
     client = socketio.Client(reconnection=False)
     payloads: list[Any] = []
     client.on("gpu_status_update", payloads.append)
@@ -147,6 +148,7 @@ def every_output(server: Any, caplog: pytest.LogCaptureFixture) -> dict[str, str
         "summary": requests.get(f"{server.url}/api/gpu/summary", timeout=5).text,
         "prometheus": requests.get(f"{server.url}/metrics", timeout=5).text,
         "socket": json.dumps(payloads),
+        "notifications": _notifications(hook),
         "logs": caplog.text,
     }
     history = server.app.extensions["fanwhy"].history
@@ -157,18 +159,39 @@ def every_output(server: Any, caplog: pytest.LogCaptureFixture) -> dict[str, str
     return outputs
 
 
-def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path,
+def _notifications(hook: Receiver) -> str:
+    """The webhook bodies of the alerts the busy fake GPU fired (at least one)."""
+    wait_for(lambda: hook.requests, timeout=15)
+    return json.dumps([r["body"].decode() for r in hook.requests])
+
+
+def notifying(hook: Receiver) -> dict[str, Any]:
+    """Settings that send every alert at once to ``hook``."""
+    return {"notify": f"webhook:{hook.url()}", "notify_group_s": 0.1, "alert_hold_s": 0.0}
+
+
+@pytest.fixture
+def webhook() -> Iterator[Receiver]:
+    hook = Receiver()
+    yield hook
+    hook.close()
+
+
+def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path, webhook: Receiver,
                                             caplog: pytest.LogCaptureFixture) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--password={SECRET}",
-                             "--token", SECRET, f"HF_TOKEN={SECRET}", f"postgres://bob:{SECRET}@db/x"])
+                             "--token", SECRET, f"HF_TOKEN={SECRET}", f"postgres://bob:{SECRET}@db/x",
+                             "nohup", "sshpass", "-p", SECRET, "ssh", "h", f'{{"password": "{SECRET}"}}',
+                             f"https://{SECRET}@github.com/x/y"])
     try:
         fake = scenario("h100_load")
         fake.run_on(0, proc.pid)
-        server = serve(make_app(nvidia_selection(fake), top_cpu_processes=0))
-        outputs = every_output(server, caplog)
+        server = serve(make_app(nvidia_selection(fake), top_cpu_processes=0, **notifying(webhook)))
+        outputs = every_output(server, caplog, webhook)
         command = next(p for p in json.loads(outputs["processes"])["processes"] if p["pid"] == proc.pid)["command"]
         assert "--password=****" in command and "--token ****" in command and "HF_TOKEN=****" in command
-        assert "bob:****@db" in command
+        assert "bob:****@db" in command and "sshpass -p ****" in command and '"password": "****"' in command
+        assert "https://****@github.com" in command
         for name, text in outputs.items():
             assert SECRET not in text, f"the secret leaked through {name}"
     finally:
@@ -181,13 +204,18 @@ def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path:
 def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list[tuple[list[str], str]],
                                                                     make_app: Any, serve: Any,
                                                                     caplog: pytest.LogCaptureFixture) -> None:
-    """Real processes whose command lines carry secrets of every known shape (the issue's six included:
-    PGPASSWORD=, --accessToken=, redis://:pw@, a quoted `mysql --password=`), each named as its program
-    (argv[0] is mysql, curl, ...) while Python sleeps behind it."""
+    """Real processes whose command lines carry secrets of every known shape (wrappers in front, JSON, a token
+    as a URL's user, setters; and the shapes that once leaked: PGPASSWORD=, --accessToken=, redis://:pw@, a
+    quoted `mysql --password=`, `nohup sshpass -p`, `timeout 10 curl -u`, `sudo mysql -p`), each named as its
+    program (argv[0] is mysql, curl, nohup ...) while Python sleeps behind it."""
     cases = [*cases, (["postgres", "PGPASSWORD=Zq6issuePg"], "Zq6issuePg"),
              (["java", "--accessToken=Zq6issueAccess"], "Zq6issueAccess"),
              (["celery", "redis://:Zq6issueRedis@db:6379/0"], "Zq6issueRedis"),
-             (["bash", "-c", "mysql --password=Zq6issueMysql db"], "Zq6issueMysql")]
+             (["bash", "-c", "mysql --password=Zq6issueMysql db"], "Zq6issueMysql"),
+             (["nohup", "sshpass", "-p", "Zq7sshpass", "ssh", "h"], "Zq7sshpass"),
+             (["timeout", "10", "curl", "-u", "bob:Zq7curl", "http://x"], "Zq7curl"),
+             (["sudo", "mysql", "-pZq7mysql", "db"], "Zq7mysql"),
+             (["aws", "configure", "set", "aws_secret_access_key", "Zq7aws"], "Zq7aws")]
     procs = [subprocess.Popen([argv[0], "-c", "import time; time.sleep(60)", *argv[1:]], executable=sys.executable)
              for argv, _ in cases]
     try:
@@ -195,12 +223,14 @@ def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list
         fake.set(0, "compute_processes", [{"pid": p.pid, "usedGpuMemory": 2**28, "gpuInstanceId": 0,
                                            "computeInstanceId": 0} for p in procs])
         caplog.clear()
-        app = make_app(nvidia_selection(fake), top_cpu_processes=0)
+        receiver = Receiver()
+        app = make_app(nvidia_selection(fake), top_cpu_processes=0, **notifying(receiver))
         server = serve(app)
         try:
-            outputs = every_output(server, caplog)
+            outputs = every_output(server, caplog, receiver)
         finally:
             app.extensions["fanwhy"].stop()
+            receiver.close()
         shown = {p["pid"]: p["command"] for p in json.loads(outputs["processes"])["processes"]}
         assert all(p.pid in shown for p in procs), "every generated process is listed"
         for argv, secret in cases:

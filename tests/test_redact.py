@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 
 import pytest
 
-from app.redact import MASK, command_line, redact_argv
+from app.redact import MASK, MAX_COMMAND_CHARS, command_line, redact_argv
 
 
 @pytest.mark.parametrize(
@@ -51,6 +52,13 @@ FLAG_NAMES = ["password", "db-password", "accessToken", "api-key", "authToken", 
               "apiKey", "refresh_token", "passphrase", "pat", "session-cookie"]
 HEADERS = ["X-Api-Key", "Authorization", "X-Auth-Token", "Cookie", "Proxy-Authorization", "X-Vault-Token"]
 PARAMS = ["token", "api_key", "access_token", "apiKey", "sig", "password", "client_secret"]
+JSON_KEYS = ["password", "token", "api_key", "secret", "clientSecret", "auth_token", "passwd"]
+WRAPPERS: list[list[str]] = [
+    [], ["sudo"], ["sudo", "-u", "db"], ["nohup"], ["timeout", "10"], ["timeout", "-s", "KILL", "5m"],
+    ["env", "LANG=C"], ["env", "-i", "A=B"], ["nice"], ["nice", "-n", "10"], ["ionice", "-c", "3"],
+    ["stdbuf", "-oL"], ["taskset", "-c", "0-3"], ["numactl", "--interleave=all"], ["doas"], ["setsid"],
+    ["chrt", "-f", "10"], ["xargs"], ["/usr/bin/nohup"],
+]
 
 
 @st.composite
@@ -77,9 +85,21 @@ def secret_argv(draw: st.DrawFn) -> tuple[list[str], str]:
         ["curl", f"https://api.example.org/v1/x?a=1&{draw(st.sampled_from(PARAMS))}={secret}&b=2"],
         ["curl", "-H", f"{draw(st.sampled_from(HEADERS))}: {secret}", "https://example.org/"],
         ["curl", "-H", f"Authorization: Bearer {secret}", "https://example.org/"],
+        # structured text in one argument, a token as a URL's user, setters
+        ["node", "server.js", json.dumps({draw(st.sampled_from(JSON_KEYS)): secret, "port": 80})],
+        ["app", "--config", json.dumps({"db": {draw(st.sampled_from(JSON_KEYS)): secret}})],
+        ["app", "--settings", f"{draw(st.sampled_from(JSON_KEYS))}: {secret}"],
+        ["git", "clone", f"https://{secret}@github.com/x/y"],
+        ["aws", "configure", "set", "aws_secret_access_key", secret],
+        ["git", "config", "--global", "user.password", secret],
     ]))
+    wrapper = draw(st.sampled_from(WRAPPERS))
+    if wrapper:  # the program behind a wrapper (or two)
+        shape = [*wrapper, *shape]
+        if draw(st.booleans()):
+            shape = [*draw(st.sampled_from([w for w in WRAPPERS if w])), *shape]
     if draw(st.booleans()):  # the same, inside one quoted argument
-        shape = ["bash", "-c", shlex.join(shape)]
+        shape = [*draw(st.sampled_from([["bash", "-c"], ["sh", "-c"]])), shlex.join(shape)]
     return shape, secret
 
 
@@ -90,6 +110,34 @@ def test_no_secret_of_a_known_shape_survives(case: tuple[list[str], str]) -> Non
     shown = Redactor().command(argv)
     assert shown is not None and secret not in shown, (argv, shown)
     assert argv[0] in shown  # the command itself stays readable
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    (["nohup", "sshpass", "-p", "pw123", "ssh", "h"], "nohup sshpass -p **** ssh h"),
+    (["timeout", "10", "curl", "-u", "bob:pw123", "http://x"], "timeout 10 curl -u bob:**** http://x"),
+    (["sudo", "mysql", "-pSECRET123", "db"], "sudo mysql -p**** db"),
+    (["node", "server.js", '{"password": "pw123"}'], """node server.js '{"password": "****"}'"""),
+    (["app", "--config", '{"token": "SECRET123"}'], """app --config '{"token": "****"}'"""),
+    (["git", "clone", "https://ghp_SECRET123@github.com/x/y"], "git clone https://****@github.com/x/y"),
+    (["aws", "configure", "set", "aws_secret_access_key", "SECRET123"],
+     "aws configure set aws_secret_access_key ****"),
+    (["git", "clone", "ssh://git@github.com/x/y"], "git clone ssh://git@github.com/x/y"),  # a login, kept
+    (["app", "--config", '{"port": 80, "mode": "fast"}'], """app --config '{"port": 80, "mode": "fast"}'"""),
+])
+def test_wrapped_and_structured_secrets(argv: list[str], shown: str) -> None:
+    """The shapes that reached every output unmasked: a wrapper before the client, JSON, a token as a URL's
+    user, a setter. Names stay readable; what is not a secret stays as it was."""
+    assert Redactor().command(argv) == shown
+
+
+def test_a_long_command_line_is_bounded_after_masking() -> None:
+    argv = ["python", "job.py", "--token", "Zq-secret", *(["--flag", "x" * 100] * 20_000)]
+    shown = Redactor().command(argv)
+    assert shown is not None and len(shown) < MAX_COMMAND_CHARS + 40
+    more = len(Redactor().command(argv, limit=None) or "") - MAX_COMMAND_CHARS
+    assert shown.startswith("python job.py --token **** --flag") and shown.endswith(f"… ({more} more characters)")
+    assert "Zq-secret" not in (Redactor().command(argv, limit=None) or "")
+    assert Redactor().command(["python", "x.py"]) == "python x.py"  # a short line is left as it is
 
 
 @pytest.mark.parametrize("argv", [

@@ -177,6 +177,19 @@ class ProcessInspector:
         self._known[pid] = known
         return known
 
+    def full_command(self, pid: int) -> str | None:
+        """The whole masked command line of a process this inspector knows (rows carry it bounded), read again
+        from /proc; None when it is unknown, has gone, is another process now, or command lines are not shown."""
+        known = self._known.get(pid)
+        if known is None or known.command is None:
+            return None
+        try:
+            if read_stat(self.proc_root, pid).start_ticks != known.start_ticks:
+                return None  # the PID was reused
+            return self.redactor.command(read_cmdline(self.proc_root, pid), limit=None)
+        except OSError:
+            return None
+
     def _top_cpu(self, exclude: set[int], now: float) -> list[ProcessSample]:
         """The busiest CPU users: found by a scan of every process every ``top_cpu_every_s``, re-read each tick."""
         if self.top_cpu <= 0:
