@@ -12,6 +12,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
+from app.bodies import BodyReader
 from app.concurrency import Concurrency, for_model, one_writer_websockets
 from app.config import Settings, load_settings
 from app.engine import build_monitor, open_history
@@ -110,8 +111,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         views.init_app(app)
         fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings, concurrency)
     sessions = fanwhy.socketio.server.environ.values if fanwhy.socketio is not None else None
+    inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],
+                       timeout_s=settings.body_timeout_s, per_client=settings.client_bodies,
+                       in_all=settings.max_bodies)
     app.wsgi_app = Gate(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
-        one_writer_websockets(app.wsgi_app, concurrency), allowed_hosts=security.allowed_hosts(settings),
+        inner, allowed_hosts=security.allowed_hosts(settings),
         allowed_origins=[o.strip() for o in settings.allowed_origins.split(",") if o.strip()],
         token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
         max_sessions=settings.max_sessions,

@@ -45,6 +45,9 @@ class Settings:
     client_connections: int = 64
     max_connections: int = 2000
     header_timeout_s: float = 10.0
+    body_timeout_s: float = 10.0
+    client_bodies: int = 4
+    max_bodies: int = 64
     top_cpu_processes: int = 5
     alert_gpu_util_percent: float = 50.0
     alert_hold_s: float = 10.0
@@ -105,6 +108,7 @@ class Settings:
         for name, choices, message in _CHOICES:
             if getattr(self, name) not in choices:
                 raise ConfigError(message.format(value=getattr(self, name)), name)
+        self._check_tokens()
         self._check_alerts_and_masks()
         self._check_files()
         self._check_packages()
@@ -114,6 +118,20 @@ class Settings:
                 f"{MIN_PUBLIC_TOKEN} characters (e.g. FANWHY_TOKEN=$(openssl rand -hex 16)), or keep "
                 "FANWHY_HOST=127.0.0.1", "host")
         return self
+
+    def _check_tokens(self) -> None:
+        """A token is a secret someone types or pastes: no spaces around it (a pasted newline, a quoted blank), and
+        at least MIN_PUBLIC_TOKEN characters that are not spaces (16 spaces are not a secret)."""
+        for name in FROM_FILE:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            variable = ENV_NAMES[name]
+            if value != value.strip():
+                raise ConfigError(f"{variable} must not begin or end with spaces or line breaks: remove them", name)
+            if sum(not c.isspace() for c in value) < MIN_PUBLIC_TOKEN:
+                raise ConfigError(f"{variable} needs at least {MIN_PUBLIC_TOKEN} characters that are not spaces "
+                                  f"(e.g. {variable}=$(openssl rand -hex 16))", name)
 
     def _check_alerts_and_masks(self) -> None:
         try:
@@ -166,6 +184,9 @@ _RANGES: tuple[tuple[str, float, float, str], ...] = (
     ("max_connections", 1, math.inf, "FANWHY_MAX_CONNECTIONS must be at least 1"),
     ("client_connections", 0, math.inf, "FANWHY_CLIENT_CONNECTIONS must be 0 (no limit) or more"),
     ("header_timeout_s", 1, 300, "FANWHY_HEADER_TIMEOUT must be between 1 and 300 seconds"),
+    ("body_timeout_s", 1, 300, "FANWHY_BODY_TIMEOUT must be between 1 and 300 seconds"),
+    ("client_bodies", 1, math.inf, "FANWHY_CLIENT_BODIES must be at least 1"),
+    ("max_bodies", 1, math.inf, "FANWHY_MAX_BODIES must be at least 1"),
     ("notify_group_s", 0, 3600, "FANWHY_NOTIFY_GROUP must be between 0 and 3600 seconds"),
     ("notify_per_minute", 0.1, 600, "FANWHY_NOTIFY_PER_MINUTE must be between 0.1 and 600"),
 )
@@ -185,7 +206,8 @@ ENV_NAMES = {
     "backend": "FANWHY_BACKEND", "token": "FANWHY_TOKEN", "threads": "FANWHY_THREADS",
     "server": "FANWHY_SERVER", "max_sessions": "FANWHY_MAX_SESSIONS", "client_sessions": "FANWHY_CLIENT_SESSIONS",
     "client_connections": "FANWHY_CLIENT_CONNECTIONS", "max_connections": "FANWHY_MAX_CONNECTIONS",
-    "header_timeout_s": "FANWHY_HEADER_TIMEOUT",
+    "header_timeout_s": "FANWHY_HEADER_TIMEOUT", "body_timeout_s": "FANWHY_BODY_TIMEOUT",
+    "client_bodies": "FANWHY_CLIENT_BODIES", "max_bodies": "FANWHY_MAX_BODIES",
     "top_cpu_processes": "FANWHY_TOP_CPU", "alert_gpu_util_percent": "FANWHY_ALERT_GPU_UTIL",
     "alert_hold_s": "FANWHY_ALERT_HOLD", "alert_hysteresis_percent": "FANWHY_ALERT_HYSTERESIS",
     "sys_root": "FANWHY_SYS_ROOT", "nvidia_smi": "FANWHY_NVIDIA_SMI",

@@ -65,9 +65,12 @@ class Gate:
     def check(self, environ: Mapping[str, Any]) -> tuple[int, str, str] | None:
         """None to let the request through, else (status, error, detail)."""
         host = environ.get("HTTP_HOST") or ""
-        if "*" not in self.allowed_hosts and canonical_host(host_name(host)) not in self.allowed_hosts \
+        name = host_name(host)
+        if name is None:
+            return 400, "bad Host", f"{host[:80]!r} is not a host name and port"
+        if "*" not in self.allowed_hosts and canonical_host(name) not in self.allowed_hosts \
                 and not self._bearer_ok(environ):
-            return 400, "unknown Host", (f"{host_name(host)[:80]!r} is not one of this FanWhy's names; "
+            return 400, "unknown Host", (f"{name[:80]!r} is not one of this FanWhy's names; "
                                          "set FANWHY_ALLOWED_HOSTS to add it")
         origin = environ.get("HTTP_ORIGIN")
         if origin is not None and not self._origin_allowed(origin, host):
@@ -126,13 +129,21 @@ class Gate:
             return 503, "server full", f"at most {self.max_sessions} open Socket.IO sessions (FANWHY_MAX_SESSIONS)"
         return None
 
-    def _refuse(self, start_response: StartResponse, status: int, error: str, detail: str) -> list[bytes]:
-        body = json.dumps({"error": error, "detail": detail}).encode()
-        reason = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 429: "Too Many Requests",
-                  503: "Service Unavailable"}[status]
-        headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
-                   ("Cache-Control", "no-store"), ("Connection", "close"), *SECURITY_HEADERS.items()]
-        if status in (429, 503):
-            headers.append(("Retry-After", "1"))
-        start_response(f"{status} {reason}", headers)
-        return [body]
+    @staticmethod
+    def _refuse(start_response: StartResponse, status: int, error: str, detail: str) -> list[bytes]:
+        return refuse(start_response, status, error, detail)
+
+
+_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 408: "Request Timeout",
+            413: "Payload Too Large", 429: "Too Many Requests", 503: "Service Unavailable"}
+
+
+def refuse(start_response: StartResponse, status: int, error: str, detail: str) -> list[bytes]:
+    """One short JSON answer that closes the connection (the WSGI layers' refusals, before Flask)."""
+    body = json.dumps({"error": error, "detail": detail}).encode()
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+               ("Cache-Control", "no-store"), ("Connection", "close"), *SECURITY_HEADERS.items()]
+    if status in (429, 503):
+        headers.append(("Retry-After", "1"))
+    start_response(f"{status} {_REASONS[status]}", headers)
+    return [body]

@@ -95,10 +95,37 @@ APPLICATION_ID = 0x46576879  # "FWhy": PRAGMA application_id of every history Fa
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
+def marker_path(path: Path) -> Path:
+    """The small file beside a history that names the file (device and inode) FanWhy made there: a history
+    overwritten with garbage, header and all, is still known as FanWhy's by it."""
+    return path.with_name(f".{path.name}.fanwhy")
+
+
+def _identity_of(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def _marked(path: Path) -> tuple[int, int] | None:
+    """The identity the marker beside ``path`` names, if any."""
+    try:
+        device, _, inode = marker_path(path).read_text(encoding="ascii").strip().partition(":")
+        return int(device), int(inode)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
 def ownership(path: Path) -> str:
     """``ours`` for a file FanWhy made (SQLite with its application id), ``legacy`` for a SQLite file with no
     application id (a history made before ids were set, or an empty new database), ``other`` for anything else.
-    Read from the file's 100-byte header, so a broken history is still recognised."""
+    Read from the file's 100-byte header, so a broken history is still recognised; a file whose header is gone
+    too (overwritten with garbage) is ``ours`` when the marker beside it names it."""
+    identity = _identity_of(path)
+    if identity is not None and identity == _marked(path):
+        return "ours"
     try:
         with open(path, "rb") as handle:
             header = handle.read(100)
@@ -163,16 +190,25 @@ class History:
         except sqlite3.DatabaseError as error:
             if isinstance(error, sqlite3.OperationalError):
                 raise  # unreadable or unwritable, not broken: nothing to move aside
-            self._move_aside(error)
+            aside = self._move_aside(error)
             self._write = self._connect_checked()
+            self.moved_aside = aside
         self._opened()
         return self
 
     def _opened(self) -> None:
         self._generation += 1
-        with contextlib.suppress(OSError):
-            stat = os.stat(self.path)
-            self._identity = (stat.st_dev, stat.st_ino)
+        identity = _identity_of(self.path)
+        if identity is not None:
+            self._identity = identity
+            if _marked(self.path) != identity:
+                with contextlib.suppress(OSError):
+                    marker_path(self.path).write_text(f"{identity[0]}:{identity[1]}\n", encoding="ascii")
+
+    def _ours(self) -> bool:
+        """Is the file at our path the one this History opened (its header may be gone)?"""
+        identity = _identity_of(self.path)
+        return identity is not None and identity == self._identity
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False, isolation_level=None)
@@ -194,9 +230,9 @@ class History:
             raise
         return connection
 
-    def _move_aside(self, error: Exception, why: str = "") -> None:
+    def _move_aside(self, error: Exception, why: str = "") -> Path:
         """Rename a broken history (and its journal) out of the way; only a file FanWhy recognises as its own."""
-        if self.path.exists() and ownership(self.path) == "other":
+        if self.path.exists() and ownership(self.path) == "other" and not self._ours():
             raise ForeignFile(f"{why + ': ' if why else ''}{self.path} is not a FanWhy history ({error}); it is "
                               f"left alone and no history is written until it is removed or FANWHY_DB names "
                               f"another file")
@@ -205,9 +241,9 @@ class History:
             source = Path(str(self.path) + suffix)
             if source.exists():
                 source.rename(Path(str(aside) + suffix))
-        self.moved_aside = aside
         self._fault(f"{why + ': ' if why else ''}history file {self.path} was not a usable database ({error}); "
                     f"moved aside to {aside}, a new one was started")
+        return aside
 
     def _fault(self, what: str) -> None:
         log.warning("%s", what)
@@ -244,16 +280,30 @@ class History:
             with contextlib.suppress(sqlite3.Error):
                 self._write.close()
             self._write = None
+        self._recreate_folder()
+        aside = None
         try:
             self._write = self._connect_checked()
             self._fault(f"{why}; reopened")
         except sqlite3.OperationalError:
             raise  # not writable now: write() keeps trying every RECONNECT_S
         except sqlite3.DatabaseError as error:
-            self._move_aside(error, why)
+            aside = self._move_aside(error, why)
             self._write = self._connect_checked()
         self._rolled_minute = None
         self._opened()
+        self.moved_aside = aside or self.moved_aside
+
+    def _recreate_folder(self) -> None:
+        """The history's folder, made again if it was deleted; an OperationalError saying why when it cannot be."""
+        if self.path.parent.is_dir():
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise sqlite3.OperationalError(f"the history's folder {self.path.parent} was deleted and cannot be "
+                                           f"made again: {error.strerror}") from None
+        self._fault(f"the history's folder {self.path.parent} was deleted; it was made again")
 
     def start(self) -> None:
         if self._thread is None:
@@ -346,10 +396,11 @@ class History:
                 with contextlib.suppress(sqlite3.Error):
                     self._write.close()
                 self._write = None
-            self._move_aside(error)
+            aside = self._move_aside(error)
             self._write = self._connect_checked()
             self._rolled_minute = None
             self._opened()
+            self.moved_aside = aside
         except (OSError, sqlite3.Error) as again:
             self.error = f"history broken and not recovered: {again}"
             self._reconnect_at = self._clock() + RECONNECT_S
@@ -467,6 +518,10 @@ class History:
     def reader(self) -> Iterator[sqlite3.Connection]:
         """A connection of this thread's own (SQLite connections are not shared across threads here), opened
         anew after the writer reopened the file. A failure is noted for the writer, then raised."""
+        if _identity_of(self.path) != self._identity:  # deleted or replaced: never an answer from the old file
+            self._fault_seen.set()
+            raise sqlite3.OperationalError(f"history file {self.path} was deleted or replaced; the writer is "
+                                           "starting a new one")
         connection = getattr(self._local, "connection", None)
         if connection is None or getattr(self._local, "generation", None) != self._generation:
             if connection is not None:

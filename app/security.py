@@ -9,6 +9,7 @@ The checks themselves run in app.gate, before Flask and Socket.IO see the reques
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import threading
 import time
@@ -36,14 +37,24 @@ def default_allowed_hosts(bind: str) -> set[str]:
     return names
 
 
-def host_name(header: str) -> str:
-    """The host part of a Host header, without port or IPv6 brackets."""
+# A Host header as RFC 9110 has it: a name or an IPv4 address, or an IPv6 address in brackets, then an optional
+# port of digits; nothing else (no user-info, no path, nothing after the port), as browsers and proxies parse it.
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_.])?))(?::(?P<port>\d{1,5}))?")
+
+
+def host_name(header: str) -> str | None:
+    """The host part of a Host header, without port or IPv6 brackets; "" for none; None when the header is not
+    a host and port (``127.0.0.1:8090@evil.com``, ``a b``, ``host/path``)."""
     header = header.strip().lower()
-    if header.startswith("["):
-        return header[1:].split("]", 1)[0]
-    if header.count(":") > 1:  # a bare IPv6 address
-        return header
-    return header.rsplit(":", 1)[0] if ":" in header else header
+    if not header:
+        return ""
+    match = _HOST.fullmatch(header)
+    if match is not None:
+        return match.group("v6") or match.group("name")
+    try:  # a bare IPv6 address, as some clients send it
+        return str(ipaddress.IPv6Address(header))
+    except ValueError:
+        return None
 
 
 class TokenBuckets:

@@ -16,6 +16,7 @@ The exporter (/metrics and the JSON API, no sockets) always uses ``threads``.
 from __future__ import annotations
 
 import ctypes
+import json
 import socket
 import sys
 from collections import Counter
@@ -90,8 +91,25 @@ def gevent_worker(per_client: int) -> type:
     return FanWhyGeventWorker
 
 
+def json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's own answers (a request line, header or chunk it cannot parse: 400, 414, 431, 501) as FanWhy's
+    JSON error, like every answer of the app, instead of gunicorn's HTML page."""
+    from gunicorn.util import write_nonblock
+
+    from app.security import SECURITY_HEADERS
+
+    body = json.dumps({"error": reason.lower(), "detail": mesg}).encode()
+    head = [f"HTTP/1.1 {status_int} {reason}", "Connection: close", "Content-Type: application/json",
+            f"Content-Length: {len(body)}", "Cache-Control: no-store",
+            *(f"{name}: {value}" for name, value in SECURITY_HEADERS.items())]
+    write_nonblock(sock, ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+
+
 def serve(settings: Settings, mode: str = "dashboard") -> int:
+    import gunicorn.util
     from gunicorn.app.base import BaseApplication
+
+    gunicorn.util.write_error = json_error  # the workers' handle_error writes through it (this process only)
 
     model = "threads" if mode == "exporter" else settings.server
 

@@ -37,6 +37,9 @@ TOKEN = "attack-benchmark-token-0123456789"
 UPGRADE = (b"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
            b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 SLOW = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + b"a" * 4000 + b"\r\n\r\n"
+# A body promised and never sent: 100 bytes announced, 6 sent (from 105 addresses, 20 each: under the per-address cap)
+SLOW_BODY = (b"POST /api/recordings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 100\r\n\r\n{\"labe")
 WAIT = (b"GET /api/gpu/available?count=1&max_utilization=0&wait=300 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         b"Authorization: Bearer " + TOKEN.encode() + b"\r\n\r\n")
 
@@ -138,6 +141,7 @@ def attacks(port: int) -> dict[str, Callable[[], Attack]]:
         "websockets": lambda: Attack(port, 1000, UPGRADE, addresses=20),
         "slow-headers": lambda: Attack(port, 200, SLOW[:20], SLOW[20:], drip=True, addresses=4),
         "waiters": lambda: Attack(port, 100, WAIT, addresses=4),
+        "slow-bodies": lambda: Attack(port, 2100, SLOW_BODY, addresses=105),
     }
 
 
@@ -162,7 +166,8 @@ class Watch:
 
 
 def watch(url: str, seconds: float) -> Watch:
-    """One authenticated Socket.IO client and a REST caller (one call every 0.1 s) for ``seconds``."""
+    """One authenticated Socket.IO client and a REST caller (one call every 0.1 s, /api/gpu/summary and
+    /api/health in turn) for ``seconds``."""
     auth = {"Authorization": f"Bearer {TOKEN}"}
     delivery: list[float] = []
     client = socketio.Client(reconnection=False)
@@ -175,8 +180,9 @@ def watch(url: str, seconds: float) -> Watch:
     started = time.monotonic()
     while time.monotonic() - started < seconds:
         t0 = time.perf_counter()
+        path = ("/api/gpu/summary", "/api/health")[len(rest) % 2]
         try:
-            requests.get(f"{url}/api/gpu/summary", headers=auth, timeout=5).raise_for_status()
+            requests.get(f"{url}{path}", headers=auth, timeout=5).raise_for_status()
             rest.append(1000 * (time.perf_counter() - t0))
         except requests.RequestException:
             failures += 1
@@ -210,7 +216,7 @@ def settle(worker: psutil.Process, start: dict[str, float], seconds: float = 30)
 
 
 PHASES = {"websockets": ("websockets",), "slow-headers": ("slow-headers",), "waiters": ("waiters",),
-          "all-at-once": ("websockets", "slow-headers", "waiters")}
+          "slow-bodies": ("slow-bodies",), "all-at-once": ("websockets", "slow-headers", "waiters", "slow-bodies")}
 
 
 def run(url: str, worker: psutil.Process, seconds: float, phases: list[str] | None = None) -> dict[str, Any]:

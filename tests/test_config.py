@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.config import _CHOICES, _RANGES, ConfigError, Settings
+from app.config import _CHOICES, _RANGES, ConfigError, Settings, load_settings
 
 
 @pytest.mark.parametrize(("name", "low", "high", "message"), _RANGES)
@@ -53,3 +53,17 @@ def test_tokens_can_come_from_files(tmp_path: Path) -> None:
     (tmp_path / "empty").write_text("\n")
     with pytest.raises(ConfigError, match="is empty"):
         load_settings({"FANWHY_TOKEN_FILE": str(tmp_path / "empty")})
+
+
+@pytest.mark.parametrize("token", [" " * 16, " " * 40, "abc def ghi jkl", " a-long-enough-token-0123",
+                                   "a-long-enough-token-0123\n", "\ta-long-enough-token-0123"])
+def test_a_token_needs_16_characters_that_are_not_spaces_and_none_around_it(token: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_settings({"FANWHY_TOKEN": token})
+    assert "FANWHY_TOKEN" in str(refused.value) and refused.value.setting == "token"
+
+
+def test_a_token_of_16_characters_with_a_space_inside_is_accepted() -> None:
+    assert load_settings({"FANWHY_TOKEN": "abcd efgh ijkl mnop"}).token == "abcd efgh ijkl mnop"
+    with pytest.raises(ConfigError, match="FANWHY_METRICS_TOKEN"):
+        load_settings({"FANWHY_METRICS_TOKEN": " " * 20})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import time
@@ -46,6 +47,88 @@ def garbage(path: Path) -> None:
         handle.write((counter + 1).to_bytes(4, "big"))
         handle.seek(100)
         handle.write(b"this is not a database" * 400)
+
+
+def overwrite_with_random_bytes(path: Path, pages: int = 49) -> None:
+    """``dd if=/dev/urandom of=PATH bs=4096 count=49 conv=notrunc``: the header (and with it the application id that
+    says whose file it is) is gone; the inode stays."""
+    with open(path, "r+b") as handle:
+        handle.write(os.urandom(4096 * pages))
+
+
+def test_a_history_overwritten_with_garbage_while_running_is_moved_aside(history: History, clock: Clock) -> None:
+    feed(history, clock, 120)  # several pages
+    overwrite_with_random_bytes(history.path)
+    feed(history, clock, 3, start=T0 + 200)
+    assert history.moved_aside is not None and history.moved_aside.name.startswith("h.db.corrupt-")
+    assert any("moved aside" in f for f in history.recent_faults())
+    assert history.error is None and history.integrity() == "ok"
+    assert history.gpu_series(0, "utilization_percent", history.window(T0 + 199, T0 + 203, step=1))
+
+
+def test_a_history_overwritten_with_garbage_is_moved_aside_by_a_fresh_start(tmp_path: Path, clock: Clock) -> None:
+    path = tmp_path / "h.db"
+    first = History(path, clock=clock).open()
+    feed(first, clock, 120)
+    first.close()
+    overwrite_with_random_bytes(path)
+    again = History(path, clock=clock).open()  # a new server: only the marker beside the file says it was ours
+    try:
+        assert again.moved_aside is not None and any("moved aside" in f for f in again.recent_faults())
+        feed(again, clock, 3, start=T0 + 200)
+        assert again.error is None and again.integrity() == "ok"
+    finally:
+        again.close()
+
+
+def test_garbage_after_a_read_only_episode_is_moved_aside(history: History, clock: Clock) -> None:
+    feed(history, clock, 60)
+    if not _immutable(history.path, True):
+        pytest.skip("neither chattr nor chmod can make the file read-only here")
+    try:
+        feed(history, clock, 3, start=T0 + 100)
+        assert history.error is not None
+    finally:
+        _immutable(history.path, False)
+    overwrite_with_random_bytes(history.path)
+    clock.now += 10  # past the reconnect delay
+    feed(history, clock, 3, start=T0 + 200)
+    assert history.moved_aside is not None and history.error is None, history.error
+    assert history.gpu_series(0, "utilization_percent", history.window(T0 + 199, T0 + 203, step=1))
+
+
+def test_a_deleted_folder_is_made_again_and_reads_never_come_from_the_deleted_file(tmp_path: Path,
+                                                                                   clock: Clock) -> None:
+    folder = tmp_path / "data" / "fanwhy"
+    history = History(folder / "history.db", clock=clock).open()
+    try:
+        feed(history, clock, 5)
+        shutil.rmtree(tmp_path / "data")
+        with pytest.raises(sqlite3.OperationalError, match="deleted or replaced"):
+            history.gpu_series(0, "utilization_percent", history.window(T0, T0 + 5, step=1))
+        feed(history, clock, 3, start=T0 + 10)
+        assert (folder / "history.db").exists() and history.error is None
+        assert any("made again" in f for f in history.recent_faults())
+        points = history.gpu_series(0, "utilization_percent", history.window(T0, T0 + 13, step=1))
+        assert [p[0] for p in points] == [T0 + 10, T0 + 11, T0 + 12]  # only what the new file holds
+    finally:
+        history.close()
+
+
+def test_a_fresh_server_on_a_garbage_history_serves_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "history.db"
+    History(path).open().close()
+    overwrite_with_random_bytes(path, pages=2)
+    port = free_port()
+    proc = start_server(port, FANWHY_DB=str(path))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        health = wait_healthy(url)
+        assert health["status"] == "degraded" and any("moved aside" in r for r in health["reasons"]), health
+        assert requests.get(f"{url}/api/gpu/history?host=1&metric=cpu_percent&since=-1m", timeout=5).status_code == 200
+        assert list(tmp_path.glob("history.db.corrupt-*"))
+    finally:
+        stop(proc)
 
 
 def test_the_journal_maps_no_shared_memory_file(history: History) -> None:

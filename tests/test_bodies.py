@@ -1,0 +1,117 @@
+"""Request bodies against the real server (`python -m app`, gevent): bad chunked framing is a 400 JSON answer at
+once, a body that never arrives is cut off at its deadline, and bodies in flight are capped per address."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.test_server_process import free_port, start_server, stop, wait_healthy
+
+BODY_TIMEOUT_S = 2.0
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    port = free_port()
+    proc = start_server(port, FANWHY_BODY_TIMEOUT=str(BODY_TIMEOUT_S), FANWHY_CLIENT_BODIES="4")
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+        yield port
+    finally:
+        output = stop(proc)
+        assert "Traceback" not in output, output
+
+
+def _open(port: int, head: bytes, source: str = "127.0.0.1") -> socket.socket:
+    sock = socket.socket()
+    sock.settimeout(BODY_TIMEOUT_S + 8)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(head)
+    return sock
+
+
+def _answer(sock: socket.socket) -> tuple[int, dict[str, object], float]:
+    """(status, JSON body, seconds waited) of the answer on ``sock``."""
+    started = time.monotonic()
+    data = b""
+    with sock:
+        while b"\r\n\r\n" not in data or len(data.split(b"\r\n\r\n", 1)[1]) < _length(data):
+            piece = sock.recv(65536)
+            if not piece:
+                break
+            data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert b"application/json" in head.lower(), data[:300]
+    return int(head.split()[1]), json.loads(body), time.monotonic() - started
+
+
+def _length(data: bytes) -> int:
+    for line in data.split(b"\r\n\r\n", 1)[0].split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return int(line.split(b":", 1)[1])
+    return 1 << 30
+
+
+def _post(chunked: bool = False, length: int | None = None) -> bytes:
+    framing = b"Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {length}\r\n".encode()
+    return b"POST /api/recordings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + framing + b"\r\n"
+
+
+@pytest.mark.parametrize("body", [b"zz\r\n{}\r\n0\r\n\r\n", b"2\r\n{}XX0\r\n\r\n", b"-1\r\n{}\r\n0\r\n\r\n"])
+def test_malformed_chunked_framing_is_a_400_at_once(port: int, body: bytes) -> None:
+    status, answer, waited = _answer(_open(port, _post(chunked=True) + body))
+    assert status == 400 and answer["error"] == "malformed body", answer
+    assert waited < 1.0
+
+
+@pytest.mark.parametrize(("head", "sent"), [(_post(chunked=True), b'5\r\n{"a"'), (_post(length=100), b'{"labe')])
+def test_a_body_that_never_arrives_is_cut_off_at_its_deadline(port: int, head: bytes, sent: bytes) -> None:
+    status, answer, waited = _answer(_open(port, head + sent))
+    assert status == 408 and "FANWHY_BODY_TIMEOUT" in str(answer["detail"]), answer
+    assert BODY_TIMEOUT_S - 0.5 < waited < BODY_TIMEOUT_S + 2
+
+
+def test_bodies_in_flight_are_capped_per_address(port: int) -> None:
+    held = [_open(port, _post(length=100) + b"{", source="127.0.3.1") for _ in range(4)]
+    time.sleep(0.3)
+    status, answer, waited = _answer(_open(port, _post(length=100) + b"{", source="127.0.3.1"))
+    assert status == 429 and "FANWHY_CLIENT_BODIES" in str(answer["detail"]) and waited < 1.0, answer
+    body = json.dumps({"label": "from another address"}).encode()
+    status, answer, _ = _answer(_open(port, _post(length=len(body)) + body, source="127.0.3.2"))
+    assert status == 201 and answer["label"] == "from another address", answer
+    for sock in held:
+        assert _answer(sock)[0] == 408
+
+
+def test_a_well_formed_chunked_body_is_read(port: int) -> None:
+    body = json.dumps({"label": "chunked"}).encode()
+    framed = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+    status, answer, _ = _answer(_open(port, _post(chunked=True) + framed, source="127.0.3.3"))
+    assert status == 201 and answer["label"] == "chunked", answer
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), [
+    (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414),
+    (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(b"X-%d: 1\r\n" % n for n in range(200)) + b"\r\n", 431),
+    (b"GET / HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", 400),
+    (b"G\x01T / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400),
+])
+def test_the_servers_own_refusals_are_json(port: int, request_bytes: bytes, status: int) -> None:
+    """What gunicorn refuses before FanWhy sees it (a request line, header or version it cannot parse) answers in
+    the same JSON shape as every other error, not gunicorn's HTML page."""
+    got, answer, _ = _answer(_open(port, request_bytes, source="127.0.3.4"))
+    assert got == status and isinstance(answer["error"], str) and "detail" in answer, answer
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:{port}@evil.com", "127.0.0.1:{port}/x", "127.0.0.1 evil.com",
+                                  "127.0.0.1:{port}:1"])
+def test_a_host_that_is_not_a_host_and_port_is_refused(port: int, host: str) -> None:
+    head = f"GET /api/health HTTP/1.1\r\nHost: {host.format(port=port)}\r\n\r\n".encode()
+    status, answer, _ = _answer(_open(port, head, source="127.0.3.5"))
+    assert status == 400 and answer["error"] == "bad Host", answer
