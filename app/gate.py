@@ -139,7 +139,16 @@ _REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 408: "Req
 
 
 def refuse(start_response: StartResponse, status: int, error: str, detail: str) -> list[bytes]:
-    """One short JSON answer that closes the connection (the WSGI layers' refusals, before Flask)."""
+    """One short JSON answer that closes the connection (the WSGI layers' refusals, before Flask).
+
+    gunicorn drops an application's ``Connection: close`` (a hop-by-hop header) and keeps the connection alive,
+    reading the rest of the refused request's body first: a body promised and never sent then held its greenlet
+    for the keep-alive time (10 s), and 2,000 of them filled the worker's pool so that nobody else was accepted
+    (measured). Its Response, whose bound ``start_response`` this is, closes the connection when told to."""
+    response = getattr(start_response, "__self__", None)
+    force_close = getattr(response, "force_close", None)
+    if callable(force_close):
+        force_close()
     body = json.dumps({"error": error, "detail": detail}).encode()
     headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
                ("Cache-Control", "no-store"), ("Connection", "close"), *SECURITY_HEADERS.items()]

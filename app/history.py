@@ -4,8 +4,11 @@ The collector hands each snapshot to ``submit``; one writer thread commits each 
 transaction, so at most one interval of data is at risk. A write that fails (a full disk, a locked or
 read-only file) is logged and counted, live monitoring goes on, and the writer reconnects every few seconds
 until writes succeed again. A database that is not a database (or fails its quick check), at start or while
-running, is moved aside with a warning and a new one is started; so is a file put in place of ours (another
-inode) that is not a FanWhy history. /api/health reports each of these as ``degraded`` with its reason.
+running, is moved aside with a warning and a new one is started; FanWhy knows the file as its own by its SQLite
+application id or, when garbage overwrote the header too, by the marker beside it (``.history.db.fanwhy``, the
+device and inode of the file FanWhy made). A file put in place of ours (another inode) is kept if it is a history
+and left alone if it is another program's. A deleted folder is made again; a reader never answers from a deleted
+or replaced file. /api/health reports each of these as ``degraded`` with its reason.
 
 Rollback journal (TRUNCATE), not WAL: WAL maps a ``-shm`` file into memory, and a fault in that file (made
 immutable while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. The size

@@ -123,6 +123,10 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                 "graceful_timeout": 5,
                 "keepalive": max(1, round(settings.header_timeout_s)),  # gevent: the deadline for a request's headers
                 "worker_connections": settings.max_connections,
+                # the listen queue (the kernel caps it at net.core.somaxconn): a burst larger than gunicorn's default
+                # 2048 (the slow-body attack opens 2,100 at once) would make late connections, an honest client's
+                # too, retry their handshake for seconds
+                "backlog": 4096,
                 "accesslog": None,
                 "loglevel": "warning",
                 "when_ready": lambda server: print(
