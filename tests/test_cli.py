@@ -107,7 +107,7 @@ def test_no_gpu_says_so_in_a_sentence() -> None:
     ([], {"FANWHY_BACKEND": "nvdia"}, 2, "FANWHY_BACKEND must be one of auto, nvidia, amd, basic, simulated"),
     (["--backend", "amd"], {}, 4, "--backend amd cannot start here"),
     (["snapshot", "--backend", "amd"], {}, 4, "amdsmi"),
-    (["--host", "0.0.0.0"], {"FANWHY_TOKEN": "short"}, 2, "FANWHY_TOKEN of at least 16 characters"),
+    (["--host", "0.0.0.0"], {"FANWHY_TOKEN": "short"}, 2, "FANWHY_TOKEN needs at least 16 characters"),
     (["--host", "192.0.2.1"], {"FANWHY_TOKEN": "x" * 20}, 3, "--host 192.0.2.1 is not an address of this machine"),
     ([], {"FANWHY_DB": "/proc/no/such/history.db"}, 2, "cannot be created"),
 ])

@@ -30,6 +30,19 @@ def wait_port(port: int, timeout: float = 20.0) -> None:
     raise AssertionError(f"nothing listens on {port}")
 
 
+def wait_ready(url: str, timeout: float = 30.0) -> None:
+    """Prometheus listens before it serves: its API answers 503 (not JSON) until /-/ready says 200."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(f"{url}/-/ready", timeout=2).status_code == 200:
+                return
+        except requests.ConnectionError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{url} did not become ready")
+
+
 @pytest.fixture
 def prometheus(tmp_path: Path) -> Iterator[Any]:
     binary = shutil.which("prometheus")
@@ -50,6 +63,7 @@ def prometheus(tmp_path: Path) -> Iterator[Any]:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         procs.append(proc)
         wait_port(port)
+        wait_ready(f"http://127.0.0.1:{port}")
         return f"http://127.0.0.1:{port}"
 
     yield start
