@@ -70,6 +70,15 @@ def test_malformed_chunked_framing_is_a_400_at_once(port: int, body: bytes) -> N
     assert waited < 1.0
 
 
+@pytest.mark.parametrize(("head", "sent"), [(_post(chunked=True), b'5\r\n{"a"'), (_post(length=100), b'{"labe'),
+                                            (_post(chunked=True), b"2\r\n{}\r\n")])
+def test_a_body_cut_short_by_its_sender_is_a_400_at_once(port: int, head: bytes, sent: bytes) -> None:
+    sock = _open(port, head + sent)
+    sock.shutdown(socket.SHUT_WR)  # the client is done: the body ends early
+    status, answer, waited = _answer(sock)
+    assert status == 400 and answer["error"] == "malformed body" and waited < 1.0, answer
+
+
 @pytest.mark.parametrize(("head", "sent"), [(_post(chunked=True), b'5\r\n{"a"'), (_post(length=100), b'{"labe')])
 def test_a_body_that_never_arrives_is_cut_off_at_its_deadline(port: int, head: bytes, sent: bytes) -> None:
     status, answer, waited = _answer(_open(port, head + sent))
