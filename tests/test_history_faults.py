@@ -83,13 +83,9 @@ def test_a_history_overwritten_with_garbage_is_moved_aside_by_a_fresh_start(tmp_
 
 def test_garbage_after_a_read_only_episode_is_moved_aside(history: History, clock: Clock) -> None:
     feed(history, clock, 60)
-    if not _immutable(history.path, True):
-        pytest.skip("neither chattr nor chmod can make the file read-only here")
-    try:
+    with read_only(history.path):
         feed(history, clock, 3, start=T0 + 100)
         assert history.error is not None
-    finally:
-        _immutable(history.path, False)
     overwrite_with_random_bytes(history.path)
     clock.now += 10  # past the reconnect delay
     feed(history, clock, 3, start=T0 + 200)
@@ -207,15 +203,22 @@ def _immutable(path: Path, on: bool) -> bool:
     return True
 
 
-def test_a_read_only_period_recovers_once_writable(history: History, clock: Clock) -> None:
-    feed(history, clock, 3)
-    if not _immutable(history.path, True):
+@contextlib.contextmanager
+def read_only(path: Path) -> Iterator[None]:
+    """``path`` unwritable while the block runs (skips the test where that cannot be done)."""
+    if not _immutable(path, True):
         pytest.skip("neither chattr nor chmod can make the file read-only here")
     try:
+        yield
+    finally:
+        _immutable(path, False)
+
+
+def test_a_read_only_period_recovers_once_writable(history: History, clock: Clock) -> None:
+    feed(history, clock, 3)
+    with read_only(history.path):
         feed(history, clock, 20, start=T0 + 10)
         assert history.error is not None and "readonly" in history.error.replace("read-only", "readonly")
-    finally:
-        _immutable(history.path, False)
     feed(history, clock, 10, start=T0 + 40)  # the writer reconnects every few seconds
     assert history.error is None
     points = history.gpu_series(0, "utilization_percent", history.window(T0 + 44, T0 + 49, step=1))
