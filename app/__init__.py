@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.version import __version__ as __version__
+from app.core.version import __version__ as __version__
 
 _APPLICATION = ("create_app", "FanWhy", "ROOT")
 _ENGINE = ("build_monitor", "open_history")
@@ -21,7 +21,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(application, name)
     if name in _ENGINE:
-        from app import engine
+        from app.collect import engine
 
         return getattr(engine, name)
     raise AttributeError(f"module 'app' has no attribute {name!r}")

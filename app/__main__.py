@@ -13,9 +13,9 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
-from app.config import ConfigError, Settings, load_settings
-from app.version import __version__
-from app.vocabulary import BACKENDS
+from app.collect.config import ConfigError, Settings, load_settings
+from app.core.version import __version__
+from app.core.vocabulary import BACKENDS
 
 EXIT_CODES = """exit codes:
   0  done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)
@@ -108,15 +108,15 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     if watch is None:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
     selected = select_in_background(settings.backend, builders)  # on a thread: a stuck driver meets a deadline
-    from app.engine import build_monitor
-    from app.terminal import render
+    from app.cli.terminal import render
+    from app.collect.engine import build_monitor
     from app.vendors.base import BackendUnavailable
 
     try:
         selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
         monitor = build_monitor(settings, selection)  # no history: a terminal answer writes none
     except BackendUnavailable as error:
-        from app.preflight import backend_failed
+        from app.cli.preflight import backend_failed
 
         raise backend_failed(settings, error) from None
     except TimeoutError as error:
@@ -152,7 +152,7 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
 
 
 def _serve(settings: Settings, mode: str) -> int:
-    from app.preflight import check_backend, check_history, check_port
+    from app.cli.preflight import check_backend, check_history, check_port
     from app.serving import serve
 
     if mode == "exporter":
@@ -183,7 +183,7 @@ def _main(args: argparse.Namespace) -> int:
         return _serve(settings, command)
     except ConfigError as error:
         # imported here: a one-shot answer reads its CPU baseline before the collector's imports
-        from app.preflight import BackendFailed, PortUnavailable
+        from app.cli.preflight import BackendFailed, PortUnavailable
 
         print(f"fanwhy: {error.named(flags)}", file=sys.stderr)
         return 4 if isinstance(error, BackendFailed) else 3 if isinstance(error, PortUnavailable) else 2

@@ -11,18 +11,18 @@ from typing import Any, Mapping
 from flask import Flask
 from flask_socketio import SocketIO
 
-from app import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
-from app.bodies import BodyReader
-from app.concurrency import Concurrency, for_model, one_writer_websockets
-from app.config import Settings, load_settings
-from app.engine import build_monitor, open_history
-from app.gate import Gate
-from app.history import History
-from app.monitor import Monitor
-from app.notify import Notifier, parse_targets
-from app.recordings import Recorder
-from app.redact import Redactor
+from app.collect.config import Settings, load_settings
+from app.collect.engine import build_monitor, open_history
+from app.collect.monitor import Monitor
+from app.core.redact import Redactor
+from app.store.history import History
+from app.store.recordings import Recorder
 from app.vendors.factory import Selection
+from app.verdict.notify import Notifier, parse_targets
+from app.web import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
+from app.web.bodies import BodyReader
+from app.web.concurrency import Concurrency, for_model, one_writer_websockets
+from app.web.gate import Gate
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.

@@ -4,7 +4,7 @@ It follows the settings the server runs with, from the same environment: FANWHY_
 is ``python -m app exporter``, read from PID 1's command line), TLS when FANWHY_TLS_CERT is set (the certificate is
 not checked: this is the server asking itself), and the token (FANWHY_TOKEN or FANWHY_TOKEN_FILE) in an
 Authorization header, which also lets it past a Host allowlist that names no local name. The settings are read by
-app.config, as the server reads them; nothing else of FanWhy is imported.
+app.collect.config, as the server reads them; nothing else of FanWhy is imported.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from app.config import ConfigError, load_settings
+from app.collect.config import ConfigError, load_settings
 
 
 def _exporter_mode(proc: Path) -> bool:
@@ -29,7 +29,7 @@ def _exporter_mode(proc: Path) -> bool:
 
 def url_and_headers(env: dict[str, str], proc: Path = Path("/proc")) -> tuple[str, dict[str, str]]:
     """Where the server of ``env`` answers and how to ask it, from the settings it was started with (its defaults,
-    its token file: app.config, the one reader of them)."""
+    its token file: app.collect.config, the one reader of them)."""
     settings = load_settings(env)
     exporter = env.get("FANWHY_HEALTH_MODE", "exporter" if _exporter_mode(proc) else "dashboard") == "exporter"
     port = settings.exporter_port if exporter else settings.port

@@ -5,11 +5,11 @@
   lookups are monkey-patched (TLS, and the Redis message queue's client); **threads, queues, time, os and
   subprocess are not**, so the collector, the history writer, the NVML event thread and every vendor call keep
   running on native threads with native locks and queues: a slow NVML call cannot stall the loop. The few
-  handlers that wait on them do so through app.concurrency.
+  handlers that wait on them do so through app.web.concurrency.
 - ``threads``: gunicorn's gthread worker, a thread per connection, bounded by FANWHY_THREADS.
 
 Both read a request's headers under a deadline (FANWHY_HEADER_TIMEOUT) and cap the connections of one client
-address (FANWHY_CLIENT_CONNECTIONS); app.gate then checks Host, Origin, the token and the session limits.
+address (FANWHY_CLIENT_CONNECTIONS); app.web.gate then checks Host, Origin, the token and the session limits.
 The exporter (/metrics and the JSON API, no sockets) always uses ``threads``.
 """
 
@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from app.config import Settings
+from app.collect.config import Settings
 
 
 def url(settings: Settings) -> str:
@@ -96,7 +96,7 @@ def json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
     JSON error, like every answer of the app, instead of gunicorn's HTML page."""
     from gunicorn.util import write_nonblock
 
-    from app.security import SECURITY_HEADERS
+    from app.web.security import SECURITY_HEADERS
 
     body = json.dumps({"error": reason.lower(), "detail": mesg}).encode()
     head = [f"HTTP/1.1 {status_int} {reason}", "Connection: close", "Content-Type: application/json",

@@ -69,7 +69,7 @@ def main() -> None:
     import pynvml
 
     from app import build_monitor
-    from app.config import Settings
+    from app.collect.config import Settings
     from app.vendors.factory import Selection
     from app.vendors.nvidia import NvidiaBackend
 

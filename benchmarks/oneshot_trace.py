@@ -41,11 +41,11 @@ WRAPS = {  # module -> (attribute path, label), wrapped as soon as the command i
     "app.vendors.factory": [("select_backend", "(thread) select_backend")],
     "app.vendors.nvidia": [("NvidiaBackend.open", "(thread)   nvidia open"), ("NvidiaBackend.sample", "  gpus"),
                            ("NvidiaBackend.processes", "  gpu processes")],
-    "app.engine": [("build_monitor", "build_monitor")],
-    "app.monitor": [("Monitor._collect", "tick"), ("Monitor._publish", "  publish"),
+    "app.collect.engine": [("build_monitor", "build_monitor")],
+    "app.collect.monitor": [("Monitor._collect", "tick"), ("Monitor._publish", "  publish"),
                     ("Monitor.start", "monitor.start")],
     "app.attribution.attributor": [("Attributor.attribute", "  attribute")],
-    "app.host": [("HostSampler.sample", "  host")],
+    "app.collect.host": [("HostSampler.sample", "  host")],
 }
 class AfterImport(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
@@ -83,7 +83,7 @@ def main() -> int:
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -S -c pass": [sys.executable, "-S", "-c", "pass"],
         "nvmlInit + process utilization": [sys.executable, "-c", floor],
-        "import app.engine": [sys.executable, "-c", "import app.engine"],
+        "import app.collect.engine": [sys.executable, "-c", "import app.collect.engine"],
         "import psutil": [sys.executable, "-c", "import psutil"],
         "fanwhy snapshot --json": [sys.executable, "-m", "app", "snapshot", "--json"],
     }

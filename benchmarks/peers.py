@@ -137,7 +137,7 @@ def main() -> None:
                                "host_processes": len(psutil.pids()), "date": time.strftime("%Y-%m-%d")}
     try:
         from app import build_monitor
-        from app.config import Settings
+        from app.collect.config import Settings
 
         monitor = build_monitor(Settings(backend="nvidia", db="none"))
         frame = monitor.collect()

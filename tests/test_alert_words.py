@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.alerts import DEFAULT_RULES, AlertEngine, Rule, build_rules, parse_overrides
-from app.model import (
+from app.core.model import (
     Alert,
     BackendInfo,
     CollectorTiming,
@@ -21,6 +20,7 @@ from app.model import (
     ProcessSample,
     Snapshot,
 )
+from app.verdict.alerts import DEFAULT_RULES, AlertEngine, Rule, build_rules, parse_overrides
 
 
 def gpu(index: int = 0, name: str | None = "H200", **values: Any) -> GpuSample:

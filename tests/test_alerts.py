@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.alerts import AlertEngine, build_rules, parse_overrides
-from app.config import ConfigError, load_settings
-from app.model import (
+from app.collect.config import ConfigError, load_settings
+from app.core.model import (
     BackendInfo,
     CollectorTiming,
     GpuEvent,
@@ -19,6 +18,7 @@ from app.model import (
     ProcessSample,
     Snapshot,
 )
+from app.verdict.alerts import AlertEngine, build_rules, parse_overrides
 
 
 def gpu(util: float | None = 0, index: int = 0, error: str | None = None, **kw: Any) -> GpuSample:

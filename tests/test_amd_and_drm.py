@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.model import GpuProcessUsage, GpuSample
+from app.core.model import GpuProcessUsage, GpuSample
 from app.vendors.amd import AmdBackend
 from app.vendors.base import BackendUnavailable
 from app.vendors.basic import BasicBackend

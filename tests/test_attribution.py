@@ -13,7 +13,7 @@ import pytest
 from app.attribution.attributor import Attributor
 from app.attribution.docker import DockerClient
 from app.attribution.processes import ProcessInspector
-from app.model import GpuProcessUsage, GpuSample, ProcessSample, UsageKind
+from app.core.model import GpuProcessUsage, GpuSample, ProcessSample, UsageKind
 from tests import cgroup_helper
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container

@@ -12,7 +12,7 @@ from typing import Any
 import requests
 import socketio
 
-from app.redact import MAX_COMMAND_CHARS
+from app.core.redact import MAX_COMMAND_CHARS
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
 CLIENTS = 20

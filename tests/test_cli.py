@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.version import __version__
+from app.core.version import __version__
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent

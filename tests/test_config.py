@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.config import _CHOICES, _RANGES, ConfigError, Settings, load_settings
+from app.collect.config import _CHOICES, _RANGES, ConfigError, Settings, load_settings
 
 
 @pytest.mark.parametrize(("name", "low", "high", "message"), _RANGES)
@@ -40,7 +40,7 @@ def test_a_public_bind_needs_the_token() -> None:
 
 
 def test_tokens_can_come_from_files(tmp_path: Path) -> None:
-    from app.config import load_settings
+    from app.collect.config import load_settings
 
     secret = tmp_path / "metrics-token"
     secret.write_text("0123456789abcdef0123\n")

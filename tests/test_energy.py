@@ -1,13 +1,13 @@
-"""Power and energy by SM share (app/energy.py) at its edges: the time step, the SM total, rounding, a GPU without
-a power reading or in error, processes on several GPUs, containers and what nobody's share covers. Written against
-the mutants `make mutation` found alive."""
+"""Power and energy by SM share (app/collect/energy.py) at its edges: the time step, the SM total, rounding, a GPU
+without a power reading or in error, processes on several GPUs, containers and what nobody's share covers. Written
+against the mutants `make mutation` found alive."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.energy import EnergyMeter, power_shares
-from app.model import ContainerRef, ContainerSample, GpuSample, ProcessGpu, ProcessSample, Unattributed
+from app.collect.energy import EnergyMeter, power_shares
+from app.core.model import ContainerRef, ContainerSample, GpuSample, ProcessGpu, ProcessSample, Unattributed
 
 
 def gpu(index: int, power: float | None = 300.0, error: str | None = None) -> GpuSample:

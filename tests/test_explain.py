@@ -7,9 +7,8 @@ from typing import Any, Sequence
 
 import pytest
 
-from app.energy import EnergyMeter
-from app.explain import BusyClock, explain, short_command
-from app.model import (
+from app.collect.energy import EnergyMeter
+from app.core.model import (
     BackendInfo,
     CollectorTiming,
     ContainerRef,
@@ -23,6 +22,7 @@ from app.model import (
     frozen_map,
 )
 from app.vendors.nvidia import PASSIVELY_COOLED
+from app.verdict.explain import BusyClock, explain, short_command
 
 GIB = 1 << 30
 
@@ -266,8 +266,8 @@ def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
     so the answer is the holder, not "the fans are on their idle curve" (issue #20)."""
     import os
 
-    from app.config import Settings
-    from app.engine import build_monitor
+    from app.collect.config import Settings
+    from app.collect.engine import build_monitor
     from tests.conftest import nvidia_selection
     from tests.fakes.fake_nvml import scenario
 

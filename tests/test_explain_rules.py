@@ -1,6 +1,6 @@
 """The verdict's rules at their edges: when a GPU counts as busy, how a cause is scored, which numbers it carries,
 how sure FanWhy is, and the exact wording of each branch. Written against the mutants `make mutation` found alive in
-app/explain.py: each test pins a boundary or a value the scenario tests in test_explain.py let move."""
+app/verdict/explain.py: each test pins a boundary or a value the scenario tests in test_explain.py let move."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from app.explain import (
+from app.core.model import Cause, ContainerRef, Unattributed, Verdict
+from app.core.vocabulary import GIB
+from app.verdict.explain import (
     BUSY_POWER_FRACTION,
     BUSY_UTIL_PERCENT,
     COOL_C,
@@ -19,8 +21,6 @@ from app.explain import (
     short_command,
     who,
 )
-from app.model import Cause, ContainerRef, Unattributed, Verdict
-from app.vocabulary import GIB
 from tests.test_explain import gpu, proc, snap
 
 
@@ -187,7 +187,7 @@ def test_labels_and_short_commands() -> None:
 
 
 def test_the_cpu_cause_at_its_edges_and_with_its_numbers() -> None:
-    from app.model import HostFan
+    from app.core.model import HostFan
 
     assert [c for c in explain(snap([], cpu=50.0)).causes if c.kind == "cpu_load"]  # 50 % counts
     assert [c for c in explain(snap([], cpu=49.9)).causes if c.kind == "cpu_load"] == []

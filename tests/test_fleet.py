@@ -162,7 +162,7 @@ def test_a_message_queue_without_the_redis_package_is_a_clear_error(monkeypatch:
     without it names the file to install, before anything binds."""
     import importlib.util
 
-    from app.config import ConfigError, Settings
+    from app.collect.config import ConfigError, Settings
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "redis" else real(name, *a))

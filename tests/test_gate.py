@@ -1,4 +1,4 @@
-"""The gate (app/gate.py): DNS rebinding and cross-site requests are refused on every route and both Socket.IO
+"""The gate (app/web/gate.py): DNS rebinding and cross-site requests are refused on every route and both Socket.IO
 transports, before a session exists; no response grants an origin outside the allowlist."""
 
 from __future__ import annotations

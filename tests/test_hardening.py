@@ -289,10 +289,10 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
 
 def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, capsys: Any) -> None:
     """`python -m app snapshot` waits for the collector thread with a deadline: it never freezes."""
-    from app import engine
     from app.__main__ import snapshot
-    from app.config import Settings
-    from app.monitor import Monitor
+    from app.collect import engine
+    from app.collect.config import Settings
+    from app.collect.monitor import Monitor
 
     release = threading.Event()
     fake = scenario("h200x2_load")
@@ -312,7 +312,7 @@ def test_a_one_shot_snapshot_ends_in_time_when_the_backend_never_opens(monkeypat
     """The backend opens on a thread of its own: a driver that never answers (nvmlInit stuck) ends the command after
     the watchdog with exit 5 and a sentence, not a hang."""
     from app.__main__ import snapshot
-    from app.config import Settings
+    from app.collect.config import Settings
     from app.vendors import factory
     from app.vendors.base import Backend
 
@@ -422,7 +422,7 @@ def test_optional_tls_through_gunicorn(tmp_path: Path) -> None:
 def test_the_openapi_document_is_valid_typed_and_named() -> None:
     from openapi_spec_validator import validate
 
-    from app.openapi import SPEC
+    from app.web.openapi import SPEC
 
     validate(SPEC)  # raises on an invalid OpenAPI 3.1 document
     ids = [op["operationId"] for methods in SPEC["paths"].values() for op in methods.values()]

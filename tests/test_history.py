@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 import requests
 
-from app.history import ForeignFile, History, HistoryError, ownership
-from app.model import (
+from app.core.model import (
     BackendInfo,
     CollectorTiming,
     GpuSample,
@@ -24,7 +23,8 @@ from app.model import (
     ProcessSample,
     Snapshot,
 )
-from app.recordings import Recorder
+from app.store.history import ForeignFile, History, HistoryError, ownership
+from app.store.recordings import Recorder
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
 GIB = 1 << 30
@@ -332,7 +332,7 @@ def test_recording_endpoints(make_app: Any, fake_nvml: Any) -> None:
 
 
 def test_while_you_were_away(history: History, clock: Clock) -> None:
-    from app.explain import explain
+    from app.verdict.explain import explain
 
     for t in range(600):
         clock.now = T0 + t
@@ -363,8 +363,8 @@ def test_while_you_were_away_merges_each_cause_into_one_line(tmp_path: Path) -> 
     program at 80-100 %, then idle. One line per cause, with its total time and peak, busiest first."""
     from dataclasses import replace
 
-    from app.away import group
-    from app.explain import explain
+    from app.verdict.away import group
+    from app.verdict.explain import explain
     from tests.test_explain import gpu as egpu
     from tests.test_explain import proc as eproc
     from tests.test_explain import snap as esnap
@@ -398,7 +398,7 @@ def test_while_you_were_away_merges_each_cause_into_one_line(tmp_path: Path) -> 
 
 
 def test_while_you_were_away_fits_a_screen() -> None:
-    from app.away import SCREENFUL, group
+    from app.verdict.away import SCREENFUL, group
 
     rows = [(float(t), f"GPU {t}", {"busy": True, "cause": {"kind": "gpu_load", "gpu": t, "who": None}})
             for t in range(20)]

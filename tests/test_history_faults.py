@@ -17,9 +17,9 @@ import psutil
 import pytest
 import requests
 
-import app.recordings as recordings_module
-from app.history import History
-from app.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
+import app.store.recordings as recordings_module
+from app.store.history import History
+from app.store.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
 from tests.test_history import T0, Clock, feed
 from tests.test_server_process import free_port, start_server, stop, wait_healthy

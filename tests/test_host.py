@@ -9,7 +9,7 @@ from pathlib import Path
 import psutil
 
 from app.attribution.procstat import CpuBaseline, cpu_baseline, cpu_times, own_ticks
-from app.host import HostSampler, ProcFile, memory_used_total
+from app.collect.host import HostSampler, ProcFile, memory_used_total
 
 STAT = b"cpu  100 5 50 800 40 3 2 0 7 1\ncpu0 50 2 25 400 20 1 1 0 3 0\nintr 1 2 3\n"
 MEMINFO = b"MemTotal:       16384000 kB\nMemFree:         1000000 kB\nMemAvailable:    4096000 kB\nBuffers: 1 kB\n"
@@ -99,7 +99,7 @@ def test_a_baseline_reads_the_machine_and_every_process_but_this_one(tmp_path: P
 
 def test_a_stopped_monitor_closes_its_kept_descriptors() -> None:
     from app import build_monitor
-    from app.config import Settings
+    from app.collect.config import Settings
 
     me = psutil.Process()
     before = me.num_fds()

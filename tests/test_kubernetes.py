@@ -20,7 +20,7 @@ from app.attribution.attributor import Attributor
 from app.attribution.cgroups import parse_cgroup
 from app.attribution.kubernetes import KubeClient
 from app.attribution.processes import ProcessInspector
-from app.model import ProcessSample
+from app.core.model import ProcessSample
 
 TOKEN = "sa-token-0123456789"
 POD_UID = "0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9"

@@ -13,16 +13,47 @@ ROOT = Path(__file__).resolve().parent.parent
 MAP = ROOT / "docs" / "ARCHITECTURE.md"
 
 
+# The layer of each folder of app/ (a module directly in app/ is assembly): the path says it, the page agrees.
+FOLDERS = {"core": "foundation", "vendors": "vendors", "attribution": "attribution", "collect": "engine",
+           "verdict": "engine", "store": "engine", "web": "web", "cli": "assembly"}
+
+
+def layer_of_path(path: str) -> str:
+    parts = path.split("/")
+    assert parts[0] == "app", path
+    if len(parts) == 2:
+        return "assembly"
+    assert parts[1] in FOLDERS, f"{path}: app/{parts[1]}/ is not a folder of the layout (add it to FOLDERS, the page)"
+    return FOLDERS[parts[1]]
+
+
 def layers() -> tuple[dict[str, set[str]], dict[str, str]]:
-    """(layer -> the layers it may import, module path -> its layer), read from the page."""
+    """(layer -> the layers it may import, module path -> its layer): the rules read from the page, each module's
+    layer from its path."""
     text = MAP.read_text()
     allowed: dict[str, set[str]] = {}
     for name, may in re.findall(r"^\| (\w+) \| ([\w, ]+) \| ", text, re.MULTILINE):
-        if name not in ("layer", "module"):
+        if name not in ("layer", "module", "folder"):
             allowed[name] = set() if may.strip() == "nothing" else {m.strip() for m in may.split(",")}
     allowed["assembly"] = set(allowed) if "every layer" in text else allowed.get("assembly", set())
-    modules = dict(re.findall(r"^\| `(app/[\w/]+\.py)` \| (\w+) \|", text, re.MULTILINE))
-    return allowed, modules
+    listed = re.findall(r"^\| `(app/[\w/]+\.py)` \| (\w+) \|", text, re.MULTILINE)
+    return allowed, {path: layer_of_path(path) for path, _ in listed}
+
+
+def test_the_page_gives_each_module_the_layer_of_its_folder() -> None:
+    text = MAP.read_text()
+    listed = re.findall(r"^\| `(app/[\w/]+\.py)` \| (\w+) \|", text, re.MULTILINE)
+    wrong = [f"{path}: the page says {layer}, the folder {layer_of_path(path)}" for path, layer in listed
+             if layer != layer_of_path(path)]
+    assert wrong == []
+    folders = dict(re.findall(r"^\| `app/(\w+)/` \| (\w+) \|", text, re.MULTILINE))
+    assert folders == FOLDERS
+
+
+def test_every_folder_says_what_it_holds_and_may_import() -> None:
+    for folder in FOLDERS:
+        doc = ast.get_docstring(ast.parse((ROOT / "app" / folder / "__init__.py").read_text())) or ""
+        assert len(doc) > 80 and ("import" in doc or folder in ("vendors", "attribution")), folder
 
 
 def module_name(path: Path) -> str:
@@ -35,8 +66,8 @@ def imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "app":
-            if node.module == "app":
-                found |= {f"app.{alias.name}" for alias in node.names}
+            if node.module == "app" or node.module.removeprefix("app.") in FOLDERS:  # ``from app.core import model``
+                found |= {f"{node.module}.{alias.name}" for alias in node.names}
             else:
                 found.add(node.module)
         elif isinstance(node, ast.Import):

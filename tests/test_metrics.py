@@ -170,7 +170,7 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
     FanWhy's own process_* metrics."""
     import os
 
-    from app.version import __version__
+    from app.core.version import __version__
     from tests.fakes.fake_nvml import scenario
 
     fake = scenario("h100_load")

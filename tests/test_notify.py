@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 import pytest
 
-from app.model import Alert
-from app.notify import Notifier, parse_targets, render
+from app.core.model import Alert
+from app.verdict.notify import Notifier, parse_targets, render
 
 
 class Receiver:
@@ -173,7 +173,7 @@ def test_a_receiver_answering_500_is_retried_then_counted_as_failed(caplog: Any)
     failing = Receiver(mode="500")
     n = notifier("slack", failing.url("/services/T000/B000/s3cr3t-t0ken"))
     try:
-        with caplog.at_level(logging.WARNING, logger="app.notify"):
+        with caplog.at_level(logging.WARNING, logger="app.verdict.notify"):
             n.submit([alert(1)])
             wait_for(lambda: n.status()[0]["failed"] == 1)
         assert len(failing.requests) == 3  # the first try and two retries

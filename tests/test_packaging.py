@@ -161,7 +161,7 @@ def test_the_service_unit() -> None:
 def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) -> None:
     """`pip install .` as pip and pipx do it: a wheel built from this checkout, installed with its dependencies into
     a fresh venv, run from a folder that is not the clone, so the page's files must come from the package."""
-    from app.version import __version__
+    from app.core.version import __version__
 
     wheels = tmp_path / "wheels"
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",

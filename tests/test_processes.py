@@ -16,7 +16,7 @@ import pytest
 
 from app.attribution.processes import ProcessInspector
 from app.attribution.procstat import CpuBaseline, cpu_baseline
-from app.model import GpuProcessUsage, UsageKind
+from app.core.model import GpuProcessUsage, UsageKind
 
 
 @pytest.fixture

@@ -155,7 +155,7 @@ def test_socket_needs_the_token_when_one_is_set(make_app: Any, serve: Any, fake_
 def test_alert_events_of_frames_a_slow_reader_missed_are_kept_but_not_the_frames(fake_nvml: FakeNvml) -> None:
     """The broadcaster sends the newest view and the alert events of every frame since its last one."""
     from app import build_monitor
-    from app.config import Settings
+    from app.collect.config import Settings
     from tests.conftest import nvidia_selection
 
     monitor = build_monitor(Settings(db="none", alert_hold_s=0, alert_gpu_util_percent=50),

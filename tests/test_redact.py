@@ -7,7 +7,7 @@ import shlex
 
 import pytest
 
-from app.redact import MASK, MAX_COMMAND_CHARS, command_line, redact_argv
+from app.core.redact import MASK, MAX_COMMAND_CHARS, command_line, redact_argv
 
 
 @pytest.mark.parametrize(
@@ -42,7 +42,7 @@ import string  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from app.redact import Redactor  # noqa: E402
+from app.core.redact import Redactor  # noqa: E402
 
 SECRETS = st.builds(lambda body: f"Zq{body}", st.text(string.ascii_letters + string.digits + "._-", min_size=8,
                                                       max_size=24))

@@ -12,7 +12,7 @@ from app.attribution.attributor import Attributor, _containers, _users, containe
 from app.attribution.cgroups import CgroupMatch
 from app.attribution.docker import DockerContainer
 from app.attribution.processes import ProcessInspector
-from app.model import ContainerRef, MemoryMethod, ProcessGpu, ProcessSample
+from app.core.model import ContainerRef, MemoryMethod, ProcessGpu, ProcessSample
 
 A, B, C = "a" * 64, "b" * 64, "c" * 64
 
@@ -98,8 +98,8 @@ def test_placement_sets_namespace_and_host_pids_and_leaves_gone_processes_alone(
 
 def test_what_no_process_accounts_for_on_one_gpu_in_each_case() -> None:
     from app.attribution.attributor import HIDDEN_HINT, _unaccounted
-    from app.model import GpuSample
-    from app.vocabulary import UNATTRIBUTED_FLOOR_BYTES
+    from app.core.model import GpuSample
+    from app.core.vocabulary import UNATTRIBUTED_FLOOR_BYTES
 
     mib = 2**20
 
@@ -130,7 +130,7 @@ def test_what_no_process_accounts_for_on_one_gpu_in_each_case() -> None:
 
 
 def test_kubernetes_names_win_over_dockers_and_an_unknown_pod_asks_for_a_list(monkeypatch: Any) -> None:
-    from app.model import GpuProcessUsage
+    from app.core.model import GpuProcessUsage
 
     class Names:
         def __init__(self, known: dict[str, DockerContainer]):

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from app.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot
-from app.picking import pick, score, world_size
+from app.core.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot
+from app.web.picking import pick, score, world_size
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
 
@@ -103,7 +103,7 @@ def test_available_waits_until_gpus_are_free(make_app: Any) -> None:
 
 
 def test_wait_requests_are_capped_per_client_and_in_all(make_app: Any) -> None:
-    from app.picking import WaitSlots
+    from app.web.picking import WaitSlots
 
     slots = WaitSlots(per_client=2, in_all=3)
     assert slots.take("a") and slots.take("a") and not slots.take("a")

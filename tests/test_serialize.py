@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from app import build_monitor
-from app.config import Settings
-from app.model import GpuSample, ProcessSample, evolve
-from app.serialize import _EXTRAS, snapshot_view, to_json
+from app.collect.config import Settings
+from app.collect.serialize import _EXTRAS, snapshot_view, to_json
+from app.core.model import GpuSample, ProcessSample, evolve
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
 

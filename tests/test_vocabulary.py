@@ -1,4 +1,4 @@
-"""One vocabulary (app/vocabulary.py): each shared rule is defined once; the page's one remaining copy matches."""
+"""One vocabulary (app/core/vocabulary.py): each shared rule is defined once; the page's one remaining copy matches."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import ast
 import re
 from pathlib import Path
 
-from app import vocabulary
-from app.alerts import VALUES
-from app.model import GpuSample
+from app.core import vocabulary
+from app.core.model import GpuSample
 from app.vendors.nvidia import CLOCKS_EVENT_REASONS
+from app.verdict.alerts import VALUES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,7 @@ def test_the_reason_sets_name_reasons_the_nvml_backend_decodes() -> None:
 
 
 def test_no_module_keeps_its_own_copy_of_a_shared_rule() -> None:
-    """The names and literals that used to be retyped in several modules appear only in app/vocabulary.py."""
+    """The names and literals that used to be retyped in several modules appear only in app/core/vocabulary.py."""
     retyped = re.compile(r"THERMAL_REASONS|64 << 20|64 \* MIB|0\.6 \* |passively cooled\" in"
                          r"|UNATTRIBUTED_FLOOR_BYTES =")
     for path in (ROOT / "app").rglob("*.py"):
@@ -46,7 +46,7 @@ def test_no_module_keeps_its_own_copy_of_a_shared_rule() -> None:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             assert not retyped.search(line), f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
     assert "indexOf(\"passively cooled\")" not in (ROOT / "static" / "app.js").read_text()
-    tree = ast.parse((ROOT / "app" / "vocabulary.py").read_text())
+    tree = ast.parse((ROOT / "app" / "core" / "vocabulary.py").read_text())
     assert {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} >= {
         "HEAT_REASONS", "SLOWDOWN_REASONS", "UNATTRIBUTED_FLOOR_BYTES"}
 

@@ -29,7 +29,7 @@ import sys
 import gevent
 from gevent import socket as gsocket
 from engineio.async_drivers.gevent import WebSocketWSGI
-from app.concurrency import GeventConcurrency, one_writer_websockets
+from app.web.concurrency import GeventConcurrency, one_writer_websockets
 
 listener = gsocket.socket()
 listener.bind(("127.0.0.1", 0))

@@ -14,7 +14,7 @@ from app.attribution.cgroups import CgroupMatch, read_cgroup, read_nspid
 from app.attribution.docker import DockerClient, DockerContainer
 from app.attribution.kubernetes import KubeClient
 from app.attribution.processes import ProcessInspector
-from app.model import (
+from app.core.model import (
     Assignment,
     ContainerRef,
     ContainerSample,
@@ -26,7 +26,7 @@ from app.model import (
     UserSample,
     evolve,
 )
-from app.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
+from app.core.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
 
 N = TypeVar("N", int, float)
 HIDDEN_HINT = ("run FanWhy with --pid=host, or mount the host's /proc and set FANWHY_HOST_PROC=/host/proc")

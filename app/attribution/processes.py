@@ -23,8 +23,8 @@ from app.attribution.procstat import (
     start_time,
     user_name,
 )
-from app.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
-from app.redact import Redactor
+from app.core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
+from app.core.redact import Redactor
 
 
 @dataclass(frozen=True)

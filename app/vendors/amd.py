@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
-from app.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
+from app.core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from app.vendors.base import Backend, BackendUnavailable
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import logging
 import time
 from pathlib import Path
 
-from app.model import GpuProcessUsage, GpuSample
+from app.core.model import GpuProcessUsage, GpuSample
 from app.vendors.base import Backend
 from app.vendors.fdinfo import FdinfoReader
 from app.vendors.nvidia_smi import NvidiaSmi, NvidiaSmiError

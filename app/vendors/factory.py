@@ -7,14 +7,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from app.model import GpuEvent, GpuProcessUsage, GpuSample
+from app.core.model import GpuEvent, GpuProcessUsage, GpuSample
+from app.core.vocabulary import BACKENDS
 from app.vendors.amd import AmdBackend
 from app.vendors.base import Backend, BackendUnavailable
 from app.vendors.basic import BasicBackend, normalize_pci
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.simulated import SimulatedBackend
 from app.vendors.sysfs import drm_cards
-from app.vocabulary import BACKENDS
 
 log = logging.getLogger(__name__)
 

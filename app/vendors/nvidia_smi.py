@@ -14,7 +14,7 @@ import signal
 import subprocess
 from dataclasses import dataclass
 
-from app.model import GpuProcessUsage, GpuSample, frozen_map
+from app.core.model import GpuProcessUsage, GpuSample, frozen_map
 from app.vendors.nvidia import decode_clocks_event_reasons
 
 GPU_FIELDS = (

@@ -18,7 +18,7 @@ from typing import Callable
 
 import psutil
 
-from app.model import GpuProcessUsage, GpuSample, frozen_map
+from app.core.model import GpuProcessUsage, GpuSample, frozen_map
 from app.vendors.base import Backend, BackendUnavailable
 from app.vendors.nvidia import PASSIVELY_COOLED
 

@@ -1,0 +1,74 @@
+"""The collector assembled from settings: the backend the factory picks, attribution, alerts, history.
+
+No Flask here: ``fanwhy snapshot`` builds its collector from this module and answers before a web framework
+would have finished importing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.attribution.attributor import Attributor
+from app.attribution.docker import DockerClient
+from app.attribution.kubernetes import KubeClient
+from app.attribution.processes import ProcessInspector
+from app.collect.config import Settings
+from app.collect.host import HostSampler
+from app.collect.monitor import Monitor
+from app.core.redact import Redactor
+from app.vendors.factory import Selection, default_builders, select_backend
+from app.verdict.alerts import AlertEngine
+
+if TYPE_CHECKING:
+    from app.store.history import History
+
+
+def history_path(settings: Settings) -> Path | None:
+    """Where the history of ``settings`` lives; None for FANWHY_DB=none. The simulated GPUs of the demo never write
+    to the real history: they get a file of their own beside it."""
+    if settings.db.lower() == "none":
+        return None
+    from app.store.history import default_path  # here: a terminal answer (FANWHY_DB=none) loads no sqlite3
+
+    path = Path(settings.db) if settings.db else default_path()
+    if settings.backend == "simulated" and path == default_path():
+        return path.with_name("demo-history.db")
+    return path
+
+
+def open_history(settings: Settings) -> History | None:
+    """The history database of ``settings`` (FANWHY_DB=none turns it off)."""
+    path = history_path(settings)
+    if path is None:
+        return None
+    from app.store.history import History
+
+    return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20)).open()
+
+
+def _kube() -> KubeClient | None:
+    """In a Kubernetes pod: the client that names this node's pods, already listing; elsewhere None."""
+    kube = KubeClient.in_cluster()
+    if kube is not None:
+        kube.start()
+        kube.first_answer.wait(1.0)  # the names from the first tick on; a slow API server delays start-up 1 s at most
+    return kube
+
+
+def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
+    """The collector for ``settings``: the backend picked by the factory unless one is given."""
+    selection = selection or select_backend(settings.backend, default_builders(settings))
+    return Monitor(
+        selection,
+        interval_s=settings.interval_s,
+        alerts=AlertEngine(settings.alert_rules()),
+        attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
+                                               redactor=Redactor(settings.mask_patterns, settings.names_only == "on")),
+                              DockerClient(settings.docker_socket) if settings.docker_socket else None,
+                              kube=_kube()),
+        host=HostSampler(proc_root=settings.host_proc),
+        min_tick_gap_s=settings.min_tick_gap_s,
+        history=history,
+        watchdog_s=settings.watchdog_timeout_s,
+    )

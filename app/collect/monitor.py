@@ -1,0 +1,302 @@
+"""The collector: ONE thread per server builds an immutable Snapshot every interval.
+
+Requests, socket events and scrapes read the latest Frame; they never call a vendor library.
+``request_tick`` asks for an early collection, rate-limited so that no client can make the
+collector run more often than every ``min_tick_gap_s``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+from app.attribution.attributor import Attribution, Attributor
+from app.attribution.processes import ProcessInspector
+from app.attribution.procstat import CpuBaseline
+from app.collect.energy import EnergyMeter
+from app.collect.host import HostSampler
+from app.collect.serialize import snapshot_view
+from app.core.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
+from app.vendors.factory import Selection, no_gpu_sentence
+from app.verdict.alerts import AlertEngine
+from app.verdict.explain import BusyClock, explain
+
+if TYPE_CHECKING:  # a terminal answer writes no history: sqlite3 stays unloaded
+    from app.store.history import History
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A published snapshot with its JSON view, made once and shared by every reader."""
+
+    seq: int
+    snapshot: Snapshot
+    view: dict[str, Any]
+    monotonic: float
+
+
+class Monitor:
+    def __init__(
+        self,
+        selection: Selection,
+        interval_s: float = 1.0,
+        alerts: AlertEngine | None = None,
+        attributor: Attributor | None = None,
+        host: HostSampler | None = None,
+        min_tick_gap_s: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        history: History | None = None,
+        watchdog_s: float = 10.0,
+    ):
+        self.selection = selection
+        self.backend = selection.backend
+        self.interval_s = interval_s
+        self.alerts = alerts or AlertEngine()
+        self.attributor = attributor or Attributor(ProcessInspector())
+        self.host = host or HostSampler()
+        self.min_tick_gap_s = min_tick_gap_s
+        self._clock = clock
+        self._wall = wall_clock
+        self.history = history
+        self.watchdog_s = watchdog_s
+        self._vendor_since: float | None = None  # when the collector entered the vendor calls now running
+        self._latest: Frame | None = None
+        # Alert events of recent frames, (seq, events), for a reader that missed frames: only these are
+        # kept, not the frames with their snapshots and views.
+        self._events: deque[tuple[int, tuple[Alert, ...]]] = deque(maxlen=64)
+        self._busy = BusyClock()
+        # (GPU index, kind, code) -> how many such events since start (XID errors by code, for /metrics)
+        self.gpu_event_counts: Counter[tuple[int | None, str, int]] = Counter()
+        self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
+        self._published = threading.Condition()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._start_lock = threading.Lock()
+        self._collect_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._last_request = float("-inf")
+        self._tick = 0
+        self.consecutive_failures = 0
+        self.total_errors = 0
+
+    # -- life cycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the collector thread once, however often it is called."""
+        with self._start_lock:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name="fanwhy-collector", daemon=True)
+            self._thread.start()
+
+    def stop(self, close_backend: bool = True, join_s: float | None = None) -> None:
+        """Stop the collector thread. The backend is closed only once no vendor call is running: a
+        thread stuck in NVML keeps it (the process is ending anyway)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=max(5.0, 3 * self.interval_s) if join_s is None else join_s)
+        if close_backend and self._vendor_since is None:
+            self.backend.close()
+        if self._thread is None or not self._thread.is_alive():
+            self.host.close()  # its kept /proc descriptors (reopened if this monitor collects again)
+        with self._published:
+            self._published.notify_all()
+
+    def prime(self, baseline: CpuBaseline) -> None:
+        """The first tick's CPU % (the machine's and each process's) is measured since ``baseline``: one tick
+        then answers in full, where otherwise a second one is needed."""
+        self.host.prime(baseline)
+        self.attributor.inspector.prime(baseline)
+
+    def full_command(self, pid: int) -> str | None:
+        """The whole masked command line of a process of the latest snapshot (snapshots carry it bounded)."""
+        return self.attributor.inspector.full_command(pid)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            started = self._clock()
+            try:
+                self.collect()
+            except Exception:  # the collector must outlive any one bad tick
+                log.exception("collection failed")
+                self.consecutive_failures += 1
+                self.total_errors += 1
+            elapsed = self._clock() - started
+            self._wake.wait(timeout=max(0.0, self.interval_s - elapsed))
+            self._wake.clear()
+
+    # -- reading ----------------------------------------------------------------------------
+    def latest(self) -> Frame | None:
+        return self._latest
+
+    def wait_frame(self, after_seq: int, timeout: float) -> Frame | None:
+        """The latest frame once it is newer than ``after_seq``, waiting up to ``timeout``; None after
+        the timeout or on stop."""
+        deadline = time.monotonic() + timeout
+        with self._published:
+            while not self._stop.is_set():
+                if self._latest is not None and self._latest.seq > after_seq:
+                    return self._latest
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._published.wait(remaining)
+        return None
+
+    def alert_events(self, after_seq: int, upto_seq: int) -> list[Alert]:
+        """The alert events of the frames after ``after_seq`` up to ``upto_seq``, oldest first (those of
+        the last 64 frames that had any): a reader too slow for some frames still sends every event."""
+        with self._published:
+            return [alert for seq, events in self._events if after_seq < seq <= upto_seq for alert in events]
+
+    def request_tick(self) -> bool:
+        """Ask for an early collection; False when one was asked for too recently."""
+        now = self._clock()
+        if now - self._last_request < self.min_tick_gap_s:
+            return False
+        self._last_request = now
+        self._wake.set()
+        return True
+
+    # -- collecting -------------------------------------------------------------------------
+    def collect(self) -> Frame | None:
+        """Build, publish and return one snapshot; None when the backend answered later than the watchdog
+        (the last snapshot stays, and turns stale). Only the collector thread (or a test) calls this: a
+        hung vendor call blocks its caller, so anything that must answer in time reads ``latest()``."""
+        with self._collect_lock:
+            return self._collect()
+
+    @property
+    def hung(self) -> str | None:
+        """Why the backend counts as hung: a vendor call has run longer than the watchdog; else None.
+
+        The collector calls the vendor on its own thread (handing each tick to another thread cost more
+        than the NVML calls themselves), so a call that never returns stops new snapshots; from
+        ``watchdog_s`` on, every reader sees this and the last snapshot marked stale."""
+        since = self._vendor_since
+        if since is None:
+            return None
+        running = self._clock() - since
+        if running < self.watchdog_s:
+            return None
+        return f"a vendor call has been running for {running:.0f} s (watchdog {self.watchdog_s:g} s)"
+
+    def stale(self, frame: Frame | None = None) -> bool:
+        """True while the backend hangs or the latest snapshot is older than three intervals."""
+        frame = frame or self._latest
+        if frame is None:
+            return True
+        return self.hung is not None or self._clock() - frame.monotonic > max(2.0, 3 * self.interval_s)
+
+    def _read_backend(self) -> tuple[tuple[GpuSample, ...], list[Any], list[str]]:
+        errors: list[str] = []
+        gpus: tuple[GpuSample, ...] = ()
+        try:
+            gpus = tuple(self.backend.sample())
+        except Exception as error:
+            log.exception("backend %s sample failed", self.backend.name)
+            errors.append(f"{self.backend.name} backend: {type(error).__name__}: {error}")
+        usages: list[Any] = []
+        try:
+            usages = list(self.backend.processes())
+        except Exception as error:
+            log.exception("backend %s processes failed", self.backend.name)
+            errors.append(f"{self.backend.name} processes: {type(error).__name__}: {error}")
+        return gpus, usages, errors
+
+    def _collect(self) -> Frame | None:
+        t0 = self._vendor_since = self._clock()
+        try:
+            gpus, usages, errors = self._read_backend()
+        finally:
+            self._vendor_since = None
+        t1 = self._clock()
+        if t1 - t0 >= self.watchdog_s:  # readings that span this long are not one instant: read again
+            log.error("the backend took %.1f s (watchdog %g s); its readings are dropped", t1 - t0, self.watchdog_s)
+            self.consecutive_failures += 1
+            return None
+        attribution = Attribution(processes=(), containers=(), users=(), unattributed=())
+        try:
+            attribution = self.attributor.attribute(gpus, usages)
+        except Exception as error:
+            log.exception("process attribution failed")
+            errors.append(f"processes: {type(error).__name__}: {error}")
+        t2 = self._clock()
+        try:
+            host = self.host.sample()
+            errors.extend(self.host.errors)
+        except Exception as error:
+            log.exception("host sample failed")
+            errors.append(f"host: {type(error).__name__}: {error}")
+            host = HostSample(hostname="", cpu_percent=None, cpu_count=None, load_average=None,
+                              memory_used_bytes=None, memory_total_bytes=None)
+        t3 = self._clock()
+
+        now = self._wall()
+        processes, containers, unattributed = self.energy.apply(
+            now, gpus, attribution.processes, attribution.containers, attribution.unattributed)
+        self._tick += 1
+        snapshot = Snapshot(
+            timestamp=now,
+            backend=self._backend_info(bool(gpus)),
+            host=host,
+            gpus=gpus,
+            processes=processes,
+            containers=containers,
+            users=attribution.users,
+            unattributed=unattributed,
+            timing=CollectorTiming(total_ms=_ms(t3 - t0), gpus_ms=_ms(t1 - t0), processes_ms=_ms(t2 - t1),
+                                   host_ms=_ms(t3 - t2), interval_s=self.interval_s, tick=self._tick),
+            errors=tuple(errors),
+        )
+        # The verdict and the alerts are views of the finished snapshot (and of the ones before it).
+        verdict = explain(snapshot, self._busy.update(snapshot))
+        gpu_events = self.backend.events()
+        for event in gpu_events:
+            self.gpu_event_counts[(event.gpu_index, event.kind, event.value)] += 1
+        active, events = self.alerts.evaluate(snapshot, now, gpu_events)
+        snapshot = evolve(snapshot, verdict=verdict, alerts=active, alert_events=events)
+        if self.history is not None:
+            self.history.submit(snapshot)
+        if errors:
+            self.consecutive_failures += 1
+            self.total_errors += len(errors)
+        else:
+            self.consecutive_failures = 0
+        return self._publish(snapshot)
+
+    def _backend_info(self, has_gpus: bool) -> BackendInfo:
+        """Which backend answered; without a GPU, why (the technical reasons and a sentence)."""
+        if has_gpus:
+            return BackendInfo(name=self.backend.name, skipped=frozen_map(self.selection.skipped))
+        backend_reason = self.backend.no_gpu_reason
+        skipped = "; ".join(f"{name}: {why}" for name, why in self.selection.skipped.items())
+        return BackendInfo(name=self.backend.name, skipped=frozen_map(self.selection.skipped),
+                           no_gpu_reason="; ".join(filter(None, [skipped, backend_reason]))
+                           or "the backend reported no GPU",
+                           no_gpu_summary=no_gpu_sentence(self.selection.skipped, backend_reason))
+
+    def _publish(self, snapshot: Snapshot) -> Frame:
+        with self._published:
+            seq = self._latest.seq + 1 if self._latest is not None else 1
+            frame = Frame(seq=seq, snapshot=snapshot, view=snapshot_view(snapshot), monotonic=self._clock())
+            self._latest = frame
+            if snapshot.alert_events:
+                self._events.append((seq, snapshot.alert_events))
+            self._published.notify_all()
+        return frame
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)

@@ -1,0 +1,103 @@
+"""JSON views of a Snapshot. Built once per tick by the collector; REST, Socket.IO and the page share it."""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import types
+import typing
+from typing import Any, Callable
+
+from app.core.model import GpuSample, ProcessSample, Snapshot
+
+# Derived values worth sending, per type: (name, property).
+_EXTRAS: dict[type, tuple[str, ...]] = {
+    GpuSample: ("memory_percent",),
+    ProcessSample: ("gpu_memory_bytes", "sm_percent"),
+}
+_PLAIN = (str, int, float, bool, type(None))
+_PLAIN_TYPES = frozenset(_PLAIN)
+_CONVERTERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+
+
+def _is_plain(hint: Any) -> bool:
+    """True for a type whose values are already JSON: int, str, float | None, a Literal of strings..."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return all(isinstance(v, _PLAIN) for v in typing.get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        return all(_is_plain(arg) for arg in typing.get_args(hint))
+    return hint in _PLAIN_TYPES
+
+
+def _field_expression(name: str, hint: Any) -> str:
+    """Python source that turns field ``name`` of ``v`` into JSON, as ``to_json`` would, but without
+    recursing where the annotation says the value is plain (most fields of most model types)."""
+    if _is_plain(hint):
+        return f"v.{name}"
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    plain_tuple = (typing.get_origin(hint) is tuple and args and all(_is_plain(a) for a in args if a is not ...))
+    if plain_tuple:
+        return f"list(v.{name})"
+    if typing.get_origin(hint) is collections.abc.Mapping and all(_is_plain(a) for a in args):
+        return f"dict(v.{name})"
+    return f"to_json(v.{name})"
+
+
+def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
+    """A function made once per model type that builds its JSON dict field by field (field names and
+    plainness are read from the dataclass's annotations). On the collector's path once per tick.
+
+    Generated code rather than a loop over the fields: kept on a device measurement (issue #15, see
+    ``app.core.model.evolve`` and docs/PERFORMANCE.md)."""
+    hints = typing.get_type_hints(kind)
+    items = [f"{f.name!r}: {_field_expression(f.name, hints[f.name])}" for f in dataclasses.fields(kind)]
+    extras = "".join(f"    out[{name!r}] = _rounded(v.{name})\n" for name in _EXTRAS.get(kind, ()))
+    source = f"def convert(v):\n    out = {{{', '.join(items)}}}\n{extras}    return out\n"
+    scope: dict[str, Any] = {"to_json": to_json, "_rounded": _rounded}
+    exec(compile(source, f"<to_json {kind.__name__}>", "exec"), scope)
+    convert: Callable[[Any], dict[str, Any]] = scope["convert"]
+    return convert
+
+
+def _rounded(value: Any) -> Any:
+    return round(value, 2) if isinstance(value, float) else value
+
+
+def to_json(value: Any) -> Any:
+    """Plain JSON types from model objects (dataclasses, tuples, read-only mappings)."""
+    if isinstance(value, _PLAIN):
+        return value
+    kind = type(value)
+    convert = _CONVERTERS.get(kind)
+    if convert is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
+        convert = _CONVERTERS[kind] = _converter(kind)
+    if convert is not None:
+        return convert(value)
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, collections.abc.Mapping):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value
+
+
+def snapshot_view(snapshot: Snapshot) -> dict[str, Any]:
+    """The full snapshot (``/api/gpu/metrics``, ``gpu_status``, ``gpu_status_update``)."""
+    view: dict[str, Any] = to_json(snapshot)
+    view.pop("alert_events", None)  # events travel as their own Socket.IO events
+    return view
+
+
+def gpu_headline(gpu: GpuSample) -> dict[str, Any]:
+    """The numbers a summary shows per GPU."""
+    keys = ("index", "name", "vendor", "uuid", "utilization_percent", "memory_used_bytes", "memory_total_bytes",
+            "temperature_c", "fan_speed_percent", "power_w", "power_limit_w", "throttle_reasons", "error")
+    out = {k: to_json(getattr(gpu, k)) for k in keys}
+    out["memory_percent"] = round(gpu.memory_percent, 2) if gpu.memory_percent is not None else None
+    out["unsupported"] = {k: v for k, v in gpu.unsupported.items() if k in keys}
+    return out
+
+
+def process_view(process: ProcessSample) -> dict[str, Any]:
+    view: dict[str, Any] = to_json(process)
+    return view

@@ -1,0 +1,3 @@
+"""What is kept: the SQLite history (writer, fault recovery, rollups, queries) and recordings.
+
+Engine layer: may import core, vendors, attribution and the other engine packages (collect, verdict); never web."""

@@ -1,0 +1,152 @@
+"""Recordings: a labelled stretch of GPU statistics (``POST /api/recordings``, ``app.client.record``).
+
+Kept in the history's database and sampled by the history's writer inside each tick's transaction (its
+``tick_hooks``), so a recording sees exactly what the history saw. Bounded: MAX_LIVE_RECORDINGS running at once,
+MAX_RECORDING_SAMPLES sampling ticks each (then it stops itself, with its statistics), the MAX_RECORDINGS_KEPT
+newest finished ones kept (the history's once-a-minute trim); the history's size cap counts their samples too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from app.core.model import Snapshot
+from app.store.history import History, immediate
+
+MAX_LIVE_RECORDINGS = 16
+MAX_RECORDING_SAMPLES = 86_400  # sampling ticks; a recording stops by itself there (a day at 1 s)
+MAX_RECORDINGS_KEPT = 1_000
+
+HOST_ROW = -1  # the row of a recording made without a GPU: the host's CPU %, memory and CPU temperature
+
+
+class RecordingsFull(RuntimeError):
+    """MAX_LIVE_RECORDINGS are running (429 with this message)."""
+
+
+@dataclass
+class _Recording:
+    id: str
+    gpus: tuple[int, ...] | None
+    interval_s: float
+    next_at: float = 0.0
+    samples: int = 0
+
+
+class Recorder:
+    """Starts, samples, stops and lists recordings in ``history``'s database."""
+
+    def __init__(self, history: History):
+        self._history = history
+        self._live: dict[str, _Recording] = {}
+        self._lock = threading.Lock()
+        history.tick_hooks.append(self._sample)
+        history.trim_hooks.append(_trim)
+
+    def start(self, rec_id: str, label: str, gpus: Sequence[int] | None, interval_s: float, started: float) -> None:
+        """Its row first, then its sampling: a recording that could not be stored never samples.
+        RecordingsFull at MAX_LIVE_RECORDINGS running at once."""
+        with self._lock:  # never held across a database call: the writer takes it inside its own
+            if len(self._live) >= MAX_LIVE_RECORDINGS:
+                raise RecordingsFull(f"{MAX_LIVE_RECORDINGS} recordings are running; stop one first")
+            pending = _Recording(rec_id, tuple(gpus) if gpus is not None else None, interval_s, next_at=math.inf)
+            self._live[rec_id] = pending  # holds its place, not sampled until stored
+        try:
+            with self._history.reader() as db, immediate(db):
+                db.execute("INSERT INTO recordings VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+                           (rec_id, label, json.dumps(list(gpus) if gpus is not None else None), interval_s,
+                            started))
+        except BaseException:
+            with self._lock:
+                self._live.pop(rec_id, None)
+            raise
+        with self._lock:
+            pending.next_at = 0.0
+
+    def _sample(self, db: sqlite3.Connection, snap: Snapshot) -> None:
+        """In the writer's transaction: a sample for each recording that is due; one at its cap stops."""
+        with self._lock:
+            due = [r for r in self._live.values() if snap.timestamp >= r.next_at]
+            for rec in due:
+                rec.next_at = snap.timestamp + rec.interval_s - 1e-3
+                rec.samples += 1
+            full = [r for r in due if r.samples >= MAX_RECORDING_SAMPLES]
+            for rec in full:
+                del self._live[rec.id]
+        rows = [(rec.id, snap.timestamp, g.index, g.utilization_percent, g.memory_used_bytes, g.memory_percent,
+                 g.temperature_c, g.power_w)
+                for rec in due for g in snap.gpus if g.error is None and (rec.gpus is None or g.index in rec.gpus)]
+        if not snap.gpus:  # no GPU: the host is what is recorded (CPU %, memory, CPU temperature), as row HOST_ROW
+            host = snap.host
+            rows += [(rec.id, snap.timestamp, HOST_ROW, host.cpu_percent, host.memory_used_bytes,
+                      host.memory_percent, host.cpu_temperature_c, None) for rec in due]
+        db.executemany("INSERT INTO recording_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        for rec in full:  # at its sample cap: stopped, with its statistics, in this same transaction
+            _finish(db, rec.id, snap.timestamp)
+
+    def stop(self, rec_id: str, stopped: float) -> dict[str, Any]:
+        self._history.flush()  # what was collected before the stop belongs to the recording
+        with self._lock:
+            self._live.pop(rec_id, None)
+        with self._history.reader() as db, immediate(db):
+            _finish(db, rec_id, stopped)
+        found = self.get(rec_id)
+        assert found is not None
+        return found
+
+    def get(self, rec_id: str) -> dict[str, Any] | None:
+        with self._history.reader() as db:
+            row = db.execute("SELECT id, label, gpus, interval_s, started, stopped, stats FROM recordings WHERE id = ?",
+                             (rec_id,)).fetchone()
+            if row is None:
+                return None
+            count = db.execute("SELECT count(DISTINCT ts) FROM recording_samples WHERE rec = ?",
+                               (rec_id,)).fetchone()[0]
+        return _recording_view(row, count)
+
+    def newest(self, limit: int = 100) -> list[dict[str, Any]]:
+        with self._history.reader() as db:
+            rows = db.execute("SELECT id, label, gpus, interval_s, started, stopped, stats FROM recordings "
+                              "ORDER BY started DESC LIMIT ?", (limit,)).fetchall()
+            counts = dict(db.execute("SELECT rec, count(DISTINCT ts) FROM recording_samples GROUP BY rec").fetchall())
+        return [_recording_view(row, counts.get(row[0], 0)) for row in rows]
+
+
+def _trim(db: sqlite3.Connection) -> None:
+    old = "SELECT id FROM recordings WHERE stopped IS NOT NULL ORDER BY started DESC LIMIT -1 OFFSET ?"
+    db.execute(f"DELETE FROM recording_samples WHERE rec IN ({old})", (MAX_RECORDINGS_KEPT,))
+    db.execute(f"DELETE FROM recordings WHERE id IN ({old})", (MAX_RECORDINGS_KEPT,))
+
+
+def _finish(db: sqlite3.Connection, rec_id: str, stopped: float) -> None:
+    db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?",
+               (stopped, json.dumps(recording_stats(db, rec_id)), rec_id))
+
+
+def recording_stats(db: sqlite3.Connection, rec_id: str) -> dict[str, Any]:
+    """Per-GPU min/max/mean of what a recording sampled: {"0": {"utilization_percent": {...}, ...}}."""
+    metrics = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w")
+    select = ", ".join(f"min({m}), max({m}), avg({m})" for m in metrics)
+    stats: dict[str, Any] = {}
+    for row in db.execute(f"SELECT gpu, count(*), {select} FROM recording_samples WHERE rec = ? GROUP BY gpu "
+                          "ORDER BY gpu", (rec_id,)):
+        gpu, count, values = row[0], row[1], row[2:]
+        stats[str(gpu)] = {"samples": count, **{
+            m: {"min": values[3 * i], "max": values[3 * i + 1],
+                "mean": round(values[3 * i + 2], 3) if values[3 * i + 2] is not None else None}
+            for i, m in enumerate(metrics)}}
+    return stats
+
+
+def _recording_view(row: Sequence[Any], sample_count: int) -> dict[str, Any]:
+    rec_id, label, gpus, interval_s, started, stopped, stats = row
+    return {"id": rec_id, "label": label, "gpus": json.loads(gpus) if gpus else None, "interval_s": interval_s,
+            "started_at": started, "stopped_at": stopped,
+            "duration_s": round((stopped or time.time()) - started, 3), "sample_count": sample_count,
+            "state": "stopped" if stopped else "recording", "gpu_stats": json.loads(stats) if stats else None}

@@ -1,0 +1,360 @@
+"""The verdict: why the fan is running, in one sentence, with the ranked causes behind it.
+
+Pure functions of a snapshot (and, where given, since when each GPU has been busy: ``BusyClock``). The rules, in order
+of weight: a GPU that is busy, hot or near its power limit, and the processes that keep its SMs busy
+(SM share, not memory: a process that holds 20 GB and computes nothing heats nothing); throttling;
+work nobody can see (another PID namespace); a failed GPU; the CPU side. When nothing is busy it
+says so and invents no cause.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from functools import lru_cache
+from typing import Callable, Mapping, Sequence
+
+from app.core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
+from app.core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
+
+BUSY_UTIL_PERCENT = 20.0
+BUSY_POWER_FRACTION = 0.4
+HOT_FRACTION = 0.85  # of the way from a cool 40 °C to the slowdown temperature
+COOL_C = 40.0
+IDLE_UTIL_PERCENT = 5.0
+CPU_BUSY_PERCENT = 50.0
+GPU_PREFERENCE = 0.15
+CPU_OWNER_SHARE = 0.5  # a process (or a group of them) is named only when it holds at least half the CPU load
+MEMORY_HOG_BYTES = 1 << 30
+
+Numbers = Mapping[str, float | str | None]
+
+
+def short_command(proc: ProcessSample) -> str:
+    """``python3 train.py`` from ``/usr/bin/python3 /home/a/train.py --lr 1e-3``; the name when no command."""
+    return _short(proc.command, proc.name or f"PID {proc.pid}")
+
+
+@lru_cache(maxsize=1024)
+def _short(command: str | None, fallback: str) -> str:
+    if not command:
+        return fallback
+    try:
+        words = shlex.split(command)  # the command line is shell-quoted: quoted words stay whole
+    except ValueError:
+        words = command.split()
+    if not words:
+        return fallback
+    head = os.path.basename(words[0])
+    if not head.startswith(("python", "node", "java", "ruby", "perl", "bash", "sh")):
+        return head
+    for i, word in enumerate(words[1:], start=1):
+        if word == "-c":  # inline code: its text says nothing useful in a sentence
+            return f"{head} -c"
+        if word == "-m" and i + 1 < len(words):
+            return f"{head} -m {words[i + 1]}"
+        if not word.startswith("-"):
+            return f"{head} {os.path.basename(word)}"
+    return head
+
+
+def who(proc: ProcessSample) -> str:
+    """``alice, container trainer`` (whatever is known)."""
+    parts = []
+    if proc.user:
+        parts.append(proc.user)
+    if proc.container is not None:
+        parts.append(f"container {proc.container.name or proc.container.id[:12]}")
+    elif proc.unit:
+        parts.append(f"service {proc.unit}")
+    if proc.status == "outside-namespace":
+        parts.append("in another PID namespace")
+    return ", ".join(parts)
+
+
+def label(proc: ProcessSample) -> str:
+    identity = who(proc)
+    name = f"`{short_command(proc)}`" if proc.command or proc.name else f"PID {proc.pid}"
+    return f"{name} ({identity})" if identity else name
+
+
+def _fraction(value: float | None, limit: float | None) -> float:
+    return value / limit if value is not None and limit else 0.0
+
+
+def _heat(gpu: GpuSample) -> float:
+    """0 at a cool 40 °C, 1 at the slowdown temperature (90 °C when unknown)."""
+    if gpu.temperature_c is None:
+        return 0.0
+    slowdown = gpu.temperature_slowdown_c or 90.0
+    return max(0.0, (gpu.temperature_c - COOL_C) / max(1.0, slowdown - COOL_C))
+
+
+def _state(gpu: GpuSample) -> str:
+    """``83 °C and 290 W`` from what is known."""
+    parts = []
+    if gpu.temperature_c is not None:
+        parts.append(f"{gpu.temperature_c:.0f} °C")
+    if gpu.power_w is not None:
+        parts.append(f"{gpu.power_w:.0f} W")
+    if not parts and gpu.utilization_percent is not None:
+        parts.append(f"{gpu.utilization_percent:.0f} % utilization")
+    return " and ".join(parts) or "work"
+
+
+def _fan_clause(gpu: GpuSample) -> str:
+    if gpu.fan_speed_percent is not None:
+        return f"its fan runs at {gpu.fan_speed_percent:.0f} % and follows the temperature"
+    if gpu.passively_cooled:
+        return "it has no fan of its own (passively cooled): the chassis fans answer its heat"
+    return ""
+
+
+def _sm_on(proc: ProcessSample, index: int) -> float | None:
+    for use in proc.gpus:
+        if use.gpu_index == index:
+            return use.sm_percent
+    return None
+
+
+def _memory_on(proc: ProcessSample, index: int) -> int | None:
+    for use in proc.gpus:
+        if use.gpu_index == index:
+            return use.memory_bytes
+    return None
+
+
+class BusyClock:
+    """Since when each GPU has been busy without a break, kept tick by tick (O(GPUs) a tick, and the
+    stretch is measured in full, however long it lasts)."""
+
+    def __init__(self) -> None:
+        self._since: dict[int, float] = {}
+
+    def update(self, snap: Snapshot) -> Mapping[int, float]:
+        """Feed the next snapshot (in time order); returns GPU index -> start of its current busy stretch."""
+        since = {}
+        for gpu in snap.gpus:
+            if gpu.error is None and (gpu.utilization_percent or 0) >= BUSY_UTIL_PERCENT:
+                since[gpu.index] = self._since.get(gpu.index, snap.timestamp)
+        self._since = since
+        return since
+
+
+def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) -> tuple[list[Cause], float]:
+    """Causes for one GPU, and the confidence of its main cause."""
+    i = gpu.index
+    util = gpu.utilization_percent or 0.0
+    power_frac = _fraction(gpu.power_w, gpu.power_limit_w)
+    heat_frac = _heat(gpu)
+    busy = util >= BUSY_UTIL_PERCENT or power_frac >= BUSY_POWER_FRACTION or heat_frac >= HOT_FRACTION
+    if not busy:
+        return _idle_wake(gpu, snap), 0.9
+
+    numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
+                          "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
+                          "temperature_slowdown_c": gpu.temperature_slowdown_c,
+                          "fan_speed_percent": gpu.fan_speed_percent})
+    weight = max(util / 100.0, power_frac, heat_frac)
+    score = 0.5 + 0.45 * min(1.0, weight)  # at most 0.95: throttling of the same GPU ranks above
+    users = [p for p in snap.processes if any(u.gpu_index == i for u in p.gpus)]
+    load, confidence = _load_cause(gpu, snap, users, _lasting(gpu, snap, busy_since), score, numbers)
+    return [load, *_throttle_causes(gpu, score, numbers), *_holder_causes(gpu, users)], confidence
+
+
+def _lasting(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) -> str:
+    """`` (busy for 5 min)`` once a GPU has been busy for two minutes without a break."""
+    started = busy_since.get(gpu.index)
+    if started is not None and snap.timestamp - started >= 120:
+        return f" (busy for {(snap.timestamp - started) / 60:.0f} min)"
+    return ""
+
+
+def _load_cause(gpu: GpuSample, snap: Snapshot, users: Sequence[ProcessSample], lasting: str, score: float,
+                numbers: Numbers) -> tuple[Cause, float]:
+    """The main cause of a busy GPU: the process that computes most, else hidden work, else what is known."""
+    i = gpu.index
+    computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
+    fan = _fan_clause(gpu)
+    tail = f"; {fan}" if fan else ""
+    state = f"GPU {i} is at {_state(gpu)}{lasting}"
+    if computing:
+        top = computing[0]
+        sm = _sm_on(top, i) or 0.0
+        also = ""
+        if len(computing) > 1 and (_sm_on(computing[1], i) or 0) >= 20:
+            second = computing[1]
+            also = f", with {label(second)} at {_sm_on(second, i):.0f} %"
+        confidence = 0.9 if top.visibility == "visible" and top.status == "ok" else 0.6
+        top_numbers = dict(numbers, sm_percent=sm, process_power_w=top.power_w,
+                           process_gpu_memory_bytes=_memory_on(top, i))
+        return Cause(kind="gpu_load", score=score, gpu_index=i, pid=top.pid,
+                     container=top.container.id if top.container else None, numbers=frozen_map(top_numbers),
+                     summary=f"{state} because {label(top)} keeps {sm:.0f} % of its SMs busy{also}{tail}."), confidence
+    hidden = _hidden(snap.unattributed, i)
+    if hidden is not None:
+        summary, confidence = f"{state} because of work FanWhy cannot see: {hidden}{tail}.", 0.5
+    elif users:
+        biggest = max(users, key=lambda p: _memory_on(p, i) or 0)
+        summary = f"{state}; {label(biggest)} is the process on it (per-process SM % is not reported here){tail}."
+        confidence = 0.4
+    else:
+        summary, confidence = f"{state}, and no process on it is known{tail}.", 0.3
+    return Cause(kind="gpu_load", summary=summary, score=score, gpu_index=i, numbers=numbers), confidence
+
+
+def _throttle_causes(gpu: GpuSample, score: float, numbers: Numbers) -> list[Cause]:
+    """Heat throttling ranks just above the load; a power cap below it."""
+    i = gpu.index
+    reasons = gpu.throttle_reasons or ()
+    causes = []
+    if any(r in reasons for r in HEAT_REASONS):
+        slow = f" (slowdown at {gpu.temperature_slowdown_c:.0f} °C)" if gpu.temperature_slowdown_c else ""
+        causes.append(Cause(kind="thermal_throttle", score=min(1.0, score + 0.05), gpu_index=i, numbers=numbers,
+                            summary=f"GPU {i} is throttled for heat at {_state(gpu)}{slow}: the cooling "
+                                    f"is at its limit."))
+    if "sw_power_cap" in reasons and gpu.power_limit_w:
+        causes.append(Cause(kind="power_cap", score=score * 0.8, gpu_index=i, numbers=numbers,
+                            summary=f"GPU {i} is held at its power limit ({gpu.power_limit_w:.0f} W): "
+                                    f"it would draw more if allowed."))
+    return causes
+
+
+def _holder_causes(gpu: GpuSample, users: Sequence[ProcessSample]) -> list[Cause]:
+    """Processes that hold a lot of memory on a busy GPU at a measured 0 % SM: named so nobody blames them."""
+    i = gpu.index
+    causes = []
+    for proc in users:
+        memory = _memory_on(proc, i) or 0
+        if memory >= MEMORY_HOG_BYTES and _sm_on(proc, i) == 0:
+            causes.append(Cause(kind="memory_holder", score=0.1, gpu_index=i, pid=proc.pid,
+                                numbers=frozen_map({"gpu_memory_bytes": memory, "sm_percent": 0.0}),
+                                summary=f"{label(proc)}, PID {proc.pid}, holds {memory / GIB:.1f} GiB on GPU {i} "
+                                        f"but computes nothing: it is not what heats the GPU."))
+    return causes
+
+
+def _hidden(unattributed: Sequence[Unattributed], index: int) -> str | None:
+    for item in unattributed:
+        if item.gpu_index == index and (item.assigned or (item.memory_bytes or 0) >= UNATTRIBUTED_FLOOR_BYTES
+                                        or (item.sm_percent or 0) >= BUSY_UTIL_PERCENT):
+            memory = f"{item.memory_bytes / GIB:.1f} GiB" if item.memory_bytes else "its memory"
+            return f"processes in another PID namespace hold {memory} (run FanWhy with --pid=host to name them)"
+    return None
+
+
+def _idle_wake(gpu: GpuSample, snap: Snapshot) -> list[Cause]:
+    """An idle GPU kept awake in P0, with the likely reason; nothing when there is no likely reason."""
+    if gpu.pstate != "P0" or (gpu.utilization_percent or 0) >= IDLE_UTIL_PERCENT:
+        return []
+    holders = [p for p in snap.processes for u in p.gpus if u.gpu_index == gpu.index and (u.sm_percent or 0) == 0]
+    if holders:
+        reason = f"{label(holders[0])} holds a context on it at 0 % SM"
+    elif gpu.display_active:
+        reason = "a display is attached to it"
+    elif gpu.persistence_mode is False:
+        reason = "persistence mode is off, so each poll of the GPU wakes it"
+    else:
+        return []
+    watts = f" at {gpu.power_w:.0f} W" if gpu.power_w is not None else ""
+    return [Cause(kind="idle_wake", score=0.2, gpu_index=gpu.index,
+                  numbers=frozen_map({"pstate": gpu.pstate, "power_w": gpu.power_w}),
+                  summary=f"GPU {gpu.index} is idle but stays in P0{watts}: {reason}.")]
+
+
+def _cpu_cause(snap: Snapshot) -> Cause | None:
+    host = snap.host
+    if host.cpu_percent is None or host.cpu_percent < CPU_BUSY_PERCENT:
+        return None
+    busy_cores = host.cpu_percent / 100.0 * (host.cpu_count or 1)  # the load, in cores
+    users = [p for p in snap.processes if (p.cpu_percent or 0) > 0]
+    top = max(users, key=lambda p: p.cpu_percent or 0, default=None)
+    temp = f" ({host.cpu_temperature_c:.0f} °C)" if host.cpu_temperature_c is not None else ""
+    blamed = top if top is not None and (top.cpu_percent or 0) / 100.0 >= CPU_OWNER_SHARE * busy_cores else None
+    if blamed is not None:
+        because = f" because of {label(blamed)} at {blamed.cpu_percent:.0f} % of a core"
+    else:
+        because = _cpu_spread(users, busy_cores, host.cpu_count or 1)
+    fans = ", ".join(f"{f.label} {f.rpm} RPM" for f in host.fans[:3])
+    fan_text = f"; system fans: {fans}" if fans else ""
+    return Cause(kind="cpu_load", score=0.4 + 0.5 * host.cpu_percent / 100.0, pid=blamed.pid if blamed else None,
+                 numbers=frozen_map({"cpu_percent": host.cpu_percent, "cpu_temperature_c": host.cpu_temperature_c,
+                                     "process_cpu_percent": blamed.cpu_percent if blamed else None}),
+                 summary=f"the CPU is at {host.cpu_percent:.0f} %{temp}{because}{fan_text}")
+
+
+def _cpu_spread(users: Sequence[ProcessSample], busy_cores: float, cores: int) -> str:
+    """When no one process holds most of the CPU load: the program, service, container or user whose processes
+    together hold most of it; else only that the load is spread (nobody with a small share is blamed)."""
+    groupings: tuple[tuple[str, Callable[[ProcessSample], str | None]], ...] = (
+        ("", lambda p: f"`{short_command(p)}`" if p.command or p.name else None),
+        ("service ", lambda p: p.unit),
+        ("container ", lambda p: (p.container.name or p.container.id[:12]) if p.container else None),
+        ("user ", lambda p: p.user),
+    )
+    for prefix, key in groupings:
+        groups: dict[str, list[ProcessSample]] = {}
+        for proc in users:
+            name = key(proc)
+            if name:
+                groups.setdefault(name, []).append(proc)
+        if not groups:
+            continue
+        name, members = max(groups.items(), key=lambda g: sum(p.cpu_percent or 0 for p in g[1]))
+        cores_used = sum(p.cpu_percent or 0 for p in members) / 100.0
+        if len(members) > 1 and cores_used >= CPU_OWNER_SHARE * busy_cores:
+            return (f", spread over {len(members)} processes of {prefix}{name}: "
+                    f"{100.0 * cores_used / cores:.0f} % of the CPU")
+    return ", spread over many processes, none with a large share"
+
+
+def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Verdict:
+    """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy."""
+    busy_since = busy_since or {}
+    causes: list[Cause] = []
+    confidences: dict[int, float] = {}
+    for gpu in snap.gpus:
+        if gpu.error is not None:
+            causes.append(Cause(kind="gpu_failed", score=0.75, gpu_index=gpu.index,
+                                summary=f"GPU {gpu.index} has failed ({gpu.error}); a lost GPU can leave its fan "
+                                        f"at full speed until it is reset."))
+            continue
+        gpu_causes, confidence = _gpu_causes(gpu, snap, busy_since)
+        causes.extend(gpu_causes)
+        confidences[gpu.index] = confidence
+    cpu = _cpu_cause(snap)
+    if cpu is not None:
+        causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
+    causes.sort(key=lambda c: -c.score)
+    main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
+    awake = next((c for c in causes if c.kind == "idle_wake"), None)
+    if main is None and awake is not None:  # nothing computes, but a GPU is held in P0: that is the answer
+        return Verdict(headline=awake.summary, causes=tuple(causes), confidence=0.8, busy=False)
+    if main is None:
+        temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
+                          if g.temperature_c is not None)
+        headline = "Nothing is busy: the fans are on their idle curve" + (f" ({temps})." if temps else ".")
+        return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
+    confidence = 0.8
+    if main.kind == "gpu_load" and main.gpu_index is not None:
+        confidence = confidences.get(main.gpu_index, 0.8)
+    return Verdict(headline=main.summary, causes=tuple(causes), confidence=confidence, busy=True)
+
+
+def _cpu_ranked(cpu: Cause, snap: Snapshot, gpu_busy: Sequence[Cause]) -> Cause:
+    """The CPU cause worded and scored against the busy GPUs.
+
+    The GPU is what FanWhy watches, and a busy GPU draws more than a CPU: the CPU leads only when it
+    outranks every busy GPU by a clear margin."""
+    cpu_leads = all(cpu.score > c.score + GPU_PREFERENCE for c in gpu_busy)
+    if gpu_busy and cpu_leads:
+        summary = f"{cpu.summary[0].upper() + cpu.summary[1:]}; GPUs are busy too (see the causes)."
+    elif gpu_busy:
+        summary = f"Also, {cpu.summary}."
+    else:
+        idle = "; ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:2]
+                         if g.temperature_c is not None)
+        sentence = f"No GPU is busy: {cpu.summary}" if snap.gpus else cpu.summary[0].upper() + cpu.summary[1:]
+        summary = f"{sentence}{'; ' + idle if idle else ''}."
+    score = cpu.score if cpu_leads or not gpu_busy else min(cpu.score, min(c.score for c in gpu_busy) - 0.01)
+    return Cause(kind=cpu.kind, score=score, pid=cpu.pid, numbers=cpu.numbers, summary=summary)

@@ -1,0 +1,223 @@
+"""Alerts that reach you without an open tab: webhook, ntfy, Slack and Discord targets (FANWHY_NOTIFY).
+
+One thread per target reads a bounded queue; the collector never waits on it (``submit`` drops the oldest event
+when a queue is full, and counts it). A burst of alert events within ``group_s`` goes out as one message; a target
+gets at most ``per_minute`` messages; a failed delivery is retried with backoff (1, 2, 4 s), then given up and
+counted. What each target did is in ``status()`` (for /api/health), named by its kind and position, never by its
+URL: a webhook URL is a secret (Slack's and Discord's carry their token in the path), so it is never logged,
+served or put in a payload. Messages are masked like command lines before they leave.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+from urllib.parse import urlsplit
+
+from app.core.model import Alert
+from app.core.redact import Redactor
+
+if TYPE_CHECKING:  # the settings check parses FANWHY_NOTIFY: its imports stay light (a one-shot answer pays them)
+    from app.collect.monitor import Monitor
+
+log = logging.getLogger(__name__)
+
+KINDS = ("webhook", "ntfy", "slack", "discord")
+QUEUE_SIZE = 200
+RETRIES = (1.0, 2.0, 4.0)  # seconds to wait before each retry
+TIMEOUT_S = 5.0
+
+
+def parse_targets(text: str) -> list[tuple[str, str]]:
+    """``slack:https://hooks.slack.com/...,ntfy:https://ntfy.sh/topic`` -> [(kind, url), ...]; ValueError naming
+    the position (never the URL) of a target that is not ``KIND:http(s)://...``."""
+    targets = []
+    for position, item in enumerate(filter(None, (p.strip() for p in text.replace(" ", ",").split(","))), start=1):
+        kind, sep, url = item.partition(":")
+        parts = urlsplit(url)
+        if not sep or kind not in KINDS or parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"target {position} must be KIND:URL with KIND one of {', '.join(KINDS)} and an "
+                             f"http(s) URL")
+        targets.append((kind, url))
+    return targets
+
+
+def render(kind: str, host: str, alerts: Sequence[Alert]) -> tuple[bytes, dict[str, str]]:
+    """The request body and headers of one message about ``alerts`` for a target of ``kind``."""
+    lines = [f"{'✔' if a.state == 'resolved' else '▲'} {a.message}" for a in alerts]
+    firing = [a for a in alerts if a.state != "resolved"]
+    title = (f"FanWhy on {host}: {len(firing)} alert{'s' if len(firing) != 1 else ''}" if firing
+             else f"FanWhy on {host}: resolved")
+    text = "\n".join(lines)
+    if kind == "ntfy":
+        worst = max((a.severity for a in firing), key=("info", "warning", "critical").index, default="info")
+        priority = {"critical": "urgent", "warning": "high", "info": "default"}[worst]
+        return text.encode(), {"Title": title, "Priority": priority, "Tags": "fan",
+                               "Content-Type": "text/plain; charset=utf-8"}
+    if kind == "slack":
+        body: dict[str, Any] = {"text": f"*{title}*\n{text}"}
+    elif kind == "discord":
+        body = {"content": f"**{title}**\n{text}"[:2000]}
+    else:
+        body = {"source": "fanwhy", "host": host, "title": title, "text": text,
+                "alerts": [{"id": a.id, "rule": a.rule, "gpu_index": a.gpu_index, "severity": a.severity,
+                            "state": a.state, "message": a.message, "value": a.value, "threshold": a.threshold,
+                            "since": a.since, "resolved_at": a.resolved_at} for a in alerts]}
+    return json.dumps(body).encode(), {"Content-Type": "application/json"}
+
+
+@dataclass
+class Target:
+    """One destination and what happened to it; ``name`` is safe to show (``slack #2``), ``url`` is not."""
+
+    kind: str
+    url: str
+    name: str
+    queue: queue.Queue[Alert] = field(default_factory=lambda: queue.Queue(maxsize=QUEUE_SIZE))
+    delivered: int = 0
+    failed: int = 0
+    dropped: int = 0
+    retries: int = 0
+    last_error: str | None = None
+    last_success: float | None = None
+    next_send_at: float = 0.0
+
+    def view(self) -> dict[str, Any]:
+        return {"target": self.name, "kind": self.kind, "delivered": self.delivered, "failed": self.failed,
+                "dropped": self.dropped, "retries": self.retries, "queued": self.queue.qsize(),
+                "last_error": self.last_error, "last_success": self.last_success}
+
+
+def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> None:
+    import urllib.request  # here: urllib.request loads http.client, email and ssl (~15 ms)
+
+    request = urllib.request.Request(url, data=body, headers={"User-Agent": "fanwhy", **headers}, method="POST")
+    with urllib.request.urlopen(request, timeout=timeout) as response:  # http(s) only: parse_targets
+        response.read(1024)
+
+
+class Notifier:
+    def __init__(self, targets: Sequence[tuple[str, str]], host: str, group_s: float = 10.0, per_minute: float = 6.0,
+                 redactor: Redactor | None = None, post: Callable[[str, bytes, dict[str, str], float], None] = _post,
+                 retries: Sequence[float] = RETRIES, timeout_s: float = TIMEOUT_S):
+        counts: dict[str, int] = {}
+        self.targets = []
+        for kind, url in targets:
+            counts[kind] = counts.get(kind, 0) + 1
+            self.targets.append(Target(kind, url, f"{kind} #{counts[kind]}"))
+        self.host = host
+        self.group_s = group_s
+        self.min_gap_s = 60.0 / per_minute if per_minute > 0 else 0.0
+        self.redactor = redactor or Redactor()
+        self._post = post
+        self._retries = tuple(retries)
+        self._timeout_s = timeout_s
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for target in self.targets:
+            thread = threading.Thread(target=self._run, args=(target,), name=f"fanwhy-notify-{target.name}",
+                                      daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, join_s: float = 2.0) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=join_s)
+
+    def submit(self, alerts: Sequence[Alert]) -> None:
+        """Queue alert events for every target; never blocks (a full queue loses its oldest event, counted)."""
+        for alert in alerts:
+            if alert.rule == "new_process":
+                continue  # a notice for the page, not a reason to wake someone
+            masked = self.redactor.text(alert.message)
+            for target in self.targets:
+                while True:
+                    try:
+                        target.queue.put_nowait(alert if masked == alert.message else replace(alert, message=masked))
+                        break
+                    except queue.Full:
+                        try:
+                            target.queue.get_nowait()
+                            target.dropped += 1
+                        except queue.Empty:
+                            pass
+
+    def status(self) -> list[dict[str, Any]]:
+        return [t.view() for t in self.targets]
+
+    def follow(self, monitor: Monitor) -> None:
+        """Feed the targets every alert event the collector publishes, from a thread of its own."""
+        def run() -> None:
+            seq = 0  # from the start: the events of frames published before this thread ran are kept by the monitor
+            while not self._stop.is_set():
+                frame = monitor.wait_frame(seq, 1.0)
+                if frame is None or frame.seq <= seq:
+                    continue
+                self.submit(monitor.alert_events(seq, frame.seq))
+                seq = frame.seq
+
+        thread = threading.Thread(target=run, name="fanwhy-notify-follow", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _run(self, target: Target) -> None:
+        while not self._stop.is_set():
+            try:
+                first = target.queue.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            batch = [first]
+            deadline = time.monotonic() + self.group_s  # a burst becomes one message
+            while (left := deadline - time.monotonic()) > 0 and not self._stop.is_set():
+                try:
+                    batch.append(target.queue.get(timeout=min(left, 0.5)))
+                except queue.Empty:
+                    continue
+            wait = target.next_send_at - time.monotonic()
+            if wait > 0 and self._stop.wait(wait):
+                return
+            self._deliver(target, batch)
+            target.next_send_at = time.monotonic() + self.min_gap_s
+
+    def _deliver(self, target: Target, batch: list[Alert]) -> None:
+        body, headers = render(target.kind, self.host, batch)
+        for attempt in range(len(self._retries) + 1):
+            try:
+                self._post(target.url, body, headers, self._timeout_s)
+            except (OSError, ValueError) as error:  # urllib's URLError and HTTPError are OSErrors
+                target.last_error = _safe(error, target.url)
+                if attempt < len(self._retries):
+                    target.retries += 1
+                    if self._stop.wait(self._retries[attempt]):
+                        return
+                    continue
+                target.failed += 1
+                log.warning("notification to %s failed after %d tries: %s", target.name, attempt + 1,
+                            target.last_error)
+                return
+            target.delivered += 1
+            target.last_success = time.time()
+            target.last_error = None
+            return
+
+
+def _safe(error: Exception, url: str) -> str:
+    """The error in words, without the URL (or any part of its path, where a token lives)."""
+    from urllib.error import HTTPError
+
+    if isinstance(error, HTTPError):
+        text = f"HTTP {error.code} {error.reason}"
+    else:
+        text = f"{type(error).__name__}: {getattr(error, 'reason', None) or error}"
+    parts = urlsplit(url)
+    for secret in filter(None, (url, parts.path, parts.query)):
+        text = text.replace(secret, "…")
+    return text[:300]

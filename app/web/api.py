@@ -1,0 +1,275 @@
+"""REST endpoints: views of the latest snapshot. No route calls a vendor library."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Mapping, Sequence
+
+from flask import Blueprint, Flask, Response, current_app, jsonify
+
+from app.collect.monitor import Frame, Monitor
+from app.collect.serialize import gpu_headline, process_view, to_json
+from app.core.model import ProcessSample
+from app.core.version import __version__
+from app.web.rest import ApiError, allow_only, arg
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+SORT_KEYS = ("gpu_memory", "sm", "cpu", "pid")
+KINDS = ("all", "gpu", "cpu")
+
+
+def _monitor() -> Monitor:
+    monitor: Monitor = current_app.extensions["fanwhy"].monitor
+    return monitor
+
+
+def _frame() -> Frame:
+    frame = _monitor().latest()
+    if frame is None:
+        raise ApiError(503, "no data yet", "the collector has not finished its first snapshot; retry in a second")
+    return frame
+
+
+def _freshness(frame: Frame) -> dict[str, Any]:
+    """How old the data is, and whether it is stale (the backend hangs, or the collector is late)."""
+    monitor = _monitor()
+    return {"stale": monitor.stale(frame), "data_age_s": round(time.monotonic() - frame.monotonic, 3)}
+
+
+def _fresh(frame: Frame) -> dict[str, Any]:
+    return {**frame.view, **_freshness(frame)}
+
+
+def _gpu_arg(frame: Frame) -> int | None:
+    index = arg("gpu", int, None, lambda v: v >= 0, "a GPU index, 0 or more")
+    if index is not None and frame.snapshot.gpu(index) is None:
+        raise ApiError(404, f"no GPU {index}", {"gpus": [g.index for g in frame.snapshot.gpus]})
+    return index
+
+
+@bp.get("/gpu/metrics")
+def metrics() -> Response:
+    """Everything in the latest snapshot; ``?gpu=N`` keeps one GPU and its processes."""
+    allow_only(("gpu",))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    view = _fresh(frame)
+    if index is None:
+        return jsonify(view)
+    view["gpus"] = [g for g in view["gpus"] if g["index"] == index]
+    view["processes"] = [p for p in view["processes"] if any(u["gpu_index"] == index for u in p["gpus"])]
+    return jsonify(view)
+
+
+@bp.get("/gpu/summary")
+def summary() -> Response:
+    allow_only(())
+    frame = _frame()
+    snap = frame.snapshot
+    host = snap.host
+    return jsonify({
+        **_freshness(frame),
+        "timestamp": snap.timestamp,
+        "backend": snap.backend.name,
+        "gpu_count": len(snap.gpus),
+        "verdict": to_json(snap.verdict),
+        "no_gpu_summary": snap.backend.no_gpu_summary,
+        "no_gpu_reason": snap.backend.no_gpu_reason,
+        "gpus": [gpu_headline(g) for g in snap.gpus],
+        "host": {
+            "hostname": host.hostname, "cpu_percent": host.cpu_percent,
+            "cpu_temperature_c": host.cpu_temperature_c, "load_average": to_json(host.load_average),
+            "memory_used_bytes": host.memory_used_bytes, "memory_total_bytes": host.memory_total_bytes,
+            "fans": to_json(host.fans),
+        },
+        "top_processes": [
+            {k: v for k, v in process_view(p).items()
+             if k in ("pid", "name", "user", "gpu_memory_bytes", "sm_percent", "cpu_percent", "visibility")}
+            for p in snap.processes[:5]
+        ],
+        "top_containers": [
+            {"id": c.container.id, "name": c.container.name, "runtime": c.container.runtime,
+             "gpu_memory_bytes": c.gpu_memory_bytes, "memory_method": c.memory_method, "sm_percent": c.sm_percent}
+            for c in snap.containers[:5]
+        ],
+        "unattributed": to_json(snap.unattributed),
+        "alerts": to_json(snap.alerts),
+    })
+
+
+@bp.get("/gpu/processes")
+def processes() -> Response:
+    """GPU users and top CPU users. ``gpu``, ``kind`` (all|gpu|cpu), ``sort``, ``limit``."""
+    allow_only(("gpu", "kind", "sort", "limit"))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    kind = arg("kind", str, "all", lambda v: v in KINDS, " or ".join(KINDS))
+    sort = arg("sort", str, "gpu_memory", lambda v: v in SORT_KEYS, " or ".join(SORT_KEYS))
+    limit = arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
+    rows = list(frame.snapshot.processes)
+    if index is not None:
+        rows = [p for p in rows if any(g.gpu_index == index for g in p.gpus)]
+    if kind == "gpu":
+        rows = [p for p in rows if p.gpus]
+    elif kind == "cpu":
+        rows = [p for p in rows if not p.gpus]
+    keys: dict[str, Callable[[Any], Any]] = {
+        "gpu_memory": lambda p: (-(p.gpu_memory_bytes or 0), -(p.cpu_percent or 0)),
+        "sm": lambda p: (-(p.sm_percent or 0), -(p.gpu_memory_bytes or 0)),
+        "cpu": lambda p: -(p.cpu_percent or 0),
+        "pid": lambda p: p.pid,
+    }
+    rows.sort(key=keys[sort])
+    return jsonify({"timestamp": frame.snapshot.timestamp, "count": len(rows),
+                    "processes": [process_view(p) for p in rows[:limit]]})
+
+
+@bp.get("/gpu/processes/<pid>")
+def process(pid: str) -> Response:
+    """One process of the latest snapshot, with its whole masked command line (``command_full``): lists carry
+    it bounded to MAX_COMMAND_CHARS."""
+    allow_only(())
+    if not pid.isdigit() or len(pid) > 10:
+        raise ApiError(400, f"invalid pid: {pid[:40]!r}", "expected a process ID, a positive integer")
+    frame = _frame()
+    row = next((p for p in frame.snapshot.processes if p.pid == int(pid)), None)
+    if row is None:
+        raise ApiError(404, f"no process {int(pid)} in the latest snapshot",
+                       "only a process FanWhy lists (a GPU user or a top CPU user) can be looked up")
+    return jsonify({"timestamp": frame.snapshot.timestamp, **process_view(row),
+                    "command_full": _monitor().full_command(row.pid)})
+
+
+@bp.get("/gpu/containers")
+def containers() -> Response:
+    """Per-container and per-user rollups, GPU containers even when idle, and per-GPU unattributed use.
+
+    ``memory_method: "inference"`` marks an estimate (unattributed memory split equally among GPU
+    containers, or PIDs, that NVML does not list)."""
+    allow_only(("gpu",))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    snap = frame.snapshot
+    rows = [c for c in snap.containers if index is None or index in c.gpu_indices or not c.gpu_indices]
+    unattributed = [u for u in snap.unattributed if index is None or u.gpu_index == index]
+    return jsonify({"timestamp": snap.timestamp, "count": len(rows), "containers": to_json(rows),
+                    "users": to_json(snap.users), "unattributed": to_json(unattributed)})
+
+
+@bp.get("/gpu/pods")
+def pods() -> Response:
+    """Per pod and per namespace (Kubernetes): the GPU memory, SM % and power of the processes in each pod, as the
+    cgroups place them and the Kubernetes API names them (the pod's UID alone when the API is not reachable)."""
+    allow_only(())
+    snap = _frame().snapshot
+    rows = _pod_rows(snap.processes)
+    return jsonify({"timestamp": snap.timestamp, "pods": rows, "namespaces": _namespace_rows(rows)})
+
+
+def _pod_rows(processes: Sequence[ProcessSample]) -> list[dict[str, Any]]:
+    groups: dict[tuple[str, str], list[ProcessSample]] = {}
+    for proc in processes:
+        ref = proc.container
+        if ref is not None and (ref.pod or ref.pod_uid):
+            groups.setdefault((ref.namespace or "", ref.pod or ref.pod_uid or ""), []).append(proc)
+    rows = [_pod_row(namespace, pod, members) for (namespace, pod), members in groups.items()]
+    rows.sort(key=lambda r: (-r["gpu_memory_bytes"], -r["sm_percent"], r["pod"]))
+    return rows
+
+
+def _pod_row(namespace: str, pod: str, members: Sequence[ProcessSample]) -> dict[str, Any]:
+    refs = [p.container for p in members if p.container is not None]
+    return {"namespace": namespace or None, "pod": pod, "pod_uid": next((r.pod_uid for r in refs if r.pod_uid), None),
+            "containers": sorted({r.name or r.id[:12] for r in refs}), "pids": sorted(p.pid for p in members),
+            "gpu_memory_bytes": sum(p.gpu_memory_bytes or 0 for p in members),
+            "sm_percent": sum(p.sm_percent or 0 for p in members),
+            "power_w": round(sum(p.power_w or 0 for p in members), 2),
+            "cpu_percent": sum(p.cpu_percent or 0 for p in members)}
+
+
+def _namespace_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    namespaces: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        total = namespaces.setdefault(row["namespace"] or "", {"namespace": row["namespace"], "pods": 0,
+                                                               "gpu_memory_bytes": 0, "sm_percent": 0.0,
+                                                               "power_w": 0.0})
+        total["pods"] += 1
+        for key in ("gpu_memory_bytes", "sm_percent", "power_w"):
+            total[key] += row[key]
+    return list(namespaces.values())
+
+
+@bp.get("/alerts")
+def alerts() -> Response:
+    """The rules (threshold, hold, hysteresis, cooldown per rule), the alerts firing now, and the history
+    of fired and resolved alerts (newest first). ``?limit=`` caps the history (1-500, default 100)."""
+    allow_only(("limit", "gpu"))
+    frame = _frame()
+    index = _gpu_arg(frame)
+    limit = arg("limit", int, 100, lambda v: 1 <= v <= 500, "an integer from 1 to 500")
+    engine = _monitor().alerts
+    history = [a for a in reversed(engine.recent) if index is None or a.gpu_index == index][:limit]
+    active = [a for a in frame.snapshot.alerts if index is None or a.gpu_index == index]
+    return jsonify({"rules": engine.describe(), "active": to_json(active), "history": to_json(history)})
+
+
+@bp.get("/health")
+def health() -> tuple[Response, int]:
+    allow_only(())
+    services = current_app.extensions["fanwhy"]
+    monitor: Monitor = services.monitor
+    frame = monitor.latest()
+    body: dict[str, Any] = {
+        "version": __version__,
+        "backend": monitor.backend.name,
+        "skipped_backends": dict(monitor.selection.skipped),
+        "interval_s": monitor.interval_s,
+        "collector_running": monitor.running,
+        "consecutive_failures": monitor.consecutive_failures,
+        "total_errors": monitor.total_errors,
+        "xid_events": monitor.backend.event_watch(),
+        "history": _history_health(services.history),
+        "notifications": services.notifier.status() if services.notifier is not None else [],
+    }
+    if frame is None:
+        body.update(status="down" if not monitor.running else "degraded", reason="no snapshot yet",
+                    data_age_s=None)
+        return jsonify(body), 503 if body["status"] == "down" else 200
+    snap = frame.snapshot
+    age = round(time.monotonic() - frame.monotonic, 3)
+    gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
+    down = []  # no current data at all
+    if not monitor.running and services.settings.collector == "on":
+        down.append("the collector is not running")
+    if age > 5 * monitor.interval_s + 2:
+        down.append(f"the latest snapshot is {age:.0f} s old")
+    degraded = [f"{monitor.hung}: serving the last snapshot, marked stale"] if monitor.hung else []
+    if services.history is not None:
+        degraded.extend(filter(None, [services.history.error, *services.history.recent_faults()]))
+    degraded.extend(snap.errors)
+    degraded.extend(f"notifications to {n['target']} failing: {n['last_error']}"
+                    for n in body["notifications"] if n["last_error"])
+    degraded.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
+    if age > 2 * monitor.interval_s + 1 and not down:
+        degraded.append(f"the latest snapshot is {age:.1f} s old")
+    status = "down" if down else "degraded" if degraded else "ok"
+    reasons = down + degraded
+    body.update(status=status, reasons=reasons, data_age_s=age, stale=monitor.stale(frame),
+                tick=snap.timing.tick,
+                gpu_count=len(snap.gpus), gpu_errors=gpu_errors, no_gpu_reason=snap.backend.no_gpu_reason,
+                collector_errors=list(snap.errors), timing=to_json(snap.timing))
+    return jsonify(body), 503 if status == "down" else 200
+
+
+def _history_health(history: Any) -> dict[str, Any]:
+    if history is None:
+        return {"enabled": False}
+    return {"enabled": True, "path": str(history.path), "error": history.error,
+            "write_failures": history.write_failures, "written_ticks": history.written_ticks,
+            "moved_aside": str(history.moved_aside) if history.moved_aside else None,
+            "recent_faults": history.recent_faults()}
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

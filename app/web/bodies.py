@@ -1,0 +1,128 @@
+"""Request bodies are read whole, under a deadline and a cap, before Flask sees the request.
+
+A request with a body (a ``Content-Length`` above 0, or chunked) is read here into memory, so that:
+- **malformed or truncated framing** (a chunk size that is not hex, a chunk without its CRLF, a connection that
+  closes early) is a 400 JSON answer at once, never a server error from deep inside a handler;
+- **a body has a deadline** (FANWHY_BODY_TIMEOUT seconds from its first byte to its last), like the headers: a
+  client that promises 100 bytes and sends 6 gets a 408 when it runs out, not a connection held for ever;
+- **bodies in flight are capped** per client address (FANWHY_CLIENT_BODIES) and in all (FANWHY_MAX_BODIES):
+  past either, a 429 or 503 at once, so slow senders cannot take every connection and lock everyone out;
+- a body larger than MAX_CONTENT_LENGTH is a 413 as soon as that is known.
+Flask then reads the body from memory (at most 64 KiB: every body FanWhy takes is small JSON).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from app.web.gate import StartResponse, WsgiApp, refuse
+
+
+class Refused(Exception):
+    def __init__(self, status: int, error: str, detail: str):
+        super().__init__(error)
+        self.status, self.error, self.detail = status, error, detail
+
+
+class BodyReader:
+    """WSGI middleware: see the module's docstring."""
+
+    def __init__(self, app: WsgiApp, *, max_bytes: int, timeout_s: float = 10.0, per_client: int = 4,
+                 in_all: int = 64, clock: Callable[[], float] = time.monotonic):
+        self.app = app
+        self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
+        self.per_client = per_client
+        self.in_all = in_all
+        self._clock = clock
+        self._lock = threading.Lock()  # held only to count, never across a read
+        self._reading: Counter[str] = Counter()
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        chunked = "chunked" in (environ.get("HTTP_TRANSFER_ENCODING") or "").lower()
+        try:
+            length = _content_length(environ)
+            if not chunked and not length:
+                return self.app(environ, start_response)
+            if length is not None and length > self.max_bytes:
+                raise Refused(413, "request entity too large", f"at most {self.max_bytes} bytes")
+            body = self._read_counted(environ, length)
+        except Refused as refusal:
+            return refuse(start_response, refusal.status, refusal.error, refusal.detail)
+        environ["wsgi.input"] = io.BytesIO(body)
+        environ["CONTENT_LENGTH"] = str(len(body))
+        environ.pop("HTTP_TRANSFER_ENCODING", None)
+        environ["wsgi.input_terminated"] = True
+        return self.app(environ, start_response)
+
+    def _read_counted(self, environ: dict[str, Any], length: int | None) -> bytes:
+        client = environ.get("REMOTE_ADDR") or "?"
+        with self._lock:
+            if self._reading[client] >= self.per_client:
+                raise Refused(429, "too many bodies in flight",
+                              f"at most {self.per_client} requests per client may be sending a body at once "
+                              "(FANWHY_CLIENT_BODIES)")
+            if sum(self._reading.values()) >= self.in_all:
+                raise Refused(503, "server busy", f"at most {self.in_all} requests may be sending a body at once "
+                                                  "(FANWHY_MAX_BODIES)")
+            self._reading[client] += 1
+        try:
+            return self._read(environ, length)
+        finally:
+            with self._lock:
+                self._reading[client] -= 1
+                if not self._reading[client]:
+                    del self._reading[client]
+
+    def _read(self, environ: dict[str, Any], length: int | None) -> bytes:
+        """The body, read in pieces; each wait for the socket is bounded by what is left of the deadline."""
+        stream = environ["wsgi.input"]
+        sock = environ.get("gunicorn.socket")
+        before = sock.gettimeout() if sock is not None else None
+        deadline = self._clock() + self.timeout_s
+        parts: list[bytes] = []
+        size = 0
+        try:
+            while length is None or size < length:
+                left = deadline - self._clock()
+                if left <= 0:
+                    raise TimeoutError
+                if sock is not None:
+                    sock.settimeout(left)
+                piece = stream.read(min(8192, self.max_bytes + 1 - size) if length is None else
+                                    min(8192, length - size))
+                if not piece:
+                    break
+                parts.append(piece)
+                size += len(piece)
+                if size > self.max_bytes:
+                    raise Refused(413, "request entity too large", f"at most {self.max_bytes} bytes")
+        except TimeoutError:
+            raise Refused(408, "request timeout", f"the body did not arrive within {self.timeout_s:g} s "
+                                                  "(FANWHY_BODY_TIMEOUT)") from None
+        except Refused:
+            raise
+        except Exception as error:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, NoMoreData, a reset
+            raise Refused(400, "malformed body", f"the body could not be read: {type(error).__name__}") from None
+        finally:
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.settimeout(before)
+        if length is not None and size < length:
+            raise Refused(400, "malformed body", f"the body ended after {size} of {length} bytes")
+        return b"".join(parts)
+
+
+def _content_length(environ: dict[str, Any]) -> int | None:
+    raw = (environ.get("CONTENT_LENGTH") or "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise Refused(400, "bad Content-Length", "expected a number of bytes")
+    return int(raw)

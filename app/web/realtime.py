@@ -1,0 +1,113 @@
+"""Live push over Socket.IO: one broadcaster per server, started once.
+
+Server -> client: ``gpu_status`` (on connect, and in answer to ``request_gpu_update``),
+``gpu_status_update`` (each tick), ``high_gpu_usage_alert`` and ``alert_resolved``.
+Client -> server: ``request_gpu_update`` (asks the collector for an early, rate-limited tick).
+Host, Origin, token and session limits are checked by app.web.gate before Engine.IO sees a request, so
+Engine.IO's own CORS handling is off (``cors_allowed_origins=[]``: it never adds a header of its own).
+Under gevent the broadcaster is a greenlet that waits for frames on a native thread (``Concurrency.blocking``):
+the collector and NVML never run on the event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from flask import Flask, request
+from flask_socketio import SocketIO, emit
+
+from app.collect.config import Settings
+from app.collect.monitor import Monitor
+from app.collect.serialize import to_json
+from app.core.model import Alert
+from app.web.concurrency import Concurrency
+from app.web.security import TokenBuckets
+
+log = logging.getLogger(__name__)
+
+def alert_event_names(alert: Alert) -> tuple[str, ...]:
+    """``alert_resolved`` for a resolution; ``alert`` for every alert that fires, and also the seed's
+    ``high_gpu_usage_alert`` for GPU utilization."""
+    if alert.state == "resolved":
+        return ("alert_resolved",)
+    if alert.rule == "gpu_utilization":
+        return ("high_gpu_usage_alert", "alert")
+    return ("alert",)
+
+
+class Broadcaster:
+    """Waits for each new frame and emits it to every client; started once, under a lock."""
+
+    def __init__(self, socketio: SocketIO, monitor: Monitor, concurrency: Concurrency):
+        self.socketio = socketio
+        self.monitor = monitor
+        self.concurrency = concurrency
+        self._lock = threading.Lock()
+        self._started = False
+        self._stop = threading.Event()
+        self.emitted = 0
+
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+            self.socketio.start_background_task(self._run)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        seq = 0
+        while not self._stop.is_set():
+            frame = self.concurrency.blocking(self.monitor.wait_frame, seq, 1.0)
+            if frame is None:
+                continue
+            events = self.monitor.alert_events(seq, frame.seq)  # of every frame, even one we were too slow for
+            seq = frame.seq
+            try:
+                for alert in events:
+                    payload = to_json(alert)
+                    for name in alert_event_names(alert):
+                        self.socketio.emit(name, payload)
+                self.socketio.emit("gpu_status_update", frame.view)
+                self.emitted += 1
+            except Exception:  # one failed emit must not end the push for everyone
+                log.exception("broadcast failed")
+
+
+def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Concurrency
+             ) -> tuple[SocketIO, Broadcaster]:
+    """Bind a SocketIO to ``app`` and register the events. One SocketIO per app, so that tests
+    can serve several apps in one process. With ``message_queue`` (redis://), every server process
+    that shares it delivers what any of them emits: the one running the collector broadcasts, the
+    others (FANWHY_COLLECTOR=off) serve clients."""
+    socketio = SocketIO()
+    socketio.init_app(app, async_mode=concurrency.async_mode, cors_allowed_origins=[], logger=False,
+                      engineio_logger=False, max_http_buffer_size=16 * 1024,
+                      # engine.io keeps a ping thread per client until its next ping: a short interval
+                      # bounds how long the threads of disconnected clients linger under churn
+                      ping_interval=10, ping_timeout=10,
+                      message_queue=settings.message_queue or None)
+    limiter = TokenBuckets(rate=2.0, burst=5.0)
+
+    @socketio.on("connect")  # type: ignore[untyped-decorator]  # flask_socketio ships no type hints
+    def on_connect(auth: Any = None) -> bool:
+        frame = monitor.latest()
+        if frame is not None:
+            emit("gpu_status", frame.view)
+        return True
+
+    @socketio.on("request_gpu_update")  # type: ignore[untyped-decorator]  # no type hints there
+    def on_request_update(*_: Any) -> dict[str, Any]:
+        if not limiter.allow(request.sid):  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
+            return {"error": "rate limited", "detail": "at most 2 requests a second per client"}
+        accepted = monitor.request_tick()
+        frame = monitor.latest()
+        if frame is not None:
+            emit("gpu_status", frame.view)
+        return {"early_tick": accepted, "seq": frame.seq if frame else None}
+
+    return socketio, Broadcaster(socketio, monitor, concurrency)

@@ -1,0 +1,129 @@
+"""Request-level defences: the Host allowlist (DNS rebinding), per-client token buckets, security headers.
+
+Binding to loopback, only ``localhost``, ``127.0.0.1`` and ``[::1]`` are accepted as Host: a page on
+another site whose name resolves to 127.0.0.1 is refused. Binding elsewhere, the machine's names and
+addresses are accepted too; ``FANWHY_ALLOWED_HOSTS`` replaces the list (``*`` accepts any, not advised).
+The checks themselves run in app.web.gate, before Flask and Socket.IO see the request.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import threading
+import time
+from collections import OrderedDict
+from typing import Callable, Iterable
+
+import psutil
+from flask import Flask, Response, request
+
+from app.collect.config import Settings, is_loopback
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def default_allowed_hosts(bind: str) -> set[str]:
+    names = set(LOOPBACK_NAMES)
+    if not is_loopback(bind):
+        names.update({socket.gethostname().lower(), socket.getfqdn().lower()})
+        for addresses in psutil.net_if_addrs().values():
+            for address in addresses:
+                if address.family in (socket.AF_INET, socket.AF_INET6):
+                    names.add(address.address.split("%")[0].lower())
+        if bind not in ("0.0.0.0", "::"):
+            names.add(bind.lower())
+    return names
+
+
+# A Host header as RFC 9110 has it: a name or an IPv4 address, or an IPv6 address in brackets, then an optional
+# port of digits; nothing else (no user-info, no path, nothing after the port), as browsers and proxies parse it.
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_.])?))(?::(?P<port>\d{1,5}))?")
+
+
+def host_name(header: str) -> str | None:
+    """The host part of a Host header, without port or IPv6 brackets; "" for none; None when the header is not
+    a host and port (``127.0.0.1:8090@evil.com``, ``a b``, ``host/path``)."""
+    header = header.strip().lower()
+    if not header:
+        return ""
+    match = _HOST.fullmatch(header)
+    if match is not None:
+        return match.group("v6") or match.group("name")
+    try:  # a bare IPv6 address, as some clients send it
+        return str(ipaddress.IPv6Address(header))
+    except ValueError:
+        return None
+
+
+class TokenBuckets:
+    """Per-key token buckets (``rate`` per second, ``burst`` at most), bounded in the keys they keep."""
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic,
+                 max_keys: int = 10_000):
+        self.rate, self.burst, self._clock, self.max_keys = rate, burst, clock, max_keys
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> bool:
+        now = self._clock()
+        with self._lock:
+            tokens, then = self._buckets.pop(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - then) * self.rate)
+            allowed = tokens >= 1.0
+            self._buckets[key] = (tokens - 1.0 if allowed else tokens, now)
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+        return allowed
+
+
+def canonical_host(name: str) -> str:
+    """A host name as the allowlist keeps it: lower case, an IP address in its one standard spelling."""
+    name = name.strip().lower()
+    try:
+        return str(ipaddress.ip_address(name.strip("[]")))
+    except ValueError:
+        return name
+
+
+def _valid_names(values: Iterable[str]) -> set[str]:
+    names = set()
+    for value in values:
+        if value.strip():
+            names.add(canonical_host(value))
+    return names
+
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+}
+
+
+def allowed_hosts(settings: Settings) -> set[str]:
+    """The names a request's Host may carry: FANWHY_ALLOWED_HOSTS, else those of the bind address."""
+    if settings.allowed_hosts:
+        return _valid_names(settings.allowed_hosts.split(","))
+    return default_allowed_hosts(settings.host)
+
+
+def init_app(app: Flask) -> None:
+    """The response headers (the Host, Origin and rate-limit checks are app.web.gate's)."""
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.pop("Access-Control-Allow-Origin", None)  # only app.web.gate grants an origin, after this
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if request.is_secure:
+            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
+        if request.path.startswith("/api") or request.path == "/metrics":
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
