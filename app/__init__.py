@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.version import __version__ as __version__
+from .core.version import __version__ as __version__
 
 _APPLICATION = ("create_app", "FanWhy", "ROOT")
 _ENGINE = ("build_monitor", "open_history")
@@ -17,11 +17,11 @@ _ENGINE = ("build_monitor", "open_history")
 
 def __getattr__(name: str) -> Any:
     if name in _APPLICATION:
-        from app import application
+        from . import application
 
         return getattr(application, name)
     if name in _ENGINE:
-        from app.collect import engine
+        from .collect import engine
 
         return getattr(engine, name)
     raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -13,9 +13,9 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
-from app.collect.config import ConfigError, Settings, load_settings
-from app.core.version import __version__
-from app.core.vocabulary import BACKENDS
+from .collect.config import ConfigError, Settings, load_settings
+from .core.version import __version__
+from .core.vocabulary import BACKENDS
 
 EXIT_CODES = """exit codes:
   0  done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)
@@ -98,25 +98,25 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     after start-up has every rate (CPU % over the start-up itself, at least ONE_SHOT_WINDOW_S; per-process SM % from
     the samples NVML has buffered). With ``watch``, one answer every ``watch`` seconds until interrupted. No XID
     event thread for a one-shot answer: it could not see an event in that time, and stopping it costs its 0.5 s poll."""
-    from app.attribution.procstat import cpu_baseline
+    from .attribution.procstat import cpu_baseline
 
     baseline = cpu_baseline(settings.host_proc)
-    from app.vendors.factory import default_builders, select_in_background
-    from app.vendors.nvidia import NvidiaBackend
+    from .vendors.factory import default_builders, select_in_background
+    from .vendors.nvidia import NvidiaBackend
 
     builders = default_builders(settings)
     if watch is None:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
     selected = select_in_background(settings.backend, builders)  # on a thread: a stuck driver meets a deadline
-    from app.cli.terminal import render
-    from app.collect.engine import build_monitor
-    from app.vendors.base import BackendUnavailable
+    from .cli.terminal import render
+    from .collect.engine import build_monitor
+    from .vendors.base import BackendUnavailable
 
     try:
         selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
         monitor = build_monitor(settings, selection)  # no history: a terminal answer writes none
     except BackendUnavailable as error:
-        from app.cli.preflight import backend_failed
+        from .cli.preflight import backend_failed
 
         raise backend_failed(settings, error) from None
     except TimeoutError as error:
@@ -152,8 +152,8 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
 
 
 def _serve(settings: Settings, mode: str) -> int:
-    from app.cli.preflight import check_backend, check_history, check_port
-    from app.serving import serve
+    from .cli.preflight import check_backend, check_history, check_port
+    from .serving import serve
 
     if mode == "exporter":
         settings = dataclasses.replace(settings, port=settings.exporter_port, interval_s=settings.scrape_interval_s,
@@ -183,7 +183,7 @@ def _main(args: argparse.Namespace) -> int:
         return _serve(settings, command)
     except ConfigError as error:
         # imported here: a one-shot answer reads its CPU baseline before the collector's imports
-        from app.cli.preflight import BackendFailed, PortUnavailable
+        from .cli.preflight import BackendFailed, PortUnavailable
 
         print(f"fanwhy: {error.named(flags)}", file=sys.stderr)
         return 4 if isinstance(error, BackendFailed) else 3 if isinstance(error, PortUnavailable) else 2

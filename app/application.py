@@ -11,18 +11,18 @@ from typing import Any, Mapping
 from flask import Flask
 from flask_socketio import SocketIO
 
-from app.collect.config import Settings, load_settings
-from app.collect.engine import build_monitor, open_history
-from app.collect.monitor import Monitor
-from app.core.redact import Redactor
-from app.store.history import History
-from app.store.recordings import Recorder
-from app.vendors.factory import Selection
-from app.verdict.notify import Notifier, parse_targets
-from app.web import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
-from app.web.bodies import BodyReader
-from app.web.concurrency import Concurrency, for_model, one_writer_websockets
-from app.web.gate import Gate
+from .collect.config import Settings, load_settings
+from .collect.engine import build_monitor, open_history
+from .collect.monitor import Monitor
+from .core.redact import Redactor
+from .store.history import History
+from .store.recordings import Recorder
+from .vendors.factory import Selection
+from .verdict.notify import Notifier, parse_targets
+from .web import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
+from .web.bodies import BodyReader
+from .web.concurrency import Concurrency, for_model, one_writer_websockets
+from .web.gate import Gate
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.

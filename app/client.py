@@ -1,6 +1,6 @@
 """A small client for scripts: record the GPUs while a block of code runs.
 
-    from app.client import record
+    from .client import record
 
     with record("resnet epoch 3", gpus=[0]) as rec:
         train()

@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from app.collect.config import ConfigError, load_settings
+from .collect.config import ConfigError, load_settings
 
 
 def _exporter_mode(proc: Path) -> bool:

@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from app.collect.config import Settings
+from .collect.config import Settings
 
 
 def url(settings: Settings) -> str:
@@ -96,7 +96,7 @@ def json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
     JSON error, like every answer of the app, instead of gunicorn's HTML page."""
     from gunicorn.util import write_nonblock
 
-    from app.web.security import SECURITY_HEADERS
+    from .web.security import SECURITY_HEADERS
 
     body = json.dumps({"error": reason.lower(), "detail": mesg}).encode()
     head = [f"HTTP/1.1 {status_int} {reason}", "Connection: close", "Content-Type: application/json",
@@ -142,8 +142,8 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                 self.cfg.set(key, value)
 
         def load(self) -> Any:
-            from app import create_app
-            from app.vendors.base import BackendUnavailable
+            from . import create_app
+            from .vendors.base import BackendUnavailable
 
             try:
                 return create_app({"SETTINGS": settings, "MODE": mode, "SERVER": model})

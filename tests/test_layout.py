@@ -62,17 +62,45 @@ def module_name(path: Path) -> str:
 
 
 def imports(path: Path) -> set[str]:
-    """The app modules ``path`` imports, at the top or inside a function."""
+    """The app modules ``path`` imports, at the top or inside a function; relative imports resolved (inside app/
+    every import is relative, so that the package works under the name the wheel gives it, ``fanwhy``)."""
+    me = module_name(path).split(".")
+    package = me if path.name == "__init__.py" else me[:-1]
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "app":
-            if node.module == "app" or node.module.removeprefix("app.") in FOLDERS:  # ``from app.core import model``
-                found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        if isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            if module.split(".")[0] != "app":
+                continue
+            if module == "app" or module.removeprefix("app.") in FOLDERS:  # ``from ..core import model``
+                found |= {f"{module}.{alias.name}" for alias in node.names}
             else:
-                found.add(node.module)
+                found.add(module)
         elif isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.split(".")[0] == "app"}
     return found
+
+
+def _absolute_app_import(node: ast.AST) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return not node.level and (node.module or "").split(".")[0] == "app"
+    return isinstance(node, ast.Import) and any(a.name.split(".")[0] == "app" for a in node.names)
+
+
+def test_inside_app_every_import_is_relative() -> None:
+    """``from app.x import y`` inside app/ would break the installed ``fanwhy`` package."""
+    absolute = [f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', '?')}"
+                for path in sorted((ROOT / "app").rglob("*.py"))
+                for node in ast.walk(ast.parse(path.read_text())) if _absolute_app_import(node)]
+    assert absolute == []
+
+
+def test_relative_imports_are_resolved() -> None:
+    """The resolver turns a web module's relative imports into the modules the map knows."""
+    fake = ROOT / "app" / "web" / "api.py"
+    assert "app.collect.monitor" in imports(fake)
+    assert {"app.core.model", "app.core.version"} <= imports(fake)
 
 
 def test_every_module_is_on_the_map() -> None:

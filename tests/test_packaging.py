@@ -164,8 +164,12 @@ def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) 
     from app.core.version import __version__
 
     wheels = tmp_path / "wheels"
+    source = tmp_path / "source"  # a copy: setuptools keeps build/ between builds, and a stale one leaks into wheels
+    skip = shutil.ignore_patterns(".git", ".venv", ".whl", "build", "*.egg-info", "mutants", ".*_cache", ".hypothesis",
+                                  "__pycache__")
+    shutil.copytree(ROOT, source, ignore=skip)
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                            "--disable-pip-version-check", str(ROOT), "-w", str(wheels)], capture_output=True,
+                            "--disable-pip-version-check", str(source), "-w", str(wheels)], capture_output=True,
                            text=True, timeout=300, cwd=tmp_path)
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = wheels.glob("fanwhy-*.whl")
@@ -199,9 +203,17 @@ def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) 
             assert requests.get(url + path, timeout=5).status_code == 200, path
         metrics = requests.get(url + "/metrics", timeout=5).text
         assert 'fanwhy_build_info{python="' in metrics and f'version="{__version__}"' in metrics
-        site = subprocess.run([str(venv / "bin" / "python"), "-c", "import app.application as a; print(a.PAGE)"],
+        site = subprocess.run([str(venv / "bin" / "python"), "-c", "import fanwhy.application as a; print(a.PAGE)"],
                               capture_output=True, text=True, cwd=elsewhere, timeout=60).stdout.strip()
         assert site.startswith(str(venv))  # the installed package's files, not the clone's
+        # the package is installed as `fanwhy`: no top-level `app` in site-packages to collide with another's
+        no_app = subprocess.run([str(venv / "bin" / "python"), "-c", "import app"], capture_output=True, text=True,
+                                cwd=elsewhere, timeout=60)
+        assert no_app.returncode != 0 and "No module named 'app'" in no_app.stderr
+        assert not list((venv / "lib").glob("python3*/site-packages/app"))
+        module = subprocess.run([str(venv / "bin" / "python"), "-m", "fanwhy", "--version"], capture_output=True,
+                                text=True, cwd=elsewhere, env=env, timeout=60)
+        assert module.stdout.strip() == f"fanwhy {__version__}", module.stderr[-1000:]
     finally:
         output = stop(proc)
     assert "Traceback" not in output

@@ -10,11 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, TypeVar
 
-from app.attribution.cgroups import CgroupMatch, read_cgroup, read_nspid
-from app.attribution.docker import DockerClient, DockerContainer
-from app.attribution.kubernetes import KubeClient
-from app.attribution.processes import ProcessInspector
-from app.core.model import (
+from ..core.model import (
     Assignment,
     ContainerRef,
     ContainerSample,
@@ -26,7 +22,11 @@ from app.core.model import (
     UserSample,
     evolve,
 )
-from app.core.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
+from ..core.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
+from .cgroups import CgroupMatch, read_cgroup, read_nspid
+from .docker import DockerClient, DockerContainer
+from .kubernetes import KubeClient
+from .processes import ProcessInspector
 
 N = TypeVar("N", int, float)
 HIDDEN_HINT = ("run FanWhy with --pid=host, or mount the host's /proc and set FANWHY_HOST_PROC=/host/proc")

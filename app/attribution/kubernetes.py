@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from app.attribution.docker import DockerContainer
+from .docker import DockerContainer
 
 log = logging.getLogger(__name__)
 

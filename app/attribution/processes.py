@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from app.attribution.procstat import (
+from ..core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
+from ..core.redact import Redactor
+from .procstat import (
     CpuBaseline,
     Stat,
     process_name,
@@ -23,8 +25,6 @@ from app.attribution.procstat import (
     start_time,
     user_name,
 )
-from app.core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
-from app.core.redact import Redactor
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ import errno
 import os
 import socket
 
-from app.collect.config import ConfigError, Settings
-from app.collect.engine import history_path
-from app.store.history import ownership
+from ..collect.config import ConfigError, Settings
+from ..collect.engine import history_path
+from ..store.history import ownership
 
 
 class PortUnavailable(ConfigError):
@@ -77,8 +77,8 @@ def check_backend(settings: Settings) -> None:
     """A backend the user named (not ``auto``, which always finds one) must open now, not in the worker."""
     if settings.backend in ("auto", "simulated"):
         return  # auto falls back to basic; the simulated one starts worker processes: only the server opens it
-    from app.vendors.base import BackendUnavailable
-    from app.vendors.factory import default_builders, select_backend
+    from ..vendors.base import BackendUnavailable
+    from ..vendors.factory import default_builders, select_backend
 
     try:
         selection = select_backend(settings.backend, default_builders(settings))

@@ -11,7 +11,7 @@ import re
 import time
 from typing import Any, Mapping, Sequence
 
-from app.core.vocabulary import GIB
+from ..core.vocabulary import GIB
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 

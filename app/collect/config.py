@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
-from app.core.vocabulary import BACKENDS
+from ..core.vocabulary import BACKENDS
 
 MIN_PUBLIC_TOKEN = 16  # characters of FANWHY_TOKEN needed to bind anything but loopback
 
@@ -91,7 +91,7 @@ class Settings:
 
     def alert_rules(self) -> dict[str, Any]:
         """The alert rules: defaults, then FANWHY_ALERT_GPU_UTIL/HOLD/HYSTERESIS, then FANWHY_ALERTS."""
-        from app.verdict.alerts import build_rules, parse_overrides
+        from ..verdict.alerts import build_rules, parse_overrides
 
         overrides = parse_overrides(self.alerts)
         utilization = {"threshold": self.alert_gpu_util_percent, "hold_s": self.alert_hold_s,
@@ -138,13 +138,13 @@ class Settings:
             self.alert_rules()
         except ValueError as error:
             raise ConfigError(f"FANWHY_ALERTS: {error}") from None
-        from app.core.redact import compile_patterns
+        from ..core.redact import compile_patterns
 
         try:
             compile_patterns(self.mask_patterns)
         except ValueError as error:
             raise ConfigError(f"FANWHY_MASK_PATTERNS: {error}") from None
-        from app.verdict.notify import parse_targets
+        from ..verdict.notify import parse_targets
 
         try:
             parse_targets(self.notify)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Mapping, Sequence
 
-from app.core.model import ContainerSample, GpuSample, ProcessSample, Unattributed, evolve
+from ..core.model import ContainerSample, GpuSample, ProcessSample, Unattributed, evolve
 
 Shares = Mapping[int, Mapping[int, float]]  # GPU index -> PID -> share of that GPU's power
 

@@ -9,19 +9,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.attribution.attributor import Attributor
-from app.attribution.docker import DockerClient
-from app.attribution.kubernetes import KubeClient
-from app.attribution.processes import ProcessInspector
-from app.collect.config import Settings
-from app.collect.host import HostSampler
-from app.collect.monitor import Monitor
-from app.core.redact import Redactor
-from app.vendors.factory import Selection, default_builders, select_backend
-from app.verdict.alerts import AlertEngine
+from ..attribution.attributor import Attributor
+from ..attribution.docker import DockerClient
+from ..attribution.kubernetes import KubeClient
+from ..attribution.processes import ProcessInspector
+from ..core.redact import Redactor
+from ..vendors.factory import Selection, default_builders, select_backend
+from ..verdict.alerts import AlertEngine
+from .config import Settings
+from .host import HostSampler
+from .monitor import Monitor
 
 if TYPE_CHECKING:
-    from app.store.history import History
+    from ..store.history import History
 
 
 def history_path(settings: Settings) -> Path | None:
@@ -29,7 +29,7 @@ def history_path(settings: Settings) -> Path | None:
     to the real history: they get a file of their own beside it."""
     if settings.db.lower() == "none":
         return None
-    from app.store.history import default_path  # here: a terminal answer (FANWHY_DB=none) loads no sqlite3
+    from ..store.history import default_path  # here: a terminal answer (FANWHY_DB=none) loads no sqlite3
 
     path = Path(settings.db) if settings.db else default_path()
     if settings.backend == "simulated" and path == default_path():
@@ -42,7 +42,7 @@ def open_history(settings: Settings) -> History | None:
     path = history_path(settings)
     if path is None:
         return None
-    from app.store.history import History
+    from ..store.history import History
 
     return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20)).open()
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import psutil
 
-from app.attribution.procstat import CpuBaseline, cpu_times, own_ticks
-from app.core.model import HostFan, HostSample, HostSensor, frozen_map
+from ..attribution.procstat import CpuBaseline, cpu_times, own_ticks
+from ..core.model import HostFan, HostSample, HostSensor, frozen_map
 
 # Chips whose readings are the CPU package temperature, in order of preference.
 _CPU_CHIPS = ("coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-thermal", "acpitz")

@@ -14,19 +14,19 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from app.attribution.attributor import Attribution, Attributor
-from app.attribution.processes import ProcessInspector
-from app.attribution.procstat import CpuBaseline
-from app.collect.energy import EnergyMeter
-from app.collect.host import HostSampler
-from app.collect.serialize import snapshot_view
-from app.core.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
-from app.vendors.factory import Selection, no_gpu_sentence
-from app.verdict.alerts import AlertEngine
-from app.verdict.explain import BusyClock, explain
+from ..attribution.attributor import Attribution, Attributor
+from ..attribution.processes import ProcessInspector
+from ..attribution.procstat import CpuBaseline
+from ..core.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
+from ..vendors.factory import Selection, no_gpu_sentence
+from ..verdict.alerts import AlertEngine
+from ..verdict.explain import BusyClock, explain
+from .energy import EnergyMeter
+from .host import HostSampler
+from .serialize import snapshot_view
 
 if TYPE_CHECKING:  # a terminal answer writes no history: sqlite3 stays unloaded
-    from app.store.history import History
+    from ..store.history import History
 
 log = logging.getLogger(__name__)
 

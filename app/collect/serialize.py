@@ -8,7 +8,7 @@ import types
 import typing
 from typing import Any, Callable
 
-from app.core.model import GpuSample, ProcessSample, Snapshot
+from ..core.model import GpuSample, ProcessSample, Snapshot
 
 # Derived values worth sending, per type: (name, property).
 _EXTRAS: dict[type, tuple[str, ...]] = {

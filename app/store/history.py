@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from app.core.model import Alert, Snapshot
+from ..core.model import Alert, Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -681,7 +681,7 @@ PEAK_OF = {"gpu_load": ("utilization_percent", "%"), "cpu_load": ("cpu_percent",
 
 def _who(snap: Snapshot, pid: int | None) -> str | None:
     r"""The process a cause names, as the verdict names it (``\`python3 train.py\` (alice)``)."""
-    from app.verdict.explain import label
+    from ..verdict.explain import label
 
     proc = next((p for p in snap.processes if p.pid == pid), None) if pid is not None else None
     return label(proc) if proc is not None else None

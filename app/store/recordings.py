@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from app.core.model import Snapshot
-from app.store.history import History, immediate
+from ..core.model import Snapshot
+from .history import History, immediate
 
 MAX_LIVE_RECORDINGS = 16
 MAX_RECORDING_SAMPLES = 86_400  # sampling ticks; a recording stops by itself there (a day at 1 s)

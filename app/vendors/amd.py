@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
-from app.core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
-from app.vendors.base import Backend, BackendUnavailable
+from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
+from .base import Backend, BackendUnavailable
 
 log = logging.getLogger(__name__)
 PASSIVELY_COOLED = "not supported: no fan reported (a passively cooled card, or the fan is the chassis')"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
-from app.core.model import GpuEvent, GpuProcessUsage, GpuSample
+from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 
 
 class BackendUnavailable(Exception):

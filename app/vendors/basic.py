@@ -9,11 +9,11 @@ import logging
 import time
 from pathlib import Path
 
-from app.core.model import GpuProcessUsage, GpuSample
-from app.vendors.base import Backend
-from app.vendors.fdinfo import FdinfoReader
-from app.vendors.nvidia_smi import NvidiaSmi, NvidiaSmiError
-from app.vendors.sysfs import drm_cards, sample_card
+from ..core.model import GpuProcessUsage, GpuSample
+from .base import Backend
+from .fdinfo import FdinfoReader
+from .nvidia_smi import NvidiaSmi, NvidiaSmiError
+from .sysfs import drm_cards, sample_card
 
 log = logging.getLogger(__name__)
 

@@ -7,14 +7,14 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from app.core.model import GpuEvent, GpuProcessUsage, GpuSample
-from app.core.vocabulary import BACKENDS
-from app.vendors.amd import AmdBackend
-from app.vendors.base import Backend, BackendUnavailable
-from app.vendors.basic import BasicBackend, normalize_pci
-from app.vendors.nvidia import NvidiaBackend
-from app.vendors.simulated import SimulatedBackend
-from app.vendors.sysfs import drm_cards
+from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
+from ..core.vocabulary import BACKENDS
+from .amd import AmdBackend
+from .base import Backend, BackendUnavailable
+from .basic import BasicBackend, normalize_pci
+from .nvidia import NvidiaBackend
+from .simulated import SimulatedBackend
+from .sysfs import drm_cards
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def default_builders(settings: object | None = None) -> dict[str, Callable[[], B
     def get(name: str, default: Any) -> Any:
         return getattr(settings, name, default) if settings is not None else default
 
-    from app.vendors.nvidia_smi import NvidiaSmi
+    from .nvidia_smi import NvidiaSmi
     return {
         "nvidia": lambda: NvidiaBackend(),
         "amd": lambda: AmdBackend(),

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
-from app.core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, frozen_map
-from app.core.vocabulary import THROTTLE_REASONS
-from app.vendors.base import Backend, BackendUnavailable
-from app.vendors.nvml_calls import Calls, GpuFailed, describe_init_error
-from app.vendors.nvml_events import XidWatcher
+from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, frozen_map
+from ..core.vocabulary import THROTTLE_REASONS
+from .base import Backend, BackendUnavailable
+from .nvml_calls import Calls, GpuFailed, describe_init_error
+from .nvml_events import XidWatcher
 
 log = logging.getLogger(__name__)
 

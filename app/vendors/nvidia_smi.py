@@ -14,8 +14,8 @@ import signal
 import subprocess
 from dataclasses import dataclass
 
-from app.core.model import GpuProcessUsage, GpuSample, frozen_map
-from app.vendors.nvidia import decode_clocks_event_reasons
+from ..core.model import GpuProcessUsage, GpuSample, frozen_map
+from .nvidia import decode_clocks_event_reasons
 
 GPU_FIELDS = (
     "index", "uuid", "name", "utilization.gpu", "utilization.memory", "memory.total", "memory.used",

@@ -7,7 +7,7 @@ import logging
 import threading
 from typing import Any, Callable
 
-from app.core.model import GpuEvent
+from ..core.model import GpuEvent
 
 log = logging.getLogger(__name__)
 

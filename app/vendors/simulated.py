@@ -18,9 +18,9 @@ from typing import Callable
 
 import psutil
 
-from app.core.model import GpuProcessUsage, GpuSample, frozen_map
-from app.vendors.base import Backend, BackendUnavailable
-from app.vendors.nvidia import PASSIVELY_COOLED
+from ..core.model import GpuProcessUsage, GpuSample, frozen_map
+from .base import Backend, BackendUnavailable
+from .nvidia import PASSIVELY_COOLED
 
 GIB = 1024**3
 _JOBS = ("python train.py", "vllm serve", "jupyter kernel", "ollama runner")
@@ -63,7 +63,7 @@ class SimulatedBackend(Backend):
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         for gpu in self._gpus:
-            argv = [sys.executable, "-m", "app.vendors.simulated_worker", "--job", _JOBS[gpu.index % len(_JOBS)],
+            argv = [sys.executable, "-m", f"{__package__}.simulated_worker", "--job", _JOBS[gpu.index % len(_JOBS)],
                     "--period", str(self.period_s), "--phase", str(0.37 * gpu.index), "--peak", str(self.peak),
                     "--api-key=demo-secret-not-real"]
             try:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.model import GpuSample, frozen_map
+from ..core.model import GpuSample, frozen_map
 
 VENDORS = {0x1002: "amd", 0x8086: "intel", 0x10DE: "nvidia"}
 _CARD = re.compile(r"^card(\d+)$")

@@ -14,8 +14,8 @@ from collections import deque
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from app.core.model import Alert, GpuEvent, GpuSample, Snapshot
-from app.core.vocabulary import SLOWDOWN_REASONS
+from ..core.model import Alert, GpuEvent, GpuSample, Snapshot
+from ..core.vocabulary import SLOWDOWN_REASONS
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from app.store.history import PEAK_OF
+from ..store.history import PEAK_OF
 
 SCREENFUL = 8
 

@@ -14,8 +14,8 @@ import shlex
 from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
-from app.core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
-from app.core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
+from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
+from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
 
 BUSY_UTIL_PERCENT = 20.0
 BUSY_POWER_FRACTION = 0.4

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 from urllib.parse import urlsplit
 
-from app.core.model import Alert
-from app.core.redact import Redactor
+from ..core.model import Alert
+from ..core.redact import Redactor
 
 if TYPE_CHECKING:  # the settings check parses FANWHY_NOTIFY: its imports stay light (a one-shot answer pays them)
-    from app.collect.monitor import Monitor
+    from ..collect.monitor import Monitor
 
 log = logging.getLogger(__name__)
 

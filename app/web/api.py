@@ -7,11 +7,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
-from app.collect.monitor import Frame, Monitor
-from app.collect.serialize import gpu_headline, process_view, to_json
-from app.core.model import ProcessSample
-from app.core.version import __version__
-from app.web.rest import ApiError, allow_only, arg
+from ..collect.monitor import Frame, Monitor
+from ..collect.serialize import gpu_headline, process_view, to_json
+from ..core.model import ProcessSample
+from ..core.version import __version__
+from .rest import ApiError, allow_only, arg
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from app.web.gate import StartResponse, WsgiApp, refuse
+from .gate import StartResponse, WsgiApp, refuse
 
 
 class Refused(Exception):

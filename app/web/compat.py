@@ -12,8 +12,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
-from app.core.model import GpuSample, Snapshot
-from app.web.rest import ApiError, allow_only
+from ..core.model import GpuSample, Snapshot
+from .rest import ApiError, allow_only
 
 bp = Blueprint("compat", __name__, url_prefix="/api/v1")
 MB = 1024 * 1024

@@ -15,8 +15,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template
 
-from app.core.vocabulary import gpu_score
-from app.web.rest import ApiError, allow_only
+from ..core.vocabulary import gpu_score
+from .rest import ApiError, allow_only
 
 bp = Blueprint("fleet", __name__)
 TIMEOUT_S = 3.0

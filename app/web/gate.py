@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from app.web.auth import token_from_environ, token_matches
-from app.web.security import SECURITY_HEADERS, TokenBuckets, canonical_host, host_name
+from .auth import token_from_environ, token_matches
+from .security import SECURITY_HEADERS, TokenBuckets, canonical_host, host_name
 
 StartResponse = Callable[..., Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]

@@ -10,10 +10,10 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from app.store.history import GPU_METRICS, HOST_METRICS, PROCESS_METRICS, History, HistoryError
-from app.store.recordings import Recorder, RecordingsFull
-from app.verdict import away
-from app.web.rest import ApiError, allow_only, arg, json_body
+from ..store.history import GPU_METRICS, HOST_METRICS, PROCESS_METRICS, History, HistoryError
+from ..store.recordings import Recorder, RecordingsFull
+from ..verdict import away
+from .rest import ApiError, allow_only, arg, json_body
 
 bp = Blueprint("history", __name__, url_prefix="/api")
 _RELATIVE = re.compile(r"^-?(\d+(?:\.\d+)?)([smhd])$")

@@ -18,11 +18,11 @@ from prometheus_client import CollectorRegistry, PlatformCollector, ProcessColle
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from app.collect.energy import power_shares
-from app.collect.monitor import Monitor
-from app.core.model import GpuSample
-from app.core.version import __version__
-from app.core.vocabulary import THROTTLE_REASONS
+from ..collect.energy import power_shares
+from ..collect.monitor import Monitor
+from ..core.model import GpuSample
+from ..core.version import __version__
+from ..core.vocabulary import THROTTLE_REASONS
 
 MAX_PROCESSES = 50
 GPU_LABELS = ["gpu", "uuid", "name"]

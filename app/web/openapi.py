@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, render_template
 
-from app.web.schemas import component_schemas
+from .schemas import component_schemas
 
 bp = Blueprint("openapi", __name__, url_prefix="/api")
 

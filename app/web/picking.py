@@ -13,9 +13,9 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from app.core.model import GpuSample, Snapshot
-from app.core.vocabulary import gpu_score
-from app.web.rest import ApiError, allow_only, arg
+from ..core.model import GpuSample, Snapshot
+from ..core.vocabulary import gpu_score
+from .rest import ApiError, allow_only, arg
 
 bp = Blueprint("picking", __name__, url_prefix="/api")
 MIB = 1024 * 1024

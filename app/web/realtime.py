@@ -18,12 +18,12 @@ from typing import Any
 from flask import Flask, request
 from flask_socketio import SocketIO, emit
 
-from app.collect.config import Settings
-from app.collect.monitor import Monitor
-from app.collect.serialize import to_json
-from app.core.model import Alert
-from app.web.concurrency import Concurrency
-from app.web.security import TokenBuckets
+from ..collect.config import Settings
+from ..collect.monitor import Monitor
+from ..collect.serialize import to_json
+from ..core.model import Alert
+from .concurrency import Concurrency
+from .security import TokenBuckets
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ import types
 import typing
 from typing import Any
 
-from app.collect.serialize import _EXTRAS
-from app.core.model import Snapshot
+from ..collect.serialize import _EXTRAS
+from ..core.model import Snapshot
 
 _PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 # The derived values the JSON view adds per type (app.collect.serialize._EXTRAS), and their JSON types.

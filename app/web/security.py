@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 import psutil
 from flask import Flask, Response, request
 
-from app.collect.config import Settings, is_loopback
+from ..collect.config import Settings, is_loopback
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
