@@ -1,6 +1,6 @@
 """FanWhy's collector against nvitop, gpustat, nvidia-smi and the raw NVML + psutil floor, on the same card.
 
-Run on the GPU machine (fetch the peers first: ../shared/tools/gpu-wheels.sh nvitop==1.7.2 gpustat==1.1.1):
+Run on the GPU machine (with the peers installed: nvitop==1.7.2 gpustat==1.1.1; CONTRIBUTING.md says how):
 
     python3 -m benchmarks.peers --loads 1 --out results.json
     python3 -m benchmarks.peers --loads 4 --cpu-seconds 60 --push --out results.json

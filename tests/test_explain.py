@@ -263,7 +263,7 @@ def test_a_busy_cpu_beside_a_lightly_busy_gpu() -> None:
 
 def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
     """The H100 as measured idle in P0 at 126 W; this test's own process holds a context at 0 % SM. Nothing computes,
-    so the answer is the holder, not "the fans are on their idle curve" (issue #20)."""
+    so the answer is the holder, not "the fans are on their idle curve" (the idle-holder work)."""
     import os
 
     from app.collect.config import Settings

@@ -1,6 +1,6 @@
-"""The container image, built and run for real with podman (issue #17).
+"""The container image, built and run for real with podman (the container image work).
 
-No registry is reachable, so the base is made from Debian's packages (mmdebstrap, as ../shared/facts describes) and
+No registry is reachable, so the base is made from Debian's packages (mmdebstrap; docs/DEPLOYMENT.md says how) and
 passed as the Dockerfile's BASE build argument; its default stays python:3.12-slim. Then the image runs: a numeric
 non-root user, /api/health 200 from the host, the page, the health check following FANWHY_PORT, TLS and exporter
 mode, and a host process attributed both with --pid=host and with the host's /proc at FANWHY_HOST_PROC. hadolint

@@ -181,7 +181,8 @@ def test_every_type_ignore_names_its_error_code_and_a_reason() -> None:
 def test_the_docs_point_only_to_files_that_exist() -> None:
     """Every relative link and every `path/like/this.ext` the README and docs/ name is in the repository."""
     missing = []
-    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+    for page in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "CHANGELOG.md",
+                 *sorted((ROOT / "docs").rglob("*.md"))]:
         text = page.read_text()
         links = re.findall(r"\]\((?!https?:|#|mailto:)([^)#\s]+)", text)
         paths = re.findall(r"`((?:app|docs|deploy|tests|benchmarks|static|templates)/[\w./-]+\.\w+)`", text)
@@ -191,3 +192,37 @@ def test_the_docs_point_only_to_files_that_exist() -> None:
             if not ((page.parent / target).exists() or (ROOT / target).exists()):
                 missing.append(f"{page.relative_to(ROOT)}: {target}")
     assert not missing, "\n".join(missing)
+
+
+# Where the project's own words live: code (docstrings and comments too), tests, benchmarks, deploy files and pages.
+OWN_WORDS = ("app/**/*.py", "tests/**/*.py", "benchmarks/**/*.py", "deploy/**/*", "docs/*.md", "*.md", "Makefile",
+             "Dockerfile", ".ci/run")
+PATH_NAMED = re.compile(r"(?<![\w/.-])((?:app|docs|tests|deploy|benchmarks|static|templates)/[\w/.-]*\w\."
+                        r"(?:py|md|json|ya?ml|txt|html|js|css|png|toml|service|sh|db))\b")
+# A reference outside the repository: the workplace's shared folder, a style guide or design card kept there, a
+# tracker's issue number. (Split so that this line does not match itself.)
+OUTSIDE = re.compile("|".join([r"\.\./" + "shared", "shared/" + "facts", "shared/" + "tools", "STYLE" + r"\.md",
+                               r"\b[Ii]ssues? " + r"#\d+", r"\bUntil " + r"#\d+"]))
+
+
+def _own_files() -> list[Path]:
+    return sorted({p for pattern in OWN_WORDS for p in ROOT.glob(pattern) if p.is_file()})
+
+
+def test_every_path_the_code_and_pages_name_exists() -> None:
+    """Docstrings, comments, tests and deploy files included: a named `app/...py` or `docs/...md` is there."""
+    missing = []
+    for path in _own_files():
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
+            for target in PATH_NAMED.findall(line):
+                if "*" not in target and not ((ROOT / target).exists() or (path.parent / target).exists()):
+                    missing.append(f"{path.relative_to(ROOT)}:{number}: {target}")
+    assert not missing, "\n".join(missing)
+
+
+def test_nothing_points_outside_the_repository() -> None:
+    """No file outside the repository and no tracker is cited: what the project needs to say, it says itself."""
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}" for path in _own_files()
+             for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1)
+             if OUTSIDE.search(line)]
+    assert not found, "\n".join(found)

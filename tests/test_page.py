@@ -196,7 +196,7 @@ def test_unattributed_row_and_the_container_view(make_app: Any, serve: Any, page
     from tests.fakes.docker_api import FakeDockerApi, container
 
     fake = scenario("h200x2_load")
-    fake.set(1, "compute_processes", [])  # the shared/facts case: memory used, nobody listed
+    fake.set(1, "compute_processes", [])  # the case real GPUs showed: memory used, nobody listed
     sock = tmp_path / "docker.sock"
     with FakeDockerApi(sock, [container("e" * 64, HOSTILE, "ollama/ollama", gpu="device-request")]):
         live = serve(make_app(nvidia_selection(fake), docker_socket=str(sock)))

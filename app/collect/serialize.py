@@ -48,7 +48,7 @@ def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
     """A function made once per model type that builds its JSON dict field by field (field names and
     plainness are read from the dataclass's annotations). On the collector's path once per tick.
 
-    Generated code rather than a loop over the fields: kept on a device measurement (issue #15, see
+    Generated code rather than a loop over the fields: kept on a device measurement (the codebase review, see
     ``app.core.model.evolve`` and docs/PERFORMANCE.md)."""
     hints = typing.get_type_hints(kind)
     items = [f"{f.name!r}: {_field_expression(f.name, hints[f.name])}" for f in dataclasses.fields(kind)]

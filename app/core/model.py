@@ -34,7 +34,7 @@ def evolve(obj: _T, **changes: Any) -> _T:
     no ``__post_init__`` and no slots, so ``__init__`` adds nothing). An unknown field name raises
     TypeError, as ``replace`` does.
 
-    Kept on a device measurement (issue #15, H100, 4 CUDA processes, docs/PERFORMANCE.md): with plain
+    Kept on a device measurement (the codebase review, H100, 4 CUDA processes, docs/PERFORMANCE.md): with plain
     ``replace`` and a plain JSON converter the collector's tick went from 1.10-1.14 x to 1.25-1.27 x the raw
     NVML floor, past the 1.2 x the engine is held to; with the two restored, 1.13-1.19 x."""
     copy = object.__new__(type(obj))

@@ -1,7 +1,7 @@
 """A table-driven fake of the pynvml surface FanWhy uses, shaped from real dumps.
 
 Each GPU is a table ``{getter: value}`` keyed like the dumps in ``tests/fixtures/nvml/`` (made
-on an H100 and two H200s by ``shared/facts/probes/dump.sh``). A cell may be an exception
+on an H100 and two H200s by a probe script, kept in ``tests/fixtures/nvml/``). A cell may be an exception
 instance (raised, as NVML would) or a callable (called with the call's arguments). Exceptions and
 constants are the real ones from nvidia-ml-py, so ``except pynvml.NVMLError_NotSupported`` means
 the same here as on a GPU.
@@ -252,7 +252,7 @@ class FakeNvml:
 
 
 def scenario(name: str) -> FakeNvml:
-    """Named scenarios (STYLE.md #4): the tables real GPUs gave, and the failures seen in the field."""
+    """Named scenarios (CONTRIBUTING.md, *Conventions*): the tables real GPUs gave, and the failures seen in the field."""
     builders: dict[str, Callable[[], FakeNvml]] = {
         "h100_load": lambda: FakeNvml(load_dump("h100-load")),
         "h100_idle": lambda: FakeNvml(load_dump("h100-idle")),

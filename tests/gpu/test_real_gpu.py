@@ -1,7 +1,7 @@
 """On a real NVIDIA GPU: a torch load, FanWhy served for real, compared with nvidia-smi.
 
 Run on the GPU machine with `pytest -m gpu -ra tests/gpu`; FANWHY_GPU_REPORT_DIR names a folder for the JSON for
-the figures that README's "Verified on hardware" quotes.
+the figures that docs/HARDWARE.md quotes.
 """
 
 from __future__ import annotations
