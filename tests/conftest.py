@@ -1,4 +1,4 @@
-"""Fixture chain (CONTRIBUTING.md, *Conventions*): settings -> selection -> app -> client; live_server -> socket client."""
+"""Fixture chain (CONTRIBUTING.md): settings -> selection -> app -> client; live_server -> socket client."""
 
 from __future__ import annotations
 

@@ -62,7 +62,7 @@ CASES = [
     ("user service", "0::/user.slice/user-1000.slice/user@1000.service/app.slice/jupyter.service\n",
      None, None, None, "jupyter.service"),
     ("root cgroup", "0::/\n", None, None, None, None),
-    ("the GPU machine the device tool lends", "0::/process_api/cfc6cceb0159587365396fe37a1ec0e2\n", None, None, None, None),
+    ("the GPU machine lent", "0::/process_api/cfc6cceb0159587365396fe37a1ec0e2\n", None, None, None, None),
     ("empty file", "", None, None, None, None),
     ("garbage", "not a cgroup line\n::\n", None, None, None, None),
     ("short id is not a container", "0::/docker/abc123\n", None, None, None, None),

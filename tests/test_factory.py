@@ -106,7 +106,7 @@ def test_nvidia_selection_helper_opens_once() -> None:
 
 
 def test_every_backend_declares_the_contract_and_nobody_probes_it() -> None:
-    """Optional capabilities live in the Backend protocol with defaults (CONTRIBUTING.md, *Conventions*): no getattr probes."""
+    """Optional capabilities live in the Backend protocol with defaults (CONTRIBUTING.md): no getattr probes."""
     import re
     from pathlib import Path
 

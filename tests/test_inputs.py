@@ -1,6 +1,6 @@
 """No input gives a 5xx: every 4xx is a JSON error, and a refused request leaves nothing behind.
 
-The regression cases are the inputs that gave 500s with tracebacks (the serving hardening); then a hypothesis fuzz of every
+The regression cases are the inputs that gave 500s with tracebacks; then a hypothesis fuzz of every
 route's query string and of the recordings body, and schemathesis' stateful run through the recordings' links."""
 
 from __future__ import annotations

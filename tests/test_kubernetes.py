@@ -1,4 +1,4 @@
-"""Pods named from the Kubernetes API (the Kubernetes work): a fake API server over HTTPS (a self-signed certificate, a bearer
+"""Pods named from the Kubernetes API: a fake API server over HTTPS (a self-signed certificate, a bearer
 token) serving this node's pod list; a slow one, a 403, a pod that vanished; and the names reaching the rows."""
 
 from __future__ import annotations

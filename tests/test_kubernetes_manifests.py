@@ -1,5 +1,5 @@
-"""deploy/kubernetes/: valid against the Kubernetes schemas (kubernetes-validate, strict) and shaped as the Kubernetes work
-asks: GPU nodes only, the NVIDIA runtime class, the host's /proc read-only without hostPID, least-privilege RBAC,
+"""deploy/kubernetes/: valid against the Kubernetes schemas (kubernetes-validate, strict) and shaped as a
+GPU DaemonSet needs: GPU nodes only, the NVIDIA runtime class, the host's /proc read-only without hostPID, least-privilege RBAC,
 tokens from a Secret, probes, requests and limits, a Service and a ServiceMonitor."""
 
 from __future__ import annotations

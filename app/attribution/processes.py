@@ -1,7 +1,7 @@
 """Who is behind the load: process details read from /proc, and the busiest CPU users.
 
 Only NoSuchProcess, ZombieProcess and AccessDenied are expected: such a process keeps its row with
-``status`` saying which and the unreadable fields None (CONTRIBUTING.md, *Conventions*: None plus a reason).
+``status`` saying which and the unreadable fields None (CONTRIBUTING.md: None plus a reason).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The words and numbers that more than one module (or the page) needs, each defined once (CONTRIBUTING.md, *Conventions*).
+"""The words and numbers that more than one module (or the page) needs, each defined once (CONTRIBUTING.md).
 
 The page gets what it needs inside the snapshot (``GpuSample.passively_cooled``); the one constant it still keeps
 a copy of, ``UNATTRIBUTED_FLOOR_BYTES`` in static/app.js, is compared with this one by tests/test_vocabulary.py.

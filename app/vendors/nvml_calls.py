@@ -1,4 +1,4 @@
-"""The one call path to NVML (CONTRIBUTING.md, *Conventions*): every NVML call of the backend goes through ``Calls.get``.
+"""The one call path to NVML (CONTRIBUTING.md): every NVML call of the backend goes through ``Calls.get``.
 
 A value, or None plus the reason in the GPU's ``unsupported`` map (NotSupported, NoPermission, FunctionNotFound:
 logged once). Errors that mean the GPU or NVML itself failed raise ``GpuFailed``: the backend turns that GPU into

@@ -252,7 +252,7 @@ class FakeNvml:
 
 
 def scenario(name: str) -> FakeNvml:
-    """Named scenarios (CONTRIBUTING.md, *Conventions*): the tables real GPUs gave, and the failures seen in the field."""
+    """Named scenarios (CONTRIBUTING.md): the tables real GPUs gave, and the failures seen in the field."""
     builders: dict[str, Callable[[], FakeNvml]] = {
         "h100_load": lambda: FakeNvml(load_dump("h100-load")),
         "h100_idle": lambda: FakeNvml(load_dump("h100-idle")),

@@ -1,5 +1,5 @@
 """On a real NVIDIA GPU: nothing computes, but a process holds a CUDA context, so the GPU stays in P0 well above its
-idle power (an H100 went from 72 W to 125 W). The headline must name that process (the idle-holder work), not say "Nothing is
+idle power (an H100 went from 72 W to 125 W). The headline must name that process, not say "Nothing is
 busy"."""
 
 from __future__ import annotations

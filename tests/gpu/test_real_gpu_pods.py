@@ -1,4 +1,4 @@
-"""On a real NVIDIA GPU (the Kubernetes work): a CUDA load in a pod-shaped cgroup, in its own PID namespace, seen by FanWhy
+"""On a real NVIDIA GPU: a CUDA load in a pod-shaped cgroup, in its own PID namespace, seen by FanWhy
 running in another PID namespace with the host's /proc mounted: reported with its pod's UID from the cgroup path,
 and with its namespace, pod and container names once a (fake) Kubernetes API serves that pod."""
 
