@@ -72,7 +72,8 @@ def test_idle_gpu_containers_are_listed_with_zero_usage(tmp_path: Path, sleeper:
 
 
 def test_pids_hidden_by_a_pid_namespace_are_reported_with_their_sm_share(sleeper: Any) -> None:
-    """As real GPUs showed (tests/fixtures/nvml): the list is empty, the utilization samples carry host PIDs we cannot resolve."""
+    """As real GPUs showed (tests/fixtures/nvml): the list is empty, the utilization samples carry host PIDs we
+    cannot resolve."""
     inspector = ProcessInspector(top_cpu=0, resolve_foreign=False)
     result = Attributor(inspector).attribute(
         [gpu(8 * GB, util=98)], [use(4242, None, sm=70, kind="utilization-only"),

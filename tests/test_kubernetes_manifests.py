@@ -1,6 +1,6 @@
-"""deploy/kubernetes/: valid against the Kubernetes schemas (kubernetes-validate, strict) and shaped as a
-GPU DaemonSet needs: GPU nodes only, the NVIDIA runtime class, the host's /proc read-only without hostPID, least-privilege RBAC,
-tokens from a Secret, probes, requests and limits, a Service and a ServiceMonitor."""
+"""deploy/kubernetes/: valid against the Kubernetes schemas (kubernetes-validate, strict) and shaped as a GPU
+DaemonSet needs: GPU nodes only, the NVIDIA runtime class, the host's /proc read-only without hostPID,
+least-privilege RBAC, tokens from a Secret, probes, requests and limits, a Service and a ServiceMonitor."""
 
 from __future__ import annotations
 
