@@ -23,8 +23,10 @@ from app.core.model import (
     ProcessSample,
     Snapshot,
 )
-from app.store.history import ForeignFile, History, HistoryError, ownership
+from app.store.history import History
+from app.store.queries import HistoryError
 from app.store.recordings import Recorder
+from app.store.schema import ForeignFile, ownership
 from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
 GIB = 1 << 30

@@ -12,7 +12,7 @@ import socket
 
 from ..collect.config import ConfigError, Settings
 from ..collect.engine import history_path
-from ..store.history import ownership
+from ..store.schema import SCHEMA_VERSION, file_version, newer_message, ownership
 
 
 class PortUnavailable(ConfigError):
@@ -41,6 +41,9 @@ def check_history(settings: Settings) -> None:
         if not os.access(path, os.R_OK | os.W_OK):
             raise ConfigError(f"{where} cannot be read and written by this user: fix its permissions, or name "
                               "another file", "db")
+        found = file_version(path)
+        if found is not None and found > SCHEMA_VERSION:
+            raise ConfigError(f"FANWHY_DB: {newer_message(path, found)}", "db")
         return
     try:  # permissions alone do not say it (root, read-only mounts, /sys): create it, then take it away again
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -29,7 +29,7 @@ def history_path(settings: Settings) -> Path | None:
     to the real history: they get a file of their own beside it."""
     if settings.db.lower() == "none":
         return None
-    from ..store.history import default_path  # here: a terminal answer (FANWHY_DB=none) loads no sqlite3
+    from ..store.schema import default_path  # here: a terminal answer (FANWHY_DB=none) loads no sqlite3
 
     path = Path(settings.db) if settings.db else default_path()
     if settings.backend == "simulated" and path == default_path():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..store.history import PEAK_OF
+from .changes import PEAK_OF
 
 SCREENFUL = 8
 

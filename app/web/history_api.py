@@ -10,8 +10,10 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from ..store.history import GPU_METRICS, HOST_METRICS, PROCESS_METRICS, History, HistoryError
+from ..store.history import History
+from ..store.queries import HistoryError
 from ..store.recordings import Recorder, RecordingsFull
+from ..store.schema import GPU_METRICS, HOST_METRICS, PROCESS_METRICS
 from ..verdict import away
 from .rest import ApiError, allow_only, arg, json_body
 

@@ -1,0 +1,117 @@
+"""Reading the history: which table answers a window, and the series, rankings and events the API and "while you
+were away" ask for. Every function takes a connection (``History.reader()`` gives one) and only reads."""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from .schema import PROCESS_METRICS, SERIES
+
+MAX_POINTS = 20_000
+_COLUMN = {"gpu_memory_bytes": "mem", "sm_percent": "sm", "power_w": "power", "energy_wh": "energy_wh",
+           "cpu_percent": "cpu"}
+
+
+class HistoryError(ValueError):
+    """A history query that cannot be answered as asked (400 with this message)."""
+
+
+@dataclass(frozen=True)
+class Window:
+    since: float
+    until: float
+    step: float
+    source: str
+
+
+def plan(since: float, until: float, step: float | None, *, now: float, raw_s: float, retention_s: float,
+         interval_s: float = 1.0) -> Window:
+    """Which table answers [since, until] at ``step`` seconds, or HistoryError for a bad range: full rate below a
+    60 s step within the raw horizon, else the minute rollup."""
+    if not (math.isfinite(since) and math.isfinite(until)) or until <= since:
+        raise HistoryError("'since' must be before 'until'")
+    if until - since > retention_s + raw_s:
+        raise HistoryError(f"the range is longer than the retention ({retention_s / 3600:g} h)")
+    if step is None:
+        step = max(interval_s, (until - since) / 2000.0)
+    if step <= 0 or not math.isfinite(step):
+        raise HistoryError("'step' must be a positive number of seconds")
+    if (until - since) / step > MAX_POINTS:
+        raise HistoryError(f"that asks for more than {MAX_POINTS} points; use step >= "
+                           f"{math.ceil((until - since) / MAX_POINTS)}")
+    raw_ok = since >= now - raw_s - 1
+    if step < 60 and raw_ok:
+        return Window(since, until, step, "raw")
+    return Window(since, until, max(60.0, math.ceil(step / 60.0) * 60.0), "minute")
+
+
+def series(db: sqlite3.Connection, kind: str, key: int, metric: str, win: Window) -> list[list[float | None]]:
+    """A GPU's (``kind`` gpu, ``key`` its index) or the host's (host, 0) series as [t, mean, min, max] points."""
+    if metric not in SERIES[kind]:
+        raise HistoryError(f"unknown metric {metric!r}; one of {', '.join(SERIES[kind])}")
+    if win.source == "raw":
+        sql = (f"SELECT CAST(ts / ? AS INTEGER) * ? AS t, avg({metric}), min({metric}), max({metric}) "
+               f"FROM {kind}_raw WHERE {kind} = ? AND ts >= ? AND ts <= ? GROUP BY t ORDER BY t")
+    else:
+        sql = (f"SELECT CAST(minute / ? AS INTEGER) * ? AS t, sum({metric}_mean * n) / sum(n), "
+               f"min({metric}_min), max({metric}_max) FROM {kind}_minute WHERE {kind} = ? AND minute >= ? "
+               "AND minute <= ? GROUP BY t ORDER BY t")
+    return [list(r) for r in db.execute(sql, (win.step, win.step, key, win.since, win.until))]
+
+
+def process_series(db: sqlite3.Connection, metric: str, win: Window, pid: int | None = None,
+                   container: str | None = None) -> list[list[float | None]]:
+    """A process's series, or a container's (its processes added up at each instant first)."""
+    if metric not in PROCESS_METRICS:
+        raise HistoryError(f"unknown metric {metric!r}; one of {', '.join(PROCESS_METRICS)}")
+    column = _COLUMN[metric]
+    key, value = ("pid", pid) if pid is not None else ("container", container)
+    if container is not None:
+        inner = (f"SELECT ts AS t0, sum({column}) AS v FROM proc_raw WHERE (container = ? OR "
+                 "container_name = ?) AND ts >= ? AND ts <= ? GROUP BY ts") if win.source == "raw" else (
+                 f"SELECT minute AS t0, sum({column}_mean) AS v FROM proc_minute WHERE (container = ? OR "
+                 "container_name = ?) AND minute >= ? AND minute <= ? GROUP BY minute")
+        sql = f"SELECT CAST(t0 / ? AS INTEGER) * ? AS t, avg(v), min(v), max(v) FROM ({inner}) GROUP BY t ORDER BY t"
+        args: tuple[Any, ...] = (win.step, win.step, value, value, win.since, win.until)
+    elif win.source == "raw":
+        sql = (f"SELECT CAST(ts / ? AS INTEGER) * ? AS t, avg({column}), min({column}), max({column}) "
+               f"FROM proc_raw WHERE {key} = ? AND ts >= ? AND ts <= ? GROUP BY t ORDER BY t")
+        args = (win.step, win.step, value, win.since, win.until)
+    else:
+        sql = (f"SELECT CAST(minute / ? AS INTEGER) * ? AS t, sum({column}_mean * n) / sum(n), "
+               f"min({column}_min), max({column}_max) FROM proc_minute WHERE {key} = ? AND minute >= ? "
+               "AND minute <= ? GROUP BY t ORDER BY t")
+        args = (win.step, win.step, value, win.since, win.until)
+    return [list(r) for r in db.execute(sql, args)]
+
+
+def top_processes(db: sqlite3.Connection, since: float, until: float, raw_since: float,
+                  limit: int = 5) -> list[dict[str, Any]]:
+    """The processes with the most GPU energy (then SM) in a window, from the raw rows (from ``raw_since``) and the
+    minute rollups."""
+    rows = db.execute(
+        "SELECT pid, max(name), max(user), max(container_name), container, max(energy_wh) - min(energy_wh),"
+        " avg(sm), max(mem) FROM (SELECT pid, name, user, container_name, container, energy_wh, sm, mem "
+        "FROM proc_raw WHERE ts >= ? AND ts <= ? UNION ALL SELECT pid, name, user, container_name, container,"
+        " energy_wh_max, sm_mean, mem_max FROM proc_minute WHERE minute >= ? AND minute <= ?) WHERE pid > 0 "
+        "GROUP BY pid, container ORDER BY 6 DESC, 7 DESC LIMIT ?",
+        (max(since, raw_since), until, since, until, limit)).fetchall()
+    return [{"pid": r[0], "name": r[1], "user": r[2], "container_name": r[3], "container": r[4],
+             "energy_wh": round(r[5] or 0.0, 4), "sm_percent_mean": round(r[6], 1) if r[6] is not None else None,
+             "gpu_memory_bytes_max": r[7]} for r in rows]
+
+
+def verdicts(db: sqlite3.Connection, since: float, until: float) -> list[tuple[float, str, dict[str, Any]]]:
+    rows = db.execute("SELECT ts, message, data FROM events WHERE kind = 'verdict' AND ts >= ? AND ts <= ? "
+                      "ORDER BY ts", (since, until)).fetchall()
+    return [(ts, message, json.loads(data or "{}")) for ts, message, data in rows]
+
+
+def alerts(db: sqlite3.Connection, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+    rows = db.execute("SELECT ts, gpu, rule, state, severity, message FROM events WHERE kind = 'alert' "
+                      "AND ts >= ? AND ts <= ? ORDER BY ts DESC LIMIT ?", (since, until, limit)).fetchall()
+    return [dict(zip(("ts", "gpu_index", "rule", "state", "severity", "message"), r, strict=True)) for r in rows]

@@ -1,0 +1,57 @@
+"""What one snapshot writes: its GPU, host and process rows, its alert events, and a verdict event when
+``app.verdict.changes`` says the cause changed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ..core.model import Alert, Snapshot
+from .schema import GPU_METRICS, HOST_METRICS
+
+
+def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: tuple[Any, ...] | None) -> None:
+    ts = snap.timestamp
+    placeholders = ", ".join("?" * (len(GPU_METRICS) + 2))
+    db.executemany(
+        f"INSERT INTO gpu_raw (ts, gpu, {', '.join(GPU_METRICS)}) VALUES ({placeholders})",
+        [(ts, g.index, *(getattr(g, m) for m in GPU_METRICS)) for g in snap.gpus if g.error is None])
+    db.execute(f"INSERT INTO host_raw (ts, host, {', '.join(HOST_METRICS)}) VALUES "
+               f"({', '.join('?' * (len(HOST_METRICS) + 2))})", (ts, 0, *host_values(snap)))
+    db.executemany("INSERT INTO proc_raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", process_rows(snap))
+    events = [alert_row(a) for a in snap.alert_events]
+    if verdict_row is not None:
+        events.append(verdict_row)
+    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
+
+
+def process_rows(snap: Snapshot) -> list[tuple[Any, ...]]:
+    """A row per GPU process, and one per idle GPU container (no PIDs: inferred memory)."""
+    ts = snap.timestamp
+    rows = []
+    for p in snap.processes:
+        if not p.gpus:
+            continue
+        container = p.container.id if p.container else None
+        rows.append((ts, p.pid, p.start_time, p.name, p.user, container,
+                     p.container.name if p.container else None, p.gpu_memory_bytes, p.sm_percent, p.power_w,
+                     p.energy_wh, p.cpu_percent))
+    for c in snap.containers:
+        if not c.pids:
+            rows.append((ts, 0, None, None, None, c.container.id, c.container.name, c.gpu_memory_bytes,
+                         c.sm_percent, c.power_w, c.energy_wh, c.cpu_percent))
+    return rows
+
+
+def alert_row(alert: Alert) -> tuple[Any, ...]:
+    return (alert.resolved_at or alert.since, "alert", alert.gpu_index, alert.rule, alert.state, alert.severity,
+            alert.message, json.dumps({"id": alert.id, "value": alert.value, "threshold": alert.threshold}))
+
+
+def host_values(snap: Snapshot) -> tuple[float | int | None, ...]:
+    """One host_raw row's values, in HOST_METRICS order."""
+    host = snap.host
+    load1 = host.load_average[0] if host.load_average else None
+    fan = max((f.rpm for f in host.fans if f.rpm is not None), default=None)
+    return (host.cpu_percent, load1, host.memory_percent, host.memory_used_bytes, host.cpu_temperature_c, fan)
