@@ -54,7 +54,7 @@ def test_a_history_made_before_versions_is_migrated_with_nothing_lost(old_histor
         assert counts(old_history) == before
         points = history.gpu_series(0, "utilization_percent", history.window(T0, T0 + 149, step=1))
         assert len(points) == 150 and points[0][1] == 40 and points[60][1] == 50
-        assert [h for _, h, _ in history.verdicts(T0, T0 + 200)][0].startswith("GPU 0")
+        assert next(h for _, h, _ in history.verdicts(T0, T0 + 200)).startswith("GPU 0")
         feed(history, clock, 5, start=T0 + 200)  # and it goes on being written
         assert counts(old_history)["gpu_raw"] == 155
     finally:

@@ -2,8 +2,10 @@
 
 Within 60 s of `make run` on a machine without a GPU the page must show the plain reason, CPU charts with data and a
 verdict. The screenshots in docs/ (the no-GPU page; the demo at desktop and phone width) are made here, so they
-show the page as it is. The clone uses this checkout's virtual environment (VENV=...): `make run` still checks it
-against the clone's requirements.txt, and the packages themselves are what `make test` installed.
+show the page as it is: into docs/screenshots/ with ``FANWHY_UPDATE_SCREENSHOTS=1`` (then commit them), else into a
+folder of the test's own, so that ``make test`` leaves the clone as it found it. The clone uses this checkout's
+virtual environment (VENV=...): `make run` still checks it against the clone's requirements.txt, and the packages
+themselves are what `make test` installed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: docs/screenshots/ when asked for, else a temporary folder."""
+    return DOCS if os.environ.get("FANWHY_UPDATE_SCREENSHOTS") == "1" else tmp_path_factory.mktemp("screenshots")
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (make test installs it when run as root)"),
@@ -60,7 +68,7 @@ def make(clone: Path, target: str, tmp_path: Path, **env: str) -> tuple[subproce
     return proc, f"http://127.0.0.1:{port}"
 
 
-def test_make_run_on_a_machine_without_a_gpu(clone: Path, browser: Browser, tmp_path: Path) -> None:
+def test_make_run_on_a_machine_without_a_gpu(clone: Path, browser: Browser, tmp_path: Path, shots: Path) -> None:
     if Path("/dev/nvidiactl").exists():
         pytest.skip("this machine has an NVIDIA GPU: the no-GPU first run is for machines without one")
     started = time.monotonic()
@@ -80,8 +88,9 @@ def test_make_run_on_a_machine_without_a_gpu(clone: Path, browser: Browser, tmp_
         headline = page.text_content("#headline") or ""
         assert headline and "Waiting" not in headline
         assert time.monotonic() - started < 60
-        DOCS.mkdir(exist_ok=True)
-        page.screenshot(path=str(DOCS / "no-gpu.png"), full_page=True)
+        shots.mkdir(exist_ok=True)
+        page.screenshot(path=str(shots / "no-gpu.png"), full_page=True)
+        assert (shots / "no-gpu.png").stat().st_size > 10_000
     finally:
         context.close()
         stop(proc)
@@ -89,7 +98,8 @@ def test_make_run_on_a_machine_without_a_gpu(clone: Path, browser: Browser, tmp_
 
 
 @pytest.mark.parametrize(("name", "width"), [("demo-desktop", 1400), ("demo-phone", 390)])
-def test_the_demo_screenshots(clone: Path, browser: Browser, tmp_path: Path, name: str, width: int) -> None:
+def test_the_demo_screenshots(clone: Path, browser: Browser, tmp_path: Path, shots: Path, name: str,
+                              width: int) -> None:
     proc, url = make(clone, "demo", tmp_path)
     context = browser.new_context(viewport={"width": width, "height": 900})
     try:
@@ -100,8 +110,9 @@ def test_the_demo_screenshots(clone: Path, browser: Browser, tmp_path: Path, nam
         page.wait_for_function("() => window.fanwhyHistory.charts['chart-utilization_percent'] &&"
                                " window.fanwhyHistory.charts['chart-utilization_percent'].data[0].length >= 3",
                                timeout=20_000)
-        DOCS.mkdir(exist_ok=True)
-        page.screenshot(path=str(DOCS / f"{name}.png"), full_page=True)
+        shots.mkdir(exist_ok=True)
+        page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+        assert (shots / f"{name}.png").stat().st_size > 10_000
     finally:
         context.close()
         stop(proc)
