@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.core.model import GpuProcessUsage, GpuSample
@@ -134,6 +134,7 @@ def test_not_drm_or_malformed_is_none() -> None:
 
 
 @settings(max_examples=300, deadline=None)
+@example(["drm-driver:\ti915", "drm-client-id:\t1", "drm-engine-gfx:\t\u00b2 ns", "drm-memory-vram:\t\u0661 KiB"])
 @given(st.lists(st.one_of(
     st.text(max_size=60),
     st.builds(lambda k, v: f"drm-{k}:\t{v}", st.sampled_from(

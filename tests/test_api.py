@@ -137,3 +137,17 @@ def test_token_required_on_every_route_when_set(make_app: Any, fake_nvml: Any) -
     login = client.get("/?token=s3cret-token")
     assert login.status_code == 302 and "HttpOnly" in login.headers["Set-Cookie"]
     assert client.get("/api/gpu/summary").status_code == 200  # the cookie now
+
+
+@pytest.mark.parametrize("pid", ["abc", "-1", "²", "١٢", "99999999999", "1.5"])
+def test_one_process_with_a_bad_pid_is_a_400(client: Any, pid: str) -> None:
+    answer = client.get(f"/api/gpu/processes/{pid}")
+    assert answer.status_code == 400 and answer.get_json()["error"].startswith("invalid pid"), answer.get_data()
+
+
+def test_one_process_not_listed_is_a_404_and_a_listed_one_has_its_whole_command(client: Any) -> None:
+    assert client.get("/api/gpu/processes/4000000").status_code == 404
+    listed = client.get("/api/gpu/processes").get_json()["processes"]
+    if listed:  # the fake NVML's PIDs may not exist here; the real-process case is tests/test_bounded_commands.py
+        one = client.get(f"/api/gpu/processes/{listed[0]['pid']}").get_json()
+        assert one["pid"] == listed[0]["pid"] and "command_full" in one

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 BODY_TIMEOUT_S = 2.0
 
@@ -124,3 +124,17 @@ def test_a_host_that_is_not_a_host_and_port_is_refused(port: int, host: str) -> 
     head = f"GET /api/health HTTP/1.1\r\nHost: {host.format(port=port)}\r\n\r\n".encode()
     status, answer, _ = _answer(_open(port, head, source="127.0.3.5"))
     assert status == 400 and answer["error"] == "bad Host", answer
+
+
+@pytest.mark.parametrize("length", ["²", "١٢", "12a", "-5", "9" * 30])
+def test_a_content_length_that_is_not_a_number_is_a_400(length: str) -> None:
+    """In-process: what the middleware answers for a Content-Length no parser should accept."""
+    import io
+
+    from app.web.bodies import BodyReader
+
+    answers: list[str] = []
+    reader = BodyReader(lambda environ, start: [b"app"], max_bytes=1024)
+    body = reader({"CONTENT_LENGTH": length, "wsgi.input": io.BytesIO(b"{}"), "REMOTE_ADDR": "127.0.0.1"},
+                  lambda status, headers: answers.append(status))
+    assert answers == ["400 Bad Request"] and b"Content-Length" in b"".join(body)

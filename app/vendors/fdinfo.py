@@ -67,7 +67,8 @@ def parse_fdinfo(text: str) -> DrmClient | None:
 def _leading_int(value: str) -> int | None:
     """``123`` from ``123 ns`` or ``123``; None when the first word is not a number."""
     words = value.split()
-    return int(words[0]) if words and words[0].isdigit() else None
+    # isdecimal, not isdigit: "²" is a digit to Python but not a number int() reads (found by the fuzz test)
+    return int(words[0]) if words and words[0].isascii() and words[0].isdecimal() else None
 
 
 def _read_field(result: DrmClient, totals: dict[str, int], name: str, value: str) -> None:

@@ -130,7 +130,7 @@ def process(pid: str) -> Response:
     """One process of the latest snapshot, with its whole masked command line (``command_full``): lists carry
     it bounded to MAX_COMMAND_CHARS."""
     allow_only(())
-    if not pid.isdigit() or len(pid) > 10:
+    if not (pid.isascii() and pid.isdecimal()) or len(pid) > 10:
         raise ApiError(400, f"invalid pid: {pid[:40]!r}", "expected a process ID, a positive integer")
     frame = _frame()
     row = next((p for p in frame.snapshot.processes if p.pid == int(pid)), None)

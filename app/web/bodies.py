@@ -123,6 +123,6 @@ def _content_length(environ: dict[str, Any]) -> int | None:
     raw = (environ.get("CONTENT_LENGTH") or "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or len(raw) > 18:
+    if not (raw.isascii() and raw.isdecimal()) or len(raw) > 18:
         raise Refused(400, "bad Content-Length", "expected a number of bytes")
     return int(raw)
