@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run demo snapshot test lint gpu-test mutation clean
+.PHONY: run demo snapshot test check lint gpu-test mutation clean
 
 $(VENV)/.runtime: requirements.txt requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,13 @@ lint: $(VENV)/.dev  ## ruff, then mypy: strict on app/, normal on tests/ and ben
 
 test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
 	$(PY) -m pytest -ra
+
+# The fast loop: lint and types, the unit tier on every core (in-process tests only: safe in parallel), then the
+# integration tier one test at a time (its tests read machine-wide state such as the busiest processes, which other
+# tests' CPU burners would change). tests/conftest.py sets the tiers; `make test` (what CI runs) adds the system tier.
+check: $(VENV)/.dev lint
+	$(PY) -m pytest -q -m unit -n auto -p no:cacheprovider
+	$(PY) -m pytest -q -m integration -p no:cacheprovider
 
 # Mutation testing of the core rules ([tool.mutmut] in pyproject.toml names the modules and their tests); about 3
 # minutes on the 2-core VM, so not part of `make test`. Prints the score per module.

@@ -13,7 +13,7 @@ import requests
 import socketio
 
 from app.core.redact import MAX_COMMAND_CHARS
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 CLIENTS = 20
 UPDATES = 25

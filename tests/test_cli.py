@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.core.version import __version__
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMULATED = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "2", "FANWHY_SIM_PEAK": "0.3"}

@@ -10,7 +10,7 @@ import psutil
 import pytest
 
 from benchmarks.attack import PHASES, TOKEN, run
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 
 @pytest.fixture(scope="module")

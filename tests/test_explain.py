@@ -3,57 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Sequence
 
 import pytest
 
 from app.collect.energy import EnergyMeter
 from app.core.model import (
-    BackendInfo,
-    CollectorTiming,
     ContainerRef,
     ContainerSample,
     GpuSample,
-    HostSample,
-    ProcessGpu,
-    ProcessSample,
-    Snapshot,
     Unattributed,
-    frozen_map,
 )
-from app.vendors.nvidia import PASSIVELY_COOLED
 from app.verdict.explain import BusyClock, explain, short_command
-
-GIB = 1 << 30
-
-
-def gpu(index: int = 0, util: float = 0, temp: float = 34, power: float = 30, limit: float = 350,
-        fan: float | None = 30, **kw: Any) -> GpuSample:
-    unsupported = {} if fan is not None else {"fan_speed_percent": PASSIVELY_COOLED}
-    kw.setdefault("throttle_reasons", ())
-    return GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="Test GPU", utilization_percent=util,
-                     temperature_c=temp, temperature_slowdown_c=87, power_w=power, power_limit_w=limit,
-                     fan_speed_percent=fan, memory_used_bytes=1 * GIB, memory_total_bytes=24 * GIB,
-                     pstate="P2" if util else "P8", unsupported=frozen_map(unsupported),
-                     passively_cooled=fan is None, **kw)
-
-
-def proc(pid: int, command: str, user: str = "alice", gpu_index: int | None = 0, sm: float | None = 0,
-         memory: int | None = GIB, cpu: float = 5, container: str | None = None, **kw: Any) -> ProcessSample:
-    gpus = () if gpu_index is None else (ProcessGpu(gpu_index=gpu_index, memory_bytes=memory, sm_percent=sm,
-                                                    encoder_percent=0, decoder_percent=0, kind="compute"),)
-    ref = ContainerRef(runtime="docker", id=(container or "x") * 8, name=container) if container else None
-    return ProcessSample(pid=pid, name=command.split()[0], user=user, command=command, start_time=100.0 + pid,
-                         cpu_percent=cpu, rss_bytes=GIB, gpus=gpus, container=ref, **kw)
-
-
-def snap(gpus: list[GpuSample], processes: Sequence[ProcessSample] = (), cpu: float = 5, timestamp: float = 1000.0,
-         **kw: Any) -> Snapshot:
-    host = HostSample(hostname="box", cpu_percent=cpu, cpu_count=kw.pop("cores", 1), load_average=(1, 1, 1),
-                      memory_used_bytes=GIB,
-                      memory_total_bytes=16 * GIB, cpu_temperature_c=48.0)
-    return Snapshot(timestamp=timestamp, backend=BackendInfo(name="t"), host=host, gpus=tuple(gpus),
-                    processes=tuple(processes), timing=CollectorTiming(1, 1, 0, 0, 1.0, 1), **kw)
+from tests.support.builders import GIB, gpu, proc, snap
 
 
 def test_a_training_job_on_a_hot_gpu() -> None:

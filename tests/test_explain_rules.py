@@ -21,7 +21,7 @@ from app.verdict.explain import (
     short_command,
     who,
 )
-from tests.test_explain import gpu, proc, snap
+from tests.support.builders import gpu, proc, snap
 
 
 def load(verdict: Verdict) -> Cause:

@@ -17,7 +17,7 @@ import socketio
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 
 def wait_port(port: int, timeout: float = 20.0) -> None:

@@ -85,7 +85,7 @@ def raw_upgrade(port: int, host: str, origin: str) -> bytes:
 
 
 def test_websocket_upgrades_from_a_rebinding_page_are_refused_by_the_real_server() -> None:
-    from tests.test_server_process import free_port, start_server, stop, wait_healthy
+    from tests.support.servers import free_port, start_server, stop, wait_healthy
 
     port = free_port()
     proc = start_server(port)
@@ -148,7 +148,7 @@ def test_a_handshake_without_the_token_opens_no_session(make_app: Any, serve: An
 def test_connections_per_address_are_capped_and_slow_headers_cut_off_by_the_real_server() -> None:
     import time
 
-    from tests.test_server_process import free_port, start_server, stop, wait_healthy
+    from tests.support.servers import free_port, start_server, stop, wait_healthy
 
     port = free_port()
     proc = start_server(port, FANWHY_CLIENT_CONNECTIONS="5", FANWHY_HEADER_TIMEOUT="2")

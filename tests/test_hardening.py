@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
-from tests.test_notify import Receiver, wait_for
+from tests.support.receivers import Receiver
+from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
 from tests.test_redact import secret_argv
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
 
 SECRET = "hunter2-very-secret"
 

@@ -13,51 +13,12 @@ from typing import Any
 import pytest
 import requests
 
-from app.core.model import (
-    BackendInfo,
-    CollectorTiming,
-    GpuSample,
-    HostFan,
-    HostSample,
-    ProcessGpu,
-    ProcessSample,
-    Snapshot,
-)
 from app.store.history import History
 from app.store.queries import HistoryError
 from app.store.recordings import Recorder
 from app.store.schema import ForeignFile, ownership
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
-
-GIB = 1 << 30
-T0 = 1_800_000_000.0  # a minute boundary
-
-
-class Clock:
-    def __init__(self, now: float = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def snap(ts: float, util: float, index: int = 0, pid: int | None = None, sm: float = 0.0,
-         temp: float = 50.0, gpus: bool = True) -> Snapshot:
-    gpu = GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="T", utilization_percent=util,
-                    memory_used_bytes=GIB, memory_total_bytes=4 * GIB, temperature_c=temp, power_w=100 + util,
-                    power_limit_w=300)
-    procs: tuple[ProcessSample, ...] = ()
-    if pid is not None:
-        use = ProcessGpu(gpu_index=index, memory_bytes=GIB, sm_percent=sm, encoder_percent=0, decoder_percent=0,
-                         kind="compute")
-        procs = (ProcessSample(pid=pid, name="train", user="alice", command="python train.py", start_time=1.0,
-                               cpu_percent=10, rss_bytes=1, gpus=(use,), power_w=sm, energy_wh=ts - T0),)
-    host = HostSample(hostname="h", cpu_percent=util / 2, cpu_count=1, load_average=(util / 50, 0, 0),
-                      memory_used_bytes=GIB, memory_total_bytes=4 * GIB, cpu_temperature_c=40 + util / 10,
-                      fans=(HostFan(chip="it8720", label="cpu_fan", rpm=int(1000 + 10 * util)),))
-    return Snapshot(timestamp=ts, backend=BackendInfo(name="t"), host=host, gpus=(gpu,) if gpus else (),
-                    processes=procs,
-                    timing=CollectorTiming(0, 0, 0, 0, 1, 1))
+from tests.support.history import GIB, T0, Clock, feed, snap  # GIB: for the tests below
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 
 @pytest.fixture
@@ -70,13 +31,6 @@ def history(tmp_path: Path, clock: Clock) -> Any:
     h = History(tmp_path / "h.db", retention_hours=24, clock=clock).open()
     yield h
     h.close()
-
-
-def feed(history: History, clock: Clock, seconds: int, util: Any = lambda t: t % 100, start: float = T0,
-         every: int = 1, **kw: Any) -> None:
-    for t in range(0, seconds, every):
-        clock.now = start + t
-        history.write([snap(clock.now, util(t), **kw)])
 
 
 def test_write_and_read_at_full_rate(history: History, clock: Clock) -> None:
@@ -367,9 +321,9 @@ def test_while_you_were_away_merges_each_cause_into_one_line(tmp_path: Path) -> 
 
     from app.verdict.away import group
     from app.verdict.explain import explain
-    from tests.test_explain import gpu as egpu
-    from tests.test_explain import proc as eproc
-    from tests.test_explain import snap as esnap
+    from tests.support.builders import gpu as egpu
+    from tests.support.builders import proc as eproc
+    from tests.support.builders import snap as esnap
 
     clock = Clock()
     history = History(tmp_path / "h.db", clock=clock).open()

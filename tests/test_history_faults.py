@@ -21,8 +21,8 @@ import app.store.recordings as recordings_module
 from app.store.history import History
 from app.store.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
-from tests.test_history import T0, Clock, feed
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.history import T0, Clock, feed
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 
 @pytest.fixture

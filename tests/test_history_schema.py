@@ -19,7 +19,7 @@ from app.collect.config import ConfigError, Settings
 from app.store import schema
 from app.store.history import History
 from app.store.schema import SCHEMA_VERSION, NewerSchema
-from tests.test_history import T0, Clock, feed
+from tests.support.history import T0, Clock, feed
 
 FIXTURE = Path(__file__).parent / "fixtures" / "history" / "unversioned.db"
 TABLES = ("gpu_raw", "gpu_minute", "host_raw", "host_minute", "proc_raw", "proc_minute", "events", "recordings",

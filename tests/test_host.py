@@ -137,7 +137,7 @@ def test_the_server_boots_with_an_empty_proc_stat_and_health_names_the_file() ->
     import pytest
     import requests
 
-    from tests.test_server_process import ROOT, free_port, wait_healthy
+    from tests.support.servers import ROOT, free_port, wait_healthy
 
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("needs root and unshare for a private mount namespace")

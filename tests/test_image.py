@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.test_server_process import free_port
+from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE, IMAGE = "localhost/fanwhy-base:bookworm", "localhost/fanwhy:test"
@@ -81,6 +81,8 @@ def run(image: str) -> Iterator[Callable[..., str]]:
 
 
 def healthy(port: int, scheme: str = "http", timeout: float = 60) -> dict:
+    """The health answer once the server has its first snapshot (``tick``): before it, /api/health is already 200
+    ("degraded") while every view of the snapshot answers 503 "no data yet", which a test read too early."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -88,9 +90,9 @@ def healthy(port: int, scheme: str = "http", timeout: float = 60) -> dict:
                 warnings.simplefilter("ignore")
                 answer = requests.get(f"{scheme}://127.0.0.1:{port}/api/health", timeout=3, verify=False,
                                       headers={"Authorization": f"Bearer {TOKEN}"})
-            if answer.status_code == 200:
+            if answer.status_code == 200 and answer.json().get("tick"):
                 return answer.json()
-        except requests.RequestException:
+        except (requests.RequestException, ValueError):
             pass
         time.sleep(0.5)
     raise AssertionError(f"no health on {port}")

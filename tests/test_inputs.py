@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 

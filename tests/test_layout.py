@@ -226,3 +226,16 @@ def test_nothing_points_outside_the_repository() -> None:
              for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1)
              if OUTSIDE.search(line)]
     assert not found, "\n".join(found)
+
+
+def test_every_test_is_in_exactly_one_tier() -> None:
+    """The markers of tests/conftest.py split the suite: unit, integration, system and gpu, no test in two or none."""
+    def collected(expression: str) -> set[str]:
+        out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", expression,
+                              "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True, timeout=120).stdout
+        return {line for line in out.splitlines() if "::" in line}
+
+    every = collected("")
+    tiers = {name: collected(name) for name in ("unit", "integration", "system", "gpu")}
+    assert set().union(*tiers.values()) == every and sum(len(t) for t in tiers.values()) == len(every)
+    assert all(tiers.values()), {name: len(t) for name, t in tiers.items()}

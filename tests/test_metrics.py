@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry
 
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
-from tests.test_server_process import free_port, stop, wait_healthy
+from tests.support.servers import free_port, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.servers import free_port, stop, wait_healthy
 from tests.test_page import CHROMIUM
-from tests.test_server_process import free_port, stop, wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser

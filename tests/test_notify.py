@@ -6,52 +6,16 @@ from __future__ import annotations
 import json
 import logging
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 import pytest
 
 from app.core.model import Alert
 from app.verdict.notify import Notifier, parse_targets, render
-
-
-class Receiver:
-    """An HTTP server that records POSTs; ``mode`` is ok, 500 or hang."""
-
-    def __init__(self, port: int = 0, mode: str = "ok"):
-        self.mode = mode
-        self.requests: list[dict[str, Any]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                          "at": time.monotonic()})
-                if receiver.mode == "hang":
-                    time.sleep(3)
-                status = 500 if receiver.mode == "500" else 200
-                self.send_response(status)
-                self.end_headers()
-                self.wfile.write(b"no" if status == 500 else b"ok")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, path: str = "/hook/s3cr3t-t0ken") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+from tests.support.receivers import Receiver
+from tests.support.servers import wait_for
 
 
 @pytest.fixture
@@ -65,15 +29,6 @@ def alert(n: int = 0, state: Literal["firing", "resolved"] = "firing",
           message: str = "GPU 0 (H200) at 97 % utilization, above 50 % for 10 s", severity: str = "warning") -> Alert:
     return Alert(id=f"gpu_utilization:0:{n}", rule="gpu_utilization", gpu_index=0, severity=severity,
                  message=message, value=97.0, threshold=50.0, since=1000.0 + n, state=state)
-
-
-def wait_for(predicate: Any, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError("condition not met in time")
 
 
 def notifier(kind: str, url: str, **kw: Any) -> Notifier:
@@ -157,6 +112,8 @@ def test_a_hanging_receiver_times_out_and_never_blocks_the_collector() -> None:
     hanging = Receiver(mode="hang")
     n = notifier("webhook", hanging.url(), retries=(0.1,), timeout_s=0.3)
     try:
+        n.submit([alert(-1)])
+        wait_for(lambda: hanging.requests)  # the sender now waits on the hanging target: it takes nothing off the queue
         started = time.monotonic()
         for i in range(500):  # far more than the queue holds, while the target hangs
             n.submit([alert(i)])

@@ -15,7 +15,7 @@ import pytest
 import requests
 import yaml
 
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, ElementHandle, Page

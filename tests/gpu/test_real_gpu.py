@@ -19,7 +19,7 @@ import requests
 import socketio
 
 from app.vendors.nvidia import CLOCKS_EVENT_REASONS
-from tests.test_server_process import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 pytestmark = pytest.mark.gpu
 HERE = Path(__file__).resolve().parent

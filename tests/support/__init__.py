@@ -1,0 +1,1 @@
+"""What several test files share: builders of model objects, servers on loopback."""

@@ -1,0 +1,68 @@
+"""Servers for the tests: a free loopback port, a real ``python -m app`` (gunicorn, the simulated backend by default)
+started and stopped as a user would, and the wait for its first snapshot."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, *args: str, **env: str) -> subprocess.Popen:
+    defaults = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_SIM_PEAK": "0.2",
+                "FANWHY_INTERVAL": "0.5", "FANWHY_DB": os.path.join(tempfile.mkdtemp(prefix="fanwhy-"), "history.db")}
+    full_env = {**os.environ, **defaults, **env, "FANWHY_PORT": str(port), "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def wait_healthy(url: str, timeout: float = 30, headers: dict[str, str] | None = None) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            response = requests.get(f"{url}/api/health", timeout=2, headers=headers)
+            if response.status_code == 200 and response.json()["tick"]:
+                return response.json()
+        except (requests.ConnectionError, KeyError):
+            pass
+        time.sleep(0.2)
+    raise AssertionError("server did not become healthy")
+
+
+def stop(proc: subprocess.Popen) -> str:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if proc.stdout is None:
+        return ""
+    with proc.stdout:
+        return proc.stdout.read()
+
+
+def wait_for(predicate: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.02)
+    raise AssertionError("condition not met in time")
