@@ -113,7 +113,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     sessions = fanwhy.socketio.server.environ.values if fanwhy.socketio is not None else None
     inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],
                        timeout_s=settings.body_timeout_s, per_client=settings.client_bodies,
-                       in_all=settings.max_bodies)
+                       in_all=settings.max_bodies, token=settings.token)
     app.wsgi_app = Gate(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
         inner, allowed_hosts=security.allowed_hosts(settings),
         allowed_origins=[o.strip() for o in settings.allowed_origins.split(",") if o.strip()],

@@ -37,9 +37,11 @@ TOKEN = "attack-benchmark-token-0123456789"
 UPGRADE = (b"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
            b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
 SLOW = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + b"a" * 4000 + b"\r\n\r\n"
-# A body promised and never sent: 100 bytes announced, 6 sent (from 105 addresses, 20 each: under the per-address cap)
+# A body promised and never sent: 100 bytes announced, 6 sent (from 105 addresses, 20 each: under the per-address cap).
+# With the token: a body without it is refused unread, so this is the case of the default set-up (no token, every
+# body read) and of a client that has the token.
 SLOW_BODY = (b"POST /api/recordings HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-             b"Content-Length: 100\r\n\r\n{\"labe")
+             b"Authorization: Bearer " + TOKEN.encode() + b"\r\nContent-Length: 100\r\n\r\n{\"labe")
 WAIT = (b"GET /api/gpu/available?count=1&max_utilization=0&wait=300 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         b"Authorization: Bearer " + TOKEN.encode() + b"\r\n\r\n")
 

@@ -138,3 +138,33 @@ def test_a_content_length_that_is_not_a_number_is_a_400(length: str) -> None:
     body = reader({"CONTENT_LENGTH": length, "wsgi.input": io.BytesIO(b"{}"), "REMOTE_ADDR": "127.0.0.1"},
                   lambda status, headers: answers.append(status))
     assert answers == ["400 Bad Request"] and b"Content-Length" in b"".join(body)
+
+
+TOKEN = "bodies-test-token-0123456789"
+
+
+def test_with_a_token_bodies_without_it_are_refused_unread_and_cannot_take_the_token_holders_slots() -> None:
+    """A body without the token is a 401 at once (never read); the login form's bodies have a pool of their own,
+    so slow login forms fill that pool only, and an authenticated POST is answered at once."""
+    port = free_port()
+    proc = start_server(port, FANWHY_TOKEN=TOKEN, FANWHY_BODY_TIMEOUT=str(BODY_TIMEOUT_S), FANWHY_CLIENT_BODIES="4")
+    held: list[socket.socket] = []
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {TOKEN}"})
+        status, answer, waited = _answer(_open(port, _post(length=100) + b'{"labe', source="127.0.4.1"))
+        assert status == 401 and answer["error"] == "unauthorized" and waited < 1.0, answer
+        login = b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n" \
+                b"Content-Length: 100\r\n\r\ntoken="
+        held = [_open(port, login, source=f"127.0.4.{2 + n // 4}") for n in range(8)]  # the login pool, full
+        time.sleep(0.3)
+        status, answer, waited = _answer(_open(port, login, source="127.0.4.9"))
+        assert status == 503 and waited < 1.0, answer
+        body = json.dumps({"label": "with the token"}).encode()
+        head = _post(length=len(body)).replace(b"\r\n\r\n", f"\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode())
+        status, answer, waited = _answer(_open(port, head + body, source="127.0.4.10"))
+        assert status == 201 and answer["label"] == "with the token" and waited < 1.0, answer
+    finally:
+        for sock in held:
+            sock.close()
+        output = stop(proc)
+    assert "Traceback" not in output, output

@@ -17,6 +17,8 @@ from werkzeug.http import parse_cookie
 from werkzeug.wrappers import Response as BaseResponse
 
 COOKIE = "fanwhy_token"
+UNAUTHORIZED = ("this FanWhy needs its token: Authorization: Bearer <token>, or open /?token=<token> once in the "
+                "browser")
 
 
 def token_matches(expected: str | None, offered: str | None) -> bool:
@@ -87,8 +89,6 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
             return None
         if request.path == "/" and request.method == "GET":
             return redirect("/login")
-        response = jsonify(error="unauthorized",
-                           detail="this FanWhy needs its token: Authorization: Bearer <token>, "
-                                  "or open /?token=<token> once in the browser")
+        response = jsonify(error="unauthorized", detail=UNAUTHORIZED)
         response.status_code = 401
         return response

@@ -7,7 +7,10 @@ A request with a body (a ``Content-Length`` above 0, or chunked) is read here in
   client that promises 100 bytes and sends 6 gets a 408 when it runs out, not a connection held for ever;
 - **bodies in flight are capped** per client address (FANWHY_CLIENT_BODIES) and in all (FANWHY_MAX_BODIES):
   past either, a 429 or 503 at once, so slow senders cannot take every connection and lock everyone out;
-- a body larger than MAX_CONTENT_LENGTH is a 413 as soon as that is known.
+- a body larger than MAX_CONTENT_LENGTH is a 413 as soon as that is known;
+- **with FANWHY_TOKEN, a body without the token is never read**: a 401 at once (Flask would say the same after the
+  body), except the login form's, which has bodies of its own to count (LOGIN_BODIES in all), so that clients without
+  the token cannot take the slots of those with it.
 Flask then reads the body from memory (at most 64 KiB: every body FanWhy takes is small JSON).
 """
 
@@ -21,7 +24,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .auth import UNAUTHORIZED, token_from_environ, token_matches
 from .gate import StartResponse, WsgiApp, refuse
+
+LOGIN_BODIES = 8  # login forms being sent at once, in all (their own pool: see above)
 
 
 class Refused(Exception):
@@ -34,15 +40,16 @@ class BodyReader:
     """WSGI middleware: see the module's docstring."""
 
     def __init__(self, app: WsgiApp, *, max_bytes: int, timeout_s: float = 10.0, per_client: int = 4,
-                 in_all: int = 64, clock: Callable[[], float] = time.monotonic):
+                 in_all: int = 64, token: str | None = None, clock: Callable[[], float] = time.monotonic):
         self.app = app
+        self.token = token
         self.max_bytes = max_bytes
         self.timeout_s = timeout_s
         self.per_client = per_client
         self.in_all = in_all
         self._clock = clock
         self._lock = threading.Lock()  # held only to count, never across a read
-        self._reading: Counter[str] = Counter()
+        self._reading: Counter[tuple[str, str]] = Counter()  # (pool, client address) -> bodies being read
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         chunked = "chunked" in (environ.get("HTTP_TRANSFER_ENCODING") or "").lower()
@@ -50,9 +57,10 @@ class BodyReader:
             length = _content_length(environ)
             if not chunked and not length:
                 return self.app(environ, start_response)
+            pool = self._pool(environ)
             if length is not None and length > self.max_bytes:
                 raise Refused(413, "request entity too large", f"at most {self.max_bytes} bytes")
-            body = self._read_counted(environ, length)
+            body = self._read_counted(environ, length, pool)
         except Refused as refusal:
             return refuse(start_response, refusal.status, refusal.error, refusal.detail)
         environ["wsgi.input"] = io.BytesIO(body)
@@ -61,24 +69,34 @@ class BodyReader:
         environ["wsgi.input_terminated"] = True
         return self.app(environ, start_response)
 
-    def _read_counted(self, environ: dict[str, Any], length: int | None) -> bytes:
-        client = environ.get("REMOTE_ADDR") or "?"
+    def _pool(self, environ: dict[str, Any]) -> str:
+        """``main`` for a body FanWhy will act on, ``login`` for the login form's; a 401 for any other body that
+        does not carry the token."""
+        if not self.token or token_matches(self.token, token_from_environ(environ, query=False)):
+            return "main"
+        if environ.get("PATH_INFO") == "/login":
+            return "login"
+        raise Refused(401, "unauthorized", UNAUTHORIZED)
+
+    def _read_counted(self, environ: dict[str, Any], length: int | None, pool: str) -> bytes:
+        key = (pool, environ.get("REMOTE_ADDR") or "?")
+        in_all = LOGIN_BODIES if pool == "login" else self.in_all
         with self._lock:
-            if self._reading[client] >= self.per_client:
+            if self._reading[key] >= self.per_client:
                 raise Refused(429, "too many bodies in flight",
                               f"at most {self.per_client} requests per client may be sending a body at once "
                               "(FANWHY_CLIENT_BODIES)")
-            if sum(self._reading.values()) >= self.in_all:
-                raise Refused(503, "server busy", f"at most {self.in_all} requests may be sending a body at once "
-                                                  "(FANWHY_MAX_BODIES)")
-            self._reading[client] += 1
+            if sum(n for (p, _), n in self._reading.items() if p == pool) >= in_all:
+                raise Refused(503, "server busy", f"at most {in_all} requests may be sending a body at once "
+                                                  f"({'login forms' if pool == 'login' else 'FANWHY_MAX_BODIES'})")
+            self._reading[key] += 1
         try:
             return self._read(environ, length)
         finally:
             with self._lock:
-                self._reading[client] -= 1
-                if not self._reading[client]:
-                    del self._reading[client]
+                self._reading[key] -= 1
+                if not self._reading[key]:
+                    del self._reading[key]
 
     def _read(self, environ: dict[str, Any], length: int | None) -> bytes:
         """The body, read in pieces; each wait for the socket is bounded by what is left of the deadline."""
