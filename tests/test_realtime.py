@@ -150,6 +150,17 @@ def test_socket_needs_the_token_when_one_is_set(make_app: Any, serve: Any, fake_
         rec.wait_for(lambda rec=rec: len(rec.of("gpu_status")) == 1)
     rec = connect(server, headers={"Cookie": "fanwhy_token=tok-123"})
     rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
+    by_query = socketio.Client(reconnection=False)  # ?token= on the URL, long-polling: its POSTs carry no token
+    got: list[Any] = []
+    by_query.on("gpu_status_update", got.append)
+    by_query.connect(f"{server.url}?token=tok-123", transports=["polling"], wait_timeout=5)
+    try:
+        deadline = time.monotonic() + 10
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert got, "a polling client that gave its token on the URL gets updates"
+    finally:
+        by_query.disconnect()
 
 
 def test_alert_events_of_frames_a_slow_reader_missed_are_kept_but_not_the_frames(fake_nvml: FakeNvml) -> None:

@@ -9,8 +9,9 @@ A request with a body (a ``Content-Length`` above 0, or chunked) is read here in
   past either, a 429 or 503 at once, so slow senders cannot take every connection and lock everyone out;
 - a body larger than MAX_CONTENT_LENGTH is a 413 as soon as that is known;
 - **with FANWHY_TOKEN, a body without the token is never read**: a 401 at once (Flask would say the same after the
-  body), except the login form's, which has bodies of its own to count (LOGIN_BODIES in all), so that clients without
-  the token cannot take the slots of those with it.
+  body), except the login form's and Engine.IO's polls (the gate checked their token or session id), which count in
+  pools of their own (LOGIN_BODIES, FANWHY_MAX_BODIES), so that neither can take the slots of REST clients with the
+  token.
 Flask then reads the body from memory (at most 64 KiB: every body FanWhy takes is small JSON).
 """
 
@@ -70,8 +71,11 @@ class BodyReader:
         return self.app(environ, start_response)
 
     def _pool(self, environ: dict[str, Any]) -> str:
-        """``main`` for a body FanWhy will act on, ``login`` for the login form's; a 401 for any other body that
-        does not carry the token."""
+        """Which pool a body counts in: ``socket`` for Engine.IO's polls (app.web.gate checked their token or session
+        id), ``main`` for a body that carries the token (or when there is none), ``login`` for the login form's; any
+        other body without the token is a 401, unread."""
+        if (environ.get("PATH_INFO") or "").startswith("/socket.io"):
+            return "socket"
         if not self.token or token_matches(self.token, token_from_environ(environ, query=False)):
             return "main"
         if environ.get("PATH_INFO") == "/login":
@@ -80,7 +84,7 @@ class BodyReader:
 
     def _read_counted(self, environ: dict[str, Any], length: int | None, pool: str) -> bytes:
         key = (pool, environ.get("REMOTE_ADDR") or "?")
-        in_all = LOGIN_BODIES if pool == "login" else self.in_all
+        in_all = LOGIN_BODIES if pool == "login" else self.in_all  # main and socket: FANWHY_MAX_BODIES each
         with self._lock:
             if self._reading[key] >= self.per_client:
                 raise Refused(429, "too many bodies in flight",
