@@ -16,6 +16,7 @@ from app.collect.config import Settings
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
 from tests.fakes.fake_nvml import FakeNvml, scenario
+from tests.support.receivers import Receiver
 
 # The tiers (markers; CONTRIBUTING.md says how to run each). A test's tier is read here, once, so that no file needs
 # to remember it: tests/gpu is gpu; the files below and every browser test are system (a browser, an image, a real
@@ -47,6 +48,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = tier_of(item)
         if tier != "gpu":  # tests/gpu mark themselves
             item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """An HTTP receiver on loopback for notifications (tests/support/receivers.py)."""
+    hook = Receiver()
+    yield hook
+    hook.close()
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import threading
 import time
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import psutil
 import pytest
@@ -170,14 +170,7 @@ def notifying(hook: Receiver) -> dict[str, Any]:
     return {"notify": f"webhook:{hook.url()}", "notify_group_s": 0.1, "alert_hold_s": 0.0}
 
 
-@pytest.fixture
-def webhook() -> Iterator[Receiver]:
-    hook = Receiver()
-    yield hook
-    hook.close()
-
-
-def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path, webhook: Receiver,
+def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path, receiver: Receiver,
                                             caplog: pytest.LogCaptureFixture) -> None:
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--password={SECRET}",
                              "--token", SECRET, f"HF_TOKEN={SECRET}", f"postgres://bob:{SECRET}@db/x",
@@ -186,8 +179,8 @@ def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path:
     try:
         fake = scenario("h100_load")
         fake.run_on(0, proc.pid)
-        server = serve(make_app(nvidia_selection(fake), top_cpu_processes=0, **notifying(webhook)))
-        outputs = every_output(server, caplog, webhook)
+        server = serve(make_app(nvidia_selection(fake), top_cpu_processes=0, **notifying(receiver)))
+        outputs = every_output(server, caplog, receiver)
         command = next(p for p in json.loads(outputs["processes"])["processes"] if p["pid"] == proc.pid)["command"]
         assert "--password=****" in command and "--token ****" in command and "HF_TOKEN=****" in command
         assert "bob:****@db" in command and "sshpass -p ****" in command and '"password": "****"' in command

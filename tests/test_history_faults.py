@@ -18,7 +18,7 @@ import pytest
 import requests
 
 import app.store.recordings as recordings_module
-from app.store.history import History
+from app.store.history import FAULT_SHOWN_S, History
 from app.store.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
 from tests.support.history import T0, Clock, feed
@@ -64,6 +64,17 @@ def test_a_history_overwritten_with_garbage_while_running_is_moved_aside(history
     assert any("moved aside" in f for f in history.recent_faults())
     assert history.error is None and history.integrity() == "ok"
     assert history.gpu_series(0, "utilization_percent", history.window(T0 + 199, T0 + 203, step=1))
+
+
+def test_a_recovered_fault_is_shown_for_ten_minutes(history: History, clock: Clock) -> None:
+    feed(history, clock, 120)
+    overwrite_with_random_bytes(history.path)
+    feed(history, clock, 1, start=T0 + 200)
+    assert any("moved aside" in f for f in history.recent_faults())
+    clock.now += FAULT_SHOWN_S - 1
+    assert any("moved aside" in f for f in history.recent_faults())  # still said, for health's "degraded"
+    clock.now += 2
+    assert history.recent_faults() == []
 
 
 def test_a_history_overwritten_with_garbage_is_moved_aside_by_a_fresh_start(tmp_path: Path, clock: Clock) -> None:

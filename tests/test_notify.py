@@ -7,7 +7,6 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Iterator
 from typing import Any, Literal
 
 import pytest
@@ -16,13 +15,6 @@ from app.core.model import Alert
 from app.verdict.notify import Notifier, parse_targets, render
 from tests.support.receivers import Receiver
 from tests.support.servers import wait_for
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.close()
 
 
 def alert(n: int = 0, state: Literal["firing", "resolved"] = "firing",

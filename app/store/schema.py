@@ -101,15 +101,20 @@ def version(db: sqlite3.Connection) -> int:
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
+def _header(path: Path) -> bytes | None:
+    """The first 100 bytes of a file (SQLite's header), None when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(100)
+    except OSError:
+        return None
+
+
 def file_version(path: Path) -> int | None:
     """The schema version written in a history's header (bytes 60-63: SQLite's user_version), without opening it
     as a database; None when the file has no SQLite header."""
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-    except OSError:
-        return None
-    if len(header) < 64 or not header.startswith(SQLITE_MAGIC):
+    header = _header(path)
+    if header is None or len(header) < 64 or not header.startswith(SQLITE_MAGIC):
         return None
     return int.from_bytes(header[60:64], "big")
 
@@ -176,10 +181,8 @@ def ownership(path: Path) -> str:
     identity = identity_of(path)
     if identity is not None and identity == marked(path):
         return "ours"
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-    except OSError:
+    header = _header(path)
+    if header is None:
         return "other"
     if not header:
         return "legacy"  # an empty file: SQLite makes a database of it

@@ -27,14 +27,9 @@ from typing import Any
 
 from .auth import UNAUTHORIZED, token_from_environ, token_matches
 from .gate import StartResponse, WsgiApp, refuse
+from .rest import ApiError
 
 LOGIN_BODIES = 8  # login forms being sent at once, in all (their own pool: see above)
-
-
-class Refused(Exception):
-    def __init__(self, status: int, error: str, detail: str):
-        super().__init__(error)
-        self.status, self.error, self.detail = status, error, detail
 
 
 class BodyReader:
@@ -60,10 +55,10 @@ class BodyReader:
                 return self.app(environ, start_response)
             pool = self._pool(environ)
             if length is not None and length > self.max_bytes:
-                raise Refused(413, "request entity too large", f"at most {self.max_bytes} bytes")
+                raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
             body = self._read_counted(environ, length, pool)
-        except Refused as refusal:
-            return refuse(start_response, refusal.status, refusal.error, refusal.detail)
+        except ApiError as refusal:
+            return refuse(start_response, refusal.status, refusal.error, str(refusal.detail))
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("HTTP_TRANSFER_ENCODING", None)
@@ -80,18 +75,18 @@ class BodyReader:
             return "main"
         if environ.get("PATH_INFO") == "/login":
             return "login"
-        raise Refused(401, "unauthorized", UNAUTHORIZED)
+        raise ApiError(401, "unauthorized", UNAUTHORIZED)
 
     def _read_counted(self, environ: dict[str, Any], length: int | None, pool: str) -> bytes:
         key = (pool, environ.get("REMOTE_ADDR") or "?")
         in_all = LOGIN_BODIES if pool == "login" else self.in_all  # main and socket: FANWHY_MAX_BODIES each
         with self._lock:
             if self._reading[key] >= self.per_client:
-                raise Refused(429, "too many bodies in flight",
+                raise ApiError(429, "too many bodies in flight",
                               f"at most {self.per_client} requests per client may be sending a body at once "
                               "(FANWHY_CLIENT_BODIES)")
             if sum(n for (p, _), n in self._reading.items() if p == pool) >= in_all:
-                raise Refused(503, "server busy", f"at most {in_all} requests may be sending a body at once "
+                raise ApiError(503, "server busy", f"at most {in_all} requests may be sending a body at once "
                                                   f"({'login forms' if pool == 'login' else 'FANWHY_MAX_BODIES'})")
             self._reading[key] += 1
         try:
@@ -124,20 +119,20 @@ class BodyReader:
                 parts.append(piece)
                 size += len(piece)
                 if size > self.max_bytes:
-                    raise Refused(413, "request entity too large", f"at most {self.max_bytes} bytes")
+                    raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
         except TimeoutError:
-            raise Refused(408, "request timeout", f"the body did not arrive within {self.timeout_s:g} s "
+            raise ApiError(408, "request timeout", f"the body did not arrive within {self.timeout_s:g} s "
                                                   "(FANWHY_BODY_TIMEOUT)") from None
-        except Refused:
+        except ApiError:
             raise
         except Exception as error:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, NoMoreData, a reset
-            raise Refused(400, "malformed body", f"the body could not be read: {type(error).__name__}") from None
+            raise ApiError(400, "malformed body", f"the body could not be read: {type(error).__name__}") from None
         finally:
             if sock is not None:
                 with contextlib.suppress(OSError):
                     sock.settimeout(before)
         if length is not None and size < length:
-            raise Refused(400, "malformed body", f"the body ended after {size} of {length} bytes")
+            raise ApiError(400, "malformed body", f"the body ended after {size} of {length} bytes")
         return b"".join(parts)
 
 
@@ -146,5 +141,5 @@ def _content_length(environ: dict[str, Any]) -> int | None:
     if not raw:
         return None
     if not (raw.isascii() and raw.isdecimal()) or len(raw) > 18:
-        raise Refused(400, "bad Content-Length", "expected a number of bytes")
+        raise ApiError(400, "bad Content-Length", "expected a number of bytes")
     return int(raw)
