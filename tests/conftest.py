@@ -29,7 +29,6 @@ INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py", "test
                                "test_hardening.py", "test_realtime.py", "test_history_faults.py", "test_notify.py",
                                "test_processes.py", "test_host.py", "test_attribution.py", "test_metrics.py"})
 SERVING_FIXTURES = frozenset({"serve", "live_server", "server"})
-TIERS = ("unit", "integration", "system", "gpu")
 
 
 def tier_of(item: pytest.Item) -> str:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.tier_report import TIERS
+
 ROOT = Path(__file__).resolve().parent.parent
 MAP = ROOT / "docs" / "ARCHITECTURE.md"
 
@@ -230,12 +232,18 @@ def test_nothing_points_outside_the_repository() -> None:
 
 def test_every_test_is_in_exactly_one_tier() -> None:
     """The markers of tests/conftest.py split the suite: unit, integration, system and gpu, no test in two or none."""
-    def collected(expression: str) -> set[str]:
-        out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", expression,
-                              "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True, timeout=120).stdout
-        return {line for line in out.splitlines() if "::" in line}
-
-    every = collected("")
-    tiers = {name: collected(name) for name in ("unit", "integration", "system", "gpu")}
-    assert set().union(*tiers.values()) == every and sum(len(t) for t in tiers.values()) == len(every)
-    assert all(tiers.values()), {name: len(t) for name, t in tiers.items()}
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-s", "-p", "no:cacheprovider",
+                          "-p", "tests.support.tier_report"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120).stdout
+    lines = out.splitlines()
+    every = {line for line in lines if "::" in line and not line.startswith("TIER\t")}
+    marked: dict[str, str] = {}
+    for line in lines:
+        if line.startswith("TIER\t"):
+            _, tiers, node = line.split("\t", 2)
+            marked[node] = tiers
+    assert set(marked) == every and len(every) > 600, (len(marked), len(every))
+    several_or_none = {node: tiers for node, tiers in marked.items() if tiers not in TIERS}
+    assert not several_or_none, several_or_none
+    counts = {tier: list(marked.values()).count(tier) for tier in TIERS}
+    assert all(counts.values()), counts
