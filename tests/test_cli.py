@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.core.version import __version__
+from tests.support.cpu import Share, spinner
 from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,18 +77,16 @@ def test_one_tick_answers_with_cpu_rates_measured_over_the_start_up() -> None:
     command's own start (the CPU times read first thing), and the answer's own start-up is not among the causes."""
     import json
 
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
+    with spinner() as spin:
+        share = Share(spin.pid)
         result = fanwhy("snapshot", "--json", "--backend", "basic", FANWHY_SYS_ROOT=tempfile.mkdtemp(),
-                        FANWHY_NVIDIA_SMI="/nonexistent")
-    finally:
-        spinner.kill()
-        spinner.wait()
+                        FANWHY_NVIDIA_SMI="/nonexistent", FANWHY_TOP_CPU="50")
+        truth = share.percent()  # over a span a little longer than the command's own
     assert result.returncode == 0, result.stderr
     view = json.loads(result.stdout)
     assert view["timing"]["tick"] == 1  # no second collection to wait for
-    busiest = view["processes"][0]
-    assert busiest["pid"] == spinner.pid and busiest["cpu_percent"] > 50
+    row = next(p for p in view["processes"] if p["pid"] == spin.pid)
+    assert row["cpu_percent"] is not None and row["cpu_percent"] == pytest.approx(truth, rel=0.3, abs=5), truth
     assert view["host"]["cpu_percent"] is not None and view["host"]["cpu_percent"] > 0
     assert all("app snapshot" not in (p["command"] or "") for p in view["processes"])
 

@@ -21,7 +21,7 @@ import app.store.recordings as recordings_module
 from app.store.history import FAULT_SHOWN_S, History
 from app.store.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
-from tests.support.history import T0, Clock, feed
+from tests.support.history import T0, Clock, feed, snap
 from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 
@@ -318,3 +318,14 @@ def test_health_degrades_while_the_cap_is_being_hit(make_app: Any, fake_nvml: An
     app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
     health = app.test_client().get("/api/health").get_json()
     assert health["status"] == "degraded" and any("cap" in r for r in health["reasons"])
+
+
+def test_a_flush_without_a_writer_thread_commits_the_queue_itself(history: History) -> None:
+    """Opened, not started (tests, one-shot tools): a flush used to wait its whole timeout for a thread that was
+    never there; it commits what is queued in the caller and returns at once."""
+    history.submit(snap(T0, 40.0))
+    began = time.monotonic()
+    assert history.flush(timeout=5.0)
+    assert time.monotonic() - began < 1.0
+    with history.reader() as db:
+        assert db.execute("SELECT count(*) FROM gpu_raw").fetchone()[0] == 1

@@ -17,6 +17,7 @@ import pytest
 from app.attribution.processes import ProcessInspector
 from app.attribution.procstat import CpuBaseline, cpu_baseline
 from app.core.model import GpuProcessUsage, UsageKind
+from tests.support.cpu import Share, spinner, wait_cpu
 
 
 @pytest.fixture
@@ -53,33 +54,34 @@ def test_a_gpu_process_is_named_with_user_and_masked_command(sleeper: subprocess
 
 def test_a_primed_baseline_gives_cpu_percent_at_the_first_tick() -> None:
     """A one-shot answer reads every process's CPU time at its start (cpu_baseline): its one tick then has the CPU %
-    since that moment of a GPU process and of the busiest CPU users; unprimed, a first tick has neither."""
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        time.sleep(0.2)
+    since that moment of a GPU process and of the busiest CPU users; unprimed, a first tick has neither. The rates
+    are held to the spinner's own account of its CPU over the same span, so a loaded machine changes nothing."""
+    with spinner() as spin:
         baseline = cpu_baseline()
-        assert spinner.pid in baseline.processes and os.getpid() not in baseline.processes
-        time.sleep(0.3)
-        (row,) = ProcessInspector(top_cpu=0).collect([usage(spinner.pid)])
+        share = Share(spin.pid)
+        assert spin.pid in baseline.processes and os.getpid() not in baseline.processes
+        wait_cpu(spin.pid, 0.2)
+        (row,) = ProcessInspector(top_cpu=0).collect([usage(spin.pid)])
         assert row.cpu_percent is None  # no earlier reading
         assert ProcessInspector(top_cpu=5, top_cpu_every_s=0.0).collect([]) == ()
         primed = ProcessInspector(top_cpu=0)
         primed.prime(baseline)
-        (row,) = primed.collect([usage(spinner.pid)])
-        assert row.cpu_percent is not None and row.cpu_percent > 50
-        top = ProcessInspector(top_cpu=5, top_cpu_every_s=0.0)
+        (row,) = primed.collect([usage(spin.pid)])
+        truth = share.percent()
+        assert row.cpu_percent is not None and truth > 0
+        assert row.cpu_percent == pytest.approx(truth, rel=0.25, abs=5), (row.cpu_percent, truth)
+        top = ProcessInspector(top_cpu=50, top_cpu_every_s=0.0)
         top.prime(baseline)
-        busiest = top.collect([])
-        assert busiest and busiest[0].pid == spinner.pid and (busiest[0].cpu_percent or 0) > 50
+        busiest = {p.pid: p for p in top.collect([])}
+        truth = share.percent()
+        assert spin.pid in busiest and os.getpid() not in busiest
+        assert busiest[spin.pid].cpu_percent == pytest.approx(truth, rel=0.25, abs=5)
         recycled = ProcessInspector(top_cpu=0)  # the same PID, another process: no rate across the two
-        start_ticks, seconds = baseline.processes[spinner.pid]
-        recycled.prime(CpuBaseline(at=baseline.at, machine=None, processes={spinner.pid: (start_ticks - 1, seconds)},
+        start_ticks, seconds = baseline.processes[spin.pid]
+        recycled.prime(CpuBaseline(at=baseline.at, machine=None, processes={spin.pid: (start_ticks - 1, seconds)},
                                    own_ticks=0))
-        (row,) = recycled.collect([usage(spinner.pid)])
+        (row,) = recycled.collect([usage(spin.pid)])
         assert row.cpu_percent is None
-    finally:
-        spinner.kill()
-        spinner.wait()
 
 
 def test_one_process_on_two_gpus_is_one_row(sleeper: subprocess.Popen) -> None:

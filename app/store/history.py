@@ -211,11 +211,24 @@ class History:
             self.error = "the history writer is behind; a snapshot was dropped"
 
     def flush(self, timeout: float = 10.0) -> bool:
-        """Wait until everything submitted so far is committed (for tests, recordings and shutdown)."""
+        """Wait until everything submitted so far is committed (for tests, recordings and shutdown). Without a
+        writer thread (opened, not started) the caller commits what is queued itself."""
+        if self._thread is None:
+            return self._drain()
         done = threading.Event()
         marker = _Flush(done)
         self._queue.put(marker)
         return done.wait(timeout)
+
+    def _drain(self) -> bool:
+        queued: list[object] = []
+        with contextlib.suppress(queue.Empty):
+            while True:
+                queued.append(self._queue.get_nowait())
+        snaps = [item for item in queued if isinstance(item, Snapshot)]
+        if snaps:
+            self.write(snaps)
+        return True
 
     def _run(self) -> None:
         while True:
@@ -378,17 +391,3 @@ class History:
 @dataclass
 class _Flush:
     done: threading.Event
-
-
-@contextmanager
-def immediate(db: sqlite3.Connection) -> Iterator[None]:
-    """A write from a reader's connection: BEGIN IMMEDIATE takes the write lock first, so it waits for the
-    writer thread (busy timeout) instead of failing at once on a read lock it would have to upgrade."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")

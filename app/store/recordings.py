@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..core.model import Snapshot
-from .history import History, immediate
+from .history import History
+from .rows import immediate
 
 MAX_LIVE_RECORDINGS = 16
 MAX_RECORDING_SAMPLES = 86_400  # sampling ticks; a recording stops by itself there (a day at 1 s)

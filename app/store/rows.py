@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..core.model import Alert, Snapshot
@@ -55,3 +58,17 @@ def host_values(snap: Snapshot) -> tuple[float | int | None, ...]:
     load1 = host.load_average[0] if host.load_average else None
     fan = max((f.rpm for f in host.fans if f.rpm is not None), default=None)
     return (host.cpu_percent, load1, host.memory_percent, host.memory_used_bytes, host.cpu_temperature_c, fan)
+
+
+@contextmanager
+def immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """A write from a reader's connection: BEGIN IMMEDIATE takes the write lock first, so it waits for the
+    writer thread (busy timeout) instead of failing at once on a read lock it would have to upgrade."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
