@@ -15,6 +15,7 @@ The exporter (/metrics and the JSON API, no sockets) always uses ``threads``.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import socket
@@ -50,6 +51,13 @@ def _give_back_memory(sleep: Any, period_s: float = 10.0) -> None:
         trim(0)
 
 
+def _end(client: Any) -> None:
+    """End a connection between requests: the OS socket's shutdown, so the handler's read sees the end and returns
+    (gevent's own shutdown() raises into the waiting handler, which gunicorn logs as an error)."""
+    with contextlib.suppress(OSError):
+        getattr(client, "_sock", client).shutdown(socket.SHUT_RDWR)
+
+
 def gevent_worker(per_client: int) -> type:
     """gunicorn's gevent worker with threads left native and at most ``per_client`` connections per address."""
     import gevent
@@ -71,9 +79,18 @@ def gevent_worker(per_client: int) -> type:
                             for s in self.sockets]
             self.connections = Counter()  # one event loop: no lock needed
 
+            self.between_requests: set[Any] = set()  # keep-alive connections waiting for their next request
+
         def run(self) -> None:
             gevent.spawn(_give_back_memory, gevent.sleep)
             super().run()
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            """SIGTERM: a connection between two requests has nothing in flight, so it is closed at once; gunicorn
+            would otherwise wait out its keep-alive (graceful_timeout, 5 s) before the worker could exit."""
+            super().handle_exit(sig, frame)
+            for client in list(self.between_requests):
+                _end(client)
 
         def handle(self, listener: Any, client: Any, addr: Any) -> None:
             ip = _client_ip(addr)
@@ -81,12 +98,24 @@ def gevent_worker(per_client: int) -> type:
                 client.close()
                 return
             self.connections[ip] += 1
+            self.between_requests.add(client)
             try:
                 super().handle(listener, client, addr)
             finally:
+                self.between_requests.discard(client)
                 self.connections[ip] -= 1
                 if not self.connections[ip]:
                     del self.connections[ip]
+
+        def handle_request(self, listener_name: Any, req: Any, client: Any, addr: Any) -> Any:
+            self.between_requests.discard(client)
+            try:
+                return super().handle_request(listener_name, req, client, addr)
+            finally:
+                if self.alive:
+                    self.between_requests.add(client)
+                else:  # the stop came while this request ran: its answer is sent, no other is awaited
+                    _end(client)
 
     return FanWhyGeventWorker
 

@@ -20,11 +20,12 @@ from tests.support.receivers import Receiver
 
 # The tiers (markers; CONTRIBUTING.md says how to run each). A test's tier is read here, once, so that no file needs
 # to remember it: tests/gpu is gpu; the files below and every browser test are system (a browser, an image, a real
-# Prometheus or Redis, a built wheel, an attack); a test that serves the app on loopback (the fixtures below) or a
+# Prometheus or Redis, a built wheel, an attack, and tests marked ``load``: many clients or connections over many
+# seconds); a test that serves the app on loopback (the fixtures below) or a
 # file that starts real servers or processes is integration; the rest is unit.
 SYSTEM_FILES = frozenset({"test_page.py", "test_newcomer.py", "test_image.py", "test_fleet.py", "test_packaging.py",
-                          "test_exhaustion.py", "test_kubernetes_manifests.py"})
-INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py", "test_bounded_commands.py",
+                          "test_exhaustion.py", "test_kubernetes_manifests.py", "test_bounded_commands.py"})
+INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py",
                                "test_websocket_writes.py", "test_cli.py", "test_inputs.py", "test_gate.py",
                                "test_hardening.py", "test_realtime.py", "test_history_faults.py", "test_notify.py",
                                "test_processes.py", "test_host.py", "test_attribution.py", "test_metrics.py"})
@@ -35,7 +36,7 @@ def tier_of(item: pytest.Item) -> str:
     path = Path(str(item.path))
     if "gpu" in path.parent.parts[-1:]:
         return "gpu"
-    if path.name in SYSTEM_FILES or item.get_closest_marker("browser") is not None:
+    if path.name in SYSTEM_FILES or any(item.get_closest_marker(m) is not None for m in ("browser", "load")):
         return "system"
     if path.name in INTEGRATION_FILES or SERVING_FIXTURES & set(getattr(item, "fixturenames", ())):
         return "integration"

@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from app.store.queries import HistoryError
 from app.store.recordings import Recorder
 from app.store.schema import ForeignFile, ownership
 from tests.support.history import GIB, T0, Clock, feed, snap  # GIB: for the tests below
-from tests.support.servers import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
 
 
 @pytest.fixture
@@ -50,7 +49,7 @@ def test_a_step_buckets_with_mean_min_max(history: History, clock: Clock) -> Non
 
 
 def test_minutes_are_rolled_up_and_raw_rows_trimmed_after_an_hour(history: History, clock: Clock) -> None:
-    feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100)  # alternate 0/100 each minute
+    feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100, every=4)  # 0/100 each minute
     with history.reader() as db:
         assert db.execute("SELECT min(ts) FROM gpu_raw").fetchone()[0] >= clock.now - 3600 - 60
         minutes = db.execute("SELECT count(*) FROM gpu_minute").fetchone()[0]
@@ -198,10 +197,14 @@ def test_kill_9_while_writing_then_restart(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url)
-        time.sleep(2.0)
-        written = requests.get(f"{url}/api/health", timeout=5).json()["history"]["written_ticks"]
+
+        def written_ticks() -> int:
+            return int(requests.get(f"{url}/api/health", timeout=5).json()["history"]["written_ticks"])
+
+        wait_for(lambda: written_ticks() > 5)
+        written = written_ticks()
         seen = requests.get(f"{url}/api/gpu/metrics", timeout=5).json()["timestamp"]
-        time.sleep(0.3)
+        wait_for(lambda: written_ticks() >= written + 3)  # what the API showed is committed by now
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -267,7 +270,7 @@ def test_recording_endpoints(make_app: Any, fake_nvml: Any) -> None:
     assert started.status_code == 201
     rec = started.get_json()
     assert rec["state"] == "recording" and rec["gpus"] == [1] and rec["label"] == "job"
-    time.sleep(0.6)
+    wait_for(lambda: client.get(f"/api/recordings/{rec['id']}").get_json()["sample_count"] >= 3)
     stopped = client.post(f"/api/recordings/{rec['id']}/stop").get_json()
     assert stopped["state"] == "stopped" and stopped["sample_count"] >= 3
     assert list(stopped["gpu_stats"]) == ["1"]
@@ -307,7 +310,7 @@ def test_the_python_helper_records_a_block(live_server: Any) -> None:
 
     live_server.monitor.wait_frame(0, timeout=5)
     with record("block", gpus=[1], interval=0.1, url=live_server.url) as rec:
-        time.sleep(0.5)
+        wait_for(lambda: requests.get(f"{rec.url}/api/recordings/{rec.id}", timeout=5).json()["sample_count"] >= 2)
     assert rec.result["state"] == "stopped" and rec.result["label"] == "block"
     assert rec.result["sample_count"] >= 2 and rec.result["gpu_stats"]["1"]["utilization_percent"]["mean"] == 98.0
     with pytest.raises(FanWhyError, match="404 no GPU 9"), record("x", gpus=[9], url=live_server.url):

@@ -132,7 +132,7 @@ def test_top_cpu_users_are_listed_after_gpu_users() -> None:
     try:
         inspector = ProcessInspector(top_cpu=3, min_cpu_percent=5.0, top_cpu_every_s=0)
         inspector.collect([])
-        time.sleep(0.5)
+        wait_cpu(burner.pid, 0.2)
         rows = inspector.collect([usage(os.getpid())])
         assert rows[0].pid == os.getpid() and rows[0].gpus
         cpu_rows = [r for r in rows if not r.gpus]

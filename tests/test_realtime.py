@@ -42,6 +42,13 @@ class Recorder:
                 self._changed.wait(remaining)
 
 
+def ticks(rec: Recorder, n: int) -> None:
+    """A window measured in collector ticks, not seconds (a loaded machine only makes it longer): ``n`` more
+    updates reach the client. For what must *not* happen in that window."""
+    seen = len(rec.of("gpu_status_update"))
+    rec.wait_for(lambda: len(rec.of("gpu_status_update")) >= seen + n)
+
+
 @pytest.fixture
 def connect() -> Iterator[Callable[..., Recorder]]:
     clients: list[Recorder] = []
@@ -95,13 +102,13 @@ def test_high_usage_alert_fires_once_and_resolves_once(make_app: Any, serve: Any
     assert "GPU 1" in alert["message"]
     summary = requests.get(f"{server.url}/api/gpu/summary", timeout=5).json()
     assert [a["id"] for a in summary["alerts"]] == [alert["id"]]
-    time.sleep(0.6)  # stays high: no second alert
+    ticks(rec, 4)  # stays high for four more ticks: no second alert
     fake_nvml.set(1, "utilization", {"gpu": 48, "memory": 30})  # inside the hysteresis band: still firing
-    time.sleep(0.4)
+    ticks(rec, 3)
     assert rec.of("alert_resolved") == []
     fake_nvml.set(1, "utilization", {"gpu": 10, "memory": 30})
     rec.wait_for(lambda: len(rec.of("alert_resolved")) == 1)
-    time.sleep(0.4)
+    ticks(rec, 3)
     assert len(rec.of("high_gpu_usage_alert")) == 1 and len(rec.of("alert_resolved")) == 1
     assert rec.of("alert_resolved")[0]["id"] == alert["id"]
 

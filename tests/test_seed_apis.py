@@ -14,6 +14,7 @@ from app.core.model import BackendInfo, CollectorTiming, GpuSample, HostSample, 
 from app.web.picking import pick, score, world_size
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
+from tests.support.servers import wait_for
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GIB = 1 << 30
@@ -116,7 +117,8 @@ def test_wait_requests_are_capped_per_client_and_in_all(make_app: Any) -> None:
     client = app.test_client()
     waiter = threading.Thread(target=client.get, args=("/api/gpu/available?count=2&max_utilization=0&wait=2",))
     waiter.start()
-    time.sleep(0.3)
+    slots = app.extensions["fanwhy_wait_slots"]
+    wait_for(lambda: slots.held() == 1)  # the first waiter holds the one slot
     refused = client.get("/api/gpu/available?count=2&max_utilization=0&wait=2")
     assert refused.status_code == 429 and refused.get_json()["error"] == "too many waiting requests"
     waiter.join()

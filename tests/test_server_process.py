@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+import requests
 import socketio
 
 from tests.support.servers import ROOT, free_port, start_server, stop, wait_healthy
@@ -55,6 +56,22 @@ def test_the_url_is_printed(server: tuple[str, subprocess.Popen]) -> None:
     while line and "FanWhy is serving" not in line:
         line = proc.stdout.readline()
     assert f"FanWhy is serving {url}/" in line
+
+
+def test_a_stop_does_not_wait_out_an_idle_kept_alive_connection() -> None:
+    """SIGTERM with a browser's kept-alive connection open between requests: the worker closes it and exits at its
+    next check (about a second), instead of waiting the 5 s graceful timeout for a request that is not coming."""
+    port = free_port()
+    proc = start_server(port)
+    url = f"http://127.0.0.1:{port}"
+    with requests.Session() as kept:
+        wait_healthy(url)
+        assert kept.get(f"{url}/api/gpu/summary", timeout=5).status_code == 200  # its connection stays open
+        began = time.monotonic()
+        output = stop(proc)
+        took = time.monotonic() - began
+    assert took < 4.0, took
+    assert "Traceback" not in output and "ERROR" not in output, output
 
 
 def test_refuses_a_non_loopback_bind_without_a_token() -> None:

@@ -41,6 +41,11 @@ class WaitSlots:
             self._held[client] = self._held.get(client, 0) + 1
             return True
 
+    def held(self) -> int:
+        """How many wait requests are waiting now."""
+        with self._lock:
+            return sum(self._held.values())
+
     def give_back(self, client: str) -> None:
         with self._lock:
             self._held[client] -= 1
