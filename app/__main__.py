@@ -122,8 +122,7 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     except TimeoutError as error:
         print(f"fanwhy: {error} (a GPU call hung: the driver may be stuck)", file=sys.stderr)
         return 5
-    monitor.prime(baseline)
-    monitor.attributor.inspector.top_cpu_every_s = 0.0  # the first tick scans every process against the baseline
+    monitor.prime(baseline)  # the first tick measures every process against the baseline
     time.sleep(max(0.0, baseline.at + ONE_SHOT_WINDOW_S - time.monotonic()))
     monitor.start()
     frame = monitor.wait_frame(0, monitor.watchdog_s + 1)
@@ -131,9 +130,8 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
         monitor.stop(join_s=1.0)
         print(f"fanwhy: {monitor.hung or 'no snapshot in time'}", file=sys.stderr)
         return 5
-    monitor.attributor.inspector.top_cpu_every_s = 5.0
     if watch is not None:
-        monitor.interval_s = max(0.2, watch)
+        monitor.set_interval(max(0.2, watch))
     tty = sys.stdout.isatty()
     try:
         while True:

@@ -47,7 +47,7 @@ class FanWhy:
         """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
         if self.history is not None:
             self.history.start()
-        if self.settings.collector == "on":
+        if self.settings.collector:
             self.monitor.start()
         if self.broadcaster is not None:
             self.broadcaster.start()
@@ -72,7 +72,7 @@ def notifier(settings: Settings) -> Notifier | None:
         return None
     return Notifier(targets, host=socket.gethostname(), group_s=settings.notify_group_s,
                     per_minute=settings.notify_per_minute,
-                    redactor=Redactor(settings.mask_patterns, settings.names_only == "on"))
+                    redactor=Redactor(settings.mask_patterns, settings.names_only))
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -101,7 +101,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.init_app(app)
     compat.init_app(app)
     picking.init_app(app)
-    metrics.init_app(app, monitor, seed_names=settings.seed_metrics == "on")
+    metrics.init_app(app, monitor, seed_names=settings.seed_metrics)
     openapi.init_app(app)
     fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history,
                     recorder=Recorder(history) if history is not None else None, notifier=notifier(settings))
@@ -116,7 +116,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                        in_all=settings.max_bodies, token=settings.token)
     app.wsgi_app = Gate(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
         inner, allowed_hosts=security.allowed_hosts(settings),
-        allowed_origins=[o.strip() for o in settings.allowed_origins.split(",") if o.strip()],
+        allowed_origins=list(settings.allowed_origins),
         token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
         max_sessions=settings.max_sessions,
         client_sessions=settings.client_sessions, rate_limit_per_s=settings.rate_limit_per_s)

@@ -67,3 +67,22 @@ def test_a_token_of_16_characters_with_a_space_inside_is_accepted() -> None:
     assert load_settings({"FANWHY_TOKEN": "abcd efgh ijkl mnop"}).token == "abcd efgh ijkl mnop"
     with pytest.raises(ConfigError, match="FANWHY_METRICS_TOKEN"):
         load_settings({"FANWHY_METRICS_TOKEN": " " * 20})
+
+
+@pytest.mark.parametrize(("variable", "name"), [("FANWHY_COLLECTOR", "collector"), ("FANWHY_NAMES_ONLY", "names_only"),
+                                                ("FANWHY_SEED_METRICS", "seed_metrics")])
+def test_switches_are_parsed_once_into_booleans(variable: str, name: str) -> None:
+    for word, value in (("on", True), ("off", False), ("ON", True), ("false", False), ("1", True), ("no", False)):
+        assert getattr(load_settings({variable: word}), name) is value
+    with pytest.raises(ConfigError, match=f"{variable} must be on or off, got 'maybe'"):
+        load_settings({variable: "maybe"})
+
+
+def test_lists_are_parsed_once_into_tuples() -> None:
+    settings = load_settings({"FANWHY_ALLOWED_HOSTS": " gpu-box.lab, 10.1.2.3 ,", "FANWHY_ALLOWED_ORIGINS":
+                              "https://a.example,https://b.example", "FANWHY_MASK_PATTERNS": r"acct-\d{2,4}||tok_\w+"})
+    assert settings.allowed_hosts == ("gpu-box.lab", "10.1.2.3")
+    assert settings.allowed_origins == ("https://a.example", "https://b.example")
+    assert settings.mask_patterns == (r"acct-\d{2,4}", r"tok_\w+")  # a comma inside a pattern stays in it
+    with pytest.raises(ConfigError, match="FANWHY_MASK_PATTERNS: '\\(' is not a regular expression"):
+        load_settings({"FANWHY_MASK_PATTERNS": "ok||("})

@@ -193,7 +193,7 @@ def test_a_prometheus_scrapes_a_node_by_a_name_outside_its_allowlist_with_the_to
     """The node allows only dashboard.example as Host (a browser must use that name: DNS rebinding); Prometheus
     reaches it as 127.0.0.1:PORT with the metrics token from a file (credentials_file) and gets the metrics."""
     token = "scrape-0123456789abcdef"
-    node = serve(make_app(nvidia_selection(scenario("h100_idle")), allowed_hosts="dashboard.example",
+    node = serve(make_app(nvidia_selection(scenario("h100_idle")), allowed_hosts=("dashboard.example",),
                           metrics_token=token))
     target = node.url.removeprefix("http://")
     assert requests.get(f"{node.url}/metrics", timeout=5).status_code == 400  # a browser's request by that name

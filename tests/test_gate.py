@@ -104,7 +104,7 @@ def test_websocket_upgrades_from_a_rebinding_page_are_refused_by_the_real_server
 
 
 def test_a_listed_origin_is_granted_that_origin_only(make_app: Any, serve: Any, fake_nvml: Any) -> None:
-    server = serve(make_app(nvidia_selection(fake_nvml), allowed_origins="https://dash.example"))
+    server = serve(make_app(nvidia_selection(fake_nvml), allowed_origins=("https://dash.example",)))
     for path in ("/api/gpu/summary", "/socket.io/?EIO=4&transport=polling"):
         ok = requests.get(server.url + path, headers={"Origin": "https://dash.example"}, timeout=5)
         assert ok.status_code == 200 and ok.headers["Access-Control-Allow-Origin"] == "https://dash.example"

@@ -43,7 +43,7 @@ def test_loopback_names_are_accepted(client: Any, host: str) -> None:
 
 
 def test_the_host_allowlist_is_configurable(make_app: Any, fake_nvml: Any) -> None:
-    app = make_app(nvidia_selection(fake_nvml), start=False, allowed_hosts="gpu-box.lab,10.1.2.3")
+    app = make_app(nvidia_selection(fake_nvml), start=False, allowed_hosts=("gpu-box.lab", "10.1.2.3"))
     app.extensions["fanwhy"].monitor.collect()
     client = app.test_client()
     assert client.get("/api/health", headers={"Host": "gpu-box.lab:8090"}).status_code in (200, 503)
@@ -89,7 +89,7 @@ def test_request_gpu_update_is_rate_limited_per_client(live_server: Any) -> None
 
 
 def test_an_allowed_origin_list(make_app: Any, serve: Any, fake_nvml: Any) -> None:
-    server = serve(make_app(nvidia_selection(fake_nvml), allowed_origins="https://dash.example"))
+    server = serve(make_app(nvidia_selection(fake_nvml), allowed_origins=("https://dash.example",)))
     ok = requests.get(f"{server.url}/socket.io/?EIO=4&transport=polling", headers={"Origin": "https://dash.example"},
                       timeout=5)
     assert ok.status_code == 200
@@ -240,12 +240,12 @@ def test_extra_mask_patterns_and_names_only(make_app: Any) -> None:
     try:
         fake = scenario("h100_load")
         fake.run_on(0, proc.pid, sm_percent=None)
-        app = make_app(nvidia_selection(fake), start=False, mask_patterns=r"acct-\d+-\w+")
+        app = make_app(nvidia_selection(fake), start=False, mask_patterns=(r"acct-\d+-\w+",))
         app.extensions["fanwhy"].monitor.collect()
         rows = app.test_client().get("/api/gpu/processes?kind=gpu").get_json()["processes"]
         row = next(r for r in rows if r["pid"] == proc.pid)
         assert "acct-12345" not in row["command"] and "--db ****" in row["command"]
-        names = make_app(nvidia_selection(scenario("h100_load")), start=False, names_only="on")
+        names = make_app(nvidia_selection(scenario("h100_load")), start=False, names_only=True)
         fake_two = names.extensions["fanwhy"].monitor.backend._nvml
         fake_two.run_on(0, proc.pid, sm_percent=None)
         names.extensions["fanwhy"].monitor.collect()

@@ -15,6 +15,7 @@ from prometheus_client import CollectorRegistry
 
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
+from tests.fakes.fake_nvml import scenario
 from tests.support.servers import free_port, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,15 +178,18 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
     fake.run_on(0, os.getpid(), sm_percent=80)
     app = make_app(nvidia_selection(fake), start=False)
     monitor = app.extensions["fanwhy"].monitor
-    monitor.collect()
+    frame0 = monitor.collect()
+    assert frame0 is not None and frame0.counters.gpu_events == ()
     fake.inject_xid(0, 79)
     fake.inject_xid(0, 79)
     fake.inject_xid(0, 48)
     import time
 
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and sum(monitor.gpu_event_counts.values()) < 3:
-        monitor.collect()
+    def counted() -> int:  # the XID events as the frame carries them
+        return sum(count for _, count in (monitor.collect() or frame0).counters.gpu_events)
+
+    while time.monotonic() < deadline and counted() < 3:
         time.sleep(0.05)
     registry = registry_of(app)
     get = registry.get_sample_value
@@ -210,7 +214,7 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
 
 
 def test_seed_names_can_be_turned_off(make_app: Any, fake_nvml: Any) -> None:
-    app = make_app(nvidia_selection(fake_nvml), start=False, seed_metrics="off")
+    app = make_app(nvidia_selection(fake_nvml), start=False, seed_metrics=False)
     app.extensions["fanwhy"].monitor.collect()
     names = {m.name for m in registry_of(app).collect()}
     assert "fanwhy_gpu_memory_used_bytes" in names
@@ -227,3 +231,28 @@ def test_the_exposition_speaks_gzip_openmetrics_and_name_filters(client: Any) ->
     assert om.content_type.startswith("application/openmetrics-text") and om.get_data(as_text=True).endswith("# EOF\n")
     only = client.get("/metrics?name[]=fanwhy_gpu_power_watts").get_data(as_text=True)
     assert "fanwhy_gpu_power_watts{" in only and "fanwhy_gpu_utilization_percent" not in only
+
+
+def test_views_read_the_counters_of_the_frame_they_show(make_app: Any) -> None:
+    """One read path: XID counts, error totals and recent alerts travel in the Frame. A frame keeps the counts of
+    its own moment (a later event changes the next frame, not this one), and a scrape, /api/health and
+    /api/alerts of the same frame agree."""
+    fake = scenario("h100_load")
+    app = make_app(nvidia_selection(fake), start=False, alert_gpu_util_percent=50.0, alert_hold_s=0.0)
+    monitor = app.extensions["fanwhy"].monitor
+    first = monitor.collect()
+    assert first is not None and first.counters.gpu_events == ()
+    fake.inject_xid(0, 79)
+    later = None
+    for _ in range(100):
+        later = monitor.collect()
+        if later is not None and later.counters.gpu_events:
+            break
+    assert later is not None and later.counters.gpu_events == (((0, "xid", 79), 1),)
+    assert first.counters.gpu_events == ()  # the earlier frame is unchanged
+    assert registry_of(app).get_sample_value("fanwhy_gpu_xid_errors_total", {"gpu": "0", "xid": "79"}) == 1.0
+    client = app.test_client()
+    assert client.get("/api/health").get_json()["total_errors"] == later.counters.total_errors
+    fired = [a.id for a in later.counters.recent_alerts]
+    assert fired, "the load scenario fires a utilization alert"
+    assert [a["id"] for a in client.get("/api/alerts").get_json()["history"]] == fired[::-1]

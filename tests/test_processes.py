@@ -70,7 +70,7 @@ def test_a_primed_baseline_gives_cpu_percent_at_the_first_tick() -> None:
         truth = share.percent()
         assert row.cpu_percent is not None and truth > 0
         assert row.cpu_percent == pytest.approx(truth, rel=0.25, abs=5), (row.cpu_percent, truth)
-        top = ProcessInspector(top_cpu=50, top_cpu_every_s=0.0)
+        top = ProcessInspector(top_cpu=50)  # scans every 5 s, but a primed one scans at its next tick
         top.prime(baseline)
         busiest = {p.pid: p for p in top.collect([])}
         truth = share.percent()

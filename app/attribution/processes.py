@@ -92,6 +92,7 @@ class ProcessInspector:
         self._known: dict[int, _Known] = {}
         self._scan: dict[int, tuple[int, float]] = {}  # pid -> (start ticks, cpu seconds) at the last scan
         self._scan_at: float | None = None
+        self._scan_due = False
         self._top: dict[int, float] = {}  # pid -> CPU % measured by the last scan
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
@@ -194,7 +195,7 @@ class ProcessInspector:
         """The busiest CPU users: found by a scan of every process every ``top_cpu_every_s``, re-read each tick."""
         if self.top_cpu <= 0:
             return []
-        if self._scan_at is None or now - self._scan_at >= self.top_cpu_every_s:
+        if self._scan_due or self._scan_at is None or now - self._scan_at >= self.top_cpu_every_s:
             self._top = self._scan_all(now)
         rows = []
         for pid, scanned in self._top.items():
@@ -214,6 +215,7 @@ class ProcessInspector:
         """Take ``baseline`` as the last scan: the next tick has the CPU % of every process since then (a one-shot
         answer reads it at its start, so its first tick needs no second one)."""
         self._scan, self._scan_at = dict(baseline.processes), baseline.at
+        self._scan_due = True  # the next tick scans every process, whenever the last scan was
 
     def _scan_all(self, now: float) -> dict[int, float]:
         previous, then = self._scan, self._scan_at
@@ -225,7 +227,7 @@ class ProcessInspector:
                 cpu = _percent(cpu_seconds - before[1], now - then)
                 if cpu is not None and cpu >= self.min_cpu_percent:
                     busy.append((cpu, pid))
-        self._scan, self._scan_at = current, now
+        self._scan, self._scan_at, self._scan_due = current, now, False
         busy.sort(reverse=True)
         return {pid: cpu for cpu, pid in busy[: self.top_cpu]}
 

@@ -66,18 +66,18 @@ class Settings:
     exporter_port: int = 9201
     scrape_interval_s: float = 10.0
     message_queue: str = ""
-    collector: str = "on"
+    collector: bool = True
     prometheus_url: str = ""
     metrics_token: str | None = None
-    allowed_hosts: str = ""
-    allowed_origins: str = ""
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
     rate_limit_per_s: float = 30.0
     tls_cert: str = ""
     tls_key: str = ""
-    mask_patterns: str = ""
-    names_only: str = "off"
+    mask_patterns: tuple[str, ...] = ()
+    names_only: bool = False
     notify: str = ""
-    seed_metrics: str = "on"
+    seed_metrics: bool = True
     notify_group_s: float = 10.0
     notify_per_minute: float = 6.0
     watchdog_s: float = 0.0
@@ -192,9 +192,6 @@ _RANGES: tuple[tuple[str, float, float, str], ...] = (
 )
 # Words that must be one of a few.
 _CHOICES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("names_only", ("on", "off"), "FANWHY_NAMES_ONLY must be on or off"),
-    ("collector", ("on", "off"), "FANWHY_COLLECTOR must be on or off"),
-    ("seed_metrics", ("on", "off"), "FANWHY_SEED_METRICS must be on or off"),
     ("server", ("gevent", "threads"), "FANWHY_SERVER must be gevent or threads, got {value!r}"),
     ("backend", BACKENDS, "FANWHY_BACKEND must be one of " + ", ".join(BACKENDS) + "; got {value!r}"),
 )
@@ -235,13 +232,41 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _convert(name: str, raw: Any, kind: type) -> Any:
-    if raw is None or isinstance(raw, kind):
+_SWITCH = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
+# Lists in one variable: the separator of each (a mask pattern may hold a comma, so patterns are split at "||").
+_SEPARATORS = {"mask_patterns": "||"}
+
+
+def _switch(name: str, raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    value = _SWITCH.get(str(raw).strip().lower())
+    if value is None:
+        raise ConfigError(f"{ENV_NAMES.get(name, name)} must be on or off, got {raw!r}", name)
+    return value
+
+
+def _items(name: str, raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, (tuple, list)):
+        return tuple(str(item) for item in raw)
+    return tuple(filter(None, (item.strip() for item in str(raw).split(_SEPARATORS.get(name, ",")))))
+
+
+def _convert(name: str, raw: Any, kind: str) -> Any:
+    """A setting's text (environment, flag) as its type, once, at load: on/off as a bool, a list as a tuple."""
+    if raw is None:
+        return raw
+    if kind == "bool":
+        return _switch(name, raw)
+    if kind == "tuple[str, ...]":
+        return _items(name, raw)
+    convert = {"int": int, "float": float, "str": str, "str | None": str}[kind]
+    if isinstance(raw, convert):
         return raw
     try:
-        return kind(raw)
+        return convert(raw)
     except (TypeError, ValueError):
-        raise ConfigError(f"{ENV_NAMES.get(name, name)}={raw!r} is not a valid {kind.__name__}", name) from None
+        raise ConfigError(f"{ENV_NAMES.get(name, name)}={raw!r} is not a valid {convert.__name__}", name) from None
 
 
 # Secrets that may also come from a file (FANWHY_TOKEN_FILE=/run/secrets/...): one source of truth shared with the
@@ -264,9 +289,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
     """Defaults, then the environment, then explicit overrides (command-line flags)."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
-    types = {"int": int, "float": float, "str": str, "str | None": str}
     for f in fields(Settings):
-        kind = types[str(f.type)]
+        kind = str(f.type)
         raw = overrides.get(f.name)
         if raw is None and ENV_NAMES[f.name] in env and env[ENV_NAMES[f.name]] != "":
             raw = env[ENV_NAMES[f.name]]

@@ -64,7 +64,7 @@ def build_monitor(settings: Settings, selection: Selection | None = None, histor
         interval_s=settings.interval_s,
         alerts=AlertEngine(settings.alert_rules()),
         attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
-                                               redactor=Redactor(settings.mask_patterns, settings.names_only == "on")),
+                                               redactor=Redactor(settings.mask_patterns, settings.names_only)),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None,
                               kube=_kube()),
         host=HostSampler(proc_root=settings.host_proc),

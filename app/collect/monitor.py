@@ -31,14 +31,30 @@ if TYPE_CHECKING:  # a terminal answer writes no history: sqlite3 stays unloaded
 log = logging.getLogger(__name__)
 
 
+GpuEventKey = tuple["int | None", str, int]  # (GPU index, kind, code)
+
+
+@dataclass(frozen=True)
+class Counters:
+    """What the collector has counted since it started, as of one frame. Views read these with the frame, never
+    off the live collector, so a page, a scrape and a health answer of the same frame agree."""
+
+    total_errors: int = 0
+    consecutive_failures: int = 0
+    gpu_events: tuple[tuple[GpuEventKey, int], ...] = ()  # XID errors by code (and other events), sorted
+    recent_alerts: tuple[Alert, ...] = ()  # fired and resolved, oldest first (the alert engine's history)
+
+
 @dataclass(frozen=True)
 class Frame:
-    """A published snapshot with its JSON view, made once and shared by every reader."""
+    """A published snapshot with its JSON view and the collector's counters, made once and shared by every
+    reader: everything a view shows comes from here."""
 
     seq: int
     snapshot: Snapshot
     view: dict[str, Any]
     monotonic: float
+    counters: Counters = Counters()
 
 
 class Monitor:
@@ -73,7 +89,7 @@ class Monitor:
         self._events: deque[tuple[int, tuple[Alert, ...]]] = deque(maxlen=64)
         self._busy = BusyClock()
         # (GPU index, kind, code) -> how many such events since start (XID errors by code, for /metrics)
-        self.gpu_event_counts: Counter[tuple[int | None, str, int]] = Counter()
+        self._gpu_event_counts: Counter[GpuEventKey] = Counter()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
         self._published = threading.Condition()
         self._wake = threading.Event()
@@ -114,6 +130,10 @@ class Monitor:
         then answers in full, where otherwise a second one is needed."""
         self.host.prime(baseline)
         self.attributor.inspector.prime(baseline)
+
+    def set_interval(self, seconds: float) -> None:
+        """Collect every ``seconds`` from the next tick on (``--watch N``)."""
+        self.interval_s = seconds
 
     def full_command(self, pid: int) -> str | None:
         """The whole masked command line of a process of the latest snapshot (snapshots carry it bounded)."""
@@ -264,7 +284,7 @@ class Monitor:
         verdict = explain(snapshot, self._busy.update(snapshot))
         gpu_events = self.backend.events()
         for event in gpu_events:
-            self.gpu_event_counts[(event.gpu_index, event.kind, event.value)] += 1
+            self._gpu_event_counts[(event.gpu_index, event.kind, event.value)] += 1
         active, events = self.alerts.evaluate(snapshot, now, gpu_events)
         snapshot = evolve(snapshot, verdict=verdict, alerts=active, alert_events=events)
         if self.history is not None:
@@ -290,7 +310,11 @@ class Monitor:
     def _publish(self, snapshot: Snapshot) -> Frame:
         with self._published:
             seq = self._latest.seq + 1 if self._latest is not None else 1
-            frame = Frame(seq=seq, snapshot=snapshot, view=snapshot_view(snapshot), monotonic=self._clock())
+            counters = Counters(total_errors=self.total_errors, consecutive_failures=self.consecutive_failures,
+                                gpu_events=tuple(sorted(self._gpu_event_counts.items(), key=str)),
+                                recent_alerts=self.alerts.recent)
+            frame = Frame(seq=seq, snapshot=snapshot, view=snapshot_view(snapshot), monotonic=self._clock(),
+                          counters=counters)
             self._latest = frame
             if snapshot.alert_events:
                 self._events.append((seq, snapshot.alert_events))

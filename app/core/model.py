@@ -15,6 +15,9 @@ Visibility = Literal["visible", "host-pid-only", "inferred"]
 ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
 MemoryMethod = Literal["reported", "inference", "none"]
 UsageKind = Literal["compute", "graphics", "utilization-only"]
+# What a cause of heat or noise is (app.verdict.explain makes each; the page and the history key on them).
+CauseKind = Literal["gpu_load", "gpu_failed", "cpu_load", "thermal_throttle", "power_cap", "memory_holder",
+                    "idle_wake"]
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
 V = TypeVar("V")
@@ -314,7 +317,7 @@ class Alert:
 class Cause:
     """One reason for heat or noise, with the numbers behind it. ``score`` ranks causes (0-1)."""
 
-    kind: str
+    kind: CauseKind
     summary: str
     score: float
     gpu_index: int | None = None

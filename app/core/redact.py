@@ -217,10 +217,11 @@ def command_line(argv: Sequence[str], extra: Sequence[re.Pattern[str]] = (), lim
     return line if limit is None else bounded(line, limit)
 
 
-def compile_patterns(text: str) -> list[re.Pattern[str]]:
-    """FANWHY_MASK_PATTERNS: regular expressions separated by ``||``; each match is masked."""
+def compile_patterns(sources: Sequence[str]) -> list[re.Pattern[str]]:
+    """FANWHY_MASK_PATTERNS (regular expressions; the settings split the variable at ``||``): each match is
+    masked."""
     patterns = []
-    for raw in filter(None, (p.strip() for p in text.split("||"))):
+    for raw in sources:
         try:
             patterns.append(re.compile(raw))
         except re.error as error:
@@ -232,7 +233,7 @@ class Redactor:
     """The one place command lines are made safe, before any output (REST, Socket.IO, logs, history,
     metric labels all read the masked snapshot). ``names_only`` drops command lines altogether."""
 
-    def __init__(self, patterns: str = "", names_only: bool = False):
+    def __init__(self, patterns: Sequence[str] = (), names_only: bool = False):
         self.extra = compile_patterns(patterns)
         self.names_only = names_only
 

@@ -209,7 +209,8 @@ def alerts() -> Response:
     index = _gpu_arg(frame)
     limit = arg("limit", int, 100, lambda v: 1 <= v <= 500, "an integer from 1 to 500")
     engine = _monitor().alerts
-    history = [a for a in reversed(engine.recent) if index is None or a.gpu_index == index][:limit]
+    recent = frame.counters.recent_alerts
+    history = [a for a in reversed(recent) if index is None or a.gpu_index == index][:limit]
     active = [a for a in frame.snapshot.alerts if index is None or a.gpu_index == index]
     return jsonify({"rules": engine.describe(), "active": to_json(active), "history": to_json(history)})
 
@@ -226,8 +227,8 @@ def health() -> tuple[Response, int]:
         "skipped_backends": dict(monitor.selection.skipped),
         "interval_s": monitor.interval_s,
         "collector_running": monitor.running,
-        "consecutive_failures": monitor.consecutive_failures,
-        "total_errors": monitor.total_errors,
+        "consecutive_failures": frame.counters.consecutive_failures if frame else monitor.consecutive_failures,
+        "total_errors": frame.counters.total_errors if frame else monitor.total_errors,
         "xid_events": monitor.backend.event_watch(),
         "history": _history_health(services.history),
         "notifications": services.notifier.status() if services.notifier is not None else [],
@@ -240,7 +241,7 @@ def health() -> tuple[Response, int]:
     age = round(time.monotonic() - frame.monotonic, 3)
     gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
     down = []  # no current data at all
-    if not monitor.running and services.settings.collector == "on":
+    if not monitor.running and services.settings.collector:
         down.append("the collector is not running")
     if age > 5 * monitor.interval_s + 2:
         down.append(f"the latest snapshot is {age:.0f} s old")

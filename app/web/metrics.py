@@ -19,8 +19,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from ..collect.energy import power_shares
-from ..collect.monitor import Monitor
-from ..core.model import GpuSample
+from ..collect.monitor import Counters, Frame, Monitor
+from ..core.model import GpuSample, Snapshot
 from ..core.version import __version__
 from ..core.vocabulary import THROTTLE_REASONS
 
@@ -92,17 +92,17 @@ class SnapshotCollector:
         if frame is None:
             return
         snap = frame.snapshot
-        yield from self._gpus(snap)
+        yield from self._gpus(snap, frame.counters)
         yield from self._processes(snap)
         yield from self._containers(snap)
         yield from self._host(snap)
         yield from self._alerts(snap)
 
-    def _health(self, frame: Any) -> Iterator[Metric]:
+    def _health(self, frame: Frame | None) -> Iterator[Metric]:
         success = _gauge("fanwhy_collector_success", "1 when the latest collection had no error", [])
         duration = _gauge("fanwhy_collector_duration_seconds", "Time the latest collection took", [])
         errors = CounterMetricFamily("fanwhy_collector_errors", "Collection errors since start", labels=[])
-        errors.add_metric([], float(self.monitor.total_errors))
+        errors.add_metric([], float(frame.counters.total_errors if frame is not None else 0))
         ticks = CounterMetricFamily("fanwhy_collector_ticks", "Collections since start", labels=[])
         backend = _gauge("fanwhy_backend_info", "The backend in use", ["backend"])
         backend.add_metric([self.monitor.backend.name], 1.0)
@@ -122,7 +122,7 @@ class SnapshotCollector:
             ticks.add_metric([], 0.0)
         yield from (success, duration, errors, ticks, backend)
 
-    def _gpus(self, snap: Any) -> Iterator[Metric]:
+    def _gpus(self, snap: Snapshot, counters: Counters) -> Iterator[Metric]:
         families = [(_gauge(name, doc, GPU_LABELS), read) for name, doc, read in GPU_GAUGES]
         up = _gauge("fanwhy_gpu_up", "1 when the GPU answers, 0 when it failed (lost, unknown error)", GPU_LABELS)
         info = _gauge("fanwhy_gpu_info", "GPU identity", [*GPU_LABELS, "vendor"])
@@ -155,7 +155,7 @@ class SnapshotCollector:
             yield from seed.values()
         xid = CounterMetricFamily("fanwhy_gpu_xid_errors", "XID errors the GPU reported since FanWhy started, by code",
                                   labels=["gpu", "xid"])
-        for (gpu_index, kind, code), count in sorted(self.monitor.gpu_event_counts.items(), key=str):
+        for (gpu_index, kind, code), count in counters.gpu_events:
             if kind == "xid":
                 xid.add_metric(["" if gpu_index is None else str(gpu_index), str(code)], float(count))
         yield xid

@@ -110,7 +110,7 @@ SECURITY_HEADERS = {
 def allowed_hosts(settings: Settings) -> set[str]:
     """The names a request's Host may carry: FANWHY_ALLOWED_HOSTS, else those of the bind address."""
     if settings.allowed_hosts:
-        return _valid_names(settings.allowed_hosts.split(","))
+        return _valid_names(settings.allowed_hosts)
     return default_allowed_hosts(settings.host)
 
 
