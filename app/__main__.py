@@ -139,7 +139,7 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
                 sys.stdout.write(json.dumps(frame.view, indent=None if watch is not None else 2) + "\n")
             else:
                 sys.stdout.write(("\x1b[H\x1b[2J" if watch is not None and tty else "")
-                                 + render(frame.view, processes) + ("" if tty or watch is None else "\n"))
+                                 + render(frame.snapshot, processes) + ("" if tty or watch is None else "\n"))
             sys.stdout.flush()
             if watch is None:
                 return 0

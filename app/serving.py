@@ -144,7 +144,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
 
     class FanWhyServer(BaseApplication):  # type: ignore[misc]  # gunicorn ships no type hints
         def load_config(self) -> None:
-            options: dict[str, Any] = {
+            options: dict[str, object] = {
                 "bind": f"[{settings.host}]:{settings.port}" if ":" in settings.host else
                         f"{settings.host}:{settings.port}",
                 "workers": 1,

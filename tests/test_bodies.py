@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -135,8 +135,12 @@ def test_a_content_length_that_is_not_a_number_is_a_400(length: str) -> None:
 
     answers: list[str] = []
     reader = BodyReader(lambda environ, start: [b"app"], max_bytes=1024)
-    body = reader({"CONTENT_LENGTH": length, "wsgi.input": io.BytesIO(b"{}"), "REMOTE_ADDR": "127.0.0.1"},
-                  lambda status, headers: answers.append(status))
+
+    def start(status: str, headers: list[tuple[str, str]], exc_info: object = None) -> Callable[[bytes], object]:
+        answers.append(status)
+        return lambda data: None
+
+    body = reader({"CONTENT_LENGTH": length, "wsgi.input": io.BytesIO(b"{}"), "REMOTE_ADDR": "127.0.0.1"}, start)
     assert answers == ["400 Bad Request"] and b"Content-Length" in b"".join(body)
 
 

@@ -52,7 +52,7 @@ class Frame:
 
     seq: int
     snapshot: Snapshot
-    view: dict[str, Any]
+    view: dict[str, object]
     monotonic: float
     counters: Counters = Counters()
 

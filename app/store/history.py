@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..core.model import Snapshot
 from ..verdict.changes import VerdictChanges
@@ -363,16 +363,16 @@ class History:
         with self.reader() as db:
             return queries.process_series(db, metric, win, pid, container)
 
-    def top_processes(self, since: float, until: float, limit: int = 5) -> list[dict[str, Any]]:
+    def top_processes(self, since: float, until: float, limit: int = 5) -> list[dict[str, object]]:
         """The processes with the most GPU energy (then SM) in a window."""
         with self.reader() as db:
             return queries.top_processes(db, since, until, self._clock() - self.raw_s, limit)
 
-    def verdicts(self, since: float, until: float) -> list[tuple[float, str, dict[str, Any]]]:
+    def verdicts(self, since: float, until: float) -> list[tuple[float, str, dict[str, object]]]:
         with self.reader() as db:
             return queries.verdicts(db, since, until)
 
-    def alerts(self, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+    def alerts(self, since: float, until: float, limit: int = 200) -> list[dict[str, object]]:
         with self.reader() as db:
             return queries.alerts(db, since, until, limit)
 

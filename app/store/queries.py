@@ -90,7 +90,7 @@ def process_series(db: sqlite3.Connection, metric: str, win: Window, pid: int | 
 
 
 def top_processes(db: sqlite3.Connection, since: float, until: float, raw_since: float,
-                  limit: int = 5) -> list[dict[str, Any]]:
+                  limit: int = 5) -> list[dict[str, object]]:
     """The processes with the most GPU energy (then SM) in a window, from the raw rows (from ``raw_since``) and the
     minute rollups."""
     rows = db.execute(
@@ -105,13 +105,13 @@ def top_processes(db: sqlite3.Connection, since: float, until: float, raw_since:
              "gpu_memory_bytes_max": r[7]} for r in rows]
 
 
-def verdicts(db: sqlite3.Connection, since: float, until: float) -> list[tuple[float, str, dict[str, Any]]]:
+def verdicts(db: sqlite3.Connection, since: float, until: float) -> list[tuple[float, str, dict[str, object]]]:
     rows = db.execute("SELECT ts, message, data FROM events WHERE kind = 'verdict' AND ts >= ? AND ts <= ? "
                       "ORDER BY ts", (since, until)).fetchall()
     return [(ts, message, json.loads(data or "{}")) for ts, message, data in rows]
 
 
-def alerts(db: sqlite3.Connection, since: float, until: float, limit: int = 200) -> list[dict[str, Any]]:
+def alerts(db: sqlite3.Connection, since: float, until: float, limit: int = 200) -> list[dict[str, object]]:
     rows = db.execute("SELECT ts, gpu, rule, state, severity, message FROM events WHERE kind = 'alert' "
                       "AND ts >= ? AND ts <= ? ORDER BY ts DESC LIMIT ?", (since, until, limit)).fetchall()
     return [dict(zip(("ts", "gpu_index", "rule", "state", "severity", "message"), r, strict=True)) for r in rows]

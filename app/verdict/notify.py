@@ -16,7 +16,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 from urllib.parse import urlsplit
 
 from ..core.model import Alert
@@ -60,7 +60,7 @@ def render(kind: str, host: str, alerts: Sequence[Alert]) -> tuple[bytes, dict[s
         return text.encode(), {"Title": title, "Priority": priority, "Tags": "fan",
                                "Content-Type": "text/plain; charset=utf-8"}
     if kind == "slack":
-        body: dict[str, Any] = {"text": f"*{title}*\n{text}"}
+        body: dict[str, object] = {"text": f"*{title}*\n{text}"}
     elif kind == "discord":
         body = {"content": f"**{title}**\n{text}"[:2000]}
     else:
@@ -70,6 +70,20 @@ def render(kind: str, host: str, alerts: Sequence[Alert]) -> tuple[bytes, dict[s
                             "since": a.since, "resolved_at": a.resolved_at} for a in alerts]}
     return json.dumps(body).encode(), {"Content-Type": "application/json"}
 
+
+
+class TargetStatus(TypedDict):
+    """One notification target as /api/health shows it."""
+
+    target: str
+    kind: str
+    delivered: int
+    failed: int
+    dropped: int
+    retries: int
+    queued: int
+    last_error: str | None
+    last_success: float | None
 
 @dataclass
 class Target:
@@ -87,7 +101,7 @@ class Target:
     last_success: float | None = None
     next_send_at: float = 0.0
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> TargetStatus:
         return {"target": self.name, "kind": self.kind, "delivered": self.delivered, "failed": self.failed,
                 "dropped": self.dropped, "retries": self.retries, "queued": self.queue.qsize(),
                 "last_error": self.last_error, "last_success": self.last_success}
@@ -150,7 +164,7 @@ class Notifier:
                         except queue.Empty:
                             pass
 
-    def status(self) -> list[dict[str, Any]]:
+    def status(self) -> list[TargetStatus]:
         return [t.view() for t in self.targets]
 
     def follow(self, monitor: Monitor) -> None:

@@ -9,12 +9,15 @@ Socket.IO is checked by app.web.gate, before any session exists. Compared in con
 from __future__ import annotations
 
 import hmac
-from typing import Any, Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from flask import Flask, Response, jsonify, redirect, request
 from werkzeug.http import parse_cookie
 from werkzeug.wrappers import Response as BaseResponse
+
+if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
+    from _typeshed.wsgi import WSGIEnvironment
 
 COOKIE = "fanwhy_token"
 UNAUTHORIZED = ("this FanWhy needs its token: Authorization: Bearer <token>, or open /?token=<token> once in the "
@@ -29,7 +32,7 @@ def token_matches(expected: str | None, offered: str | None) -> bool:
     return hmac.compare_digest(expected.encode(), offered.encode())
 
 
-def token_from_environ(environ: Mapping[str, Any], query: bool = True) -> str | None:
+def token_from_environ(environ: WSGIEnvironment, query: bool = True) -> str | None:
     """The token a request carries: ``Authorization: Bearer``, the login cookie, or (``query``) ``?token=``."""
     header = environ.get("HTTP_AUTHORIZATION") or ""
     if header[:7].lower() == "bearer ":

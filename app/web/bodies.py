@@ -10,7 +10,8 @@ A request with a body (a ``Content-Length`` above 0, or chunked) is read here in
 - a body larger than MAX_CONTENT_LENGTH is a 413 as soon as that is known;
 - **with FANWHY_TOKEN, a body without the token is never read**: a 401 at once (Flask would say the same after the
   body), except the login form's and Engine.IO's polls (the gate checked their token or session id), which count in
-  pools of their own (LOGIN_BODIES, FANWHY_MAX_BODIES), so that neither can take the slots of REST clients with the
+  pools of their own (
+LOGIN_BODIES, FANWHY_MAX_BODIES), so that neither can take the slots of REST clients with the
   token.
 Flask then reads the body from memory (at most 64 KiB: every body FanWhy takes is small JSON).
 """
@@ -23,11 +24,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .auth import UNAUTHORIZED, token_from_environ, token_matches
-from .gate import StartResponse, WsgiApp, refuse
+from .gate import refuse
 from .rest import ApiError
+
+if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 LOGIN_BODIES = 8  # login forms being sent at once, in all (their own pool: see above)
 
@@ -35,7 +39,7 @@ LOGIN_BODIES = 8  # login forms being sent at once, in all (their own pool: see 
 class BodyReader:
     """WSGI middleware: see the module's docstring."""
 
-    def __init__(self, app: WsgiApp, *, max_bytes: int, timeout_s: float = 10.0, per_client: int = 4,
+    def __init__(self, app: WSGIApplication, *, max_bytes: int, timeout_s: float = 10.0, per_client: int = 4,
                  in_all: int = 64, token: str | None = None, clock: Callable[[], float] = time.monotonic):
         self.app = app
         self.token = token
@@ -47,7 +51,7 @@ class BodyReader:
         self._lock = threading.Lock()  # held only to count, never across a read
         self._reading: Counter[tuple[str, str]] = Counter()  # (pool, client address) -> bodies being read
 
-    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         chunked = "chunked" in (environ.get("HTTP_TRANSFER_ENCODING") or "").lower()
         try:
             length = _content_length(environ)
@@ -65,7 +69,7 @@ class BodyReader:
         environ["wsgi.input_terminated"] = True
         return self.app(environ, start_response)
 
-    def _pool(self, environ: dict[str, Any]) -> str:
+    def _pool(self, environ: WSGIEnvironment) -> str:
         """Which pool a body counts in: ``socket`` for Engine.IO's polls (app.web.gate checked their token or session
         id), ``main`` for a body that carries the token (or when there is none), ``login`` for the login form's; any
         other body without the token is a 401, unread."""
@@ -77,7 +81,7 @@ class BodyReader:
             return "login"
         raise ApiError(401, "unauthorized", UNAUTHORIZED)
 
-    def _read_counted(self, environ: dict[str, Any], length: int | None, pool: str) -> bytes:
+    def _read_counted(self, environ: WSGIEnvironment, length: int | None, pool: str) -> bytes:
         key = (pool, environ.get("REMOTE_ADDR") or "?")
         in_all = LOGIN_BODIES if pool == "login" else self.in_all  # main and socket: FANWHY_MAX_BODIES each
         with self._lock:
@@ -97,7 +101,7 @@ class BodyReader:
                 if not self._reading[key]:
                     del self._reading[key]
 
-    def _read(self, environ: dict[str, Any], length: int | None) -> bytes:
+    def _read(self, environ: WSGIEnvironment, length: int | None) -> bytes:
         """The body, read in pieces; each wait for the socket is bounded by what is left of the deadline."""
         stream = environ["wsgi.input"]
         sock = environ.get("gunicorn.socket")
@@ -136,7 +140,7 @@ class BodyReader:
         return b"".join(parts)
 
 
-def _content_length(environ: dict[str, Any]) -> int | None:
+def _content_length(environ: WSGIEnvironment) -> int | None:
     raw = (environ.get("CONTENT_LENGTH") or "").strip()
     if not raw:
         return None

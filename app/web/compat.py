@@ -8,7 +8,6 @@ Values the hardware does not report are null.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
@@ -23,7 +22,7 @@ def _mb(value: int | None) -> float | None:
     return round(value / MB, 1) if value is not None else None
 
 
-def fleet_manager_gpu(gpu: GpuSample) -> dict[str, Any]:
+def fleet_manager_gpu(gpu: GpuSample) -> dict[str, object]:
     free = gpu.memory_available_bytes
     return {
         "id": f"gpu-{gpu.index}",
@@ -37,7 +36,7 @@ def fleet_manager_gpu(gpu: GpuSample) -> dict[str, Any]:
     }
 
 
-def fleet_manager_view(snap: Snapshot) -> dict[str, Any]:
+def fleet_manager_view(snap: Snapshot) -> dict[str, object]:
     stamp = datetime.fromtimestamp(snap.timestamp, tz=UTC).isoformat().replace("+00:00", "Z")
     return {"timestamp": stamp, "gpus": [fleet_manager_gpu(g) for g in snap.gpus]}
 

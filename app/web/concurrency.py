@@ -12,7 +12,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, ContextManager, TypeVar
+from typing import TYPE_CHECKING, Any, ContextManager, TypeVar
+
+if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 T = TypeVar("T")
 
@@ -100,13 +103,12 @@ class OneWriterSocket:
         return getattr(self._sock, name)
 
 
-WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-def one_writer_websockets(app: WsgiApp, concurrency: Concurrency) -> WsgiApp:
+def one_writer_websockets(app: WSGIApplication, concurrency: Concurrency) -> WSGIApplication:
     """WSGI middleware: a WebSocket upgrade gets its socket (gunicorn's, in the environ) as an OneWriterSocket."""
 
-    def wrapped(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def wrapped(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         sock = environ.get("gunicorn.socket")
         if sock is not None and (environ.get("HTTP_UPGRADE") or "").lower() == "websocket":
             environ["gunicorn.socket"] = OneWriterSocket(sock, concurrency.lock())

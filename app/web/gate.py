@@ -22,20 +22,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from .auth import token_from_environ, token_matches
 from .security import SECURITY_HEADERS, TokenBuckets, canonical_host, host_name
 
-StartResponse = Callable[..., Any]
-WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
+    from _typeshed import OptExcInfo
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 
 class Gate:
-    def __init__(self, app: WsgiApp, *, allowed_hosts: set[str], allowed_origins: Iterable[str] = (),
+    def __init__(self, app: WSGIApplication, *, allowed_hosts: set[str], allowed_origins: Iterable[str] = (),
                  token: str | None = None, metrics_token: str | None = None,
-                 sessions: Callable[[], Iterable[Mapping[str, Any]]] | None = None,
+                 sessions: Callable[[], Iterable[Mapping[str, object]]] | None = None,
                  max_sessions: int = 1000, client_sessions: int = 16, rate_limit_per_s: float = 0.0):
         self.app = app
         self.allowed_hosts = allowed_hosts
@@ -48,21 +49,22 @@ class Gate:
         self.rate_limit_per_s = rate_limit_per_s
         self.limiter = TokenBuckets(rate_limit_per_s, 2 * rate_limit_per_s) if rate_limit_per_s > 0 else None
 
-    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         refusal = self.check(environ)
         if refusal is not None:
             return self._refuse(start_response, *refusal)
         origin = environ.get("HTTP_ORIGIN")
         if origin and origin.rstrip("/").lower() in self.allowed_origins:
-            def with_cors(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
+            def with_cors(status: str, headers: list[tuple[str, str]], exc_info: OptExcInfo | None = None
+                          ) -> Callable[[bytes], object]:
                 headers = [(k, v) for k, v in headers if k.lower() != "access-control-allow-origin"]
                 headers += [("Access-Control-Allow-Origin", origin), ("Access-Control-Allow-Credentials", "true"),
                             ("Vary", "Origin")]
-                return start_response(status, headers, *rest)
+                return start_response(status, headers, exc_info)
             return self.app(environ, with_cors)
         return self.app(environ, start_response)
 
-    def check(self, environ: Mapping[str, Any]) -> tuple[int, str, str] | None:
+    def check(self, environ: WSGIEnvironment) -> tuple[int, str, str] | None:
         """None to let the request through, else (status, error, detail)."""
         host = environ.get("HTTP_HOST") or ""
         name = host_name(host)
@@ -91,7 +93,7 @@ class Gate:
                                         "cookie, or ?token=<token>"
         return self._session_limits(client)
 
-    def _bearer_ok(self, environ: Mapping[str, Any]) -> bool:
+    def _bearer_ok(self, environ: WSGIEnvironment) -> bool:
         """A token in the Authorization header (never a cookie or a query parameter, which a browser adds by itself
         or a link carries): FANWHY_TOKEN anywhere, FANWHY_METRICS_TOKEN for /metrics only."""
         header = environ.get("HTTP_AUTHORIZATION") or ""

@@ -6,7 +6,6 @@ import re
 import sqlite3
 import time
 import uuid
-from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
@@ -77,7 +76,7 @@ def gpu_history() -> Response:
             gpu = arg("gpu", int, 0, lambda v: v >= 0, "a GPU index")
             metric = request.args.get("metric", "utilization_percent")
             points = history.gpu_series(gpu, metric, win)
-            subject: dict[str, Any] = {"gpu": gpu}
+            subject: dict[str, object] = {"gpu": gpu}
         elif selectors[0] == "host":
             metric = request.args.get("metric", "cpu_percent")
             points = history.host_series(metric, win)

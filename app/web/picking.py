@@ -127,7 +127,7 @@ def available() -> tuple[Response, int]:
             slots.give_back(client)
     if not why and frame is not None:
         return jsonify(_answer(chosen, count, frame.snapshot.timestamp)), 200
-    detail: dict[str, Any] = {"count": count, "min_memory_mb": min_memory, "max_utilization": max_util,
+    detail: dict[str, object] = {"count": count, "min_memory_mb": min_memory, "max_utilization": max_util,
                               "waited_s": wait}
     return jsonify({"error": "not enough GPUs available", "detail": {**detail, "reason": why}}), 409
 
@@ -151,7 +151,7 @@ def _wait_for_gpus(fanwhy: Any, frame: Any, wait: float, count: int, min_memory:
     return frame, chosen, why
 
 
-def _answer(chosen: list[Candidate], count: int, timestamp: float) -> dict[str, Any]:
+def _answer(chosen: list[Candidate], count: int, timestamp: float) -> dict[str, object]:
     return {"timestamp": timestamp, "count": count, "gpu_ids": [c.gpu.index for c in chosen],
             "gpus": [{"index": c.gpu.index, "uuid": c.gpu.uuid, "name": c.gpu.name, "score": c.score,
                       "memory_free_mb": c.free_mb, "utilization_percent": c.gpu.utilization_percent}

@@ -101,7 +101,7 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
         return True
 
     @socketio.on("request_gpu_update")  # type: ignore[untyped-decorator]  # no type hints there
-    def on_request_update(*_: Any) -> dict[str, Any]:
+    def on_request_update(*_: Any) -> dict[str, object]:
         if not limiter.allow(request.sid):  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
             return {"error": "rate limited", "detail": "at most 2 requests a second per client"}
         accepted = monitor.request_tick()
