@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
 from ..collect.monitor import Frame, Monitor
-from ..collect.serialize import gpu_headline, process_view, to_json
-from ..core.model import ProcessSample
+from ..collect.serialize import gpu_headline, process_view, snapshot_view, to_json
+from ..core.model import ProcessSample, evolve
 from ..core.version import __version__
 from .rest import ApiError, allow_only, arg
+
+if TYPE_CHECKING:
+    from ..store.history import History
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -31,13 +34,13 @@ def _frame() -> Frame:
     return frame
 
 
-def _freshness(frame: Frame) -> dict[str, Any]:
+def _freshness(frame: Frame) -> dict[str, object]:
     """How old the data is, and whether it is stale (the backend hangs, or the collector is late)."""
     monitor = _monitor()
     return {"stale": monitor.stale(frame), "data_age_s": round(time.monotonic() - frame.monotonic, 3)}
 
 
-def _fresh(frame: Frame) -> dict[str, Any]:
+def _fresh(frame: Frame) -> dict[str, object]:
     return {**frame.view, **_freshness(frame)}
 
 
@@ -54,12 +57,12 @@ def metrics() -> Response:
     allow_only(("gpu",))
     frame = _frame()
     index = _gpu_arg(frame)
-    view = _fresh(frame)
     if index is None:
-        return jsonify(view)
-    view["gpus"] = [g for g in view["gpus"] if g["index"] == index]
-    view["processes"] = [p for p in view["processes"] if any(u["gpu_index"] == index for u in p["gpus"])]
-    return jsonify(view)
+        return jsonify(_fresh(frame))
+    snap = frame.snapshot  # one GPU: the view of a snapshot narrowed to it and its processes
+    one = evolve(snap, gpus=tuple(g for g in snap.gpus if g.index == index),
+                 processes=tuple(p for p in snap.processes if any(u.gpu_index == index for u in p.gpus)))
+    return jsonify({**snapshot_view(one), **_freshness(frame)})
 
 
 @bp.get("/gpu/summary")
@@ -114,11 +117,11 @@ def processes() -> Response:
         rows = [p for p in rows if p.gpus]
     elif kind == "cpu":
         rows = [p for p in rows if not p.gpus]
-    keys: dict[str, Callable[[Any], Any]] = {
+    keys: dict[str, Callable[[ProcessSample], tuple[float, ...]]] = {
         "gpu_memory": lambda p: (-(p.gpu_memory_bytes or 0), -(p.cpu_percent or 0)),
         "sm": lambda p: (-(p.sm_percent or 0), -(p.gpu_memory_bytes or 0)),
-        "cpu": lambda p: -(p.cpu_percent or 0),
-        "pid": lambda p: p.pid,
+        "cpu": lambda p: (-(p.cpu_percent or 0),),
+        "pid": lambda p: (p.pid,),
     }
     rows.sort(key=keys[sort])
     return jsonify({"timestamp": frame.snapshot.timestamp, "count": len(rows),
@@ -167,7 +170,29 @@ def pods() -> Response:
     return jsonify({"timestamp": snap.timestamp, "pods": rows, "namespaces": _namespace_rows(rows)})
 
 
-def _pod_rows(processes: Sequence[ProcessSample]) -> list[dict[str, Any]]:
+class PodRow(TypedDict):
+    """One pod of ``/api/gpu/pods``: its processes' GPU memory, SM %, power and CPU summed."""
+
+    namespace: str | None
+    pod: str
+    pod_uid: str | None
+    containers: list[str]
+    pids: list[int]
+    gpu_memory_bytes: int
+    sm_percent: float
+    power_w: float
+    cpu_percent: float
+
+
+class NamespaceRow(TypedDict):
+    namespace: str | None
+    pods: int
+    gpu_memory_bytes: int
+    sm_percent: float
+    power_w: float
+
+
+def _pod_rows(processes: Sequence[ProcessSample]) -> list[PodRow]:
     groups: dict[tuple[str, str], list[ProcessSample]] = {}
     for proc in processes:
         ref = proc.container
@@ -178,7 +203,7 @@ def _pod_rows(processes: Sequence[ProcessSample]) -> list[dict[str, Any]]:
     return rows
 
 
-def _pod_row(namespace: str, pod: str, members: Sequence[ProcessSample]) -> dict[str, Any]:
+def _pod_row(namespace: str, pod: str, members: Sequence[ProcessSample]) -> PodRow:
     refs = [p.container for p in members if p.container is not None]
     return {"namespace": namespace or None, "pod": pod, "pod_uid": next((r.pod_uid for r in refs if r.pod_uid), None),
             "containers": sorted({r.name or r.id[:12] for r in refs}), "pids": sorted(p.pid for p in members),
@@ -188,15 +213,16 @@ def _pod_row(namespace: str, pod: str, members: Sequence[ProcessSample]) -> dict
             "cpu_percent": sum(p.cpu_percent or 0 for p in members)}
 
 
-def _namespace_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    namespaces: dict[str, dict[str, Any]] = {}
+def _namespace_rows(rows: Sequence[PodRow]) -> list[NamespaceRow]:
+    namespaces: dict[str, NamespaceRow] = {}
     for row in rows:
         total = namespaces.setdefault(row["namespace"] or "", {"namespace": row["namespace"], "pods": 0,
                                                                "gpu_memory_bytes": 0, "sm_percent": 0.0,
                                                                "power_w": 0.0})
         total["pods"] += 1
-        for key in ("gpu_memory_bytes", "sm_percent", "power_w"):
-            total[key] += row[key]
+        total["gpu_memory_bytes"] += row["gpu_memory_bytes"]
+        total["sm_percent"] += row["sm_percent"]
+        total["power_w"] += row["power_w"]
     return list(namespaces.values())
 
 
@@ -221,7 +247,8 @@ def health() -> tuple[Response, int]:
     services = current_app.extensions["fanwhy"]
     monitor: Monitor = services.monitor
     frame = monitor.latest()
-    body: dict[str, Any] = {
+    notifications = services.notifier.status() if services.notifier is not None else []
+    body: dict[str, object] = {
         "version": __version__,
         "backend": monitor.backend.name,
         "skipped_backends": dict(monitor.selection.skipped),
@@ -231,7 +258,7 @@ def health() -> tuple[Response, int]:
         "total_errors": frame.counters.total_errors if frame else monitor.total_errors,
         "xid_events": monitor.backend.event_watch(),
         "history": _history_health(services.history),
-        "notifications": services.notifier.status() if services.notifier is not None else [],
+        "notifications": notifications,
     }
     if frame is None:
         body.update(status="down" if not monitor.running else "degraded", reason="no snapshot yet",
@@ -250,7 +277,7 @@ def health() -> tuple[Response, int]:
         degraded.extend(filter(None, [services.history.error, *services.history.recent_faults()]))
     degraded.extend(snap.errors)
     degraded.extend(f"notifications to {n['target']} failing: {n['last_error']}"
-                    for n in body["notifications"] if n["last_error"])
+                    for n in notifications if n["last_error"])
     degraded.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
     if age > 2 * monitor.interval_s + 1 and not down:
         degraded.append(f"the latest snapshot is {age:.1f} s old")
@@ -263,7 +290,7 @@ def health() -> tuple[Response, int]:
     return jsonify(body), 503 if status == "down" else 200
 
 
-def _history_health(history: Any) -> dict[str, Any]:
+def _history_health(history: History | None) -> dict[str, object]:
     if history is None:
         return {"enabled": False}
     return {"enabled": True, "path": str(history.path), "error": history.error,

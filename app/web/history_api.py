@@ -134,6 +134,7 @@ def start_recording() -> tuple[Response, int]:
     if gpus is not None:
         if not isinstance(gpus, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in gpus):
             raise ApiError(400, "invalid gpus", "a list of GPU indices, or null for all")
+        gpus = [g for g in gpus if isinstance(g, int)]  # (all of them: checked above; the type says so now)
         missing = [g for g in gpus if g not in present]
         if missing:
             raise ApiError(404, f"no GPU {missing[0]}", {"gpus": present})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 from collections import defaultdict
 from collections.abc import Iterator
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from flask import Blueprint, Flask, Response, current_app, request
 from prometheus_client import CollectorRegistry, PlatformCollector, ProcessCollector, make_wsgi_app
@@ -20,9 +20,12 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 
 from ..collect.energy import power_shares
 from ..collect.monitor import Counters, Frame, Monitor
-from ..core.model import GpuSample, Snapshot
+from ..core.model import GpuSample, Snapshot, Unattributed
 from ..core.version import __version__
 from ..core.vocabulary import THROTTLE_REASONS
+
+if TYPE_CHECKING:  # the standard's type (PEP 3333), from typeshed
+    from _typeshed.wsgi import WSGIApplication
 
 MAX_PROCESSES = 50
 GPU_LABELS = ["gpu", "uuid", "name"]
@@ -33,7 +36,7 @@ def _gauge(name: str, doc: str, labels: list[str]) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, doc, labels=labels)
 
 
-def _free(gpu: Any) -> float | None:
+def _free(gpu: GpuSample) -> float | None:
     free = gpu.memory_available_bytes
     return float(free) if free is not None else None
 
@@ -160,7 +163,7 @@ class SnapshotCollector:
                 xid.add_metric(["" if gpu_index is None else str(gpu_index), str(code)], float(count))
         yield xid
 
-    def _processes(self, snap: Any) -> Iterator[Metric]:
+    def _processes(self, snap: Snapshot) -> Iterator[Metric]:
         labels = ["pid", "name", "user", "container", "pod", "namespace", "gpu"]  # pod and namespace as dcgm-exporter
         memory = _gauge("fanwhy_process_gpu_memory_bytes", "GPU memory of a process (the largest users only)", labels)
         sm = _gauge("fanwhy_process_sm_percent", "Share of a GPU's SMs a process keeps busy", labels)
@@ -185,7 +188,7 @@ class SnapshotCollector:
                     power.add_metric(row, round(watts[use.gpu_index] * share, 2))
         yield from (memory, sm, power, encoder, decoder)
 
-    def _containers(self, snap: Any) -> Iterator[Metric]:
+    def _containers(self, snap: Snapshot) -> Iterator[Metric]:
         ours = ["container_id", "container_name", "runtime", "method"]
         memory = _gauge("fanwhy_container_gpu_memory_bytes", "GPU memory of a container", ours)
         sm = _gauge("fanwhy_container_sm_percent", "SM % of a container, added up over GPUs", ours[:3])
@@ -229,7 +232,7 @@ class SnapshotCollector:
         if self.seed_names:
             yield from (per_gpu, detected, usage, usage_memory)
 
-    def _host(self, snap: Any) -> Iterator[Metric]:
+    def _host(self, snap: Snapshot) -> Iterator[Metric]:
         host = snap.host
         cpu = _gauge("fanwhy_host_cpu_percent", "CPU utilization of the host (%)", [])
         if host.cpu_percent is not None:
@@ -255,7 +258,7 @@ class SnapshotCollector:
             fans.add_metric([fan.chip, fan.label], float(fan.rpm))
         yield from (cpu, temp, fans)
 
-    def _alerts(self, snap: Any) -> Iterator[Metric]:
+    def _alerts(self, snap: Snapshot) -> Iterator[Metric]:
         active = _gauge("fanwhy_alert_active", "1 for each alert firing now", ["rule", "gpu", "severity"])
         for alert in snap.alerts:
             active.add_metric([alert.rule, "" if alert.gpu_index is None else str(alert.gpu_index), alert.severity],
@@ -266,7 +269,7 @@ class SnapshotCollector:
 @bp.get("/metrics")
 def metrics() -> Response:
     """prometheus_client's own WSGI exposition: gzip when asked, OpenMetrics when asked, ``name[]`` filters."""
-    exposition: Any = current_app.extensions["fanwhy_metrics_app"]
+    exposition: WSGIApplication = current_app.extensions["fanwhy_metrics_app"]
     answer = WerkzeugResponse.from_app(exposition, request.environ)
     return Response(answer.get_data(), status=answer.status_code, headers=list(answer.headers.items()))
 
@@ -282,8 +285,8 @@ def init_app(app: Flask, monitor: Monitor, seed_names: bool = True) -> None:
     app.register_blueprint(bp)
 
 
-def _seed_and_unattributed(gpu: GpuSample, item: Any, labels: list[str], seed: dict[str, GaugeMetricFamily],
-                           unattributed: GaugeMetricFamily) -> None:
+def _seed_and_unattributed(gpu: GpuSample, item: Unattributed | None, labels: list[str],
+                           seed: dict[str, GaugeMetricFamily], unattributed: GaugeMetricFamily) -> None:
     """One GPU's rows of the seeds' memory gauges and of the unattributed memory."""
     free = _free(gpu)
     index = [str(gpu.index)]

@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Callable, TypeVar, overload
+from typing import Callable, TypeVar, overload
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
+
+from ..core.jsonvalue import Json
 
 T = TypeVar("T")
 INT64 = 2**63
@@ -24,7 +26,7 @@ _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 class ApiError(Exception):
     """An answer other than 2xx: its status, a short error and a detail (anything JSON)."""
 
-    def __init__(self, status: int, error: str, detail: Any = None):
+    def __init__(self, status: int, error: str, detail: Json = None):
         super().__init__(error)
         self.status, self.error, self.detail = status, error, detail
 
@@ -61,7 +63,7 @@ def arg(name: str, convert: Callable[[str], T], default: T | None, check: Callab
     return value
 
 
-def json_body() -> Any:
+def json_body() -> Json:
     """The request's JSON body (None when empty), chunked or not: its size is bounded by MAX_CONTENT_LENGTH
     and its nesting by MAX_JSON_DEPTH before it is parsed, and every string in it must be valid UTF-8."""
     raw = request.get_data(cache=True)
@@ -77,7 +79,7 @@ def json_body() -> Any:
     if deepest > MAX_JSON_DEPTH:
         raise ApiError(400, "the JSON body is nested too deep", f"at most {MAX_JSON_DEPTH} levels")
     try:
-        body = json.loads(raw)
+        body: Json = json.loads(raw)
     except (ValueError, RecursionError):
         raise ApiError(400, "the body must be JSON", "send a JSON object, UTF-8 encoded") from None
     if not _valid_text(body):
@@ -85,7 +87,7 @@ def json_body() -> Any:
     return body
 
 
-def _valid_text(value: Any) -> bool:
+def _valid_text(value: object) -> bool:
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -99,7 +101,7 @@ def _valid_text(value: Any) -> bool:
     return True
 
 
-def _error_response(status: int, error: str, detail: Any = None) -> tuple[Response, int]:
+def _error_response(status: int, error: str, detail: Json = None) -> tuple[Response, int]:
     return jsonify({"error": error, "detail": detail}), status
 
 
