@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..attribution.attributor import Attribution, Attributor
 from ..attribution.processes import ProcessInspector
 from ..attribution.procstat import CpuBaseline
+from ..core.jsonvalue import JsonObject
 from ..core.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
 from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine
@@ -52,7 +53,7 @@ class Frame:
 
     seq: int
     snapshot: Snapshot
-    view: dict[str, object]
+    view: JsonObject
     monotonic: float
     counters: Counters = Counters()
 

@@ -6,8 +6,9 @@ import collections.abc
 import dataclasses
 import types
 import typing
-from typing import Any, Callable
+from typing import Callable
 
+from ..core.jsonvalue import Json, JsonObject
 from ..core.model import GpuSample, ProcessSample, Snapshot
 
 # Derived values worth sending, per type: (name, property).
@@ -17,10 +18,10 @@ _EXTRAS: dict[type, tuple[str, ...]] = {
 }
 _PLAIN = (str, int, float, bool, type(None))
 _PLAIN_TYPES = frozenset(_PLAIN)
-_CONVERTERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
+_CONVERTERS: dict[type, Callable[[object], JsonObject]] = {}
 
 
-def _is_plain(hint: Any) -> bool:
+def _is_plain(hint: object) -> bool:
     """True for a type whose values are already JSON: int, str, float | None, a Literal of strings..."""
     origin = typing.get_origin(hint)
     if origin is typing.Literal:
@@ -30,7 +31,7 @@ def _is_plain(hint: Any) -> bool:
     return hint in _PLAIN_TYPES
 
 
-def _field_expression(name: str, hint: Any) -> str:
+def _field_expression(name: str, hint: object) -> str:
     """Python source that turns field ``name`` of ``v`` into JSON, as ``to_json`` would, but without
     recursing where the annotation says the value is plain (most fields of most model types)."""
     if _is_plain(hint):
@@ -44,7 +45,7 @@ def _field_expression(name: str, hint: Any) -> str:
     return f"to_json(v.{name})"
 
 
-def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
+def _converter(kind: type) -> Callable[[object], JsonObject]:
     """A function made once per model type that builds its JSON dict field by field (field names and
     plainness are read from the dataclass's annotations). On the collector's path once per tick.
 
@@ -54,17 +55,18 @@ def _converter(kind: type) -> Callable[[Any], dict[str, Any]]:
     items = [f"{f.name!r}: {_field_expression(f.name, hints[f.name])}" for f in dataclasses.fields(kind)]
     extras = "".join(f"    out[{name!r}] = _rounded(v.{name})\n" for name in _EXTRAS.get(kind, ()))
     source = f"def convert(v):\n    out = {{{', '.join(items)}}}\n{extras}    return out\n"
-    scope: dict[str, Any] = {"to_json": to_json, "_rounded": _rounded}
+    scope: dict[str, object] = {"to_json": to_json, "_rounded": _rounded}
     exec(compile(source, f"<to_json {kind.__name__}>", "exec"), scope)
-    convert: Callable[[Any], dict[str, Any]] = scope["convert"]
-    return convert
+    convert = scope["convert"]
+    assert callable(convert)
+    return convert  # made by exec above: its signature is this function's
 
 
-def _rounded(value: Any) -> Any:
+def _rounded(value: Json) -> Json:
     return round(value, 2) if isinstance(value, float) else value
 
 
-def to_json(value: Any) -> Any:
+def to_json(value: object) -> Json:
     """Plain JSON types from model objects (dataclasses, tuples, read-only mappings)."""
     if isinstance(value, _PLAIN):
         return value
@@ -78,17 +80,17 @@ def to_json(value: Any) -> Any:
         return [to_json(v) for v in value]
     if isinstance(value, collections.abc.Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
-    return value
+    raise TypeError(f"{kind.__name__} has no JSON form (model fields are plain values, dataclasses, tuples, mappings)")
 
 
-def snapshot_view(snapshot: Snapshot) -> dict[str, Any]:
+def snapshot_view(snapshot: Snapshot) -> JsonObject:
     """The full snapshot (``/api/gpu/metrics``, ``gpu_status``, ``gpu_status_update``)."""
-    view: dict[str, Any] = to_json(snapshot)
+    view = _object(snapshot)
     view.pop("alert_events", None)  # events travel as their own Socket.IO events
     return view
 
 
-def gpu_headline(gpu: GpuSample) -> dict[str, Any]:
+def gpu_headline(gpu: GpuSample) -> JsonObject:
     """The numbers a summary shows per GPU."""
     keys = ("index", "name", "vendor", "uuid", "utilization_percent", "memory_used_bytes", "memory_total_bytes",
             "temperature_c", "fan_speed_percent", "power_w", "power_limit_w", "throttle_reasons", "error")
@@ -98,6 +100,12 @@ def gpu_headline(gpu: GpuSample) -> dict[str, Any]:
     return out
 
 
-def process_view(process: ProcessSample) -> dict[str, Any]:
-    view: dict[str, Any] = to_json(process)
-    return view
+def process_view(process: ProcessSample) -> JsonObject:
+    return _object(process)
+
+
+def _object(value: Snapshot | ProcessSample) -> JsonObject:
+    """A model object's JSON (always an object: its converter builds a dict)."""
+    kind = type(value)
+    convert = _CONVERTERS.get(kind) or _CONVERTERS.setdefault(kind, _converter(kind))
+    return convert(value)
