@@ -33,7 +33,7 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _watts(value: Any) -> float | None:
+def _watts(value: object) -> float | None:
     """Power in W; amdsmi 7 reports some limits in µW."""
     cleaned = _clean(value)
     if cleaned is None:
@@ -45,7 +45,7 @@ def _watts(value: Any) -> float | None:
 @dataclass
 class _Card:
     index: int
-    handle: Any
+    handle: object
     name: str | None = None
     uuid: str | None = None
     bdf: str | None = None
@@ -166,7 +166,7 @@ class AmdBackend(Backend):
             pci_bus_id=card.bdf, source="amdsmi", unsupported=frozen_map(u),
         )
 
-    def _temperatures(self, h: Any, u: dict[str, str]) -> tuple[dict[str, float], dict[str, float | None]]:
+    def _temperatures(self, h: object, u: dict[str, str]) -> tuple[dict[str, float], dict[str, float | None]]:
         """Edge, hotspot and memory temperatures, and the edge sensor's slowdown/shutdown thresholds."""
         temp_type: Any = getattr(self._amdsmi, "AmdSmiTemperatureType", None)
         temp_metric: Any = getattr(self._amdsmi, "AmdSmiTemperatureMetric", None)
@@ -190,7 +190,7 @@ class AmdBackend(Backend):
                 u.setdefault(f"temperature_{label}", next(iter(scratch.values())))
         return temperatures, thresholds
 
-    def _fan(self, h: Any, u: dict[str, str]) -> tuple[float | None, Any, bool]:
+    def _fan(self, h: object, u: dict[str, str]) -> tuple[float | None, Any, bool]:
         """Fan speed (% of its maximum), RPM, and whether the card has no fan of its own."""
         speed = _clean(self._get(u, "fan_speed_percent", "amdsmi_get_gpu_fan_speed", h, 0))
         speed_max = _clean(self._get({}, "fan_speed_percent", "amdsmi_get_gpu_fan_speed_max", h, 0))
@@ -201,7 +201,7 @@ class AmdBackend(Backend):
             u["fan_speed_percent"] = PASSIVELY_COOLED
         return fan, rpm, passive
 
-    def _power(self, h: Any, u: dict[str, str]) -> tuple[float | None, float | None]:
+    def _power(self, h: object, u: dict[str, str]) -> tuple[float | None, float | None]:
         """Socket power and the power limit (from the power info, else the power cap)."""
         power = self._get(u, "power_w", "amdsmi_get_power_info", h) or {}
         watts = next((w for w in (_watts(power.get(k)) for k in ("socket_power", "current_socket_power",
@@ -285,11 +285,11 @@ class AmdBackend(Backend):
         return events
 
 
-def _float(value: Any) -> float | None:
-    value = _clean(value)
-    return float(value) if value is not None else None
+def _float(value: object) -> float | None:
+    clean = _clean(value)
+    return float(clean) if clean is not None else None
 
 
-def _int(value: Any) -> int | None:
-    value = _clean(value)
-    return int(value) if value is not None else None
+def _int(value: object) -> int | None:
+    clean = _clean(value)
+    return int(clean) if clean is not None else None

@@ -18,7 +18,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any, Callable, SupportsFloat, TypedDict
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, frozen_map
 from ..core.vocabulary import THROTTLE_REASONS
@@ -50,12 +50,22 @@ def decode_clocks_event_reasons(mask: int) -> tuple[str, ...]:
     return tuple(names)
 
 
+class SlowValues(TypedDict):
+    """What NVML answers slowly (energy: about 3.6 ms of CPU a call), read every ``slow_period_s``."""
+
+    energy_j: float | None
+    ecc_errors_uncorrected: int | None
+    mig_mode: bool | None
+    persistence_mode: bool | None
+    display_active: bool | None
+
+
 @dataclass
 class _Gpu:
     """What the backend keeps per GPU between ticks."""
 
     index: int
-    handle: Any = None
+    handle: object = None
     uuid: str | None = None
     name: str | None = None
     pci_bus_id: str | None = None
@@ -64,7 +74,8 @@ class _Gpu:
     clock_sm_max_mhz: int | None = None
     num_fans: int | None = None
     static_unsupported: dict[str, str] = field(default_factory=dict)
-    slow_values: dict[str, Any] = field(default_factory=dict)
+    slow_values: SlowValues = field(default_factory=lambda: SlowValues(
+        energy_j=None, ecc_errors_uncorrected=None, mig_mode=None, persistence_mode=None, display_active=None))
     slow_unsupported: dict[str, str] = field(default_factory=dict)
     slow_at: float = float("-inf")
     last_util_us: int = 0
@@ -295,7 +306,7 @@ class NvidiaBackend(Backend):
             unsupported=frozen_map(u),
         )
 
-    def _memory(self, u: dict[str, str], handle: Any) -> Any:
+    def _memory(self, u: dict[str, str], handle: object) -> Any:
         """v2 memory info when the driver has it: its 'used' excludes the driver's reserve, as nvidia-smi."""
         nvml = self._nvml
         version = getattr(nvml, "nvmlMemory_v2", None)
@@ -328,14 +339,14 @@ class NvidiaBackend(Backend):
             u.pop("fan_speed_percent", None)
         return speeds
 
-    def _clocks_event_reasons(self, u: dict[str, str], handle: Any) -> tuple[str, ...] | None:
+    def _clocks_event_reasons(self, u: dict[str, str], handle: object) -> tuple[str, ...] | None:
         fn = "nvmlDeviceGetCurrentClocksEventReasons"
         if not hasattr(self._nvml, fn):  # nvidia-ml-py < 12.535 only has the old name
             fn = "nvmlDeviceGetCurrentClocksThrottleReasons"
         mask = self._calls.get(u, "throttle_reasons", fn, handle)
         return decode_clocks_event_reasons(int(mask)) if mask is not None else None
 
-    def _slow(self, gpu: _Gpu, handle: Any) -> dict[str, Any]:
+    def _slow(self, gpu: _Gpu, handle: object) -> SlowValues:
         """Energy (about 3.6 ms of CPU a call), ECC, MIG, persistence and display, every ``slow_period_s``."""
         now = self._clock()
         if now - gpu.slow_at < self._slow_period_s:
@@ -463,11 +474,11 @@ class NvidiaBackend(Backend):
         return newest, True
 
 
-def _num(value: Any) -> float | None:
+def _num(value: SupportsFloat | None) -> float | None:
     return float(value) if value is not None else None
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     if value is None:
         return None
     return value.decode() if isinstance(value, bytes) else str(value)
