@@ -21,9 +21,14 @@ import json
 import socket
 import sys
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .collect.config import Settings
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 
 def url(settings: Settings) -> str:
@@ -34,11 +39,19 @@ def url(settings: Settings) -> str:
     return f"{scheme}://{host}:{settings.port}/"
 
 
-def _client_ip(addr: Any) -> str:
+class Connection(Protocol):
+    """A client's socket as the worker hands it over (gevent's, or the OS's under it)."""
+
+    def close(self) -> None: ...
+
+    def shutdown(self, how: int, /) -> None: ...
+
+
+def _client_ip(addr: object) -> str:
     return addr[0] if isinstance(addr, tuple) and addr else "?"
 
 
-def _give_back_memory(sleep: Any, period_s: float = 10.0) -> None:
+def _give_back_memory(sleep: Callable[[float], object], period_s: float = 10.0) -> None:
     """After a burst of connections their memory is free but glibc keeps it: measured, 1,000 refused WebSockets
     left the worker 10 MiB larger for good. malloc_trim hands free heap pages back to the system (glibc only;
     elsewhere this does nothing)."""
@@ -51,7 +64,7 @@ def _give_back_memory(sleep: Any, period_s: float = 10.0) -> None:
         trim(0)
 
 
-def _end(client: Any) -> None:
+def _end(client: Connection) -> None:
     """End a connection between requests: the OS socket's shutdown, so the handler's read sees the end and returns
     (gevent's own shutdown() raises into the waiting handler, which gunicorn logs as an error)."""
     with contextlib.suppress(OSError):
@@ -79,20 +92,20 @@ def gevent_worker(per_client: int) -> type:
                             for s in self.sockets]
             self.connections = Counter()  # one event loop: no lock needed
 
-            self.between_requests: set[Any] = set()  # keep-alive connections waiting for their next request
+            self.between_requests: set[Connection] = set()  # keep-alive connections waiting for their next request
 
         def run(self) -> None:
             gevent.spawn(_give_back_memory, gevent.sleep)
             super().run()
 
-        def handle_exit(self, sig: int, frame: Any) -> None:
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             """SIGTERM: a connection between two requests has nothing in flight, so it is closed at once; gunicorn
             would otherwise wait out its keep-alive (graceful_timeout, 5 s) before the worker could exit."""
             super().handle_exit(sig, frame)
             for client in list(self.between_requests):
                 _end(client)
 
-        def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        def handle(self, listener: object, client: Connection, addr: object) -> None:
             ip = _client_ip(addr)
             if per_client and self.connections[ip] >= per_client:
                 client.close()
@@ -107,7 +120,7 @@ def gevent_worker(per_client: int) -> type:
                 if not self.connections[ip]:
                     del self.connections[ip]
 
-        def handle_request(self, listener_name: Any, req: Any, client: Any, addr: Any) -> Any:
+        def handle_request(self, listener_name: object, req: object, client: Connection, addr: object) -> object:
             self.between_requests.discard(client)
             try:
                 return super().handle_request(listener_name, req, client, addr)
@@ -120,7 +133,7 @@ def gevent_worker(per_client: int) -> type:
     return FanWhyGeventWorker
 
 
-def json_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+def json_error(sock: object, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's own answers (a request line, header or chunk it cannot parse: 400, 414, 431, 501) as FanWhy's
     JSON error, like every answer of the app, instead of gunicorn's HTML page."""
     from gunicorn.util import write_nonblock
@@ -170,8 +183,8 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
             for key, value in options.items():
                 self.cfg.set(key, value)
 
-        def load(self) -> Any:
-            from . import create_app
+        def load(self) -> Flask:
+            from .application import create_app
             from .vendors.base import BackendUnavailable
 
             try:

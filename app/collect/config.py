@@ -237,7 +237,7 @@ _SWITCH = {"on": True, "off": False, "true": True, "false": False, "yes": True, 
 _SEPARATORS = {"mask_patterns": "||"}
 
 
-def _switch(name: str, raw: Any) -> bool:
+def _switch(name: str, raw: object) -> bool:
     if isinstance(raw, bool):
         return raw
     value = _SWITCH.get(str(raw).strip().lower())
@@ -246,13 +246,13 @@ def _switch(name: str, raw: Any) -> bool:
     return value
 
 
-def _items(name: str, raw: Any) -> tuple[str, ...]:
+def _items(name: str, raw: object) -> tuple[str, ...]:
     if isinstance(raw, (tuple, list)):
         return tuple(str(item) for item in raw)
     return tuple(filter(None, (item.strip() for item in str(raw).split(_SEPARATORS.get(name, ",")))))
 
 
-def _convert(name: str, raw: Any, kind: str) -> Any:
+def _convert(name: str, raw: object, kind: str) -> object:
     """A setting's text (environment, flag) as its type, once, at load: on/off as a bool, a list as a tuple."""
     if raw is None:
         return raw
@@ -285,10 +285,10 @@ def _read_secret(variable: str, path: str, setting: str) -> str:
     return value
 
 
-def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
     """Defaults, then the environment, then explicit overrides (command-line flags)."""
     env = os.environ if env is None else env
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {}  # checked by _convert, one type per field
     for f in fields(Settings):
         kind = str(f.type)
         raw = overrides.get(f.name)

@@ -28,10 +28,10 @@ class Concurrency:
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
 
-    def blocking(self, fn: Callable[..., T], *args: Any) -> T:
+    def blocking(self, fn: Callable[..., T], *args: object) -> T:
         return fn(*args)
 
-    def lock(self) -> ContextManager[Any]:
+    def lock(self) -> ContextManager[object]:
         """A lock for what handlers share (a threading lock here; under gevent, one that yields)."""
         return threading.Lock()
 
@@ -51,14 +51,14 @@ class GeventConcurrency(Concurrency):
     def sleep(self, seconds: float) -> None:
         self._sleep(seconds)
 
-    def blocking(self, fn: Callable[..., T], *args: Any) -> T:
+    def blocking(self, fn: Callable[..., T], *args: object) -> T:
         result: T = self._pool.apply(fn, args)
         return result
 
-    def lock(self) -> ContextManager[Any]:
+    def lock(self) -> ContextManager[object]:
         from gevent.lock import Semaphore
 
-        lock: ContextManager[Any] = Semaphore()
+        lock: ContextManager[object] = Semaphore()
         return lock
 
 
@@ -77,7 +77,7 @@ class OneWriterSocket:
     ``sendall`` under one lock, so frames never interleave and are never cut.
     """
 
-    def __init__(self, sock: Any, lock: ContextManager[Any]):
+    def __init__(self, sock: Any, lock: ContextManager[object]):
         self._sock = sock
         self._lock = lock
 
