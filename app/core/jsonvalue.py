@@ -1,5 +1,6 @@
-"""JSON as a type: what the API sends and what it reads from outside (request bodies, other programs' answers),
-so mypy checks it instead of taking ``Any``. A value read from outside is narrowed (``isinstance``) where used."""
+"""JSON (and SQLite rows) as types: what the API sends and what it reads from outside (request bodies, other
+programs' answers), so mypy checks it instead of taking ``Any``. A value read from outside is narrowed
+(``isinstance``) where used."""
 
 from __future__ import annotations
 
@@ -9,3 +10,10 @@ from typing import TypeAlias, Union
 # Sequence and Mapping, not list and dict: they are covariant, so a list[str] or a dict[str, int] is Json too.
 Json: TypeAlias = Union[bool, int, float, str, Sequence["Json"], Mapping[str, "Json"], None]
 JsonObject: TypeAlias = dict[str, Json]
+
+# What SQLite stores: the history's rows are tuples of these.
+SqlValue: TypeAlias = Union[int, float, str, bytes, None]
+# One row of the history's events table: time, "verdict" or "alert", GPU, kind or rule, state, severity, the
+# sentence, and the rest as JSON.
+EventRow: TypeAlias = tuple[float, str, Union[int, None], Union[str, None], Union[str, None], Union[str, None], str,
+                            str]

@@ -7,8 +7,8 @@ import json
 import math
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
+from ..core.jsonvalue import SqlValue
 from .schema import PROCESS_METRICS, SERIES
 
 MAX_POINTS = 20_000
@@ -76,7 +76,7 @@ def process_series(db: sqlite3.Connection, metric: str, win: Window, pid: int | 
                  f"SELECT minute AS t0, sum({column}_mean) AS v FROM proc_minute WHERE (container = ? OR "
                  "container_name = ?) AND minute >= ? AND minute <= ? GROUP BY minute")
         sql = f"SELECT CAST(t0 / ? AS INTEGER) * ? AS t, avg(v), min(v), max(v) FROM ({inner}) GROUP BY t ORDER BY t"
-        args: tuple[Any, ...] = (win.step, win.step, value, value, win.since, win.until)
+        args: tuple[SqlValue, ...] = (win.step, win.step, value, value, win.since, win.until)
     elif win.source == "raw":
         sql = (f"SELECT CAST(ts / ? AS INTEGER) * ? AS t, avg({column}), min({column}), max({column}) "
                f"FROM proc_raw WHERE {key} = ? AND ts >= ? AND ts <= ? GROUP BY t ORDER BY t")

@@ -8,13 +8,13 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
+from ..core.jsonvalue import EventRow, SqlValue
 from ..core.model import Alert, Snapshot
 from .schema import GPU_METRICS, HOST_METRICS
 
 
-def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: tuple[Any, ...] | None) -> None:
+def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None) -> None:
     ts = snap.timestamp
     placeholders = ", ".join("?" * (len(GPU_METRICS) + 2))
     db.executemany(
@@ -29,10 +29,10 @@ def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: tuple[Any, ...] 
     db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
 
 
-def process_rows(snap: Snapshot) -> list[tuple[Any, ...]]:
+def process_rows(snap: Snapshot) -> list[tuple[SqlValue, ...]]:
     """A row per GPU process, and one per idle GPU container (no PIDs: inferred memory)."""
     ts = snap.timestamp
-    rows = []
+    rows: list[tuple[SqlValue, ...]] = []
     for p in snap.processes:
         if not p.gpus:
             continue
@@ -47,7 +47,7 @@ def process_rows(snap: Snapshot) -> list[tuple[Any, ...]]:
     return rows
 
 
-def alert_row(alert: Alert) -> tuple[Any, ...]:
+def alert_row(alert: Alert) -> EventRow:
     return (alert.resolved_at or alert.since, "alert", alert.gpu_index, alert.rule, alert.state, alert.severity,
             alert.message, json.dumps({"id": alert.id, "value": alert.value, "threshold": alert.threshold}))
 

@@ -5,8 +5,8 @@ it). The history writes what this says; "while you were away" reads it back."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from ..core.jsonvalue import EventRow
 from ..core.model import Cause, Snapshot
 
 # The number that says how strong a cause was, per kind (the verdict's numbers), and its unit.
@@ -22,7 +22,7 @@ class VerdictChanges:
         self._minute: int | None = None
         self._peak: float | None = None
 
-    def row(self, snap: Snapshot) -> tuple[Any, ...] | None:
+    def row(self, snap: Snapshot) -> EventRow | None:
         if snap.verdict is None:
             return None
         ts = snap.timestamp
