@@ -357,9 +357,10 @@ def test_while_you_were_away_merges_each_cause_into_one_line(tmp_path: Path) -> 
 
 
 def test_while_you_were_away_fits_a_screen() -> None:
+    from app.core.jsonvalue import Json
     from app.verdict.away import SCREENFUL, group
 
-    rows = [(float(t), f"GPU {t}", {"busy": True, "cause": {"kind": "gpu_load", "gpu": t, "who": None}})
-            for t in range(20)]
+    rows: list[tuple[float, str, dict[str, Json]]] = [
+        (float(t), f"GPU {t}", {"busy": True, "cause": {"kind": "gpu_load", "gpu": t, "who": None}}) for t in range(20)]
     lines = group(rows, 20.0)
     assert len(lines) == SCREENFUL and all(line["seconds"] == 1.0 for line in lines)

@@ -7,9 +7,12 @@ import ipaddress
 import math
 import os
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..core.vocabulary import BACKENDS
+
+if TYPE_CHECKING:
+    from ..verdict.alerts import Rule
 
 MIN_PUBLIC_TOKEN = 16  # characters of FANWHY_TOKEN needed to bind anything but loopback
 
@@ -89,7 +92,7 @@ class Settings:
         5 intervals and at least 5 s)."""
         return self.watchdog_s if self.watchdog_s > 0 else max(5.0, 5 * self.interval_s)
 
-    def alert_rules(self) -> dict[str, Any]:
+    def alert_rules(self) -> dict[str, Rule]:
         """The alert rules: defaults, then FANWHY_ALERT_GPU_UTIL/HOLD/HYSTERESIS, then FANWHY_ALERTS."""
         from ..verdict.alerts import build_rules, parse_overrides
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..core.jsonvalue import Json
 from ..core.model import Snapshot
 from ..verdict.changes import VerdictChanges
 from . import queries, retention, rows
@@ -368,7 +369,7 @@ class History:
         with self.reader() as db:
             return queries.top_processes(db, since, until, self._clock() - self.raw_s, limit)
 
-    def verdicts(self, since: float, until: float) -> list[tuple[float, str, dict[str, object]]]:
+    def verdicts(self, since: float, until: float) -> list[tuple[float, str, dict[str, Json]]]:
         with self.reader() as db:
             return queries.verdicts(db, since, until)
 

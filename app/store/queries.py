@@ -8,7 +8,7 @@ import math
 import sqlite3
 from dataclasses import dataclass
 
-from ..core.jsonvalue import SqlValue
+from ..core.jsonvalue import Json, SqlValue
 from .schema import PROCESS_METRICS, SERIES
 
 MAX_POINTS = 20_000
@@ -105,7 +105,7 @@ def top_processes(db: sqlite3.Connection, since: float, until: float, raw_since:
              "gpu_memory_bytes_max": r[7]} for r in rows]
 
 
-def verdicts(db: sqlite3.Connection, since: float, until: float) -> list[tuple[float, str, dict[str, object]]]:
+def verdicts(db: sqlite3.Connection, since: float, until: float) -> list[tuple[float, str, dict[str, Json]]]:
     rows = db.execute("SELECT ts, message, data FROM events WHERE kind = 'verdict' AND ts >= ? AND ts <= ? "
                       "ORDER BY ts", (since, until)).fetchall()
     return [(ts, message, json.loads(data or "{}")) for ts, message, data in rows]

@@ -88,11 +88,14 @@ def _resolved_message(rule: str, gpu_index: int | None, value: float | None) -> 
     }.get(rule, f"GPU {gpu_index}: {rule} resolved")
 
 
-def parse_overrides(text: str) -> dict[str, dict[str, Any]]:
+RuleValue = float | bool | str  # a field of a Rule as FANWHY_ALERTS sets it
+
+
+def parse_overrides(text: str) -> dict[str, dict[str, RuleValue]]:
     """``temperature.threshold=80,power.enabled=0`` -> {"temperature": {"threshold": 80.0}, ...}."""
-    overrides: dict[str, dict[str, Any]] = {}
-    fields = {"threshold": float, "hold": float, "hysteresis": float, "cooldown": float, "enabled": None,
-              "severity": str}
+    overrides: dict[str, dict[str, RuleValue]] = {}
+    fields: dict[str, Callable[[str], RuleValue] | None] = {
+        "threshold": float, "hold": float, "hysteresis": float, "cooldown": float, "enabled": None, "severity": str}
     for item in filter(None, (p.strip() for p in text.replace(";", ",").split(","))):
         key, sep, raw = item.partition("=")
         rule, dot, field_name = key.strip().partition(".")
@@ -101,7 +104,7 @@ def parse_overrides(text: str) -> dict[str, dict[str, Any]]:
                              f"{', '.join(DEFAULT_RULES)} and FIELD in {', '.join(fields)}")
         convert = fields[field_name]
         try:
-            value: Any = (raw.strip().lower() in ("1", "true", "yes", "on")) if convert is None else convert(raw)
+            value: RuleValue = (raw.strip().lower() in ("1", "true", "yes", "on")) if convert is None else convert(raw)
         except ValueError:
             raise ValueError(f"bad alert setting {item!r}: {raw!r} is not a number") from None
         name = {"hold": "hold_s", "cooldown": "cooldown_s"}.get(field_name, field_name)
@@ -109,10 +112,11 @@ def parse_overrides(text: str) -> dict[str, dict[str, Any]]:
     return overrides
 
 
-def build_rules(overrides: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Rule]:
+def build_rules(overrides: Mapping[str, Mapping[str, RuleValue]] | None = None) -> dict[str, Rule]:
     rules = dict(DEFAULT_RULES)
     for name, changes in (overrides or {}).items():
-        rules[name] = replace(rules[name], **changes)
+        fields: dict[str, Any] = dict(changes)  # parse_overrides gave each field its type
+        rules[name] = replace(rules[name], **fields)
     return rules
 
 
@@ -133,7 +137,7 @@ class AlertEngine:
         self.history: deque[Alert] = deque(maxlen=history)
         self.recent: tuple[Alert, ...] = ()
 
-    def describe(self) -> dict[str, dict[str, Any]]:
+    def describe(self) -> dict[str, dict[str, RuleValue]]:
         return {name: asdict(rule) for name, rule in self.rules.items()}
 
     def evaluate(self, snap: Snapshot, now: float, events: Sequence[GpuEvent] = ()

@@ -8,21 +8,38 @@ screenful.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TypedDict
 
+from ..core.jsonvalue import Json
 from .changes import PEAK_OF
 
 SCREENFUL = 8
+Cause = Mapping[str, Json]  # a verdict row's cause as the history keeps it (JSON: kind, gpu, pid, who, peak)
 
 
-def _key(cause: dict[str, Any], busy: bool) -> str:
+class Span(TypedDict):
+    """One line of "while you were away": a cause, how long it lasted in all, when first and last seen, its peak."""
+
+    seconds: float
+    first_seen: float
+    last_seen: float
+    peak: float | None
+    unit: str
+    busy: bool
+    cause: Cause | None
+    sentence: str
+    headline: str
+
+
+def _key(cause: Cause, busy: bool) -> str:
     kind = cause.get("kind")
     if not busy and kind != "idle_wake":
         return "idle"
     return f"{kind}:{cause.get('gpu')}:{cause.get('who') or cause.get('container') or cause.get('pid')}"
 
 
-def sentence(cause: dict[str, Any], busy: bool) -> str:
+def sentence(cause: Cause, busy: bool) -> str:
     """The line's words: who kept what busy (commands in backticks, as the verdict writes them)."""
     kind, gpu, who = cause.get("kind"), cause.get("gpu"), cause.get("who")
     if not busy and kind != "idle_wake":
@@ -38,22 +55,25 @@ def sentence(cause: dict[str, Any], busy: bool) -> str:
     return str(kind)
 
 
-def group(rows: Sequence[tuple[float, str, dict[str, Any]]], end: float, limit: int = SCREENFUL
-          ) -> list[dict[str, Any]]:
+def group(rows: Sequence[tuple[float, str, Mapping[str, Json]]], end: float, limit: int = SCREENFUL) -> list[Span]:
     """``rows`` (time, headline, data) in time order, the last lasting until ``end``: one entry per cause."""
-    spans: dict[str, dict[str, Any]] = {}
+    spans: dict[str, Span] = {}
     for i, (ts, headline, data) in enumerate(rows):
         until = rows[i + 1][0] if i + 1 < len(rows) else end
-        cause = data.get("cause") or {}
+        found = data.get("cause")
+        cause: Cause = found if isinstance(found, Mapping) else {}
         busy = bool(data.get("busy"))
+        kind = cause.get("kind")
         span = spans.setdefault(_key(cause, busy), {
-            "seconds": 0.0, "first_seen": ts, "peak": None, "unit": PEAK_OF.get(cause.get("kind") or "", ("", ""))[1],
-            "busy": busy, "cause": cause or None, "sentence": sentence(cause, busy)})
+            "seconds": 0.0, "first_seen": ts, "last_seen": ts, "peak": None,
+            "unit": PEAK_OF.get(kind if isinstance(kind, str) else "", ("", ""))[1], "busy": busy,
+            "cause": cause or None, "sentence": sentence(cause, busy), "headline": headline})
         span["seconds"] += max(0.0, until - ts)
         span["last_seen"] = ts
         span["headline"] = headline  # the latest wording, with its numbers
         peak = cause.get("peak")
-        if isinstance(peak, (int, float)) and (span["peak"] is None or peak > span["peak"]):
-            span["peak"] = peak
+        if isinstance(peak, (int, float)) and not isinstance(peak, bool) and (span["peak"] is None
+                                                                             or peak > span["peak"]):
+            span["peak"] = float(peak)
     ranked = sorted(spans.values(), key=lambda s: (not s["busy"], -s["seconds"]))
     return ranked[:limit]
