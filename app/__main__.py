@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from .collect.config import ConfigError, Settings, load_settings
 from .core.version import __version__
@@ -26,7 +26,7 @@ EXIT_CODES = """exit codes:
   130 interrupted (Ctrl-C) before the first answer"""
 
 # Settings a flag can set: (flag, setting, type, help). The environment variable is named in each help text.
-_FLAGS: tuple[tuple[str, str, Callable[[str], Any], str], ...] = (
+_FLAGS: tuple[tuple[str, str, Callable[[str], object], str], ...] = (
     ("--host", "host", str, "address to bind (FANWHY_HOST, default 127.0.0.1; anything else needs FANWHY_TOKEN)"),
     ("--port", "port", int, "port (FANWHY_PORT, default 8090; the exporter: EXPORTER_PORT, default 9201)"),
     ("--interval", "interval_s", float, "seconds between samples (FANWHY_INTERVAL, default 1)"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from types import ModuleType
 from typing import Any
 
 import psutil
@@ -174,7 +175,7 @@ def cpu_temperature(sensors: tuple[HostSensor, ...]) -> float | None:
     return None
 
 
-def _read(module: Any, name: str, unsupported: dict[str, str], field: str) -> dict[str, list[Any]]:
+def _read(module: ModuleType, name: str, unsupported: dict[str, str], field: str) -> dict[str, list[Any]]:
     reader = getattr(module, name, None)
     if reader is None:
         unsupported[field] = f"not available on this platform (psutil has no {name})"

@@ -12,13 +12,23 @@ import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..attribution.attributor import Attribution, Attributor
 from ..attribution.processes import ProcessInspector
 from ..attribution.procstat import CpuBaseline
 from ..core.jsonvalue import JsonObject
-from ..core.model import Alert, BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot, evolve, frozen_map
+from ..core.model import (
+    Alert,
+    BackendInfo,
+    CollectorTiming,
+    GpuProcessUsage,
+    GpuSample,
+    HostSample,
+    Snapshot,
+    evolve,
+    frozen_map,
+)
 from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine
 from ..verdict.explain import BusyClock, explain
@@ -220,7 +230,7 @@ class Monitor:
             return True
         return self.hung is not None or self._clock() - frame.monotonic > max(2.0, 3 * self.interval_s)
 
-    def _read_backend(self) -> tuple[tuple[GpuSample, ...], list[Any], list[str]]:
+    def _read_backend(self) -> tuple[tuple[GpuSample, ...], list[GpuProcessUsage], list[str]]:
         errors: list[str] = []
         gpus: tuple[GpuSample, ...] = ()
         try:
@@ -228,7 +238,7 @@ class Monitor:
         except Exception as error:
             log.exception("backend %s sample failed", self.backend.name)
             errors.append(f"{self.backend.name} backend: {type(error).__name__}: {error}")
-        usages: list[Any] = []
+        usages: list[GpuProcessUsage] = []
         try:
             usages = list(self.backend.processes())
         except Exception as error:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, Mapping, TypeVar
+from typing import Literal, Mapping, Never, TypeVar
 
 Visibility = Literal["visible", "host-pid-only", "inferred"]
 ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
@@ -19,7 +19,7 @@ UsageKind = Literal["compute", "graphics", "utilization-only"]
 CauseKind = Literal["gpu_load", "gpu_failed", "cpu_load", "thermal_throttle", "power_cap", "memory_holder",
                     "idle_wake"]
 
-EMPTY: Mapping[str, Any] = MappingProxyType({})
+EMPTY: Mapping[str, Never] = MappingProxyType({})  # an empty default for a mapping of any values
 V = TypeVar("V")
 
 
@@ -31,7 +31,7 @@ def frozen_map(values: Mapping[str, V] | None) -> Mapping[str, V]:
 _T = TypeVar("_T")
 
 
-def evolve(obj: _T, **changes: Any) -> _T:
+def evolve(obj: _T, **changes: object) -> _T:
     """``dataclasses.replace`` for the collector's per-tick path: a copy of a model object with ``changes``,
     in about a third of the time (1.1 vs 4.0 µs for a ProcessSample on this project's VM; model types have
     no ``__post_init__`` and no slots, so ``__init__`` adds nothing). An unknown field name raises

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping, TypeVar
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 from ..core.vocabulary import BACKENDS
@@ -15,6 +15,8 @@ from .basic import BasicBackend, normalize_pci
 from .nvidia import NvidiaBackend
 from .simulated import SimulatedBackend
 from .sysfs import drm_cards
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +109,7 @@ def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backen
 
 def default_builders(settings: object | None = None) -> dict[str, Callable[[], Backend]]:
     """Constructors for each backend, configured from settings (tests pass their own)."""
-    def get(name: str, default: Any) -> Any:
+    def get(name: str, default: T) -> T:
         return getattr(settings, name, default) if settings is not None else default
 
     from .nvidia_smi import NvidiaSmi

@@ -9,12 +9,13 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
+from ..collect.monitor import Frame, Monitor
 from ..core.model import GpuSample, Snapshot
 from ..core.vocabulary import gpu_score
+from .concurrency import Concurrency
 from .rest import ApiError, allow_only, arg
 
 bp = Blueprint("picking", __name__, url_prefix="/api")
@@ -122,7 +123,8 @@ def available() -> tuple[Response, int]:
             raise ApiError(429, "too many waiting requests",
                            f"at most {slots.per_client} waiting requests per client and {slots.in_all} in all")
         try:
-            frame, chosen, why = _wait_for_gpus(fanwhy, frame, wait, count, min_memory, max_util)
+            frame, chosen, why = _wait_for_gpus(fanwhy.monitor, fanwhy.concurrency, frame, wait, count, min_memory,
+                                                max_util)
         finally:
             slots.give_back(client)
     if not why and frame is not None:
@@ -132,16 +134,16 @@ def available() -> tuple[Response, int]:
     return jsonify({"error": "not enough GPUs available", "detail": {**detail, "reason": why}}), 409
 
 
-def _wait_for_gpus(fanwhy: Any, frame: Any, wait: float, count: int, min_memory: float, max_util: float
-                   ) -> tuple[Any, list[Candidate], str | None]:
+def _wait_for_gpus(monitor: Monitor, concurrency: Concurrency, frame: Frame | None, wait: float, count: int,
+                   min_memory: float, max_util: float) -> tuple[Frame | None, list[Candidate], str | None]:
     """Look at each new frame until ``count`` GPUs fit or ``wait`` seconds pass."""
     deadline = time.monotonic() + wait
     seq = frame.seq if frame else 0
     chosen: list[Candidate] = []
     why: str | None = "no snapshot yet"
     while (remaining := deadline - time.monotonic()) > 0:
-        fanwhy.concurrency.sleep(min(POLL_S, remaining))
-        latest = fanwhy.monitor.latest()
+        concurrency.sleep(min(POLL_S, remaining))
+        latest = monitor.latest()
         if latest is None or latest.seq == seq:
             continue
         frame, seq = latest, latest.seq

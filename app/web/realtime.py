@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
 
 from flask import Flask, request
 from flask_socketio import SocketIO, emit
@@ -94,14 +93,14 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
     limiter = TokenBuckets(rate=2.0, burst=5.0)
 
     @socketio.on("connect")  # type: ignore[untyped-decorator]  # flask_socketio ships no type hints
-    def on_connect(auth: Any = None) -> bool:
+    def on_connect(auth: object = None) -> bool:
         frame = monitor.latest()
         if frame is not None:
             emit("gpu_status", frame.view)
         return True
 
     @socketio.on("request_gpu_update")  # type: ignore[untyped-decorator]  # no type hints there
-    def on_request_update(*_: Any) -> dict[str, object]:
+    def on_request_update(*_: object) -> dict[str, object]:
         if not limiter.allow(request.sid):  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
             return {"error": "rate limited", "detail": "at most 2 requests a second per client"}
         accepted = monitor.request_tick()
