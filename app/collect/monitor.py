@@ -142,6 +142,12 @@ class Monitor:
         self.host.prime(baseline)
         self.attributor.inspector.prime(baseline)
 
+    def counters(self) -> Counters:
+        """The counters as of now (a frame carries them as of its own moment: read those with the frame)."""
+        return Counters(total_errors=self.total_errors, consecutive_failures=self.consecutive_failures,
+                        gpu_events=tuple(sorted(self._gpu_event_counts.items(), key=str)),
+                        recent_alerts=self.alerts.recent)
+
     def set_interval(self, seconds: float) -> None:
         """Collect every ``seconds`` from the next tick on (``--watch N``)."""
         self.interval_s = seconds
@@ -321,11 +327,8 @@ class Monitor:
     def _publish(self, snapshot: Snapshot) -> Frame:
         with self._published:
             seq = self._latest.seq + 1 if self._latest is not None else 1
-            counters = Counters(total_errors=self.total_errors, consecutive_failures=self.consecutive_failures,
-                                gpu_events=tuple(sorted(self._gpu_event_counts.items(), key=str)),
-                                recent_alerts=self.alerts.recent)
             frame = Frame(seq=seq, snapshot=snapshot, view=snapshot_view(snapshot), monotonic=self._clock(),
-                          counters=counters)
+                          counters=self.counters())
             self._latest = frame
             if snapshot.alert_events:
                 self._events.append((seq, snapshot.alert_events))

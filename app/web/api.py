@@ -15,6 +15,7 @@ from .rest import ApiError, allow_only, arg
 
 if TYPE_CHECKING:
     from ..store.history import History
+    from ..verdict.notify import TargetStatus
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -248,14 +249,16 @@ def health() -> tuple[Response, int]:
     monitor: Monitor = services.monitor
     frame = monitor.latest()
     notifications = services.notifier.status() if services.notifier is not None else []
+    # the frame's counters; before the first frame, the collector's own (nothing else has them yet)
+    counters = frame.counters if frame is not None else monitor.counters()
     body: dict[str, object] = {
         "version": __version__,
         "backend": monitor.backend.name,
         "skipped_backends": dict(monitor.selection.skipped),
         "interval_s": monitor.interval_s,
         "collector_running": monitor.running,
-        "consecutive_failures": frame.counters.consecutive_failures if frame else monitor.consecutive_failures,
-        "total_errors": frame.counters.total_errors if frame else monitor.total_errors,
+        "consecutive_failures": counters.consecutive_failures,
+        "total_errors": counters.total_errors,
         "xid_events": monitor.backend.event_watch(),
         "history": _history_health(services.history),
         "notifications": notifications,
@@ -267,20 +270,8 @@ def health() -> tuple[Response, int]:
     snap = frame.snapshot
     age = round(time.monotonic() - frame.monotonic, 3)
     gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
-    down = []  # no current data at all
-    if not monitor.running and services.settings.collector:
-        down.append("the collector is not running")
-    if age > 5 * monitor.interval_s + 2:
-        down.append(f"the latest snapshot is {age:.0f} s old")
-    degraded = [f"{monitor.hung}: serving the last snapshot, marked stale"] if monitor.hung else []
-    if services.history is not None:
-        degraded.extend(filter(None, [services.history.error, *services.history.recent_faults()]))
-    degraded.extend(snap.errors)
-    degraded.extend(f"notifications to {n['target']} failing: {n['last_error']}"
-                    for n in notifications if n["last_error"])
-    degraded.extend(f"GPU {i}: {e}" for i, e in gpu_errors.items())
-    if age > 2 * monitor.interval_s + 1 and not down:
-        degraded.append(f"the latest snapshot is {age:.1f} s old")
+    down, degraded = _health_reasons(monitor, services.history, services.settings.collector, frame, age,
+                                     notifications)
     status = "down" if down else "degraded" if degraded else "ok"
     reasons = down + degraded
     body.update(status=status, reasons=reasons, data_age_s=age, stale=monitor.stale(frame),
@@ -288,6 +279,26 @@ def health() -> tuple[Response, int]:
                 gpu_count=len(snap.gpus), gpu_errors=gpu_errors, no_gpu_reason=snap.backend.no_gpu_reason,
                 collector_errors=list(snap.errors), timing=to_json(snap.timing))
     return jsonify(body), 503 if status == "down" else 200
+
+
+def _health_reasons(monitor: Monitor, history: History | None, collector: bool, frame: Frame, age: float,
+                    notifications: Sequence[TargetStatus]) -> tuple[list[str], list[str]]:
+    """Why the server is down (no current data at all) and why it is degraded (some data missing or old)."""
+    down = []
+    if not monitor.running and collector:
+        down.append("the collector is not running")
+    if age > 5 * monitor.interval_s + 2:
+        down.append(f"the latest snapshot is {age:.0f} s old")
+    degraded = [f"{monitor.hung}: serving the last snapshot, marked stale"] if monitor.hung else []
+    if history is not None:
+        degraded.extend(filter(None, [history.error, *history.recent_faults()]))
+    degraded.extend(frame.snapshot.errors)
+    degraded.extend(f"notifications to {n['target']} failing: {n['last_error']}"
+                    for n in notifications if n["last_error"])
+    degraded.extend(f"GPU {g.index}: {g.error}" for g in frame.snapshot.gpus if g.error)
+    if age > 2 * monitor.interval_s + 1 and not down:
+        degraded.append(f"the latest snapshot is {age:.1f} s old")
+    return down, degraded
 
 
 def _history_health(history: History | None) -> dict[str, object]:

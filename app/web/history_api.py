@@ -9,6 +9,7 @@ import uuid
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
+from ..core.jsonvalue import Json
 from ..store.history import History
 from ..store.queries import HistoryError
 from ..store.recordings import Recorder, RecordingsFull
@@ -114,6 +115,19 @@ def while_you_were_away() -> Response:
                     "alerts": history.alerts(since, until, limit=50)})
 
 
+def _gpu_indices(value: Json, present: list[int]) -> list[int] | None:
+    """A recording's ``gpus``: null for all, else a list of GPU indices that exist (400, 404 otherwise)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in value):
+        raise ApiError(400, "invalid gpus", "a list of GPU indices, or null for all")
+    gpus = [g for g in value if isinstance(g, int)]  # all of them (checked above): now typed so
+    missing = [g for g in gpus if g not in present]
+    if missing:
+        raise ApiError(404, f"no GPU {missing[0]}", {"gpus": present})
+    return gpus
+
+
 @bp.post("/recordings")
 def start_recording() -> tuple[Response, int]:
     """Start recording GPU statistics: ``{"label": str, "gpus": [int] | null, "interval": seconds}``."""
@@ -130,14 +144,7 @@ def start_recording() -> tuple[Response, int]:
         raise ApiError(400, "invalid label", "a string of at most 200 characters")
     snapshot = current_app.extensions["fanwhy"].monitor.latest()
     present = [g.index for g in snapshot.snapshot.gpus] if snapshot else []
-    gpus = body.get("gpus")
-    if gpus is not None:
-        if not isinstance(gpus, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in gpus):
-            raise ApiError(400, "invalid gpus", "a list of GPU indices, or null for all")
-        gpus = [g for g in gpus if isinstance(g, int)]  # (all of them: checked above; the type says so now)
-        missing = [g for g in gpus if g not in present]
-        if missing:
-            raise ApiError(404, f"no GPU {missing[0]}", {"gpus": present})
+    gpus = _gpu_indices(body.get("gpus"), present)
     settings = current_app.extensions["fanwhy"].settings
     interval = body.get("interval", settings.interval_s)
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval <= 3600:
