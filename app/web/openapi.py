@@ -8,37 +8,37 @@ cannot drift from what the JSON view serves; schemathesis checks real answers ag
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, render_template
 
+from ..core.jsonvalue import Json, JsonObject
 from .schemas import component_schemas
 
 bp = Blueprint("openapi", __name__, url_prefix="/api")
 
-ERROR = {"$ref": "#/components/responses/Error"}
-OBJECT = {"description": "JSON", "content": {"application/json": {"schema": {"type": "object"}}}}
+ERROR: JsonObject = {"$ref": "#/components/responses/Error"}
+OBJECT: JsonObject = {"description": "JSON", "content": {"application/json": {"schema": {"type": "object"}}}}
 
 
-def _ref(name: str) -> dict[str, Any]:
+def _ref(name: str) -> JsonObject:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _array(name: str) -> dict[str, Any]:
+def _array(name: str) -> JsonObject:
     return {"type": "array", "items": _ref(name)}
 
 
-def _answer(schema: dict[str, Any], description: str = "JSON") -> dict[str, Any]:
+def _answer(schema: JsonObject, description: str = "JSON") -> JsonObject:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-def _object(required: list[str], **properties: Any) -> dict[str, Any]:
+def _object(required: list[str], **properties: Json) -> JsonObject:
     return {"type": "object", "required": required, "properties": properties}
 
 
 NUMBER = {"type": ["number", "null"]}
 # What each typed endpoint answers, composed of the model's schemas.
-ANSWERS: dict[str, dict[str, Any]] = {
+ANSWERS: dict[str, JsonObject] = {
     "/api/gpu/metrics": _ref("SnapshotView"),
     "/api/gpu/summary": _object(
         ["timestamp", "backend", "gpu_count", "verdict", "gpus", "host", "top_processes", "alerts"],
@@ -70,7 +70,7 @@ ANSWERS: dict[str, dict[str, Any]] = {
 }
 
 
-def _param(name: str, kind: str, description: str, where: str = "query", **schema: Any) -> dict[str, Any]:
+def _param(name: str, kind: str, description: str, where: str = "query", **schema: Json) -> JsonObject:
     return {"name": name, "in": where, "required": where == "path", "description": description,
             "schema": {"type": kind, **schema}}
 
@@ -80,9 +80,9 @@ SINCE = _param("since", "string", "unix seconds, or a span before now: -15m, -1h
 UNTIL = _param("until", "string", "unix seconds, or a span before now; default now")
 
 
-def _get(summary: str, params: list[dict[str, Any]] | None = None, extra: dict[str, Any] | None = None,
-         tag: str = "gpu") -> dict[str, Any]:
-    responses = {"200": OBJECT, "400": ERROR, "401": ERROR, "404": ERROR, "429": ERROR, "503": ERROR}
+def _get(summary: str, params: list[JsonObject] | None = None, extra: JsonObject | None = None,
+         tag: str = "gpu") -> JsonObject:
+    responses: JsonObject = {"200": OBJECT, "400": ERROR, "401": ERROR, "404": ERROR, "429": ERROR, "503": ERROR}
     responses.update(extra or {})
     return {"get": {"summary": summary, "tags": [tag], "parameters": params or [], "responses": responses}}
 
@@ -93,27 +93,36 @@ def _operation_id(method: str, path: str) -> str:
     return method + "".join(w[:1].upper() + w[1:] for w in words)
 
 
-def _finish(spec: dict[str, Any]) -> dict[str, Any]:
+def _dict(value: Json) -> dict[str, Json]:
+    """A part of the document that is an object (this module built it so)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"expected an object in the OpenAPI document, got {type(value).__name__}")
+    return value
+
+
+def _finish(spec: JsonObject) -> JsonObject:
     """operationIds, the typed answers, and the model's schemas."""
     schemas = component_schemas()
-    view = dict(schemas["Snapshot"], required=[r for r in schemas["Snapshot"]["required"] if r != "alert_events"])
-    view["properties"] = {k: v for k, v in schemas["Snapshot"]["properties"].items() if k != "alert_events"}
+    snapshot = schemas["Snapshot"]
+    required = snapshot["required"]
+    view = dict(snapshot, required=[r for r in required if r != "alert_events"] if isinstance(required, list) else [])
+    view["properties"] = {k: v for k, v in _dict(snapshot["properties"]).items() if k != "alert_events"}
     schemas["SnapshotView"] = view
     headline = ("index", "name", "vendor", "uuid", "utilization_percent", "memory_used_bytes", "memory_total_bytes",
                 "temperature_c", "fan_speed_percent", "power_w", "power_limit_w", "throttle_reasons", "error",
                 "memory_percent", "unsupported")
     schemas["GpuHeadline"] = {"type": "object", "required": list(headline), "description": "A GPU's headline numbers",
-                              "properties": {k: schemas["GpuSample"]["properties"][k] for k in headline}}
-    spec["components"]["schemas"] = schemas
-    for path, methods in spec["paths"].items():
-        for method, operation in methods.items():
-            operation["operationId"] = _operation_id(method, path)
+                              "properties": {k: _dict(schemas["GpuSample"]["properties"])[k] for k in headline}}
+    _dict(spec["components"])["schemas"] = dict(schemas)
+    for path, methods in _dict(spec["paths"]).items():
+        for method, operation in _dict(methods).items():
+            _dict(operation)["operationId"] = _operation_id(method, path)
             if method == "get" and path in ANSWERS:
-                operation["responses"]["200"] = _answer(ANSWERS[path])
+                _dict(_dict(operation)["responses"])["200"] = _answer(ANSWERS[path])
     return spec
 
 
-SPEC: dict[str, Any] = {
+SPEC: JsonObject = {
     "openapi": "3.1.0",
     "info": {"title": "FanWhy", "version": "1", "description": "Why is my fan running? GPU and CPU load, who "
              "causes it, history, alerts. Every value comes from the collector's latest snapshot."},

@@ -14,6 +14,7 @@ import typing
 from typing import Any
 
 from ..collect.serialize import _EXTRAS
+from ..core.jsonvalue import JsonObject
 from ..core.model import Snapshot
 
 _PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
@@ -22,11 +23,11 @@ _EXTRA_TYPES = {"memory_percent": ["number", "null"], "gpu_memory_bytes": ["inte
                 "sm_percent": ["number", "null"]}
 
 
-def _ref(kind: type) -> dict[str, Any]:
+def _ref(kind: type) -> JsonObject:
     return {"$ref": f"#/components/schemas/{kind.__name__}"}
 
 
-def schema_of(hint: Any, found: dict[str, Any]) -> dict[str, Any]:
+def schema_of(hint: object, found: dict[str, JsonObject]) -> JsonObject:
     """The JSON Schema of a value annotated ``hint``; dataclasses go into ``found`` and are referenced."""
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
@@ -54,7 +55,7 @@ def schema_of(hint: Any, found: dict[str, Any]) -> dict[str, Any]:
     raise TypeError(f"no JSON Schema for {hint!r}")
 
 
-def _dataclass_schema(kind: type, found: dict[str, Any]) -> dict[str, Any]:
+def _dataclass_schema(kind: type, found: dict[str, JsonObject]) -> JsonObject:
     hints = typing.get_type_hints(kind)
     names = [f.name for f in dataclasses.fields(kind)]
     properties = {name: schema_of(hints[name], found) for name in names}
@@ -65,8 +66,8 @@ def _dataclass_schema(kind: type, found: dict[str, Any]) -> dict[str, Any]:
             "properties": properties}
 
 
-def component_schemas() -> dict[str, Any]:
+def component_schemas() -> dict[str, JsonObject]:
     """Every model type of a snapshot, by name."""
-    found: dict[str, Any] = {}
+    found: dict[str, JsonObject] = {}
     schema_of(Snapshot, found)
     return found
