@@ -180,6 +180,7 @@ def test_recording_statistics_match_hand_computed_values(tmp_path: Path, clock: 
     finally:
         history.close()
     assert result["sample_count"] == 3 and result["duration_s"] == 6.0 and result["state"] == "stopped"
+    assert result["gpu_stats"] is not None
     stats = result["gpu_stats"]["0"]
     assert stats["samples"] == 3
     assert stats["utilization_percent"] == {"min": 10.0, "max": 50.0, "mean": 30.0}

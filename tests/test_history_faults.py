@@ -290,7 +290,8 @@ def test_a_recording_stops_itself_at_its_sample_cap(history: History, clock: Clo
     feed(history, clock, 10)
     found = recorder.get("capped")
     assert found is not None and found["state"] == "stopped" and found["sample_count"] == 4
-    assert found["gpu_stats"]["0"]["samples"] == 4 and "capped" not in recorder._live
+    assert found["gpu_stats"] is not None and found["gpu_stats"]["0"]["samples"] == 4
+    assert "capped" not in recorder._live
 
 
 def test_recordings_count_toward_the_size_cap_and_health_says_so(tmp_path: Path, clock: Clock) -> None:

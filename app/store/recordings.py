@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence, TypedDict
 
 from ..core.model import Snapshot
 from .history import History
@@ -91,7 +91,7 @@ class Recorder:
         for rec in full:  # at its sample cap: stopped, with its statistics, in this same transaction
             _finish(db, rec.id, snap.timestamp)
 
-    def stop(self, rec_id: str, stopped: float) -> dict[str, Any]:
+    def stop(self, rec_id: str, stopped: float) -> RecordingView:
         self._history.flush()  # what was collected before the stop belongs to the recording
         with self._lock:
             self._live.pop(rec_id, None)
@@ -101,7 +101,7 @@ class Recorder:
         assert found is not None
         return found
 
-    def get(self, rec_id: str) -> dict[str, Any] | None:
+    def get(self, rec_id: str) -> RecordingView | None:
         with self._history.reader() as db:
             row = db.execute("SELECT id, label, gpus, interval_s, started, stopped, stats FROM recordings WHERE id = ?",
                              (rec_id,)).fetchone()
@@ -111,7 +111,7 @@ class Recorder:
                                (rec_id,)).fetchone()[0]
         return _recording_view(row, count)
 
-    def newest(self, limit: int = 100) -> list[dict[str, Any]]:
+    def newest(self, limit: int = 100) -> list[RecordingView]:
         with self._history.reader() as db:
             rows = db.execute("SELECT id, label, gpus, interval_s, started, stopped, stats FROM recordings "
                               "ORDER BY started DESC LIMIT ?", (limit,)).fetchall()
@@ -130,22 +130,61 @@ def _finish(db: sqlite3.Connection, rec_id: str, stopped: float) -> None:
                (stopped, json.dumps(recording_stats(db, rec_id)), rec_id))
 
 
-def recording_stats(db: sqlite3.Connection, rec_id: str) -> dict[str, Any]:
+class Stat(TypedDict):
+    min: float | None
+    max: float | None
+    mean: float | None
+
+
+class GpuStats(TypedDict):
+    """What a recording sampled of one GPU: how many samples, and min/max/mean of each metric."""
+
+    samples: int
+    utilization_percent: Stat
+    memory_used_bytes: Stat
+    memory_percent: Stat
+    temperature_c: Stat
+    power_w: Stat
+
+
+class RecordingView(TypedDict):
+    """A recording as the API answers it."""
+
+    id: str
+    label: str
+    gpus: list[int] | None
+    interval_s: float
+    started_at: float
+    stopped_at: float | None
+    duration_s: float
+    sample_count: int
+    state: str
+    gpu_stats: dict[str, GpuStats] | None
+
+
+_METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w")
+
+
+def _stat(values: Sequence[float | None], i: int) -> Stat:
+    mean = values[3 * i + 2]
+    return {"min": values[3 * i], "max": values[3 * i + 1], "mean": round(mean, 3) if mean is not None else None}
+
+
+def recording_stats(db: sqlite3.Connection, rec_id: str) -> dict[str, GpuStats]:
     """Per-GPU min/max/mean of what a recording sampled: {"0": {"utilization_percent": {...}, ...}}."""
-    metrics = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w")
-    select = ", ".join(f"min({m}), max({m}), avg({m})" for m in metrics)
-    stats: dict[str, Any] = {}
+    select = ", ".join(f"min({m}), max({m}), avg({m})" for m in _METRICS)
+    stats: dict[str, GpuStats] = {}
     for row in db.execute(f"SELECT gpu, count(*), {select} FROM recording_samples WHERE rec = ? GROUP BY gpu "
                           "ORDER BY gpu", (rec_id,)):
-        gpu, count, values = row[0], row[1], row[2:]
-        stats[str(gpu)] = {"samples": count, **{
-            m: {"min": values[3 * i], "max": values[3 * i + 1],
-                "mean": round(values[3 * i + 2], 3) if values[3 * i + 2] is not None else None}
-            for i, m in enumerate(metrics)}}
+        values: Sequence[float | None] = row[2:]
+        stats[str(row[0])] = GpuStats(samples=row[1], utilization_percent=_stat(values, 0),
+                                      memory_used_bytes=_stat(values, 1), memory_percent=_stat(values, 2),
+                                      temperature_c=_stat(values, 3), power_w=_stat(values, 4))
     return stats
 
 
-def _recording_view(row: Sequence[Any], sample_count: int) -> dict[str, Any]:
+def _recording_view(row: tuple[str, str, str | None, float, float, float | None, str | None],
+                    sample_count: int) -> RecordingView:
     rec_id, label, gpus, interval_s, started, stopped, stats = row
     return {"id": rec_id, "label": label, "gpus": json.loads(gpus) if gpus else None, "interval_s": interval_s,
             "started_at": started, "stopped_at": stopped,
