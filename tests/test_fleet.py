@@ -231,3 +231,37 @@ def test_the_cluster_view_groups_the_busiest_pods_by_node_and_namespace(
     assert pods == [{"instance": targets[0], "namespace": "ml", "pod": "trainer-0", "sm_percent": 70.0,
                      "gpu_memory_bytes": pods[0]["gpu_memory_bytes"]}]
     assert pods[0]["gpu_memory_bytes"] > 0
+
+
+@pytest.mark.parametrize("answer", [
+    b'{"status": "success", "data": {"result": [{"metric": {}}]}}',  # no value
+    b'{"status": "success", "data": {"result": [{"metric": {"instance": "a"}, "value": [1, "x"]}]}}',
+    b'{"status": "success", "data": {}}',
+    b'["not", "an", "object"]',
+])
+def test_a_prometheus_answer_of_another_shape_is_a_502_with_the_reason(make_app: Any, fake_nvml: Any,
+                                                                         answer: bytes) -> None:
+    """A proxy or another program on the Prometheus URL: the fleet view says so (502), never a 500."""
+    import http.server
+    import threading
+
+    class Odd(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    odd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Odd)
+    threading.Thread(target=odd.serve_forever, daemon=True).start()
+    try:
+        app = make_app(nvidia_selection(fake_nvml), start=False, prometheus_url=f"http://127.0.0.1:{odd.server_port}")
+        answered = app.test_client().get("/api/fleet")
+    finally:
+        odd.shutdown()
+        odd.server_close()
+    assert answered.status_code == 502, answered.get_data(as_text=True)
+    assert answered.get_json()["error"] == "Prometheus did not answer"

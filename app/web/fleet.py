@@ -11,10 +11,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections import defaultdict
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, render_template
 
+from ..core.jsonvalue import JsonObject
 from ..core.vocabulary import gpu_score
 from .rest import ApiError, allow_only
 
@@ -33,73 +35,92 @@ class PrometheusError(Exception):
     pass
 
 
-def query(base: str, promql: str) -> list[dict[str, Any]]:
-    """One instant query: the result vector, or PrometheusError with the reason."""
+@dataclass(frozen=True)
+class Sample:
+    """One series of an instant query's answer: its labels and its value."""
+
+    labels: Mapping[str, str]
+    value: float
+
+
+@dataclass
+class _Node:
+    up: bool | None = None
+    backend: str | None = None
+    cpu_percent: float | None = None
+    gpus: dict[str, dict[str, float | int | str | None]] = field(default_factory=dict)
+    containers: list[dict[str, float | str | None]] = field(default_factory=list)
+
+    def gpu(self, labels: Mapping[str, str]) -> dict[str, float | int | str | None]:
+        return self.gpus.setdefault(labels["gpu"], {"gpu": int(labels["gpu"])})
+
+
+def query(base: str, promql: str) -> list[Sample]:
+    """One instant query: the result vector, or PrometheusError with the reason (an answer of another shape too)."""
     url = f"{base.rstrip('/')}/api/v1/query?{urllib.parse.urlencode({'query': promql})}"
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response:
             body = json.load(response)
     except (OSError, ValueError, urllib.error.URLError) as error:
         raise PrometheusError(f"{base}: {error}") from None
-    if body.get("status") != "success":
-        raise PrometheusError(f"{base}: {body.get('error', 'query failed')}")
-    result: list[dict[str, Any]] = body["data"]["result"]
-    return result
+    if not isinstance(body, dict) or body.get("status") != "success":
+        raise PrometheusError(f"{base}: {body.get('error', 'query failed') if isinstance(body, dict) else body!r}")
+    try:
+        return [Sample({str(k): str(v) for k, v in row["metric"].items()}, float(row["value"][1]))
+                for row in body["data"]["result"]]
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+        raise PrometheusError(f"{base}: an answer of an unexpected shape ({type(error).__name__}: {error})") from None
 
 
-def fleet_view(base: str) -> dict[str, Any]:
-    nodes: dict[str, dict[str, Any]] = defaultdict(lambda: {"up": None, "gpus": {}, "containers": []})
+def fleet_view(base: str) -> JsonObject:
+    nodes: dict[str, _Node] = defaultdict(_Node)
     for row in query(base, 'up{job=~"fanwhy.*"}'):
-        nodes[row["metric"]["instance"]]["up"] = float(row["value"][1]) == 1.0
+        nodes[row.labels["instance"]].up = row.value == 1.0
     for row in query(base, "fanwhy_backend_info"):
-        nodes[row["metric"]["instance"]]["backend"] = row["metric"].get("backend")
+        nodes[row.labels["instance"]].backend = row.labels.get("backend")
     for row in query(base, "fanwhy_host_cpu_percent"):
-        nodes[row["metric"]["instance"]]["cpu_percent"] = float(row["value"][1])
+        nodes[row.labels["instance"]].cpu_percent = row.value
     for row in query(base, "fanwhy_gpu_info"):
-        metric = row["metric"]
-        gpu = nodes[metric["instance"]]["gpus"].setdefault(metric["gpu"], {"gpu": int(metric["gpu"])})
-        gpu.update(name=metric.get("name"), uuid=metric.get("uuid"))
-    for field, series in GPU_SERIES.items():
+        nodes[row.labels["instance"]].gpu(row.labels).update(name=row.labels.get("name"), uuid=row.labels.get("uuid"))
+    for name, series in GPU_SERIES.items():
         for row in query(base, series):
-            metric = row["metric"]
-            gpu = nodes[metric["instance"]]["gpus"].setdefault(metric["gpu"], {"gpu": int(metric["gpu"])})
-            gpu[field] = float(row["value"][1])
+            nodes[row.labels["instance"]].gpu(row.labels)[name] = row.value
     for row in query(base, "topk(50, fanwhy_container_gpu_memory_bytes)"):
-        metric = row["metric"]
-        nodes[metric["instance"]]["containers"].append(
-            {"id": metric.get("container_id"), "name": metric.get("container_name"),
-             "method": metric.get("method"), "gpu_memory_bytes": float(row["value"][1])})
-    ranking = []
-    out = []
+        nodes[row.labels["instance"]].containers.append(
+            {"id": row.labels.get("container_id"), "name": row.labels.get("container_name"),
+             "method": row.labels.get("method"), "gpu_memory_bytes": row.value})
+    ranking: list[dict[str, float | int | str | None]] = []
+    out: list[JsonObject] = []
     for instance, node in sorted(nodes.items()):
-        gpus = sorted(node["gpus"].values(), key=lambda g: g["gpu"])
+        gpus = sorted(node.gpus.values(), key=lambda g: _number(g.get("gpu")))
         for gpu in gpus:
-            total, used, util = gpu.get("memory_total_bytes"), gpu.get("memory_used_bytes"), gpu.get(
-                "utilization_percent")
-            if total and used is not None and util is not None:
+            total, used, util = (gpu.get(k) for k in ("memory_total_bytes", "memory_used_bytes", "utilization_percent"))
+            if isinstance(total, float) and total and isinstance(used, float) and isinstance(util, float):
                 gpu["score"] = round(gpu_score((total - used) / total, util), 4)
                 ranking.append({"instance": instance, "gpu": gpu["gpu"], "name": gpu.get("name"),
                                 "score": gpu["score"]})
-        containers = sorted(node["containers"], key=lambda c: -c["gpu_memory_bytes"])[:5]
-        out.append({"instance": instance, "up": node["up"], "backend": node.get("backend"),
-                    "cpu_percent": node.get("cpu_percent"), "gpus": gpus, "top_containers": containers})
-    ranking.sort(key=lambda r: (-r["score"], r["instance"], r["gpu"]))
+        containers = sorted(node.containers, key=lambda c: -_number(c["gpu_memory_bytes"]))[:5]
+        out.append({"instance": instance, "up": node.up, "backend": node.backend, "cpu_percent": node.cpu_percent,
+                    "gpus": gpus, "top_containers": containers})
+    ranking.sort(key=lambda r: (-_number(r["score"]), str(r["instance"]), _number(r["gpu"])))
     return {"prometheus": base, "nodes": out, "ranking": ranking, "pods": pods_view(base)}
 
 
-def pods_view(base: str) -> list[dict[str, Any]]:
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def pods_view(base: str) -> list[dict[str, float | str | None]]:
     """The busiest pods of the cluster, by node and namespace (from the per-process labels namespace and pod)."""
-    pods: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for field, series in (("sm_percent", "fanwhy_process_sm_percent"),
-                          ("gpu_memory_bytes", "fanwhy_process_gpu_memory_bytes")):
+    pods: dict[tuple[str, str, str], dict[str, float | str | None]] = {}
+    for name, series in (("sm_percent", "fanwhy_process_sm_percent"),
+                         ("gpu_memory_bytes", "fanwhy_process_gpu_memory_bytes")):
         promql = f'topk(50, sum by (instance, namespace, pod) ({series}{{pod!=""}}))'
         for row in query(base, promql):
-            metric = row["metric"]
-            key = (metric.get("instance", ""), metric.get("namespace", ""), metric.get("pod", ""))
-            pods.setdefault(key, {"instance": key[0], "namespace": key[1] or None, "pod": key[2]})[field] = \
-                float(row["value"][1])
-    return sorted(pods.values(), key=lambda p: (p["instance"], p["namespace"] or "", -p.get("sm_percent", 0.0),
-                                                p["pod"]))
+            key = (row.labels.get("instance", ""), row.labels.get("namespace", ""), row.labels.get("pod", ""))
+            pods.setdefault(key, {"instance": key[0], "namespace": key[1] or None, "pod": key[2]})[name] = row.value
+    return sorted(pods.values(), key=lambda p: (str(p["instance"]), str(p["namespace"] or ""),
+                                                -_number(p.get("sm_percent", 0.0)), str(p["pod"])))
 
 
 @bp.get("/api/fleet")
