@@ -15,7 +15,9 @@ import os
 import socket
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
+
+from ..core.jsonvalue import Json, member, members, text
 
 if TYPE_CHECKING:
     import http.client
@@ -63,21 +65,21 @@ def _unix_connection() -> Callable[[str, float], http.client.HTTPConnection]:
     return UnixConnection
 
 
-def has_gpu_access(inspect: dict[str, Any]) -> bool:
+def has_gpu_access(inspect: Json) -> bool:
     """Device requests for GPUs, the nvidia runtime, or NVIDIA_VISIBLE_DEVICES set to devices."""
-    host = inspect.get("HostConfig") or {}
-    for request in host.get("DeviceRequests") or []:
-        capabilities = [c for group in (request.get("Capabilities") or []) for c in group]
-        if request.get("Driver") == "nvidia" or "gpu" in capabilities:
+    host = member(inspect, "HostConfig")
+    for request in members(member(host, "DeviceRequests")):
+        capabilities = [c for group in members(member(request, "Capabilities")) for c in members(group)]
+        if member(request, "Driver") == "nvidia" or "gpu" in capabilities:
             return True
-    if host.get("Runtime") == "nvidia":
+    if member(host, "Runtime") == "nvidia":
         return True
-    for entry in (inspect.get("Config") or {}).get("Env") or []:
-        key, _, value = entry.partition("=")
+    for entry in members(member(member(inspect, "Config"), "Env")):
+        key, _, value = (text(entry) or "").partition("=")
         if key == "NVIDIA_VISIBLE_DEVICES" and value not in ("", "void", "none"):
             return True
-    return any("/dev/nvidia" in (d.get("PathOnHost") or "") or "/dev/dri" in (d.get("PathOnHost") or "")
-               for d in host.get("Devices") or [])
+    paths = [text(member(d, "PathOnHost")) or "" for d in members(member(host, "Devices"))]
+    return any("/dev/nvidia" in path or "/dev/dri" in path for path in paths)
 
 
 class DockerClient:
@@ -94,7 +96,7 @@ class DockerClient:
         self._retry_at = float("-inf")
         self.error: str | None = None
 
-    def _get(self, path: str) -> Any:
+    def _get(self, path: str) -> Json:
         if not os.path.exists(self.socket_path):  # what connect() would say, before ~20 ms of http.client imports
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
         connection = _unix_connection()(self.socket_path, self.timeout_s)
@@ -104,7 +106,8 @@ class DockerClient:
             body = response.read(8 * 1024 * 1024)
             if response.status != 200:
                 raise OSError(f"{path}: HTTP {response.status}")
-            return json.loads(body)
+            answer: Json = json.loads(body)
+            return answer
         finally:
             connection.close()
 
@@ -116,8 +119,8 @@ class DockerClient:
         try:
             listing = self._get("/containers/json")
             found = {}
-            for item in listing:
-                cid = item.get("Id", "")
+            for item in members(listing):
+                cid = text(member(item, "Id")) or ""
                 if cid not in self._inspected:
                     self._inspected[cid] = self._inspect(cid, item)
                 found[cid] = self._inspected[cid]
@@ -141,15 +144,15 @@ class DockerClient:
         self._retry_at = now + self.retry_s
         return self._containers
 
-    def _inspect(self, cid: str, item: dict[str, Any]) -> DockerContainer:
-        names = item.get("Names") or []
-        labels = item.get("Labels") or {}
+    def _inspect(self, cid: str, item: Json) -> DockerContainer:
+        names = [name for name in map(text, members(member(item, "Names"))) if name]
+        labels = member(item, "Labels")
         inspect = self._get(f"/containers/{cid}/json")
         return DockerContainer(
             id=cid,
             name=names[0].lstrip("/") if names else None,
-            image=item.get("Image"),
+            image=text(member(item, "Image")),
             gpu_access=has_gpu_access(inspect),
-            pod=labels.get("io.kubernetes.pod.name"),
-            namespace=labels.get("io.kubernetes.pod.namespace"),
+            pod=text(member(labels, "io.kubernetes.pod.name")),
+            namespace=text(member(labels, "io.kubernetes.pod.namespace")),
         )

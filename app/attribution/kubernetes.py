@@ -20,8 +20,9 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
+from ..core.jsonvalue import Json, member, members, text
 from .docker import DockerContainer
 
 log = logging.getLogger(__name__)
@@ -30,21 +31,21 @@ ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe")
 
 
-def _containers_of(pod: dict[str, Any]) -> dict[str, DockerContainer]:
+def _containers_of(pod: Json) -> dict[str, DockerContainer]:
     """container id -> its names, and ``pod-<uid>`` -> the pod's (for processes placed in the pod's own cgroup)."""
-    meta, spec, status = pod.get("metadata") or {}, pod.get("spec") or {}, pod.get("status") or {}
-    namespace, name, uid = meta.get("namespace"), meta.get("name"), meta.get("uid")
+    meta, spec, status = member(pod, "metadata"), member(pod, "spec"), member(pod, "status")
+    namespace, name, uid = text(member(meta, "namespace")), text(member(meta, "name")), text(member(meta, "uid"))
     gpu_by_container = {
-        c.get("name"): any(str((c.get("resources") or {}).get(kind, {}).get(r, "0")) not in ("0", "")
-                           for kind in ("limits", "requests") for r in GPU_RESOURCES)
-        for c in spec.get("containers") or []}
+        text(member(c, "name")): any(str(member(member(member(c, "resources"), kind), r) or "0") not in ("0", "")
+                                     for kind in ("limits", "requests") for r in GPU_RESOURCES)
+        for c in members(member(spec, "containers"))}
     found: dict[str, DockerContainer] = {}
-    for state in [*(status.get("containerStatuses") or []), *(status.get("initContainerStatuses") or [])]:
-        runtime_id = str(state.get("containerID") or "")
+    for state in [*members(member(status, "containerStatuses")), *members(member(status, "initContainerStatuses"))]:
+        runtime_id = text(member(state, "containerID")) or ""
         cid = runtime_id.split("://", 1)[-1]
         if len(cid) == 64:
-            found[cid] = DockerContainer(id=cid, name=state.get("name"), image=state.get("image"),
-                                         gpu_access=bool(gpu_by_container.get(state.get("name"))), pod=name,
+            found[cid] = DockerContainer(id=cid, name=text(member(state, "name")), image=text(member(state, "image")),
+                                         gpu_access=bool(gpu_by_container.get(text(member(state, "name")))), pod=name,
                                          namespace=namespace)
     if uid:
         found[f"pod-{uid}"] = DockerContainer(id=f"pod-{uid}", name=None, image=None,
@@ -110,7 +111,7 @@ class KubeClient:
                                                   "Accept": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s, context=self._context) as answer:
-                body = json.loads(answer.read())
+                body: Json = json.loads(answer.read())
         except urllib.error.HTTPError as error:
             self._failed(f"HTTP {error.code} {error.reason}" + (
                 " (the service account needs list on pods: deploy/kubernetes/rbac.yaml)" if error.code == 403 else ""))
@@ -119,7 +120,7 @@ class KubeClient:
             self._failed(f"{type(error).__name__}: {getattr(error, 'reason', None) or error}")
             return
         found: dict[str, DockerContainer] = {}
-        for pod in body.get("items") or []:
+        for pod in members(member(body, "items")):
             found.update(_containers_of(pod))
         self._containers = found
         if self.error is not None:

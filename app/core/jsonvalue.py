@@ -1,5 +1,5 @@
 """JSON (and SQLite rows) as types: what the API sends and what it reads from outside (request bodies, other
-programs' answers), so mypy checks it instead of taking ``Any``. A value read from outside is narrowed
+programs' answers), so mypy checks it instead of taking an untyped value. A value read from outside is narrowed
 (``isinstance``) where used."""
 
 from __future__ import annotations
@@ -17,3 +17,18 @@ SqlValue: TypeAlias = Union[int, float, str, bytes, None]
 # sentence, and the rest as JSON.
 EventRow: TypeAlias = tuple[float, str, Union[int, None], Union[str, None], Union[str, None], Union[str, None], str,
                             str]
+
+
+def member(value: Json, key: str) -> Json:
+    """``value[key]`` when ``value`` is an object holding it, else None: another program's JSON, walked without
+    trusting its shape."""
+    return value.get(key) if isinstance(value, Mapping) else None
+
+
+def members(value: Json) -> Sequence[Json]:
+    """The items of a JSON array, or none when ``value`` is not one (a string is not a list of letters here)."""
+    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
+
+
+def text(value: Json) -> str | None:
+    return value if isinstance(value, str) else None
