@@ -190,7 +190,7 @@ class AmdBackend(Backend):
                 u.setdefault(f"temperature_{label}", next(iter(scratch.values())))
         return temperatures, thresholds
 
-    def _fan(self, h: object, u: dict[str, str]) -> tuple[float | None, Any, bool]:
+    def _fan(self, h: object, u: dict[str, str]) -> tuple[float | None, float | None, bool]:
         """Fan speed (% of its maximum), RPM, and whether the card has no fan of its own."""
         speed = _clean(self._get(u, "fan_speed_percent", "amdsmi_get_gpu_fan_speed", h, 0))
         speed_max = _clean(self._get({}, "fan_speed_percent", "amdsmi_get_gpu_fan_speed_max", h, 0))

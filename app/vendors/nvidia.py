@@ -18,7 +18,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, SupportsFloat, TypedDict
+from typing import Any, Callable, Protocol, SupportsFloat, TypedDict
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, frozen_map
 from ..core.vocabulary import THROTTLE_REASONS
@@ -48,6 +48,23 @@ def decode_clocks_event_reasons(mask: int) -> tuple[str, ...]:
     if mask & ~known:
         names.append(hex(mask & ~known))
     return tuple(names)
+
+
+class MemoryInfo(Protocol):
+    """What nvmlDeviceGetMemoryInfo answers (v1 or v2), as read here."""
+
+    used: int
+    total: int
+
+
+class UtilSample(Protocol):
+    """One of nvmlDeviceGetProcessUtilization's samples, as read here."""
+
+    pid: int
+    timeStamp: int  # NVML's names
+    smUtil: int
+    encUtil: int
+    decUtil: int
 
 
 class SlowValues(TypedDict):
@@ -81,7 +98,7 @@ class _Gpu:
     last_util_us: int = 0
     util_at: float = float("-inf")
     util_pids: frozenset[int] = frozenset()
-    util_cache: tuple[dict[int, Any], bool] = field(default_factory=lambda: ({}, True))
+    util_cache: tuple[dict[int, UtilSample], bool] = field(default_factory=lambda: ({}, True))
     idle: bool = False  # the last utilization read 0 %
     util_woke: bool = True  # idle when its processes' utilization was last asked for: read at once when busy
     error: str | None = None
@@ -306,10 +323,11 @@ class NvidiaBackend(Backend):
             unsupported=frozen_map(u),
         )
 
-    def _memory(self, u: dict[str, str], handle: object) -> Any:
+    def _memory(self, u: dict[str, str], handle: object) -> MemoryInfo | None:
         """v2 memory info when the driver has it: its 'used' excludes the driver's reserve, as nvidia-smi."""
         nvml = self._nvml
         version = getattr(nvml, "nvmlMemory_v2", None)
+        memory: MemoryInfo | None
         if version is not None:
             scratch: dict[str, str] = {}
             memory = self._calls.get(scratch, "memory_used_bytes", "nvmlDeviceGetMemoryInfo", handle, version)
@@ -429,7 +447,7 @@ class NvidiaBackend(Backend):
         self._util_slot_at = now + self._process_util_spacing_s
         return min(due, key=lambda g: g.util_at)
 
-    def _process_utilization(self, gpu: _Gpu, listed: frozenset[int]) -> tuple[dict[int, Any], bool]:
+    def _process_utilization(self, gpu: _Gpu, listed: frozenset[int]) -> tuple[dict[int, UtilSample], bool]:
         """The newest per-process utilization sample per PID.
 
         The call costs about 1.7 ms of CPU on an H200 (every other per-tick call costs microseconds).
@@ -453,7 +471,7 @@ class NvidiaBackend(Backend):
         gpu.util_cache = self._read_process_utilization(gpu)
         return gpu.util_cache
 
-    def _read_process_utilization(self, gpu: _Gpu) -> tuple[dict[int, Any], bool]:
+    def _read_process_utilization(self, gpu: _Gpu) -> tuple[dict[int, UtilSample], bool]:
         nvml = self._nvml
         since = max(gpu.last_util_us, int((self._wall() - self._util_window_s) * 1e6))
         fn = getattr(nvml, "nvmlDeviceGetProcessUtilization", None)
@@ -466,7 +484,7 @@ class NvidiaBackend(Backend):
                 return {}, True
             self._calls.reason(error, "nvmlDeviceGetProcessUtilization", "sm_percent")
             return {}, False
-        newest: dict[int, Any] = {}
+        newest: dict[int, UtilSample] = {}
         for sample in samples or ():
             if sample.pid not in newest or sample.timeStamp > newest[sample.pid].timeStamp:
                 newest[sample.pid] = sample

@@ -37,7 +37,7 @@ class Calls:
         self._fatal = {getattr(nvml, n) for n in FATAL_ERRORS if hasattr(nvml, n)}
         self._missing_logged: set[str] = set()
 
-    def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: Any) -> Any:
+    def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: object) -> Any:
         """Call ``nvml.<fn_name>(*args)``; on a non-fatal error return None and record why."""
         nvml = self.nvml
         fn: Callable[..., Any] | None = getattr(nvml, fn_name, None)

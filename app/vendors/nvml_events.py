@@ -18,7 +18,7 @@ class XidWatcher:
     NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped.
     """
 
-    def __init__(self, nvml: Any, handles: list[tuple[int, Any]], wall_clock: Callable[[], float],
+    def __init__(self, nvml: Any, handles: list[tuple[int, object]], wall_clock: Callable[[], float],
                  wait_ms: int = 500):
         self.nvml = nvml
         self.wait_ms = wait_ms

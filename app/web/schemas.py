@@ -11,7 +11,6 @@ import collections.abc
 import dataclasses
 import types
 import typing
-from typing import Any
 
 from ..collect.serialize import _EXTRAS
 from ..core.jsonvalue import JsonObject
@@ -33,7 +32,7 @@ def schema_of(hint: object, found: dict[str, JsonObject]) -> JsonObject:
     args = typing.get_args(hint)
     if hint in _PLAIN:
         return {"type": _PLAIN[hint]}
-    if hint is Any or hint is object:
+    if hint is typing.Any or hint is object:
         return {}
     if origin is typing.Literal:
         return {"enum": list(args)}
