@@ -1,0 +1,180 @@
+"""Fans through the kernel's hwmon interface (``/sys/class/hwmon/hwmon*``): board headers (nct67xx, it87), laptops
+(thinkpad, dell_smm) and GPUs (amdgpu), each read with its driver's meaning.
+
+Per channel N: ``fanN_input`` (RPM), ``fanN_target``, ``fanN_min``/``fanN_max``, ``fanN_label``; the duty ``pwmN``
+(0-255; a chip with one pwm and several tachometers, a dual-fan ThinkPad, drives them all with it); who controls it,
+``pwmN_enable`` (0 full speed, 1 manual, 2 and up automatic, with the driver's own name for each mode); what it
+follows, ``pwmN_temp_sel`` (nct6775 family) or ``pwmN_auto_channels_temp`` (a bitfield); and its curve,
+``pwmN_auto_pointM_temp``/``_pwm``. amdgpu adds ``device/gpu_od/fan_ctrl``: the minimum duty and zero-RPM.
+
+A channel that cannot be a fan is kept with the reason (``Fan.dead``) instead of counted: a board header at 0 RPM
+(nothing plugged in, or a fan the BMC drives), 65535 RPM (a counter with no pulses), a disabled or faulted channel.
+Temperatures follow the same rule (``dead_temperature``): an open thermistor reads -70, 0 or 127 °C.
+Units as the kernel documents them: millidegrees Celsius, RPM, pwm 0-255.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..core.fan import Fan, FanControl
+from ..core.model import frozen_map
+
+# The nct6775 driver's family (Documentation/hwmon/nct6775.rst): pwm_enable 2-5 name its automatic modes.
+_NCT6775 = re.compile(r"^nct(6106|6116|677[5-9]|679[1-9])$")
+_NCT_MODES = {2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III", 5: "SmartFan IV"}
+# Chips whose 0 RPM is a real state (a fan at rest), not an empty header.
+_STOPS_AT_ZERO = frozenset({"amdgpu", "thinkpad", "dell_smm"})
+NO_PULSES_RPM = 65535
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _int(path: Path) -> int | None:
+    text = _read(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def dead_temperature(celsius: float) -> str | None:
+    """Why a temperature reading cannot be a real one, or None: an open or shorted thermistor reads -70 to 0, or
+    108-127 °C on boards whose other sensors are cool (the caller decides with the others); this rule is the
+    absolute one."""
+    if celsius <= -40 or celsius == 0:
+        return f"{celsius:g} °C: no sensor on this input"
+    if celsius >= 127:
+        return f"{celsius:g} °C: the input's ceiling (no sensor, or a short)"
+    return None
+
+
+def _controller(chip: str, enable: int | None) -> tuple[FanControl, str | None]:
+    if enable is None:
+        return "unknown", None
+    if enable == 0:
+        return "full-speed", "no control: the fan runs at full speed (pwm_enable 0)"
+    if enable == 1:
+        return "manual", "set by software (pwm_enable 1: a fan daemon, or a person)"
+    if _NCT6775.match(chip) and enable in _NCT_MODES:
+        return "automatic", f"the board's {_NCT_MODES[enable]} (pwm_enable {enable})"
+    if chip == "thinkpad" and enable == 2:
+        return "automatic", "the embedded controller (EC auto, pwm_enable 2)"
+    if chip == "amdgpu" and enable == 2:
+        return "automatic", "the GPU's firmware (pwm_enable 2)"
+    return "automatic", f"the chip's own control (pwm_enable {enable})"
+
+
+def _temperature(chip_dir: Path, index: int) -> tuple[str, float | None]:
+    label = _read(chip_dir / f"temp{index}_label") or f"temp{index}"
+    milli = _int(chip_dir / f"temp{index}_input")
+    return label, milli / 1000.0 if milli is not None else None
+
+
+def _source(chip_dir: Path, pwm: str) -> tuple[str | None, float | None]:
+    """The temperature a pwm declares it follows: ``temp_sel`` (an index), else the lowest bit of
+    ``auto_channels_temp`` (bit 0 is temp1)."""
+    index = _int(chip_dir / f"{pwm}_temp_sel")
+    if index is None:
+        channels = _int(chip_dir / f"{pwm}_auto_channels_temp")
+        index = (channels & -channels).bit_length() if channels else None
+    if not index:
+        return None, None
+    return _temperature(chip_dir, index)
+
+
+def _curve(chip_dir: Path, pwm: str) -> tuple[tuple[float, float], ...]:
+    points = []
+    for point in range(1, 11):
+        temp, duty = _int(chip_dir / f"{pwm}_auto_point{point}_temp"), _int(chip_dir / f"{pwm}_auto_point{point}_pwm")
+        if temp is None or duty is None:
+            break
+        points.append((temp / 1000.0, round(100.0 * duty / 255.0, 1)))
+    return tuple(points)
+
+
+def _gpu_od(chip_dir: Path, name: str) -> int | None:
+    """A value of amdgpu's ``device/gpu_od/fan_ctrl/<name>``: a header line, the value, then its range."""
+    text = _read(chip_dir / "device" / "gpu_od" / "fan_ctrl" / name)
+    if text is None:
+        return None
+    for line in text.splitlines()[1:]:
+        word = line.strip().split(" ")[0]
+        if word.lstrip("-").isdigit():
+            return int(word)
+    return None
+
+
+def _numbers(chip_dir: Path, pattern: str) -> list[int]:
+    """The channel numbers of the files whose whole name matches ``pattern`` (one group: the number)."""
+    return sorted(int(m.group(1)) for p in chip_dir.iterdir() if (m := re.fullmatch(pattern, p.name)))
+
+
+def read_chip(chip_dir: Path) -> tuple[Fan, ...]:
+    """The fans of one hwmon chip directory."""
+    chip = _read(chip_dir / "name") or chip_dir.name
+    channels = _numbers(chip_dir, r"fan(\d+)_input")
+    pwms = _numbers(chip_dir, r"pwm(\d+)")
+    fans = []
+    for n in sorted({*channels, *pwms}):  # a pwm output with no tachometer is a fan whose speed is not counted
+        pwm = f"pwm{n}" if n in pwms else (f"pwm{pwms[0]}" if len(pwms) == 1 else None)
+        fans.append(_fan(chip_dir, chip, n, pwm))
+    return tuple(fans)
+
+
+def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
+    unsupported: dict[str, str] = {}
+    rpm = _int(chip_dir / f"fan{n}_input")
+    duty = _int(chip_dir / pwm) if pwm else None
+    percent = round(100.0 * duty / 255.0, 1) if duty is not None else None
+    if pwm is None:
+        unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
+    if rpm is None:
+        unsupported["rpm"] = "no tachometer read for this output"
+    control, controller = _controller(chip, _int(chip_dir / f"{pwm}_enable") if pwm else None)
+    source, source_c = _source(chip_dir, pwm) if pwm else (None, None)
+    curve = _curve(chip_dir, pwm) if pwm else ()
+    target = _int(chip_dir / f"fan{n}_target")
+    floor = curve[0][1] if curve else None
+    if chip == "amdgpu":
+        floor, controller = _amdgpu(chip_dir, floor, controller)
+    stopped = rpm == 0 and chip in _STOPS_AT_ZERO and (target == 0 or duty == 0)
+    return Fan(id=f"hwmon:{chip}/fan{n}", chip=chip, channel=n, label=_read(chip_dir / f"fan{n}_label"), rpm=rpm,
+               percent=percent, target_rpm=target, min_rpm=_int(chip_dir / f"fan{n}_min"),
+               max_rpm=_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
+               source=source, source_c=source_c, curve=curve, stopped=stopped, dead=_dead(chip_dir, chip, n, rpm),
+               unsupported=frozen_map(unsupported))
+
+
+def _amdgpu(chip_dir: Path, floor: float | None, controller: str | None) -> tuple[float | None, str | None]:
+    """amdgpu's overdrive settings: the minimum duty while the fan runs (its floor), and zero-RPM."""
+    minimum_pwm = _gpu_od(chip_dir, "fan_minimum_pwm")
+    if _gpu_od(chip_dir, "fan_zero_rpm_enable") == 1:
+        controller = (controller or "the GPU's firmware") + "; zero-RPM: the fan stops while the GPU is cool"
+    return (float(minimum_pwm) if minimum_pwm is not None else floor), controller
+
+
+def _dead(chip_dir: Path, chip: str, n: int, rpm: int | None) -> str | None:
+    """Why channel ``n`` cannot be a fan, or None."""
+    if _int(chip_dir / f"fan{n}_enable") == 0 and chip != "amdgpu":  # amdgpu's fan1_enable is not this switch
+        return "disabled (fan_enable 0)"
+    if _int(chip_dir / f"fan{n}_fault") == 1:
+        return "the driver reports a fault on this channel"
+    if rpm == NO_PULSES_RPM:
+        return "65535 RPM: the counter saw no pulses (a stopped fan, or none)"
+    if rpm == 0 and chip not in _STOPS_AT_ZERO:
+        return "0 RPM: no fan on this header (or one the BMC drives)"
+    return None
+
+
+def read_fans(sys_root: str | Path = "/sys") -> tuple[Fan, ...]:
+    """Every fan under ``sys_root``/class/hwmon, chip by chip in the kernel's order."""
+    base = Path(sys_root) / "class" / "hwmon"
+    chips = sorted(base.glob("hwmon*"), key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 1 << 30)
+    return tuple(fan for chip in chips for fan in read_chip(chip))

@@ -1,0 +1,80 @@
+"""Fans through hwmon, read from real captures (tests/fixtures/hwmon/, each with its source): a board's SmartFan IV
+curve, its empty headers, two ThinkPads, an amdgpu card at rest with zero-RPM and one spinning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.collect.hwmon import _controller, dead_temperature, read_fans
+from tests.support.hwmon import hwmon_tree
+
+
+def test_a_board_curve_its_source_and_its_floor(tmp_path: Path) -> None:
+    (fan,) = read_fans(hwmon_tree(tmp_path, "nct-ab350-smartfan4"))
+    assert fan.channel == 2 and fan.percent == 64.7  # 165 of 255: the curve's first point, the source below 40 °C
+    assert fan.curve == ((40.0, 64.7), (50.0, 69.8), (60.0, 80.0), (65.0, 89.8), (70.0, 100.0))
+    assert fan.floor_percent == 64.7 and fan.source == "temp2"  # pwm2_temp_sel 2; its temperature file was cut
+    assert fan.control == "automatic" and fan.controller == "the chip's own control (pwm_enable 5)"  # no chip name
+    assert fan.rpm is None and "tachometer" in fan.unsupported["rpm"] and fan.dead is None
+
+
+@pytest.mark.parametrize(("chip", "enable", "control", "words"), [
+    ("nct6798", 5, "automatic", "SmartFan IV"), ("nct6775", 2, "automatic", "Thermal Cruise"),
+    ("nct6687", 99, "automatic", "pwm_enable 99"),  # the out-of-tree driver's non-standard value
+    ("thinkpad", 2, "automatic", "embedded controller"), ("amdgpu", 2, "automatic", "firmware"),
+    ("it8792", 0, "full-speed", "full speed"), ("nct6798", 1, "manual", "software"), ("dell_smm", None, "unknown", ""),
+])
+def test_each_driver_names_its_own_modes(chip: str, enable: int | None, control: str, words: str) -> None:
+    got_control, said = _controller(chip, enable)
+    assert got_control == control and words in (said or "")
+
+
+def test_empty_board_headers_are_left_out_with_the_reason(tmp_path: Path) -> None:
+    fans = read_fans(hwmon_tree(tmp_path, "nct6798-b550f-headers"))
+    alive = {f.channel: f.rpm for f in fans if f.dead is None}
+    assert alive == {2: 2119, 3: 1039, 4: 1042}
+    dead = {f.channel: f.dead for f in fans if f.dead is not None}
+    assert sorted(dead) == [1, 5, 6, 7] and all("0 RPM: no fan on this header" in why for why in dead.values())
+
+
+def test_a_thinkpad_fan_is_driven_by_the_embedded_controller(tmp_path: Path) -> None:
+    (fan,) = read_fans(hwmon_tree(tmp_path, "thinkpad-t420"))  # acpitz and coretemp have no fans
+    assert (fan.id, fan.rpm, fan.percent) == ("hwmon:thinkpad/fan1", 3855, 100.0)
+    assert fan.controller == "the embedded controller (EC auto, pwm_enable 2)" and fan.dead is None
+
+
+def test_two_tachometers_share_one_pwm(tmp_path: Path) -> None:
+    fans = read_fans(hwmon_tree(tmp_path, "thinkpad-p1-dual-fan"))
+    assert [(f.channel, f.rpm, f.percent) for f in fans] == [(1, 3486, 50.2), (2, 3238, 50.2)]
+
+
+def test_an_amdgpu_card_at_rest_is_stopped_not_dead(tmp_path: Path) -> None:
+    (fan,) = read_fans(hwmon_tree(tmp_path, "amdgpu-rx7900xtx"))
+    assert fan.rpm == 0 and fan.target_rpm == 0 and fan.percent == 0.0
+    assert fan.stopped and fan.dead is None  # zero-RPM idle at 53 °C is a state, not a failure
+    assert fan.floor_percent == 15.0 and fan.max_rpm == 3200  # its minimum duty while it runs, from gpu_od
+    assert fan.controller == "the GPU's firmware (pwm_enable 2)"
+
+
+def test_an_amdgpu_card_spinning_without_a_pwm_enable_file(tmp_path: Path) -> None:
+    (fan,) = read_fans(hwmon_tree(tmp_path, "amdgpu-rx9070xt"))
+    assert (fan.rpm, fan.target_rpm, fan.percent, fan.floor_percent) == (896, 896, 31.8, 30.0)
+    assert not fan.stopped and fan.dead is None and fan.control == "unknown"  # the card has no pwm1_enable
+
+
+def test_chips_are_read_in_the_kernels_order(tmp_path: Path) -> None:
+    ids = [f.id for f in read_fans(hwmon_tree(tmp_path, "amdgpu-rx9070xt", "thinkpad-p1-dual-fan",
+                                              "nct6798-b550f-headers"))]
+    assert ids[:3] == ["hwmon:thinkpad/fan1", "hwmon:thinkpad/fan2", "hwmon:amdgpu/fan1"]  # hwmon4, then hwmon5
+
+
+def test_no_hwmon_at_all_is_no_fan(tmp_path: Path) -> None:
+    assert read_fans(tmp_path) == ()
+
+
+@pytest.mark.parametrize(("celsius", "dead"), [(-70.0, True), (0.0, True), (127.0, True), (123.5, False),
+                                               (37.0, False), (-10.0, False)])
+def test_open_thermistors_are_not_heat(celsius: float, dead: bool) -> None:
+    assert (dead_temperature(celsius) is not None) is dead
