@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.collect.hwmon import _controller, dead_temperature, read_fans
+from app.collect.hwmon import _controller, read_fans
+from app.core.vocabulary import dead_temperature
 from tests.support.hwmon import hwmon_tree
 
 

@@ -198,7 +198,7 @@ def test_the_docs_point_only_to_files_that_exist() -> None:
 
 # Where the project's own words live: code (docstrings and comments too), tests, benchmarks, deploy files and pages.
 OWN_WORDS = ("app/**/*.py", "tests/**/*.py", "benchmarks/**/*.py", "deploy/**/*", "docs/*.md", "*.md", "Makefile",
-             "Dockerfile", ".ci/run")
+             "Dockerfile", ".ci/run", "pyproject.toml", "requirements*.txt")
 PATH_NAMED = re.compile(r"(?<![\w/.-])((?:app|docs|tests|deploy|benchmarks|static|templates)/[\w/.-]*\w\."
                         r"(?:py|md|json|ya?ml|txt|html|js|css|png|toml|service|sh|db))\b")
 # A reference outside the repository: the workplace's shared folder, a style guide or design card kept there, a

@@ -9,7 +9,8 @@ follows, ``pwmN_temp_sel`` (nct6775 family) or ``pwmN_auto_channels_temp`` (a bi
 
 A channel that cannot be a fan is kept with the reason (``Fan.dead``) instead of counted: a board header at 0 RPM
 (nothing plugged in, or a fan the BMC drives), 65535 RPM (a counter with no pulses), a disabled or faulted channel.
-Temperatures follow the same rule (``dead_temperature``): an open thermistor reads -70, 0 or 127 °C.
+Temperatures follow the same rule (``app.core.vocabulary.dead_temperature``): an open thermistor reads -70, 0 or
+127 °C.
 Units as the kernel documents them: millidegrees Celsius, RPM, pwm 0-255.
 """
 
@@ -42,17 +43,6 @@ def _int(path: Path) -> int | None:
         return int(text) if text is not None else None
     except ValueError:
         return None
-
-
-def dead_temperature(celsius: float) -> str | None:
-    """Why a temperature reading cannot be a real one, or None: an open or shorted thermistor reads -70 to 0, or
-    108-127 °C on boards whose other sensors are cool (the caller decides with the others); this rule is the
-    absolute one."""
-    if celsius <= -40 or celsius == 0:
-        return f"{celsius:g} °C: no sensor on this input"
-    if celsius >= 127:
-        return f"{celsius:g} °C: the input's ceiling (no sensor, or a short)"
-    return None
 
 
 def _controller(chip: str, enable: int | None) -> tuple[FanControl, str | None]:

@@ -37,5 +37,6 @@ class Fan:
     source_c: float | None = None
     curve: tuple[tuple[float, float], ...] = ()
     stopped: bool = False  # at rest on purpose (zero-RPM idle, fan-stop), not failed
+    alarm: str | None = None  # what its controller flags (a BMC's critical status: a failed fan)
     dead: str | None = None
     unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)

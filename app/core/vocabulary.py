@@ -31,3 +31,14 @@ def gpu_score(free_fraction: float, utilization_percent: float) -> float:
     """How good a GPU is to place new work on (the GPU Resource Tracking seed's formula): 0.6 x its free share
     of memory + 0.4 x its idle share. 1.0 is an empty, idle GPU."""
     return 0.6 * free_fraction + 0.4 * (100.0 - utilization_percent) / 100.0
+
+
+def dead_temperature(celsius: float) -> str | None:
+    """Why a temperature reading cannot be a real one, or None: an open or shorted thermistor reads -70 to 0, or
+    108-127 °C on boards whose other sensors are cool (the caller decides with the others); this rule is the
+    absolute one."""
+    if celsius <= -40 or celsius == 0:
+        return f"{celsius:g} °C: no sensor on this input"
+    if celsius >= 127:
+        return f"{celsius:g} °C: the input's ceiling (no sensor, or a short)"
+    return None

@@ -1,0 +1,102 @@
+"""Server chassis fans and temperatures from the BMC, as ``ipmitool`` prints them.
+
+Three listings share the ``|`` columns: ``sdr`` (name | reading | status), ``sdr elist`` and ``sdr type``
+(name | sensor id | status | entity | reading) and ``sensor`` (name | value | unit | status | six thresholds). Status:
+``ok``, ``ns`` (no sensor: an empty fan slot, a disabled probe), ``cr`` and ``nc`` (critical, non-critical: a
+failed or straining fan). Fans read in RPM (Supermicro, Dell, OpenBMC) or in percent (HPE iLO, Lenovo XCC). An empty
+slot is kept with the reason (``Fan.dead``); a critical one carries ``Fan.alarm``.
+
+Temperatures are sorted by what a fan decision reads: the air coming in (Inlet, Ambient), the air going out
+(Exhaust), the CPUs (by name, or Dell's bare "Temp" on entity 3, the processor), and the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..core.fan import Fan
+from ..core.vocabulary import dead_temperature
+
+Role = Literal["inlet", "exhaust", "cpu", "other"]
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One line of a listing: its sensor, value and unit (None when there is no reading), status and entity."""
+
+    name: str
+    value: float | None
+    unit: str | None
+    status: str
+    entity: str | None = None
+
+
+def _value(text: str) -> tuple[float | None, str | None]:
+    """``3400 RPM`` -> (3400.0, "RPM"); ``43.51 percent``; ``24 degrees C``; ``no reading``, ``Disabled``, ``0x08``
+    (a discrete sensor) -> (None, None)."""
+    words = text.split(None, 1)
+    if not words or not _NUMBER.match(words[0]):
+        return None, None
+    return float(words[0]), words[1].strip() if len(words) > 1 else None
+
+
+def parse(text: str) -> list[Reading]:
+    """Every sensor line of an ``ipmitool sdr``, ``sdr elist``/``sdr type`` or ``sensor`` listing."""
+    readings = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) < 3 or not cells[0] or line.startswith("#"):
+            continue
+        if len(cells) >= 10:  # sensor: name | value | unit | status | thresholds
+            value = float(cells[1]) if _NUMBER.match(cells[1]) else None
+            readings.append(Reading(cells[0], value, cells[2] or None if value is not None else None,
+                                    cells[3].lower()))
+        elif len(cells) == 5:  # elist: name | id | status | entity | reading
+            value, unit = _value(cells[4])
+            readings.append(Reading(cells[0], value, unit, cells[2].lower(), cells[3]))
+        else:  # sdr: name | reading | status
+            value, unit = _value(cells[1])
+            readings.append(Reading(cells[0], value, unit, cells[2].lower()))
+    return readings
+
+
+def _is_fan(reading: Reading) -> bool:
+    return reading.unit in ("RPM", "percent") or (reading.value is None and bool(re.search(r"fan", reading.name,
+                                                                                            re.IGNORECASE)))
+
+
+def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
+    """The chassis fans of a listing (a fan sensor of another kind, "Fans | 0x00", is a status, not a fan)."""
+    found = []
+    for n, r in enumerate(r for r in readings if _is_fan(r) and not r.name.lower().rstrip().endswith("fans")):
+        rpm = round(r.value) if r.unit == "RPM" and r.value is not None else None
+        percent = r.value if r.unit == "percent" else None
+        dead = "no reading: no fan in this slot (or the BMC disabled it)" if r.value is None else None
+        alarm = {"cr": "the BMC reports it critical (a failed or missing fan)",
+                 "nc": "the BMC reports it past a warning threshold"}.get(r.status)
+        found.append(Fan(id=f"bmc:{r.name}", chip="bmc", channel=n + 1, label=r.name, rpm=rpm, percent=percent,
+                         control="automatic", controller="the BMC", alarm=alarm if dead is None else None,
+                         dead=dead))
+    return tuple(found)
+
+
+def role(reading: Reading) -> Role:
+    name = reading.name.lower()
+    if "inlet" in name or "ambient" in name:
+        return "inlet"
+    if "exhaust" in name:
+        return "exhaust"
+    if "cpu" in name or (name.strip() == "temp" and (reading.entity or "").startswith("3.")):
+        return "cpu"
+    return "other"
+
+
+def temperatures(readings: Sequence[Reading]) -> list[tuple[Role, Reading]]:
+    """The temperatures that read (°C), each with its role; Dell's two bare "Temp" CPUs are told apart by entity. A
+    probe that reads 0 °C or its ceiling is no reading (``dead_temperature``)."""
+    return [(role(r), r) for r in readings
+            if r.unit == "degrees C" and r.value is not None and dead_temperature(r.value) is None]
