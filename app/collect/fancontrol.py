@@ -1,0 +1,83 @@
+"""What lm-sensors' ``fancontrol`` daemon is configured to do (``/etc/fancontrol``): for each pwm output, the
+temperature it follows, the fans it drives, and the curve it draws between them.
+
+The file is ``KEY=value`` lines; each value is a list of ``hwmonN/pwmM=setting`` pairs (FCTEMPS, FCFANS, MINTEMP,
+MAXTEMP, MINSTART, MINSTOP, MINPWM, MAXPWM), and MINPWM/MAXPWM may also be one bare number for every output.
+``hwmonN`` numbers change between boots: DEVNAME names each one's chip, so a declaration is matched to the chip,
+not to the number. fancontrol's curve: below MINTEMP the output is MINPWM (0 lets the fan stop), from MINTEMP to
+MAXTEMP it rises from MINSTOP to MAXPWM, above MAXTEMP it is MAXPWM (0-255 values; percentages here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KEYS = ("FCTEMPS", "FCFANS", "MINTEMP", "MAXTEMP", "MINSTART", "MINSTOP", "MINPWM", "MAXPWM")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One pwm output as the configuration declares it."""
+
+    chip: str  # the chip's name from DEVNAME ("nct6799"), or its hwmonN when DEVNAME does not name it
+    pwm: str  # "pwm5"
+    source_chip: str | None
+    source: str | None  # "temp1_input"
+    fans: tuple[str, ...]  # the tachometers it drives ("fan5_input"); one pwm may drive several
+    curve: tuple[tuple[float, float], ...]  # (°C, %): MINTEMP at MINSTOP, MAXTEMP at MAXPWM
+    floor_percent: float | None  # MINPWM: what it runs at below MINTEMP (0: the fan may stop)
+
+
+def _pairs(value: str) -> dict[str, list[str]]:
+    """``hwmon4/pwm5=hwmon5/temp1_input hwmon4/pwm6=...`` -> {"hwmon4/pwm5": ["hwmon5/temp1_input"], ...} (an
+    output may repeat: one pwm, several tachometers; an empty setting is kept as no item)."""
+    pairs: dict[str, list[str]] = {}
+    for item in value.split():
+        key, sep, setting = item.partition("=")
+        if sep:
+            pairs.setdefault(key, [])
+            if setting:
+                pairs[key].append(setting)
+    return pairs
+
+
+def _percent(raw: str | None) -> float | None:
+    try:
+        return round(100.0 * float(raw) / 255.0, 1) if raw is not None else None
+    except ValueError:
+        return None
+
+
+def parse(text: str) -> tuple[Declared, ...]:
+    """Every pwm output ``text`` (a /etc/fancontrol) declares, in FCTEMPS order; lines it does not know are skipped."""
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.strip().partition("=")
+        if sep and not key.startswith("#"):
+            values[key.strip()] = value.strip()
+    names = {index: name[0] for index, name in _pairs(values.get("DEVNAME", "")).items() if name}
+
+    def chip(path: str) -> tuple[str, str]:
+        hwmon, _, leaf = path.partition("/")
+        return names.get(hwmon, hwmon), leaf
+
+    settings = {key: _pairs(values.get(key, "")) for key in KEYS}
+    bare = {key: values[key] for key in ("MINPWM", "MAXPWM") if key in values and "=" not in values[key]}
+
+    def one(key: str, output: str) -> str | None:
+        found = settings[key].get(output)
+        return found[0] if found else bare.get(key)
+
+    declared = []
+    for output, sources in settings["FCTEMPS"].items():
+        pwm_chip, pwm = chip(output)
+        source_chip, source = chip(sources[0]) if sources else (None, None)
+        curve: list[tuple[float, float]] = []
+        for temp_key, pwm_key, default in (("MINTEMP", "MINSTOP", None), ("MAXTEMP", "MAXPWM", "255")):
+            temp, duty = one(temp_key, output), _percent(one(pwm_key, output) or default)
+            if temp is not None and duty is not None:
+                curve.append((float(temp), duty))
+        declared.append(Declared(chip=pwm_chip, pwm=pwm, source_chip=source_chip, source=source,
+                                 fans=tuple(chip(f)[1] for f in settings["FCFANS"].get(output, [])),
+                                 curve=tuple(curve), floor_percent=_percent(one("MINPWM", output) or "0")))
+    return tuple(declared)
