@@ -62,7 +62,8 @@ def parse(text: str) -> tuple[Declared, ...]:
         return names.get(hwmon, hwmon), leaf
 
     settings = {key: _pairs(values.get(key, "")) for key in KEYS}
-    bare = {key: values[key] for key in ("MINPWM", "MAXPWM") if key in values and "=" not in values[key]}
+    bare: dict[str, str] = {key: values[key] for key in ("MINPWM", "MAXPWM")
+                            if key in values and "=" not in values[key]}  # one number for every output
 
     def one(key: str, output: str) -> str | None:
         found = settings[key].get(output)
