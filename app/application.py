@@ -18,7 +18,7 @@ from .core.redact import Redactor
 from .store.history import History
 from .store.recordings import Recorder
 from .vendors.factory import Selection
-from .verdict.notify import Notifier, parse_targets
+from .verdict.notify import Notifier
 from .web import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
 from .web.bodies import BodyReader
 from .web.concurrency import Concurrency, for_model, one_writer_websockets
@@ -67,7 +67,7 @@ class FanWhy:
 
 def notifier(settings: Settings) -> Notifier | None:
     """The notification targets of FANWHY_NOTIFY, if any (checked by Settings.validate)."""
-    targets = parse_targets(settings.notify)
+    targets = list(settings.notify)
     if not targets:
         return None
     return Notifier(targets, host=socket.gethostname(), group_s=settings.notify_group_s,

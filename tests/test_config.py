@@ -86,3 +86,13 @@ def test_lists_are_parsed_once_into_tuples() -> None:
     assert settings.mask_patterns == (r"acct-\d{2,4}", r"tok_\w+")  # a comma inside a pattern stays in it
     with pytest.raises(ConfigError, match="FANWHY_MASK_PATTERNS: '\\(' is not a regular expression"):
         load_settings({"FANWHY_MASK_PATTERNS": "ok||("})
+
+
+def test_alerts_and_notification_targets_are_parsed_once_at_load() -> None:
+    settings = load_settings({"FANWHY_ALERTS": "temperature.threshold=80,power.enabled=0",
+                              "FANWHY_NOTIFY": "ntfy:https://ntfy.sh/gpu, webhook:http://127.0.0.1:9/x"})
+    assert settings.alerts == {"temperature": {"threshold": 80.0}, "power": {"enabled": False}}
+    assert settings.notify == (("ntfy", "https://ntfy.sh/gpu"), ("webhook", "http://127.0.0.1:9/x"))
+    assert settings.alert_rules()["temperature"].threshold == 80.0 and not settings.alert_rules()["power"].enabled
+    with pytest.raises(ConfigError, match="FANWHY_NOTIFY: .*target 1"):
+        load_settings({"FANWHY_NOTIFY": "carrier-pigeon:somewhere"})

@@ -6,13 +6,13 @@ import importlib.util
 import ipaddress
 import math
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..core.vocabulary import BACKENDS
 
 if TYPE_CHECKING:
-    from ..verdict.alerts import Rule
+    from ..verdict.alerts import Rule, RuleValue
 
 MIN_PUBLIC_TOKEN = 16  # characters of FANWHY_TOKEN needed to bind anything but loopback
 
@@ -61,7 +61,7 @@ class Settings:
     sim_gpus: int = 2
     sim_peak: float = 0.5
     min_tick_gap_s: float = 0.25
-    alerts: str = ""
+    alerts: Mapping[str, Mapping[str, RuleValue]] = field(default_factory=dict)  # FANWHY_ALERTS, parsed
     db: str = ""
     retention_hours: float = 168.0
     db_max_mb: float = 512.0
@@ -79,7 +79,7 @@ class Settings:
     tls_key: str = ""
     mask_patterns: tuple[str, ...] = ()
     names_only: bool = False
-    notify: str = ""
+    notify: tuple[tuple[str, str], ...] = ()  # FANWHY_NOTIFY: (kind, URL) per target, parsed
     seed_metrics: bool = True
     notify_group_s: float = 10.0
     notify_per_minute: float = 6.0
@@ -94,9 +94,9 @@ class Settings:
 
     def alert_rules(self) -> dict[str, Rule]:
         """The alert rules: defaults, then FANWHY_ALERT_GPU_UTIL/HOLD/HYSTERESIS, then FANWHY_ALERTS."""
-        from ..verdict.alerts import build_rules, parse_overrides
+        from ..verdict.alerts import build_rules
 
-        overrides = parse_overrides(self.alerts)
+        overrides = {rule: dict(fields) for rule, fields in self.alerts.items()}
         utilization = {"threshold": self.alert_gpu_util_percent, "hold_s": self.alert_hold_s,
                        "hysteresis": self.alert_hysteresis_percent}
         overrides["gpu_utilization"] = {**utilization, **overrides.get("gpu_utilization", {})}
@@ -147,12 +147,6 @@ class Settings:
             compile_patterns(self.mask_patterns)
         except ValueError as error:
             raise ConfigError(f"FANWHY_MASK_PATTERNS: {error}") from None
-        from ..verdict.notify import parse_targets
-
-        try:
-            parse_targets(self.notify)
-        except ValueError as error:
-            raise ConfigError(f"FANWHY_NOTIFY: {error}", "notify") from None
 
     def _check_files(self) -> None:
         if bool(self.tls_cert) != bool(self.tls_key):
@@ -255,6 +249,19 @@ def _items(name: str, raw: object) -> tuple[str, ...]:
     return tuple(filter(None, (item.strip() for item in str(raw).split(_SEPARATORS.get(name, ",")))))
 
 
+def _parsed(name: str, raw: object) -> object:
+    """FANWHY_ALERTS (rule overrides) and FANWHY_NOTIFY (targets), parsed from their text once, at load."""
+    if not isinstance(raw, str):
+        return raw  # already parsed (a test, or a caller that built it)
+    from ..verdict.alerts import parse_overrides
+    from ..verdict.notify import parse_targets
+
+    try:
+        return parse_overrides(raw) if name == "alerts" else tuple(parse_targets(raw))
+    except ValueError as error:
+        raise ConfigError(f"{ENV_NAMES[name]}: {error}", name) from None
+
+
 def _convert(name: str, raw: object, kind: str) -> object:
     """A setting's text (environment, flag) as its type, once, at load: on/off as a bool, a list as a tuple."""
     if raw is None:
@@ -263,6 +270,8 @@ def _convert(name: str, raw: object, kind: str) -> object:
         return _switch(name, raw)
     if kind == "tuple[str, ...]":
         return _items(name, raw)
+    if name in ("alerts", "notify"):
+        return _parsed(name, raw)
     convert = {"int": int, "float": float, "str": str, "str | None": str}[kind]
     if isinstance(raw, convert):
         return raw
