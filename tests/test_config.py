@@ -94,5 +94,5 @@ def test_alerts_and_notification_targets_are_parsed_once_at_load() -> None:
     assert settings.alerts == {"temperature": {"threshold": 80.0}, "power": {"enabled": False}}
     assert settings.notify == (("ntfy", "https://ntfy.sh/gpu"), ("webhook", "http://127.0.0.1:9/x"))
     assert settings.alert_rules()["temperature"].threshold == 80.0 and not settings.alert_rules()["power"].enabled
-    with pytest.raises(ConfigError, match="FANWHY_NOTIFY: .*target 1"):
+    with pytest.raises(ConfigError, match=r"FANWHY_NOTIFY: .*target 1"):
         load_settings({"FANWHY_NOTIFY": "carrier-pigeon:somewhere"})
