@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +184,6 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
     fake.inject_xid(0, 79)
     fake.inject_xid(0, 79)
     fake.inject_xid(0, 48)
-    import time
 
     deadline = time.monotonic() + 5
     def counted() -> int:  # the XID events as the frame carries them
@@ -256,3 +256,28 @@ def test_views_read_the_counters_of_the_frame_they_show(make_app: Any) -> None:
     fired = [a.id for a in later.counters.recent_alerts]
     assert fired, "the load scenario fires a utilization alert"
     assert [a["id"] for a in client.get("/api/alerts").get_json()["history"]] == fired[::-1]
+
+
+def test_a_tick_that_raises_publishes_its_error_counts_but_no_new_data(make_app: Any, monkeypatch: Any) -> None:
+    """A collector in a crash loop: the frame keeps its snapshot, sequence and age (so it turns stale), and its
+    counters move on, so `increase(fanwhy_collector_errors[5m])` and health see the failures."""
+    app = make_app(nvidia_selection(scenario("h100_idle")), start=False, interval_s=0.05)
+    monitor = app.extensions["fanwhy"].monitor
+    first = monitor.collect()
+    assert first is not None
+
+    def broken() -> None:
+        raise RuntimeError("a bad tick")
+
+    monkeypatch.setattr(monitor, "collect", broken)
+    monitor.start()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and monitor.latest().counters.total_errors < 3:
+        time.sleep(0.02)
+    latest = monitor.latest()
+    assert latest.counters.total_errors >= 3 and latest.counters.consecutive_failures >= 3
+    assert (latest.seq, latest.snapshot, latest.monotonic) == (first.seq, first.snapshot, first.monotonic)
+    errors = registry_of(app).get_sample_value("fanwhy_collector_errors_total")
+    assert errors is not None and errors >= 3
+    health = app.test_client().get("/api/health").get_json()
+    assert health["total_errors"] >= 3 and health["consecutive_failures"] >= 3

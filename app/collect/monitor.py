@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
 from ..attribution.attributor import Attribution, Attributor
@@ -148,6 +148,13 @@ class Monitor:
                         gpu_events=tuple(sorted(self._gpu_event_counts.items(), key=str)),
                         recent_alerts=self.alerts.recent)
 
+    def _recount(self) -> None:
+        """A tick that raised publishes no snapshot, but its error counts: the latest frame is replaced by one with
+        the same snapshot, sequence and age and the counters of now (readers are not woken: no new data)."""
+        with self._published:
+            if self._latest is not None:
+                self._latest = replace(self._latest, counters=self.counters())
+
     def set_interval(self, seconds: float) -> None:
         """Collect every ``seconds`` from the next tick on (``--watch N``)."""
         self.interval_s = seconds
@@ -169,6 +176,7 @@ class Monitor:
                 log.exception("collection failed")
                 self.consecutive_failures += 1
                 self.total_errors += 1
+                self._recount()
             elapsed = self._clock() - started
             self._wake.wait(timeout=max(0.0, self.interval_s - elapsed))
             self._wake.clear()
