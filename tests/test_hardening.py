@@ -167,7 +167,7 @@ def _notifications(hook: Receiver) -> str:
 
 def notifying(hook: Receiver) -> dict[str, Any]:
     """Settings that send every alert at once to ``hook``."""
-    return {"notify": f"webhook:{hook.url()}", "notify_group_s": 0.1, "alert_hold_s": 0.0}
+    return {"notify": (("webhook", hook.url()),), "notify_group_s": 0.1, "alert_hold_s": 0.0}
 
 
 def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path, receiver: Receiver,

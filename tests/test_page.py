@@ -462,9 +462,13 @@ def test_no_value_overflows_its_card_and_the_cards_use_the_width(browser: Browse
 def test_commands_render_as_code_and_numbers_as_words(server: str, page: Page) -> None:
     page.goto(server)
     page.wait_for_selector("#headline code", timeout=15_000)  # the simulated GPUs are busy: a command is named
+    page.wait_for_selector("#processes tbody tr", timeout=15_000)
     headline = page.text_content("#headline") or ""
     assert "`" not in headline
-    assert (page.text_content("#headline code") or "").startswith("python -m app.vendors.simulated_worker")
+    # the command the verdict names (the simulated worker's; on a loaded machine the CPU's busiest), shown as code,
+    # is one the process table lists
+    named = page.text_content("#headline code") or ""
+    assert named and named in (page.text_content("#processes") or ""), named
     page.click("#causes-box summary")
     numbers = " ".join(page.locator("#causes li small").all_text_contents())
     assert "utilization" in numbers and " W" in numbers and "°C" in numbers
