@@ -64,7 +64,9 @@ def test_minutes_are_rolled_up_and_raw_rows_trimmed_after_an_hour(history: Histo
 
 
 def test_the_host_has_series_of_its_own_even_without_a_gpu(history: History, clock: Clock) -> None:
-    feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100, gpus=False)
+    span = 2 * 3600 + 120  # a sample every 4 s, then every second for the last 10 s (the raw rows read below)
+    feed(history, clock, span - 10, util=lambda t: float(t // 60 % 2) * 100, gpus=False, every=4)
+    feed(history, clock, 10, util=lambda t: float((t + span - 10) // 60 % 2) * 100, gpus=False, start=T0 + span - 10)
     raw = history.host_series("cpu_percent", history.window(clock.now - 5, clock.now, step=1))
     assert len(raw) == 6 and {p[1] for p in raw} <= {0.0, 50.0}
     minutes = history.host_series("cpu_percent", history.window(T0, T0 + 600, step=None))
@@ -92,7 +94,7 @@ def test_the_size_cap_drops_the_oldest_data(tmp_path: Path, clock: Clock) -> Non
     cap = base + 48 * 1024
     history = History(tmp_path / "h.db", retention_hours=1000, max_bytes=cap, clock=clock).open()
     try:
-        feed(history, clock, 12 * 3600, every=10)  # 12 hours, a sample every 10 s: 720 minutes
+        feed(history, clock, 12 * 3600, every=30)  # 12 hours, a sample every 30 s: 720 minutes
         with history.reader() as db:
             first, last = db.execute("SELECT min(minute), max(minute) FROM gpu_minute").fetchone()
             pages, size, free = (db.execute(f"PRAGMA {p}").fetchone()[0]
