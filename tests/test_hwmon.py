@@ -75,7 +75,8 @@ def test_no_hwmon_at_all_is_no_fan(tmp_path: Path) -> None:
     assert read_fans(tmp_path) == ()
 
 
-@pytest.mark.parametrize(("celsius", "dead"), [(-70.0, True), (0.0, True), (127.0, True), (123.5, False),
-                                               (37.0, False), (-10.0, False)])
+@pytest.mark.parametrize(("celsius", "dead"), [(-70.0, True), (-40.0, True), (-39.5, False), (0.0, True),
+                                               (127.0, True), (126.5, False), (123.5, False), (37.0, False),
+                                               (-10.0, False)])
 def test_open_thermistors_are_not_heat(celsius: float, dead: bool) -> None:
     assert (dead_temperature(celsius) is not None) is dead
