@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.vocabulary import pwm_percent
+
 KEYS = ("FCTEMPS", "FCFANS", "MINTEMP", "MAXTEMP", "MINSTART", "MINSTOP", "MINPWM", "MAXPWM")
 
 
@@ -43,7 +45,7 @@ def _pairs(value: str) -> dict[str, list[str]]:
 
 def _percent(raw: str | None) -> float | None:
     try:
-        return round(100.0 * float(raw) / 255.0, 1) if raw is not None else None
+        return pwm_percent(float(raw)) if raw is not None else None
     except ValueError:
         return None
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from ..core.fan import Fan, FanControl
 from ..core.model import frozen_map
+from ..core.vocabulary import pwm_percent
+from ..vendors.sysfs import read_int, read_text
 
 # The nct6775 driver's family (Documentation/hwmon/nct6775.rst): pwm_enable 2-5 name its automatic modes.
 _NCT6775 = re.compile(r"^nct(6106|6116|677[5-9]|679[1-9])$")
@@ -28,21 +30,6 @@ _NCT_MODES = {2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III", 5: 
 # Chips whose 0 RPM is a real state (a fan at rest), not an empty header.
 _STOPS_AT_ZERO = frozenset({"amdgpu", "thinkpad", "dell_smm"})
 NO_PULSES_RPM = 65535
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text().strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _int(path: Path) -> int | None:
-    text = _read(path)
-    try:
-        return int(text) if text is not None else None
-    except ValueError:
-        return None
 
 
 def _controller(chip: str, enable: int | None) -> tuple[FanControl, str | None]:
@@ -62,17 +49,17 @@ def _controller(chip: str, enable: int | None) -> tuple[FanControl, str | None]:
 
 
 def _temperature(chip_dir: Path, index: int) -> tuple[str, float | None]:
-    label = _read(chip_dir / f"temp{index}_label") or f"temp{index}"
-    milli = _int(chip_dir / f"temp{index}_input")
+    label = read_text(chip_dir / f"temp{index}_label") or f"temp{index}"
+    milli = read_int(chip_dir / f"temp{index}_input")
     return label, milli / 1000.0 if milli is not None else None
 
 
 def _source(chip_dir: Path, pwm: str) -> tuple[str | None, float | None]:
     """The temperature a pwm declares it follows: ``temp_sel`` (an index), else the lowest bit of
     ``auto_channels_temp`` (bit 0 is temp1)."""
-    index = _int(chip_dir / f"{pwm}_temp_sel")
+    index = read_int(chip_dir / f"{pwm}_temp_sel")
     if index is None:
-        channels = _int(chip_dir / f"{pwm}_auto_channels_temp")
+        channels = read_int(chip_dir / f"{pwm}_auto_channels_temp")
         index = (channels & -channels).bit_length() if channels else None
     if not index:
         return None, None
@@ -82,16 +69,17 @@ def _source(chip_dir: Path, pwm: str) -> tuple[str | None, float | None]:
 def _curve(chip_dir: Path, pwm: str) -> tuple[tuple[float, float], ...]:
     points = []
     for point in range(1, 11):
-        temp, duty = _int(chip_dir / f"{pwm}_auto_point{point}_temp"), _int(chip_dir / f"{pwm}_auto_point{point}_pwm")
+        name = f"{pwm}_auto_point{point}"
+        temp, duty = read_int(chip_dir / f"{name}_temp"), read_int(chip_dir / f"{name}_pwm")
         if temp is None or duty is None:
             break
-        points.append((temp / 1000.0, round(100.0 * duty / 255.0, 1)))
+        points.append((temp / 1000.0, pwm_percent(duty)))
     return tuple(points)
 
 
 def _gpu_od(chip_dir: Path, name: str) -> int | None:
     """A value of amdgpu's ``device/gpu_od/fan_ctrl/<name>``: a header line, the value, then its range."""
-    text = _read(chip_dir / "device" / "gpu_od" / "fan_ctrl" / name)
+    text = read_text(chip_dir / "device" / "gpu_od" / "fan_ctrl" / name)
     if text is None:
         return None
     for line in text.splitlines()[1:]:
@@ -108,7 +96,7 @@ def _numbers(chip_dir: Path, pattern: str) -> list[int]:
 
 def read_chip(chip_dir: Path) -> tuple[Fan, ...]:
     """The fans of one hwmon chip directory."""
-    chip = _read(chip_dir / "name") or chip_dir.name
+    chip = read_text(chip_dir / "name") or chip_dir.name
     channels = _numbers(chip_dir, r"fan(\d+)_input")
     pwms = _numbers(chip_dir, r"pwm(\d+)")
     fans = []
@@ -120,24 +108,24 @@ def read_chip(chip_dir: Path) -> tuple[Fan, ...]:
 
 def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
     unsupported: dict[str, str] = {}
-    rpm = _int(chip_dir / f"fan{n}_input")
-    duty = _int(chip_dir / pwm) if pwm else None
-    percent = round(100.0 * duty / 255.0, 1) if duty is not None else None
+    rpm = read_int(chip_dir / f"fan{n}_input")
+    duty = read_int(chip_dir / pwm) if pwm else None
+    percent = pwm_percent(duty) if duty is not None else None
     if pwm is None:
         unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
     if rpm is None:
         unsupported["rpm"] = "no tachometer read for this output"
-    control, controller = _controller(chip, _int(chip_dir / f"{pwm}_enable") if pwm else None)
+    control, controller = _controller(chip, read_int(chip_dir / f"{pwm}_enable") if pwm else None)
     source, source_c = _source(chip_dir, pwm) if pwm else (None, None)
     curve = _curve(chip_dir, pwm) if pwm else ()
-    target = _int(chip_dir / f"fan{n}_target")
+    target = read_int(chip_dir / f"fan{n}_target")
     floor = curve[0][1] if curve else None
     if chip == "amdgpu":
         floor, controller = _amdgpu(chip_dir, floor, controller)
     stopped = rpm == 0 and chip in _STOPS_AT_ZERO and (target == 0 or duty == 0)
-    return Fan(id=f"hwmon:{chip}/fan{n}", chip=chip, channel=n, label=_read(chip_dir / f"fan{n}_label"), rpm=rpm,
-               percent=percent, target_rpm=target, min_rpm=_int(chip_dir / f"fan{n}_min"),
-               max_rpm=_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
+    return Fan(id=f"hwmon:{chip}/fan{n}", chip=chip, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
+               percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"),
+               max_rpm=read_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, stopped=stopped, dead=_dead(chip_dir, chip, n, rpm),
                unsupported=frozen_map(unsupported))
 
@@ -152,9 +140,9 @@ def _amdgpu(chip_dir: Path, floor: float | None, controller: str | None) -> tupl
 
 def _dead(chip_dir: Path, chip: str, n: int, rpm: int | None) -> str | None:
     """Why channel ``n`` cannot be a fan, or None."""
-    if _int(chip_dir / f"fan{n}_enable") == 0 and chip != "amdgpu":  # amdgpu's fan1_enable is not this switch
+    if read_int(chip_dir / f"fan{n}_enable") == 0 and chip != "amdgpu":  # amdgpu's fan1_enable is not this switch
         return "disabled (fan_enable 0)"
-    if _int(chip_dir / f"fan{n}_fault") == 1:
+    if read_int(chip_dir / f"fan{n}_fault") == 1:
         return "the driver reports a fault on this channel"
     if rpm == NO_PULSES_RPM:
         return "65535 RPM: the counter saw no pulses (a stopped fan, or none)"

@@ -42,3 +42,8 @@ def dead_temperature(celsius: float) -> str | None:
     if celsius >= 127:
         return f"{celsius:g} °C: the input's ceiling (no sensor, or a short)"
     return None
+
+
+def pwm_percent(pwm: float) -> float:
+    """A hwmon duty (``pwmN``, 0-255, 255 is full speed) as a percentage, to one decimal."""
+    return round(100.0 * pwm / 255.0, 1)

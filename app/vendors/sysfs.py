@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.model import GpuSample, frozen_map
+from ..core.vocabulary import pwm_percent
 
 VENDORS = {0x1002: "amd", 0x8086: "intel", 0x10DE: "nvidia"}
 _CARD = re.compile(r"^card(\d+)$")
@@ -27,15 +28,16 @@ class DrmCard:
     pci_bus_id: str | None
 
 
-def _read(path: Path) -> str | None:
+def read_text(path: Path) -> str | None:
+    """A sysfs file's value without its line break, or None when it cannot be read."""
     try:
         return path.read_text().strip()
     except (OSError, UnicodeDecodeError):
         return None
 
 
-def _read_int(path: Path, base: int = 10) -> int | None:
-    text = _read(path)
+def read_int(path: Path, base: int = 10) -> int | None:
+    text = read_text(path)
     if text is None:
         return None
     try:
@@ -57,7 +59,7 @@ def drm_cards(sys_root: Path) -> list[DrmCard]:
         if not match:
             continue
         device = entry / "device"
-        vendor_id = _read_int(device / "vendor", 16)
+        vendor_id = read_int(device / "vendor", 16)
         try:
             bus_id = device.resolve().name if device.exists() else None
         except OSError:
@@ -65,7 +67,7 @@ def drm_cards(sys_root: Path) -> list[DrmCard]:
         cards.append(DrmCard(
             number=int(match.group(1)), device=device,
             vendor=VENDORS.get(vendor_id, "unknown") if vendor_id is not None else "unknown",
-            vendor_id=vendor_id, device_id=_read_int(device / "device", 16), pci_bus_id=bus_id,
+            vendor_id=vendor_id, device_id=read_int(device / "device", 16), pci_bus_id=bus_id,
         ))
     return sorted(cards, key=lambda c: c.number)
 
@@ -83,12 +85,12 @@ def _temperatures(hwmon: Path) -> dict[str, tuple[float, float | None, float | N
     found = {}
     for path in sorted(hwmon.glob("temp*_input")):
         stem = path.name[: -len("_input")]
-        milli = _read_int(path)
+        milli = read_int(path)
         if milli is None:
             continue
-        label = _read(hwmon / f"{stem}_label") or stem
-        crit = _read_int(hwmon / f"{stem}_crit")
-        emergency = _read_int(hwmon / f"{stem}_emergency")
+        label = read_text(hwmon / f"{stem}_label") or stem
+        crit = read_int(hwmon / f"{stem}_crit")
+        emergency = read_int(hwmon / f"{stem}_emergency")
         found[label.lower()] = (milli / 1000.0, crit / 1000.0 if crit else None,
                                 emergency / 1000.0 if emergency else None)
     return found
@@ -100,10 +102,10 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
     unsupported: dict[str, str] = {}
     missing = f"not exposed by the {card.vendor} kernel driver in sysfs"
 
-    busy = _read_int(device / "gpu_busy_percent")
-    used = _read_int(device / "mem_info_vram_used")
-    total = _read_int(device / "mem_info_vram_total")
-    name = _read(device / "product_name") or (
+    busy = read_int(device / "gpu_busy_percent")
+    used = read_int(device / "mem_info_vram_used")
+    total = read_int(device / "mem_info_vram_total")
+    name = read_text(device / "product_name") or (
         f"{card.vendor.upper() if card.vendor != 'unknown' else 'Unknown'} GPU"
         f" [{card.vendor_id or 0:04x}:{card.device_id or 0:04x}]")
 
@@ -118,15 +120,15 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         chosen = temps.get("edge") or next(iter(temps.values()), None)
         if chosen:
             temperature, slowdown, shutdown = chosen
-        microwatts = _read_int(hwmon / "power1_average")
+        microwatts = read_int(hwmon / "power1_average")
         if microwatts is None:
-            microwatts = _read_int(hwmon / "power1_input")
+            microwatts = read_int(hwmon / "power1_input")
         power = microwatts / 1e6 if microwatts is not None else None
-        cap = _read_int(hwmon / "power1_cap")
+        cap = read_int(hwmon / "power1_cap")
         power_cap = cap / 1e6 if cap else None
-        fan_rpm = _read_int(hwmon / "fan1_input")
-        pwm = _read_int(hwmon / "pwm1")
-        fan_pct = round(100.0 * pwm / 255.0, 1) if pwm is not None else None
+        fan_rpm = read_int(hwmon / "fan1_input")
+        pwm = read_int(hwmon / "pwm1")
+        fan_pct = pwm_percent(pwm) if pwm is not None else None
         passive = fan_rpm is None and pwm is None
         if passive:
             no_fan = "no fan in hwmon (passively cooled, or the fan is managed elsewhere)"
