@@ -86,3 +86,10 @@ def test_evolve_equals_replace_and_refuses_unknown_fields() -> None:
         evolve(row, watts=1.0)
 
 
+
+
+def test_a_value_with_no_json_form_is_refused_not_passed_on() -> None:
+    import pytest
+
+    with pytest.raises(TypeError, match="set has no JSON form"):
+        to_json({1, 2})

@@ -70,17 +70,17 @@ def to_json(value: object) -> Json:
     """Plain JSON types from model objects (dataclasses, tuples, read-only mappings)."""
     if isinstance(value, _PLAIN):
         return value
-    kind = type(value)
-    convert = _CONVERTERS.get(kind)
-    if convert is None and dataclasses.is_dataclass(value) and not isinstance(value, type):
-        convert = _CONVERTERS[kind] = _converter(kind)
+    convert = _CONVERTERS.get(type(value))  # the common case first: a model type met before
     if convert is not None:
         return convert(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _object(value)
     if isinstance(value, (list, tuple)):
         return [to_json(v) for v in value]
     if isinstance(value, collections.abc.Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
-    raise TypeError(f"{kind.__name__} has no JSON form (model fields are plain values, dataclasses, tuples, mappings)")
+    raise TypeError(f"{type(value).__name__} has no JSON form (model fields are plain values, dataclasses, "
+                    "tuples, mappings)")
 
 
 def snapshot_view(snapshot: Snapshot) -> JsonObject:
@@ -104,8 +104,10 @@ def process_view(process: ProcessSample) -> JsonObject:
     return _object(process)
 
 
-def _object(value: Snapshot | ProcessSample) -> JsonObject:
-    """A model object's JSON (always an object: its converter builds a dict)."""
+def _object(value: object) -> JsonObject:
+    """A model object's (a dataclass's) JSON, by its type's converter, made on first use."""
     kind = type(value)
-    convert = _CONVERTERS.get(kind) or _CONVERTERS.setdefault(kind, _converter(kind))
+    convert = _CONVERTERS.get(kind)
+    if convert is None:
+        convert = _CONVERTERS[kind] = _converter(kind)
     return convert(value)

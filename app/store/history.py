@@ -215,34 +215,30 @@ class History:
         """Wait until everything submitted so far is committed (for tests, recordings and shutdown). Without a
         writer thread (opened, not started) the caller commits what is queued itself."""
         if self._thread is None:
-            return self._drain()
+            self._write_batch(self._waiting())
+            return True
         done = threading.Event()
         marker = _Flush(done)
         self._queue.put(marker)
         return done.wait(timeout)
 
-    def _drain(self) -> bool:
-        queued: list[object] = []
+    def _waiting(self) -> list[Snapshot | _Flush | None]:
+        """Everything queued now, without waiting."""
+        batch: list[Snapshot | _Flush | None] = []
         with contextlib.suppress(queue.Empty):
             while True:
-                queued.append(self._queue.get_nowait())
-        snaps = [item for item in queued if isinstance(item, Snapshot)]
+                batch.append(self._queue.get_nowait())
+        return batch
+
+    def _write_batch(self, batch: Sequence[Snapshot | _Flush | None]) -> None:
+        snaps = [s for s in batch if isinstance(s, Snapshot)]
         if snaps:
             self.write(snaps)
-        return True
 
     def _run(self) -> None:
         while True:
-            item = self._queue.get()
-            batch = [item]
-            while True:  # take what else is waiting: one transaction for all of it
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            snaps = [s for s in batch if isinstance(s, Snapshot)]
-            if snaps:
-                self.write(snaps)
+            batch = [self._queue.get(), *self._waiting()]  # what else is waiting: one transaction for all of it
+            self._write_batch(batch)
             for marker in batch:
                 if isinstance(marker, _Flush):
                     marker.done.set()
