@@ -89,7 +89,5 @@ def test_evolve_equals_replace_and_refuses_unknown_fields() -> None:
 
 
 def test_a_value_with_no_json_form_is_refused_not_passed_on() -> None:
-    import pytest
-
     with pytest.raises(TypeError, match="set has no JSON form"):
         to_json({1, 2})

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
 from ..collect.monitor import Frame, Monitor
-from ..collect.serialize import gpu_headline, process_view, snapshot_view, to_json
-from ..core.model import ProcessSample, evolve
+from ..collect.serialize import gpu_headline, process_view, to_json
+from ..core.jsonvalue import members
+from ..core.model import ProcessSample
 from ..core.version import __version__
 from .rest import ApiError, allow_only, arg
 
@@ -58,12 +59,16 @@ def metrics() -> Response:
     allow_only(("gpu",))
     frame = _frame()
     index = _gpu_arg(frame)
+    view = _fresh(frame)
     if index is None:
-        return jsonify(_fresh(frame))
-    snap = frame.snapshot  # one GPU: the view of a snapshot narrowed to it and its processes
-    one = evolve(snap, gpus=tuple(g for g in snap.gpus if g.index == index),
-                 processes=tuple(p for p in snap.processes if any(u.gpu_index == index for u in p.gpus)))
-    return jsonify({**snapshot_view(one), **_freshness(frame)})
+        return jsonify(view)
+    # One GPU: the model decides what to keep, the frame's view (made once per tick) supplies it, item for item
+    # (the view's lists follow the snapshot's order).
+    snap = frame.snapshot
+    view["gpus"] = [g for g, s in zip(members(frame.view["gpus"]), snap.gpus, strict=True) if s.index == index]
+    view["processes"] = [p for p, s in zip(members(frame.view["processes"]), snap.processes, strict=True)
+                         if any(u.gpu_index == index for u in s.gpus)]
+    return jsonify(view)
 
 
 @bp.get("/gpu/summary")
