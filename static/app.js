@@ -55,7 +55,18 @@
     return card;
   }
 
-  function renderGpu(gpu) {
+  // A fan's speed and state in words: "rests (fan-stop)", "31 % · at its 30 % floor", "65 % (target 65 %)".
+  function fanText(fan) {
+    if (fan.state === "stopped") return "rests (fan-stop)";
+    if (fan.state === "failed" || fan.state === "off-target") return "FAULT: " + fan.alarm;
+    const speed = fan.percent !== null ? fmt(fan.percent, " %") + (fan.rpm ? " · " + fan.rpm + " RPM" : "")
+      : fan.rpm !== null ? fan.rpm + " RPM" : "speed unknown";
+    if (fan.state === "floor") return speed + " · at its " + (fan.floor_percent ? fmt(fan.floor_percent, " % ") : "") + "floor";
+    if (fan.state === "full") return speed + " · full speed";
+    return speed + (fan.target_percent !== null && fan.target_percent !== undefined ? " (target " + fmt(fan.target_percent, " %") + ")" : "");
+  }
+
+  function renderGpu(gpu, fans) {
     const card = gpuCard(gpu);
     const f = (name) => card.querySelector('[data-f="' + name + '"]');
     const why = gpu.unsupported || {};
@@ -80,9 +91,14 @@
     setValue(f("temp"), gpu.temperature_c === null ? null : fmt(gpu.temperature_c, " °C") +
       (gpu.temperature_slowdown_c ? " (slows at " + fmt(gpu.temperature_slowdown_c, " °C") + ")" : "") +
       (extra ? " · " + extra : ""), why.temperature_c);
-    setValue(f("fan"), gpu.fan_speed_percent === null ? null : fmt(gpu.fan_speed_percent, " %") +
-      (gpu.fan_rpm ? " · " + gpu.fan_rpm + " RPM" : ""), why.fan_speed_percent,
-      gpu.passively_cooled ? "passively cooled" : null);
+    const own = (fans || []).filter((x) => x.gpu_index === gpu.index && x.state !== "dead");
+    if (own.length) {
+      setValue(f("fan"), own.map(fanText).filter((t, i, all) => all.indexOf(t) === i).join(" / "));
+    } else {
+      setValue(f("fan"), gpu.fan_speed_percent === null ? null : fmt(gpu.fan_speed_percent, " %") +
+        (gpu.fan_rpm ? " · " + gpu.fan_rpm + " RPM" : ""), why.fan_speed_percent,
+        gpu.passively_cooled ? "passively cooled" : null);
+    }
     setValue(f("clocks"), gpu.clock_sm_mhz === null ? null : "SM " + gpu.clock_sm_mhz + " MHz" +
       (gpu.clock_memory_mhz ? " · mem " + gpu.clock_memory_mhz + " MHz" : ""), why.clock_sm_mhz);
     const reasons = gpu.throttle_reasons;
@@ -90,7 +106,8 @@
       why.throttle_reasons);
   }
 
-  function renderSystem(host) {
+  function renderSystem(host, fans) {
+    const board = (fans || []).filter((x) => x.gpu_index === null && x.state !== "dead");
     const dl = $("#system");
     const rows = [
       ["CPU", fmt(host.cpu_percent, " %"), null],
@@ -99,8 +116,8 @@
       ["Memory", host.memory_used_bytes === null ? null :
         fmtBytes(host.memory_used_bytes) + " / " + fmtBytes(host.memory_total_bytes), null],
       ["CPU temperature", fmt(host.cpu_temperature_c, " °C"), (host.unsupported || {}).cpu_temperature_c],
-      ["Fans", host.fans.length ? host.fans.map((f) => f.label + " " + f.rpm + " RPM").join(", ") : null,
-        (host.unsupported || {}).fans],
+      ["Fans", board.length ? board.length + " (see Fans): " + board.slice(0, 3).map((x) => x.name + " " +
+        fanText(x)).join(", ") : null, "no fan exposed by the kernel (hwmon) or the BMC"],
     ];
     while (dl.children.length < rows.length * 2) {
       dl.appendChild(document.createElement("dt"));
@@ -411,14 +428,14 @@
     errors.textContent = snap.errors.join(" · ");
     const seen = new Set();
     snap.gpus.forEach((gpu) => {
-      renderGpu(gpu);
+      renderGpu(gpu, snap.fans);
       seen.add(gpu.uuid || "index-" + gpu.index);
       gpuCard(gpu).hidden = table.gpu !== "all" && Number(table.gpu) !== gpu.index;
     });
     for (const [key, card] of cards) {
       if (!seen.has(key)) { card.remove(); cards.delete(key); }
     }
-    renderSystem(snap.host);
+    renderSystem(snap.host, snap.fans);
     renderProcesses(snap.processes, snap.unattributed);
     renderContainers(snap.containers || []);
     renderPods(snap.processes);
@@ -468,5 +485,5 @@
   socket.on("high_gpu_usage_alert", alertToast);
   socket.on("alert", alertToast);
   socket.on("alert_resolved", alertToast);
-  window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes, setSentence: setSentence };
+  window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes, setSentence: setSentence, fanText: fanText };
 })();

@@ -7,10 +7,15 @@
   const GPU_METRICS = ["utilization_percent", "memory_percent", "temperature_c", "power_w"];
   // Without a GPU the host's series are charted instead (app/history.py HOST_METRICS).
   const HOST_METRICS = ["cpu_percent", "load1", "memory_percent", "cpu_temperature_c", "fan_rpm"];
+  // fan_rpm: the loudest fan of the board, as app/store/rows.py stores it
+  const boardRpm = (fans) => {
+    const rpms = (fans || []).filter((f) => f.rpm !== null && f.state !== "dead" && f.gpu_index === null &&
+      f.chip !== "bmc").map((f) => f.rpm);
+    return rpms.length ? Math.max(...rpms) : null;
+  };
   const HOST_LIVE = { cpu_percent: (h) => h.cpu_percent, load1: (h) => (h.load_average ? h.load_average[0] : null),
     memory_percent: (h) => (h.memory_total_bytes ? 100 * h.memory_used_bytes / h.memory_total_bytes : null),
-    cpu_temperature_c: (h) => h.cpu_temperature_c,
-    fan_rpm: (h) => (h.fans.length ? Math.max(...h.fans.map((f) => f.rpm)) : null) };
+    cpu_temperature_c: (h) => h.cpu_temperature_c, fan_rpm: (h, s) => boardRpm(s && s.fans) };
   const COLORS = ["#2563eb", "#d97706", "#059669", "#db2777", "#7c3aed", "#0891b2"];
   const state = { gpu: 0, range: 900, charts: {}, rules: null, latest: null, procTimer: null, recording: null,
     host: false };
@@ -100,7 +105,8 @@
         if (limit) c.setScale("y", { min: 0, max: limit });
         // a sensor this machine does not have (no hwmon temperature, no fan): no empty chart for it
         const figure = document.getElementById("chart-host-" + metric).closest("figure");
-        figure.hidden = !body.points.some((p) => p[1] !== null) && HOST_LIVE[metric](state.latest.host) === null;
+        figure.hidden = !body.points.some((p) => p[1] !== null) &&
+          HOST_LIVE[metric](state.latest.host, state.latest) === null;
       });
       status(results[0].points.length ? "" : "No history for this range yet: points appear as they are collected.");
     } catch (error) {
@@ -180,7 +186,7 @@
       c.setData([xs.slice(cut), ys.slice(cut)]);
     };
     if (state.host) {
-      HOST_METRICS.forEach((metric) => extend("chart-host-" + metric, HOST_LIVE[metric](snap.host)));
+      HOST_METRICS.forEach((metric) => extend("chart-host-" + metric, HOST_LIVE[metric](snap.host, snap)));
       return;
     }
     const gpu = snap.gpus.find((g) => g.index === state.gpu);

@@ -184,10 +184,10 @@ def test_the_override_grammar(text: str, expected: dict[str, dict[str, Any]]) ->
 
 @pytest.mark.parametrize(("text", "words"), [
     ("temperature=80", "expected RULE.FIELD=VALUE with RULE in gpu_utilization, temperature, memory, power, "
-                       "throttling, xid, new_process and FIELD in threshold, hold, hysteresis, cooldown, enabled, "
+                       "throttling, xid, new_process, fan and FIELD in threshold, hold, hysteresis, cooldown, enabled, "
                        "severity"),
     ("temperature.threshold", "expected RULE.FIELD=VALUE"),
-    ("fan.threshold=1", "bad alert setting 'fan.threshold=1'"),
+    ("pump.threshold=1", "bad alert setting 'pump.threshold=1'"),
     ("temperature.colour=red", "bad alert setting"),
     ("temperature.threshold=hot", "'hot' is not a number"),
     ("a.b.threshold=1", "bad alert setting"),

@@ -146,6 +146,39 @@ def test_overrides_from_text_and_settings() -> None:
         "temperature": {"threshold": 80.0}, "power": {"enabled": False}, "xid": {"cooldown_s": 5.0}}
     rules = load_settings({"FANWHY_ALERT_GPU_UTIL": "70", "FANWHY_ALERTS": "temperature.hold=30"}).alert_rules()
     assert rules["gpu_utilization"].threshold == 70 and rules["temperature"].hold_s == 30
-    for bad in ("fan.threshold=1", "temperature.colour=red", "temperature.threshold=hot", "temperature"):
+    for bad in ("pump.threshold=1", "temperature.colour=red", "temperature.threshold=hot", "temperature"):
         with pytest.raises(ConfigError, match="FANWHY_ALERTS"):
             load_settings({"FANWHY_ALERTS": bad})
+
+
+def test_a_fan_alarm_fires_after_its_hold_and_resolves_when_the_fan_recovers() -> None:
+    from app.core.fan import Fan
+
+    engine = only("fan", hold_s=3)
+    blocked = Fan("hwmon:nct6798/fan2", "nct6798", 2, "CPU fan", rpm=400, target_rpm=1800, state="off-target",
+                  alarm="off target: 400 RPM against a target of 1,800 RPM for 12 s (blocked, or failing)")
+    fine = replace(blocked, rpm=1790, alarm=None, state="running")
+    fired = []
+    for t, fan in enumerate([blocked, blocked, blocked, blocked, blocked, fine]):
+        _, events = engine.evaluate(replace(snap(), fans=(fan,)), float(t))
+        fired.extend((float(t), e.state, e.message) for e in events)
+    assert [(t, s) for t, s, _ in fired] == [(3.0, "firing"), (5.0, "resolved")]
+    assert fired[0][2] == ("CPU fan (nct6798 fan2): off target: 400 RPM against a target of 1,800 RPM for 12 s "
+                           "(blocked, or failing) (for 3 s)")
+    assert fired[1][2] == "CPU fan (nct6798 fan2) is back to normal (1,790 RPM, running)"
+    engine.evaluate(replace(snap(), fans=(blocked,)), 10.0)
+    _, events = engine.evaluate(replace(snap(), fans=(blocked,)), 20.0)
+    assert events == ()  # the cooldown after a resolution keeps it quiet
+
+
+def test_a_fan_with_an_alarm_that_vanishes_resolves_and_dead_channels_never_fire() -> None:
+    from app.core.fan import Fan
+
+    engine = only("fan", hold_s=0)
+    failed = Fan("bmc:Fan3B", "bmc", 6, "Fan3B", rpm=0, alarm="the BMC reports it critical", state="failed")
+    active, events = engine.evaluate(replace(snap(), fans=(failed,)), 0.0)
+    assert [a.rule for a in active] == ["fan"] and events[0].id.startswith("fan:bmc:Fan3B:")
+    _, events = engine.evaluate(snap(), 1.0)
+    assert [(e.state, e.message) for e in events] == [("resolved", "bmc:Fan3B is no longer reported")]
+    dead = Fan("hwmon:nct6798/fan5", "nct6798", 5, None, rpm=0, dead="0 RPM: no fan", alarm=None, state="dead")
+    assert engine.evaluate(replace(snap(), fans=(dead,)), 2.0) == ((), ())

@@ -13,7 +13,8 @@ from app.core.model import (
     GpuSample,
     Unattributed,
 )
-from app.verdict.explain import BusyClock, explain, short_command
+from app.verdict.explain import BusyClock, explain
+from app.verdict.words import short_command
 from tests.support.builders import GIB, gpu, proc, snap
 
 
@@ -21,7 +22,7 @@ def test_a_training_job_on_a_hot_gpu() -> None:
     verdict = explain(snap([gpu(util=97, temp=83, power=290, fan=71)],
                            [proc(10, "/usr/bin/python3 /home/alice/train.py --lr 3e-4", sm=97, container="trainer")]))
     assert verdict.headline == ("GPU 0 is at 83 °C and 290 W because `python3 train.py` (alice, container trainer) "
-                                "keeps 97 % of its SMs busy; its fan runs at 71 % and follows the temperature.")
+                                "keeps 97 % of its SMs busy; its fan runs at 71 %.")
     assert verdict.busy and verdict.confidence == 0.9
     top = verdict.causes[0]
     assert (top.kind, top.pid, top.numbers["sm_percent"], top.numbers["temperature_c"]) == ("gpu_load", 10, 97, 83)

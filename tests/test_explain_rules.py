@@ -17,10 +17,8 @@ from app.verdict.explain import (
     COOL_C,
     BusyClock,
     explain,
-    label,
-    short_command,
-    who,
 )
+from app.verdict.words import label, short_command, who
 from tests.support.builders import gpu, proc, snap
 
 
@@ -74,16 +72,15 @@ def test_the_wording_of_each_load_branch() -> None:
     hidden = Unattributed(gpu_index=0, memory_bytes=8 * GIB, sm_percent=90.0, reason="x")
     assert explain(snap([busy], unattributed=(hidden,))).headline == (
         "GPU 0 is at 70 °C and 250 W because of work FanWhy cannot see: processes in another PID namespace hold "
-        "8.0 GiB (run FanWhy with --pid=host to name them); its fan runs at 30 % and follows the temperature.")
+        "8.0 GiB (run FanWhy with --pid=host to name them); its fan runs at 30 %.")
     small = Unattributed(gpu_index=0, memory_bytes=1 << 20, sm_percent=5.0, reason="x")
     assert "no process on it is known" in explain(snap([busy], unattributed=(small,))).headline
     two = [proc(2, "python3 b.py", sm=None, memory=GIB), proc(3, "python3 c.py", sm=None, memory=2 * GIB)]
     assert explain(snap([busy], two)).headline == (
         "GPU 0 is at 70 °C and 250 W; `python3 c.py` (alice) is the process on it (per-process SM % is not reported "
-        "here); its fan runs at 30 % and follows the temperature.")
+        "here); its fan runs at 30 %.")
     assert explain(snap([busy])).headline == (
-        "GPU 0 is at 70 °C and 250 W, and no process on it is known; its fan runs at 30 % and follows the "
-        "temperature.")
+        "GPU 0 is at 70 °C and 250 W, and no process on it is known; its fan runs at 30 %.")
     bare = replace(gpu(util=90), temperature_c=None, power_w=None, fan_speed_percent=None)
     assert explain(snap([bare])).headline == "GPU 0 is at 90 % utilization, and no process on it is known."
 
@@ -187,8 +184,6 @@ def test_labels_and_short_commands() -> None:
 
 
 def test_the_cpu_cause_at_its_edges_and_with_its_numbers() -> None:
-    from app.core.model import HostFan
-
     assert [c for c in explain(snap([], cpu=50.0)).causes if c.kind == "cpu_load"]  # 50 % counts
     assert [c for c in explain(snap([], cpu=49.9)).causes if c.kind == "cpu_load"] == []
     owner = proc(7, "python3 burn.py", gpu_index=None, cpu=100.0)  # exactly half of two busy cores
@@ -198,11 +193,10 @@ def test_the_cpu_cause_at_its_edges_and_with_its_numbers() -> None:
     assert dict(cause.numbers) == {"cpu_percent": 100.0, "cpu_temperature_c": 48.0, "process_cpu_percent": 100.0}
     assert cause.score == pytest.approx(0.4 + 0.5 * 100.0 / 100.0)
     assert explain(snap([], [replace(owner, cpu_percent=99.0)], cpu=100.0, cores=2)).causes[0].pid is None
-    fans = tuple(HostFan(chip="it87", label=f"fan{i}", rpm=1000 + i) for i in range(4))
-    hot = replace(snap([], [owner], cpu=100.0, cores=2), host=replace(snap([], cpu=100.0, cores=2).host, fans=fans,
-                                                                       cpu_temperature_c=None))
-    headline = explain(hot).headline
-    assert headline.endswith("; system fans: fan0 1000 RPM, fan1 1001 RPM, fan2 1002 RPM.") and "°C" not in headline
+    unknown = replace(snap([], [owner], cpu=100.0, cores=2), host=replace(snap([], cpu=100.0, cores=2).host,
+                                                                           cpu_temperature_c=None))
+    headline = explain(unknown).headline
+    assert headline.endswith("at 100 % of a core.") and "°C" not in headline
     assert "(48 °C)" in explain(snap([], [owner], cpu=60.0, cores=1)).headline
 
 

@@ -65,9 +65,22 @@ def test_version_one_is_the_schema_of_the_histories_users_have(tmp_path: Path) -
     """Migration 1 creates exactly the tables and columns of a history made before versions: it must never change
     (a new column is a new step)."""
     fresh = tmp_path / "fresh.db"
-    History(fresh).open().close()
+    with sqlite3.connect(fresh, isolation_level=None) as db:
+        schema.MIGRATIONS[0](db)
     assert columns(fresh) == columns(FIXTURE)
-    assert schema.file_version(fresh) == SCHEMA_VERSION
+    latest = tmp_path / "latest.db"
+    History(latest).open().close()
+    assert schema.file_version(latest) == SCHEMA_VERSION
+
+
+def test_version_two_adds_each_fans_series_and_nothing_else(old_history: Path) -> None:
+    before = columns(old_history)
+    History(old_history).open().close()
+    added = {name: cols for name, cols in columns(old_history).items() if name not in before}
+    assert added == {"fan_raw": ["ts", "fan", "rpm", "percent", "source_c"],
+                     "fan_minute": ["minute", "fan", "n", "rpm_min", "rpm_mean", "rpm_max", "percent_min",
+                                    "percent_mean", "percent_max", "source_c_min", "source_c_mean", "source_c_max"]}
+    assert {name: cols for name, cols in columns(old_history).items() if name in before} == before
 
 
 def test_a_history_from_a_newer_fanwhy_is_refused_and_left_as_it_is(old_history: Path) -> None:
@@ -94,5 +107,5 @@ def test_a_failed_step_leaves_the_file_at_its_version(old_history: Path, monkeyp
     monkeypatch.setattr(schema, "SCHEMA_VERSION", len(schema.MIGRATIONS) + 1)
     with sqlite3.connect(old_history, isolation_level=None) as db, pytest.raises(sqlite3.OperationalError):
         schema.migrate(db)
-    assert schema.file_version(old_history) == 1  # the first step held
+    assert schema.file_version(old_history) == SCHEMA_VERSION  # the real steps held
     assert "half_done" not in columns(old_history)

@@ -8,7 +8,8 @@ import pynvml
 import pytest
 
 from app.vendors.base import BackendUnavailable
-from app.vendors.nvidia import PASSIVELY_COOLED, NvidiaBackend, decode_clocks_event_reasons
+from app.vendors.nvidia import NvidiaBackend, decode_clocks_event_reasons
+from app.vendors.nvml_fans import PASSIVELY_COOLED
 from tests.fakes.fake_nvml import FakeNvml, desktop_card, load_dump, scenario
 
 

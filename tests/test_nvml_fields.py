@@ -11,6 +11,7 @@ import pynvml
 import pytest
 
 from app.vendors.nvidia import NvidiaBackend
+from app.vendors.nvml_fans import PASSIVELY_COOLED
 from tests.fakes.fake_nvml import FakeNvml, scenario
 
 # (fake cell, the sample's field, the field of `unsupported`, the NVML function named in the reason)
@@ -89,7 +90,7 @@ def test_every_value_of_the_h100_dump_in_its_unit() -> None:
     assert gpu.utilization_percent == cells["utilization"]["gpu"]
     assert gpu.memory_utilization_percent == cells["utilization"]["memory"]
     assert gpu.vendor == "nvidia" and gpu.source == "nvml" and gpu.index == 0
-    assert gpu.unsupported["fan_rpm"] == "not reported: NVML gives fan speed as a percentage"
+    assert gpu.unsupported["fan_rpm"] == PASSIVELY_COOLED and gpu.fans == ()  # no fan: no RPM either
 
 
 def test_pstate_32_is_unknown_not_p32() -> None:

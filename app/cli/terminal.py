@@ -11,6 +11,7 @@ import re
 import time
 from typing import Sequence
 
+from ..core.fan import Fan
 from ..core.model import GpuSample, HostSample, ProcessSample, Snapshot
 from ..core.vocabulary import GIB
 
@@ -42,7 +43,32 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: frozense
     return [line(header), *(line(r) for r in rows)]
 
 
-def _gpu_rows(gpus: Sequence[GpuSample]) -> list[str]:
+_STATE_WORDS = {"stopped": "rest", "full": "full", "failed": "FAILED", "off-target": "OFF TARGET"}
+
+
+def fan_cell(fan: Fan) -> str:
+    """A fan's speed and state in a cell: "rest", "31 % floor", "65 %", "1,850 RPM", "full", "FAILED"."""
+    if fan.state in _STATE_WORDS:
+        return _STATE_WORDS[fan.state]
+    speed = f"{fan.percent:.0f} %" if fan.percent is not None else f"{fan.rpm:,} RPM" if fan.rpm is not None else "?"
+    return f"{speed} floor" if fan.state == "floor" else speed
+
+
+def _fan_column(gpu: GpuSample, fans: Sequence[Fan]) -> str:
+    own = [f for f in fans if f.gpu_index == gpu.index and f.state != "dead"]
+    if own:
+        return fan_cell(max(own, key=lambda f: (f.state in _STATE_WORDS, f.percent or 0.0)))
+    return "passive" if gpu.passively_cooled else _num(gpu.fan_speed_percent, " %")
+
+
+def _fan_rows(fans: Sequence[Fan], limit: int = 6) -> list[str]:
+    """The machine's other fans (board, laptop, chassis): each one's speed, state and what it follows."""
+    rows = [[clean(f.name)[:36], fan_cell(f), clean(f.source or "–")[:40]]
+            for f in fans if f.gpu_index is None and f.state != "dead"][:limit]
+    return _table(["FAN", "STATE", "FOLLOWS"], rows, frozenset({1})) if rows else []
+
+
+def _gpu_rows(gpus: Sequence[GpuSample], fans: Sequence[Fan] = ()) -> list[str]:
     rows = []
     for g in gpus:
         if g.error:
@@ -53,7 +79,7 @@ def _gpu_rows(gpus: Sequence[GpuSample]) -> list[str]:
             power += f"/{g.power_limit_w:.0f}"
         rows.append([str(g.index), clean(g.name or "?")[:24], _num(g.utilization_percent, " %"),
                      _memory(g.memory_used_bytes, g.memory_total_bytes), _num(g.temperature_c, " °C"),
-                     "passive" if g.passively_cooled else _num(g.fan_speed_percent, " %"),
+                     _fan_column(g, fans),
                      power + (" W" if power != "–" else "")])
     return _table(["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"], rows, frozenset({0, 2, 4, 5, 6}))
 
@@ -94,12 +120,15 @@ def render(snap: Snapshot, processes: int = 8) -> str:
         lines += ["  · " + clean(cause.summary).replace("`", "") for cause in snap.verdict.causes[1:4]]
     lines.append("")
     if snap.gpus:
-        lines += _gpu_rows(snap.gpus)
+        lines += _gpu_rows(snap.gpus, snap.fans)
     else:
         lines.append(clean(snap.backend.no_gpu_summary or "No GPU found."))
     table = _process_rows(snap.processes, processes)
     if table:
         lines += ["", *table]
+    fans = _fan_rows(snap.fans)
+    if fans:
+        lines += ["", *fans]
     lines += ["", _host_line(snap.host)]
     lines += [f"note: {clean(error)}" for error in snap.errors]
     return "\n".join(lines) + "\n"

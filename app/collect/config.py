@@ -85,6 +85,10 @@ class Settings:
     notify_per_minute: float = 6.0
     watchdog_s: float = 0.0
     docker_socket: str = "/var/run/docker.sock"
+    etc_root: str = "/etc"  # where the fan daemons' configurations are read (the host's /etc, in a container)
+    bmc: bool = True  # read the chassis fans from the BMC (ipmitool), when the tool and the IPMI device exist
+    bmc_interval_s: float = 10.0
+    bmc_timeout_s: float = 5.0
 
     @property
     def watchdog_timeout_s(self) -> float:
@@ -186,6 +190,8 @@ _RANGES: tuple[tuple[str, float, float, str], ...] = (
     ("max_bodies", 1, math.inf, "FANWHY_MAX_BODIES must be at least 1"),
     ("notify_group_s", 0, 3600, "FANWHY_NOTIFY_GROUP must be between 0 and 3600 seconds"),
     ("notify_per_minute", 0.1, 600, "FANWHY_NOTIFY_PER_MINUTE must be between 0.1 and 600"),
+    ("bmc_interval_s", 2, 3600, "FANWHY_BMC_INTERVAL must be between 2 and 3600 seconds (a BMC answers slowly)"),
+    ("bmc_timeout_s", 0.5, 60, "FANWHY_BMC_TIMEOUT must be between 0.5 and 60 seconds"),
 )
 # Words that must be one of a few.
 _CHOICES: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -216,7 +222,8 @@ ENV_NAMES = {
     "rate_limit_per_s": "FANWHY_RATE_LIMIT", "tls_cert": "FANWHY_TLS_CERT", "tls_key": "FANWHY_TLS_KEY",
     "mask_patterns": "FANWHY_MASK_PATTERNS", "names_only": "FANWHY_NAMES_ONLY", "watchdog_s": "FANWHY_WATCHDOG",
     "notify": "FANWHY_NOTIFY", "seed_metrics": "FANWHY_SEED_METRICS", "notify_group_s": "FANWHY_NOTIFY_GROUP",
-    "notify_per_minute": "FANWHY_NOTIFY_PER_MINUTE",
+    "notify_per_minute": "FANWHY_NOTIFY_PER_MINUTE", "etc_root": "FANWHY_ETC_ROOT", "bmc": "FANWHY_BMC",
+    "bmc_interval_s": "FANWHY_BMC_INTERVAL", "bmc_timeout_s": "FANWHY_BMC_TIMEOUT",
 }
 
 

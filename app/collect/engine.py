@@ -17,6 +17,7 @@ from ..core.redact import Redactor
 from ..vendors.factory import Selection, default_builders, select_backend
 from ..verdict.alerts import AlertEngine
 from .config import Settings
+from .fans import FanService, ipmitool
 from .host import HostSampler
 from .monitor import Monitor
 
@@ -56,6 +57,29 @@ def _kube() -> KubeClient | None:
     return kube
 
 
+def _sys_root(settings: Settings) -> str:
+    """Where hwmon is read: the simulated machine's tree for the demo, else FANWHY_SYS_ROOT."""
+    if settings.backend == "simulated":
+        from ..vendors.simulated_machine import SimulatedMachine
+
+        return str(SimulatedMachine.shared().sys_root)
+    return settings.sys_root
+
+
+def fan_service(settings: Settings) -> FanService:
+    """The fans of ``settings``: hwmon under FANWHY_SYS_ROOT, the daemons' configurations under FANWHY_ETC_ROOT, the
+    BMC unless FANWHY_BMC=off (the simulated backend brings a machine of its own: a hwmon tree and a BMC)."""
+    if settings.backend == "simulated":
+        from ..vendors.simulated_machine import SimulatedMachine
+
+        machine = SimulatedMachine.shared()
+        return FanService(sys_root=str(machine.sys_root), etc_root=str(machine.etc_root), bmc_run=machine.bmc_listing,
+                          bmc_every_s=2.0)
+    bmc = ipmitool(settings.bmc_timeout_s) if settings.bmc else "no BMC read: FANWHY_BMC=off"
+    return FanService(sys_root=settings.sys_root, etc_root=settings.etc_root, bmc_run=bmc,
+                      bmc_every_s=settings.bmc_interval_s)
+
+
 def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
     """The collector for ``settings``: the backend picked by the factory unless one is given."""
     selection = selection or select_backend(settings.backend, default_builders(settings))
@@ -67,7 +91,8 @@ def build_monitor(settings: Settings, selection: Selection | None = None, histor
                                                redactor=Redactor(settings.mask_patterns, settings.names_only)),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None,
                               kube=_kube()),
-        host=HostSampler(proc_root=settings.host_proc),
+        host=HostSampler(proc_root=settings.host_proc, sys_root=_sys_root(settings)),
+        fans=fan_service(settings),
         min_tick_gap_s=settings.min_tick_gap_s,
         history=history,
         watchdog_s=settings.watchdog_timeout_s,

@@ -28,6 +28,8 @@ class Declared:
     fans: tuple[str, ...]  # the tachometers it drives ("fan5_input"); one pwm may drive several
     curve: tuple[tuple[float, float], ...]  # (°C, %): MINTEMP at MINSTOP, MAXTEMP at MAXPWM
     floor_percent: float | None  # MINPWM: what it runs at below MINTEMP (0: the fan may stop)
+    daemon: str = "fancontrol"  # the daemon that drives it (fancontrol, thinkfan, fan2go)
+    follows: str | None = None  # the source in words, when it is not one file ("the hottest of 6 sensors")
 
 
 def _pairs(value: str) -> dict[str, list[str]]:

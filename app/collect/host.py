@@ -1,8 +1,8 @@
 """The CPU side of the machine: the fan may be the CPU's.
 
 CPU time and memory are read every tick straight from ``/proc/stat`` and ``/proc/meminfo`` through file
-descriptors kept open (one ``pread`` each, cheaper than psutil's parsing of both files); temperatures and
-fans (hwmon, through psutil) every few seconds.
+descriptors kept open (one ``pread`` each, cheaper than psutil's parsing of both files); temperatures (hwmon, under
+``sys_root``) every few seconds. The fans are read by ``app.collect.fans``.
 """
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ from __future__ import annotations
 import os
 import socket
 import time
-from types import ModuleType
-from typing import Any
 
 import psutil
 
 from ..attribution.procstat import CpuBaseline, cpu_times, own_ticks
-from ..core.model import HostFan, HostSample, HostSensor, frozen_map
+from ..core.model import HostSample, HostSensor, frozen_map
+from .hwmon import read_temperatures
 
 # Chips whose readings are the CPU package temperature, in order of preference.
 _CPU_CHIPS = ("coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-thermal", "acpitz")
@@ -56,9 +55,9 @@ def memory_used_total(meminfo: bytes) -> tuple[int, int] | None:
 
 
 class HostSampler:
-    """Reads CPU %, load and memory once per tick; temperatures and fans every ``sensors_every_s``."""
+    """Reads CPU %, load and memory once per tick; temperatures every ``sensors_every_s``."""
 
-    def __init__(self, sensors_every_s: float = 5.0, proc_root: str = "/proc") -> None:
+    def __init__(self, sensors_every_s: float = 5.0, proc_root: str = "/proc", sys_root: str = "/sys") -> None:
         self.hostname = socket.gethostname()
         self.sensors_every_s = sensors_every_s
         self.cpu_count = psutil.cpu_count()
@@ -66,8 +65,9 @@ class HostSampler:
         self._stat, self._meminfo = ProcFile(f"{proc_root}/stat"), ProcFile(f"{proc_root}/meminfo")
         self._cpu: tuple[int, int] | None = None
         self._own_since: int | None = None  # see prime()
+        self.sys_root = sys_root  # FANWHY_HOST_SYS: the host's /sys, for a container or a test tree
         self._sensors_at = float("-inf")
-        self._sensors: tuple[tuple[HostSensor, ...], tuple[HostFan, ...], dict[str, str]] = ((), (), {})
+        self._sensors: tuple[tuple[HostSensor, ...], dict[str, str]] = ((), {})
         self.errors: tuple[str, ...] = ()  # what the last sample could not read, naming the file
         self._cpu_or_none({})  # prime: the next call measures since now (a broken /proc/stat is reported then)
 
@@ -99,24 +99,15 @@ class HostSampler:
             return memory.total - memory.available, memory.total
         return found
 
-    def _read_sensors(self) -> tuple[tuple[HostSensor, ...], tuple[HostFan, ...], dict[str, str]]:
+    def _read_sensors(self) -> tuple[tuple[HostSensor, ...], dict[str, str]]:
         reasons: dict[str, str] = {}
-        temperatures = _read(psutil, "sensors_temperatures", reasons, "temperatures")
-        fans = _read(psutil, "sensors_fans", reasons, "fans")
-        sensors = tuple(
-            HostSensor(chip=chip, label=t.label or chip, temperature_c=float(t.current),
-                       high_c=_positive(t.high), critical_c=_positive(t.critical))
-            for chip, entries in sorted(temperatures.items()) for t in entries if t.current is not None
-        )
-        fan_rows = tuple(
-            HostFan(chip=chip, label=f.label or f"{chip} fan", rpm=int(f.current))
-            for chip, entries in sorted(fans.items()) for f in entries
-        )
-        if not fan_rows:
-            reasons.setdefault("fans", "no fan sensor exposed by the kernel (hwmon)")
+        try:
+            sensors = read_temperatures(self.sys_root)
+        except OSError as error:
+            sensors, reasons["temperatures"] = (), f"not readable: {_why(error)}"
         if cpu_temperature(sensors) is None:
             reasons["cpu_temperature_c"] = "no CPU temperature sensor exposed by the kernel (hwmon)"
-        return sensors, fan_rows, reasons
+        return sensors, reasons
 
     def _cpu_or_none(self, unsupported: dict[str, str]) -> float | None:
         try:
@@ -148,7 +139,7 @@ class HostSampler:
         now = time.monotonic()
         if now - self._sensors_at >= self.sensors_every_s:  # hwmon reads: every few seconds is enough
             self._sensors, self._sensors_at = self._read_sensors(), now
-        sensors, fans, reasons = self._sensors
+        sensors, reasons = self._sensors
         unsupported.update(reasons)
         return HostSample(
             hostname=self.hostname,
@@ -159,7 +150,6 @@ class HostSampler:
             memory_total_bytes=total,
             cpu_temperature_c=cpu_temperature(sensors),
             temperatures=sensors,
-            fans=fans,
             unsupported=frozen_map(unsupported),
         )
 
@@ -175,21 +165,5 @@ def cpu_temperature(sensors: tuple[HostSensor, ...]) -> float | None:
     return None
 
 
-def _read(module: ModuleType, name: str, unsupported: dict[str, str], field: str) -> dict[str, list[Any]]:
-    reader = getattr(module, name, None)
-    if reader is None:
-        unsupported[field] = f"not available on this platform (psutil has no {name})"
-        return {}
-    try:
-        return reader() or {}
-    except (OSError, RuntimeError) as error:
-        unsupported[field] = f"not readable: {error}"
-        return {}
-
-
 def _why(error: Exception) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else "empty"
-
-
-def _positive(value: float | None) -> float | None:
-    return float(value) if value else None

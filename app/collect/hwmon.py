@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 
 from ..core.fan import Fan, FanControl
-from ..core.model import frozen_map
-from ..core.vocabulary import pwm_percent
+from ..core.model import HostSensor, frozen_map
+from ..core.vocabulary import dead_temperature, pwm_percent
 from ..vendors.sysfs import read_int, read_text
 
 # The nct6775 driver's family (Documentation/hwmon/nct6775.rst): pwm_enable 2-5 name its automatic modes.
@@ -151,8 +151,29 @@ def _dead(chip_dir: Path, chip: str, n: int, rpm: int | None) -> str | None:
     return None
 
 
+def chips(sys_root: str | Path = "/sys") -> list[Path]:
+    """The hwmon chip directories under ``sys_root``, in the kernel's order (hwmon2 before hwmon10)."""
+    base = Path(sys_root) / "class" / "hwmon"
+    return sorted(base.glob("hwmon*"), key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 1 << 30)
+
+
 def read_fans(sys_root: str | Path = "/sys") -> tuple[Fan, ...]:
     """Every fan under ``sys_root``/class/hwmon, chip by chip in the kernel's order."""
-    base = Path(sys_root) / "class" / "hwmon"
-    chips = sorted(base.glob("hwmon*"), key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 1 << 30)
-    return tuple(fan for chip in chips for fan in read_chip(chip))
+    return tuple(fan for chip in chips(sys_root) for fan in read_chip(chip))
+
+
+def read_temperatures(sys_root: str | Path = "/sys") -> tuple[HostSensor, ...]:
+    """Every temperature under ``sys_root``/class/hwmon that reads a real value (an open thermistor's -70, 0 or
+    127 °C is left out, ``dead_temperature``), with its label, warning (``_max``) and critical limits."""
+    found = []
+    for chip_dir in chips(sys_root):
+        chip = read_text(chip_dir / "name") or chip_dir.name
+        for n in _numbers(chip_dir, r"temp(\d+)_input"):
+            label, value = _temperature(chip_dir, n)
+            if value is None or dead_temperature(value) is not None:
+                continue
+            high, critical = read_int(chip_dir / f"temp{n}_max"), read_int(chip_dir / f"temp{n}_crit")
+            found.append(HostSensor(chip=chip, label=label, temperature_c=value,
+                                    high_c=high / 1000.0 if high and high > 0 else None,
+                                    critical_c=critical / 1000.0 if critical and critical > 0 else None))
+    return tuple(found)

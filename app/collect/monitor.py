@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from ..attribution.attributor import Attribution, Attributor
 from ..attribution.processes import ProcessInspector
 from ..attribution.procstat import CpuBaseline
+from ..core.fan import AirSensor, Fan
 from ..core.jsonvalue import JsonObject
 from ..core.model import (
     Alert,
@@ -33,6 +34,7 @@ from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine
 from ..verdict.explain import BusyClock, explain
 from .energy import EnergyMeter
+from .fans import FanService
 from .host import HostSampler
 from .serialize import snapshot_view
 
@@ -81,6 +83,7 @@ class Monitor:
         wall_clock: Callable[[], float] = time.time,
         history: History | None = None,
         watchdog_s: float = 10.0,
+        fans: FanService | None = None,
     ):
         self.selection = selection
         self.backend = selection.backend
@@ -88,6 +91,7 @@ class Monitor:
         self.alerts = alerts or AlertEngine()
         self.attributor = attributor or Attributor(ProcessInspector())
         self.host = host or HostSampler()
+        self.fans = fans or FanService(sys_root=self.host.sys_root)
         self.min_tick_gap_s = min_tick_gap_s
         self._clock = clock
         self._wall = wall_clock
@@ -133,6 +137,7 @@ class Monitor:
             self.backend.close()
         if self._thread is None or not self._thread.is_alive():
             self.host.close()  # its kept /proc descriptors (reopened if this monitor collects again)
+            self.fans.close()
         with self._published:
             self._published.notify_all()
 
@@ -286,6 +291,13 @@ class Monitor:
             errors.append(f"host: {type(error).__name__}: {error}")
             host = HostSample(hostname="", cpu_percent=None, cpu_count=None, load_average=None,
                               memory_used_bytes=None, memory_total_bytes=None)
+        fans: tuple[Fan, ...] = ()
+        air: tuple[AirSensor, ...] = ()
+        try:
+            fans, air = self.fans.read(gpus, host)
+        except Exception as error:  # a fan source that fails costs the fans, never the snapshot
+            log.exception("fans failed")
+            errors.append(f"fans: {type(error).__name__}: {error}")
         t3 = self._clock()
 
         now = self._wall()
@@ -301,6 +313,8 @@ class Monitor:
             containers=containers,
             users=attribution.users,
             unattributed=unattributed,
+            fans=fans,
+            air=air,
             timing=CollectorTiming(total_ms=_ms(t3 - t0), gpus_ms=_ms(t1 - t0), processes_ms=_ms(t2 - t1),
                                    host_ms=_ms(t3 - t2), interval_s=self.interval_s, tick=self._tick),
             errors=tuple(errors),

@@ -8,6 +8,7 @@ import types
 import typing
 from typing import Callable
 
+from ..core.fan import Fan
 from ..core.jsonvalue import Json, JsonObject
 from ..core.model import GpuSample, ProcessSample, Snapshot
 
@@ -98,6 +99,15 @@ def gpu_headline(gpu: GpuSample) -> JsonObject:
     out["memory_percent"] = round(gpu.memory_percent, 2) if gpu.memory_percent is not None else None
     out["unsupported"] = {k: v for k, v in gpu.unsupported.items() if k in keys}
     return out
+
+
+FAN_SUMMARY = ("id", "name", "chip", "label", "rpm", "percent", "target_percent", "floor_percent", "state", "source",
+               "source_c", "source_from", "confidence", "gpu_index", "alarm")
+
+
+def fan_view(fan: Fan) -> JsonObject:
+    """A fan in a summary: its speed, floor, state and source (``/api/fans`` has the rest)."""
+    return {k: v for k, v in _object(fan).items() if k in FAN_SUMMARY}
 
 
 def process_view(process: ProcessSample) -> JsonObject:

@@ -1,42 +1,137 @@
-"""A fan, as every source reads it (hwmon now; NVML and the BMC to follow): one shape, so the verdict, the page and
-the metrics need not know where a fan was read."""
+"""A fan, as every source reads it (NVML, hwmon, the BMC): one shape, so the verdict, the page and the metrics need
+not know where a fan was read.
+
+``state`` says in a word where the fan stands (the terminal's FAN column, the page's badge); ``fan_state`` is the
+one rule that sets it.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
-from .model import EMPTY
-
 FanControl = Literal["full-speed", "manual", "automatic", "unknown"]
+# Where the source came from: the controller's own configuration (pwm_temp_sel, /etc/fancontrol, thinkfan, fan2go),
+# the hardware's design (a GPU's fan cools that GPU), or a fit of its history (app.collect.fanlearn).
+SourceFrom = Literal["declared", "design", "learned"]
+FanState = Literal["dead", "failed", "off-target", "stopped", "floor", "full", "running", "unknown"]
+_NONE: Mapping[str, str] = MappingProxyType({})
+FULL_PERCENT = 95.0  # at or above this duty a fan is at full speed
+FLOOR_MARGIN = 3.0  # within this many points of its floor a fan is at its floor
 
 
 @dataclass(frozen=True)
 class Fan:
-    """One fan as the machine exposes it (hwmon today; NVML and the BMC are read into the same shape).
+    """One fan as the machine exposes it.
 
     ``percent`` is the duty the controller asks for (pwm/255, or NVML's intended %); ``rpm`` what the tachometer
-    counts. ``controller`` says who sets the speed in words (``control`` the kind), ``source`` the temperature the
-    controller declares it follows and ``curve`` its declared curve, (°C, %) points. ``dead`` says why a channel is
-    left out (nothing on the header, no reading); ``unsupported`` why a value is missing."""
+    counts. ``controller`` says who sets the speed in words (``control`` the kind), ``source`` the temperature it
+    follows (``source_from`` how that is known, ``confidence`` how well a learned source explains the speed) and
+    ``curve`` its curve, (°C, %) points. ``dead`` says why a channel is left out (nothing on the header, no
+    reading); ``alarm`` what is wrong with a fan that is there; ``unsupported`` why a value is missing."""
 
-    id: str  # stable within a machine: "hwmon:nct6798/fan2"
+    id: str  # stable within a machine: "hwmon:nct6798/fan2", "nvml:0/fan1", "bmc:FAN1"
     chip: str
     channel: int
     label: str | None
     rpm: int | None = None
     percent: float | None = None
     target_rpm: int | None = None
+    target_percent: float | None = None
     min_rpm: int | None = None
     max_rpm: int | None = None
     floor_percent: float | None = None  # the lowest duty the controller runs it at while it runs (its idle floor)
+    floor_rpm: int | None = None  # the same in RPM, when learned from its history
     control: FanControl = "unknown"
     controller: str | None = None
     source: str | None = None
     source_c: float | None = None
+    source_from: SourceFrom | None = None
+    confidence: float | None = None
+    hysteresis_c: float | None = None
     curve: tuple[tuple[float, float], ...] = ()
+    gpu_index: int | None = None  # the GPU it belongs to (a graphics card's own fan)
+    cools: str | None = None  # what it cools, in words ("the GPU", "the chassis")
     stopped: bool = False  # at rest on purpose (zero-RPM idle, fan-stop), not failed
-    alarm: str | None = None  # what its controller flags (a BMC's critical status: a failed fan)
+    alarm: str | None = None  # what is wrong (a BMC's critical status, a fan far from its target)
     dead: str | None = None
-    unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+    state: FanState = "unknown"
+    unsupported: Mapping[str, str] = field(default_factory=lambda: _NONE)
+    name: str = field(init=False, default="")  # how a person names it, made from its label and chip
+
+    def __post_init__(self) -> None:
+        where = "BMC" if self.chip == "bmc" else f"{self.chip} fan{self.channel}"
+        object.__setattr__(self, "name", f"{self.label} ({where})" if self.label and self.label != where else where)
+
+    @property
+    def speed(self) -> str:
+        """Its speed in words: "1,850 RPM", "65 %", "65 % (1,400 RPM)"."""
+        if self.rpm is not None and self.percent is not None:
+            return f"{self.percent:.0f} % ({self.rpm:,} RPM)"
+        if self.rpm is not None:
+            return f"{self.rpm:,} RPM"
+        return f"{self.percent:.0f} %" if self.percent is not None else "speed unknown"
+
+
+_CPU_CHIPS = ("coretemp", "k10temp", "zenpower")
+_CPU_WORDS = ("cpu", "package", "tctl", "tdie", "peci")
+
+
+def heat_of(source: str | None) -> str | None:
+    """What heats a fan's source, for the chain from a fan to a process. Sources are named "chip label" ("k10temp
+    Tctl", "nct6798 CPUTIN", "BMC Inlet Temp") or "GPU N": "gpu:N" (a GPU's own temperature), "gpu" (a graphics
+    card's hwmon sensor), "cpu", "inlet", "exhaust", "board"; None when nothing is known."""
+    if not source:
+        return None
+    match = re.fullmatch(r"GPU (\d+)", source)
+    if match:
+        return f"gpu:{match.group(1)}"
+    chip, _, label = source.partition(" ")
+    words = source.lower()
+    if chip == "BMC":
+        return next((role for role, names in (("inlet", ("inlet", "ambient")), ("exhaust", ("exhaust",)),
+                                              ("cpu", ("cpu",))) if any(n in words for n in names)), "board")
+    if any(c in words for c in _CPU_CHIPS) or any(w in label.lower() for w in _CPU_WORDS):
+        return "cpu"
+    return "gpu" if chip in ("amdgpu", "radeon") or "gpu" in words else "board"
+
+
+def fan_state(fan: Fan) -> FanState:
+    """Where a fan stands, in a word: dead (not a fan), failed or off-target (``alarm``), stopped, at its floor,
+    at full speed, running; unknown without a speed."""
+    if fan.dead:
+        return "dead"
+    if fan.alarm:
+        if fan.alarm.startswith("full speed"):
+            return "full"
+        return "off-target" if fan.alarm.startswith("off target") else "failed"
+    if fan.stopped:
+        return "stopped"
+    if fan.percent is not None:
+        if fan.percent >= FULL_PERCENT:
+            return "full"
+        if fan.floor_percent is not None and fan.percent <= fan.floor_percent + FLOOR_MARGIN:
+            return "floor"
+        return "running"
+    if fan.rpm is not None:
+        if fan.floor_rpm is not None and fan.rpm <= fan.floor_rpm * 1.05:
+            return "floor"
+        if fan.max_rpm and fan.rpm >= fan.max_rpm * FULL_PERCENT / 100:
+            return "full"
+        return "running" if fan.rpm > 0 else "stopped"
+    return "unknown"
+
+
+AirRole = Literal["inlet", "exhaust", "cpu", "other"]
+
+
+@dataclass(frozen=True)
+class AirSensor:
+    """A temperature a server's BMC reads (the air coming in, going out, the CPUs): what its chassis fans follow."""
+
+    role: AirRole
+    label: str
+    temperature_c: float

@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Mapping, Never, TypeVar
 
+from .fan import AirSensor, Fan
+
 Visibility = Literal["visible", "host-pid-only", "inferred"]
 ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
 MemoryMethod = Literal["reported", "inference", "none"]
 UsageKind = Literal["compute", "graphics", "utilization-only"]
 # What a cause of heat or noise is (app.verdict.explain makes each; the page and the history key on them).
 CauseKind = Literal["gpu_load", "gpu_failed", "cpu_load", "thermal_throttle", "power_cap", "memory_holder",
-                    "idle_wake"]
+                    "idle_wake", "fan", "fan_fault"]
 
 EMPTY: Mapping[str, Never] = MappingProxyType({})  # an empty default for a mapping of any values
 V = TypeVar("V")
@@ -74,6 +76,7 @@ class GpuSample:
     fan_speed_percent: float | None = None
     fan_speeds_percent: tuple[float, ...] = ()
     fan_rpm: int | None = None
+    fans: tuple[Fan, ...] = ()  # each fan (or fan controller) of the card, as its driver reports it
     # True when the hardware reports no fan of its own (NVML: 0 fans; amdsmi, nvidia-smi, hwmon: none reported):
     # the chassis fans cool it. The page and the verdict read this, not the reason's wording.
     passively_cooled: bool = False
@@ -258,13 +261,6 @@ class HostSensor:
 
 
 @dataclass(frozen=True)
-class HostFan:
-    chip: str
-    label: str
-    rpm: int
-
-
-@dataclass(frozen=True)
 class HostSample:
     """The CPU side: the fan may be the CPU's."""
 
@@ -276,7 +272,6 @@ class HostSample:
     memory_total_bytes: int | None
     cpu_temperature_c: float | None = None
     temperatures: tuple[HostSensor, ...] = ()
-    fans: tuple[HostFan, ...] = ()
     unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
 
     @property
@@ -374,6 +369,8 @@ class Snapshot:
     verdict: Verdict | None = None
     alerts: tuple[Alert, ...] = ()
     alert_events: tuple[Alert, ...] = ()
+    fans: tuple[Fan, ...] = ()  # every fan of the machine (the GPUs', the board's, the chassis'), each with its source
+    air: tuple[AirSensor, ...] = ()  # the chassis' inlet and exhaust air and the BMC's other probes
     errors: tuple[str, ...] = field(default=())
 
     def gpu(self, index: int) -> GpuSample | None:

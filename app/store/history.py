@@ -355,6 +355,10 @@ class History:
         with self.reader() as db:
             return queries.series(db, "host", 0, metric, win)
 
+    def fan_series(self, fan: str, metric: str, win: Window) -> list[list[float | None]]:
+        with self.reader() as db:
+            return queries.series(db, "fan", fan, metric, win)
+
     def process_series(self, metric: str, win: Window, pid: int | None = None, container: str | None = None
                        ) -> list[list[float | None]]:
         with self.reader() as db:

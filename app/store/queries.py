@@ -49,8 +49,9 @@ def plan(since: float, until: float, step: float | None, *, now: float, raw_s: f
     return Window(since, until, max(60.0, math.ceil(step / 60.0) * 60.0), "minute")
 
 
-def series(db: sqlite3.Connection, kind: str, key: int, metric: str, win: Window) -> list[list[float | None]]:
-    """A GPU's (``kind`` gpu, ``key`` its index) or the host's (host, 0) series as [t, mean, min, max] points."""
+def series(db: sqlite3.Connection, kind: str, key: int | str, metric: str, win: Window) -> list[list[float | None]]:
+    """A GPU's (``kind`` gpu, ``key`` its index), the host's (host, 0) or a fan's (fan, its id) series as
+    [t, mean, min, max] points."""
     if metric not in SERIES[kind]:
         raise HistoryError(f"unknown metric {metric!r}; one of {', '.join(SERIES[kind])}")
     if win.source == "raw":

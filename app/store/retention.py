@@ -26,11 +26,8 @@ def roll_up(db: sqlite3.Connection, start: float, end: float) -> None:
 
 def trim(db: sqlite3.Connection, now: float, raw_s: float, retention_s: float) -> None:
     """Raw rows older than the raw horizon; minutes, events and recording samples older than the retention."""
-    for table in ("gpu_raw", "host_raw", "proc_raw"):
-        db.execute(f"DELETE FROM {table} WHERE ts < ?", (now - raw_s,))
-    horizon = now - retention_s
-    for table, column in (("gpu_minute", "minute"), ("host_minute", "minute"), ("proc_minute", "minute"),
-                          ("events", "ts"), ("recording_samples", "ts")):
+    for table, column in TIMED:
+        horizon = now - (raw_s if table.endswith("_raw") else retention_s)
         db.execute(f"DELETE FROM {table} WHERE {column} < ?", (horizon,))
 
 

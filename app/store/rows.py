@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from ..core.jsonvalue import EventRow, SqlValue
 from ..core.model import Alert, Snapshot
-from .schema import GPU_METRICS, HOST_METRICS
+from .schema import FAN_METRICS, GPU_METRICS, HOST_METRICS
 
 
 def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None) -> None:
@@ -23,6 +23,8 @@ def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None)
     db.execute(f"INSERT INTO host_raw (ts, host, {', '.join(HOST_METRICS)}) VALUES "
                f"({', '.join('?' * (len(HOST_METRICS) + 2))})", (ts, 0, *host_values(snap)))
     db.executemany("INSERT INTO proc_raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", process_rows(snap))
+    db.executemany(f"INSERT INTO fan_raw (ts, fan, {', '.join(FAN_METRICS)}) VALUES (?, ?, ?, ?, ?)",
+                   [(ts, f.id, f.rpm, f.percent, f.source_c) for f in snap.fans if f.state != "dead"])
     events = [alert_row(a) for a in snap.alert_events]
     if verdict_row is not None:
         events.append(verdict_row)
@@ -56,7 +58,8 @@ def host_values(snap: Snapshot) -> tuple[float | int | None, ...]:
     """One host_raw row's values, in HOST_METRICS order."""
     host = snap.host
     load1 = host.load_average[0] if host.load_average else None
-    fan = max((f.rpm for f in host.fans if f.rpm is not None), default=None)
+    fan = max((f.rpm for f in snap.fans if f.rpm is not None and f.state != "dead" and f.gpu_index is None
+               and f.chip != "bmc"), default=None)  # the loudest fan of the board (a laptop's, a desktop's)
     return (host.cpu_percent, load1, host.memory_percent, host.memory_used_bytes, host.cpu_temperature_c, fan)
 
 

@@ -29,11 +29,15 @@ GPU_METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "te
 # The host side, so a machine without a GPU (or whose fan is the CPU's) has charts too; kept like a GPU's series
 # (raw for an hour, then per minute) in tables of the same shape, with one row key (host = 0).
 HOST_METRICS = ("cpu_percent", "load1", "memory_percent", "memory_used_bytes", "cpu_temperature_c", "fan_rpm")
-SERIES = {"gpu": GPU_METRICS, "host": HOST_METRICS}  # table prefix (and key column) -> metrics
+# Each fan (keyed by its id, "hwmon:nct6798/fan2"): its speed both ways and the temperature it follows, so a chart
+# can draw speed against source (schema version 2).
+FAN_METRICS = ("rpm", "percent", "source_c")
+SERIES = {"gpu": GPU_METRICS, "host": HOST_METRICS, "fan": FAN_METRICS}  # table prefix (and key column) -> metrics
 PROCESS_METRICS = ("gpu_memory_bytes", "sm_percent", "power_w", "energy_wh", "cpu_percent")
 # Every table with a time column, and that column: what retention and the size cap trim.
-TIMED = (("gpu_raw", "ts"), ("host_raw", "ts"), ("proc_raw", "ts"), ("gpu_minute", "minute"),
-         ("host_minute", "minute"), ("proc_minute", "minute"), ("events", "ts"), ("recording_samples", "ts"))
+TIMED = (("gpu_raw", "ts"), ("host_raw", "ts"), ("proc_raw", "ts"), ("fan_raw", "ts"), ("gpu_minute", "minute"),
+         ("host_minute", "minute"), ("proc_minute", "minute"), ("fan_minute", "minute"), ("events", "ts"),
+         ("recording_samples", "ts"))
 
 _V1 = """
 CREATE TABLE IF NOT EXISTS gpu_raw (ts REAL NOT NULL, gpu INTEGER NOT NULL, utilization_percent REAL,
@@ -84,8 +88,23 @@ def _v1_tables(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+_V2 = """
+CREATE TABLE IF NOT EXISTS fan_raw (ts REAL NOT NULL, fan TEXT NOT NULL, rpm REAL, percent REAL, source_c REAL);
+CREATE INDEX IF NOT EXISTS fan_raw_fan_ts ON fan_raw (fan, ts);
+CREATE TABLE IF NOT EXISTS fan_minute (minute INTEGER NOT NULL, fan TEXT NOT NULL, n INTEGER NOT NULL, rpm_min REAL,
+  rpm_mean REAL, rpm_max REAL, percent_min REAL, percent_mean REAL, percent_max REAL, source_c_min REAL,
+  source_c_mean REAL, source_c_max REAL, PRIMARY KEY (fan, minute));
+"""
+
+
+def _v2_fans(db: sqlite3.Connection) -> None:
+    """1 -> 2: each fan's speed and source temperature, raw and per minute."""
+    for statement in filter(str.strip, _V2.split(";")):
+        db.execute(statement)
+
+
 # MIGRATIONS[n] takes a file from version n to n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_fans)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -25,10 +25,10 @@ from ..core.vocabulary import THROTTLE_REASONS
 from .base import Backend, BackendUnavailable
 from .nvml_calls import Calls, GpuFailed, describe_init_error
 from .nvml_events import XidWatcher
+from .nvml_fans import PASSIVELY_COOLED, FanStatics, read_fans, read_statics
 
 log = logging.getLogger(__name__)
 
-PASSIVELY_COOLED = "not supported: passively cooled GPU (no fan of its own; the chassis fans cool it)"
 
 # nvmlClocksEventReason* bits (0x1 gpu_idle ... 0x100 display_clock_setting) and the names a person can read.
 CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = tuple((1 << bit, name) for bit, name in enumerate(THROTTLE_REASONS))
@@ -90,6 +90,7 @@ class _Gpu:
     shutdown_c: float | None = None
     clock_sm_max_mhz: int | None = None
     num_fans: int | None = None
+    fan_statics: FanStatics = field(default_factory=lambda: FanStatics(None, None, None))
     static_unsupported: dict[str, str] = field(default_factory=dict)
     slow_values: SlowValues = field(default_factory=lambda: SlowValues(
         energy_j=None, ecc_errors_uncorrected=None, mig_mode=None, persistence_mode=None, display_active=None))
@@ -205,6 +206,8 @@ class NvidiaBackend(Backend):
             gpu.num_fans = calls.get(u, "fan_speed_percent", "nvmlDeviceGetNumFans", gpu.handle)
             if gpu.num_fans is not None:
                 u.pop("fan_speed_percent", None)
+            if gpu.num_fans:
+                gpu.fan_statics = read_statics(calls.get, gpu.handle)
         except nvml.NVMLError as error:  # the handle itself: this GPU is unusable
             gpu.error = f"{type(error).__name__}: {error}"
         except GpuFailed as error:
@@ -276,7 +279,8 @@ class NvidiaBackend(Backend):
         gpu.idle = util is not None and util.gpu == 0
         memory = self._memory(u, h)
         temperature = get(u, "temperature_c", "nvmlDeviceGetTemperature", h, nvml.NVML_TEMPERATURE_GPU)
-        fans = self._fans(gpu, u)
+        fans = read_fans(get, h, gpu.index, gpu.num_fans, gpu.fan_statics, u)
+        speeds = [f.percent for f in fans if f.percent is not None]
         power_mw = get(u, "power_w", "nvmlDeviceGetPowerUsage", h)
         limit_mw = get(u, "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit", h)
         clock_sm = get(u, "clock_sm_mhz", "nvmlDeviceGetClockInfo", h, nvml.NVML_CLOCK_SM)
@@ -286,9 +290,9 @@ class NvidiaBackend(Backend):
         slow = self._slow(gpu, h)
         u.update(gpu.slow_unsupported)
         passive = not fans and gpu.num_fans == 0
-        if passive:
-            u["fan_speed_percent"] = PASSIVELY_COOLED
-        u.setdefault("fan_rpm", "not reported: NVML gives fan speed as a percentage")
+        rpm = fans[0].rpm if fans else None
+        if rpm is None:
+            u.setdefault("fan_rpm", PASSIVELY_COOLED if passive else "not reported by this GPU's driver")
 
         return GpuSample(
             vendor="nvidia",
@@ -304,8 +308,10 @@ class NvidiaBackend(Backend):
             temperature_c=_num(temperature),
             temperature_slowdown_c=gpu.slowdown_c,
             temperature_shutdown_c=gpu.shutdown_c,
-            fan_speed_percent=max(fans) if fans else None,
-            fan_speeds_percent=tuple(fans),
+            fan_speed_percent=max(speeds) if speeds else None,
+            fan_speeds_percent=tuple(speeds),
+            fan_rpm=rpm,
+            fans=fans,
             power_w=power_mw / 1000.0 if power_mw is not None else None,
             power_limit_w=limit_mw / 1000.0 if limit_mw is not None else None,
             clock_sm_mhz=clock_sm,
@@ -337,25 +343,6 @@ class NvidiaBackend(Backend):
         if memory is None:
             u["memory_total_bytes"] = u["memory_used_bytes"]
         return memory
-
-    def _fans(self, gpu: _Gpu, u: dict[str, str]) -> list[float]:
-        get = self._calls.get
-        if gpu.num_fans == 0:
-            return []
-        if gpu.num_fans is None:  # an old driver without nvmlDeviceGetNumFans
-            speed = get(u, "fan_speed_percent", "nvmlDeviceGetFanSpeed", gpu.handle)
-            if speed is None:
-                return []
-            u.pop("fan_speed_percent", None)  # the count was unknown, the speed is not
-            return [float(speed)]
-        speeds = []
-        for fan in range(gpu.num_fans):
-            speed = get(u, "fan_speed_percent", "nvmlDeviceGetFanSpeed_v2", gpu.handle, fan)
-            if speed is not None:
-                speeds.append(float(speed))
-        if speeds:
-            u.pop("fan_speed_percent", None)
-        return speeds
 
     def _clocks_event_reasons(self, u: dict[str, str], handle: object) -> tuple[str, ...] | None:
         fn = "nvmlDeviceGetCurrentClocksEventReasons"

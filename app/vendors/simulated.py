@@ -2,8 +2,9 @@
 
 Never chosen by ``auto``. Each simulated GPU runs one worker process (app/vendors/simulated_worker.py)
 whose CPU use, measured by psutil, drives the GPU's utilization; temperature follows it with a lag,
-power and fan follow temperature and load. GPU 0 has a fan; the others are passively cooled, like
-datacenter cards.
+power and fan follow temperature and load. GPU 0 has a fan with a 30 % floor that stops below 45 °C (fan-stop, back
+on above 48 °C); the others are passively cooled, like datacenter cards, and the simulated machine's chassis fans
+(app/vendors/simulated_machine.py) carry their heat.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ from typing import Callable
 
 import psutil
 
+from ..core.fan import Fan
 from ..core.model import GpuProcessUsage, GpuSample, frozen_map
 from .base import Backend, BackendUnavailable
-from .nvidia import PASSIVELY_COOLED
+from .nvml_fans import PASSIVELY_COOLED
+from .simulated_machine import SimulatedMachine
+
+FAN_FLOOR, FAN_STOP_C, FAN_START_C = 30.0, 45.0, 48.0
 
 GIB = 1024**3
 _JOBS = ("python train.py", "vllm serve", "jupyter kernel", "ollama runner")
@@ -39,6 +44,7 @@ class _SimGpu:
     temperature_c: float = 35.0
     energy_j: float = 0.0
     utilization_percent: float = 0.0
+    fan_running: bool = False
 
 
 class SimulatedBackend(Backend):
@@ -93,7 +99,10 @@ class SimulatedBackend(Backend):
         now = self._clock()
         dt = 0.0 if self._last is None else now - self._last
         self._last = now
-        return [self._step(gpu, dt) for gpu in self._gpus]
+        samples = [self._step(gpu, dt) for gpu in self._gpus]
+        burnt = sum(g.utilization_percent * self.peak for g in self._gpus) / (psutil.cpu_count() or 1)
+        SimulatedMachine.shared().step([(s.temperature_c or 35.0, s.power_w or 0.0) for s in samples], dt, burnt)
+        return samples
 
     def _step(self, gpu: _SimGpu, dt: float) -> GpuSample:
         if gpu.probe is None:
@@ -111,10 +120,9 @@ class SimulatedBackend(Backend):
         power = 25.0 + (gpu.power_limit_w - 25.0) * util / 100.0 * 0.9
         gpu.energy_j += power * dt
         unsupported = {"fan_rpm": "not simulated"}
-        fan = None
-        if gpu.has_fan:
-            fan = round(max(30.0, min(100.0, (gpu.temperature_c - 30.0) * 2.5)), 1)
-        else:
+        fans = self._fans(gpu)
+        fan = fans[0].percent if fans else None
+        if not gpu.has_fan:
             unsupported["fan_speed_percent"] = PASSIVELY_COOLED
         reasons = ("gpu_idle",) if util < 1 else (("sw_power_cap",) if power > 0.95 * gpu.power_limit_w else ())
         return GpuSample(
@@ -122,13 +130,26 @@ class SimulatedBackend(Backend):
             utilization_percent=round(util, 1), memory_utilization_percent=round(util * 0.3, 1),
             memory_used_bytes=gpu.job_memory_bytes, memory_total_bytes=gpu.memory_total_bytes,
             temperature_c=round(gpu.temperature_c, 1), temperature_slowdown_c=87.0, temperature_shutdown_c=92.0,
-            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
+            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (), fans=fans,
             power_w=round(power, 1), power_limit_w=gpu.power_limit_w,
             clock_sm_mhz=int(210 + 15 * util), clock_memory_mhz=2619, clock_sm_max_mhz=1980,
             pstate="P0" if util > 0 else "P8", throttle_reasons=reasons, energy_j=round(gpu.energy_j, 3),
             ecc_errors_uncorrected=0, mig_mode=False, pci_bus_id=f"00000000:{gpu.index + 1:02x}:00.0",
             source="simulated", unsupported=frozen_map(unsupported),
         )
+
+    @staticmethod
+    def _fans(gpu: _SimGpu) -> tuple[Fan, ...]:
+        """GPU 0's fan: the driver's curve from a 30 % floor, resting below 45 °C until 48 °C (fan-stop)."""
+        if not gpu.has_fan:
+            return ()
+        gpu.fan_running = gpu.temperature_c > (FAN_STOP_C if gpu.fan_running else FAN_START_C)
+        speed = round(max(FAN_FLOOR, min(100.0, (gpu.temperature_c - 30.0) * 2.5)), 1) if gpu.fan_running else 0.0
+        return (Fan(id=f"nvml:{gpu.index}/fan0", chip=f"GPU {gpu.index}", channel=0, label=f"GPU {gpu.index} fan 0",
+                    percent=speed, target_percent=speed, floor_percent=FAN_FLOOR, control="automatic",
+                    controller="the driver's temperature curve (NVML fan policy 0)", source="GPU",
+                    source_from="design", gpu_index=gpu.index, cools="the GPU", stopped=speed == 0,
+                    unsupported=frozen_map({"rpm": "not simulated"})),)
 
     def processes(self) -> list[GpuProcessUsage]:
         return [

@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from ..core.fan import Fan
 from ..core.model import Alert, GpuEvent, GpuSample, Snapshot
 from ..core.vocabulary import SLOWDOWN_REASONS
 
@@ -37,6 +38,8 @@ DEFAULT_RULES: Mapping[str, Rule] = {
     "throttling": Rule(threshold=1, hold_s=5, hysteresis=0.5, cooldown_s=300, severity="critical", unit=""),
     "xid": Rule(threshold=1, hold_s=0, hysteresis=0, cooldown_s=300, severity="critical", unit=""),
     "new_process": Rule(threshold=1, hold_s=0, hysteresis=0, cooldown_s=0, severity="info", unit=""),
+    # a fan with an alarm (failed, off its target, at full speed for no heat): 1 while it lasts
+    "fan": Rule(threshold=1, hold_s=30, hysteresis=0.5, cooldown_s=300, severity="warning", unit=""),
 }
 THRESHOLD_RULES = ("gpu_utilization", "temperature", "memory", "power", "throttling")
 
@@ -154,14 +157,20 @@ class AlertEngine:
                 rule = self.rules[name]
                 if rule.enabled:
                     self._threshold(name, rule, gpu, key, now, fired)
+        if self.rules["fan"].enabled:
+            for fan in snap.fans:
+                if fan.state != "dead":
+                    seen.add(f"fan:{fan.id}")
+                    self._fan(fan, now, fired)
         for event in events:
             self._xid(event, snap, now, fired)
         self._expire_events(now, fired)
         self._new_processes(snap, now, fired)
         for (name, key), state in list(self._states.items()):
             if key not in seen and state.firing is not None and name != "xid":
+                gone = key[4:] if key.startswith("fan:") else f"GPU {state.firing.gpu_index}"
                 fired.append(replace(state.firing, state="resolved", resolved_at=now,
-                                     message=f"GPU {state.firing.gpu_index} is no longer reported"))
+                                     message=f"{gone} is no longer reported"))
                 del self._states[(name, key)]
         if fired:
             self.history.extend(fired)
@@ -171,13 +180,25 @@ class AlertEngine:
 
     def _threshold(self, name: str, rule: Rule, gpu: GpuSample, key: str, now: float, out: list[Alert]) -> None:
         value = VALUES[name](gpu)
-        if value is None:
-            return
+        if value is not None:
+            self._level(name, rule, key, gpu.index, value, now, out,
+                        lambda held: _message(name, gpu, value, rule.threshold, held),
+                        lambda: _resolved_message(name, gpu.index, value))
+
+    def _fan(self, fan: Fan, now: float, out: list[Alert]) -> None:
+        """A fan's alarm, held and resolved like a threshold (1 while the alarm lasts)."""
+        self._level("fan", self.rules["fan"], f"fan:{fan.id}", fan.gpu_index, 1.0 if fan.alarm else 0.0, now, out,
+                    lambda held: f"{fan.name}: {fan.alarm} (for {held:.0f} s)",
+                    lambda: f"{fan.name} is back to normal ({fan.speed}, {fan.state})")
+
+    def _level(self, name: str, rule: Rule, key: str, index: int | None, value: float, now: float, out: list[Alert],
+               message: Callable[[float], str], resolved: Callable[[], str]) -> None:
+        """Hold, fire, resolve below the hysteresis, then stay quiet for the cooldown."""
         state = self._states.setdefault((name, key), _State())
         if state.firing is not None:
             if value < rule.threshold - rule.hysteresis:
                 out.append(replace(state.firing, state="resolved", resolved_at=now, value=round(value, 2),
-                                   message=_resolved_message(name, gpu.index, value)))
+                                   message=resolved()))
                 state.firing, state.above_since = None, None
                 state.quiet_until = now + rule.cooldown_s
             return
@@ -186,9 +207,10 @@ class AlertEngine:
             return
         state.above_since = now if state.above_since is None else state.above_since
         if now - state.above_since >= rule.hold_s and now >= state.quiet_until:
+            scope = key.removeprefix("fan:") if name == "fan" else index
             state.firing = Alert(
-                id=f"{name}:{gpu.index}:{int(state.above_since * 1000)}", rule=name, gpu_index=gpu.index,
-                severity=rule.severity, message=_message(name, gpu, value, rule.threshold, now - state.above_since),
+                id=f"{name}:{scope}:{int(state.above_since * 1000)}", rule=name, gpu_index=index,
+                severity=rule.severity, message=message(now - state.above_since),
                 value=round(value, 2), threshold=rule.threshold, since=state.above_since)
             out.append(state.firing)
 

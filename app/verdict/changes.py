@@ -45,7 +45,7 @@ class VerdictChanges:
 
 def _who(snap: Snapshot, pid: int | None) -> str | None:
     r"""The process a cause names, as the verdict names it (``\`python3 train.py\` (alice)``)."""
-    from .explain import label
+    from .words import label
 
     proc = next((p for p in snap.processes if p.pid == pid), None) if pid is not None else None
     return label(proc) if proc is not None else None

@@ -9,13 +9,12 @@ says so and invents no cause.
 
 from __future__ import annotations
 
-import os
-import shlex
-from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
+from .fanchain import at_floor, chassis_clause, fan_causes, gpu_fan_clause
+from .words import label, short_command
 
 BUSY_UTIL_PERCENT = 20.0
 BUSY_POWER_FRACTION = 0.4
@@ -28,54 +27,6 @@ CPU_OWNER_SHARE = 0.5  # a process (or a group of them) is named only when it ho
 MEMORY_HOG_BYTES = 1 << 30
 
 Numbers = Mapping[str, float | str | None]
-
-
-def short_command(proc: ProcessSample) -> str:
-    """``python3 train.py`` from ``/usr/bin/python3 /home/a/train.py --lr 1e-3``; the name when no command."""
-    return _short(proc.command, proc.name or f"PID {proc.pid}")
-
-
-@lru_cache(maxsize=1024)
-def _short(command: str | None, fallback: str) -> str:
-    if not command:
-        return fallback
-    try:
-        words = shlex.split(command)  # the command line is shell-quoted: quoted words stay whole
-    except ValueError:
-        words = command.split()
-    if not words:
-        return fallback
-    head = os.path.basename(words[0])
-    if not head.startswith(("python", "node", "java", "ruby", "perl", "bash", "sh")):
-        return head
-    for i, word in enumerate(words[1:], start=1):
-        if word == "-c":  # inline code: its text says nothing useful in a sentence
-            return f"{head} -c"
-        if word == "-m" and i + 1 < len(words):
-            return f"{head} -m {words[i + 1]}"
-        if not word.startswith("-"):
-            return f"{head} {os.path.basename(word)}"
-    return head
-
-
-def who(proc: ProcessSample) -> str:
-    """``alice, container trainer`` (whatever is known)."""
-    parts = []
-    if proc.user:
-        parts.append(proc.user)
-    if proc.container is not None:
-        parts.append(f"container {proc.container.name or proc.container.id[:12]}")
-    elif proc.unit:
-        parts.append(f"service {proc.unit}")
-    if proc.status == "outside-namespace":
-        parts.append("in another PID namespace")
-    return ", ".join(parts)
-
-
-def label(proc: ProcessSample) -> str:
-    identity = who(proc)
-    name = f"`{short_command(proc)}`" if proc.command or proc.name else f"PID {proc.pid}"
-    return f"{name} ({identity})" if identity else name
 
 
 def _fraction(value: float | None, limit: float | None) -> float:
@@ -102,11 +53,16 @@ def _state(gpu: GpuSample) -> str:
     return " and ".join(parts) or "work"
 
 
-def _fan_clause(gpu: GpuSample) -> str:
-    if gpu.fan_speed_percent is not None:
-        return f"its fan runs at {gpu.fan_speed_percent:.0f} % and follows the temperature"
+def _fan_clause(gpu: GpuSample, snap: Snapshot) -> str:
+    """What cools the GPU, as measured: its own fans (at rest, at the floor, their speed), else the chassis'."""
+    own = gpu_fan_clause(snap.fans, gpu.index)
+    if own:
+        return own
+    if gpu.fan_speed_percent is not None:  # a backend that gives one speed and no fan detail
+        return f"its fan runs at {gpu.fan_speed_percent:.0f} %"
     if gpu.passively_cooled:
-        return "it has no fan of its own (passively cooled): the chassis fans answer its heat"
+        chassis = chassis_clause(snap.fans, snap) or "the chassis fans answer its heat"
+        return f"it has no fan of its own (passively cooled): {chassis}"
     return ""
 
 
@@ -175,7 +131,7 @@ def _load_cause(gpu: GpuSample, snap: Snapshot, users: Sequence[ProcessSample], 
     """The main cause of a busy GPU: the process that computes most, else hidden work, else what is known."""
     i = gpu.index
     computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
-    fan = _fan_clause(gpu)
+    fan = _fan_clause(gpu, snap)
     tail = f"; {fan}" if fan else ""
     state = f"GPU {i} is at {_state(gpu)}{lasting}"
     if computing:
@@ -275,12 +231,10 @@ def _cpu_cause(snap: Snapshot) -> Cause | None:
         because = f" because of {label(blamed)} at {blamed.cpu_percent:.0f} % of a core"
     else:
         because = _cpu_spread(users, busy_cores, host.cpu_count or 1)
-    fans = ", ".join(f"{f.label} {f.rpm} RPM" for f in host.fans[:3])
-    fan_text = f"; system fans: {fans}" if fans else ""
     return Cause(kind="cpu_load", score=0.4 + 0.5 * host.cpu_percent / 100.0, pid=blamed.pid if blamed else None,
                  numbers=frozen_map({"cpu_percent": host.cpu_percent, "cpu_temperature_c": host.cpu_temperature_c,
                                      "process_cpu_percent": blamed.cpu_percent if blamed else None}),
-                 summary=f"the CPU is at {host.cpu_percent:.0f} %{temp}{because}{fan_text}")
+                 summary=f"the CPU is at {host.cpu_percent:.0f} %{temp}{because}")
 
 
 def _cpu_spread(users: Sequence[ProcessSample], busy_cores: float, cores: int) -> str:
@@ -325,20 +279,40 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
     cpu = _cpu_cause(snap)
     if cpu is not None:
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
+    causes.extend(fan_causes(snap))
     causes.sort(key=lambda c: -c.score)
     main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
-    awake = next((c for c in causes if c.kind == "idle_wake"), None)
-    if main is None and awake is not None:  # nothing computes, but a GPU is held in P0: that is the answer
-        return Verdict(headline=awake.summary, causes=tuple(causes), confidence=0.8, busy=False)
-    if main is None:
-        temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
-                          if g.temperature_c is not None)
-        headline = "Nothing is busy: the fans are on their idle curve" + (f" ({temps})." if temps else ".")
-        return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
     confidence = 0.8
-    if main.kind == "gpu_load" and main.gpu_index is not None:
+    if main is not None and main.kind == "gpu_load" and main.gpu_index is not None:
         confidence = confidences.get(main.gpu_index, 0.8)
+    chain = _chain(causes)
+    if chain is not None:  # a fan runs above its floor: the answer is that fan and what drives it
+        sure = chain.numbers.get("confidence")
+        return Verdict(headline=chain.summary, causes=tuple(causes), busy=main is not None,
+                       confidence=round(confidence * (sure if isinstance(sure, float) else 1.0), 2))
+    if main is None:
+        return _idle(snap, causes)
     return Verdict(headline=main.summary, causes=tuple(causes), confidence=confidence, busy=True)
+
+
+def _idle(snap: Snapshot, causes: Sequence[Cause]) -> Verdict:
+    """Nothing computes: a GPU held awake in P0 is the answer, else that nothing is busy (and where the fans are)."""
+    awake = next((c for c in causes if c.kind == "idle_wake"), None)
+    if awake is not None:
+        return Verdict(headline=awake.summary, causes=tuple(causes), confidence=0.8, busy=False)
+    temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
+                      if g.temperature_c is not None)
+    floor = at_floor(snap.fans)
+    headline = ("Nothing is busy: the fans are on their idle curve" + (f" ({temps})." if temps else ".")
+                if floor is None else f"Nothing is busy{' (' + temps + ')' if temps else ''}. {floor}")
+    return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
+
+
+def _chain(causes: Sequence[Cause]) -> Cause | None:
+    """The cause that answers "why is my fan running": a fan at full speed for no heat (a fault that is the
+    noise), else the loudest fan's chain."""
+    full = next((c for c in causes if c.kind == "fan_fault" and c.summary and "full speed while" in c.summary), None)
+    return full or next((c for c in causes if c.kind == "fan"), None)
 
 
 def _cpu_ranked(cpu: Cause, snap: Snapshot, gpu_busy: Sequence[Cause]) -> Cause:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
 from ..collect.monitor import Frame, Monitor
-from ..collect.serialize import gpu_headline, process_view, to_json
+from ..collect.serialize import fan_view, gpu_headline, process_view, to_json
 from ..core.jsonvalue import members
 from ..core.model import ProcessSample
 from ..core.version import __version__
@@ -90,7 +90,7 @@ def summary() -> Response:
             "hostname": host.hostname, "cpu_percent": host.cpu_percent,
             "cpu_temperature_c": host.cpu_temperature_c, "load_average": to_json(host.load_average),
             "memory_used_bytes": host.memory_used_bytes, "memory_total_bytes": host.memory_total_bytes,
-            "fans": to_json(host.fans),
+            "fans": [fan_view(f) for f in snap.fans if f.state != "dead"],
         },
         "top_processes": [
             {k: v for k, v in process_view(p).items()
@@ -105,6 +105,23 @@ def summary() -> Response:
         "unattributed": to_json(snap.unattributed),
         "alerts": to_json(snap.alerts),
     })
+
+
+@bp.get("/fans")
+def fans() -> Response:
+    """Every fan of the latest snapshot: where it is, its speed against its floor and target, who controls it, what
+    it follows and how that is known, its state and alarm; dead channels too, each with the reason it is not a fan
+    (``state=live`` leaves them out). With the BMC's air temperatures, and why the BMC or a fan daemon's configuration
+    was not read."""
+    allow_only(("state",))
+    which = arg("state", str, "all", lambda v: v in ("all", "live"), "all or live")
+    frame = _frame()
+    snap, service = frame.snapshot, _monitor().fans
+    rows = [f for f in snap.fans if which == "all" or f.state != "dead"]
+    return jsonify({"timestamp": snap.timestamp, "count": len(rows),
+                    "fans": to_json(rows),
+                    "air": to_json(snap.air), "bmc": {"read": service.bmc_reason is None, "reason": service.bmc_reason},
+                    "configs": dict(service.config_errors)})
 
 
 @bp.get("/gpu/processes")

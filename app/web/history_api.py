@@ -13,7 +13,7 @@ from ..core.jsonvalue import Json
 from ..store.history import History
 from ..store.queries import HistoryError
 from ..store.recordings import Recorder, RecordingsFull
-from ..store.schema import GPU_METRICS, HOST_METRICS, PROCESS_METRICS
+from ..store.schema import FAN_METRICS, GPU_METRICS, HOST_METRICS, PROCESS_METRICS
 from ..verdict import away
 from .rest import ApiError, allow_only, arg, json_body
 
@@ -58,14 +58,14 @@ def parse_time(raw: str | None, default: float, now: float, name: str) -> float:
 @bp.get("/gpu/history")
 def gpu_history() -> Response:
     """One series: ``gpu=N`` (GPU metrics), ``host=1`` (the host's: CPU %, load, memory, CPU temperature, fan
-    RPM), ``pid=N`` or ``container=ID|NAME`` (process metrics);
+    RPM), ``fan=ID`` (a fan's rpm, percent and source_c), ``pid=N`` or ``container=ID|NAME`` (process metrics);
     ``metric``, ``since``/``until`` (unix seconds or -15m/-1h/-24h/-7d), ``step`` (seconds).
     Points are [t, mean, min, max]."""
-    allow_only(("gpu", "host", "pid", "container", "metric", "since", "until", "step"))
+    allow_only(("gpu", "host", "fan", "pid", "container", "metric", "since", "until", "step"))
     history = _history()
-    selectors = [k for k in ("gpu", "host", "pid", "container") if k in request.args]
+    selectors = [k for k in ("gpu", "host", "fan", "pid", "container") if k in request.args]
     if len(selectors) != 1:
-        raise ApiError(400, "name exactly one of gpu, host, pid or container", {"got": selectors})
+        raise ApiError(400, "name exactly one of gpu, host, fan, pid or container", {"got": selectors})
     now = time.time()
     since = parse_time(request.args.get("since"), now - 900, now, "since")
     until = parse_time(request.args.get("until"), now, now, "until")
@@ -82,6 +82,11 @@ def gpu_history() -> Response:
             metric = request.args.get("metric", "cpu_percent")
             points = history.host_series(metric, win)
             subject = {"host": True}
+        elif selectors[0] == "fan":
+            fan = request.args["fan"][:128]
+            metric = request.args.get("metric", "rpm")
+            points = history.fan_series(fan, metric, win)
+            subject = {"fan": fan}
         else:
             metric = request.args.get("metric", "sm_percent")
             if selectors[0] == "pid":
@@ -94,6 +99,7 @@ def gpu_history() -> Response:
                 subject = {"container": container}
     except HistoryError as error:
         raise ApiError(400, str(error), {"gpu_metrics": list(GPU_METRICS), "host_metrics": list(HOST_METRICS),
+                                         "fan_metrics": list(FAN_METRICS),
                                          "process_metrics": list(PROCESS_METRICS)}) from None
     return jsonify({**subject, "metric": metric, "since": win.since, "until": win.until, "step": win.step,
                     "source": win.source, "columns": ["t", "mean", "min", "max"], "points": points})

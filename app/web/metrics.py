@@ -99,6 +99,7 @@ class SnapshotCollector:
         yield from self._processes(snap)
         yield from self._containers(snap)
         yield from self._host(snap)
+        yield from self._fans(snap)
         yield from self._alerts(snap)
 
     def _health(self, frame: Frame | None) -> Iterator[Metric]:
@@ -253,10 +254,28 @@ class SnapshotCollector:
         if host.cpu_count is not None:
             cores.add_metric([], host.cpu_count)
         yield from (memory, total, load, cores)
-        fans = _gauge("fanwhy_host_fan_rpm", "System fan speed", ["chip", "label"])
-        for fan in host.fans:
-            fans.add_metric([fan.chip, fan.label], float(fan.rpm))
-        yield from (cpu, temp, fans)
+        yield from (cpu, temp)
+
+    @staticmethod
+    def _fans(snap: Snapshot) -> Iterator[Metric]:
+        """Each fan that is there (a dead channel has no sample): its speed both ways, its target, and 1 while it has
+        an alarm. ``source`` is what it follows ("" when not known)."""
+        labels = ["fan", "chip", "source"]
+        rpm = _gauge("fanwhy_fan_rpm", "Fan speed counted by its tachometer (RPM)", labels)
+        percent = _gauge("fanwhy_fan_percent", "Fan duty its controller asks for (% of full speed; NVML's intended "
+                                               "speed, which may pass 100)", labels)
+        target = _gauge("fanwhy_fan_target_percent", "The duty the fan's controller aims at (%)", labels)
+        alarm = _gauge("fanwhy_fan_alarm", "1 while a fan is failed, off its target or at full speed for no heat",
+                       labels)
+        for fan in snap.fans:
+            if fan.state == "dead":
+                continue
+            values = [fan.id, fan.chip, fan.source or ""]
+            for family, value in ((rpm, fan.rpm), (percent, fan.percent), (target, fan.target_percent)):
+                if value is not None:
+                    family.add_metric(values, float(value))
+            alarm.add_metric(values, 1.0 if fan.alarm else 0.0)
+        yield from (rpm, percent, target, alarm)
 
     def _alerts(self, snap: Snapshot) -> Iterator[Metric]:
         active = _gauge("fanwhy_alert_active", "1 for each alert firing now", ["rule", "gpu", "severity"])

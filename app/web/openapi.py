@@ -56,6 +56,11 @@ ANSWERS: dict[str, JsonObject] = {
                                    timestamp={"type": "number"}, count={"type": "integer"},
                                    containers=_array("ContainerSample"), users=_array("UserSample"),
                                    unattributed=_array("Unattributed")),
+    "/api/fans": _object(["timestamp", "count", "fans", "air", "bmc", "configs"], timestamp={"type": "number"},
+                         count={"type": "integer"}, fans=_array("Fan"), air=_array("AirSensor"),
+                         bmc=_object(["read", "reason"], read={"type": "boolean"},
+                                     reason={"type": ["string", "null"]}),
+                         configs={"type": "object", "additionalProperties": {"type": "string"}}),
     "/api/alerts": _object(["rules", "active", "history"], rules={"type": "object"}, active=_array("Alert"),
                            history=_array("Alert")),
     "/api/gpu/history": _object(["metric", "since", "until", "step", "source", "columns", "points"],
@@ -147,15 +152,21 @@ SPEC: JsonObject = {
             [_param("pid", "integer", "a process ID FanWhy lists", "path", minimum=1)]),
         "/api/gpu/pods": _get("Per pod and per namespace (Kubernetes): GPU memory, SM %, power", tag="gpu"),
         "/api/gpu/containers": _get("Per-container and per-user rollups, unattributed memory per GPU", [GPU]),
+        "/api/fans": _get("Every fan: speed against its floor and target, its controller, what it follows (declared, "
+                          "by design or learned, with a confidence), its state and alarm; dead channels with the "
+                          "reason; the BMC's air temperatures", [
+                              _param("state", "string", "all, or live (no dead channels)", enum=["all", "live"])],
+                          tag="fans"),
         "/api/gpu/history": _get("One series of [t, mean, min, max] points", [
             GPU, _param("host", "string", "the host's series (any value): CPU %, load, memory, CPU temperature, "
                         "fan RPM"),
+            _param("fan", "string", "a fan's id (from /api/fans): rpm, percent, source_c", maxLength=128),
             _param("pid", "integer", "a process", minimum=1),
             _param("container", "string", "a container id or name", maxLength=128),
             _param("metric", "string", "utilization_percent, memory_used_bytes, memory_percent, temperature_c, "
                    "power_w, fan_speed_percent, clock_sm_mhz (GPU); cpu_percent, load1, memory_percent, "
-                   "memory_used_bytes, cpu_temperature_c, fan_rpm (host); gpu_memory_bytes, sm_percent, power_w, "
-                   "energy_wh, cpu_percent (process, container)"),
+                   "memory_used_bytes, cpu_temperature_c, fan_rpm (host); rpm, percent, source_c (fan); "
+                   "gpu_memory_bytes, sm_percent, power_w, energy_wh, cpu_percent (process, container)"),
             SINCE, UNTIL, _param("step", "number", "seconds per point", exclusiveMinimum=0)], tag="history"),
         "/api/gpu/available": _get("The best free GPUs, by 0.6 x free/total + 0.4 x idle", [
             _param("count", "integer", "how many GPUs", minimum=1, maximum=4096),

@@ -61,6 +61,27 @@ def desktop_card(index: int = 0, fans: int = 2) -> dict[str, Any]:
     return table
 
 
+def captured_card(key: str, fans: int = 1) -> dict[str, Any]:
+    """A card from ``tests/fixtures/gpu-fans/cards.txt`` (what nvidia-smi said of a real card's fan), on the H100 dump
+    for everything else. "N/A" is a card with no fan (NVML counts 0); a number is the intended speed of each fan, with
+    the target equal to it, the driver's curve as the policy, the documented 30-100 % range and the GPU as the
+    cooler's target. A GeForce at 0 % is a fan-stop card (its range still starts at 30 %)."""
+    rows = [line.split("|") for line in (FIXTURES.parent / "gpu-fans" / "cards.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    name, speed, temp, power = next([c.strip() for c in row[1:]] for row in rows if row[0].strip() == key)
+    table = load_dump("h100-load")[0]
+    table.update({"name": name, "temperature": int(temp), "power": round(float(power) * 1000),
+                  "mig_mode": pynvml.NVMLError_NotSupported()})
+    if speed == "N/A":
+        table["num_fans"] = 0
+        return table
+    table.update({"num_fans": fans, "fan_min_max": [30, 100], "cooler": [2, 2], "fan": int(speed.rstrip(" %"))})
+    for fan in range(fans):
+        table.update({f"fan_v2_{fan}": int(speed.rstrip(" %")), f"fan_target_{fan}": int(speed.rstrip(" %")),
+                      f"fan_policy_{fan}": 0})
+    return table
+
+
 class FakeNvml:
     """Stands in for the ``pynvml`` module. Thread-safe enough for a collector and a test."""
 
@@ -168,6 +189,21 @@ class FakeNvml:
 
     def nvmlDeviceGetFanSpeed_v2(self, h: int, fan: int) -> int:
         return self._cell(h, f"fan_v2_{fan}")
+
+    def nvmlDeviceGetTargetFanSpeed(self, h: int, fan: int) -> int:
+        return self._cell(h, f"fan_target_{fan}")
+
+    def nvmlDeviceGetFanControlPolicy_v2(self, h: int, fan: int) -> int:
+        return self._cell(h, f"fan_policy_{fan}")
+
+    def nvmlDeviceGetFanSpeedRPM(self, h: int) -> int:
+        return self._cell(h, "fan_rpm")
+
+    def nvmlDeviceGetMinMaxFanSpeed(self, h: int) -> list[int]:
+        return self._cell(h, "fan_min_max")
+
+    def nvmlDeviceGetCoolerInfo(self, h: int) -> list[int]:
+        return self._cell(h, "cooler")
 
     def nvmlDeviceGetPowerUsage(self, h: int) -> int:
         return self._cell(h, "power")

@@ -16,7 +16,7 @@ from app.core.model import (
     Snapshot,
     frozen_map,
 )
-from app.vendors.nvidia import PASSIVELY_COOLED
+from app.vendors.nvml_fans import PASSIVELY_COOLED
 
 GIB = 1 << 30
 

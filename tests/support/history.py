@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.fan import Fan
 from app.core.model import (
     BackendInfo,
     CollectorTiming,
     GpuSample,
-    HostFan,
     HostSample,
     ProcessGpu,
     ProcessSample,
@@ -41,10 +41,11 @@ def snap(ts: float, util: float, index: int = 0, pid: int | None = None, sm: flo
         procs = (ProcessSample(pid=pid, name="train", user="alice", command="python train.py", start_time=1.0,
                                cpu_percent=10, rss_bytes=1, gpus=(use,), power_w=sm, energy_wh=ts - T0),)
     host = HostSample(hostname="h", cpu_percent=util / 2, cpu_count=1, load_average=(util / 50, 0, 0),
-                      memory_used_bytes=GIB, memory_total_bytes=4 * GIB, cpu_temperature_c=40 + util / 10,
-                      fans=(HostFan(chip="it8720", label="cpu_fan", rpm=int(1000 + 10 * util)),))
+                      memory_used_bytes=GIB, memory_total_bytes=4 * GIB, cpu_temperature_c=40 + util / 10)
+    fan = Fan(id="hwmon:it8720/fan1", chip="it8720", channel=1, label="cpu_fan", rpm=int(1000 + 10 * util),
+              source="it8720 CPU", source_c=40 + util / 10, state="running")
     return Snapshot(timestamp=ts, backend=BackendInfo(name="t"), host=host, gpus=(gpu,) if gpus else (),
-                    processes=procs,
+                    processes=procs, fans=(fan,),
                     timing=CollectorTiming(0, 0, 0, 0, 1, 1))
 
 

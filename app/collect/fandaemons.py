@@ -1,0 +1,143 @@
+"""What the fan daemons other than fancontrol are configured to do: thinkfan (``/etc/thinkfan.yaml``, ThinkPads and
+any hwmon pwm) and fan2go (``/etc/fan2go/fan2go.yaml``), read into the same ``Declared`` records as /etc/fancontrol.
+
+thinkfan drives a ThinkPad's one fan output (``tpacpi: /proc/acpi/ibm/fan``: every tachometer of the ``thinkpad``
+chip) or hwmon pwm files, from the hottest of its sensors, through levels: ``[level, low, high]`` (°C) or
+``{speed, lower_limit, upper_limit}`` with one limit per sensor. Levels 0-7 of the embedded controller are read as
+0-100 %, "level full-speed" as 100 %. fan2go names each fan by its chip (``platform``) and channel and lists the
+sensor ids it follows; a sensor's ``min``/``max`` are where its curve starts and reaches full speed.
+
+A file that does not parse, or has another shape, declares nothing (and says why in ``errors``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import yaml
+
+from ..core.jsonvalue import Json, JsonObject, member, members
+from .fancontrol import Declared
+
+_TPACPI_LEVELS = 7
+
+
+@dataclass(frozen=True)
+class Read:
+    declared: tuple[Declared, ...]
+    error: str | None = None
+
+
+def _text(value: Json, key: str) -> str | None:
+    found = member(value, key)
+    return found if isinstance(found, str) else None
+
+
+def _load(source: str) -> tuple[JsonObject | None, str | None]:
+    try:
+        # every scalar as text, as thinkfan's yaml-cpp reads it: YAML 1.1 would turn a PCI address "01:00.0" into 3600.0
+        loaded = yaml.load(source, Loader=yaml.BaseLoader)  # BaseLoader builds no objects
+    except yaml.YAMLError as error:
+        return None, f"not YAML: {str(error).splitlines()[0]}"
+    if not isinstance(loaded, dict):
+        return None, "not a mapping of sensors, fans and levels"
+    return loaded, None
+
+
+def _number(value: Json) -> float | None:
+    try:
+        return float(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _level_percent(level: Json) -> float | None:
+    number = _number(level)
+    if number is not None:
+        return round(100.0 * min(number, _TPACPI_LEVELS) / _TPACPI_LEVELS, 1)
+    if isinstance(level, str) and "full-speed" in level:
+        return 100.0
+    return None
+
+
+def _thinkfan_curve(levels: Sequence[Json]) -> tuple[tuple[float, float], ...]:
+    """(°C, %) where each level starts: a level's lower bound (its highest lower_limit), 0 °C for the first."""
+    points = []
+    for entry in levels:
+        if isinstance(entry, list) and len(entry) == 3:
+            level, low = entry[0], entry[1]
+        elif isinstance(entry, dict):
+            limits = [_number(v) for v in members(member(entry, "lower_limit"))]
+            level, low = member(entry, "speed"), str(max((v for v in limits if v is not None), default=0))
+        else:
+            continue
+        percent, celsius = _level_percent(level), _number(low)
+        if percent is not None and celsius is not None:
+            points.append((celsius, percent))
+    return tuple(points)
+
+
+def _thinkfan_sources(sensors: Sequence[Json]) -> list[str]:
+    named = []
+    for sensor in sensors:
+        if not isinstance(sensor, dict):
+            continue
+        if "nvml" in sensor:
+            named.append(f"the NVIDIA GPU at {_text(sensor, 'nvml')}")
+        elif "tpacpi" in sensor:
+            named.append("the embedded controller's sensors")
+        else:
+            name = _text(sensor, "name") or _text(sensor, "hwmon") or "hwmon"
+            indices = [str(i) for i in members(member(sensor, "indices"))]
+            named.append(f"{name} temp{','.join(indices)}" if indices else name)
+    return named
+
+
+def thinkfan(source: str) -> Read:
+    """The fans a thinkfan YAML configuration drives, each following the hottest of its sensors."""
+    config, error = _load(source)
+    if config is None:
+        return Read((), error)
+    sources = _thinkfan_sources(members(member(config, "sensors")))
+    follows = (f"the hottest of {', '.join(sources)}" if len(sources) > 1 else sources[0]) if sources else None
+    curve = _thinkfan_curve(members(member(config, "levels")))
+    declared = []
+    for fan in members(member(config, "fans")):
+        if not isinstance(fan, dict):
+            continue
+        if "tpacpi" in fan:  # the ThinkPad's one output drives every tachometer of the chip
+            chip, pwm, fans = "thinkpad", "pwm1", ()
+        else:
+            path = _text(fan, "hwmon") or _text(fan, "pwm") or ""
+            chip, pwm, fans = _text(fan, "name") or "hwmon", path.rsplit("/", 1)[-1] or "pwm1", ()
+        declared.append(Declared(chip=chip, pwm=pwm, source_chip=None, source=None, fans=fans, curve=curve,
+                                 floor_percent=curve[0][1] if curve else None, daemon="thinkfan", follows=follows))
+    return Read(tuple(declared), None if declared else "no fans declared")
+
+
+def fan2go(source: str) -> Read:
+    """The fans a fan2go YAML configuration drives, each with the sensors it follows."""
+    config, error = _load(source)
+    if config is None:
+        return Read((), error)
+    sensors = {_text(s, "id"): s for s in members(member(config, "sensors")) if isinstance(s, dict)}
+    declared = []
+    for fan in members(member(config, "fans")):
+        if not isinstance(fan, dict):
+            continue
+        channel = member(fan, "fan")
+        followed = [sensors[str(t)] for t in members(member(fan, "temps")) if str(t) in sensors]
+        first = followed[0] if followed else None
+        curve: tuple[tuple[float, float], ...] = ()
+        if first is not None:
+            low, high = _number(member(first, "min")), _number(member(first, "max"))
+            if low is not None and high is not None:
+                curve = ((low, 0.0), (high, 100.0))
+        declared.append(Declared(
+            chip=_text(fan, "platform") or "hwmon", pwm=f"pwm{channel}", source_chip=_text(first, "platform") if first
+            else None, source=_text(first, "sensor") if first else None,
+            fans=(f"fan{channel}_input",), curve=curve,
+            floor_percent=None, daemon="fan2go",
+            follows=", ".join(f"{_text(s, 'platform')} {_text(s, 'sensor')}" for s in followed) or None))
+    return Read(tuple(declared), None if declared else "no fans declared")

@@ -1,0 +1,225 @@
+"""The chain from a fan to a process: which fan is loud, what it follows, what heats that, and who.
+
+"The CPU fan (nct6798 fan2) runs at 1,850 RPM, 900 above its idle floor: it follows nct6798 CPUTIN at 82 °C, and
+`python train.py` (alice) uses 61 % of the CPU." Fans are grouped as a person hears them (a card's fans, the
+chassis fans, each board fan), each group worded from what is measured: its speed against its floor, its source
+and how that is known (declared, by design, learned with a confidence), and the heat behind the source. A fan at
+its floor or at rest is said to be; a fan fault (far from its target, at full speed while its source is cool, a
+BMC alarm) is a cause of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.fan import Fan, heat_of
+from ..core.model import Cause, ProcessSample, Snapshot, frozen_map
+from .words import label
+
+LOUD_STATES = ("running", "full")
+LOUD_MIN = 0.1  # a tenth of its range above its floor: below that a fan is heard as idle
+
+
+@dataclass(frozen=True)
+class Group:
+    """Fans a person hears as one: a card's fans, the chassis fans, or one board fan."""
+
+    subject: str  # "GPU 0's fans", "The chassis fans", "The CPU fan (nct6798 fan2)"
+    fans: tuple[Fan, ...]
+
+    @property
+    def lead(self) -> Fan:
+        return max(self.fans, key=loudness)
+
+
+def loudness(fan: Fan) -> float:
+    """How far above its floor a fan runs, 0 (floor, rest, or no floor to measure from) to 1 (full speed). A speed
+    says nothing of noise without its floor: 3,000 RPM is a chassis fan's idle and a laptop fan's scream."""
+    if fan.state == "full":
+        return 1.0
+    if fan.state not in LOUD_STATES:
+        return 0.0
+    if fan.percent is not None and fan.floor_percent is not None:
+        floor = fan.floor_percent
+        return max(0.0, min(1.0, (fan.percent - floor) / max(1.0, 100.0 - floor)))
+    if fan.rpm is not None and fan.floor_rpm:
+        top = fan.max_rpm if fan.max_rpm and fan.max_rpm > fan.floor_rpm else 3 * fan.floor_rpm
+        return max(0.0, min(1.0, (fan.rpm - fan.floor_rpm) / (top - fan.floor_rpm)))
+    return 0.0
+
+
+def groups(fans: Sequence[Fan]) -> list[Group]:
+    live = [f for f in fans if f.state != "dead"]
+    found: list[Group] = []
+    for index in sorted({f.gpu_index for f in live if f.gpu_index is not None}):
+        own = tuple(f for f in live if f.gpu_index == index)
+        found.append(Group(f"GPU {index}'s fan{'s' if len(own) > 1 else ''}", own))
+    chassis = tuple(f for f in live if f.chip == "bmc")
+    if chassis:
+        found.append(Group("The chassis fans", chassis))
+    for fan in live:
+        if fan.gpu_index is None and fan.chip != "bmc":
+            found.append(Group(_subject(fan), (fan,)))
+    return found
+
+
+def _subject(fan: Fan) -> str:
+    """"The CPU fan (nct6798 fan2)" for a fan that follows the CPU, "The Case fan (nct6798 fan1)" for a labelled one,
+    "The nct6798 fan3" otherwise."""
+    if fan.label:
+        return f"The {fan.name}"
+    if heat_of(fan.source) == "cpu":
+        return f"The CPU fan ({fan.name})"
+    return f"The {fan.name}"
+
+
+def _speed(fan: Fan, group: Group) -> str:
+    """"run at 65 % (target 65 %)", "runs at 1,850 RPM, 900 above its idle floor"."""
+    plural = len(group.fans) > 1 or group.subject.endswith("fans")
+    verb, its = ("run", "their") if plural else ("runs", "its")
+    speed = f"{verb} at {fan.speed}"
+    if fan.target_percent is not None and fan.percent is not None:
+        speed += f" (target {fan.target_percent:.0f} %)"
+    elif fan.target_rpm is not None and fan.rpm is not None:
+        speed += f" (target {fan.target_rpm:,} RPM)"
+    if fan.percent is not None and fan.floor_percent:
+        speed += f", {fan.percent - fan.floor_percent:.0f} points above {its} {fan.floor_percent:.0f} % floor"
+    elif fan.rpm is not None and fan.floor_rpm:
+        speed += f", {fan.rpm - fan.floor_rpm:,} above {its} idle floor"
+    return speed
+
+
+def _follows(fan: Fan, snap: Snapshot) -> str:
+    if fan.source is None:
+        inlet = next((a for a in snap.air if a.role == "inlet"), None)
+        return f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else ""
+    at = f" at {fan.source_c:.0f} °C" if fan.source_c is not None else ""
+    how = {"learned": f" (learned from its history, {100 * (fan.confidence or 0):.0f} % sure)",
+           "declared": "", "design": ""}.get(fan.source_from or "", "")
+    source = "the GPU" if fan.gpu_index is not None and fan.source == f"GPU {fan.gpu_index}" else fan.source
+    return f", following {source}{at}{how}"
+
+
+def _top_on_gpu(snap: Snapshot, index: int) -> ProcessSample | None:
+    users = [p for p in snap.processes for u in p.gpus if u.gpu_index == index and (u.sm_percent or 0) > 0]
+    return max(users, key=lambda p: max((u.sm_percent or 0) for u in p.gpus if u.gpu_index == index), default=None)
+
+
+def _gpu_heat(snap: Snapshot, index: int) -> str:
+    gpu = snap.gpu(index)
+    top = _top_on_gpu(snap, index)
+    watts = gpu.power_w if gpu is not None else None
+    if top is not None:
+        own = next((u for u in top.gpus if u.gpu_index == index), None)
+        drawn = top.power_w if top.power_w is not None else watts
+        busy = own.sm_percent if own is not None and own.sm_percent is not None else 0.0
+        what = f"draws {drawn:.0f} W" if drawn is not None else f"keeps {busy:.0f} % of its SMs busy"
+        return f"{label(top)} {what}"
+    return f"GPU {index} draws {watts:.0f} W and no process on it is known" if watts is not None else ""
+
+
+def _cpu_heat(snap: Snapshot) -> str:
+    cores = snap.host.cpu_count or 1
+    top = max((p for p in snap.processes if (p.cpu_percent or 0) > 0), key=lambda p: p.cpu_percent or 0, default=None)
+    if top is not None and (top.cpu_percent or 0) / cores >= 5:
+        return f"{label(top)} uses {(top.cpu_percent or 0) / cores:.0f} % of the CPU"
+    if snap.host.cpu_percent is not None:
+        return f"the CPU is at {snap.host.cpu_percent:.0f} %"
+    return ""
+
+
+def _gpus_heat(snap: Snapshot) -> str:
+    """"GPUs 0-3 draw 690 W each, `python train.py` (alice) on GPU 0" for the heat the chassis carries."""
+    drawing = [g for g in snap.gpus if g.power_w is not None and g.error is None]
+    if not drawing:
+        return ""
+    watts = [g.power_w or 0.0 for g in drawing]
+    if len(drawing) > 1 and max(watts) - min(watts) <= 0.1 * max(watts):
+        first, last = drawing[0].index, drawing[-1].index
+        text = f"GPUs {first}-{last} draw {sum(watts) / len(watts):.0f} W each"
+    else:
+        text = ", ".join(f"GPU {g.index} draws {g.power_w:.0f} W" for g in drawing[:4])
+    hottest = max(drawing, key=lambda g: g.power_w or 0.0)
+    top = _top_on_gpu(snap, hottest.index)
+    return f"{text}, {label(top)} on GPU {hottest.index}" if top is not None else text
+
+
+def _heat(fan: Fan, snap: Snapshot) -> str:
+    """What heats the fan's source: the chassis carries every card's heat, a GPU sensor its processes', the CPU its
+    busiest process'."""
+    heat = heat_of(fan.source)
+    if fan.chip == "bmc" or heat in ("inlet", "exhaust", "gpu"):
+        return _gpus_heat(snap)
+    if heat is not None and heat.startswith("gpu:"):
+        return _gpu_heat(snap, int(heat[4:]))
+    return _cpu_heat(snap) if heat == "cpu" else ""
+
+
+def sentence(group: Group, snap: Snapshot) -> str:
+    fan = group.lead
+    heat = _heat(fan, snap)
+    return f"{group.subject} {_speed(fan, group)}{_follows(fan, snap)}{': ' + heat if heat else ''}."
+
+
+def at_floor(fans: Sequence[Fan]) -> str | None:
+    """"The fans are at their idle floor (30 % is this card's minimum)." when every fan that is there rests or
+    idles; None when one runs above its floor or none is known."""
+    live = [f for f in fans if f.state != "dead"]
+    if not live or any(f.state not in ("floor", "stopped") for f in live):
+        return None
+    floors = sorted({f.floor_percent for f in live if f.floor_percent})
+    if all(f.state == "stopped" for f in live):
+        return "The fans are at rest (fan-stop: they start when their sources warm up)."
+    if len(floors) == 1 and any(f.gpu_index is not None for f in live):
+        return f"The fans are at their idle floor ({floors[0]:.0f} % is this card's minimum)."
+    return "The fans are at their idle floor."
+
+
+def gpu_fan_clause(fans: Sequence[Fan], index: int) -> str | None:
+    """What GPU ``index``'s own fans do, measured: at rest, at the floor, or their speed and target."""
+    own = [f for f in fans if f.gpu_index == index and f.state != "dead"]
+    if not own:
+        return None
+    lead = max(own, key=loudness)
+    subject, s = ("its fans", "") if len(own) > 1 else ("its fan", "s")
+    if lead.state == "stopped":
+        return f"{subject} rest{s} (fan-stop)"
+    if lead.state == "floor" and lead.floor_percent:
+        return f"{subject} idle{s} at the floor ({lead.floor_percent:.0f} % is this card's minimum)"
+    target = f" (target {lead.target_percent:.0f} %)" if lead.target_percent is not None else ""
+    return f"{subject} run{s} at {lead.speed}{target}"
+
+
+def chassis_clause(fans: Sequence[Fan], snap: Snapshot) -> str | None:
+    """"the chassis fans run at 9,800 RPM (inlet 24 °C)" when the BMC is read."""
+    chassis = [f for f in fans if f.chip == "bmc" and f.state != "dead"]
+    if not chassis:
+        return None
+    lead = max(chassis, key=lambda f: f.rpm or f.percent or 0)
+    inlet = next((a for a in snap.air if a.role == "inlet"), None)
+    return f"the chassis fans run at {lead.speed}" + (f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else "")
+
+
+def fan_causes(snap: Snapshot) -> list[Cause]:
+    """A cause for each group of fans above its floor (the loudest first) and one for each fan fault."""
+    causes = []
+    for group in groups(snap.fans):
+        lead = group.lead
+        level = loudness(lead)
+        if level < LOUD_MIN:
+            continue
+        sure = lead.confidence if lead.source_from == "learned" and lead.confidence is not None else 1.0
+        causes.append(Cause(kind="fan", score=0.55 + 0.44 * level, gpu_index=lead.gpu_index,
+                            summary=sentence(group, snap),
+                            numbers=frozen_map({"fan": lead.id, "rpm": lead.rpm, "percent": lead.percent,
+                                                "floor_percent": lead.floor_percent, "source": lead.source,
+                                                "source_c": lead.source_c, "confidence": sure})))
+    for fan in snap.fans:
+        if fan.alarm and fan.state != "dead":
+            causes.append(Cause(kind="fan_fault", score=0.97, gpu_index=fan.gpu_index,
+                                summary=f"The {fan.name}: {fan.alarm}.",
+                                numbers=frozen_map({"fan": fan.id, "rpm": fan.rpm, "percent": fan.percent,
+                                                    "target_rpm": fan.target_rpm, "source_c": fan.source_c})))
+    return causes
+
