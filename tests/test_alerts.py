@@ -158,7 +158,7 @@ def test_a_fan_alarm_fires_after_its_hold_and_resolves_when_the_fan_recovers() -
     blocked = Fan("hwmon:nct6798/fan2", "nct6798", 2, "CPU fan", rpm=400, target_rpm=1800, state="off-target",
                   alarm="off target: 400 RPM against a target of 1,800 RPM for 12 s (blocked, or failing)")
     fine = replace(blocked, rpm=1790, alarm=None, state="running")
-    fired = []
+    fired: list[tuple[float, str, str]] = []
     for t, fan in enumerate([blocked, blocked, blocked, blocked, blocked, fine]):
         _, events = engine.evaluate(replace(snap(), fans=(fan,)), float(t))
         fired.extend((float(t), e.state, e.message) for e in events)

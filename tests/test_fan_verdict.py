@@ -49,7 +49,8 @@ def test_a_desktop_cpu_fan_and_the_process_behind_its_source(tmp_path: Path) -> 
         (chip / name).write_text(value + "\n")
     service = FanService(sys_root=str(root), etc_root=str(tmp_path / "etc"))
     train = proc(7, "python train.py", gpu_index=None, cpu=244.0)
-    verdict = explain(with_fans(snap([], [train], cpu=62.0, cores=4), service, (HostSensor("nct6798", "CPUTIN", 82.0),)))
+    cpu = (HostSensor("nct6798", "CPUTIN", 82.0),)
+    verdict = explain(with_fans(snap([], [train], cpu=62.0, cores=4), service, cpu))
     assert verdict.headline == ("The CPU fan (nct6798 fan2) runs at 100 % (1,850 RPM), 35 points above its 65 % floor, "
                                 "following nct6798 CPUTIN at 82 °C: `python train.py` (alice) uses 61 % of the CPU.")
     assert verdict.causes[0].kind == "fan" and verdict.causes[0].numbers["fan"] == "hwmon:nct6798/fan2"
@@ -127,11 +128,14 @@ def test_a_passive_datacenter_card_in_a_server_with_bmc_fans(tmp_path: Path) -> 
     assert "it has no fan of its own (passively cooled): the chassis fans run at 7,560 RPM (inlet 32 °C)" not in \
         first.headline  # the healthy fans read 3,000 now
     assert "the chassis fans run at 3,000 RPM (inlet 32 °C)" in first.headline
+    poller = service._bmc
+    assert poller is not None
     for t in range(300):  # the cards heat for five minutes; the fans follow them
         celsius = 30 + min(45.0, t * 0.3)
-        listing["text"] = r320(int(3000 + (celsius - 30) * 146))
+        rpm = int(3000 + (celsius - 30) * 146)
+        listing["text"] = r320(rpm)
         hot = [replace(c, temperature_c=celsius, utilization_percent=95.0, power_w=690.0) for c in cards]
-        wait_for(lambda: service._bmc is not None and f"| {int(3000 + (celsius - 30) * 146)} RPM" in listing["text"])
+        wait_for(lambda rpm=rpm: any(r.value == rpm for r in poller.latest))  # the BMC's thread has read it
         state = with_fans(snap(hot, [job]), service)
         clock["now"] += 1
     verdict = explain(state)

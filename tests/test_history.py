@@ -78,6 +78,23 @@ def test_the_host_has_series_of_its_own_even_without_a_gpu(history: History, clo
         history.host_series("utilization_percent", history.window(T0, T0 + 60, step=60))
 
 
+def test_each_fan_has_its_series_raw_then_per_minute(history: History, clock: Clock) -> None:
+    """A fan's speed and the temperature it follows, kept like a GPU's: raw for the raw horizon, then per minute."""
+    feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100, every=4)
+    fan = "hwmon:it8720/fan1"
+    minutes = history.fan_series(fan, "rpm", history.window(T0, T0 + 180, step=60))
+    assert [p[1] for p in minutes[:3]] == [1000.0, 2000.0, 1000.0]
+    source = history.fan_series(fan, "source_c", history.window(T0, T0 + 120, step=60))
+    assert [p[1] for p in source[:2]] == [40.0, 50.0]
+    raw = history.fan_series(fan, "rpm", history.window(clock.now - 8, clock.now, step=1))
+    assert raw and all(p[1] in (1000.0, 2000.0) for p in raw)
+    assert history.fan_series("hwmon:it8720/fan9", "rpm", history.window(T0, T0 + 120, step=60)) == []
+    with pytest.raises(HistoryError, match="rpm, percent, source_c"):
+        history.fan_series(fan, "utilization_percent", history.window(T0, T0 + 60, step=60))
+    with history.reader() as db:
+        assert db.execute("SELECT min(ts) FROM fan_raw").fetchone()[0] >= clock.now - 3600 - 60  # trimmed
+
+
 def test_retention_drops_old_minutes(history: History, clock: Clock) -> None:
     feed(history, clock, 180)
     feed(history, clock, 120, start=T0 + 25 * 3600)  # a day later: past the 24 h retention

@@ -281,3 +281,32 @@ def test_a_tick_that_raises_publishes_its_error_counts_but_no_new_data(make_app:
     assert errors is not None and errors >= 3
     health = app.test_client().get("/api/health").get_json()
     assert health["total_errors"] >= 3 and health["consecutive_failures"] >= 3
+
+
+def test_each_fan_is_a_sample_with_its_chip_and_source_and_promtool_is_content(make_app: Any, tmp_path: Path) -> None:
+    """A GeForce's two fans (NVML) and a ThinkPad's two tachometers on one pwm plus a board with empty headers
+    (hwmon, from real captures): speed both ways, target, alarm; no sample for a dead channel."""
+    from tests.fakes.fake_nvml import FakeNvml, captured_card
+    from tests.support.hwmon import hwmon_tree
+
+    root = hwmon_tree(tmp_path / "sys", "thinkpad-p1-dual-fan", "nct6798-b550f-headers")
+    app = make_app(nvidia_selection(FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])), start=False,
+                   sys_root=str(root), bmc=False)
+    app.extensions["fanwhy"].monitor.collect()
+    registry: CollectorRegistry = app.extensions["fanwhy_registry"]
+
+    def get(name: str, fan: str, source: str, chip: str) -> float | None:
+        return registry.get_sample_value(name, {"fan": fan, "chip": chip, "source": source})
+
+    assert get("fanwhy_fan_percent", "nvml:0/fan1", "GPU 0", "GPU 0") == 65.0
+    assert get("fanwhy_fan_target_percent", "nvml:0/fan1", "GPU 0", "GPU 0") == 65.0
+    assert get("fanwhy_fan_rpm", "nvml:0/fan1", "GPU 0", "GPU 0") is None  # NVML gives the first fan's RPM only
+    assert get("fanwhy_fan_rpm", "hwmon:thinkpad/fan2", "", "thinkpad") == 3238.0
+    assert get("fanwhy_fan_percent", "hwmon:thinkpad/fan2", "", "thinkpad") == 50.2  # the one pwm, 128 of 255
+    assert get("fanwhy_fan_alarm", "hwmon:nct6798/fan2", "", "nct6798") == 0.0
+    assert get("fanwhy_fan_rpm", "hwmon:nct6798/fan1", "", "nct6798") is None  # an empty header is not a fan
+    assert get("fanwhy_fan_alarm", "hwmon:nct6798/fan1", "", "nct6798") is None
+    if shutil.which("promtool"):
+        text = app.test_client().get("/metrics").get_data()
+        result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, timeout=30)
+        assert result.returncode == 0 and not result.stdout.strip() and not result.stderr.strip(), result.stdout

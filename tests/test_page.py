@@ -556,3 +556,37 @@ def test_the_by_pod_view(make_app: Any, serve: Any, page: Page, monkeypatch: Any
     cells = page.locator(f"#pods tr[data-pod='{POD_UID}'] td").all_text_contents()
     assert cells[:3] == ["ml", "trainer-0", "trainer"] and cells[4] == "70" and cells[-1] == str(os.getpid())
     assert problems(page) == []
+
+
+def test_the_fans_panel_shows_each_fan_its_state_and_source(server: str, page: Page) -> None:
+    """The demo's machine: GPU 0's fan (floor and fan-stop), the board's CPU and case fans and an empty header, the
+    chassis fans and the air from its BMC; a chart of one fan's speed against its source."""
+    page.goto(server)
+    shown(page, "#fans tbody tr", timeout=15_000)
+    names = page.eval_on_selector_all("#fans tbody tr td:first-child", "els => els.map(e => e.textContent)")
+    assert {"GPU 0 fan 0 (GPU 0 fan0)", "CPU fan (nct6798 fan2)", "Case fan (nct6798 fan1)", "FAN1 (BMC)"} <= \
+        set(names), names
+    cpu_fan = page.locator("#fans tr[data-fan='hwmon:nct6798/fan2']")
+    assert "nct6798 CPUTIN" in cpu_fan.inner_text() and "(declared)" in cpu_fan.inner_text()
+    assert "SmartFan IV" in cpu_fan.inner_text()
+    assert page.inner_text("#fans-dead-summary") == "2 channels left out (not fans)"
+    assert "Inlet Temp 24 °C" in page.inner_text("#fans-air")
+    page.wait_for_function("() => document.querySelector('#chart-fan canvas') !== null", timeout=20_000)
+    assert "against" in page.inner_text("#fan-chart-caption")
+    page.select_option("#fan-pick", "hwmon:nct6798/fan2")
+    page.wait_for_function("() => document.querySelector('#fan-chart-caption').textContent.startsWith('CPU fan')",
+                           timeout=10_000)
+    assert problems(page) == []
+
+
+def test_a_hostile_fan_label_stays_text(make_app: Any, serve: Any, page: Page, tmp_path: Path) -> None:
+    chip = tmp_path / "sys" / "class" / "hwmon" / "hwmon0"
+    chip.mkdir(parents=True)
+    for name, value in (("name", "nct6798"), ("fan1_input", "1200"), ("fan1_label", HOSTILE)):
+        (chip / name).write_text(value + "\n")
+    live = serve(make_app(nvidia_selection(scenario("h100_load")), sys_root=str(tmp_path / "sys"), bmc=False))
+    page.goto(live.url)
+    row = shown(page, "#fans tbody tr", timeout=10_000)
+    assert row.query_selector_all("td")[0].text_content() == f"{HOSTILE} (nct6798 fan1)"
+    time.sleep(0.5)
+    assert page.locator("img").count() == 0 and problems(page) == []

@@ -47,11 +47,10 @@ _STATE_WORDS = {"stopped": "rest", "full": "full", "failed": "FAILED", "off-targ
 
 
 def fan_cell(fan: Fan) -> str:
-    """A fan's speed and state in a cell: "rest", "31 % floor", "65 %", "1,850 RPM", "full", "FAILED"."""
+    """A fan's speed and state in a cell: "rest", "31 % floor", "65 % (1,400 RPM)", "1,850 RPM", "full", "FAILED"."""
     if fan.state in _STATE_WORDS:
         return _STATE_WORDS[fan.state]
-    speed = f"{fan.percent:.0f} %" if fan.percent is not None else f"{fan.rpm:,} RPM" if fan.rpm is not None else "?"
-    return f"{speed} floor" if fan.state == "floor" else speed
+    return f"{fan.speed} floor" if fan.state == "floor" else fan.speed
 
 
 def _fan_column(gpu: GpuSample, fans: Sequence[Fan]) -> str:
