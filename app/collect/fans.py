@@ -228,15 +228,19 @@ class FanService:
 
     # -- learning ----------------------------------------------------------------------------
     def _record(self, fans: Sequence[Fan], temps: dict[str, float], now: float) -> None:
+        """The speeds of the fans whose source is learned (or not known yet), and every temperature while there is
+        one: a machine whose fans are all declared (or that has none) keeps no history here."""
         keep = int(LEARN_WINDOW_S) + 60
+        learning = False
         for fan in fans:
             speed = fan.percent if fan.percent is not None else fan.rpm
-            if speed is not None and fan.source_from is not None and fan.source_from != "learned":
+            if speed is None or fan.dead or fan.source_from not in (None, "learned"):
                 continue  # declared or built in: nothing to learn
-            if speed is not None and not fan.dead:
-                self._speeds.setdefault(fan.id, deque(maxlen=keep)).append((now, float(speed)))
-        for name, celsius in temps.items():
-            self._temps.setdefault(name, deque(maxlen=keep)).append((now, celsius))
+            self._speeds.setdefault(fan.id, deque(maxlen=keep)).append((now, float(speed)))
+            learning = True
+        if learning:
+            for name, celsius in temps.items():
+                self._temps.setdefault(name, deque(maxlen=keep)).append((now, celsius))
 
     def _learn_one(self, now: float) -> None:
         """Refit the fan whose fit is oldest, at most one a tick and each at most once a minute."""

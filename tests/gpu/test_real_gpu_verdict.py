@@ -58,6 +58,10 @@ def test_the_verdict_names_the_matmul_not_the_memory_holder(loads: tuple[subproc
     assert rows[holder.pid]["gpu_memory_bytes"] > 19 * 2**30 and rows[holder.pid]["power_w"] == 0
     holder_cause = [c for c in verdict["causes"] if c["kind"] == "memory_holder" and c["pid"] == holder.pid]
     assert holder_cause, verdict["causes"]
+    # a passive card with no BMC read: no fan of its own, and the chassis clause stays
+    assert not [f for f in body["fans"] if f["gpu_index"] is not None]
+    assert top["summary"].endswith("it has no fan of its own (passively cooled): the chassis fans answer its heat."), \
+        top["summary"]
     if os.environ.get("FANWHY_GPU_REPORT_DIR"):
         report = {"headline": verdict["headline"], "confidence": verdict["confidence"],
                   "causes": [c["summary"] for c in verdict["causes"]], "matmul_pid": matmul.pid,
