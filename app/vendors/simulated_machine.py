@@ -3,11 +3,11 @@ chain from a fan to a process.
 
 A directory shaped like ``/sys/class/hwmon`` (the files and units of real chips, tests/fixtures/hwmon/): a
 ``k10temp`` whose Tctl follows the CPU the demo's workers really burn (their measured share of the machine's CPU)
-through a thermal lag;
-an ``nct6798`` with the CPU fan on SmartFan IV following CPUTIN (the CPU) through its auto points, a case fan
-that software drives after GPU 0's heat (nothing declares it: FanWhy learns it), and an empty header at 0 RPM. The
-BMC answers ``ipmitool sdr elist`` lines: inlet and exhaust air, four chassis fans following the GPUs' heat, an
-empty slot. Updated by the simulated backend at each of its samples.
+through a thermal lag; an ``nct6798`` with the CPU fan on SmartFan IV following CPUTIN (the CPU) through its auto
+points, a case fan that software drives after GPU 0's heat (nothing declares it: FanWhy learns it), and an empty
+header at 0 RPM. The BMC answers ``ipmitool sdr elist`` lines: inlet and exhaust air, four chassis fans that its
+curve drives from the exhaust air (the GPUs' heat; nothing declares it: FanWhy learns it), an empty slot. Updated by
+the simulated backend at each of its samples.
 """
 
 from __future__ import annotations
@@ -101,9 +101,8 @@ class SimulatedMachine:
     def bmc_listing(self) -> str:
         """What ``ipmitool sdr elist`` would print on this machine now."""
         watts = sum(w for _, w in self._gpu_c)
-        hottest = max((c for c, _ in self._gpu_c), default=35.0)
-        exhaust = _INLET_C + watts / 60.0
-        rpm = round(3000 + 90 * max(0.0, hottest - 40.0) + 40 * max(0.0, exhaust - 30.0), -2)
+        exhaust = _INLET_C + watts / 60.0  # the cards' heat, carried out by the chassis fans
+        rpm = round(3000 + 250 * max(0.0, exhaust - 28.0), -1)  # the BMC's curve: exhaust above 28 °C
         lines = [f"Inlet Temp       | 04h | ok  |  7.1 | {_INLET_C:.0f} degrees C",
                  f"Exhaust Temp     | 01h | ok  |  7.1 | {exhaust:.0f} degrees C"]
         lines += [f"FAN{n}             | 3{n}h | ok  | 29.{n} | {rpm + 60 * n:.0f} RPM" for n in range(1, 5)]
