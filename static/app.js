@@ -66,15 +66,26 @@
     return speed + (fan.target_percent !== null && fan.target_percent !== undefined ? " (target " + fmt(fan.target_percent, " %") + ")" : "");
   }
 
-  function renderGpu(gpu, fans) {
+  // The ledger: the board = idle (charged to nobody) + the processes + what nobody visible does.
+  const IDLE_FROM = { measured: "measured in this P-state with no process on the GPU",
+    "other-pstate": "this P-state not yet seen idle: the GPU's lowest idle in another P-state",
+    unknown: "never seen idle since FanWhy started: the processes are charged the whole board until it is" };
+  function splitText(ledger) {
+    if (!ledger) return null;
+    const idle = ledger.idle_from === "unknown" ? "idle not measured yet" : "idle " + fmt(ledger.idle_w, " W");
+    return idle + " · processes " + fmt(ledger.processes_w, " W") + " · unattributed " + fmt(ledger.unattributed_w, " W");
+  }
+
+  function renderGpu(gpu, fans, ledger) {
     const card = gpuCard(gpu);
     const f = (name) => card.querySelector('[data-f="' + name + '"]');
     const why = gpu.unsupported || {};
     f("title").textContent = "GPU " + gpu.index + " · " + (gpu.name || "unknown");
     f("pstate").textContent = gpu.pstate || "";
     const err = f("error");
-    err.hidden = !gpu.error;
-    err.textContent = gpu.error || "";
+    const asleep = gpu.asleep ? "Asleep (runtime suspended): not woken to read it" : "";
+    err.hidden = !gpu.error && !asleep;
+    err.textContent = gpu.error || asleep;
     card.classList.toggle("failed", Boolean(gpu.error));
 
     f("util-bar").value = gpu.utilization_percent || 0;
@@ -99,6 +110,9 @@
         (gpu.fan_rpm ? " · " + gpu.fan_rpm + " RPM" : ""), why.fan_speed_percent,
         gpu.passively_cooled ? "passively cooled" : null);
     }
+    setValue(f("split"), splitText(ledger), "no power reading");
+    f("split").title = ledger ? "Idle baseline: " + IDLE_FROM[ledger.idle_from] +
+      (ledger.why_unattributed ? ". Unattributed: " + ledger.why_unattributed : "") : "";
     setValue(f("clocks"), gpu.clock_sm_mhz === null ? null : "SM " + gpu.clock_sm_mhz + " MHz" +
       (gpu.clock_memory_mhz ? " · mem " + gpu.clock_memory_mhz + " MHz" : ""), why.clock_sm_mhz);
     const reasons = gpu.throttle_reasons;
@@ -428,7 +442,7 @@
     errors.textContent = snap.errors.join(" · ");
     const seen = new Set();
     snap.gpus.forEach((gpu) => {
-      renderGpu(gpu, snap.fans);
+      renderGpu(gpu, snap.fans, (snap.ledger || []).find((l) => l.gpu_index === gpu.index));
       seen.add(gpu.uuid || "index-" + gpu.index);
       gpuCard(gpu).hidden = table.gpu !== "all" && Number(table.gpu) !== gpu.index;
     });

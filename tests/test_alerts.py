@@ -182,3 +182,21 @@ def test_a_fan_with_an_alarm_that_vanishes_resolves_and_dead_channels_never_fire
     assert [(e.state, e.message) for e in events] == [("resolved", "bmc:Fan3B is no longer reported")]
     dead = Fan("hwmon:nct6798/fan5", "nct6798", 5, None, rpm=0, dead="0 RPM: no fan", alarm=None, state="dead")
     assert engine.evaluate(replace(snap(), fans=(dead,)), 2.0) == ((), ())
+
+
+def test_a_fired_alert_says_why_from_the_verdict_at_that_moment() -> None:
+    from app.core.model import Cause, Verdict
+
+    engine = only("gpu_utilization", threshold=50, hold_s=0)
+    cause = Cause(kind="gpu_load", gpu_index=0, pid=42, score=0.9,
+                  summary="GPU 0 is at 70 °C and 400 W because `python train.py` (alice, container trainer) keeps "
+                          "98 % of its SMs busy")
+    holder = Cause(kind="memory_holder", gpu_index=1, pid=7, score=0.1, summary="`x` holds 20 GiB on GPU 1")
+    verdict = Verdict(headline=cause.summary, causes=(cause, holder), confidence=0.9, busy=True)
+    _, events = engine.evaluate(replace(snap(gpu(98, 0), gpu(98, 1)), verdict=verdict), 0.0)
+    by_gpu = {e.gpu_index: e.message for e in events}
+    assert by_gpu[0].endswith(". Why: GPU 0 is at 70 °C and 400 W because `python train.py` (alice, container "
+                              "trainer) keeps 98 % of its SMs busy")
+    assert "Why" not in by_gpu[1]  # a memory holder heats nothing: it is not the why
+    _, resolved = engine.evaluate(snap(gpu(10, 0), gpu(10, 1)), 1.0)
+    assert all("Why" not in e.message for e in resolved)

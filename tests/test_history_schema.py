@@ -75,12 +75,28 @@ def test_version_one_is_the_schema_of_the_histories_users_have(tmp_path: Path) -
 
 def test_version_two_adds_each_fans_series_and_nothing_else(old_history: Path) -> None:
     before = columns(old_history)
-    History(old_history).open().close()
+    with sqlite3.connect(old_history, isolation_level=None) as db:
+        for step in schema.MIGRATIONS[:2]:
+            step(db)
     added = {name: cols for name, cols in columns(old_history).items() if name not in before}
     assert added == {"fan_raw": ["ts", "fan", "rpm", "percent", "source_c"],
                      "fan_minute": ["minute", "fan", "n", "rpm_min", "rpm_mean", "rpm_max", "percent_min",
                                     "percent_mean", "percent_max", "source_c_min", "source_c_mean", "source_c_max"]}
     assert {name: cols for name, cols in columns(old_history).items() if name in before} == before
+
+
+def test_version_three_adds_the_ledgers_idle_and_unattributed_power_to_the_gpu_tables(old_history: Path) -> None:
+    with sqlite3.connect(old_history, isolation_level=None) as db:
+        for step in schema.MIGRATIONS[:2]:
+            step(db)
+    before = columns(old_history)
+    History(old_history).open().close()
+    after = columns(old_history)
+    assert after["gpu_raw"] == [*before["gpu_raw"], "power_idle_w", "power_unattributed_w"]
+    assert after["gpu_minute"] == [*before["gpu_minute"], *(f"power_{part}_w_{stat}" for part in ("idle", "unattributed")
+                                                             for stat in ("min", "mean", "max"))]
+    assert {k: v for k, v in after.items() if not k.startswith("gpu_")} == \
+        {k: v for k, v in before.items() if not k.startswith("gpu_")}
 
 
 def test_a_history_from_a_newer_fanwhy_is_refused_and_left_as_it_is(old_history: Path) -> None:

@@ -73,6 +73,9 @@ def _gpu_rows(gpus: Sequence[GpuSample], fans: Sequence[Fan] = ()) -> list[str]:
         if g.error:
             rows.append([str(g.index), clean(g.name or "?")[:24], f"failed: {clean(g.error)}", "", "", "", ""])
             continue
+        if g.asleep:
+            rows.append([str(g.index), clean(g.name or "?")[:24], "asleep", "", "", "", ""])
+            continue
         power = _num(g.power_w, "")
         if g.power_limit_w:
             power += f"/{g.power_limit_w:.0f}"

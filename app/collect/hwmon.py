@@ -22,7 +22,7 @@ from pathlib import Path
 from ..core.fan import Fan, FanControl
 from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature, pwm_percent
-from ..vendors.sysfs import read_int, read_text
+from ..vendors.sysfs import asleep, read_int, read_text
 
 # The nct6775 driver's family (Documentation/hwmon/nct6775.rst): pwm_enable 2-5 name its automatic modes.
 _NCT6775 = re.compile(r"^nct(6106|6116|677[5-9]|679[1-9])$")
@@ -157,16 +157,23 @@ def chips(sys_root: str | Path = "/sys") -> list[Path]:
     return sorted(base.glob("hwmon*"), key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 1 << 30)
 
 
+def awake(chip_dir: Path) -> bool:
+    """False for the chip of a runtime-suspended device (a laptop's sleeping amdgpu): reading its sensors would wake
+    it, and its fan with it."""
+    return not asleep(chip_dir / "device")
+
+
 def read_fans(sys_root: str | Path = "/sys") -> tuple[Fan, ...]:
-    """Every fan under ``sys_root``/class/hwmon, chip by chip in the kernel's order."""
-    return tuple(fan for chip in chips(sys_root) for fan in read_chip(chip))
+    """Every fan under ``sys_root``/class/hwmon, chip by chip in the kernel's order (a sleeping device's are not
+    read)."""
+    return tuple(fan for chip in chips(sys_root) if awake(chip) for fan in read_chip(chip))
 
 
 def read_temperatures(sys_root: str | Path = "/sys") -> tuple[HostSensor, ...]:
     """Every temperature under ``sys_root``/class/hwmon that reads a real value (an open thermistor's -70, 0 or
     127 °C is left out, ``dead_temperature``), with its label, warning (``_max``) and critical limits."""
     found = []
-    for chip_dir in chips(sys_root):
+    for chip_dir in filter(awake, chips(sys_root)):
         chip = read_text(chip_dir / "name") or chip_dir.name
         for n in _numbers(chip_dir, r"temp(\d+)_input"):
             label, value = _temperature(chip_dir, n)

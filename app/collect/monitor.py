@@ -301,7 +301,7 @@ class Monitor:
         t3 = self._clock()
 
         now = self._wall()
-        processes, containers, unattributed = self.energy.apply(
+        processes, containers, unattributed, ledger = self.energy.apply(
             now, gpus, attribution.processes, attribution.containers, attribution.unattributed)
         self._tick += 1
         snapshot = Snapshot(
@@ -315,6 +315,7 @@ class Monitor:
             unattributed=unattributed,
             fans=fans,
             air=air,
+            ledger=ledger,
             timing=CollectorTiming(total_ms=_ms(t3 - t0), gpus_ms=_ms(t1 - t0), processes_ms=_ms(t2 - t1),
                                    host_ms=_ms(t3 - t2), interval_s=self.interval_s, tick=self._tick),
             errors=tuple(errors),
@@ -324,8 +325,9 @@ class Monitor:
         gpu_events = self.backend.events()
         for event in gpu_events:
             self._gpu_event_counts[(event.gpu_index, event.kind, event.value)] += 1
-        active, events = self.alerts.evaluate(snapshot, now, gpu_events)
-        snapshot = evolve(snapshot, verdict=verdict, alerts=active, alert_events=events)
+        snapshot = evolve(snapshot, verdict=verdict)
+        active, events = self.alerts.evaluate(snapshot, now, gpu_events)  # an alert's message says why: the verdict
+        snapshot = evolve(snapshot, alerts=active, alert_events=events)
         if self.history is not None:
             self.history.submit(snapshot)
         if errors:

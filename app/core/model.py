@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Literal, Mapping, Never, TypeVar
 
 from .fan import AirSensor, Fan
+from .ledger import PowerLedger
 
 Visibility = Literal["visible", "host-pid-only", "inferred"]
 ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
@@ -19,7 +20,7 @@ MemoryMethod = Literal["reported", "inference", "none"]
 UsageKind = Literal["compute", "graphics", "utilization-only"]
 # What a cause of heat or noise is (app.verdict.explain makes each; the page and the history key on them).
 CauseKind = Literal["gpu_load", "gpu_failed", "cpu_load", "thermal_throttle", "power_cap", "memory_holder",
-                    "idle_wake", "fan", "fan_fault"]
+                    "idle_wake", "fan", "fan_fault", "asleep"]
 
 EMPTY: Mapping[str, Never] = MappingProxyType({})  # an empty default for a mapping of any values
 V = TypeVar("V")
@@ -80,6 +81,7 @@ class GpuSample:
     # True when the hardware reports no fan of its own (NVML: 0 fans; amdsmi, nvidia-smi, hwmon: none reported):
     # the chassis fans cool it. The page and the verdict read this, not the reason's wording.
     passively_cooled: bool = False
+    asleep: bool = False  # runtime-suspended: not read, so as not to wake it (``unsupported["asleep"]`` says so)
     power_w: float | None = None
     power_limit_w: float | None = None
     clock_sm_mhz: int | None = None
@@ -143,6 +145,7 @@ class ProcessGpu:
     decoder_percent: float | None
     kind: str
     memory_method: MemoryMethod = "reported"
+    power_w: float | None = None  # its part of this GPU's dynamic power (app.collect.energy)
 
 
 @dataclass(frozen=True)
@@ -371,6 +374,7 @@ class Snapshot:
     alert_events: tuple[Alert, ...] = ()
     fans: tuple[Fan, ...] = ()  # every fan of the machine (the GPUs', the board's, the chassis'), each with its source
     air: tuple[AirSensor, ...] = ()  # the chassis' inlet and exhaust air and the BMC's other probes
+    ledger: tuple[PowerLedger, ...] = ()  # each powered GPU: board = idle + processes + unattributed
     errors: tuple[str, ...] = field(default=())
 
     def gpu(self, index: int) -> GpuSample | None:

@@ -10,16 +10,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ..core.jsonvalue import EventRow, SqlValue
-from ..core.model import Alert, Snapshot
-from .schema import FAN_METRICS, GPU_METRICS, HOST_METRICS
+from ..core.ledger import PowerLedger
+from ..core.model import Alert, GpuSample, Snapshot
+from .schema import FAN_METRICS, GPU_METRICS, HOST_METRICS, LEDGER_METRICS
 
 
 def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None) -> None:
     ts = snap.timestamp
     placeholders = ", ".join("?" * (len(GPU_METRICS) + 2))
+    ledgers = {ledger.gpu_index: ledger for ledger in snap.ledger}
     db.executemany(
         f"INSERT INTO gpu_raw (ts, gpu, {', '.join(GPU_METRICS)}) VALUES ({placeholders})",
-        [(ts, g.index, *(getattr(g, m) for m in GPU_METRICS)) for g in snap.gpus if g.error is None])
+        [(ts, g.index, *(_gpu_value(g, ledgers.get(g.index), m) for m in GPU_METRICS))
+         for g in snap.gpus if g.error is None])
     db.execute(f"INSERT INTO host_raw (ts, host, {', '.join(HOST_METRICS)}) VALUES "
                f"({', '.join('?' * (len(HOST_METRICS) + 2))})", (ts, 0, *host_values(snap)))
     db.executemany("INSERT INTO proc_raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", process_rows(snap))
@@ -29,6 +32,13 @@ def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None)
     if verdict_row is not None:
         events.append(verdict_row)
     db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
+
+
+def _gpu_value(gpu: GpuSample, ledger: PowerLedger | None, metric: str) -> SqlValue:
+    if metric in LEDGER_METRICS:
+        return getattr(ledger, LEDGER_METRICS[metric]) if ledger is not None else None
+    value: SqlValue = getattr(gpu, metric)
+    return value
 
 
 def process_rows(snap: Snapshot) -> list[tuple[SqlValue, ...]]:

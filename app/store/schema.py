@@ -25,7 +25,9 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # What the writer stores and the readers may ask for (today's columns; a migration adds a new one).
 GPU_METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w",
-               "fan_speed_percent", "clock_sm_mhz")
+               "fan_speed_percent", "clock_sm_mhz", "power_idle_w", "power_unattributed_w")
+# The ledger's parts of a GPU's power (schema version 3), read from the snapshot's ledger, not from the GPU sample.
+LEDGER_METRICS = {"power_idle_w": "idle_w", "power_unattributed_w": "unattributed_w"}
 # The host side, so a machine without a GPU (or whose fan is the CPU's) has charts too; kept like a GPU's series
 # (raw for an hour, then per minute) in tables of the same shape, with one row key (host = 0).
 HOST_METRICS = ("cpu_percent", "load1", "memory_percent", "memory_used_bytes", "cpu_temperature_c", "fan_rpm")
@@ -103,8 +105,26 @@ def _v2_fans(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+_V3 = """
+ALTER TABLE gpu_raw ADD COLUMN power_idle_w REAL;
+ALTER TABLE gpu_raw ADD COLUMN power_unattributed_w REAL;
+ALTER TABLE gpu_minute ADD COLUMN power_idle_w_min REAL;
+ALTER TABLE gpu_minute ADD COLUMN power_idle_w_mean REAL;
+ALTER TABLE gpu_minute ADD COLUMN power_idle_w_max REAL;
+ALTER TABLE gpu_minute ADD COLUMN power_unattributed_w_min REAL;
+ALTER TABLE gpu_minute ADD COLUMN power_unattributed_w_mean REAL;
+ALTER TABLE gpu_minute ADD COLUMN power_unattributed_w_max REAL;
+"""
+
+
+def _v3_ledger(db: sqlite3.Connection) -> None:
+    """2 -> 3: each GPU's idle and unattributed power beside its board power (the processes' part is the rest)."""
+    for statement in filter(str.strip, _V3.split(";")):
+        db.execute(statement)
+
+
 # MIGRATIONS[n] takes a file from version n to n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_fans)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_fans, _v3_ledger)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

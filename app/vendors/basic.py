@@ -9,11 +9,11 @@ import logging
 import time
 from pathlib import Path
 
-from ..core.model import GpuProcessUsage, GpuSample
+from ..core.model import GpuProcessUsage, GpuSample, frozen_map
 from .base import Backend
 from .fdinfo import FdinfoReader
 from .nvidia_smi import NvidiaSmi, NvidiaSmiError
-from .sysfs import drm_cards, sample_card
+from .sysfs import ASLEEP, asleep, drm_cards, normalize_pci, sample_card
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,9 @@ class BasicBackend(Backend):
                 samples.append(GpuSample(
                     vendor="nvidia", index=next_index, name="NVIDIA GPU", pci_bus_id=card.pci_bus_id,
                     source="sysfs", error=f"NVIDIA card without usable NVML or nvidia-smi ({smi_error})"))
+            elif asleep(card.device):  # its other files would wake it
+                samples.append(GpuSample(vendor=card.vendor, index=next_index, pci_bus_id=card.pci_bus_id,
+                                         source="sysfs", asleep=True, unsupported=frozen_map({"asleep": ASLEEP})))
             else:
                 samples.append(sample_card(card, next_index))
             next_index += 1
@@ -104,13 +107,6 @@ class BasicBackend(Backend):
                                               sm_percent=client.busy_percent, kind="compute",
                                               name_hint=None))
         return _merge_clients(usages)
-
-
-def normalize_pci(bus_id: str | None) -> str:
-    """``0000:03:00.0`` from NVML's ``00000000:03:00.0`` or sysfs's ``0000:03:00.0``, lower case."""
-    if not bus_id:
-        return ""
-    return bus_id.strip().lower()[-12:]
 
 
 def _merge_clients(usages: list[GpuProcessUsage]) -> list[GpuProcessUsage]:

@@ -11,10 +11,10 @@ from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 from ..core.vocabulary import BACKENDS
 from .amd import AmdBackend
 from .base import Backend, BackendUnavailable
-from .basic import BasicBackend, normalize_pci
+from .basic import BasicBackend
 from .nvidia import NvidiaBackend
 from .simulated import SimulatedBackend
-from .sysfs import drm_cards
+from .sysfs import drm_cards, normalize_pci
 
 T = TypeVar("T")
 
@@ -114,7 +114,7 @@ def default_builders(settings: object | None = None) -> dict[str, Callable[[], B
 
     from .nvidia_smi import NvidiaSmi
     return {
-        "nvidia": lambda: NvidiaBackend(),
+        "nvidia": lambda: NvidiaBackend(sys_root=get("sys_root", "/sys")),
         "amd": lambda: AmdBackend(),
         "basic": lambda: BasicBackend(
             sys_root=get("sys_root", "/sys"),

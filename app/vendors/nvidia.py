@@ -26,6 +26,7 @@ from .base import Backend, BackendUnavailable
 from .nvml_calls import Calls, GpuFailed, describe_init_error
 from .nvml_events import XidWatcher
 from .nvml_fans import PASSIVELY_COOLED, FanStatics, read_fans, read_statics
+from .sysfs import ASLEEP, pci_asleep
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,7 @@ class _Gpu:
     idle: bool = False  # the last utilization read 0 %
     util_woke: bool = True  # idle when its processes' utilization was last asked for: read at once when busy
     error: str | None = None
+    asleep: bool = False  # runtime-suspended at the last sample: no NVML call until it wakes
 
 
 class NvidiaBackend(Backend):
@@ -120,8 +122,10 @@ class NvidiaBackend(Backend):
         watch_xid: bool = True,
         process_util_period_s: float = 3.0,
         process_util_spacing_s: float = 1.0,
+        sys_root: str = "/sys",
     ):
         self._nvml: Any = nvml  # pynvml, or a fake: a module without type hints
+        self._sys_root = sys_root  # where each GPU's runtime power state is read before any call to it
         self._clock = clock
         self._wall = wall_clock
         self._slow_period_s = slow_period_s
@@ -257,6 +261,12 @@ class NvidiaBackend(Backend):
         self._maybe_reinit()
         samples = []
         for gpu in self._gpus:
+            gpu.asleep = pci_asleep(self._sys_root, gpu.pci_bus_id)
+            if gpu.asleep:  # any NVML call would wake it (and its fan): shown asleep, read again once awake
+                samples.append(GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
+                                         pci_bus_id=gpu.pci_bus_id, source="nvml", asleep=True,
+                                         unsupported=frozen_map({"asleep": ASLEEP})))
+                continue
             if gpu.error is None and gpu.handle is not None:
                 try:
                     samples.append(self._sample_gpu(gpu))
@@ -379,7 +389,7 @@ class NvidiaBackend(Backend):
         self._util_turn = self._next_util_turn()
         usages: list[GpuProcessUsage] = []
         for gpu in self._gpus:
-            if gpu.error is not None or gpu.handle is None:
+            if gpu.error is not None or gpu.handle is None or gpu.asleep:
                 continue
             try:
                 usages.extend(self._gpu_processes(gpu))

@@ -28,6 +28,27 @@ class DrmCard:
     pci_bus_id: str | None
 
 
+ASLEEP = "asleep (runtime suspended): not woken to read it"
+
+
+def normalize_pci(bus_id: str | None) -> str:
+    """``0000:03:00.0`` from NVML's ``00000000:03:00.0`` or sysfs's ``0000:03:00.0``, lower case."""
+    if not bus_id:
+        return ""
+    return bus_id.strip().lower()[-12:]
+
+
+def asleep(device: Path) -> bool:
+    """Whether a PCI device is runtime-suspended (``power/runtime_status``): reading this file does not wake it, but
+    a vendor call or a read of its other files would (a laptop's discrete GPU, and the fan that would spin up)."""
+    return read_text(device / "power" / "runtime_status") == "suspended"
+
+
+def pci_asleep(sys_root: Path | str, bus_id: str | None) -> bool:
+    """``asleep`` for the device at a PCI bus id (NVML's or sysfs's form)."""
+    return bool(bus_id) and asleep(Path(sys_root) / "bus" / "pci" / "devices" / normalize_pci(bus_id))
+
+
 def read_text(path: Path) -> str | None:
     """A sysfs file's value without its line break, or None when it cannot be read."""
     try:

@@ -91,6 +91,25 @@ def _resolved_message(rule: str, gpu_index: int | None, value: float | None) -> 
     }.get(rule, f"GPU {gpu_index}: {rule} resolved")
 
 
+def _causes(snap: Snapshot) -> dict[str, str]:
+    """The verdict's leading cause for each GPU and each fan, as its sentence."""
+    found: dict[str, str] = {}
+    for cause in (snap.verdict.causes if snap.verdict else ()):
+        fan = cause.numbers.get("fan") if cause.kind in ("fan", "fan_fault") else None
+        if isinstance(fan, str):
+            found.setdefault(f"fan:{fan}", cause.summary)
+        elif cause.gpu_index is not None and cause.kind not in ("memory_holder", "fan", "fan_fault"):
+            found.setdefault(f"gpu:{cause.gpu_index}", cause.summary)
+    return found
+
+
+def _with_why(message: str, why: str | None) -> str:
+    """``message`` and, when the verdict has one, its cause: "... for 3 s. Why: GPU 0 is at ... because ..."."""
+    if not why or why in message:
+        return message
+    return f"{message}. Why: {why}"
+
+
 RuleValue = float | bool | str  # a field of a Rule as FANWHY_ALERTS sets it
 
 
@@ -139,13 +158,17 @@ class AlertEngine:
         self._known_users: set[tuple[int, int, float | None]] | None = None
         self.history: deque[Alert] = deque(maxlen=history)
         self.recent: tuple[Alert, ...] = ()
+        self._why: dict[str, str] = {}  # the verdict's cause per GPU ("gpu:0") and per fan ("fan:ID"), this tick
 
     def describe(self) -> dict[str, dict[str, RuleValue]]:
         return {name: asdict(rule) for name, rule in self.rules.items()}
 
     def evaluate(self, snap: Snapshot, now: float, events: Sequence[GpuEvent] = ()
                  ) -> tuple[tuple[Alert, ...], tuple[Alert, ...]]:
-        """Return (alerts firing now, events of this tick: newly fired and newly resolved)."""
+        """Return (alerts firing now, events of this tick: newly fired and newly resolved). A fired alert's message
+        ends with the verdict's cause for its GPU or fan at that moment (the process, user, container, GPU), so the
+        one message a person reads when away says why."""
+        self._why = _causes(snap)
         fired: list[Alert] = []
         seen = set()
         for gpu in snap.gpus:
@@ -182,13 +205,15 @@ class AlertEngine:
         value = VALUES[name](gpu)
         if value is not None:
             self._level(name, rule, key, gpu.index, value, now, out,
-                        lambda held: _message(name, gpu, value, rule.threshold, held),
+                        lambda held: _with_why(_message(name, gpu, value, rule.threshold, held),
+                                               self._why.get(f"gpu:{gpu.index}")),
                         lambda: _resolved_message(name, gpu.index, value))
 
     def _fan(self, fan: Fan, now: float, out: list[Alert]) -> None:
         """A fan's alarm, held and resolved like a threshold (1 while the alarm lasts)."""
         self._level("fan", self.rules["fan"], f"fan:{fan.id}", fan.gpu_index, 1.0 if fan.alarm else 0.0, now, out,
-                    lambda held: f"{fan.name}: {fan.alarm} (for {held:.0f} s)",
+                    lambda held: _with_why(f"{fan.name}: {fan.alarm} (for {held:.0f} s)",
+                                           self._why.get(f"fan:{fan.id}")),
                     lambda: f"{fan.name} is back to normal ({fan.speed}, {fan.state})")
 
     def _level(self, name: str, rule: Rule, key: str, index: int | None, value: float, now: float, out: list[Alert],
@@ -224,8 +249,9 @@ class AlertEngine:
         alert = Alert(id=f"xid:{event.gpu_index}:{int(event.timestamp * 1000)}:{event.value}", rule="xid",
                       gpu_index=event.gpu_index, severity=rule.severity, value=float(event.value), threshold=None,
                       since=event.timestamp,
-                      message=(f"GPU {event.gpu_index} reported XID {event.value}: a driver-level GPU error "
-                               f"(see NVIDIA's XID catalogue)") if event.kind == "xid" else
+                      message=_with_why(f"GPU {event.gpu_index} reported XID {event.value}: a driver-level GPU error "
+                                        f"(see NVIDIA's XID catalogue)", self._why.get(f"gpu:{event.gpu_index}"))
+                      if event.kind == "xid" else
                       f"GPU {event.gpu_index} reported {event.kind.replace('_', ' ')} (amdsmi event)")
         state.firing, state.quiet_until = alert, now + rule.cooldown_s
         out.append(alert)

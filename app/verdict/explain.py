@@ -268,6 +268,10 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
     causes: list[Cause] = []
     confidences: dict[int, float] = {}
     for gpu in snap.gpus:
+        if gpu.asleep:
+            causes.append(Cause(kind="asleep", score=0.05, gpu_index=gpu.index,
+                                summary=f"GPU {gpu.index} is asleep (runtime suspended): not woken to read it."))
+            continue
         if gpu.error is not None:
             causes.append(Cause(kind="gpu_failed", score=0.75, gpu_index=gpu.index,
                                 summary=f"GPU {gpu.index} has failed ({gpu.error}); a lost GPU can leave its fan "

@@ -103,6 +103,7 @@ def summary() -> Response:
             for c in snap.containers[:5]
         ],
         "unattributed": to_json(snap.unattributed),
+        "ledger": to_json(snap.ledger),
         "alerts": to_json(snap.alerts),
     })
 

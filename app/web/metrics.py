@@ -18,7 +18,6 @@ from prometheus_client import CollectorRegistry, PlatformCollector, ProcessColle
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from ..collect.energy import power_shares
 from ..collect.monitor import Counters, Frame, Monitor
 from ..core.model import GpuSample, Snapshot, Unattributed
 from ..core.version import __version__
@@ -155,6 +154,7 @@ class SnapshotCollector:
             _seed_and_unattributed(gpu, unaccounted.get(gpu.index), labels, seed, unattributed)
         yield from (family for family, _ in families)
         yield from (up, info, throttle, energy, unattributed)
+        yield from self._ledger(snap)
         if self.seed_names:
             yield from seed.values()
         xid = CounterMetricFamily("fanwhy_gpu_xid_errors", "XID errors the GPU reported since FanWhy started, by code",
@@ -164,15 +164,34 @@ class SnapshotCollector:
                 xid.add_metric(["" if gpu_index is None else str(gpu_index), str(code)], float(count))
         yield xid
 
+    @staticmethod
+    def _ledger(snap: Snapshot) -> Iterator[Metric]:
+        """Each powered GPU's ledger: board = idle + processes + unattributed, now (W) and since FanWhy started (J)."""
+        now = _gauge("fanwhy_gpu_power_part_watts", "A part of the GPU's power: idle (its baseline, charged to no "
+                                                    "process), processes, unattributed (work nobody visible does)",
+                     [*GPU_LABELS, "part"])
+        energy = CounterMetricFamily("fanwhy_gpu_energy_part_joules", "A part of the GPU's energy since FanWhy started "
+                                     "(idle, processes, unattributed; they add up to the board's)",
+                                     labels=[*GPU_LABELS, "part"])
+        gpus = {g.index: g for g in snap.gpus}
+        for ledger in snap.ledger:
+            gpu = gpus.get(ledger.gpu_index)
+            labels = [str(ledger.gpu_index), (gpu.uuid or "") if gpu else "", (gpu.name or "") if gpu else ""]
+            for part, watts, wh in (("idle", ledger.idle_w, ledger.idle_wh),
+                                    ("processes", ledger.processes_w, ledger.processes_wh),
+                                    ("unattributed", ledger.unattributed_w, ledger.unattributed_wh)):
+                now.add_metric([*labels, part], watts)
+                energy.add_metric([*labels, part], round(wh * 3600.0, 3))
+        yield from (now, energy)
+
     def _processes(self, snap: Snapshot) -> Iterator[Metric]:
         labels = ["pid", "name", "user", "container", "pod", "namespace", "gpu"]  # pod and namespace as dcgm-exporter
         memory = _gauge("fanwhy_process_gpu_memory_bytes", "GPU memory of a process (the largest users only)", labels)
         sm = _gauge("fanwhy_process_sm_percent", "Share of a GPU's SMs a process keeps busy", labels)
-        power = _gauge("fanwhy_process_power_watts", "A process's SM share of its GPU's power", labels)
+        power = _gauge("fanwhy_process_power_watts", "A process's part of its GPU's power above idle (its activity "
+                                                     "share, normalised)", labels)
         encoder = _gauge("fanwhy_process_encoder_percent", "Share of a GPU's video encoder a process uses", labels)
         decoder = _gauge("fanwhy_process_decoder_percent", "Share of a GPU's video decoder a process uses", labels)
-        watts = {g.index: g.power_w for g in snap.gpus if g.power_w is not None and g.error is None}
-        shares = power_shares(watts, snap.processes)
         users = sorted((p for p in snap.processes if p.gpus), key=lambda p: -(p.gpu_memory_bytes or 0))
         for proc in users[: self.max_processes]:
             ref = proc.container
@@ -180,13 +199,10 @@ class SnapshotCollector:
             pod, namespace = (ref.pod or "", ref.namespace or "") if ref else ("", "")
             for use in proc.gpus:
                 row = [str(proc.pid), proc.name or "", proc.user or "", container, pod, namespace, str(use.gpu_index)]
-                for family, value in ((memory, use.memory_bytes), (sm, use.sm_percent),
+                for family, value in ((memory, use.memory_bytes), (sm, use.sm_percent), (power, use.power_w),
                                       (encoder, use.encoder_percent), (decoder, use.decoder_percent)):
                     if value is not None:
                         family.add_metric(row, float(value))
-                share = shares.get(use.gpu_index, {}).get(proc.pid)
-                if share is not None:
-                    power.add_metric(row, round(watts[use.gpu_index] * share, 2))
         yield from (memory, sm, power, encoder, decoder)
 
     def _containers(self, snap: Snapshot) -> Iterator[Metric]:

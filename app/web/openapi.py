@@ -47,7 +47,7 @@ ANSWERS: dict[str, JsonObject] = {
         no_gpu_summary={"type": ["string", "null"]}, no_gpu_reason={"type": ["string", "null"]},
         host={"type": "object"}, top_processes={"type": "array", "items": {"type": "object"}},
         top_containers={"type": "array", "items": {"type": "object"}}, unattributed=_array("Unattributed"),
-        alerts=_array("Alert")),
+        ledger=_array("PowerLedger"), alerts=_array("Alert")),
     "/api/gpu/processes": _object(["timestamp", "count", "processes"], timestamp={"type": "number"},
                                   count={"type": "integer"}, processes=_array("ProcessSample")),
     "/api/gpu/processes/{pid}": {"allOf": [_ref("ProcessSample"), _object(

@@ -96,6 +96,7 @@ class FakeNvml:
         self._event_ready = threading.Condition()
         self._pending: list[tuple[int, int]] = []
         self.registered: set[int] = set()
+        self.asleep: set[int] = set()  # handles no call may touch (a runtime-suspended GPU)
 
     # Constants and exception classes are the real ones.
     def __getattr__(self, name: str) -> Any:
@@ -116,6 +117,8 @@ class FakeNvml:
         self.set(index, "process_utilization", samples)
 
     def _cell(self, handle: int, key: str, *args: Any) -> Any:
+        if handle in self.asleep:  # a real GPU would wake: a test that sets this fails when it is touched
+            raise AssertionError(f"{key} called on GPU {handle}, which is asleep")
         self.calls[key] += 1
         with self._lock:
             if self.initialised <= 0:

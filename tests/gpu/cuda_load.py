@@ -18,6 +18,7 @@ def main() -> None:
     parser.add_argument("--compute", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--token", default="")
     parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--duty", type=float, default=1.0, help="share of each 200 ms spent computing (0-1)")
     args = parser.parse_args()
     device = torch.device("cuda", args.device)
     held = torch.empty(int(args.hold_gb * 2**30), dtype=torch.uint8, device=device)
@@ -26,13 +27,20 @@ def main() -> None:
     torch.cuda.synchronize(device)
     print("ready", flush=True)
     end = time.time() + args.seconds
+    period = 0.2
     while time.time() < end:
-        if args.compute:
+        if not args.compute:
+            time.sleep(0.5)
+        elif args.duty >= 1.0:
             for _ in range(10):
                 a = (a @ b).clamp_(-1, 1)
             torch.cuda.synchronize(device)
-        else:
-            time.sleep(0.5)
+        else:  # compute for duty x 200 ms, then rest: a GPU busy part of the time, like most real jobs
+            start = time.time()
+            while time.time() - start < args.duty * period:
+                a = (a @ b).clamp_(-1, 1)
+                torch.cuda.synchronize(device)
+            time.sleep(max(0.0, start + period - time.time()))
     del held
 
 

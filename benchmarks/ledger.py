@@ -1,0 +1,146 @@
+"""The power ledger against the board, on a real NVIDIA GPU: does each process get its part of the power above idle?
+
+Runs FanWhy's collector in this process (1 s ticks) and real CUDA loads (tests/gpu/cuda_load.py), and prints each
+error:
+  (a) one full load alone: its power against board - idle (idle measured with no process before any load);
+  (b) one load at half duty alone: the same (the old split gave it its SM share of the whole board: -38 %);
+  (c) two loads of one kernel at duties 0.6 and 0.3: A's part of the processes' power against 0.6 / 0.9;
+  (d) the ledger's board energy over 60 s of a full load against NVML's own energy counter over the same ticks.
+Each phase settles, then averages its last seconds. `--out FILE` writes the figures as JSON.
+
+    python3 benchmarks/ledger.py --out ledger.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.collect.config import load_settings  # noqa: E402
+from app.collect.engine import build_monitor  # noqa: E402
+
+LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
+
+
+def start(duty: float, seconds: float) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, str(LOAD), "--seconds", str(seconds), "--hold-gb", "1", "--duty",
+                             str(duty)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def frames(monitor, seconds: float) -> list:
+    """The snapshots of the next ``seconds`` (one a tick)."""
+    seen, out = None, []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        frame = monitor.latest()
+        if frame is not None and frame.seq != seen:
+            seen = frame.seq
+            out.append(frame.snapshot)
+        time.sleep(0.1)
+    return out
+
+
+def tick_and_counter(monitor, handle) -> tuple:
+    """The ledger of the next tick, and NVML's energy counter (mJ) read as soon as that tick is published."""
+    import pynvml
+
+    seen = monitor.latest().seq
+    while monitor.latest().seq == seen:
+        time.sleep(0.002)
+    counter = pynvml.nvmlDeviceGetTotalEnergyConsumption(handle)
+    return monitor.latest().snapshot.ledger[0], counter
+
+
+def own(snapshot, pid: int):
+    """The row of ``pid`` in a snapshot, or None."""
+    return next((p for p in snapshot.processes if p.pid == pid), None)
+
+
+def mean(values: list[float]) -> float:
+    return statistics.fmean(values) if values else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", help="write the figures as JSON here")
+    parser.add_argument("--settle", type=float, default=8.0)
+    parser.add_argument("--measure", type=float, default=12.0)
+    args = parser.parse_args()
+    monitor = build_monitor(load_settings({"FANWHY_DB": "none", "FANWHY_BACKEND": "nvidia", "FANWHY_INTERVAL": "1",
+                                           "FANWHY_BMC": "off"}))
+    monitor.start()
+    import pynvml
+
+    handle = pynvml.nvmlDeviceGetHandleByIndex(0)  # the backend has initialised NVML
+    result: dict[str, object] = {"gpu": pynvml.nvmlDeviceGetName(handle),
+                                 "driver": pynvml.nvmlSystemGetDriverVersion()}
+    idle = frames(monitor, 10.0)
+    idle_w = round(mean([s.gpus[0].power_w for s in idle[-6:]]), 1)
+    result["idle_w"] = idle_w
+    result["idle_baseline_w"] = idle[-1].ledger[0].idle_w
+    result["idle_from"] = idle[-1].ledger[0].idle_from
+
+    def alone(duty: float, name: str) -> None:
+        proc = start(duty, args.settle + args.measure + 5)
+        frames(monitor, args.settle)
+        rows = [(s, own(s, proc.pid)) for s in frames(monitor, args.measure)]
+        rows = [(s, p) for s, p in rows if p is not None]
+        board = mean([s.gpus[0].power_w for s, _ in rows])
+        mine = mean([p.power_w or 0.0 for _, p in rows])
+        sm = mean([p.sm_percent or 0.0 for _, p in rows])
+        expected = board - idle_w
+        result[name] = {"board_w": round(board, 1), "process_w": round(mine, 1),
+                        "board_minus_idle_w": round(expected, 1), "sm_percent": round(sm, 1),
+                        "error_percent": round(100 * (mine - expected) / expected, 2),
+                        "old_split_w": round(board * sm / 100, 1)}
+        proc.kill()
+        proc.wait()
+        frames(monitor, 4.0)
+
+    alone(1.0, "a_full_alone")
+    alone(0.5, "b_half_duty_alone")
+
+    a, b = start(0.6, args.settle + args.measure + 5), start(0.3, args.settle + args.measure + 5)
+    frames(monitor, args.settle)
+    snaps = [s for s in frames(monitor, args.measure) if {a.pid, b.pid} <= {p.pid for p in s.processes}]
+    share = mean([next(p.power_w or 0.0 for p in s.processes if p.pid == a.pid) / max(
+        1e-9, sum(p.power_w or 0.0 for p in s.processes if p.pid in (a.pid, b.pid))) for s in snaps])
+    result["c_two_loads_0.6_0.3"] = {"a_share": round(share, 3), "expected": round(0.6 / 0.9, 3),
+                                      "error_percent": round(100 * (share - 0.6 / 0.9) / (0.6 / 0.9), 2)}
+    for proc in (a, b):
+        proc.kill()
+        proc.wait()
+    frames(monitor, 4.0)
+
+    proc = start(1.0, 75.0)
+    frames(monitor, 5.0)
+    before, counter0 = tick_and_counter(monitor, handle)
+    frames(monitor, 60.0)
+    after, counter1 = tick_and_counter(monitor, handle)
+    ledger_wh = after.board_wh - before.board_wh
+    parts_wh = (after.idle_wh + after.processes_wh + after.unattributed_wh) - (
+        before.idle_wh + before.processes_wh + before.unattributed_wh)
+    counter_wh = (counter1 - counter0) / 1000 / 3600
+    result["d_energy_60s"] = {"ledger_board_wh": round(ledger_wh, 4), "ledger_parts_wh": round(parts_wh, 4),
+                              "nvml_counter_wh": round(counter_wh, 4),
+                              "error_percent": round(100 * (ledger_wh - counter_wh) / counter_wh, 2)}
+    proc.kill()
+    proc.wait()
+    monitor.stop()
+    print(json.dumps(result, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
