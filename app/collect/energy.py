@@ -80,6 +80,13 @@ def split(dynamic: float, users: Sequence[tuple[int, float | None]], hidden: flo
     return {}, dynamic, "no process on it (a display, another host's work, or the driver)"
 
 
+def _with_power(unattributed: Sequence[Unattributed], ledgers: Sequence[PowerLedger]) -> tuple[Unattributed, ...]:
+    """Each GPU's unattributed row with the power its ledger found nobody visible for."""
+    by_gpu = {ledger.gpu_index: ledger for ledger in ledgers}
+    return tuple(evolve(u, power_w=round(by_gpu[u.gpu_index].unattributed_w, 2)) if u.gpu_index in by_gpu else u
+                 for u in unattributed)
+
+
 def _hidden_work(item: Unattributed) -> bool:
     """Whether someone FanWhy cannot see works on the GPU: memory nobody visible holds (or PIDs seen only in NVML's
     samples). Without that, utilization above the processes' SM % is the two counters disagreeing, not hidden work."""
@@ -124,9 +131,7 @@ class EnergyMeter:
             watts.update({(gpu.index, pid): w for pid, w in shares.items()})
         new_processes, watts_by_pid = self._processes(processes, watts, hours)
         new_containers = tuple(self._container(c, watts_by_pid, hours) for c in containers)
-        by_gpu = {ledger.gpu_index: ledger for ledger in ledgers}
-        new_unattributed = tuple(evolve(u, power_w=round(by_gpu[u.gpu_index].unattributed_w, 2))
-                                 if u.gpu_index in by_gpu else u for u in unattributed)
+        new_unattributed = _with_power(unattributed, ledgers)
         live = {(p.pid, p.start_time) for p in processes}
         for key in [k for k in self._process_wh if k not in live]:
             del self._process_wh[key]  # totals of exited processes live on in their container's
