@@ -4,7 +4,8 @@ Runs FanWhy's collector in this process (1 s ticks) and real CUDA loads (tests/g
 error:
   (a) one full load alone: its power against board - idle (idle measured with no process before any load);
   (b) one load at half duty alone: the same (the old split gave it its SM share of the whole board: -38 %);
-  (c) two loads of one kernel at duties 0.6 and 0.3: A's part of the processes' power against 0.6 / 0.9;
+  (c) two loads of one kernel, A running 4 matmuls and B 2 in each 200 ms: A's part of the processes' power
+      against 4 / 6 (the same kernel: GPU time in proportion to the work, however the two are interleaved);
   (d) the ledger's board energy over 60 s of a full load against NVML's own energy counter over the same ticks.
 Each phase settles, then averages its last seconds. `--out FILE` writes the figures as JSON.
 
@@ -30,9 +31,9 @@ from app.collect.engine import build_monitor  # noqa: E402
 LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
 
 
-def start(duty: float, seconds: float) -> subprocess.Popen[str]:
+def start(duty: float, seconds: float, per_period: int = 0) -> subprocess.Popen[str]:
     proc = subprocess.Popen([sys.executable, str(LOAD), "--seconds", str(seconds), "--hold-gb", "1", "--duty",
-                             str(duty)], stdout=subprocess.PIPE, text=True)
+                             str(duty), "--per-period", str(per_period)], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     return proc
 
@@ -110,13 +111,20 @@ def main() -> None:
     alone(1.0, "a_full_alone")
     alone(0.5, "b_half_duty_alone")
 
-    a, b = start(0.6, args.settle + args.measure + 5), start(0.3, args.settle + args.measure + 5)
+    a = start(1.0, args.settle + 2 * args.measure + 5, per_period=4)
+    b = start(1.0, args.settle + 2 * args.measure + 5, per_period=2)
     frames(monitor, args.settle)
-    snaps = [s for s in frames(monitor, args.measure) if {a.pid, b.pid} <= {p.pid for p in s.processes}]
-    share = mean([next(p.power_w or 0.0 for p in s.processes if p.pid == a.pid) / max(
-        1e-9, sum(p.power_w or 0.0 for p in s.processes if p.pid in (a.pid, b.pid))) for s in snaps])
-    result["c_two_loads_0.6_0.3"] = {"a_share": round(share, 3), "expected": round(0.6 / 0.9, 3),
-                                      "error_percent": round(100 * (share - 0.6 / 0.9) / (0.6 / 0.9), 2)}
+    rows = [(own(s, a.pid), own(s, b.pid)) for s in frames(monitor, 2 * args.measure)]
+    both = [(ra, rb) for ra, rb in rows if ra is not None and rb is not None]
+    share = mean([(ra.power_w or 0.0) / max(1e-9, (ra.power_w or 0.0) + (rb.power_w or 0.0)) for ra, rb in both])
+    sm_a = [ra.sm_percent for ra, _ in both]
+    sm_b = [rb.sm_percent for _, rb in both]
+    result["c_two_loads_4_and_2_matmuls"] = {
+        "a_share": round(share, 3), "expected": round(4 / 6, 3),
+        "error_percent": round(100 * (share - 4 / 6) / (4 / 6), 2), "ticks": len(both),
+        "sm_a_mean": round(mean([v for v in sm_a if v is not None]), 1),
+        "sm_b_mean": round(mean([v for v in sm_b if v is not None]), 1),
+        "sm_unknown_ticks": [sum(v is None for v in sm_a), sum(v is None for v in sm_b)]}
     for proc in (a, b):
         proc.kill()
         proc.wait()

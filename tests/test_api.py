@@ -24,8 +24,9 @@ def test_metrics_has_every_gpu_field_and_the_processes(client: Any) -> None:
     assert [p["pid"] for p in gpu_procs] == [657]
     assert gpu_procs[0]["gpus"][0] == {"gpu_index": 1, "memory_bytes": 7052722176, "sm_percent": 98.0,
                                        "encoder_percent": 0.0, "decoder_percent": 0.0, "kind": "compute",
-                                       "memory_method": "reported", "power_w": 693.48}  # alone; no idle seen yet
-    assert body["ledger"][0]["gpu_index"] == 0 and body["ledger"][1]["processes_w"] == 693.48
+                                       "memory_method": "reported"}
+    assert body["ledger"][0]["gpu_index"] == 0 and body["ledger"][1]["processes_w"] == 693.48  # alone; no idle seen
+    assert body["ledger"][1]["by_process"] == [[657, 693.48]]
     assert body["timing"]["tick"] == 1 and body["timing"]["total_ms"] >= 0
     assert "alert_events" not in body
 

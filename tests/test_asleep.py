@@ -57,10 +57,16 @@ def test_the_basic_backend_reads_no_sensor_of_a_sleeping_card(tmp_path: Path, mo
     amd = root / "devices" / "pci0000:00" / "0000:03:00.0"
     (amd / "power").mkdir(exist_ok=True)
     (amd / "power" / "runtime_status").write_text("suspended\n")
-    real = basic_module.sample_card
-    touched = []
-    monkeypatch.setattr(basic_module, "sample_card", lambda card, index: touched.append(card.pci_bus_id) or
-                        real(card, index))
+    from app.vendors import sysfs
+
+    real = sysfs.sample_card
+    touched: list[str | None] = []
+
+    def counted(card: sysfs.DrmCard, index: int) -> object:
+        touched.append(card.pci_bus_id)
+        return real(card, index)
+
+    monkeypatch.setattr(basic_module, "sample_card", counted)
     backend = BasicBackend(sys_root=root, nvidia_smi=NvidiaSmi("/nonexistent/nvidia-smi", 1.0))
     backend.open()
     gpus = backend.sample()

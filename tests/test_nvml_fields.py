@@ -5,6 +5,7 @@ NVML constant all pass a scenario test that only looks at the loaded values)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pynvml
@@ -217,8 +218,7 @@ def test_reinit_backs_off_2_5_15_60_300_seconds_and_resets_after_a_success() -> 
 
 
 def test_process_utilization_asks_for_the_window_and_keeps_each_pids_newest_sample() -> None:
-    """The first read asks for the last util_window_s (2 s) of samples, later reads for what came after the newest
-    one seen; of several samples per PID the newest counts."""
+    """Each read asks for the last util_window_s (2 s) of samples; of several samples per PID the newest counts."""
     asked: list[int] = []
     wall = [5000.0]
 
@@ -250,11 +250,38 @@ def test_process_utilization_asks_for_the_window_and_keeps_each_pids_newest_samp
         wall[0] = 5000.5
         backend.sample()
         backend.processes()
-        assert asked[1] == 4999_500_000  # after the newest sample seen, not the window: nothing read twice
+        assert asked[1] == int((5000.5 - 2.0) * 1e6)  # the window again, not "after the newest seen"
         wall[0] = 5010.0
         backend.sample()
         backend.processes()
-        assert asked[2] == int((5010.0 - 2.0) * 1e6)  # but never older than the window
+        assert asked[2] == int((5010.0 - 2.0) * 1e6)
+    finally:
+        backend.close()
+
+
+def test_two_processes_whose_newest_samples_differ_both_keep_their_share() -> None:
+    """Two processes time-slicing one GPU: NVML gives each its newest sample, at different times. Both count at every
+    read (asking only for samples after the newest seen dropped the older one, which then read 0 %)."""
+    wall = [5000.0]
+
+    def samples(since_us: int) -> list[Any]:
+        rows = [SimpleNamespace(pid=7, smUtil=60, memUtil=0, encUtil=0, decUtil=0, timeStamp=int(wall[0] * 1e6) - 900),
+                SimpleNamespace(pid=8, smUtil=30, memUtil=0, encUtil=0, decUtil=0, timeStamp=int(wall[0] * 1e6) - 50)]
+        return [r for r in rows if r.timeStamp > since_us]
+
+    fake = scenario("h100_load")
+    fake.set(0, "compute_processes", [{"pid": p, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}
+                                      for p in (7, 8)])
+    fake.nvmlDeviceGetProcessUtilization = lambda h, since_us: samples(since_us)  # type: ignore[method-assign]  # a test double
+    backend = NvidiaBackend(nvml=fake, watch_xid=False, wall_clock=lambda: wall[0], process_util_period_s=0.0,
+                            process_util_spacing_s=0.0)
+    backend.open()
+    try:
+        for step in range(4):
+            wall[0] = 5000.0 + 0.0005 * step  # the next read comes before A's next sample
+            backend.sample()
+            shares = {u.pid: u.sm_percent for u in backend.processes()}
+            assert shares == {7: 60.0, 8: 30.0}, (step, shares)
     finally:
         backend.close()
 

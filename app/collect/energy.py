@@ -122,11 +122,14 @@ class EnergyMeter:
         hidden = {u.gpu_index: u.sm_percent or 0.0 for u in unattributed if _hidden_work(u)}
         watts: dict[tuple[int, int], float] = {}  # (GPU, PID) -> W
         ledgers = []
+        users: dict[int, list[tuple[int, float | None]]] = defaultdict(list)  # GPU -> (PID, SM %) of its users
+        for proc in processes:
+            for use in proc.gpus:
+                users[use.gpu_index].append((proc.pid, use.sm_percent))
         for gpu in gpus:
             if gpu.power_w is None or gpu.error is not None:
                 continue
-            users = [(p.pid, u.sm_percent) for p in processes for u in p.gpus if u.gpu_index == gpu.index]
-            ledger, shares = self._gpu(gpu, users, hidden.get(gpu.index, 0.0), hours)
+            ledger, shares = self._gpu(gpu, users.get(gpu.index, []), hidden.get(gpu.index, 0.0), hours)
             ledgers.append(ledger)
             watts.update({(gpu.index, pid): w for pid, w in shares.items()})
         new_processes, watts_by_pid = self._processes(processes, watts, hours)
@@ -160,7 +163,8 @@ class EnergyMeter:
                            pstate=gpu.pstate, board_wh=round(total.board, 4), idle_wh=round(total.idle, 4),
                            processes_wh=round(total.processes, 4), unattributed_wh=round(total.unattributed, 4),
                            counter_wh=round(counter, 4) if counter is not None else None,
-                           why_unattributed=why if rest > 0 else None), shares
+                           why_unattributed=why if rest > 0 else None,
+                           by_process=tuple((pid, round(w, 2)) for pid, w in shares.items())), shares
 
     def _processes(self, processes: Sequence[ProcessSample], watts: Mapping[tuple[int, int], float],
                    hours: float) -> tuple[tuple[ProcessSample, ...], dict[int, float]]:
@@ -175,9 +179,7 @@ class EnergyMeter:
             key = (proc.pid, proc.start_time)
             self._process_wh[key] += power * hours
             watts_by_pid[proc.pid] = power
-            uses = tuple(evolve(u, power_w=round(watts[(u.gpu_index, proc.pid)], 2))
-                         if (u.gpu_index, proc.pid) in watts else u for u in proc.gpus)
-            rows.append(evolve(proc, gpus=uses, power_w=round(power, 2), energy_wh=round(self._process_wh[key], 4)))
+            rows.append(evolve(proc, power_w=round(power, 2), energy_wh=round(self._process_wh[key], 4)))
         return tuple(rows), watts_by_pid
 
     def _container(self, container: ContainerSample, watts_by_pid: Mapping[int, float],

@@ -115,9 +115,11 @@ class FanService:
         if now - self._declared_at >= LEARN_EVERY_S:
             self._declared, self._declared_at = self._read_configs(), now
         readings = self._bmc.latest if self._bmc is not None else []
+        if not readings and not self._hwmon and not any(g.fans for g in gpus):
+            return (), ()  # a machine with no fan to read (a passive datacenter card, no BMC): done
+        fans = [*(f for g in gpus for f in g.fans), *self._hwmon, *bmc.fans(readings)]
         air = tuple(AirSensor(role, r.name, r.value) for role, r in bmc.temperatures(readings) if r.value is not None)
         temps = self._temperatures(gpus, host, air)
-        fans = [*(f for g in gpus for f in g.fans), *self._hwmon, *bmc.fans(readings)]
         explained = tuple(self._explain(fan, temps, now) for fan in fans)
         self._record(explained, temps, now)
         self._learn_one(now)

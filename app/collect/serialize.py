@@ -74,10 +74,10 @@ def to_json(value: object) -> Json:
     convert = _CONVERTERS.get(type(value))  # the common case first: a model type met before
     if convert is not None:
         return convert(value)
+    if isinstance(value, (list, tuple)):  # before the dataclass check: tuples are common, and is_dataclass is not free
+        return [to_json(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _object(value)
-    if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
     if isinstance(value, collections.abc.Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
     raise TypeError(f"{type(value).__name__} has no JSON form (model fields are plain values, dataclasses, "

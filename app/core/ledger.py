@@ -33,3 +33,4 @@ class PowerLedger:
     unattributed_wh: float
     counter_wh: float | None = None
     why_unattributed: str | None = None  # what the unattributed power is: hidden work, no process, SM % unknown
+    by_process: tuple[tuple[int, float], ...] = ()  # (PID, W): the processes' part, process by process

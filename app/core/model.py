@@ -145,7 +145,6 @@ class ProcessGpu:
     decoder_percent: float | None
     kind: str
     memory_method: MemoryMethod = "reported"
-    power_w: float | None = None  # its part of this GPU's dynamic power (app.collect.energy)
 
 
 @dataclass(frozen=True)

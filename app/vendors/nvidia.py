@@ -26,7 +26,7 @@ from .base import Backend, BackendUnavailable
 from .nvml_calls import Calls, GpuFailed, describe_init_error
 from .nvml_events import XidWatcher
 from .nvml_fans import PASSIVELY_COOLED, FanStatics, read_fans, read_statics
-from .sysfs import ASLEEP, pci_asleep
+from .sysfs import ASLEEP, PowerState
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,6 @@ class _Gpu:
         energy_j=None, ecc_errors_uncorrected=None, mig_mode=None, persistence_mode=None, display_active=None))
     slow_unsupported: dict[str, str] = field(default_factory=dict)
     slow_at: float = float("-inf")
-    last_util_us: int = 0
     util_at: float = float("-inf")
     util_pids: frozenset[int] = frozenset()
     util_cache: tuple[dict[int, UtilSample], bool] = field(default_factory=lambda: ({}, True))
@@ -105,6 +104,7 @@ class _Gpu:
     util_woke: bool = True  # idle when its processes' utilization was last asked for: read at once when busy
     error: str | None = None
     asleep: bool = False  # runtime-suspended at the last sample: no NVML call until it wakes
+    power: PowerState | None = None  # its runtime power state in sysfs, read before any call
 
 
 class NvidiaBackend(Backend):
@@ -222,6 +222,10 @@ class NvidiaBackend(Backend):
         if self._xid is not None:
             self._xid.stop()
             self._xid = None
+        for gpu in self._gpus:
+            if gpu.power is not None:
+                gpu.power.close()
+                gpu.power = None
         if self._initialised and self._nvml is not None:
             try:
                 self._nvml.nvmlShutdown()
@@ -261,7 +265,9 @@ class NvidiaBackend(Backend):
         self._maybe_reinit()
         samples = []
         for gpu in self._gpus:
-            gpu.asleep = pci_asleep(self._sys_root, gpu.pci_bus_id)
+            if gpu.power is None:
+                gpu.power = PowerState(self._sys_root, gpu.pci_bus_id)
+            gpu.asleep = gpu.power.asleep()
             if gpu.asleep:  # any NVML call would wake it (and its fan): shown asleep, read again once awake
                 samples.append(GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
                                          pci_bus_id=gpu.pci_bus_id, source="nvml", asleep=True,
@@ -470,7 +476,10 @@ class NvidiaBackend(Backend):
 
     def _read_process_utilization(self, gpu: _Gpu) -> tuple[dict[int, UtilSample], bool]:
         nvml = self._nvml
-        since = max(gpu.last_util_us, int((self._wall() - self._util_window_s) * 1e6))
+        # the whole window every time: NVML answers each process's newest sample after ``since``, and with two
+        # processes time-slicing one GPU their newest samples differ; asking only for what came after the newest of
+        # all (as this did) dropped the other one, which then read 0 % (found on an H100 with two loads)
+        since = int((self._wall() - self._util_window_s) * 1e6)
         fn = getattr(nvml, "nvmlDeviceGetProcessUtilization", None)
         if fn is None:
             return {}, False
@@ -485,7 +494,6 @@ class NvidiaBackend(Backend):
         for sample in samples or ():
             if sample.pid not in newest or sample.timeStamp > newest[sample.pid].timeStamp:
                 newest[sample.pid] = sample
-            gpu.last_util_us = max(gpu.last_util_us, int(sample.timeStamp))
         return newest, True
 
 

@@ -7,6 +7,7 @@ point it at fixture trees.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +45,32 @@ def asleep(device: Path) -> bool:
     return read_text(device / "power" / "runtime_status") == "suspended"
 
 
-def pci_asleep(sys_root: Path | str, bus_id: str | None) -> bool:
-    """``asleep`` for the device at a PCI bus id (NVML's or sysfs's form)."""
-    return bool(bus_id) and asleep(Path(sys_root) / "bus" / "pci" / "devices" / normalize_pci(bus_id))
+class PowerState:
+    """A PCI device's ``power/runtime_status``, read through a descriptor kept open (one ``pread`` a tick: sysfs
+    makes the text afresh at offset 0), so checking before every vendor call costs microseconds. A device without
+    runtime power management (no such file) is never asleep."""
+
+    def __init__(self, sys_root: Path | str, bus_id: str | None):
+        self.path = Path(sys_root) / "bus" / "pci" / "devices" / normalize_pci(bus_id) / "power" / "runtime_status"
+        self._fd: int | None = None
+        if bus_id:
+            try:
+                self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self._fd = None
+
+    def asleep(self) -> bool:
+        if self._fd is None:
+            return False
+        try:
+            return os.pread(self._fd, 32, 0).strip() == b"suspended"
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def read_text(path: Path) -> str | None:

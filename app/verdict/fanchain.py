@@ -178,6 +178,8 @@ def at_floor(fans: Sequence[Fan]) -> str | None:
 
 def gpu_fan_clause(fans: Sequence[Fan], index: int) -> str | None:
     """What GPU ``index``'s own fans do, measured: at rest, at the floor, or their speed and target."""
+    if not fans:
+        return None
     own = [f for f in fans if f.gpu_index == index and f.state != "dead"]
     if not own:
         return None
@@ -193,6 +195,8 @@ def gpu_fan_clause(fans: Sequence[Fan], index: int) -> str | None:
 
 def chassis_clause(fans: Sequence[Fan], snap: Snapshot) -> str | None:
     """"the chassis fans run at 9,800 RPM (inlet 24 °C)" when the BMC is read."""
+    if not fans:
+        return None
     chassis = [f for f in fans if f.chip == "bmc" and f.state != "dead"]
     if not chassis:
         return None
@@ -203,6 +207,8 @@ def chassis_clause(fans: Sequence[Fan], snap: Snapshot) -> str | None:
 
 def fan_causes(snap: Snapshot) -> list[Cause]:
     """A cause for each group of fans above its floor (the loudest first) and one for each fan fault."""
+    if not snap.fans:
+        return []
     causes = []
     for group in groups(snap.fans):
         lead = group.lead

@@ -192,6 +192,7 @@ class SnapshotCollector:
                                                      "share, normalised)", labels)
         encoder = _gauge("fanwhy_process_encoder_percent", "Share of a GPU's video encoder a process uses", labels)
         decoder = _gauge("fanwhy_process_decoder_percent", "Share of a GPU's video decoder a process uses", labels)
+        watts = {(ledger.gpu_index, pid): w for ledger in snap.ledger for pid, w in ledger.by_process}
         users = sorted((p for p in snap.processes if p.gpus), key=lambda p: -(p.gpu_memory_bytes or 0))
         for proc in users[: self.max_processes]:
             ref = proc.container
@@ -199,7 +200,8 @@ class SnapshotCollector:
             pod, namespace = (ref.pod or "", ref.namespace or "") if ref else ("", "")
             for use in proc.gpus:
                 row = [str(proc.pid), proc.name or "", proc.user or "", container, pod, namespace, str(use.gpu_index)]
-                for family, value in ((memory, use.memory_bytes), (sm, use.sm_percent), (power, use.power_w),
+                for family, value in ((memory, use.memory_bytes), (sm, use.sm_percent),
+                                      (power, watts.get((use.gpu_index, proc.pid))),
                                       (encoder, use.encoder_percent), (decoder, use.decoder_percent)):
                     if value is not None:
                         family.add_metric(row, float(value))

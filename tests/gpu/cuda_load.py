@@ -19,6 +19,9 @@ def main() -> None:
     parser.add_argument("--token", default="")
     parser.add_argument("--device", type=int, default=0)
     parser.add_argument("--duty", type=float, default=1.0, help="share of each 200 ms spent computing (0-1)")
+    parser.add_argument("--per-period", type=int, default=0,
+                        help="run this many matmuls in each 200 ms, then rest: a known amount of GPU work, however "
+                             "another process shares the GPU")
     args = parser.parse_args()
     device = torch.device("cuda", args.device)
     held = torch.empty(int(args.hold_gb * 2**30), dtype=torch.uint8, device=device)
@@ -31,6 +34,12 @@ def main() -> None:
     while time.time() < end:
         if not args.compute:
             time.sleep(0.5)
+        elif args.per_period:
+            start = time.time()
+            for _ in range(args.per_period):
+                a = (a @ b).clamp_(-1, 1)
+            torch.cuda.synchronize(device)
+            time.sleep(max(0.0, start + period - time.time()))
         elif args.duty >= 1.0:
             for _ in range(10):
                 a = (a @ b).clamp_(-1, 1)

@@ -55,6 +55,8 @@ def test_the_alert_a_load_fires_names_its_command() -> None:
         if load is not None:
             load.kill()
             load.wait()
+            if load.stdout is not None:
+                load.stdout.close()
         server.terminate()
         server.wait(timeout=20)
         receiver.close()
