@@ -93,8 +93,8 @@ def test_version_three_adds_the_ledgers_idle_and_unattributed_power_to_the_gpu_t
     History(old_history).open().close()
     after = columns(old_history)
     assert after["gpu_raw"] == [*before["gpu_raw"], "power_idle_w", "power_unattributed_w"]
-    assert after["gpu_minute"] == [*before["gpu_minute"], *(f"power_{part}_w_{stat}" for part in ("idle", "unattributed")
-                                                             for stat in ("min", "mean", "max"))]
+    added = [f"power_{part}_w_{stat}" for part in ("idle", "unattributed") for stat in ("min", "mean", "max")]
+    assert after["gpu_minute"] == [*before["gpu_minute"], *added]
     assert {k: v for k, v in after.items() if not k.startswith("gpu_")} == \
         {k: v for k, v in before.items() if not k.startswith("gpu_")}
 
