@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,3 +98,43 @@ def test_the_verdict_and_the_terminal_say_asleep() -> None:
     assert verdict.headline.startswith("Nothing is busy")
     row = next(line for line in render(state).splitlines() if line.strip().startswith("1  "))
     assert row.split()[-1] == "asleep"
+
+
+def test_an_idle_gpu_under_runtime_pm_is_read_every_30_s_so_that_it_can_suspend(tmp_path: Path) -> None:
+    """NVML calls every second would keep a laptop's idle discrete GPU awake: after REST_AFTER_TICKS idle ticks, a
+    GPU whose runtime PM is "auto" is read every REST_PERIOD_S, its last sample shown with the reason between; a
+    read that finds work ends the rest; a GPU with runtime PM "on" (a server's) is read every tick."""
+    from app.vendors.nvidia import REST_AFTER_TICKS, REST_PERIOD_S
+    from tests.fakes.fake_nvml import FakeNvml, load_dump
+
+    fake = FakeNvml(load_dump("h200x2-idle"))
+    for bus, control in (("0000:00:06.0", "auto"), ("0000:00:07.0", "on")):
+        power_state(tmp_path, bus, "active")
+        (tmp_path / "bus" / "pci" / "devices" / bus / "power" / "control").write_text(control + "\n")
+    clock = [0.0]
+    backend = NvidiaBackend(nvml=fake, sys_root=str(tmp_path), clock=lambda: clock[0], watch_xid=False)
+    backend.open()
+
+    def tick() -> tuple[Any, Any]:
+        clock[0] += 1.0
+        laptop, server = backend.sample()
+        backend.processes()
+        return laptop, server
+
+    for _ in range(REST_AFTER_TICKS + 1):
+        tick()
+    reads = fake.calls["utilization"]
+    laptop, server = tick()
+    assert laptop.unsupported.get("resting") and "resting" not in server.unsupported
+    assert fake.calls["utilization"] == reads + 1  # only the server GPU was read
+    reads = fake.calls["utilization"]
+    for _ in range(int(2 * REST_PERIOD_S)):
+        laptop, _ = tick()
+    assert fake.calls["utilization"] - reads - int(2 * REST_PERIOD_S) == 2  # the laptop's GPU: once every 30 s
+    fake.set(0, "utilization", {"gpu": 80, "memory": 10})  # work arrives; seen at the next read, then every tick
+    while not tick()[0].utilization_percent:
+        pass
+    before = fake.calls["utilization"]
+    laptop, _ = tick()
+    assert fake.calls["utilization"] == before + 2 and "resting" not in laptop.unsupported
+    backend.close()

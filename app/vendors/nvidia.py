@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Protocol, SupportsFloat, TypedDict
 
-from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, frozen_map
+from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, evolve, frozen_map
 from ..core.vocabulary import THROTTLE_REASONS
 from .base import Backend, BackendUnavailable
 from .nvml_calls import Calls, GpuFailed, describe_init_error
 from .nvml_events import XidWatcher
 from .nvml_fans import PASSIVELY_COOLED, FanStatics, read_fans, read_statics
-from .sysfs import ASLEEP, PowerState
+from .sysfs import ASLEEP, RESTING, PowerState
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,10 @@ CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = tuple((1 << bit, name) for b
 # Energy costs ~3.6 ms of CPU a call on an H200, MIG mode and display ~0.1 ms (benchmarks/nvml_calls.py):
 # every 30 s they cost an 8-GPU machine 1 ms of CPU a second; every 10 s they cost three times that.
 SLOW_PERIOD_S = 30.0
+# An idle GPU the kernel may suspend (runtime PM "auto") is read every REST_PERIOD_S once it has been idle (0 %, no
+# process) for REST_AFTER_TICKS ticks: NVML calls every second would keep it awake (and its fan with it).
+REST_AFTER_TICKS = 5
+REST_PERIOD_S = 30.0
 REINIT_BACKOFF_S = (2.0, 5.0, 15.0, 60.0, 300.0)
 
 
@@ -105,6 +109,12 @@ class _Gpu:
     error: str | None = None
     asleep: bool = False  # runtime-suspended at the last sample: no NVML call until it wakes
     power: PowerState | None = None  # its runtime power state in sysfs, read before any call
+    quiet_ticks: int = 0  # ticks in a row at 0 % with no process
+    has_processes: bool = False
+    resting: bool = False  # idle under runtime PM: read every REST_PERIOD_S so that it can suspend
+    cached: bool = False  # this tick's sample is the last one read (resting): no call to it this tick
+    rest_read_at: float = float("-inf")
+    last: GpuSample | None = None
 
 
 class NvidiaBackend(Backend):
@@ -267,15 +277,24 @@ class NvidiaBackend(Backend):
         for gpu in self._gpus:
             if gpu.power is None:
                 gpu.power = PowerState(self._sys_root, gpu.pci_bus_id)
-            gpu.asleep = gpu.power.asleep()
+            was_asleep, gpu.asleep = gpu.asleep, gpu.power.asleep()
             if gpu.asleep:  # any NVML call would wake it (and its fan): shown asleep, read again once awake
                 samples.append(GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
                                          pci_bus_id=gpu.pci_bus_id, source="nvml", asleep=True,
                                          unsupported=frozen_map({"asleep": ASLEEP})))
                 continue
+            if was_asleep:  # something woke it: read it now
+                gpu.quiet_ticks = 0
+            rested = self._rested(gpu)
+            if rested is not None:
+                samples.append(rested)
+                continue
             if gpu.error is None and gpu.handle is not None:
                 try:
-                    samples.append(self._sample_gpu(gpu))
+                    sample = self._sample_gpu(gpu)
+                    gpu.quiet_ticks = gpu.quiet_ticks + 1 if gpu.idle and not gpu.has_processes else 0
+                    gpu.last = sample
+                    samples.append(sample)
                     continue
                 except GpuFailed as error:
                     gpu.error = str(error)
@@ -284,6 +303,17 @@ class NvidiaBackend(Backend):
             samples.append(GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
                                      source="nvml", error=gpu.error or "GPU handle unavailable"))
         return samples
+
+    def _rested(self, gpu: _Gpu) -> GpuSample | None:
+        """The last sample of an idle GPU that runtime PM may suspend, between its reads every REST_PERIOD_S; None
+        when it is to be read now."""
+        gpu.resting = bool(gpu.power and gpu.power.managed) and gpu.quiet_ticks >= REST_AFTER_TICKS
+        now = self._clock()
+        gpu.cached = gpu.resting and gpu.last is not None and now - gpu.rest_read_at < REST_PERIOD_S
+        if not gpu.cached or gpu.last is None:
+            gpu.rest_read_at = now
+            return None
+        return evolve(gpu.last, unsupported=frozen_map({**gpu.last.unsupported, "resting": RESTING}))
 
     def _sample_gpu(self, gpu: _Gpu) -> GpuSample:
         nvml, get, h = self._nvml, self._calls.get, gpu.handle
@@ -395,10 +425,12 @@ class NvidiaBackend(Backend):
         self._util_turn = self._next_util_turn()
         usages: list[GpuProcessUsage] = []
         for gpu in self._gpus:
-            if gpu.error is not None or gpu.handle is None or gpu.asleep:
+            if gpu.error is not None or gpu.handle is None or gpu.asleep or gpu.cached:
                 continue
             try:
-                usages.extend(self._gpu_processes(gpu))
+                found = self._gpu_processes(gpu)
+                gpu.has_processes = bool(found)
+                usages.extend(found)
             except GpuFailed as error:
                 gpu.error = str(error)
                 self._schedule_reinit()

@@ -30,6 +30,7 @@ class DrmCard:
 
 
 ASLEEP = "asleep (runtime suspended): not woken to read it"
+RESTING = "resting: idle with runtime power management, read every 30 s so that it can suspend"
 
 
 def normalize_pci(bus_id: str | None) -> str:
@@ -51,7 +52,10 @@ class PowerState:
     runtime power management (no such file) is never asleep."""
 
     def __init__(self, sys_root: Path | str, bus_id: str | None):
-        self.path = Path(sys_root) / "bus" / "pci" / "devices" / normalize_pci(bus_id) / "power" / "runtime_status"
+        power = Path(sys_root) / "bus" / "pci" / "devices" / normalize_pci(bus_id) / "power"
+        self.path = power / "runtime_status"
+        # "auto": the kernel may suspend it when idle (a laptop's discrete GPU); "on": never (most servers)
+        self.managed = bool(bus_id) and read_text(power / "control") == "auto"
         self._fd: int | None = None
         if bus_id:
             try:
