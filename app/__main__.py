@@ -73,6 +73,18 @@ def parser() -> argparse.ArgumentParser:
                       help="repeat every SECONDS (default 2) in place until Ctrl-C; with --json, one line each")
     snap.add_argument("--processes", type=int, default=8, metavar="N", help="processes to list (default 8)")
     _settings_flags(snap)
+    job = commands.add_parser("run", help="run a command and print its receipt: energy, power, heat, throttling",
+                              formatter_class=formatter, epilog=EXIT_CODES + "\n  (run: the command's own exit code)",
+                              usage="fanwhy run [--json] [--interval SECONDS] -- COMMAND [ARGS...]",
+                              description="Run COMMAND as a child and watch what it and its children do on every "
+                                          "GPU and on the CPU; when it exits, print its receipt on standard error, "
+                                          "like time: its energy (the GPUs' idle apart), peak and mean power, "
+                                          "peak temperature, seconds throttled by reason, XID errors, CPU seconds "
+                                          "and the seconds the fans ran above their idle floor. The exit code is "
+                                          "the command's.")
+    job.add_argument("--json", action="store_true", help="print the receipt as JSON (on standard error)")
+    job.add_argument("command_argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command and its arguments")
+    _settings_flags(job)
     exporter = commands.add_parser("exporter", help="serve only /metrics and the JSON API, for Prometheus",
                                    formatter_class=formatter, epilog=EXIT_CODES,
                                    description="Serve only /metrics and the JSON API on EXPORTER_PORT (9201), "
@@ -168,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     command = args.command or "serve"
-    quiet = command == "snapshot"  # the terminal answer is the output; the server's log is for its operator
+    quiet = command in ("snapshot", "run")  # the terminal answer is the output; the server's log is for its operator
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     flags = {setting: FLAG_OF[setting] for setting in FLAG_OF if hasattr(args, setting)}
@@ -178,6 +190,11 @@ def _main(args: argparse.Namespace) -> int:
         settings = _settings(args)
         if command == "snapshot":
             return snapshot(settings, args.json, args.watch, args.processes)
+        if command == "run":
+            from .cli.run import run as run_job
+
+            argv = list(args.command_argv)
+            return run_job(settings, argv[1:] if argv[:1] == ["--"] else argv, args.json)
         return _serve(settings, command)
     except ConfigError as error:
         # imported here: a one-shot answer reads its CPU baseline before the collector's imports

@@ -246,13 +246,25 @@
       (s.power_w.mean === null ? "?" : Math.round(s.power_w.mean) + " W")).join(" · ");
   }
 
+  // The receipt: the job's energy with the card's idle apart, throttled seconds, XIDs, fans above their floor.
+  function receiptText(receipt) {
+    if (!receipt) return "";
+    const throttled = Object.values(receipt.gpus || {}).reduce((sum, g) =>
+      sum + Object.values(g.throttled_s || {}).reduce((a, b) => a + b, 0), 0);
+    const xid = [].concat(...Object.values(receipt.gpus || {}).map((g) => g.xid || []));
+    return receipt.energy_wh.toFixed(2) + " Wh (idle " + receipt.idle_wh.toFixed(2) + " Wh apart)" +
+      (throttled ? ", throttled " + Math.round(throttled) + " s" : "") + (xid.length ? ", XID " + xid.join(", ") : "") +
+      (receipt.fans_above_floor_s === null ? "" : ", fans above floor " + Math.round(receipt.fans_above_floor_s) + " s");
+  }
+
   async function loadRecordings() {
     try {
       const body = await getJSON("/api/recordings?limit=20");
       const rows = body.recordings.map((r) => {
         const tr = document.createElement("tr");
         tr.dataset.recording = r.id;
-        [r.label || "(no label)", r.state, fmtDuration(r.duration_s), String(r.sample_count), statsText(r.gpu_stats)]
+        [r.label || "(no label)", r.state, fmtDuration(r.duration_s), String(r.sample_count), statsText(r.gpu_stats),
+          receiptText(r.receipt)]
           .forEach((text) => { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); });
         return tr;
       });

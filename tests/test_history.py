@@ -204,6 +204,11 @@ def test_recording_statistics_match_hand_computed_values(tmp_path: Path, clock: 
     assert stats["samples"] == 3
     assert stats["utilization_percent"] == {"min": 10.0, "max": 50.0, "mean": 30.0}
     assert stats["temperature_c"] == {"min": 40.0, "max": 44.0, "mean": 42.0}
+    # and its receipt, from every tick (not only the sampled ones): 5 one-second steps after the first snapshot
+    receipt = result["receipt"]
+    assert isinstance(receipt, dict) and receipt["seconds"] == 5.0
+    gpus = receipt["gpus"]
+    assert isinstance(gpus, dict) and gpus["0"]["peak_temperature_c"] == 45.0  # tick 5: no sample, but counted
     assert stats["power_w"] == {"min": 110.0, "max": 150.0, "mean": 130.0}
     assert stats["memory_percent"] == {"min": 25.0, "max": 25.0, "mean": 25.0}
     assert stats["memory_used_bytes"]["max"] == GIB

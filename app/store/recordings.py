@@ -16,7 +16,9 @@ import time
 from dataclasses import dataclass
 from typing import Sequence, TypedDict
 
+from ..core.jsonvalue import JsonObject
 from ..core.model import Snapshot
+from ..verdict.receipt import ReceiptMeter
 from .history import History
 from .rows import immediate
 
@@ -46,6 +48,7 @@ class Recorder:
     def __init__(self, history: History):
         self._history = history
         self._live: dict[str, _Recording] = {}
+        self._meters: dict[str, ReceiptMeter] = {}  # each live recording's receipt, fed every tick
         self._lock = threading.Lock()
         history.tick_hooks.append(self._sample)
         history.trim_hooks.append(_trim)
@@ -58,6 +61,7 @@ class Recorder:
                 raise RecordingsFull(f"{MAX_LIVE_RECORDINGS} recordings are running; stop one first")
             pending = _Recording(rec_id, tuple(gpus) if gpus is not None else None, interval_s, next_at=math.inf)
             self._live[rec_id] = pending  # holds its place, not sampled until stored
+            self._meters[rec_id] = ReceiptMeter(gpus=pending.gpus)
         try:
             with self._history.reader() as db, immediate(db):
                 db.execute("INSERT INTO recordings VALUES (?, ?, ?, ?, ?, NULL, NULL)",
@@ -66,6 +70,7 @@ class Recorder:
         except BaseException:
             with self._lock:
                 self._live.pop(rec_id, None)
+                self._meters.pop(rec_id, None)
             raise
         with self._lock:
             pending.next_at = 0.0
@@ -73,11 +78,15 @@ class Recorder:
     def _sample(self, db: sqlite3.Connection, snap: Snapshot) -> None:
         """In the writer's transaction: a sample for each recording that is due; one at its cap stops."""
         with self._lock:
+            for rec_id, meter in self._meters.items():
+                if self._live.get(rec_id) is not None and self._live[rec_id].next_at != math.inf:
+                    meter.add(snap)
             due = [r for r in self._live.values() if snap.timestamp >= r.next_at]
             for rec in due:
                 rec.next_at = snap.timestamp + rec.interval_s - 1e-3
                 rec.samples += 1
             full = [r for r in due if r.samples >= MAX_RECORDING_SAMPLES]
+            receipts = {r.id: self._meters.pop(r.id).result() for r in full if r.id in self._meters}
             for rec in full:
                 del self._live[rec.id]
         rows = [(rec.id, snap.timestamp, g.index, g.utilization_percent, g.memory_used_bytes, g.memory_percent,
@@ -89,14 +98,15 @@ class Recorder:
                       host.memory_percent, host.cpu_temperature_c, None) for rec in due]
         db.executemany("INSERT INTO recording_samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         for rec in full:  # at its sample cap: stopped, with its statistics, in this same transaction
-            _finish(db, rec.id, snap.timestamp)
+            _finish(db, rec.id, snap.timestamp, receipts.get(rec.id))
 
     def stop(self, rec_id: str, stopped: float) -> RecordingView:
         self._history.flush()  # what was collected before the stop belongs to the recording
         with self._lock:
             self._live.pop(rec_id, None)
+            meter = self._meters.pop(rec_id, None)
         with self._history.reader() as db, immediate(db):
-            _finish(db, rec_id, stopped)
+            _finish(db, rec_id, stopped, meter.result() if meter is not None else None)
         found = self.get(rec_id)
         assert found is not None
         return found
@@ -125,9 +135,11 @@ def _trim(db: sqlite3.Connection) -> None:
     db.execute(f"DELETE FROM recordings WHERE id IN ({old})", (MAX_RECORDINGS_KEPT,))
 
 
-def _finish(db: sqlite3.Connection, rec_id: str, stopped: float) -> None:
-    db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?",
-               (stopped, json.dumps(recording_stats(db, rec_id)), rec_id))
+def _finish(db: sqlite3.Connection, rec_id: str, stopped: float, receipt: JsonObject | None) -> None:
+    """Stopped: its per-GPU statistics and its receipt (energy with idle apart, power, heat, throttling, XIDs, fans),
+    kept together; a recording stopped before receipts were kept has the statistics alone."""
+    stats = {"gpu_stats": recording_stats(db, rec_id), "receipt": receipt}
+    db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?", (stopped, json.dumps(stats), rec_id))
 
 
 class Stat(TypedDict):
@@ -160,6 +172,7 @@ class RecordingView(TypedDict):
     sample_count: int
     state: str
     gpu_stats: dict[str, GpuStats] | None
+    receipt: JsonObject | None
 
 
 _METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w")
@@ -186,7 +199,11 @@ def recording_stats(db: sqlite3.Connection, rec_id: str) -> dict[str, GpuStats]:
 def _recording_view(row: tuple[str, str, str | None, float, float, float | None, str | None],
                     sample_count: int) -> RecordingView:
     rec_id, label, gpus, interval_s, started, stopped, stats = row
+    kept = json.loads(stats) if stats else None
+    receipt = None
+    if isinstance(kept, dict) and "gpu_stats" in kept:  # the statistics and the receipt
+        kept, receipt = kept["gpu_stats"], kept.get("receipt")
     return {"id": rec_id, "label": label, "gpus": json.loads(gpus) if gpus else None, "interval_s": interval_s,
             "started_at": started, "stopped_at": stopped,
             "duration_s": round((stopped or time.time()) - started, 3), "sample_count": sample_count,
-            "state": "stopped" if stopped else "recording", "gpu_stats": json.loads(stats) if stats else None}
+            "state": "stopped" if stopped else "recording", "gpu_stats": kept, "receipt": receipt}
