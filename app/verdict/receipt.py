@@ -14,7 +14,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from ..core.jsonvalue import JsonObject
-from ..core.model import Snapshot
+from ..core.ledger import PowerLedger
+from ..core.model import GpuSample, Snapshot
 from .fanchain import LOUD_MIN, loudness
 
 MAX_GAP_S = 10.0  # a longer gap between snapshots (a stalled collector) adds nothing
@@ -55,36 +56,41 @@ class ReceiptMeter:
         if not 0 < dt <= MAX_GAP_S:
             return
         mine = set(self._pids()) if self._pids is not None else {p.pid for p in snap.processes}
+        self._machine(snap, mine, dt)
+        ledgers = {ledger.gpu_index: ledger for ledger in snap.ledger}
+        for gpu in snap.gpus:
+            if gpu.error is None and (self._gpus_wanted is None or gpu.index in self._gpus_wanted):
+                used = self._pids is None or any(u.gpu_index == gpu.index for p in snap.processes if p.pid in mine
+                                                 for u in p.gpus)
+                self._gpu(self._gpus[gpu.index], gpu, ledgers.get(gpu.index), mine, used, dt)
+        for alert in snap.alert_events:
+            if alert.rule == "xid" and alert.state == "firing" and alert.gpu_index in self._gpus and alert.value:
+                self._gpus[alert.gpu_index].xid.append(int(alert.value))
+
+    def _machine(self, snap: Snapshot, mine: set[int], dt: float) -> None:
+        """The job's CPU seconds (its processes' CPU %) and the seconds any fan ran above its floor."""
         self.cpu_seconds += sum((p.cpu_percent or 0.0) for p in snap.processes if p.pid in mine) / 100.0 * dt
         live = [f for f in snap.fans if f.state != "dead"]
         self.fans_seen = self.fans_seen or bool(live)
         if any(loudness(f) >= LOUD_MIN for f in live):
             self.fans_loud_s += dt
-        ledgers = {ledger.gpu_index: ledger for ledger in snap.ledger}
-        for gpu in snap.gpus:
-            if gpu.error is not None or (self._gpus_wanted is not None and gpu.index not in self._gpus_wanted):
-                continue
-            tally = self._gpus[gpu.index]
-            tally.name = gpu.name
-            ledger = ledgers.get(gpu.index)
-            job_w = sum(w for pid, w in ledger.by_process if pid in mine) if ledger is not None else 0.0
-            tally.used = tally.used or self._pids is None or any(
-                u.gpu_index == gpu.index for p in snap.processes if p.pid in mine for u in p.gpus)
-            tally.seconds += dt
-            tally.energy_wh += job_w * dt / 3600.0
-            if ledger is not None:
-                tally.idle_wh += ledger.idle_w * dt / 3600.0
-                tally.board_wh += ledger.board_w * dt / 3600.0
-            if gpu.power_w is not None:
-                tally.peak_w = max(gpu.power_w, tally.peak_w or gpu.power_w)
-            if gpu.temperature_c is not None:
-                tally.peak_c = max(gpu.temperature_c, tally.peak_c or gpu.temperature_c)
-            for reason in gpu.throttle_reasons or ():
-                if reason != "gpu_idle":
-                    tally.throttled_s[reason] += dt
-        for alert in snap.alert_events:
-            if alert.rule == "xid" and alert.state == "firing" and alert.gpu_index in self._gpus and alert.value:
-                self._gpus[alert.gpu_index].xid.append(int(alert.value))
+
+    @staticmethod
+    def _gpu(tally: _Gpu, gpu: GpuSample, ledger: PowerLedger | None, mine: set[int], used: bool, dt: float) -> None:
+        tally.name = gpu.name
+        tally.used = tally.used or used
+        tally.seconds += dt
+        if ledger is not None:
+            tally.energy_wh += sum(w for pid, w in ledger.by_process if pid in mine) * dt / 3600.0
+            tally.idle_wh += ledger.idle_w * dt / 3600.0
+            tally.board_wh += ledger.board_w * dt / 3600.0
+        if gpu.power_w is not None:
+            tally.peak_w = max(gpu.power_w, tally.peak_w or gpu.power_w)
+        if gpu.temperature_c is not None:
+            tally.peak_c = max(gpu.temperature_c, tally.peak_c or gpu.temperature_c)
+        for reason in gpu.throttle_reasons or ():
+            if reason != "gpu_idle":
+                tally.throttled_s[reason] += dt
 
     def result(self) -> JsonObject:
         """The receipt: seconds, energy (idle apart), CPU seconds, fan seconds, and each GPU's figures."""
