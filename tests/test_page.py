@@ -400,9 +400,11 @@ def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, 
     page.wait_for_selector("#rec-stop:not([disabled])", timeout=5_000)
     live.monitor.wait_frame(live.monitor.latest().seq + 2, timeout=10)
     page.click("#rec-stop")
-    page.wait_for_function("() => (document.querySelector('#recordings tbody tr td:last-child') || {}).textContent"
-                           " && document.querySelector('#recordings tbody tr td:last-child').textContent"
+    page.wait_for_function("() => (document.querySelector('#recordings tbody tr td:nth-child(5)') || {}).textContent"
+                           " && document.querySelector('#recordings tbody tr td:nth-child(5)').textContent"
                            ".startsWith('host:')", timeout=10_000)
+    receipt = page.text_content("#recordings tbody tr td:nth-child(6)") or ""
+    assert receipt.startswith("0.00 Wh (idle 0.00 Wh apart)"), receipt  # no GPU: its receipt says so in numbers
     assert problems(page) == []
 
 
