@@ -127,7 +127,14 @@
       (curve.length ? "; the line is its " + (fan.source_from === "learned" ? "learned" : "declared") + " curve" +
         (metric === "rpm" ? " (in %)" : "") : "");
     if (state.chart) state.chart.destroy();
+    state.chart = null;
     el.replaceChildren();
+    if (!seen.length && !curve.length) {  // a fresh start: nothing to draw yet
+      $("#fan-chart-caption").textContent = fan.name + ": no history yet; points appear as they are collected" +
+        (fan.source ? "" : ", and its source once it is learned");
+      state.loadedAt = Date.now() - 10000;  // look again in 5 s
+      return;
+    }
     state.chart = new uPlot({
       width: Math.max(240, el.clientWidth || 320), height: 200, legend: { show: true },
       scales: { x: { time: false } },

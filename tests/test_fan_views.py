@@ -32,7 +32,7 @@ def test_api_fans_lists_every_fan_with_dead_channels_and_why(fan_app: Any) -> No
     gpu = by_id["nvml:0/fan0"]
     assert (gpu["state"], gpu["percent"], gpu["floor_percent"], gpu["source"], gpu["source_from"]) == (
         "stopped", 0.0, 30.0, "GPU 0", "design")
-    assert gpu["name"] == "GPU 0 fan 0 (GPU 0 fan0)" and gpu["cools"] == "the GPU"
+    assert gpu["name"] == "GPU 0 fan 0" and gpu["cools"] == "the GPU"
     assert by_id["hwmon:nct6798/fan1"]["state"] == "dead" and "no fan on this header" in \
         by_id["hwmon:nct6798/fan1"]["dead"]
     assert by_id["hwmon:nct6798/fan2"]["rpm"] == 2119 and by_id["hwmon:nct6798/fan2"]["state"] == "running"

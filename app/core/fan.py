@@ -63,7 +63,8 @@ class Fan:
     name: str = field(init=False, default="")  # how a person names it, made from its label and chip
 
     def __post_init__(self) -> None:
-        where = "BMC" if self.chip == "bmc" else f"{self.chip} fan{self.channel}"
+        where = ("BMC" if self.chip == "bmc" else f"{self.chip} fan {self.channel}" if self.chip.startswith("GPU ")
+                 else f"{self.chip} fan{self.channel}")  # "GPU 0 fan 0": NVML counts fans from 0
         object.__setattr__(self, "name", f"{self.label} ({where})" if self.label and self.label != where else where)
 
     @property

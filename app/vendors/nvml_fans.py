@@ -106,7 +106,7 @@ def _fan(gpu_index: int, n: int, speed: float | None, target: float | None, poli
     stopped = speed == 0 and (target == 0 or target is None)
     if stopped and target is None:
         why.setdefault("stopped", "0 % with no target: fan-stop, or a passive card that reports 0 %")
-    return Fan(id=f"nvml:{gpu_index}/fan{n}", chip=f"GPU {gpu_index}", channel=n, label=f"GPU {gpu_index} fan {n}",
+    return Fan(id=f"nvml:{gpu_index}/fan{n}", chip=f"GPU {gpu_index}", channel=n, label=None,
                rpm=round(rpm) if rpm is not None else None, percent=speed, target_percent=target,
                floor_percent=statics.floor_percent, control=control, controller=controller,
                source="GPU", source_from="design", curve=(), gpu_index=gpu_index, cools=statics.cools,

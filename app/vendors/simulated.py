@@ -145,7 +145,7 @@ class SimulatedBackend(Backend):
             return ()
         gpu.fan_running = gpu.temperature_c > (FAN_STOP_C if gpu.fan_running else FAN_START_C)
         speed = round(max(FAN_FLOOR, min(100.0, (gpu.temperature_c - 30.0) * 2.5)), 1) if gpu.fan_running else 0.0
-        return (Fan(id=f"nvml:{gpu.index}/fan0", chip=f"GPU {gpu.index}", channel=0, label=f"GPU {gpu.index} fan 0",
+        return (Fan(id=f"nvml:{gpu.index}/fan0", chip=f"GPU {gpu.index}", channel=0, label=None,
                     percent=speed, target_percent=speed, floor_percent=FAN_FLOOR, control="automatic",
                     controller="the driver's temperature curve (NVML fan policy 0)", source="GPU",
                     source_from="design", gpu_index=gpu.index, cools="the GPU", stopped=speed == 0,
