@@ -191,8 +191,11 @@
     process_gpu_memory_bytes: ["its GPU memory", "bytes"], gpu_memory_bytes: ["GPU memory", "bytes"],
     cpu_percent: ["CPU", " %"], cpu_temperature_c: ["CPU temperature", " °C"],
     process_cpu_percent: ["its CPU", " % of a core"], pstate: ["performance state", ""],
+    rpm: ["speed", " RPM"], percent: ["duty", " %"], floor_percent: ["floor", " %"], target_rpm: ["target", " RPM"],
+    source: ["follows", ""], source_c: ["at", " °C"],
   };
   function numberWords(key, value) {
+    if (key === "confidence") return "sure at " + Math.round(value * 100) + " %";
     const [label, unit] = NUMBER_WORDS[key] || [key.replace(/_/g, " "), ""];
     if (unit === "bytes") return label + " " + fmtBytes(value);
     return label + " " + (typeof value === "number" ? Math.round(value * 10) / 10 : value) + unit;

@@ -110,6 +110,7 @@
     let speeds = [], temps = [];
     try {
       [speeds, temps] = await Promise.all([series(fan.id, metric), series(fan.id, "source_c")]);
+      if (state.fan !== fan.id) return;  // another fan was picked meanwhile: its own load draws it
     } catch (error) {
       $("#fan-chart-caption").textContent = "No fan history: " + error.message;
       return;

@@ -472,6 +472,8 @@ def test_commands_render_as_code_and_numbers_as_words(server: str, page: Page) -
     named = page.text_content("#headline code") or ""
     assert named and named in (page.text_content("#processes") or ""), named
     page.click("#causes-box summary")
+    # a GPU's load cause (the simulated load rises and falls over a minute; while it is low, the fans explain)
+    page.wait_for_selector("#causes li[data-kind='gpu_load'] small", timeout=70_000)
     numbers = " ".join(page.locator("#causes li small").all_text_contents())
     assert "utilization" in numbers and " W" in numbers and "°C" in numbers
     assert "_percent" not in numbers and "power_w" not in numbers and " = " not in numbers
