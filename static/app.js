@@ -130,6 +130,9 @@
       ["Memory", host.memory_used_bytes === null ? null :
         fmtBytes(host.memory_used_bytes) + " / " + fmtBytes(host.memory_total_bytes), null],
       ["CPU temperature", fmt(host.cpu_temperature_c, " °C"), (host.unsupported || {}).cpu_temperature_c],
+      ["FanWhy itself", host.own_cpu_percent === null || host.own_cpu_percent === undefined ? null :
+        fmt(host.own_cpu_percent, " % of a core") + (host.own_rss_bytes ? " · " + fmtBytes(host.own_rss_bytes) : ""),
+        "not measured"],
       ["Fans", board.length ? board.length + " (see Fans): " + board.slice(0, 3).map((x) => x.name + " " +
         fanText(x)).join(", ") : null, "no fan exposed by the kernel (hwmon) or the BMC"],
     ];

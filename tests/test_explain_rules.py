@@ -216,3 +216,13 @@ def test_the_spread_groups_by_service_then_container_then_user_and_needs_two_mem
     assert "spread over many processes" in verdict.headline  # one member is not a group, whatever its share
     idle = [worker(1, cpu_percent=0.0), worker(2, cpu_percent=None)]
     assert explain(snap([], idle, cpu=90.0, cores=1)).headline.startswith("The CPU is at 90 % (48 °C), spread over")
+
+
+def test_fanwhy_is_never_named_as_the_cause() -> None:
+    ours = proc(4242, "/usr/bin/python3 -m app", user="fanwhy", gpu_index=None, cpu=95.0)
+    theirs = proc(7, "python3 burn.py", gpu_index=None, cpu=40.0)
+    state = snap([], [ours, theirs], cpu=70.0, cores=1)
+    assert "python3 -m app" in explain(state).headline  # without knowing it is FanWhy, it would be blamed
+    mine = replace(state, host=replace(state.host, own_pids=(4242,)))
+    headline = explain(mine).headline
+    assert "python3 -m app" not in headline and "fanwhy" not in headline

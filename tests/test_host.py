@@ -156,3 +156,16 @@ def test_the_server_boots_with_an_empty_proc_stat_and_health_names_the_file() ->
         os.killpg(proc.pid, 15)
         output = proc.communicate(timeout=20)[0]
     assert "Traceback" not in output, output
+
+
+def test_fanwhy_measures_its_own_cost_and_knows_its_own_pids() -> None:
+    sampler = HostSampler(proc_root="/proc")
+    deadline = time.monotonic() + 0.3
+    while time.monotonic() < deadline:  # this process's own CPU: what the sampler reports as FanWhy's
+        sum(range(10_000))
+    sample = sampler.sample()
+    assert sample.own_cpu_percent is not None and sample.own_cpu_percent > 30
+    assert sample.own_rss_bytes is not None and sample.own_rss_bytes > 10 * 2**20
+    assert os.getpid() in sample.own_pids
+    assert sampler.sample().own_cpu_percent is not None  # the next one, since this one
+    sampler.close()

@@ -13,7 +13,7 @@ import time
 
 import psutil
 
-from ..attribution.procstat import CpuBaseline, cpu_times, own_ticks
+from ..attribution.procstat import CLOCK_TICKS, CpuBaseline, cpu_times, own_ticks
 from ..core.model import HostSample, HostSensor, frozen_map
 from .hwmon import read_temperatures
 
@@ -69,9 +69,13 @@ class HostSampler:
         self._sensors_at = float("-inf")
         self._sensors: tuple[tuple[HostSensor, ...], dict[str, str]] = ((), {})
         self.errors: tuple[str, ...] = ()  # what the last sample could not read, naming the file
+        self.own_pids = own_pids()
+        self._own_cpu = (time.monotonic(), own_ticks())
+        self._statm = ProcFile("/proc/self/statm", 256)
         self._cpu_or_none({})  # prime: the next call measures since now (a broken /proc/stat is reported then)
 
     def close(self) -> None:
+        self._statm.close()
         self._stat.close()
         self._meminfo.close()
 
@@ -141,6 +145,7 @@ class HostSampler:
             self._sensors, self._sensors_at = self._read_sensors(), now
         sensors, reasons = self._sensors
         unsupported.update(reasons)
+        own_cpu, own_rss = self._own()
         return HostSample(
             hostname=self.hostname,
             cpu_percent=cpu,
@@ -150,8 +155,40 @@ class HostSampler:
             memory_total_bytes=total,
             cpu_temperature_c=cpu_temperature(sensors),
             temperatures=sensors,
+            own_cpu_percent=own_cpu,
+            own_rss_bytes=own_rss,
+            own_pids=self.own_pids,
             unsupported=frozen_map(unsupported),
         )
+
+    def _own(self) -> tuple[float | None, int | None]:
+        """FanWhy's own CPU since the last sample (% of one core) and its resident memory: what it costs to watch."""
+        now, ticks = time.monotonic(), own_ticks()
+        then, before = self._own_cpu
+        self._own_cpu = (now, ticks)
+        cpu = round(100.0 * (ticks - before) / CLOCK_TICKS / (now - then), 2) if now > then else None
+        try:
+            rss = int(self._statm.read().split()[1]) * PAGE_BYTES
+        except (OSError, ValueError, IndexError):
+            rss = None
+        return cpu, rss
+
+
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+def own_pids() -> tuple[int, ...]:
+    """This process, and its parent when that is FanWhy too (gunicorn's master of this worker): the processes the
+    verdict never blames, so that FanWhy is never the cause it reports."""
+    pids = [os.getpid()]
+    try:
+        with open(f"/proc/{os.getppid()}/cmdline", "rb") as handle:
+            words = handle.read().split(b"\0")
+    except OSError:
+        return tuple(pids)
+    if b"app" in words or any(w.endswith(b"fanwhy") for w in words):  # python -m app, or the fanwhy script
+        pids.append(os.getppid())
+    return tuple(pids)
 
 
 def cpu_temperature(sensors: tuple[HostSensor, ...]) -> float | None:

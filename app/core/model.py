@@ -274,6 +274,9 @@ class HostSample:
     memory_total_bytes: int | None
     cpu_temperature_c: float | None = None
     temperatures: tuple[HostSensor, ...] = ()
+    own_cpu_percent: float | None = None  # FanWhy's own CPU, % of one core: what watching costs
+    own_rss_bytes: int | None = None
+    own_pids: tuple[int, ...] = ()  # FanWhy's processes: never named as the cause
     unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
 
     @property

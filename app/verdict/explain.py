@@ -223,7 +223,7 @@ def _cpu_cause(snap: Snapshot) -> Cause | None:
     if host.cpu_percent is None or host.cpu_percent < CPU_BUSY_PERCENT:
         return None
     busy_cores = host.cpu_percent / 100.0 * (host.cpu_count or 1)  # the load, in cores
-    users = [p for p in snap.processes if (p.cpu_percent or 0) > 0]
+    users = [p for p in snap.processes if (p.cpu_percent or 0) > 0 and p.pid not in host.own_pids]  # never FanWhy
     top = max(users, key=lambda p: p.cpu_percent or 0, default=None)
     temp = f" ({host.cpu_temperature_c:.0f} °C)" if host.cpu_temperature_c is not None else ""
     blamed = top if top is not None and (top.cpu_percent or 0) / 100.0 >= CPU_OWNER_SHARE * busy_cores else None

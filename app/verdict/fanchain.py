@@ -121,7 +121,8 @@ def _gpu_heat(snap: Snapshot, index: int) -> str:
 
 def _cpu_heat(snap: Snapshot) -> str:
     cores = snap.host.cpu_count or 1
-    top = max((p for p in snap.processes if (p.cpu_percent or 0) > 0), key=lambda p: p.cpu_percent or 0, default=None)
+    top = max((p for p in snap.processes if (p.cpu_percent or 0) > 0 and p.pid not in snap.host.own_pids),
+              key=lambda p: p.cpu_percent or 0, default=None)
     if top is not None and (top.cpu_percent or 0) / cores >= 5:
         return f"{label(top)} uses {(top.cpu_percent or 0) / cores:.0f} % of the CPU"
     if snap.host.cpu_percent is not None:
