@@ -5,6 +5,7 @@ app/verdict/fanchain.py."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_fan_state_at_its_edges(fan: Fan, state: str) -> None:
     assert fan_state(fan) == state
 
 
-def loud(percent: float, floor: float = 30.0, **changes: object) -> Fan:
+def loud(percent: float, floor: float = 30.0, **changes: Any) -> Fan:
     base = Fan("nvml:0/fan0", "GPU 0", 0, None, percent=percent, floor_percent=floor, gpu_index=0, state="running",
                source="GPU 0", source_from="design", source_c=70.0)
     return replace(base, **changes)
