@@ -576,7 +576,9 @@ def test_the_fans_panel_shows_each_fan_its_state_and_source(server: str, page: P
     assert page.inner_text("#fans-dead-summary") == "2 channels left out (not fans)"
     assert "Inlet Temp 24 °C" in page.inner_text("#fans-air")
     page.select_option("#fan-pick", "hwmon:nct6798/fan2")  # its source is declared: its points have a temperature
-    page.wait_for_function("() => document.querySelector('#chart-fan canvas') !== null", timeout=20_000)
+    # its chart (another fan's may be drawn already when the page has run a while: wait for this one's caption)
+    page.wait_for_function("() => document.querySelector('#fan-chart-caption').textContent.startsWith('CPU fan')"
+                           " && document.querySelector('#chart-fan canvas') !== null", timeout=20_000)
     caption = page.inner_text("#fan-chart-caption")
     assert caption.startswith("CPU fan (nct6798 fan2): speed (%) against nct6798 CPUTIN (°C)"), caption
     assert "declared curve" in caption
