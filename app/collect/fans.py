@@ -46,6 +46,10 @@ LEARN_WINDOW_S = 600.0
 BmcRun = Callable[[], str]
 
 
+class BmcError(Exception):
+    """ipmitool answered, but with a failure (its exit code and first words)."""
+
+
 class BmcPoller:
     """``ipmitool sdr elist`` every ``every_s`` on a thread of its own; ``latest`` is the last good listing."""
 
@@ -61,7 +65,7 @@ class BmcPoller:
         while not self._stop.is_set():
             try:
                 self.latest, self.error = bmc.parse(self._run()), None
-            except (NvidiaSmiError, OSError, ValueError) as error:
+            except (BmcError, NvidiaSmiError, OSError, ValueError) as error:  # run_bounded: NvidiaSmiError = timed out
                 self.error = f"BMC not read: {error}"
             self._stop.wait(self.every_s)
 
@@ -80,7 +84,7 @@ def ipmitool(timeout_s: float) -> BmcRun | str:
     def run() -> str:
         result = run_bounded([binary, "sdr", "elist"], timeout_s)
         if result.returncode != 0:
-            raise NvidiaSmiError(f"ipmitool exited {result.returncode}: {result.stdout.strip()[:200]}")
+            raise BmcError(f"ipmitool exited {result.returncode}: {result.stdout.strip()[:200]}")
         return result.stdout
     return run
 
