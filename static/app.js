@@ -112,7 +112,8 @@
     }
     setValue(f("split"), splitText(ledger), "no power reading");
     f("split").title = ledger ? "Idle baseline: " + IDLE_FROM[ledger.idle_from] +
-      (ledger.why_unattributed ? ". Unattributed: " + ledger.why_unattributed : "") : "";
+      (ledger.why_unattributed ? ". Unattributed: " + ledger.why_unattributed : "") +
+      (ledger.split_doubt ? ". Split among processes: " + ledger.split_doubt : "") : "";
     setValue(f("clocks"), gpu.clock_sm_mhz === null ? null : "SM " + gpu.clock_sm_mhz + " MHz" +
       (gpu.clock_memory_mhz ? " · mem " + gpu.clock_memory_mhz + " MHz" : ""), why.clock_sm_mhz);
     const reasons = gpu.throttle_reasons;

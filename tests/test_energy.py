@@ -190,3 +190,16 @@ def test_a_process_without_gpu_is_passed_through_in_order() -> None:
 def test_shares_past_100_percent_are_normalised() -> None:
     rows, _, _, _ = EnergyMeter().apply(0.0, [gpu(power=300.0)], [proc(1, (0, 90.0)), proc(2, (0, 60.0))], [], [])
     assert [r.power_w for r in rows] == [180.0, 120.0]
+
+
+def test_one_process_credited_with_all_the_activity_beside_others_is_a_doubt_said_aloud() -> None:
+    """Two time-slicing processes came back from NVML on an H100 as one at the GPU's whole SM % and one at 0 %
+    (docs/hardware/2026-11-27-h100-nvml-process-util-two-loads.json): the ledger says the split may be wrong."""
+    meter = EnergyMeter()
+    *_, (ledger,) = meter.apply(0.0, [gpu(power=600.0, util=92.0)], [proc(11, (0, 64.0)), proc(12, (0, 0.0))], [], [])
+    assert ledger.split_doubt is not None and "PID 11" in ledger.split_doubt and "1 other" in ledger.split_doubt
+    *_, (both,) = meter.apply(1.0, [gpu(power=600.0, util=92.0)], [proc(11, (0, 40.0)), proc(12, (0, 20.0))], [], [])
+    *_, (alone,) = meter.apply(2.0, [gpu(power=600.0, util=92.0)], [proc(11, (0, 64.0))], [], [])
+    *_, (unknown,) = meter.apply(3.0, [gpu(power=600.0, util=92.0)], [proc(11, (0, None)), proc(12, (0, None))],
+                                 [], [])
+    assert (both.split_doubt, alone.split_doubt, unknown.split_doubt) == (None, None, None)

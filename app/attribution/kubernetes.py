@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from app.core.threads import spawn
+
 from ..core.jsonvalue import Json, member, members, text
 from .docker import DockerContainer
 
@@ -140,8 +142,7 @@ class KubeClient:
                 self._wake.wait(self.refresh_s)  # every refresh_s, or at once when a new pod shows up
                 self._wake.clear()
 
-        self._thread = threading.Thread(target=run, name="fanwhy-kubernetes", daemon=True)
-        self._thread.start()
+        self._thread = spawn(run, "fanwhy-kubernetes")
 
     def stop(self) -> None:
         self._stop.set()

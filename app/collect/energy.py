@@ -80,6 +80,18 @@ def split(dynamic: float, users: Sequence[tuple[int, float | None]], hidden: flo
     return {}, dynamic, "no process on it (a display, another host's work, or the driver)"
 
 
+def split_doubt(users: Sequence[tuple[int, float | None]]) -> str | None:
+    """Why the split among a GPU's processes may be wrong: several hold it and NVML's samples credit one with all of
+    the activity. On an H100 (driver 580) two processes time-slicing one GPU came back as one process at the
+    GPU's whole SM % and the other at 0 %, every 200 ms sample, whichever way it was asked; an idle context holder
+    beside one worker reads the same, so the two cannot be told apart."""
+    working = [pid for pid, sm in users if sm]
+    if len(users) > 1 and len(working) == 1:
+        return (f"NVML credits all of this GPU's activity to PID {working[0]}; {len(users) - 1} other process(es) "
+                "hold it at 0 % SM — idle, or time-slicing work NVML credits to one process")
+    return None
+
+
 def _with_power(unattributed: Sequence[Unattributed], ledgers: Sequence[PowerLedger]) -> tuple[Unattributed, ...]:
     """Each GPU's unattributed row with the power its ledger found nobody visible for."""
     by_gpu = {ledger.gpu_index: ledger for ledger in ledgers}
@@ -164,7 +176,8 @@ class EnergyMeter:
                            processes_wh=round(total.processes, 4), unattributed_wh=round(total.unattributed, 4),
                            counter_wh=round(counter, 4) if counter is not None else None,
                            why_unattributed=why if rest > 0 else None,
-                           by_process=tuple((pid, round(w, 2)) for pid, w in shares.items())), shares
+                           by_process=tuple((pid, round(w, 2)) for pid, w in shares.items()),
+                           split_doubt=split_doubt(users)), shares
 
     def _processes(self, processes: Sequence[ProcessSample], watts: Mapping[tuple[int, int], float],
                    hours: float) -> tuple[tuple[ProcessSample, ...], dict[int, float]]:

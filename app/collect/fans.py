@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from app.core.threads import spawn
+
 from ..core.fan import FULL_PERCENT, AirSensor, Fan, fan_state
 from ..core.model import GpuSample, HostSample
 from ..vendors.nvidia_smi import NvidiaSmiError, run_bounded
@@ -58,8 +60,7 @@ class BmcPoller:
         self.latest: list[bmc.Reading] = []
         self.error: str | None = None
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="fanwhy-bmc", daemon=True)
-        self._thread.start()
+        self._thread = spawn(self._loop, "fanwhy-bmc")
 
     def _loop(self) -> None:
         while not self._stop.is_set():

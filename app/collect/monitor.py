@@ -14,6 +14,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
+from app.core.threads import spawn
+
 from ..attribution.attributor import Attribution, Attributor
 from ..attribution.processes import ProcessInspector
 from ..attribution.procstat import CpuBaseline
@@ -123,8 +125,7 @@ class Monitor:
         with self._start_lock:
             if self._thread is not None:
                 return
-            self._thread = threading.Thread(target=self._run, name="fanwhy-collector", daemon=True)
-            self._thread.start()
+            self._thread = spawn(self._run, "fanwhy-collector")
 
     def stop(self, close_backend: bool = True, join_s: float | None = None) -> None:
         """Stop the collector thread. The backend is closed only once no vendor call is running: a

@@ -34,3 +34,4 @@ class PowerLedger:
     counter_wh: float | None = None
     why_unattributed: str | None = None  # what the unattributed power is: hidden work, no process, SM % unknown
     by_process: tuple[tuple[int, float], ...] = ()  # (PID, W): the processes' part, process by process
+    split_doubt: str | None = None  # why the split among the processes may be wrong (NVML's per-process samples)

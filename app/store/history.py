@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from app.core.threads import spawn
+
 from ..core.jsonvalue import Json
 from ..core.model import Snapshot
 from ..verdict.changes import VerdictChanges
@@ -190,8 +192,7 @@ class History:
 
     def start(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="fanwhy-history", daemon=True)
-            self._thread.start()
+            self._thread = spawn(self._run, "fanwhy-history")
 
     def close(self) -> None:
         if self._thread is not None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
+from app.core.threads import spawn
+
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from .base import Backend, BackendUnavailable
 
@@ -261,7 +263,7 @@ class AmdBackend(Backend):
         if not readers:
             self.events_unsupported = "no GPU supports amdsmi events"
             return
-        threading.Thread(target=self._read_events, args=(readers,), name="fanwhy-amd-events", daemon=True).start()
+        spawn(self._read_events, "fanwhy-amd-events", readers)
 
     def _read_events(self, readers: list[tuple[int, Any]]) -> None:
         lib = self._amdsmi

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 from typing import Callable, Mapping, TypeVar
+
+from app.core.threads import spawn
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 from ..core.vocabulary import BACKENDS
@@ -93,8 +94,7 @@ def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backen
         except Exception as error:  # handed to the caller, raised there
             outcome.append(error)
 
-    thread = threading.Thread(target=run, name="fanwhy-open-backend", daemon=True)
-    thread.start()
+    thread = spawn(run, "fanwhy-open-backend")
 
     def result(timeout: float) -> Selection:
         thread.join(timeout)

@@ -7,6 +7,8 @@ import logging
 import threading
 from typing import Any, Callable
 
+from app.core.threads import spawn
+
 from ..core.model import GpuEvent
 
 log = logging.getLogger(__name__)
@@ -47,8 +49,7 @@ class XidWatcher:
         if not registered:
             self.unsupported = "no GPU supports XID events"
             return
-        self._thread = threading.Thread(target=self._run, name="fanwhy-xid", daemon=True)
-        self._thread.start()
+        self._thread = spawn(self._run, "fanwhy-xid")
 
     def _run(self) -> None:
         try:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 from urllib.parse import urlsplit
 
+from app.core.threads import spawn
+
 from ..core.model import Alert
 from ..core.redact import Redactor
 
@@ -136,10 +138,7 @@ class Notifier:
 
     def start(self) -> None:
         for target in self.targets:
-            thread = threading.Thread(target=self._run, args=(target,), name=f"fanwhy-notify-{target.name}",
-                                      daemon=True)
-            thread.start()
-            self._threads.append(thread)
+            self._threads.append(spawn(self._run, f"fanwhy-notify-{target.name}", target))
 
     def stop(self, join_s: float = 2.0) -> None:
         self._stop.set()
@@ -178,9 +177,7 @@ class Notifier:
                 self.submit(monitor.alert_events(seq, frame.seq))
                 seq = frame.seq
 
-        thread = threading.Thread(target=run, name="fanwhy-notify-follow", daemon=True)
-        thread.start()
-        self._threads.append(thread)
+        self._threads.append(spawn(run, "fanwhy-notify-follow"))
 
     def _run(self, target: Target) -> None:
         while not self._stop.is_set():
