@@ -306,12 +306,42 @@ def test_an_idle_gpu_costs_no_per_process_utilization_call() -> None:
     assert fake.calls["process_utilization"] == 2
 
 
+def test_a_gpu_with_one_process_is_read_per_lone_period_and_at_once_when_a_second_comes() -> None:
+    """A lone process's share of its GPU is all of it whatever its SM % says: its ~1.7 ms call is made every
+    ``lone_util_period_s``; a second process on the GPU is read at once, and the GPU is then on the usual turns."""
+    clock = Clock()
+    fake = scenario("h200x2_load")
+    fake.set(0, "utilization", {"gpu": 80, "memory": 10})
+    fake.set(1, "utilization", {"gpu": 0, "memory": 0})  # GPU 1 idles: GPU 0 alone is in play
+    fake.run_on(0, 4242, memory_bytes=2**30, sm_percent=80)
+    backend = opened(fake, clock=clock, process_util_period_s=3.0, process_util_spacing_s=1.0,
+                     lone_util_period_s=15.0)
+
+    def tick(seconds: float = 1.0) -> int:
+        clock.now += seconds
+        before = fake.calls["process_utilization"]
+        backend.sample()
+        backend.processes()
+        return fake.calls["process_utilization"] - before
+
+    tick(0.0)
+    lone = [p.pid for p in backend.processes() if p.gpu_index == 0]
+    assert len(lone) == 1
+    got = [tick() for _ in range(16)]
+    assert got == [0] * 14 + [1, 0], str(got)  # read again 15 s later, not every 3 s
+    fake.set(0, "compute_processes", [{"pid": pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}
+                                      for pid in (4242, 4343)])
+    assert tick() == 1  # a second process: read at once
+    assert [tick() for _ in range(6)] == [0, 0, 1, 0, 0, 1]  # then every 3 s
+
+
 def test_busy_gpus_take_turns_for_per_process_utilization() -> None:
     """On 8 GPUs the ~1.7 ms call would cost 4.5 ms of CPU a second at a 3 s period: new processes are read at
     once, then the busy GPUs take turns, one call a second at most, the one read longest ago first."""
     clock = Clock()
     fake = scenario("eight_gpus")  # GPU i at 10 * i %: GPU 0 idles
-    backend = opened(fake, clock=clock, process_util_period_s=3.0, process_util_spacing_s=1.0)
+    backend = opened(fake, clock=clock, process_util_period_s=3.0, process_util_spacing_s=1.0,
+                     lone_util_period_s=3.0)  # one process a GPU here: the turns alone are tested
     backend.sample()
     backend.processes()
     assert fake.calls["process_utilization"] == 7  # every busy GPU at once: its processes are new

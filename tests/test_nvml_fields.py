@@ -241,7 +241,7 @@ def test_process_utilization_asks_for_the_window_and_keeps_each_pids_newest_samp
 
     fake.nvmlDeviceGetProcessUtilization = stamped  # type: ignore[method-assign]  # a test double's own method
     backend = NvidiaBackend(nvml=fake, watch_xid=False, wall_clock=lambda: wall[0], process_util_period_s=0.0,
-                            process_util_spacing_s=0.0)
+                            process_util_spacing_s=0.0, lone_util_period_s=0.0)
     backend.open()
     try:
         backend.sample()
@@ -274,7 +274,7 @@ def test_two_processes_whose_newest_samples_differ_both_keep_their_share() -> No
                                       for p in (7, 8)])
     fake.nvmlDeviceGetProcessUtilization = lambda h, since_us: samples(since_us)  # type: ignore[method-assign]  # a test double
     backend = NvidiaBackend(nvml=fake, watch_xid=False, wall_clock=lambda: wall[0], process_util_period_s=0.0,
-                            process_util_spacing_s=0.0)
+                            process_util_spacing_s=0.0, lone_util_period_s=0.0)
     backend.open()
     try:
         for step in range(4):

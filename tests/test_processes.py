@@ -131,7 +131,7 @@ def test_top_cpu_users_are_listed_after_gpu_users() -> None:
     """The GPU users first, then the busiest CPU users, busiest first; a burner's rate is held to its own /proc
     account over the same span (beside other load it is neither alone nor sure to be the busiest)."""
     with spinner() as burner:
-        inspector = ProcessInspector(top_cpu=50, min_cpu_percent=1.0, top_cpu_every_s=0)
+        inspector = ProcessInspector(top_cpu=50, min_cpu_percent=1.0, top_cpu_every_s=0, unexplained_percent=0)
         inspector.collect([])
         share = Share(burner.pid)
         wait_cpu(burner.pid, 0.2)
@@ -180,7 +180,7 @@ def test_the_top_cpu_scan_reads_names_with_brackets_and_spaces(tmp_path: Path) -
     (tmp_path / "stat").write_text("cpu  1 2 3 4 5 6 7 8 0 0\nbtime 1790000000\n")
     now = [100.0]
     inspector = ProcessInspector(top_cpu=2, min_cpu_percent=1.0, proc_root=tmp_path, resolve_foreign=True,
-                                 top_cpu_every_s=0, clock=lambda: now[0])
+                                 top_cpu_every_s=0, unexplained_percent=0, clock=lambda: now[0])
     write(11, "x) (y z", 0, 500)
     write(12, "quiet", 0, 600)
     inspector.collect([])
@@ -193,6 +193,51 @@ def test_the_top_cpu_scan_reads_names_with_brackets_and_spaces(tmp_path: Path) -
     write(11, "x) (y z", 3 * CLOCK_TICKS, 700)  # the PID was recycled: a new start time, no CPU % from the old one
     now[0] += 2.0
     assert [r.pid for r in inspector.collect([])] == []
+
+
+def test_the_scan_waits_while_the_known_processes_explain_the_machines_cpu(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every process's stat is read only when the machine's CPU time since the last scan is not explained by the
+    processes already read (by more than ``unexplained_percent`` of a core), or ``scan_every_s`` has passed."""
+    from app.attribution import processes
+    from app.attribution.procstat import CLOCK_TICKS, read_all_cpu
+
+    machine = [0]
+
+    def write(pid: int, cpu_s: int) -> None:
+        (tmp_path / str(pid)).mkdir(exist_ok=True)
+        (tmp_path / str(pid) / "stat").write_text(f"{pid} (p{pid}) R 1 1 1 0 -1 0 0 0 0 0 {cpu_s * CLOCK_TICKS} 0 0 0 "
+                                                  "20 0 1 0 500 1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n")
+        (tmp_path / str(pid) / "cmdline").write_bytes(f"p{pid}\0".encode())
+        (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
+        (tmp_path / "stat").write_text(f"cpu  {machine[0] * CLOCK_TICKS} 0 0 0 0 0 0 0 0 0\nbtime 1790000000\n")
+
+    now = [100.0]
+    scans: list[float] = []
+
+    def counted(root: Path | str) -> dict[int, tuple[int, float]]:
+        scans.append(now[0])
+        return read_all_cpu(root)
+
+    monkeypatch.setattr(processes, "read_all_cpu", counted)
+    inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
+                                 scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
+    write(11, 0)
+    inspector.collect([])  # the first scan
+    for second in range(1, 41):  # p11 uses one core; the machine's busy time is its and nothing else
+        now[0] += 1
+        machine[0] += 1
+        write(11, second)
+        inspector.collect([])
+    # the first; 5 s later (p11 busy and not yet known); then only every 30 s: p11 explains the machine's CPU
+    assert scans == [100.0, 105.0, 135.0]
+    for second in range(41, 47):  # something unknown uses a second core
+        now[0] += 1
+        machine[0] += 2
+        write(11, second)
+        inspector.collect([])
+    # due from 140; the first tick whose reading before it shows the unknown core (141's) scans
+    assert scans[3:] == [142.0]
 
 
 def test_a_process_read_before_its_exec_gets_its_command_line_on_a_later_tick(sleeper: subprocess.Popen,

@@ -22,9 +22,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from app.core.threads import spawn
-
 from ..core.jsonvalue import Json, member, members, text
+from ..core.threads import spawn
 from .docker import DockerContainer
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,11 @@ from typing import Callable, Iterable, Sequence
 from ..core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
 from ..core.redact import Redactor
 from .procstat import (
+    CLOCK_TICKS,
     CpuBaseline,
     Stat,
+    busy_seconds,
+    own_ticks,
     process_name,
     read_all_cpu,
     read_cmdline,
@@ -70,7 +73,11 @@ class ProcessInspector:
     """Reads process details with one ``/proc/<pid>/stat`` read per process per tick; names, users and
     command lines are read once per process. CPU % is measured over the interval between two readings
     (the first sighting of a process has no CPU % yet: None, not 0). The busiest CPU users are found by
-    a scan of every process every ``top_cpu_every_s`` seconds; between scans the ones found are re-read.
+    a scan of every process every ``top_cpu_every_s`` seconds when the machine's CPU time since the last scan is
+    not explained by the processes already read (the GPU processes, the busiest found, FanWhy itself) by more
+    than ``unexplained_percent`` of one core (0: whenever due), and at least every ``scan_every_s``; between
+    scans the ones found are re-read. (A scan reads every process's stat: a few ms on a host with hundreds of
+    processes, the largest share of FanWhy's own CPU on a machine whose busy processes are all known.)
 
     ``proc_root`` other than /proc (the host's /proc mounted into FanWhy's container) is where everything
     is read: NVML's PIDs are host PIDs. A PID seen only in NVML's utilization samples is resolved only
@@ -80,11 +87,14 @@ class ProcessInspector:
 
     def __init__(self, top_cpu: int = 5, min_cpu_percent: float = 1.0, proc_root: str | Path = "/proc",
                  resolve_foreign: bool | None = None, redactor: Redactor | None = None,
-                 top_cpu_every_s: float = 5.0, clock: Callable[[], float] = time.monotonic):
+                 top_cpu_every_s: float = 5.0, clock: Callable[[], float] = time.monotonic,
+                 unexplained_percent: float = 10.0, scan_every_s: float = 30.0):
         self.redactor = redactor or Redactor()
         self.top_cpu = top_cpu
         self.min_cpu_percent = min_cpu_percent
         self.top_cpu_every_s = top_cpu_every_s
+        self.unexplained_percent = unexplained_percent
+        self.scan_every_s = scan_every_s
         self.proc_root = Path(proc_root)
         self._clock = clock
         self.resolve_foreign = (self.proc_root != Path("/proc") or in_root_pid_namespace()
@@ -93,6 +103,9 @@ class ProcessInspector:
         self._scan: dict[int, tuple[int, float]] = {}  # pid -> (start ticks, cpu seconds) at the last scan
         self._scan_at: float | None = None
         self._scan_due = False
+        self._scan_machine: float | None = None  # the machine's busy CPU seconds at the last scan
+        self._scan_own = 0  # FanWhy's own CPU ticks at the last scan
+        self._read_machine: tuple[float | None, int] = (None, 0)  # the same, as of the last tick's reads
         self._top: dict[int, float] = {}  # pid -> CPU % measured by the last scan
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
@@ -192,23 +205,26 @@ class ProcessInspector:
             return None
 
     def _top_cpu(self, exclude: set[int], now: float) -> list[ProcessSample]:
-        """The busiest CPU users: found by a scan of every process every ``top_cpu_every_s``, re-read each tick."""
+        """The busiest CPU users: found by a scan of every process (see the class), re-read each tick."""
         if self.top_cpu <= 0:
             return []
-        if self._scan_due or self._scan_at is None or now - self._scan_at >= self.top_cpu_every_s:
+        if self._scan_needed(now):
             self._top = self._scan_all(now)
         rows = []
         for pid, scanned in self._top.items():
             if pid in exclude:
                 continue
             details = self._details(pid, now)
-            if details.status == "vanished":
-                continue
+            known = self._known.get(pid)
+            if details.status == "vanished" or known is None or self._scan.get(pid, (None,))[0] != known.start_ticks:
+                continue  # gone, or the PID is another process now: what the scan measured was not this one
             cpu = details.cpu_percent if details.cpu_percent is not None else round(scanned, 1)
             rows.append(ProcessSample(pid=pid, name=details.name, user=details.user, command=details.command,
                                       start_time=details.start_time, cpu_percent=cpu,
                                       rss_bytes=details.rss_bytes, status=details.status))
         rows.sort(key=lambda p: -(p.cpu_percent or 0))
+        # the machine's CPU time as of these reads: the next tick weighs it against them
+        self._read_machine = (busy_seconds(self.proc_root), own_ticks())
         return rows
 
     def prime(self, baseline: CpuBaseline) -> None:
@@ -217,8 +233,29 @@ class ProcessInspector:
         self._scan, self._scan_at = dict(baseline.processes), baseline.at
         self._scan_due = True  # the next tick scans every process, whenever the last scan was
 
+    def _scan_needed(self, now: float) -> bool:
+        """Due, and someone not yet read may be busy: the CPU time of the machine since the last scan less that of
+        the processes read since (and FanWhy's own) is above ``unexplained_percent`` of one core."""
+        if self._scan_due or self._scan_at is None or now - self._scan_at >= self.scan_every_s:
+            return True
+        if now - self._scan_at < self.top_cpu_every_s:
+            return False
+        if self.unexplained_percent <= 0:  # whenever due
+            return True
+        machine, own = self._read_machine
+        if machine is None or self._scan_machine is None:
+            return True
+        explained = (own - self._scan_own) / CLOCK_TICKS
+        for pid, known in self._known.items():
+            scanned = self._scan.get(pid)
+            if scanned is not None and scanned[0] == known.start_ticks:
+                explained += known.cpu_seconds - scanned[1]
+        unexplained = machine - self._scan_machine - explained
+        return 100 * unexplained / (now - self._scan_at) >= self.unexplained_percent
+
     def _scan_all(self, now: float) -> dict[int, float]:
         previous, then = self._scan, self._scan_at
+        self._scan_machine, self._scan_own = busy_seconds(self.proc_root), own_ticks()
         current = read_all_cpu(self.proc_root)
         busy: list[tuple[float, int]] = []
         for pid, (start_ticks, cpu_seconds) in current.items():

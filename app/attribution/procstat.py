@@ -88,6 +88,19 @@ class CpuBaseline:
     own_ticks: int  # this process's CPU time (own_ticks()): its start-up is taken out of the machine's CPU %
 
 
+def busy_seconds(proc_root: Path | str) -> float | None:
+    """The machine's busy CPU time (all CPUs, seconds) from /proc/stat; None when it cannot be read."""
+    try:
+        fd = os.open(f"{proc_root}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            head = os.read(fd, 4096)
+        finally:
+            os.close(fd)
+        return cpu_times(head)[0] / CLOCK_TICKS
+    except (OSError, ValueError):
+        return None
+
+
 def own_ticks() -> int:
     """The CPU time of this process (all its threads) in clock ticks, the unit of /proc/stat."""
     spent = os.times()

@@ -25,10 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from app.core.threads import spawn
-
 from ..core.fan import FULL_PERCENT, AirSensor, Fan, fan_state
 from ..core.model import GpuSample, HostSample
+from ..core.threads import spawn
 from ..vendors.nvidia_smi import NvidiaSmiError, run_bounded
 from ..vendors.sysfs import read_text
 from . import bmc, fancontrol, fandaemons

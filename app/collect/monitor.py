@@ -14,8 +14,6 @@ from collections import Counter, deque
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable
 
-from app.core.threads import spawn
-
 from ..attribution.attributor import Attribution, Attributor
 from ..attribution.processes import ProcessInspector
 from ..attribution.procstat import CpuBaseline
@@ -32,6 +30,7 @@ from ..core.model import (
     evolve,
     frozen_map,
 )
+from ..core.threads import spawn
 from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine
 from ..verdict.explain import BusyClock, explain

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from app.core.threads import spawn
-
 from ..core.jsonvalue import Json
 from ..core.model import Snapshot
+from ..core.threads import spawn
 from ..verdict.changes import VerdictChanges
 from . import queries, retention, rows
 from .queries import Window

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable
 
-from app.core.threads import spawn
-
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
+from ..core.threads import spawn
 from .base import Backend, BackendUnavailable
 
 log = logging.getLogger(__name__)

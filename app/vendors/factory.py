@@ -6,9 +6,8 @@ import logging
 from dataclasses import dataclass
 from typing import Callable, Mapping, TypeVar
 
-from app.core.threads import spawn
-
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
+from ..core.threads import spawn
 from ..core.vocabulary import BACKENDS
 from .amd import AmdBackend
 from .base import Backend, BackendUnavailable

@@ -132,6 +132,7 @@ class NvidiaBackend(Backend):
         watch_xid: bool = True,
         process_util_period_s: float = 3.0,
         process_util_spacing_s: float = 1.0,
+        lone_util_period_s: float = 15.0,
         sys_root: str = "/sys",
     ):
         self._nvml: Any = nvml  # pynvml, or a fake: a module without type hints
@@ -142,6 +143,7 @@ class NvidiaBackend(Backend):
         self._util_window_s = util_window_s
         self._process_util_period_s = process_util_period_s
         self._process_util_spacing_s = process_util_spacing_s
+        self._lone_util_period_s = lone_util_period_s
         self._util_slot_at = float("-inf")
         self._util_turn: _Gpu | None = None
         self._gpus: list[_Gpu] = []
@@ -476,11 +478,19 @@ class NvidiaBackend(Backend):
         if now < self._util_slot_at:
             return None
         due = [g for g in self._gpus if g.error is None and g.handle is not None and not g.idle
-               and now - g.util_at >= self._process_util_period_s]
+               and now - g.util_at >= self._util_period(g)]
         if not due:
             return None
         self._util_slot_at = now + self._process_util_spacing_s
         return min(due, key=lambda g: g.util_at)
+
+    def _util_period(self, gpu: _Gpu) -> float:
+        """How often a busy GPU's per-process utilization is refreshed when its processes stay: a GPU with one
+        process, whose last samples named no one else, every ``lone_util_period_s`` (its share of the GPU's power
+        is all of it whatever its SM % says; a second process, or one NVML shows only in its samples, changes the
+        list or the samples, and is read at once or at the next turn); others every ``process_util_period_s``."""
+        lone = len(gpu.util_pids) == 1 and set(gpu.util_cache[0]) <= gpu.util_pids
+        return self._lone_util_period_s if lone else self._process_util_period_s
 
     def _process_utilization(self, gpu: _Gpu, listed: frozenset[int]) -> tuple[dict[int, UtilSample], bool]:
         """The newest per-process utilization sample per PID.

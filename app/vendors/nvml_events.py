@@ -7,9 +7,8 @@ import logging
 import threading
 from typing import Any, Callable
 
-from app.core.threads import spawn
-
 from ..core.model import GpuEvent
+from ..core.threads import spawn
 
 log = logging.getLogger(__name__)
 

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 from urllib.parse import urlsplit
 
-from app.core.threads import spawn
-
 from ..core.model import Alert
 from ..core.redact import Redactor
+from ..core.threads import spawn
 
 if TYPE_CHECKING:  # the settings check parses FANWHY_NOTIFY: its imports stay light (a one-shot answer pays them)
     from ..collect.monitor import Monitor
