@@ -61,7 +61,7 @@ def profile(pid: int, seconds: int) -> dict[str, object]:
     if spy is None:
         return {"skipped": "py-spy is not installed"}
     raw = Path(tempfile.mkdtemp()) / "stacks.txt"
-    done = subprocess.run([spy, "record", "--pid", str(pid), "--duration", str(seconds), "--rate", "200",
+    done = subprocess.run([spy, "record", "--pid", str(pid), "--duration", str(seconds), "--rate", "1000",
                            "--format", "raw", "--threads", "--nonblocking", "--output", str(raw)],
                           capture_output=True, text=True, timeout=seconds + 60)
     if done.returncode != 0 or not raw.exists():
@@ -77,7 +77,7 @@ def profile(pid: int, seconds: int) -> dict[str, object]:
         by_thread[frames[0]] += n
         app = [f for f in frames if "/app/" in f or "app/" in f.split(" ")[-1]]
         by_leaf[(app[-1] if app else frames[-1])[:160]] += n
-    return {"samples": total, "rate_hz": 200, "by_thread": by_thread.most_common(12),
+    return {"samples": total, "rate_hz": 1000, "by_thread": by_thread.most_common(12),
             "by_innermost_fanwhy_frame": by_leaf.most_common(25)}
 
 
