@@ -67,6 +67,7 @@ def profile(pid: int, seconds: int) -> dict[str, object]:
     if done.returncode != 0 or not raw.exists():
         return {"failed": (done.stderr or done.stdout)[-400:]}
     by_leaf: collections.Counter[str] = collections.Counter()
+    by_nvml: collections.Counter[str] = collections.Counter()
     by_thread: collections.Counter[str] = collections.Counter()
     total = 0
     for line in raw.read_text().splitlines():
@@ -77,8 +78,11 @@ def profile(pid: int, seconds: int) -> dict[str, object]:
         by_thread[frames[0]] += n
         app = [f for f in frames if "/app/" in f or "app/" in f.split(" ")[-1]]
         by_leaf[(app[-1] if app else frames[-1])[:160]] += n
+        nvml = [f for f in frames if f.startswith("nvml")]
+        if nvml:
+            by_nvml[nvml[-1].split(" ")[0]] += n
     return {"samples": total, "rate_hz": 1000, "by_thread": by_thread.most_common(12),
-            "by_innermost_fanwhy_frame": by_leaf.most_common(25)}
+            "by_innermost_fanwhy_frame": by_leaf.most_common(25), "by_nvml_function": by_nvml.most_common(15)}
 
 
 def main() -> None:

@@ -106,6 +106,8 @@ class ProcessInspector:
         self._scan_machine: float | None = None  # the machine's busy CPU seconds at the last scan
         self._scan_own = 0  # FanWhy's own CPU ticks at the last scan
         self._read_machine: tuple[float | None, int] = (None, 0)  # the same, as of the last tick's reads
+        # where that is read instead, when someone reads /proc/stat each tick after this inspector (the host sampler)
+        self.machine_reading: Callable[[], tuple[float | None, int]] | None = None
         self._top: dict[int, float] = {}  # pid -> CPU % measured by the last scan
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
@@ -223,8 +225,8 @@ class ProcessInspector:
                                       start_time=details.start_time, cpu_percent=cpu,
                                       rss_bytes=details.rss_bytes, status=details.status))
         rows.sort(key=lambda p: -(p.cpu_percent or 0))
-        # the machine's CPU time as of these reads: the next tick weighs it against them
-        self._read_machine = (busy_seconds(self.proc_root), own_ticks())
+        if self.machine_reading is None:  # the machine's CPU time as of these reads: the next tick weighs them
+            self._read_machine = (busy_seconds(self.proc_root), own_ticks())
         return rows
 
     def prime(self, baseline: CpuBaseline) -> None:
@@ -242,7 +244,7 @@ class ProcessInspector:
             return False
         if self.unexplained_percent <= 0:  # whenever due
             return True
-        machine, own = self._read_machine
+        machine, own = self.machine_reading() if self.machine_reading is not None else self._read_machine
         if machine is None or self._scan_machine is None:
             return True
         explained = (own - self._scan_own) / CLOCK_TICKS

@@ -64,6 +64,10 @@ class HostSampler:
         # FANWHY_HOST_PROC: the host's /proc, when FanWhy runs in a container with it mounted
         self._stat, self._meminfo = ProcFile(f"{proc_root}/stat"), ProcFile(f"{proc_root}/meminfo")
         self._cpu: tuple[int, int] | None = None
+        self.proc_root = proc_root
+        # the machine's busy CPU seconds and this process's CPU ticks at the last read of /proc/stat (the process
+        # inspector weighs them against the processes it read just before, to know whether to scan them all)
+        self.busy_at_read: tuple[float | None, int] = (None, 0)
         self._own_since: int | None = None  # see prime()
         self.sys_root = sys_root  # FANWHY_HOST_SYS: the host's /sys, for a container or a test tree
         self._sensors_at = float("-inf")
@@ -88,6 +92,7 @@ class HostSampler:
         """CPU use of the whole machine since the last call, in %; None on the first call."""
         busy, total = cpu_times(self._stat.read())
         previous, self._cpu = self._cpu, (busy, total)
+        self.busy_at_read = (busy / CLOCK_TICKS, own_ticks())
         if previous is None or total <= previous[1]:
             return None if previous is None else 0.0
         spent = busy - previous[0]

@@ -12,6 +12,7 @@ import threading
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..attribution.attributor import Attribution, Attributor
@@ -92,6 +93,9 @@ class Monitor:
         self.alerts = alerts or AlertEngine()
         self.attributor = attributor or Attributor(ProcessInspector())
         self.host = host or HostSampler()
+        inspector = self.attributor.inspector
+        if inspector.proc_root == Path(self.host.proc_root):  # the host reads /proc/stat after the processes
+            inspector.machine_reading = lambda: self.host.busy_at_read
         self.fans = fans or FanService(sys_root=self.host.sys_root)
         self.min_tick_gap_s = min_tick_gap_s
         self._clock = clock
