@@ -114,8 +114,10 @@ def main() -> None:
     a = start(1.0, args.settle + 2 * args.measure + 5, per_period=4)
     b = start(1.0, args.settle + 2 * args.measure + 5, per_period=2)
     frames(monitor, args.settle)
-    rows = [(own(s, a.pid), own(s, b.pid)) for s in frames(monitor, 2 * args.measure)]
+    pair = frames(monitor, 2 * args.measure)
+    rows = [(own(s, a.pid), own(s, b.pid)) for s in pair]
     both = [(ra, rb) for ra, rb in rows if ra is not None and rb is not None]
+    doubted = sum(1 for s in pair if s.ledger and s.ledger[0].split_doubt)
     share = mean([(ra.power_w or 0.0) / max(1e-9, (ra.power_w or 0.0) + (rb.power_w or 0.0)) for ra, rb in both])
     sm_a = [ra.sm_percent for ra, _ in both]
     sm_b = [rb.sm_percent for _, rb in both]
@@ -124,7 +126,9 @@ def main() -> None:
         "error_percent": round(100 * (share - 4 / 6) / (4 / 6), 2), "ticks": len(both),
         "sm_a_mean": round(mean([v for v in sm_a if v is not None]), 1),
         "sm_b_mean": round(mean([v for v in sm_b if v is not None]), 1),
-        "sm_unknown_ticks": [sum(v is None for v in sm_a), sum(v is None for v in sm_b)]}
+        "sm_unknown_ticks": [sum(v is None for v in sm_a), sum(v is None for v in sm_b)],
+        "ticks_with_split_doubt": f"{doubted} of {len(pair)}",
+        "split_doubt": next((s.ledger[0].split_doubt for s in pair if s.ledger and s.ledger[0].split_doubt), None)}
     for proc in (a, b):
         proc.kill()
         proc.wait()
