@@ -75,6 +75,45 @@ def test_health_reports_status_and_age(client: Any) -> None:
     assert body["data_age_s"] >= 0
 
 
+def test_health_is_starting_with_a_503_until_the_first_snapshot(make_app: Any, fake_nvml: Any) -> None:
+    """Ready means a snapshot to show: before the first one /api/health answers 503 "starting" (the image's health
+    check, Kubernetes' readiness probe and compose wait on that), then 200."""
+    import threading
+
+    from tests.conftest import nvidia_selection
+
+    release = threading.Event()
+    table = fake_nvml.tables[0]
+    power = table["power"]
+
+    def slow_power(*_: Any) -> Any:  # the first tick waits here
+        release.wait(10)
+        return power
+
+    table["power"] = slow_power
+    app = make_app(nvidia_selection(fake_nvml))
+    client = app.test_client()
+    try:
+        response = client.get("/api/health")
+        body = response.get_json()
+        assert (response.status_code, body["status"], body["reasons"]) == (503, "starting", ["no snapshot yet"])
+        assert client.get("/api/gpu/summary").status_code == 503  # the views agree: nothing to show yet
+    finally:
+        release.set()
+    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=10)
+    ready = client.get("/api/health")
+    assert ready.status_code == 200 and ready.get_json()["status"] in ("ok", "degraded")
+
+
+def test_a_server_that_does_not_collect_is_not_held_as_starting(make_app: Any, fake_nvml: Any) -> None:
+    from tests.conftest import nvidia_selection
+
+    app = make_app(nvidia_selection(fake_nvml), start=False, collector=False)
+    response = app.test_client().get("/api/health")
+    assert response.status_code == 200 and response.get_json()["status"] == "degraded"
+    assert "FANWHY_COLLECTOR=off" in response.get_json()["reason"]
+
+
 @pytest.mark.parametrize(
     ("url", "status", "words"),
     [

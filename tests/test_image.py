@@ -81,8 +81,8 @@ def run(image: str) -> Iterator[Callable[..., str]]:
 
 
 def healthy(port: int, scheme: str = "http", timeout: float = 60) -> dict:
-    """The health answer once the server has its first snapshot (``tick``): before it, /api/health is already 200
-    ("degraded") while every view of the snapshot answers 503 "no data yet", which a test read too early."""
+    """The health answer once it is 200: the server has its first snapshot (before it, /api/health answers 503
+    "starting", as every view of the snapshot answers 503 "no data yet")."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -90,8 +90,10 @@ def healthy(port: int, scheme: str = "http", timeout: float = 60) -> dict:
                 warnings.simplefilter("ignore")
                 answer = requests.get(f"{scheme}://127.0.0.1:{port}/api/health", timeout=3, verify=False,
                                       headers={"Authorization": f"Bearer {TOKEN}"})
-            if answer.status_code == 200 and answer.json().get("tick"):
-                return answer.json()
+            if answer.status_code == 200:
+                body = answer.json()
+                assert body.get("tick"), body  # ready means a snapshot to show
+                return body
         except (requests.RequestException, ValueError):
             pass
         time.sleep(0.5)

@@ -114,6 +114,8 @@ def test_the_compose_stack_references_what_is_shipped() -> None:
     assert fanwhy["secrets"] == prometheus["secrets"] == ["fanwhy_metrics_token"]
     assert fanwhy["environment"]["FANWHY_METRICS_TOKEN_FILE"] == "/run/secrets/fanwhy_metrics_token"
     assert "environment" not in prometheus  # Prometheus does not expand variables in its config
+    # Prometheus starts once FanWhy is ready (the image's health check: 200 once it has a snapshot, 503 before)
+    assert prometheus["depends_on"] == {"fanwhy": {"condition": "service_healthy"}}
     scrape = yaml.safe_load((DEPLOY / "prometheus-compose.yml").read_text())["scrape_configs"][0]
     assert scrape["authorization"]["credentials_file"] == "/run/secrets/fanwhy_metrics_token"
     assert "credentials" not in scrape["authorization"]

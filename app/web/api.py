@@ -286,10 +286,15 @@ def health() -> tuple[Response, int]:
         "history": _history_health(services.history),
         "notifications": notifications,
     }
-    if frame is None:
-        body.update(status="down" if not monitor.running else "degraded", reason="no snapshot yet",
-                    data_age_s=None)
-        return jsonify(body), 503 if body["status"] == "down" else 200
+    if frame is None:  # not ready: every view of the snapshot answers 503 until the first one
+        if not services.settings.collector:
+            body.update(status="degraded", reason="this server does not collect (FANWHY_COLLECTOR=off) and has "
+                        "received no snapshot yet", reasons=["no snapshot yet"], data_age_s=None)
+            return jsonify(body), 200
+        status = "starting" if monitor.running else "down"
+        body.update(status=status, reason="no snapshot yet" if monitor.running else "the collector is not running",
+                    reasons=["no snapshot yet"], data_age_s=None)
+        return jsonify(body), 503
     snap = frame.snapshot
     age = round(time.monotonic() - frame.monotonic, 3)
     gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}

@@ -69,7 +69,7 @@ ANSWERS: dict[str, JsonObject] = {
                                 columns={"type": "array", "items": {"type": "string"}},
                                 points={"type": "array", "items": {"type": "array", "items": NUMBER,
                                                                    "minItems": 4, "maxItems": 4}}),
-    "/api/health": _object(["status", "version", "backend"], status={"enum": ["ok", "degraded", "down"]},
+    "/api/health": _object(["status", "version", "backend"], status={"enum": ["starting", "ok", "degraded", "down"]},
                            version={"type": "string"}, backend={"type": "string"},
                            notifications={"type": "array", "items": {"type": "object"}}),
 }
@@ -124,6 +124,9 @@ def _finish(spec: JsonObject) -> JsonObject:
             _dict(operation)["operationId"] = _operation_id(method, path)
             if method == "get" and path in ANSWERS:
                 _dict(_dict(operation)["responses"])["200"] = _answer(ANSWERS[path])
+    # /api/health answers 503 with its own body: starting (no snapshot yet) or down
+    _dict(_dict(_dict(_dict(spec["paths"])["/api/health"])["get"])["responses"])["503"] = _answer(
+        ANSWERS["/api/health"])
     return spec
 
 
@@ -177,7 +180,8 @@ SPEC: JsonObject = {
                      maximum=4096) for k in ("tp", "pp", "dp", "cp", "dcp")]], {"409": ERROR}),
         "/api/alerts": _get("Alert rules, alerts firing now, history of alerts", [
             GPU, _param("limit", "integer", "history rows", minimum=1, maximum=500)], tag="alerts"),
-        "/api/health": _get("ok, degraded or down, with the reasons", tag="health"),
+        "/api/health": _get("starting (503, until the first snapshot), ok, degraded or down (503), with the reasons",
+                            tag="health"),
         "/api/history/away": _get("While you were away: the causes of a past window", [SINCE, UNTIL],
                                   tag="history"),
         "/api/recordings": {
