@@ -29,7 +29,8 @@ EXIT_CODES = """exit codes:
 _FLAGS: tuple[tuple[str, str, Callable[[str], object], str], ...] = (
     ("--host", "host", str, "address to bind (FANWHY_HOST, default 127.0.0.1; anything else needs FANWHY_TOKEN)"),
     ("--port", "port", int, "port (FANWHY_PORT, default 8090; the exporter: EXPORTER_PORT, default 9201)"),
-    ("--interval", "interval_s", float, "seconds between samples (FANWHY_INTERVAL, default 1)"),
+    ("--interval", "interval_s", float,
+     "seconds between samples (FANWHY_INTERVAL, default 1; the exporter: SCRAPE_INTERVAL, default 10)"),
     ("--backend", "backend", str, f"{'|'.join(BACKENDS)} (FANWHY_BACKEND, default auto)"),
     ("--server", "server", str, "serving model: gevent (default) or threads (FANWHY_SERVER)"),
     ("--threads", "threads", int, "threads model: gunicorn threads, one per connection (FANWHY_THREADS)"),
@@ -38,17 +39,54 @@ _FLAGS: tuple[tuple[str, str, Callable[[str], object], str], ...] = (
     ("--alert-hold", "alert_hold_s", float, "seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)"),
 )
 FLAG_OF = {setting: flag for flag, setting, _, _ in _FLAGS}
+_ALERTS = "alert_overrides"  # --alert RULE.FIELD=VALUE
+# The flags each command lists, and so takes: a flag that would change nothing there is not offered (argparse then
+# refuses it, exit 2). snapshot answers once with its own pace (--watch); run samples every --interval; the exporter
+# serves with threads, always.
+COMMAND_FLAGS: dict[str, tuple[str, ...]] = {
+    "serve": (*FLAG_OF, _ALERTS),
+    "exporter": ("host", "port", "interval_s", "backend", "threads", "alert_gpu_util_percent", "alert_hold_s",
+                 _ALERTS),
+    "snapshot": ("backend",),
+    "run": ("interval_s", "backend"),
+}
+# a setting the exporter keeps apart from the dashboard's (its own environment variable)
+_EXPORTER_SETTING = {"port": "exporter_port", "interval_s": "scrape_interval_s"}
 
 
-def _settings_flags(parser: argparse.ArgumentParser) -> None:
+def _settings_flags(parser: argparse.ArgumentParser, command: str) -> None:
     group = parser.add_argument_group("settings (each also an environment variable)")
     for flag, setting, kind, text in _FLAGS:
-        group.add_argument(flag, dest=setting, type=kind, metavar=flag[2:].upper().replace("-", "_"), help=text,
-                           default=argparse.SUPPRESS)
-    group.add_argument("--alert", dest="alert_overrides", action="append", metavar="RULE.FIELD=VALUE",
-                       default=argparse.SUPPRESS,
-                       help="change an alert rule, e.g. temperature.threshold=80 or power.enabled=0; repeatable "
-                            "(added to FANWHY_ALERTS)")
+        if setting in COMMAND_FLAGS[command]:
+            group.add_argument(flag, dest=setting, type=kind, metavar=flag[2:].upper().replace("-", "_"),
+                               help=text, default=argparse.SUPPRESS)
+    if _ALERTS in COMMAND_FLAGS[command]:
+        group.add_argument("--alert", dest=_ALERTS, action="append", metavar="RULE.FIELD=VALUE",
+                           default=argparse.SUPPRESS,
+                           help="change an alert rule, e.g. temperature.threshold=80 or power.enabled=0; repeatable "
+                                "(added to FANWHY_ALERTS)")
+
+
+def _seconds(text: str) -> float:
+    """A positive number of seconds (--watch)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be a number of seconds above 0 (e.g. 2)")
+    return value
+
+
+def _count(text: str) -> int:
+    """A whole number above 0 (--processes)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be 1 or more")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -58,24 +96,25 @@ def parser() -> argparse.ArgumentParser:
         description="FanWhy: why is my fan running? Serves a live dashboard of the GPUs, the processes and "
                     "containers behind their load, and the reason in a sentence (http://127.0.0.1:8090/).")
     main.add_argument("--version", action="version", version=f"fanwhy {__version__}")
-    _settings_flags(main)
+    _settings_flags(main, "serve")
     commands = main.add_subparsers(dest="command", metavar="COMMAND", title="commands (default: serve)")
     serve = commands.add_parser("serve", help="serve the dashboard (the default)", formatter_class=formatter,
                                 epilog=EXIT_CODES, description="Serve the dashboard, the REST API, Socket.IO and "
                                                                "/metrics on FANWHY_HOST:FANWHY_PORT.")
-    _settings_flags(serve)
+    _settings_flags(serve, "serve")
     snap = commands.add_parser("snapshot", help="answer once in the terminal: the verdict, GPUs, top processes",
                                formatter_class=formatter, epilog=EXIT_CODES,
                                description="Print why the fans run now: the verdict as a sentence, then the GPUs "
                                            "and the top processes. Writes no history.")
     snap.add_argument("--json", action="store_true", help="print the snapshot as JSON (what /api/gpu/metrics serves)")
-    snap.add_argument("--watch", nargs="?", type=float, const=2.0, metavar="SECONDS",
-                      help="repeat every SECONDS (default 2) in place until Ctrl-C; with --json, one line each")
-    snap.add_argument("--processes", type=int, default=8, metavar="N", help="processes to list (default 8)")
-    _settings_flags(snap)
+    snap.add_argument("--watch", nargs="?", type=_seconds, const=2.0, metavar="SECONDS",
+                      help="repeat every SECONDS (above 0, default 2) in place until Ctrl-C; with --json, one line "
+                           "each")
+    snap.add_argument("--processes", type=_count, default=8, metavar="N", help="processes to list (default 8)")
+    _settings_flags(snap, "snapshot")
     job = commands.add_parser("run", help="run a command and print its receipt: energy, power, heat, throttling",
                               formatter_class=formatter, epilog=EXIT_CODES + "\n  (run: the command's own exit code)",
-                              usage="fanwhy run [--json] [--interval SECONDS] -- COMMAND [ARGS...]",
+                              usage="fanwhy run [--json] [--interval SECONDS] [--backend NAME] -- COMMAND [ARGS...]",
                               description="Run COMMAND as a child and watch what it and its children do on every "
                                           "GPU and on the CPU; when it exits, print its receipt on standard error, "
                                           "like time: its energy (the GPUs' idle apart), peak and mean power, "
@@ -84,21 +123,41 @@ def parser() -> argparse.ArgumentParser:
                                           "the command's.")
     job.add_argument("--json", action="store_true", help="print the receipt as JSON (on standard error)")
     job.add_argument("command_argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command and its arguments")
-    _settings_flags(job)
+    _settings_flags(job, "run")
     exporter = commands.add_parser("exporter", help="serve only /metrics and the JSON API, for Prometheus",
                                    formatter_class=formatter, epilog=EXIT_CODES,
                                    description="Serve only /metrics and the JSON API on EXPORTER_PORT (9201), "
                                                "collecting every SCRAPE_INTERVAL (10 s); no page, no history.")
-    _settings_flags(exporter)
+    _settings_flags(exporter, "exporter")
     return main
 
 
+def _flags_given(args: argparse.Namespace) -> dict[str, str]:
+    """setting -> the flag that set it, under the command's own names (the exporter's port is EXPORTER_PORT)."""
+    command = args.command or "serve"
+    flags = {setting: FLAG_OF[setting] for setting in FLAG_OF if hasattr(args, setting)}
+    if command == "exporter":
+        flags = {_EXPORTER_SETTING.get(setting, setting): flag for setting, flag in flags.items()}
+    return flags
+
+
+def _refuse_foreign(args: argparse.Namespace) -> None:
+    """``fanwhy --port 1 snapshot``: a flag given before a command that does not take it is refused, as after it."""
+    command = args.command or "serve"
+    foreign = [FLAG_OF.get(setting, "--alert") for setting in (*FLAG_OF, _ALERTS)
+               if hasattr(args, setting) and setting not in COMMAND_FLAGS[command]]
+    if foreign:
+        raise ConfigError(f"{', '.join(foreign)} does not apply to `fanwhy {command}` (see fanwhy {command} --help)")
+
+
 def _settings(args: argparse.Namespace) -> Settings:
+    command = args.command or "serve"
+    _refuse_foreign(args)
     overrides = {setting: getattr(args, setting) for setting in FLAG_OF if hasattr(args, setting)}
-    if getattr(args, "alert_overrides", None):
-        overrides["alerts"] = ",".join(filter(None, [os.environ.get("FANWHY_ALERTS", ""), *args.alert_overrides]))
-    if args.command == "exporter" and "port" in overrides:
-        overrides["exporter_port"] = overrides.pop("port")
+    if getattr(args, _ALERTS, None):
+        overrides["alerts"] = ",".join(filter(None, [os.environ.get("FANWHY_ALERTS", ""), *getattr(args, _ALERTS)]))
+    if command == "exporter":
+        overrides = {_EXPORTER_SETTING.get(setting, setting): value for setting, value in overrides.items()}
     return load_settings(**overrides)
 
 
@@ -161,13 +220,20 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
         monitor.stop(close_backend=watch is not None, join_s=1.0)
 
 
+def served_settings(settings: Settings, mode: str) -> Settings:
+    """What a server of ``mode`` runs with: the exporter's own port and interval (EXPORTER_PORT, SCRAPE_INTERVAL,
+    or its --port and --interval), and no history."""
+    if mode == "exporter":
+        return dataclasses.replace(settings, port=settings.exporter_port, interval_s=settings.scrape_interval_s,
+                                   db="none")
+    return settings
+
+
 def _serve(settings: Settings, mode: str) -> int:
     from .cli.preflight import check_backend, check_history, check_port
     from .serving import serve
 
-    if mode == "exporter":
-        settings = dataclasses.replace(settings, port=settings.exporter_port, interval_s=settings.scrape_interval_s,
-                                       db="none")
+    settings = served_settings(settings, mode)
     check_history(settings)
     check_port(settings.host, settings.port, "exporter_port" if mode == "exporter" else "port")
     check_backend(settings)
@@ -183,9 +249,7 @@ def _main(args: argparse.Namespace) -> int:
     quiet = command in ("snapshot", "run")  # the terminal answer is the output; the server's log is for its operator
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    flags = {setting: FLAG_OF[setting] for setting in FLAG_OF if hasattr(args, setting)}
-    if command == "exporter" and "port" in flags:
-        flags["exporter_port"] = flags.pop("port")
+    flags = _flags_given(args)
     try:
         settings = _settings(args)
         if command == "snapshot":

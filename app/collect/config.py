@@ -127,13 +127,17 @@ class Settings:
         return self
 
     def _check_tokens(self) -> None:
-        """A token is a secret someone types or pastes: no spaces around it (a pasted newline, a quoted blank), and
-        at least MIN_PUBLIC_TOKEN characters that are not spaces (16 spaces are not a secret)."""
+        """A token is a secret someone types or pastes: no spaces around it (a pasted newline, a quoted blank), at
+        least MIN_PUBLIC_TOKEN characters that are not spaces (16 spaces are not a secret), and not a placeholder
+        published in this project's files (deploy/kubernetes/secret.yaml's, the docs' examples)."""
         for name in FROM_FILE:
             value = getattr(self, name)
             if value is None:
                 continue
             variable = ENV_NAMES[name]
+            if value.strip().lower() in PUBLISHED_TOKENS or value.strip().lower().startswith("replace-me"):
+                raise ConfigError(f"{variable} is the placeholder published in FanWhy's files, not a secret: set "
+                                  f"your own (e.g. {variable}=$(openssl rand -hex 16))", name)
             if value != value.strip():
                 raise ConfigError(f"{variable} must not begin or end with spaces or line breaks: remove them", name)
             if sum(not c.isspace() for c in value) < MIN_PUBLIC_TOKEN:
@@ -291,6 +295,8 @@ def _convert(name: str, raw: object, kind: str) -> object:
 # Secrets that may also come from a file (FANWHY_TOKEN_FILE=/run/secrets/...): one source of truth shared with the
 # Prometheus that scrapes (credentials_file), and no secret in the process environment.
 FROM_FILE = ("token", "metrics_token")
+# tokens that appear in this project's files as examples: anyone can read them, so none of them is a secret
+PUBLISHED_TOKENS = frozenset({"replace-me-with-32-hex-characters"})
 
 
 def _read_secret(variable: str, path: str, setting: str) -> str:
