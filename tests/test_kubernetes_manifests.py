@@ -67,3 +67,17 @@ def test_rbac_reads_pods_only_and_the_service_monitor_sends_the_scrape_token() -
     assert endpoint["path"] == "/metrics" and endpoint["port"] == docs["Service"]["spec"]["ports"][0]["name"]
     assert endpoint["authorization"]["credentials"] == {"name": "fanwhy-tokens", "key": "metrics-token"}
     assert monitor["spec"]["selector"]["matchLabels"] == docs["Service"]["metadata"]["labels"]
+
+
+def test_the_daemonsets_image_is_this_versions_and_its_build_is_documented_beside_it() -> None:
+    from app.core.version import __version__
+
+    text = (ROOT / "deploy" / "kubernetes" / "daemonset.yaml").read_text()
+    (daemonset,) = [d for d in yaml.safe_load_all(text) if d and d["kind"] == "DaemonSet"]
+    (container,) = daemonset["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == f"fanwhy:{__version__}"
+    assert "podman build" in text and "podman push" in text
+    deployment = (ROOT / "docs" / "DEPLOYMENT.md").read_text()
+    steps = deployment[deployment.index("## On Kubernetes"):]
+    assert steps.index("podman push") < steps.index("kubectl apply -f deploy/kubernetes/")  # the image first
+    assert f"fanwhy:{__version__}" in steps
