@@ -30,6 +30,7 @@ snapshot: $(VENV)/.runtime
 # podman, runc, mmdebstrap and openssl build and run the container image (tests/test_image.py). Installed when
 # root and missing; otherwise the tests that need them are skipped, saying why.
 DEBS := chromium:chromium prometheus:promtool redis-server:redis-server podman:podman runc:runc mmdebstrap:mmdebstrap \
+        nodejs:node default-jre-headless:java \
         openssl:openssl
 
 .PHONY: debs

@@ -234,7 +234,7 @@
   // Sorting and filtering of the process table survive every update.
   const table = { key: "memory", descending: true, filter: "", gpu: "all" };
   const sortValue = {
-    pid: (p) => p.pid, user: (p) => (p.user || "").toLowerCase(), name: (p) => (p.name || "").toLowerCase(),
+    pid: (p) => p.pid, user: (p) => (p.user || "").toLowerCase(), name: (p) => (p.program || p.name || "").toLowerCase(),
     container: (p) => (p.container ? p.container.name || p.container.id : ""), memory: (p) => p.gpu_memory_bytes || 0,
     sm: (p) => p.sm_percent || 0, cpu: (p) => p.cpu_percent || 0, power: (p) => p.power_w || 0,
   };
@@ -242,7 +242,7 @@
     const needle = table.filter.toLowerCase();
     const gpu = table.gpu === "all" ? null : Number(table.gpu);
     const rows = processes.filter((p) => (gpu === null || p.gpus.some((g) => g.gpu_index === gpu)) && (!needle ||
-      [p.name, p.user, p.command, p.container && (p.container.name || p.container.id), String(p.pid)]
+      [p.program, p.name, p.user, p.command, p.container && (p.container.name || p.container.id), String(p.pid)]
         .some((v) => v && v.toLowerCase().includes(needle))));
     const value = sortValue[table.key];
     rows.sort((a, b) => {
@@ -280,7 +280,8 @@
       return row([
         { text: String(p.pid) + (p.namespace_pid ? " (" + p.namespace_pid + " inside)" : "") },
         { text: p.user || "?" },
-        { text: (p.name || "?") + (p.status !== "ok" && p.status !== "outside-namespace" ? " (" + p.status + ")" : "") },
+        { text: (p.program || p.name || "?") + (p.status !== "ok" && p.status !== "outside-namespace" ? " (" + p.status + ")" : ""),
+          title: p.name && p.program && p.program !== p.name ? "process name: " + p.name : "" },
         { text: containerLabel(p.container), title: p.container ? p.container.id + (p.container.image ? " · " + p.container.image : "") : (p.unit || "") },
         { text: p.gpus.length ? p.gpus.map((g) => String(g.gpu_index)).join(", ") : "–" },
         { text: p.gpus.length ? memoryText(p.gpu_memory_bytes, estimate ? "inference" : "reported") : "–" },
@@ -303,6 +304,8 @@
       ], { data: { unattributedGpu: String(u.gpu_index) }, cls: "unattributed", title: u.reason }));
     });
     $("#processes tbody").replaceChildren(...rows);
+    // "Seen as" says something only when a process is not plainly visible (host PID only, another namespace)
+    $("#processes").classList.toggle("all-visible", processes.every((p) => p.visibility === "visible"));
   }
 
   function renderContainers(containers) {

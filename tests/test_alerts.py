@@ -200,3 +200,16 @@ def test_a_fired_alert_says_why_from_the_verdict_at_that_moment() -> None:
     assert "Why" not in by_gpu[1]  # a memory holder heats nothing: it is not the why
     _, resolved = engine.evaluate(snap(gpu(10, 0), gpu(10, 1)), 1.0)
     assert all("Why" not in e.message for e in resolved)
+
+
+def test_the_why_names_the_program_a_person_knows_not_its_interpreter() -> None:
+    """From a real-shaped command line to the message a person reads: `vllm serve`, not `python3`."""
+    from app.verdict.explain import explain
+    from tests.support import builders
+
+    engine = only("gpu_utilization", threshold=50, hold_s=0)
+    job = builders.proc(42, "/usr/bin/python3 /usr/local/bin/vllm serve meta-llama/Llama-3-8B", sm=97)
+    now = builders.snap([builders.gpu(util=97, temp=70, power=400)], [job])
+    _, events = engine.evaluate(replace(now, verdict=explain(now)), 0.0)
+    (fired,) = events
+    assert "`vllm serve` (alice)" in fired.message and "python3" not in fired.message

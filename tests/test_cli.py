@@ -47,8 +47,11 @@ def test_the_terminal_answer_is_a_sentence_and_tables() -> None:
     assert lines[1].startswith("GPU ") and "because" in lines[1] and "`" not in lines[1]  # the verdict, no markup
     header = next(line for line in lines if line.startswith("GPU  NAME"))
     assert header.split() == ["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"]
-    assert any(line.split()[:2] == ["PID", "USER"] for line in lines)
-    assert any("simulated_worker" in line for line in lines)
+    header = next(line for line in lines if line.split()[:2] == ["PID", "USER"])
+    assert header.split() == ["PID", "USER", "GPU", "SM", "GPU", "MEM", "CPU", "PROGRAM", "COMMAND"]
+    # the demo's jobs under the names a person knows them by, not `python` (a worker read in the instant between its
+    # fork and its exec, on a loaded machine, has its parent's command line in a one-shot answer: at least one)
+    assert any("python train.py" in line or "vllm serve" in line for line in lines)
     assert lines[-1].startswith("CPU ") and "memory" in lines[-1]
     assert result.stderr == ""  # the server's INFO log is not the terminal answer
 
@@ -185,7 +188,7 @@ def test_demo_workers_end_when_every_server_process_is_killed_9() -> None:
     try:
         wait_healthy(f"http://127.0.0.1:{port}")
         tree = psutil.Process(proc.pid).children(recursive=True)
-        workers = [p for p in tree if "simulated_worker" in " ".join(p.cmdline())]
+        workers = [p for p in tree if "--job" in p.cmdline()]  # the demo's workers, under their jobs' names
         servers = [psutil.Process(proc.pid), *(p for p in tree if p not in workers)]
         assert len(workers) == 2 and len(servers) >= 2  # gunicorn's master and its worker
         for server in servers:

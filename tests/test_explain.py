@@ -100,7 +100,7 @@ def test_two_containers_sharing_a_gpu() -> None:
                            [proc(1, "vllm serve", sm=30, container="chat"), proc(2, "python3 embed.py", sm=60,
                                                                                    container="embedder")]))
     assert "`python3 embed.py` (alice, container embedder) keeps 60 %" in verdict.headline
-    assert "with `vllm` (alice, container chat) at 30 %" in verdict.headline
+    assert "with `vllm serve` (alice, container chat) at 30 %" in verdict.headline  # the program, with its subcommand
 
 
 def test_a_hidden_workload_is_the_cause() -> None:
@@ -175,14 +175,14 @@ def test_busy_for_minutes_counts_the_whole_unbroken_stretch() -> None:
 
 def test_without_per_process_sm_the_process_on_it_is_named_with_low_confidence() -> None:
     verdict = explain(snap([gpu(util=80, temp=70, power=250)], [proc(1, "ollama runner", sm=None, memory=8 * GIB)]))
-    assert "`ollama` (alice) is the process on it (per-process SM % is not reported here)" in verdict.headline
+    assert "`ollama runner` (alice) is the process on it (per-process SM % is not reported here)" in verdict.headline
     assert verdict.confidence == 0.4
 
 
 def test_short_command() -> None:
     p = proc(1, "/usr/bin/python3 -u /srv/app/main.py --port 1")
     assert short_command(p) == "python3 main.py"
-    assert short_command(replace(p, command="/usr/local/bin/ollama serve")) == "ollama"
+    assert short_command(replace(p, command="/usr/local/bin/ollama serve")) == "ollama serve"
     assert short_command(replace(p, command=None, name=None)) == "PID 1"
     assert short_command(replace(p, command="python3 -c 'import time; time.sleep(9)'")) == "python3 -c"
     assert short_command(replace(p, command="python -m vllm.entrypoints.api_server --port 8000")) == \

@@ -143,7 +143,7 @@ def test_a_passive_datacenter_card_in_a_server_with_bmc_fans(tmp_path: Path) -> 
                                        "GPU "), verdict.headline
     # four cards heat alike: any of them explains the fans, so FanWhy is only half sure which
     assert "(learned from its history, 50 % sure)" in verdict.headline
-    assert verdict.headline.endswith(": GPUs 0-3 draw 690 W each, `torchrun` (alice) on GPU 0.")
+    assert verdict.headline.endswith(": GPUs 0-3 draw 690 W each, `torchrun … train.py` (alice) on GPU 0.")
     faults = [c for c in verdict.causes if c.kind == "fan_fault"]
     assert {c.numbers["fan"] for c in faults} == {"bmc:Fan3B", "bmc:Fan4B"}
     assert all("the BMC reports it critical" in c.summary for c in faults)

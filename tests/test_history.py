@@ -327,6 +327,7 @@ def test_while_you_were_away(history: History, clock: Clock) -> None:
     assert rows[0][1].startswith("Nothing is busy") and any("keeps 95 %" in r[1] for r in rows)
     top = history.top_processes(T0, T0 + 600)
     assert top[0]["pid"] == 42 and top[0]["energy_wh"] == pytest.approx(299.0)
+    assert top[0]["name"] == "python train.py"  # "Most GPU energy" names the job, not the interpreter
     assert json.loads(json.dumps(top))  # JSON-ready
 
 

@@ -111,7 +111,7 @@ def test_the_page_loads_live_without_console_errors(server: str, page: Page) -> 
     assert "passively cooled" in (fanless.get_attribute("title") or "")
     rows = page.locator("#processes tbody tr")
     assert rows.count() >= 2
-    assert "simulated_worker" in (page.text_content("#processes tbody") or "")
+    assert "python train.py" in (page.text_content("#processes tbody") or "")  # the program, not `python`
     assert problems(page) == []
 
 

@@ -44,7 +44,7 @@ def test_served_by_gunicorn_with_live_push_over_websocket(server: tuple[str, sub
     finally:
         client.disconnect()
     gpu_procs = [p for p in updates[-1]["processes"] if p["gpus"]]
-    assert gpu_procs and "simulated_worker" in gpu_procs[0]["command"]
+    assert gpu_procs and "--job" in gpu_procs[0]["command"] and gpu_procs[0]["program"] == "python train.py"
     assert "demo-secret-not-real" not in json.dumps(updates[-1])  # masked before it leaves the server
     assert "--api-key=****" in gpu_procs[0]["command"]
 

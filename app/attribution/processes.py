@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
+from ..core.program import program
 from ..core.redact import Redactor
 from .procstat import (
     CLOCK_TICKS,
@@ -33,6 +34,7 @@ from .procstat import (
 @dataclass(frozen=True)
 class _Details:
     name: str | None
+    program: str | None
     user: str | None
     command: str | None
     start_time: float | None
@@ -59,6 +61,7 @@ class _Known:
 
     start_ticks: int
     name: str | None
+    program: str | None
     user: str | None
     command: str | None
     start_time: float | None
@@ -127,7 +130,7 @@ class ProcessInspector:
         if visible or self.resolve_foreign:
             details = self._details(pid, now)
         else:
-            details = _Details(None, None, None, None, None, None, "outside-namespace")
+            details = _Details(None, None, None, None, None, None, None, "outside-namespace")
         visibility: Visibility = "visible" if visible else "host-pid-only"
         gpus = tuple(
             ProcessGpu(gpu_index=u.gpu_index, memory_bytes=u.memory_bytes, sm_percent=u.sm_percent,
@@ -135,7 +138,8 @@ class ProcessInspector:
             for u in sorted(usages, key=lambda u: u.gpu_index)
         )
         name = details.name or next((u.name_hint for u in usages if u.name_hint), None)
-        return ProcessSample(pid=pid, name=name, user=details.user, command=details.command,
+        return ProcessSample(pid=pid, name=name, program=details.program or name, user=details.user,
+                             command=details.command,
                              start_time=details.start_time, cpu_percent=details.cpu_percent,
                              rss_bytes=details.rss_bytes, gpus=gpus, visibility=visibility,
                              status=details.status)
@@ -145,11 +149,11 @@ class ProcessInspector:
             stat = read_stat(self.proc_root, pid)
         except (FileNotFoundError, ProcessLookupError):
             self._known.pop(pid, None)
-            return _Details(None, None, None, None, None, None, "vanished")
+            return _Details(None, None, None, None, None, None, None, "vanished")
         except PermissionError:
-            return _Details(None, None, None, None, None, None, "denied")
+            return _Details(None, None, None, None, None, None, None, "denied")
         except (OSError, ValueError, IndexError):
-            return _Details(None, None, None, None, None, None, "vanished")
+            return _Details(None, None, None, None, None, None, None, "vanished")
         known = self._known.get(pid)
         cpu = None
         if known is not None and known.start_ticks == stat.start_ticks and known.command is None \
@@ -166,8 +170,8 @@ class ProcessInspector:
             if scanned is not None and scanned[0] == stat.start_ticks and self._scan_at is not None:
                 cpu = _percent(stat.cpu_seconds - scanned[1], now - self._scan_at)
         status: ProcessStatus = "zombie" if stat.state == "Z" else "denied" if known.denied else "ok"
-        return _Details(name=known.name, user=known.user, command=known.command, start_time=known.start_time,
-                        cpu_percent=cpu, rss_bytes=stat.rss_bytes, status=status)
+        return _Details(name=known.name, program=known.program, user=known.user, command=known.command,
+                        start_time=known.start_time, cpu_percent=cpu, rss_bytes=stat.rss_bytes, status=status)
 
     def _identify(self, pid: int, stat: Stat, now: float, cpu_seconds: float | None = None) -> _Known:
         argv: list[str] = []
@@ -186,7 +190,8 @@ class ProcessInspector:
             denied = True
         except OSError:
             pass
-        known = _Known(start_ticks=stat.start_ticks, name=process_name(stat.comm, argv), user=user,
+        name = process_name(stat.comm, argv)
+        known = _Known(start_ticks=stat.start_ticks, name=name, program=program(argv, name), user=user,
                        command=self.redactor.command(argv), start_time=start_time(stat, self.proc_root),
                        cpu_seconds=stat.cpu_seconds if cpu_seconds is None else cpu_seconds, seen_at=now,
                        denied=denied)
@@ -221,7 +226,8 @@ class ProcessInspector:
             if details.status == "vanished" or known is None or self._scan.get(pid, (None,))[0] != known.start_ticks:
                 continue  # gone, or the PID is another process now: what the scan measured was not this one
             cpu = details.cpu_percent if details.cpu_percent is not None else round(scanned, 1)
-            rows.append(ProcessSample(pid=pid, name=details.name, user=details.user, command=details.command,
+            rows.append(ProcessSample(pid=pid, name=details.name, program=details.program, user=details.user,
+                                      command=details.command,
                                       start_time=details.start_time, cpu_percent=cpu,
                                       rss_bytes=details.rss_bytes, status=details.status))
         rows.sort(key=lambda p: -(p.cpu_percent or 0))

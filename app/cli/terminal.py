@@ -8,11 +8,13 @@ recolour the terminal with its name.
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from typing import Sequence
 
 from ..core.fan import Fan
 from ..core.model import GpuSample, HostSample, ProcessSample, Snapshot
+from ..core.program import display_name
 from ..core.vocabulary import GIB
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -86,22 +88,36 @@ def _gpu_rows(gpus: Sequence[GpuSample], fans: Sequence[Fan] = ()) -> list[str]:
     return _table(["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"], rows, frozenset({0, 2, 4, 5, 6}))
 
 
-def _process_rows(processes: Sequence[ProcessSample], limit: int) -> list[str]:
+def fit(text: str, width: int) -> str:
+    """``text`` in ``width`` characters, cut with "…" when longer."""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def _process_rows(processes: Sequence[ProcessSample], limit: int, width: int, gpus: bool) -> list[str]:
+    """PID, user, (GPU, SM, GPU memory: only where there are GPUs), CPU, the program a person knows the process
+    by, and its command line in what is left of the terminal's ``width``, cut with "…"."""
+
     def weight(p: ProcessSample) -> tuple[float, float]:
         return (p.sm_percent or 0.0, p.cpu_percent or 0.0)
 
     rows = []
     for p in sorted(processes, key=weight, reverse=True)[:limit]:
-        gpus = ",".join(str(u.gpu_index) for u in p.gpus) or "–"
         who = clean(p.user or "?")
         if p.container is not None:
             who += f" [{clean(p.container.name or p.container.id[:12])}]"
-        rows.append([str(p.pid), who[:24], gpus, _num(p.sm_percent, " %"),
-                     _memory(p.gpu_memory_bytes, None) if p.gpu_memory_bytes else "–",
-                     _num(p.cpu_percent, " %"), clean(p.command or p.name or "?")[:60]])
+        gpu_cells = [",".join(str(u.gpu_index) for u in p.gpus) or "–", _num(p.sm_percent, " %"),
+                     _memory(p.gpu_memory_bytes, None) if p.gpu_memory_bytes else "–"] if gpus else []
+        rows.append([str(p.pid), fit(who, 24), *gpu_cells, _num(p.cpu_percent, " %"),
+                     fit(clean(display_name(p)), 32), clean(p.command or "")])
     if not rows:
         return []
-    return _table(["PID", "USER", "GPU", "SM", "GPU MEM", "CPU", "COMMAND"], rows, frozenset({0, 3, 4, 5}))
+    header = ["PID", "USER", *(["GPU", "SM", "GPU MEM"] if gpus else []), "CPU", "PROGRAM", "COMMAND"]
+    right = frozenset({0, 3, 4, 5} if gpus else {0, 2})
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    room = width - sum(widths) - 2 * (len(header) - 1)
+    if room < 12:  # no room for the command line: the program says which job it is
+        return _table(header[:-1], [r[:-1] for r in rows], right)
+    return _table(header, [[*r[:-1], fit(r[-1], room)] for r in rows], right)
 
 
 def _host_line(host: HostSample) -> str:
@@ -113,8 +129,11 @@ def _host_line(host: HostSample) -> str:
     return f"{cpu}, load {load}, memory {memory}"
 
 
-def render(snap: Snapshot, processes: int = 8) -> str:
-    """The snapshot as lines of text: the verdict first, then the GPUs, the processes and the host."""
+def render(snap: Snapshot, processes: int = 8, width: int | None = None) -> str:
+    """The snapshot as lines of text: the verdict first, then the GPUs, the processes and the host. ``width``: the
+    terminal's columns (its size, or $COLUMNS, or 100 when it has none): command lines fill what is left."""
+    if width is None:
+        width = shutil.get_terminal_size((100, 24)).columns
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(snap.timestamp or time.time()))
     lines = [f"{clean(snap.host.hostname)}  {stamp}  backend: {clean(snap.backend.name)}"]
     if snap.verdict is not None:
@@ -125,7 +144,7 @@ def render(snap: Snapshot, processes: int = 8) -> str:
         lines += _gpu_rows(snap.gpus, snap.fans)
     else:
         lines.append(clean(snap.backend.no_gpu_summary or "No GPU found."))
-    table = _process_rows(snap.processes, processes)
+    table = _process_rows(snap.processes, processes, width, bool(snap.gpus))
     if table:
         lines += ["", *table]
     fans = _fan_rows(snap.fans)

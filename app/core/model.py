@@ -187,6 +187,7 @@ class ProcessSample:
     unit: str | None = None
     power_w: float | None = None
     energy_wh: float | None = None
+    program: str | None = None  # the name a person knows it by (app.core.program): `python3 train.py`, `vllm serve`
 
     @property
     def gpu_memory_bytes(self) -> int | None:

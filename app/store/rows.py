@@ -49,7 +49,8 @@ def process_rows(snap: Snapshot) -> list[tuple[SqlValue, ...]]:
         if not p.gpus:
             continue
         container = p.container.id if p.container else None
-        rows.append((ts, p.pid, p.start_time, p.name, p.user, container,
+        # the history's name of a process is the one a person knows it by (`python3 train.py`, not `python3`)
+        rows.append((ts, p.pid, p.start_time, p.program or p.name, p.user, container,
                      p.container.name if p.container else None, p.gpu_memory_bytes, p.sm_percent, p.power_w,
                      p.energy_wh, p.cpu_percent))
     for c in snap.containers:

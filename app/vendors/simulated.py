@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,28 @@ FAN_FLOOR, FAN_STOP_C, FAN_START_C = 30.0, 45.0, 48.0
 
 GIB = 1024**3
 _JOBS = ("python train.py", "vllm serve", "jupyter kernel", "ollama runner")
+# how each job is started, so that its command line is the job's as a real one would be: a script, a console script
+# (a shebang to the interpreter, as pip writes them), a module: (file to write, argv after the interpreter)
+_LAUNCH = {
+    "python train.py": ("train.py", ["{dir}/train.py", "--epochs", "90"]),
+    "vllm serve": ("vllm", ["{dir}/vllm", "serve", "facebook/opt-125m"]),
+    "jupyter kernel": ("ipykernel_launcher.py", ["-m", "ipykernel_launcher", "-f", "{dir}/kernel-demo.json"]),
+    "ollama runner": ("ollama", ["{dir}/ollama", "runner", "--model", "llama3"]),
+}
+
+
+def _jobs_folder() -> str:
+    """Where the demo's job launchers live: ~/.cache/fanwhy/demo-jobs (kept: a one-shot answer exits without
+    cleaning up), ours alone (0700, owned by us, else a fresh private temporary folder)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fanwhy" / "demo-jobs"
+    try:
+        cache.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = cache.stat()
+        if info.st_uid == os.getuid() and not info.st_mode & 0o022:
+            return str(cache)
+    except OSError:
+        pass
+    return tempfile.mkdtemp(prefix="fanwhy-demo-jobs-")
 
 
 @dataclass
@@ -57,6 +80,7 @@ class SimulatedBackend(Backend):
         self.peak = max(0.05, min(1.0, peak))
         self.period_s = period_s
         self._clock = clock
+        self._jobs_dir: str | None = None  # the jobs' launchers (open() writes them)
         self._last: float | None = None
         self._gpus = [
             _SimGpu(index=i, name="FanWhy Simulated RTX" if i == 0 else "FanWhy Simulated H200",
@@ -65,16 +89,30 @@ class SimulatedBackend(Backend):
             for i in range(gpus)
         ]
 
+    def _launcher(self, job: str) -> list[str]:
+        """The argv that starts ``job``'s worker under the job's own command line (files in a folder of ours)."""
+        if self._jobs_dir is None:
+            self._jobs_dir = _jobs_folder()
+        name, words = _LAUNCH[job]
+        path = Path(self._jobs_dir) / name
+        text = f"#!{sys.executable}\nfrom {__package__}.simulated_worker import main\nmain()\n"
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+            path.chmod(0o700)
+        return [sys.executable, *(w.format(dir=self._jobs_dir) for w in words)]
+
     def open(self) -> None:
         root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         for gpu in self._gpus:
-            argv = [sys.executable, "-m", f"{__package__}.simulated_worker", "--job", _JOBS[gpu.index % len(_JOBS)],
-                    "--period", str(self.period_s), "--phase", str(0.37 * gpu.index), "--peak", str(self.peak),
-                    "--api-key=demo-secret-not-real"]
+            job = _JOBS[gpu.index % len(_JOBS)]
+            argv = [*self._launcher(job), "--job", job, "--period", str(self.period_s), "--phase",
+                    str(0.37 * gpu.index), "--peak", str(self.peak), "--api-key=demo-secret-not-real"]
             try:
                 # stdin is a pipe nobody writes to: the worker reads end-of-file when this process is gone
-                gpu.worker = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE,
+                gpu.worker = subprocess.Popen(argv, env={**env, "PYTHONPATH": os.pathsep.join(
+                                                  filter(None, [self._jobs_dir, env["PYTHONPATH"]]))},
+                                              stdin=subprocess.PIPE,
                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 gpu.probe = psutil.Process(gpu.worker.pid)
                 gpu.probe.cpu_percent(None)

@@ -3,8 +3,9 @@
 It ends with its parent, however the parent ends (``kill -9`` included), by three means: the kernel sends it
 SIGTERM when the parent dies (Linux's PR_SET_PDEATHSIG), its standard input is a pipe from the parent that
 reads end-of-file once the parent is gone, and it watches its parent PID. Run as
-``python -m app.vendors.simulated_worker --job NAME --period S --peak F [--api-key=demo]``
-(the fake secret on the command line shows the redaction in the page).
+``python -m app.vendors.simulated_worker --job NAME --period S --peak F [--api-key=demo]``, or through a launcher
+the simulated backend writes so that its command line is the job's (``python train.py``, ``vllm serve MODEL``); the
+fake secret on the command line shows the redaction in the page.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def main() -> None:
     parser.add_argument("--phase", type=float, default=0.0)
     parser.add_argument("--peak", type=float, default=0.5, help="peak share of one core, 0-1")
     parser.add_argument("--api-key", default="")
-    args = parser.parse_args()
+    args, _job_words = parser.parse_known_args()  # the job's own words (`serve MODEL`) make its command line real
     parent = os.getppid()
     _die_with_parent()
     spins = 0

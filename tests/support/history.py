@@ -38,7 +38,8 @@ def snap(ts: float, util: float, index: int = 0, pid: int | None = None, sm: flo
     if pid is not None:
         use = ProcessGpu(gpu_index=index, memory_bytes=GIB, sm_percent=sm, encoder_percent=0, decoder_percent=0,
                          kind="compute")
-        procs = (ProcessSample(pid=pid, name="train", user="alice", command="python train.py", start_time=1.0,
+        procs = (ProcessSample(pid=pid, name="python", program="python train.py", user="alice",
+                               command="/usr/bin/python /home/alice/train.py", start_time=1.0,
                                cpu_percent=10, rss_bytes=1, gpus=(use,), power_w=sm, energy_wh=ts - T0),)
     host = HostSample(hostname="h", cpu_percent=util / 2, cpu_count=1, load_average=(util / 50, 0, 0),
                       memory_used_bytes=GIB, memory_total_bytes=4 * GIB, cpu_temperature_c=40 + util / 10)
