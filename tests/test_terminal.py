@@ -34,3 +34,20 @@ def test_no_gpu_columns_without_a_gpu() -> None:
     lines = table(render(now, width=200))
     assert lines[0].split() == ["PID", "USER", "CPU", "PROGRAM", "COMMAND"]
     assert "–" not in lines[1].split()[:3]
+
+
+def test_a_pipe_gets_whole_command_lines_and_a_terminal_width_cuts_them() -> None:
+    import subprocess
+    import sys
+
+    env = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_DB": "none"}
+    import os
+
+    base = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    piped = subprocess.run([sys.executable, "-m", "app", "snapshot"], capture_output=True, text=True, timeout=60,
+                           env={**base, **env})
+    rows = table(piped.stdout)
+    assert rows[0].split()[-1] == "COMMAND" and "…" not in rows[1] and "--api-key=****" in rows[1]
+    narrow = subprocess.run([sys.executable, "-m", "app", "snapshot"], capture_output=True, text=True, timeout=60,
+                            env={**base, **env, "COLUMNS": "90"})
+    assert all(len(line) <= 90 for line in table(narrow.stdout))

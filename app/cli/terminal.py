@@ -7,8 +7,10 @@ recolour the terminal with its name.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import sys
 import time
 from typing import Sequence
 
@@ -88,6 +90,9 @@ def _gpu_rows(gpus: Sequence[GpuSample], fans: Sequence[Fan] = ()) -> list[str]:
     return _table(["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"], rows, frozenset({0, 2, 4, 5, 6}))
 
 
+UNCUT = 100_000  # the width of a pipe: nothing is cut
+
+
 def fit(text: str, width: int) -> str:
     """``text`` in ``width`` characters, cut with "…" when longer."""
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
@@ -131,9 +136,11 @@ def _host_line(host: HostSample) -> str:
 
 def render(snap: Snapshot, processes: int = 8, width: int | None = None) -> str:
     """The snapshot as lines of text: the verdict first, then the GPUs, the processes and the host. ``width``: the
-    terminal's columns (its size, or $COLUMNS, or 100 when it has none): command lines fill what is left."""
+    terminal's columns ($COLUMNS, or its size): command lines fill what is left; written to a pipe or a file
+    without $COLUMNS, they are whole."""
     if width is None:
-        width = shutil.get_terminal_size((100, 24)).columns
+        width = shutil.get_terminal_size((100, 24)).columns if "COLUMNS" in os.environ or sys.stdout.isatty() \
+            else UNCUT
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(snap.timestamp or time.time()))
     lines = [f"{clean(snap.host.hostname)}  {stamp}  backend: {clean(snap.backend.name)}"]
     if snap.verdict is not None:
