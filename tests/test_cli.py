@@ -41,7 +41,7 @@ def test_version() -> None:
 
 
 def test_the_terminal_answer_is_a_sentence_and_tables() -> None:
-    result = fanwhy("snapshot", **SIMULATED)
+    result = fanwhy("snapshot", **SIMULATED, COLUMNS="200")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[1].startswith("GPU ") and "because" in lines[1] and "`" not in lines[1]  # the verdict, no markup
