@@ -23,6 +23,7 @@ from .web import api, auth, compat, fleet, history_api, metrics, openapi, pickin
 from .web.bodies import BodyReader
 from .web.concurrency import Concurrency, for_model, one_writer_websockets
 from .web.gate import Gate
+from .web.proxy import Forwarded
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.
@@ -114,12 +115,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],
                        timeout_s=settings.body_timeout_s, per_client=settings.client_bodies,
                        in_all=settings.max_bodies, token=settings.token)
-    app.wsgi_app = Gate(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
-        inner, allowed_hosts=security.allowed_hosts(settings),
-        allowed_origins=list(settings.allowed_origins),
-        token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
-        max_sessions=settings.max_sessions,
-        client_sessions=settings.client_sessions, rate_limit_per_s=settings.rate_limit_per_s)
+    gate = Gate(inner, allowed_hosts=security.allowed_hosts(settings), allowed_origins=list(settings.allowed_origins),
+                token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
+                max_sessions=settings.max_sessions, client_sessions=settings.client_sessions,
+                rate_limit_per_s=settings.rate_limit_per_s)
+    # outermost: behind a trusted proxy, the gate sees the real client, scheme, host and prefix (app/web/proxy.py)
+    app.wsgi_app = Forwarded(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
+        gate, settings.trusted_proxies, settings.base_path)
     app.extensions["fanwhy"] = fanwhy
     if start:
         fanwhy.start()

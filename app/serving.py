@@ -21,7 +21,7 @@ import json
 import socket
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -71,8 +71,13 @@ def _end(client: Connection) -> None:
         getattr(client, "_sock", client).shutdown(socket.SHUT_RDWR)
 
 
-def gevent_worker(per_client: int) -> type:
-    """gunicorn's gevent worker with threads left native and at most ``per_client`` connections per address."""
+def gevent_worker(per_client: int, proxies: Sequence[str] = ()) -> type:
+    """gunicorn's gevent worker with threads left native and at most ``per_client`` connections per address; a
+    trusted proxy (FANWHY_TRUSTED_PROXIES) carries everyone's connections, so it has no such limit (the gate counts
+    its clients one by one)."""
+    from .web.proxy import networks, trusted
+
+    through = networks(proxies)
     import gevent
     from gevent import monkey
     from gevent import socket as gsocket
@@ -107,7 +112,7 @@ def gevent_worker(per_client: int) -> type:
 
         def handle(self, listener: object, client: Connection, addr: object) -> None:
             ip = _client_ip(addr)
-            if per_client and self.connections[ip] >= per_client:
+            if per_client and self.connections[ip] >= per_client and not trusted(ip, through):
                 client.close()
                 return
             self.connections[ip] += 1
@@ -175,7 +180,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                     f"FanWhy is serving {url(settings)}{'metrics' if mode == 'exporter' else ''}", flush=True),
             }
             if model == "gevent":
-                options["worker_class"] = gevent_worker(settings.client_connections)
+                options["worker_class"] = gevent_worker(settings.client_connections, settings.trusted_proxies)
             else:
                 options.update(worker_class="gthread", threads=settings.threads)
             if settings.tls_cert:  # optional TLS, terminated by gunicorn

@@ -499,7 +499,8 @@
     el.textContent = stale ? "The data is " + Math.round(age) + " s old: the GPU backend or the collector is not answering." : "";
   }, 1000);
 
-  const socket = io({ transports: ["websocket", "polling"] });
+  // under the page's own path: behind a proxy at /fanwhy/ that is /fanwhy/socket.io
+  const socket = io({ path: new URL("socket.io", document.baseURI).pathname, transports: ["websocket", "polling"] });
   socket.on("connect", () => setConnection("live", "ok"));
   socket.on("disconnect", () => setConnection("reconnecting…", "wait"));
   socket.on("connect_error", () => setConnection("server unreachable, retrying…", "bad"));

@@ -63,7 +63,7 @@
     return card;
   }
 
-  fetch("/api/openapi.json", { credentials: "same-origin" }).then((r) => r.json()).then((spec) => {
+  fetch("openapi.json", { credentials: "same-origin" }).then((r) => r.json()).then((spec) => {
     $("#docs-status").textContent = spec.info.title + ": " + spec.info.description;
     const ops = [];
     Object.entries(spec.paths).forEach(([path, methods]) => Object.entries(methods).forEach(([method, op]) =>

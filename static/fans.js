@@ -93,7 +93,7 @@
   }
 
   async function series(fan, metric) {
-    const response = await fetch("/api/gpu/history?fan=" + encodeURIComponent(fan) + "&metric=" + metric +
+    const response = await fetch("api/gpu/history?fan=" + encodeURIComponent(fan) + "&metric=" + metric +
       "&since=-30m", { credentials: "same-origin" });
     const body = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(body.error || response.statusText);

@@ -14,7 +14,7 @@
 
   async function refresh() {
     try {
-      const response = await fetch("/api/fleet", { credentials: "same-origin" });
+      const response = await fetch("api/fleet", { credentials: "same-origin" });
       const body = await response.json();
       if (!response.ok) throw new Error(body.error + (body.detail ? ": " + body.detail : ""));
       $("#fleet-error").hidden = true;

@@ -95,7 +95,7 @@
     const since = "-" + state.range + "s";
     try {
       const results = await Promise.all(HOST_METRICS.map((metric) =>
-        getJSON("/api/gpu/history?host=1&metric=" + metric + "&since=" + since)));
+        getJSON("api/gpu/history?host=1&metric=" + metric + "&since=" + since)));
       results.forEach((body, i) => {
         const metric = HOST_METRICS[i];
         const limit = metric === "cpu_percent" || metric === "memory_percent" ? 100 : null;
@@ -127,7 +127,7 @@
     const since = "-" + state.range + "s";
     try {
       const results = await Promise.all(GPU_METRICS.map((metric) =>
-        getJSON("/api/gpu/history?gpu=" + state.gpu + "&metric=" + metric + "&since=" + since)));
+        getJSON("api/gpu/history?gpu=" + state.gpu + "&metric=" + metric + "&since=" + since)));
       results.forEach((body, i) => {
         const metric = GPU_METRICS[i];
         const xs = body.points.map((p) => p[0]);
@@ -150,7 +150,7 @@
     const since = "-" + state.range + "s";
     try {
       const fetchAll = (metric) => Promise.all(procs.map((p) =>
-        getJSON("/api/gpu/history?pid=" + p.pid + "&metric=" + metric + "&since=" + since)));
+        getJSON("api/gpu/history?pid=" + p.pid + "&metric=" + metric + "&since=" + since)));
       const [sm, mem] = await Promise.all([fetchAll("sm_percent"), fetchAll("gpu_memory_bytes")]);
       const labels = procs.map((p) => (p.name || "PID " + p.pid) + " (" + p.pid + ")");
       chart("chart-proc-sm", labels.length ? labels : ["none"], stack(sm, 1), null, true);
@@ -216,7 +216,7 @@
 
   async function loadAway() {
     try {
-      const body = await getJSON("/api/history/away?since=" + encodeURIComponent($("#away-window").value));
+      const body = await getJSON("api/history/away?since=" + encodeURIComponent($("#away-window").value));
       const items = body.causes.map((c) => {
         const li = document.createElement("li");
         const peak = c.peak === null || c.peak === undefined ? "" : " (peak " + Math.round(c.peak) + " " + c.unit + ")";
@@ -259,7 +259,7 @@
 
   async function loadRecordings() {
     try {
-      const body = await getJSON("/api/recordings?limit=20");
+      const body = await getJSON("api/recordings?limit=20");
       const rows = body.recordings.map((r) => {
         const tr = document.createElement("tr");
         tr.dataset.recording = r.id;
@@ -277,7 +277,7 @@
   $("#rec-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      const rec = await getJSON("/api/recordings", { method: "POST", headers: { "Content-Type": "application/json" },
+      const rec = await getJSON("api/recordings", { method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ label: $("#rec-label").value }) });
       state.recording = rec.id;
       $("#rec-start").disabled = true;
@@ -290,7 +290,7 @@
   $("#rec-stop").addEventListener("click", async () => {
     if (!state.recording) return;
     try {
-      await getJSON("/api/recordings/" + encodeURIComponent(state.recording) + "/stop", { method: "POST" });
+      await getJSON("api/recordings/" + encodeURIComponent(state.recording) + "/stop", { method: "POST" });
     } finally {
       state.recording = null;
       $("#rec-start").disabled = false;
@@ -319,7 +319,7 @@
     if (!started || host !== state.host) {  // first snapshot, or GPUs appeared or went away
       started = true;
       state.host = host;
-      try { state.rules = (await getJSON("/api/alerts?limit=1")).rules; } catch (error) { state.rules = {}; }
+      try { state.rules = (await getJSON("api/alerts?limit=1")).rules; } catch (error) { state.rules = {}; }
       await loadCharts();
       loadAway();
       loadRecordings();

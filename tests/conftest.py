@@ -23,7 +23,8 @@ from tests.support.receivers import Receiver
 # Prometheus or Redis, a built wheel, an attack, and tests marked ``load``: many clients or connections over many
 # seconds); a test that serves the app on loopback (the fixtures below) or a
 # file that starts real servers or processes is integration; the rest is unit.
-SYSTEM_FILES = frozenset({"test_page.py", "test_newcomer.py", "test_image.py", "test_fleet.py", "test_packaging.py",
+SYSTEM_FILES = frozenset({"test_page.py", "test_newcomer.py", "test_reverse_proxy.py", "test_image.py", "test_fleet.py",
+                          "test_packaging.py",
                           "test_exhaustion.py", "test_kubernetes_manifests.py", "test_bounded_commands.py"})
 INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py",
                                "test_websocket_writes.py", "test_cli.py", "test_inputs.py", "test_gate.py",

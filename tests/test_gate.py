@@ -119,7 +119,7 @@ def test_socket_sessions_are_limited_per_client_and_in_all(make_app: Any, serve:
     mine = [requests.get(handshake, timeout=5) for _ in range(4)]
     assert [a.status_code for a in mine] == [200, 200, 200, 429]
     assert mine[-1].json()["error"] == "too many sessions"
-    gate = server.app.wsgi_app
+    gate = server.app.wsgi_app.app  # inside the proxy layer (app/web/proxy.py)
     other = {"REMOTE_ADDR": "127.0.0.9", "HTTP_HOST": "127.0.0.1", "PATH_INFO": "/socket.io/", "QUERY_STRING": "EIO=4"}
     assert gate.check(other) is None  # another client still gets in
     server.app.extensions["fanwhy"].socketio.server.environ.update({f"x{i}": {"REMOTE_ADDR": "10.0.0.1"}

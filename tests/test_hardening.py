@@ -115,7 +115,7 @@ def test_the_login_form_sets_the_cookie(make_app: Any, fake_nvml: Any) -> None:
     app.extensions["fanwhy"].monitor.collect()
     client = app.test_client()
     form = client.get("/login").get_data(as_text=True)
-    assert 'type="password"' in form and 'action="/login"' in form
+    assert 'type="password"' in form and 'action="login"' in form
     response = client.post("/login", data={"token": "main-token"})
     assert response.status_code == 302
     cookie = response.headers["Set-Cookie"]

@@ -6,6 +6,7 @@ import importlib.util
 import ipaddress
 import math
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -14,6 +15,7 @@ from ..core.vocabulary import BACKENDS
 if TYPE_CHECKING:
     from ..verdict.alerts import Rule, RuleValue
 
+BASE_PATH = re.compile(r"(/[A-Za-z0-9._~-]+)+")  # FANWHY_BASE_PATH: /fanwhy, /tools/fanwhy
 MIN_PUBLIC_TOKEN = 16  # characters of FANWHY_TOKEN needed to bind anything but loopback
 
 
@@ -74,6 +76,8 @@ class Settings:
     metrics_token: str | None = None
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()  # addresses or networks whose X-Forwarded-* headers are believed
+    base_path: str = ""  # the path FanWhy is served under behind a proxy, e.g. /fanwhy
     rate_limit_per_s: float = 30.0
     tls_cert: str = ""
     tls_key: str = ""
@@ -116,6 +120,7 @@ class Settings:
             if getattr(self, name) not in choices:
                 raise ConfigError(message.format(value=getattr(self, name)), name)
         self._check_tokens()
+        self._check_proxy()
         self._check_alerts_and_masks()
         self._check_files()
         self._check_packages()
@@ -155,6 +160,17 @@ class Settings:
             compile_patterns(self.mask_patterns)
         except ValueError as error:
             raise ConfigError(f"FANWHY_MASK_PATTERNS: {error}") from None
+
+    def _check_proxy(self) -> None:
+        for item in self.trusted_proxies:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ConfigError(f"FANWHY_TRUSTED_PROXIES: {item!r} is not an address or a network (e.g. "
+                                  "127.0.0.1 or 10.0.0.0/8)", "trusted_proxies") from None
+        if self.base_path and not BASE_PATH.fullmatch(self.base_path):
+            raise ConfigError(f"FANWHY_BASE_PATH must be a path such as /fanwhy (letters, digits, - _ . / after a "
+                              f"leading /, no trailing /), got {self.base_path!r}", "base_path")
 
     def _check_files(self) -> None:
         if bool(self.tls_cert) != bool(self.tls_key):
@@ -223,6 +239,7 @@ ENV_NAMES = {
     "scrape_interval_s": "SCRAPE_INTERVAL", "message_queue": "FANWHY_MESSAGE_QUEUE", "collector": "FANWHY_COLLECTOR",
     "prometheus_url": "FANWHY_PROMETHEUS_URL", "metrics_token": "FANWHY_METRICS_TOKEN",
     "allowed_hosts": "FANWHY_ALLOWED_HOSTS", "allowed_origins": "FANWHY_ALLOWED_ORIGINS",
+    "trusted_proxies": "FANWHY_TRUSTED_PROXIES", "base_path": "FANWHY_BASE_PATH",
     "rate_limit_per_s": "FANWHY_RATE_LIMIT", "tls_cert": "FANWHY_TLS_CERT", "tls_key": "FANWHY_TLS_KEY",
     "mask_patterns": "FANWHY_MASK_PATTERNS", "names_only": "FANWHY_NAMES_ONLY", "watchdog_s": "FANWHY_WATCHDOG",
     "notify": "FANWHY_NOTIFY", "seed_metrics": "FANWHY_SEED_METRICS", "notify_group_s": "FANWHY_NOTIFY_GROUP",

@@ -54,13 +54,14 @@ def offered_token() -> str | None:
 LOGIN_FORM = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>FanWhy: sign in</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
 <main><h1>FanWhy</h1><p>This FanWhy needs its token (FANWHY_TOKEN).</p>
-<form method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password"
+<form method="post" action="login"><label>Token <input type="password" name="token" autocomplete="current-password"
 required autofocus></label> <button type="submit">Sign in</button></form>{message}</main></body></html>"""
 
 
 def _signed_in(token: str) -> BaseResponse:
-    response = redirect("/")
-    response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure)
+    response = redirect(request.script_root + "/")  # behind a proxy at /fanwhy: /fanwhy/
+    response.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure,
+                        path=request.script_root or "/")
     return response
 
 
@@ -91,7 +92,7 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
         if request.path == "/metrics" and metrics_token and token_matches(metrics_token, offered_token()):
             return None
         if request.path == "/" and request.method == "GET":
-            return redirect("/login")
+            return redirect(request.script_root + "/login")
         response = jsonify(error="unauthorized", detail=UNAUTHORIZED)
         response.status_code = 401
         return response
