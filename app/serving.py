@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import json
+import os
 import socket
 import sys
 from collections import Counter
@@ -31,11 +32,20 @@ if TYPE_CHECKING:
     from flask import Flask
 
 
-def url(settings: Settings) -> str:
-    """The address to open in a browser: a wildcard bind (0.0.0.0, ::) is reached by the machine's name."""
-    host = socket.gethostname() if settings.host in ("0.0.0.0", "::", "[::]", "") else settings.host
-    host = f"[{host}]" if ":" in host else host
+def in_container(root: str = "/") -> bool:
+    """Whether this process runs in a container (Docker's /.dockerenv, Podman's /run/.containerenv)."""
+    return any(os.path.exists(os.path.join(root, marker)) for marker in (".dockerenv", "run/.containerenv"))
+
+
+def url(settings: Settings, root: str = "/") -> str:
+    """The address to open in a browser: a wildcard bind (0.0.0.0, ::) is reached by the machine's name; in a
+    container that name is the container's, which the host cannot open: the published port is what to open."""
     scheme = "https" if settings.tls_cert else "http"
+    wildcard = settings.host in ("0.0.0.0", "::", "[::]", "")
+    if wildcard and in_container(root):  # as `-p 8090:8090` publishes it on the host
+        return f"{scheme}://localhost:{settings.port}/"
+    host = socket.gethostname() if wildcard else settings.host
+    host = f"[{host}]" if ":" in host else host
     return f"{scheme}://{host}:{settings.port}/"
 
 
@@ -177,7 +187,9 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                 "accesslog": None,
                 "loglevel": "warning",
                 "when_ready": lambda server: print(
-                    f"FanWhy is serving {url(settings)}{'metrics' if mode == 'exporter' else ''}", flush=True),
+                    f"FanWhy is serving {url(settings)}{'metrics' if mode == 'exporter' else ''}" + (
+                        " (in a container: on the host, or its address, at the port published with -p)"
+                        if in_container() and settings.host in ("0.0.0.0", "::") else ""), flush=True),
             }
             if model == "gevent":
                 options["worker_class"] = gevent_worker(settings.client_connections, settings.trusted_proxies)

@@ -162,7 +162,11 @@ def test_a_public_bind_prints_a_url_a_browser_can_open() -> None:
         wait_healthy(f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {'t' * 24}"})
     finally:
         output = stop(proc)
-    assert f"FanWhy is serving http://{socket.gethostname()}:{port}/" in output
+    from app.serving import in_container
+
+    # the machine's name; in a container (this test may run in one) the host's side of the published port
+    where = "localhost" if in_container() else socket.gethostname()
+    assert f"FanWhy is serving http://{where}:{port}/" in output
     assert "0.0.0.0" not in output.split("FanWhy is serving")[1].splitlines()[0]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -120,6 +121,50 @@ def test_it_runs_as_a_numeric_non_root_user_and_serves(image: str, run: Callable
     page = requests.get(f"http://127.0.0.1:{port}/", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=5)
     assert page.status_code == 200 and "history.js" in page.text
     assert podman("exec", name, "python", "-m", "app.healthcheck", check=False).returncode == 0
+
+
+def own_address() -> str | None:
+    """An IPv4 address of this machine that is not loopback (what another machine would reach it by)."""
+    import psutil
+
+    for addresses in psutil.net_if_addrs().values():
+        for address in addresses:
+            if address.family == socket.AF_INET and not address.address.startswith("127."):
+                return address.address
+    return None
+
+
+def test_the_readme_line_works_from_another_machine(run: Callable[..., str]) -> None:
+    """README's `-e FANWHY_TOKEN=...` and nothing else: the page and Socket.IO through a non-loopback address of this
+    machine, by a name the container cannot know (as a DNS name of the host would be); the URL it prints is one the
+    host can open."""
+    import socketio
+
+    address = own_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    port = free_port()
+    name = run(port=port)
+    healthy(port)
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    for host in (f"{address}:{port}", f"gpu-box.example:{port}"):
+        page = requests.get(f"http://{address}:{port}/", headers={**bearer, "Host": host}, timeout=5)
+        assert page.status_code == 200 and "history.js" in page.text, (host, page.text[:200])
+    assert requests.get(f"http://{address}:{port}/api/gpu/summary", headers={"Host": "gpu-box.example"},
+                        timeout=5).status_code == 401  # any name, but never without the token
+    client = socketio.Client(reconnection=False)
+    updates: list[dict] = []
+    client.on("gpu_status_update", updates.append)
+    client.connect(f"http://{address}:{port}", headers=bearer, transports=["websocket"], wait_timeout=10)
+    try:
+        deadline = time.monotonic() + 15
+        while not updates and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        client.disconnect()
+    assert updates and updates[-1]["gpus"]
+    logs = podman("logs", name).stdout + podman("logs", name).stderr
+    assert f"FanWhy is serving http://localhost:{port}/" in logs, logs[-1000:]
 
 
 def test_the_health_check_follows_tls_and_exporter_mode(image: str, run: Callable[..., str], tmp_path: Path) -> None:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import socket
 import threading
 import time
 from collections import OrderedDict
 from typing import Callable, Iterable
 
-import psutil
 from flask import Flask, Response, request
 
 from ..collect.config import Settings, is_loopback
@@ -25,15 +23,10 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
 def default_allowed_hosts(bind: str) -> set[str]:
+    """Loopback's names, and the bind address itself when it is a name or address of its own."""
     names = set(LOOPBACK_NAMES)
-    if not is_loopback(bind):
-        names.update({socket.gethostname().lower(), socket.getfqdn().lower()})
-        for addresses in psutil.net_if_addrs().values():
-            for address in addresses:
-                if address.family in (socket.AF_INET, socket.AF_INET6):
-                    names.add(address.address.split("%")[0].lower())
-        if bind not in ("0.0.0.0", "::"):
-            names.add(bind.lower())
+    if bind not in ("0.0.0.0", "::", "") and not is_loopback(bind):
+        names.add(bind.lower())
     return names
 
 
@@ -108,9 +101,14 @@ SECURITY_HEADERS = {
 
 
 def allowed_hosts(settings: Settings) -> set[str]:
-    """The names a request's Host may carry: FANWHY_ALLOWED_HOSTS, else those of the bind address."""
+    """The names a request's Host may carry: FANWHY_ALLOWED_HOSTS; else, bound to loopback, those of loopback; else,
+    bound to the network (which needs FANWHY_TOKEN), any name: the token guards every route, so a page that rebinds
+    a name of its own to this machine gets 401 without it, and a server in a container cannot know the names and
+    addresses its published port is reached by (docs/SECURITY.md)."""
     if settings.allowed_hosts:
         return _valid_names(settings.allowed_hosts)
+    if settings.token and not is_loopback(settings.host):
+        return {"*"}
     return default_allowed_hosts(settings.host)
 
 
