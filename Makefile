@@ -26,12 +26,12 @@ snapshot: $(VENV)/.runtime
 	$(PY) -m app snapshot
 
 # Debian packages the tests drive for real: chromium (the page), nginx (a reverse proxy in front), node and java
-# (processes the table names), prometheus (promtool and a real
+# (processes the table names), zsh and groff (completion and the man page), prometheus (promtool and a real
 # Prometheus for the fleet), redis-server (the Socket.IO message queue);
 # podman, runc, mmdebstrap and openssl build and run the container image (tests/test_image.py). Installed when
 # root and missing; otherwise the tests that need them are skipped, saying why.
 DEBS := chromium:chromium prometheus:promtool redis-server:redis-server podman:podman runc:runc mmdebstrap:mmdebstrap \
-        nodejs:node default-jre-headless:java nginx-light:nginx \
+        nodejs:node default-jre-headless:java nginx-light:nginx zsh:zsh groff-base:groff \
         openssl:openssl
 
 .PHONY: debs

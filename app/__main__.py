@@ -96,6 +96,10 @@ def parser() -> argparse.ArgumentParser:
         description="FanWhy: why is my fan running? Serves a live dashboard of the GPUs, the processes and "
                     "containers behind their load, and the reason in a sentence (http://127.0.0.1:8090/).")
     main.add_argument("--version", action="version", version=f"fanwhy {__version__}")
+    main.add_argument("--print-completion", choices=("bash", "zsh"), metavar="SHELL",
+                      help="print the completion script for bash or zsh, e.g. fanwhy --print-completion bash > "
+                           "~/.local/share/bash-completion/completions/fanwhy")
+    main.add_argument("--print-man", action="store_true", help="print the man page (fanwhy --print-man | man -l -)")
     _settings_flags(main, "serve")
     commands = main.add_subparsers(dest="command", metavar="COMMAND", title="commands (default: serve)")
     serve = commands.add_parser("serve", help="serve the dashboard (the default)", formatter_class=formatter,
@@ -245,6 +249,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
+    if getattr(args, "print_completion", None) or getattr(args, "print_man", False):
+        from .cli.completion import render
+
+        sys.stdout.write(render(args.print_completion or "man", parser()))
+        return 0
     command = args.command or "serve"
     quiet = command in ("snapshot", "run")  # the terminal answer is the output; the server's log is for its operator
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,

@@ -221,9 +221,30 @@ def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) 
         module = subprocess.run([str(venv / "bin" / "python"), "-m", "fanwhy", "--version"], capture_output=True,
                                 text=True, cwd=elsewhere, env=env, timeout=60)
         assert module.stdout.strip() == f"fanwhy {__version__}", module.stderr[-1000:]
+        # bash's completion, from the installed command
+        script = subprocess.run([str(venv / "bin" / "fanwhy"), "--print-completion", "bash"], capture_output=True,
+                                text=True, cwd=elsewhere, env=env, timeout=60).stdout
+        assert completions(script, "fanwhy sn") == ["snapshot"]
     finally:
         output = stop(proc)
     assert "Traceback" not in output
+
+
+def completions(script: str, line: str) -> list[str]:
+    """What bash's completion offers for the last word of ``line``, with ``script`` loaded (as bash-completion
+    would load it): the function `complete` registered for fanwhy, called as bash calls it on Tab."""
+    words = line.split(" ")
+    program = script + f"""
+COMP_WORDS=({" ".join(repr(w) for w in words)})
+COMP_CWORD={len(words) - 1}
+COMP_LINE={line!r}
+fn=$(complete -p fanwhy | sed -E 's/.*-F ([^ ]+).*/\\1/')
+"$fn"
+printf '%s\\n' "${{COMPREPLY[@]}}"
+"""
+    done = subprocess.run(["bash", "--norc", "--noprofile", "-c", program], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return [w for w in done.stdout.splitlines() if w]
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze (package systemd) not found")
