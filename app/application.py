@@ -106,10 +106,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     openapi.init_app(app)
     fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history,
                     recorder=Recorder(history) if history is not None else None, notifier=notifier(settings))
+    views.init_app(app, exporter)
     if not exporter:
         history_api.init_app(app)
         fleet.init_app(app)
-        views.init_app(app)
         fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings, concurrency)
     sessions = fanwhy.socketio.server.environ.values if fanwhy.socketio is not None else None
     inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],

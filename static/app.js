@@ -22,7 +22,12 @@
 
   // A missing value reads "N/A" with the reason on hover (and for screen readers); `short` replaces the
   // shortened reason when the snapshot says it in a word (passively_cooled).
+  // A number and its unit never part at a line's end: "100 %" stays whole at phone width.
+  const UNIT = /(\d) (?=(%|°C|W\b|Wh\b|[KMGT]iB\b|B\b|RPM\b|MHz\b|s\b|ms\b|cores?\b))/g;
+  function keep(text) { return String(text).replace(UNIT, "$1\u00a0"); }
+
   function setValue(el, text, reason, short) {
+    if (text !== null) text = keep(text);
     if (text === null) {
       el.textContent = short ? "N/A: " + short : reason ? "N/A: " + shortReason(reason) : "N/A";
       el.title = reason || "";
@@ -41,6 +46,7 @@
     const el = $("#connection");
     el.textContent = text;
     el.className = "pill pill-" + kind;
+    document.body.classList.toggle("offline", kind !== "ok");  // what is shown is no longer live: greyed
   }
 
   function gpuCard(gpu) {
@@ -160,7 +166,7 @@
     const tr = document.createElement("tr");
     cells.forEach((cell) => {
       const td = document.createElement("td");
-      td.textContent = cell.text;
+      td.textContent = keep(cell.text);
       if (cell.title) td.title = cell.title;
       if (cell.cls) td.className = cell.cls;
       tr.appendChild(td);
@@ -178,7 +184,7 @@
 
   // A sentence whose `commands` become <code> elements; every piece goes in as text, never as HTML.
   function setSentence(el, text) {
-    const parts = String(text).split("`");
+    const parts = keep(text).split("`");
     el.replaceChildren(...parts.map((part, i) => {
       if (i % 2 === 0 || i === parts.length - 1) return document.createTextNode(i % 2 ? "`" + part : part);
       const code = document.createElement("code");
@@ -209,8 +215,11 @@
     if (!verdict) return;
     setSentence($("#headline"), verdict.headline);
     $("#verdict").classList.toggle("busy", verdict.busy);
-    $("#confidence").textContent = "(confidence " + Math.round(verdict.confidence * 100) + " %)";
-    const items = verdict.causes.map((cause) => {
+    // how sure FanWhy is of a cause; "Nothing is busy" is no guess
+    $("#confidence").textContent = verdict.busy ? "(confidence " + Math.round(verdict.confidence * 100) + "\u00a0%)" : "";
+    // the causes add what the headline does not say: the one it already says is not repeated
+    const items = verdict.causes.filter((cause) => cause.summary && cause.summary !== verdict.headline &&
+      !verdict.headline.startsWith(cause.summary)).map((cause) => {
       const li = document.createElement("li");
       setSentence(li, cause.summary);
       li.dataset.kind = cause.kind;
@@ -218,14 +227,14 @@
         .map((e) => numberWords(e[0], e[1]));
       if (numbers.length) {
         const small = document.createElement("small");
-        small.textContent = " (" + numbers.join(", ") + ")";
+        small.textContent = keep(" (" + numbers.join(", ") + ")");
         li.appendChild(small);
       }
       return li;
     });
     if (!items.length) {
       const li = document.createElement("li");
-      li.textContent = "No cause: every GPU and the CPU are idle.";
+      li.textContent = verdict.busy ? "Nothing more than the headline says." : "No cause: every GPU and the CPU are idle.";
       items.push(li);
     }
     $("#causes").replaceChildren(...items);
@@ -492,11 +501,13 @@
     if (!state.lastReceived) return;
     const age = (Date.now() - state.lastReceived) / 1000;  // the browser's own clock: no skew with the server
     const interval = Number(document.body.dataset.interval) || 1;
-    const stale = age > Math.max(3, 3 * interval);
+    const offline = document.body.classList.contains("offline");
+    const stale = offline || age > Math.max(3, 3 * interval);
     document.body.classList.toggle("stale", stale);
     const el = $("#stale");
     el.hidden = !stale;
-    el.textContent = stale ? "The data is " + Math.round(age) + " s old: the GPU backend or the collector is not answering." : "";
+    el.textContent = !stale ? "" : offline ? "Not live: the server is unreachable; what is shown is " + Math.round(age) +
+      "\u00a0s old." : "The data is " + Math.round(age) + "\u00a0s old: the GPU backend or the collector is not answering.";
   }, 1000);
 
   // under the page's own path: behind a proxy at /fanwhy/ that is /fanwhy/socket.io
@@ -510,5 +521,6 @@
   socket.on("high_gpu_usage_alert", alertToast);
   socket.on("alert", alertToast);
   socket.on("alert_resolved", alertToast);
-  window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes, setSentence: setSentence, fanText: fanText };
+  window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes, setSentence: setSentence, fanText: fanText,
+    keep: keep };
 })();

@@ -10,7 +10,7 @@
 
   function cell(text, title, cls) {
     const td = document.createElement("td");
-    td.textContent = text;
+    td.textContent = window.fanwhy.keep(text);
     if (title) td.title = title;
     if (cls) td.className = cls;
     return td;
@@ -31,7 +31,7 @@
     const span = document.createElement("span");
     const floorText = fan.floor_percent ? " · floor " + fan.floor_percent.toFixed(0) + " %" :
       fan.floor_rpm ? " · floor " + fan.floor_rpm + " RPM" : "";
-    span.textContent = " " + window.fanwhy.fanText(fan) + (fan.state === "floor" ? "" : floorText);
+    span.textContent = window.fanwhy.keep(" " + window.fanwhy.fanText(fan) + (fan.state === "floor" ? "" : floorText));
     td.append(meter, span);
     return td;
   }

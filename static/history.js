@@ -82,7 +82,7 @@
       fill: stacked ? COLORS[i % COLORS.length] + "55" : undefined, spanGaps: false,
     })));
     const opts = {
-      width: width, height: 170, series: series, legend: { show: labels.length > 1 },
+      width: width, height: 170, series: series, legend: { show: stacked || labels.length > 1 },  // stacked: whose band
       scales: { x: { time: true, range: () => xRange() }, y: { range: (u, min, max) => [Math.min(0, min), Math.max(max, limit || 0) * 1.05 || 1] } },
       axes: [{ stroke: "#888" }, { stroke: "#888", size: 50 }],
       plugins: [thresholdPlugin(limit)],
@@ -152,7 +152,7 @@
       const fetchAll = (metric) => Promise.all(procs.map((p) =>
         getJSON("api/gpu/history?pid=" + p.pid + "&metric=" + metric + "&since=" + since)));
       const [sm, mem] = await Promise.all([fetchAll("sm_percent"), fetchAll("gpu_memory_bytes")]);
-      const labels = procs.map((p) => (p.name || "PID " + p.pid) + " (" + p.pid + ")");
+      const labels = procs.map((p) => (p.program || p.name || "PID " + p.pid) + " (" + p.pid + ")");
       chart("chart-proc-sm", labels.length ? labels : ["none"], stack(sm, 1), null, true);
       chart("chart-proc-mem", labels.length ? labels : ["none"], stack(mem, 1 / (1 << 30)), null, true);
     } catch (error) {
@@ -231,7 +231,7 @@
       }
       $("#away-causes").replaceChildren(...items);
       $("#away-top").textContent = body.top_processes.length ? "Most GPU energy: " + body.top_processes.map((p) =>
-        (p.name || "PID " + p.pid) + (p.user ? " (" + p.user + ")" : "") + " " + p.energy_wh.toFixed(2) + " Wh").join(", ") : "";
+        (p.name || "PID " + p.pid) + (p.user ? " (" + p.user + ")" : "") + " " + p.energy_wh.toFixed(2) + "\u00a0Wh").join(", ") : "";
     } catch (error) {
       $("#away-top").textContent = "Unavailable: " + error.message;
     }
@@ -257,6 +257,16 @@
       (receipt.fans_above_floor_s === null ? "" : ", fans above floor " + Math.round(receipt.fans_above_floor_s) + " s");
   }
 
+  function emptyRow(text) {
+    const tr = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = 6;
+    td.className = "empty";
+    td.textContent = text;
+    tr.appendChild(td);
+    return tr;
+  }
+
   async function loadRecordings() {
     try {
       const body = await getJSON("api/recordings?limit=20");
@@ -268,9 +278,10 @@
           .forEach((text) => { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); });
         return tr;
       });
+      if (!rows.length) rows.push(emptyRow("No recordings yet: start one above, or wrap a job in `fanwhy run -- COMMAND`."));
       $("#recordings tbody").replaceChildren(...rows);
     } catch (error) {
-      $("#recordings tbody").replaceChildren();
+      $("#recordings tbody").replaceChildren(emptyRow("Recordings are unavailable: " + error.message));
     }
   }
 

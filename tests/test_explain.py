@@ -218,7 +218,11 @@ def test_a_busy_cpu_beside_a_lightly_busy_gpu() -> None:
     chrome = proc(7, "/opt/google/chrome/chrome", user="bob", gpu_index=None, cpu=100)
     verdict = explain(snap([light], [proc(1, "python3 infer.py", sm=25), chrome], cpu=100))
     assert verdict.headline.startswith("The CPU is at 100 % (48 °C) because of `chrome` (bob)")
-    assert verdict.headline.endswith("GPUs are busy too (see the causes).")
+    assert verdict.headline.endswith("GPU 0 is busy too, at 25 % (see the causes).")  # which GPU, how busy
+    two = explain(snap([light, gpu(index=2, util=31, temp=50, power=90)],
+                       [proc(1, "python3 infer.py", sm=25), proc(3, "python3 b.py", gpu_index=2, sm=31), chrome],
+                       cpu=100))
+    assert two.headline.endswith("GPUs 0 and 2 are busy too, at 25 and 31 % (see the causes).")
     assert [c.kind for c in verdict.causes][:2] == ["cpu_load", "gpu_load"]
     busy = explain(snap([gpu(util=90, temp=75, power=280)], [proc(1, "python3 train.py", sm=90), chrome], cpu=100))
     assert busy.headline.startswith("GPU 0 is at 75 °C")

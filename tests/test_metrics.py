@@ -149,7 +149,10 @@ def test_exporter_mode_serves_metrics_and_no_page() -> None:
         assert health["interval_s"] == 0.5 and health["history"] == {"enabled": False}
         text = requests.get(f"{url}/metrics", timeout=5).text
         assert 'fanwhy_backend_info{backend="simulated"} 1.0' in text
-        assert requests.get(url + "/", timeout=5).status_code == 404  # no page
+        root = requests.get(url + "/", timeout=5)  # no dashboard: a small page that says where the metrics are
+        assert root.status_code == 200 and 'href="/metrics"' in root.text and "history.js" not in root.text
+        icon = requests.get(url + "/favicon.ico", timeout=5)
+        assert icon.status_code == 200 and icon.content[:4] == b"\x00\x00\x01\x00"  # an icon, in both modes
         assert requests.get(url + "/socket.io/?EIO=4&transport=polling", timeout=5).status_code == 404
     finally:
         output = stop(proc)

@@ -319,6 +319,19 @@ def _chain(causes: Sequence[Cause]) -> Cause | None:
     return full or next((c for c in causes if c.kind == "fan"), None)
 
 
+def _busy_too(snap: Snapshot, gpu_busy: Sequence[Cause]) -> str:
+    """``GPU 1 is busy too, at 24 %`` / ``GPUs 0 and 2 are busy too, at 40 and 31 %``: which ones, and how busy."""
+    util = {g.index: g.utilization_percent for g in snap.gpus}
+    indexes = sorted({c.gpu_index for c in gpu_busy if c.gpu_index is not None})
+    if not indexes:
+        return "GPUs are busy too"
+    names = ", ".join(str(i) for i in indexes[:-1]) + (" and " if len(indexes) > 1 else "") + str(indexes[-1])
+    known = [util.get(i) for i in indexes]
+    at = "" if None in known else ", at " + ", ".join(f"{u:.0f}" for u in known[:-1]) + (
+        " and " if len(known) > 1 else "") + f"{known[-1]:.0f} %"
+    return f"GPU {names} is busy too{at}" if len(indexes) == 1 else f"GPUs {names} are busy too{at}"
+
+
 def _cpu_ranked(cpu: Cause, snap: Snapshot, gpu_busy: Sequence[Cause]) -> Cause:
     """The CPU cause worded and scored against the busy GPUs.
 
@@ -326,7 +339,7 @@ def _cpu_ranked(cpu: Cause, snap: Snapshot, gpu_busy: Sequence[Cause]) -> Cause:
     outranks every busy GPU by a clear margin."""
     cpu_leads = all(cpu.score > c.score + GPU_PREFERENCE for c in gpu_busy)
     if gpu_busy and cpu_leads:
-        summary = f"{cpu.summary[0].upper() + cpu.summary[1:]}; GPUs are busy too (see the causes)."
+        summary = f"{cpu.summary[0].upper() + cpu.summary[1:]}; {_busy_too(snap, gpu_busy)} (see the causes)."
     elif gpu_busy:
         summary = f"Also, {cpu.summary}."
     else:

@@ -80,8 +80,8 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
 
     @app.before_request
     def require_token() -> BaseResponse | tuple[Response, int] | None:
-        if request.path.startswith("/socket.io") or request.path == "/login":
-            return None  # Socket.IO is checked by app.web.gate before a session or upgrade
+        if request.path.startswith("/socket.io") or request.path in ("/login", "/favicon.ico"):
+            return None  # Socket.IO is checked by app.web.gate before a session or upgrade; the icon is public
         if not token:
             if request.path != "/metrics" or token_matches(metrics_token, offered_token()):
                 return None
