@@ -100,6 +100,9 @@ def test_the_small_things(server: str, browser: Browser, width: int, scheme: str
         icon = requests.get(server + "/favicon.ico", timeout=5)  # what a browser asks for before any script runs
         assert icon.status_code == 200 and icon.headers["Content-Type"] == "image/x-icon"
         page.wait_for_selector("#chart-proc-sm .u-legend", state="attached", timeout=20_000)  # the stacked chart's
+        # every process is plainly visible here: "Seen as" says nothing, so it is not shown
+        assert page.evaluate("() => getComputedStyle(document.querySelector('#processes th:nth-child(10)')).display")\
+            == "none"
     finally:
         page.context.close()
     assert found == []
@@ -144,3 +147,27 @@ def test_a_stopped_server_leaves_everything_greyed_and_said_to_be_stale(browser:
         assert "grayscale" in page.evaluate("getComputedStyle(document.querySelector('.cards')).filter")
     finally:
         page.context.close()
+
+
+def test_without_a_gpu_no_gpu_column_is_shown_in_either_table(browser: Browser, tmp_path: Any) -> None:
+    """On a machine without a GPU (this one: every backend finds none) the page shows the CPU side only."""
+    port = free_port()
+    proc = start_server(port, FANWHY_BACKEND="auto", FANWHY_DB=str(tmp_path / "history.db"), FANWHY_TOP_CPU="8")
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(url)
+        if requests.get(url + "/api/health", timeout=5).json().get("gpu_count"):
+            pytest.skip("this machine has a GPU")
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("#connection.pill-ok", timeout=15_000)
+        page.wait_for_selector("#processes tbody tr", timeout=15_000)
+        shown = page.evaluate("""() => ['processes', 'containers'].map((id) => Array.from(
+            document.querySelectorAll('#' + id + ' thead th')).filter((th) => getComputedStyle(th).display !== 'none')
+            .map((th) => th.textContent.trim()))""")
+        for headers in shown:
+            assert not {"GPU", "GPU memory", "SM %", "Power", "Seen as"} & set(headers), shown
+        context.close()
+    finally:
+        stop(proc)
