@@ -166,7 +166,14 @@
     const tr = document.createElement("tr");
     cells.forEach((cell) => {
       const td = document.createElement("td");
-      td.textContent = keep(cell.text);
+      if (cell.wrap) {  // a name: wraps between its words, and a word too long for the column is clipped, not cut
+        const span = document.createElement("span");
+        span.className = "name";
+        span.textContent = cell.text;
+        td.appendChild(span);
+      } else {
+        td.textContent = keep(cell.text);
+      }
       if (cell.title) td.title = cell.title;
       if (cell.cls) td.className = cell.cls;
       tr.appendChild(td);
@@ -290,7 +297,8 @@
         { text: String(p.pid) + (p.namespace_pid ? " (" + p.namespace_pid + " inside)" : "") },
         { text: p.user || "?" },
         { text: (p.program || p.name || "?") + (p.status !== "ok" && p.status !== "outside-namespace" ? " (" + p.status + ")" : ""),
-          title: p.name && p.program && p.program !== p.name ? "process name: " + p.name : "" },
+          title: (p.program || p.name || "") + (p.name && p.program && p.program !== p.name ? " (process name: " + p.name + ")" : ""),
+          wrap: true },
         { text: containerLabel(p.container), title: p.container ? p.container.id + (p.container.image ? " · " + p.container.image : "") : (p.unit || "") },
         { text: p.gpus.length ? p.gpus.map((g) => String(g.gpu_index)).join(", ") : "–" },
         { text: p.gpus.length ? memoryText(p.gpu_memory_bytes, estimate ? "inference" : "reported") : "–" },

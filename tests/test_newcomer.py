@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.browser import chromium
 from tests.support.servers import free_port, stop, wait_healthy
 from tests.test_page import CHROMIUM
 
@@ -50,12 +51,8 @@ def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 def make(clone: Path, target: str, tmp_path: Path, **env: str) -> tuple[subprocess.Popen[str], str]:

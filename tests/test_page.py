@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -15,12 +14,14 @@ import pytest
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
+from tests.support.browser import chromium
 from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, ElementHandle, Page
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from tests.support.browser import CHROMIUM
+
 PROBLEMS: dict[Page, list[str]] = {}  # what each open page reported: console errors and warnings, page errors, dialogs
 
 
@@ -65,15 +66,8 @@ def hostile_process() -> Iterator[subprocess.Popen]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

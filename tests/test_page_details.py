@@ -5,7 +5,6 @@ when the server stops everything shown is greyed and said to be stale."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -13,12 +12,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import requests
 
+from tests.support.browser import chromium
 from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from tests.support.browser import CHROMIUM
+
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")]
 
@@ -38,12 +39,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 def opened(browser: Browser, url: str, width: int, scheme: str) -> tuple[Page, list[str]]:
@@ -62,7 +59,7 @@ def opened(browser: Browser, url: str, width: int, scheme: str) -> tuple[Page, l
 SPLIT_WORDS = """() => {
   const cut = [];
   document.querySelectorAll('#processes tbody td:nth-child(3)').forEach((td) => {
-    const node = td.firstChild; if (!node || !td.offsetParent) return;
+    const node = (td.querySelector('span.name') || td).firstChild; if (!node || !td.offsetParent) return;
     const text = node.textContent; let at = 0;
     for (const word of text.split(/[\\s\\u00a0]+/)) {
       const start = text.indexOf(word, at); at = start + word.length;

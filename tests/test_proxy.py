@@ -77,6 +77,8 @@ def test_the_base_path_is_served_whether_or_not_the_proxy_strips_it() -> None:
     bare = call(layer, "/fanwhy")  # the page's relative URLs need the slash
     assert bare["status"].startswith("308") and bare["headers"]["Location"] == "/fanwhy/"
     assert call(layer, "/fanwhyx/api")["SCRIPT_NAME"] == ""  # another path that only starts the same
+    both = call(Forwarded(echo, ["127.0.0.1"], "/fanwhy"), "/fanwhy/api/health", x_forwarded_prefix="/fanwhy")
+    assert (both["SCRIPT_NAME"], both["PATH_INFO"]) == ("/fanwhy", "/api/health")  # said twice, taken once
 
 
 def test_the_settings_refuse_what_is_not_an_address_or_a_path() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -77,24 +77,24 @@ def _named(argv: tuple[str, ...]) -> str:
     return _with_subcommand(head, rest)
 
 
-def _interpreted(head: str, rest: Sequence[str]) -> str:
-    family = "node" if head.startswith("node") else "python" if head.startswith(("python", "pypy")) else head
-    takes = _TAKES_VALUE.get(family, frozenset())
+def _words(rest: Sequence[str], takes: frozenset[str]) -> Iterator[tuple[int, str]]:
+    """The words after an interpreter with their places, the value of an option that takes one skipped."""
     i = 0
     while i < len(rest):
-        word = rest[i]
+        yield i, rest[i]
+        i += 2 if rest[i] in takes else 1
+
+
+def _interpreted(head: str, rest: Sequence[str]) -> str:
+    family = "node" if head.startswith("node") else "python" if head.startswith(("python", "pypy")) else head
+    for i, word in _words(rest, _TAKES_VALUE.get(family, frozenset())):
         if word in ("-c", "-e", "--eval", "-p", "--print") and family in ("python", "node", "ruby", "perl", "bash",
                                                                             "sh", "zsh", "dash", "php"):
             return f"{head} {word}"  # inline code: its text says nothing in a sentence
         if word == "-m" and family == "python" and i + 1 < len(rest):
             return _module(head, rest[i + 1], rest[i + 2:])
-        if word in takes:
-            i += 2
-            continue
-        if word.startswith("-"):
-            i += 1
-            continue
-        return _script(head, word, rest[i + 1:])
+        if not word.startswith("-"):
+            return _script(head, word, rest[i + 1:])
     return head
 
 
@@ -130,19 +130,12 @@ def _launched(launcher: str, rest: Sequence[str]) -> str:
 
 
 def _java(head: str, rest: Sequence[str]) -> str:
-    takes = _TAKES_VALUE["java"]
-    i = 0
-    while i < len(rest):
-        word = rest[i]
+    for i, word in _words(rest, _TAKES_VALUE["java"]):
         if word == "-jar" and i + 1 < len(rest):
             return f"{head} {os.path.basename(rest[i + 1])}"
         if word in ("-m", "--module") and i + 1 < len(rest):
             return f"{head} {rest[i + 1].rsplit('/', 1)[-1].rsplit('.', 1)[-1]}"
-        if word in takes:
-            i += 2
-            continue
         if word.startswith("-"):
-            i += 1
             continue
         if word.endswith(".java"):  # the source-file launcher
             return f"{head} {os.path.basename(word)}"

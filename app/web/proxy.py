@@ -70,7 +70,8 @@ class Forwarded:
             self._believe(environ, headers)
         path = environ.get("PATH_INFO") or "/"
         if self.base_path and (path == self.base_path or path.startswith(self.base_path + "/")):
-            environ["SCRIPT_NAME"] = (environ.get("SCRIPT_NAME") or "") + self.base_path
+            script = environ.get("SCRIPT_NAME") or ""  # a proxy may have said the same prefix (X-Forwarded-Prefix)
+            environ["SCRIPT_NAME"] = script if script.endswith(self.base_path) else script + self.base_path
             path = path[len(self.base_path):]
             environ["PATH_INFO"] = path
         if path == "" and environ.get("SCRIPT_NAME"):  # /fanwhy: the page's relative URLs need /fanwhy/
