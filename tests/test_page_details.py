@@ -115,6 +115,7 @@ def test_nothing_is_busy_claims_no_confidence_and_the_causes_do_not_repeat_the_h
         idle: dict[str, Any] = {"headline": "Nothing is busy: the fans are on their idle curve.", "causes": [],
                                 "confidence": 0.9, "busy": False}
         page.evaluate("""(verdict) => {
+            window.fanwhy.socket.disconnect();  // no live update may replace it before it is read
             const snap = structuredClone(window.fanwhy.state.snap); snap.verdict = verdict;
             window.fanwhy.socket.listeners('gpu_status_update').forEach((f) => f(snap));
         }""", idle)

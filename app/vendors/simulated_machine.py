@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import os
 import shutil
 import tempfile
 import threading
@@ -32,6 +33,13 @@ def _pwm(celsius: float, curve: tuple[tuple[float, int], ...]) -> int:
     return curve[-1][1]
 
 
+def _remove_if_mine(root: Path, creator: int) -> None:
+    """At exit, the tree goes with the process that made it: a forked child (gunicorn's worker, restarted under
+    load) inherits the exit hook but not the tree, and removing it there pulled it from under the next worker."""
+    if os.getpid() == creator:
+        shutil.rmtree(root, True)
+
+
 class SimulatedMachine:
     """One per process: the tree lives in a temporary directory removed at exit."""
 
@@ -48,7 +56,7 @@ class SimulatedMachine:
         self._files: dict[str, str] = {}
         self._write_static()
         self.step([], 0.0)
-        atexit.register(shutil.rmtree, self.root, True)
+        atexit.register(_remove_if_mine, self.root, os.getpid())
 
     @classmethod
     def shared(cls) -> SimulatedMachine:
