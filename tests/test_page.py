@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
 from tests.support.browser import chromium
-from tests.support.servers import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, served, start_server, stop, wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, ElementHandle, Page
@@ -43,15 +43,8 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    port = free_port()
-    proc = start_server(port, FANWHY_ALERT_GPU_UTIL="1", FANWHY_ALERT_HOLD="0.5", FANWHY_SIM_GPUS="2",
-                        FANWHY_TOP_CPU="8")
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url)
+    with served(FANWHY_ALERT_GPU_UTIL="1", FANWHY_ALERT_HOLD="0.5", FANWHY_SIM_GPUS="2", FANWHY_TOP_CPU="8") as url:
         yield url
-    finally:
-        stop(proc)
 
 
 @pytest.fixture(scope="module")

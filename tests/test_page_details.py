@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from tests.support.browser import chromium
-from tests.support.servers import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, served, start_server, stop, wait_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -26,15 +26,9 @@ pytestmark = [pytest.mark.browser,
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    proc = start_server(port, FANWHY_SIM_GPUS="4", FANWHY_TOP_CPU="8",
-                        FANWHY_DB=str(tmp_path_factory.mktemp("h") / "history.db"))
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url)
+    with served(FANWHY_SIM_GPUS="4", FANWHY_TOP_CPU="8",
+                FANWHY_DB=str(tmp_path_factory.mktemp("h") / "history.db")) as url:
         yield url
-    finally:
-        stop(proc)
 
 
 @pytest.fixture(scope="module")

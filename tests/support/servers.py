@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +68,16 @@ def wait_for(predicate: Any, timeout: float = 10.0) -> None:
             return
         time.sleep(0.02)
     raise AssertionError("condition not met in time")
+
+
+@contextmanager
+def served(**env: str) -> Iterator[str]:
+    """A real server (``start_server``) with ``env``, healthy: its URL; stopped afterwards."""
+    port = free_port()
+    proc = start_server(port, **env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url)
+        yield url
+    finally:
+        stop(proc)
