@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .collect.config import Settings
+from .collect.config import Settings, is_wildcard
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -41,7 +41,7 @@ def url(settings: Settings, root: str = "/") -> str:
     """The address to open in a browser: a wildcard bind (0.0.0.0, ::) is reached by the machine's name; in a
     container that name is the container's, which the host cannot open: the published port is what to open."""
     scheme = "https" if settings.tls_cert else "http"
-    wildcard = settings.host in ("0.0.0.0", "::", "[::]", "")
+    wildcard = is_wildcard(settings.host)
     if wildcard and in_container(root):  # as `-p 8090:8090` publishes it on the host
         return f"{scheme}://localhost:{settings.port}/"
     host = socket.gethostname() if wildcard else settings.host
@@ -189,7 +189,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                 "when_ready": lambda server: print(
                     f"FanWhy is serving {url(settings)}{'metrics' if mode == 'exporter' else ''}" + (
                         " (in a container: on the host, or its address, at the port published with -p)"
-                        if in_container() and settings.host in ("0.0.0.0", "::") else ""), flush=True),
+                        if in_container() and is_wildcard(settings.host) else ""), flush=True),
             }
             if model == "gevent":
                 options["worker_class"] = gevent_worker(settings.client_connections, settings.trusted_proxies)

@@ -248,6 +248,11 @@ ENV_NAMES = {
 }
 
 
+def is_wildcard(host: str) -> bool:
+    """A bind to every address of the machine (0.0.0.0, ::), not to one of them."""
+    return host in ("0.0.0.0", "::", "[::]", "")
+
+
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True

@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 from flask import Flask, Response, request
 
-from ..collect.config import Settings, is_loopback
+from ..collect.config import Settings, is_loopback, is_wildcard
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
@@ -25,7 +25,7 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 def default_allowed_hosts(bind: str) -> set[str]:
     """Loopback's names, and the bind address itself when it is a name or address of its own."""
     names = set(LOOPBACK_NAMES)
-    if bind not in ("0.0.0.0", "::", "") and not is_loopback(bind):
+    if not is_wildcard(bind) and not is_loopback(bind):
         names.add(bind.lower())
     return names
 
