@@ -86,7 +86,9 @@ def test_the_settings_refuse_what_is_not_an_address_or_a_path() -> None:
 
     with pytest.raises(ConfigError, match="FANWHY_TRUSTED_PROXIES"):
         load_settings({"FANWHY_TRUSTED_PROXIES": "nginx"})
-    with pytest.raises(ConfigError, match="FANWHY_BASE_PATH"):
-        load_settings({"FANWHY_BASE_PATH": "fanwhy/"})
+    for bad in ("fanwhy/", "/../etc", "/a//b"):
+        with pytest.raises(ConfigError, match="FANWHY_BASE_PATH"):
+            load_settings({"FANWHY_BASE_PATH": bad})
+    assert load_settings({"FANWHY_BASE_PATH": "/tools/fan.why"}).base_path == "/tools/fan.why"
     assert load_settings({"FANWHY_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"}).trusted_proxies == \
         ("127.0.0.1", "10.0.0.0/8")

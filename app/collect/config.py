@@ -15,7 +15,9 @@ from ..core.vocabulary import BACKENDS
 if TYPE_CHECKING:
     from ..verdict.alerts import Rule, RuleValue
 
-BASE_PATH = re.compile(r"(/[A-Za-z0-9._~-]+)+")  # FANWHY_BASE_PATH: /fanwhy, /tools/fanwhy
+# a path prefix (FANWHY_BASE_PATH, or X-Forwarded-Prefix from a trusted proxy): /fanwhy, /tools/fanwhy; no empty,
+# "." or ".." segment, no trailing /
+BASE_PATH = re.compile(r"(/(?!\.+(?:/|$))[A-Za-z0-9._~-]+)+")
 MIN_PUBLIC_TOKEN = 16  # characters of FANWHY_TOKEN needed to bind anything but loopback
 
 

@@ -20,12 +20,13 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from ..collect.config import BASE_PATH
+
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 FORWARDED = ("HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_PROTO", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PREFIX",
              "HTTP_FORWARDED", "HTTP_X_REAL_IP")
-_PREFIX_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-/")
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -52,9 +53,7 @@ def _prefix(value: str) -> str | None:
     value = value.split(",")[0].strip().rstrip("/")
     if not value:
         return ""
-    if not value.startswith("/") or not set(value) <= _PREFIX_CHARS or "//" in value or "/." in value:
-        return None
-    return value
+    return value if BASE_PATH.fullmatch(value) else None  # the rule FANWHY_BASE_PATH is checked by
 
 
 class Forwarded:
