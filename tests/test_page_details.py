@@ -99,9 +99,11 @@ def test_the_small_things(server: str, browser: Browser, width: int, scheme: str
     assert found == []
 
 
+@pytest.mark.parametrize("width", [1400, 390])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_nothing_is_busy_claims_no_confidence_and_the_causes_do_not_repeat_the_headline(
-        server: str, browser: Browser) -> None:
-    page, _ = opened(browser, server, 1400, "light")
+        server: str, browser: Browser, width: int, scheme: str) -> None:
+    page, _ = opened(browser, server, width, scheme)
     try:
         busy = page.evaluate("() => [document.querySelector('#headline').textContent, "
                              "Array.from(document.querySelectorAll('#causes li')).map((li) => li.textContent)]")
@@ -119,12 +121,15 @@ def test_nothing_is_busy_claims_no_confidence_and_the_causes_do_not_repeat_the_h
         page.context.close()
 
 
-def test_a_stopped_server_leaves_everything_greyed_and_said_to_be_stale(browser: Browser, tmp_path: Any) -> None:
+@pytest.mark.parametrize("width", [1400, 390])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_stopped_server_leaves_everything_greyed_and_said_to_be_stale(browser: Browser, tmp_path: Any, width: int,
+                                                                        scheme: str) -> None:
     port = free_port()
     proc = start_server(port, FANWHY_DB=str(tmp_path / "history.db"))
     try:
         wait_healthy(f"http://127.0.0.1:{port}")
-        page, _ = opened(browser, f"http://127.0.0.1:{port}", 1400, "dark")
+        page, _ = opened(browser, f"http://127.0.0.1:{port}", width, scheme)
         assert page.evaluate("getComputedStyle(document.querySelector('#verdict')).opacity") == "1"
     finally:
         stop(proc)
