@@ -7,6 +7,7 @@ from typing import Any
 import pynvml
 import pytest
 
+from app.core.model import GpuProcessUsage
 from app.vendors.base import BackendUnavailable
 from app.vendors.nvidia import NvidiaBackend, decode_clocks_event_reasons
 from app.vendors.nvml_fans import PASSIVELY_COOLED
@@ -136,10 +137,10 @@ def test_one_gpu_lost_mid_run_becomes_an_error_row_while_the_other_reports() -> 
     fake.set(0, "handle", pynvml.NVMLError_GpuIsLost())
     clock.now += 3
     lost, busy = backend.sample()
-    assert fake.calls["init"] == inits + 1
+    assert fake.calls["init"] == inits + 2  # the backend's, and its new XID thread's own
     assert lost.error is not None and busy.error is None
     backend.sample()
-    assert fake.calls["init"] == inits + 1, "no re-init before the backoff expires"
+    assert fake.calls["init"] == inits + 2, "no re-init before the backoff expires"
 
     # The GPU comes back: after the next backoff, it reports again.
     fake.set(0, "handle", None)
@@ -147,7 +148,7 @@ def test_one_gpu_lost_mid_run_becomes_an_error_row_while_the_other_reports() -> 
     clock.now += 10
     back, busy = backend.sample()
     assert back.error is None and back.utilization_percent == 3.0
-    assert fake.calls["init"] == inits + 2
+    assert fake.calls["init"] == inits + 4  # two re-inits, each the backend's and its XID thread's
 
 
 def test_unknown_error_triggers_reinit_and_recovers() -> None:
@@ -165,13 +166,28 @@ def test_unknown_error_triggers_reinit_and_recovers() -> None:
 
 def test_nvml_is_initialised_once_for_many_ticks() -> None:
     fake = scenario("h200x2_load")
-    backend = opened(fake)
+    backend = opened(fake, watch_xid=False)
     for _ in range(20):
         backend.sample()
         backend.processes()
     assert fake.calls["init"] == 1 and fake.calls["shutdown"] == 0
     backend.close()
-    assert fake.calls["shutdown"] == 1
+    assert fake.calls["shutdown"] == 1 and fake.initialised == 0
+
+
+def test_the_xid_thread_holds_nvml_until_it_has_left() -> None:
+    """NVML counts its initialisations: the XID thread takes its own, so a backend that shuts NVML down (to
+    re-initialise it, or at exit) while the thread still waits leaves the library up until the thread has freed
+    its event set and given its reference back."""
+    fake = scenario("h200x2_load")
+    backend = opened(fake, xid_wait_ms=300)
+    watcher = backend._xid
+    assert watcher is not None and backend.event_watch() == "watching"
+    assert fake.calls["init"] == 2 and fake.initialised == 2  # the backend's and the thread's
+    backend.close()
+    assert fake.initialised == 1 and fake.calls["event_set_free"] == 0  # the thread is still in its wait
+    assert watcher.join(5)
+    assert fake.initialised == 0 and fake.calls["event_set_free"] == 1
 
 
 def test_energy_is_read_at_a_slower_rate() -> None:
@@ -243,7 +259,7 @@ def test_xid_errors_arrive_through_nvml_events() -> None:
     import time
 
     fake = scenario("h200x2_load")
-    backend = opened(fake)
+    backend = opened(fake, xid_wait_ms=100)
     assert backend.events() == []
     fake.inject_xid(1, 79)
     deadline = time.monotonic() + 5
@@ -278,11 +294,12 @@ def test_per_process_utilization_is_read_at_its_own_rate_and_when_processes_chan
         assert [p.sm_percent for p in backend.processes() if p.pid == 657] == [98.0]
         clock.now += 0.9
     assert fake.calls["process_utilization"] == 1  # once in 2.7 s, on the busy GPU 1 (GPU 0 reads 0 %)
-    fake.set(1, "compute_processes", [*load_dump("h200x2-load")[1]["compute_processes"],
-                                      {"pid": 700, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}])
+    fake.start_process(1, 700)
+    backend.sample()  # a tick: the GPUs, then their processes
     backend.processes()
     assert fake.calls["process_utilization"] == 2  # the new process on GPU 1 triggers a read
     clock.now += 3
+    backend.sample()
     backend.processes()
     assert fake.calls["process_utilization"] == 3  # the period ran out
 
@@ -329,8 +346,7 @@ def test_a_gpu_with_one_process_is_read_per_lone_period_and_at_once_when_a_secon
     assert len(lone) == 1
     got = [tick() for _ in range(16)]
     assert got == [0] * 14 + [1, 0], str(got)  # read again 15 s later, not every 3 s
-    fake.set(0, "compute_processes", [{"pid": pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}
-                                      for pid in (4242, 4343)])
+    fake.start_process(0, 4343)
     assert tick() == 1  # a second process: read at once
     assert [tick() for _ in range(6)] == [0, 0, 1, 0, 0, 1]  # then every 3 s
 
@@ -371,3 +387,45 @@ def test_busy_gpus_take_turns_for_per_process_utilization() -> None:
     tick(0.2)
     fake.set(3, "utilization", {"gpu": 60, "memory": 5})
     assert tick(0.2) == 0  # a GPU that flaps between idle and busy is read at most once a period
+
+
+def tick(backend: NvidiaBackend) -> list[GpuProcessUsage]:
+    """What the collector does each tick: the GPUs, then their processes."""
+    backend.sample()
+    return backend.processes()
+
+
+def test_the_process_lists_are_read_again_when_the_used_memory_moves_and_every_list_period() -> None:
+    """The compute and graphics lists cost ~0.3 ms of CPU a GPU on an H100: while a GPU's used memory stays, its last
+    list stands (at most ``list_period_s``); a process that starts, ends or grows moves the used memory and is seen
+    on the next tick."""
+    clock = Clock()
+    fake = scenario("h200x2_load")
+    backend = opened(fake, clock=clock, list_period_s=5.0)
+    for _ in range(4):
+        tick(backend)
+        clock.now += 1
+    assert fake.calls["compute_processes"] == 2  # once per GPU in 4 s of unchanged memory
+    fake.start_process(1, 700)
+    assert 700 in {p.pid for p in tick(backend)}  # at once: the used memory grew by 1 GiB
+    assert fake.calls["compute_processes"] == 3
+    fake.end_process(1, 657)
+    assert {p.pid for p in tick(backend) if p.gpu_index == 1} == {700}  # at once: its memory was freed
+    fake.end_process(1, 700)  # one ends as another of the same size starts: the used memory stays
+    fake.start_process(1, 701)
+    clock.now += 1
+    assert {p.pid for p in tick(backend) if p.gpu_index == 1} == {700}  # the last list, under 5 s old
+    clock.now += 4
+    assert {p.pid for p in tick(backend) if p.gpu_index == 1} == {701}  # the list period ran out
+
+
+def test_the_process_lists_are_read_every_tick_when_the_used_memory_is_unknown() -> None:
+    clock = Clock()
+    fake = scenario("h200x2_load")
+    for key in ("memory", "memory_v2"):
+        fake.set(1, key, pynvml.NVMLError_NotSupported())
+    backend = opened(fake, clock=clock, list_period_s=5.0)
+    for _ in range(3):
+        tick(backend)
+        clock.now += 1
+    assert fake.calls["compute_processes"] == 1 + 3  # GPU 0 once, GPU 1 every tick

@@ -42,6 +42,9 @@ SLOW_PERIOD_S = 30.0
 REST_AFTER_TICKS = 5
 REST_PERIOD_S = 30.0
 REINIT_BACKOFF_S = (2.0, 5.0, 15.0, 60.0, 300.0)
+# The process lists (compute and graphics: about 0.3 ms of CPU a GPU on an H100) are read again when the GPU's used
+# memory changed since the last list (a process that starts, ends or grows changes it) and at least this often.
+LIST_PERIOD_S = 5.0
 
 
 def decode_clocks_event_reasons(mask: int) -> tuple[str, ...]:
@@ -115,6 +118,9 @@ class _Gpu:
     cached: bool = False  # this tick's sample is the last one read (resting): no call to it this tick
     rest_read_at: float = float("-inf")
     last: GpuSample | None = None
+    listed: tuple[dict[int, int | None], dict[int, UsageKind]] | None = None  # PID -> memory, PID -> kind
+    listed_used: int | None = None  # the GPU's used memory when the process lists were last read
+    listed_at: float = float("-inf")
 
 
 class NvidiaBackend(Backend):
@@ -130,9 +136,11 @@ class NvidiaBackend(Backend):
         slow_period_s: float = SLOW_PERIOD_S,
         util_window_s: float = 2.0,
         watch_xid: bool = True,
+        xid_wait_ms: int = 5000,
         process_util_period_s: float = 3.0,
         process_util_spacing_s: float = 1.0,
         lone_util_period_s: float = 15.0,
+        list_period_s: float = LIST_PERIOD_S,
         sys_root: str = "/sys",
     ):
         self._nvml: Any = nvml  # pynvml, or a fake: a module without type hints
@@ -144,6 +152,7 @@ class NvidiaBackend(Backend):
         self._process_util_period_s = process_util_period_s
         self._process_util_spacing_s = process_util_spacing_s
         self._lone_util_period_s = lone_util_period_s
+        self._list_period_s = list_period_s
         self._util_slot_at = float("-inf")
         self._util_turn: _Gpu | None = None
         self._gpus: list[_Gpu] = []
@@ -153,6 +162,7 @@ class NvidiaBackend(Backend):
         self._reinit_failures = 0
         self.driver_version: str | None = None
         self._watch_xid = watch_xid
+        self._xid_wait_ms = xid_wait_ms
         self._xid: XidWatcher | None = None
 
     # -- life cycle -------------------------------------------------------------------------
@@ -187,7 +197,7 @@ class NvidiaBackend(Backend):
         self._gpus = [self._open_gpu(i, previous.get(i)) for i in range(count)]
         if self._watch_xid and self._gpus:
             self._xid = XidWatcher(nvml, [(g.index, g.handle) for g in self._gpus if g.handle is not None],
-                                    self._wall)
+                                    self._wall, self._xid_wait_ms)
 
     def events(self) -> list[GpuEvent]:
         """XID errors seen since the last call."""
@@ -439,22 +449,7 @@ class NvidiaBackend(Backend):
         return usages
 
     def _gpu_processes(self, gpu: _Gpu) -> list[GpuProcessUsage]:
-        get, h = self._calls.get, gpu.handle
-        scratch: dict[str, str] = {}
-        memory: dict[int, int | None] = {}
-        kinds: dict[int, UsageKind] = {}
-        lists: tuple[tuple[UsageKind, str], ...] = (("compute", "nvmlDeviceGetComputeRunningProcesses"),
-                                                    ("graphics", "nvmlDeviceGetGraphicsRunningProcesses"))
-        for kind, fn in lists:
-            for proc in get(scratch, kind, fn, h) or ():
-                used = getattr(proc, "usedGpuMemory", None)
-                if proc.pid in memory:  # a process with a compute and a graphics context
-                    known = [m for m in (memory[proc.pid], used) if m is not None]
-                    memory[proc.pid] = max(known) if known else None
-                else:
-                    memory[proc.pid] = used
-                    kinds[proc.pid] = kind
-
+        memory, kinds = self._listed(gpu)
         utils, util_supported = self._process_utilization(gpu, frozenset(memory))
         usages = []
         for pid in sorted(set(memory) | set(utils)):
@@ -470,6 +465,34 @@ class NvidiaBackend(Backend):
                 kind=kinds.get(pid, "utilization-only"),
             ))
         return usages
+
+    def _listed(self, gpu: _Gpu) -> tuple[dict[int, int | None], dict[int, UsageKind]]:
+        """The GPU's compute and graphics processes: PID -> memory, PID -> kind. Read again when the GPU's used
+        memory changed since the last list (every process holds memory: a CUDA context alone is hundreds of MiB, so
+        one that starts, ends or grows changes it), when the used memory is unknown, and at least every
+        ``list_period_s`` (one process ending as another of the same size starts); in between the last list stands."""
+        used = gpu.last.memory_used_bytes if gpu.last is not None else None
+        now = self._clock()
+        if (gpu.listed is not None and used is not None and used == gpu.listed_used
+                and now - gpu.listed_at < self._list_period_s):
+            return gpu.listed
+        get, h = self._calls.get, gpu.handle
+        scratch: dict[str, str] = {}
+        memory: dict[int, int | None] = {}
+        kinds: dict[int, UsageKind] = {}
+        lists: tuple[tuple[UsageKind, str], ...] = (("compute", "nvmlDeviceGetComputeRunningProcesses"),
+                                                    ("graphics", "nvmlDeviceGetGraphicsRunningProcesses"))
+        for kind, fn in lists:
+            for proc in get(scratch, kind, fn, h) or ():
+                used_by = getattr(proc, "usedGpuMemory", None)
+                if proc.pid in memory:  # a process with a compute and a graphics context
+                    known = [m for m in (memory[proc.pid], used_by) if m is not None]
+                    memory[proc.pid] = max(known) if known else None
+                else:
+                    memory[proc.pid] = used_by
+                    kinds[proc.pid] = kind
+        gpu.listed, gpu.listed_used, gpu.listed_at = (memory, kinds), used, now
+        return gpu.listed
 
     def _next_util_turn(self) -> _Gpu | None:
         """The busy GPU whose per-process utilization is refreshed on the period this tick: the one read

@@ -116,6 +116,37 @@ class FakeNvml:
                                                   "encUtil": 0, "decUtil": 0}]
         self.set(index, "process_utilization", samples)
 
+    def start_process(self, index: int, pid: int, memory_bytes: int = 2**30, kind: str = "compute") -> None:
+        """A process starts on GPU ``index`` holding ``memory_bytes``: it joins the list and, as on a real GPU,
+        the used memory grows by what it holds (``set`` changes a list alone, as NVML does for a process it hides)."""
+        key = f"{kind}_processes"
+        entry = {"pid": pid, "usedGpuMemory": memory_bytes, "gpuInstanceId": 0, "computeInstanceId": 0}
+        with self._lock:
+            self.tables[index][key] = [*self.tables[index].get(key, []), entry]
+        self._move_memory(index, memory_bytes)
+
+    def end_process(self, index: int, pid: int) -> None:
+        """A process on GPU ``index`` ends: it leaves the lists (and its utilization samples), and the used memory
+        drops by what it held."""
+        freed = 0
+        with self._lock:
+            samples = self.tables[index].get("process_utilization")
+            if isinstance(samples, list):
+                self.tables[index]["process_utilization"] = [u for u in samples if u["pid"] != pid]
+            for key in ("compute_processes", "graphics_processes"):
+                listed = self.tables[index].get(key)
+                if isinstance(listed, list):
+                    freed += sum(p.get("usedGpuMemory") or 0 for p in listed if p["pid"] == pid)
+                    self.tables[index][key] = [p for p in listed if p["pid"] != pid]
+        self._move_memory(index, -freed)
+
+    def _move_memory(self, index: int, moved: int) -> None:
+        with self._lock:
+            for key in ("memory", "memory_v2"):
+                info = self.tables[index].get(key)
+                if isinstance(info, dict):
+                    self.tables[index][key] = dict(info, used=info["used"] + moved, free=info["free"] - moved)
+
     def _cell(self, handle: int, key: str, *args: Any) -> Any:
         if handle in self.asleep:  # a real GPU would wake: a test that sets this fails when it is touched
             raise AssertionError(f"{key} called on GPU {handle}, which is asleep")
