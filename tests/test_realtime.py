@@ -191,3 +191,69 @@ def test_alert_events_of_frames_a_slow_reader_missed_are_kept_but_not_the_frames
     assert monitor.alert_events(first.seq + 1, last.seq) == []
     assert monitor.wait_frame(first.seq, timeout=0) is last  # the newest frame, not the ones between
     assert monitor.wait_frame(last.seq, timeout=0.01) is None
+
+
+def test_the_collector_tells_its_listeners_of_each_frame_and_a_failing_one_stops_nothing(fake_nvml: FakeNvml) -> None:
+    from app import build_monitor
+    from app.collect.config import Settings
+
+    monitor = build_monitor(Settings(db="none"), nvidia_selection(fake_nvml))
+    told: list[int] = []
+
+    def broken() -> None:
+        raise RuntimeError("a listener's own failure")
+
+    unsubscribe_broken = monitor.subscribe(broken)
+    unsubscribe = monitor.subscribe(lambda: told.append(monitor.latest().seq))
+    first = monitor.collect()
+    second = monitor.collect()
+    assert first is not None and second is not None and told == [first.seq, second.seq]
+    unsubscribe()
+    unsubscribe_broken()
+    monitor.collect()
+    assert told == [first.seq, second.seq]
+
+
+@pytest.mark.parametrize("kind", ["threads", "gevent"])
+def test_a_wake_from_a_native_thread_reaches_its_waiter_at_once_and_a_notify_is_kept(kind: str) -> None:
+    """The broadcaster's wake: the collector's thread notifies, the broadcaster (a greenlet under gevent) wakes
+    without a native thread waiting for it; a notify while it works is kept for its next wait."""
+    from app.web.concurrency import Concurrency, GeventConcurrency
+
+    concurrency = GeventConcurrency() if kind == "gevent" else Concurrency()
+    results: list[tuple[bool, float]] = []
+
+    def waiter() -> None:
+        wake = concurrency.wake()  # made by its waiter (under gevent: on the loop that waits)
+        holder.append(wake)
+        try:
+            for _ in range(2):
+                began = time.monotonic()
+                results.append((wake.wait(5.0), time.monotonic() - began))
+            began = time.monotonic()
+            results.append((wake.wait(0.05), time.monotonic() - began))  # nobody notifies: the timeout
+        finally:
+            wake.close()
+
+    holder: list[Any] = []
+
+    def notifier() -> None:
+        while not holder:
+            time.sleep(0.01)
+        time.sleep(0.1)
+        holder[0].notify()
+        while len(results) < 1:
+            time.sleep(0.01)
+        holder[0].notify()  # before the second wait may have begun: kept for it
+
+    thread = threading.Thread(target=notifier)
+    thread.start()
+    if kind == "gevent":
+        import gevent
+
+        gevent.spawn(waiter).join(timeout=10)
+    else:
+        waiter()
+    thread.join(5)
+    assert [fired for fired, _ in results] == [True, True, False]
+    assert all(took < 1.0 for _, took in results[:2]), results

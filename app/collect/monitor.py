@@ -112,6 +112,7 @@ class Monitor:
         self._gpu_event_counts: Counter[GpuEventKey] = Counter()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
         self._published = threading.Condition()
+        self._listeners: list[Callable[[], None]] = []  # told of each new frame (the broadcaster's wake)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._start_lock = threading.Lock()
@@ -207,6 +208,18 @@ class Monitor:
                     return None
                 self._published.wait(remaining)
         return None
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` (on the collector's thread: it must only signal) after each new frame; returns the
+        function that unsubscribes it."""
+        with self._published:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._published:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return unsubscribe
 
     def alert_events(self, after_seq: int, upto_seq: int) -> list[Alert]:
         """The alert events of the frames after ``after_seq`` up to ``upto_seq``, oldest first (those of
@@ -361,6 +374,12 @@ class Monitor:
             if snapshot.alert_events:
                 self._events.append((seq, snapshot.alert_events))
             self._published.notify_all()
+            listeners = tuple(self._listeners)
+        for listener in listeners:
+            try:
+                listener()
+            except Exception:  # a listener's failure is its own; the frame is published
+                log.exception("a frame listener failed")
         return frame
 
 

@@ -5,7 +5,7 @@ Server -> client: ``gpu_status`` (on connect, and in answer to ``request_gpu_upd
 Client -> server: ``request_gpu_update`` (asks the collector for an early, rate-limited tick).
 Host, Origin, token and session limits are checked by app.web.gate before Engine.IO sees a request, so
 Engine.IO's own CORS handling is off (``cors_allowed_origins=[]``: it never adds a header of its own).
-Under gevent the broadcaster is a greenlet that waits for frames on a native thread (``Concurrency.blocking``):
+Under gevent the broadcaster is a greenlet woken by the collector through the event loop (``Concurrency.wake``):
 the collector and NVML never run on the event loop.
 """
 
@@ -21,7 +21,7 @@ from ..collect.config import Settings
 from ..collect.monitor import Monitor
 from ..collect.serialize import to_json
 from ..core.model import Alert
-from .concurrency import Concurrency
+from .concurrency import Concurrency, Wake
 from .security import TokenBuckets
 
 log = logging.getLogger(__name__)
@@ -59,10 +59,20 @@ class Broadcaster:
         self._stop.set()
 
     def _run(self) -> None:
+        wake = self.concurrency.wake()  # made here: under gevent, on the loop that waits for it
+        unsubscribe = self.monitor.subscribe(wake.notify)
+        try:
+            self._broadcast(wake)
+        finally:
+            unsubscribe()
+            wake.close()
+
+    def _broadcast(self, wake: Wake) -> None:
         seq = 0
         while not self._stop.is_set():
-            frame = self.concurrency.blocking(self.monitor.wait_frame, seq, 1.0)
-            if frame is None:
+            frame = self.monitor.latest()
+            if frame is None or frame.seq <= seq:
+                wake.wait(1.0)  # the collector's wake after each new frame; the timeout only to notice a stop
                 continue
             events = self.monitor.alert_events(seq, frame.seq)  # of every frame, even one we were too slow for
             seq = frame.seq
