@@ -283,3 +283,60 @@ def test_the_collector_hands_the_inspector_the_hosts_reading_of_the_machines_cpu
         assert reading() == host.busy_at_read  # the latest, each tick
     finally:
         monitor.stop()
+
+
+def test_background_work_spread_over_many_processes_does_not_make_every_tick_scan(tmp_path: Path,
+                                                                                  monkeypatch: pytest.MonkeyPatch
+                                                                                  ) -> None:
+    """On a big host, daemons and the kernel keep some CPU busy that no scan can name (many processes, each below
+    the busiest few): the next scan waits for ``unexplained_percent`` of a core above what the last one could not
+    explain either. A new busy process is still found within ``top_cpu_every_s``."""
+    from app.attribution import processes
+    from app.attribution.procstat import CLOCK_TICKS, read_all_cpu
+
+    ticks: dict[int, int] = {}
+    machine = [0]
+
+    def write() -> None:
+        for pid, used in ticks.items():
+            (tmp_path / str(pid)).mkdir(exist_ok=True)
+            (tmp_path / str(pid) / "stat").write_text(f"{pid} (p{pid}) R 1 1 1 0 -1 0 0 0 0 0 {used} 0 0 0 20 0 1 0 "
+                                                      "500 1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\\n")
+            (tmp_path / str(pid) / "cmdline").write_bytes(f"p{pid}\0".encode())
+            (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
+        (tmp_path / "stat").write_text(f"cpu  {machine[0]} 0 0 0 0 0 0 0 0 0\nbtime 1790000000\n")
+
+    now = [100.0]
+    scans: list[float] = []
+
+    def counted(root: Path | str) -> dict[int, tuple[int, float]]:
+        scans.append(now[0])
+        return read_all_cpu(root)
+
+    monkeypatch.setattr(processes, "read_all_cpu", counted)
+    inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
+                                 scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
+    small = range(20, 30)  # ten daemons at 3 % of a core each: the busiest three are read, seven (21 %) are not
+    ticks.update({pid: 0 for pid in small})
+    ticks[99] = 0  # idle until it takes a whole core
+    write()
+    inspector.collect([])
+    step = CLOCK_TICKS * 3 // 100
+    for _ in range(40):
+        now[0] += 1
+        for pid in small:
+            ticks[pid] += step
+        machine[0] += 10 * step
+        write()
+        inspector.collect([])
+    assert scans == [100.0, 105.0, 135.0], scans  # the second scan learns the background: then only every 30 s
+    for _ in range(6):  # p99 uses a whole core
+        now[0] += 1
+        for pid in small:
+            ticks[pid] += step
+        ticks[99] += CLOCK_TICKS
+        machine[0] += 10 * step + CLOCK_TICKS
+        write()
+        busiest = inspector.collect([])
+    assert scans[3:] == [142.0], scans  # the first tick whose reading shows the new core
+    assert busiest[0].pid == 99 and busiest[0].cpu_percent == 100.0

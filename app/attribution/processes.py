@@ -78,9 +78,11 @@ class ProcessInspector:
     (the first sighting of a process has no CPU % yet: None, not 0). The busiest CPU users are found by
     a scan of every process every ``top_cpu_every_s`` seconds when the machine's CPU time since the last scan is
     not explained by the processes already read (the GPU processes, the busiest found, FanWhy itself) by more
-    than ``unexplained_percent`` of one core (0: whenever due), and at least every ``scan_every_s``; between
-    scans the ones found are re-read. (A scan reads every process's stat: a few ms on a host with hundreds of
-    processes, the largest share of FanWhy's own CPU on a machine whose busy processes are all known.)
+    than ``unexplained_percent`` of one core (0: whenever due) above the background the last scan could not
+    explain either (work spread over many small processes and the kernel, which a new scan would not name), and
+    at least every ``scan_every_s``; between scans the ones found are re-read. (A scan reads every process's
+    stat: a few ms on a host with hundreds of processes, the largest share of FanWhy's own CPU on a machine whose
+    busy processes are all known.)
 
     ``proc_root`` other than /proc (the host's /proc mounted into FanWhy's container) is where everything
     is read: NVML's PIDs are host PIDs. A PID seen only in NVML's utilization samples is resolved only
@@ -112,6 +114,7 @@ class ProcessInspector:
         # where that is read instead, when someone reads /proc/stat each tick after this inspector (the host sampler)
         self.machine_reading: Callable[[], tuple[float | None, int]] | None = None
         self._top: dict[int, float] = {}  # pid -> CPU % measured by the last scan
+        self._background = 0.0  # % of a core the processes read after the last scan left unexplained over its span
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
         """GPU processes (merged across GPUs), then the top CPU users that are not among them."""
@@ -259,10 +262,11 @@ class ProcessInspector:
             if scanned is not None and scanned[0] == known.start_ticks:
                 explained += known.cpu_seconds - scanned[1]
         unexplained = machine - self._scan_machine - explained
-        return 100 * unexplained / (now - self._scan_at) >= self.unexplained_percent
+        return 100 * unexplained / (now - self._scan_at) >= self.unexplained_percent + self._background
 
     def _scan_all(self, now: float) -> dict[int, float]:
         previous, then = self._scan, self._scan_at
+        machine_then, own_then = self._scan_machine, self._scan_own
         self._scan_machine, self._scan_own = busy_seconds(self.proc_root), own_ticks()
         current = read_all_cpu(self.proc_root)
         busy: list[tuple[float, int]] = []
@@ -272,9 +276,16 @@ class ProcessInspector:
                 cpu = _percent(cpu_seconds - before[1], now - then)
                 if cpu is not None and cpu >= self.min_cpu_percent:
                     busy.append((cpu, pid))
-        self._scan, self._scan_at, self._scan_due = current, now, False
         busy.sort(reverse=True)
-        return {pid: cpu for cpu, pid in busy[: self.top_cpu]}
+        top = {pid: cpu for cpu, pid in busy[: self.top_cpu]}
+        if then is not None and machine_then is not None and self._scan_machine is not None and now > then:
+            read = set(top) | set(self._known)  # what the ticks after this scan read, and so explain
+            explained = (self._scan_own - own_then) / CLOCK_TICKS + sum(
+                current[pid][1] - previous[pid][1] for pid in read
+                if pid in current and pid in previous and current[pid][0] == previous[pid][0])
+            self._background = max(0.0, 100 * (self._scan_machine - machine_then - explained) / (now - then))
+        self._scan, self._scan_at, self._scan_due = current, now, False
+        return top
 
     def _forget(self, keep: Iterable[int]) -> None:
         """Drop what is known of processes that are neither GPU users nor among the top CPU users."""
