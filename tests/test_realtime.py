@@ -257,3 +257,19 @@ def test_a_wake_from_a_native_thread_reaches_its_waiter_at_once_and_a_notify_is_
     thread.join(5)
     assert [fired for fired, _ in results] == [True, True, False]
     assert all(took < 1.0 for _, took in results[:2]), results
+
+
+def test_the_packets_skip_the_binary_walk_and_encode_a_view_as_socketio_does(fake_nvml: FakeNvml) -> None:
+    """Everything FanWhy emits is plain JSON: its packets skip python-socketio's walk for binary parts and encode
+    exactly as python-socketio's own packets do."""
+    from socketio.packet import EVENT, Packet
+
+    from app import build_monitor
+    from app.collect.config import Settings
+    from app.web.realtime import JsonPacket
+
+    frame = build_monitor(Settings(db="none"), nvidia_selection(fake_nvml)).collect()
+    assert frame is not None
+    data = ["gpu_status_update", frame.view]
+    assert JsonPacket(EVENT, data=data).encode() == Packet(EVENT, data=data).encode()
+    assert not JsonPacket.data_is_binary(data)
