@@ -102,7 +102,7 @@ def test_health_says_why_basic_took_over(make_app: Any) -> None:
 def test_nvidia_selection_helper_opens_once() -> None:
     fake = scenario("h100_load")
     nvidia_selection(fake)
-    assert fake.calls["init"] == 2  # one backend: its own, and its XID thread's (NVML counts initialisations)
+    assert fake.calls["init"] == 1
 
 
 def test_every_backend_declares_the_contract_and_nobody_probes_it() -> None:
@@ -124,3 +124,20 @@ def test_every_backend_declares_the_contract_and_nobody_probes_it() -> None:
     root = Path(__file__).resolve().parent.parent / "app"
     for path in root.rglob("*.py"):
         assert not probe.search(path.read_text()), path
+
+
+def test_the_masters_check_of_a_named_backend_leaves_no_nvml_behind_for_the_fork(monkeypatch: pytest.MonkeyPatch
+                                                                                ) -> None:
+    """``FANWHY_BACKEND=nvidia`` is checked in gunicorn's master before it forks the worker: NVML is opened without a
+    thread waiting for its events and shut down at once. (A thread still waiting when the master forked left the
+    worker's NVML hung in nvmlEventSetCreate on an H100 host.)"""
+    from app.cli.preflight import check_backend
+    from app.collect.config import Settings
+    from app.vendors import factory
+
+    fake = scenario("h100_load")
+    real = NvidiaBackend
+    monkeypatch.setattr(factory, "NvidiaBackend", lambda **kwargs: real(nvml=fake, **kwargs))
+    check_backend(Settings(backend="nvidia", db="none"))
+    assert fake.calls["init"] == 1 and fake.initialised == 0  # opened, then shut down before returning
+    assert fake.calls["event_set_create"] == 0  # no event thread was started

@@ -137,10 +137,10 @@ def test_one_gpu_lost_mid_run_becomes_an_error_row_while_the_other_reports() -> 
     fake.set(0, "handle", pynvml.NVMLError_GpuIsLost())
     clock.now += 3
     lost, busy = backend.sample()
-    assert fake.calls["init"] == inits + 2  # the backend's, and its new XID thread's own
+    assert fake.calls["init"] == inits + 1
     assert lost.error is not None and busy.error is None
     backend.sample()
-    assert fake.calls["init"] == inits + 2, "no re-init before the backoff expires"
+    assert fake.calls["init"] == inits + 1, "no re-init before the backoff expires"
 
     # The GPU comes back: after the next backoff, it reports again.
     fake.set(0, "handle", None)
@@ -148,7 +148,7 @@ def test_one_gpu_lost_mid_run_becomes_an_error_row_while_the_other_reports() -> 
     clock.now += 10
     back, busy = backend.sample()
     assert back.error is None and back.utilization_percent == 3.0
-    assert fake.calls["init"] == inits + 4  # two re-inits, each the backend's and its XID thread's
+    assert fake.calls["init"] == inits + 2
 
 
 def test_unknown_error_triggers_reinit_and_recovers() -> None:
@@ -175,19 +175,20 @@ def test_nvml_is_initialised_once_for_many_ticks() -> None:
     assert fake.calls["shutdown"] == 1 and fake.initialised == 0
 
 
-def test_the_xid_thread_holds_nvml_until_it_has_left() -> None:
-    """NVML counts its initialisations: the XID thread takes its own, so a backend that shuts NVML down (to
-    re-initialise it, or at exit) while the thread still waits leaves the library up until the thread has freed
-    its event set and given its reference back."""
+def test_nvml_is_shut_down_once_the_xid_thread_has_left_its_wait() -> None:
+    """NVML must not be shut down under the thread waiting for XID events: a backend that closes (to re-initialise,
+    or at exit) hands its shutdown to that thread, which runs it after freeing its event set."""
     fake = scenario("h200x2_load")
     backend = opened(fake, xid_wait_ms=300)
     watcher = backend._xid
     assert watcher is not None and backend.event_watch() == "watching"
-    assert fake.calls["init"] == 2 and fake.initialised == 2  # the backend's and the thread's
+    assert fake.calls["init"] == 1 and fake.initialised == 1
     backend.close()
     assert fake.initialised == 1 and fake.calls["event_set_free"] == 0  # the thread is still in its wait
     assert watcher.join(5)
-    assert fake.initialised == 0 and fake.calls["event_set_free"] == 1
+    assert fake.initialised == 0 and fake.calls["event_set_free"] == 1 and fake.calls["shutdown"] == 1
+    backend.close()
+    assert fake.calls["shutdown"] == 1  # once
 
 
 def test_energy_is_read_at_a_slower_rate() -> None:

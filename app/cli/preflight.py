@@ -77,14 +77,18 @@ def check_port(host: str, port: int, setting: str = "port") -> None:
 
 
 def check_backend(settings: Settings) -> None:
-    """A backend the user named (not ``auto``, which always finds one) must open now, not in the worker."""
+    """A backend the user named (not ``auto``, which always finds one) must open now, not in the worker.
+
+    This runs in gunicorn's master, which then forks the worker: the backend is opened without a thread waiting for
+    NVML's events and shut down at once, so the worker inherits no NVML held by a thread that does not follow it
+    across the fork (one that did hung the worker's own NVML in nvmlEventSetCreate on an H100 host)."""
     if settings.backend in ("auto", "simulated"):
         return  # auto falls back to basic; the simulated one starts worker processes: only the server opens it
     from ..vendors.base import BackendUnavailable
     from ..vendors.factory import default_builders, select_backend
 
     try:
-        selection = select_backend(settings.backend, default_builders(settings))
+        selection = select_backend(settings.backend, default_builders(settings, watch_events=False))
     except BackendUnavailable as error:
         raise backend_failed(settings, error) from None
     selection.backend.close()

@@ -106,14 +106,15 @@ def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backen
     return result
 
 
-def default_builders(settings: object | None = None) -> dict[str, Callable[[], Backend]]:
-    """Constructors for each backend, configured from settings (tests pass their own)."""
+def default_builders(settings: object | None = None, watch_events: bool = True) -> dict[str, Callable[[], Backend]]:
+    """Constructors for each backend, configured from settings (tests pass their own). ``watch_events=False``: no
+    thread waiting for NVML's XID events (a backend opened only to check that it opens)."""
     def get(name: str, default: T) -> T:
         return getattr(settings, name, default) if settings is not None else default
 
     from .nvidia_smi import NvidiaSmi
     return {
-        "nvidia": lambda: NvidiaBackend(sys_root=get("sys_root", "/sys")),
+        "nvidia": lambda: NvidiaBackend(sys_root=get("sys_root", "/sys"), watch_xid=watch_events),
         "amd": lambda: AmdBackend(),
         "basic": lambda: BasicBackend(
             sys_root=get("sys_root", "/sys"),

@@ -9,7 +9,7 @@ Over 400 lines on purpose: sampling, the process lists and the per-process-utili
 write the same per-GPU state (``_Gpu``: handles, the slow tier's cache, the last utilization sample); split
 further, that state would be passed around instead of kept in one place.
 NVML is initialised once for the life of the backend; slow calls (energy ~3.6 ms of CPU, ECC, MIG
-mode) run every 30 s; per-process utilization (~1.7 ms) at most once a second, never on an idle GPU.
+mode) run every 60 s; per-process utilization (~1.7 ms) at most once a second, never on an idle GPU.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ log = logging.getLogger(__name__)
 CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = tuple((1 << bit, name) for bit, name in enumerate(THROTTLE_REASONS))
 
 # Energy costs ~3.6 ms of CPU a call on an H200, MIG mode and display ~0.1 ms (benchmarks/nvml_calls.py):
-# every 30 s they cost an 8-GPU machine 1 ms of CPU a second; every 10 s they cost three times that.
-SLOW_PERIOD_S = 30.0
+# every 60 s they cost an 8-GPU machine 0.5 ms of CPU a second; every 10 s they cost six times that. (The ledger
+# integrates the power read each tick; the counter is its check, and the exported energy counter.)
+SLOW_PERIOD_S = 60.0
 # An idle GPU the kernel may suspend (runtime PM "auto") is read every REST_PERIOD_S once it has been idle (0 %, no
 # process) for REST_AFTER_TICKS ticks: NVML calls every second would keep it awake (and its fan with it).
 REST_AFTER_TICKS = 5
@@ -139,7 +140,7 @@ class NvidiaBackend(Backend):
         xid_wait_ms: int = 5000,
         process_util_period_s: float = 3.0,
         process_util_spacing_s: float = 1.0,
-        lone_util_period_s: float = 15.0,
+        lone_util_period_s: float = 30.0,
         list_period_s: float = LIST_PERIOD_S,
         sys_root: str = "/sys",
     ):
@@ -241,19 +242,23 @@ class NvidiaBackend(Backend):
         return gpu
 
     def close(self) -> None:
-        if self._xid is not None:
-            self._xid.stop()
-            self._xid = None
         for gpu in self._gpus:
             if gpu.power is not None:
                 gpu.power.close()
                 gpu.power = None
         if self._initialised and self._nvml is not None:
-            try:
-                self._nvml.nvmlShutdown()
-            except self._nvml.NVMLError as error:
-                log.debug("nvmlShutdown: %s", error)
             self._initialised = False
+            if self._xid is not None:  # NVML goes once the XID thread has left its wait, never under it
+                self._xid.stop(release=self._shutdown)
+            else:
+                self._shutdown()
+        self._xid = None
+
+    def _shutdown(self) -> None:
+        try:
+            self._nvml.nvmlShutdown()
+        except self._nvml.NVMLError as error:
+            log.debug("nvmlShutdown: %s", error)
 
     def _schedule_reinit(self) -> None:
         if self._reinit_at is None:

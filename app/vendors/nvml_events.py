@@ -17,9 +17,10 @@ class XidWatcher:
     """One thread blocked in nvmlEventSetWait_v2 for critical XID errors on every GPU that supports them.
 
     NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped. Each wait
-    costs CPU (twice a second cost 0.03 % of a core on an H100 host), so it is long; the thread holds NVML
-    initialised itself (NVML counts its initialisations), so a backend that shuts NVML down while the thread still
-    waits shuts down only its own part, and the library stays until the thread has left and freed its set.
+    costs about 0.2 ms of CPU however long it is (an H100 host), so it is long (twice a second was 0.04 % of a
+    core). NVML must not be shut down under the waiting thread: ``stop`` takes what shuts it down and the thread runs
+    it once it has left its wait and freed its set. (Taking a second NVML initialisation for the thread instead
+    hung nvmlEventSetCreate in gunicorn's gevent worker on an H100 host.)
     """
 
     def __init__(self, nvml: Any, handles: list[tuple[int, object]], wall_clock: Callable[[], float],
@@ -33,20 +34,16 @@ class XidWatcher:
         self.unsupported: str | None = None
         self._set = None
         self._thread: threading.Thread | None = None
+        self._release: Callable[[], None] | None = None  # the owner's NVML shutdown, run by the thread as it leaves
+        self._waiting = False  # the thread is in its loop (under _lock: stop and the thread's exit agree on it)
         xid = getattr(nvml, "nvmlEventTypeXidCriticalError", None)
         if xid is None or not hasattr(nvml, "nvmlEventSetWait_v2"):
             self.unsupported = "this nvidia-ml-py has no event API"
             return
         try:
-            nvml.nvmlInit()  # the thread's own reference, given back when it leaves
-        except nvml.NVMLError as error:
-            self.unsupported = f"nvmlInit: {type(error).__name__}"
-            return
-        try:
             self._set = nvml.nvmlEventSetCreate()
         except nvml.NVMLError as error:
             self.unsupported = f"nvmlEventSetCreate: {type(error).__name__}"
-            self._release()
             return
         registered = 0
         for _, handle in handles:
@@ -57,25 +54,26 @@ class XidWatcher:
                 log.info("XID events not available on a GPU: %s", type(error).__name__)
         if not registered:
             self.unsupported = "no GPU supports XID events"
-            self._release()
+            self._free_set()
             return
+        self._waiting = True
         self._thread = spawn(self._run, "fanwhy-xid")
 
     def _run(self) -> None:
         try:
             self._wait_loop()
-        finally:  # the set is freed by the thread that waits on it, never under its feet
-            self._release()
+        finally:  # the set is freed by the thread that waits on it, never under its feet; then NVML may go
+            self._free_set()
+            with self._lock:
+                release, self._release, self._waiting = self._release, None, False
+            if release is not None:
+                release()
 
-    def _release(self) -> None:
-        """Free the event set (if made) and give back this watcher's NVML reference."""
-        nvml = self.nvml
+    def _free_set(self) -> None:
         if self._set is not None:
-            with contextlib.suppress(nvml.NVMLError):
-                nvml.nvmlEventSetFree(self._set)
+            with contextlib.suppress(self.nvml.NVMLError):
+                self.nvml.nvmlEventSetFree(self._set)
             self._set = None
-        with contextlib.suppress(nvml.NVMLError):
-            nvml.nvmlShutdown()
 
     def _wait_loop(self) -> None:
         nvml = self.nvml
@@ -100,9 +98,16 @@ class XidWatcher:
             events, self._events = self._events, []
         return events
 
-    def stop(self) -> None:
-        """Ask the thread to end; it leaves within ``wait_ms``, frees the event set and gives back its NVML."""
+    def stop(self, release: Callable[[], None]) -> None:
+        """Ask the thread to end; it leaves within ``wait_ms``, frees the event set, then calls ``release`` (the
+        owner's NVML shutdown). Without a running thread, ``release`` is called now."""
+        with self._lock:
+            running = self._waiting
+            if running:
+                self._release = release
         self._stop.set()
+        if not running:
+            release()
 
     def join(self, timeout: float) -> bool:
         """Wait for the thread to have left (tests); True when it has, or never ran."""
