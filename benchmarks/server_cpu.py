@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -55,8 +56,9 @@ def thread_cpu(pid: int) -> dict[str, float]:
     return out
 
 
-def profile(pid: int, seconds: int) -> dict[str, object]:
-    """py-spy's samples of ``pid`` for ``seconds``, summed by the innermost FanWhy or library function."""
+def profile(pid: int, seconds: int, keep: Path | None = None) -> dict[str, object]:
+    """py-spy's samples of ``pid`` for ``seconds``, summed by the innermost FanWhy or library function and by every
+    function on the stack (inclusive); ``keep``: where to write py-spy's raw stacks too."""
     spy = shutil.which("py-spy")
     if spy is None:
         return {"skipped": "py-spy is not installed"}
@@ -69,20 +71,27 @@ def profile(pid: int, seconds: int) -> dict[str, object]:
     by_leaf: collections.Counter[str] = collections.Counter()
     by_nvml: collections.Counter[str] = collections.Counter()
     by_thread: collections.Counter[str] = collections.Counter()
+    inclusive: collections.Counter[str] = collections.Counter()  # samples with the function anywhere on the stack
     total = 0
-    for line in raw.read_text().splitlines():
+    text = raw.read_text()
+    if keep is not None:
+        keep.write_text(text)
+    for line in text.splitlines():
         stack, _, count = line.rpartition(" ")
         frames = stack.split(";")
         n = int(count)
         total += n
         by_thread[frames[0]] += n
+        for name in {f.split(" (")[0] for f in frames[1:]}:
+            inclusive[name] += n
         app = [f for f in frames if "/app/" in f or "app/" in f.split(" ")[-1]]
         by_leaf[(app[-1] if app else frames[-1])[:160]] += n
         nvml = [f for f in frames if f.startswith("nvml")]
         if nvml:
             by_nvml[nvml[-1].split(" ")[0]] += n
     return {"samples": total, "rate_hz": 1000, "by_thread": by_thread.most_common(12),
-            "by_innermost_fanwhy_frame": by_leaf.most_common(25), "by_nvml_function": by_nvml.most_common(15)}
+            "by_innermost_fanwhy_frame": by_leaf.most_common(25), "by_nvml_function": by_nvml.most_common(15),
+            "inclusive": inclusive.most_common(60)}
 
 
 def main() -> None:
@@ -111,7 +120,13 @@ def main() -> None:
             worker = master.children()[0]
             updates = []
             client = socketio.Client(reconnection=False)
-            client.on("gpu_status_update", lambda _snap: updates.append(time.monotonic()))
+            timings: list[dict[str, float]] = []  # each pushed tick's collection time per stage (wall ms)
+
+            def on_update(snap: dict) -> None:
+                updates.append(time.monotonic())
+                timings.append(snap.get("timing") or {})
+
+            client.on("gpu_status_update", on_update)
             client.connect(url, transports=["websocket"], wait_timeout=10)
             time.sleep(args.settle)
             before, threads_before, t0 = tree_cpu(master), thread_cpu(worker.pid), time.monotonic()
@@ -135,9 +150,12 @@ def main() -> None:
                 "worker_rss_mib": {"first": round(rss[0], 1), "max": round(max(rss), 1), "last": round(rss[-1], 1)},
                 "master_rss_mib": round(master.memory_info().rss / 2**20, 1),
                 "updates_received": received,
+                "tick_wall_ms_median": {k: statistics.median(t.get(k, 0.0) for t in timings[-received:])
+                                        for k in ("total_ms", "gpus_ms", "processes_ms", "host_ms")},
                 "date": time.strftime("%Y-%m-%d"), "machine": machine()}
             if args.profile:
-                result["profile"] = profile(worker.pid, args.profile)
+                keep = Path(args.out).with_suffix(".stacks.txt") if args.out else None
+                result["profile"] = profile(worker.pid, args.profile, keep)
             client.disconnect()
     finally:
         for proc in loads:
