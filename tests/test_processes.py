@@ -215,9 +215,9 @@ def test_the_scan_waits_while_the_known_processes_explain_the_machines_cpu(tmp_p
     now = [100.0]
     scans: list[float] = []
 
-    def counted(root: Path | str) -> dict[int, tuple[int, float]]:
+    def counted(root: Path | str, *kernel_threads: set[int]) -> dict[int, tuple[int, float]]:
         scans.append(now[0])
-        return read_all_cpu(root)
+        return read_all_cpu(root, *kernel_threads)
 
     monkeypatch.setattr(processes, "read_all_cpu", counted)
     inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
@@ -309,9 +309,9 @@ def test_background_work_spread_over_many_processes_does_not_make_every_tick_sca
     now = [100.0]
     scans: list[float] = []
 
-    def counted(root: Path | str) -> dict[int, tuple[int, float]]:
+    def counted(root: Path | str, *kernel_threads: set[int]) -> dict[int, tuple[int, float]]:
         scans.append(now[0])
-        return read_all_cpu(root)
+        return read_all_cpu(root, *kernel_threads)
 
     monkeypatch.setattr(processes, "read_all_cpu", counted)
     inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
@@ -340,3 +340,47 @@ def test_background_work_spread_over_many_processes_does_not_make_every_tick_sca
         busiest = inspector.collect([])
     assert scans[3:] == [142.0], scans  # the first tick whose reading shows the new core
     assert busiest[0].pid == 99 and busiest[0].cpu_percent == 100.0
+
+
+def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_full_scans(tmp_path: Path,
+                                                                                       monkeypatch: pytest.MonkeyPatch
+                                                                                       ) -> None:
+    """A kernel thread (PF_KTHREAD in /proc/<pid>/stat's flags) is the kernel's work, in the machine's CPU %, not a
+    program anyone runs: it is not among the busiest CPU users, and the scans between the full ones (every
+    ``scan_every_s``) do not read its stat again (on a 64-core host kernel threads are most of the processes)."""
+    from app.attribution import procstat
+    from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD
+
+    def write(pid: int, name: str, cpu_s: int, flags: int) -> None:
+        (tmp_path / str(pid)).mkdir(exist_ok=True)
+        (tmp_path / str(pid) / "stat").write_text(f"{pid} ({name}) R 2 0 0 0 -1 {flags} 0 0 0 0 "
+                                                  f"{cpu_s * CLOCK_TICKS} 0 0 0 20 0 1 0 500 1000 250 0 0 0 0 0 0 0 0 "
+                                                  "0 0 0 0 17 1 0 0 0 0 0\n")
+        (tmp_path / str(pid) / "cmdline").write_bytes(f"{name}\0".encode())
+        (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
+
+    (tmp_path / "stat").write_text("cpu  1 2 3 4 5 6 7 8 0 0\nbtime 1790000000\n")
+    reads: list[int] = []
+    real = procstat._stat_bytes
+
+    def counted(root: Path | str, pid: int) -> bytes:
+        reads.append(pid)
+        return real(root, pid)
+
+    monkeypatch.setattr(procstat, "_stat_bytes", counted)
+    now = [100.0]
+    inspector = ProcessInspector(top_cpu=5, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=0,
+                                 unexplained_percent=0, scan_every_s=30, clock=lambda: now[0])
+    for second in range(3):
+        write(2, "kthreadd", 0, PF_KTHREAD)
+        write(31, "ksoftirqd/3", second, PF_KTHREAD | 0x40)  # a whole core, as a kernel thread
+        write(40, "python3", second, 0x400000)  # a whole core, as a program
+        reads.clear()
+        busiest = inspector.collect([])
+        now[0] += 1
+    assert [p.pid for p in busiest] == [40]
+    assert 31 not in reads and 2 not in reads  # known kernel threads: not read by the scans between full ones
+    now[0] += 30
+    reads.clear()
+    inspector.collect([])
+    assert {2, 31} <= set(reads)  # the full scan reads everything again

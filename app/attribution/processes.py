@@ -115,6 +115,8 @@ class ProcessInspector:
         self.machine_reading: Callable[[], tuple[float | None, int]] | None = None
         self._top: dict[int, float] = {}  # pid -> CPU % measured by the last scan
         self._background = 0.0  # % of a core the processes read after the last scan left unexplained over its span
+        self._kernel_threads: set[int] = set()  # not read by the scans between the full ones (every scan_every_s)
+        self._full_scan_at: float | None = None
 
     def collect(self, usages: Sequence[GpuProcessUsage]) -> tuple[ProcessSample, ...]:
         """GPU processes (merged across GPUs), then the top CPU users that are not among them."""
@@ -268,7 +270,10 @@ class ProcessInspector:
         previous, then = self._scan, self._scan_at
         machine_then, own_then = self._scan_machine, self._scan_own
         self._scan_machine, self._scan_own = busy_seconds(self.proc_root), own_ticks()
-        current = read_all_cpu(self.proc_root)
+        if self._full_scan_at is None or now - self._full_scan_at >= self.scan_every_s:
+            self._kernel_threads.clear()  # a full scan: a PID a kernel thread had may be a program's now
+            self._full_scan_at = now
+        current = read_all_cpu(self.proc_root, self._kernel_threads)
         busy: list[tuple[float, int]] = []
         for pid, (start_ticks, cpu_seconds) in current.items():
             before = previous.get(pid)

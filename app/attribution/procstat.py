@@ -49,22 +49,44 @@ def read_stat(proc_root: Path | str, pid: int) -> Stat:
                 rss_bytes=int(fields[21]) * PAGE_SIZE, state=fields[0].decode(), comm=comm)
 
 
+PF_KTHREAD = 0x00200000  # proc(5) field 9, ``flags``: a kernel thread
+
+
 def read_cpu(proc_root: Path | str, pid: int) -> tuple[int, float]:
     """(start ticks, CPU seconds) of a process: the scan of every process needs no more than this."""
+    start, cpu, _ = _read_cpu_and_flags(proc_root, pid)
+    return start, cpu
+
+
+def _read_cpu_and_flags(proc_root: Path | str, pid: int) -> tuple[int, float, int]:
     data = _stat_bytes(proc_root, pid)
     fields = data[data.rindex(b")") + 2:].split(None, 20)
-    return int(fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return int(fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS, int(fields[6])
 
 
-def read_all_cpu(proc_root: Path | str) -> dict[int, tuple[int, float]]:
-    """(start ticks, CPU seconds) of every process that can be read now: the scan for the busiest CPU users."""
+def read_all_cpu(proc_root: Path | str, kernel_threads: set[int] | None = None) -> dict[int, tuple[int, float]]:
+    """(start ticks, CPU seconds) of every process that can be read now, kernel threads left out: the scan for the
+    busiest CPU users (a kernel thread is not a program anyone runs; its work is the kernel's, in the machine's CPU
+    %). ``kernel_threads``: PIDs known to be kernel threads, not read again, and where those found are added (on a
+    64-core host they are most of the processes: per-CPU workers, softirq and migration threads)."""
     root = str(proc_root)
     found: dict[int, tuple[int, float]] = {}
-    for pid in pids(Path(proc_root)):
+    listed = pids(Path(proc_root))
+    if kernel_threads is not None:
+        kernel_threads.intersection_update(listed)  # those that ended
+    skip = kernel_threads or ()
+    for pid in listed:
+        if pid in skip:
+            continue
         try:
-            found[pid] = read_cpu(root, pid)
+            start, cpu, flags = _read_cpu_and_flags(root, pid)
         except (OSError, ValueError, IndexError):  # gone, or denied, since the listing
             continue
+        if flags & PF_KTHREAD:
+            if kernel_threads is not None:
+                kernel_threads.add(pid)
+            continue
+        found[pid] = (start, cpu)
     return found
 
 
