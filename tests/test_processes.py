@@ -384,3 +384,48 @@ def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_ful
     reads.clear()
     inspector.collect([])
     assert {2, 31} <= set(reads)  # the full scan reads everything again
+
+
+def test_a_busy_process_new_at_a_scan_is_found_by_the_next_one_not_hidden_as_background(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that started since the last scan has no CPU % yet at the next: its CPU is not background (which
+    would raise the bar above its own use and hide it until the 30 s scan); the scan after names it."""
+    from app.attribution import processes
+    from app.attribution.procstat import CLOCK_TICKS, read_all_cpu
+
+    ticks: dict[int, int] = {}
+    machine = [0]
+
+    def write() -> None:
+        for pid, used in ticks.items():
+            (tmp_path / str(pid)).mkdir(exist_ok=True)
+            (tmp_path / str(pid) / "stat").write_text(f"{pid} (p{pid}) R 1 1 1 0 -1 0 0 0 0 0 {used} 0 0 0 20 0 1 0 "
+                                                      "500 1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n")
+            (tmp_path / str(pid) / "cmdline").write_bytes(f"p{pid}\0".encode())
+            (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
+        (tmp_path / "stat").write_text(f"cpu  {machine[0]} 0 0 0 0 0 0 0 0 0\nbtime 1790000000\n")
+
+    now = [100.0]
+    scans: list[float] = []
+
+    def counted(root: Path | str, *kernel_threads: set[int]) -> dict[int, tuple[int, float]]:
+        scans.append(now[0])
+        return read_all_cpu(root, *kernel_threads)
+
+    monkeypatch.setattr(processes, "read_all_cpu", counted)
+    inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
+                                 scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
+    ticks[11] = 0
+    write()
+    inspector.collect([])  # the first scan, at 100
+    found_at = None
+    for second in range(1, 31):
+        now[0] += 1
+        if second >= 1:  # p99 starts just after the scan at 100 and uses a whole core
+            ticks[99] = ticks.get(99, 0) + CLOCK_TICKS
+            machine[0] += CLOCK_TICKS
+        write()
+        if found_at is None and any(r.pid == 99 for r in inspector.collect([])):
+            found_at = now[0]
+    assert scans[:3] == [100.0, 105.0, 110.0], scans  # 105 meets it without a rate; 110 measures it
+    assert found_at == 110.0

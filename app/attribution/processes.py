@@ -288,6 +288,10 @@ class ProcessInspector:
             explained = (self._scan_own - own_then) / CLOCK_TICKS + sum(
                 current[pid][1] - previous[pid][1] for pid in read
                 if pid in current and pid in previous and current[pid][0] == previous[pid][0])
+            # a process new since the last scan has no rate yet, so it is not among the busiest: the next scan
+            # names it, so its CPU is no background (counted as such, it would hide itself until the 30 s scan)
+            explained += sum(cpu for pid, (start, cpu) in current.items()
+                             if pid not in previous or previous[pid][0] != start)
             self._background = max(0.0, 100 * (self._scan_machine - machine_then - explained) / (now - then))
         self._scan, self._scan_at, self._scan_due = current, now, False
         return top
