@@ -284,15 +284,8 @@ class ProcessInspector:
         busy.sort(reverse=True)
         top = {pid: cpu for cpu, pid in busy[: self.top_cpu]}
         if then is not None and machine_then is not None and self._scan_machine is not None and now > then:
-            read = set(top) | set(self._known)  # what the ticks after this scan read, and so explain
-            explained = (self._scan_own - own_then) / CLOCK_TICKS + sum(
-                current[pid][1] - previous[pid][1] for pid in read
-                if pid in current and pid in previous and current[pid][0] == previous[pid][0])
-            # a process new since the last scan has no rate yet, so it is not among the busiest: the next scan
-            # names it, so its CPU is no background (counted as such, it would hide itself until the 30 s scan)
-            explained += sum(cpu for pid, (start, cpu) in current.items()
-                             if pid not in previous or previous[pid][0] != start)
-            self._background = max(0.0, 100 * (self._scan_machine - machine_then - explained) / (now - then))
+            busy_s = self._scan_machine - machine_then - (self._scan_own - own_then) / CLOCK_TICKS
+            self._background = _background(busy_s, previous, current, set(top) | set(self._known), now - then)
         self._scan, self._scan_at, self._scan_due = current, now, False
         return top
 
@@ -301,6 +294,18 @@ class ProcessInspector:
         keep = set(keep)
         if len(self._known) > 2 * len(keep) + 64:
             self._known = {pid: k for pid, k in self._known.items() if pid in keep}
+
+
+def _background(busy_s: float, previous: dict[int, tuple[int, float]], current: dict[int, tuple[int, float]],
+                read: set[int], elapsed: float) -> float:
+    """% of a core of ``busy_s`` (the machine's CPU seconds between two scans, FanWhy's own taken out) that the
+    processes read each tick after the second scan (``read``) do not explain: work no scan names. A process new
+    since the first scan has no rate yet, so it is not among the busiest, but the next scan names it: its CPU is no
+    background (counted as such, it would hide itself until the 30 s scan)."""
+    explained = sum(current[pid][1] - previous[pid][1] for pid in read
+                    if pid in current and pid in previous and current[pid][0] == previous[pid][0])
+    explained += sum(cpu for pid, (start, cpu) in current.items() if pid not in previous or previous[pid][0] != start)
+    return max(0.0, 100 * (busy_s - explained) / elapsed)
 
 
 def _percent(cpu_seconds: float, elapsed: float) -> float | None:
