@@ -36,6 +36,38 @@ def usage(pid: int, gpu: int = 0, memory: int | None = 2**30, kind: UsageKind = 
     return GpuProcessUsage(pid=pid, gpu_index=gpu, memory_bytes=memory, sm_percent=50.0, kind=kind)
 
 
+def write_process(root: Path, pid: int, cpu_ticks: int, name: str | None = None, start: int = 500,
+                  flags: int = 0) -> None:
+    """A process in a fake /proc under ``root``: its stat (CPU ticks, start ticks, flags), command line and owner."""
+    name = name or f"p{pid}"
+    folder = root / str(pid)
+    folder.mkdir(exist_ok=True)
+    (folder / "stat").write_text(f"{pid} ({name}) R 1 1 1 0 -1 {flags} 0 0 0 0 {cpu_ticks} 0 0 0 20 0 1 0 {start} "
+                                 "1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n")
+    (folder / "cmdline").write_bytes(f"{name}\0".encode())
+    (folder / "status").write_text("Uid:\t0\t0\t0\t0\n")
+
+
+def write_machine(root: Path, busy_ticks: int) -> None:
+    """The fake /proc's /proc/stat: the machine's busy CPU ticks."""
+    (root / "stat").write_text(f"cpu  {busy_ticks} 0 0 0 0 0 0 0 0 0\nbtime 1790000000\n")
+
+
+def count_scans(monkeypatch: pytest.MonkeyPatch, now: list[float]) -> list[float]:
+    """When (on ``now``) each scan of every process ran."""
+    from app.attribution import processes
+    from app.attribution.procstat import read_all_cpu
+
+    scans: list[float] = []
+
+    def counted(root: Path | str, *kernel_threads: set[int]) -> dict[int, tuple[int, float]]:
+        scans.append(now[0])
+        return read_all_cpu(root, *kernel_threads)
+
+    monkeypatch.setattr(processes, "read_all_cpu", counted)
+    return scans
+
+
 def test_a_gpu_process_is_named_with_user_and_masked_command(sleeper: subprocess.Popen) -> None:
     inspector = ProcessInspector(top_cpu=0)
     (row,) = inspector.collect([usage(sleeper.pid)])
@@ -169,76 +201,50 @@ def test_the_top_cpu_scan_reads_names_with_brackets_and_spaces(tmp_path: Path) -
     """The scan parses /proc/<pid>/stat from the last ')' on: a name like 'x) (y z' cannot shift the fields."""
     from app.attribution.procstat import CLOCK_TICKS
 
-    def write(pid: int, name: str, cpu_ticks: int, start: int) -> None:
-        folder = tmp_path / str(pid)
-        folder.mkdir(exist_ok=True)
-        (folder / "stat").write_text(f"{pid} ({name}) R 1 1 1 0 -1 0 0 0 0 0 {cpu_ticks} 0 0 0 20 0 1 0 {start} "
-                                     f"1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n")
-        (folder / "cmdline").write_bytes(f"{name}\0".encode())
-        (folder / "status").write_text("Uid:\t0\t0\t0\t0\n")
-
-    (tmp_path / "stat").write_text("cpu  1 2 3 4 5 6 7 8 0 0\nbtime 1790000000\n")
+    write_machine(tmp_path, 1)
     now = [100.0]
     inspector = ProcessInspector(top_cpu=2, min_cpu_percent=1.0, proc_root=tmp_path, resolve_foreign=True,
                                  top_cpu_every_s=0, unexplained_percent=0, clock=lambda: now[0])
-    write(11, "x) (y z", 0, 500)
-    write(12, "quiet", 0, 600)
+    write_process(tmp_path, 11, 0, "x) (y z", 500)
+    write_process(tmp_path, 12, 0, "quiet", 600)
     inspector.collect([])
     now[0] += 2.0
-    write(11, "x) (y z", CLOCK_TICKS, 500)  # one CPU second in two seconds: 50 %
-    write(12, "quiet", 0, 600)
+    write_process(tmp_path, 11, CLOCK_TICKS, "x) (y z", 500)  # one CPU second in two seconds: 50 %
     (row,) = inspector.collect([])
     assert (row.pid, row.name, row.cpu_percent) == (11, "x) (y z", 50.0)
     assert row.start_time == 1790000000 + 500 / CLOCK_TICKS  # that /proc's boot time, not ours
-    write(11, "x) (y z", 3 * CLOCK_TICKS, 700)  # the PID was recycled: a new start time, no CPU % from the old one
+    # the PID was recycled: a new start time, no CPU % from the old one
+    write_process(tmp_path, 11, 3 * CLOCK_TICKS, "x) (y z", 700)
     now[0] += 2.0
     assert [r.pid for r in inspector.collect([])] == []
-
 
 def test_the_scan_waits_while_the_known_processes_explain_the_machines_cpu(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Every process's stat is read only when the machine's CPU time since the last scan is not explained by the
     processes already read (by more than ``unexplained_percent`` of a core), or ``scan_every_s`` has passed."""
-    from app.attribution import processes
-    from app.attribution.procstat import CLOCK_TICKS, read_all_cpu
-
-    machine = [0]
-
-    def write(pid: int, cpu_s: int) -> None:
-        (tmp_path / str(pid)).mkdir(exist_ok=True)
-        (tmp_path / str(pid) / "stat").write_text(f"{pid} (p{pid}) R 1 1 1 0 -1 0 0 0 0 0 {cpu_s * CLOCK_TICKS} 0 0 0 "
-                                                  "20 0 1 0 500 1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n")
-        (tmp_path / str(pid) / "cmdline").write_bytes(f"p{pid}\0".encode())
-        (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
-        (tmp_path / "stat").write_text(f"cpu  {machine[0] * CLOCK_TICKS} 0 0 0 0 0 0 0 0 0\nbtime 1790000000\n")
+    from app.attribution.procstat import CLOCK_TICKS
 
     now = [100.0]
-    scans: list[float] = []
-
-    def counted(root: Path | str, *kernel_threads: set[int]) -> dict[int, tuple[int, float]]:
-        scans.append(now[0])
-        return read_all_cpu(root, *kernel_threads)
-
-    monkeypatch.setattr(processes, "read_all_cpu", counted)
+    scans = count_scans(monkeypatch, now)
     inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
                                  scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
-    write(11, 0)
+    write_process(tmp_path, 11, 0)
+    write_machine(tmp_path, 0)
     inspector.collect([])  # the first scan
     for second in range(1, 41):  # p11 uses one core; the machine's busy time is its and nothing else
         now[0] += 1
-        machine[0] += 1
-        write(11, second)
+        write_process(tmp_path, 11, second * CLOCK_TICKS)
+        write_machine(tmp_path, second * CLOCK_TICKS)
         inspector.collect([])
     # the first; 5 s later (p11 busy and not yet known); then only every 30 s: p11 explains the machine's CPU
     assert scans == [100.0, 105.0, 135.0]
     for second in range(41, 47):  # something unknown uses a second core
         now[0] += 1
-        machine[0] += 2
-        write(11, second)
+        write_process(tmp_path, 11, second * CLOCK_TICKS)
+        write_machine(tmp_path, (40 + 2 * (second - 40)) * CLOCK_TICKS)
         inspector.collect([])
     # due from 140; the first tick whose reading before it shows the unknown core (141's) scans
     assert scans[3:] == [142.0]
-
 
 def test_a_process_read_before_its_exec_gets_its_command_line_on_a_later_tick(sleeper: subprocess.Popen,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
@@ -291,56 +297,40 @@ def test_background_work_spread_over_many_processes_does_not_make_every_tick_sca
     """On a big host, daemons and the kernel keep some CPU busy that no scan can name (many processes, each below
     the busiest few): the next scan waits for ``unexplained_percent`` of a core above what the last one could not
     explain either. A new busy process is still found within ``top_cpu_every_s``."""
-    from app.attribution import processes
-    from app.attribution.procstat import CLOCK_TICKS, read_all_cpu
-
-    ticks: dict[int, int] = {}
-    machine = [0]
-
-    def write() -> None:
-        for pid, used in ticks.items():
-            (tmp_path / str(pid)).mkdir(exist_ok=True)
-            (tmp_path / str(pid) / "stat").write_text(f"{pid} (p{pid}) R 1 1 1 0 -1 0 0 0 0 0 {used} 0 0 0 20 0 1 0 "
-                                                      "500 1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\\n")
-            (tmp_path / str(pid) / "cmdline").write_bytes(f"p{pid}\0".encode())
-            (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
-        (tmp_path / "stat").write_text(f"cpu  {machine[0]} 0 0 0 0 0 0 0 0 0\nbtime 1790000000\n")
+    from app.attribution.procstat import CLOCK_TICKS
 
     now = [100.0]
-    scans: list[float] = []
-
-    def counted(root: Path | str, *kernel_threads: set[int]) -> dict[int, tuple[int, float]]:
-        scans.append(now[0])
-        return read_all_cpu(root, *kernel_threads)
-
-    monkeypatch.setattr(processes, "read_all_cpu", counted)
+    scans = count_scans(monkeypatch, now)
     inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
                                  scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
     small = range(20, 30)  # ten daemons at 3 % of a core each: the busiest three are read, seven (21 %) are not
-    ticks.update({pid: 0 for pid in small})
+    ticks = {pid: 0 for pid in small}
     ticks[99] = 0  # idle until it takes a whole core
-    write()
-    inspector.collect([])
-    step = CLOCK_TICKS * 3 // 100
-    for _ in range(40):
+    step, machine = CLOCK_TICKS * 3 // 100, 0
+
+    def tick(hog: int) -> list[Any]:
+        nonlocal machine
         now[0] += 1
         for pid in small:
             ticks[pid] += step
-        machine[0] += 10 * step
-        write()
-        inspector.collect([])
+        ticks[99] += hog
+        machine += 10 * step + hog
+        for pid, used in ticks.items():
+            write_process(tmp_path, pid, used)
+        write_machine(tmp_path, machine)
+        return list(inspector.collect([]))
+
+    for pid in ticks:
+        write_process(tmp_path, pid, 0)
+    write_machine(tmp_path, 0)
+    inspector.collect([])
+    for _ in range(40):
+        tick(0)
     assert scans == [100.0, 105.0, 135.0], scans  # the second scan learns the background: then only every 30 s
     for _ in range(6):  # p99 uses a whole core
-        now[0] += 1
-        for pid in small:
-            ticks[pid] += step
-        ticks[99] += CLOCK_TICKS
-        machine[0] += 10 * step + CLOCK_TICKS
-        write()
-        busiest = inspector.collect([])
+        busiest = tick(CLOCK_TICKS)
     assert scans[3:] == [142.0], scans  # the first tick whose reading shows the new core
     assert busiest[0].pid == 99 and busiest[0].cpu_percent == 100.0
-
 
 def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_full_scans(tmp_path: Path,
                                                                                        monkeypatch: pytest.MonkeyPatch
@@ -351,15 +341,7 @@ def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_ful
     from app.attribution import procstat
     from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD
 
-    def write(pid: int, name: str, cpu_s: int, flags: int) -> None:
-        (tmp_path / str(pid)).mkdir(exist_ok=True)
-        (tmp_path / str(pid) / "stat").write_text(f"{pid} ({name}) R 2 0 0 0 -1 {flags} 0 0 0 0 "
-                                                  f"{cpu_s * CLOCK_TICKS} 0 0 0 20 0 1 0 500 1000 250 0 0 0 0 0 0 0 0 "
-                                                  "0 0 0 0 17 1 0 0 0 0 0\n")
-        (tmp_path / str(pid) / "cmdline").write_bytes(f"{name}\0".encode())
-        (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
-
-    (tmp_path / "stat").write_text("cpu  1 2 3 4 5 6 7 8 0 0\nbtime 1790000000\n")
+    write_machine(tmp_path, 1)
     reads: list[int] = []
     real = procstat._stat_bytes
 
@@ -372,9 +354,9 @@ def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_ful
     inspector = ProcessInspector(top_cpu=5, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=0,
                                  unexplained_percent=0, scan_every_s=30, clock=lambda: now[0])
     for second in range(3):
-        write(2, "kthreadd", 0, PF_KTHREAD)
-        write(31, "ksoftirqd/3", second, PF_KTHREAD | 0x40)  # a whole core, as a kernel thread
-        write(40, "python3", second, 0x400000)  # a whole core, as a program
+        write_process(tmp_path, 2, 0, "kthreadd", flags=PF_KTHREAD)
+        write_process(tmp_path, 31, second * CLOCK_TICKS, "ksoftirqd/3", flags=PF_KTHREAD | 0x40)  # a whole core
+        write_process(tmp_path, 40, second * CLOCK_TICKS, "python3", flags=0x400000)  # a whole core, a program
         reads.clear()
         busiest = inspector.collect([])
         now[0] += 1
@@ -385,46 +367,24 @@ def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_ful
     inspector.collect([])
     assert {2, 31} <= set(reads)  # the full scan reads everything again
 
-
 def test_a_busy_process_new_at_a_scan_is_found_by_the_next_one_not_hidden_as_background(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A process that started since the last scan has no CPU % yet at the next: its CPU is not background (which
     would raise the bar above its own use and hide it until the 30 s scan); the scan after names it."""
-    from app.attribution import processes
-    from app.attribution.procstat import CLOCK_TICKS, read_all_cpu
-
-    ticks: dict[int, int] = {}
-    machine = [0]
-
-    def write() -> None:
-        for pid, used in ticks.items():
-            (tmp_path / str(pid)).mkdir(exist_ok=True)
-            (tmp_path / str(pid) / "stat").write_text(f"{pid} (p{pid}) R 1 1 1 0 -1 0 0 0 0 0 {used} 0 0 0 20 0 1 0 "
-                                                      "500 1000 250 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n")
-            (tmp_path / str(pid) / "cmdline").write_bytes(f"p{pid}\0".encode())
-            (tmp_path / str(pid) / "status").write_text("Uid:\t0\t0\t0\t0\n")
-        (tmp_path / "stat").write_text(f"cpu  {machine[0]} 0 0 0 0 0 0 0 0 0\nbtime 1790000000\n")
+    from app.attribution.procstat import CLOCK_TICKS
 
     now = [100.0]
-    scans: list[float] = []
-
-    def counted(root: Path | str, *kernel_threads: set[int]) -> dict[int, tuple[int, float]]:
-        scans.append(now[0])
-        return read_all_cpu(root, *kernel_threads)
-
-    monkeypatch.setattr(processes, "read_all_cpu", counted)
+    scans = count_scans(monkeypatch, now)
     inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
                                  scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
-    ticks[11] = 0
-    write()
+    write_process(tmp_path, 11, 0)
+    write_machine(tmp_path, 0)
     inspector.collect([])  # the first scan, at 100
     found_at = None
-    for second in range(1, 31):
+    for second in range(1, 31):  # p99 starts just after the scan at 100 and uses a whole core
         now[0] += 1
-        if second >= 1:  # p99 starts just after the scan at 100 and uses a whole core
-            ticks[99] = ticks.get(99, 0) + CLOCK_TICKS
-            machine[0] += CLOCK_TICKS
-        write()
+        write_process(tmp_path, 99, second * CLOCK_TICKS)
+        write_machine(tmp_path, second * CLOCK_TICKS)
         if found_at is None and any(r.pid == 99 for r in inspector.collect([])):
             found_at = now[0]
     assert scans[:3] == [100.0, 105.0, 110.0], scans  # 105 meets it without a rate; 110 measures it
