@@ -52,13 +52,8 @@ def read_stat(proc_root: Path | str, pid: int) -> Stat:
 PF_KTHREAD = 0x00200000  # proc(5) field 9, ``flags``: a kernel thread
 
 
-def read_cpu(proc_root: Path | str, pid: int) -> tuple[int, float]:
-    """(start ticks, CPU seconds) of a process: the scan of every process needs no more than this."""
-    start, cpu, _ = _read_cpu_and_flags(proc_root, pid)
-    return start, cpu
-
-
-def _read_cpu_and_flags(proc_root: Path | str, pid: int) -> tuple[int, float, int]:
+def _read_cpu(proc_root: Path | str, pid: int) -> tuple[int, float, int]:
+    """(start ticks, CPU seconds, flags) of a process: the scan of every process needs no more than this."""
     data = _stat_bytes(proc_root, pid)
     fields = data[data.rindex(b")") + 2:].split(None, 20)
     return int(fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS, int(fields[6])
@@ -79,7 +74,7 @@ def read_all_cpu(proc_root: Path | str, kernel_threads: set[int] | None = None) 
         if pid in skip:
             continue
         try:
-            start, cpu, flags = _read_cpu_and_flags(root, pid)
+            start, cpu, flags = _read_cpu(root, pid)
         except (OSError, ValueError, IndexError):  # gone, or denied, since the listing
             continue
         if flags & PF_KTHREAD:

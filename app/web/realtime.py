@@ -27,6 +27,7 @@ from .security import TokenBuckets
 
 log = logging.getLogger(__name__)
 
+
 class JsonPacket(Packet):  # type: ignore[misc]  # python-socketio ships no type hints
     """Socket.IO packets whose data is plain JSON. Everything FanWhy emits is made by app.collect.serialize (dicts,
     lists, strings, numbers: never bytes), so the check for binary parts, which walks the whole view on every emit
