@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.fake_nvml import H200_LOAD_PID
+
 
 def test_metrics_has_every_gpu_field_and_the_processes(client: Any) -> None:
     body = client.get("/api/gpu/metrics").get_json()
@@ -21,12 +23,12 @@ def test_metrics_has_every_gpu_field_and_the_processes(client: Any) -> None:
     assert "passively cooled" in busy["unsupported"]["fan_speed_percent"]
     assert busy["throttle_reasons"] == ["sw_power_cap"]
     gpu_procs = [p for p in body["processes"] if p["gpus"]]
-    assert [p["pid"] for p in gpu_procs] == [657]
+    assert [p["pid"] for p in gpu_procs] == [H200_LOAD_PID]
     assert gpu_procs[0]["gpus"][0] == {"gpu_index": 1, "memory_bytes": 7052722176, "sm_percent": 98.0,
                                        "encoder_percent": 0.0, "decoder_percent": 0.0, "kind": "compute",
                                        "memory_method": "reported"}
     assert body["ledger"][0]["gpu_index"] == 0 and body["ledger"][1]["processes_w"] == 693.48  # alone; no idle seen
-    assert body["ledger"][1]["by_process"] == [[657, 693.48]]
+    assert body["ledger"][1]["by_process"] == [[H200_LOAD_PID, 693.48]]
     assert body["timing"]["tick"] == 1 and body["timing"]["total_ms"] >= 0
     assert "alert_events" not in body
 
@@ -43,7 +45,7 @@ def test_summary_headlines(client: Any) -> None:
     gpu = body["gpus"][1]
     assert gpu["utilization_percent"] == 98.0 and gpu["memory_percent"] == pytest.approx(4.68, abs=0.01)
     assert gpu["fan_speed_percent"] is None and "fan_speed_percent" in gpu["unsupported"]
-    assert body["top_processes"][0]["pid"] == 657
+    assert body["top_processes"][0]["pid"] == H200_LOAD_PID
     assert body["alerts"] == []
     assert set(body["host"]) >= {"cpu_percent", "load_average", "memory_used_bytes", "cpu_temperature_c", "fans"}
 
@@ -53,14 +55,14 @@ def test_the_summary_carries_the_verdict_of_the_metrics_view(client: Any) -> Non
     summary = client.get("/api/gpu/summary").get_json()
     metrics = client.get("/api/gpu/metrics").get_json()
     verdict = summary["verdict"]
-    assert verdict["headline"].startswith("GPU 1 is at") and "PID 657 keeps 98 %" in verdict["headline"]
+    assert verdict["headline"].startswith("GPU 1 is at") and f"PID {H200_LOAD_PID} keeps 98 %" in verdict["headline"]
     assert verdict["causes"] and 0 < verdict["confidence"] <= 1 and verdict["busy"] is True
     assert verdict == metrics["verdict"]
 
 
 def test_processes_filters_and_sorts(client: Any) -> None:
     body = client.get("/api/gpu/processes?kind=gpu&gpu=1&sort=sm&limit=5").get_json()
-    assert body["count"] == 1 and body["processes"][0]["pid"] == 657
+    assert body["count"] == 1 and body["processes"][0]["pid"] == H200_LOAD_PID
     assert client.get("/api/gpu/processes?gpu=0&kind=gpu").get_json()["count"] == 0
     cpu = client.get("/api/gpu/processes?kind=cpu").get_json()
     assert all(p["gpus"] == [] for p in cpu["processes"])

@@ -16,6 +16,7 @@ from app.store.history import History
 from app.store.queries import HistoryError
 from app.store.recordings import Recorder
 from app.store.schema import ForeignFile, ownership
+from tests.fakes.fake_nvml import H200_LOAD_PID
 from tests.support.history import GIB, T0, Clock, feed, snap  # GIB: for the tests below
 from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
 
@@ -264,7 +265,8 @@ def test_history_endpoints_and_their_errors(make_app: Any, fake_nvml: Any) -> No
     body = client.get("/api/gpu/history?gpu=1&metric=power_w&since=-5m&step=1").get_json()
     assert body["source"] == "raw" and body["columns"] == ["t", "mean", "min", "max"] and body["points"]
     assert body["points"][-1][1] == pytest.approx(693.481)
-    assert client.get("/api/gpu/history?pid=657&metric=sm_percent&since=-5m").get_json()["points"][-1][1] == 98.0
+    by_pid = client.get(f"/api/gpu/history?pid={H200_LOAD_PID}&metric=sm_percent&since=-5m").get_json()
+    assert by_pid["points"][-1][1] == 98.0
     host = client.get("/api/gpu/history?host=1&metric=memory_used_bytes&since=-5m&step=1").get_json()
     assert host["host"] is True and host["points"] and host["points"][-1][1] > 0
     for url, words in [

@@ -16,7 +16,7 @@ from prometheus_client import CollectorRegistry
 
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
-from tests.fakes.fake_nvml import scenario
+from tests.fakes.fake_nvml import H200_LOAD_PID, scenario
 from tests.support.servers import free_port, stop, wait_healthy
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def test_gpu_gauges_from_the_snapshot(app: Any, fake_nvml: Any) -> None:
     assert get("fanwhy_gpu_throttle_reason", {**labels, "reason": "hw_slowdown"}) == 0.0
     assert get("fanwhy_gpu_energy_joules_total", labels) == pytest.approx(19463.597)
     assert get("fanwhy_gpu_up", labels) == 1.0
-    assert get("fanwhy_process_gpu_memory_bytes", {"pid": "657", "name": "", "user": "", "container": "",
+    assert get("fanwhy_process_gpu_memory_bytes", {"pid": str(H200_LOAD_PID), "name": "", "user": "", "container": "",
                                                    "pod": "", "namespace": "", "gpu": "1"}) == 7052722176
     assert get("fanwhy_collector_success") == 1.0 and get("fanwhy_collector_ticks_total") == 1.0
     assert get("gpu_memory_total_bytes", {"gpu": "1"}) == 150754820096
@@ -77,12 +77,12 @@ def test_a_lost_gpu_and_an_exited_process_leave_no_stale_samples(app: Any, fake_
 
     registry = registry_of(app)
     held = sum(p["usedGpuMemory"] for p in fake_nvml.tables[1]["compute_processes"])
-    fake_nvml.end_process(1, 657)  # its memory is freed with it
+    fake_nvml.end_process(1, H200_LOAD_PID)  # its memory is freed with it
     fake_nvml.set(1, "process_utilization", [])
     fake_nvml.set(0, "utilization", pynvml.NVMLError_GpuIsLost())
     app.extensions["fanwhy"].monitor.collect()
     get = registry.get_sample_value
-    assert get("fanwhy_process_gpu_memory_bytes", {"pid": "657", "name": "", "user": "", "container": "",
+    assert get("fanwhy_process_gpu_memory_bytes", {"pid": str(H200_LOAD_PID), "name": "", "user": "", "container": "",
                                                    "pod": "", "namespace": "", "gpu": "1"}) is None
     lost = {"gpu": "0", "uuid": "GPU-5ce6f751-d9a5-2669-cfdd-cb0224401395", "name": "NVIDIA H200"}
     assert get("fanwhy_gpu_up", lost) == 0.0 and get("fanwhy_gpu_utilization_percent", lost) is None

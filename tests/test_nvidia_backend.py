@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pynvml
@@ -11,7 +12,7 @@ from app.core.model import GpuProcessUsage
 from app.vendors.base import BackendUnavailable
 from app.vendors.nvidia import NvidiaBackend, decode_clocks_event_reasons
 from app.vendors.nvml_fans import PASSIVELY_COOLED
-from tests.fakes.fake_nvml import FakeNvml, desktop_card, load_dump, scenario
+from tests.fakes.fake_nvml import H100_LOAD_PID, H200_LOAD_PID, FakeNvml, desktop_card, load_dump, scenario
 
 
 class Clock:
@@ -69,7 +70,7 @@ def test_processes_with_memory_and_sm_share() -> None:
     backend = opened(scenario("h200x2_load"))
     backend.sample()
     (proc,) = backend.processes()
-    assert (proc.pid, proc.gpu_index, proc.memory_bytes, proc.kind) == (657, 1, 7052722176, "compute")
+    assert (proc.pid, proc.gpu_index, proc.memory_bytes, proc.kind) == (H200_LOAD_PID, 1, 7052722176, "compute")
     assert proc.sm_percent == 98.0 and proc.encoder_percent == 0.0
 
 
@@ -98,15 +99,15 @@ def test_pid_seen_only_in_utilization_samples_is_reported() -> None:
     backend = opened(fake)
     backend.sample()
     (proc,) = backend.processes()
-    assert (proc.pid, proc.kind, proc.memory_bytes, proc.sm_percent) == (657, "utilization-only", None, 98.0)
+    assert (proc.pid, proc.kind, proc.memory_bytes, proc.sm_percent) == (H200_LOAD_PID, "utilization-only", None, 98.0)
 
 
 def test_compute_and_graphics_contexts_of_one_process_are_one_row() -> None:
     fake = scenario("h100_load")
-    fake.set(0, "graphics_processes", [{"pid": 423, "usedGpuMemory": 7052722176}])
+    fake.set(0, "graphics_processes", [{"pid": H100_LOAD_PID, "usedGpuMemory": 7052722176}])
     backend = opened(fake)
     backend.sample()
-    assert [p.pid for p in backend.processes()] == [423]
+    assert [p.pid for p in backend.processes()] == [H100_LOAD_PID]
 
 
 def test_eight_gpus() -> None:
@@ -292,7 +293,7 @@ def test_per_process_utilization_is_read_at_its_own_rate_and_when_processes_chan
     backend = opened(fake, clock=clock, process_util_period_s=3.0)
     for _ in range(3):
         backend.sample()
-        assert [p.sm_percent for p in backend.processes() if p.pid == 657] == [98.0]
+        assert [p.sm_percent for p in backend.processes() if p.pid == H200_LOAD_PID] == [98.0]
         clock.now += 0.9
     assert fake.calls["process_utilization"] == 1  # once in 2.7 s, on the busy GPU 1 (GPU 0 reads 0 %)
     fake.start_process(1, 700)
@@ -410,7 +411,7 @@ def test_the_process_lists_are_read_again_when_the_used_memory_moves_and_every_l
     fake.start_process(1, 700)
     assert 700 in {p.pid for p in tick(backend)}  # at once: the used memory grew by 1 GiB
     assert fake.calls["compute_processes"] == 3
-    fake.end_process(1, 657)
+    fake.end_process(1, H200_LOAD_PID)
     assert {p.pid for p in tick(backend) if p.gpu_index == 1} == {700}  # at once: its memory was freed
     fake.end_process(1, 700)  # one ends as another of the same size starts: the used memory stays
     fake.start_process(1, 701)
@@ -430,3 +431,12 @@ def test_the_process_lists_are_read_every_tick_when_the_used_memory_is_unknown()
         tick(backend)
         clock.now += 1
     assert fake.calls["compute_processes"] == 1 + 3  # GPU 0 once, GPU 1 every tick
+
+
+@pytest.mark.parametrize("name", ["h100_load", "h200x2_load", "desktop_fan", "eight_gpus"])
+def test_a_dumps_processes_are_no_process_of_this_machine(name: str) -> None:
+    """A captured PID read as it was named whatever held it here (a Chromium, once): it lies above PID_MAX_LIMIT."""
+    backend = opened(scenario(name))
+    backend.sample()
+    pids = {p.pid for p in backend.processes()}
+    assert pids and all(pid > 2**22 and not Path(f"/proc/{pid}").exists() for pid in pids)

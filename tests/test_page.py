@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.conftest import nvidia_selection
-from tests.fakes.fake_nvml import scenario
+from tests.fakes.fake_nvml import H200_LOAD_PID, scenario
 from tests.support.browser import chromium
 from tests.support.servers import free_port, served, start_server, stop, wait_healthy
 
@@ -191,7 +191,7 @@ def test_unattributed_row_and_the_container_view(make_app: Any, serve: Any, page
         unattributed = shown(page, "#processes tr.unattributed", timeout=10_000)
         assert "unattributed" in (unattributed.text_content() or "")
         assert "PID namespace" in (unattributed.get_attribute("title") or "")
-        estimate = page.locator("#processes tr[data-pid='657']")
+        estimate = page.locator(f"#processes tr[data-pid='{H200_LOAD_PID}']")
         assert "(estimate)" in (estimate.text_content() or "")
         page.click("#tab-containers")
         assert page.is_visible("#containers")
@@ -211,7 +211,7 @@ def test_the_verdict_is_on_top_and_follows_the_load(make_app: Any, serve: Any, p
         "() => document.querySelector('#headline').textContent.replace(/\\u00a0/g, ' ')"
         ".includes('keeps 98 % of its SMs busy')", timeout=10_000)
     headline = (page.text_content("#headline") or "").replace("\xa0", " ")
-    assert headline.startswith("GPU 1 is at 57 °C and 693 W because PID 657")
+    assert headline.startswith(f"GPU 1 is at 57 °C and 693 W because PID {H200_LOAD_PID}")
     assert "passively cooled" in headline
     page.click("#causes-box summary")
     causes = [(t or "").replace("\xa0", " ") for t in page.locator("#causes li").all_text_contents()]
@@ -305,7 +305,7 @@ def test_the_process_table_sorts_and_filters_and_the_gpu_selector(make_app: Any,
     page.wait_for_selector("#processes tr[data-pid='9001']", timeout=10_000)
     pids = "() => [...document.querySelectorAll('#processes tbody tr[data-pid]')].map(r => r.dataset.pid)"
     first = page.evaluate(pids)
-    assert first.index("657") < first.index("9001")  # by GPU memory, largest first
+    assert first.index(str(H200_LOAD_PID)) < first.index("9001")  # by GPU memory, largest first
     page.click("#processes th button[data-sort='pid']")
     assert page.get_attribute("#processes th:has(button[data-sort='pid'])", "aria-sort") == "ascending"
     ordered = [int(p) for p in page.evaluate(pids)]

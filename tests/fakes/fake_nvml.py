@@ -22,9 +22,29 @@ import pynvml
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvml"
 
+# A captured machine's PIDs are not this machine's. Read as they were, they name whatever process holds PID 657 here
+# (on a fresh CI container, a Chromium of the page tests did), so a dump's PIDs are moved above PID_MAX_LIMIT (2**22
+# on 64-bit Linux), where no process can be: /proc never has them, and a fake GPU's process stays unnamed.
+ABSENT_PID_BASE = 5_000_000
+
+
+def absent_pid(pid: int) -> int:
+    """A PID no process of the machine running the tests can hold: ``pid`` moved above PID_MAX_LIMIT."""
+    return ABSENT_PID_BASE + pid
+
+
+H100_LOAD_PID = absent_pid(423)  # the matmul in h100-load.json
+H200_LOAD_PID = absent_pid(657)  # the matmul on GPU 1 in h200x2-load.json
+
+
+def _moved(value: Any) -> Any:
+    if isinstance(value, list) and all(isinstance(row, dict) and "pid" in row for row in value):
+        return [{**row, "pid": absent_pid(row["pid"])} for row in value]
+    return value
+
 
 def load_dump(name: str) -> list[dict[str, Any]]:
-    """GPU tables from a real dump: each getter's value, or its NVML exception."""
+    """GPU tables from a real dump: each getter's value, or its NVML exception; the PIDs moved (``absent_pid``)."""
     dump = json.loads((FIXTURES / f"{name}.json").read_text())
     tables = []
     for gpu in dump["gpus"]:
@@ -33,7 +53,7 @@ def load_dump(name: str) -> list[dict[str, Any]]:
             if cell.get("error"):
                 table[key] = getattr(pynvml, cell["error"])()
             else:
-                table[key] = cell["value"]
+                table[key] = _moved(cell["value"])
         tables.append(table)
     return tables
 
@@ -342,7 +362,7 @@ def _eight() -> list[dict[str, Any]]:
         table = copy.deepcopy(base)
         table["uuid"] = f"GPU-8888{i:04d}-0000-0000-0000-000000000000"
         table["utilization"] = {"gpu": 10 * i, "memory": 5 * i}
-        pid = 1000 + i
+        pid = absent_pid(1000 + i)
         table["compute_processes"] = [{"pid": pid, "usedGpuMemory": (i + 1) * 2**30,
                                        "gpuInstanceId": 4294967295, "computeInstanceId": 4294967295}]
         table["process_utilization"] = [{"pid": pid, "timeStamp": 0, "smUtil": 10 * i, "memUtil": i,
