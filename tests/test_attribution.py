@@ -17,7 +17,7 @@ from app.core.model import GpuProcessUsage, GpuSample, ProcessSample, UsageKind
 from tests import cgroup_helper
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
-from tests.fakes.fake_nvml import scenario
+from tests.fakes.fake_nvml import absent_pid, scenario
 
 GB = 10**9
 A, B, C = "a" * 64, "b" * 64, "c" * 64
@@ -75,13 +75,14 @@ def test_pids_hidden_by_a_pid_namespace_are_reported_with_their_sm_share(sleeper
     """As real GPUs showed (tests/fixtures/nvml): the list is empty, the utilization samples carry host PIDs we
     cannot resolve."""
     inspector = ProcessInspector(top_cpu=0, resolve_foreign=False)
+    hidden, other = absent_pid(4242), absent_pid(4243)  # host PIDs: none of this machine's processes
     result = Attributor(inspector).attribute(
-        [gpu(8 * GB, util=98)], [use(4242, None, sm=70, kind="utilization-only"),
-                                 use(4243, None, sm=20, kind="utilization-only")])
+        [gpu(8 * GB, util=98)], [use(hidden, None, sm=70, kind="utilization-only"),
+                                 use(other, None, sm=20, kind="utilization-only")])
     rows = {r.pid: r for r in result.processes}
-    assert rows[4242].visibility == "host-pid-only" and rows[4242].status == "outside-namespace"
-    assert rows[4242].name is None and rows[4242].sm_percent == 70
-    assert rows[4242].gpus[0].memory_bytes == 4 * GB and rows[4242].gpus[0].memory_method == "inference"
+    assert rows[hidden].visibility == "host-pid-only" and rows[hidden].status == "outside-namespace"
+    assert rows[hidden].name is None and rows[hidden].sm_percent == 70
+    assert rows[hidden].gpus[0].memory_bytes == 4 * GB and rows[hidden].gpus[0].memory_method == "inference"
     (unattributed,) = result.unattributed
     assert unattributed.memory_bytes == 8 * GB and unattributed.sm_percent == 8.0
     assert "another PID namespace" in unattributed.reason and "FANWHY_HOST_PROC" in unattributed.reason
