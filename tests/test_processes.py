@@ -68,6 +68,17 @@ def count_scans(monkeypatch: pytest.MonkeyPatch, now: list[float]) -> list[float
     return scans
 
 
+def scanner(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[float], list[float], ProcessInspector]:
+    """An inspector of the fake /proc under ``root`` on a clock of the test's own (``now``, from 100 s), the three
+    busiest users read every 5 s, every process at least every 30 s or when 10 % of a core is unexplained; ``scans``
+    says when each scan ran (``count_scans``)."""
+    now = [100.0]
+    scans = count_scans(monkeypatch, now)
+    inspector = ProcessInspector(top_cpu=3, proc_root=root, resolve_foreign=True, top_cpu_every_s=5,
+                                 scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
+    return now, scans, inspector
+
+
 def test_a_gpu_process_is_named_with_user_and_masked_command(sleeper: subprocess.Popen) -> None:
     inspector = ProcessInspector(top_cpu=0)
     (row,) = inspector.collect([usage(sleeper.pid)])
@@ -224,10 +235,7 @@ def test_the_scan_waits_while_the_known_processes_explain_the_machines_cpu(tmp_p
     processes already read (by more than ``unexplained_percent`` of a core), or ``scan_every_s`` has passed."""
     from app.attribution.procstat import CLOCK_TICKS
 
-    now = [100.0]
-    scans = count_scans(monkeypatch, now)
-    inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
-                                 scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
+    now, scans, inspector = scanner(tmp_path, monkeypatch)
     write_process(tmp_path, 11, 0)
     write_machine(tmp_path, 0)
     inspector.collect([])  # the first scan
@@ -299,10 +307,7 @@ def test_background_work_spread_over_many_processes_does_not_make_every_tick_sca
     explain either. A new busy process is still found within ``top_cpu_every_s``."""
     from app.attribution.procstat import CLOCK_TICKS
 
-    now = [100.0]
-    scans = count_scans(monkeypatch, now)
-    inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
-                                 scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
+    now, scans, inspector = scanner(tmp_path, monkeypatch)
     small = range(20, 30)  # ten daemons at 3 % of a core each: the busiest three are read, seven (21 %) are not
     ticks = {pid: 0 for pid in small}
     ticks[99] = 0  # idle until it takes a whole core
@@ -373,10 +378,7 @@ def test_a_busy_process_new_at_a_scan_is_found_by_the_next_one_not_hidden_as_bac
     would raise the bar above its own use and hide it until the 30 s scan); the scan after names it."""
     from app.attribution.procstat import CLOCK_TICKS
 
-    now = [100.0]
-    scans = count_scans(monkeypatch, now)
-    inspector = ProcessInspector(top_cpu=3, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=5,
-                                 scan_every_s=30, unexplained_percent=10, clock=lambda: now[0])
+    now, scans, inspector = scanner(tmp_path, monkeypatch)
     write_process(tmp_path, 11, 0)
     write_machine(tmp_path, 0)
     inspector.collect([])  # the first scan, at 100
