@@ -116,7 +116,7 @@ def test_no_gpu_says_so_in_a_sentence() -> None:
     (["--backend", "amd"], {}, 4, "--backend amd cannot start here"),
     (["snapshot", "--backend", "amd"], {}, 4, "amdsmi"),
     (["--host", "0.0.0.0"], {"FANWHY_TOKEN": "short"}, 2, "FANWHY_TOKEN needs at least 16 characters"),
-    (["--host", "192.0.2.1"], {"FANWHY_TOKEN": "x" * 20}, 3, "--host 192.0.2.1 is not an address of this machine"),
+    (["--host", "192.0.2.1"], {"FANWHY_TOKEN": "5e8c1f0a7b3d92e4c6a1"}, 3, "--host 192.0.2.1 is not an address of this machine"),
     ([], {"FANWHY_DB": "/proc/no/such/history.db"}, 2, "cannot be created"),
 ])
 def test_bad_settings_are_refused_before_serving(args: list[str], env: dict[str, str], code: int, words: str) -> None:
@@ -157,9 +157,9 @@ def test_a_port_in_use_names_the_flag_used() -> None:
 
 def test_a_public_bind_prints_a_url_a_browser_can_open() -> None:
     port = free_port()
-    proc = start_server(port, FANWHY_HOST="0.0.0.0", FANWHY_TOKEN="t" * 24)
+    proc = start_server(port, FANWHY_HOST="0.0.0.0", FANWHY_TOKEN="c41d9e2b7a06f35d8e1b4c97")
     try:
-        wait_healthy(f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {'t' * 24}"})
+        wait_healthy(f"http://127.0.0.1:{port}", headers={"Authorization": "Bearer c41d9e2b7a06f35d8e1b4c97"})
     finally:
         output = stop(proc)
     from app.serving import in_container

@@ -36,18 +36,18 @@ def test_each_choice_refuses_another_word(name: str, choices: tuple[str, ...], m
 def test_a_public_bind_needs_the_token() -> None:
     with pytest.raises(ConfigError, match=r"refusing to bind 0\.0\.0\.0"):
         Settings(host="0.0.0.0").validate()
-    Settings(host="0.0.0.0", token="t" * 32).validate()
+    Settings(host="0.0.0.0", token="7d2f9a4c1e8b3065f2a9d4c7e1b80a36").validate()
 
 
 def test_tokens_can_come_from_files(tmp_path: Path) -> None:
     from app.collect.config import load_settings
 
     secret = tmp_path / "metrics-token"
-    secret.write_text("0123456789abcdef0123\n")
+    secret.write_text("e3a91f7c2b5d8064a1c9\n")
     settings = load_settings({"FANWHY_METRICS_TOKEN_FILE": str(secret), "FANWHY_TOKEN_FILE": str(secret)})
-    assert settings.metrics_token == settings.token == "0123456789abcdef0123"
-    assert load_settings({"FANWHY_TOKEN": "direct-wins-over-file", "FANWHY_TOKEN_FILE": str(secret)}).token == \
-        "direct-wins-over-file"
+    assert settings.metrics_token == settings.token == "e3a91f7c2b5d8064a1c9"
+    assert load_settings({"FANWHY_TOKEN": "direct-wins-3f8a1c9e2b7d4056", "FANWHY_TOKEN_FILE": str(secret)}).token == \
+        "direct-wins-3f8a1c9e2b7d4056"
     with pytest.raises(ConfigError, match=r"FANWHY_METRICS_TOKEN_FILE=.* cannot be read"):
         load_settings({"FANWHY_METRICS_TOKEN_FILE": str(tmp_path / "missing")})
     (tmp_path / "empty").write_text("\n")

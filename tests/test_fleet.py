@@ -192,7 +192,7 @@ def test_a_prometheus_scrapes_a_node_by_a_name_outside_its_allowlist_with_the_to
         make_app: Any, serve: Any, prometheus: Any, tmp_path: Path) -> None:
     """The node allows only dashboard.example as Host (a browser must use that name: DNS rebinding); Prometheus
     reaches it as 127.0.0.1:PORT with the metrics token from a file (credentials_file) and gets the metrics."""
-    token = "scrape-0123456789abcdef"
+    token = "scrape-8e3b1f6a2d9c4705"
     node = serve(make_app(nvidia_selection(scenario("h100_idle")), allowed_hosts=("dashboard.example",),
                           metrics_token=token))
     target = node.url.removeprefix("http://")

@@ -28,7 +28,7 @@ from tests.support.servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE, IMAGE = "localhost/fanwhy-base:bookworm", "localhost/fanwhy:test"
-TOKEN = "0123456789abcdef-image"
+TOKEN = "image-4f1a8c3e9b2d7065"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fanwhy-tests"
 
 pytestmark = [

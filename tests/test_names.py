@@ -17,16 +17,16 @@ def test_loopback_allows_loopback_names_only() -> None:
 def test_bound_to_the_network_any_name_is_allowed_because_the_token_guards_every_route() -> None:
     """A container cannot know the names its published port is reached by; a page that rebinds a name to this
     machine still gets 401 without the token (tests/test_image.py, from another address)."""
-    assert allowed_hosts(load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "a" * 32})) == {"*"}
+    assert allowed_hosts(load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68"})) == {"*"}
 
 
 def test_an_explicit_list_still_wins() -> None:
-    settings = load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "a" * 32, "FANWHY_ALLOWED_HOSTS": "gpu-box"})
+    settings = load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68", "FANWHY_ALLOWED_HOSTS": "gpu-box"})
     assert allowed_hosts(settings) == {"gpu-box"}
 
 
 def test_in_a_container_the_url_is_the_published_port_on_the_host(tmp_path: Path) -> None:
-    settings = load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "a" * 32})
+    settings = load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68"})
     assert url(settings, root=str(tmp_path)).startswith("http://") and "localhost" not in url(settings, str(tmp_path))
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / ".containerenv").write_text("")

@@ -42,7 +42,7 @@ def test_the_dockerfile_copies_what_exists_and_sets_the_nvidia_environment() -> 
 def test_the_healthcheck_follows_the_port_tls_exporter_mode_and_the_allowlist(tmp_path: Path, case: str) -> None:
     """``python -m app.healthcheck`` with the environment the server runs with: a pass, and a fail when it is down."""
     port = free_port()
-    env = {"FANWHY_TOKEN": "0123456789abcdef-health"}
+    env = {"FANWHY_TOKEN": "health-7c2e9a4f1b8d3065"}
     check_env = {**os.environ, **env, "FANWHY_PORT": str(port)}
     args: list[str] = []
     if case == "allowed-hosts":

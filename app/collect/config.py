@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..core.tokens import weakness
 from ..core.vocabulary import BACKENDS
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 # "." or ".." segment, no trailing /
 BASE_PATH = re.compile(r"(/(?!\.+(?:/|$))[A-Za-z0-9._~-]+)+")
 MIN_PUBLIC_TOKEN = 16  # characters of FANWHY_TOKEN needed to bind anything but loopback
+MAKE_TOKEN = "Make one with: openssl rand -hex 16 (or: python3 -c 'import secrets; print(secrets.token_hex(16))')"
 
 
 class ConfigError(ValueError):
@@ -129,27 +131,30 @@ class Settings:
         if not is_loopback(self.host) and len(self.token or "") < MIN_PUBLIC_TOKEN:
             raise ConfigError(
                 f"refusing to bind {self.host}: anything but loopback needs FANWHY_TOKEN of at least "
-                f"{MIN_PUBLIC_TOKEN} characters (e.g. FANWHY_TOKEN=$(openssl rand -hex 16)), or keep "
-                "FANWHY_HOST=127.0.0.1", "host")
+                f"{MIN_PUBLIC_TOKEN} characters, or keep FANWHY_HOST=127.0.0.1. {MAKE_TOKEN}", "host")
         return self
 
     def _check_tokens(self) -> None:
         """A token is a secret someone types or pastes: no spaces around it (a pasted newline, a quoted blank), at
-        least MIN_PUBLIC_TOKEN characters that are not spaces (16 spaces are not a secret), and not a placeholder
-        published in this project's files (deploy/kubernetes/secret.yaml's, the docs' examples)."""
+        least MIN_PUBLIC_TOKEN characters that are not spaces (16 spaces are not a secret), not a placeholder
+        published in this project's files (deploy/kubernetes/secret.yaml's, the docs' examples), and a secret by
+        app.core.tokens' rule (no unexpanded shell text, no repeated character or run, at least 64 bits)."""
         for name in FROM_FILE:
             value = getattr(self, name)
             if value is None:
                 continue
             variable = ENV_NAMES[name]
             if value.strip().lower() in PUBLISHED_TOKENS or value.strip().lower().startswith("replace-me"):
-                raise ConfigError(f"{variable} is the placeholder published in FanWhy's files, not a secret: set "
-                                  f"your own (e.g. {variable}=$(openssl rand -hex 16))", name)
+                raise ConfigError(f"{variable} is the placeholder published in FanWhy's files, not a secret. "
+                                  f"{MAKE_TOKEN}", name)
             if value != value.strip():
                 raise ConfigError(f"{variable} must not begin or end with spaces or line breaks: remove them", name)
             if sum(not c.isspace() for c in value) < MIN_PUBLIC_TOKEN:
-                raise ConfigError(f"{variable} needs at least {MIN_PUBLIC_TOKEN} characters that are not spaces "
-                                  f"(e.g. {variable}=$(openssl rand -hex 16))", name)
+                raise ConfigError(f"{variable} needs at least {MIN_PUBLIC_TOKEN} characters that are not spaces. "
+                                  f"{MAKE_TOKEN}", name)
+            reason = weakness(value)
+            if reason is not None:
+                raise ConfigError(f"{variable} is not a secret: it {reason}. {MAKE_TOKEN}", name)
 
     def _check_alerts_and_masks(self) -> None:
         try:
