@@ -30,7 +30,7 @@ MIN_BITS = 64
 SHELL_TEXT = ("$(", "${", "`")
 # the words people write where a secret should go; matched in any case
 PLACEHOLDER_WORDS = ("replace", "change", "your", "token", "example", "xxx", "here", "secret", "password",
-                     "placeholder", "insert", "dummy", "sample", "todo", "fixme")
+                     "placeholder", "insert", "dummy", "sample", "todo", "fixme", "me")
 _WORDS = re.compile("|".join(sorted(PLACEHOLDER_WORDS, key=len, reverse=True)), re.IGNORECASE)
 _ORDER = {c: i for i, c in enumerate(string.digits + string.ascii_lowercase)}  # 9 is followed by a, as in hex
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
