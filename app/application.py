@@ -24,6 +24,7 @@ from .web.bodies import BodyReader
 from .web.concurrency import Concurrency, for_model, one_writer_websockets
 from .web.gate import Gate
 from .web.proxy import Forwarded
+from .web.refusals import Refusals
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.
@@ -43,6 +44,7 @@ class FanWhy:
     history: History | None = None
     recorder: Recorder | None = None
     notifier: Notifier | None = None
+    refusals: Refusals | None = None
 
     def start(self) -> None:
         """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
@@ -96,8 +98,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     history = None if exporter else open_history(settings)
     monitor = build_monitor(settings, selection, history)
+    refusals = Refusals()
     security.init_app(app)
-    auth.init_app(app, settings.token, settings.metrics_token)
+    auth.init_app(app, settings.token, settings.metrics_token, refusals)
     rest.init_app(app)
     api.init_app(app)
     compat.init_app(app)
@@ -105,7 +108,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     metrics.init_app(app, monitor, seed_names=settings.seed_metrics)
     openapi.init_app(app)
     fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history,
-                    recorder=Recorder(history) if history is not None else None, notifier=notifier(settings))
+                    recorder=Recorder(history) if history is not None else None, notifier=notifier(settings),
+                    refusals=refusals)
     views.init_app(app, exporter)
     if not exporter:
         history_api.init_app(app)
@@ -114,11 +118,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     sessions = fanwhy.socketio.server.environ.values if fanwhy.socketio is not None else None
     inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],
                        timeout_s=settings.body_timeout_s, per_client=settings.client_bodies,
-                       in_all=settings.max_bodies, token=settings.token)
+                       in_all=settings.max_bodies, token=settings.token, refusals=refusals)
     gate = Gate(inner, allowed_hosts=security.allowed_hosts(settings), allowed_origins=list(settings.allowed_origins),
                 token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
                 max_sessions=settings.max_sessions, client_sessions=settings.client_sessions,
-                rate_limit_per_s=settings.rate_limit_per_s)
+                rate_limit_per_s=settings.rate_limit_per_s, refusals=refusals)
     # outermost: behind a trusted proxy, the gate sees the real client, scheme, host and prefix (app/web/proxy.py)
     app.wsgi_app = Forwarded(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
         gate, settings.trusted_proxies, settings.base_path)

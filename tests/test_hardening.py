@@ -42,13 +42,16 @@ def test_loopback_names_are_accepted(client: Any, host: str) -> None:
     assert client.get("/api/gpu/summary", headers={"Host": host}).status_code == 200
 
 
-def test_the_host_allowlist_is_configurable(make_app: Any, fake_nvml: Any) -> None:
+def test_the_host_allowlist_adds_to_loopbacks_names(make_app: Any, fake_nvml: Any) -> None:
+    """FANWHY_ALLOWED_HOSTS adds a proxy's names; loopback's stay (setting it once locked the local user out)."""
     app = make_app(nvidia_selection(fake_nvml), start=False, allowed_hosts=("gpu-box.lab", "10.1.2.3"))
     app.extensions["fanwhy"].monitor.collect()
     client = app.test_client()
     assert client.get("/api/health", headers={"Host": "gpu-box.lab:8090"}).status_code in (200, 503)
     assert client.get("/api/health", headers={"Host": "10.1.2.3"}).status_code in (200, 503)
-    assert client.get("/api/health", headers={"Host": "localhost"}).status_code == 400
+    assert client.get("/api/health", headers={"Host": "localhost"}).status_code in (200, 503)
+    refused = client.get("/api/health", headers={"Host": "evil.example"})
+    assert refused.status_code == 400 and "FANWHY_ALLOWED_HOSTS" in refused.json["detail"]
 
 
 def test_no_response_allows_any_origin(client: Any) -> None:

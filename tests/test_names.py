@@ -20,9 +20,15 @@ def test_bound_to_the_network_any_name_is_allowed_because_the_token_guards_every
     assert allowed_hosts(load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68"})) == {"*"}
 
 
-def test_an_explicit_list_still_wins() -> None:
-    settings = load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68", "FANWHY_ALLOWED_HOSTS": "gpu-box"})
-    assert allowed_hosts(settings) == {"gpu-box"}
+def test_an_explicit_list_narrows_a_network_bind_to_its_names_and_loopbacks() -> None:
+    settings = load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68",
+                              "FANWHY_ALLOWED_HOSTS": "gpu-box"})
+    assert allowed_hosts(settings) == {"gpu-box", "localhost", "127.0.0.1", "::1"}
+
+
+def test_on_loopback_the_list_adds_a_proxys_names() -> None:
+    settings = load_settings({"FANWHY_ALLOWED_HOSTS": "gpu.example.com, 192.0.2.7"})
+    assert allowed_hosts(settings) == {"gpu.example.com", "192.0.2.7", "localhost", "127.0.0.1", "::1"}
 
 
 def test_in_a_container_the_url_is_the_published_port_on_the_host(tmp_path: Path) -> None:

@@ -285,6 +285,7 @@ def health() -> tuple[Response, int]:
         "xid_events": monitor.backend.event_watch(),
         "history": _history_health(services.history),
         "notifications": notifications,
+        "refusals": services.refusals.counts() if services.refusals is not None else {},
     }
     if frame is None:  # not ready: every view of the snapshot answers 503 until the first one
         if not services.settings.collector:

@@ -12,9 +12,11 @@ import hmac
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
-from flask import Flask, Response, jsonify, redirect, request
+from flask import Flask, Response, jsonify, redirect, render_template, request
 from werkzeug.http import parse_cookie
 from werkzeug.wrappers import Response as BaseResponse
+
+from .refusals import Refusals
 
 if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
     from _typeshed.wsgi import WSGIEnvironment
@@ -51,11 +53,9 @@ def offered_token() -> str | None:
     return token_from_environ(request.environ, query=False)
 
 
-LOGIN_FORM = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>FanWhy: sign in</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>
-<main><h1>FanWhy</h1><p>This FanWhy needs its token (FANWHY_TOKEN).</p>
-<form method="post" action="login"><label>Token <input type="password" name="token" autocomplete="current-password"
-required autofocus></label> <button type="submit">Sign in</button></form>{message}</main></body></html>"""
+# served before the token: the sign-in page and what it shows with (its stylesheet and the icon hold no data)
+PUBLIC_PATHS = frozenset({"/login", "/favicon.ico", "/static/app.css"})
+WRONG_TOKEN = "That token is not right."
 
 
 def _signed_in(token: str) -> BaseResponse:
@@ -65,9 +65,14 @@ def _signed_in(token: str) -> BaseResponse:
     return response
 
 
-def init_app(app: Flask, token: str | None, metrics_token: str | None = None) -> None:
+def init_app(app: Flask, token: str | None, metrics_token: str | None = None,
+             refusals: Refusals | None = None) -> None:
     if not token and not metrics_token:
         return
+
+    def refused(reason: str) -> None:
+        if refusals is not None:
+            refusals.record("token", request.remote_addr, 401, reason)
 
     @app.route("/login", methods=["GET", "POST"])
     def login() -> BaseResponse | tuple[str, int]:
@@ -75,13 +80,14 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
             offered = request.form.get("token", "")
             if token and token_matches(token, offered):
                 return _signed_in(token)
-            return LOGIN_FORM.format(message="<p role=alert>That token is not right.</p>"), 401
-        return LOGIN_FORM.format(message=""), 200
+            refused("the sign-in form was sent with a token that is not this FanWhy's")
+            return render_template("login.html", message=WRONG_TOKEN), 401
+        return render_template("login.html", message=""), 200
 
     @app.before_request
     def require_token() -> BaseResponse | tuple[Response, int] | None:
-        if request.path.startswith("/socket.io") or request.path in ("/login", "/favicon.ico"):
-            return None  # Socket.IO is checked by app.web.gate before a session or upgrade; the icon is public
+        if request.path.startswith("/socket.io") or request.path in PUBLIC_PATHS:
+            return None  # Socket.IO is checked by app.web.gate before a session or upgrade
         if not token:
             if request.path != "/metrics" or token_matches(metrics_token, offered_token()):
                 return None
@@ -93,6 +99,8 @@ def init_app(app: Flask, token: str | None, metrics_token: str | None = None) ->
             return None
         if request.path == "/" and request.method == "GET":
             return redirect(request.script_root + "/login")
+        refused(f"{request.method} {request.path[:80]!r} without the token" if offered_token() is None else
+                f"{request.method} {request.path[:80]!r} with a token that is not this FanWhy's")
         response = jsonify(error="unauthorized", detail=UNAUTHORIZED)
         response.status_code = 401
         return response

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from .auth import UNAUTHORIZED, token_from_environ, token_matches
 from .gate import refuse
+from .refusals import Refusals
 from .rest import ApiError
 
 if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
@@ -40,8 +41,10 @@ class BodyReader:
     """WSGI middleware: see the module's docstring."""
 
     def __init__(self, app: WSGIApplication, *, max_bytes: int, timeout_s: float = 10.0, per_client: int = 4,
-                 in_all: int = 64, token: str | None = None, clock: Callable[[], float] = time.monotonic):
+                 in_all: int = 64, token: str | None = None, clock: Callable[[], float] = time.monotonic,
+                 refusals: Refusals | None = None):
         self.app = app
+        self.refusals = refusals
         self.token = token
         self.max_bytes = max_bytes
         self.timeout_s = timeout_s
@@ -62,6 +65,9 @@ class BodyReader:
                 raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
             body = self._read_counted(environ, length, pool)
         except ApiError as refusal:
+            if self.refusals is not None:
+                self.refusals.record("token" if refusal.status == 401 else "body", environ.get("REMOTE_ADDR"),
+                                     refusal.status, f"{refusal.error}: {refusal.detail}")
             return refuse(start_response, refusal.status, refusal.error, str(refusal.detail))
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))

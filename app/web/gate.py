@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from .auth import token_from_environ, token_matches
+from .refusals import Refusals
 from .security import SECURITY_HEADERS, TokenBuckets, canonical_host, host_name
 
 if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
@@ -33,12 +34,21 @@ if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 
+class Refusal(NamedTuple):
+    status: int
+    error: str
+    detail: str
+    cause: str  # one of app.web.refusals.CAUSES
+
+
 class Gate:
     def __init__(self, app: WSGIApplication, *, allowed_hosts: set[str], allowed_origins: Iterable[str] = (),
                  token: str | None = None, metrics_token: str | None = None,
                  sessions: Callable[[], Iterable[Mapping[str, object]]] | None = None,
-                 max_sessions: int = 1000, client_sessions: int = 16, rate_limit_per_s: float = 0.0):
+                 max_sessions: int = 1000, client_sessions: int = 16, rate_limit_per_s: float = 0.0,
+                 refusals: Refusals | None = None):
         self.app = app
+        self.refusals = refusals
         self.allowed_hosts = allowed_hosts
         self.allowed_origins = {o.rstrip("/").lower() for o in allowed_origins}
         self.token = token
@@ -52,7 +62,10 @@ class Gate:
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         refusal = self.check(environ)
         if refusal is not None:
-            return self._refuse(start_response, *refusal)
+            if self.refusals is not None:
+                self.refusals.record(refusal.cause, environ.get("REMOTE_ADDR"), refusal.status,
+                                     f"{refusal.error}: {refusal.detail}")
+            return refuse(start_response, refusal.status, refusal.error, refusal.detail)
         origin = environ.get("HTTP_ORIGIN")
         if origin and origin.rstrip("/").lower() in self.allowed_origins:
             def with_cors(status: str, headers: list[tuple[str, str]], exc_info: OptExcInfo | None = None
@@ -64,33 +77,38 @@ class Gate:
             return self.app(environ, with_cors)
         return self.app(environ, start_response)
 
-    def check(self, environ: WSGIEnvironment) -> tuple[int, str, str] | None:
-        """None to let the request through, else (status, error, detail)."""
+    def check(self, environ: WSGIEnvironment) -> Refusal | None:
+        """None to let the request through, else why not."""
         host = environ.get("HTTP_HOST") or ""
         name = host_name(host)
         if name is None:
-            return 400, "bad Host", f"{host[:80]!r} is not a host name and port"
+            return Refusal(400, "bad Host", f"{host[:80]!r} is not a host name and port", "host")
         if "*" not in self.allowed_hosts and canonical_host(name) not in self.allowed_hosts \
                 and not self._bearer_ok(environ):
-            return 400, "unknown Host", (f"{name[:80]!r} is not one of this FanWhy's names; "
-                                         "set FANWHY_ALLOWED_HOSTS to add it")
+            return Refusal(400, "unknown Host", f"{name[:80]!r} is not one of this FanWhy's names; add it to "
+                           "FANWHY_ALLOWED_HOSTS (a comma-separated list, added to localhost, 127.0.0.1 and ::1)",
+                           "host")
         origin = environ.get("HTTP_ORIGIN")
         if origin is not None and not self._origin_allowed(origin, host):
-            return 403, "foreign Origin", (f"{origin[:80]!r} is not this page's origin; "
-                                           "set FANWHY_ALLOWED_ORIGINS to allow another site")
+            if origin.strip().lower() == "null":
+                return Refusal(403, "foreign Origin", "the browser hid where this request comes from (Origin: null: "
+                               "a sandboxed or local page, or a no-referrer policy); send it from FanWhy's own page",
+                               "origin")
+            return Refusal(403, "foreign Origin", f"{origin[:80]!r} is not this page's origin; "
+                           "set FANWHY_ALLOWED_ORIGINS to allow another site", "origin")
         path = environ.get("PATH_INFO") or ""
         socket_io = path.startswith("/socket.io")
         in_session = socket_io and "sid" in parse_qs(environ.get("QUERY_STRING") or "")
         client = environ.get("REMOTE_ADDR") or "?"
         if self.limiter is not None and not in_session and not path.startswith("/static/") \
                 and not self.limiter.allow(client):
-            return 429, "too many requests", (f"at most {self.rate_limit_per_s:g} requests per second per client; "
-                                              "retry shortly")
+            return Refusal(429, "too many requests", f"at most {self.rate_limit_per_s:g} requests per second per "
+                           "client; retry shortly", "rate")
         if not socket_io or in_session:
             return None  # a session's own requests: its unguessable sid was given only after these checks
         if not token_matches(self.token, token_from_environ(environ)):
-            return 401, "unauthorized", "Socket.IO needs the token: Authorization: Bearer <token>, the login " \
-                                        "cookie, or ?token=<token>"
+            return Refusal(401, "unauthorized", "Socket.IO needs the token: Authorization: Bearer <token>, the login "
+                           "cookie, or ?token=<token>", "token")
         return self._session_limits(client)
 
     def _bearer_ok(self, environ: WSGIEnvironment) -> bool:
@@ -117,7 +135,7 @@ class Gate:
             return False
         return bool(netloc) and netloc == host.strip().lower()
 
-    def _session_limits(self, client: str) -> tuple[int, str, str] | None:
+    def _session_limits(self, client: str) -> Refusal | None:
         if self.sessions is None:
             return None
         total = mine = 0
@@ -125,15 +143,12 @@ class Gate:
             total += 1
             mine += environ.get("REMOTE_ADDR") == client
         if mine >= self.client_sessions:
-            return 429, "too many sessions", (f"at most {self.client_sessions} open Socket.IO sessions per client "
-                                              "(FANWHY_CLIENT_SESSIONS)")
+            return Refusal(429, "too many sessions", f"at most {self.client_sessions} open Socket.IO sessions per "
+                           "client (FANWHY_CLIENT_SESSIONS)", "session")
         if total >= self.max_sessions:
-            return 503, "server full", f"at most {self.max_sessions} open Socket.IO sessions (FANWHY_MAX_SESSIONS)"
+            return Refusal(503, "server full", f"at most {self.max_sessions} open Socket.IO sessions "
+                           "(FANWHY_MAX_SESSIONS)", "session")
         return None
-
-    @staticmethod
-    def _refuse(start_response: StartResponse, status: int, error: str, detail: str) -> list[bytes]:
-        return refuse(start_response, status, error, detail)
 
 
 _REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 408: "Request Timeout",

@@ -1,8 +1,8 @@
 """Request-level defences: the Host allowlist (DNS rebinding), per-client token buckets, security headers.
 
 Binding to loopback, only ``localhost``, ``127.0.0.1`` and ``[::1]`` are accepted as Host: a page on
-another site whose name resolves to 127.0.0.1 is refused. Binding elsewhere, the machine's names and
-addresses are accepted too; ``FANWHY_ALLOWED_HOSTS`` replaces the list (``*`` accepts any, not advised).
+another site whose name resolves to 127.0.0.1 is refused. ``FANWHY_ALLOWED_HOSTS`` adds names to those (``*``
+accepts any, not advised); see allowed_hosts for a server bound to the network.
 The checks themselves run in app.web.gate, before Flask and Socket.IO see the request.
 """
 
@@ -91,7 +91,9 @@ def _valid_names(values: Iterable[str]) -> set[str]:
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # same-origin: FanWhy's own requests keep their origin (a form's POST says Origin: <this page>, which the gate
+    # checks; no-referrer made it "null"), and nothing at all is sent to another site
+    "Referrer-Policy": "same-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Resource-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
@@ -101,15 +103,18 @@ SECURITY_HEADERS = {
 
 
 def allowed_hosts(settings: Settings) -> set[str]:
-    """The names a request's Host may carry: FANWHY_ALLOWED_HOSTS; else, bound to loopback, those of loopback; else,
-    bound to the network (which needs FANWHY_TOKEN), any name: the token guards every route, so a page that rebinds
-    a name of its own to this machine gets 401 without it, and a server in a container cannot know the names and
-    addresses its published port is reached by (docs/SECURITY.md)."""
+    """The names a request's Host may carry (a trusted proxy's X-Forwarded-Host stands for it: app.web.proxy).
+    Bound to loopback: loopback's names, and FANWHY_ALLOWED_HOSTS added to them (a proxy's public names). Bound to
+    the network (which needs FANWHY_TOKEN): any name, unless FANWHY_ALLOWED_HOSTS narrows it to its names and
+    loopback's; the token guards every route, so a page that rebinds a name of its own to this machine gets 401
+    without it, and a server in a container cannot know the names and addresses its published port is reached by
+    (docs/SECURITY.md). ``*`` in FANWHY_ALLOWED_HOSTS accepts any name."""
+    names = default_allowed_hosts(settings.host)
     if settings.allowed_hosts:
-        return _valid_names(settings.allowed_hosts)
+        return names | _valid_names(settings.allowed_hosts)
     if settings.token and not is_loopback(settings.host):
         return {"*"}
-    return default_allowed_hosts(settings.host)
+    return names
 
 
 def init_app(app: Flask) -> None:
