@@ -43,7 +43,7 @@ LOCATION = """
 """
 
 
-def nginx_conf(tmp: Path, port: int, app: int) -> str:
+def nginx_conf(tmp: Path, port: int, app: int, listen: str = "127.0.0.1") -> str:
     user = "user root;\n" if subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() == "0" else ""
     return f"""{user}worker_processes 1;
 pid {tmp}/nginx.pid;
@@ -55,7 +55,7 @@ http {{
     uwsgi_temp_path {tmp}/uwsgi; scgi_temp_path {tmp}/scgi;
     map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
     server {{
-        listen 127.0.0.1:{port} ssl;
+        listen {listen}:{port} ssl;
         ssl_certificate {tmp}/cert.pem;
         ssl_certificate_key {tmp}/key.pem;
 {LOCATION.format(app=app)}
@@ -65,23 +65,28 @@ http {{
 
 
 @contextmanager
-def behind_nginx(tmp: Path, **env: str) -> Iterator[tuple[str, int, int]]:
-    """(https URL of FanWhy through nginx, nginx's port, FanWhy's own port)."""
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(tmp / "key.pem"), "-out",
+def behind_nginx(tmp: Path, listen: str = "127.0.0.1", names: tuple[str, ...] = (),
+                 **env: str) -> Iterator[tuple[str, int, int]]:
+    """(https URL of FanWhy through nginx, nginx's port, FanWhy's own port): nginx listens on ``listen``, with a
+    certificate for it and ``names``; FanWhy on 127.0.0.1 trusts it, with the README's settings (``env`` added)."""
+    alt = ",".join([f"IP:{listen}", *(f"DNS:{name}" for name in names)])
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={listen}",
+                    "-addext", f"subjectAltName={alt}", "-keyout", str(tmp / "key.pem"), "-out",
                     str(tmp / "cert.pem")], check=True, capture_output=True, timeout=60)
     app, port = free_port(), free_port()
     server = start_server(app, FANWHY_TRUSTED_PROXIES="127.0.0.1", FANWHY_SIM_GPUS="1", **env)
-    (tmp / "nginx.conf").write_text(nginx_conf(tmp, port, app))
+    (tmp / "nginx.conf").write_text(nginx_conf(tmp, port, app, listen))
     assert NGINX is not None
     proxy = subprocess.Popen([NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"), "-g", "daemon off;"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_healthy(f"http://127.0.0.1:{app}")
+        token = env.get("FANWHY_TOKEN")
+        wait_healthy(f"http://127.0.0.1:{app}", headers={"Authorization": f"Bearer {token}"} if token else None)
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and get(port, "/fanwhy/api/health")[0] != 200:
+        # through: FanWhy's answer (a 401 where it has a token), not nginx's 502 nor no answer
+        while time.monotonic() < deadline and get(port, "/fanwhy/api/health", to=listen)[0] not in (200, 401):
             time.sleep(0.2)
-        yield f"https://127.0.0.1:{port}/fanwhy/", port, app
+        yield f"https://{listen}:{port}/fanwhy/", port, app
     finally:
         proxy.terminate()
         proxy.wait(timeout=10)
@@ -96,13 +101,14 @@ def proxied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int
 
 
 def get(port: int, path: str, source: str = "127.0.0.1", tls: bool = True,
-        headers: dict[str, str] | None = None) -> tuple[int, dict]:
-    """GET ``path`` from the address ``source`` (a loopback address of its own)."""
+        headers: dict[str, str] | None = None, to: str = "127.0.0.1") -> tuple[int, dict]:
+    """GET ``path`` at ``to`` from the address ``source`` (a loopback address of its own)."""
     context = ssl.create_default_context()
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    source = source if to.startswith("127.") else ""
     conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-        "127.0.0.1", port, source_address=(source, 0), context=context, timeout=10) if tls else \
-        http.client.HTTPConnection("127.0.0.1", port, source_address=(source, 0), timeout=10)
+        to, port, source_address=(source, 0), context=context, timeout=10) if tls else \
+        http.client.HTTPConnection(to, port, source_address=(source, 0), timeout=10)
     try:
         conn.request("GET", path, headers=headers or {})
         response = conn.getresponse()

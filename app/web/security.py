@@ -117,6 +117,17 @@ def allowed_hosts(settings: Settings) -> set[str]:
     return names
 
 
+def _trustworthy(host: str) -> bool:
+    """Whether a browser counts plain http to ``host`` (a Host header) as a secure context: loopback only."""
+    name = host_name(host)
+    if name is None:
+        return False
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return name == "localhost" or name.endswith(".localhost")
+
+
 def init_app(app: Flask) -> None:
     """The response headers (the Host, Origin and rate-limit checks are app.web.gate's)."""
 
@@ -125,6 +136,9 @@ def init_app(app: Flask) -> None:
         response.headers.pop("Access-Control-Allow-Origin", None)  # only app.web.gate grants an origin, after this
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
+        if not request.is_secure and not _trustworthy(request.host):
+            # browsers ignore it on plain http from a network address, and say so as a console error on each load
+            response.headers.pop("Cross-Origin-Opener-Policy", None)
         if request.is_secure:
             response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         if request.path.startswith("/api") or request.path == "/metrics":

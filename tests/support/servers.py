@@ -76,8 +76,9 @@ def served(**env: str) -> Iterator[str]:
     port = free_port()
     proc = start_server(port, **env)
     url = f"http://127.0.0.1:{port}"
+    token = env.get("FANWHY_TOKEN")
     try:
-        wait_healthy(url)
+        wait_healthy(url, headers={"Authorization": f"Bearer {token}"} if token else None)
         yield url
     finally:
         stop(proc)

@@ -1,0 +1,72 @@
+"""Another machine, made on this one: a network namespace joined to this host by a veth pair.
+
+A program started inside the namespace (``inside``) reaches this host only at ``host_address``, over the veth, as a
+machine on the same network would; nothing leaves the two ends. The tests that need it skip, saying why, where it
+cannot be made (not root, no ``ip``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+IP = shutil.which("ip")
+
+
+def why_not() -> str | None:
+    """None where a namespace can be made here, else why not."""
+    if IP is None:
+        return "iproute2's ip is not installed"
+    if os.geteuid() != 0:
+        return "network namespaces need root (CI runs as root)"
+    return None
+
+
+@dataclass(frozen=True)
+class OtherHost:
+    namespace: str
+    host_address: str  # this machine, as the other host reaches it
+    address: str  # the other host's own
+
+    def inside(self, *command: str) -> list[str]:
+        """``command`` run inside the other host."""
+        assert IP is not None
+        return [IP, "netns", "exec", self.namespace, *command]
+
+    def wrapper(self, folder: Path, program: str) -> str:
+        """An executable that runs ``program`` inside the other host (for tools that take a program's path)."""
+        path = folder / f"in-{self.namespace}-{Path(program).name}"
+        path.write_text(f'#!/bin/sh\nexec {" ".join(self.inside(program))} "$@"\n')
+        path.chmod(0o755)
+        return str(path)
+
+
+def _ip(*args: str) -> None:
+    assert IP is not None
+    subprocess.run([IP, *args], check=True, capture_output=True, timeout=30)
+
+
+@contextmanager
+def other_host(tag: int = 0) -> Iterator[OtherHost]:
+    """A namespace named after this process, at 10.213.<tag>.2 beside this host's 10.213.<tag>.1 (a /30 on the
+    veth pair only), removed afterwards."""
+    suffix = f"{os.getpid() % 10_000}{tag}"
+    namespace, near, far = f"fanwhy-{suffix}", f"fwh{suffix}", f"fwn{suffix}"
+    host = OtherHost(namespace, f"10.213.{tag}.1", f"10.213.{tag}.2")
+    _ip("netns", "add", namespace)
+    try:
+        _ip("link", "add", near, "type", "veth", "peer", "name", far)
+        _ip("link", "set", far, "netns", namespace)
+        _ip("addr", "add", f"{host.host_address}/30", "dev", near)
+        _ip("link", "set", near, "up")
+        _ip("-n", namespace, "addr", "add", f"{host.address}/30", "dev", far)
+        _ip("-n", namespace, "link", "set", far, "up")
+        _ip("-n", namespace, "link", "set", "lo", "up")
+        yield host
+    finally:
+        subprocess.run([IP, "link", "del", near], capture_output=True, timeout=30)
+        subprocess.run([IP, "netns", "del", namespace], capture_output=True, timeout=30)
