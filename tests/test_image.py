@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,10 +24,14 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.support.browser import CHROMIUM, launched
+from tests.support.netns import other_host, why_not
 from tests.support.servers import free_port
+from tests.test_signin import sign_in
 
 ROOT = Path(__file__).resolve().parent.parent
-BASE, IMAGE = "localhost/fanwhy-base:bookworm", "localhost/fanwhy:test"
+# tags of the tests' own, which neither the README's recipe nor another checkout's run can overwrite
+BASE, IMAGE = "localhost/fanwhy-test-base:bookworm", f"localhost/fanwhy-test:{os.getpid()}"
 TOKEN = "image-4f1a8c3e9b2d7065"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "fanwhy-tests"
 
@@ -49,7 +53,7 @@ def podman(*args: str, check: bool = True, timeout: float = 600) -> subprocess.C
 
 
 @pytest.fixture(scope="module")
-def image() -> str:
+def image() -> Iterator[str]:
     CACHE.mkdir(parents=True, exist_ok=True)
     (CACHE / "containers.conf").write_text("[containers]\ndefault_ulimits = []\n")
     if podman("image", "exists", BASE, check=False).returncode != 0:
@@ -58,10 +62,48 @@ def image() -> str:
             subprocess.run(["mmdebstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates,passwd",
                             "bookworm", str(tar)], check=True, capture_output=True, timeout=900)
         podman("import", str(tar), BASE)
-    podman("build", "--isolation=chroot", "--network", "host", "--format", "docker",
+    # the README's recipe as written, with the tests' tags, built as CI can: no isolation of its own, the host's
+    # network (for PyPI) and its CA bundle (as the README says for a private CA)
+    podman("build", "--isolation=chroot", "--network", "host",
            "-v", "/etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro",
-           "--build-arg", f"BASE={BASE}", "-t", IMAGE, str(ROOT), timeout=1200)
-    return IMAGE
+           "--build-arg", "PIP_CERT=/etc/ssl/certs/ca-certificates.crt", *readme_build(BASE, IMAGE), timeout=1200)
+    yield IMAGE
+    podman("rmi", "-f", IMAGE, check=False)
+
+
+def readme_recipe() -> list[list[str]]:
+    """The README's commands for building without a registry, each split as the shell would."""
+    text = (ROOT / "README.md").read_text()
+    return [shlex.split(line.split("#")[0]) for line in text.splitlines()
+            if line.startswith(("mmdebstrap ", "podman import ", "podman build "))]
+
+
+def readme_build(base: str, tag: str) -> list[str]:
+    """The README's ``podman build`` arguments, its base and tag replaced by ``base`` and ``tag``, the context this
+    repository."""
+    words = next(words for words in readme_recipe() if words[:2] == ["podman", "build"])[2:]
+    out: list[str] = []
+    for word in words:
+        if out and out[-1] == "-t":
+            word = tag
+        elif word.startswith("BASE="):
+            word = f"BASE={base}"
+        elif word == ".":
+            word = str(ROOT)
+        out.append(word)
+    return out
+
+
+def test_the_readmes_recipe_keeps_the_health_check_and_tags_apart() -> None:
+    """podman's default (OCI) format drops HEALTHCHECK; the README's tags are the version's, never the tests'."""
+    mmdebstrap, imported, build = readme_recipe()
+    assert build[:2] == ["podman", "build"] and build[build.index("--format") + 1] == "docker"
+    from app.core.version import __version__
+
+    tag = build[build.index("-t") + 1]
+    assert tag == f"localhost/fanwhy:{__version__}" and imported[-1] == build[build.index("--build-arg") + 1][5:]
+    assert {tag, imported[-1]}.isdisjoint({BASE, IMAGE, "localhost/fanwhy-test-base:bookworm"})
+    assert mmdebstrap[-1] == imported[2] == "base.tar"
 
 
 @pytest.fixture
@@ -123,48 +165,28 @@ def test_it_runs_as_a_numeric_non_root_user_and_serves(image: str, run: Callable
     assert podman("exec", name, "python", "-m", "app.healthcheck", check=False).returncode == 0
 
 
-def own_address() -> str | None:
-    """An IPv4 address of this machine that is not loopback (what another machine would reach it by)."""
-    import psutil
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (make test installs it as root)")
+def test_the_readme_line_signs_in_from_another_host(run: Callable[..., str], tmp_path: Path) -> None:
+    """README's `-e FANWHY_TOKEN=...` and nothing else: from another host (a network namespace joined by a veth
+    pair), Chromium signs in through the form, at this host's address and by a name the container cannot know (as
+    a DNS name of the host would be), and gets the live page; the URL the container prints is one the host can
+    open."""
+    from playwright.sync_api import sync_playwright
 
-    for addresses in psutil.net_if_addrs().values():
-        for address in addresses:
-            if address.family == socket.AF_INET and not address.address.startswith("127."):
-                return address.address
-    return None
-
-
-def test_the_readme_line_works_from_another_machine(run: Callable[..., str]) -> None:
-    """README's `-e FANWHY_TOKEN=...` and nothing else: the page and Socket.IO through a non-loopback address of this
-    machine, by a name the container cannot know (as a DNS name of the host would be); the URL it prints is one the
-    host can open."""
-    import socketio
-
-    address = own_address()
-    if address is None:
-        pytest.skip("this machine has no address but loopback")
+    reason = why_not()
+    if reason is not None:
+        pytest.skip(reason)
     port = free_port()
     name = run(port=port)
     healthy(port)
-    bearer = {"Authorization": f"Bearer {TOKEN}"}
-    for host in (f"{address}:{port}", f"gpu-box.example:{port}"):
-        page = requests.get(f"http://{address}:{port}/", headers={**bearer, "Host": host}, timeout=5)
-        assert page.status_code == 200 and "history.js" in page.text, (host, page.text[:200])
-    assert requests.get(f"http://{address}:{port}/api/gpu/summary", headers={"Host": "gpu-box.example"},
-                        timeout=5).status_code == 401  # any name, but never without the token
-    client = socketio.Client(reconnection=False)
-    updates: list[dict] = []
-    client.on("gpu_status_update", updates.append)
-    client.connect(f"http://{address}:{port}", headers=bearer, transports=["websocket"], wait_timeout=10)
-    try:
-        deadline = time.monotonic() + 15
-        while not updates and time.monotonic() < deadline:
-            time.sleep(0.2)
-    finally:
-        client.disconnect()
-    assert updates and updates[-1]["gpus"]
+    with other_host(tag=9) as host, sync_playwright() as playwright:
+        resolver = f"--host-resolver-rules=MAP gpu-box.example {host.host_address}"
+        with launched(playwright, host.wrapper(tmp_path, CHROMIUM or "chromium"), (resolver,)) as browser:
+            for where in (host.host_address, "gpu-box.example"):
+                assert sign_in(browser, f"http://{where}:{port}/", token=TOKEN) == [], where
     logs = podman("logs", name).stdout + podman("logs", name).stderr
     assert f"FanWhy is serving http://localhost:{port}/" in logs, logs[-1000:]
+    assert "refused (token, 401)" in logs and f"from {host.address}" in logs  # the wrong tokens, on record
 
 
 def test_the_health_check_follows_tls_and_exporter_mode(image: str, run: Callable[..., str], tmp_path: Path) -> None:

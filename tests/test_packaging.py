@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,11 @@ def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) 
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = wheels.glob("fanwhy-*.whl")
     assert wheel.name == f"fanwhy-{__version__}-py3-none-any.whl"
+    page_files = page_files_in_the_repository()
+    with zipfile.ZipFile(wheel) as archive:
+        packed = {name.removeprefix("fanwhy/") for name in archive.namelist()
+                  if name.startswith(("fanwhy/static/", "fanwhy/templates/"))}
+    assert page_files - packed == set()  # every file the page is served from travels in the wheel
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
@@ -205,9 +211,9 @@ def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) 
         assert health["version"] == __version__
         page = requests.get(url + "/", timeout=5)
         assert page.status_code == 200 and "history.js" in page.text
-        for path in ("/static/app.js", "/static/vendor/socket.io/socket.io.min.js",
-                     "/static/vendor/uplot/uPlot.min.css"):
-            assert requests.get(url + path, timeout=5).status_code == 200, path
+        for path in sorted(f for f in page_files if f.startswith("static/")):
+            assert requests.get(f"{url}/{path}", timeout=5).status_code == 200, path
+        assert requests.get(url + "/favicon.ico", timeout=5).status_code == 200
         metrics = requests.get(url + "/metrics", timeout=5).text
         assert 'fanwhy_build_info{python="' in metrics and f'version="{__version__}"' in metrics
         site = subprocess.run([str(venv / "bin" / "python"), "-c", "import fanwhy.application as a; print(a.PAGE)"],
@@ -228,6 +234,14 @@ def test_a_wheel_installs_a_fanwhy_command_that_serves_the_page(tmp_path: Path) 
     finally:
         output = stop(proc)
     assert "Traceback" not in output
+
+
+def page_files_in_the_repository() -> set[str]:
+    """The files of static/ and templates/ that git tracks (what a clone serves), licences and notes included."""
+    listed = subprocess.run(["git", "ls-files", "static", "templates"], cwd=ROOT, capture_output=True, text=True,
+                            check=True, timeout=60).stdout.split()
+    assert "static/favicon.ico" in listed and "templates/index.html" in listed
+    return set(listed)
 
 
 def completions(script: str, line: str) -> list[str]:

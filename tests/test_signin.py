@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from tests.support.browser import CHROMIUM, launched
-from tests.support.netns import other_host, why_not
+from tests.support.netns import OtherHost, other_host, why_not
 from tests.support.servers import free_port, served, start_server, stop, wait_healthy
 from tests.test_reverse_proxy import NGINX, behind_nginx
 
@@ -33,7 +33,7 @@ TOKEN = "5c0e8b1d7a4f92e63b7d0c1a8e5f4b29"
 NAME = "gpu.fanwhy.test"  # the proxy's name, as the other host's resolver maps it
 
 
-def sign_in(browser: Browser, url: str, screenshot: Path | None = None) -> list[str]:
+def sign_in(browser: Browser, url: str, screenshot: Path | None = None, token: str = TOKEN) -> list[str]:
     """Open ``url`` signed out, send a wrong token, then the right one; the console's problems."""
     context = browser.new_context(ignore_https_errors=True, viewport={"width": 1000, "height": 700})
     page = context.new_page()
@@ -47,13 +47,13 @@ def sign_in(browser: Browser, url: str, screenshot: Path | None = None) -> list[
         assert_styled(page)
         if screenshot is not None:
             page.screenshot(path=str(screenshot))
-        page.fill("input[name=token]", "9" * 8 + TOKEN[8:])
+        page.fill("input[name=token]", "9" * 8 + token[8:])
         page.click("button[type=submit]")
         alert = page.wait_for_selector("[role=alert]", timeout=20_000)
         assert alert is not None and alert.text_content() == "That token is not right."
         assert page.url.endswith("/login") and page.locator("input[name=token]").count() == 1
         assert_styled(page)
-        page.fill("input[name=token]", TOKEN)
+        page.fill("input[name=token]", token)
         page.click("button[type=submit]")
         page.wait_for_selector("#connection.pill-ok", timeout=30_000)  # signed in: the page and its Socket.IO
         page.wait_for_selector("article.gpu", timeout=30_000)
@@ -140,7 +140,7 @@ def test_a_foreign_sites_form_and_a_null_origin_are_refused_and_on_record(browse
 
 
 @pytest.fixture
-def another_host() -> Iterator:
+def another_host() -> Iterator[OtherHost]:
     reason = why_not()
     if reason is not None:
         pytest.skip(reason)
@@ -148,8 +148,7 @@ def another_host() -> Iterator:
         yield host
 
 
-def test_the_form_signs_in_from_another_host(another_host, playwright: Playwright,  # type: ignore[no-untyped-def]
-                                             tmp_path: Path) -> None:
+def test_the_form_signs_in_from_another_host(another_host: OtherHost, playwright: Playwright, tmp_path: Path) -> None:
     port = free_port()
     proc = start_server(port, FANWHY_HOST=another_host.host_address, FANWHY_TOKEN=TOKEN)
     try:
@@ -163,8 +162,8 @@ def test_the_form_signs_in_from_another_host(another_host, playwright: Playwrigh
 
 
 @pytest.mark.skipif(NGINX is None, reason="nginx (Debian package nginx-light) is needed")
-def test_the_readmes_nginx_block_signs_in_from_another_host_by_address_and_by_name(  # type: ignore[no-untyped-def]
-        another_host, playwright: Playwright, tmp_path: Path) -> None:
+def test_the_readmes_nginx_block_signs_in_from_another_host_by_address_and_by_name(
+        another_host: OtherHost, playwright: Playwright, tmp_path: Path) -> None:
     """FanWhy on loopback behind nginx, as the README sets it: FANWHY_TRUSTED_PROXIES=127.0.0.1 and the proxy's
     names in FANWHY_ALLOWED_HOSTS; the browser on the other host reaches nginx by its address and by its name."""
     hosts = f"{NAME},{another_host.host_address}"
