@@ -17,28 +17,45 @@ from .collect.config import ConfigError, Settings, load_settings
 from .core.version import __version__
 from .core.vocabulary import BACKENDS
 
-EXIT_CODES = """exit codes:
-  0  done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)
-  2  a setting or argument is wrong: the message names it and what to do
-  3  the port cannot be listened on (in use, privileged, not an address of this machine)
-  4  the backend named by --backend / FANWHY_BACKEND cannot start on this machine
-  5  no snapshot in time (a GPU call hung: the driver may be stuck)
-  130 interrupted (Ctrl-C) before the first answer"""
+# (code, what it means, the commands it can end); a command's --help lists only its own
+_EXIT_CODES: tuple[tuple[int, str, tuple[str, ...]], ...] = (
+    (0, "done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)", ("snapshot",)),
+    (0, "done", ("serve", "exporter")),
+    (2, "a setting or argument is wrong: the message names it and what to do", ("serve", "exporter", "snapshot", "run")),
+    (3, "the port cannot be listened on (in use, privileged, not an address of this machine)", ("serve", "exporter")),
+    (4, "the backend named by --backend / FANWHY_BACKEND cannot start on this machine",
+     ("serve", "exporter", "snapshot", "run")),
+    (5, "no snapshot in time (a GPU call hung: the driver may be stuck)", ("snapshot",)),
+    (130, "interrupted (Ctrl-C) before the first answer", ("snapshot",)),
+)
+
+
+def exit_codes(command: str) -> str:
+    """The exit codes ``command`` can end with, as its --help lists them."""
+    lines = [f"  {code:<4}{text}" for code, text, commands in _EXIT_CODES if command in commands]
+    return "\n".join(["exit codes:", *lines])
+
+
+EXIT_CODES = exit_codes("serve")
 
 # Settings a flag can set: (flag, setting, type, help). The environment variable is named in each help text.
-_FLAGS: tuple[tuple[str, str, Callable[[str], object], str], ...] = (
-    ("--host", "host", str, "address to bind (FANWHY_HOST, default 127.0.0.1; anything else needs FANWHY_TOKEN)"),
-    ("--port", "port", int, "port (FANWHY_PORT, default 8090; the exporter: EXPORTER_PORT, default 9201)"),
-    ("--interval", "interval_s", float,
-     "seconds between samples (FANWHY_INTERVAL, default 1; the exporter: SCRAPE_INTERVAL, default 10)"),
-    ("--backend", "backend", str, f"{'|'.join(BACKENDS)} (FANWHY_BACKEND, default auto)"),
-    ("--server", "server", str, "serving model: gevent (default) or threads (FANWHY_SERVER)"),
-    ("--threads", "threads", int, "threads model: gunicorn threads, one per connection (FANWHY_THREADS)"),
-    ("--alert-gpu-util", "alert_gpu_util_percent", float,
+# (flag, setting, type, value's name, help); the exporter's own help where its setting differs (_EXPORTER_HELP)
+_FLAGS: tuple[tuple[str, str, Callable[[str], object], str, str], ...] = (
+    ("--host", "host", str, "ADDRESS",
+     "address to bind (FANWHY_HOST, default 127.0.0.1; anything else needs FANWHY_TOKEN)"),
+    ("--port", "port", int, "PORT", "port (FANWHY_PORT, default 8090)"),
+    ("--interval", "interval_s", float, "SECONDS", "seconds between samples (FANWHY_INTERVAL, default 1)"),
+    ("--backend", "backend", str, "NAME", f"{'|'.join(BACKENDS)} (FANWHY_BACKEND, default auto)"),
+    ("--server", "server", str, "MODEL", "serving model: gevent (default) or threads (FANWHY_SERVER)"),
+    ("--threads", "threads", int, "N", "threads model: gunicorn threads, one per connection (FANWHY_THREADS)"),
+    ("--alert-gpu-util", "alert_gpu_util_percent", float, "PERCENT",
      "GPU utilization alert threshold, %% (FANWHY_ALERT_GPU_UTIL, default 50)"),
-    ("--alert-hold", "alert_hold_s", float, "seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)"),
+    ("--alert-hold", "alert_hold_s", float, "SECONDS",
+     "seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)"),
 )
-FLAG_OF = {setting: flag for flag, setting, _, _ in _FLAGS}
+_EXPORTER_HELP = {"port": "port (EXPORTER_PORT, default 9201)",
+                  "interval_s": "seconds between collections (SCRAPE_INTERVAL, default 10)"}
+FLAG_OF = {setting: flag for flag, setting, _, _, _ in _FLAGS}
 _ALERTS = "alert_overrides"  # --alert RULE.FIELD=VALUE
 # The flags each command lists, and so takes: a flag that would change nothing there is not offered (argparse then
 # refuses it, exit 2). snapshot answers once with its own pace (--watch); run samples every --interval; the exporter
@@ -56,10 +73,10 @@ _EXPORTER_SETTING = {"port": "exporter_port", "interval_s": "scrape_interval_s"}
 
 def _settings_flags(parser: argparse.ArgumentParser, command: str) -> None:
     group = parser.add_argument_group("settings (each also an environment variable)")
-    for flag, setting, kind, text in _FLAGS:
+    for flag, setting, kind, metavar, text in _FLAGS:
         if setting in COMMAND_FLAGS[command]:
-            group.add_argument(flag, dest=setting, type=kind, metavar=flag[2:].upper().replace("-", "_"),
-                               help=text, default=argparse.SUPPRESS)
+            text = _EXPORTER_HELP.get(setting, text) if command == "exporter" else text
+            group.add_argument(flag, dest=setting, type=kind, metavar=metavar, help=text, default=argparse.SUPPRESS)
     if _ALERTS in COMMAND_FLAGS[command]:
         group.add_argument("--alert", dest=_ALERTS, action="append", metavar="RULE.FIELD=VALUE",
                            default=argparse.SUPPRESS,
@@ -107,7 +124,7 @@ def parser() -> argparse.ArgumentParser:
                                                                "/metrics on FANWHY_HOST:FANWHY_PORT.")
     _settings_flags(serve, "serve")
     snap = commands.add_parser("snapshot", help="answer once in the terminal: the verdict, GPUs, top processes",
-                               formatter_class=formatter, epilog=EXIT_CODES,
+                               formatter_class=formatter, epilog=exit_codes("snapshot"),
                                description="Print why the fans run now: the verdict as a sentence, then the GPUs "
                                            "and the top processes. Writes no history.")
     snap.add_argument("--json", action="store_true", help="print the snapshot as JSON (what /api/gpu/metrics serves)")
@@ -117,7 +134,8 @@ def parser() -> argparse.ArgumentParser:
     snap.add_argument("--processes", type=_count, default=8, metavar="N", help="processes to list (default 8)")
     _settings_flags(snap, "snapshot")
     job = commands.add_parser("run", help="run a command and print its receipt: energy, power, heat, throttling",
-                              formatter_class=formatter, epilog=EXIT_CODES + "\n  (run: the command's own exit code)",
+                              formatter_class=formatter,
+                              epilog=exit_codes("run") + "\n  otherwise: the command's own exit code",
                               usage="fanwhy run [--json] [--interval SECONDS] [--backend NAME] -- COMMAND [ARGS...]",
                               description="Run COMMAND as a child and watch what it and its children do on every "
                                           "GPU and on the CPU; when it exits, print its receipt on standard error, "
@@ -126,10 +144,11 @@ def parser() -> argparse.ArgumentParser:
                                           "and the seconds the fans ran above their idle floor. The exit code is "
                                           "the command's.")
     job.add_argument("--json", action="store_true", help="print the receipt as JSON (on standard error)")
-    job.add_argument("command_argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command and its arguments")
+    job.add_argument("command_argv", nargs=argparse.REMAINDER, metavar="COMMAND [ARGS...]",
+                     help="the command and its arguments, after --")
     _settings_flags(job, "run")
     exporter = commands.add_parser("exporter", help="serve only /metrics and the JSON API, for Prometheus",
-                                   formatter_class=formatter, epilog=EXIT_CODES,
+                                   formatter_class=formatter, epilog=exit_codes("exporter"),
                                    description="Serve only /metrics and the JSON API on EXPORTER_PORT (9201), "
                                                "collecting every SCRAPE_INTERVAL (10 s); no page, no history.")
     _settings_flags(exporter, "exporter")

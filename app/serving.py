@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import ipaddress
 import json
 import os
 import socket
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -47,6 +48,39 @@ def url(settings: Settings, root: str = "/") -> str:
     host = socket.gethostname() if wildcard else settings.host
     host = f"[{host}]" if ":" in host else host
     return f"{scheme}://{host}:{settings.port}/"
+
+
+def addresses_urls(settings: Settings, interfaces: Mapping[str, Sequence[Any]] | None = None) -> list[str]:
+    """A wildcard bind's URLs at each address of this machine (loopback's first; IPv6 ones for ``::`` only, link-local
+    ones left out: a browser cannot open them without a zone), so that a person on another machine knows one to
+    type. [] for a bind to one address."""
+    if not is_wildcard(settings.host):
+        return []
+    import psutil
+
+    scheme = "https" if settings.tls_cert else "http"
+    found: list[tuple[bool, str]] = []
+    for addresses in (psutil.net_if_addrs() if interfaces is None else interfaces).values():
+        for address in addresses:
+            try:
+                ip = ipaddress.ip_address(address.address.split("%")[0])
+            except ValueError:
+                continue
+            if ip.version == 6 and (":" not in settings.host or ip.is_link_local):
+                continue
+            text = f"[{ip}]" if ip.version == 6 else str(ip)
+            found.append((not ip.is_loopback, f"{scheme}://{text}:{settings.port}/"))
+    return [u for _, u in sorted(set(found))]
+
+
+def serving_line(settings: Settings, mode: str) -> str:
+    """What the server prints once it listens: where to open it."""
+    suffix = "metrics" if mode == "exporter" else ""
+    line = f"FanWhy is serving {url(settings)}{suffix}"
+    if is_wildcard(settings.host) and in_container():
+        return line + " (in a container: on the host, or its address, at the port published with -p)"
+    others = [u + suffix for u in addresses_urls(settings)]
+    return line + (f" (this machine's addresses: {', '.join(others)})" if others else "")
 
 
 class Connection(Protocol):
@@ -186,10 +220,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                 "backlog": 4096,
                 "accesslog": None,
                 "loglevel": "warning",
-                "when_ready": lambda server: print(
-                    f"FanWhy is serving {url(settings)}{'metrics' if mode == 'exporter' else ''}" + (
-                        " (in a container: on the host, or its address, at the port published with -p)"
-                        if in_container() and is_wildcard(settings.host) else ""), flush=True),
+                "when_ready": lambda server: print(serving_line(settings, mode), flush=True),
             }
             if model == "gevent":
                 options["worker_class"] = gevent_worker(settings.client_connections, settings.trusted_proxies)

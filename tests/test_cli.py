@@ -4,6 +4,7 @@ settings refused before anything is served, each with one line naming what the u
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -26,13 +27,22 @@ def fanwhy(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["serve", "--help"], ["snapshot", "--help"],
-                                  ["exporter", "--help"], ["snapshot", "-h"]])
-def test_every_help_works_and_lists_the_exit_codes(args: list[str]) -> None:
+                                  ["exporter", "--help"], ["snapshot", "-h"], ["run", "--help"]])
+def test_every_help_works_and_says_only_what_applies_to_its_command(args: list[str]) -> None:
     result = fanwhy(*args)
     assert result.returncode == 0 and result.stderr == ""
     assert result.stdout.startswith("usage: fanwhy") and "exit codes:" in result.stdout
     assert "FANWHY_BACKEND" in result.stdout and "Traceback" not in result.stdout
-    assert ("FANWHY_PORT" in result.stdout) == (args[0] not in ("snapshot",))  # a one-shot answer binds no port
+    command = args[0] if args[0] in ("snapshot", "exporter", "run") else "serve"
+    # a port: the dashboard's, or the exporter's own; a one-shot answer and run open none
+    assert ("FANWHY_PORT" in result.stdout) == (command == "serve")
+    assert ("EXPORTER_PORT" in result.stdout) == (command == "exporter")
+    assert ("\n  3   the port" in result.stdout) == (command in ("serve", "exporter"))
+    assert ("\n  5   no snapshot" in result.stdout) == (command == "snapshot")
+    assert "the exporter:" not in result.stdout  # no other command's setting in a help line
+    usage = result.stdout.split("\n\n")[0]
+    for flag, value in re.findall(r"\[(--[a-z-]+) ([A-Z.=_]+)\]", usage):  # usage and options name a value alike
+        assert f"{flag} {value}" in result.stdout.split("\n\n", 1)[1], (flag, value)
 
 
 def test_version() -> None:
@@ -166,8 +176,31 @@ def test_a_public_bind_prints_a_url_a_browser_can_open() -> None:
 
     # the machine's name; in a container (this test may run in one) the host's side of the published port
     where = "localhost" if in_container() else socket.gethostname()
+    line = output.split("FanWhy is serving")[1].splitlines()[0]
     assert f"FanWhy is serving http://{where}:{port}/" in output
-    assert "0.0.0.0" not in output.split("FanWhy is serving")[1].splitlines()[0]
+    assert "0.0.0.0" not in line
+    if not in_container():  # every address of this machine is listed, loopback's first
+        import psutil
+
+        ipv4 = [a.address for addresses in psutil.net_if_addrs().values() for a in addresses
+                if a.family == socket.AF_INET]
+        assert ipv4 and all(f"http://{address}:{port}/" in line for address in ipv4), (ipv4, line)
+        assert line.index(f"http://127.0.0.1:{port}/") < min(line.index(f"http://{a}:{port}/") for a in ipv4)
+
+
+def test_the_addresses_a_wildcard_bind_lists() -> None:
+    from types import SimpleNamespace
+
+    from app.collect.config import Settings
+    from app.serving import addresses_urls
+
+    interfaces = {"lo": [SimpleNamespace(address="127.0.0.1"), SimpleNamespace(address="::1")],
+                  "eth0": [SimpleNamespace(address="192.0.2.10"), SimpleNamespace(address="fe80::1%eth0"),
+                           SimpleNamespace(address="2001:db8::5"), SimpleNamespace(address="00:11:22:33:44:55")]}
+    assert addresses_urls(Settings(host="0.0.0.0"), interfaces) == ["http://127.0.0.1:8090/", "http://192.0.2.10:8090/"]
+    assert addresses_urls(Settings(host="::", port=1), interfaces) == [
+        "http://127.0.0.1:1/", "http://[::1]:1/", "http://192.0.2.10:1/", "http://[2001:db8::5]:1/"]
+    assert addresses_urls(Settings(host="192.0.2.10"), interfaces) == []
 
 
 def test_the_demo_never_writes_the_real_history(tmp_path: Path) -> None:
