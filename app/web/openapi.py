@@ -71,7 +71,10 @@ ANSWERS: dict[str, JsonObject] = {
                                                                    "minItems": 4, "maxItems": 4}}),
     "/api/health": _object(["status", "version", "backend"], status={"enum": ["starting", "ok", "degraded", "down"]},
                            version={"type": "string"}, backend={"type": "string"},
-                           notifications={"type": "array", "items": {"type": "object"}}),
+                           notifications={"type": "array", "items": {"type": "object"}},
+                           refusals={"type": "object", "additionalProperties": {"type": "integer"},
+                                     "description": "requests refused since start, by cause: host, origin, token, "
+                                                    "body, session, rate"}),
 }
 
 
