@@ -21,7 +21,8 @@ from .core.vocabulary import BACKENDS
 _EXIT_CODES: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (0, "done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)", ("snapshot",)),
     (0, "done", ("serve", "exporter")),
-    (2, "a setting or argument is wrong: the message names it and what to do", ("serve", "exporter", "snapshot", "run")),
+    (2, "a setting or argument is wrong: the message names it and what to do",
+     ("serve", "exporter", "snapshot", "run")),
     (3, "the port cannot be listened on (in use, privileged, not an address of this machine)", ("serve", "exporter")),
     (4, "the backend named by --backend / FANWHY_BACKEND cannot start on this machine",
      ("serve", "exporter", "snapshot", "run")),

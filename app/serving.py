@@ -50,7 +50,11 @@ def url(settings: Settings, root: str = "/") -> str:
     return f"{scheme}://{host}:{settings.port}/"
 
 
-def addresses_urls(settings: Settings, interfaces: Mapping[str, Sequence[Any]] | None = None) -> list[str]:
+class _Address(Protocol):
+    address: str  # as psutil.net_if_addrs() gives it
+
+
+def addresses_urls(settings: Settings, interfaces: Mapping[str, Sequence[_Address]] | None = None) -> list[str]:
     """A wildcard bind's URLs at each address of this machine (loopback's first; IPv6 ones for ``::`` only, link-local
     ones left out: a browser cannot open them without a zone), so that a person on another machine knows one to
     type. [] for a bind to one address."""

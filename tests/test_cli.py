@@ -126,7 +126,8 @@ def test_no_gpu_says_so_in_a_sentence() -> None:
     (["--backend", "amd"], {}, 4, "--backend amd cannot start here"),
     (["snapshot", "--backend", "amd"], {}, 4, "amdsmi"),
     (["--host", "0.0.0.0"], {"FANWHY_TOKEN": "short"}, 2, "FANWHY_TOKEN needs at least 16 characters"),
-    (["--host", "192.0.2.1"], {"FANWHY_TOKEN": "5e8c1f0a7b3d92e4c6a1"}, 3, "--host 192.0.2.1 is not an address of this machine"),
+    (["--host", "192.0.2.1"], {"FANWHY_TOKEN": "5e8c1f0a7b3d92e4c6a1"}, 3,
+     "--host 192.0.2.1 is not an address of this machine"),
     ([], {"FANWHY_DB": "/proc/no/such/history.db"}, 2, "cannot be created"),
 ])
 def test_bad_settings_are_refused_before_serving(args: list[str], env: dict[str, str], code: int, words: str) -> None:

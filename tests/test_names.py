@@ -17,7 +17,8 @@ def test_loopback_allows_loopback_names_only() -> None:
 def test_bound_to_the_network_any_name_is_allowed_because_the_token_guards_every_route() -> None:
     """A container cannot know the names its published port is reached by; a page that rebinds a name to this
     machine still gets 401 without the token (tests/test_image.py, from another address)."""
-    assert allowed_hosts(load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68"})) == {"*"}
+    settings = load_settings({"FANWHY_HOST": "0.0.0.0", "FANWHY_TOKEN": "b2e9f4a17c3d8065e1f2a9b4c7d30e68"})
+    assert allowed_hosts(settings) == {"*"}
 
 
 def test_an_explicit_list_narrows_a_network_bind_to_its_names_and_loopbacks() -> None:

@@ -97,7 +97,7 @@ def foreign_site(form_to: str) -> Iterator[str]:
             '<script>document.getElementById("f").submit()</script>').encode()
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802  # the standard library's name
+        def do_GET(self) -> None:  # the standard library's name for it
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.send_header("Content-Length", str(len(page)))

@@ -9,6 +9,7 @@ import random
 import string
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -76,9 +77,9 @@ def _manager(draw: random.Random) -> str:
 
 @pytest.mark.parametrize("make", [lambda d: _openssl_hex(d, 16), lambda d: _openssl_hex(d, 8), _base64, _manager],
                          ids=["openssl-hex-16", "openssl-hex-8", "openssl-base64-16", "password-manager-20"])
-def test_a_random_token_as_the_docs_make_it_is_never_refused(make: object) -> None:
+def test_a_random_token_as_the_docs_make_it_is_never_refused(make: Callable[[random.Random], str]) -> None:
     draw = random.Random(20261127)
-    refused = [(token, weakness(token)) for token in (make(draw) for _ in range(100_000))  # type: ignore[operator]
+    refused = [(token, weakness(token)) for token in (make(draw) for _ in range(100_000))
                if weakness(token) is not None]
     assert refused == []
 

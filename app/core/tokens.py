@@ -21,6 +21,7 @@ draws 100,000 of each.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import string
@@ -42,7 +43,7 @@ _OTHER = 33  # printable ASCII that is neither a letter nor a digit (space inclu
 def _steps(text: str) -> list[int | None]:
     """The difference between each character and the next in 0-9a-z order (None where either is not in it)."""
     keys = [_ORDER.get(c) for c in text.lower()]
-    return [None if a is None or b is None else b - a for a, b in zip(keys, keys[1:])]
+    return [None if a is None or b is None else b - a for a, b in itertools.pairwise(keys)]
 
 
 def _one_run(text: str) -> bool:

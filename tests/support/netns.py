@@ -68,5 +68,5 @@ def other_host(tag: int = 0) -> Iterator[OtherHost]:
         _ip("-n", namespace, "link", "set", "lo", "up")
         yield host
     finally:
-        subprocess.run([IP, "link", "del", near], capture_output=True, timeout=30)
-        subprocess.run([IP, "netns", "del", namespace], capture_output=True, timeout=30)
+        subprocess.run(["ip", "link", "del", near], capture_output=True, timeout=30)
+        subprocess.run(["ip", "netns", "del", namespace], capture_output=True, timeout=30)
