@@ -28,11 +28,12 @@ snapshot: $(VENV)/.runtime
 # Debian packages the tests drive for real: chromium (the page), nginx (a reverse proxy in front), node and java
 # (processes the table names), zsh and groff (completion and the man page), prometheus (promtool and a real
 # Prometheus for the fleet), redis-server (the Socket.IO message queue);
-# podman, runc, mmdebstrap and openssl build and run the container image (tests/test_image.py). Installed when
+# podman, runc, mmdebstrap and openssl build and run the container image (tests/test_image.py); iproute2 makes
+# "another host" (a network namespace and a veth pair: tests/support/netns.py). Installed when
 # root and missing; otherwise the tests that need them are skipped, saying why.
 DEBS := chromium:chromium prometheus:promtool redis-server:redis-server podman:podman runc:runc mmdebstrap:mmdebstrap \
         nodejs:node default-jre-headless:java nginx-light:nginx zsh:zsh groff-base:groff \
-        openssl:openssl
+        openssl:openssl iproute2:ip
 
 .PHONY: debs
 debs:
