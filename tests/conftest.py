@@ -119,15 +119,16 @@ class LiveServer:
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[Any], LiveServer]]:
-    """Serve an app for real on 127.0.0.1 (a free port) in a thread; stopped after the test."""
+def serve() -> Iterator[Callable[..., LiveServer]]:
+    """Serve an app for real on 127.0.0.1 (or another loopback ``address``; a free port) in a thread; stopped after
+    the test."""
     servers: list[BaseWSGIServer] = []
 
-    def start(app: Any) -> LiveServer:
-        server = make_server("127.0.0.1", 0, app, threaded=True)
+    def start(app: Any, address: str = "127.0.0.1") -> LiveServer:
+        server = make_server(address, 0, app, threaded=True)
         servers.append(server)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        live = LiveServer(app=app, url=f"http://127.0.0.1:{server.server_port}", server=server)
+        live = LiveServer(app=app, url=f"http://{address}:{server.server_port}", server=server)
         if live.monitor.running:  # ready means: the first snapshot is there for the first client
             assert live.monitor.wait_frame(0, timeout=10), "no first snapshot within 10 s"
         return live

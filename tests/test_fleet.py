@@ -190,11 +190,12 @@ def test_the_grafana_dashboard_queries_metrics_fanwhy_exports(client: Any) -> No
 
 def test_a_prometheus_scrapes_a_node_by_a_name_outside_its_allowlist_with_the_token(
         make_app: Any, serve: Any, prometheus: Any, tmp_path: Path) -> None:
-    """The node allows only dashboard.example as Host (a browser must use that name: DNS rebinding); Prometheus
-    reaches it as 127.0.0.1:PORT with the metrics token from a file (credentials_file) and gets the metrics."""
+    """The node allows dashboard.example and loopback's names as Host (a browser must use one: DNS rebinding);
+    Prometheus reaches it as 127.0.0.2:PORT, a name outside that list, with the metrics token from a file
+    (credentials_file) and gets the metrics."""
     token = "scrape-8e3b1f6a2d9c4705"
     node = serve(make_app(nvidia_selection(scenario("h100_idle")), allowed_hosts=("dashboard.example",),
-                          metrics_token=token))
+                          metrics_token=token), "127.0.0.2")
     target = node.url.removeprefix("http://")
     assert requests.get(f"{node.url}/metrics", timeout=5).status_code == 400  # a browser's request by that name
     # the scrape token opens /metrics only
