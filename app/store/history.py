@@ -281,6 +281,12 @@ class History:
                         self._write.close()
                 self._write = None
                 self._reconnect_at = self._clock() + RECONNECT_S
+        except Exception:
+            self.write_failures += 1
+            if self._write is not None:  # the next batch must not start inside this one's transaction
+                with contextlib.suppress(sqlite3.Error):
+                    self._write.execute("ROLLBACK")
+            raise  # the thread's supervisor records it and starts the writer again (app.core.threads)
 
     def _recover_corrupt(self, error: sqlite3.Error) -> None:
         try:

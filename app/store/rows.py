@@ -6,13 +6,21 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ..core.jsonvalue import EventRow, SqlValue
 from ..core.ledger import PowerLedger
 from ..core.model import Alert, GpuSample, Snapshot
 from .schema import FAN_METRICS, GPU_METRICS, HOST_METRICS, LEDGER_METRICS
+
+INT64 = (-(2**63), 2**63 - 1)  # what an SQLite INTEGER holds
+
+
+def fit(row: Sequence[SqlValue]) -> tuple[SqlValue, ...]:
+    """A row SQLite can store: an integer outside 64 bits (a sensor that read 2^64 - 1) becomes NULL, as a value the
+    hardware did not report, instead of an OverflowError that loses the whole tick."""
+    return tuple(None if isinstance(v, int) and not INT64[0] <= v <= INT64[1] else v for v in row)
 
 
 def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None) -> None:
@@ -21,17 +29,18 @@ def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None)
     ledgers = {ledger.gpu_index: ledger for ledger in snap.ledger}
     db.executemany(
         f"INSERT INTO gpu_raw (ts, gpu, {', '.join(GPU_METRICS)}) VALUES ({placeholders})",
-        [(ts, g.index, *(_gpu_value(g, ledgers.get(g.index), m) for m in GPU_METRICS))
+        [fit((ts, g.index, *(_gpu_value(g, ledgers.get(g.index), m) for m in GPU_METRICS)))
          for g in snap.gpus if g.error is None])
     db.execute(f"INSERT INTO host_raw (ts, host, {', '.join(HOST_METRICS)}) VALUES "
-               f"({', '.join('?' * (len(HOST_METRICS) + 2))})", (ts, 0, *host_values(snap)))
-    db.executemany("INSERT INTO proc_raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", process_rows(snap))
+               f"({', '.join('?' * (len(HOST_METRICS) + 2))})", fit((ts, 0, *host_values(snap))))
+    db.executemany("INSERT INTO proc_raw VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   [fit(row) for row in process_rows(snap)])
     db.executemany(f"INSERT INTO fan_raw (ts, fan, {', '.join(FAN_METRICS)}) VALUES (?, ?, ?, ?, ?)",
-                   [(ts, f.id, f.rpm, f.percent, f.source_c) for f in snap.fans if f.state != "dead"])
+                   [fit((ts, f.id, f.rpm, f.percent, f.source_c)) for f in snap.fans if f.state != "dead"])
     events = [alert_row(a) for a in snap.alert_events]
     if verdict_row is not None:
         events.append(verdict_row)
-    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events)
+    db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [fit(row) for row in events])
 
 
 def _gpu_value(gpu: GpuSample, ledger: PowerLedger | None, metric: str) -> SqlValue:

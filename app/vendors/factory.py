@@ -93,7 +93,7 @@ def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backen
         except Exception as error:  # handed to the caller, raised there
             outcome.append(error)
 
-    thread = spawn(run, "fanwhy-open-backend")
+    thread = spawn(run, "fanwhy-open-backend", restart=False)  # once: its outcome is the caller's
 
     def result(timeout: float) -> Selection:
         thread.join(timeout)

@@ -57,7 +57,8 @@ class XidWatcher:
             self._free_set()
             return
         self._waiting = True
-        self._thread = spawn(self._run, "fanwhy-xid")
+        # not started again: its set is freed as it ends (a fault is recorded; XID events are then not read)
+        self._thread = spawn(self._run, "fanwhy-xid", restart=False)
 
     def _run(self) -> None:
         try:

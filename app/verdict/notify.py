@@ -167,14 +167,18 @@ class Notifier:
 
     def follow(self, monitor: Monitor) -> None:
         """Feed the targets every alert event the collector publishes, from a thread of its own."""
+        # from the start: the events of frames published before this thread ran are kept by the monitor; kept
+        # outside the loop's body, so that the body started again after a fault sends nothing twice
+        seen = [0]
+
         def run() -> None:
-            seq = 0  # from the start: the events of frames published before this thread ran are kept by the monitor
             while not self._stop.is_set():
-                frame = monitor.wait_frame(seq, 1.0)
-                if frame is None or frame.seq <= seq:
+                frame = monitor.wait_frame(seen[0], 1.0)
+                if frame is None or frame.seq <= seen[0]:
                     continue
-                self.submit(monitor.alert_events(seq, frame.seq))
-                seq = frame.seq
+                events = monitor.alert_events(seen[0], frame.seq)
+                seen[0] = frame.seq
+                self.submit(events)
 
         self._threads.append(spawn(run, "fanwhy-notify-follow"))
 

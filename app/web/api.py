@@ -11,6 +11,7 @@ from ..collect.monitor import Frame, Monitor
 from ..collect.serialize import fan_view, gpu_headline, process_view, to_json
 from ..core.jsonvalue import members
 from ..core.model import ProcessSample
+from ..core.threads import FAULTS
 from ..core.version import __version__
 from .rest import ApiError, allow_only, arg
 
@@ -285,6 +286,7 @@ def health() -> tuple[Response, int]:
         "xid_events": monitor.backend.event_watch(),
         "history": _history_health(services.history),
         "notifications": notifications,
+        "thread_faults": FAULTS.recent(),
         "refusals": services.refusals.counts() if services.refusals is not None else {},
     }
     if frame is None:  # not ready: every view of the snapshot answers 503 until the first one
@@ -325,6 +327,8 @@ def _health_reasons(monitor: Monitor, history: History | None, collector: bool, 
     degraded.extend(f"notifications to {n['target']} failing: {n['last_error']}"
                     for n in notifications if n["last_error"])
     degraded.extend(f"GPU {g.index}: {g.error}" for g in frame.snapshot.gpus if g.error)
+    degraded.extend(f"thread {f['thread']} failed ({f['count']}×, last {f['age_s']} s ago): {f['reason']}; started "
+                    "again" for f in FAULTS.recent())
     if age > 2 * monitor.interval_s + 1 and not down:
         degraded.append(f"the latest snapshot is {age:.1f} s old")
     return down, degraded

@@ -1,0 +1,164 @@
+"""No thread dies in silence (app/core/threads.py): an exception a long-lived thread did not expect is logged once
+with its cause, shown in /api/health (degraded, the thread and the reason), and the thread goes on; the history
+writer stores a value SQLite cannot hold as NULL and loses nothing else."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.collect.fans import BmcPoller
+from app.core.threads import FAULTS, spawn, supervised
+from app.store.history import History
+from tests.conftest import nvidia_selection
+from tests.support.builders import gpu, snap
+
+
+@pytest.fixture(autouse=True)
+def faults() -> Iterator[None]:
+    FAULTS.clear()
+    yield
+    FAULTS.clear()
+
+
+def until(condition: Callable[[], object], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+def test_a_value_sqlite_cannot_hold_is_stored_as_null_and_the_writer_goes_on(tmp_path: Path) -> None:
+    """One integer of 2^64 - 1 (a sensor's all-ones) once ended the writer: every later tick was dropped."""
+    history = History(tmp_path / "h.db")
+    history.start()
+    try:
+        history.submit(snap([gpu(clock_sm_mhz=2**64 - 1)], timestamp=1000.0))
+        history.submit(snap([gpu(clock_sm_mhz=1500)], timestamp=1001.0))
+        assert history.flush(30)
+        assert history._thread is not None and history._thread.is_alive()
+    finally:
+        history.close()
+    rows = sqlite3.connect(tmp_path / "h.db").execute("SELECT ts, clock_sm_mhz FROM gpu_raw ORDER BY ts")
+    assert rows.fetchall() == [(1000.0, None), (1001.0, 1500)]
+    assert history.error is None and FAULTS.recent() == []
+
+
+def test_an_unexpected_fault_in_the_history_writer_is_logged_shown_and_writing_resumes(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    history = History(tmp_path / "h.db")
+    real = history._insert
+    failures = [RuntimeError("a bug nobody foresaw")] * 2
+
+    def insert(db: sqlite3.Connection, one: Any) -> None:
+        if failures:
+            raise failures.pop()
+        real(db, one)
+
+    monkeypatch.setattr(history, "_insert", insert)
+    history.start()
+    try:
+        with caplog.at_level(logging.ERROR, logger="app.core.threads"):
+            written: list[float] = []
+            for ts in (1000.0, 1001.0):  # the second is written by the thread started again after the first fault
+                written.append(ts)
+                history.submit(snap([gpu()], timestamp=ts))
+                until(lambda: FAULTS.recent() and FAULTS.recent()[0]["count"] == len(written))
+            history.submit(snap([gpu()], timestamp=1002.0))
+            assert history.flush(30)
+    finally:
+        history.close()
+    rows = sqlite3.connect(tmp_path / "h.db").execute("SELECT ts FROM gpu_raw").fetchall()
+    assert (1002.0,) in rows
+    (fault,) = FAULTS.recent()
+    assert fault["thread"] == "fanwhy-history" and fault["count"] == 2
+    assert fault["reason"] == "RuntimeError: a bug nobody foresaw"
+    logged = [r for r in caplog.records if "fanwhy-history failed" in r.getMessage()]
+    assert len(logged) == 1 and logged[0].exc_info is not None  # once, with its traceback
+
+
+def test_the_bmc_poller_goes_on_after_an_unexpected_fault() -> None:
+    answers: list[Any] = [KeyError("odd listing"), "Fan1 | 30h | ok | 7.1 | 5000 RPM\n"]
+    polled = threading.Event()
+
+    def run() -> str:
+        answer = answers.pop(0) if answers else "Fan1 | 30h | ok | 7.1 | 5000 RPM\n"
+        if isinstance(answer, Exception):
+            raise answer
+        polled.set()
+        return str(answer)
+
+    poller = BmcPoller(run, every_s=0.05)
+    try:
+        assert polled.wait(30)
+        until(lambda: poller.latest)
+    finally:
+        poller.stop()
+    assert [f["thread"] for f in FAULTS.recent()] == ["fanwhy-bmc"]
+
+
+def test_a_collector_fault_outside_its_tick_is_shown_in_health_and_it_goes_on(
+        make_app: Callable[..., Any], fake_nvml: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(nvidia_selection(fake_nvml), start=False, interval_s=0.05)
+    monitor = app.extensions["fanwhy"].monitor
+
+    class FailingOnce(threading.Event):
+        """The collector's wait between ticks, outside collect()'s own guard, fails once."""
+
+        failed = False
+
+        def wait(self, timeout: float | None = None) -> bool:
+            if not self.failed:
+                self.failed = True
+                raise ValueError("clock went backwards")
+            return super().wait(timeout)
+
+    monkeypatch.setattr(monitor, "_wake", FailingOnce())
+    monitor.start()
+    until(lambda: monitor._wake.failed and monitor.latest() is not None)
+    first = monitor.latest().seq
+    until(lambda: monitor.latest().seq > first + 2)  # collecting again
+    health = app.test_client().get("/api/health").json
+    assert health["status"] == "degraded"
+    assert any(r.startswith("thread fanwhy-collector failed (1×") and "ValueError: clock went backwards" in r
+               for r in health["reasons"]), health["reasons"]
+    assert health["thread_faults"][0]["thread"] == "fanwhy-collector"
+
+
+def test_a_body_that_cannot_run_twice_is_recorded_and_ends() -> None:
+    runs = []
+
+    def body() -> None:
+        runs.append(1)
+        raise OSError("event set gone")
+
+    spawn(body, "fanwhy-xid-test", restart=False).join(30)
+    assert runs == [1] and FAULTS.recent()[0]["reason"] == "OSError: event set gone"
+
+
+def test_the_backoff_doubles_to_a_minute_and_starts_over_after_a_quiet_minute() -> None:
+    now = [0.0]
+    waits: list[float] = []
+    ran = [0]
+
+    def body() -> None:
+        ran[0] += 1
+        if ran[0] == 9:
+            now[0] += 61  # ran a minute before failing
+        if ran[0] < 10:
+            raise RuntimeError("again")
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    supervised(body, "t", sleep=sleep, clock=lambda: now[0])
+    assert waits == [1, 2, 4, 8, 16, 32, 60, 60, 1]
+    assert FAULTS.recent(within_s=1e9)[0]["count"] == 9
