@@ -74,7 +74,9 @@ ANSWERS: dict[str, JsonObject] = {
                            notifications={"type": "array", "items": {"type": "object"}},
                            refusals={"type": "object", "additionalProperties": {"type": "integer"},
                                      "description": "requests refused since start, by cause: host, origin, token, "
-                                                    "body, session, rate"}),
+                                                    "body, session, rate"},
+                           thread_faults={"type": "array", "items": {"type": "object"},
+                                          "description": "background threads that failed in the last 5 minutes"}),
 }
 
 
