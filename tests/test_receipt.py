@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import psutil
+import pytest
 
 from app.cli.run import run_command
 from app.collect.config import Settings
@@ -17,11 +23,14 @@ from app.collect.engine import build_monitor
 from app.core.fan import Fan
 from app.core.ledger import PowerLedger
 from app.core.model import Alert
+from app.core.redact import MAX_COMMAND_CHARS
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
 from app.verdict.receipt import ReceiptMeter, words
 from tests.fakes.fake_nvml import scenario
 from tests.support.builders import gpu, proc, snap
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def ledger(board: float, idle: float, *by_process: tuple[int, float]) -> PowerLedger:
@@ -104,3 +113,57 @@ def test_a_command_that_cannot_start_and_no_command() -> None:
     assert run_command(["/nonexistent/command"], monitor, out=out) == 127
     assert "fanwhy run: /nonexistent/command: No such file or directory" in out.getvalue()
     assert run_command([], monitor, out=out) == 2 and "name a command" in out.getvalue()
+
+
+def fake_gpu_monitor(tmp_path: Path) -> Any:
+    backend = NvidiaBackend(nvml=scenario("h100_idle"), watch_xid=False)
+    backend.open()
+    return build_monitor(Settings(db="none", interval_s=0.2, bmc=False, sys_root=str(tmp_path)),
+                         Selection(backend=backend, skipped={}))
+
+
+def test_the_receipt_masks_and_bounds_the_command(tmp_path: Path) -> None:
+    """A receipt usually lands in a CI log: the command is shown as every command line FanWhy shows."""
+    out = io.StringIO()
+    argv = [sys.executable, "-c", "pass", "--password", "hunter2-secret", "--note", "x" * 5000]
+    assert run_command(argv, fake_gpu_monitor(tmp_path), as_json=True, out=out) == 0
+    receipt = json.loads(out.getvalue())
+    assert "hunter2-secret" not in out.getvalue() and "****" in receipt["command_line"]
+    bound = MAX_COMMAND_CHARS + len("… (9999 more characters)")
+    assert receipt["command"][4] == "****" and len(receipt["command_line"]) <= bound
+    assert all(len(word) <= bound for word in receipt["command"]) and "more characters" in receipt["command"][-1]
+    text = io.StringIO()
+    run_command(argv, fake_gpu_monitor(tmp_path), out=text)
+    assert "hunter2-secret" not in text.getvalue() and "more characters" in text.getvalue()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_to_fanwhy_run_reaches_the_command_and_the_receipt_is_printed(signum: int, tmp_path: Path) -> None:
+    """As a CI runner stops a job: the signal goes to `fanwhy run`; the command gets it (it says so and exits 7),
+    and the receipt follows. Nothing is left running."""
+    child = tmp_path / "child.py"
+    child.write_text(
+        "import signal, sys, time\n"
+        "def stop(n, f):\n"
+        "    print('child got', n, flush=True); sys.exit(7)\n"
+        "for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\n"
+        "    signal.signal(s, stop)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(120)\n")
+    env = {**os.environ, "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_INTERVAL": "0.2"}
+    proc = subprocess.Popen([sys.executable, "-m", "app", "run", "--json", "--", sys.executable, str(child)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # no terminal: as in CI
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert f"child got {int(signum)}" in out
+    assert proc.returncode == 7
+    receipt = json.loads(err.strip().splitlines()[-1])
+    assert receipt["exit_code"] == 7 and receipt["command"][-1] == str(child)
+    leftovers = [p for p in psutil.process_iter(["cmdline"]) if str(child) in " ".join(p.info["cmdline"] or [])]
+    assert leftovers == []

@@ -5,25 +5,32 @@ The collector runs here, in this process, every ``--interval`` seconds (no serve
 ``ReceiptMeter`` that counts the child's process tree (read again at every tick, so children that come and go are
 counted while they live); its CPU time is the kernel's account of the child and the descendants it waited for
 (``wait4``). The receipt goes to standard error (the command's own output stays clean); ``--json``
-prints it as JSON there. The exit code is the command's (128 + N when a signal N ended it). Ctrl-C goes to the
-command, as it shares the terminal; this process waits for it and still prints the receipt.
+prints it as JSON there. The exit code is the command's (128 + N when a signal N ended it).
+
+Signals behave as under ``time``, and more: SIGTERM, SIGHUP and SIGINT sent to this process are passed to the
+command (a CI runner's SIGTERM must not leave the job running), and this process waits for it and still prints the
+receipt, whatever ended it. Ctrl-C at a terminal already reaches the command (it is in the terminal's foreground
+group), so it is not sent twice. The command in the receipt is masked like any command line FanWhy shows
+(``app.core.redact``) and bounded: a receipt usually ends up in a CI log.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import shlex
 import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import TextIO
 
 import psutil
 
 from ..collect.config import Settings
 from ..collect.monitor import Monitor
+from ..core.redact import MAX_COMMAND_CHARS, Redactor, bounded, redact_argv
 from ..verdict.receipt import ReceiptMeter, words
 
 
@@ -50,7 +57,7 @@ def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, ou
     if on_start is not None:
         on_start(child.pid)
     meter = ReceiptMeter(pids=lambda: tree(child.pid))
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the command's to handle, as under time
+    previous = {signum: signal.signal(signum, forward_to(child.pid)) for signum in FORWARDED}
     monitor.start()
     seq = 0
     try:
@@ -69,17 +76,43 @@ def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, ou
         if frame is not None:
             meter.add(frame.snapshot)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         monitor.stop(join_s=2.0)
     code = child.returncode if child.returncode >= 0 else 128 - child.returncode
     receipt = {**meter.result(), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
                "cpu_user_seconds": round(usage.ru_utime, 2), "cpu_system_seconds": round(usage.ru_stime, 2)}
-    if as_json:
-        out.write(json.dumps({"command": list(argv), "exit_code": code, **receipt}) + "\n")
+    shown = Redactor().command(argv, MAX_COMMAND_CHARS) or ""
+    if as_json:  # the words masked and each bounded, and the line as the text receipt shows it
+        masked = [bounded(word, MAX_COMMAND_CHARS) for word in redact_argv(argv)]
+        out.write(json.dumps({"command": masked, "command_line": shown, "exit_code": code, **receipt}) + "\n")
     else:
-        out.write(words(receipt, shlex.join(argv), code))
+        out.write(words(receipt, shown, code))
     out.flush()
     return code
+
+
+FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def forward_to(pid: int) -> Callable[[int, FrameType | None], None]:
+    """A signal handler that passes the signal on to ``pid``, unless the terminal sent it to ``pid``'s process group
+    already (Ctrl-C at a terminal reaches the whole foreground group)."""
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        if signum == signal.SIGINT and _terminal_sent_it_to(pid):
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signum)
+
+    return handler
+
+
+def _terminal_sent_it_to(pid: int) -> bool:
+    try:
+        return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgid(pid)
+    except (OSError, ValueError, AttributeError):  # no terminal (a CI job, a pipe), or the child is gone
+        return False
 
 
 def run(settings: Settings, argv: Sequence[str], as_json: bool) -> int:
