@@ -3,8 +3,10 @@ once, a body that never arrives is cut off at its deadline, and bodies in flight
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -84,6 +86,34 @@ def test_a_body_that_never_arrives_is_cut_off_at_its_deadline(port: int, head: b
     status, answer, waited = _answer(_open(port, head + sent))
     assert status == 408 and "FANWHY_BODY_TIMEOUT" in str(answer["detail"]), answer
     assert BODY_TIMEOUT_S - 0.5 < waited < BODY_TIMEOUT_S + 2
+
+
+def test_trickled_bodies_are_cut_off_at_their_deadline_from_their_first_byte(port: int) -> None:
+    """64 bodies from 16 addresses (the cap in all), each sent one byte every 0.4 s: each wait is short, the body is
+    not. Each is answered 408 by the deadline (they were held until their last byte, a minute for 150 bytes), and
+    then another client's POST goes through."""
+    socks = [_open(port, _post(length=150) + b"{", source=f"127.0.4.{1 + i % 16}") for i in range(64)]
+    started = time.monotonic()
+    done = threading.Event()
+
+    def trickle() -> None:
+        while not done.is_set() and time.monotonic() - started < 60:
+            time.sleep(0.4)
+            for sock in socks:
+                with contextlib.suppress(OSError):
+                    sock.send(b" ")
+
+    sender = threading.Thread(target=trickle, daemon=True)
+    sender.start()
+    try:
+        answers = [_answer(sock) for sock in socks]
+    finally:
+        done.set()
+    assert [status for status, _, _ in answers] == [408] * 64, answers[:3]
+    assert time.monotonic() - started < BODY_TIMEOUT_S + 4
+    body = json.dumps({"label": "after the trickles"}).encode()
+    status, answer, _ = _answer(_open(port, _post(length=len(body)) + body, source="127.0.4.99"))
+    assert status == 201, answer
 
 
 def test_bodies_in_flight_are_capped_per_address(port: int) -> None:

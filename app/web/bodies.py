@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import socket
 import threading
 import time
 from collections import Counter
@@ -108,11 +109,18 @@ class BodyReader:
                     del self._reading[key]
 
     def _read(self, environ: WSGIEnvironment, length: int | None) -> bytes:
-        """The body, read in pieces; each wait for the socket is bounded by what is left of the deadline."""
+        """The body, read in pieces; each wait for the socket is bounded by what is left of the deadline, and at
+        the deadline the socket's reading side is shut: gunicorn's ``read(n)`` waits for its n bytes one recv after
+        another, each within the time left, so a sender of one byte every few seconds was never cut off."""
         stream = environ["wsgi.input"]
         sock = environ.get("gunicorn.socket")
         before = sock.gettimeout() if sock is not None else None
         deadline = self._clock() + self.timeout_s
+        cut = threading.Event()
+        timer = threading.Timer(self.timeout_s, _shut_reading, (sock, cut)) if sock is not None else None
+        if timer is not None:
+            timer.daemon = True
+            timer.start()
         parts: list[bytes] = []
         size = 0
         try:
@@ -131,19 +139,35 @@ class BodyReader:
                 if size > self.max_bytes:
                     raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
         except TimeoutError:
-            raise ApiError(408, "request timeout", f"the body did not arrive within {self.timeout_s:g} s "
-                                                  "(FANWHY_BODY_TIMEOUT)") from None
+            raise self._late() from None
         except ApiError:
             raise
         except Exception as error:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, NoMoreData, a reset
+            if cut.is_set():
+                raise self._late() from None
             raise ApiError(400, "malformed body", f"the body could not be read: {type(error).__name__}") from None
         finally:
-            if sock is not None:
+            if timer is not None:
+                timer.cancel()
+            if sock is not None and not cut.is_set():
                 with contextlib.suppress(OSError):
                     sock.settimeout(before)
         if length is not None and size < length:
+            if cut.is_set():
+                raise self._late()
             raise ApiError(400, "malformed body", f"the body ended after {size} of {length} bytes")
         return b"".join(parts)
+
+    def _late(self) -> ApiError:
+        return ApiError(408, "request timeout", f"the body did not arrive within {self.timeout_s:g} s "
+                                                "(FANWHY_BODY_TIMEOUT)")
+
+
+def _shut_reading(sock: socket.socket, cut: threading.Event) -> None:
+    """The body's deadline passed: its read ends now (the answer, a 408, is still written)."""
+    cut.set()
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RD)
 
 
 def _content_length(environ: WSGIEnvironment) -> int | None:
