@@ -24,8 +24,8 @@ import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, BinaryIO
 
 from .auth import UNAUTHORIZED, token_from_environ, token_matches
 from .gate import refuse
@@ -112,55 +112,67 @@ class BodyReader:
         """The body, read in pieces; each wait for the socket is bounded by what is left of the deadline, and at
         the deadline the socket's reading side is shut: gunicorn's ``read(n)`` waits for its n bytes one recv after
         another, each within the time left, so a sender of one byte every few seconds was never cut off."""
-        stream = environ["wsgi.input"]
         sock = environ.get("gunicorn.socket")
         before = sock.gettimeout() if sock is not None else None
-        deadline = self._clock() + self.timeout_s
-        cut = threading.Event()
-        timer = threading.Timer(self.timeout_s, _shut_reading, (sock, cut)) if sock is not None else None
-        if timer is not None:
-            timer.daemon = True
-            timer.start()
-        parts: list[bytes] = []
-        size = 0
-        try:
-            while length is None or size < length:
-                left = deadline - self._clock()
-                if left <= 0:
-                    raise TimeoutError
-                if sock is not None:
-                    sock.settimeout(left)
-                piece = stream.read(min(8192, self.max_bytes + 1 - size) if length is None else
-                                    min(8192, length - size))
-                if not piece:
-                    break
-                parts.append(piece)
-                size += len(piece)
-                if size > self.max_bytes:
-                    raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
-        except TimeoutError:
-            raise self._late() from None
-        except ApiError:
-            raise
-        except Exception as error:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, NoMoreData, a reset
-            if cut.is_set():
+        with _shut_at(sock, self.timeout_s) as cut:
+            try:
+                body = self._pieces(environ["wsgi.input"], sock, length, self._clock() + self.timeout_s)
+            except TimeoutError:
                 raise self._late() from None
-            raise ApiError(400, "malformed body", f"the body could not be read: {type(error).__name__}") from None
-        finally:
-            if timer is not None:
-                timer.cancel()
-            if sock is not None and not cut.is_set():
-                with contextlib.suppress(OSError):
-                    sock.settimeout(before)
-        if length is not None and size < length:
+            except ApiError:
+                raise
+            except Exception as error:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, NoMoreData, a reset
+                if cut.is_set():
+                    raise self._late() from None
+                raise ApiError(400, "malformed body", f"the body could not be read: {type(error).__name__}") \
+                    from None
+            finally:
+                if sock is not None and not cut.is_set():
+                    with contextlib.suppress(OSError):
+                        sock.settimeout(before)
+        if length is not None and len(body) < length:
             if cut.is_set():
                 raise self._late()
-            raise ApiError(400, "malformed body", f"the body ended after {size} of {length} bytes")
+            raise ApiError(400, "malformed body", f"the body ended after {len(body)} of {length} bytes")
+        return body
+
+    def _pieces(self, stream: BinaryIO, sock: socket.socket | None, length: int | None, deadline: float) -> bytes:
+        """What arrives before ``deadline`` (at most ``length`` bytes, or until the end of a chunked body)."""
+        parts: list[bytes] = []
+        size = 0
+        while length is None or size < length:
+            left = deadline - self._clock()
+            if left <= 0:
+                raise TimeoutError
+            if sock is not None:
+                sock.settimeout(left)
+            piece = stream.read(min(8192, self.max_bytes + 1 - size) if length is None else min(8192, length - size))
+            if not piece:
+                break
+            parts.append(piece)
+            size += len(piece)
+            if size > self.max_bytes:
+                raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
         return b"".join(parts)
 
     def _late(self) -> ApiError:
         return ApiError(408, "request timeout", f"the body did not arrive within {self.timeout_s:g} s "
                                                 "(FANWHY_BODY_TIMEOUT)")
+
+
+@contextlib.contextmanager
+def _shut_at(sock: socket.socket | None, seconds: float) -> Iterator[threading.Event]:
+    """An event set, and the socket's reading side shut, once ``seconds`` pass inside the block."""
+    cut = threading.Event()
+    timer = threading.Timer(seconds, _shut_reading, (sock, cut)) if sock is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield cut
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 def _shut_reading(sock: socket.socket, cut: threading.Event) -> None:
