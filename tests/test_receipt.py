@@ -23,7 +23,7 @@ from app.collect.engine import build_monitor
 from app.core.fan import Fan
 from app.core.ledger import PowerLedger
 from app.core.model import Alert
-from app.core.redact import MAX_COMMAND_CHARS
+from app.core.redact import MAX_COMMAND_CHARS, Redactor
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
 from app.verdict.receipt import ReceiptMeter, words
@@ -135,6 +135,19 @@ def test_the_receipt_masks_and_bounds_the_command(tmp_path: Path) -> None:
     text = io.StringIO()
     run_command(argv, fake_gpu_monitor(tmp_path), out=text)
     assert "hunter2-secret" not in text.getvalue() and "more characters" in text.getvalue()
+
+
+def test_the_receipt_follows_the_operators_mask_patterns_and_names_only(tmp_path: Path) -> None:
+    argv = [sys.executable, "-c", "pass", "--model", "sk-live0123abcd"]
+    out = io.StringIO()
+    run_command(argv, fake_gpu_monitor(tmp_path), as_json=True, out=out, redactor=Redactor([r"sk-live\w+"]))
+    receipt = json.loads(out.getvalue())
+    assert "sk-live" not in out.getvalue() and receipt["command"][-1] == "****"
+    named = io.StringIO()
+    run_command(argv, fake_gpu_monitor(tmp_path), as_json=True, out=named, redactor=Redactor(names_only=True))
+    receipt = json.loads(named.getvalue())
+    program = Path(sys.executable).name
+    assert receipt["command"] == [program] and receipt["command_line"] == program and "pass" not in named.getvalue()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])

@@ -30,7 +30,7 @@ import psutil
 
 from ..collect.config import Settings
 from ..collect.monitor import Monitor
-from ..core.redact import MAX_COMMAND_CHARS, Redactor, bounded, redact_argv
+from ..core.redact import MAX_COMMAND_CHARS, Redactor
 from ..verdict.receipt import ReceiptMeter, words
 
 
@@ -44,8 +44,9 @@ def tree(pid: int) -> set[int]:
 
 
 def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, out: TextIO = sys.stderr,
-                on_start: Callable[[int], None] | None = None) -> int:
-    """Run ``argv`` under ``monitor`` (started here, stopped before returning); its exit code."""
+                on_start: Callable[[int], None] | None = None, redactor: Redactor | None = None) -> int:
+    """Run ``argv`` under ``monitor`` (started here, stopped before returning); its exit code. The receipt shows
+    the command as ``redactor`` masks it (FANWHY_MASK_PATTERNS, FANWHY_NAMES_ONLY: the program's name only)."""
     if not argv:
         print("fanwhy run: name a command: fanwhy run -- python train.py", file=out)
         return 2
@@ -82,9 +83,11 @@ def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, ou
     code = child.returncode if child.returncode >= 0 else 128 - child.returncode
     receipt = {**meter.result(), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
                "cpu_user_seconds": round(usage.ru_utime, 2), "cpu_system_seconds": round(usage.ru_stime, 2)}
-    shown = Redactor().command(argv, MAX_COMMAND_CHARS) or ""
+    redactor = redactor or Redactor()
+    program = os.path.basename(argv[0])
+    shown = redactor.command(argv, MAX_COMMAND_CHARS) or program
     if as_json:  # the words masked and each bounded, and the line as the text receipt shows it
-        masked = [bounded(word, MAX_COMMAND_CHARS) for word in redact_argv(argv)]
+        masked = redactor.words(argv) or [program]
         out.write(json.dumps({"command": masked, "command_line": shown, "exit_code": code, **receipt}) + "\n")
     else:
         out.write(words(receipt, shown, code))
@@ -109,10 +112,13 @@ def forward_to(pid: int) -> Callable[[int, FrameType | None], None]:
 
 
 def _terminal_sent_it_to(pid: int) -> bool:
-    try:
-        return os.tcgetpgrp(sys.stdin.fileno()) == os.getpgid(pid)
-    except (OSError, ValueError, AttributeError):  # no terminal (a CI job, a pipe), or the child is gone
-        return False
+    """Whether ``pid`` is in the foreground group of the terminal on any standard stream (its Ctrl-C reached it)."""
+    for fd in (0, 1, 2):
+        try:
+            return os.tcgetpgrp(fd) == os.getpgid(pid)
+        except OSError:  # not a terminal (a CI job, a pipe), or the child is gone
+            continue
+    return False
 
 
 def run(settings: Settings, argv: Sequence[str], as_json: bool) -> int:
@@ -122,4 +128,4 @@ def run(settings: Settings, argv: Sequence[str], as_json: bool) -> int:
     from ..collect.engine import build_monitor
 
     monitor = build_monitor(replace(settings, db="none"))
-    return run_command(argv, monitor, as_json)
+    return run_command(argv, monitor, as_json, redactor=Redactor(settings.mask_patterns, settings.names_only))

@@ -243,6 +243,17 @@ class Redactor:
             return None
         return command_line(argv, self.extra, limit)
 
+    def words(self, argv: Sequence[str], limit: int = MAX_COMMAND_CHARS) -> list[str] | None:
+        """The masked argument vector, word by word (extra patterns too), each bounded to ``limit`` characters."""
+        if self.names_only or not argv:
+            return None
+        masked = []
+        for word in redact_argv(argv):
+            for pattern in self.extra:
+                word = pattern.sub(MASK, word)
+            masked.append(bounded(word, limit))
+        return masked
+
     def text(self, text: str) -> str:
         """Free text (an alert's message on its way out): URL credentials, secret parameters, extra patterns."""
         text = redact_text(text)

@@ -120,12 +120,7 @@ def allowed_hosts(settings: Settings) -> set[str]:
 def _trustworthy(host: str) -> bool:
     """Whether a browser counts plain http to ``host`` (a Host header) as a secure context: loopback only."""
     name = host_name(host)
-    if name is None:
-        return False
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return name == "localhost" or name.endswith(".localhost")
+    return name is not None and (is_loopback(name) or name.endswith(".localhost"))
 
 
 def init_app(app: Flask) -> None:
