@@ -44,10 +44,11 @@ def _call(url: str, method: str, body: dict[str, Any] | None, token: str | None,
             answer: dict[str, Any] = json.load(response)
             return answer
     except urllib.error.HTTPError as error:
-        try:
-            message = json.load(error).get("error", error.reason)
-        except ValueError:
-            message = error.reason
+        with error:  # it holds the answer's socket open until the garbage collector finds it
+            try:
+                message = json.load(error).get("error", error.reason)
+            except ValueError:
+                message = error.reason
         raise FanWhyError(f"{method} {url}: {error.code} {message}") from None
     except OSError as error:
         raise FanWhyError(f"{method} {url}: {error}") from None

@@ -114,6 +114,7 @@ class KubeClient:
             with urllib.request.urlopen(request, timeout=self.timeout_s, context=self._context) as answer:
                 body: Json = json.loads(answer.read())
         except urllib.error.HTTPError as error:
+            error.close()  # it holds the answer's socket open until the garbage collector finds it
             self._failed(f"HTTP {error.code} {error.reason}" + (
                 " (the service account needs list on pods: deploy/kubernetes/rbac.yaml)" if error.code == 403 else ""))
             return
@@ -143,6 +144,9 @@ class KubeClient:
 
         self._thread = spawn(run, "fanwhy-kubernetes")
 
-    def stop(self) -> None:
+    def stop(self, wait_s: float = 0.0) -> None:
+        """Ask the refresher to end; with ``wait_s``, wait that long for a request in flight to finish."""
         self._stop.set()
         self._wake.set()
+        if wait_s > 0 and self._thread is not None:
+            self._thread.join(wait_s)

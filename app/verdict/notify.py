@@ -111,9 +111,15 @@ class Target:
 def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> None:
     import urllib.request  # here: urllib.request loads http.client, email and ssl (~15 ms)
 
+    import urllib.error
+
     request = urllib.request.Request(url, data=body, headers={"User-Agent": "fanwhy", **headers}, method="POST")
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # http(s) only: parse_targets
-        response.read(1024)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # http(s) only: parse_targets
+            response.read(1024)
+    except urllib.error.HTTPError as error:
+        error.close()  # it holds the answer's socket open until the garbage collector finds it
+        raise
 
 
 class Notifier:
