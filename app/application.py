@@ -25,6 +25,7 @@ from .web.concurrency import Concurrency, for_model, one_writer_websockets
 from .web.gate import Gate
 from .web.proxy import Forwarded
 from .web.refusals import Refusals
+from .web.sessions import Sessions
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.
@@ -45,6 +46,7 @@ class FanWhy:
     recorder: Recorder | None = None
     notifier: Notifier | None = None
     refusals: Refusals | None = None
+    sessions: Sessions | None = None
 
     def start(self) -> None:
         """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
@@ -114,14 +116,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if not exporter:
         history_api.init_app(app)
         fleet.init_app(app)
-        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings, concurrency)
-    sessions = fanwhy.socketio.server.environ.values if fanwhy.socketio is not None else None
+        sessions = Sessions(max_sessions=settings.max_sessions, client_sessions=settings.client_sessions)
+        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings, concurrency, sessions)
+        fanwhy.sessions = sessions
     inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],
                        timeout_s=settings.body_timeout_s, per_client=settings.client_bodies,
                        in_all=settings.max_bodies, token=settings.token, refusals=refusals)
     gate = Gate(inner, allowed_hosts=security.allowed_hosts(settings), allowed_origins=list(settings.allowed_origins),
-                token=settings.token, metrics_token=settings.metrics_token, sessions=sessions,
-                max_sessions=settings.max_sessions, client_sessions=settings.client_sessions,
+                token=settings.token, metrics_token=settings.metrics_token, sessions=fanwhy.sessions,
                 rate_limit_per_s=settings.rate_limit_per_s, refusals=refusals)
     # outermost: behind a trusted proxy, the gate sees the real client, scheme, host and prefix (app/web/proxy.py)
     app.wsgi_app = Forwarded(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app

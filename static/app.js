@@ -521,7 +521,13 @@
   // under the page's own path: behind a proxy at /fanwhy/ that is /fanwhy/socket.io
   const socket = io({ path: new URL("socket.io", document.baseURI).pathname, transports: ["websocket", "polling"] });
   socket.on("connect", () => setConnection("live", "ok"));
-  socket.on("disconnect", () => setConnection("reconnecting…", "wait"));
+  socket.on("disconnect", (reason) => {
+    if (reason === "io server disconnect") {  // the server closed this page's session (it was full): no retry
+      setConnection("closed by the server (too many open pages); reload to reconnect", "bad");
+    } else {
+      setConnection("reconnecting…", "wait");
+    }
+  });
   socket.on("connect_error", () => setConnection("server unreachable, retrying…", "bad"));
   socket.io.on("reconnect", () => socket.emit("request_gpu_update"));
   socket.on("gpu_status", render);

@@ -28,7 +28,8 @@ SYSTEM_FILES = frozenset({"test_page.py", "test_newcomer.py", "test_reverse_prox
                           "test_packaging.py",
                           "test_exhaustion.py", "test_kubernetes_manifests.py", "test_bounded_commands.py"})
 INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py", "test_refusals.py", "test_receipt.py",
-                               "test_websocket_writes.py", "test_cli.py", "test_inputs.py", "test_gate.py",
+                               "test_sessions.py", "test_websocket_writes.py", "test_cli.py", "test_inputs.py",
+                               "test_gate.py",
                                "test_hardening.py", "test_realtime.py", "test_history_faults.py", "test_notify.py",
                                "test_processes.py", "test_host.py", "test_attribution.py", "test_metrics.py",
                                "test_fans.py", "test_fan_verdict.py", "test_fan_views.py"})  # BMC thread, history

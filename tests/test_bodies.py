@@ -116,6 +116,53 @@ def test_trickled_bodies_are_cut_off_at_their_deadline_from_their_first_byte(por
     assert status == 201, answer
 
 
+def test_trickled_engineio_polling_posts_are_cut_off_and_polling_clients_still_connect(port: int) -> None:
+    """The same for Engine.IO's long-polling POSTs (a polling client's packets): 64 trickled from 16 addresses into
+    open sessions are answered 408 by the deadline, and a polling-only Socket.IO client then connects and is
+    pushed updates."""
+    import requests
+    import socketio
+
+    sids = []
+    for _ in range(16):
+        opened = requests.get(f"http://127.0.0.1:{port}/socket.io/?EIO=4&transport=polling", timeout=30)
+        sids.append(json.loads(opened.text[1:])["sid"])
+
+    def head(i: int) -> bytes:
+        return (f"POST /socket.io/?EIO=4&transport=polling&sid={sids[i % 16]} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "Content-Type: text/plain;charset=UTF-8\r\nContent-Length: 150\r\n\r\n4").encode()
+
+    socks = [_open(port, head(i), source=f"127.0.5.{1 + i % 16}") for i in range(64)]
+    started = time.monotonic()
+    done = threading.Event()
+
+    def trickle() -> None:
+        while not done.is_set() and time.monotonic() - started < 60:
+            time.sleep(0.4)
+            for sock in socks:
+                with contextlib.suppress(OSError):
+                    sock.send(b"2")
+
+    threading.Thread(target=trickle, daemon=True).start()
+    try:
+        answers = [_answer(sock) for sock in socks]
+    finally:
+        done.set()
+    assert [status for status, _, _ in answers] == [408] * 64, answers[:3]
+    assert time.monotonic() - started < BODY_TIMEOUT_S + 4
+    client = socketio.Client(reconnection=False)
+    updates: list[object] = []
+    client.on("gpu_status_update", updates.append)
+    client.connect(f"http://127.0.0.1:{port}", transports=["polling"], wait_timeout=30)
+    try:
+        deadline = time.monotonic() + 60
+        while len(updates) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(updates) >= 2
+    finally:
+        client.disconnect()
+
+
 def test_bodies_in_flight_are_capped_per_address(port: int) -> None:
     held = [_open(port, _post(length=100) + b"{", source="127.0.3.1") for _ in range(4)]
     time.sleep(0.3)

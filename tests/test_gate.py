@@ -3,6 +3,7 @@ transports, before a session exists; no response grants an origin outside the al
 
 from __future__ import annotations
 
+import json
 import socket
 from typing import Any
 
@@ -116,15 +117,23 @@ def test_a_listed_origin_is_granted_that_origin_only(make_app: Any, serve: Any, 
 def test_socket_sessions_are_limited_per_client_and_in_all(make_app: Any, serve: Any, fake_nvml: Any) -> None:
     server = serve(make_app(nvidia_selection(fake_nvml), client_sessions=3, max_sessions=5, rate_limit_per_s=0.0))
     handshake = f"{server.url}/socket.io/?EIO=4&transport=polling"
+    sessions = server.app.extensions["fanwhy"].sessions
     mine = [requests.get(handshake, timeout=5) for _ in range(4)]
-    assert [a.status_code for a in mine] == [200, 200, 200, 429]
-    assert mine[-1].json()["error"] == "too many sessions"
+    assert [a.status_code for a in mine] == [200] * 4  # loopback at its cap: its oldest made room
+    assert sessions.closed_for["room"] == 1 and len(sessions) == 3
+    first = json.loads(mine[0].text[1:])["sid"]
+    gone = requests.get(f"{handshake}&sid={first}", timeout=5)
+    assert gone.status_code == 400 or gone.text.endswith("1"), gone.text  # closed (or told so in its last poll)
     gate = server.app.wsgi_app.app  # inside the proxy layer (app/web/proxy.py)
-    other = {"REMOTE_ADDR": "127.0.0.9", "HTTP_HOST": "127.0.0.1", "PATH_INFO": "/socket.io/", "QUERY_STRING": "EIO=4"}
-    assert gate.check(other) is None  # another client still gets in
-    server.app.extensions["fanwhy"].socketio.server.environ.update({f"x{i}": {"REMOTE_ADDR": "10.0.0.1"}
-                                                                    for i in range(2)})
-    assert gate.check(other)[:2] == (503, "server full")
+    for i in range(3):
+        sessions.opened(f"net{i}", "10.0.0.1")
+    other = {"REMOTE_ADDR": "10.0.0.1", "HTTP_HOST": "127.0.0.1", "PATH_INFO": "/socket.io/", "QUERY_STRING": "EIO=4"}
+    assert gate.check(other)[:2] == (429, "too many sessions")  # a network address at its cap: refused
+    answered: list[str] = []
+    gate(other, lambda status, headers, exc_info=None: answered.append(status))
+    assert answered == ["429 Too Many Requests"] and gate.refusals.counts()["session"] == 1  # counted
+    assert gate.check({**other, "REMOTE_ADDR": "10.0.0.9"}) is None  # full (6 of 5): the fullest address makes room
+    assert sessions.closed_for["room"] == 2
 
 
 def test_handshakes_share_the_per_client_rate_limit(make_app: Any, serve: Any, fake_nvml: Any) -> None:

@@ -584,3 +584,19 @@ def test_a_hostile_fan_label_stays_text(make_app: Any, serve: Any, page: Page, t
     assert row.query_selector_all("td")[0].text_content() == f"{HOSTILE} (nct6798 fan1)"
     time.sleep(0.5)
     assert page.locator("img").count() == 0 and problems(page) == []
+
+
+def test_a_page_whose_session_the_server_closed_says_so(page: Page) -> None:
+    """At its cap a loopback address makes room by closing its oldest session: that page says it was closed."""
+    from tests.test_sessions import raw_socket
+
+    with served(FANWHY_CLIENT_SESSIONS="1") as url:
+        page.goto(url)
+        page.wait_for_selector("#connection.pill-ok", timeout=30_000)
+        newcomer = raw_socket(int(url.rsplit(":", 1)[1]))  # from 127.0.0.1 too: the page's session is the oldest
+        try:
+            page.wait_for_function("() => document.querySelector('#connection').textContent.includes('closed by "
+                                   "the server')", timeout=30_000)
+            assert "pill-bad" in (page.get_attribute("#connection", "class") or "")
+        finally:
+            newcomer.close()

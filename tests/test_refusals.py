@@ -39,7 +39,7 @@ def test_every_cause_is_logged_with_the_peer_and_counted_and_a_flood_is_not_a_li
         first = requests.get(f"{url}/socket.io/?EIO=4&transport=polling", headers=AUTH, timeout=30)
         assert first.status_code == 200
         assert requests.get(f"{url}/socket.io/?EIO=4&transport=polling", headers=AUTH, timeout=30).status_code \
-            == 429  # one session per client
+            == 200  # one session per client; loopback makes room rather than refusing (network: test_gate.py)
         rates = [requests.get(f"{url}/api/gpu/summary", headers=AUTH, timeout=30).status_code for _ in range(30)]
         assert 429 in rates
         deadline = time.monotonic() + 60  # the bucket refills at 5 a second
@@ -51,10 +51,9 @@ def test_every_cause_is_logged_with_the_peer_and_counted_and_a_flood_is_not_a_li
         log = stop(proc)
     counts = health["refusals"]
     assert counts["host"] == 500 and counts["origin"] == 1 and counts["token"] == 2 and counts["body"] == 1
-    assert counts["session"] == 1 and counts["rate"] >= 1, counts
+    assert counts["session"] == 0 and counts["rate"] >= 1 and health["sessions"]["closed_room"] == 1, counts
     lines = [line for line in log.splitlines() if "fanwhy: refused (" in line]
-    for cause, status in (("host", 400), ("origin", 403), ("token", 401), ("body", 413), ("session", 429),
-                          ("rate", 429)):
+    for cause, status in (("host", 400), ("origin", 403), ("token", 401), ("body", 413), ("rate", 429)):
         assert any(f"refused ({cause}, {status}) a request from 127.0.0.1: " in line for line in lines), (cause, log)
     host_lines = [line for line in lines if "refused (host," in line]
     assert 1 <= len(host_lines) <= 2 and "'evil.example' is not one of this FanWhy's names" in host_lines[0]

@@ -109,9 +109,8 @@ class Target:
 
 
 def _post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> None:
-    import urllib.request  # here: urllib.request loads http.client, email and ssl (~15 ms)
-
     import urllib.error
+    import urllib.request  # here: urllib.request loads http.client, email and ssl (~15 ms)
 
     request = urllib.request.Request(url, data=body, headers={"User-Agent": "fanwhy", **headers}, method="POST")
     try:

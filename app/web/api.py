@@ -288,6 +288,7 @@ def health() -> tuple[Response, int]:
         "notifications": notifications,
         "thread_faults": FAULTS.recent(),
         "refusals": services.refusals.counts() if services.refusals is not None else {},
+        "sessions": services.sessions.view() if services.sessions is not None else {},
     }
     if frame is None:  # not ready: every view of the snapshot answers 503 until the first one
         if not services.settings.collector:

@@ -126,9 +126,10 @@ class OneWriterSocket:
     ``sendall`` under one lock, so frames never interleave and are never cut.
     """
 
-    def __init__(self, sock: Any, lock: ContextManager[object]):
+    def __init__(self, sock: Any, lock: ContextManager[object], pause: Callable[[float], None] = lambda s: None):
         self._sock = sock
         self._lock = lock
+        self._pause = pause
 
     def send(self, data: bytes, *flags: int) -> int:
         self.sendall(data, *flags)
@@ -140,6 +141,10 @@ class OneWriterSocket:
 
     def recv(self, size: int, *flags: int) -> bytes:
         data: bytes = self._sock.recv(size, *flags)
+        # Under gevent a read that finds data waiting never yields: a client that queued 20,000 frames had them all
+        # read and parsed (0.2 s) before anyone else ran, its session's limits included (app.web.sessions). One
+        # yield a read (4 KiB) lets the limits close it and the other clients be answered in between.
+        self._pause(0)
         return data
 
     def fileno(self) -> int:
@@ -160,7 +165,7 @@ def one_writer_websockets(app: WSGIApplication, concurrency: Concurrency) -> WSG
     def wrapped(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         sock = environ.get("gunicorn.socket")
         if sock is not None and (environ.get("HTTP_UPGRADE") or "").lower() == "websocket":
-            environ["gunicorn.socket"] = OneWriterSocket(sock, concurrency.lock())
+            environ["gunicorn.socket"] = OneWriterSocket(sock, concurrency.lock(), concurrency.sleep)
         return app(environ, start_response)
 
     return wrapped

@@ -11,9 +11,10 @@ In order, for every route (``/socket.io`` and ``/static`` included):
 3. **The rate limit** (FANWHY_RATE_LIMIT requests a second per client address, twice that in a burst) for every
    request but static files and the polls of an open Socket.IO session. 429.
 4. For ``/socket.io``: **the token** (FANWHY_TOKEN) from ``Authorization: Bearer``, the login cookie or a
-   ``token`` query parameter, 401; then the **session limits**: open sessions per client address and in all,
-   429/503. Both for a request that would open a session (no ``sid``): a session's own polls and its upgrade
-   carry the unguessable sid that only a request past these checks was given.
+   ``token`` query parameter, 401; then the **session limits** (app.web.sessions): open sessions per client
+   address and in all; at a cap, room is made by closing the oldest session of the fullest address, or 429.
+   Both for a request that would open a session (no ``sid``): a session's own polls and its upgrade carry the
+   unguessable sid that only a request past these checks was given.
 
 A refusal is one short JSON answer: no Engine.IO session, no upgrade, no thread or greenlet kept.
 """
@@ -21,13 +22,14 @@ A refusal is one short JSON answer: no Engine.IO session, no upgrade, no thread 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from .auth import token_from_environ, token_matches
 from .refusals import Refusals
 from .security import SECURITY_HEADERS, TokenBuckets, canonical_host, host_name
+from .sessions import Sessions
 
 if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
     from _typeshed import OptExcInfo
@@ -44,8 +46,7 @@ class Refusal(NamedTuple):
 class Gate:
     def __init__(self, app: WSGIApplication, *, allowed_hosts: set[str], allowed_origins: Iterable[str] = (),
                  token: str | None = None, metrics_token: str | None = None,
-                 sessions: Callable[[], Iterable[Mapping[str, object]]] | None = None,
-                 max_sessions: int = 1000, client_sessions: int = 16, rate_limit_per_s: float = 0.0,
+                 sessions: Sessions | None = None, rate_limit_per_s: float = 0.0,
                  refusals: Refusals | None = None):
         self.app = app
         self.refusals = refusals
@@ -54,8 +55,6 @@ class Gate:
         self.token = token
         self.metrics_token = metrics_token
         self.sessions = sessions
-        self.max_sessions = max_sessions
-        self.client_sessions = client_sessions
         self.rate_limit_per_s = rate_limit_per_s
         self.limiter = TokenBuckets(rate_limit_per_s, 2 * rate_limit_per_s) if rate_limit_per_s > 0 else None
 
@@ -136,19 +135,8 @@ class Gate:
         return bool(netloc) and netloc == host.strip().lower()
 
     def _session_limits(self, client: str) -> Refusal | None:
-        if self.sessions is None:
-            return None
-        total = mine = 0
-        for environ in list(self.sessions()):
-            total += 1
-            mine += environ.get("REMOTE_ADDR") == client
-        if mine >= self.client_sessions:
-            return Refusal(429, "too many sessions", f"at most {self.client_sessions} open Socket.IO sessions per "
-                           "client (FANWHY_CLIENT_SESSIONS)", "session")
-        if total >= self.max_sessions:
-            return Refusal(503, "server full", f"at most {self.max_sessions} open Socket.IO sessions "
-                           "(FANWHY_MAX_SESSIONS)", "session")
-        return None
+        refused = self.sessions.admit(client) if self.sessions is not None else None
+        return Refusal(*refused, "session") if refused is not None else None
 
 
 _REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 408: "Request Timeout",

@@ -75,6 +75,9 @@ ANSWERS: dict[str, JsonObject] = {
                            refusals={"type": "object", "additionalProperties": {"type": "integer"},
                                      "description": "requests refused since start, by cause: host, origin, token, "
                                                     "body, session, rate"},
+                           sessions={"type": "object", "additionalProperties": {"type": "integer"},
+                                     "description": "open Socket.IO sessions, and those the server closed since "
+                                                    "start: for flooding, for malformed packets, to make room"},
                            thread_faults={"type": "array", "items": {"type": "object"},
                                           "description": "background threads that failed in the last 5 minutes"}),
 }

@@ -2,7 +2,8 @@
 
 Server -> client: ``gpu_status`` (on connect, and in answer to ``request_gpu_update``),
 ``gpu_status_update`` (each tick), ``high_gpu_usage_alert`` and ``alert_resolved``.
-Client -> server: ``request_gpu_update`` (asks the collector for an early, rate-limited tick).
+Client -> server: ``request_gpu_update`` (asks the collector for an early, rate-limited tick; the cached frame
+is sent at most once a tick to each client). Every packet passes app.web.sessions first (per-connection limits).
 Host, Origin, token and session limits are checked by app.web.gate before Engine.IO sees a request, so
 Engine.IO's own CORS handling is off (``cors_allowed_origins=[]``: it never adds a header of its own).
 Under gevent the broadcaster is a greenlet woken by the collector through the event loop (``Concurrency.wake``):
@@ -24,6 +25,7 @@ from ..collect.serialize import to_json
 from ..core.model import Alert
 from .concurrency import Concurrency, Wake
 from .security import TokenBuckets
+from .sessions import Sessions
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +101,7 @@ class Broadcaster:
                 log.exception("broadcast failed")
 
 
-def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Concurrency
+def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Concurrency, sessions: Sessions
              ) -> tuple[SocketIO, Broadcaster]:
     """Bind a SocketIO to ``app`` and register the events. One SocketIO per app, so that tests
     can serve several apps in one process. With ``message_queue`` (redis://), every server process
@@ -112,7 +114,9 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
                       # bounds how long the threads of disconnected clients linger under churn
                       ping_interval=10, ping_timeout=10,
                       message_queue=settings.message_queue or None)
+    sessions.install(socketio.server)  # per-connection packet limits, in front of Socket.IO's parser
     limiter = TokenBuckets(rate=2.0, burst=5.0)
+    answered: dict[str, int] = {}  # Socket.IO sid -> the last frame request_gpu_update sent it
 
     @socketio.on("connect")  # type: ignore[untyped-decorator]  # flask_socketio ships no type hints
     def on_connect(auth: object = None) -> bool:
@@ -127,8 +131,14 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
             return {"error": "rate limited", "detail": "at most 2 requests a second per client"}
         accepted = monitor.request_tick()
         frame = monitor.latest()
-        if frame is not None:
+        sid: str = request.sid  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
+        if frame is not None and answered.get(sid) != frame.seq:  # the cached frame, once a tick per client
+            answered[sid] = frame.seq
             emit("gpu_status", frame.view)
         return {"early_tick": accepted, "seq": frame.seq if frame else None}
+
+    @socketio.on("disconnect")  # type: ignore[untyped-decorator]  # no type hints there
+    def on_disconnect(*_: object) -> None:
+        answered.pop(request.sid, None)  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
 
     return socketio, Broadcaster(socketio, monitor, concurrency)

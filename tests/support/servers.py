@@ -26,11 +26,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, *args: str, **env: str) -> subprocess.Popen:
+def start_server(port: int, *args: str, output: Any = subprocess.PIPE, **env: str) -> subprocess.Popen:
+    """``python -m app`` on ``port``; its log to ``output`` (a pipe read at ``stop``, or an open file)."""
     defaults = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_SIM_PEAK": "0.2",
                 "FANWHY_INTERVAL": "0.5", "FANWHY_DB": os.path.join(tempfile.mkdtemp(prefix="fanwhy-"), "history.db")}
     full_env = {**os.environ, **defaults, **env, "FANWHY_PORT": str(port), "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, env=full_env, stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, env=full_env, stdout=output,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
