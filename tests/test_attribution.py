@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,31 @@ def test_containers_endpoint_rejects_bad_input(client: Any) -> None:
     assert client.get("/api/gpu/containers?gpu=9").status_code == 404
     body = client.get("/api/gpu/containers").get_json()
     assert set(body) == {"timestamp", "count", "containers", "users", "unattributed"}
+
+
+@pytest.mark.parametrize("names_only", [False, True])
+@pytest.mark.parametrize(("title", "secret", "shown"), [
+    ("php -d mysql.default_password=Pw9k3Yqk3Yq worker.php", "Pw9k3Yqk3Yq", "php worker.php"),
+    ("notifier xoxb-1234-5678-abcdefgh", "xoxb-1234-5678-abcdefgh", "notifier"),  # a token where a subcommand goes
+])
+def test_a_process_whose_argv0_holds_a_command_line_has_its_program_masked(names_only: bool, title: str,
+                                                                           secret: str, shown: str) -> None:
+    """setproctitle or ``exec -a`` put a whole command line in argv[0]: the program's name is made from the masked
+    words, with command lines shown or not (FANWHY_NAMES_ONLY)."""
+    from app.core.redact import Redactor
+
+    proc = subprocess.Popen(["bash", "-c", f"exec -a '{title}' sleep 60"])
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # until bash has become the titled sleep (a fresh reader each time: it keeps what it read)
+            inspector = ProcessInspector(top_cpu=0, redactor=Redactor(names_only=names_only))
+            row = Attributor(inspector).attribute([gpu(2 * GB)], [use(proc.pid, 1 * GB)]).processes[0]
+            if row.name != "bash" or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert row.program == shown, row
+        assert secret not in repr(row)
+        assert (row.command is None) == names_only
+    finally:
+        proc.kill()
+        proc.wait()

@@ -148,3 +148,147 @@ def test_a_long_command_line_is_bounded_after_masking() -> None:
 ])
 def test_ordinary_words_stay_readable(argv: list[str]) -> None:
     assert Redactor().command(argv) == command_line(argv) and MASK not in command_line(argv)
+
+
+# -- the clients' own flags, token prefixes, random-looking words: each shape that leaked ----------------------------
+LEAKED = [  # (argv with § for the secret)
+    ["wget", "--password=§", "https://example.org/f"],
+    ["docker", "login", "-p", "§", "registry.example"],
+    ["mongosh", "-u", "admin", "-p", "§", "mongodb://db"],
+    ["htpasswd", "-b", "/etc/nginx/htpasswd", "bob", "§"],
+    ["openssl", "enc", "-aes-256-cbc", "-k", "§", "-in", "f"],
+    ["smbclient", "//srv/share", "-U", "bob%§"],
+    ["curl", "--oauth2-bearer", "§", "https://api.example.org"],
+    ["vault", "login", "§"],
+    ["ldapsearch", "-x", "-D", "cn=admin", "-w", "§", "-b", "dc=example"],
+    ["mosquitto_pub", "-h", "broker", "-u", "bob", "-P", "§", "-t", "t", "-m", "1"],
+    ["keytool", "-list", "-keystore", "k.jks", "-storepass", "§"],
+    ["keytool", "-genkey", "-keypass", "§", "-alias", "a"],
+    ["app", "https://bob:§/with/slash@db.internal/x"],
+    ["app", "https://bob:§@with-at@db.internal/x"],
+    ["app", "https://example.org/cb#access_token=§&state=1"],
+    ["docker", "run", "--env=MYSQL_ROOT_PASSWORD=§", "mysql"],
+    ["helm", "install", "r", "chart", "--set=auth.password=§"],
+    ["sqlplus", "scott/§@orcl"],
+    ["zip", "-P", "§", "out.zip", "f"],
+    ["7z", "a", "-p§", "out.7z", "f"],
+    ["ssh-keygen", "-t", "ed25519", "-N", "§", "-f", "k"],
+    ["az", "login", "-u", "bob", "-p", "§"],
+    ["mc", "alias", "set", "m", "https://s3.example", "AKIDEXAMPLE", "§"],
+    ["lftp", "-u", "bob,§", "ftp.example"],
+    ["sqlcmd", "-S", "db", "-U", "sa", "-P", "§"],
+    ["app", "--hook", "§", "xoxb-"],
+    ["node", "s.js", '{"pass\\u0077ord": "§"}'],
+]
+
+
+def _secret() -> str:
+    import secrets
+
+    return "Pw9" + secrets.token_urlsafe(12).replace("-", "x").replace("_", "y")
+
+
+@pytest.mark.parametrize("shape", LEAKED, ids=lambda shape: " ".join(shape[:3]))
+def test_each_shape_that_leaked_is_masked(shape: list[str]) -> None:
+    secret = _secret()
+    argv = [word.replace("§", secret) for word in shape]
+    if shape[-1] == "xoxb-":  # a bare Slack token, in no flag's place
+        argv = ["app", "--hook", "x", f"xoxb-{secret}"]
+    shown = Redactor().command(argv)
+    assert shown is not None and secret not in shown, shown
+    assert argv[0] in shown and MASK in shown
+
+
+def test_docker_run_publishing_a_port_is_not_a_password() -> None:
+    assert Redactor().command(["docker", "run", "-p", "8080:80", "nginx"]) == "docker run -p 8080:80 nginx"
+
+
+@pytest.mark.parametrize("token", ["ghp_" + "aB3" * 12, "glpat-" + "xY7" * 7, "AKIA" + "ABCDEFGH12345678",
+                                   "xoxb-1234-5678-" + "aBc9" * 4, "github_pat_" + "11AbC" * 6,
+                                   "hf_" + "QwErTy12" * 3, "sk-" + "proj" + "Ab1" * 8])
+def test_known_token_prefixes_are_masked_wherever_they_stand(token: str) -> None:
+    for argv in (["app", token], ["app", f"--hook={token}"], ["sh", "-c", f"echo {token} | app"]):
+        shown = Redactor().command(argv)
+        assert shown is not None and token not in shown, shown
+
+
+def test_a_password_after_a_short_flag_of_an_unknown_client_is_masked() -> None:
+    assert Redactor().command(["acme-cli", "-u", "bob", "-p", "hunter2!"]) == "acme-cli -u bob -p ****"
+    assert Redactor().command(["acme-cli", "-p", "8080", "-o", "out.bin"]) == "acme-cli -p 8080 -o out.bin"
+
+
+WRAP = [["sudo", "-u", "db"], ["nohup"], ["timeout", "30"], ["env", "LANG=C"], ["nice", "-n", "5"],
+        ["docker", "exec", "-it", "c1"], ["kubectl", "exec", "pod", "--"], ["ssh", "host"], ["xargs", "-0"]]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(shape=st.sampled_from(LEAKED[:-2]), wrappers=st.lists(st.sampled_from(WRAP), max_size=2),
+       quoted=st.booleans(), body=st.text(string.ascii_letters + string.digits, min_size=8, max_size=20))
+def test_leaked_shapes_stay_masked_inside_wrappers(shape: list[str], wrappers: list[list[str]], quoted: bool,
+                                                   body: str) -> None:
+    secret = "Q7" + body
+    argv = [word.replace("§", secret) for word in shape]
+    for wrapper in wrappers:
+        argv = [*wrapper, *argv]
+    if quoted:
+        argv = ["bash", "-c", shlex.join(argv)]
+    shown = Redactor().command(argv)
+    assert shown is not None and secret not in shown, (argv, shown)
+
+
+def benign_lines(count: int, seed: int = 7) -> list[list[str]]:
+    """Ordinary command lines of a GPU machine: paths, model names, git hashes, UUIDs, numbers, plain URLs."""
+    import random
+    import uuid
+
+    rng = random.Random(seed)
+    models = ["meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-72B-Instruct-AWQ", "mistralai/Mixtral-8x7B-v0.1",
+              "stabilityai/stable-diffusion-xl-base-1.0", "openai/whisper-large-v3", "bert-base-uncased",
+              "google/gemma-2-27b-it", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "TheBloke/Llama-2-70B-GPTQ"]
+    dirs = ["/data", "/scratch/alice", "/home/bob/runs", "/mnt/nvme0/ckpt", "/opt/models", "/workspace/exp"]
+    words = ["train", "eval", "serve", "bench", "finetune", "export", "sweep", "infer", "prepare"]
+
+    def path() -> str:
+        return f"{rng.choice(dirs)}/{rng.choice(words)}_{rng.randint(1, 999)}/{rng.choice(['ckpt', 'log', 'out'])}" \
+               f"-{rng.randint(0, 99999)}.{rng.choice(['pt', 'json', 'txt', 'bin', 'safetensors'])}"
+
+    def one() -> list[str]:
+        kind = rng.randrange(8)
+        sha = f"{rng.getrandbits(160):040x}"
+        run = str(uuid.UUID(int=rng.getrandbits(128)))
+        if kind == 0:
+            return ["python", f"{rng.choice(words)}.py", "--model", rng.choice(models), "--lr", f"{rng.random():.5f}",
+                    "--batch-size", str(rng.choice([8, 16, 32, 64])), "--output", path(),
+                    "--seed", str(rng.randint(0, 9999))]
+        if kind == 1:
+            return ["vllm", "serve", rng.choice(models), "--port", str(rng.randint(8000, 9000)), "--max-model-len",
+                    str(rng.choice([4096, 8192, 32768])), "--tensor-parallel-size", str(rng.choice([1, 2, 4, 8]))]
+        if kind == 2:
+            return ["git", "checkout", sha[: rng.choice([7, 12, 40])]]
+        if kind == 3:
+            return ["torchrun", "--nproc_per_node", "8", f"{rng.choice(words)}.py", "--run-id", run, "--data", path()]
+        if kind == 4:
+            return ["curl", "-sS", f"https://huggingface.co/{rng.choice(models)}/resolve/main/config.json", "-o",
+                    path()]
+        if kind == 5:
+            return ["docker", "run", "--gpus", "all", "-v", f"{rng.choice(dirs)}:/data", "-p",
+                    f"{rng.randint(1024, 9999)}:8000",
+                    f"nvcr.io/nvidia/pytorch:{rng.randint(22, 25)}.0{rng.randint(1, 9)}-py3"]
+        if kind == 6:
+            return ["ollama", "run", rng.choice(["llama3.1:8b", "qwen2.5:14b", "mistral:7b-instruct-q4_K_M"])]
+        return ["python", "-m", "jupyter", "lab", "--ip", "127.0.0.1", "--port", str(rng.randint(8800, 8900)),
+                "--notebook-dir", rng.choice(dirs), f"--ServerApp.root_dir={rng.choice(dirs)}"]
+
+    return [one() for _ in range(count)]
+
+
+def test_false_positives_on_ordinary_command_lines_are_under_two_percent() -> None:
+    lines = benign_lines(1000)
+    masked = [argv for argv in lines if MASK in (Redactor().command(argv) or "")]
+    assert len(masked) / len(lines) < 0.02, masked[:5]
+
+
+def test_free_text_masks_a_secret_flags_value() -> None:
+    """A notification's or an alert's text: ``--password X`` in a sentence, as well as ``k=v``."""
+    shown = Redactor().text("GPU 0 is busy: mysql-backup --password hunter2x --host db (PID 7)")
+    assert "hunter2x" not in shown and "--password ****" in shown and "--host db" in shown

@@ -84,7 +84,7 @@ def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, ou
     receipt = {**meter.result(), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
                "cpu_user_seconds": round(usage.ru_utime, 2), "cpu_system_seconds": round(usage.ru_stime, 2)}
     redactor = redactor or Redactor()
-    program = os.path.basename(argv[0])
+    program = os.path.basename(redactor.argv(argv[:1])[0])
     shown = redactor.command(argv, MAX_COMMAND_CHARS) or program
     if as_json:  # the words masked and each bounded, and the line as the text receipt shows it
         masked = redactor.words(argv) or [program]

@@ -28,8 +28,8 @@ _LAUNCHER_MODULES = {"torch.distributed.run": "torchrun", "torch.distributed.lau
                      "deepspeed.launcher.runner": "deepspeed", "accelerate.commands.launch": "accelerate"}
 _KERNELS = frozenset({"ipykernel_launcher", "ipykernel", "jupyter_kernel"})
 # an interpreter's options that take the next word as their value
-_TAKES_VALUE = {"python": frozenset({"-W", "-X", "-Q"}), "node": frozenset({"-r", "--require", "--import",
-                                                                              "--loader", "--title"}),
+_TAKES_VALUE = {"python": frozenset({"-W", "-X", "-Q"}), "php": frozenset({"-d", "-c", "-z"}),
+                "node": frozenset({"-r", "--require", "--import", "--loader", "--title"}),
                 "java": frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules",
                                    "--add-opens", "--add-exports", "-javaagent"})}
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_-]{1,23}$")
@@ -40,7 +40,17 @@ def program(argv: Sequence[str], comm: str | None = None) -> str | None:
     """The program ``argv`` runs, as a person would name it; ``comm`` (the kernel's name) when argv is empty."""
     if not argv:
         return comm or None
+    head = argv[0].split(None, 1)
+    if len(head) == 2 and not head[0].endswith(":"):  # argv[0] holds a command line (exec -a), not a title
+        argv = [*_split(argv[0]), *argv[1:]] or [argv[0]]          # ("nginx: worker process", setproctitle's)
     return _named(tuple(argv))[:MAX_LENGTH]
+
+
+def _split(line: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError:  # an unbalanced quote: what the words are is still readable
+        return line.split()
 
 
 def display_name(proc: ProcessSample) -> str:
@@ -57,11 +67,7 @@ def program_of_command(command: str | None, comm: str | None = None) -> str | No
 
 @lru_cache(maxsize=2048)
 def _from_command(command: str, comm: str | None) -> str | None:
-    try:
-        words = shlex.split(command)
-    except ValueError:  # an unbalanced quote: what the words are is still readable
-        words = command.split()
-    return program(words, comm)
+    return program(_split(command), comm)
 
 
 @lru_cache(maxsize=2048)
@@ -86,7 +92,8 @@ def _words(rest: Sequence[str], takes: frozenset[str]) -> Iterator[tuple[int, st
 
 
 def _interpreted(head: str, rest: Sequence[str]) -> str:
-    family = "node" if head.startswith("node") else "python" if head.startswith(("python", "pypy")) else head
+    family = "node" if head.startswith("node") else "python" if head.startswith(("python", "pypy")) else \
+        "php" if head.startswith("php") else head
     for i, word in _words(rest, _TAKES_VALUE.get(family, frozenset())):
         if word in ("-c", "-e", "--eval", "-p", "--print") and family in ("python", "node", "ruby", "perl", "bash",
                                                                             "sh", "zsh", "dash", "php"):

@@ -9,8 +9,13 @@ Secrets are recognised by their shape, not from a list of examples:
   (``redis://:pw@db``);
 - **header-shaped arguments** whose header names a secret: ``Authorization: ...``, ``X-Api-Key: ...``,
   ``Cookie: ...``; and ``Bearer x`` / ``Basic x`` / ``token x`` anywhere;
-- **the common clients' password flags**: ``-pSECRET`` of mysql and its kin, ``-p``/``-a`` of sshpass and
-  redis-cli, ``-u user:pass`` / ``--user user:pass`` of curl;
+- **the common clients' password flags**, a data table (app.core.clients, over 40 clients): ``-pSECRET`` of
+  mysql and its kin, ``ldapsearch -w X``, ``smbclient -U user%X``, ``docker login -p X``, ``sqlplus scott/X@db``,
+  ``vault login X``, ``htpasswd -b f u X`` ...;
+- **what looks like a secret where one is expected**: a known token prefix anywhere (``ghp_``, ``glpat-``,
+  ``xoxb-``, ``AKIA`` ...), a long high-entropy word (mixed case and digits, switching often: not a path, a model
+  name, a hash or a UUID), and a password-like word (letters with digits or symbols) after ``-p``, ``-P``, ``-w``,
+  ``-k`` or ``-K`` of a client the table does not know (``tool -p hunter2``);
 - **inside one argument**: an argument that is itself a command line (``bash -c 'mysql --password=x db'``)
   is split like a shell would and masked word by word;
 - **wherever the program stands**: the clients' rules apply from the word that names the client on, so
@@ -29,9 +34,12 @@ megabyte of arguments would otherwise travel whole in every update to every clie
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from typing import Sequence
+
+from . import clients
 
 MASK = "****"
 
@@ -48,27 +56,32 @@ _FLAG = re.compile(r"^(-{1,2}([A-Za-z][\w.-]*))([=:](.*))?$", re.DOTALL)
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][\w.-]*)=(.*)$", re.DOTALL)
 _HEADER = re.compile(r"^([A-Za-z][\w-]*)\s*:\s*(\S.*)$", re.DOTALL)
 _SCHEME_AUTH = re.compile(r"(\b(?:Bearer|Basic|Digest|token)\s+)([A-Za-z0-9._~+/=-]{4,})", re.IGNORECASE)
-_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)([^\s@/]+)(@)", re.IGNORECASE)
+# the password runs to the last ``@`` before the host: it may hold ``/`` and ``@`` (masking a path is the cheaper
+# mistake)
+_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s:/@]*:)(\S+)(@)(?=[^\s@/]+)", re.IGNORECASE)
 _SCHEME_WORD = re.compile(r"(?:Bearer|Basic|Digest|token)\s", re.IGNORECASE)
-_QUERY_PARAM = re.compile(r"([?&;]([A-Za-z][\w.-]*)=)([^&#\s;]+)")
+_QUERY_PARAM = re.compile(r"([?&;#]([A-Za-z][\w.-]*)=)([^&#\s;]+)")  # a fragment's too (#access_token=)
 # user-info with no password: ``https://TOKEN@host`` (a login of ssh-like schemes is a user name, not a secret)
 _URL_USER = re.compile(r"(\b(?!(?:ssh|sftp|scp|git\+ssh|ssh\+git)://)[a-z][a-z0-9+.-]*://)([^\s:/@]+)(@)",
                        re.IGNORECASE)
 # ``"key": "value"`` / ``key: value`` / ``key=value`` inside text (JSON, YAML-ish, a config string)
-_KEY_VALUE = re.compile(r"""(["']?)([A-Za-z_][\w.-]*)\1(\s*[:=]\s*)(?!(?:Bearer|Basic|Digest|token)\s)"""
+_KEY_VALUE = re.compile(r"""(["']?)((?:[A-Za-z_]|\\u[0-9a-fA-F]{4})(?:[\w.-]|\\u[0-9a-fA-F]{4})*)\1"""
+                        r"""(\s*[:=]\s*)(?!(?:Bearer|Basic|Digest|token)\s)"""
                         r"""("(?:[^"\\]|\\.)*"|'[^']*'|[^\s,;}\]&"']+)""")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+# tokens known by their prefix, wherever they stand (Slack, GitHub, GitLab, AWS keys, OpenAI, Stripe, Hugging Face,
+# npm, PyPI, Google, JWTs)
+_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:xox[abposr]-[A-Za-z0-9-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|"
+                    r"github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}|"
+                    r"sk-[A-Za-z0-9_-]{16,}|[sr]k_(?:live|test)_[A-Za-z0-9]{10,}|hf_[A-Za-z0-9]{16,}|"
+                    r"npm_[A-Za-z0-9]{20,}|pypi-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{30,}|ya29\.[0-9A-Za-z_-]{16,}|"
+                    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,})")
+_SHORT_FLAG = re.compile(r"^-[pPwkK]$")  # the letters clients give their password flags (-p, -w, -k)
+_WORD = re.compile(r"[A-Za-z0-9+/_=-]{20,}")
+_FLAG_VALUE = re.compile(r"(?<!\S)(-{1,2}([A-Za-z][\w.-]*))(\s+)(?!-)([^\s'\"]+)")
+_USER_SLASH = re.compile(r"^((?:userid=)?[^\s/@=-][^\s/@]*/)([^\s@]+)(@\S*)?$", re.IGNORECASE)
 
-# Programs whose short flag carries a password glued to it or as the next argument.
-_PASSWORD_FLAGS = {
-    "mysql": "-p", "mysqldump": "-p", "mysqladmin": "-p", "mysqlimport": "-p", "mysqlcheck": "-p",
-    "mysqlshow": "-p", "mariadb": "-p", "mariadb-dump": "-p", "mariadb-admin": "-p", "mycli": "-p",
-    "sshpass": "-p", "redis-cli": "-a", "valkey-cli": "-a", "keydb-cli": "-a",
-}
-_GLUED_ONLY = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mariadb",
-                         "mariadb-dump", "mariadb-admin", "mycli"})  # their `-p x` asks, x is a database
-_USER_PASS_FLAGS = {"curl": ("-u", "--user", "--proxy-user", "-U"), "wget": ("--user", "--password")}
-_CLIENTS = frozenset(_PASSWORD_FLAGS) | frozenset(_USER_PASS_FLAGS)
 _SETTER_VERBS = frozenset({"set", "config", "configure", "config:set"})
 
 MAX_COMMAND_CHARS = 4096  # a command line is stored and sent up to this many characters
@@ -96,12 +109,19 @@ def redact_text(text: str) -> str:
         text = _SCHEME_AUTH.sub(rf"\g<1>{MASK}", text)
     if "=" in text or ":" in text:
         text = _KEY_VALUE.sub(_mask_key_value, text)
+    if "-" in text and any(c.isspace() for c in text):  # ``--password X`` in a sentence (a notification's text)
+        text = _FLAG_VALUE.sub(lambda m: f"{m.group(1)}{m.group(3)}{MASK}" if names_secret(m.group(2))
+                               and m.group(4) != MASK else m.group(0), text)
+    if len(text) >= 20:
+        text = _TOKEN.sub(MASK, text)
+        text = _WORD.sub(lambda m: MASK if high_entropy(m.group(0)) else m.group(0), text)
     return text
 
 
 def _mask_key_value(match: re.Match[str]) -> str:
     quote, key, separator, value = match.group(1), match.group(2), match.group(3), match.group(4)
-    if not names_secret(key) or value == MASK or value.strip("\"'") == MASK:
+    plain = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), key)  # JSON's "pass\u0077ord" is "password"
+    if not names_secret(plain) or value == MASK or value.strip("\"'") == MASK:
         return match.group(0)
     shown = f"{value[0]}{MASK}{value[0]}" if value[0] in "\"'" else MASK
     return f"{quote}{key}{quote}{separator}{shown}"
@@ -118,49 +138,120 @@ def bounded(line: str, limit: int = MAX_COMMAND_CHARS) -> str:
     return f"{line[:limit]}… ({len(line) - limit} more characters)"
 
 
-def _mask_user_pass(value: str) -> str:
-    user, colon, _ = value.partition(":")
-    return f"{user}:{MASK}" if colon else value
+def _mask_after(value: str, separator: str) -> str:
+    user, found, _ = value.partition(separator)
+    return f"{user}{separator}{MASK}" if found else value
+
+
+def high_entropy(word: str) -> bool:
+    """A word that reads as random: a run of 16 or more letters and digits between separators, with upper and lower
+    case and digits, switching between them at least every other character. A model name
+    (``DeepSeek-R1-Distill-Qwen-32B``) or a path is made of short runs; a hash or a UUID has no upper case."""
+    longest = max(re.split(r"[-_/+=.]", word), key=len)
+    if len(longest) < 16 or not longest.isalnum():
+        return False
+    if not (any(c.islower() for c in longest) and any(c.isupper() for c in longest)
+            and any(c.isdigit() for c in longest)):
+        return False
+    kinds = [0 if c.islower() else 1 if c.isupper() else 2 for c in longest]
+    return sum(a != b for a, b in itertools.pairwise(kinds)) >= 0.45 * (len(longest) - 1)
+
+
+def password_like(word: str) -> bool:
+    """A word after a short flag that reads as a password: 6 or more characters, letters with digits or symbols,
+    no path, file, host or number."""
+    if len(word) < 6 or any(c in word for c in "/.:=@ ") or word.isdigit() or word.startswith("-"):
+        return False
+    return any(c.isalpha() for c in word) and any(not c.isalpha() for c in word)
 
 
 def redact_argv(argv: Sequence[str], depth: int = 0) -> list[str]:
     """Mask the secret values in an argument vector; flag and variable names stay readable. The program whose
     client rules apply is the last word so far that names a known client (a wrapper in front changes nothing)."""
-    program = _name(argv[0]) if argv else ""
-    setting = False  # a setter verb was seen: a secret-named word masks the value after it
+    state = _State(_name(argv[0]) if argv else "")
     out: list[str] = []
-    pending: str | None = None  # how to mask the next argument: "all" or "after-colon"
     for arg in argv:
-        if pending is not None:
-            out.append(MASK if pending == "all" else _mask_user_pass(arg))
-            pending = None
-            continue
-        if _name(arg) in _CLIENTS and not arg.startswith("-"):
-            program = _name(arg)
-        if setting and _ASSIGNMENT.match(arg) is None and not arg.startswith("-") and names_secret(arg):
-            out.append(arg)
-            pending = "all"
-            continue
-        setting = setting or arg.lower() in _SETTER_VERBS
-        shown, pending = _redact_arg(arg, program, depth)
-        out.append(shown)
+        if state.pending is not None:
+            how, state.pending = state.pending, None
+            if not (how == "generic" and arg.startswith("-") and len(arg) > 1):  # a flag, not the value: -genkey
+                out.append(_masked_value(arg, how))
+                continue
+        out.append(state.take(arg, depth))
+    last = clients.LAST_WORD_WITH_FLAG.get(state.program)
+    if last and len(out) > 2 and any(re.match(rf"^-[A-Za-z]*{last}", a) for a in out) and not out[-1].startswith("-"):
+        out[-1] = MASK  # htpasswd -b FILE USER PASSWORD
     return out
+
+
+def _masked_value(arg: str, how: str) -> str:
+    if how in ("user:pass", "user%pass", "user,pass"):
+        return _mask_after(arg, how[4])
+    return MASK
+
+
+class _State:
+    """What the words so far say about the next one: the client they run, its bare words, a pending value."""
+
+    def __init__(self, program: str):
+        self.program = program
+        self.words: list[str] = []  # bare words after the program: its subcommands and positionals
+        self.setting = False  # a setter verb was seen: a secret-named word masks the value after it
+        self.pending: str | None = None  # how to mask the next word: a clients.Flag, or "generic"
+        self.short_flag = False  # the word before was a short flag of a client the table does not know
+
+    def take(self, arg: str, depth: int) -> str:
+        after_short, self.short_flag = self.short_flag, False
+        bare = not arg.startswith("-")
+        if bare and _name(arg) in clients.NAMES:
+            self.program, self.words = _name(arg), []
+            return arg
+        shown = self._client(arg)
+        if shown is not None:
+            return shown
+        if bare:
+            self.words.append(arg)
+            if clients.positional(self.program, self.words) or (after_short and password_like(arg)):
+                return MASK
+        if self.setting and bare and _ASSIGNMENT.match(arg) is None and names_secret(arg):
+            self.pending = "generic"
+            return arg
+        self.setting = self.setting or arg.lower() in _SETTER_VERBS
+        shown, self.pending = _redact_arg(arg, depth)
+        self.short_flag = shown == arg and bool(_SHORT_FLAG.match(arg)) and self.program not in clients.NAMES
+        return shown
+
+    def _client(self, arg: str) -> str | None:
+        """The word by the program's own rules (app.core.clients), or None when they say nothing of it."""
+        if self.program in clients.USER_SLASH_PASSWORD:
+            slash = _USER_SLASH.match(arg)
+            if slash and "://" not in arg:
+                return f"{slash.group(1)}{MASK}{slash.group(3) or ''}"
+        for flag, how in clients.flags_for(self.program, self.words).items():
+            if arg == flag:
+                if how != "glued":
+                    self.pending = how
+                return arg
+            if arg.startswith(flag) and how in ("glued", "either") and not flag.startswith("--"):
+                return flag + MASK
+            if flag.startswith("--") and arg.startswith(flag + "="):
+                return f"{flag}={_masked_value(arg[len(flag) + 1:], how)}"
+        return None
 
 
 Masked = tuple[str, "str | None"]  # (what to show, how to mask the next argument)
 
 
-def _redact_arg(arg: str, program: str, depth: int) -> Masked:
-    for rule in (_client_password, _client_user):
-        masked = rule(arg, program)
-        if masked is not None:
-            return masked
+def _redact_arg(arg: str, depth: int) -> Masked:
     flag = _FLAG.match(arg)
     if flag:
         if names_secret(flag.group(2)):
             if flag.group(3) is None:
-                return arg, "all"
+                return arg, "generic"
             return f"{flag.group(1)}{flag.group(3)[0]}{MASK}", None
+        value = flag.group(4)
+        if value is not None:  # --env=NAME=VALUE, --set=auth.password=VALUE: the value by itself
+            shown, _ = _redact_arg(value, depth)
+            return f"{flag.group(1)}{flag.group(3)[0]}{shown}", None
         return _redact_word(arg, depth), None
     assignment = _ASSIGNMENT.match(arg)
     if assignment and names_secret(assignment.group(1)):
@@ -170,27 +261,6 @@ def _redact_arg(arg: str, program: str, depth: int) -> Masked:
         scheme = re.match(r"(?:Bearer|Basic|Digest|token)\s+", header.group(2), re.IGNORECASE)
         return f"{header.group(1)}: {scheme.group(0) if scheme else ''}{MASK}", None
     return _redact_word(arg, depth), None
-
-
-def _client_password(arg: str, program: str) -> Masked | None:
-    """``-pSECRET`` (mysql and kin, sshpass), ``-a SECRET`` (redis-cli): the common clients' password flags."""
-    flag = _PASSWORD_FLAGS.get(program)
-    if not flag or not arg.startswith(flag) or arg.startswith("--"):
-        return None
-    if len(arg) > len(flag):
-        return flag + MASK, None
-    return None if program in _GLUED_ONLY else (arg, "all")
-
-
-def _client_user(arg: str, program: str) -> Masked | None:
-    """curl's ``-u user:pass`` / ``--user=user:pass``, wget's ``--password x``."""
-    flags = _USER_PASS_FLAGS.get(program, ())
-    if arg in flags:
-        return arg, "all" if program == "wget" and arg == "--password" else "after-colon"
-    flag = _FLAG.match(arg)
-    if flag and flag.group(3) is not None and flag.group(1) in flags:
-        return f"{flag.group(1)}{flag.group(3)[0]}{_mask_user_pass(flag.group(4))}", None
-    return None
 
 
 def _redact_word(arg: str, depth: int) -> str:
@@ -243,16 +313,21 @@ class Redactor:
             return None
         return command_line(argv, self.extra, limit)
 
-    def words(self, argv: Sequence[str], limit: int = MAX_COMMAND_CHARS) -> list[str] | None:
-        """The masked argument vector, word by word (extra patterns too), each bounded to ``limit`` characters."""
-        if self.names_only or not argv:
-            return None
+    def argv(self, argv: Sequence[str]) -> list[str]:
+        """The masked argument vector, word by word (extra patterns too): what a program's name is made from, also
+        with ``names_only`` (an argv[0] that holds a whole command line, or ``php -d x.password=X``, is masked)."""
         masked = []
         for word in redact_argv(argv):
             for pattern in self.extra:
                 word = pattern.sub(MASK, word)
-            masked.append(bounded(word, limit))
+            masked.append(word)
         return masked
+
+    def words(self, argv: Sequence[str], limit: int = MAX_COMMAND_CHARS) -> list[str] | None:
+        """The masked argument vector, each word bounded to ``limit`` characters; None with ``names_only``."""
+        if self.names_only or not argv:
+            return None
+        return [bounded(word, limit) for word in self.argv(argv)]
 
     def text(self, text: str) -> str:
         """Free text (an alert's message on its way out): URL credentials, secret parameters, extra patterns."""
