@@ -162,3 +162,66 @@ def test_the_backoff_doubles_to_a_minute_and_starts_over_after_a_quiet_minute() 
     supervised(body, "t", sleep=sleep, clock=lambda: now[0])
     assert waits == [1, 2, 4, 8, 16, 32, 60, 60, 1]
     assert FAULTS.recent(within_s=1e9)[0]["count"] == 9
+
+
+def test_a_notifier_thread_goes_on_after_an_unexpected_fault_and_delivers_the_next_alert() -> None:
+    from app.verdict.notify import Notifier
+    from tests.test_notify import alert
+
+    sent: list[bytes] = []
+
+    def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> None:
+        if not sent and not FAULTS.recent():
+            raise RuntimeError("renderer bug")  # not an OSError or a ValueError: the thread's own fault
+        sent.append(body)
+
+    notifier = Notifier([("webhook", "http://127.0.0.1:9/hook")], host="gpu-box", group_s=0.05, per_minute=0,
+                        retries=(), post=post)
+    notifier.start()
+    try:
+        notifier.submit([alert(0)])
+        until(lambda: FAULTS.recent())
+        notifier.submit([alert(1)])
+        until(lambda: sent)
+    finally:
+        notifier.stop()
+    (fault,) = FAULTS.recent()
+    assert fault["thread"] == "fanwhy-notify-webhook #1" and fault["reason"] == "RuntimeError: renderer bug"
+    assert b"gpu_utilization:0:1" in sent[0]
+
+
+def test_the_xid_thread_that_fails_is_recorded_and_health_says_events_are_not_read(
+        make_app: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.fakes.fake_nvml import scenario
+
+    fake = scenario("h100_load")
+
+    def broken(event_set: object, timeout_ms: int) -> object:
+        raise RuntimeError("event data out of range")
+
+    monkeypatch.setattr(fake, "nvmlEventSetWait_v2", broken)
+    app = make_app(nvidia_selection(fake), interval_s=0.05)
+    until(lambda: FAULTS.recent())
+    health = app.test_client().get("/api/health").json
+    assert health["status"] == "degraded" and health["thread_faults"][0]["thread"] == "fanwhy-xid"
+    assert health["xid_events"] == "stopped after a fault (RuntimeError: event data out of range)"
+
+
+def test_the_kubernetes_refresher_goes_on_after_an_unexpected_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.attribution.kubernetes import KubeClient
+
+    client = KubeClient("https://127.0.0.1:9", lambda: "token", "node", refresh_s=0.05)
+    calls: list[int] = []
+
+    def refresh() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyError("metadata")  # a pod list of an odd shape, not caught where it is read
+
+    monkeypatch.setattr(client, "refresh", refresh)
+    client.start()
+    try:
+        until(lambda: len(calls) >= 3)
+    finally:
+        client.stop(wait_s=5)
+    assert [f["thread"] for f in FAULTS.recent()] == ["fanwhy-kubernetes"]

@@ -63,6 +63,9 @@ class XidWatcher:
     def _run(self) -> None:
         try:
             self._wait_loop()
+        except Exception as error:  # recorded by its supervisor; health says the events are no longer read
+            self.unsupported = f"stopped after a fault ({type(error).__name__}: {str(error)[:120]})"
+            raise
         finally:  # the set is freed by the thread that waits on it, never under its feet; then NVML may go
             self._free_set()
             with self._lock:
