@@ -121,14 +121,15 @@ def test_a_hidden_workload_is_the_cause() -> None:
 def test_everything_idle_invents_no_cause() -> None:
     verdict = explain(snap([gpu(util=0, temp=34), gpu(index=1, util=1, temp=31, fan=None)],
                            [proc(9, "python3 idle_notebook.py", sm=None, gpu_index=None, cpu=0.5)]))
-    assert verdict.headline == ("Nothing is busy: the fans are on their idle curve "
-                                "(GPU 0 idles at 34 °C, GPU 1 idles at 31 °C).")
+    assert verdict.headline == ("Nothing is busy (GPU 0 idles at 34 °C, GPU 1 idles at 31 °C). GPU 0's fan runs at "
+                                "30 %; no idle floor is known for it, so whether that is its idle speed cannot be "
+                                "said.")
     assert verdict.causes == () and not verdict.busy
 
 
 def test_no_gpu_and_nothing_busy() -> None:
     verdict = explain(snap([], []))
-    assert verdict.headline == "Nothing is busy: the fans are on their idle curve."
+    assert verdict.headline == "Nothing is busy. No fan is read here, so what the fans do cannot be seen."
 
 
 def test_a_lost_gpu() -> None:

@@ -74,7 +74,7 @@ def test_an_amdgpu_card_at_rest_in_zero_rpm(tmp_path: Path) -> None:
     card = make_gpu(util=0, temp=53, power=12, fan=0.0)
     state = with_fans(snap([card]), service, (HostSensor("amdgpu", "edge", 53.0),))
     (fan,) = state.fans
-    assert fan.state == "stopped" and fan.source == "amdgpu edge" and fan.rpm == 0 and fan.target_rpm == 0
+    assert fan.state == "stopped" and fan.source == "amdgpu edge" and fan.rpm == 0 and fan.target_rpm is None
     verdict = explain(state)
     assert verdict.headline == ("Nothing is busy (GPU 0 idles at 53 °C). The fans are at rest (fan-stop: they start "
                                 "when their sources warm up).")

@@ -72,13 +72,16 @@ def test_loudness_is_measured_from_the_floor() -> None:
     assert loudness(loud(20.0)) == 0.0
     assert loudness(loud(50.0, floor=0.0)) == pytest.approx(0.5)
     assert loudness(loud(50.0, state="floor")) == 0.0 and loudness(loud(50.0, state="full")) == 1.0
-    assert loudness(replace(loud(50.0), floor_percent=None)) == 0.0  # no floor: not called loud
+    # no floor known: judged by the duty (up to 40 % is not loud; 70 % is halfway to full)
+    assert loudness(replace(loud(35.0), floor_percent=None)) == 0.0
+    assert loudness(replace(loud(70.0), floor_percent=None)) == pytest.approx(0.5)
     rpm = Fan("x", "bmc", 1, "FAN1", rpm=6000, floor_rpm=3000, state="running")
     assert loudness(rpm) == pytest.approx(0.5)  # up to three times its floor, without a maximum
     assert loudness(replace(rpm, max_rpm=9000)) == pytest.approx(0.5)
     assert loudness(replace(rpm, max_rpm=2000)) == pytest.approx(0.5)  # a maximum below the floor is ignored
     assert loudness(replace(rpm, rpm=1000)) == 0.0 and loudness(replace(rpm, rpm=20000)) == 1.0
-    assert loudness(replace(rpm, floor_rpm=None)) == 0.0
+    assert loudness(replace(rpm, floor_rpm=None)) == 0.0  # no floor and no maximum: nothing to judge it by
+    assert loudness(replace(rpm, floor_rpm=None, max_rpm=6000)) == 1.0  # at its maximum
 
 
 def test_groups_follow_how_a_person_hears_the_fans() -> None:

@@ -53,15 +53,15 @@ def test_two_tachometers_share_one_pwm(tmp_path: Path) -> None:
 
 def test_an_amdgpu_card_at_rest_is_stopped_not_dead(tmp_path: Path) -> None:
     (fan,) = read_fans(hwmon_tree(tmp_path, "amdgpu-rx7900xtx"))
-    assert fan.rpm == 0 and fan.target_rpm == 0 and fan.percent == 0.0
-    assert fan.stopped and fan.dead is None  # zero-RPM idle at 53 °C is a state, not a failure
+    assert fan.rpm == 0 and fan.target_rpm is None and fan.percent == 0.0  # fan1_target repeats fan1_input
+    assert fan.stopped and fan.dead is None  # zero-RPM idle at 53 °C (duty 0) is a state, not a failure
     assert fan.floor_percent == 15.0 and fan.max_rpm == 3200  # its minimum duty while it runs, from gpu_od
     assert fan.controller == "the GPU's firmware (pwm_enable 2)"
 
 
 def test_an_amdgpu_card_spinning_without_a_pwm_enable_file(tmp_path: Path) -> None:
     (fan,) = read_fans(hwmon_tree(tmp_path, "amdgpu-rx9070xt"))
-    assert (fan.rpm, fan.target_rpm, fan.percent, fan.floor_percent) == (896, 896, 31.8, 30.0)
+    assert (fan.rpm, fan.target_rpm, fan.percent, fan.floor_percent) == (896, None, 31.8, 30.0)
     assert not fan.stopped and fan.dead is None and fan.control == "unknown"  # the card has no pwm1_enable
 
 

@@ -64,9 +64,20 @@ def _fan_column(gpu: GpuSample, fans: Sequence[Fan]) -> str:
     return "passive" if gpu.passively_cooled else _num(gpu.fan_speed_percent, " %")
 
 
+def _follows(fan: Fan) -> str:
+    """What a fan follows, with how sure that is: a learned source with its confidence, a guess as a guess."""
+    if fan.source is None:
+        return "–"
+    if fan.source_from == "learned":
+        return f"{fan.source} (learned, {100 * (fan.confidence or 0):.0f} % sure)"
+    if fan.source_from == "design" and fan.chip in ("amdgpu", "radeon"):
+        return f"{fan.source} (probably)"
+    return fan.source
+
+
 def _fan_rows(fans: Sequence[Fan], limit: int = 6) -> list[str]:
     """The machine's other fans (board, laptop, chassis): each one's speed, state and what it follows."""
-    rows = [[clean(f.name)[:36], fan_cell(f), clean(f.source or "–")[:40]]
+    rows = [[clean(f.name)[:36], fan_cell(f), clean(_follows(f))[:48]]
             for f in fans if f.gpu_index is None and f.state != "dead"][:limit]
     return _table(["FAN", "STATE", "FOLLOWS"], rows, frozenset({1})) if rows else []
 

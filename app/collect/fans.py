@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..core.fan import FULL_PERCENT, AirSensor, Fan, fan_state
+from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, Fan, fan_state
 from ..core.model import GpuSample, HostSample
 from ..core.threads import spawn
 from ..vendors.nvidia_smi import NvidiaSmiError, run_bounded
@@ -199,10 +199,13 @@ class FanService:
             fan = replace(fan, source=f"{fan.chip} {fan.source}", source_from="declared")
         elif fan.gpu_index is not None:
             fan = replace(fan, source=f"GPU {fan.gpu_index}")
-        elif fan.chip in ("amdgpu", "radeon"):
-            fan = replace(fan, source=f"{fan.chip} edge", source_from="design", cools="the GPU")
+        elif fan.chip in ("amdgpu", "radeon"):  # the card does not say: the hottest of its sensors, a guess
+            named = [(temps[f"{fan.chip} {s}"], f"{fan.chip} {s}") for s in ("edge", "junction", "mem")
+                     if f"{fan.chip} {s}" in temps]
+            fan = replace(fan, source=max(named)[1] if named else f"{fan.chip} edge", source_from="design",
+                          cools="the GPU")
         fit = self._fits.get(fan.id)
-        if fan.source_from is None and fit is not None:
+        if fan.source_from is None and fit is not None and fit.confidence >= CONFIDENCE_FLOOR:
             fan = replace(fan, source=fit.source, source_from="learned", confidence=fit.confidence,
                           curve=fit.curve, hysteresis_c=fit.hysteresis_c,
                           floor_rpm=round(fit.floor) if fit.floor is not None and fan.percent is None else None,

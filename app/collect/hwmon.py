@@ -30,6 +30,8 @@ _NCT_MODES = {2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III", 5: 
 # Chips whose 0 RPM is a real state (a fan at rest), not an empty header.
 _STOPS_AT_ZERO = frozenset({"amdgpu", "thinkpad", "dell_smm"})
 NO_PULSES_RPM = 65535
+MAX_RPM = 30_000  # above this a tachometer reading is not a fan's (a garbled register, a placeholder)
+STALL_PWM = 51  # 20 % duty: every fan spins up by then (a fan's start-up duty is 10-20 %)
 
 
 def _controller(chip: str, enable: int | None) -> tuple[FanControl, str | None]:
@@ -106,36 +108,67 @@ def read_chip(chip_dir: Path) -> tuple[Fan, ...]:
     return tuple(fans)
 
 
+def _checked(value: int | None, low: int, high: int, what: str, unsupported: dict[str, str], key: str) -> int | None:
+    """``value`` when it is within ``low``-``high``; else None, with the raw reading kept as the reason."""
+    if value is not None and not low <= value <= high:
+        unsupported[key] = f"{what} read {value}: outside {low}-{high:,}, not a reading"
+        return None
+    return value
+
+
 def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
     unsupported: dict[str, str] = {}
-    rpm = read_int(chip_dir / f"fan{n}_input")
-    duty = read_int(chip_dir / pwm) if pwm else None
+    raw_rpm = read_int(chip_dir / f"fan{n}_input")
+    no_pulses = raw_rpm == NO_PULSES_RPM and chip in _STOPS_AT_ZERO  # amdgpu: 65535 is a fan that gives no pulses
+    rpm = 0 if no_pulses else _checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm") \
+        if raw_rpm != NO_PULSES_RPM else raw_rpm
+    duty = _checked(read_int(chip_dir / pwm) if pwm else None, 0, 255, pwm or "pwm", unsupported, "percent")
     percent = pwm_percent(duty) if duty is not None else None
     if pwm is None:
         unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
-    if rpm is None:
+    if raw_rpm is None:
         unsupported["rpm"] = "no tachometer read for this output"
     control, controller = _controller(chip, read_int(chip_dir / f"{pwm}_enable") if pwm else None)
     source, source_c = _source(chip_dir, pwm) if pwm else (None, None)
     curve = _curve(chip_dir, pwm) if pwm else ()
     target = read_int(chip_dir / f"fan{n}_target")
+    if chip == "amdgpu" and target is not None:  # the kernel fills it from the same reading as fan1_input
+        target, unsupported["target_rpm"] = None, "amdgpu's fan1_target repeats fan1_input: it is not a target"
     floor = curve[0][1] if curve else None
+    zero_rpm = False
     if chip == "amdgpu":
-        floor, controller = _amdgpu(chip_dir, floor, controller)
-    stopped = rpm == 0 and chip in _STOPS_AT_ZERO and (target == 0 or duty == 0)
+        floor, controller, zero_rpm = _amdgpu(chip_dir, floor, controller)
+    stopped, alarm = _at_rest(chip, rpm, duty, target, zero_rpm, no_pulses)
     return Fan(id=f"hwmon:{chip}/fan{n}", chip=chip, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
                percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"),
                max_rpm=read_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
-               source=source, source_c=source_c, curve=curve, stopped=stopped, dead=_dead(chip_dir, chip, n, rpm),
-               unsupported=frozen_map(unsupported))
+               source=source, source_c=source_c, curve=curve, stopped=stopped, alarm=alarm,
+               dead=_dead(chip_dir, chip, n, rpm), unsupported=frozen_map(unsupported))
 
 
-def _amdgpu(chip_dir: Path, floor: float | None, controller: str | None) -> tuple[float | None, str | None]:
+def _at_rest(chip: str, rpm: int | None, duty: int | None, target: int | None, zero_rpm: bool,
+             no_pulses: bool) -> tuple[bool, str | None]:
+    """(at rest on purpose, what is wrong) for a fan that may stop. At rest only when the duty (or a real target)
+    asks for nothing, or zero-RPM is on with no duty read; a tachometer that reads 0 while the duty asks for a
+    spinning fan is a stalled fan or a tachometer that does not report, never "at rest"."""
+    if rpm != 0 or chip not in _STOPS_AT_ZERO:
+        return False, None
+    if duty == 0 or (duty is None and (target == 0 or zero_rpm)):
+        return True, None
+    if duty is not None and duty >= STALL_PWM:
+        read = "no pulses (65535)" if no_pulses else "0 RPM"
+        return False, (f"reads {read} at {pwm_percent(duty):.0f} % duty: stalled, or its tachometer does not "
+                       "report (check it by ear or by its temperatures)")
+    return False, None
+
+
+def _amdgpu(chip_dir: Path, floor: float | None, controller: str | None) -> tuple[float | None, str | None, bool]:
     """amdgpu's overdrive settings: the minimum duty while the fan runs (its floor), and zero-RPM."""
     minimum_pwm = _gpu_od(chip_dir, "fan_minimum_pwm")
-    if _gpu_od(chip_dir, "fan_zero_rpm_enable") == 1:
+    zero_rpm = _gpu_od(chip_dir, "fan_zero_rpm_enable") == 1
+    if zero_rpm:
         controller = (controller or "the GPU's firmware") + "; zero-RPM: the fan stops while the GPU is cool"
-    return (float(minimum_pwm) if minimum_pwm is not None else floor), controller
+    return (float(minimum_pwm) if minimum_pwm is not None else floor), controller, zero_rpm
 
 
 def _dead(chip_dir: Path, chip: str, n: int, rpm: int | None) -> str | None:

@@ -21,6 +21,7 @@ FanState = Literal["dead", "failed", "off-target", "stopped", "floor", "full", "
 _NONE: Mapping[str, str] = MappingProxyType({})
 FULL_PERCENT = 95.0  # at or above this duty a fan is at full speed
 FLOOR_MARGIN = 3.0  # within this many points of its floor a fan is at its floor
+CONFIDENCE_FLOOR = 0.5  # a source learned less surely than this is not named (a guess that often names a distractor)
 
 
 @dataclass(frozen=True)

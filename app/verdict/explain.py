@@ -13,7 +13,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
-from .fanchain import at_floor, chassis_clause, fan_causes, gpu_fan_clause
+from .fanchain import chassis_clause, fan_causes, gpu_fan_clause, idle_fans
 from .words import label, short_command
 
 BUSY_UTIL_PERCENT = 20.0
@@ -306,9 +306,14 @@ def _idle(snap: Snapshot, causes: Sequence[Cause]) -> Verdict:
         return Verdict(headline=awake.summary, causes=tuple(causes), confidence=0.8, busy=False)
     temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
                       if g.temperature_c is not None)
-    floor = at_floor(snap.fans)
-    headline = ("Nothing is busy: the fans are on their idle curve" + (f" ({temps})." if temps else ".")
-                if floor is None else f"Nothing is busy{' (' + temps + ')' if temps else ''}. {floor}")
+    fault = next((c for c in causes if c.kind == "fan_fault"), None)  # a stalled or failed fan is the news
+    fans = fault.summary if fault is not None and fault.summary else idle_fans(snap.fans)
+    spun = [g for g in snap.gpus if isinstance(g.fan_speed_percent, (int, float))]
+    if not snap.fans and spun:  # a GPU's own reading, with no fan list made from it (no floor read)
+        lead = max(spun, key=lambda g: float(g.fan_speed_percent or 0))
+        fans = (f"GPU {lead.index}'s fan runs at {lead.fan_speed_percent:.0f} %; no idle floor is known for it, so "
+                "whether that is its idle speed cannot be said.")
+    headline = f"Nothing is busy{' (' + temps + ')' if temps else ''}. {fans}"
     return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
 
 

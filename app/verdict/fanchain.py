@@ -19,6 +19,7 @@ from .words import label
 
 LOUD_STATES = ("running", "full")
 LOUD_MIN = 0.1  # a tenth of its range above its floor: below that a fan is heard as idle
+NO_FLOOR_QUIET = 40.0  # with no floor known, a duty (or share of the maximum) up to this is not counted as loud
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,11 @@ def loudness(fan: Fan) -> float:
     if fan.rpm is not None and fan.floor_rpm:
         top = fan.max_rpm if fan.max_rpm and fan.max_rpm > fan.floor_rpm else 3 * fan.floor_rpm
         return max(0.0, min(1.0, (fan.rpm - fan.floor_rpm) / (top - fan.floor_rpm)))
+    # no floor known: judged by the duty, or by its share of the maximum (an idle fan runs well under half)
+    if fan.percent is not None:
+        return max(0.0, min(1.0, (fan.percent - NO_FLOOR_QUIET) / (100.0 - NO_FLOOR_QUIET)))
+    if fan.rpm is not None and fan.max_rpm:
+        return max(0.0, min(1.0, (100.0 * fan.rpm / fan.max_rpm - NO_FLOOR_QUIET) / (100.0 - NO_FLOOR_QUIET)))
     return 0.0
 
 
@@ -95,9 +101,11 @@ def _follows(fan: Fan, snap: Snapshot) -> str:
         inlet = next((a for a in snap.air if a.role == "inlet"), None)
         return f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else ""
     at = f" at {fan.source_c:.0f} °C" if fan.source_c is not None else ""
+    source = "the GPU" if fan.gpu_index is not None and fan.source == f"GPU {fan.gpu_index}" else fan.source
+    if fan.source_from == "design" and fan.chip in ("amdgpu", "radeon"):  # the card does not say: a guess
+        return f", probably following {source}{at} (the hottest of the card's sensors; the card does not say)"
     how = {"learned": f" (learned from its history, {100 * (fan.confidence or 0):.0f} % sure)",
            "declared": "", "design": ""}.get(fan.source_from or "", "")
-    source = "the GPU" if fan.gpu_index is not None and fan.source == f"GPU {fan.gpu_index}" else fan.source
     return f", following {source}{at}{how}"
 
 
@@ -161,6 +169,22 @@ def sentence(group: Group, snap: Snapshot) -> str:
     fan = group.lead
     heat = _heat(fan, snap)
     return f"{group.subject} {_speed(fan, group)}{_follows(fan, snap)}{': ' + heat if heat else ''}."
+
+
+def idle_fans(fans: Sequence[Fan]) -> str:
+    """What the fans do when nothing is busy, saying only what is known: no fan read, at rest, at a known floor,
+    or their speed with no floor to judge it by. Never "their idle curve": no curve is read."""
+    live = [f for f in fans if f.state != "dead"]
+    if not live:
+        return "No fan is read here, so what the fans do cannot be seen."
+    floor = at_floor(live)
+    if floor is not None:
+        return floor
+    lead = max(live, key=lambda f: (f.percent or 0.0, f.rpm or 0))
+    if lead.state == "unknown":
+        return f"The {lead.name}'s speed is not read."
+    return (f"The {lead.name} runs at {lead.speed}; no idle floor is known for it, so whether that is its idle speed "
+            "cannot be said.")
 
 
 def at_floor(fans: Sequence[Fan]) -> str | None:

@@ -1,0 +1,109 @@
+"""The fan sentence says only what it can back (shaped from real machines' captures): a tachometer that reads 0 or
+65535 while the duty asks for a spinning fan is stalled or unreported, never "at rest"; amdgpu's fan1_target is not
+a target; raw values out of range are not readings; with no floor a fan is judged by its duty; with no fan read the
+verdict says so; a guessed source is said to be a guess."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from app.collect.fans import FanService
+from app.collect.hwmon import read_fans
+from app.core.fan import Fan
+from app.core.model import HostSensor, Snapshot
+from app.verdict.explain import explain
+from tests.support.builders import gpu as make_gpu
+from tests.support.builders import snap
+from tests.support.hwmon import hwmon_tree
+
+
+def amdgpu(tmp: Path, **files: str) -> Path:
+    """The RX 7900 XTX capture with some of its files changed (an amdgpu card as its driver shows it)."""
+    root = hwmon_tree(tmp, "amdgpu-rx7900xtx")
+    for name, value in files.items():
+        (root / "class" / "hwmon" / "hwmon8" / name).write_text(value + "\n")
+    return root
+
+
+def with_fans(base: Snapshot, root: Path, tmp: Path, sensors: tuple[HostSensor, ...] = ()) -> Snapshot:
+    service = FanService(sys_root=str(root), etc_root=str(tmp / "etc"))
+    host = replace(base.host, temperatures=sensors)
+    fans, air = service.read(base.gpus, host)
+    return replace(base, host=host, fans=fans, air=air)
+
+
+HOT_CARD = (HostSensor("amdgpu", "edge", 61.0), HostSensor("amdgpu", "junction", 82.0),
+            HostSensor("amdgpu", "mem", 70.0))
+
+
+def test_an_amdgpu_fan_at_0_rpm_under_duty_is_stalled_or_unreported_never_at_rest(tmp_path: Path) -> None:
+    """0 RPM and fan1_target 0 (the kernel copies one into the other) while the card drives 44 % at 82 °C."""
+    root = amdgpu(tmp_path, pwm1="112", fan1_target="0")
+    state = with_fans(snap([make_gpu(util=0, temp=61, power=40, fan=None)]), root, tmp_path, HOT_CARD)
+    (fan,) = state.fans
+    assert fan.state == "failed" and not fan.stopped and fan.target_rpm is None
+    assert "reads 0 RPM at 44 % duty: stalled, or its tachometer does not report" in (fan.alarm or "")
+    headline = explain(state).headline
+    assert "rest" not in headline and "stalled, or its tachometer does not report" in headline, headline
+
+
+def test_65535_on_amdgpu_is_a_fan_with_no_pulses_not_a_dropped_channel(tmp_path: Path) -> None:
+    root = amdgpu(tmp_path, fan1_input="65535", pwm1="128")
+    (fan,) = read_fans(root)
+    assert fan.dead is None and fan.rpm == 0 and "no pulses (65535) at 50 % duty" in (fan.alarm or "")
+    (resting,) = read_fans(amdgpu(tmp_path / "b", fan1_input="65535", pwm1="0"))
+    assert resting.stopped and resting.alarm is None  # no pulses and no duty: at rest
+
+
+def test_amdgpu_fan1_target_never_makes_an_off_target_alarm(tmp_path: Path) -> None:
+    (fan,) = read_fans(amdgpu(tmp_path, fan1_input="1500", fan1_target="3000", pwm1="128"))
+    assert fan.target_rpm is None and fan.alarm is None and "not a target" in fan.unsupported["target_rpm"]
+
+
+def test_raw_values_out_of_range_are_not_readings_and_say_why(tmp_path: Path) -> None:
+    (fan,) = read_fans(amdgpu(tmp_path, pwm1="300", fan1_input="-1"))
+    assert fan.percent is None and fan.unsupported["percent"] == "pwm1 read 300: outside 0-255, not a reading"
+    assert fan.rpm is None and "read -1" in fan.unsupported["rpm"]
+    assert "118 %" not in explain(snap([], fans=(fan,))).headline
+
+
+def test_with_no_floor_known_a_fan_at_70_percent_is_loud_and_no_floor_is_claimed() -> None:
+    fan = Fan("hwmon:it8792/fan1", "it8792", 1, "SYS_FAN1", rpm=2100, percent=70.0, state="running")
+    verdict = explain(snap([], fans=(fan,)))
+    assert verdict.headline.startswith("The SYS_FAN1 (it8792 fan1) runs at 70 % (2,100 RPM)"), verdict.headline
+    assert "floor" not in verdict.headline and "idle curve" not in verdict.headline
+    quiet = replace(fan, percent=30.0, rpm=900)
+    assert explain(snap([], fans=(quiet,))).headline == (
+        "Nothing is busy. The SYS_FAN1 (it8792 fan1) runs at 30 % (900 RPM); no idle floor is known for it, so "
+        "whether that is its idle speed cannot be said.")
+
+
+def test_no_fan_read_is_said_and_no_curve_is_invented() -> None:
+    headline = explain(snap([])).headline  # a machine whose fans nothing here can read
+    assert headline == "Nothing is busy. No fan is read here, so what the fans do cannot be seen."
+    dead = Fan("hwmon:nct6776/fan1", "nct6776", 1, None, rpm=0, dead="0 RPM: no fan on this header", state="dead")
+    assert "No fan is read here" in explain(snap([], fans=(dead,))).headline
+
+
+def test_an_amdgpu_fans_source_is_the_hottest_sensor_and_said_as_a_guess(tmp_path: Path) -> None:
+    root = amdgpu(tmp_path, pwm1="153", fan1_input="2100")  # 60 %: memory at 70 °C woke it, edge is 61 °C
+    sensors = (HostSensor("amdgpu", "edge", 37.0), HostSensor("amdgpu", "junction", 45.0),
+               HostSensor("amdgpu", "mem", 60.0))
+    state = with_fans(snap([make_gpu(util=0, temp=37, power=20, fan=None)]), root, tmp_path, sensors)
+    (fan,) = state.fans
+    assert fan.source == "amdgpu mem" and fan.source_c == 60.0
+    headline = explain(state).headline
+    assert "probably following amdgpu mem at 60 °C (the hottest of the card's sensors; the card does not say)" \
+        in headline, headline
+
+
+def test_the_terminal_shows_how_sure_a_learned_source_is_and_a_guess_as_a_guess() -> None:
+    from app.cli.terminal import render
+
+    learned = Fan("hwmon:nct6798/fan3", "nct6798", 3, "SYS_FAN3", rpm=1400, percent=55.0, source="k10temp Tctl",
+                  source_from="learned", confidence=0.62, state="running")
+    guessed = Fan("hwmon:amdgpu/fan1", "amdgpu", 1, None, rpm=1400, percent=55.0, source="amdgpu mem",
+                  source_from="design", state="running")
+    text = render(snap([], fans=(learned, guessed)), width=200)
+    assert "k10temp Tctl (learned, 62 % sure)" in text and "amdgpu mem (probably)" in text
