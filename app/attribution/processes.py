@@ -198,7 +198,7 @@ class ProcessInspector:
         masked = self.redactor.argv(argv)  # the name and the program are made from the masked words
         name = process_name(stat.comm, masked)
         known = _Known(start_ticks=stat.start_ticks, name=name, program=program(masked, name), user=user,
-                       command=self.redactor.command(argv), start_time=start_time(stat, self.proc_root),
+                       command=self.redactor.line(masked), start_time=start_time(stat, self.proc_root),
                        cpu_seconds=stat.cpu_seconds if cpu_seconds is None else cpu_seconds, seen_at=now,
                        denied=denied)
         self._known[pid] = known

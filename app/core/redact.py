@@ -281,7 +281,12 @@ def _redact_word(arg: str, depth: int) -> str:
 def command_line(argv: Sequence[str], extra: Sequence[re.Pattern[str]] = (), limit: int | None = None) -> str:
     """A redacted, shell-quoted command line for display; ``extra`` patterns mask whatever they match. With
     ``limit``, bounded to that many characters (masked first, so a cut never shows part of a secret)."""
-    line = " ".join(shlex.quote(a) if a and not _plain(a) else a for a in redact_argv(argv))
+    return joined(redact_argv(argv), extra, limit)
+
+
+def joined(masked: Sequence[str], extra: Sequence[re.Pattern[str]] = (), limit: int | None = None) -> str:
+    """Words already masked (``redact_argv``) as a shell-quoted line, ``extra`` patterns applied, bounded."""
+    line = " ".join(shlex.quote(a) if a and not _plain(a) else a for a in masked)
     for pattern in extra:
         line = pattern.sub(MASK, line)
     return line if limit is None else bounded(line, limit)
@@ -312,6 +317,12 @@ class Redactor:
         if self.names_only or not argv:
             return None
         return command_line(argv, self.extra, limit)
+
+    def line(self, masked: Sequence[str], limit: int | None = MAX_COMMAND_CHARS) -> str | None:
+        """``command`` of words ``argv`` has masked already (a process's words are masked once)."""
+        if self.names_only or not masked:
+            return None
+        return joined(masked, self.extra, limit)
 
     def argv(self, argv: Sequence[str]) -> list[str]:
         """The masked argument vector, word by word (extra patterns too): what a program's name is made from, also
