@@ -165,8 +165,9 @@ def test_containers_endpoint_rejects_bad_input(client: Any) -> None:
 
 @pytest.mark.parametrize("names_only", [False, True])
 @pytest.mark.parametrize(("title", "secret", "shown"), [
-    ("php -d mysql.default_password=Pw9k3Yqk3Yq worker.php", "Pw9k3Yqk3Yq", "php worker.php"),
-    ("notifier xoxb-1234-5678-abcdefgh", "xoxb-1234-5678-abcdefgh", "notifier"),  # a token where a subcommand goes
+    ("php -d mysql.default_password=Pw9k3Yqk3Yq worker.php", "Pw9k3Yqk3Yq",
+     "php -d mysql.default_password=**** worker.php"),  # a title is kept whole (nginx: worker process), masked
+    ("notifier xoxb-1234-5678-abcdefgh", "xoxb-1234-5678-abcdefgh", "notifier ****"),
 ])
 def test_a_process_whose_argv0_holds_a_command_line_has_its_program_masked(names_only: bool, title: str,
                                                                            secret: str, shown: str) -> None:

@@ -600,3 +600,22 @@ def test_a_page_whose_session_the_server_closed_says_so(page: Page) -> None:
             assert "pill-bad" in (page.get_attribute("#connection", "class") or "")
         finally:
             newcomer.close()
+
+
+def test_the_page_still_goes_live_beside_a_thousand_loopback_sessions(page: Page) -> None:
+    """1,000 WebSockets from 63 loopback addresses (FANWHY_MAX_SESSIONS, the default): the page opens, goes live and
+    is pushed updates (room is made for it: the loopback range counts as one address)."""
+    from tests.test_sessions import raw_socket
+
+    with served() as url:
+        port = int(url.rsplit(":", 1)[1])
+        held = [raw_socket(port, f"127.0.0.{2 + i % 63}") for i in range(1000)]
+        try:
+            page.goto(url)
+            page.wait_for_selector("#connection.pill-ok", timeout=60_000)
+            first = page.text_content("#timing")
+            page.wait_for_function("t => document.querySelector('#timing').textContent !== t", arg=first,
+                                   timeout=60_000)
+        finally:
+            for ws in held:
+                ws.close()

@@ -201,7 +201,7 @@ def test_the_xid_thread_that_fails_is_recorded_and_health_says_events_are_not_re
 
     monkeypatch.setattr(fake, "nvmlEventSetWait_v2", broken)
     app = make_app(nvidia_selection(fake), interval_s=0.05)
-    until(lambda: FAULTS.recent())
+    until(lambda: FAULTS.recent() and app.extensions["fanwhy"].monitor.latest() is not None)  # past "starting"
     health = app.test_client().get("/api/health").json
     assert health["status"] == "degraded" and health["thread_faults"][0]["thread"] == "fanwhy-xid"
     assert health["xid_events"] == "stopped after a fault (RuntimeError: event data out of range)"

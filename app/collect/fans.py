@@ -199,11 +199,8 @@ class FanService:
             fan = replace(fan, source=f"{fan.chip} {fan.source}", source_from="declared")
         elif fan.gpu_index is not None:
             fan = replace(fan, source=f"GPU {fan.gpu_index}")
-        elif fan.chip in ("amdgpu", "radeon"):  # the card does not say: the hottest of its sensors, a guess
-            named = [(temps[f"{fan.chip} {s}"], f"{fan.chip} {s}") for s in ("edge", "junction", "mem")
-                     if f"{fan.chip} {s}" in temps]
-            fan = replace(fan, source=max(named)[1] if named else f"{fan.chip} edge", source_from="design",
-                          cools="the GPU")
+        elif fan.chip in ("amdgpu", "radeon"):
+            fan = replace(fan, source=_hottest_of_card(fan.chip, temps), source_from="design", cools="the GPU")
         fit = self._fits.get(fan.id)
         if fan.source_from is None and fit is not None and fit.confidence >= CONFIDENCE_FLOOR:
             fan = replace(fan, source=fit.source, source_from="learned", confidence=fit.confidence,
@@ -265,3 +262,10 @@ class FanService:
         fit = learn(resample(points, start, now), candidates)
         if fit is not None:
             self._fits[fid] = fit
+
+
+def _hottest_of_card(chip: str, temps: dict[str, float]) -> str:
+    """An AMD card's fan source, which the card does not say: the hottest of its edge, junction and memory sensors
+    (memory at 60 °C wakes an idle card's fans while its edge reads 37 °C). A guess, and worded as one."""
+    named = [(temps[f"{chip} {s}"], f"{chip} {s}") for s in ("edge", "junction", "mem") if f"{chip} {s}" in temps]
+    return max(named)[1] if named else f"{chip} edge"

@@ -40,10 +40,7 @@ def program(argv: Sequence[str], comm: str | None = None) -> str | None:
     """The program ``argv`` runs, as a person would name it; ``comm`` (the kernel's name) when argv is empty."""
     if not argv:
         return comm or None
-    head = argv[0].split(None, 1)
-    if len(head) == 2 and not head[0].endswith(":"):  # argv[0] holds a command line (exec -a), not a title
-        argv = [*_split(argv[0]), *argv[1:]] or [argv[0]]          # ("nginx: worker process", setproctitle's)
-    return _named(tuple(argv))[:MAX_LENGTH]
+    return _named(tuple(argv))[:MAX_LENGTH]  # an argv[0] that holds a title or a command line is kept whole
 
 
 def _split(line: str) -> list[str]:

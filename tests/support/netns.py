@@ -50,6 +50,13 @@ def _ip(*args: str) -> None:
     subprocess.run([IP, *args], check=True, capture_output=True, timeout=30)
 
 
+def _no_ipv6(link: str, namespace: str | None = None) -> None:
+    setting = f"/proc/sys/net/ipv6/conf/{link}/disable_ipv6"
+    inside = [IP or "ip", "netns", "exec", namespace] if namespace else []
+    subprocess.run([*inside, "sh", "-c", f"test ! -e {setting} || echo 1 > {setting}"], capture_output=True,
+                   timeout=30)
+
+
 @contextmanager
 def other_host(tag: int = 0) -> Iterator[OtherHost]:
     """A namespace named after this process, at 10.213.<tag>.2 beside this host's 10.213.<tag>.1 (a /30 on the
@@ -61,6 +68,10 @@ def other_host(tag: int = 0) -> Iterator[OtherHost]:
     try:
         _ip("link", "add", near, "type", "veth", "peer", "name", far)
         _ip("link", "set", far, "netns", namespace)
+        # no IPv6 on the pair: a link-local address that finishes its duplicate check a moment after the link is up
+        # is an address change, and Chromium answers a page loading then with ERR_NETWORK_CHANGED
+        _no_ipv6(near)
+        _no_ipv6(far, namespace)
         _ip("addr", "add", f"{host.host_address}/30", "dev", near)
         _ip("link", "set", near, "up")
         _ip("-n", namespace, "addr", "add", f"{host.address}/30", "dev", far)
