@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Callable, Sequence
 
 from .collect.config import ConfigError, Settings, load_settings
@@ -20,9 +21,10 @@ from .core.vocabulary import BACKENDS
 # (code, what it means, the commands it can end); a command's --help lists only its own
 _EXIT_CODES: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (0, "done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)", ("snapshot",)),
-    (0, "done", ("serve", "exporter")),
+    (0, "done", ("serve", "exporter", "explain")),
     (2, "a setting or argument is wrong: the message names it and what to do",
      ("serve", "exporter", "snapshot", "run")),
+    (2, "a file cannot be read as a capture: the message names it and what is read", ("explain",)),
     (3, "the port cannot be listened on (in use, privileged, not an address of this machine)", ("serve", "exporter")),
     (4, "the backend named by --backend / FANWHY_BACKEND cannot start on this machine",
      ("serve", "exporter", "snapshot", "run")),
@@ -67,6 +69,7 @@ COMMAND_FLAGS: dict[str, tuple[str, ...]] = {
                  _ALERTS),
     "snapshot": ("backend",),
     "run": ("interval_s", "backend"),
+    "explain": (),
 }
 # a setting the exporter keeps apart from the dashboard's (its own environment variable)
 _EXPORTER_SETTING = {"port": "exporter_port", "interval_s": "scrape_interval_s"}
@@ -148,6 +151,16 @@ def parser() -> argparse.ArgumentParser:
     job.add_argument("command_argv", nargs=argparse.REMAINDER, metavar="COMMAND [ARGS...]",
                      help="the command and its arguments, after --")
     _settings_flags(job, "run")
+    replay = commands.add_parser("explain", help="explain another machine's fans from captured text",
+                                 formatter_class=formatter, epilog=exit_codes("explain"),
+                                 description="Print the fan part of the verdict, with the fan table, for the machine "
+                                             "the FILEs were captured on, as FanWhy would say it there: sensors -j, "
+                                             "sensors -u or sensors text, hwmon listings (grep -r . "
+                                             "/sys/class/hwmon/hwmon*/), fancontrol, thinkfan and fan2go "
+                                             "configurations. Several files of one machine combine. A capture "
+                                             "holds no processes: the answer says so.")
+    replay.add_argument("files", nargs="+", type=Path, metavar="FILE", help="a capture of one machine's sensors")
+    replay.add_argument("--json", action="store_true", help="print the fans and the sentence as JSON")
     exporter = commands.add_parser("exporter", help="serve only /metrics and the JSON API, for Prometheus",
                                    formatter_class=formatter, epilog=exit_codes("exporter"),
                                    description="Serve only /metrics and the JSON API on EXPORTER_PORT (9201), "
@@ -278,6 +291,10 @@ def _main(args: argparse.Namespace) -> int:
     quiet = command in ("snapshot", "run")  # the terminal answer is the output; the server's log is for its operator
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if command == "explain":  # another machine's captures: no setting of this one applies
+        from .cli.replay import run as replay
+
+        return replay(list(args.files), args.json)
     flags = _flags_given(args)
     try:
         settings = _settings(args)

@@ -75,6 +75,13 @@ def _follows(fan: Fan) -> str:
     return fan.source
 
 
+def fan_table(fans: Sequence[Fan]) -> list[str]:
+    """Every fan with its speed and state, what it follows and what is wrong or left out (a replay's table)."""
+    rows = [[clean(f.name)[:36], fan_cell(f) if f.state != "dead" else "–", clean(_follows(f))[:48],
+             clean(f.dead or f.alarm or "")[:90]] for f in fans]
+    return _table(["FAN", "STATE", "FOLLOWS", "NOTE"], rows, frozenset({1})) if rows else []
+
+
 def _fan_rows(fans: Sequence[Fan], limit: int = 6) -> list[str]:
     """The machine's other fans (board, laptop, chassis): each one's speed, state and what it follows."""
     rows = [[clean(f.name)[:36], fan_cell(f), clean(_follows(f))[:48]]

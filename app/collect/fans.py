@@ -108,6 +108,13 @@ class FanService:
         self._learned_at: dict[str, float] = {}
         self._off_since: dict[str, float] = {}
 
+    def wait_for_bmc(self, timeout_s: float) -> bool:
+        """True once the BMC's first listing is in (a replay reads its captured listing this way)."""
+        deadline = self._clock() + timeout_s
+        while self._bmc is not None and not self._bmc.latest and self._bmc.error is None and self._clock() < deadline:
+            time.sleep(0.01)
+        return self._bmc is not None and bool(self._bmc.latest)
+
     def close(self) -> None:
         if self._bmc is not None:
             self._bmc.stop()

@@ -254,3 +254,14 @@ def fan_causes(snap: Snapshot) -> list[Cause]:
                                                     "target_rpm": fan.target_rpm, "source_c": fan.source_c})))
     return causes
 
+
+def fan_answer(snap: Snapshot) -> tuple[str, list[str]]:
+    """The fan part of the verdict alone (a replay of captured text, which knows no load): the sentence (a fan at
+    full speed for no heat, else the loudest group, else a fan fault, else what the fans do at rest) and the other
+    fan causes."""
+    causes = sorted(fan_causes(snap), key=lambda c: -c.score)
+    full = [c for c in causes if c.kind == "fan_fault" and "full speed while" in (c.summary or "")]
+    order = [*full, *(c for c in causes if c.kind == "fan"), *(c for c in causes if c not in full and c.kind != "fan")]
+    if not order:
+        return idle_fans(snap.fans), []
+    return order[0].summary or "", [c.summary or "" for c in order[1:]]

@@ -1,0 +1,66 @@
+"""``fanwhy explain FILE...``: the fan part of the verdict for a machine that is not this one, from captured text.
+
+The files (one machine's: a ``sensors -j`` and its fancontrol configuration combine) are written back into an hwmon
+tree and an etc folder (app.collect.captures) and read by the live readers: the fan table and the sentence are what
+FanWhy would say on that machine, without its processes (a capture has none, and the answer says so).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TextIO
+
+from ..collect.captures import Unreadable, load
+from ..collect.fans import FanService
+from ..collect.hwmon import read_temperatures
+from ..collect.serialize import fan_view, to_json
+from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
+from ..verdict.fanchain import fan_answer
+from .terminal import clean, fan_table
+
+NO_PROCESSES = "A capture holds no processes: what heats the sources is not known here."
+
+
+def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
+    """The snapshot a machine's captures make (its fans and temperatures) and what each file was read as."""
+    with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:
+        replay = load(paths, Path(folder))
+        listing = replay.bmc
+        service = FanService(sys_root=str(replay.sys_root), etc_root=str(replay.etc_root),
+                             bmc_run=(lambda: listing) if listing else "no ipmitool listing in the captures",
+                             bmc_every_s=3600.0, every_s=0)
+        if listing:
+            service.wait_for_bmc(10.0)
+        host = HostSample(hostname="(a capture)", cpu_percent=None, cpu_count=None, load_average=None,
+                          memory_used_bytes=None, memory_total_bytes=None,
+                          temperatures=read_temperatures(replay.sys_root))
+        fans, air = service.read([], host)
+        service.close()
+        snap = Snapshot(timestamp=time.time(), backend=BackendInfo(name="replay"), host=host, gpus=(), processes=(),
+                        timing=CollectorTiming(0.0, 0.0, 0.0, 0.0, 0.0, 0), fans=fans, air=air)
+        return snap, replay.kinds
+
+
+def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """Print the fans and the sentence for the captures in ``paths``: 0, or 2 with one line for a file it cannot
+    read."""
+    try:
+        snap, kinds = replayed(paths)
+    except Unreadable as error:
+        err.write(f"fanwhy explain: {error}\n")
+        return 2
+    sentence, also = fan_answer(snap)
+    if as_json:
+        out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
+                              "fans": [fan_view(f) for f in snap.fans],
+                              "temperatures": to_json(list(snap.host.temperatures))}) + "\n")
+        return 0
+    lines = [clean(sentence).replace("`", ""), *("  · " + clean(a).replace("`", "") for a in also), NO_PROCESSES, ""]
+    lines += fan_table(snap.fans) or ["No fan is read in these captures."]
+    lines += ["", "Read as: " + "; ".join(kinds)]
+    out.write("\n".join(lines) + "\n")
+    return 0

@@ -1,0 +1,234 @@
+"""Captured text of another machine's sensors, made back into what the live path reads: an hwmon tree under a sys
+root and the fan daemons' configurations under an etc root. ``fanwhy explain FILE...`` then reads them with the
+same readers as a live machine (app.collect.hwmon, app.collect.fans), so a replay is true to the live answer.
+
+Read here: hwmon listings as people post them (``grep -r . /sys/class/hwmon/hwmon*/``, ``grep . ...``, and
+``head``/``cat`` of single files with ``==> path <==`` headers), ``sensors -j``, ``sensors -u`` and ``sensors``
+text, and fancontrol, thinkfan and fan2go configurations. Anything else is refused with one line (``Unreadable``).
+Inputs are bounded: a file over ``MAX_BYTES``, a line over ``MAX_LINE`` characters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import bmc
+
+MAX_BYTES = 4 << 20
+MAX_LINE = 4096
+_HWMON_PATH = re.compile(r"^/sys/(?:class/hwmon|devices/\S*?/hwmon)/(hwmon\d+)/(\S+?):(.*)$")
+_HEADER = re.compile(r"^==> (/sys/\S*/(hwmon\d+)/(\S+)) <==$")
+_SENSORS_CHIP = re.compile(r"^([a-z0-9_]+)-([a-z0-9_]+)-[0-9a-f]+$", re.IGNORECASE)
+_SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|%)?\b")
+_SUBFEATURE = re.compile(r"^\s+((?:fan|temp|pwm)\d+)(_[a-z_]+)?:\s+([+-]?\d+(?:\.\d+)?)\s*$")
+
+
+class Unreadable(ValueError):
+    """A capture FanWhy cannot read: the message is the one line a person sees."""
+
+
+@dataclass
+class Replay:
+    """Where the captures were written: a sys root and an etc root, and what each file was read as."""
+
+    sys_root: Path
+    etc_root: Path
+    kinds: list[str]
+    bmc: str = ""  # an ipmitool listing, as the BMC poller reads it
+
+
+def load(paths: list[Path], into: Path) -> Replay:
+    """Every file of ``paths`` written under ``into`` (one machine's captures combine); ``Unreadable`` for a file
+    that is none of the known kinds, is empty, or is too large."""
+    replay = Replay(into / "sys", into / "etc", [])
+    (replay.sys_root / "class" / "hwmon").mkdir(parents=True, exist_ok=True)
+    replay.etc_root.mkdir(parents=True, exist_ok=True)
+    chips = _Chips(replay.sys_root / "class" / "hwmon")
+    for path in paths:
+        text = _text(path)
+        kind = _config(text, replay.etc_root) or _listing(text, chips) or _sensors_json(text, chips) \
+            or _sensors_text(text, chips) or _ipmitool(text, replay)
+        if kind is None:
+            raise Unreadable(f"{path}: not a capture FanWhy reads (sensors -j, sensors -u or sensors text, an hwmon "
+                             "listing from grep -r . /sys/class/hwmon/hwmon*/, ipmitool sdr, sdr elist or sensor, or "
+                             "a fancontrol, thinkfan or fan2go configuration)")
+        replay.kinds.append(f"{path.name}: {kind}")
+    return replay
+
+
+def _text(path: Path) -> str:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise Unreadable(f"{path}: {error.strerror or error}") from None
+    if len(data) > MAX_BYTES:
+        raise Unreadable(f"{path}: larger than {MAX_BYTES >> 20} MiB: not one machine's capture")
+    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    if not text.strip():
+        raise Unreadable(f"{path}: empty")
+    return "\n".join(line[:MAX_LINE] for line in text.splitlines())
+
+
+class _Chips:
+    """hwmon chip folders made as captures name them (hwmon3) or as ``sensors`` does (one per chip it lists)."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self._made: dict[str, Path] = {}
+
+    def folder(self, key: str, name: str | None = None) -> Path:
+        if key not in self._made:
+            folder = self.base / (key if re.fullmatch(r"hwmon\d+", key) else f"hwmon{100 + len(self._made)}")
+            folder.mkdir(parents=True, exist_ok=True)
+            self._made[key] = folder
+        folder = self._made[key]
+        if name is not None and not (folder / "name").exists():
+            (folder / "name").write_text(name + "\n")
+        return folder
+
+    def write(self, key: str, file: str, value: str, name: str | None = None) -> None:
+        if "/" in file.replace("device/", "", 1) or file.startswith(".") or not file:
+            return  # a device's deeper folders are not read (gpu_od's fan_ctrl is, below)
+        target = self.folder(key, name) / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(value.strip() + "\n")
+
+
+def _listing(text: str, chips: _Chips) -> str | None:
+    """``grep -r . /sys/class/hwmon/hwmon*/`` (path:value lines) or ``head`` of files (``==> path <==``)."""
+    found = 0
+    current: tuple[str, str] | None = None
+    for line in text.splitlines():
+        line = line.strip()
+        header = _HEADER.match(line)
+        if header:
+            current, found = (header.group(2), header.group(3)), found + 1
+            continue
+        match = _HWMON_PATH.match(line)
+        if match:
+            chip, file, value = match.groups()
+            if file.startswith("device/gpu_od/"):
+                _gpu_od(chips, chip, file, value)
+            else:
+                chips.write(chip, file, value)
+            found += 1
+        elif current is not None and line:
+            chips.write(current[0], current[1], line)
+            current = None
+    return "hwmon listing" if found else None
+
+
+def _gpu_od(chips: _Chips, chip: str, file: str, value: str) -> None:
+    target = chips.folder(chip) / file
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("a") as handle:  # grep prints a multi-line file a line at a time
+        handle.write(value.strip() + "\n")
+
+
+def _sensors_json(text: str, chips: _Chips) -> str | None:
+    """``sensors -j``: chips, their features (the label), their subfeatures (``fan1_input``: RPM, °C)."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise Unreadable("a sensors -j capture that is not whole JSON (cut short?)") from None
+    if not isinstance(data, dict):
+        return None
+    for chip_key, features in data.items():
+        if not isinstance(features, dict):
+            continue
+        name = _chip_name(chip_key)
+        for label, values in features.items():
+            if isinstance(values, dict):
+                _subfeatures(chips, chip_key, name, label, values.items())
+    return "sensors -j"
+
+
+def _chip_name(key: str) -> str:
+    match = _SENSORS_CHIP.match(key.strip())
+    return match.group(1) if match else key.split("-")[0]
+
+
+def _subfeatures(chips: _Chips, chip: str, name: str, label: str, values: Iterable[tuple[str, object]]) -> None:
+    for sub, value in values:
+        match = re.fullmatch(r"((fan|temp|pwm)\d+)(_[a-z_]+)?", str(sub))
+        if not match or not isinstance(value, (int, float)):
+            continue
+        base, kind, suffix = match.group(1), match.group(2), match.group(3) or ""
+        if kind == "temp" and suffix in ("_input", "_max", "_crit", "_min", "_crit_hyst", "_max_hyst", ""):
+            chips.write(chip, f"{base}{suffix or '_input'}", str(round(float(value) * 1000)), name)
+        elif (kind == "fan" and suffix in ("_input", "_min", "_max", "_target", "_alarm", "_fault")) or kind == "pwm":
+            chips.write(chip, f"{base}{suffix}", str(round(float(value))), name)
+        else:
+            continue
+        if suffix in ("_input", "") and label != base:
+            chips.write(chip, f"{base}_label", label, name)
+
+
+def _sensors_text(text: str, chips: _Chips) -> str | None:
+    """``sensors -u`` (subfeatures by name) or ``sensors`` (a label, a value and its unit per line), each chip
+    starting at its ``name-bus-address`` line."""
+    chip: str | None = None
+    label: str | None = None
+    counts: dict[str, int] = {}
+    found = 0
+    kind = "sensors"
+    for line in text.splitlines():
+        if _SENSORS_CHIP.match(line.strip()) and not line.startswith(" "):
+            chip, label, counts = line.strip(), None, {}
+            continue
+        if chip is None or line.startswith("Adapter:"):
+            continue
+        sub = _SUBFEATURE.match(line)
+        if sub:
+            kind = "sensors -u"
+            _subfeatures(chips, chip, _chip_name(chip), label or sub.group(1),
+                         [(sub.group(1) + (sub.group(2) or ""), float(sub.group(3)))])
+            found += 1
+            continue
+        if line.rstrip().endswith(":") and not line.startswith(" "):
+            label = line.rstrip()[:-1].strip()
+            continue
+        plain = _SENSORS_LINE.match(line)
+        if plain and plain.group(3):
+            name, value, unit = plain.group(1).strip(), float(plain.group(2)), plain.group(3)
+            family = "fan" if unit == "RPM" else "pwm" if unit == "%" else "temp"
+            counts[family] = counts.get(family, 0) + 1
+            numbered = re.fullmatch(rf"{family}(\d+)", name)
+            n = int(numbered.group(1)) if numbered else counts[family]
+            if family == "pwm":
+                value = value * 255 / 100
+            sub_name = f"pwm{n}" if family == "pwm" else f"{family}{n}_input"
+            _subfeatures(chips, chip, _chip_name(chip), name, [(sub_name, value)])
+            found += 1
+    return kind if found else None
+
+
+def _config(text: str, etc: Path) -> str | None:
+    """A fan daemon's configuration, put where the daemon keeps it."""
+    if re.search(r"^\s*(FCTEMPS|FCFANS|MINTEMP|MAXTEMP)\s*=", text, re.MULTILINE):
+        (etc / "fancontrol").write_text(text)
+        return "fancontrol configuration"
+    if re.search(r"^\s*fans\s*:", text, re.MULTILINE) and re.search(r"^\s*curves\s*:", text, re.MULTILINE):
+        (etc / "fan2go").mkdir(exist_ok=True)
+        (etc / "fan2go" / "fan2go.yaml").write_text(text)
+        return "fan2go configuration"
+    if re.search(r"^\s*(fans|sensors)\s*:", text, re.MULTILINE) and re.search(r"^\s*levels\s*:", text, re.MULTILINE):
+        (etc / "thinkfan.yaml").write_text(text)
+        return "thinkfan configuration"
+    return None
+
+
+def _ipmitool(text: str, replay: Replay) -> str | None:
+    """``ipmitool sdr`` / ``sdr elist`` / ``sensor``: kept for the BMC reader (app.collect.bmc) to read."""
+    readings = bmc.parse(text)
+    if not any(r.value is not None for r in readings):
+        return None
+    replay.bmc += text + "\n"
+    return "ipmitool listing"
