@@ -294,6 +294,11 @@ def _main(args: argparse.Namespace) -> int:
     if command == "explain":  # another machine's captures: no setting of this one applies
         from .cli.replay import run as replay
 
+        try:
+            _refuse_foreign(args)
+        except ConfigError as error:
+            print(f"fanwhy: {error}", file=sys.stderr)
+            return 2
         return replay(list(args.files), args.json)
     flags = _flags_given(args)
     try:

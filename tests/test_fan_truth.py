@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.collect.fans import FanService
 from app.collect.hwmon import read_fans
-from app.core.fan import Fan
+from app.core.fan import Fan, fan_state
 from app.core.model import HostSensor, Snapshot
 from app.verdict.explain import explain
 from tests.support.builders import gpu as make_gpu
@@ -82,8 +82,12 @@ def test_with_no_floor_known_a_fan_at_70_percent_is_loud_and_no_floor_is_claimed
 def test_no_fan_read_is_said_and_no_curve_is_invented() -> None:
     headline = explain(snap([])).headline  # a machine whose fans nothing here can read
     assert headline == "Nothing is busy. No fan is read here, so what the fans do cannot be seen."
-    dead = Fan("hwmon:nct6776/fan1", "nct6776", 1, None, rpm=0, dead="0 RPM: no fan on this header", state="dead")
+    dead = Fan("hwmon:nct6776/fan1", "nct6776", 1, None, rpm=None, dead="the driver reports a fault on this channel",
+               state="dead")
     assert "No fan is read here" in explain(snap([], fans=(dead,))).headline
+    empty = replace(dead, rpm=0, dead="0 RPM: no fan on this header (or one the BMC drives)")
+    assert "Every fan header read here is at 0 RPM: nothing is plugged in, or the fans are wired to something else" \
+        in explain(snap([], fans=(empty,))).headline  # a Supermicro -F board: its BMC drives the fans
 
 
 def test_an_amdgpu_fans_source_is_the_hottest_sensor_and_said_as_a_guess(tmp_path: Path) -> None:
@@ -107,3 +111,34 @@ def test_the_terminal_shows_how_sure_a_learned_source_is_and_a_guess_as_a_guess(
                   source_from="design", state="running")
     text = render(snap([], fans=(learned, guessed)), width=200)
     assert "k10temp Tctl (learned, 62 % sure)" in text and "amdgpu mem (probably)" in text
+
+
+def test_a_temperature_that_cannot_be_real_is_left_out_with_its_reason(tmp_path: Path) -> None:
+    """216 °C (an empty header's placeholder), -1 (i8kutils' no reading), 123.5 °C beside sensors under 60 °C (an
+    unconnected Super-I/O input), at or above its own critical limit; the CPU's 37 °C stays."""
+    from app.collect.hwmon import judged_temperatures
+
+    base = tmp_path / "class" / "hwmon" / "hwmon1"
+    base.mkdir(parents=True)
+    files = {"name": "nct6776", "temp1_input": "37000", "temp1_label": "SYSTIN", "temp2_input": "123500",
+             "temp2_label": "CPUTIN", "temp3_input": "216000", "temp3_label": "Tsensor", "temp4_input": "-1000",
+             "temp4_label": "AUXTIN", "temp5_input": "40000", "temp5_label": "PECI"}
+    for name, value in files.items():
+        (base / name).write_text(value + "\n")
+    kept, left_out = judged_temperatures(tmp_path)
+    assert sorted(s.label for s in kept) == ["PECI", "SYSTIN"]
+    assert "nothing attached" in left_out["nct6776 CPUTIN"] and "placeholder" in left_out["nct6776 AUXTIN"]
+    assert "216" in left_out["nct6776 Tsensor"]
+    (base / "temp5_crit").write_text("35000\n")  # a limit under 100 °C says nothing: the reading stays
+    assert "nct6776 PECI" not in judged_temperatures(tmp_path)[1]
+    (base / "temp1_input").write_text("105000\n")
+    (base / "temp1_crit").write_text("100000\n")
+    assert "critical limit" in judged_temperatures(tmp_path)[1]["nct6776 SYSTIN"]
+
+
+def test_0_rpm_with_no_duty_read_is_not_called_at_rest() -> None:
+    """A ThinkPad whose EC does not fill the tachometer: 0 RPM while the fan runs."""
+    fan = Fan("hwmon:thinkpad/fan1", "thinkpad", 1, None, rpm=0)
+    assert fan_state(fan) == "unknown"
+    headline = explain(snap([], fans=(replace(fan, state="unknown"),))).headline
+    assert "at rest, or its tachometer does not report" in headline and "fan-stop" not in headline

@@ -101,7 +101,7 @@ def test_cooler_targets_in_words() -> None:
     (Fan("a", "c", 1, None, rpm=1000, floor_rpm=960), "floor"),
     (Fan("a", "c", 1, None, rpm=1100, floor_rpm=1000), "running"),
     (Fan("a", "c", 1, None, rpm=4800, max_rpm=5000), "full"),
-    (Fan("a", "c", 1, None, rpm=0), "stopped"),
+    (Fan("a", "c", 1, None, rpm=0), "unknown"),  # 0 RPM, no duty: at rest or a tachometer that does not report
     (Fan("a", "c", 1, None), "unknown"),
 ])
 def test_fan_state_in_a_word(fan: Fan, state: str) -> None:

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from ..collect.captures import Unreadable, load
 from ..collect.fans import FanService
-from ..collect.hwmon import read_temperatures
+from ..collect.hwmon import judged_temperatures
 from ..collect.serialize import fan_view, to_json
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..verdict.fanchain import fan_answer
@@ -35,9 +35,10 @@ def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
                              bmc_every_s=3600.0, every_s=0)
         if listing:
             service.wait_for_bmc(10.0)
+        temperatures, left_out = judged_temperatures(replay.sys_root)
         host = HostSample(hostname="(a capture)", cpu_percent=None, cpu_count=None, load_average=None,
-                          memory_used_bytes=None, memory_total_bytes=None,
-                          temperatures=read_temperatures(replay.sys_root))
+                          memory_used_bytes=None, memory_total_bytes=None, temperatures=temperatures,
+                          unsupported={f"temperature {name}": why for name, why in left_out.items()})
         fans, air = service.read([], host)
         service.close()
         snap = Snapshot(timestamp=time.time(), backend=BackendInfo(name="replay"), host=host, gpus=(), processes=(),
@@ -57,10 +58,12 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
     if as_json:
         out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
                               "fans": [fan_view(f) for f in snap.fans],
-                              "temperatures": to_json(list(snap.host.temperatures))}) + "\n")
+                              "temperatures": to_json(list(snap.host.temperatures)),
+                              "left_out": dict(snap.host.unsupported)}) + "\n")
         return 0
     lines = [clean(sentence).replace("`", ""), *("  · " + clean(a).replace("`", "") for a in also), NO_PROCESSES, ""]
     lines += fan_table(snap.fans) or ["No fan is read in these captures."]
-    lines += ["", "Read as: " + "; ".join(kinds)]
+    lines += ["", *(f"Left out: {clean(name)}: {clean(why)}" for name, why in snap.host.unsupported.items())]
+    lines += ["Read as: " + "; ".join(kinds)]
     out.write("\n".join(lines) + "\n")
     return 0

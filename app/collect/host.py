@@ -15,7 +15,7 @@ import psutil
 
 from ..attribution.procstat import CLOCK_TICKS, CpuBaseline, cpu_times, own_ticks
 from ..core.model import HostSample, HostSensor, frozen_map
-from .hwmon import read_temperatures
+from .hwmon import judged_temperatures
 
 # Chips whose readings are the CPU package temperature, in order of preference.
 _CPU_CHIPS = ("coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-thermal", "acpitz")
@@ -111,7 +111,8 @@ class HostSampler:
     def _read_sensors(self) -> tuple[tuple[HostSensor, ...], dict[str, str]]:
         reasons: dict[str, str] = {}
         try:
-            sensors = read_temperatures(self.sys_root)
+            sensors, left_out = judged_temperatures(self.sys_root)
+            reasons.update({f"temperature {name}": why for name, why in left_out.items()})
         except OSError as error:
             sensors, reasons["temperatures"] = (), f"not readable: {_why(error)}"
         if cpu_temperature(sensors) is None:

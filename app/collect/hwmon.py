@@ -203,17 +203,62 @@ def read_fans(sys_root: str | Path = "/sys") -> tuple[Fan, ...]:
 
 
 def read_temperatures(sys_root: str | Path = "/sys") -> tuple[HostSensor, ...]:
-    """Every temperature under ``sys_root``/class/hwmon that reads a real value (an open thermistor's -70, 0 or
-    127 °C is left out, ``dead_temperature``), with its label, warning (``_max``) and critical limits."""
-    found = []
+    """Every temperature under ``sys_root``/class/hwmon that reads a real value (``judged_temperatures``)."""
+    return judged_temperatures(sys_root)[0]
+
+
+def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor, ...], dict[str, str]]:
+    """The temperatures under ``sys_root``/class/hwmon that read real values, with their label, warning (``_max``)
+    and critical limits; and those left out, "chip label" -> why: an open thermistor's -70, 0 or 127 °C
+    (``dead_temperature``), a known placeholder (-1, 216 °C), a reading at or above its own critical limit of 100 °C
+    or more, an alarm bit with no heat behind it, or a value far above every other sensor of the machine (an
+    unconnected Super-I/O input at 108-123 °C beside a CPU at 37 °C)."""
+    found: list[HostSensor] = []
+    left_out: dict[str, str] = {}
     for chip_dir in filter(awake, chips(sys_root)):
         chip = read_text(chip_dir / "name") or chip_dir.name
         for n in _numbers(chip_dir, r"temp(\d+)_input"):
             label, value = _temperature(chip_dir, n)
-            if value is None or dead_temperature(value) is not None:
+            if value is None:
                 continue
             high, critical = read_int(chip_dir / f"temp{n}_max"), read_int(chip_dir / f"temp{n}_crit")
-            found.append(HostSensor(chip=chip, label=label, temperature_c=value,
-                                    high_c=high / 1000.0 if high and high > 0 else None,
-                                    critical_c=critical / 1000.0 if critical and critical > 0 else None))
-    return tuple(found)
+            sensor = HostSensor(chip=chip, label=label, temperature_c=value,
+                                high_c=high / 1000.0 if high and high > 0 else None,
+                                critical_c=critical / 1000.0 if critical and critical > 0 else None)
+            why = dead_temperature(value) or _placeholder(sensor)
+            if why is None and read_int(chip_dir / f"temp{n}_fault") == 1:
+                why = "the driver reports a fault on this input"
+            if why is not None:
+                left_out[f"{chip} {label}"] = why
+            else:
+                found.append(sensor)
+    return _apart(found, left_out), left_out
+
+
+PLACEHOLDERS_C = (-1.0, 216.0)  # i8kutils' "no reading"; asus_wmi's empty T_SENSOR header
+
+
+def _placeholder(sensor: HostSensor) -> str | None:
+    if sensor.temperature_c in PLACEHOLDERS_C:
+        return f"{sensor.temperature_c:g} °C: a known placeholder (no probe on this input)"
+    if sensor.temperature_c > 150:
+        return f"{sensor.temperature_c:g} °C: above any real part's reading (outside -40-150 °C)"
+    if sensor.critical_c and sensor.critical_c >= 100 and sensor.temperature_c >= sensor.critical_c:
+        return f"{sensor.temperature_c:g} °C, at or above its own critical limit ({sensor.critical_c:g} °C), with the " \
+               "machine still running: not a real reading"
+    return None
+
+
+def _apart(found: list[HostSensor], left_out: dict[str, str]) -> tuple[HostSensor, ...]:
+    """Leave out a reading of 100 °C or more while every other sensor of the machine reads under 60 °C: an input
+    with nothing attached (108-127 °C) beside a CPU at 37 °C, not heat."""
+    kept = []
+    hottest = [*sorted((s.temperature_c for s in found), reverse=True)[:2], float("-inf"), float("-inf")]
+    for sensor in found:
+        others = hottest[1] if sensor.temperature_c == hottest[0] else hottest[0]  # the hottest of the others
+        if sensor.temperature_c >= 100 and len(found) > 1 and others < 60:
+            left_out[f"{sensor.chip} {sensor.label}"] = (f"{sensor.temperature_c:g} °C while every other sensor reads "
+                                                         f"under 60 °C: an input with nothing attached")
+        else:
+            kept.append(sensor)
+    return tuple(kept)

@@ -123,7 +123,8 @@ def fan_state(fan: Fan) -> FanState:
             return "floor"
         if fan.max_rpm and fan.rpm >= fan.max_rpm * FULL_PERCENT / 100:
             return "full"
-        return "running" if fan.rpm > 0 else "stopped"
+        # 0 RPM with no duty read: at rest, or a tachometer that does not report (a ThinkPad's EC): not known
+        return "running" if fan.rpm > 0 else "unknown"
     return "unknown"
 
 

@@ -175,12 +175,18 @@ def idle_fans(fans: Sequence[Fan]) -> str:
     """What the fans do when nothing is busy, saying only what is known: no fan read, at rest, at a known floor,
     or their speed with no floor to judge it by. Never "their idle curve": no curve is read."""
     live = [f for f in fans if f.state != "dead"]
+    if not live and any((f.dead or "").startswith("0 RPM") for f in fans):
+        return ("Every fan header read here is at 0 RPM: nothing is plugged in, or the fans are wired to something "
+                "else that drives them (a server board's BMC: read it with ipmitool sdr).")
     if not live:
         return "No fan is read here, so what the fans do cannot be seen."
     floor = at_floor(live)
     if floor is not None:
         return floor
     lead = max(live, key=lambda f: (f.percent or 0.0, f.rpm or 0))
+    if lead.state == "unknown" and lead.rpm == 0:
+        return (f"The {lead.name} reads 0 RPM and no duty is read: at rest, or its tachometer does not report "
+                "(some embedded controllers never fill it); which cannot be said from here.")
     if lead.state == "unknown":
         return f"The {lead.name}'s speed is not read."
     return (f"The {lead.name} runs at {lead.speed}; no idle floor is known for it, so whether that is its idle speed "
