@@ -244,8 +244,8 @@ def _placeholder(sensor: HostSensor) -> str | None:
     if sensor.temperature_c > 150:
         return f"{sensor.temperature_c:g} °C: above any real part's reading (outside -40-150 °C)"
     if sensor.critical_c and sensor.critical_c >= 100 and sensor.temperature_c >= sensor.critical_c:
-        return f"{sensor.temperature_c:g} °C, at or above its own critical limit ({sensor.critical_c:g} °C), with the " \
-               "machine still running: not a real reading"
+        return (f"{sensor.temperature_c:g} °C, at or above its own critical limit ({sensor.critical_c:g} °C), "
+                "with the machine still running: not a real reading")
     return None
 
 
