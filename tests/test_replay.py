@@ -138,3 +138,9 @@ def test_no_replayed_block_claims_an_idle_curve_or_calls_a_stalled_fan_at_rest(t
         if "floor" in sentence.replace("no idle floor is known", ""):
             assert any(f["floor_percent"] is not None for f in live), (key, sentence)
     assert read >= 15
+
+
+def test_the_corpus_page_in_docs_is_current() -> None:
+    from tests.support.corpus_table import DOC, table
+
+    assert DOC.read_text() == table(), "run: python -m tests.support.corpus_table"
