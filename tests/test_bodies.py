@@ -88,27 +88,32 @@ def test_a_body_that_never_arrives_is_cut_off_at_its_deadline(port: int, head: b
     assert BODY_TIMEOUT_S - 0.5 < waited < BODY_TIMEOUT_S + 2
 
 
-def test_trickled_bodies_are_cut_off_at_their_deadline_from_their_first_byte(port: int) -> None:
-    """64 bodies from 16 addresses (the cap in all), each sent one byte every 0.4 s: each wait is short, the body is
-    not. Each is answered 408 by the deadline (they were held until their last byte, a minute for 150 bytes), and
-    then another client's POST goes through."""
-    socks = [_open(port, _post(length=150) + b"{", source=f"127.0.4.{1 + i % 16}") for i in range(64)]
-    started = time.monotonic()
+def _trickled(socks: list[socket.socket], byte: bytes) -> list[tuple[int, dict[str, object], float]]:
+    """Each socket sent ``byte`` every 0.4 s until it is answered (at most a minute): the answers."""
     done = threading.Event()
 
     def trickle() -> None:
+        started = time.monotonic()
         while not done.is_set() and time.monotonic() - started < 60:
             time.sleep(0.4)
             for sock in socks:
                 with contextlib.suppress(OSError):
-                    sock.send(b" ")
+                    sock.send(byte)
 
-    sender = threading.Thread(target=trickle, daemon=True)
-    sender.start()
+    threading.Thread(target=trickle, daemon=True).start()
     try:
-        answers = [_answer(sock) for sock in socks]
+        return [_answer(sock) for sock in socks]
     finally:
         done.set()
+
+
+def test_trickled_bodies_are_cut_off_at_their_deadline_from_their_first_byte(port: int) -> None:
+    """64 bodies from 16 addresses (the cap in all), each sent one byte every 0.4 s: each wait is short, the body is
+    not. Each is answered 408 by the deadline (they were held until their last byte, a minute for 150 bytes), and
+    then another client's POST goes through."""
+    started = time.monotonic()
+    answers = _trickled([_open(port, _post(length=150) + b"{", source=f"127.0.4.{1 + i % 16}") for i in range(64)],
+                        b" ")
     assert [status for status, _, _ in answers] == [408] * 64, answers[:3]
     assert time.monotonic() - started < BODY_TIMEOUT_S + 4
     body = json.dumps({"label": "after the trickles"}).encode()
@@ -132,22 +137,8 @@ def test_trickled_engineio_polling_posts_are_cut_off_and_polling_clients_still_c
         return (f"POST /socket.io/?EIO=4&transport=polling&sid={sids[i % 16]} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 "Content-Type: text/plain;charset=UTF-8\r\nContent-Length: 150\r\n\r\n4").encode()
 
-    socks = [_open(port, head(i), source=f"127.0.5.{1 + i % 16}") for i in range(64)]
     started = time.monotonic()
-    done = threading.Event()
-
-    def trickle() -> None:
-        while not done.is_set() and time.monotonic() - started < 60:
-            time.sleep(0.4)
-            for sock in socks:
-                with contextlib.suppress(OSError):
-                    sock.send(b"2")
-
-    threading.Thread(target=trickle, daemon=True).start()
-    try:
-        answers = [_answer(sock) for sock in socks]
-    finally:
-        done.set()
+    answers = _trickled([_open(port, head(i), source=f"127.0.5.{1 + i % 16}") for i in range(64)], b"2")
     assert [status for status, _, _ in answers] == [408] * 64, answers[:3]
     assert time.monotonic() - started < BODY_TIMEOUT_S + 4
     client = socketio.Client(reconnection=False)
