@@ -130,6 +130,19 @@ def test_early_ticks_are_rate_limited(make_app: Any, serve: Any, fake_nvml: Fake
     rec.wait_for(lambda: len(rec.of("gpu_status_update")) >= 1, timeout=3)  # the early tick went to everyone
 
 
+def test_the_cached_frame_is_sent_to_a_client_at_most_once_a_tick(make_app: Any, serve: Any, fake_nvml: FakeNvml,
+                                                                   connect: Any) -> None:
+    """However often a client asks, it is sent each frame once: five asks within one slow tick (and the one early
+    tick they may start) bring one gpu_status per frame, not five."""
+    server = serve(make_app(nvidia_selection(fake_nvml), interval_s=60.0, min_tick_gap_s=60.0))
+    rec = connect(server)
+    rec.wait_for(lambda: len(rec.of("gpu_status")) == 1)
+    seqs = {rec.client.call("request_gpu_update", timeout=5)["seq"] for _ in range(5)}
+    rec.wait_for(lambda: len(rec.of("gpu_status")) >= 2)  # each answer's emit comes before its acknowledgement
+    assert 2 <= len(rec.of("gpu_status")) <= 1 + len(seqs), (len(rec.of("gpu_status")), seqs)
+    assert len(seqs) <= 2  # the first frame, and at most one early tick
+
+
 def test_a_foreign_origin_is_refused(live_server: LiveServer) -> None:
     client = socketio.Client(reconnection=False)
     with pytest.raises(socketio.exceptions.ConnectionError):

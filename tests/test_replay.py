@@ -144,3 +144,16 @@ def test_the_corpus_page_in_docs_is_current() -> None:
     from tests.support.corpus_table import DOC, table
 
     assert DOC.read_text() == table(), "run: python -m tests.support.corpus_table"
+
+
+def test_a_capture_cannot_write_outside_its_replay_folder(tmp_path: Path) -> None:
+    """Paths in a capture are the capture's words, not the reader's: nothing is written outside the replay."""
+    outside = tmp_path / "outside"
+    path = tmp_path / "hostile.txt"
+    path.write_text("/sys/class/hwmon/hwmon1/name:nct6798\n/sys/class/hwmon/hwmon1/fan1_input:900\n"
+                    f"/sys/class/hwmon/hwmon1/device/gpu_od/../../../../../../../../{outside}:x\n"
+                    f"/sys/class/hwmon/hwmon1/../../../../../../../../{outside}2:x\n"
+                    f"==> /sys/class/hwmon/hwmon1/../../../../../../../{outside}3 <==\nx\n")
+    answer = explained(path)
+    assert [f["rpm"] for f in answer["fans"]] == [900]
+    assert not any(p.name.startswith("outside") for p in tmp_path.iterdir())

@@ -112,7 +112,7 @@ def _listing(text: str, chips: _Chips) -> str | None:
         match = _HWMON_PATH.match(line)
         if match:
             chip, file, value = match.groups()
-            if file.startswith("device/gpu_od/"):
+            if re.fullmatch(r"device/gpu_od/fan_ctrl/[a-z_]+", file):  # amdgpu's overdrive: its floor, zero-RPM
                 _gpu_od(chips, chip, file, value)
             else:
                 chips.write(chip, file, value)
