@@ -156,9 +156,10 @@ def parser() -> argparse.ArgumentParser:
                                  description="Print the fan part of the verdict, with the fan table, for the machine "
                                              "the FILEs were captured on, as FanWhy would say it there: sensors -j, "
                                              "sensors -u or sensors text, hwmon listings (grep -r . "
-                                             "/sys/class/hwmon/hwmon*/), fancontrol, thinkfan and fan2go "
-                                             "configurations. Several files of one machine combine. A capture "
-                                             "holds no processes: the answer says so.")
+                                             "/sys/class/hwmon/hwmon*/), ipmitool sdr, sdr elist or sensor "
+                                             "listings, fancontrol, thinkfan and fan2go configurations. Several "
+                                             "files of one machine combine. A capture holds no processes: the "
+                                             "answer says so.")
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE", help="a capture of one machine's sensors")
     replay.add_argument("--json", action="store_true", help="print the fans and the sentence as JSON")
     exporter = commands.add_parser("exporter", help="serve only /metrics and the JSON API, for Prometheus",
