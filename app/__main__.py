@@ -157,9 +157,9 @@ def parser() -> argparse.ArgumentParser:
                                              "the FILEs were captured on, as FanWhy would say it there: sensors -j, "
                                              "sensors -u or sensors text, hwmon listings (grep -r . "
                                              "/sys/class/hwmon/hwmon*/), ipmitool sdr, sdr elist or sensor "
-                                             "listings, fancontrol, thinkfan and fan2go configurations. Several "
-                                             "files of one machine combine. A capture holds no processes: the "
-                                             "answer says so.")
+                                             "listings, nvidia-smi's table, fancontrol, thinkfan and fan2go "
+                                             "configurations. Several files of one machine combine. Processes are "
+                                             "not read from a capture: the answer says so.")
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE", help="a capture of one machine's sensors")
     replay.add_argument("--json", action="store_true", help="print the fans and the sentence as JSON")
     exporter = commands.add_parser("exporter", help="serve only /metrics and the JSON API, for Prometheus",

@@ -157,3 +157,11 @@ def test_a_capture_cannot_write_outside_its_replay_folder(tmp_path: Path) -> Non
     answer = explained(path)
     assert [f["rpm"] for f in answer["fans"]] == [900]
     assert not any(p.name.startswith("outside") for p in tmp_path.iterdir())
+
+
+def test_nvidia_smis_table_gives_each_card_and_its_fan(tmp_path: Path) -> None:
+    """4 × GTX 1080 Ti: two idle cards at 30-31 %, the busy one at 51 % (68 °C, 76 W) is the one heard."""
+    answer = explained(capture(tmp_path, "nvidia-06"))
+    assert {f["name"]: f["percent"] for f in answer["fans"]} == {"GPU 0 fan 0": 30.0, "GPU 1 fan 0": 31.0,
+                                                                  "GPU 2 fan 0": 51.0}
+    assert answer["sentence"].startswith("GPU 2's fan runs at 51 %, following the GPU at 68 °C: GPU 2 draws 76 W")

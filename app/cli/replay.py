@@ -22,7 +22,7 @@ from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..verdict.fanchain import fan_answer
 from .terminal import clean, fan_table
 
-NO_PROCESSES = "A capture holds no processes: what heats the sources is not known here."
+NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
 
 
 def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
@@ -39,9 +39,10 @@ def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
         host = HostSample(hostname="(a capture)", cpu_percent=None, cpu_count=None, load_average=None,
                           memory_used_bytes=None, memory_total_bytes=None, temperatures=temperatures,
                           unsupported={f"temperature {name}": why for name, why in left_out.items()})
-        fans, air = service.read([], host)
+        fans, air = service.read(replay.gpus, host)
         service.close()
-        snap = Snapshot(timestamp=time.time(), backend=BackendInfo(name="replay"), host=host, gpus=(), processes=(),
+        snap = Snapshot(timestamp=time.time(), backend=BackendInfo(name="replay"), host=host, gpus=tuple(replay.gpus),
+                        processes=(),
                         timing=CollectorTiming(0.0, 0.0, 0.0, 0.0, 0.0, 0), fans=fans, air=air)
         return snap, replay.kinds
 

@@ -4,8 +4,9 @@ same readers as a live machine (app.collect.hwmon, app.collect.fans), so a repla
 
 Read here: hwmon listings as people post them (``grep -r . /sys/class/hwmon/hwmon*/``, ``grep . ...``, and
 ``head``/``cat`` of single files with ``==> path <==`` headers), ``sensors -j``, ``sensors -u`` and ``sensors``
-text, and fancontrol, thinkfan and fan2go configurations. Anything else is refused with one line (``Unreadable``).
-Inputs are bounded: a file over ``MAX_BYTES``, a line over ``MAX_LINE`` characters.
+text, ``ipmitool sdr``/``sdr elist``/``sensor`` listings, ``nvidia-smi``'s table (each card's fan, temperature,
+power and utilization), and fancontrol, thinkfan and fan2go configurations. Anything else is refused with one
+line (``Unreadable``). Inputs are bounded: a file over ``MAX_BYTES``, a line over ``MAX_LINE`` characters.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.fan import Fan
+from ..core.model import GpuSample
 from . import bmc
 
 MAX_BYTES = 4 << 20
@@ -39,6 +42,7 @@ class Replay:
     etc_root: Path
     kinds: list[str]
     bmc: str = ""  # an ipmitool listing, as the BMC poller reads it
+    gpus: list[GpuSample] = field(default_factory=list)  # from nvidia-smi's table: each card and its fan
 
 
 def load(paths: list[Path], into: Path) -> Replay:
@@ -51,11 +55,11 @@ def load(paths: list[Path], into: Path) -> Replay:
     for path in paths:
         text = _text(path)
         kind = _config(text, replay.etc_root) or _listing(text, chips) or _sensors_json(text, chips) \
-            or _sensors_text(text, chips) or _ipmitool(text, replay)
+            or _sensors_text(text, chips) or _ipmitool(text, replay) or _nvidia_smi(text, replay)
         if kind is None:
             raise Unreadable(f"{path}: not a capture FanWhy reads (sensors -j, sensors -u or sensors text, an hwmon "
-                             "listing from grep -r . /sys/class/hwmon/hwmon*/, ipmitool sdr, sdr elist or sensor, or "
-                             "a fancontrol, thinkfan or fan2go configuration)")
+                             "listing from grep -r . /sys/class/hwmon/hwmon*/, ipmitool sdr, sdr elist or sensor, "
+                             "nvidia-smi's table, or a fancontrol, thinkfan or fan2go configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
     return replay
 
@@ -232,3 +236,42 @@ def _ipmitool(text: str, replay: Replay) -> str | None:
         return None
     replay.bmc += text + "\n"
     return "ipmitool listing"
+
+
+_SMI_NAME = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s*\|")
+_SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A)\s+(\d+)C\s+(P\d+|N/A)\s+(\d+|N/A)W?\s*/\s*(\d+|N/A)W?\s*\|"
+                          r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(\d+|N/A)%?")
+
+
+def _nvidia_smi(text: str, replay: Replay) -> str | None:
+    """``nvidia-smi``'s table: each card's name, fan (N/A: none of its own), temperature, power and utilization."""
+    if "NVIDIA-SMI" not in text:
+        return None
+    pending: tuple[int, str] | None = None
+    for line in text.splitlines():
+        name = _SMI_NAME.match(line)
+        if name:
+            pending = (int(name.group(1)), name.group(2).strip())
+            continue
+        numbers = _SMI_NUMBERS.match(line)
+        if numbers and pending is not None:
+            replay.gpus.append(_card(*pending, numbers.groups()))
+            pending = None
+    return "nvidia-smi table" if replay.gpus else None
+
+
+def _card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
+    fan, temp, pstate, power, limit, used, total, util = cells
+
+    def number(text: str | None) -> float | None:
+        return float(text.rstrip("%")) if text and text[0].isdigit() else None
+
+    percent = number(fan)
+    fans = () if percent is None else (Fan(
+        id=f"nvidia-smi:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, percent=percent, gpu_index=index,
+        source="GPU", source_from="design", cools="the GPU", stopped=percent == 0,
+        unsupported={"stopped": "0 % with no target: fan-stop, or a card that reports 0 %"} if percent == 0 else {}),)
+    return GpuSample(vendor="nvidia", index=index, name=name, temperature_c=number(temp), pstate=pstate,
+                     power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),
+                     memory_used_bytes=int(number(used) or 0) << 20, memory_total_bytes=int(number(total) or 0) << 20,
+                     fan_speed_percent=percent, fans=fans, passively_cooled=percent is None)

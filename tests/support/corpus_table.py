@@ -18,7 +18,7 @@ HEAD = """# The fan corpus, replayed
 Made by `python -m tests.support.corpus_table` (tests/test_replay.py fails when this page is out of date). Each row is
 one real machine of `tests/fixtures/fans/corpus/` (its source is in the file): what `fanwhy explain` says from the
 block's capture, beside what the thread established (`[from thread]`) or what a careful reading infers
-(`[inferred]`). A capture FanWhy does not read yet (nvidia-smi, nvidia-settings, liquidctl, ipmiutil, the ThinkPad's
+(`[inferred]`). A capture FanWhy does not read yet (nvidia-smi -q, nvidia-settings, liquidctl, ipmiutil, the ThinkPad's
 `/proc/acpi/ibm/fan`, tools' own logs) says so. Whether each sentence agrees with the answer is not judged on this
 page yet: read the two columns.
 
