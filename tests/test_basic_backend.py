@@ -37,6 +37,21 @@ def test_amdgpu_card_through_sysfs_and_hwmon() -> None:
     assert amd.clock_sm_mhz is None and "sysfs" in amd.unsupported["clock_sm_mhz"]
 
 
+def test_a_cards_raw_fan_reading_out_of_range_is_not_shown(tmp_path: Path) -> None:
+    """65535 RPM (amdgpu: no pulses) and a pwm of 300 are not a speed: the card's row leaves them out, saying why
+    (the fan reader, app.collect.hwmon, says what they mean)."""
+    import shutil
+
+    root = tmp_path / "sys"
+    shutil.copytree(DESKTOP, root, symlinks=True)
+    (tach,) = [p for p in root.rglob("fan1_input") if "amdgpu" in (p.parent / "name").read_text()]
+    tach.write_text("65535\n")
+    (tach.parent / "pwm1").write_text("300\n")
+    amd = next(g for g in basic(root).sample() if g.vendor == "amd")
+    assert amd.fan_rpm is None and "65535" in amd.unsupported["fan_rpm"]
+    assert amd.fan_speed_percent is None and "pwm1 read 300" in amd.unsupported["fan_speed_percent"]
+
+
 def test_cards_in_order_connectors_ignored_and_nothing_invented() -> None:
     gpus = basic(DESKTOP).sample()
     assert [(g.index, g.vendor) for g in gpus] == [(0, "intel"), (1, "amd"), (2, "nvidia")]

@@ -177,8 +177,12 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         power_cap = cap / 1e6 if cap else None
         fan_rpm = read_int(hwmon / "fan1_input")
         pwm = read_int(hwmon / "pwm1")
-        fan_pct = pwm_percent(pwm) if pwm is not None else None
+        fan_pct = pwm_percent(pwm) if pwm is not None and 0 <= pwm <= 255 else None
         passive = fan_rpm is None and pwm is None
+        if fan_rpm is not None and not 0 <= fan_rpm <= 30_000:  # 65535: no pulses (the fan reader says more)
+            unsupported["fan_rpm"], fan_rpm = f"fan1_input read {fan_rpm}: not a speed", None
+        if pwm is not None and fan_pct is None:
+            unsupported["fan_speed_percent"] = f"pwm1 read {pwm}: outside 0-255, not a reading"
         if passive:
             no_fan = "no fan in hwmon (passively cooled, or the fan is managed elsewhere)"
             unsupported["fan_speed_percent"] = unsupported["fan_rpm"] = no_fan
