@@ -145,6 +145,23 @@ def _temperatures(hwmon: Path) -> dict[str, tuple[float, float | None, float | N
     return found
 
 
+def _card_fan(hwmon: Path, unsupported: dict[str, str]) -> tuple[float | None, int | None, bool]:
+    """A card's own fan as its hwmon shows it: (duty %, RPM, no fan at all). A reading out of range (65535 RPM: no
+    pulses; a pwm above 255) is left out with the reason (app.collect.hwmon says what it means)."""
+    rpm = read_int(hwmon / "fan1_input")
+    pwm = read_int(hwmon / "pwm1")
+    percent = pwm_percent(pwm) if pwm is not None and 0 <= pwm <= 255 else None
+    if rpm is None and pwm is None:
+        no_fan = "no fan in hwmon (passively cooled, or the fan is managed elsewhere)"
+        unsupported["fan_speed_percent"] = unsupported["fan_rpm"] = no_fan
+        return None, None, True
+    if rpm is not None and not 0 <= rpm <= 30_000:
+        unsupported["fan_rpm"], rpm = f"fan1_input read {rpm}: not a speed", None
+    if pwm is not None and percent is None:
+        unsupported["fan_speed_percent"] = f"pwm1 read {pwm}: outside 0-255, not a reading"
+    return percent, rpm, False
+
+
 def sample_card(card: DrmCard, index: int) -> GpuSample:
     """Whatever the kernel reports for one card; the rest is None with the reason."""
     device = card.device
@@ -175,17 +192,7 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         power = microwatts / 1e6 if microwatts is not None else None
         cap = read_int(hwmon / "power1_cap")
         power_cap = cap / 1e6 if cap else None
-        fan_rpm = read_int(hwmon / "fan1_input")
-        pwm = read_int(hwmon / "pwm1")
-        fan_pct = pwm_percent(pwm) if pwm is not None and 0 <= pwm <= 255 else None
-        passive = fan_rpm is None and pwm is None
-        if fan_rpm is not None and not 0 <= fan_rpm <= 30_000:  # 65535: no pulses (the fan reader says more)
-            unsupported["fan_rpm"], fan_rpm = f"fan1_input read {fan_rpm}: not a speed", None
-        if pwm is not None and fan_pct is None:
-            unsupported["fan_speed_percent"] = f"pwm1 read {pwm}: outside 0-255, not a reading"
-        if passive:
-            no_fan = "no fan in hwmon (passively cooled, or the fan is managed elsewhere)"
-            unsupported["fan_speed_percent"] = unsupported["fan_rpm"] = no_fan
+        fan_pct, fan_rpm, passive = _card_fan(hwmon, unsupported)
     else:
         unsupported.update({m: f"no hwmon for this card ({missing})" for m in (
             "temperature_c", "power_w", "power_limit_w", "fan_speed_percent", "fan_rpm")})
