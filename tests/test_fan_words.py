@@ -62,7 +62,7 @@ def test_fan_state_at_its_edges(fan: Fan, state: str) -> None:
 
 def loud(percent: float, floor: float = 30.0, **changes: Any) -> Fan:
     base = Fan("nvml:0/fan0", "GPU 0", 0, None, percent=percent, floor_percent=floor, gpu_index=0, state="running",
-               source="GPU 0", source_from="design", source_c=70.0)
+               source="GPU 0", source_from="design", source_c=70.0, control="automatic")  # NVML's auto policy
     return replace(base, **changes)
 
 
@@ -101,6 +101,9 @@ def test_each_clause_of_the_chain() -> None:
     (one,) = groups([loud(65.0, target_percent=None)])
     assert sentence(one, state) == ("GPU 0's fan runs at 65 %, 35 points above its 30 % floor, following the GPU at "
                                     "70 °C: `python train.py` (alice) draws 300 W.")
+    unknown = groups([loud(65.0, target_percent=None, control="unknown")])[0]  # nothing says who sets its speed
+    assert "probably following the GPU at 70 °C (by design; nothing read says what sets its speed)" in \
+        sentence(unknown, state)
     rpm = Fan("hwmon:nct6798/fan1", "nct6798", 1, "Case fan", rpm=1500, target_rpm=1600, floor_rpm=900,
               state="running", source="GPU 0", source_from="learned", confidence=0.83, source_c=70.0)
     (case,) = groups([rpm])

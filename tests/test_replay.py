@@ -164,4 +164,13 @@ def test_nvidia_smis_table_gives_each_card_and_its_fan(tmp_path: Path) -> None:
     answer = explained(capture(tmp_path, "nvidia-06"))
     assert {f["name"]: f["percent"] for f in answer["fans"]} == {"GPU 0 fan 0": 30.0, "GPU 1 fan 0": 31.0,
                                                                   "GPU 2 fan 0": 51.0}
-    assert answer["sentence"].startswith("GPU 2's fan runs at 51 %, following the GPU at 68 °C: GPU 2 draws 76 W")
+    assert answer["sentence"].startswith("GPU 2's fan runs at 51 %, probably following the GPU at 68 °C (by design; "
+                                         "nothing read says what sets its speed): GPU 2 draws 76 W")
+
+
+def test_a_laptop_ecs_fans_at_0_rpm_are_not_empty_headers(tmp_path: Path) -> None:
+    """Dell G16 (dell_ddv): the EC keeps both fans stopped below ~70 °C. 0 RPM there is a state, not a missing fan;
+    with no duty read, FanWhy says it cannot tell rest from a tachometer that does not report."""
+    answer = explained(capture(tmp_path, "laptops-07"))
+    assert all(f["state"] == "unknown" for f in answer["fans"]) and len(answer["fans"]) == 2
+    assert "at rest, or its tachometer does not report" in answer["sentence"] and "BMC" not in answer["sentence"]

@@ -28,7 +28,7 @@ from ..vendors.sysfs import asleep, read_int, read_text
 _NCT6775 = re.compile(r"^nct(6106|6116|677[5-9]|679[1-9])$")
 _NCT_MODES = {2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III", 5: "SmartFan IV"}
 # Chips whose 0 RPM is a real state (a fan at rest), not an empty header.
-_STOPS_AT_ZERO = frozenset({"amdgpu", "thinkpad", "dell_smm"})
+_STOPS_AT_ZERO = frozenset({"amdgpu", "thinkpad", "dell_smm", "dell_ddv", "asus"})  # cards, laptops' ECs
 NO_PULSES_RPM = 65535
 MAX_RPM = 30_000  # above this a tachometer reading is not a fan's (a garbled register, a placeholder)
 STALL_PWM = 51  # 20 % duty: every fan spins up by then (a fan's start-up duty is 10-20 %)

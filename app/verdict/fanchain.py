@@ -104,6 +104,8 @@ def _follows(fan: Fan, snap: Snapshot) -> str:
     source = "the GPU" if fan.gpu_index is not None and fan.source == f"GPU {fan.gpu_index}" else fan.source
     if fan.source_from == "design" and fan.chip in ("amdgpu", "radeon"):  # the card does not say: a guess
         return f", probably following {source}{at} (the hottest of the card's sensors; the card does not say)"
+    if fan.source_from == "design" and fan.control == "unknown":  # a card's fan, but nothing says who sets it
+        return f", probably following {source}{at} (by design; nothing read says what sets its speed)"
     how = {"learned": f" (learned from its history, {100 * (fan.confidence or 0):.0f} % sure)",
            "declared": "", "design": ""}.get(fan.source_from or "", "")
     return f", following {source}{at}{how}"
