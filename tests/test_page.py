@@ -218,8 +218,8 @@ def test_the_verdict_is_on_top_and_follows_the_load(make_app: Any, serve: Any, p
     assert causes and not any(c.startswith(headline) for c in causes)  # the power cap; the headline not again
     assert "confidence" in (page.text_content("#confidence") or "")
     fake.set(1, "utilization", {"gpu": 0, "memory": 0})
-    fake.set(1, "process_utilization", [])
-    fake.set(1, "power", 78_000)
+    fake.end_process(1, H200_LOAD_PID)  # the job ends: no context left to hold the card in P0 (a context holder at
+    fake.set(1, "power", 78_000)        # 0 % SM is a verdict of its own, which raced "Nothing is busy" here)
     # Idle GPUs: "Nothing is busy", or "No GPU is busy: the CPU ..." while another test's CPU burner runs.
     page.wait_for_function(
         "() => /^(Nothing is busy|No GPU is busy)/.test(document.querySelector('#headline').textContent)",
