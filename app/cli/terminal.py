@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Sequence
 
-from ..core.fan import Fan
+from ..core.fan import Fan, source_guessed
 from ..core.model import GpuSample, HostSample, ProcessSample, Snapshot
 from ..core.program import display_name
 from ..core.vocabulary import GIB
@@ -70,7 +70,7 @@ def _follows(fan: Fan) -> str:
         return "–"
     if fan.source_from == "learned":
         return f"{fan.source} (learned, {100 * (fan.confidence or 0):.0f} % sure)"
-    if fan.source_from == "design" and fan.chip in ("amdgpu", "radeon"):
+    if source_guessed(fan):
         return f"{fan.source} (probably)"
     return fan.source
 

@@ -119,9 +119,14 @@ def _checked(value: int | None, low: int, high: int, what: str, unsupported: dic
 def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
     unsupported: dict[str, str] = {}
     raw_rpm = read_int(chip_dir / f"fan{n}_input")
-    no_pulses = raw_rpm == NO_PULSES_RPM and chip in _STOPS_AT_ZERO  # amdgpu: 65535 is a fan that gives no pulses
-    rpm = 0 if no_pulses else _checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm") \
-        if raw_rpm != NO_PULSES_RPM else raw_rpm
+    # 65535 is a counter that saw no pulses: on a fan that may stop, a fan at 0; elsewhere a dead channel (_dead)
+    no_pulses = raw_rpm == NO_PULSES_RPM and chip in _STOPS_AT_ZERO
+    if no_pulses:
+        rpm: int | None = 0
+    elif raw_rpm == NO_PULSES_RPM:
+        rpm = raw_rpm
+    else:
+        rpm = _checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm")
     duty = _checked(read_int(chip_dir / pwm) if pwm else None, 0, 255, pwm or "pwm", unsupported, "percent")
     percent = pwm_percent(duty) if duty is not None else None
     if pwm is None:
@@ -209,10 +214,10 @@ def read_temperatures(sys_root: str | Path = "/sys") -> tuple[HostSensor, ...]:
 
 def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor, ...], dict[str, str]]:
     """The temperatures under ``sys_root``/class/hwmon that read real values, with their label, warning (``_max``)
-    and critical limits; and those left out, "chip label" -> why: an open thermistor's -70, 0 or 127 °C
-    (``dead_temperature``), a known placeholder (-1, 216 °C), a reading at or above its own critical limit of 100 °C
-    or more, an alarm bit with no heat behind it, or a value far above every other sensor of the machine (an
-    unconnected Super-I/O input at 108-123 °C beside a CPU at 37 °C)."""
+    and critical limits; and those left out, "chip label" -> why: an open thermistor's -70, 0 or 127 °C and up, or
+    a placeholder's -1 (``dead_temperature``), a reading at or above its own critical limit of 100 °C or more, an
+    input the driver marks faulted (``tempN_fault``), or 100 °C or more while every other sensor reads under 60 °C
+    (an unconnected Super-I/O input at 108-123 °C beside a CPU at 37 °C)."""
     found: list[HostSensor] = []
     left_out: dict[str, str] = {}
     for chip_dir in filter(awake, chips(sys_root)):
@@ -225,7 +230,7 @@ def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor
             sensor = HostSensor(chip=chip, label=label, temperature_c=value,
                                 high_c=high / 1000.0 if high and high > 0 else None,
                                 critical_c=critical / 1000.0 if critical and critical > 0 else None)
-            why = dead_temperature(value) or _placeholder(sensor)
+            why = dead_temperature(value) or _past_critical(sensor)
             if why is None and read_int(chip_dir / f"temp{n}_fault") == 1:
                 why = "the driver reports a fault on this input"
             if why is not None:
@@ -235,14 +240,8 @@ def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor
     return _apart(found, left_out), left_out
 
 
-PLACEHOLDERS_C = (-1.0, 216.0)  # i8kutils' "no reading"; asus_wmi's empty T_SENSOR header
-
-
-def _placeholder(sensor: HostSensor) -> str | None:
-    if sensor.temperature_c in PLACEHOLDERS_C:
-        return f"{sensor.temperature_c:g} °C: a known placeholder (no probe on this input)"
-    if sensor.temperature_c > 150:
-        return f"{sensor.temperature_c:g} °C: above any real part's reading (outside -40-150 °C)"
+def _past_critical(sensor: HostSensor) -> str | None:
+    """A reading at or above its own critical limit (of 100 °C or more) while the machine still runs."""
     if sensor.critical_c and sensor.critical_c >= 100 and sensor.temperature_c >= sensor.critical_c:
         return (f"{sensor.temperature_c:g} °C, at or above its own critical limit ({sensor.critical_c:g} °C), "
                 "with the machine still running: not a real reading")

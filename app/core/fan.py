@@ -101,6 +101,12 @@ def heat_of(source: str | None) -> str | None:
     return "gpu" if chip in ("amdgpu", "radeon") or "gpu" in words else "board"
 
 
+def source_guessed(fan: Fan) -> bool:
+    """True when a fan's source is FanWhy's guess, not what its controller says: an AMD card's (the hottest of its
+    sensors) and a card's own fan whose controller nothing read names. The verdict and the terminal say "probably"."""
+    return fan.source_from == "design" and (fan.chip in ("amdgpu", "radeon") or fan.control == "unknown")
+
+
 def fan_state(fan: Fan) -> FanState:
     """Where a fan stands, in a word: dead (not a fan), failed or off-target (``alarm``), stopped, at its floor,
     at full speed, running; unknown without a speed."""

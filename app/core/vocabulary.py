@@ -39,6 +39,8 @@ def dead_temperature(celsius: float) -> str | None:
     absolute one."""
     if celsius <= -40 or celsius == 0:
         return f"{celsius:g} °C: no sensor on this input"
+    if celsius == -1:
+        return "-1 °C: a placeholder for no reading (i8kutils, some ECs)"
     if celsius >= 127:
         return f"{celsius:g} °C: the input's ceiling (no sensor, or a short)"
     return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.fan import Fan, heat_of
+from ..core.fan import Fan, heat_of, source_guessed
 from ..core.model import Cause, ProcessSample, Snapshot, frozen_map
 from .words import label
 
@@ -102,10 +102,10 @@ def _follows(fan: Fan, snap: Snapshot) -> str:
         return f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else ""
     at = f" at {fan.source_c:.0f} °C" if fan.source_c is not None else ""
     source = "the GPU" if fan.gpu_index is not None and fan.source == f"GPU {fan.gpu_index}" else fan.source
-    if fan.source_from == "design" and fan.chip in ("amdgpu", "radeon"):  # the card does not say: a guess
-        return f", probably following {source}{at} (the hottest of the card's sensors; the card does not say)"
-    if fan.source_from == "design" and fan.control == "unknown":  # a card's fan, but nothing says who sets it
-        return f", probably following {source}{at} (by design; nothing read says what sets its speed)"
+    if source_guessed(fan):
+        why = "the hottest of the card's sensors; the card does not say" if fan.chip in ("amdgpu", "radeon") \
+            else "by design; nothing read says what sets its speed"
+        return f", probably following {source}{at} ({why})"
     how = {"learned": f" (learned from its history, {100 * (fan.confidence or 0):.0f} % sure)",
            "declared": "", "design": ""}.get(fan.source_from or "", "")
     return f", following {source}{at}{how}"

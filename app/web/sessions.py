@@ -81,8 +81,10 @@ class Sessions:
         on_connect, on_message, on_disconnect = (handlers[name] for name in ("connect", "message", "disconnect"))
 
         def connect(sid: str, environ: dict[str, object], *rest: object) -> object:
-            self.opened(sid, str(environ.get("REMOTE_ADDR") or "?"))
-            return on_connect(sid, environ, *rest)
+            accepted = on_connect(sid, environ, *rest)
+            if accepted is not False:  # a refused session never opens, and no disconnect would forget it
+                self.opened(sid, str(environ.get("REMOTE_ADDR") or "?"))
+            return accepted
 
         def message(sid: str, data: object) -> None:
             self.receive(sid, data, on_message)
