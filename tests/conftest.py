@@ -32,7 +32,8 @@ INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py", "test
                                "test_gate.py",
                                "test_hardening.py", "test_realtime.py", "test_history_faults.py", "test_notify.py",
                                "test_processes.py", "test_host.py", "test_attribution.py", "test_metrics.py",
-                               "test_fans.py", "test_fan_verdict.py", "test_fan_views.py"})  # BMC thread, history
+                               "test_fans.py", "test_fan_verdict.py", "test_fan_views.py",  # BMC thread, history
+                               "test_fan_sources.py"})
 SERVING_FIXTURES = frozenset({"serve", "live_server", "server"})
 
 

@@ -9,8 +9,9 @@ import threading
 import time
 from pathlib import Path
 
+from app.collect.bmc import ipmitool
 from app.collect.config import ConfigError, load_settings
-from app.collect.fans import SPIN_UP_S, FanService, ipmitool
+from app.collect.fans import SPIN_UP_S, FanService
 from app.core.model import HostSample, HostSensor
 from tests.fakes.fake_nvml import FakeNvml, captured_card
 from tests.support.hwmon import hwmon_tree
@@ -111,7 +112,8 @@ def test_bmc_fans_and_air_come_from_their_own_thread(tmp_path: Path) -> None:
         calls.append(time.monotonic())
         return listing("supermicro-sdr")
 
-    service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path), bmc_run=run, bmc_every_s=3600)
+    service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path), bmc_run=run, bmc_every_s=3600,
+                         threaded=True)
     wait_for(lambda: calls and service.read([], host())[0])
     fans, air = service.read([], host())
     live = [f for f in fans if f.state != "dead"]
@@ -133,7 +135,8 @@ def test_a_slow_bmc_never_holds_a_tick(tmp_path: Path) -> None:
         release.wait(30)
         return listing("supermicro-sdr")
 
-    service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path), bmc_run=slow, bmc_every_s=3600)
+    service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path), bmc_run=slow, bmc_every_s=3600,
+                         threaded=True)
     started = time.monotonic()
     fans, _ = service.read([], host())
     assert time.monotonic() - started < 0.5 and fans == ()
@@ -143,7 +146,7 @@ def test_a_slow_bmc_never_holds_a_tick(tmp_path: Path) -> None:
 
 def test_a_failed_bmc_fan_is_an_alarm_and_a_bmc_error_is_kept(tmp_path: Path) -> None:
     service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path),
-                         bmc_run=lambda: listing("dell-r320-failed-fans-sdr"), bmc_every_s=3600)
+                         bmc_run=lambda: listing("dell-r320-failed-fans-sdr"), bmc_every_s=3600, threaded=True)
     wait_for(lambda: service.read([], host())[0])
     failed = [f for f in service.read([], host())[0] if f.state == "failed"]
     assert failed and all("critical" in (f.alarm or "") for f in failed)
@@ -152,10 +155,10 @@ def test_a_failed_bmc_fan_is_an_alarm_and_a_bmc_error_is_kept(tmp_path: Path) ->
     def broken() -> str:
         raise OSError("ipmi device busy")
 
-    service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path), bmc_run=broken, bmc_every_s=3600)
-    assert service._bmc is not None
-    wait_for(lambda: service._bmc is not None and service._bmc.error is not None)
-    assert service.read([], host())[0] == () and "ipmi device busy" in (service._bmc.error or "")
+    service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path), bmc_run=broken, bmc_every_s=3600,
+                         threaded=True)
+    wait_for(lambda: service.read([], host()) == ((), ()) and service.problems())
+    assert service.problems() == ["fan source the BMC (ipmitool sdr elist): ipmi device busy"]
     service.close()
 
 

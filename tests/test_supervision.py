@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from app.collect.fans import BmcPoller
+from app.collect.bmc import BmcSource
+from app.collect.sources import SourceClock
 from app.core.threads import FAULTS, spawn, supervised
 from app.store.history import History
 from tests.conftest import nvidia_selection
@@ -84,7 +85,7 @@ def test_an_unexpected_fault_in_the_history_writer_is_logged_shown_and_writing_r
     assert len(logged) == 1 and logged[0].exc_info is not None  # once, with its traceback
 
 
-def test_the_bmc_poller_goes_on_after_an_unexpected_fault() -> None:
+def test_the_bmc_source_goes_on_after_an_unexpected_fault() -> None:
     answers: list[Any] = [KeyError("odd listing"), "Fan1 | 30h | ok | 7.1 | 5000 RPM\n"]
     polled = threading.Event()
 
@@ -95,13 +96,13 @@ def test_the_bmc_poller_goes_on_after_an_unexpected_fault() -> None:
         polled.set()
         return str(answer)
 
-    poller = BmcPoller(run, every_s=0.05)
+    clock = SourceClock(BmcSource(run, period_s=0.05))
     try:
         assert polled.wait(30)
-        until(lambda: poller.latest)
+        until(lambda: clock.latest and clock.latest.fans)
     finally:
-        poller.stop()
-    assert [f["thread"] for f in FAULTS.recent()] == ["fanwhy-bmc"]
+        clock.stop()
+    assert [f["thread"] for f in FAULTS.recent()] == ["fanwhy-bmc"]  # a bug's traceback is on record
 
 
 def test_a_collector_fault_outside_its_tick_is_shown_in_health_and_it_goes_on(

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from ..collect.captures import Unreadable, load
 from ..collect.fans import FanService
-from ..collect.hwmon import judged_temperatures
+from ..collect.registry import registered
 from ..collect.serialize import fan_view, to_json
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..verdict.fanchain import fan_answer
@@ -30,12 +30,13 @@ def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
     with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:
         replay = load(paths, Path(folder))
         listing = replay.bmc
+        liquid = replay.liquidctl
         service = FanService(sys_root=str(replay.sys_root), etc_root=str(replay.etc_root),
                              bmc_run=(lambda: listing) if listing else "no ipmitool listing in the captures",
-                             bmc_every_s=3600.0, every_s=0)
-        if listing:
-            service.wait_for_bmc(10.0)
-        temperatures, left_out = judged_temperatures(replay.sys_root)
+                             bmc_every_s=3600.0, every_s=0,
+                             extra=registered(replay.proc_root, (lambda: liquid) if liquid else None))
+        service.wait_first(10.0)
+        temperatures, left_out = service.temperatures()
         host = HostSample(hostname="(a capture)", cpu_percent=None, cpu_count=None, load_average=None,
                           memory_used_bytes=None, memory_total_bytes=None, temperatures=temperatures,
                           unsupported={f"temperature {name}": why for name, why in left_out.items()})

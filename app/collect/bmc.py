@@ -12,13 +12,18 @@ Temperatures are sorted by what a fan decision reads: the air coming in (Inlet, 
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+import shlex
+import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..core.fan import Fan
+from ..core.bounded import run_bounded
+from ..core.fan import AirSensor, Fan
 from ..core.vocabulary import dead_temperature
+from .sources import Reading as SourceReading
 
 Role = Literal["inlet", "exhaust", "cpu", "other"]
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
@@ -100,3 +105,57 @@ def temperatures(readings: Sequence[Reading]) -> list[tuple[Role, Reading]]:
     probe that reads 0 °C or its ceiling is no reading (``dead_temperature``)."""
     return [(role(r), r) for r in readings
             if r.unit == "degrees C" and r.value is not None and dead_temperature(r.value) is None]
+
+
+MAX_FANS = 256  # more fan lines than any chassis has is a listing gone wrong: the rest are not read
+BmcRun = Callable[[], str]
+
+
+class BmcError(Exception):
+    """ipmitool answered, but with a failure (its exit code and first words)."""
+
+
+@dataclass(frozen=True)
+class BmcSource:
+    """The BMC as a fan source (``app.collect.sources``): ``run`` answers a listing (``ipmitool sdr elist``, or a
+    capture), read every ``period_s``; its chassis fans and its air temperatures."""
+
+    run: BmcRun
+    period_s: float = 10.0
+    timeout_s: float = 12.0
+    key: str = "bmc"
+    name: str = "the BMC (ipmitool sdr elist)"
+
+    def read(self) -> SourceReading:
+        readings = parse(self.run())
+        found = fans(readings)
+        problem = None
+        if len(found) > MAX_FANS:
+            found, problem = found[:MAX_FANS], f"{len(found):,} fan lines: only the first {MAX_FANS} are read"
+        air = tuple(AirSensor(r_role, r.name, r.value) for r_role, r in temperatures(readings) if r.value is not None)
+        return SourceReading(fans=found, air=air, problem=problem)
+
+
+def ipmitool(timeout_s: float, command: str = "") -> BmcRun | str:
+    """A runner of ``ipmitool sdr elist``, or of ``command`` (FANWHY_BMC_COMMAND: ``ipmitool -I lanplus -H …``),
+    bounded in time and output; or why there is none (no tool, no IPMI device)."""
+    if command:
+        argv = shlex.split(command)
+        if not argv or shutil.which(argv[0]) is None:
+            return f"no BMC read: {argv[0] if argv else 'FANWHY_BMC_COMMAND'} is not installed (FANWHY_BMC_COMMAND)"
+    else:
+        binary = shutil.which("ipmitool")
+        if binary is None:
+            return "no BMC read: ipmitool is not installed"
+        if not any(os.path.exists(p) for p in ("/dev/ipmi0", "/dev/ipmi/0", "/dev/ipmidev/0")):
+            return ("no BMC read: no IPMI device (/dev/ipmi0): not a server with a BMC, or the ipmi_si module is not "
+                    "loaded")
+        argv = [binary, "sdr", "elist"]
+    name = os.path.basename(argv[0])
+
+    def run() -> str:
+        result = run_bounded(argv, timeout_s)
+        if result.returncode != 0:
+            raise BmcError(f"{name} exited {result.returncode}: {result.stdout.strip()[:200]}")
+        return result.stdout
+    return run

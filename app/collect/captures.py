@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..core.fan import Fan
 from ..core.model import GpuSample
-from . import bmc
+from . import bmc, liquidctl
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
@@ -42,24 +42,28 @@ class Replay:
     etc_root: Path
     kinds: list[str]
     bmc: str = ""  # an ipmitool listing, as the BMC poller reads it
+    liquidctl: str = ""  # liquidctl status, text or --json
+    proc_root: Path = Path("/nonexistent")  # /proc/acpi/ibm/fan and thermal, written under it
     gpus: list[GpuSample] = field(default_factory=list)  # from nvidia-smi's table: each card and its fan
 
 
 def load(paths: list[Path], into: Path) -> Replay:
     """Every file of ``paths`` written under ``into`` (one machine's captures combine); ``Unreadable`` for a file
     that is none of the known kinds, is empty, or is too large."""
-    replay = Replay(into / "sys", into / "etc", [])
+    replay = Replay(into / "sys", into / "etc", [], proc_root=into / "proc")
     (replay.sys_root / "class" / "hwmon").mkdir(parents=True, exist_ok=True)
     replay.etc_root.mkdir(parents=True, exist_ok=True)
     chips = _Chips(replay.sys_root / "class" / "hwmon")
     for path in paths:
         text = _text(path)
         kind = _config(text, replay.etc_root) or _listing(text, chips) or _sensors_json(text, chips) \
-            or _sensors_text(text, chips) or _ipmitool(text, replay) or _nvidia_smi(text, replay)
+            or _sensors_text(text, chips) or _ipmitool(text, replay) or _nvidia_smi(text, replay) \
+            or _thinkpad(text, replay) or _liquidctl(text, replay)
         if kind is None:
             raise Unreadable(f"{path}: not a capture FanWhy reads (sensors -j, sensors -u or sensors text, an hwmon "
                              "listing from grep -r . /sys/class/hwmon/hwmon*/, ipmitool sdr, sdr elist or sensor, "
-                             "nvidia-smi's table, or a fancontrol, thinkfan or fan2go configuration)")
+                             "nvidia-smi's table, /proc/acpi/ibm/fan or thermal, liquidctl status, or a fancontrol, "
+                             "thinkfan or fan2go configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
     return replay
 
@@ -275,3 +279,31 @@ def _card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
                      power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),
                      memory_used_bytes=int(number(used) or 0) << 20, memory_total_bytes=int(number(total) or 0) << 20,
                      fan_speed_percent=percent, fans=fans, passively_cooled=percent is None)
+
+
+def _thinkpad(text: str, replay: Replay) -> str | None:
+    """``/proc/acpi/ibm/fan`` (level and speed) or ``/proc/acpi/ibm/thermal``, put where thinkpad_acpi has them."""
+    base = replay.proc_root / "acpi" / "ibm"
+    if re.search(r"^level:\s*\S+", text, re.MULTILINE) and re.search(r"^speed:\s*\d+", text, re.MULTILINE):
+        # a post with several readings: the last is the machine as it was left
+        blocks = re.split(r"\n(?=status:)", text)
+        base.mkdir(parents=True, exist_ok=True)
+        (base / "fan").write_text(blocks[-1])
+        return "/proc/acpi/ibm/fan"
+    if re.search(r"^temperatures:\s*-?\d+", text, re.MULTILINE):
+        base.mkdir(parents=True, exist_ok=True)
+        (base / "thermal").write_text(text)
+        return "/proc/acpi/ibm/thermal"
+    return None
+
+
+def _liquidctl(text: str, replay: Replay) -> str | None:
+    """``liquidctl status``, its text tree or ``--json``: kept for the liquidctl reader (app.collect.liquidctl)."""
+    try:
+        devices = liquidctl.parse(text)
+    except (ValueError, TypeError, KeyError):
+        return None
+    if not devices:
+        return None
+    replay.liquidctl = text
+    return "liquidctl status"

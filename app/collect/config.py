@@ -97,6 +97,7 @@ class Settings:
     bmc: bool = True  # read the chassis fans from the BMC (ipmitool), when the tool and the IPMI device exist
     bmc_interval_s: float = 10.0
     bmc_timeout_s: float = 5.0
+    bmc_command: str = ""  # a command that prints an ipmitool sdr listing (a BMC over the LAN); "": ipmitool's own
 
     @property
     def watchdog_timeout_s(self) -> float:
@@ -251,7 +252,7 @@ ENV_NAMES = {
     "mask_patterns": "FANWHY_MASK_PATTERNS", "names_only": "FANWHY_NAMES_ONLY", "watchdog_s": "FANWHY_WATCHDOG",
     "notify": "FANWHY_NOTIFY", "seed_metrics": "FANWHY_SEED_METRICS", "notify_group_s": "FANWHY_NOTIFY_GROUP",
     "notify_per_minute": "FANWHY_NOTIFY_PER_MINUTE", "etc_root": "FANWHY_ETC_ROOT", "bmc": "FANWHY_BMC",
-    "bmc_interval_s": "FANWHY_BMC_INTERVAL", "bmc_timeout_s": "FANWHY_BMC_TIMEOUT",
+    "bmc_interval_s": "FANWHY_BMC_INTERVAL", "bmc_timeout_s": "FANWHY_BMC_TIMEOUT", "bmc_command": "FANWHY_BMC_COMMAND",
 }
 
 

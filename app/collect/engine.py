@@ -16,10 +16,13 @@ from ..attribution.processes import ProcessInspector
 from ..core.redact import Redactor
 from ..vendors.factory import Selection, default_builders, select_backend
 from ..verdict.alerts import AlertEngine
+from . import liquidctl
+from .bmc import ipmitool
 from .config import Settings
-from .fans import FanService, ipmitool
+from .fans import FanService
 from .host import HostSampler
 from .monitor import Monitor
+from .registry import registered
 
 if TYPE_CHECKING:
     from ..store.history import History
@@ -74,10 +77,11 @@ def fan_service(settings: Settings) -> FanService:
 
         machine = SimulatedMachine.shared()
         return FanService(sys_root=str(machine.sys_root), etc_root=str(machine.etc_root), bmc_run=machine.bmc_listing,
-                          bmc_every_s=2.0)
-    bmc = ipmitool(settings.bmc_timeout_s) if settings.bmc else "no BMC read: FANWHY_BMC=off"
+                          bmc_every_s=2.0, threaded=True)
+    bmc = ipmitool(settings.bmc_timeout_s, settings.bmc_command) if settings.bmc else "no BMC read: FANWHY_BMC=off"
     return FanService(sys_root=settings.sys_root, etc_root=settings.etc_root, bmc_run=bmc,
-                      bmc_every_s=settings.bmc_interval_s)
+                      bmc_every_s=settings.bmc_interval_s, bmc_timeout_s=settings.bmc_timeout_s, threaded=True,
+                      extra=registered(settings.host_proc, liquidctl.command()))
 
 
 def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:

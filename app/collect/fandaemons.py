@@ -12,13 +12,20 @@ A file that does not parse, or has another shape, declares nothing (and says why
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-import yaml
-
+from ..core.bounded import read_text_file
 from ..core.jsonvalue import Json, JsonObject, member, members
+from . import fancontrol
 from .fancontrol import Declared
+from .sources import Reading
+
+CONFIG_LIMIT = 256 << 10  # a fan daemon's configuration: real ones are a few KB
+YAML_MAX_DEPTH = 32  # thinkfan's and fan2go's deepest real nesting is 4
+YAML_EXPANDED_LIMIT = 1_000_000  # characters, aliases expanded: a real configuration is under 10,000
 
 _TPACPI_LEVELS = 7
 
@@ -34,8 +41,46 @@ def _text(value: Json, key: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def _bounded(source: str) -> str | None:
+    """Why ``source`` is not loaded: nested deeper than YAML_MAX_DEPTH, or larger than YAML_EXPANDED_LIMIT once its
+    aliases are expanded (a few dozen aliases, each naming the last twice, stand for gigabytes). Found from its
+    events, before anything is built: each anchor's expanded size is counted once and added at each alias."""
+    import yaml  # here: a one-shot answer that reads no configuration does not pay for PyYAML
+
+    sizes: dict[str, int] = {}
+    stack: list[tuple[str | None, int]] = [(None, 0)]  # the open collections: (anchor, expanded size so far)
+    for event in yaml.parse(source, Loader=yaml.BaseLoader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            stack.append((event.anchor, 1))
+            if len(stack) > YAML_MAX_DEPTH:
+                return f"nested deeper than {YAML_MAX_DEPTH} levels: not read"
+            continue
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)) and len(stack) > 1:
+            anchor, size = stack.pop()
+            if anchor:
+                sizes[anchor] = size
+        elif isinstance(event, yaml.ScalarEvent):
+            size = len(event.value) + 1
+            if event.anchor:
+                sizes[event.anchor] = size
+        elif isinstance(event, yaml.AliasEvent):
+            size = sizes.get(event.anchor or "", 1)
+        else:
+            continue
+        anchor, total = stack[-1]
+        stack[-1] = (anchor, total + size)
+        if total + size > YAML_EXPANDED_LIMIT:
+            return f"larger than {YAML_EXPANDED_LIMIT:,} characters once its aliases are expanded: not read"
+    return None
+
+
 def _load(source: str) -> tuple[JsonObject | None, str | None]:
+    import yaml
+
     try:
+        refused = _bounded(source)
+        if refused:
+            return None, refused
         # every scalar as text, as thinkfan's yaml-cpp reads it: YAML 1.1 would turn a PCI address "01:00.0" into 3600.0
         loaded = yaml.load(source, Loader=yaml.BaseLoader)  # BaseLoader builds no objects
     except yaml.YAMLError as error:
@@ -141,3 +186,32 @@ def fan2go(source: str) -> Read:
             floor_percent=None, daemon="fan2go",
             follows=", ".join(f"{_text(s, 'platform')} {_text(s, 'sensor')}" for s in followed) or None))
     return Read(tuple(declared), None if declared else "no fans declared")
+
+
+@dataclass(frozen=True)
+class ConfigSource:
+    """One fan daemon's configuration file as a source (``app.collect.sources``): what it declares, read once a
+    minute, at most CONFIG_LIMIT bytes of a regular file."""
+
+    path: Path
+    parse: Callable[[str], Read]
+    key: str
+    period_s: float = 60.0
+    timeout_s: float = 5.0
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    def read(self) -> Reading:
+        read = self.parse(read_text_file(self.path, CONFIG_LIMIT))
+        return Reading(declared=read.declared, problem=read.error)
+
+
+def config_sources(etc_root: str | Path) -> list[ConfigSource]:
+    """The fan daemons' configurations that exist under ``etc_root``, each a source."""
+    root = Path(etc_root)
+    known = ((root / "fancontrol", lambda t: Read(fancontrol.parse(t)), "fancontrol"),
+             (root / "thinkfan.yaml", thinkfan, "thinkfan-yaml"), (root / "thinkfan.conf", thinkfan, "thinkfan-conf"),
+             (root / "fan2go" / "fan2go.yaml", fan2go, "fan2go"))
+    return [ConfigSource(path, parse, key) for path, parse, key in known if os.path.lexists(path)]

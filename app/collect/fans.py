@@ -1,9 +1,11 @@
 """Every fan of the machine, once per tick, each with what it follows and how it is doing.
 
-Sources, each on its own clock so no tick waits: the GPUs' fans come with the GPU samples; the board's, the laptop's
-and amdgpu's from hwmon under ``sys_root`` every ``every_s``; the chassis fans and the inlet/exhaust air from the
-BMC (``ipmitool sdr elist``) on a thread of their own every ``bmc_every_s`` with a timeout, so a slow BMC never
-holds a tick; the fan daemons' configurations under ``etc_root`` (fancontrol, thinkfan, fan2go) once a minute.
+Sources, each on its own clock (``app.collect.sources``) so no tick waits and one bad source costs only itself: the
+GPUs' fans come with the GPU samples (each card's row fails alone); each hwmon chip under ``sys_root`` (the board's,
+the laptop's, amdgpu's fans and every temperature) every ``every_s``; the chassis fans and the inlet/exhaust air
+from the BMC (``ipmitool sdr elist``) every ``bmc_every_s``; each fan daemon's configuration under ``etc_root``
+(fancontrol, thinkfan, fan2go) once a minute; and the sources registered in ``extra`` (``app.collect.registry``).
+Chips and configuration files are looked for again every ``DISCOVER_EVERY_S``: a chip that vanished stops its clock.
 
 What a fan follows, in order of trust: what its controller declares (a daemon's configuration, ``pwm_temp_sel``),
 what the hardware is built for (a graphics card's fan cools that GPU), else what its history shows
@@ -16,25 +18,20 @@ holds and notifies like any other.
 from __future__ import annotations
 
 import logging
-import os
-import shutil
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, Fan, fan_state
-from ..core.model import GpuSample, HostSample
-from ..core.threads import spawn
-from ..vendors.nvidia_smi import NvidiaSmiError, run_bounded
-from ..vendors.sysfs import read_text
-from . import bmc, fancontrol, fandaemons
+from ..core.model import GpuSample, HostSample, HostSensor
+from .bmc import BmcRun, BmcSource
 from .fancontrol import Declared
+from .fandaemons import ConfigSource, config_sources
 from .fanlearn import Fit, learn, resample
+from .hwmon import ChipSource, apart
 from .hwmon import chips as hwmon_chips
-from .hwmon import read_fans
+from .sources import Reading, Source, SourceClock, SourceStatus
 
 log = logging.getLogger(__name__)
 
@@ -44,139 +41,164 @@ OFF_TARGET_SHARE = 0.3
 COOL_C = 50.0  # a source below this (or below its curve's first point) does not need full speed
 LEARN_EVERY_S = 60.0
 LEARN_WINDOW_S = 600.0
-BmcRun = Callable[[], str]
-
-
-class BmcError(Exception):
-    """ipmitool answered, but with a failure (its exit code and first words)."""
-
-
-class BmcPoller:
-    """``ipmitool sdr elist`` every ``every_s`` on a thread of its own; ``latest`` is the last good listing."""
-
-    def __init__(self, run: BmcRun, every_s: float) -> None:
-        self._run, self.every_s = run, every_s
-        self.latest: list[bmc.Reading] = []
-        self.error: str | None = None
-        self._stop = threading.Event()
-        self._thread = spawn(self._loop, "fanwhy-bmc")
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.latest, self.error = bmc.parse(self._run()), None
-            except (BmcError, NvidiaSmiError, OSError, ValueError) as error:  # run_bounded: NvidiaSmiError = timed out
-                self.error = f"BMC not read: {error}"
-            self._stop.wait(self.every_s)
-
-    def stop(self) -> None:
-        self._stop.set()
-
-
-def ipmitool(timeout_s: float) -> BmcRun | str:
-    """A runner of ``ipmitool sdr elist``, or why there is none (no tool, no IPMI device)."""
-    binary = shutil.which("ipmitool")
-    if binary is None:
-        return "no BMC read: ipmitool is not installed"
-    if not any(os.path.exists(p) for p in ("/dev/ipmi0", "/dev/ipmi/0", "/dev/ipmidev/0")):
-        return "no BMC read: no IPMI device (/dev/ipmi0): not a server with a BMC, or the ipmi_si module is not loaded"
-
-    def run() -> str:
-        result = run_bounded([binary, "sdr", "elist"], timeout_s)
-        if result.returncode != 0:
-            raise BmcError(f"ipmitool exited {result.returncode}: {result.stdout.strip()[:200]}")
-        return result.stdout
-    return run
+DISCOVER_EVERY_S = 30.0  # how often chips and configuration files that come and go are looked for
 
 
 class FanService:
-    """Reads, explains and keeps the history of every fan; ``read`` is called once per tick by the collector."""
+    """Reads, explains and keeps the history of every fan; ``read`` is called once per tick by the collector and
+    never waits for a source: each is read on its own clock (``app.collect.sources``)."""
 
     def __init__(self, sys_root: str = "/sys", etc_root: str = "/etc", bmc_run: BmcRun | str | None = None,
-                 bmc_every_s: float = 10.0, every_s: float = 5.0, clock: Callable[[], float] = time.monotonic):
+                 bmc_every_s: float = 10.0, every_s: float = 5.0, clock: Callable[[], float] = time.monotonic,
+                 threaded: bool = False, extra: Sequence[Source] = (), bmc_timeout_s: float = 10.0):
         self.sys_root, self.etc_root, self.every_s, self._clock = sys_root, etc_root, every_s, clock
+        self.threaded = threaded
         self.bmc_reason = bmc_run if isinstance(bmc_run, str) else None
-        self._bmc = BmcPoller(bmc_run, bmc_every_s) if callable(bmc_run) else None
-        self._hwmon: tuple[Fan, ...] = ()
-        self._hwmon_at = float("-inf")
-        self._declared: tuple[Declared, ...] = ()
-        self._declared_at = float("-inf")
-        self.config_errors: dict[str, str] = {}
+        fixed: list[Source] = [*extra]
+        if callable(bmc_run):
+            fixed.append(BmcSource(bmc_run, period_s=bmc_every_s, timeout_s=bmc_timeout_s + 2))
+        self._clocks: dict[str, SourceClock] = {}
+        for source in fixed:
+            self._start(source)
+        self._fixed = frozenset(self._clocks)
+        self._discovered_at = float("-inf")
         self._speeds: dict[str, deque[tuple[float, float]]] = {}
         self._temps: dict[str, deque[tuple[float, float]]] = {}
         self._fits: dict[str, Fit] = {}
         self._learned_at: dict[str, float] = {}
         self._off_since: dict[str, float] = {}
+        self._names: dict[str, str] = {}
+        if threaded:  # the sources start reading now, beside the backend's start
+            self._discover(clock())
 
-    def wait_for_bmc(self, timeout_s: float) -> bool:
-        """True once the BMC's first listing is in (a replay reads its captured listing this way)."""
+    def _start(self, source: Source) -> None:
+        self._clocks[source.key] = SourceClock(source, self._clock, threaded=self.threaded)
+
+    def wait_first(self, timeout_s: float) -> None:
+        """Until every source read once, or ``timeout_s`` (the collector's first tick, once, so that the first answer
+        has its fans; a replay reads its captures this way)."""
+        self._discover(self._clock())
         deadline = self._clock() + timeout_s
-        while self._bmc is not None and not self._bmc.latest and self._bmc.error is None and self._clock() < deadline:
-            time.sleep(0.01)
-        return self._bmc is not None and bool(self._bmc.latest)
+        for source_clock in list(self._clocks.values()):
+            source_clock.poll(self._clock())
+            source_clock.wait_first(deadline)
 
     def close(self) -> None:
-        if self._bmc is not None:
-            self._bmc.stop()
+        for source_clock in self._clocks.values():
+            source_clock.stop()
+
+    @property
+    def statuses(self) -> tuple[SourceStatus, ...]:
+        """Where each source stands now."""
+        now = self._clock()
+        return tuple(source_clock.status(now) for source_clock in list(self._clocks.values()))
+
+    @property
+    def config_errors(self) -> dict[str, str]:
+        """Why a fan daemon's configuration declares nothing: its path -> the reason."""
+        now = self._clock()
+        return {c.source.name: reason for c in list(self._clocks.values()) if isinstance(c.source, ConfigSource)
+                and (reason := c.status(now).reason)}
+
+    def problems(self) -> list[str]:
+        """The sources failing at the last read, each one line (for /api/health)."""
+        return [f"fan source {s.name}: {s.reason}" + (f"; its last reading is {s.age_s:.0f} s old" if s.age_s
+                                                        is not None else "")
+                for s in self.statuses if s.state == "failing"]
 
     def read(self, gpus: Sequence[GpuSample], host: HostSample) -> tuple[tuple[Fan, ...], tuple[AirSensor, ...]]:
         now = self._clock()
-        if now - self._hwmon_at >= self.every_s:
-            self._hwmon, self._hwmon_at = self._read_hwmon(), now
-        if now - self._declared_at >= LEARN_EVERY_S:
-            self._declared, self._declared_at = self._read_configs(), now
-        readings = self._bmc.latest if self._bmc is not None else []
-        if not readings and not self._hwmon and not any(g.fans for g in gpus):
+        self._discover(now)
+        found = self._gather(now)
+        if not found.fans and not any(g.fans for g in gpus):
             return (), ()  # a machine with no fan to read (a passive datacenter card, no BMC): done
-        fans = [*(f for g in gpus for f in g.fans), *self._hwmon, *bmc.fans(readings)]
-        air = tuple(AirSensor(role, r.name, r.value) for role, r in bmc.temperatures(readings) if r.value is not None)
-        temps = self._temperatures(gpus, host, air)
-        explained = tuple(self._explain(fan, temps, now) for fan in fans)
+        self._names = dict(found.names)
+        fans = [*(f for g in gpus for f in g.fans), *found.fans]
+        temps = self._temperatures(gpus, host, found.air, found.temperatures)
+        declared = found.declared
+        explained = tuple(self._explain(fan, temps, now, declared) for fan in fans)
         self._record(explained, temps, now)
         self._learn_one(now)
-        return explained, air
+        return explained, found.air
+
+    def temperatures(self) -> tuple[tuple[HostSensor, ...], dict[str, str]]:
+        """The machine's temperatures from its sources' latest readings (the host sample's, when the sources are
+        read on their own clocks): a failing source's are left out with the reason."""
+        now = self._clock()
+        self._discover(now)
+        found: list[HostSensor] = []
+        left_out: dict[str, str] = {}
+        for source_clock in list(self._clocks.values()):
+            status, reading = source_clock.status(now), source_clock.latest
+            if status.state == "failing":
+                left_out[source_clock.source.name] = f"not read: {status.reason}"
+            elif reading is not None:
+                found.extend(reading.temperatures)
+                left_out.update(reading.left_out)
+        return apart(found, left_out), left_out
 
     # -- reading ----------------------------------------------------------------------------
-    def _read_hwmon(self) -> tuple[Fan, ...]:
-        try:
-            return read_fans(self.sys_root)
-        except OSError as error:
-            log.warning("hwmon fans not read: %s", error)
-            return ()
+    def _discover(self, now: float) -> None:
+        """Start a clock for each hwmon chip and configuration file that appeared; stop those whose chip or file is
+        gone (a hot-unplugged device). A listing of folders, nothing read from a driver."""
+        if now - self._discovered_at < min(DISCOVER_EVERY_S, self.every_s or DISCOVER_EVERY_S):
+            return
+        self._discovered_at = now
+        wanted: dict[str, Source] = {}
+        for chip_dir in hwmon_chips(self.sys_root):
+            wanted[chip_dir.name] = ChipSource(chip_dir, period_s=self.every_s)
+        for config in config_sources(self.etc_root):
+            wanted[config.key] = config
+        for key in [k for k in self._clocks if k not in wanted and k not in self._fixed]:
+            self._clocks.pop(key).stop()
+        for key, source in wanted.items():
+            if key not in self._clocks:
+                self._start(source)
 
-    def _read_configs(self) -> tuple[Declared, ...]:
-        root = Path(self.etc_root)
-        readers = ((root / "fancontrol", lambda t: fandaemons.Read(fancontrol.parse(t))),
-                   (root / "thinkfan.yaml", fandaemons.thinkfan), (root / "thinkfan.conf", fandaemons.thinkfan),
-                   (root / "fan2go" / "fan2go.yaml", fandaemons.fan2go))
-        found: list[Declared] = []
-        self.config_errors = {}
-        for path, reader in readers:
-            try:
-                text = path.read_text(errors="replace")
-            except OSError:
+    def _gather(self, now: float) -> Reading:
+        """Every source's latest reading, merged: a failing source's fans are marked stale with their age, its
+        temperatures left out."""
+        fans: list[Fan] = []
+        temps: list[HostSensor] = []
+        air: list[AirSensor] = []
+        declared: list[Declared] = []
+        names: dict[str, str] = {}
+        for source_clock in list(self._clocks.values()):
+            source_clock.poll(now)
+            status, reading = source_clock.status(now), source_clock.latest
+            if reading is None:
                 continue
-            read = reader(text)
-            found.extend(read.declared)
-            if read.error:
-                self.config_errors[str(path)] = read.error
-        return tuple(found)
+            if status.state == "failing":
+                age = round(status.age_s or 0.0, 1)
+                fans.extend(replace(f, stale_s=age) for f in reading.fans)
+                continue
+            fans.extend(reading.fans)
+            if not isinstance(source_clock.source, ChipSource):  # the chips' are the host sample's, judged whole
+                temps.extend(reading.temperatures)
+            air.extend(reading.air)
+            declared.extend(reading.declared)
+            names.update(reading.names)
+        if any(f.id.startswith("hwmon:thinkpad/") for f in fans):  # the same fan as /proc/acpi/ibm/fan's
+            fans = [f for f in fans if not f.id.startswith("acpi:thinkpad/")]
+        return Reading(fans=tuple(fans), temperatures=tuple(temps), air=tuple(air), declared=tuple(declared),
+                       names=names)
 
     @staticmethod
-    def _temperatures(gpus: Sequence[GpuSample], host: HostSample, air: Sequence[AirSensor]
-                      ) -> dict[str, float]:
+    def _temperatures(gpus: Sequence[GpuSample], host: HostSample, air: Sequence[AirSensor],
+                      sources: Sequence[HostSensor] = ()) -> dict[str, float]:
         """Every temperature a fan could follow, by the name a person reads ("k10temp Tctl", "GPU 0", "BMC Inlet
         Temp"): its chip, a space, its label (``heat_of`` reads what heats it from the two)."""
         temps = {f"GPU {g.index}": g.temperature_c for g in gpus if g.temperature_c is not None}
-        for s in host.temperatures:
+        for s in (*sources, *host.temperatures):  # the host's last: what it judged (a junk input left out) wins
             temps[f"{s.chip} {s.label}"] = s.temperature_c
         for a in air:
             temps[f"BMC {a.label}"] = a.temperature_c
         return temps
 
     # -- explaining ---------------------------------------------------------------------------
-    def _declared_for(self, fan: Fan) -> Declared | None:
-        for d in self._declared:
+    @staticmethod
+    def _declared_for(fan: Fan, declared: Sequence[Declared]) -> Declared | None:
+        for d in declared:
             if d.chip == fan.chip and (f"fan{fan.channel}_input" in d.fans or (not d.fans and (
                     d.pwm == f"pwm{fan.channel}" or d.chip == "thinkpad"))):
                 return d
@@ -187,15 +209,12 @@ class FanService:
         if chip is None or source is None:
             return None
         index = source.removesuffix("_input")
-        for chip_dir in hwmon_chips(self.sys_root):
-            if read_text(chip_dir / "name") == chip:
-                return f"{chip} {read_text(chip_dir / f'{index}_label') or index}"
-        return f"{chip} {index}"
+        return self._names.get(f"{chip} {index}", f"{chip} {index}")
 
-    def _explain(self, fan: Fan, temps: dict[str, float], now: float) -> Fan:
+    def _explain(self, fan: Fan, temps: dict[str, float], now: float, declarations: Sequence[Declared]) -> Fan:
         if fan.dead:
             return replace(fan, state="dead")
-        declared = self._declared_for(fan)
+        declared = self._declared_for(fan, declarations)
         if declared is not None:
             name = self._sensor_name(declared.source_chip, declared.source)
             fan = replace(fan, source=declared.follows or name, source_from="declared",
@@ -254,6 +273,19 @@ class FanService:
         if learning:
             for name, celsius in temps.items():
                 self._temps.setdefault(name, deque(maxlen=keep)).append((now, celsius))
+        self._prune({fan.id for fan in fans}, now - LEARN_WINDOW_S)
+
+    def _prune(self, present: set[str], horizon: float) -> None:
+        """Forget the fans and temperatures gone for a learning window (a BMC that once listed thousands of fans
+        must not cost memory and time for ever)."""
+        gone = [fid for fid, points in self._speeds.items() if fid not in present and points[-1][0] < horizon]
+        for fid in gone:
+            for state in (self._speeds, self._fits, self._learned_at):
+                state.pop(fid, None)
+        for fid in [fid for fid in self._off_since if fid not in present]:
+            del self._off_since[fid]
+        for name in [name for name, points in self._temps.items() if points[-1][0] < horizon]:
+            del self._temps[name]
 
     def _learn_one(self, now: float) -> None:
         """Refit the fan whose fit is oldest, at most one a tick and each at most once a minute."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections.abc import Callable
 
 import psutil
 
@@ -72,6 +73,10 @@ class HostSampler:
         self.sys_root = sys_root  # FANWHY_HOST_SYS: the host's /sys, for a container or a test tree
         self._sensors_at = float("-inf")
         self._sensors: tuple[tuple[HostSensor, ...], dict[str, str]] = ((), {})
+        # where temperatures come from: read here, or (set by the collector) the fan service's sources, each chip
+        # on its own clock, so a chip that blocks holds no tick
+        self.sensors: Callable[[], tuple[tuple[HostSensor, ...], dict[str, str]]] = lambda: judged_temperatures(
+            self.sys_root)
         self.errors: tuple[str, ...] = ()  # what the last sample could not read, naming the file
         self.own_pids = own_pids()
         self._own_cpu = (time.monotonic(), own_ticks())
@@ -111,7 +116,7 @@ class HostSampler:
     def _read_sensors(self) -> tuple[tuple[HostSensor, ...], dict[str, str]]:
         reasons: dict[str, str] = {}
         try:
-            sensors, left_out = judged_temperatures(self.sys_root)
+            sensors, left_out = self.sensors()
             reasons.update({f"temperature {name}": why for name, why in left_out.items()})
         except OSError as error:
             sensors, reasons["temperatures"] = (), f"not readable: {_why(error)}"

@@ -16,13 +16,18 @@ Units as the kernel documents them: millidegrees Celsius, RPM, pwm 0-255.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.fan import Fan, FanControl
 from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature, pwm_percent
 from ..vendors.sysfs import asleep, read_int, read_text
+from .sources import Reading
 
 # The nct6775 driver's family (Documentation/hwmon/nct6775.rst): pwm_enable 2-5 name its automatic modes.
 _NCT6775 = re.compile(r"^nct(6106|6116|677[5-9]|679[1-9])$")
@@ -190,9 +195,15 @@ def _dead(chip_dir: Path, chip: str, n: int, rpm: int | None) -> str | None:
 
 
 def chips(sys_root: str | Path = "/sys") -> list[Path]:
-    """The hwmon chip directories under ``sys_root``, in the kernel's order (hwmon2 before hwmon10)."""
+    """The hwmon chip entries under ``sys_root``, in the kernel's order (hwmon2 before hwmon10; a name that is not
+    ``hwmon`` and digits last). What each is, a folder or not, is for its reader to find out."""
     base = Path(sys_root) / "class" / "hwmon"
-    return sorted(base.glob("hwmon*"), key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else 1 << 30)
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    found = [base / n for n in names if n.startswith("hwmon")]
+    return sorted(found, key=lambda p: int(p.name[5:]) if re.fullmatch(r"[0-9]+", p.name[5:]) else 1 << 30)
 
 
 def awake(chip_dir: Path) -> bool:
@@ -201,10 +212,40 @@ def awake(chip_dir: Path) -> bool:
     return not asleep(chip_dir / "device")
 
 
+@dataclass(frozen=True)
+class ChipSource:
+    """One hwmon chip as a fan source (``app.collect.sources``): its fans and temperatures, every ``period_s``. A
+    chip that vanished, loops or blocks fails alone."""
+
+    chip_dir: Path
+    period_s: float = 5.0
+    timeout_s: float = 3.0
+
+    @property
+    def key(self) -> str:
+        return self.chip_dir.name
+
+    @property
+    def name(self) -> str:
+        return f"hwmon chip {self.chip_dir.name}"
+
+    def read(self) -> Reading:
+        if not self.chip_dir.is_dir():
+            raise OSError(f"{self.chip_dir} is not a chip folder (gone, a loop, or not a folder)")
+        if not awake(self.chip_dir):
+            return Reading()
+        found, left_out, names = chip_temperatures(self.chip_dir)
+        return Reading(fans=read_chip(self.chip_dir), temperatures=found, left_out=left_out, names=names)
+
+
 def read_fans(sys_root: str | Path = "/sys") -> tuple[Fan, ...]:
     """Every fan under ``sys_root``/class/hwmon, chip by chip in the kernel's order (a sleeping device's are not
-    read)."""
-    return tuple(fan for chip in chips(sys_root) if awake(chip) for fan in read_chip(chip))
+    read; a chip that cannot be read is skipped)."""
+    fans: list[Fan] = []
+    for chip_dir in chips(sys_root):
+        with contextlib.suppress(OSError):
+            fans.extend(ChipSource(chip_dir).read().fans)
+    return tuple(fans)
 
 
 def read_temperatures(sys_root: str | Path = "/sys") -> tuple[HostSensor, ...]:
@@ -213,31 +254,47 @@ def read_temperatures(sys_root: str | Path = "/sys") -> tuple[HostSensor, ...]:
 
 
 def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor, ...], dict[str, str]]:
-    """The temperatures under ``sys_root``/class/hwmon that read real values, with their label, warning (``_max``)
-    and critical limits; and those left out, "chip label" -> why: an open thermistor's -70, 0 or 127 °C and up, or
-    a placeholder's -1 (``dead_temperature``), a reading at or above its own critical limit of 100 °C or more, an
-    input the driver marks faulted (``tempN_fault``), or 100 °C or more while every other sensor reads under 60 °C
-    (an unconnected Super-I/O input at 108-123 °C beside a CPU at 37 °C)."""
+    """The temperatures under ``sys_root``/class/hwmon that read real values, and those left out ("chip label" ->
+    why; ``chip_temperatures``), chip by chip; a chip that cannot be read is one reason, not the end of the rest."""
     found: list[HostSensor] = []
     left_out: dict[str, str] = {}
-    for chip_dir in filter(awake, chips(sys_root)):
-        chip = read_text(chip_dir / "name") or chip_dir.name
-        for n in _numbers(chip_dir, r"temp(\d+)_input"):
-            label, value = _temperature(chip_dir, n)
-            if value is None:
-                continue
-            high, critical = read_int(chip_dir / f"temp{n}_max"), read_int(chip_dir / f"temp{n}_crit")
-            sensor = HostSensor(chip=chip, label=label, temperature_c=value,
-                                high_c=high / 1000.0 if high and high > 0 else None,
-                                critical_c=critical / 1000.0 if critical and critical > 0 else None)
-            why = dead_temperature(value) or _past_critical(sensor)
-            if why is None and read_int(chip_dir / f"temp{n}_fault") == 1:
-                why = "the driver reports a fault on this input"
-            if why is not None:
-                left_out[f"{chip} {label}"] = why
-            else:
-                found.append(sensor)
-    return _apart(found, left_out), left_out
+    for chip_dir in chips(sys_root):
+        try:
+            reading = ChipSource(chip_dir).read()
+        except OSError as error:
+            left_out[chip_dir.name] = f"not read: {error}"
+            continue
+        found.extend(reading.temperatures)
+        left_out.update(reading.left_out)
+    return apart(found, left_out), left_out
+
+
+def chip_temperatures(chip_dir: Path) -> tuple[tuple[HostSensor, ...], dict[str, str], dict[str, str]]:
+    """The temperatures of one chip that read real values, with their label, warning (``_max``) and critical
+    limits; those left out, "chip label" -> why: an open thermistor's -70, 0 or 127 °C and up, or a placeholder's
+    -1 (``dead_temperature``), a reading at or above its own critical limit of 100 °C or more, an input the driver
+    marks faulted (``tempN_fault``); and each input's name, "chip tempN" -> "chip label"."""
+    found: list[HostSensor] = []
+    left_out: dict[str, str] = {}
+    names: dict[str, str] = {}
+    chip = read_text(chip_dir / "name") or chip_dir.name
+    for n in _numbers(chip_dir, r"temp(\d+)_input"):
+        label, value = _temperature(chip_dir, n)
+        names[f"{chip} temp{n}"] = f"{chip} {label}"
+        if value is None:
+            continue
+        high, critical = read_int(chip_dir / f"temp{n}_max"), read_int(chip_dir / f"temp{n}_crit")
+        sensor = HostSensor(chip=chip, label=label, temperature_c=value,
+                            high_c=high / 1000.0 if high and high > 0 else None,
+                            critical_c=critical / 1000.0 if critical and critical > 0 else None)
+        why = dead_temperature(value) or _past_critical(sensor)
+        if why is None and read_int(chip_dir / f"temp{n}_fault") == 1:
+            why = "the driver reports a fault on this input"
+        if why is not None:
+            left_out[f"{chip} {label}"] = why
+        else:
+            found.append(sensor)
+    return tuple(found), left_out, names
 
 
 def _past_critical(sensor: HostSensor) -> str | None:
@@ -248,7 +305,7 @@ def _past_critical(sensor: HostSensor) -> str | None:
     return None
 
 
-def _apart(found: list[HostSensor], left_out: dict[str, str]) -> tuple[HostSensor, ...]:
+def apart(found: Sequence[HostSensor], left_out: dict[str, str]) -> tuple[HostSensor, ...]:
     """Leave out a reading of 100 °C or more while every other sensor of the machine reads under 60 °C: an input
     with nothing attached (108-127 °C) beside a CPU at 37 °C, not heat."""
     kept = []

@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # a terminal answer writes no history: sqlite3 stays unloaded
     from ..store.history import History
 
 log = logging.getLogger(__name__)
+FIRST_FANS_S = 1.0  # the first tick waits this long at most for the fan sources' first readings
 
 
 GpuEventKey = tuple["int | None", str, int]  # (GPU index, kind, code)
@@ -97,6 +98,8 @@ class Monitor:
         if inspector.proc_root == Path(self.host.proc_root):  # the host reads /proc/stat after the processes
             inspector.machine_reading = lambda: self.host.busy_at_read
         self.fans = fans or FanService(sys_root=self.host.sys_root)
+        if self.fans.threaded:  # the chips are read on their own clocks: the host sample takes their latest
+            self.host.sensors = self.fans.temperatures
         self.min_tick_gap_s = min_tick_gap_s
         self._clock = clock
         self._wall = wall_clock
@@ -300,6 +303,8 @@ class Monitor:
             log.exception("process attribution failed")
             errors.append(f"processes: {type(error).__name__}: {error}")
         t2 = self._clock()
+        if self._tick == 0:  # once, at start: the first answer has its fans and temperatures (a source slower
+            self.fans.wait_first(FIRST_FANS_S)  # than this is "waiting" in /api/fans)
         try:
             host = self.host.sample()
             errors.extend(self.host.errors)
@@ -312,6 +317,7 @@ class Monitor:
         air: tuple[AirSensor, ...] = ()
         try:
             fans, air = self.fans.read(gpus, host)
+            errors.extend(self.fans.problems())
         except Exception as error:  # a fan source that fails costs the fans, never the snapshot
             log.exception("fans failed")
             errors.append(f"fans: {type(error).__name__}: {error}")

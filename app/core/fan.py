@@ -60,11 +60,13 @@ class Fan:
     alarm: str | None = None  # what is wrong (a BMC's critical status, a fan far from its target)
     dead: str | None = None
     state: FanState = "unknown"
+    stale_s: float | None = None  # its source is failing: this reading is that many seconds old, not live
     unsupported: Mapping[str, str] = field(default_factory=lambda: _NONE)
     name: str = field(init=False, default="")  # how a person names it, made from its label and chip
 
     def __post_init__(self) -> None:
         where = ("BMC" if self.chip == "bmc" else f"{self.chip} fan {self.channel}" if self.chip.startswith("GPU ")
+                 else self.chip if self.id.startswith("liquidctl:")  # a cooler names its own channels
                  else f"{self.chip} fan{self.channel}")  # "GPU 0 fan 0": NVML counts fans from 0
         object.__setattr__(self, "name", f"{self.label} ({where})" if self.label and self.label != where else where)
 

@@ -1,19 +1,16 @@
 """NVIDIA GPUs through ``nvidia-smi --query-*`` CSV, for machines where NVML is not usable from Python.
 
-Every run has a timeout; on expiry the whole process group is killed and reaped, so a hung
-nvidia-smi never freezes the collector or leaves a zombie. ``[N/A]`` and ``[Not Supported]`` become None.
+Every run has a timeout and a cap on its output (``app.core.bounded``), so a hung or flooding nvidia-smi never
+freezes the collector or leaves a zombie. ``[N/A]`` and ``[Not Supported]`` become None.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import os
 import shutil
-import signal
-import subprocess
-from dataclasses import dataclass
 
+from ..core.bounded import CommandError, run_bounded
 from ..core.model import GpuProcessUsage, GpuSample, frozen_map
 from .nvidia import decode_clocks_event_reasons
 
@@ -29,29 +26,6 @@ MIB = 1024 * 1024
 
 class NvidiaSmiError(Exception):
     """nvidia-smi is missing, failed, or timed out."""
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    stdout: str
-    returncode: int
-
-
-def run_bounded(argv: list[str], timeout_s: float) -> CommandResult:
-    """Run ``argv`` with a hard timeout; kill its whole process group when it expires."""
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True, stdin=subprocess.DEVNULL)
-    except OSError as error:
-        raise NvidiaSmiError(f"{argv[0]} could not start: {error}") from error
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()  # reap: no zombie left behind
-        raise NvidiaSmiError(f"{argv[0]} did not answer within {timeout_s:g} s and was killed") from None
-    return CommandResult(out, proc.returncode)
 
 
 def _value(cell: str) -> str | None:
@@ -75,7 +49,10 @@ class NvidiaSmi:
 
     def _query(self, kind: str, fields: tuple[str, ...]) -> list[list[str | None]]:
         argv = [self.binary, f"--query-{kind}={','.join(fields)}", "--format=csv,noheader,nounits"]
-        result = run_bounded(argv, self.timeout_s)
+        try:
+            result = run_bounded(argv, self.timeout_s)
+        except CommandError as error:
+            raise NvidiaSmiError(str(error)) from None
         if result.returncode != 0:
             first = (result.stdout.strip().splitlines() or ["no output"])[0]
             raise NvidiaSmiError(f"nvidia-smi exited with {result.returncode}: {first[:200]}")

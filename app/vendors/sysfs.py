@@ -12,9 +12,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.bounded import read_file
 from ..core.model import GpuSample, frozen_map
 from ..core.vocabulary import pwm_percent
 
+SYSFS_LIMIT = 65536  # a sysfs attribute is at most a page; 64 KiB leaves room for any architecture's page
 VENDORS = {0x1002: "amd", 0x8086: "intel", 0x10DE: "nvidia"}
 _CARD = re.compile(r"^card(\d+)$")
 
@@ -78,9 +80,10 @@ class PowerState:
 
 
 def read_text(path: Path) -> str | None:
-    """A sysfs file's value without its line break, or None when it cannot be read."""
+    """A sysfs file's value without its line break, or None when it cannot be read (a FIFO or anything but a
+    regular file in its place is not waited on, and at most 64 KiB is read: ``app.core.bounded``)."""
     try:
-        return path.read_text().strip()
+        return read_file(path, SYSFS_LIMIT).decode().strip()
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -123,7 +123,8 @@ def fans() -> Response:
     return jsonify({"timestamp": snap.timestamp, "count": len(rows),
                     "fans": to_json(rows),
                     "air": to_json(snap.air), "bmc": {"read": service.bmc_reason is None, "reason": service.bmc_reason},
-                    "configs": dict(service.config_errors)})
+                    "configs": dict(service.config_errors),
+                    "sources": [status.view() for status in service.statuses]})
 
 
 @bp.get("/gpu/processes")

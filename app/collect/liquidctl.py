@@ -1,0 +1,127 @@
+"""AIO coolers and fan hubs through ``liquidctl status`` (its ``--json`` or its text tree): a fan source.
+
+Each device lists speeds (``Fan 1 speed``, ``Fan speed 3``, ``Pump speed``: rpm), duties (``Fan 1 duty``: %) and a
+liquid or water temperature. What the cooler's firmware follows is not said; by design it is the liquid, and that
+is said as a guess. A pump does not stop while the cooler runs: a pump at 0 rpm is a speed liquidctl cannot read
+(or a failed pump), never "at rest". A fan channel at 0 rpm with no duty is an empty channel.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..core.bounded import run_bounded
+from ..core.fan import Fan
+from ..core.model import HostSensor
+from ..core.vocabulary import dead_temperature
+from .sources import Reading
+
+LiquidctlRun = Callable[[], str]
+_ROW = re.compile(r"^[├└│─\s]*([A-Za-z][\w .+/-]*?)\s{2,}(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
+_CHANNEL = re.compile(r"^(fan|pump)\s*(\d*)\s*(speed|duty)\s*(\d*)$", re.IGNORECASE)
+STALL_PERCENT = 20.0
+
+
+@dataclass
+class _Channel:
+    kind: str  # "fan" or "pump"
+    number: int
+    rpm: int | None = None
+    percent: float | None = None
+
+
+def parse(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
+    """(device, [(key, value, unit)]) from ``liquidctl status --json`` or its text tree."""
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        devices = json.loads(stripped)
+        return [(str(d.get("description", "liquidctl device")),
+                 [(str(s.get("key")), float(s["value"]), str(s.get("unit") or "")) for s in d.get("status", [])
+                  if isinstance(s, dict) and isinstance(s.get("value"), (int, float))])
+                for d in devices if isinstance(d, dict)]
+    found: list[tuple[str, list[tuple[str, float, str]]]] = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith(("#", "$", "ERROR", "··•")) or "liquidctl" in line.lower():
+            continue
+        tree = re.match(r"^\s*[├└]", line) is not None
+        match = _ROW.match(line) if tree else None
+        if match and found:
+            found[-1][1].append((match.group(1).strip(), float(match.group(2)), match.group(3) or ""))
+        elif not tree:
+            found.append((line.strip(), []))
+    # a post with several readings of one device: the last is the device as it was left
+    return list({name: (name, rows) for name, rows in found if rows}.values())
+
+
+def reading(devices: Iterable[tuple[str, list[tuple[str, float, str]]]]) -> Reading:
+    fans: list[Fan] = []
+    temps: list[HostSensor] = []
+    for described, rows in devices:
+        device = re.sub(r"\s*\((?:experimental|broken|assuming [^)]*)\)", "", described).strip() or described
+        broken = "(broken)" in described
+        channels: dict[tuple[str, int], _Channel] = {}
+        liquid = None
+        for key, value, unit in rows:
+            match = _CHANNEL.match(key.strip())
+            if match:
+                kind, number = match.group(1).lower(), int(match.group(2) or match.group(4) or 0)
+                channel = channels.setdefault((kind, number), _Channel(kind, number))
+                if match.group(3).lower() == "speed":
+                    channel.rpm = round(value) if 0 <= value <= 30_000 else None
+                elif 0 <= value <= 100:
+                    channel.percent = value
+            elif unit in ("°C", "C") and "temperature" in key.lower() and dead_temperature(value) is None:
+                liquid = liquid or key
+                temps.append(HostSensor(chip=device, label=key, temperature_c=value))
+        fans.extend(_fan(device, c, f"{device} {liquid}" if liquid else None, broken) for c in channels.values())
+    return Reading(fans=tuple(fans), temperatures=tuple(temps))
+
+
+def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fan:
+    label = "Pump" if channel.kind == "pump" else f"Fan {channel.number}" if channel.number else "Fan"
+    alarm = dead = None
+    if channel.rpm == 0 and channel.kind == "pump":
+        alarm = ("reads 0 rpm: a pump does not stop while the cooler runs; liquidctl cannot read this pump's speed, "
+                 "or the pump failed (is the liquid cooling?)")
+    elif channel.rpm == 0 and (channel.percent or 0) >= STALL_PERCENT:
+        alarm = (f"reads 0 rpm at {channel.percent:.0f} % duty: stalled, or its tachometer does not report "
+                 "(check it by ear or by its temperatures)")
+    elif channel.rpm == 0 and channel.percent is None:
+        dead = "0 rpm: no fan on this channel (or a stopped one)"
+    return Fan(id=f"liquidctl:{device}/{label}", chip=device, channel=channel.number, label=label, rpm=channel.rpm,
+               percent=channel.percent, control="unknown", controller="the cooler's firmware" + (
+                   " (liquidctl marks this device broken: it reads it, but cannot set it)" if broken else ""),
+               source=source, source_from="design" if source else None, cools="the liquid loop", alarm=alarm,
+               dead=dead)
+
+
+@dataclass(frozen=True)
+class LiquidctlSource:
+    """``liquidctl status --json`` (or a capture) as a fan source (``app.collect.sources``)."""
+
+    run: LiquidctlRun
+    period_s: float = 10.0
+    timeout_s: float = 12.0
+    key: str = "liquidctl"
+    name: str = "liquidctl status"
+
+    def read(self) -> Reading:
+        return reading(parse(self.run()))
+
+
+def command(timeout_s: float = 10.0) -> LiquidctlRun | None:
+    """A runner of ``liquidctl status --json`` (bounded in time and output) when the command exists."""
+    binary = shutil.which("liquidctl")
+    if binary is None:
+        return None
+
+    def run() -> str:
+        result = run_bounded([binary, "status", "--json"], timeout_s)
+        if result.returncode != 0:
+            raise OSError(f"liquidctl exited {result.returncode}: {result.stdout.strip()[:200]}")
+        return result.stdout
+    return run
