@@ -17,7 +17,7 @@ from typing import TextIO
 from ..collect.captures import Unreadable, load
 from ..collect.fans import FanService
 from ..collect.registry import registered
-from ..collect.serialize import fan_view, to_json
+from ..collect.serialize import to_json
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..verdict.fanchain import fan_answer
 from .terminal import clean, fan_table
@@ -59,7 +59,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
     sentence, also = fan_answer(snap)
     if as_json:
         out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
-                              "fans": [fan_view(f) for f in snap.fans],
+                              "fans": to_json(list(snap.fans)), "air": to_json(list(snap.air)),
                               "temperatures": to_json(list(snap.host.temperatures)),
                               "left_out": dict(snap.host.unsupported)}) + "\n")
         return 0

@@ -189,6 +189,9 @@ def idle_fans(fans: Sequence[Fan]) -> str:
     if lead.state == "unknown" and lead.rpm == 0:
         return (f"The {lead.name} reads 0 RPM and no duty is read: at rest, or its tachometer does not report "
                 "(some embedded controllers never fill it); which cannot be said from here.")
+    if lead.percent == 0 and not lead.rpm and not lead.stopped:
+        return (f"The {lead.name} reads {lead.speed}: stopped by fan-stop, or a driver that does not report the fan; "
+                "which cannot be said without the card's temperature and load.")
     if lead.state == "unknown":
         return f"The {lead.name}'s speed is not read."
     return (f"The {lead.name} runs at {lead.speed}; no idle floor is known for it, so whether that is its idle speed "
@@ -271,5 +274,13 @@ def fan_answer(snap: Snapshot) -> tuple[str, list[str]]:
     full = [c for c in causes if c.kind == "fan_fault" and "full speed while" in (c.summary or "")]
     order = [*full, *(c for c in causes if c.kind == "fan"), *(c for c in causes if c not in full and c.kind != "fan")]
     if not order:
+        passive = [g for g in snap.gpus if g.passively_cooled]
+        if passive and not any(f.state != "dead" for f in snap.fans):
+            one = len(passive) == 1
+            which = f"GPU {passive[0].index} ({passive[0].name})" if one else \
+                f"GPUs {', '.join(str(g.index) for g in passive)}"
+            return (f"{which} {'has' if one else 'have'} no fan of {'its' if one else 'their'} own (passively "
+                    f"cooled): the chassis fans cool {'it' if one else 'them'}, and no chassis fan is read here (a "
+                    "server's BMC lists them: ipmitool sdr)."), []
         return idle_fans(snap.fans), []
     return order[0].summary or "", [c.summary or "" for c in order[1:]]
