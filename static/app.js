@@ -63,8 +63,13 @@
 
   // A fan's speed and state in words: "rests (fan-stop)", "31 % · at its 30 % floor", "65 % (target 65 %)".
   function fanText(fan) {
+    const stale = fan.stale_s ? " (last read " + Math.round(fan.stale_s) + " s ago: its source is failing)" : "";
+    return fanNow(fan) + stale;
+  }
+  function fanNow(fan) {
     if (fan.state === "stopped") return "rests (fan-stop)";
     if (fan.state === "failed" || fan.state === "off-target") return "FAULT: " + fan.alarm;
+    if (fan.state === "stalled") return "CHECK: " + fan.alarm;
     const speed = fan.percent !== null ? fmt(fan.percent, " %") + (fan.rpm ? " · " + fan.rpm + " RPM" : "")
       : fan.rpm !== null ? fan.rpm + " RPM" : "speed unknown";
     if (fan.state === "floor") return speed + " · at its " + (fan.floor_percent ? fmt(fan.floor_percent, " % ") : "") + "floor";

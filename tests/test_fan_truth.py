@@ -42,7 +42,7 @@ def test_an_amdgpu_fan_at_0_rpm_under_duty_is_stalled_or_unreported_never_at_res
     root = amdgpu(tmp_path, pwm1="112", fan1_target="0")
     state = with_fans(snap([make_gpu(util=0, temp=61, power=40, fan=None)]), root, tmp_path, HOT_CARD)
     (fan,) = state.fans
-    assert fan.state == "failed" and not fan.stopped and fan.target_rpm is None
+    assert fan.state == "stalled" and not fan.stopped and fan.target_rpm is None
     assert "reads 0 RPM at 44 % duty: stalled, or its tachometer does not report" in (fan.alarm or "")
     headline = explain(state).headline
     assert "rest" not in headline and "stalled, or its tachometer does not report" in headline, headline

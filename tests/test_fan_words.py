@@ -52,9 +52,9 @@ def test_a_fans_name(fan: Fan, name: str) -> None:
     (Fan("a", "c", 1, None, rpm=4750, max_rpm=5000), "full"),
     (Fan("a", "c", 1, None, rpm=4749, max_rpm=5000), "running"),
     (Fan("a", "c", 1, None, rpm=4749, max_rpm=0), "running"),
-    (Fan("a", "c", 1, None, percent=50, alarm="full speed while x is at 30 °C"), "full"),
-    (Fan("a", "c", 1, None, percent=50, alarm="off target: 400 RPM"), "off-target"),
-    (Fan("a", "c", 1, None, percent=50, alarm="the BMC reports it critical"), "failed"),
+    (Fan("a", "c", 1, None, percent=50, alarm="full speed while x is at 30 °C", alarm_kind="no-heat"), "full"),
+    (Fan("a", "c", 1, None, percent=50, alarm="off target: 400 RPM", alarm_kind="off-target"), "off-target"),
+    (Fan("a", "c", 1, None, percent=50, alarm="the BMC reports it critical", alarm_kind="failed"), "failed"),
 ])
 def test_fan_state_at_its_edges(fan: Fan, state: str) -> None:
     assert fan_state(fan) == state

@@ -91,8 +91,8 @@ def test_cooler_targets_in_words() -> None:
 
 @pytest.mark.parametrize(("fan", "state"), [
     (Fan("a", "c", 1, None, dead="0 RPM"), "dead"),
-    (Fan("a", "c", 1, None, percent=50, alarm="the BMC reports it critical"), "failed"),
-    (Fan("a", "c", 1, None, percent=50, alarm="off target: 40 % short"), "off-target"),
+    (Fan("a", "c", 1, None, percent=50, alarm="the BMC reports it critical", alarm_kind="failed"), "failed"),
+    (Fan("a", "c", 1, None, percent=50, alarm="off target: 40 % short", alarm_kind="off-target"), "off-target"),
     (Fan("a", "c", 1, None, percent=0, stopped=True), "stopped"),
     (Fan("a", "c", 1, None, percent=95), "full"),
     (Fan("a", "c", 1, None, percent=94, floor_percent=30), "running"),

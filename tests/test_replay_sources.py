@@ -70,7 +70,7 @@ def test_a_thinkpads_ec_level_and_a_speed_it_does_not_report(tmp_path: Path) -> 
     """ThinkPad E-series: thinkfan holds level 3, the EC's speed stays 0 (its speed field is not a tachometer)."""
     answer = explained(corpus(tmp_path, "laptops-02"))
     (fan,) = answer["fans"]
-    assert fan["controller"].startswith("set by software (level 3 of 7") and fan["state"] == "failed"
+    assert fan["controller"].startswith("set by software (level 3 of 7") and fan["state"] == "stalled"
     assert "stalled, or this model's embedded controller does not report the speed" in answer["sentence"]
 
 
@@ -84,7 +84,7 @@ def test_liquidctl_text_pump_at_0_rpm_is_not_at_rest_and_empty_channels_are_dead
     answer = explained(corpus(tmp_path, "liquidctl-daemons-01"))
     states = {f["name"]: f["state"] for f in answer["fans"]}
     assert states == {"Fan 1 (Corsair H110i GT)": "dead", "Fan 2 (Corsair H110i GT)": "dead",
-                      "Pump (Corsair H110i GT)": "failed"}
+                      "Pump (Corsair H110i GT)": "stalled"}
     assert answer["sentence"].startswith("The Pump (Corsair H110i GT): reads 0 rpm: a pump does not stop")
     assert {t["label"] for t in answer["temperatures"]} == {"Liquid temperature"}
 
@@ -95,7 +95,7 @@ def test_liquidctl_json_and_its_guessed_source() -> None:
     pump = fans["Pump (NZXT Kraken X (X53, X63 or X73))"]
     assert (pump["rpm"], pump["percent"]) == (1992, 60.0)
     assert pump["source"] == "NZXT Kraken X (X53, X63 or X73) Liquid temperature"
-    assert fans["Fan 1 (NZXT Smart Device V2)"]["state"] == "failed"  # 0 rpm at 40 % duty: stalled or unreported
+    assert fans["Fan 1 (NZXT Smart Device V2)"]["state"] == "stalled"  # 0 rpm at 40 % duty: stalled or unreported
     assert fans["Fan 3 (NZXT Smart Device V2)"]["state"] == "dead"  # 0 rpm, no duty: an empty channel
 
 

@@ -47,14 +47,13 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: frozense
     return [line(header), *(line(r) for r in rows)]
 
 
-_STATE_WORDS = {"stopped": "rest", "full": "full", "failed": "FAILED", "off-target": "OFF TARGET"}
+_STATE_WORDS = {"stopped": "rest", "full": "full", "failed": "FAILED", "stalled": "STALLED?", "off-target": "OFF TARGET"}
 
 
 def fan_cell(fan: Fan) -> str:
     """A fan's speed and state in a cell: "rest", "31 % floor", "65 % (1,400 RPM)", "1,850 RPM", "full", "FAILED"."""
-    if fan.state in _STATE_WORDS:
-        return _STATE_WORDS[fan.state]
-    return f"{fan.speed} floor" if fan.state == "floor" else fan.speed
+    word = _STATE_WORDS.get(fan.state) or (f"{fan.speed} floor" if fan.state == "floor" else fan.speed)
+    return f"{word} (stale {fan.stale_s:.0f} s)" if fan.stale_s else word
 
 
 def _fan_column(gpu: GpuSample, fans: Sequence[Fan]) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..core.bounded import run_bounded
-from ..core.fan import AirSensor, Fan
+from ..core.fan import AirSensor, AlarmKind, Fan
 from ..core.vocabulary import dead_temperature
 from .sources import Reading as SourceReading
 
@@ -83,8 +83,11 @@ def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
         dead = "no reading: no fan in this slot (or the BMC disabled it)" if r.value is None else None
         alarm = {"cr": "the BMC reports it critical (a failed or missing fan)",
                  "nc": "the BMC reports it past a warning threshold"}.get(r.status)
+        kinds: dict[str, AlarmKind] = {"cr": "failed", "nc": "warning"}
+        kind = kinds.get(r.status) if dead is None else None
         found.append(Fan(id=f"bmc:{r.name}", chip="bmc", channel=n + 1, label=r.name, rpm=rpm, percent=percent,
                          control="automatic", controller="the BMC", alarm=alarm if dead is None else None,
+                         alarm_kind=kind,
                          dead=dead))
     return tuple(found)
 

@@ -17,9 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.fan import Fan
 from ..core.model import GpuSample
-from . import bmc, liquidctl
+from . import bmc, liquidctl, nvidia_captures
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
@@ -60,8 +59,7 @@ def load(paths: list[Path], into: Path) -> Replay:
         # ThinkPad's /proc/acpi/ibm/fan or liquidctl's status beside it, which are read as well
         config = _config(text, replay.etc_root)
         main = _listing(text, chips) or _sensors_json(text, chips) or _sensors_text(text, chips) \
-            or _ipmitool(text, replay) or _nvidia_smi(text, replay) or _nvidia_smi_xml(text, replay) \
-            or _nvidia_smi_q(text, replay) or _nvidia_settings(text, replay) or _ipmiutil(text, replay)
+            or _ipmitool(text, replay) or _nvidia(text, replay) or _ipmiutil(text, replay)
         found = [k for k in (main, config, _thinkpad(text, replay), _liquidctl(text, replay)) if k]
         kind = " + ".join(found) or None
         if kind is None:
@@ -247,43 +245,14 @@ def _ipmitool(text: str, replay: Replay) -> str | None:
     return "ipmitool listing"
 
 
-_SMI_NAME = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s*\|")
-_SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A)\s+(\d+)C\s+(P\d+|N/A)\s+(\d+|N/A)W?\s*/\s*(\d+|N/A)W?\s*\|"
-                          r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(\d+|N/A)%?")
 
-
-def _nvidia_smi(text: str, replay: Replay) -> str | None:
-    """``nvidia-smi``'s table: each card's name, fan (N/A: none of its own), temperature, power and utilization."""
-    if "NVIDIA-SMI" not in text:
-        return None
-    pending: tuple[int, str] | None = None
-    for line in text.splitlines():
-        name = _SMI_NAME.match(line)
-        if name:
-            pending = (int(name.group(1)), name.group(2).strip())
-            continue
-        numbers = _SMI_NUMBERS.match(line)
-        if numbers and pending is not None:
-            replay.gpus.append(_card(*pending, numbers.groups()))
-            pending = None
-    return "nvidia-smi table" if replay.gpus else None
-
-
-def _card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
-    fan, temp, pstate, power, limit, used, total, util = cells
-
-    def number(text: str | None) -> float | None:
-        return float(text.rstrip("%")) if text and text[0].isdigit() else None
-
-    percent = number(fan)
-    fans = () if percent is None else (Fan(
-        id=f"nvidia-smi:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, percent=percent, gpu_index=index,
-        source="GPU", source_from="design", cools="the GPU", stopped=percent == 0,
-        unsupported={"stopped": "0 % with no target: fan-stop, or a card that reports 0 %"} if percent == 0 else {}),)
-    return GpuSample(vendor="nvidia", index=index, name=name, temperature_c=number(temp), pstate=pstate,
-                     power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),
-                     memory_used_bytes=int(number(used) or 0) << 20, memory_total_bytes=int(number(total) or 0) << 20,
-                     fan_speed_percent=percent, fans=fans, passively_cooled=percent is None)
+def _nvidia(text: str, replay: Replay) -> str | None:
+    """nvidia-smi's table, -q -x or -q, or nvidia-settings -q (app.collect.nvidia_captures)."""
+    try:
+        return nvidia_captures.table(text, replay.gpus) or nvidia_captures.xml(text, replay.gpus) \
+            or nvidia_captures.query(text, replay.gpus) or nvidia_captures.settings(text, replay.gpus)
+    except ValueError as error:
+        raise Unreadable(str(error)) from None
 
 
 def _thinkpad(text: str, replay: Replay) -> str | None:
@@ -312,108 +281,6 @@ def _liquidctl(text: str, replay: Replay) -> str | None:
         return None
     replay.liquidctl = text
     return "liquidctl status"
-
-
-def _cells(fan: str | None, temp: str | None, pstate: str | None, power: str | None, limit: str | None,
-           used: str | None, total: str | None, util: str | None) -> tuple[str | None, ...]:
-    """nvidia-smi's values ("30 %", "45 C", "20.50 W", "8192 MiB") as its table's cells ("30%", "45", "20", ...)."""
-    def first(text: str | None) -> str | None:
-        word = (text or "").strip().split(" ")[0]
-        return word if word[:1].isdigit() else None
-    percent = first(fan)
-    return (f"{percent}%" if percent else None, first(temp), (pstate or "").strip() or None, first(power),
-            first(limit), first(used) or "0", first(total) or "0", first(util))
-
-
-def _nvidia_smi_xml(text: str, replay: Replay) -> str | None:
-    """``nvidia-smi -q -x``: each <gpu>'s name, fan, temperature, power and utilization. A document that declares
-    entities is refused (nvidia-smi writes none; an entity can expand to gigabytes)."""
-    if "<nvidia_smi_log" not in text:
-        return None
-    if "<!ENTITY" in text:
-        raise Unreadable("an nvidia-smi -q -x capture that declares XML entities: nvidia-smi writes none; not read")
-    import xml.etree.ElementTree as ElementTree
-
-    try:
-        root = ElementTree.fromstring(text[text.index("<nvidia_smi_log"):text.rindex("</nvidia_smi_log>") + 17])
-    except (ValueError, ElementTree.ParseError) as error:
-        raise Unreadable(f"an nvidia-smi -q -x capture that is not whole XML ({error})") from None
-    for index, gpu in enumerate(root.iter("gpu")):
-        def value(*paths: str, gpu: ElementTree.Element = gpu) -> str | None:
-            return next((found.text for p in paths if (found := gpu.find(p)) is not None and found.text
-                         and found.text[:1].isdigit()), None)
-        minor = value("minor_number")
-        name = gpu.find("product_name")
-        replay.gpus.append(_card(int(minor) if minor and minor.isdigit() else index,
-                                 name.text if name is not None and name.text else "NVIDIA GPU", _cells(
-            value("fan_speed"), value("temperature/gpu_temp"), gpu.findtext("performance_state"),
-            value(*(f"{group}/{field}" for group in ("gpu_power_readings", "power_readings")
-                    for field in ("power_draw", "average_power_draw", "instant_power_draw"))),
-            value("gpu_power_readings/current_power_limit", "power_readings/power_limit",
-                  "power_readings/current_power_limit"),
-            value("fb_memory_usage/used"), value("fb_memory_usage/total"), value("utilization/gpu_util"))))
-    return "nvidia-smi -q -x" if replay.gpus else None
-
-
-def _nvidia_smi_q(text: str, replay: Replay) -> str | None:
-    """``nvidia-smi -q`` text: one block per "GPU 00000000:01:00.0" line, its values by their names."""
-    if not re.search(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d", text, re.MULTILINE) or \
-            "Product Name" not in text:
-        return None
-    for index, block in enumerate(re.split(r"^GPU [0-9A-Fa-f:.]+\s*$", text, flags=re.MULTILINE)[1:]):
-        values: dict[str, str] = {}
-        section = ""
-        for line in block.splitlines():
-            name, sep, rest = line.partition(":")
-            if not sep:
-                section = line.strip()
-            elif (key := name.strip()) and f"{section}/{key}" not in values:
-                values[f"{section}/{key}"] = rest.strip()
-                values.setdefault(key, rest.strip())
-        replay.gpus.append(_card(index, values.get("Product Name", "NVIDIA GPU"), _cells(
-            values.get("Fan Speed"), values.get("GPU Current Temp"), values.get("Performance State"),
-            values.get("Power Draw") or values.get("Average Power Draw") or values.get("Instantaneous Power Draw"),
-            values.get("Current Power Limit") or values.get("Power Limit"), values.get("FB Memory Usage/Used"),
-            values.get("FB Memory Usage/Total"), values.get("Utilization/GPU") or values.get("Utilization/Gpu"))))
-    return "nvidia-smi -q" if replay.gpus else None
-
-
-_SETTING = re.compile(r"Attribute '(\w+)' \([^)\[]*\[(gpu|fan):(\d+)\]\):\s*(-?\d+)")
-
-
-def _nvidia_settings(text: str, replay: Replay) -> str | None:
-    """``nvidia-settings -q``: each fan's GPUCurrentFanSpeed (%), GPUCurrentFanSpeedRPM and GPUTargetFanSpeed, the
-    GPU's GPUCoreTemp and GPUFanControlState (1: set by software). Fans belong to GPU 0 (nvidia-settings does not
-    say which card a fan is on; one card is the case people post)."""
-    found = _SETTING.findall(text)
-    if not any(name.startswith("GPU") and "Fan" in name for name, *_ in found):
-        return None
-    fans: dict[int, dict[str, int]] = {}
-    gpu: dict[str, int] = {}
-    for name, target, number, value in found:
-        if target == "fan":
-            fans.setdefault(int(number), {})[name] = int(value)
-        elif int(number) == 0:
-            gpu[name] = int(value)
-    manual = gpu.get("GPUFanControlState") == 1
-    controller = ("set by software (GPUFanControlState 1: nvidia-settings, or a fan daemon)" if manual
-                  else "the card's firmware" if "GPUFanControlState" in gpu else None)
-    entries = []
-    for n, attrs in sorted(fans.items()):
-        percent, rpm = attrs.get("GPUCurrentFanSpeed"), attrs.get("GPUCurrentFanSpeedRPM")
-        target = attrs.get("GPUTargetFanSpeed")
-        entries.append(Fan(id=f"nvidia-settings:0/fan{n}", chip="GPU 0", channel=n, label=None,
-                           percent=float(percent) if percent is not None and 0 <= percent <= 100 else None,
-                           rpm=rpm if rpm is not None and 0 <= rpm <= 30_000 else None,
-                           target_percent=float(target) if target is not None and 0 <= target <= 100 else None,
-                           gpu_index=0, source="GPU", source_from="design", cools="the GPU",
-                           control="manual" if manual else "automatic" if controller else "unknown",
-                           controller=controller))
-    temp = gpu.get("GPUCoreTemp")
-    replay.gpus.append(GpuSample(vendor="nvidia", index=0, name="NVIDIA GPU (nvidia-settings)",
-                                 temperature_c=float(temp) if temp is not None else None, fans=tuple(entries),
-                                 fan_speed_percent=entries[0].percent if entries else None))
-    return "nvidia-settings -q"
 
 
 _IPMIUTIL = re.compile(r"^[0-9a-f]{4} SDR \w+ .*? snum [0-9a-f]{2} (.+?)\s*= [0-9a-f]{2} (\S+)\s+(-?\d+(?:\.\d+)?) "

@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, Fan, fan_state
+from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, AlarmKind, Fan, fan_state
 from ..core.model import GpuSample, HostSample, HostSensor
 from .bmc import BmcRun, BmcSource
 from .fancontrol import Declared
@@ -216,11 +216,7 @@ class FanService:
             return replace(fan, state="dead")
         declared = self._declared_for(fan, declarations)
         if declared is not None:
-            name = self._sensor_name(declared.source_chip, declared.source)
-            fan = replace(fan, source=declared.follows or name, source_from="declared",
-                          curve=declared.curve or fan.curve, floor_percent=declared.floor_percent or fan.floor_percent,
-                          controller=f"{declared.daemon} (its configuration under {self.etc_root})",
-                          source_c=temps.get(name) if name else None)
+            fan = self._as_declared(fan, declared, temps)
         elif fan.source and fan.source_from is None:  # the chip's own declaration (pwm_temp_sel)
             fan = replace(fan, source=f"{fan.chip} {fan.source}", source_from="declared")
         elif fan.gpu_index is not None:
@@ -235,11 +231,21 @@ class FanService:
                           floor_percent=fan.floor_percent or (fit.floor if fan.percent is not None else None))
         if fan.source in temps:
             fan = replace(fan, source_c=temps[fan.source])
-        fan = replace(fan, alarm=fan.alarm or self._health(fan, now))
+        if fan.alarm is None and (health := self._health(fan, now)) is not None:
+            fan = replace(fan, alarm=health[0], alarm_kind=health[1])
         return replace(fan, state=fan_state(fan))
 
-    def _health(self, fan: Fan, now: float) -> str | None:
-        """Far from its target longer than a spin-up, or at full speed while its source is cool."""
+    def _as_declared(self, fan: Fan, declared: Declared, temps: dict[str, float]) -> Fan:
+        """A fan as a daemon's configuration declares it: its source, curve, floor and the daemon as controller."""
+        name = self._sensor_name(declared.source_chip, declared.source)
+        return replace(fan, source=declared.follows or name, source_from="declared",
+                       curve=declared.curve or fan.curve, floor_percent=declared.floor_percent or fan.floor_percent,
+                       controller=f"{declared.daemon} (its configuration under {self.etc_root})",
+                       source_c=temps.get(name) if name else None)
+
+    def _health(self, fan: Fan, now: float) -> tuple[str, AlarmKind] | None:
+        """Far from its target longer than a spin-up, or at full speed while its source is cool: the words and
+        the kind."""
         off = None
         if fan.target_rpm and fan.rpm is not None and not fan.stopped:
             gap = abs(fan.rpm - fan.target_rpm)
@@ -250,12 +256,12 @@ class FanService:
         else:
             since = self._off_since.setdefault(fan.id, now)
             if now - since >= SPIN_UP_S:
-                return f"{off} for {now - since:.0f} s (blocked, or failing)"
+                return f"{off} for {now - since:.0f} s (blocked, or failing)", "off-target"
         cool = fan.curve[0][0] if fan.curve else COOL_C
         full = (fan.percent is not None and fan.percent >= FULL_PERCENT) or fan.control == "full-speed"
         if full and fan.source_c is not None and fan.source_c < cool:
             how = "no control (pwm_enable 0)" if fan.control == "full-speed" else "a manual override or lost control"
-            return f"full speed while {fan.source} is at {fan.source_c:.0f} °C: {how}"
+            return f"full speed while {fan.source} is at {fan.source_c:.0f} °C: {how}", "no-heat"
         return None
 
     # -- learning ----------------------------------------------------------------------------

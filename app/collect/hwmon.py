@@ -153,6 +153,7 @@ def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
                percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"),
                max_rpm=read_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, stopped=stopped, alarm=alarm,
+               alarm_kind="stalled" if alarm else None,
                dead=_dead(chip_dir, chip, n, rpm), unsupported=frozen_map(unsupported))
 
 

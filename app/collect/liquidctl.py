@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..core.bounded import run_bounded
-from ..core.fan import Fan
+from ..core.fan import AlarmKind, Fan
 from ..core.model import HostSensor
 from ..core.vocabulary import dead_temperature
 from .sources import Reading
@@ -84,10 +84,13 @@ def reading(devices: Iterable[tuple[str, list[tuple[str, float, str]]]]) -> Read
 def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fan:
     label = "Pump" if channel.kind == "pump" else f"Fan {channel.number}" if channel.number else "Fan"
     alarm = dead = None
+    kind: AlarmKind | None = None
     if channel.rpm == 0 and channel.kind == "pump":
+        kind = "stalled"
         alarm = ("reads 0 rpm: a pump does not stop while the cooler runs; liquidctl cannot read this pump's speed, "
                  "or the pump failed (is the liquid cooling?)")
     elif channel.rpm == 0 and (channel.percent or 0) >= STALL_PERCENT:
+        kind = "stalled"
         alarm = (f"reads 0 rpm at {channel.percent:.0f} % duty: stalled, or its tachometer does not report "
                  "(check it by ear or by its temperatures)")
     elif channel.rpm == 0 and channel.percent is None:
@@ -96,6 +99,7 @@ def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fa
                percent=channel.percent, control="unknown", controller="the cooler's firmware" + (
                    " (liquidctl marks this device broken: it reads it, but cannot set it)" if broken else ""),
                source=source, source_from="design" if source else None, cools="the liquid loop", alarm=alarm,
+               alarm_kind=kind,
                dead=dead)
 
 

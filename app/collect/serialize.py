@@ -102,7 +102,7 @@ def gpu_headline(gpu: GpuSample) -> JsonObject:
 
 
 FAN_SUMMARY = ("id", "name", "chip", "label", "rpm", "percent", "target_percent", "floor_percent", "state", "source",
-               "source_c", "source_from", "confidence", "gpu_index", "alarm")
+               "source_c", "source_from", "confidence", "gpu_index", "alarm", "alarm_kind", "stale_s")
 
 
 def fan_view(fan: Fan) -> JsonObject:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.bounded import read_text_file
-from ..core.fan import Fan, FanControl
+from ..core.fan import AlarmKind, Fan, FanControl
 from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature
 from .sources import Reading
@@ -35,15 +35,17 @@ def parse_fan(text: str) -> Fan | None:
     unsupported = {} if rpm is not None else {"rpm": "no speed in /proc/acpi/ibm/fan"}
     control, controller, percent = _level(level)
     stopped, alarm = False, None
+    kind: AlarmKind | None = None
     if fields.get("status") == "disabled":
-        alarm = "thinkpad_acpi reports the fan disabled (status: disabled)"
+        alarm, kind = "thinkpad_acpi reports the fan disabled (status: disabled)", "disabled"
     elif rpm == 0 and level == "0":
         stopped = True
     elif rpm == 0 and level.isdigit():
+        kind = "stalled"
         alarm = (f"reads 0 RPM at level {level}: stalled, or this model's embedded controller does not report the "
                  "speed (check it by ear or by its temperatures)")
     return Fan(id="acpi:thinkpad/fan1", chip=CHIP, channel=1, label=None, rpm=rpm, percent=percent, control=control,
-               controller=controller, stopped=stopped, alarm=alarm, cools="the machine",
+               controller=controller, stopped=stopped, alarm=alarm, alarm_kind=kind, cools="the machine",
                unsupported=frozen_map(unsupported))
 
 

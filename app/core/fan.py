@@ -17,7 +17,14 @@ FanControl = Literal["full-speed", "manual", "automatic", "unknown"]
 # Where the source came from: the controller's own configuration (pwm_temp_sel, /etc/fancontrol, thinkfan, fan2go),
 # the hardware's design (a GPU's fan cools that GPU), or a fit of its history (app.collect.fanlearn).
 SourceFrom = Literal["declared", "design", "learned"]
-FanState = Literal["dead", "failed", "off-target", "stopped", "floor", "full", "running", "unknown"]
+FanState = Literal["dead", "failed", "stalled", "off-target", "stopped", "floor", "full", "running", "unknown"]
+# What is wrong with a fan that is there, as a kind the state and the verdict switch on (``alarm`` has the words):
+# failed (a BMC's critical status, a pump that reads 0), stalled (a tachometer at 0 while its duty asks for speed:
+# stalled, or a tachometer that does not report), off-target (far from its target past its spin-up), no-heat (full
+# speed while what it follows is cool), warning (a BMC's non-critical status), disabled (its driver says so).
+AlarmKind = Literal["failed", "stalled", "off-target", "no-heat", "warning", "disabled"]
+_STATE_OF_ALARM: Mapping[str, FanState] = MappingProxyType({
+    "stalled": "stalled", "off-target": "off-target", "no-heat": "full"})
 _NONE: Mapping[str, str] = MappingProxyType({})
 FULL_PERCENT = 95.0  # at or above this duty a fan is at full speed
 FLOOR_MARGIN = 3.0  # within this many points of its floor a fan is at its floor
@@ -57,7 +64,8 @@ class Fan:
     gpu_index: int | None = None  # the GPU it belongs to (a graphics card's own fan)
     cools: str | None = None  # what it cools, in words ("the GPU", "the chassis")
     stopped: bool = False  # at rest on purpose (zero-RPM idle, fan-stop), not failed
-    alarm: str | None = None  # what is wrong (a BMC's critical status, a fan far from its target)
+    alarm: str | None = None  # what is wrong, in words (a BMC's critical status, a fan far from its target)
+    alarm_kind: AlarmKind | None = None  # the same as a kind (``AlarmKind``): what the state and the verdict read
     dead: str | None = None
     state: FanState = "unknown"
     stale_s: float | None = None  # its source is failing: this reading is that many seconds old, not live
@@ -110,14 +118,12 @@ def source_guessed(fan: Fan) -> bool:
 
 
 def fan_state(fan: Fan) -> FanState:
-    """Where a fan stands, in a word: dead (not a fan), failed or off-target (``alarm``), stopped, at its floor,
-    at full speed, running; unknown without a speed."""
+    """Where a fan stands, in a word: dead (not a fan), failed, stalled or off-target (``alarm_kind``), stopped,
+    at its floor, at full speed, running; unknown without a speed."""
     if fan.dead:
         return "dead"
-    if fan.alarm:
-        if fan.alarm.startswith("full speed"):
-            return "full"
-        return "off-target" if fan.alarm.startswith("off target") else "failed"
+    if fan.alarm_kind is not None:
+        return _STATE_OF_ALARM.get(fan.alarm_kind, "failed")
     if fan.stopped:
         return "stopped"
     if fan.percent is not None:

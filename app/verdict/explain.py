@@ -13,7 +13,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
-from .fanchain import chassis_clause, fan_causes, gpu_fan_clause, idle_fans
+from .fanchain import chassis_clause, fan_causes, gpu_fan_clause, idle_fans, no_heat
 from .words import label, short_command
 
 BUSY_UTIL_PERCENT = 20.0
@@ -320,7 +320,7 @@ def _idle(snap: Snapshot, causes: Sequence[Cause]) -> Verdict:
 def _chain(causes: Sequence[Cause]) -> Cause | None:
     """The cause that answers "why is my fan running": a fan at full speed for no heat (a fault that is the
     noise), else the loudest fan's chain."""
-    full = next((c for c in causes if c.kind == "fan_fault" and c.summary and "full speed while" in c.summary), None)
+    full = next((c for c in causes if no_heat(c)), None)
     return full or next((c for c in causes if c.kind == "fan"), None)
 
 

@@ -101,7 +101,7 @@ def _follows(fan: Fan, snap: Snapshot) -> str:
         inlet = next((a for a in snap.air if a.role == "inlet"), None)
         return f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else ""
     at = f" at {fan.source_c:.0f} °C" if fan.source_c is not None else ""
-    source = "the GPU" if fan.gpu_index is not None and fan.source == f"GPU {fan.gpu_index}" else fan.source
+    source = "the GPU" if fan.gpu_index is not None and fan.source_from == "design" else fan.source
     if source_guessed(fan):
         why = "the hottest of the card's sensors; the card does not say" if fan.chip in ("amdgpu", "radeon") \
             else "by design; nothing read says what sets its speed"
@@ -261,9 +261,15 @@ def fan_causes(snap: Snapshot) -> list[Cause]:
         if fan.alarm and fan.state != "dead":
             causes.append(Cause(kind="fan_fault", score=0.97, gpu_index=fan.gpu_index,
                                 summary=f"The {fan.name}: {fan.alarm}.",
-                                numbers=frozen_map({"fan": fan.id, "rpm": fan.rpm, "percent": fan.percent,
-                                                    "target_rpm": fan.target_rpm, "source_c": fan.source_c})))
+                                numbers=frozen_map({"fan": fan.id, "alarm": fan.alarm_kind, "rpm": fan.rpm,
+                                                    "percent": fan.percent, "target_rpm": fan.target_rpm,
+                                                    "source_c": fan.source_c})))
     return causes
+
+
+def no_heat(cause: Cause) -> bool:
+    """A fan at full speed while what it follows is cool: a fault that is the answer itself."""
+    return cause.kind == "fan_fault" and cause.numbers.get("alarm") == "no-heat"
 
 
 def fan_answer(snap: Snapshot) -> tuple[str, list[str]]:
@@ -271,16 +277,20 @@ def fan_answer(snap: Snapshot) -> tuple[str, list[str]]:
     full speed for no heat, else the loudest group, else a fan fault, else what the fans do at rest) and the other
     fan causes."""
     causes = sorted(fan_causes(snap), key=lambda c: -c.score)
-    full = [c for c in causes if c.kind == "fan_fault" and "full speed while" in (c.summary or "")]
+    full = [c for c in causes if no_heat(c)]
     order = [*full, *(c for c in causes if c.kind == "fan"), *(c for c in causes if c not in full and c.kind != "fan")]
     if not order:
-        passive = [g for g in snap.gpus if g.passively_cooled]
-        if passive and not any(f.state != "dead" for f in snap.fans):
-            one = len(passive) == 1
-            which = f"GPU {passive[0].index} ({passive[0].name})" if one else \
-                f"GPUs {', '.join(str(g.index) for g in passive)}"
-            return (f"{which} {'has' if one else 'have'} no fan of {'its' if one else 'their'} own (passively "
-                    f"cooled): the chassis fans cool {'it' if one else 'them'}, and no chassis fan is read here (a "
-                    "server's BMC lists them: ipmitool sdr)."), []
-        return idle_fans(snap.fans), []
+        return passive_cards(snap) or idle_fans(snap.fans), []
     return order[0].summary or "", [c.summary or "" for c in order[1:]]
+
+
+def passive_cards(snap: Snapshot) -> str | None:
+    """Cards with no fan of their own and no fan read beside them: the chassis fans cool them, unseen here."""
+    passive = [g for g in snap.gpus if g.passively_cooled]
+    if not passive or any(f.state != "dead" for f in snap.fans):
+        return None
+    one = len(passive) == 1
+    which = f"GPU {passive[0].index} ({passive[0].name})" if one else f"GPUs {', '.join(str(g.index) for g in passive)}"
+    return (f"{which} {'has' if one else 'have'} no fan of {'its' if one else 'their'} own (passively cooled): the "
+            f"chassis fans cool {'it' if one else 'them'}, and no chassis fan is read here (a server's BMC lists "
+            "them: ipmitool sdr).")
