@@ -40,8 +40,8 @@ def test_the_corpus_has_its_48_machines_with_their_sources() -> None:
 def test_an_ipmitool_listing_names_the_two_dead_rotors(tmp_path: Path) -> None:
     """Dell R320: Fan3B and Fan4B at 0 RPM with status cr, the other eight healthy."""
     answer = explained(capture(tmp_path, "servers-bmc-01"))
-    assert answer["sentence"] == "The Fan3B (BMC): the BMC reports it critical (a failed or missing fan)."
-    assert answer["also"] == ["The Fan4B (BMC): the BMC reports it critical (a failed or missing fan)."]
+    assert answer["sentence"] == "The Fan3B (BMC) at 0 RPM: the BMC reports it critical (a failed or missing fan)."
+    assert answer["also"] == ["The Fan4B (BMC) at 0 RPM: the BMC reports it critical (a failed or missing fan)."]
     states = {f["name"]: f["state"] for f in answer["fans"]}
     assert states["Fan3B (BMC)"] == states["Fan4B (BMC)"] == "failed"
     assert sum(s == "running" for s in states.values()) == 8

@@ -60,7 +60,7 @@ def test_nvidia_settings_zeros_are_not_called_at_rest_or_failed(tmp_path: Path) 
 
 def test_ipmiutil_sensor_lines_are_the_bmcs_fans_and_air() -> None:
     answer = explained(CAPTURES / "supermicro-ipmiutil-sensor.txt")
-    assert answer["sentence"] == "The FAN1 (BMC): the BMC reports it critical (a failed or missing fan)."
+    assert answer["sentence"] == "The FAN1 (BMC) at 500 RPM: the BMC reports it critical (a failed or missing fan)."
     assert {f["name"]: f["rpm"] for f in answer["fans"]} == {"FAN1 (BMC)": 500, "FAN2 (BMC)": 4300,
                                                              "FAN3 (BMC)": 4400}
     assert {a["label"] for a in answer["air"]} == {"CPU Temp", "System Temp"}

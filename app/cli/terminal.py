@@ -47,7 +47,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: frozense
     return [line(header), *(line(r) for r in rows)]
 
 
-_STATE_WORDS = {"stopped": "rest", "full": "full", "failed": "FAILED", "stalled": "STALLED?", "off-target": "OFF TARGET"}
+_STATE_WORDS = {"stopped": "rest", "full": "full", "failed": "FAILED", "stalled": "STALLED?",
+                "off-target": "OFF TARGET"}
 
 
 def fan_cell(fan: Fan) -> str:

@@ -306,16 +306,28 @@ def _past_critical(sensor: HostSensor) -> str | None:
     return None
 
 
+_PACKAGE_CHIPS = ("coretemp", "k10temp", "zenpower")  # a CPU's own sensors: the hottest part of an idle machine
+_GPU_CHIPS = ("amdgpu", "radeon", "nouveau", "i915", "xe")  # a GPU's junction reaches 100-110 °C for real
+
+
 def apart(found: Sequence[HostSensor], left_out: dict[str, str]) -> tuple[HostSensor, ...]:
-    """Leave out a reading of 100 °C or more while every other sensor of the machine reads under 60 °C: an input
-    with nothing attached (108-127 °C) beside a CPU at 37 °C, not heat."""
+    """Leave out readings of 100 °C or more that nothing else of the machine backs: every other sensor under 60 °C
+    (judged against the hottest reading under 100 °C, so two such inputs cannot vouch for each other), or, outside
+    a GPU, 40 °C or more above the CPU's own sensor (an EC's unused slots at 111 °C beside a CPU at 49 °C). Inputs
+    with nothing attached read 108-127 °C; they are not heat."""
+    real = [s.temperature_c for s in found if s.temperature_c < 100]
+    cpu = max((s.temperature_c for s in found if s.chip in _PACKAGE_CHIPS), default=None)
     kept = []
-    hottest = [*sorted((s.temperature_c for s in found), reverse=True)[:2], float("-inf"), float("-inf")]
     for sensor in found:
-        others = hottest[1] if sensor.temperature_c == hottest[0] else hottest[0]  # the hottest of the others
-        if sensor.temperature_c >= 100 and len(found) > 1 and others < 60:
-            left_out[f"{sensor.chip} {sensor.label}"] = (f"{sensor.temperature_c:g} °C while every other sensor reads "
-                                                         f"under 60 °C: an input with nothing attached")
+        why = None
+        if sensor.temperature_c >= 100 and real and max(real) < 60:
+            why = (f"{sensor.temperature_c:g} °C while every other sensor reads under 60 °C: an input with nothing "
+                   "attached")
+        elif sensor.temperature_c >= 100 and cpu is not None and sensor.temperature_c - cpu >= 40 and \
+                sensor.chip not in (*_GPU_CHIPS, *_PACKAGE_CHIPS):
+            why = f"{sensor.temperature_c:g} °C while the CPU reads {cpu:g} °C: an input with nothing attached"
+        if why:
+            left_out[f"{sensor.chip} {sensor.label}"] = why
         else:
             kept.append(sensor)
     return tuple(kept)

@@ -122,7 +122,7 @@ def fan_state(fan: Fan) -> FanState:
     at its floor, at full speed, running; unknown without a speed."""
     if fan.dead:
         return "dead"
-    if fan.alarm_kind is not None:
+    if fan.alarm_kind is not None and fan.alarm_kind != "warning":  # a warning leaves the fan's state to its speed
         return _STATE_OF_ALARM.get(fan.alarm_kind, "failed")
     if fan.stopped:
         return "stopped"

@@ -194,6 +194,9 @@ def idle_fans(fans: Sequence[Fan]) -> str:
                 "which cannot be said without the card's temperature and load.")
     if lead.state == "unknown":
         return f"The {lead.name}'s speed is not read."
+    if lead.control == "manual" and lead.source_from is None and lead.controller:
+        return (f"The {lead.name} runs at {lead.speed}, {lead.controller}: a level held by software, not one that "
+                "follows a temperature FanWhy reads.")
     return (f"The {lead.name} runs at {lead.speed}; no idle floor is known for it, so whether that is its idle speed "
             "cannot be said.")
 
@@ -260,11 +263,17 @@ def fan_causes(snap: Snapshot) -> list[Cause]:
     for fan in snap.fans:
         if fan.alarm and fan.state != "dead":
             causes.append(Cause(kind="fan_fault", score=0.97, gpu_index=fan.gpu_index,
-                                summary=f"The {fan.name}: {fan.alarm}.",
+                                summary=f"The {fan.name}{_reading(fan)}: {fan.alarm}.",
                                 numbers=frozen_map({"fan": fan.id, "alarm": fan.alarm_kind, "rpm": fan.rpm,
                                                     "percent": fan.percent, "target_rpm": fan.target_rpm,
                                                     "source_c": fan.source_c})))
     return causes
+
+
+def _reading(fan: Fan) -> str:
+    """" at 13,300 RPM" beside a BMC's or a driver's status, which does not say the reading itself."""
+    known = fan.rpm is not None or fan.percent is not None
+    return f" at {fan.speed}" if fan.alarm_kind in ("failed", "warning") and known else ""
 
 
 def no_heat(cause: Cause) -> bool:
@@ -280,7 +289,7 @@ def fan_answer(snap: Snapshot) -> tuple[str, list[str]]:
     full = [c for c in causes if no_heat(c)]
     order = [*full, *(c for c in causes if c.kind == "fan"), *(c for c in causes if c not in full and c.kind != "fan")]
     if not order:
-        return passive_cards(snap) or idle_fans(snap.fans), []
+        return passive_cards(snap) or idle_fans(snap.fans) + _hottest(snap), []
     return order[0].summary or "", [c.summary or "" for c in order[1:]]
 
 
@@ -294,3 +303,15 @@ def passive_cards(snap: Snapshot) -> str | None:
     return (f"{which} {'has' if one else 'have'} no fan of {'its' if one else 'their'} own (passively cooled): the "
             f"chassis fans cool {'it' if one else 'them'}, and no chassis fan is read here (a server's BMC lists "
             "them: ipmitool sdr).")
+
+
+def _hottest(snap: Snapshot) -> str:
+    """" The hottest temperature read is CPU Temp (BMC) at 45 °C." beside fans at rest or with no floor: whether
+    anything is hot, the other half of "why is my fan running"."""
+    readings = [(s.temperature_c, f"{s.label} ({s.chip})") for s in snap.host.temperatures]
+    readings += [(a.temperature_c, f"{a.label} (BMC)") for a in snap.air]
+    readings += [(g.temperature_c, f"GPU {g.index}") for g in snap.gpus if g.temperature_c is not None]
+    if not readings or not any(f.state != "dead" for f in snap.fans):
+        return ""
+    celsius, name = max(readings)
+    return f" The hottest temperature read is {name} at {celsius:.0f} °C."

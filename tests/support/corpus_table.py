@@ -7,10 +7,12 @@ from __future__ import annotations
 import io
 import json
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 from app.cli.replay import run
 from tests.support.corpus import blocks
+from tests.support.corpus_judgement import JUDGED
 
 DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "FAN-CORPUS.md"
 HEAD = """# The fan corpus, replayed
@@ -18,12 +20,16 @@ HEAD = """# The fan corpus, replayed
 Made by `python -m tests.support.corpus_table` (tests/test_replay.py fails when this page is out of date). Each row is
 one real machine of `tests/fixtures/fans/corpus/` (its source is in the file): what `fanwhy explain` says from the
 block's capture, beside what the thread established (`[from thread]`) or what a careful reading infers
-(`[inferred]`). A capture FanWhy does not read yet (nvidia-smi -q, nvidia-settings, liquidctl, ipmiutil, the ThinkPad's
-`/proc/acpi/ibm/fan`, tools' own logs) says so. Whether each sentence agrees with the answer is not judged on this
-page yet: read the two columns.
+(`[inferred]`), and a judgement: **agree** (it says what the thread established, or all the capture can show of it),
+**partly** (nothing false, but the thread's cause is missed), **disagree** (it says what the thread refutes), **not
+read** (a tool's own log or a shell session FanWhy does not read), **no answer** (the thread could not say). The
+judgements, with why, and what must stay true of each answer, are `tests/support/corpus_judgement.py`;
+`tests/test_corpus.py` checks them block by block.
 
-| block | machine | FanWhy says | the answer |
-|---|---|---|---|
+{counts}
+
+| block | machine | FanWhy says | the answer | judged |
+|---|---|---|---|---|
 """
 
 
@@ -43,8 +49,24 @@ def table() -> str:
             else:
                 said = "(not read: " + err.getvalue().split(": ", 2)[-1].split(" (")[0].strip() + ")"
             answer = f"{block.answer} [{block.established}]" if block.answer else "(nobody can say)"
-            rows.append(f"| {block.key} | {_cell(block.title)} | {_cell(said)} | {_cell(answer)} |")
-    return HEAD + "\n".join(rows) + "\n"
+            judged = JUDGED[block.key]
+            rows.append(f"| {block.key} | {_cell(block.title)} | {_cell(said)} | {_cell(answer)} | "
+                        f"{judged.verdict}: {_cell(judged.why)} |")
+    return HEAD.format(counts=counts()) + "\n".join(rows) + "\n"
+
+
+def counts() -> str:
+    """The judgements counted by what the thread established."""
+    lines = []
+    for established in ("from thread", "inferred"):
+        keys = [b.key for b in blocks() if b.established == established]
+        tally = Counter(JUDGED[k].verdict for k in keys)
+        read = len(keys) - tally["not read"]
+        lines.append(f"- `[{established}]`: {len(keys)} blocks, {read} read: " + ", ".join(
+            f"{tally[v]} {v}" for v in ("agree", "partly", "disagree", "not read") if tally[v]) +
+            (f" ({100 * tally['agree'] / read:.0f} % of those read agree)" if read else ""))
+    lines.append(f"- no answer in the thread: {sum(1 for b in blocks() if not b.answer)} blocks")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
