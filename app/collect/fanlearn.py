@@ -6,8 +6,15 @@ reacts after a delay (a thermal mass, a controller's step time). So for each can
 earlier (isotonic regression, pool-adjacent-violators), and the pair whose fit leaves the least unexplained
 variance wins. What comes out: the source, its lag, the curve (temperature -> speed) sampled at a few points, the
 idle floor (the lowest speed while it runs), the fan-stop and start temperatures and their difference (the
-controller's hysteresis), and a confidence: the share of the speed's variance the fit explains, discounted when
-the runner-up explains almost as much.
+controller's hysteresis), and a confidence: the share of the running speed's variance the fit explains,
+discounted when the runner-up explains almost as much, and when what the fit leaves over is not noise.
+
+The speed is fitted where the fan runs (a fan-stop's hysteresis band would otherwise read as lag). What a true
+source leaves over is noise, uncorrelated from one second to the next; a distractor heated by the same load
+explains much of the speed too, but what it leaves over drifts with the true source (lag-1 autocorrelation 0.7 and
+up on generated plants, 0.1 and under for true sources, up to 0.66 for a stepped controller with hysteresis per
+step). So the confidence falls to 0 as the leftover's autocorrelation goes from ``WHITE_AC`` to ``DRIFT_AC``: a
+machine whose true source is not among the candidates names none.
 
 The search is coarse-to-fine in lag (every 4 s, then the neighbours of the best), on a series resampled to
 ``STEP_S``. Validated on generated plants with a known truth (tests/test_fanlearn.py prints the figures).
@@ -24,6 +31,8 @@ STEP_S = 1.0
 MIN_POINTS = 60  # a minute of history at least
 MIN_SPREAD = 2.0  # a temperature that moved less than this (°C) explains nothing
 CURVE_POINTS = 8
+WHITE_AC = 0.6  # a leftover this correlated (lag-1) or less is noise
+DRIFT_AC = 0.8  # this correlated or more, a drift: the fit is of the wrong temperature
 
 
 @dataclass(frozen=True)
@@ -38,8 +47,9 @@ class Fit:
     start_c: float | None  # above this it starts again
     hysteresis_c: float | None  # start_c - stop_c
     confidence: float  # 0-1
-    explained: float  # the share of the speed's variance the fit explains (R²)
+    explained: float  # the share of the running speed's variance the fit explains (R²)
     runner_up: str | None
+    drift: float = 0.0  # the leftover's lag-1 autocorrelation: near 0 for noise, 0.8 and up for the wrong source
 
 
 def isotonic(ys: Sequence[float]) -> list[float]:
@@ -77,14 +87,41 @@ def _lagged(temps: Sequence[float], speeds: Sequence[float], lag: int) -> tuple[
     return (temps[: len(temps) - lag], speeds[lag:]) if lag else (temps, speeds)
 
 
-def _best_lag(temps: Sequence[float], speeds: Sequence[float]) -> tuple[float, int]:
+@dataclass(frozen=True)
+class _Score:
+    unexplained: float  # of the running speed's variance
+    drift: float  # the leftover's lag-1 autocorrelation over consecutive running seconds
+
+
+def _score(temps: Sequence[float], speeds: Sequence[float], lag: int, rest: float) -> _Score:
+    """How well the temperature ``lag`` earlier explains the speed where the fan runs."""
+    xs, ys = _lagged(temps, speeds, lag)
+    running = [i for i, y in enumerate(ys) if y > rest]
+    if len(running) < MIN_POINTS // 2:
+        return _Score(1.0, 1.0)
+    rx, ry = [xs[i] for i in running], [ys[i] for i in running]
+    order = sorted(range(len(rx)), key=rx.__getitem__)
+    fitted = isotonic([ry[k] for k in order])
+    left = [0.0] * len(rx)
+    for k, f in zip(order, fitted, strict=True):
+        left[k] = ry[k] - f
+    mean_y = sum(ry) / len(ry)
+    total = sum((y - mean_y) ** 2 for y in ry)
+    power = sum(v * v for v in left)
+    if total <= 0 or power <= 1e-12:
+        return _Score(1.0 if total <= 0 else 0.0, 0.0)
+    pairs = sum(left[k] * left[k - 1] for k in range(1, len(running)) if running[k] - running[k - 1] == 1)
+    return _Score(power / total, pairs / power)
+
+
+def _best_lag(temps: Sequence[float], speeds: Sequence[float], rest: float) -> tuple[_Score, int]:
     steps = int(MAX_LAG_S / STEP_S)
-    coarse = {lag: _fit(*_lagged(temps, speeds, lag))[0] for lag in range(0, steps + 1, 4)}
-    best = min(coarse, key=coarse.__getitem__)
+    coarse = {lag: _score(temps, speeds, lag, rest) for lag in range(0, steps + 1, 4)}
+    best = min(coarse, key=lambda lag: coarse[lag].unexplained)
     for lag in range(max(0, best - 3), min(steps, best + 3) + 1):
         if lag not in coarse:
-            coarse[lag] = _fit(*_lagged(temps, speeds, lag))[0]
-    best = min(coarse, key=coarse.__getitem__)
+            coarse[lag] = _score(temps, speeds, lag, rest)
+    best = min(coarse, key=lambda lag: coarse[lag].unexplained)
     return coarse[best], best
 
 
@@ -125,23 +162,25 @@ def learn(speeds: Sequence[float], candidates: Mapping[str, Sequence[float]], re
     for name, temps in candidates.items():
         if len(temps) != len(speeds) or max(temps) - min(temps) < MIN_SPREAD:
             continue
-        unexplained, lag = _best_lag(temps, speeds)
-        scored.append((unexplained, lag, name))
+        score, lag = _best_lag(temps, speeds, rest)
+        scored.append((score.unexplained, lag, name, score.drift))
     if not scored:
         return None
     scored.sort()
-    unexplained, lag, name = scored[0]
+    unexplained, lag, name, drift = scored[0]
     explained = max(0.0, 1.0 - unexplained)
     runner = 1.0 - scored[1][0] if len(scored) > 1 else 0.0
     margin = min(1.0, max(0.0, (explained - runner) / 0.1)) if len(scored) > 1 else 1.0
-    _, sx, fitted = _fit(*_lagged(candidates[name], speeds, lag))
-    running = [s for s in speeds if s > rest]
+    white = min(1.0, max(0.0, (DRIFT_AC - drift) / (DRIFT_AC - WHITE_AC)))
+    xs, ys = _lagged(candidates[name], speeds, lag)
+    running = [i for i, y in enumerate(ys) if y > rest]
+    _, sx, fitted = _fit([xs[i] for i in running], [ys[i] for i in running])
     stop_c, start_c = _stops(candidates[name], speeds, lag, rest)
     return Fit(source=name, lag_s=lag * STEP_S, curve=_curve(sx, fitted),
-               floor=round(min(running), 1) if running else None, stop_c=stop_c, start_c=start_c,
+               floor=round(min(ys[i] for i in running), 1) if running else None, stop_c=stop_c, start_c=start_c,
                hysteresis_c=round(start_c - stop_c, 1) if stop_c is not None and start_c is not None else None,
-               confidence=round(explained * (0.5 + 0.5 * margin), 2), explained=round(explained, 3),
-               runner_up=scored[1][2] if len(scored) > 1 else None)
+               confidence=round(explained * (0.5 + 0.5 * margin) * white, 2), explained=round(explained, 3),
+               runner_up=scored[1][2] if len(scored) > 1 else None, drift=round(drift, 2))
 
 
 def resample(points: Sequence[tuple[float, float]], start: float, end: float, step: float = STEP_S) -> list[float]:
