@@ -392,3 +392,29 @@ def test_while_you_were_away_fits_a_screen() -> None:
         (float(t), f"GPU {t}", {"busy": True, "cause": {"kind": "gpu_load", "gpu": t, "who": None}}) for t in range(20)]
     lines = group(rows, 20.0)
     assert len(lines) == SCREENFUL and all(line["seconds"] == 1.0 for line in lines)
+
+
+def test_most_gpu_energy_groups_a_program_restarted_under_a_new_pid(history: History, clock: Clock) -> None:
+    """The job ran as PID 42, then (restarted) as PID 43: one line, its energy summed, not two half-lines."""
+    from app.verdict.explain import explain
+
+    for t in range(400):
+        clock.now = T0 + t
+        pid = None if t < 100 else 42 if t < 250 else 43
+        base = snap(clock.now, 95 if pid else 0, pid=pid, sm=95 if pid else 0)
+        history.write([__import__("dataclasses").replace(base, verdict=explain(base))])
+    (top,) = history.top_processes(T0, T0 + 400)
+    assert (top["name"], top["pid"], top["pids"]) == ("python train.py", 43, 2)
+    assert top["energy_wh"] == pytest.approx(149.0 + 149.0)
+
+
+def test_while_you_were_away_writes_a_fan_cause_in_full() -> None:
+    from app.verdict.away import group
+
+    said = ("The cpu_fan (it8720 fan1) runs at 2,000 RPM, following it8720 CPU at 60 °C: `python train.py` (alice) "
+            "uses 80 % of the CPU.")
+    rows = [(T0, said, {"busy": True, "cause": {"kind": "fan", "fan": "hwmon:it8720/fan1", "said": said}}),
+            (T0 + 60, "Nothing is busy.", {"busy": False, "cause": None})]
+    (fan, idle) = group(rows, T0 + 120)
+    assert fan["sentence"] == said.rstrip(".") and fan["seconds"] == 60
+    assert idle["sentence"] == "Nothing was busy"

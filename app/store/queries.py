@@ -92,18 +92,21 @@ def process_series(db: sqlite3.Connection, metric: str, win: Window, pid: int | 
 
 def top_processes(db: sqlite3.Connection, since: float, until: float, raw_since: float,
                   limit: int = 5) -> list[dict[str, object]]:
-    """The processes with the most GPU energy (then SM) in a window, from the raw rows (from ``raw_since``) and the
-    minute rollups."""
+    """The programs with the most GPU energy (then SM) in a window, from the raw rows (from ``raw_since``) and the
+    minute rollups: each process's energy over the window, summed by program (its name, user and container), so a
+    job restarted under a new PID is one line; ``pid`` is its latest process, ``pids`` how many it ran as."""
     rows = db.execute(
-        "SELECT pid, max(name), max(user), max(container_name), container, max(energy_wh) - min(energy_wh),"
-        " avg(sm), max(mem) FROM (SELECT pid, name, user, container_name, container, energy_wh, sm, mem "
+        "SELECT max(pid), name, max(user), max(container_name), container, sum(e), avg(sm), max(mem), count(*) FROM "
+        "(SELECT pid, max(name) AS name, max(user) AS user, max(container_name) AS container_name, container, "
+        "max(energy_wh) - min(energy_wh) AS e, avg(sm) AS sm, max(mem) AS mem FROM "
+        "(SELECT pid, name, user, container_name, container, energy_wh, sm, mem "
         "FROM proc_raw WHERE ts >= ? AND ts <= ? UNION ALL SELECT pid, name, user, container_name, container,"
         " energy_wh_max, sm_mean, mem_max FROM proc_minute WHERE minute >= ? AND minute <= ?) WHERE pid > 0 "
-        "GROUP BY pid, container ORDER BY 6 DESC, 7 DESC LIMIT ?",
+        "GROUP BY pid, container) GROUP BY name, user, container ORDER BY 6 DESC, 7 DESC LIMIT ?",
         (max(since, raw_since), until, since, until, limit)).fetchall()
     return [{"pid": r[0], "name": r[1], "user": r[2], "container_name": r[3], "container": r[4],
              "energy_wh": round(r[5] or 0.0, 4), "sm_percent_mean": round(r[6], 1) if r[6] is not None else None,
-             "gpu_memory_bytes_max": r[7]} for r in rows]
+             "gpu_memory_bytes_max": r[7], "pids": r[8]} for r in rows]
 
 
 def verdicts(db: sqlite3.Connection, since: float, until: float) -> list[tuple[float, str, dict[str, Json]]]:

@@ -34,6 +34,8 @@ class Span(TypedDict):
 
 def _key(cause: Cause, busy: bool) -> str:
     kind = cause.get("kind")
+    if kind in ("fan", "fan_fault"):  # a fan's cause is that fan's, busy or not
+        return f"{kind}:{cause.get('fan')}"
     if not busy and kind != "idle_wake":
         return "idle"
     return f"{kind}:{cause.get('gpu')}:{cause.get('who') or cause.get('container') or cause.get('pid')}"
@@ -42,6 +44,11 @@ def _key(cause: Cause, busy: bool) -> str:
 def sentence(cause: Cause, busy: bool) -> str:
     """The line's words: who kept what busy (commands in backticks, as the verdict writes them)."""
     kind, gpu, who = cause.get("kind"), cause.get("gpu"), cause.get("who")
+    if kind in ("fan", "fan_fault"):  # the fan, what it follows and what heats it, as the verdict said it
+        said = cause.get("said")
+        if said:
+            return str(said).rstrip(".")
+        return "A fan ran above its floor" if kind == "fan" else "A fan had a fault"
     if not busy and kind != "idle_wake":
         return "Nothing was busy"
     if kind == "gpu_load":

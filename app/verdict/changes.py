@@ -27,7 +27,8 @@ class VerdictChanges:
             return None
         ts = snap.timestamp
         top = next((c for c in snap.verdict.causes if c.summary == snap.verdict.headline), None)
-        identity = f"{top.kind}:{top.gpu_index}:{top.pid}" if top else "idle"
+        fan = top.numbers.get("fan") if top else None  # a fan cause is that fan's: two fans are two causes
+        identity = f"{top.kind}:{top.gpu_index}:{top.pid}:{fan}" if top else "idle"
         minute = int(ts // 60)
         peak = peak_of(top) if top else None
         same = identity == self._identity
@@ -38,7 +39,8 @@ class VerdictChanges:
         self._peak = max(peak, self._peak or peak) if same and peak is not None else peak
         data = {"busy": snap.verdict.busy, "confidence": snap.verdict.confidence,
                 "cause": {"kind": top.kind, "gpu": top.gpu_index, "pid": top.pid, "container": top.container,
-                          "who": _who(snap, top.pid), "peak": peak} if top else None}
+                          "who": _who(snap, top.pid), "peak": peak,
+                          **({"fan": fan, "said": top.summary} if fan else {})} if top else None}
         return (ts, "verdict", top.gpu_index if top else None, top.kind if top else None, None, None,
                 snap.verdict.headline, json.dumps(data))
 

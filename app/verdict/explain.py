@@ -313,8 +313,26 @@ def _idle(snap: Snapshot, causes: Sequence[Cause]) -> Verdict:
         lead = max(spun, key=lambda g: float(g.fan_speed_percent or 0))
         fans = (f"GPU {lead.index}'s fan runs at {lead.fan_speed_percent:.0f} %; no idle floor is known for it, so "
                 "whether that is its idle speed cannot be said.")
+    working = _working(snap)
+    if working is not None:  # never "Nothing is busy" beside a process this answer shows at work
+        return Verdict(headline=f"{working}. {fans}", causes=tuple(causes), confidence=0.6, busy=False)
     headline = f"Nothing is busy{' (' + temps + ')' if temps else ''}. {fans}"
     return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
+
+
+def _working(snap: Snapshot) -> str | None:
+    """A process that keeps a GPU's SMs busy while the card itself reports little (the two are sampled over
+    different windows: a job that just started or just ended), said as it is; None when there is none."""
+    found = [(u.sm_percent or 0.0, u.gpu_index, p) for p in snap.processes for u in p.gpus
+             if (u.sm_percent or 0.0) >= BUSY_UTIL_PERCENT]
+    if not found:
+        return None
+    sm, index, proc = max(found, key=lambda f: f[0])
+    gpu = snap.gpu(index)
+    util = f" while the card reports {gpu.utilization_percent:.0f} %" if gpu and gpu.utilization_percent is not None \
+        else ""
+    return (f"{label(proc)} keeps {sm:.0f} % of GPU {index}'s SMs busy{util} (its latest samples and the card's "
+            "are taken over different windows: a job that just started or ended)")
 
 
 def _chain(causes: Sequence[Cause]) -> Cause | None:

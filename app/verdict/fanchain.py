@@ -126,6 +126,12 @@ def _gpu_heat(snap: Snapshot, index: int) -> str:
         busy = own.sm_percent if own is not None and own.sm_percent is not None else 0.0
         what = f"draws {drawn:.0f} W" if drawn is not None else f"keeps {busy:.0f} % of its SMs busy"
         return f"{label(top)} {what}"
+    holders = [p for p in snap.processes if any(u.gpu_index == index for u in p.gpus)]
+    if holders:  # on it, but keeping no SM busy: present and idle, never "no process known"
+        held = max(holders, key=lambda p: sum(u.memory_bytes or 0 for u in p.gpus if u.gpu_index == index))
+        others = f" and {len(holders) - 1} more" if len(holders) > 1 else ""
+        return (f"GPU {index} draws {watts:.0f} W; {label(held)}{others} on it keep{'s' if not others else ''} its "
+                "SMs idle") if watts is not None else ""
     return f"GPU {index} draws {watts:.0f} W and no process on it is known" if watts is not None else ""
 
 
