@@ -61,13 +61,13 @@
     return card;
   }
 
-  // A fan's speed and state in words: "rests (fan-stop)", "31 % · at its 30 % floor", "65 % (target 65 %)".
+  // A fan's speed and state in words: "stopped (fan-stop)", "31 % · at its 30 % floor", "65 % (target 65 %)".
   function fanText(fan) {
     const stale = fan.stale_s ? " (last read " + Math.round(fan.stale_s) + " s ago: its source is failing)" : "";
     return fanNow(fan) + stale;
   }
   function fanNow(fan) {
-    if (fan.state === "stopped") return "rests (fan-stop)";
+    if (fan.state === "stopped") return "stopped (fan-stop)";
     if (fan.state === "failed" || fan.state === "off-target") return "FAULT: " + fan.alarm;
     if (fan.state === "stalled") return "CHECK: " + fan.alarm;
     const speed = fan.percent !== null ? fmt(fan.percent, " %") + (fan.rpm ? " · " + fan.rpm + " RPM" : "")
@@ -133,7 +133,8 @@
   }
 
   function renderSystem(host, fans) {
-    const board = (fans || []).filter((x) => x.gpu_index === null && x.state !== "dead");
+    const live = (fans || []).filter((x) => x.state !== "dead");  // what the Fans panel lists
+    const board = live.filter((x) => x.gpu_index === null);
     const dl = $("#system");
     const rows = [
       ["CPU", fmt(host.cpu_percent, " %"), null],
@@ -145,8 +146,8 @@
       ["FanWhy itself", host.own_cpu_percent === null || host.own_cpu_percent === undefined ? null :
         fmt(host.own_cpu_percent, " % of a core") + (host.own_rss_bytes ? " · " + fmtBytes(host.own_rss_bytes) : ""),
         "not measured"],
-      ["Fans", board.length ? board.length + " (see Fans): " + board.slice(0, 3).map((x) => x.name + " " +
-        fanText(x)).join(", ") : null, "no fan exposed by the kernel (hwmon) or the BMC"],
+      ["Fans", live.length ? live.length + " (see Fans)" + (board.length ? ": " + board.slice(0, 3).map((x) => x.name +
+        " " + fanText(x)).join(", ") : "") : null, "no fan exposed by the kernel (hwmon), the GPUs or the BMC"],
     ];
     while (dl.children.length < rows.length * 2) {
       dl.appendChild(document.createElement("dt"));

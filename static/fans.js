@@ -16,23 +16,42 @@
     return td;
   }
 
-  // "65 % (floor 30 %)" with a meter from the floor to full speed
-  function speedCell(fan) {
-    const td = document.createElement("td");
+  // A fan's bar: its duty out of 100 %, or its RPM against its range (max_rpm) or, with only a floor known, against
+  // the floor (the floor sits at two fifths of the bar); none when nothing gives the RPM a scale (no empty bar).
+  function meterOf(fan) {
     const meter = document.createElement("meter");
     meter.min = 0;
-    meter.max = 100;
-    const floor = fan.floor_percent || 0;
-    if (fan.percent !== null) meter.value = Math.max(0, Math.min(100, fan.percent));
-    else if (fan.rpm !== null && fan.max_rpm) meter.value = 100 * fan.rpm / fan.max_rpm;
-    meter.low = floor + 3;
-    meter.high = 90;
-    meter.optimum = floor;
+    if (fan.percent !== null) {
+      meter.max = 100;
+      meter.value = Math.max(0, Math.min(100, fan.percent));
+      meter.low = (fan.floor_percent || 0) + 3;
+      meter.high = 90;
+      meter.optimum = fan.floor_percent || 0;
+      return meter;
+    }
+    const top = fan.max_rpm || (fan.floor_rpm ? 2.5 * fan.floor_rpm : null);
+    if (fan.rpm === null || !top) return null;
+    meter.max = Math.max(top, fan.rpm);
+    meter.value = fan.rpm;
+    meter.low = fan.floor_rpm ? fan.floor_rpm * 1.05 : meter.max * 0.3;
+    meter.high = meter.max * 0.9;
+    meter.optimum = fan.floor_rpm || 0;
+    meter.title = fan.max_rpm ? "against its maximum, " + fan.max_rpm + " RPM" : "against its floor, " +
+      fan.floor_rpm + " RPM";
+    return meter;
+  }
+
+  // "65 % · floor 30 %" with its bar; a fan at rest is "stopped (fan-stop)", never beside a floor it is below
+  function speedCell(fan) {
+    const td = document.createElement("td");
+    const meter = meterOf(fan);
     const span = document.createElement("span");
     const floorText = fan.floor_percent ? " · floor " + fan.floor_percent.toFixed(0) + " %" :
       fan.floor_rpm ? " · floor " + fan.floor_rpm + " RPM" : "";
-    span.textContent = window.fanwhy.keep(" " + window.fanwhy.fanText(fan) + (fan.state === "floor" ? "" : floorText));
-    td.append(meter, span);
+    const quiet = fan.state === "floor" || fan.state === "stopped";
+    span.textContent = window.fanwhy.keep(" " + window.fanwhy.fanText(fan) + (quiet ? "" : floorText));
+    if (meter) td.append(meter);
+    td.append(span);
     return td;
   }
 

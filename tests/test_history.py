@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import requests
 
+from app.core.jsonvalue import Json
 from app.store.history import History
 from app.store.queries import HistoryError
 from app.store.recordings import Recorder
@@ -385,7 +386,6 @@ def test_while_you_were_away_merges_each_cause_into_one_line(tmp_path: Path) -> 
 
 
 def test_while_you_were_away_fits_a_screen() -> None:
-    from app.core.jsonvalue import Json
     from app.verdict.away import SCREENFUL, group
 
     rows: list[tuple[float, str, dict[str, Json]]] = [
@@ -413,8 +413,9 @@ def test_while_you_were_away_writes_a_fan_cause_in_full() -> None:
 
     said = ("The cpu_fan (it8720 fan1) runs at 2,000 RPM, following it8720 CPU at 60 °C: `python train.py` (alice) "
             "uses 80 % of the CPU.")
-    rows = [(T0, said, {"busy": True, "cause": {"kind": "fan", "fan": "hwmon:it8720/fan1", "said": said}}),
-            (T0 + 60, "Nothing is busy.", {"busy": False, "cause": None})]
+    rows: list[tuple[float, str, dict[str, Json]]] = [
+        (T0, said, {"busy": True, "cause": {"kind": "fan", "fan": "hwmon:it8720/fan1", "said": said}}),
+        (T0 + 60, "Nothing is busy.", {"busy": False, "cause": None})]
     (fan, idle) = group(rows, T0 + 120)
     assert fan["sentence"] == said.rstrip(".") and fan["seconds"] == 60
     assert idle["sentence"] == "Nothing was busy"

@@ -168,3 +168,42 @@ def test_without_a_gpu_no_gpu_column_is_shown_in_either_table(browser: Browser, 
         context.close()
     finally:
         stop(proc)
+
+
+FANS_PANEL = """() => {
+  const rows = Array.from(document.querySelectorAll('#fans tbody tr'));
+  const wrap = document.querySelector('#fans').closest('.table-wrap');
+  const within = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.left >= 0 &&
+                                     r.right <= document.documentElement.clientWidth + 1; };
+  return {
+    sideways: wrap.scrollWidth - wrap.clientWidth,
+    page: document.documentElement.scrollWidth,
+    rows: rows.map((tr) => ({name: tr.cells[0].textContent, speed: tr.cells[1].textContent,
+                              state: tr.cells[2].textContent,
+                              seen: within(tr.cells[0]) && within(tr.cells[1]) && within(tr.cells[2]),
+                              meter: tr.querySelector('meter') ? tr.querySelector('meter').value : null,
+                              hasMeter: !!tr.querySelector('meter')})),
+    system: Array.from(document.querySelectorAll('#system dt')).map((dt) => [dt.textContent,
+              dt.nextElementSibling ? dt.nextElementSibling.textContent : '']),
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_the_fans_panel_at_phone_and_desk_width(browser: Browser, server: str, width: int) -> None:
+    """Each fan's name, speed and state in view without sideways scrolling; a bar only where the speed has a scale
+    (never an empty one); a fan at rest says so and no floor beside it; the System card counts what the panel
+    lists. Screenshots at both widths were looked at when this was written."""
+    page, found = opened(browser, server, width, "light")
+    page.wait_for_selector("#fans tbody tr:nth-child(4)", timeout=20_000)
+    panel = page.evaluate(FANS_PANEL)
+    assert panel["sideways"] <= 1 and panel["page"] <= width + 1, panel
+    assert all(row["seen"] for row in panel["rows"]), panel["rows"]
+    assert all(row["meter"] > 0 or row["state"] == "stopped" for row in panel["rows"] if row["hasMeter"])
+    for row in panel["rows"]:
+        if row["state"] == "stopped":
+            assert "stopped (fan-stop)" in row["speed"] and "floor" not in row["speed"], row
+    fans_line = dict(panel["system"])["Fans"]
+    assert fans_line.startswith(f"{len(panel['rows'])} (see Fans)"), (fans_line, len(panel["rows"]))
+    assert found == []
+    page.context.close()
