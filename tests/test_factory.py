@@ -41,6 +41,24 @@ def test_nvml_failing_falls_back_to_basic_with_the_reason(failure: str, words: s
     assert "amdsmi" in selection.skipped["amd"]
 
 
+@pytest.mark.parametrize(("failure", "kind", "sentence"), [
+    ("library_not_found", "no-driver", "No GPU found: no NVIDIA driver, no AMD or Intel card."),
+    ("driver_mismatch", "failed", "No GPU found: the NVIDIA driver did not start (driver/library version mismatch"),
+])
+def test_the_no_gpu_sentence_reads_the_kind_of_each_reason(failure: str, kind: str, sentence: str) -> None:
+    """The sentence switches on the reason's kind, never on its words: the words may change, the kind stays."""
+    from dataclasses import replace
+
+    from app.vendors.factory import no_gpu_sentence
+
+    selection = select_backend("auto", builders(failure))
+    selection.backend.sample()
+    assert selection.kinds["nvidia"] == kind and selection.kinds["amd"] == "no-library"
+    assert no_gpu_sentence(selection).startswith(sentence)
+    reworded = replace(selection, skipped={**selection.skipped, "nvidia": "NVML: reworded by a new driver"})
+    assert no_gpu_sentence(reworded).startswith(sentence.split(" (")[0].split(",")[0])
+
+
 def test_a_selection_in_the_background_returns_raises_or_times_out() -> None:
     """What `fanwhy snapshot` waits on: the same selection as select_backend, its error raised in the caller, and a
     driver call that never returns reported as a timeout instead of a hang."""

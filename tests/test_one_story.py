@@ -39,6 +39,9 @@ def contradictions(shot: Snapshot) -> list[str]:
         busy = [p.pid for p in shot.processes for u in p.gpus if (u.sm_percent or 0) >= BUSY_UTIL_PERCENT]
         if busy:
             found.append(f"'Nothing is busy' beside busy PIDs {busy}")
+    for card in shot.gpus:  # one fan list: a card's fans are the explained ones, not a raw copy beside them
+        found.extend(f"GPU {card.index}: {fan.id} is a copy ({fan.state}) of none of the snapshot's fans"
+                     for fan in card.fans if fan not in shot.fans)
     fan_causes = [c.summary for c in verdict.causes if c.kind in ("fan", "fan_fault")]
     if verdict.headline.startswith(("GPU", "The")) and " fan" in verdict.headline and fan_causes and \
             not any(verdict.headline == s for s in fan_causes) and "fan" in verdict.headline.split(":")[0]:

@@ -360,7 +360,7 @@ def no_gpu_selection(tmp_path: Path) -> Any:
     backend = BasicBackend(sys_root=str(tmp_path), nvidia_smi=NvidiaSmi(str(tmp_path / "no-nvidia-smi"), 1.0))
     backend.open()
     return Selection(backend=backend, skipped={"nvidia": "NVMLError_LibraryNotFound: libnvidia-ml.so.1 not found "
-                                                         "(no NVIDIA driver)"})
+                                                         "(no NVIDIA driver)"}, kinds={"nvidia": "no-driver"})
 
 
 def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, tmp_path: Path) -> None:

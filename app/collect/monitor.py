@@ -318,6 +318,9 @@ class Monitor:
         try:
             fans, air = self.fans.read(gpus, host)
             errors.extend(self.fans.problems())
+            # one fan list: a card's ``fans`` are its fans as explained (state, source), not the backend's raw copy
+            gpus = tuple(replace(g, fans=tuple(f for f in fans if f.gpu_index == g.index)) if g.fans else g
+                         for g in gpus)
         except Exception as error:  # a fan source that fails costs the fans, never the snapshot
             log.exception("fans failed")
             errors.append(f"fans: {type(error).__name__}: {error}")
@@ -369,7 +372,7 @@ class Monitor:
         return BackendInfo(name=self.backend.name, skipped=frozen_map(self.selection.skipped),
                            no_gpu_reason="; ".join(filter(None, [skipped, backend_reason]))
                            or "the backend reported no GPU",
-                           no_gpu_summary=no_gpu_sentence(self.selection.skipped, backend_reason))
+                           no_gpu_summary=no_gpu_sentence(self.selection))
 
     def _publish(self, snapshot: Snapshot) -> Frame:
         with self._published:

@@ -74,7 +74,7 @@ class AmdBackend(Backend):
             try:
                 import amdsmi
             except (ImportError, KeyError, OSError) as error:
-                raise BackendUnavailable(f"amdsmi not usable: {type(error).__name__}: {error}") from error
+                raise BackendUnavailable(f"amdsmi not usable: {type(error).__name__}: {error}", "no-library") from error
             self._amdsmi = amdsmi
         lib = self._amdsmi
         try:
@@ -85,7 +85,7 @@ class AmdBackend(Backend):
             raise BackendUnavailable(f"amdsmi_init failed: {error}") from error
         if not handles:
             self.close()
-            raise BackendUnavailable("amdsmi started but reports no AMD GPU")
+            raise BackendUnavailable("amdsmi started but reports no AMD GPU", "no-device")
         for index, handle in enumerate(handles):
             card = _Card(index=index, handle=handle)
             scratch: dict[str, str] = {}

@@ -6,19 +6,28 @@ has a capability, and mypy checks each backend against this class.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Literal, Protocol, Sequence
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 
+# Why a backend did not open, as a kind the sentence switches on (the message keeps the details): its library is
+# not installed, the vendor's driver is not there, it started and found no GPU, or it failed otherwise.
+SkipKind = Literal["no-library", "no-driver", "no-device", "failed"]
+
 
 class BackendUnavailable(Exception):
-    """The backend cannot run on this machine; the message says why (shown in /api/health)."""
+    """The backend cannot run on this machine; the message says why (shown in /api/health), ``kind`` as a kind."""
+
+    def __init__(self, message: str, kind: SkipKind = "failed") -> None:
+        super().__init__(message)
+        self.kind: SkipKind = kind
 
 
 class Backend(Protocol):
     name: str
     # Why this backend sees no GPU, when it sees none (basic: "no DRM card, nvidia-smi ..."); None otherwise.
     no_gpu_reason: str | None = None
+    no_drm_card: bool = False  # it looked for DRM cards (AMD, Intel, any GPU with a kernel driver) and found none
 
     # -- required -----------------------------------------------------------------------------
     def open(self) -> None:

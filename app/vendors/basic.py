@@ -83,6 +83,7 @@ class BasicBackend(Backend):
                 samples.append(sample_card(card, next_index))
             next_index += 1
 
+        self.no_drm_card = not cards
         if samples:
             self.no_gpu_reason = None
         else:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, TypeVar
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 from ..core.threads import spawn
 from ..core.vocabulary import BACKENDS
 from .amd import AmdBackend
-from .base import Backend, BackendUnavailable
+from .base import Backend, BackendUnavailable, SkipKind
 from .basic import BasicBackend
 from .nvidia import NvidiaBackend
 from .simulated import SimulatedBackend
@@ -27,7 +27,8 @@ CHOICES = BACKENDS
 @dataclass(frozen=True)
 class Selection:
     backend: Backend
-    skipped: Mapping[str, str]
+    skipped: Mapping[str, str]  # why each backend tried before it did not open, in words
+    kinds: Mapping[str, SkipKind] = field(default_factory=dict)  # the same as kinds
 
 
 class CombinedBackend(Backend):
@@ -123,16 +124,18 @@ def default_builders(settings: object | None = None, watch_events: bool = True) 
     }
 
 
-def no_gpu_sentence(skipped: Mapping[str, str], backend_reason: str | None) -> str:
-    """``No GPU found: no NVIDIA driver, no AMD or Intel card`` from the technical reasons (which the page and the
-    terminal keep, folded away, for whoever needs them)."""
+def no_gpu_sentence(selection: Selection) -> str:
+    """``No GPU found: no NVIDIA driver, no AMD or Intel card`` from the kinds of the reasons (the words, which the
+    page and the terminal keep folded away, are only quoted)."""
     found = []
-    nvidia = skipped.get("nvidia", "")
-    if "(no NVIDIA driver)" in nvidia:
+    kind, nvidia = selection.kinds.get("nvidia"), selection.skipped.get("nvidia", "")
+    if kind in ("no-driver", "no-library"):
         found.append("no NVIDIA driver")
+    elif kind == "no-device":
+        found.append("the NVIDIA driver sees no GPU")
     elif nvidia:
         found.append("the NVIDIA driver did not start (" + nvidia.split(": ", 1)[-1] + ")")
-    if backend_reason and "no DRM card" in backend_reason:
+    if selection.backend.no_drm_card:
         found.append("no AMD or Intel card")
     return "No GPU found: " + ", ".join(found) + "." if found else "No GPU found."
 
@@ -145,17 +148,18 @@ def select_backend(choice: str = "auto", builders: Mapping[str, Callable[[], Bac
     builders = builders or default_builders()
     order = AUTO_ORDER if choice == "auto" else (choice,)
     skipped: dict[str, str] = {}
+    kinds: dict[str, SkipKind] = {}
     for name in order:
         try:
             backend = builders[name]()
             backend.open()
         except BackendUnavailable as error:
-            skipped[name] = str(error)
+            skipped[name], kinds[name] = str(error), error.kind
         except Exception as error:  # a backend must never stop the others from being tried
             log.exception("backend %s failed to open", name)
-            skipped[name] = f"{type(error).__name__}: {error}"
+            skipped[name], kinds[name] = f"{type(error).__name__}: {error}", "failed"
         else:
             if choice == "auto" and name in ("nvidia", "amd"):
                 backend = with_other_cards(backend, builders)
-            return Selection(backend=backend, skipped=skipped)
+            return Selection(backend=backend, skipped=skipped, kinds=kinds)
     raise BackendUnavailable("; ".join(f"{k}: {v}" for k, v in skipped.items()))

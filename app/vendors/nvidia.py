@@ -172,18 +172,20 @@ class NvidiaBackend(Backend):
             try:
                 import pynvml  # nvidia-ml-py; the deprecated 'pynvml' package is kept out
             except ImportError as error:
-                raise BackendUnavailable(f"nvidia-ml-py is not installed: {error}") from error
+                raise BackendUnavailable(f"nvidia-ml-py is not installed: {error}", "no-library") from error
             self._nvml = pynvml
         self._calls = Calls(self._nvml)
         try:
             self._init()
         except self._nvml.NVMLError as error:
-            raise BackendUnavailable(describe_init_error(self._nvml, error)) from error
+            no_driver = getattr(error, "value", None) == getattr(self._nvml, "NVML_ERROR_LIBRARY_NOT_FOUND", -1)
+            raise BackendUnavailable(describe_init_error(self._nvml, error),
+                                     "no-driver" if no_driver else "failed") from error
         except OSError as error:
-            raise BackendUnavailable(f"NVML could not be loaded: {error}") from error
+            raise BackendUnavailable(f"NVML could not be loaded: {error}", "no-driver") from error
         if not self._gpus:
             self.close()
-            raise BackendUnavailable("NVML started but reports no NVIDIA GPU")
+            raise BackendUnavailable("NVML started but reports no NVIDIA GPU", "no-device")
 
     def _init(self) -> None:
         nvml = self._nvml
