@@ -65,8 +65,9 @@ def load(paths: list[Path], into: Path) -> Replay:
         if kind is None:
             raise Unreadable(f"{path}: not a capture FanWhy reads (sensors -j, sensors -u or sensors text, an hwmon "
                              "listing from grep -r . /sys/class/hwmon/hwmon*/, ipmitool sdr, sdr elist or sensor, "
-                             "ipmiutil sensor, nvidia-smi's table, -q or -q -x, nvidia-settings -q, /proc/acpi/ibm/fan "
-                             "or thermal, liquidctl status, or a fancontrol, thinkfan or fan2go configuration)")
+                             "ipmiutil sensor, nvidia-smi's table, -q or -q -x, nvidia-settings -q, nvfancontrol's "
+                             "log, /proc/acpi/ibm/fan or thermal, liquidctl status, or a fancontrol, thinkfan or "
+                             "fan2go configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
     return replay
 
@@ -250,7 +251,8 @@ def _nvidia(text: str, replay: Replay) -> str | None:
     """nvidia-smi's table, -q -x or -q, or nvidia-settings -q (app.collect.nvidia_captures)."""
     try:
         return nvidia_captures.table(text, replay.gpus) or nvidia_captures.xml(text, replay.gpus) \
-            or nvidia_captures.query(text, replay.gpus) or nvidia_captures.settings(text, replay.gpus)
+            or nvidia_captures.query(text, replay.gpus) or nvidia_captures.settings(text, replay.gpus) \
+            or nvidia_captures.nvfancontrol(text, replay.gpus)
     except ValueError as error:
         raise Unreadable(str(error)) from None
 

@@ -1,6 +1,7 @@
 """Captured text of NVIDIA's tools, made back into GPU samples with their fans (``fanwhy explain``,
 ``app.collect.captures``): ``nvidia-smi``'s table, ``nvidia-smi -q`` and ``-q -x``, ``nvidia-settings -q``. A
-capture that cannot be read whole raises ValueError with the one line a person sees."""
+capture that cannot be read whole raises ValueError with the one line a person sees. Also nvfancontrol's log
+(``nvfancontrol -d``): each line's temperature, speed and mode, the last line being the card as it was left."""
 
 from __future__ import annotations
 
@@ -149,3 +150,32 @@ def settings(text: str, gpus: list[GpuSample]) -> str | None:
                                  fan_speed_percent=entries[0].percent if entries else None))
     return "nvidia-settings -q"
 
+
+
+_NVFAN = re.compile(r"Temp: (\d+); Speed: \[(\d+)\] RPM \(\[(\d+)\]%\); Load: (\d+)%; Mode: (\w+)")
+_NVFAN_CARD = re.compile(r"NVIDIA graphics adapter #(\d+): (.+)$", re.MULTILINE)
+
+
+def nvfancontrol(text: str, gpus: list[GpuSample]) -> str | None:
+    """nvfancontrol's debug log: the card's last reading. In Mode: Auto nvfancontrol is not driving the fan (it
+    leaves a fan it finds in automatic mode alone unless run with --force): the card's own curve is."""
+    lines = _NVFAN.findall(text)
+    if not lines:
+        return None
+    temp, rpm, percent, load, mode = lines[-1]
+    card = _NVFAN_CARD.search(text)
+    index, name = (int(card.group(1)), card.group(2).strip()) if card else (0, "NVIDIA GPU")
+    auto = mode.lower() == "auto"
+    speeds = sorted({int(p) for _, _, p, _, _ in lines})
+    forced = re.search(r"nvfancontrol\s+(?:-\w*f|.*--force)", text) is not None
+    why = ("though it was run with --force, nvfancontrol is not driving it" if forced else
+           "nvfancontrol leaves a fan it finds in automatic mode alone unless run with --force")
+    controller = f"the card's own curve (Mode: Auto: {why})" if auto else "nvfancontrol's curve (Mode: Manual)"
+    if len(speeds) > 1:
+        controller += f"; over the log it went between {speeds[0]} and {speeds[-1]} %"
+    fan = Fan(id=f"nvfancontrol:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, rpm=int(rpm),
+              percent=float(percent) if int(percent) <= 100 else None, gpu_index=index, source="GPU",
+              source_from="design", cools="the GPU", control="automatic" if auto else "manual", controller=controller)
+    gpus.append(GpuSample(vendor="nvidia", index=index, name=name, temperature_c=float(temp),
+                          utilization_percent=float(load), fans=(fan,), fan_speed_percent=fan.percent))
+    return "nvfancontrol log"

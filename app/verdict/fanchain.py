@@ -191,11 +191,18 @@ def idle_fans(fans: Sequence[Fan]) -> str:
     floor = at_floor(live)
     if floor is not None:
         return floor
-    lead = max(live, key=lambda f: (f.percent or 0.0, f.rpm or 0))
+    return _lead_fan(max(live, key=lambda f: (f.percent or 0.0, f.rpm or 0)))
+
+
+def _lead_fan(lead: Fan) -> str:
+    """The loudest fan of an idle machine whose floor is not known: its speed, and only what is known of it."""
+    zero = lead.percent == 0 and not lead.rpm and not lead.stopped
     if lead.state == "unknown" and lead.rpm == 0:
         return (f"The {lead.name} reads 0 RPM and no duty is read: at rest, or its tachometer does not report "
                 "(some embedded controllers never fill it); which cannot be said from here.")
-    if lead.percent == 0 and not lead.rpm and not lead.stopped:
+    if zero and lead.control == "automatic" and lead.controller:
+        return f"The {lead.name} reads {lead.speed}, set by {lead.controller}: its controller has stopped it."
+    if zero:
         return (f"The {lead.name} reads {lead.speed}: stopped by fan-stop, or a driver that does not report the fan; "
                 "which cannot be said without the card's temperature and load.")
     if lead.state == "unknown":
@@ -203,8 +210,9 @@ def idle_fans(fans: Sequence[Fan]) -> str:
     if lead.control == "manual" and lead.source_from is None and lead.controller:
         return (f"The {lead.name} runs at {lead.speed}, {lead.controller}: a level held by software, not one that "
                 "follows a temperature FanWhy reads.")
-    return (f"The {lead.name} runs at {lead.speed}; no idle floor is known for it, so whether that is its idle speed "
-            "cannot be said.")
+    by = f", set by {lead.controller}" if lead.control == "automatic" and lead.controller else ""
+    return (f"The {lead.name} runs at {lead.speed}{by}; no idle floor is known for it, so whether that is its idle "
+            "speed cannot be said.")
 
 
 def at_floor(fans: Sequence[Fan]) -> str | None:
@@ -295,7 +303,7 @@ def fan_answer(snap: Snapshot) -> tuple[str, list[str]]:
     full = [c for c in causes if no_heat(c)]
     order = [*full, *(c for c in causes if c.kind == "fan"), *(c for c in causes if c not in full and c.kind != "fan")]
     if not order:
-        return passive_cards(snap) or idle_fans(snap.fans) + _hottest(snap), []
+        return passive_cards(snap) or idle_fans(snap.fans) + _all_well(snap.fans) + _hottest(snap), []
     return order[0].summary or "", [c.summary or "" for c in order[1:]]
 
 
@@ -321,3 +329,22 @@ def _hottest(snap: Snapshot) -> str:
         return ""
     celsius, name = max(readings)
     return f" The hottest temperature read is {name} at {celsius:.0f} °C."
+
+
+def _all_well(fans: Sequence[Fan]) -> str:
+    """" None of the 5 fans read here reports a fault (FAN4 has no fan on it)." for a machine whose fans all turn
+    and none is in alarm: what a person checking "is something wrong?" needs besides the loudest one's speed."""
+    live = [f for f in fans if f.state != "dead"]
+    doubtful = any(f.state in ("unknown", "stalled") or not (f.stopped or f.rpm or f.percent) for f in live)
+    if len(live) < 2 or doubtful or any(f.alarm_kind for f in live):  # a 0 that may be unreported: no comfort
+        return ""
+    empty = list(dict.fromkeys(f.name for f in fans if f.state == "dead"))
+    if len(empty) > 2:
+        where = f" ({empty[0]}, {empty[1]} and {len(empty) - 2} more have no fan on them)"
+    elif empty:
+        one = len(empty) == 1
+        where = f" ({' and '.join(empty)} ha{'s' if one else 've'} no fan on {'it' if one else 'them'})"
+    else:
+        where = ""
+    lead = "Neither fan read here reports" if len(live) == 2 else f"None of the {len(live)} fans read here reports"
+    return f" {lead} a fault{where}."

@@ -59,7 +59,8 @@ JUDGED: dict[str, Judgement] = {
                              {"CPU Fan (it8686 fan1)": "running"}),
     "desktop-superio-08": _j("not read", "a shell session of pwm writes (and the thread has no answer)"),
     "desktop-superio-09": _j("agree", "two fans spin (fan2, fan4), the others are empty; CPUTIN -60 °C is left out; "
-                             "nothing is hot", ("nct6776 fan4 runs at 819 RPM", "36 °C"),
+                             "nothing is hot", ("nct6776 fan4 runs at 819 RPM", "36 °C",
+                                                "nct6776 fan1, nct6776 fan3 and 1 more have no fan on them"),
                              {"nct6776 fan2": "running", "nct6776 fan4": "running", "nct6776 fan1": "dead"},
                              ("nct6776 CPUTIN",)),
     "desktop-superio-10": _j("partly", "names the fan at its low 910 RPM step at 57 °C, but not the firmware's "
@@ -96,18 +97,25 @@ JUDGED: dict[str, Judgement] = {
     "liquidctl-daemons-04": _j("partly", "the six fans run (~470 rpm) and the device is marked broken for writes, "
                                "but the sentence does not say no software curve is in effect",
                                ("runs at 472 RPM",)),
-    "liquidctl-daemons-05": _j("partly", "pump and two fans run, the empty channels are dead; lost control is not "
-                               "said", ("Pump (Corsair Commander ST) runs at 2,269 RPM",),
+    "liquidctl-daemons-05": _j("partly", "pump and two fans run, the empty channels are said to have no fan; lost "
+                               "control is not said", ("Pump (Corsair Commander ST) runs at 2,269 RPM",
+                                                       "and 2 more have no fan on them"),
                                {"Fan 3 (Corsair Commander ST)": "dead", "Fan 1 (Corsair Commander ST)": "running"}),
-    "liquidctl-daemons-06": _j("agree", "nothing unusual: pump and fans turn slowly with the liquid at 32 °C",
-                               ("Pump (Corsair Hydro H150i Pro) runs at 1,050 RPM", "32 °C")),
+    "liquidctl-daemons-06": _j("agree", "nothing unusual: pump and fans turn slowly with the liquid at 32 °C, none "
+                               "reports a fault", ("Pump (Corsair Hydro H150i Pro) runs at 1,050 RPM", "32 °C",
+                                                   "none of the 4 fans read here reports a fault")),
     "liquidctl-daemons-07": _j("not read", "a liquidctl set command, no status"),
     "liquidctl-daemons-08": _j("not read", "fan2go's log (and its configuration, which names no fan FanWhy reads)"),
     "liquidctl-daemons-09": _j("no answer", "the thread could not say"),
     "liquidctl-daemons-10": _j("partly", "no fan in the capture (thinkfan's configuration and log): nothing false, "
                                "the cause not seen", ("no fan is read here",)),
-    "nvidia-01": _j("not read", "nvfancontrol's log"),
-    "nvidia-02": _j("not read", "nvfancontrol's log"),
+    "nvidia-01": _j("agree", "the fan is on the card's own curve (35 %, about 1,040 RPM at an idle 25 °C): "
+                    "nvfancontrol leaves a fan in automatic mode alone unless forced",
+                    ("runs at 35 % (1,039 RPM), set by the card's own curve", "unless run with --force", "25 °C"),
+                    {"GPU 0 fan 0": "running"}),
+    "nvidia-02": _j("agree", "the card's firmware is in charge (Mode: Auto), spinning the fan between 0 and 26 %; "
+                    "the daemon's curve is not what drives it, though it was run with --force",
+                    ("set by the card's own curve", "between 0 and 26 %", "not driving it")),
     "nvidia-03": _j("not read", "an nvidia-settings assignment and its error, no query"),
     "nvidia-04": _j("not read", "an nvidia-settings assignment and its error, no query"),
     "nvidia-05": _j("partly", "the card is idle (12 W, 32 °C, no process) and its fan at 49 % is said as a guess; "
@@ -120,12 +128,15 @@ JUDGED: dict[str, Judgement] = {
     "servers-bmc-01": _j("agree", "the two dead rotors named, the other eight healthy",
                          ("Fan3B (BMC) at 0 RPM: the BMC reports it critical",),
                          {"Fan3B (BMC)": "failed", "Fan4B (BMC)": "failed", "Fan1A (BMC)": "running"}),
-    "servers-bmc-02": _j("partly", "the fans turn slowly and nothing read is hot, but the discrete CPU sensor is "
-                         "not said", ("FAN A (BMC) runs at 975 RPM", "30 °C")),
-    "servers-bmc-03": _j("partly", "the fans are healthy; the controller's stepping is not seen in one listing",
-                         ("runs at 4,100 RPM",)),
-    "servers-bmc-04": _j("partly", "the fans turn slowly and none is called faulty; that nothing is wrong is not "
-                         "said in so many words", ("FANB (BMC) runs at 980 RPM",)),
+    "servers-bmc-02": _j("partly", "the fans turn slowly, none reports a fault, FAN 1 is empty and nothing read is "
+                         "hot, but the discrete CPU sensor and the absent System Temp probe are not said",
+                         ("FAN A (BMC) runs at 975 RPM", "FAN 1 (BMC) has no fan on it", "30 °C")),
+    "servers-bmc-03": _j("partly", "the fans are healthy (none reports a fault); the controller's stepping is not "
+                         "seen in one listing", ("runs at 4,100 RPM", "none of the 6 fans read here reports a fault")),
+    "servers-bmc-04": _j("agree", "the fans turn slowly (980 RPM the fastest), none reports a fault, and FAN4 is an "
+                         "empty header", ("FANB (BMC) runs at 980 RPM", "none of the 6 fans read here reports a fault",
+                                          "FAN4 (BMC) has no fan on it")),
+
     "servers-bmc-05": _j("agree", "the backplane fan at 13,300 RPM, past its warning threshold (nc): running, "
                          "not absent", ("BPN-FAN2 (BMC) at 13,300 RPM", "warning threshold"),
                          {"BPN-FAN2 (BMC)": "running"}),
