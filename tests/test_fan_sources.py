@@ -55,6 +55,15 @@ def alias_bomb() -> str:
     return "\n".join(lines) + "\nsensors: *a40\nfans: []\ncurves: []\n"
 
 
+def bad_configs(etc: Path) -> None:
+    """The alias bomb as fan2go's, nesting 50,000 deep as thinkfan's, 50 MB as fancontrol's, under ``etc``."""
+    (etc / "fan2go").mkdir(parents=True)
+    (etc / "fan2go" / "fan2go.yaml").write_text(alias_bomb())
+    (etc / "thinkfan.yaml").write_text("sensors: " + "[" * 50_000 + "]" * 50_000 + "\nlevels: []\n")
+    with (etc / "fancontrol").open("w") as big:
+        big.write("INTERVAL=10\n" + "#" * (50 << 20) + "\n")
+
+
 def test_a_fifo_where_a_file_or_a_chip_was_is_refused_at_once(tmp_path: Path) -> None:
     """Before: reading a FIFO blocked the collector's tick for good (health said "down", no cause)."""
     sys_root = machine(tmp_path)
@@ -161,11 +170,7 @@ def test_alias_bombs_deep_nesting_and_huge_configurations_are_refused_with_a_rea
     assert "aliases are expanded" in (fan2go(alias_bomb()).error or "")
     assert "nested deeper" in (thinkfan("sensors: " + "[" * 50_000 + "]" * 50_000 + "\nlevels: []\n").error or "")
     etc = tmp_path / "etc"
-    (etc / "fan2go").mkdir(parents=True)
-    (etc / "fan2go" / "fan2go.yaml").write_text(alias_bomb())
-    (etc / "thinkfan.yaml").write_text("sensors: " + "[" * 50_000 + "]" * 50_000 + "\nlevels: []\n")
-    with (etc / "fancontrol").open("w") as big:
-        big.write("INTERVAL=10\n" + "#" * (50 << 20) + "\n")
+    bad_configs(etc)
     caplog.set_level(logging.DEBUG)
     service = FanService(sys_root=str(machine(tmp_path)), etc_root=str(etc), threaded=True)
     try:
@@ -225,12 +230,9 @@ def _fans(url: str) -> dict:
     return response.json()
 
 
-def _until(predicate: Callable[[], object], timeout: float = 60) -> None:
-    """``predicate`` true within ``timeout``, asked every 0.3 s (the server's request budget is for people)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.3)
+def _until(predicate: Callable[[], object]) -> None:
+    """``predicate`` true within a minute, asked every 0.3 s (the server's request budget is for people)."""
+    wait_for(predicate, timeout=60, every=0.3)
 
 
 def _bmc_source(url: str) -> dict:
@@ -252,11 +254,7 @@ def test_a_server_with_every_bad_source_at_once_keeps_its_good_fans_and_answers_
     (base / "hwmon12").symlink_to(base / "hwmon12")
     os.mkfifo(base / "hwmon9")
     etc = tmp_path / "etc"
-    (etc / "fan2go").mkdir(parents=True)
-    (etc / "fan2go" / "fan2go.yaml").write_text(alias_bomb())
-    (etc / "thinkfan.yaml").write_text("sensors: " + "[" * 50_000 + "]" * 50_000 + "\nlevels: []\n")
-    with (etc / "fancontrol").open("w") as big:
-        big.write("INTERVAL=10\n" + "#" * (50 << 20) + "\n")
+    bad_configs(etc)
     state = tmp_path / "ipmitool-mode"
     state.write_text("good")
     tool = tmp_path / "fake-ipmitool"
@@ -271,8 +269,7 @@ def test_a_server_with_every_bad_source_at_once_keeps_its_good_fans_and_answers_
     try:
         wait_healthy(url, timeout=90)
         probe.start()
-        _until(lambda: {"bmc:FAN1", *GOOD_FANS} <= {f["id"] for f in _fans(url)["fans"] if f["stale_s"] is None},
-                 timeout=60)
+        _until(lambda: {"bmc:FAN1", *GOOD_FANS} <= {f["id"] for f in _fans(url)["fans"] if f["stale_s"] is None})
         state.write_text("hang")
         _until(lambda: _bmc_source(url)["state"] == "failing")
         assert "did not answer within 2 s" in _bmc_source(url)["reason"]

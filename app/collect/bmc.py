@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..core.bounded import run_bounded
+from ..core.bounded import runner
 from ..core.fan import AirSensor, AlarmKind, Fan
 from ..core.vocabulary import dead_temperature
 from .sources import Reading as SourceReading
@@ -114,10 +114,6 @@ MAX_FANS = 256  # more fan lines than any chassis has is a listing gone wrong: t
 BmcRun = Callable[[], str]
 
 
-class BmcError(Exception):
-    """ipmitool answered, but with a failure (its exit code and first words)."""
-
-
 @dataclass(frozen=True)
 class BmcSource:
     """The BMC as a fan source (``app.collect.sources``): ``run`` answers a listing (``ipmitool sdr elist``, or a
@@ -154,11 +150,4 @@ def ipmitool(timeout_s: float, command: str = "") -> BmcRun | str:
             return ("no BMC read: no IPMI device (/dev/ipmi0): not a server with a BMC, or the ipmi_si module is not "
                     "loaded")
         argv = [binary, "sdr", "elist"]
-    name = os.path.basename(argv[0])
-
-    def run() -> str:
-        result = run_bounded(argv, timeout_s)
-        if result.returncode != 0:
-            raise BmcError(f"{name} exited {result.returncode}: {result.stdout.strip()[:200]}")
-        return result.stdout
-    return run
+    return runner(argv, timeout_s)

@@ -14,7 +14,7 @@ import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..core.bounded import run_bounded
+from ..core.bounded import runner
 from ..core.fan import AlarmKind, Fan
 from ..core.model import HostSensor
 from ..core.vocabulary import dead_temperature
@@ -120,12 +120,4 @@ class LiquidctlSource:
 def command(timeout_s: float = 10.0) -> LiquidctlRun | None:
     """A runner of ``liquidctl status --json`` (bounded in time and output) when the command exists."""
     binary = shutil.which("liquidctl")
-    if binary is None:
-        return None
-
-    def run() -> str:
-        result = run_bounded([binary, "status", "--json"], timeout_s)
-        if result.returncode != 0:
-            raise OSError(f"liquidctl exited {result.returncode}: {result.stdout.strip()[:200]}")
-        return result.stdout
-    return run
+    return runner([binary, "status", "--json"], timeout_s) if binary else None

@@ -18,6 +18,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,3 +128,16 @@ def _collect(proc: subprocess.Popen[bytes], name: str, deadline: float, timeout_
     except subprocess.TimeoutExpired:  # closed its output but did not exit
         raise CommandError(f"{name} did not answer within {timeout_s:g} s and was killed") from None
     return b"".join(chunks)
+
+
+def runner(argv: list[str], timeout_s: float) -> Callable[[], str]:
+    """A function that runs ``argv`` (``run_bounded``) and answers its output, raising CommandError when it exits
+    other than 0 (its exit code and first words: a BMC that refused, a cooler liquidctl cannot open)."""
+    name = os.path.basename(argv[0])
+
+    def run() -> str:
+        result = run_bounded(argv, timeout_s)
+        if result.returncode != 0:
+            raise CommandError(f"{name} exited {result.returncode}: {result.stdout.strip()[:200]}")
+        return result.stdout
+    return run

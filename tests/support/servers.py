@@ -62,12 +62,13 @@ def stop(proc: subprocess.Popen) -> str:
         return proc.stdout.read()
 
 
-def wait_for(predicate: Any, timeout: float = 10.0) -> None:
+def wait_for(predicate: Any, timeout: float = 10.0, every: float = 0.02) -> None:
+    """Until ``predicate()`` is true, asked every ``every`` seconds; an AssertionError past ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
-        time.sleep(0.02)
+        time.sleep(every)
     raise AssertionError("condition not met in time")
 
 
