@@ -18,13 +18,13 @@ def test_empty_fan_slots_are_left_out_with_the_reason() -> None:
     found = fans(parse(listing("supermicro-sdr")))
     assert [(f.label, f.rpm) for f in found if f.dead is None] == [("FAN1", 3400), ("FAN2", 3400), ("FANA", 3500)]
     assert [f.label for f in found if f.dead] == ["FAN3", "FAN4", "FAN5", "FAN6", "FANB"]
-    assert all(f.controller == "the BMC" and f.alarm is None for f in found)
+    assert all(f.controller == "the BMC" and f.alarm_kind is None for f in found)
 
 
 def test_a_failed_fan_carries_the_bmcs_alarm() -> None:
     found = fans(parse(listing("dell-r320-failed-fans-sdr")))
     assert len(found) == 10
-    failed = [(f.label, f.rpm) for f in found if f.alarm]
+    failed = [(f.label, f.rpm) for f in found if f.alarm_kind == "failed"]
     assert failed == [("Fan3B", 0), ("Fan4B", 0)] and all(f.dead is None for f in found)
 
 

@@ -12,6 +12,7 @@ from app.collect.fans import FanService
 from app.collect.hwmon import read_fans
 from app.core.fan import Fan, fan_state
 from app.core.model import HostSensor, Snapshot
+from app.verdict.alarms import alarm_words
 from app.verdict.explain import explain
 from tests.support.builders import gpu as make_gpu
 from tests.support.builders import snap
@@ -51,14 +52,15 @@ def test_an_amdgpu_fan_at_0_rpm_under_duty_is_stalled_or_unreported_never_at_res
 def test_65535_on_amdgpu_is_a_fan_with_no_pulses_not_a_dropped_channel(tmp_path: Path) -> None:
     root = amdgpu(tmp_path, fan1_input="65535", pwm1="128")
     (fan,) = read_fans(root)
-    assert fan.dead is None and fan.rpm == 0 and "no pulses (65535) at 50 % duty" in (fan.alarm or "")
+    assert fan.dead is None and fan.rpm == 0 and fan.alarm_kind == "stalled"
+    assert "no pulses (65535) at 50 % duty" in (alarm_words(fan) or "")  # the words, as the fan service puts them
     (resting,) = read_fans(amdgpu(tmp_path / "b", fan1_input="65535", pwm1="0"))
-    assert resting.stopped and resting.alarm is None  # no pulses and no duty: at rest
+    assert resting.stopped and resting.alarm_kind is None  # no pulses and no duty: at rest
 
 
 def test_amdgpu_fan1_target_never_makes_an_off_target_alarm(tmp_path: Path) -> None:
     (fan,) = read_fans(amdgpu(tmp_path, fan1_input="1500", fan1_target="3000", pwm1="128"))
-    assert fan.target_rpm is None and fan.alarm is None and "not a target" in fan.unsupported["target_rpm"]
+    assert fan.target_rpm is None and fan.alarm_kind is None and "not a target" in fan.unsupported["target_rpm"]
 
 
 def test_raw_values_out_of_range_are_not_readings_and_say_why(tmp_path: Path) -> None:

@@ -8,8 +8,6 @@ import json
 import logging
 import multiprocessing
 import socket
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +17,7 @@ import socketio
 import websocket
 
 from app.web.sessions import BURST, DROPPED_BUDGET, MALFORMED_BUDGET, Sessions, address_group
-from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
+from tests.support.servers import Probe, free_port, start_server, stop, wait_for, wait_healthy
 
 
 class Clock:
@@ -141,32 +139,6 @@ def closed_by_server(ws: websocket.WebSocket, timeout: float = 60) -> bool:
                 return True
     except (OSError, websocket.WebSocketException):
         return True
-
-
-class Probe(threading.Thread):
-    """``/api/health`` every 50 ms; each answer's time."""
-
-    def __init__(self, url: str):
-        super().__init__(daemon=True)
-        self.url = url
-        self.times: list[float] = []
-        self.failures: list[str] = []
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        with requests.Session() as session:
-            while not self.done.is_set():
-                started = time.monotonic()
-                try:
-                    session.get(f"{self.url}/api/health", timeout=30).raise_for_status()
-                except requests.RequestException as error:
-                    self.failures.append(str(error))
-                self.times.append(time.monotonic() - started)
-                self.done.wait(0.05)
-
-    def p99(self) -> float:
-        ordered = sorted(self.times)
-        return ordered[int(0.99 * (len(ordered) - 1))]
 
 
 @pytest.fixture

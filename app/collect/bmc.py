@@ -22,6 +22,7 @@ from typing import Literal
 
 from ..core.bounded import runner
 from ..core.fan import AirSensor, AlarmKind, Fan
+from ..core.model import frozen_map
 from ..core.vocabulary import dead_temperature
 from .sources import Reading as SourceReading
 
@@ -81,13 +82,11 @@ def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
         rpm = round(r.value) if r.unit == "RPM" and r.value is not None else None
         percent = r.value if r.unit == "percent" else None
         dead = "no reading: no fan in this slot (or the BMC disabled it)" if r.value is None else None
-        alarm = {"cr": "the BMC reports it critical (a failed or missing fan)",
-                 "nc": "the BMC reports it past a warning threshold"}.get(r.status)
         kinds: dict[str, AlarmKind] = {"cr": "failed", "nc": "warning"}
         kind = kinds.get(r.status) if dead is None else None
         found.append(Fan(id=f"bmc:{r.name}", chip="bmc", channel=n + 1, label=r.name, rpm=rpm, percent=percent,
-                         control="automatic", controller="the BMC", alarm=alarm if dead is None else None,
-                         alarm_kind=kind,
+                         control="automatic", controller="the BMC", alarm_kind=kind,
+                         alarm_facts=frozen_map({"status": r.status} if kind else {}),
                          dead=dead))
     return tuple(found)
 

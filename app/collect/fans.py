@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, AlarmKind, Fan, fan_state
-from ..core.model import GpuSample, HostSample, HostSensor
+from ..core.model import GpuSample, HostSample, HostSensor, frozen_map
+from ..verdict.alarms import alarm_words
 from .bmc import BmcRun, BmcSource
 from .fancontrol import Declared
 from .fandaemons import ConfigSource, config_sources
@@ -231,8 +232,10 @@ class FanService:
                           floor_percent=fan.floor_percent or (fit.floor if fan.percent is not None else None))
         if fan.source in temps:
             fan = replace(fan, source_c=temps[fan.source])
-        if fan.alarm is None and (health := self._health(fan, now)) is not None:
-            fan = replace(fan, alarm=health[0], alarm_kind=health[1])
+        if fan.alarm_kind is None and (health := self._health(fan, now)) is not None:
+            fan = replace(fan, alarm_kind=health[0], alarm_facts=frozen_map(health[1]))
+        if fan.alarm_kind is not None and fan.alarm is None:
+            fan = replace(fan, alarm=alarm_words(fan))
         return replace(fan, state=fan_state(fan))
 
     def _as_declared(self, fan: Fan, declared: Declared, temps: dict[str, float]) -> Fan:
@@ -243,25 +246,22 @@ class FanService:
                        controller=f"{declared.daemon} (its configuration under {self.etc_root})",
                        source_c=temps.get(name) if name else None)
 
-    def _health(self, fan: Fan, now: float) -> tuple[str, AlarmKind] | None:
-        """Far from its target longer than a spin-up, or at full speed while its source is cool: the words and
-        the kind."""
-        off = None
+    def _health(self, fan: Fan, now: float) -> tuple[AlarmKind, dict[str, float | str]] | None:
+        """Far from its target longer than a spin-up, or at full speed while its source is cool: the kind and its
+        facts (``app.verdict.alarms`` puts them in words)."""
+        off = False
         if fan.target_rpm and fan.rpm is not None and not fan.stopped:
-            gap = abs(fan.rpm - fan.target_rpm)
-            if gap > max(OFF_TARGET_RPM, OFF_TARGET_SHARE * fan.target_rpm):
-                off = f"off target: {fan.rpm:,} RPM against a target of {fan.target_rpm:,} RPM"
-        if off is None:
+            off = abs(fan.rpm - fan.target_rpm) > max(OFF_TARGET_RPM, OFF_TARGET_SHARE * fan.target_rpm)
+        if not off:
             self._off_since.pop(fan.id, None)
         else:
             since = self._off_since.setdefault(fan.id, now)
             if now - since >= SPIN_UP_S:
-                return f"{off} for {now - since:.0f} s (blocked, or failing)", "off-target"
+                return "off-target", {"rpm": fan.rpm or 0, "target_rpm": fan.target_rpm or 0, "seconds": now - since}
         cool = fan.curve[0][0] if fan.curve else COOL_C
         full = (fan.percent is not None and fan.percent >= FULL_PERCENT) or fan.control == "full-speed"
         if full and fan.source_c is not None and fan.source_c < cool:
-            how = "no control (pwm_enable 0)" if fan.control == "full-speed" else "a manual override or lost control"
-            return f"full speed while {fan.source} is at {fan.source_c:.0f} °C: {how}", "no-heat"
+            return "no-heat", {"source": fan.source or "its source", "source_c": fan.source_c, "control": fan.control}
         return None
 
     # -- learning ----------------------------------------------------------------------------

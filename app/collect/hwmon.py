@@ -148,28 +148,26 @@ def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
     zero_rpm = False
     if chip == "amdgpu":
         floor, controller, zero_rpm = _amdgpu(chip_dir, floor, controller)
-    stopped, alarm = _at_rest(chip, rpm, duty, target, zero_rpm, no_pulses)
+    stopped, facts = _at_rest(chip, rpm, duty, target, zero_rpm, no_pulses)
     return Fan(id=f"hwmon:{chip}/fan{n}", chip=chip, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
                percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"),
                max_rpm=read_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
-               source=source, source_c=source_c, curve=curve, stopped=stopped, alarm=alarm,
-               alarm_kind="stalled" if alarm else None,
+               source=source, source_c=source_c, curve=curve, stopped=stopped,
+               alarm_kind="stalled" if facts else None, alarm_facts=frozen_map(facts or {}),
                dead=_dead(chip_dir, chip, n, rpm), unsupported=frozen_map(unsupported))
 
 
 def _at_rest(chip: str, rpm: int | None, duty: int | None, target: int | None, zero_rpm: bool,
-             no_pulses: bool) -> tuple[bool, str | None]:
-    """(at rest on purpose, what is wrong) for a fan that may stop. At rest only when the duty (or a real target)
-    asks for nothing, or zero-RPM is on with no duty read; a tachometer that reads 0 while the duty asks for a
-    spinning fan is a stalled fan or a tachometer that does not report, never "at rest"."""
+             no_pulses: bool) -> tuple[bool, dict[str, float | str] | None]:
+    """(at rest on purpose, the facts of a stall) for a fan that may stop. At rest only when the duty (or a real
+    target) asks for nothing, or zero-RPM is on with no duty read; a tachometer that reads 0 while the duty asks for
+    a spinning fan is a stalled fan or a tachometer that does not report, never "at rest"."""
     if rpm != 0 or chip not in _STOPS_AT_ZERO:
         return False, None
     if duty == 0 or (duty is None and (target == 0 or zero_rpm)):
         return True, None
     if duty is not None and duty >= STALL_PWM:
-        read = "no pulses (65535)" if no_pulses else "0 RPM"
-        return False, (f"reads {read} at {pwm_percent(duty):.0f} % duty: stalled, or its tachometer does not "
-                       "report (check it by ear or by its temperatures)")
+        return False, {"reading": "no pulses (65535)" if no_pulses else "0 RPM", "duty": pwm_percent(duty)}
     return False, None
 
 

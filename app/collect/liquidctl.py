@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..core.bounded import runner
 from ..core.fan import AlarmKind, Fan
-from ..core.model import HostSensor
+from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature
 from .sources import Reading
 
@@ -83,23 +83,20 @@ def reading(devices: Iterable[tuple[str, list[tuple[str, float, str]]]]) -> Read
 
 def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fan:
     label = "Pump" if channel.kind == "pump" else f"Fan {channel.number}" if channel.number else "Fan"
-    alarm = dead = None
+    dead = None
     kind: AlarmKind | None = None
+    facts: dict[str, float | str] = {}
     if channel.rpm == 0 and channel.kind == "pump":
-        kind = "stalled"
-        alarm = ("reads 0 rpm: a pump does not stop while the cooler runs; liquidctl cannot read this pump's speed, "
-                 "or the pump failed (is the liquid cooling?)")
+        kind, facts = "stalled", {"reading": "0 rpm", "pump": 1}
     elif channel.rpm == 0 and (channel.percent or 0) >= STALL_PERCENT:
-        kind = "stalled"
-        alarm = (f"reads 0 rpm at {channel.percent:.0f} % duty: stalled, or its tachometer does not report "
-                 "(check it by ear or by its temperatures)")
+        kind, facts = "stalled", {"reading": "0 rpm", "duty": channel.percent or 0.0}
     elif channel.rpm == 0 and channel.percent is None:
         dead = "0 rpm: no fan on this channel (or a stopped one)"
     return Fan(id=f"liquidctl:{device}/{label}", chip=device, channel=channel.number, label=label, rpm=channel.rpm,
                percent=channel.percent, control="unknown", controller="the cooler's firmware" + (
                    " (liquidctl marks this device broken: it reads it, but cannot set it)" if broken else ""),
-               source=source, source_from="design" if source else None, cools="the liquid loop", alarm=alarm,
-               alarm_kind=kind,
+               source=source, source_from="design" if source else None, cools="the liquid loop",
+               alarm_kind=kind, alarm_facts=frozen_map(facts),
                dead=dead)
 
 

@@ -34,18 +34,17 @@ def parse_fan(text: str) -> Fan | None:
     level = fields.get("level", "")
     unsupported = {} if rpm is not None else {"rpm": "no speed in /proc/acpi/ibm/fan"}
     control, controller, percent = _level(level)
-    stopped, alarm = False, None
+    stopped, facts = False, {}
     kind: AlarmKind | None = None
     if fields.get("status") == "disabled":
-        alarm, kind = "thinkpad_acpi reports the fan disabled (status: disabled)", "disabled"
+        kind, facts = "disabled", {"driver": "thinkpad_acpi"}
     elif rpm == 0 and level == "0":
         stopped = True
     elif rpm == 0 and level.isdigit():
-        kind = "stalled"
-        alarm = (f"reads 0 RPM at level {level}: stalled, or this model's embedded controller does not report the "
-                 "speed (check it by ear or by its temperatures)")
+        kind, facts = "stalled", {"reading": "0 RPM", "level": level}
     return Fan(id="acpi:thinkpad/fan1", chip=CHIP, channel=1, label=None, rpm=rpm, percent=percent, control=control,
-               controller=controller, stopped=stopped, alarm=alarm, alarm_kind=kind, cools="the machine",
+               controller=controller, stopped=stopped, alarm_kind=kind, alarm_facts=frozen_map(facts),
+               cools="the machine",
                unsupported=frozen_map(unsupported))
 
 

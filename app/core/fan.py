@@ -26,6 +26,7 @@ AlarmKind = Literal["failed", "stalled", "off-target", "no-heat", "warning", "di
 _STATE_OF_ALARM: Mapping[str, FanState] = MappingProxyType({
     "stalled": "stalled", "off-target": "off-target", "no-heat": "full"})
 _NONE: Mapping[str, str] = MappingProxyType({})
+_NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 FULL_PERCENT = 95.0  # at or above this duty a fan is at full speed
 FLOOR_MARGIN = 3.0  # within this many points of its floor a fan is at its floor
 CONFIDENCE_FLOOR = 0.5  # a source learned less surely than this is not named (a guess that often names a distractor)
@@ -66,6 +67,7 @@ class Fan:
     stopped: bool = False  # at rest on purpose (zero-RPM idle, fan-stop), not failed
     alarm: str | None = None  # what is wrong, in words (a BMC's critical status, a fan far from its target)
     alarm_kind: AlarmKind | None = None  # the same as a kind (``AlarmKind``): what the state and the verdict read
+    alarm_facts: Mapping[str, float | str] = field(default_factory=lambda: _NO_FACTS)  # what its words are made of
     dead: str | None = None
     state: FanState = "unknown"
     stale_s: float | None = None  # its source is failing: this reading is that many seconds old, not live

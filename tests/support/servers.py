@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -84,3 +85,29 @@ def served(**env: str) -> Iterator[str]:
         yield url
     finally:
         stop(proc)
+
+
+class Probe(threading.Thread):
+    """``/api/health`` every 50 ms; each answer's time."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.url = url
+        self.times: list[float] = []
+        self.failures: list[str] = []
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        with requests.Session() as session:
+            while not self.done.is_set():
+                started = time.monotonic()
+                try:
+                    session.get(f"{self.url}/api/health", timeout=30).raise_for_status()
+                except requests.RequestException as error:
+                    self.failures.append(str(error))
+                self.times.append(time.monotonic() - started)
+                self.done.wait(0.05)
+
+    def p99(self) -> float:
+        ordered = sorted(self.times)
+        return ordered[int(0.99 * (len(ordered) - 1))]
