@@ -83,8 +83,9 @@ def test_a_fifo_where_a_file_or_a_chip_was_is_refused_at_once(tmp_path: Path) ->
         assert "a FIFO" in service.config_errors[str(etc / "fancontrol")]
         wait_for(lambda: any("hwmon9" in p for p in service.problems()), timeout=30)
         assert next(p for p in service.problems() if "hwmon9" in p).startswith("fan source hwmon chip hwmon9: ")
+        wait_for(lambda: any(f.chip == "it8688" for f in service.read([], host())[0]), timeout=30)  # read once
         it8688 = [f for f in service.read([], host())[0] if f.chip == "it8688"]
-        assert it8688 and it8688[0].rpm is None  # its FIFO tachometer is not waited on, and not a reading
+        assert it8688[0].rpm is None  # its FIFO tachometer is not waited on, and not a reading
     finally:
         service.close()
 

@@ -252,7 +252,7 @@ def _nvidia(text: str, replay: Replay) -> str | None:
     try:
         return nvidia_captures.table(text, replay.gpus) or nvidia_captures.xml(text, replay.gpus) \
             or nvidia_captures.query(text, replay.gpus) or nvidia_captures.settings(text, replay.gpus) \
-            or nvidia_captures.nvfancontrol(text, replay.gpus)
+            or nvidia_captures.nvfancontrol(text, replay.gpus) or nvidia_captures.assignment(text, replay.gpus)
     except ValueError as error:
         raise Unreadable(str(error)) from None
 

@@ -179,3 +179,27 @@ def nvfancontrol(text: str, gpus: list[GpuSample]) -> str | None:
     gpus.append(GpuSample(vendor="nvidia", index=index, name=name, temperature_c=float(temp),
                           utilization_percent=float(load), fans=(fan,), fan_speed_percent=fan.percent))
     return "nvfancontrol log"
+
+
+_ASSIGNED = re.compile(r"Attribute 'GPUFanControlState' \([^)\[]*\[gpu:(\d+)\]\) assigned value (\d+)")
+_RANGE = re.compile(r"valid values for 'GPUTargetFanSpeed' are in the range (\d+) - (\d+)")
+_ASKED = re.compile(r"GPUTargetFanSpeed=(\d+)")
+
+
+def assignment(text: str, gpus: list[GpuSample]) -> str | None:
+    """``nvidia-settings -a ...GPUFanControlState=1 -a ...GPUTargetFanSpeed=N`` and what it answered: manual
+    control taken, and the range of duties the card accepts under it (its lowest is the floor: 30 % on GeForce
+    cards of recent drivers, so a fan under manual control never stops)."""
+    taken, limits = _ASSIGNED.search(text), _RANGE.search(text)
+    if taken is None or limits is None:
+        return None
+    index, manual = int(taken.group(1)), taken.group(2) == "1"
+    low, high = int(limits.group(1)), int(limits.group(2))
+    asked = _ASKED.search(text)
+    fan = Fan(id=f"nvidia-settings:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, gpu_index=index,
+              target_percent=float(asked.group(1)) if asked else None, floor_percent=float(low), source="GPU",
+              source_from="design", cools="the GPU", control="manual" if manual else "automatic",
+              controller=(f"set by software (GPUFanControlState 1: nvidia-settings), where this card accepts "
+                          f"{low}-{high} %") if manual else "the card's own policy")
+    gpus.append(GpuSample(vendor="nvidia", index=index, name="NVIDIA GPU (nvidia-settings)", fans=(fan,)))
+    return "nvidia-settings assignment"

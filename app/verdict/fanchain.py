@@ -205,6 +205,12 @@ def _lead_fan(lead: Fan) -> str:
     if zero:
         return (f"The {lead.name} reads {lead.speed}: stopped by fan-stop, or a driver that does not report the fan; "
                 "which cannot be said without the card's temperature and load.")
+    below = lead.target_percent is not None and lead.floor_percent is not None and \
+        lead.target_percent < lead.floor_percent
+    if lead.control == "manual" and below and lead.controller:
+        return (f"The {lead.name} is {lead.controller}, and was asked for {lead.target_percent:.0f} %, below the "
+                f"{lead.floor_percent:.0f} % it accepts: it keeps turning; only handing it back to the card's "
+                "automatic policy lets it stop.")
     if lead.state == "unknown":
         return f"The {lead.name}'s speed is not read."
     if lead.control == "manual" and lead.source_from is None and lead.controller:

@@ -116,8 +116,11 @@ JUDGED: dict[str, Judgement] = {
     "nvidia-02": _j("agree", "the card's firmware is in charge (Mode: Auto), spinning the fan between 0 and 26 %; "
                     "the daemon's curve is not what drives it, though it was run with --force",
                     ("set by the card's own curve", "between 0 and 26 %", "not driving it")),
-    "nvidia-03": _j("not read", "an nvidia-settings assignment and its error, no query"),
-    "nvidia-04": _j("not read", "an nvidia-settings assignment and its error, no query"),
+    "nvidia-03": _j("agree", "manual control taken, and 0 % is below the 1-100 % this driver accepts under it: the "
+                    "fan keeps turning until handed back to the automatic policy",
+                    ("accepts 1-100 %", "asked for 0 %", "automatic policy lets it stop")),
+    "nvidia-04": _j("agree", "under manual control this GeForce accepts 30-100 %, so it never stops; fan-stop only "
+                    "on the automatic policy", ("accepts 30-100 %", "below the 30 %", "automatic policy lets it stop")),
     "nvidia-05": _j("partly", "the card is idle (12 W, 32 °C, no process) and its fan at 49 % is said as a guess; "
                     "not that it ignores the daemon", ("probably following the GPU", "12 W")),
     "nvidia-06": _j("agree", "the busy card's fan (51 %) is the one heard, at 68 °C and 76 W",
