@@ -241,12 +241,14 @@ def test_demo_workers_end_when_every_server_process_is_killed_9() -> None:
 
 
 def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() -> None:
-    """Its speed rests on what it does not import: Flask, the Socket.IO server, TLS, urllib/http.client (the
-    Docker and Kubernetes clients and the notifier load them when they first talk, not at import)."""
+    """Its speed rests on what it does not import: Flask, the Socket.IO and Engine.IO servers, gevent, TLS,
+    urllib/http.client (the Docker and Kubernetes clients and the notifier load them when they first talk, not at
+    import), PyYAML (only a fan daemon's configuration needs it) and the demo's simulated backend."""
     code = ("import sys, io, contextlib; import app.__main__ as m\n"
             "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
-            "print(' '.join(sorted(name for name in ('flask', 'socketio', 'ssl', 'http.client', 'urllib.request',"
-            " 'prometheus_client', 'sqlite3', 'psutil._psutil_linux') if name in sys.modules)))")
+            "print(' '.join(sorted(name for name in ('flask', 'socketio', 'engineio', 'gevent', 'ssl', 'http.client',"
+            " 'urllib.request', 'prometheus_client', 'sqlite3', 'yaml', 'app.vendors.simulated',"
+            " 'app.vendors.simulated_machine', 'psutil._psutil_linux') if name in sys.modules)))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                             env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
                                  "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",

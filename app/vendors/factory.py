@@ -13,7 +13,6 @@ from .amd import AmdBackend
 from .base import Backend, BackendUnavailable, SkipKind
 from .basic import BasicBackend
 from .nvidia import NvidiaBackend
-from .simulated import SimulatedBackend
 from .sysfs import drm_cards, normalize_pci
 
 T = TypeVar("T")
@@ -120,8 +119,15 @@ def default_builders(settings: object | None = None, watch_events: bool = True) 
         "basic": lambda: BasicBackend(
             sys_root=get("sys_root", "/sys"),
             nvidia_smi=NvidiaSmi(get("nvidia_smi", "nvidia-smi"), get("nvidia_smi_timeout_s", 5.0))),
-        "simulated": lambda: SimulatedBackend(gpus=get("sim_gpus", 2), peak=get("sim_peak", 0.5)),
+        "simulated": lambda: _simulated(get("sim_gpus", 2), get("sim_peak", 0.5)),
     }
+
+
+def _simulated(gpus: int, peak: float) -> Backend:
+    """The demo's backend, imported when chosen: a real machine's one-shot answer never loads it (16 ms)."""
+    from .simulated import SimulatedBackend
+
+    return SimulatedBackend(gpus=gpus, peak=peak)
 
 
 def no_gpu_sentence(selection: Selection) -> str:
