@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, AlarmKind, Fan, fan_state
+from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, AlarmKind, Fan, fan_state, source_guessed
 from ..core.model import GpuSample, HostSample, HostSensor, frozen_map
 from ..verdict.alarms import alarm_words
 from .bmc import BmcRun, BmcSource
@@ -260,7 +260,7 @@ class FanService:
                 return "off-target", {"rpm": fan.rpm or 0, "target_rpm": fan.target_rpm or 0, "seconds": now - since}
         cool = fan.curve[0][0] if fan.curve else COOL_C
         full = (fan.percent is not None and fan.percent >= FULL_PERCENT) or fan.control == "full-speed"
-        if full and fan.source_c is not None and fan.source_c < cool:
+        if full and fan.source_c is not None and fan.source_c < cool and not source_guessed(fan):  # a guess is no proof
             return "no-heat", {"source": fan.source or "its source", "source_c": fan.source_c, "control": fan.control}
         return None
 

@@ -92,8 +92,10 @@ JUDGED: dict[str, Judgement] = {
                                {"Pump (Corsair H110i GT)": "stalled", "Fan 1 (Corsair H110i GT)": "dead"}),
     "liquidctl-daemons-02": _j("partly", "names the pump at 2,280 RPM, not that the firmware ignores a 20 % duty",
                                ("Pump (Asetek 690LC) runs at 2,280 RPM",)),
-    "liquidctl-daemons-03": _j("partly", "fan 1 at a 100 % duty for a cool liquid is a manual override (true), but "
-                               "not that the speeds do not follow the duties", ("a manual override",)),
+    "liquidctl-daemons-03": _j("partly", "fan 1 at a 100 % duty, its source (the liquid) said as a guess, never as "
+                               "proof of an override; that the speeds do not follow the duties is not said",
+                               ("runs at 100 % (1,192 RPM), probably following",),
+                               {"Fan 1 (Corsair Hydro H100i Pro XT)": "full"}),
     "liquidctl-daemons-04": _j("partly", "the six fans run (~470 rpm) and the device is marked broken for writes, "
                                "but the sentence does not say no software curve is in effect",
                                ("runs at 472 RPM",)),
