@@ -112,7 +112,7 @@ def test_the_thinkpad_and_liquidctl_sources_on_the_live_path(tmp_path: Path) -> 
     (ibm / "thermal").write_text("temperatures:\t52 0 0 0 -128 0 0 0\n")
     liquid = (CAPTURES / "kraken-x53-liquidctl.json").read_text()
     service = FanService(sys_root=str(tmp_path / "sys"), etc_root=str(tmp_path / "etc"), threaded=True,
-                         extra=registered(tmp_path / "proc", lambda: liquid))
+                         extra=registered(tmp_path / "proc", tmp_path / "sys", lambda: liquid))
     try:
         deadline = time.monotonic() + 30
         while len([f for f in service.read([], host())[0] if f.state != "dead"]) < 4:
@@ -128,3 +128,17 @@ def test_the_thinkpad_and_liquidctl_sources_on_the_live_path(tmp_path: Path) -> 
         assert {s.key for s in service.statuses} >= {"thinkpad-acpi", "liquidctl"}
     finally:
         service.close()
+
+
+def test_a_thinkpad_whose_hwmon_chip_has_the_fan_is_read_once(tmp_path: Path) -> None:
+    """thinkpad_acpi gives the fan twice (its hwmon chip and /proc/acpi/ibm/fan): the chip's, with its pwm, counts."""
+    from tests.support.hwmon import hwmon_tree
+
+    sys_root = hwmon_tree(tmp_path / "sys", "thinkpad-t420")
+    ibm = tmp_path / "proc" / "acpi" / "ibm"
+    ibm.mkdir(parents=True)
+    (ibm / "fan").write_text("status:\t\tenabled\nspeed:\t\t3855\nlevel:\t\tauto\n")
+    service = FanService(sys_root=str(sys_root), etc_root=str(tmp_path / "etc"),
+                         extra=registered(tmp_path / "proc", sys_root, None))
+    fans = [f.id for f in service.read([], host())[0]]
+    assert fans == ["hwmon:thinkpad/fan1"]

@@ -34,7 +34,8 @@ def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
         service = FanService(sys_root=str(replay.sys_root), etc_root=str(replay.etc_root),
                              bmc_run=(lambda: listing) if listing else "no ipmitool listing in the captures",
                              bmc_every_s=3600.0, every_s=0,
-                             extra=registered(replay.proc_root, (lambda: liquid) if liquid else None))
+                             extra=registered(replay.proc_root, replay.sys_root,
+                                              (lambda: liquid) if liquid else None))
         service.wait_first(10.0)
         temperatures, left_out = service.temperatures()
         host = HostSample(hostname="(a capture)", cpu_percent=None, cpu_count=None, load_average=None,

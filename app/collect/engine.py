@@ -81,7 +81,7 @@ def fan_service(settings: Settings) -> FanService:
     bmc = ipmitool(settings.bmc_timeout_s, settings.bmc_command) if settings.bmc else "no BMC read: FANWHY_BMC=off"
     return FanService(sys_root=settings.sys_root, etc_root=settings.etc_root, bmc_run=bmc,
                       bmc_every_s=settings.bmc_interval_s, bmc_timeout_s=settings.bmc_timeout_s, threaded=True,
-                      extra=registered(settings.host_proc, liquidctl.command()))
+                      extra=registered(settings.host_proc, settings.sys_root, liquidctl.command()))
 
 
 def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:

@@ -179,8 +179,6 @@ class FanService:
             air.extend(reading.air)
             declared.extend(reading.declared)
             names.update(reading.names)
-        if any(f.id.startswith("hwmon:thinkpad/") for f in fans):  # the same fan as /proc/acpi/ibm/fan's
-            fans = [f for f in fans if not f.id.startswith("acpi:thinkpad/")]
         return Reading(fans=tuple(fans), temperatures=tuple(temps), air=tuple(air), declared=tuple(declared),
                        names=names)
 

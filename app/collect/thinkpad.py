@@ -5,8 +5,8 @@ E series among them, it stays 0 whatever the fan does) and ``level``: ``auto`` (
 ``0``-``7`` (set by software: thinkfan, or a person), ``full-speed`` or ``disengaged`` (the fastest, without
 regulation). ``thermal`` lists up to 16 temperatures in °C; -128 and 0 are slots with no sensor.
 
-Where the kernel also gives the ``thinkpad`` hwmon chip, its fans are the same fans: the fan service keeps the
-chip's and leaves these out.
+Where the kernel also gives the ``thinkpad`` hwmon chip (under ``sys_root``), its fans and temperatures are the
+same ones, read there with the pwm and its mode: this source then reads nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from ..core.bounded import read_text_file
 from ..core.fan import AlarmKind, Fan, FanControl
 from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature
+from ..vendors.sysfs import read_text
+from .hwmon import chips as hwmon_chips
 from .sources import Reading
 
 LEVELS = 7  # the embedded controller's levels 0-7
@@ -73,15 +75,19 @@ def parse_thermal(text: str) -> tuple[HostSensor, ...]:
 
 @dataclass(frozen=True)
 class ThinkPadSource:
-    """``/proc/acpi/ibm/fan`` and ``thermal`` under ``proc_root`` as a fan source (``app.collect.sources``)."""
+    """``/proc/acpi/ibm/fan`` and ``thermal`` under ``proc_root`` as a fan source (``app.collect.sources``); nothing
+    when the ``thinkpad`` hwmon chip under ``sys_root`` gives the same fan."""
 
     proc_root: Path
+    sys_root: Path = Path("/sys")
     period_s: float = 5.0
     timeout_s: float = 3.0
     key: str = "thinkpad-acpi"
     name: str = "the ThinkPad's embedded controller (/proc/acpi/ibm/fan)"
 
     def read(self) -> Reading:
+        if any(read_text(chip / "name") == CHIP for chip in hwmon_chips(self.sys_root)):
+            return Reading()
         base = self.proc_root / "acpi" / "ibm"
         fan = parse_fan(read_text_file(base / "fan", 65536))
         try:
