@@ -285,3 +285,35 @@ def test_a_server_with_every_bad_source_at_once_keeps_its_good_fans_and_answers_
     assert probe.times and not probe.failures and probe.p99() < 0.2, (probe.p99(), len(probe.times),
                                                                        probe.failures[:3])
     assert "Traceback" not in log
+
+
+def _listing(count: int) -> str:
+    return "".join(f"FAN{n:05d}          | {2000 + n} RPM          | ok\n" for n in range(count))
+
+
+def test_a_bmc_listing_of_thousands_of_fans_keeps_the_first_256_and_says_so() -> None:
+    from app.collect.bmc import MAX_FANS, BmcSource
+
+    reading = BmcSource(lambda: _listing(5000)).read()
+    assert len(reading.fans) == MAX_FANS == 256
+    assert reading.problem == "5,000 fan lines: only the first 256 are read"
+
+
+def test_the_learning_state_of_fans_that_vanished_is_pruned(tmp_path: Path) -> None:
+    """A BMC that once listed 200 fans, then 3: after a learning window the 197 gone cost nothing any more."""
+    from app.collect.fans import LEARN_WINDOW_S
+
+    clock = {"now": 1000.0}
+    listing = {"text": _listing(200)}
+    service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path), bmc_run=lambda: listing["text"],
+                         bmc_every_s=0.001, every_s=0, clock=lambda: clock["now"])
+    for _ in range(3):
+        service.read([], host())
+        clock["now"] += 1
+    assert len(service._speeds) == 200
+    listing["text"] = _listing(3)
+    for _ in range(int(LEARN_WINDOW_S) + 5):
+        service.read([], host())
+        clock["now"] += 1
+    assert len(service._speeds) == 3 and len(service._learned_at) <= 3 and len(service._fits) <= 3
+    assert len(service._temps) == 0  # no temperature was read at all: none kept
