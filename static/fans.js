@@ -6,7 +6,7 @@
 
   const $ = (sel) => document.querySelector(sel);
   const state = { fan: null, chart: null, loadedAt: 0, latest: null };
-  const HOW = { declared: "declared", design: "by design", learned: "learned" };
+  const HOW = { declared: "declared", design: "by design", learned: "learned", named: "by its name" };
 
   function cell(text, title, cls) {
     const td = document.createElement("td");

@@ -77,8 +77,8 @@ def test_with_no_floor_known_a_fan_at_70_percent_is_loud_and_no_floor_is_claimed
     assert "floor" not in verdict.headline and "idle curve" not in verdict.headline
     quiet = replace(fan, percent=30.0, rpm=900)
     assert explain(snap([], fans=(quiet,))).headline == (
-        "Nothing is busy. The SYS_FAN1 (it8792 fan1) runs at 30 % (900 RPM); no idle floor is known for it, so "
-        "whether that is its idle speed cannot be said.")
+        "Nothing is busy. The SYS_FAN1 (it8792 fan1) runs at 30 % (900 RPM); no idle floor is known for it: at 30 % "
+        "duty, a low speed.")
 
 
 def test_no_fan_read_is_said_and_no_curve_is_invented() -> None:

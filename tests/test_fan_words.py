@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from app.core.fan import AirSensor, Fan, fan_state, heat_of
-from app.verdict.fanchain import at_floor, chassis_clause, fan_causes, gpu_fan_clause, groups, loudness, sentence
+from app.verdict.fanchain import chassis_clause, fan_causes, gpu_fan_clause, groups, loudness, sentence
+from app.verdict.fanrest import at_floor
 from tests.support.builders import gpu, proc, snap
 
 

@@ -173,4 +173,15 @@ def test_a_laptop_ecs_fans_at_0_rpm_are_not_empty_headers(tmp_path: Path) -> Non
     with no duty read, FanWhy says it cannot tell rest from a tachometer that does not report."""
     answer = explained(capture(tmp_path, "laptops-07"))
     assert all(f["state"] == "unknown" for f in answer["fans"]) and len(answer["fans"]) == 2
-    assert "at rest, or its tachometer does not report" in answer["sentence"] and "BMC" not in answer["sentence"]
+    assert "probably at rest (Dell's embedded controller" in answer["sentence"]
+    assert "or its tachometer does not report" in answer["sentence"] and "BMC" not in answer["sentence"]
+
+
+def test_a_dell_fan_at_0_rpm_beside_a_hot_cpu_is_not_called_probably_at_rest(tmp_path: Path) -> None:
+    """Dell's EC rests its fans while the machine is cool: at 85 °C a 0 RPM is as likely a silent tachometer (fails
+    when the rule ignores the temperature)."""
+    path = capture(tmp_path, "laptops-07")
+    path.write_text(path.read_text().replace("CPU:          +66.0°C", "CPU:          +85.0°C"))
+    answer = explained(path)
+    assert "85 °C" in answer["sentence"] and "probably at rest" not in answer["sentence"]
+    assert "at rest, or its tachometer does not report" in answer["sentence"]

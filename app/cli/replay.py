@@ -14,18 +14,20 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from ..collect.captures import Unreadable, load
+from ..collect.captures import Replay, Unreadable, load
 from ..collect.fans import FanService
 from ..collect.registry import registered
 from ..collect.serialize import to_json
+from ..core.fan import Note
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
-from ..verdict.fanchain import fan_answer
+from ..verdict.fanrest import fan_answer
+from ..verdict.notes import note_words
 from .terminal import clean, fan_table
 
 NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
 
 
-def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
+def replayed(paths: list[Path]) -> tuple[Snapshot, Replay]:
     """The snapshot a machine's captures make (its fans and temperatures) and what each file was read as."""
     with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:
         replay = load(paths, Path(folder))
@@ -46,21 +48,35 @@ def replayed(paths: list[Path]) -> tuple[Snapshot, list[str]]:
         snap = Snapshot(timestamp=time.time(), backend=BackendInfo(name="replay"), host=host, gpus=tuple(replay.gpus),
                         processes=(),
                         timing=CollectorTiming(0.0, 0.0, 0.0, 0.0, 0.0, 0), fans=fans, air=air)
-        return snap, replay.kinds
+        return snap, replay
+
+
+def answer(snap: Snapshot, notes: list[Note]) -> tuple[str, list[str]]:
+    """The sentence and the other causes for a replay: what the captures show was done to the control first (a
+    refused curve, a failed set, a daemon's log: it answers the question where it is there), then the fans."""
+    sentence, also = fan_answer(snap)
+    said = note_words(notes, snap)
+    if not said:
+        return sentence, also
+    if not any(f.state != "dead" for f in snap.fans):  # "no fan is read here" would deny the fan the notes name
+        return " ".join(said), also
+    return " ".join([*said, sentence]), also
 
 
 def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Print the fans and the sentence for the captures in ``paths``: 0, or 2 with one line for a file it cannot
     read."""
     try:
-        snap, kinds = replayed(paths)
+        snap, replay = replayed(paths)
     except Unreadable as error:
         err.write(f"fanwhy explain: {error}\n")
         return 2
-    sentence, also = fan_answer(snap)
+    sentence, also = answer(snap, replay.notes)
+    kinds = replay.kinds
     if as_json:
         out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
                               "fans": to_json(list(snap.fans)), "air": to_json(list(snap.air)),
+                              "notes": [{"kind": n.kind, **n.facts} for n in replay.notes],
                               "temperatures": to_json(list(snap.host.temperatures)),
                               "left_out": dict(snap.host.unsupported)}) + "\n")
         return 0

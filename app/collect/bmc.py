@@ -39,6 +39,7 @@ class Reading:
     unit: str | None
     status: str
     entity: str | None = None
+    raw: str = ""  # the reading as printed ("0x08" for a discrete sensor)
 
 
 def _value(text: str) -> tuple[float | None, str | None]:
@@ -60,13 +61,13 @@ def parse(text: str) -> list[Reading]:
         if len(cells) >= 10:  # sensor: name | value | unit | status | thresholds
             value = float(cells[1]) if _NUMBER.match(cells[1]) else None
             readings.append(Reading(cells[0], value, cells[2] or None if value is not None else None,
-                                    cells[3].lower()))
+                                    cells[3].lower(), raw=cells[1]))
         elif len(cells) == 5:  # elist: name | id | status | entity | reading
             value, unit = _value(cells[4])
-            readings.append(Reading(cells[0], value, unit, cells[2].lower(), cells[3]))
+            readings.append(Reading(cells[0], value, unit, cells[2].lower(), cells[3], raw=cells[4]))
         else:  # sdr: name | reading | status
             value, unit = _value(cells[1])
-            readings.append(Reading(cells[0], value, unit, cells[2].lower()))
+            readings.append(Reading(cells[0], value, unit, cells[2].lower(), raw=cells[1]))
     return readings
 
 
@@ -109,6 +110,18 @@ def temperatures(readings: Sequence[Reading]) -> list[tuple[Role, Reading]]:
             if r.unit == "degrees C" and r.value is not None and dead_temperature(r.value) is None]
 
 
+def left_out(readings: Sequence[Reading]) -> dict[str, str]:
+    """The temperatures a listing has but that are no reading, with why: a probe at 0 °C or its ceiling, a CPU
+    temperature reported only as a discrete state ("CPU Temp | 0x08": Supermicro X9) ("BMC name" -> why)."""
+    out = {}
+    for r in readings:
+        if r.unit == "degrees C" and r.value is not None and (why := dead_temperature(r.value)) is not None:
+            out[f"BMC {r.name}"] = why
+        elif r.value is None and re.search(r"\btemp", r.name, re.IGNORECASE) and r.raw.lower().startswith("0x"):
+            out[f"BMC {r.name}"] = f"reported only as a state ({r.raw}), not in degrees"
+    return out
+
+
 MAX_FANS = 256  # more fan lines than any chassis has is a listing gone wrong: the rest are not read
 BmcRun = Callable[[], str]
 
@@ -131,7 +144,7 @@ class BmcSource:
         if len(found) > MAX_FANS:
             found, problem = found[:MAX_FANS], f"{len(found):,} fan lines: only the first {MAX_FANS} are read"
         air = tuple(AirSensor(r_role, r.name, r.value) for r_role, r in temperatures(readings) if r.value is not None)
-        return SourceReading(fans=found, air=air, problem=problem)
+        return SourceReading(fans=found, air=air, left_out=frozen_map(left_out(readings)), problem=problem)
 
 
 def ipmitool(timeout_s: float, command: str = "") -> BmcRun | str:

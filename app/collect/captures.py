@@ -17,15 +17,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.fan import Note
 from ..core.model import GpuSample
-from . import bmc, liquidctl, nvidia_captures
+from . import bmc, control_captures, liquidctl, nvidia_captures
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
 _HWMON_PATH = re.compile(r"^/sys/(?:class/hwmon|devices/\S*?/hwmon)/(hwmon\d+)/(\S+?):(.*)$")
 _HEADER = re.compile(r"^==> (/sys/\S*/(hwmon\d+)/(\S+)) <==$")
 _SENSORS_CHIP = re.compile(r"^([a-z0-9_]+)-([a-z0-9_]+)-[0-9a-f]+$", re.IGNORECASE)
-_SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|%)?\b")
+_SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|%)?(?!\w)")
+_SENSORS_LIMIT = re.compile(r"\b(min|max)\s*=\s*(\d+)\s*RPM")
 _SUBFEATURE = re.compile(r"^\s+((?:fan|temp|pwm)\d+)(_[a-z_]+)?:\s+([+-]?\d+(?:\.\d+)?)\s*$")
 
 
@@ -44,6 +46,7 @@ class Replay:
     liquidctl: str = ""  # liquidctl status, text or --json
     proc_root: Path = Path("/nonexistent")  # /proc/acpi/ibm/fan and thermal, written under it
     gpus: list[GpuSample] = field(default_factory=list)  # from nvidia-smi's table: each card and its fan
+    notes: list[Note] = field(default_factory=list)  # what was done to the fans' control (control_captures)
 
 
 def load(paths: list[Path], into: Path) -> Replay:
@@ -59,8 +62,12 @@ def load(paths: list[Path], into: Path) -> Replay:
         # ThinkPad's /proc/acpi/ibm/fan or liquidctl's status beside it, which are read as well
         config = _config(text, replay.etc_root)
         main = _listing(text, chips) or _sensors_json(text, chips) or _sensors_text(text, chips) \
-            or _ipmitool(text, replay) or _nvidia(text, replay) or _ipmiutil(text, replay)
-        found = [k for k in (main, config, _thinkpad(text, replay), _liquidctl(text, replay)) if k]
+            or _ipmitool(text, replay) or _nvidia(text, replay) or _ipmiutil(text, replay) \
+            or _cat_session(text, chips) or _amdgpu_ls(text, chips)
+        notes = control_captures.read(text)
+        replay.notes += notes
+        control = "what was done to the control (" + ", ".join(n.kind for n in notes) + ")" if notes else None
+        found = [k for k in (main, config, _thinkpad(text, replay), _liquidctl(text, replay), control) if k]
         kind = " + ".join(found) or None
         if kind is None:
             raise Unreadable(f"{path}: not a capture FanWhy reads (sensors -j, sensors -u or sensors text, an hwmon "
@@ -207,19 +214,30 @@ def _sensors_text(text: str, chips: _Chips) -> str | None:
         if line.rstrip().endswith(":") and not line.startswith(" "):
             label = line.rstrip()[:-1].strip()
             continue
-        plain = _SENSORS_LINE.match(line)
-        if plain and plain.group(3):
-            name, value, unit = plain.group(1).strip(), float(plain.group(2)), plain.group(3)
-            family = "fan" if unit == "RPM" else "pwm" if unit == "%" else "temp"
-            counts[family] = counts.get(family, 0) + 1
-            numbered = re.fullmatch(rf"{family}(\d+)", name)
-            n = int(numbered.group(1)) if numbered else counts[family]
-            if family == "pwm":
-                value = value * 255 / 100
-            sub_name = f"pwm{n}" if family == "pwm" else f"{family}{n}_input"
-            _subfeatures(chips, chip, _chip_name(chip), name, [(sub_name, value)])
+        if _plain_line(line, chips, chip, counts):
             found += 1
     return kind if found else None
+
+
+def _plain_line(line: str, chips: _Chips, chip: str, counts: dict[str, int]) -> bool:
+    """One ``label:  value unit`` line of ``sensors`` text (a fan with its min and max, a pwm in %, a temperature)
+    written as its chip's files; False for a line that is none of them."""
+    plain = _SENSORS_LINE.match(line)
+    if not plain or not plain.group(3):
+        return False
+    name, value, unit = plain.group(1).strip(), float(plain.group(2)), plain.group(3)
+    family = "fan" if unit == "RPM" else "pwm" if unit == "%" else "temp"
+    counts[family] = counts.get(family, 0) + 1
+    numbered = re.fullmatch(rf"{family}(\d+)", name)
+    n = int(numbered.group(1)) if numbered else counts[family]
+    values: list[tuple[str, object]] = [(f"pwm{n}" if family == "pwm" else f"{family}{n}_input",
+                                         value * 255 / 100 if family == "pwm" else value)]
+    if family == "pwm" and "MANUAL CONTROL" in line:  # how sensors shows pwm_enable 1
+        values.append((f"pwm{n}_enable", 1))
+    if family == "fan":
+        values += [(f"fan{n}_{which}", int(limit)) for which, limit in _SENSORS_LIMIT.findall(line)]
+    _subfeatures(chips, chip, _chip_name(chip), name, values)
+    return True
 
 
 def _config(text: str, etc: Path) -> str | None:
@@ -303,3 +321,75 @@ def _ipmiutil(text: str, replay: Replay) -> str | None:
         return None
     replay.bmc += "\n".join(lines) + "\n"
     return "ipmiutil sensor"
+
+
+_CAT = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?cat\s+/sys/class/hwmon/(hwmon\d+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
+_ECHO_HEADER = re.compile(r"^(?:\S*[$#❯>]\s*)?echo\s+[\"']?=== (\w+) ===")
+_COMMAND = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors)\b")
+
+
+def _cat_session(text: str, chips: _Chips) -> str | None:
+    """A shell session of ``cat /sys/class/hwmon/hwmonN/FILE`` commands and, after them, their output: single files
+    answer in order; a glob (``fan*_input``) after an ``echo "=== name ==="`` answers under that header."""
+    commands: list[tuple[str, str, str | None]] = []
+    header: str | None = None
+    output: list[str] = []
+    for line in (raw.strip() for raw in text.splitlines()):
+        echo, cat = _ECHO_HEADER.match(line), _CAT.match(line)
+        if echo:
+            header = echo.group(1)
+        elif cat:
+            commands.append((cat.group(1), cat.group(2), header))
+            header = None
+        elif commands and line and not _COMMAND.match(line) and not re.match(r"^[-dl][-rwx]{9}", line) \
+                and not line.startswith("#"):  # a command's output comes after it
+            output.append(line)
+    if not commands:
+        return None
+    globbed = [c for c in commands if "*" in c[1]]
+    if globbed:
+        sections = _sections(output)
+        for chip, pattern, name in globbed:
+            family = re.match(r"[a-z]+", pattern)
+            for n, value in enumerate(sections.get(name or "", []), start=1):
+                chips.write(chip, pattern.replace("*", str(n)) if family else pattern, value, name)
+    else:
+        for (chip, file, _), value in zip(commands, output, strict=False):  # a post may cut the output
+            chips.write(chip, file, value)
+    return "cat of hwmon files"
+
+
+def _sections(output: list[str]) -> dict[str, list[str]]:
+    """Output lines under ``=== name ===`` headers, by name."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in output:
+        header = re.fullmatch(r"=== (\w+) ===", line)
+        if header:
+            current = sections.setdefault(header.group(1), [])
+        elif current is not None and re.fullmatch(r"-?\d+", line):
+            current.append(line)
+    return sections
+
+
+_AMDGPU_LS = {"Current Fan Speed (rpm)": "fan1_input", "Current Fan PWM (%)": "pwm1", "Fan PWM Mode": "pwm1_enable",
+              "Fan Speed Range (rpm)": "fan1_min fan1_max"}
+
+
+def _amdgpu_ls(text: str, chips: _Chips) -> str | None:
+    """amdgpu-ls (Ricks-Lab's gpu-utils): each card's fan speed, duty, mode and range, as amdgpu's hwmon files."""
+    card = -1
+    found = 0
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "Card Model" or (key == "Card Number" and card < 0):
+            card += 1
+        if key not in _AMDGPU_LS or card < 0:
+            continue
+        numbers = re.findall(r"-?\d+(?:\.\d+)?", value)
+        for file, number in zip(_AMDGPU_LS[key].split(), numbers, strict=False):
+            scaled = float(number) * 255 / 100 if file == "pwm1" else float(number)
+            chips.write(f"amdgpu-ls-{card}", file, str(round(scaled)), "amdgpu")
+            found += 1
+    return "amdgpu-ls" if found else None

@@ -18,6 +18,7 @@ holds and notifies like any other.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -213,6 +214,18 @@ class FanService:
     def _explain(self, fan: Fan, temps: dict[str, float], now: float, declarations: Sequence[Declared]) -> Fan:
         if fan.dead:
             return replace(fan, state="dead")
+        fan = self._sourced(fan, temps, declarations)
+        if fan.source in temps:
+            fan = replace(fan, source_c=temps[fan.source])
+        if fan.alarm_kind is None and (health := self._health(fan, now)) is not None:
+            fan = replace(fan, alarm_kind=health[0], alarm_facts=frozen_map(health[1]))
+        if fan.alarm_kind is not None and fan.alarm is None:
+            fan = replace(fan, alarm=alarm_words(fan))
+        return replace(fan, state=fan_state(fan))
+
+    def _sourced(self, fan: Fan, temps: dict[str, float], declarations: Sequence[Declared]) -> Fan:
+        """A fan with what it follows, the surest way known first: a daemon's configuration or the chip's own
+        declaration, the design (a card's fan), a confident fit of its history, and last its name alone."""
         declared = self._declared_for(fan, declarations)
         if declared is not None:
             fan = self._as_declared(fan, declared, temps)
@@ -224,17 +237,13 @@ class FanService:
             fan = replace(fan, source=_hottest_of_card(fan.chip, temps), source_from="design", cools="the GPU")
         fit = self._fits.get(fan.id)
         if fan.source_from is None and fit is not None and fit.confidence >= CONFIDENCE_FLOOR:
+            learned_rpm = round(fit.floor) if fit.floor is not None and fan.percent is None else None
             fan = replace(fan, source=fit.source, source_from="learned", confidence=fit.confidence,
-                          curve=fit.curve, hysteresis_c=fit.hysteresis_c,
-                          floor_rpm=round(fit.floor) if fit.floor is not None and fan.percent is None else None,
+                          curve=fit.curve, hysteresis_c=fit.hysteresis_c, floor_rpm=learned_rpm or fan.floor_rpm,
                           floor_percent=fan.floor_percent or (fit.floor if fan.percent is not None else None))
-        if fan.source in temps:
-            fan = replace(fan, source_c=temps[fan.source])
-        if fan.alarm_kind is None and (health := self._health(fan, now)) is not None:
-            fan = replace(fan, alarm_kind=health[0], alarm_facts=frozen_map(health[1]))
-        if fan.alarm_kind is not None and fan.alarm is None:
-            fan = replace(fan, alarm=alarm_words(fan))
-        return replace(fan, state=fan_state(fan))
+        if fan.source is None and fan.source_from is None and (named := _named_source(fan, temps)) is not None:
+            fan = replace(fan, source=named, source_from="named")
+        return fan
 
     def _as_declared(self, fan: Fan, declared: Declared, temps: dict[str, float]) -> Fan:
         """A fan as a daemon's configuration declares it: its source, curve, floor and the daemon as controller."""
@@ -270,7 +279,7 @@ class FanService:
         learning = False
         for fan in fans:
             speed = fan.percent if fan.percent is not None else fan.rpm
-            if speed is None or fan.dead or fan.source_from not in (None, "learned"):
+            if speed is None or fan.dead or fan.source_from not in (None, "learned", "named"):
                 continue  # declared or built in: nothing to learn
             self._speeds.setdefault(fan.id, deque(maxlen=keep)).append((now, float(speed)))
             learning = True
@@ -312,3 +321,20 @@ def _hottest_of_card(chip: str, temps: dict[str, float]) -> str:
     (memory at 60 °C wakes an idle card's fans while its edge reads 37 °C). A guess, and worded as one."""
     named = [(temps[f"{chip} {s}"], f"{chip} {s}") for s in ("edge", "junction", "mem") if f"{chip} {s}" in temps]
     return max(named)[1] if named else f"{chip} edge"
+
+
+_NOT_A_PLACE = frozenset({"fan", "sys", "system", "chassis", "case", "aux", "opt", "pump"})
+
+
+def _named_source(fan: Fan, temps: dict[str, float]) -> str | None:
+    """A board fan's source by its name alone, when nothing else says it: the temperature of its own chip whose
+    label starts with the same place ("VRM HS" and "VRM", "CPU Fan" and "CPU"); None when no label names a place."""
+    words = re.findall(r"[a-z]+", (fan.label or "").lower())
+    if not words or words[0] in _NOT_A_PLACE:
+        return None
+    for name in temps:
+        chip, _, label = name.partition(" ")
+        first = re.findall(r"[a-z]+", label.lower())
+        if chip == fan.chip and first and first[0] == words[0]:
+            return name
+    return None

@@ -149,12 +149,20 @@ def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
     if chip == "amdgpu":
         floor, controller, zero_rpm = _amdgpu(chip_dir, floor, controller)
     stopped, facts = _at_rest(chip, rpm, duty, target, zero_rpm, no_pulses)
+    lowest = _lowest(rpm, duty, control)
+    if lowest is not None:
+        floor = 0.0
     return Fan(id=f"hwmon:{chip}/fan{n}", chip=chip, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
-               percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"),
+               percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"), floor_rpm=lowest,
                max_rpm=read_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, stopped=stopped,
                alarm_kind="stalled" if facts else None, alarm_facts=frozen_map(facts or {}),
                dead=_dead(chip_dir, chip, n, rpm), unsupported=frozen_map(unsupported))
+
+
+def _lowest(rpm: int | None, duty: int | None, control: str) -> int | None:
+    """A fan asked by hand for 0 % that still turns: that speed is its lowest (a blower with no fan-stop)."""
+    return rpm if duty == 0 and control == "manual" and rpm and rpm != NO_PULSES_RPM else None
 
 
 def _at_rest(chip: str, rpm: int | None, duty: int | None, target: int | None, zero_rpm: bool,

@@ -15,8 +15,9 @@ from typing import Literal
 
 FanControl = Literal["full-speed", "manual", "automatic", "unknown"]
 # Where the source came from: the controller's own configuration (pwm_temp_sel, /etc/fancontrol, thinkfan, fan2go),
-# the hardware's design (a GPU's fan cools that GPU), or a fit of its history (app.collect.fanlearn).
-SourceFrom = Literal["declared", "design", "learned"]
+# the hardware's design (a GPU's fan cools that GPU), a fit of its history (app.collect.fanlearn), or its name alone
+# (a board's "VRM HS" fan beside its "VRM" temperature: a guess, said as one).
+SourceFrom = Literal["declared", "design", "learned", "named"]
 FanState = Literal["dead", "failed", "stalled", "off-target", "stopped", "floor", "full", "running", "unknown"]
 # What is wrong with a fan that is there, as a kind the state and the verdict switch on (``alarm`` has the words):
 # failed (a BMC's critical status, a pump that reads 0), stalled (a tachometer at 0 while its duty asks for speed:
@@ -116,6 +117,8 @@ def heat_of(source: str | None) -> str | None:
 def source_guessed(fan: Fan) -> bool:
     """True when a fan's source is FanWhy's guess, not what its controller says: an AMD card's (the hottest of its
     sensors) and a card's own fan whose controller nothing read names. The verdict and the terminal say "probably"."""
+    if fan.source_from == "named":
+        return True
     return fan.source_from == "design" and (fan.chip in ("amdgpu", "radeon") or fan.control == "unknown")
 
 
@@ -154,3 +157,21 @@ class AirSensor:
     role: AirRole
     label: str
     temperature_c: float
+
+
+# What a capture shows was done to a fan's control, beside its readings (app.collect.control_captures reads them,
+# app.verdict.notes says them): a curve the driver refused or whose range is empty, a set command that failed, a
+# profile that runs on a cooler against its liquid, a duty set that the speed did not follow, a fan daemon's
+# decision or the setting it logged, a tool that cannot reach the fan, an embedded controller that lost its CPU
+# temperature, a board whose firmware keeps its fans, manual settings then the controller's own.
+NoteKind = Literal["curve-refused", "curve-locked", "set-failed", "profile-on-liquid", "asked-duty", "duty-ignored",
+                   "thinkfan-bias", "daemon-not-obeyed", "tool-cannot-reach", "ec-lost-cpu", "board-keeps-fans",
+                   "manual-then-auto"]
+
+
+@dataclass(frozen=True)
+class Note:
+    """One fact of control read from a capture: its kind and what its words are made of."""
+
+    kind: NoteKind
+    facts: Mapping[str, float | str] = field(default_factory=lambda: _NO_FACTS)

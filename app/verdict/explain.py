@@ -13,7 +13,8 @@ from typing import Callable, Mapping, Sequence
 
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
-from .fanchain import chassis_clause, fan_causes, gpu_fan_clause, idle_fans, no_heat
+from .fanchain import chassis_clause, fan_causes, gpu_fan_clause, no_heat
+from .fanrest import hottest, idle_fans
 from .words import label, short_command
 
 BUSY_UTIL_PERCENT = 20.0
@@ -307,7 +308,8 @@ def _idle(snap: Snapshot, causes: Sequence[Cause]) -> Verdict:
     temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
                       if g.temperature_c is not None)
     fault = next((c for c in causes if c.kind == "fan_fault"), None)  # a stalled or failed fan is the news
-    fans = fault.summary if fault is not None and fault.summary else idle_fans(snap.fans)
+    hot = hottest(snap)
+    fans = fault.summary if fault is not None and fault.summary else idle_fans(snap.fans, hot[0] if hot else None)
     spun = [g for g in snap.gpus if isinstance(g.fan_speed_percent, (int, float))]
     if not snap.fans and spun:  # a GPU's own reading, with no fan list made from it (no floor read)
         lead = max(spun, key=lambda g: float(g.fan_speed_percent or 0))

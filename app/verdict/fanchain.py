@@ -100,10 +100,16 @@ def _follows(fan: Fan, snap: Snapshot) -> str:
     if fan.source is None:
         inlet = next((a for a in snap.air if a.role == "inlet"), None)
         return f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else ""
+    return source_words(fan)
+
+
+def source_words(fan: Fan) -> str:
+    """", following nct6798 CPUTIN at 62 °C" with how that is known; "probably" for a guess."""
     at = f" at {fan.source_c:.0f} °C" if fan.source_c is not None else ""
     source = "the GPU" if fan.gpu_index is not None and fan.source_from == "design" else fan.source
     if source_guessed(fan):
-        why = "the hottest of the card's sensors; the card does not say" if fan.chip in ("amdgpu", "radeon") \
+        why = "by its name; nothing read says what sets its speed" if fan.source_from == "named" \
+            else "the hottest of the card's sensors; the card does not say" if fan.chip in ("amdgpu", "radeon") \
             else "by design; nothing read says what sets its speed"
         return f", probably following {source}{at} ({why})"
     how = {"learned": f" (learned from its history, {100 * (fan.confidence or 0):.0f} % sure)",
@@ -179,62 +185,6 @@ def sentence(group: Group, snap: Snapshot) -> str:
     return f"{group.subject} {_speed(fan, group)}{_follows(fan, snap)}{': ' + heat if heat else ''}."
 
 
-def idle_fans(fans: Sequence[Fan]) -> str:
-    """What the fans do when nothing is busy, saying only what is known: no fan read, at rest, at a known floor,
-    or their speed with no floor to judge it by. Never "their idle curve": no curve is read."""
-    live = [f for f in fans if f.state != "dead"]
-    if not live and any((f.dead or "").startswith("0 RPM") for f in fans):
-        return ("Every fan header read here is at 0 RPM: nothing is plugged in, or the fans are wired to something "
-                "else that drives them (a server board's BMC: read it with ipmitool sdr).")
-    if not live:
-        return "No fan is read here, so what the fans do cannot be seen."
-    floor = at_floor(live)
-    if floor is not None:
-        return floor
-    return _lead_fan(max(live, key=lambda f: (f.percent or 0.0, f.rpm or 0)))
-
-
-def _lead_fan(lead: Fan) -> str:
-    """The loudest fan of an idle machine whose floor is not known: its speed, and only what is known of it."""
-    zero = lead.percent == 0 and not lead.rpm and not lead.stopped
-    if lead.state == "unknown" and lead.rpm == 0:
-        return (f"The {lead.name} reads 0 RPM and no duty is read: at rest, or its tachometer does not report "
-                "(some embedded controllers never fill it); which cannot be said from here.")
-    if zero and lead.control == "automatic" and lead.controller:
-        return f"The {lead.name} reads {lead.speed}, set by {lead.controller}: its controller has stopped it."
-    if zero:
-        return (f"The {lead.name} reads {lead.speed}: stopped by fan-stop, or a driver that does not report the fan; "
-                "which cannot be said without the card's temperature and load.")
-    below = lead.target_percent is not None and lead.floor_percent is not None and \
-        lead.target_percent < lead.floor_percent
-    if lead.control == "manual" and below and lead.controller:
-        return (f"The {lead.name} is {lead.controller}, and was asked for {lead.target_percent:.0f} %, below the "
-                f"{lead.floor_percent:.0f} % it accepts: it keeps turning; only handing it back to the card's "
-                "automatic policy lets it stop.")
-    if lead.state == "unknown":
-        return f"The {lead.name}'s speed is not read."
-    if lead.control == "manual" and lead.source_from is None and lead.controller:
-        return (f"The {lead.name} runs at {lead.speed}, {lead.controller}: a level held by software, not one that "
-                "follows a temperature FanWhy reads.")
-    by = f", set by {lead.controller}" if lead.control == "automatic" and lead.controller else ""
-    return (f"The {lead.name} runs at {lead.speed}{by}; no idle floor is known for it, so whether that is its idle "
-            "speed cannot be said.")
-
-
-def at_floor(fans: Sequence[Fan]) -> str | None:
-    """"The fans are at their idle floor (30 % is this card's minimum)." when every fan that is there rests or
-    idles; None when one runs above its floor or none is known."""
-    live = [f for f in fans if f.state != "dead"]
-    if not live or any(f.state not in ("floor", "stopped") for f in live):
-        return None
-    floors = sorted({f.floor_percent for f in live if f.floor_percent})
-    if all(f.state == "stopped" for f in live):
-        return "The fans are at rest (fan-stop: they start when their sources warm up)."
-    if len(floors) == 1 and any(f.gpu_index is not None for f in live):
-        return f"The fans are at their idle floor ({floors[0]:.0f} % is this card's minimum)."
-    return "The fans are at their idle floor."
-
-
 def gpu_fan_clause(fans: Sequence[Fan], index: int) -> str | None:
     """What GPU ``index``'s own fans do, measured: at rest, at the floor, or their speed and target."""
     if not fans:
@@ -299,58 +249,3 @@ def _reading(fan: Fan) -> str:
 def no_heat(cause: Cause) -> bool:
     """A fan at full speed while what it follows is cool: a fault that is the answer itself."""
     return cause.kind == "fan_fault" and cause.numbers.get("alarm") == "no-heat"
-
-
-def fan_answer(snap: Snapshot) -> tuple[str, list[str]]:
-    """The fan part of the verdict alone (a replay of captured text, which knows no load): the sentence (a fan at
-    full speed for no heat, else the loudest group, else a fan fault, else what the fans do at rest) and the other
-    fan causes."""
-    causes = sorted(fan_causes(snap), key=lambda c: -c.score)
-    full = [c for c in causes if no_heat(c)]
-    order = [*full, *(c for c in causes if c.kind == "fan"), *(c for c in causes if c not in full and c.kind != "fan")]
-    if not order:
-        return passive_cards(snap) or idle_fans(snap.fans) + _all_well(snap.fans) + _hottest(snap), []
-    return order[0].summary or "", [c.summary or "" for c in order[1:]]
-
-
-def passive_cards(snap: Snapshot) -> str | None:
-    """Cards with no fan of their own and no fan read beside them: the chassis fans cool them, unseen here."""
-    passive = [g for g in snap.gpus if g.passively_cooled]
-    if not passive or any(f.state != "dead" for f in snap.fans):
-        return None
-    one = len(passive) == 1
-    which = f"GPU {passive[0].index} ({passive[0].name})" if one else f"GPUs {', '.join(str(g.index) for g in passive)}"
-    return (f"{which} {'has' if one else 'have'} no fan of {'its' if one else 'their'} own (passively cooled): the "
-            f"chassis fans cool {'it' if one else 'them'}, and no chassis fan is read here (a server's BMC lists "
-            "them: ipmitool sdr).")
-
-
-def _hottest(snap: Snapshot) -> str:
-    """" The hottest temperature read is CPU Temp (BMC) at 45 °C." beside fans at rest or with no floor: whether
-    anything is hot, the other half of "why is my fan running"."""
-    readings = [(s.temperature_c, f"{s.label} ({s.chip})") for s in snap.host.temperatures]
-    readings += [(a.temperature_c, f"{a.label} (BMC)") for a in snap.air]
-    readings += [(g.temperature_c, f"GPU {g.index}") for g in snap.gpus if g.temperature_c is not None]
-    if not readings or not any(f.state != "dead" for f in snap.fans):
-        return ""
-    celsius, name = max(readings)
-    return f" The hottest temperature read is {name} at {celsius:.0f} °C."
-
-
-def _all_well(fans: Sequence[Fan]) -> str:
-    """" None of the 5 fans read here reports a fault (FAN4 has no fan on it)." for a machine whose fans all turn
-    and none is in alarm: what a person checking "is something wrong?" needs besides the loudest one's speed."""
-    live = [f for f in fans if f.state != "dead"]
-    doubtful = any(f.state in ("unknown", "stalled") or not (f.stopped or f.rpm or f.percent) for f in live)
-    if len(live) < 2 or doubtful or any(f.alarm_kind for f in live):  # a 0 that may be unreported: no comfort
-        return ""
-    empty = list(dict.fromkeys(f.name for f in fans if f.state == "dead"))
-    if len(empty) > 2:
-        where = f" ({empty[0]}, {empty[1]} and {len(empty) - 2} more have no fan on them)"
-    elif empty:
-        one = len(empty) == 1
-        where = f" ({' and '.join(empty)} ha{'s' if one else 've'} no fan on {'it' if one else 'them'})"
-    else:
-        where = ""
-    lead = "Neither fan read here reports" if len(live) == 2 else f"None of the {len(live)} fans read here reports"
-    return f" {lead} a fault{where}."

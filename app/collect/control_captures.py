@@ -1,0 +1,195 @@
+"""What a capture shows was done to a fan's control, beside its readings: the writes a person made and what the
+driver answered, a fan daemon's log, a controller's errors. Each is a ``Note`` (a kind and its facts); the verdict
+puts them in words (app.verdict.notes). Read only from captures: a live machine does not log its past writes.
+
+Read here: amdgpu's ``gpu_od/fan_ctrl/fan_curve`` with its ``OD_RANGE`` and the points written to it, liquidctl's
+``set`` commands with their errors and two ``status`` listings taken around a change, thinkfan's log, a fan daemon's
+"Updated GPU n: ... Fan Speed=n%" log, i8kutils' ``/proc/i8k``, ``i8kfan`` and ``i8kmon`` (-1: no SMM interface),
+System76's EC console and a log of its ``ec=``/``pkg=``/``fan=`` readings, pwm writes on a Gigabyte IT8689 board,
+and ``framework_tool``'s settings with the ``--thermal`` readings after each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..core.fan import Note, NoteKind
+from ..core.model import frozen_map
+
+_OD_SPEED = re.compile(r"FAN_CURVE\(fan speed\):\s*(\d+)%\s+(\d+)%")
+_OD_TEMP = re.compile(r"FAN_CURVE\(hotspot temp\):\s*(-?\d+)C\s+(-?\d+)C")
+_OD_POINT = re.compile(r"^(?:\$\s*)?(?:echo\s+)?\"?(\d)\s+(\d+)\s+(\d+)\"?(?:\s*[>|].*)?$", re.MULTILINE)
+_LQ_SET = re.compile(r"liquidctl(?:\.exe)?\b[^\n]*?\bset\s+(\w+)\s+speed((?:\s+\d+)+)\s*$", re.MULTILINE)
+_LQ_ERROR = re.compile(r"^ERROR:\s*(.+?):\s*(.+?)\s*$", re.MULTILINE)
+_LQ_CHANNEL = re.compile(r"^\W*((?:Fan \d+|Pump))\s+(speed|duty)\s+(\d+(?:\.\d+)?)\s+(?:rpm|%)\s*$", re.IGNORECASE)
+_THINKFAN = re.compile(r"Temperatures\(bias\):\s*(-?\d+)\((-?\d+)\).*?->\s*level\s*(\d+)")
+_DAEMON_SET = re.compile(r"Updated GPU (\d+): Temp=(\d+)\s*°?C, Fan Speed=(\d+)\s*%")
+_I8K = re.compile(r"(?:fan status:\s*-1\b|^\s*-1 -1\s*$|i8kmon\[\d+\]: temp, [^:]*: -1 -1)", re.MULTILINE)
+_I8K_CPU = re.compile(r"CPU temperature \(Celsius\):\s*(\d+)")
+_PECI = re.compile(r"peci_get_temp: hardware error: (0x[0-9a-fA-F]+)")
+_EC_FAN = re.compile(r"system76_ectool fan \d+\s*\n(\d+)\s*$", re.MULTILINE)
+_EC_LOG = re.compile(r"\bpkg=(\d+)C\s+ec=(\d+)C\s+fan=(\d+)rpm|\bec=(\d+)C\s+pkg=(\d+)C\s+fan=(\d+)rpm")
+_IT8689 = re.compile(r"\bit8689", re.IGNORECASE)
+_PWM_STATE = re.compile(r"^enable=1\s*\n(?:\w+=\d+\s*\n)*?val=(\d+)", re.MULTILINE)
+_PWM_ECHO = re.compile(r"echo (\d+) > pwm\d\b[^\n]*?(?:still ~?(\d+) RPM)?$", re.MULTILINE)
+_FW_STEP = re.compile(r"framework_tool (--fansetduty|--fansetrpm|--autofanctrl)\b")
+_FW_RPM = re.compile(r"Fan Speed:\s*(\d+) RPM")
+_FW_TEMP = re.compile(r"^\s*(\w+):\s+(\d+) C\s*$", re.MULTILINE)
+
+
+def read(text: str) -> list[Note]:
+    """Every note ``text`` holds (none for a capture of readings alone)."""
+    notes: list[Note] = []
+    for reader in _READERS:
+        notes += reader(text)
+    return notes
+
+
+def _note(kind: NoteKind, **facts: float | str) -> Note:
+    return Note(kind, frozen_map(facts))
+
+
+def _amdgpu_curve(text: str) -> list[Note]:
+    """Points written to amdgpu's fan_curve that the driver refused, against the range it declares."""
+    speed, temp = _OD_SPEED.search(text), _OD_TEMP.search(text)
+    refused = text.count("Invalid argument")
+    if speed is None or not refused:
+        return []
+    low, high = int(speed.group(1)), int(speed.group(2))
+    t_low, t_high = (int(temp.group(1)), int(temp.group(2))) if temp else (0, 0)
+    if high == 0:
+        return [_note("curve-locked", refused=refused, t_low=t_low, t_high=t_high)]
+    outside = [int(m.group(3)) for m in _OD_POINT.finditer(text) if not low <= int(m.group(3)) <= high]
+    if not outside:
+        return []
+    return [_note("curve-refused", low=low, high=high, t_low=t_low, t_high=t_high, asked=min(outside),
+                  refused=refused)]
+
+
+def _liquidctl_commands(text: str) -> list[Note]:
+    """liquidctl's ``set`` commands: one that failed, a single duty asked, or a profile of (°C, %) pairs."""
+    error = _LQ_ERROR.search(text)
+    if error and "liquidctl" in text:
+        return [_note("set-failed", device=error.group(1), error=error.group(2))]
+    notes = []
+    for match in _LQ_SET.finditer(text):
+        channel, numbers = match.group(1), [int(n) for n in match.group(2).split()]
+        if len(numbers) == 1:
+            notes.append(_note("asked-duty", channel=channel, asked=numbers[0]))
+        elif len(numbers) >= 4 and len(numbers) % 2 == 0:
+            points = list(zip(numbers[::2], numbers[1::2], strict=True))
+            near = [d for t, d in points if 35 <= t <= 40] or [d for t, d in points if t <= 40] or [points[0][1]]
+            notes.append(_note("profile-on-liquid", channel=channel, low=min(near), high=max(near),
+                               first_c=points[0][0], last_c=points[-1][0]))
+    return notes
+
+
+def _liquidctl_listings(text: str) -> list[Note]:
+    """Two ``liquidctl status`` listings of one cooler: a channel whose duty moved while its speed did not."""
+    listings: list[dict[str, dict[str, float]]] = []
+    for line in text.splitlines():
+        match = _LQ_CHANNEL.match(line)
+        if match is None:
+            if "liquidctl status" in line or (line.strip() and not line.startswith(("├", "└", "│", " ", "#"))):
+                listings.append({})
+            continue
+        if not listings:
+            listings.append({})
+        listings[-1].setdefault(match.group(1).title(), {})[match.group(2).lower()] = float(match.group(3))
+    listings = [one for one in listings if one]
+    if len(listings) < 2:
+        return []
+    first, last = listings[0], listings[-1]
+    moved = [c for c in first if c in last and {"speed", "duty"} <= first[c].keys() <= last[c].keys()
+             and abs(first[c]["duty"] - last[c]["duty"]) >= 20
+             and abs(first[c]["speed"] - last[c]["speed"]) <= 0.05 * max(first[c]["speed"], 1.0)]
+    if not moved:
+        return []
+    c = moved[0]
+    return [_note("duty-ignored", channel=c, duty_a=first[c]["duty"], duty_b=last[c]["duty"],
+                  rpm_a=first[c]["speed"], rpm_b=last[c]["speed"], others=len(moved) - 1)]
+
+
+def _thinkfan_log(text: str) -> list[Note]:
+    """A level thinkfan chose for a steep rise its bias saw, from a placeholder reading (-128 after a resume)."""
+    steps = [(int(m.group(1)), int(m.group(2)), int(m.group(3))) for m in _THINKFAN.finditer(text)]
+    for i in range(1, len(steps)):
+        before, (celsius, bias, level) = steps[i - 1][0], steps[i]
+        if bias >= 50 and level > steps[i - 1][2] and before <= -100:
+            after = steps[i + 1][2] if i + 1 < len(steps) else -1
+            return [_note("thinkfan-bias", before=before, celsius=celsius, bias=bias, level=level, after=after)]
+    return []
+
+
+def _daemon_log(text: str) -> list[Note]:
+    """A fan daemon's log of the duty it set on a card ("Updated GPU 0: Temp=40°C, Fan Speed=30%")."""
+    sets = [(int(m.group(1)), int(m.group(3))) for m in _DAEMON_SET.finditer(text)]
+    if not sets:
+        return []
+    gpu = sets[-1][0]
+    asked = [p for g, p in sets if g == gpu]
+    return [_note("daemon-not-obeyed", gpu=gpu, first=asked[0], last=asked[-1])]
+
+
+def _i8k(text: str) -> list[Note]:
+    """i8kutils answering -1: it cannot reach the fan (no Dell SMM interface on this model, or no access)."""
+    if not _I8K.search(text) or ("i8k" not in text.lower()):
+        return []
+    cpu = _I8K_CPU.search(text)
+    return [_note("tool-cannot-reach", tool="i8kutils", **({"cpu_c": int(cpu.group(1))} if cpu else {}))]
+
+
+def _embedded_controller(text: str) -> list[Note]:
+    """System76's EC: PECI errors on its console, or a log where its CPU reading is 0 °C while the CPU is hot."""
+    peci = _PECI.search(text)
+    if peci:
+        duty = _EC_FAN.search(text)
+        return [_note("ec-lost-cpu", error=peci.group(1), **({"duty": int(duty.group(1))} if duty else {}))]
+    lost = [(int(a or e), int(b or d), int(c or f)) for a, b, c, d, e, f in _EC_LOG.findall(text)
+            if int(b or d) == 0]  # (pkg, ec, fan) with the EC reading 0 °C
+    if not lost:
+        return []
+    return [_note("ec-lost-cpu", cpu_c=max(p for p, _, _ in lost), rpm=max(r for _, _, r in lost))]
+
+
+def _gigabyte(text: str) -> list[Note]:
+    """pwm outputs set by hand on a Gigabyte IT8689 board, whose own fan controller keeps the fans."""
+    if not _IT8689.search(text):
+        return []
+    written = [int(v) for v in _PWM_STATE.findall(text)]
+    echoes = _PWM_ECHO.findall(text)
+    written += [int(v) for v, _ in echoes]
+    if not written:
+        return []
+    still = [int(rpm) for _, rpm in echoes if rpm]
+    facts: dict[str, float | str] = {"low": min(written), "high": max(written)}
+    if still:
+        facts["rpm"] = still[-1]
+    return [Note("board-keeps-fans", frozen_map(facts))]
+
+
+def _framework(text: str) -> list[Note]:
+    """framework_tool's fan settings, each followed by a ``--thermal`` reading: manual speeds, then the EC's."""
+    steps: list[tuple[str, int, dict[str, int]]] = []
+    marks = [m.start() for m in re.finditer(r"framework_tool --thermal", text)]
+    if not marks:
+        return []
+    for start, end in zip(marks, [*marks[1:], len(text)], strict=True):
+        setting, speed = _FW_STEP.findall(text[:start]), _FW_RPM.search(text, start, end)
+        if setting and speed:
+            temps = {k: int(v) for k, v in _FW_TEMP.findall(text[start:end])}
+            steps.append((setting[-1], int(speed.group(1)), temps))
+    auto = [s for s in steps if s[0] == "--autofanctrl"]
+    manual = [s for s in steps if s[0] != "--autofanctrl"]
+    if not auto or not manual:
+        return []
+    _, rpm, temps = auto[-1]
+    label, celsius = max(temps.items(), key=lambda kv: kv[1]) if temps else ("", 0)
+    return [_note("manual-then-auto", rpm=rpm, hottest=label, hottest_c=celsius,
+                  manual=" and ".join(f"{r:,}" for _, r, _ in manual))]
+
+
+_READERS: tuple[Callable[[str], list[Note]], ...] = (
+    _amdgpu_curve, _liquidctl_commands, _liquidctl_listings, _thinkfan_log, _daemon_log, _i8k, _embedded_controller,
+    _gigabyte, _framework)

@@ -1,0 +1,138 @@
+"""What a capture shows was done to a fan's control, in words (the notes app.collect.control_captures reads): the one
+place these sentences are written. Each says what was read, and marks what is FanWhy's reading of it ("most
+likely", "probably") apart from what the capture shows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from ..core.fan import Fan, Note
+from ..core.model import Snapshot
+
+Facts = Mapping[str, float | str]
+
+
+def note_words(notes: Sequence[Note], snap: Snapshot) -> list[str]:
+    """One sentence for each note, in the order read (a note whose facts are missing says nothing)."""
+    said = [_WORDS[n.kind](n.facts, snap) for n in notes]
+    return [s for s in said if s]
+
+
+def _n(facts: Facts, key: str) -> float:
+    value = facts.get(key)
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def _curve_refused(f: Facts, _: Snapshot) -> str:
+    return (f"The fan-curve points written ask for {_n(f, 'asked'):.0f} %, outside the {_n(f, 'low'):.0f}-"
+            f"{_n(f, 'high'):.0f} % this card's fan curve accepts (amdgpu's OD_RANGE, hotspot {_n(f, 't_low'):.0f}-"
+            f"{_n(f, 't_high'):.0f} °C): the driver refused them (Invalid argument), so the card stays on its own "
+            "automatic curve.")
+
+
+def _curve_locked(f: Facts, _: Snapshot) -> str:
+    return ("This card's fan curve declares no usable range (amdgpu's OD_RANGE reads 0-0 °C and 0-0 %): every point "
+            "written is refused (Invalid argument), so the fan stays under the card's built-in control.")
+
+
+def _set_failed(f: Facts, _: Snapshot) -> str:
+    device = str(f.get("device", ""))
+    broken = " (liquidctl marks its driver broken)" if device.endswith("(broken)") else ""
+    name = device.removesuffix("(broken)").strip()
+    return (f"liquidctl cannot set {name}{broken}: \"{f.get('error')}\". It can read the controller but not drive "
+            "it, so no software curve is in effect: the fans turn at what the controller itself holds, not in answer "
+            "to a temperature.")
+
+
+def _profile_on_liquid(f: Facts, _: Snapshot) -> str:
+    low, high = _n(f, "low"), _n(f, "high")
+    duty = f"{low:.0f} %" if low == high else f"{low:.0f}-{high:.0f} %"
+    return (f"The profile written (liquidctl set {f.get('channel')} speed, {_n(f, 'first_c'):.0f}-"
+            f"{_n(f, 'last_c'):.0f} °C) runs on the cooler against its liquid temperature, not the CPU's: the "
+            f"liquid seldom passes 40 °C, so the fans stay near this curve's 35-40 °C points ({duty}) however hot "
+            "the CPU gets; write the curve in liquid temperatures.")
+
+
+def _fan_named(snap: Snapshot, channel: str) -> Fan | None:
+    return next((fan for fan in snap.fans if (fan.label or "").lower().startswith(channel.lower())), None)
+
+
+def _asked_duty(f: Facts, snap: Snapshot) -> str:
+    fan = _fan_named(snap, str(f.get("channel")))
+    if fan is None or fan.rpm is None:
+        return ""
+    return (f"The {f.get('channel')} was set to {_n(f, 'asked'):.0f} % and reads {fan.rpm:,} RPM: most likely the "
+            "cooler's firmware does not take a duty that low and keeps it near its lowest speed.")
+
+
+def _duty_ignored(f: Facts, _: Snapshot) -> str:
+    others = int(_n(f, "others"))
+    more = f" ({others} more channel{'s' if others > 1 else ''} the same)" if others else ""
+    return (f"{f.get('channel')}'s duty went from {_n(f, 'duty_a'):.0f} % to {_n(f, 'duty_b'):.0f} % while its speed "
+            f"stayed at {_span(_n(f, 'rpm_a'), _n(f, 'rpm_b'))} RPM{more}: the fans are not following the duties "
+            "set; the duty lines echo what liquidctl asked for, not what the cooler does.")
+
+
+def _span(a: float, b: float) -> str:
+    low, high = sorted((a, b))
+    return f"{low:,.0f}" if round(low) == round(high) else f"{low:,.0f}-{high:,.0f}"
+
+
+def _thinkfan_bias(f: Facts, _: Snapshot) -> str:
+    after = _n(f, "after")
+    back = f"; the next cycle went back to level {after:.0f}" if after >= 0 else ""
+    return (f"thinkfan chose level {_n(f, 'level'):.0f} because its rate-of-change bias ({_n(f, 'bias'):.0f}) read "
+            f"the jump from {_n(f, 'before'):.0f} (a sensor's no-reading value, as after a resume) to "
+            f"{_n(f, 'celsius'):.0f} °C as a steep rise: at {_n(f, 'celsius'):.0f} °C the machine is not hot{back}.")
+
+
+def _daemon_not_obeyed(f: Facts, snap: Snapshot) -> str:
+    gpu = int(_n(f, "gpu"))
+    card = next((g for g in snap.gpus if g.index == gpu), None)
+    now = card.fan_speed_percent if card is not None else None
+    if now is None or abs(now - _n(f, "last")) < 5:
+        return ""
+    return (f"A fan daemon logged setting GPU {gpu}'s fan to {_n(f, 'first'):.0f} % and then {_n(f, 'last'):.0f} %, "
+            f"and the card reads {now:.0f} %: the fan is not following it; the card or its driver holds this speed.")
+
+
+def _tool_cannot_reach(f: Facts, _: Snapshot) -> str:
+    cpu = f" while the CPU is at {_n(f, 'cpu_c'):.0f} °C" if "cpu_c" in f else ""
+    return (f"{f.get('tool')} reads this machine's fan state as -1: it cannot reach the fan through Dell's SMM "
+            f"interface, so i8kmon can neither read nor step it, and the fan stays at the step its firmware chose"
+            f"{cpu} (Dell's firmware runs it in a few fixed steps).")
+
+
+def _ec_lost_cpu(f: Facts, _: Snapshot) -> str:
+    if "error" in f:
+        held = f" at a fixed {_n(f, 'duty') * 100 / 255:.0f} % ({_n(f, 'duty'):.0f} of 255)" if "duty" in f else ""
+        return (f"The embedded controller cannot read the CPU's temperature (peci_get_temp: hardware error "
+                f"{f.get('error')}): it holds the fan{held} as a safe speed, not in answer to heat.")
+    return (f"The embedded controller's CPU reading is 0 °C while the CPU package is at {_n(f, 'cpu_c'):.0f} °C: it "
+            f"has lost its CPU temperature (PECI), so its fan curve never starts and the fan reads "
+            f"{_n(f, 'rpm'):,.0f} RPM while the CPU throttles.")
+
+
+def _board_keeps_fans(f: Facts, _: Snapshot) -> str:
+    low, high = _n(f, "low") * 100 / 255, _n(f, "high") * 100 / 255
+    asked = f"{high:.0f} %" if low == high else f"{low:.0f}-{high:.0f} %"
+    rpm = f" and the fan stays at {_n(f, 'rpm'):,.0f} RPM" if "rpm" in f else ""
+    return (f"The pwm outputs were set by software ({asked}, manual){rpm}: on Gigabyte boards with an IT8689 the "
+            "board's own fan controller most likely overrides the pwm registers and keeps the speeds set in the BIOS; "
+            "setting the BIOS Smart Fan curve flat hands the fans to Linux.")
+
+
+def _manual_then_auto(f: Facts, _: Snapshot) -> str:
+    rpm = _n(f, "rpm")
+    held = "keeps it off" if rpm == 0 else f"runs it at {rpm:,.0f} RPM"
+    return (f"Under the embedded controller's own control (--autofanctrl) the fan reads {rpm:,.0f} RPM with "
+            f"{f.get('hottest')} at {_n(f, 'hottest_c'):.0f} °C: the EC {held} at these temperatures; the "
+            f"{f.get('manual')} RPM readings before it followed --fansetduty and --fansetrpm, settings, not heat.")
+
+
+_WORDS: Mapping[str, Callable[[Facts, Snapshot], str]] = {
+    "curve-refused": _curve_refused, "curve-locked": _curve_locked, "set-failed": _set_failed,
+    "profile-on-liquid": _profile_on_liquid, "asked-duty": _asked_duty, "duty-ignored": _duty_ignored,
+    "thinkfan-bias": _thinkfan_bias, "daemon-not-obeyed": _daemon_not_obeyed,
+    "tool-cannot-reach": _tool_cannot_reach, "ec-lost-cpu": _ec_lost_cpu, "board-keeps-fans": _board_keeps_fans,
+    "manual-then-auto": _manual_then_auto}
