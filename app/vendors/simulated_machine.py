@@ -54,9 +54,14 @@ class SimulatedMachine:
         self._gpu_c: list[tuple[float, float]] = []  # (°C, W) per GPU
         self._lag: list[float] = []  # GPU 0's temperature, a few seconds back: the case fan reacts late
         self._files: dict[str, str] = {}
+        self._closed = False
         self._write_static()
         self.step([], 0.0)
-        atexit.register(_remove_if_mine, self.root, os.getpid())
+        atexit.register(self._close, os.getpid())
+
+    def _close(self, creator: int) -> None:
+        self._closed = True  # the collector's thread may still step the machine while the process exits
+        _remove_if_mine(self.root, creator)
 
     @classmethod
     def shared(cls) -> SimulatedMachine:
@@ -67,8 +72,14 @@ class SimulatedMachine:
 
     def _write(self, path: str, value: object) -> None:
         file = self.sys_root / "class" / "hwmon" / path
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(f"{value}\n")
+        if self._closed:  # made again after the exit hook removed it, the tree would be left behind
+            return
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(f"{value}\n")
+        except FileNotFoundError:
+            if not self._closed:
+                raise  # the tree went while the process lives: a real fault
 
     def _write_static(self) -> None:
         self._write("hwmon0/name", "k10temp")
