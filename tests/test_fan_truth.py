@@ -144,3 +144,47 @@ def test_0_rpm_with_no_duty_read_is_not_called_at_rest() -> None:
     assert fan_state(fan) == "unknown"
     headline = explain(snap([], fans=(replace(fan, state="unknown"),))).headline
     assert "at rest, or its tachometer does not report" in headline and "fan-stop" not in headline
+
+
+def test_every_fan_reader_range_checks_its_raw_values() -> None:
+    """liquidctl, the BMC and a ThinkPad's EC keep no impossible reading (fails when any reader skips ``checked``):
+    each is left out with the raw value as the reason."""
+    from app.collect import bmc, liquidctl, thinkpad
+
+    cooler = liquidctl.parse("Corsair Hydro H100i Pro XT\n├── Liquid temperature    33.0  °C\n"
+                             "├── Fan 1 speed          70000  rpm\n├── Fan 1 duty              300  %\n"
+                             "└── Pump speed            1951  rpm\n")
+    fans = {f.label: f for f in liquidctl.reading(cooler).fans}
+    assert fans["Fan 1"].rpm is None and "read 70000" in fans["Fan 1"].unsupported["rpm"]
+    assert fans["Fan 1"].percent is None and "read 300" in fans["Fan 1"].unsupported["percent"]
+    assert fans["Pump"].rpm == 1951
+    (server,) = bmc.fans(bmc.parse("FAN1 | 65535 RPM | ok\n"))
+    assert server.rpm is None and "read 65535" in server.unsupported["rpm"]
+    (pct,) = bmc.fans(bmc.parse("Fan 1 DutyCycle | 391 percent | ok\n"))
+    assert pct.percent is None and "read 391" in pct.unsupported["percent"]
+    ec = thinkpad.parse_fan("status:\t\tenabled\nspeed:\t\t65535\nlevel:\t\tauto\n")
+    assert ec is not None and ec.rpm is None and "read 65535" in ec.unsupported["rpm"]
+
+
+def _board(tmp: Path, **extra: str) -> Path:
+    chip = tmp / "sys" / "class" / "hwmon" / "hwmon3"
+    chip.mkdir(parents=True)
+    files = {"name": "asusec", "fan2_input": "8680", "fan2_label": "VRM HS", "temp1_input": "48000",
+             "temp1_label": "VRM", "temp2_input": "67000", "temp2_label": "Chipset", **extra}
+    for name, value in files.items():
+        (chip / name).write_text(value + "\n")
+    return tmp / "sys"
+
+
+def test_a_board_fan_named_for_a_place_probably_follows_that_place_and_says_it_is_a_guess(tmp_path: Path) -> None:
+    """"VRM HS" beside a "VRM" temperature: its source by its name alone, said as a guess; a chip's own declaration
+    (pwm_temp_sel) outranks it, and a fan whose name names no place gets none (fails without ``_named_source``)."""
+    sensors = (HostSensor("asusec", "VRM", 48.0), HostSensor("asusec", "Chipset", 67.0))
+    (fan,) = with_fans(snap([]), _board(tmp_path / "a"), tmp_path / "a", sensors).fans
+    assert fan.source == "asusec VRM" and fan.source_from == "named" and fan.source_c == 48.0
+    words = explain(snap([], fans=(fan,))).headline
+    assert "probably following asusec VRM at 48 °C (by its name" in words, words
+    declared = with_fans(snap([]), _board(tmp_path / "b", pwm2="120", pwm2_temp_sel="2"), tmp_path / "b", sensors)
+    assert declared.fans[0].source_from == "declared"
+    chassis = with_fans(snap([]), _board(tmp_path / "c", fan2_label="Chassis Fan 1"), tmp_path / "c", sensors)
+    assert chassis.fans[0].source is None

@@ -113,3 +113,22 @@ def test_a_fan_names_itself_and_its_speed() -> None:
     assert fan.name == "CPU fan (nct6798 fan2)" and fan.speed == "1,850 RPM"
     assert Fan("x", "nct6798", 2, None, percent=65.0, rpm=1400).speed == "65 % (1,400 RPM)"
     assert Fan("x", "nct6798", 2, None).name == "nct6798 fan2"
+
+
+def test_raw_nvml_fan_values_out_of_range_are_not_readings() -> None:
+    """A garbled intended speed (255 % on a card whose range tops at 100), a target past it and an RPM of 70,000 are
+    left out with the raw value as the reason; the card's declared top (110 %) is in range (fails without
+    ``checked`` in nvml_fans)."""
+    fake = FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])
+    fake.set(0, "fan_v2_0", 255)
+    fake.set(0, "fan_target_1", 4000)
+    fake.set(0, "fan_rpm", 70000)
+    first, second = sample(fake).fans
+    assert first.percent is None and "read 255" in first.unsupported["percent"]
+    assert first.rpm is None and "read 70000" in first.unsupported["rpm"]
+    assert second.target_percent is None and "read 4000" in second.unsupported["target_percent"]
+    assert second.percent == 65
+    fake = FakeNvml([captured_card("rtx3090-load-shaped")])
+    fake.set(0, "fan_min_max", [30, 110])
+    fake.set(0, "fan_v2_0", 110)
+    assert sample(fake).fans[0].percent == 110

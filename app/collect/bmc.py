@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..core.bounded import runner
-from ..core.fan import AirSensor, AlarmKind, Fan
+from ..core.fan import MAX_RPM, AirSensor, AlarmKind, Fan, checked
 from ..core.model import frozen_map
 from ..core.vocabulary import dead_temperature
 from .sources import Reading as SourceReading
@@ -80,15 +80,18 @@ def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
     """The chassis fans of a listing (a fan sensor of another kind, "Fans | 0x00", is a status, not a fan)."""
     found = []
     for n, r in enumerate(r for r in readings if _is_fan(r) and not r.name.lower().rstrip().endswith("fans")):
-        rpm = round(r.value) if r.unit == "RPM" and r.value is not None else None
-        percent = r.value if r.unit == "percent" else None
+        unsupported: dict[str, str] = {}
+        rpm = checked(round(r.value) if r.unit == "RPM" and r.value is not None else None, 0, MAX_RPM,
+                      "the BMC's fan speed", unsupported, "rpm")
+        percent = checked(r.value if r.unit == "percent" else None, 0.0, 100.0, "the BMC's fan duty", unsupported,
+                          "percent")
         dead = "no reading: no fan in this slot (or the BMC disabled it)" if r.value is None else None
         kinds: dict[str, AlarmKind] = {"cr": "failed", "nc": "warning"}
         kind = kinds.get(r.status) if dead is None else None
         found.append(Fan(id=f"bmc:{r.name}", chip="bmc", channel=n + 1, label=r.name, rpm=rpm, percent=percent,
                          control="automatic", controller="the BMC", alarm_kind=kind,
                          alarm_facts=frozen_map({"status": r.status} if kind else {}),
-                         dead=dead))
+                         dead=dead, unsupported=frozen_map(unsupported)))
     return tuple(found)
 
 

@@ -3,10 +3,12 @@ root and the fan daemons' configurations under an etc root. ``fanwhy explain FIL
 same readers as a live machine (app.collect.hwmon, app.collect.fans), so a replay is true to the live answer.
 
 Read here: hwmon listings as people post them (``grep -r . /sys/class/hwmon/hwmon*/``, ``grep . ...``, and
-``head``/``cat`` of single files with ``==> path <==`` headers), ``sensors -j``, ``sensors -u`` and ``sensors``
-text, ``ipmitool sdr``/``sdr elist``/``sensor`` listings, ``nvidia-smi``'s table (each card's fan, temperature,
-power and utilization), and fancontrol, thinkfan and fan2go configurations. Anything else is refused with one
-line (``Unreadable``). Inputs are bounded: a file over ``MAX_BYTES``, a line over ``MAX_LINE`` characters.
+``head``/``cat`` of single files with ``==> path <==`` headers, a shell session of ``cat /sys/class/hwmon/...``),
+``sensors -j``, ``sensors -u`` and ``sensors`` text, ``ipmitool sdr``/``sdr elist``/``sensor`` listings,
+``nvidia-smi``'s table (each card's fan, temperature, power and utilization), ``amdgpu-ls``, and fancontrol,
+thinkfan and fan2go configurations (the tree and its plain-file readers are app.collect.capture_tree); what was
+done to the control, apart (app.collect.control_captures). Anything else is refused with one line
+(``Unreadable``). Inputs are bounded: a file over ``MAX_BYTES``, a line over ``MAX_LINE`` characters.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from ..core.fan import Note
 from ..core.model import GpuSample
 from . import bmc, control_captures, liquidctl, nvidia_captures
+from .capture_tree import Chips, amdgpu_ls, cat_session
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
@@ -55,7 +58,7 @@ def load(paths: list[Path], into: Path) -> Replay:
     replay = Replay(into / "sys", into / "etc", [], proc_root=into / "proc")
     (replay.sys_root / "class" / "hwmon").mkdir(parents=True, exist_ok=True)
     replay.etc_root.mkdir(parents=True, exist_ok=True)
-    chips = _Chips(replay.sys_root / "class" / "hwmon")
+    chips = Chips(replay.sys_root / "class" / "hwmon")
     for path in paths:
         text = _text(path)
         # one listing a file (the first kind that reads it); a post often adds a daemon's configuration, a
@@ -63,7 +66,7 @@ def load(paths: list[Path], into: Path) -> Replay:
         config = _config(text, replay.etc_root)
         main = _listing(text, chips) or _sensors_json(text, chips) or _sensors_text(text, chips) \
             or _ipmitool(text, replay) or _nvidia(text, replay) or _ipmiutil(text, replay) \
-            or _cat_session(text, chips) or _amdgpu_ls(text, chips)
+            or cat_session(text, chips) or amdgpu_ls(text, chips)
         notes = control_captures.read(text)
         replay.notes += notes
         control = "what was done to the control (" + ", ".join(n.kind for n in notes) + ")" if notes else None
@@ -73,8 +76,9 @@ def load(paths: list[Path], into: Path) -> Replay:
             raise Unreadable(f"{path}: not a capture FanWhy reads (sensors -j, sensors -u or sensors text, an hwmon "
                              "listing from grep -r . /sys/class/hwmon/hwmon*/, ipmitool sdr, sdr elist or sensor, "
                              "ipmiutil sensor, nvidia-smi's table, -q or -q -x, nvidia-settings -q, nvfancontrol's "
-                             "log, /proc/acpi/ibm/fan or thermal, liquidctl status, or a fancontrol, thinkfan or "
-                             "fan2go configuration)")
+                             "log, /proc/acpi/ibm/fan or thermal, liquidctl status, amdgpu-ls, cat of hwmon files, "
+                             "what was done to a fan's control (curve writes, liquidctl set, a fan daemon's log), "
+                             "or a fancontrol, thinkfan or fan2go configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
     return replay
 
@@ -93,32 +97,7 @@ def _text(path: Path) -> str:
     return "\n".join(line[:MAX_LINE] for line in text.splitlines())
 
 
-class _Chips:
-    """hwmon chip folders made as captures name them (hwmon3) or as ``sensors`` does (one per chip it lists)."""
-
-    def __init__(self, base: Path):
-        self.base = base
-        self._made: dict[str, Path] = {}
-
-    def folder(self, key: str, name: str | None = None) -> Path:
-        if key not in self._made:
-            folder = self.base / (key if re.fullmatch(r"hwmon\d+", key) else f"hwmon{100 + len(self._made)}")
-            folder.mkdir(parents=True, exist_ok=True)
-            self._made[key] = folder
-        folder = self._made[key]
-        if name is not None and not (folder / "name").exists():
-            (folder / "name").write_text(name + "\n")
-        return folder
-
-    def write(self, key: str, file: str, value: str, name: str | None = None) -> None:
-        if "/" in file.replace("device/", "", 1) or file.startswith(".") or not file:
-            return  # a device's deeper folders are not read (gpu_od's fan_ctrl is, below)
-        target = self.folder(key, name) / file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(value.strip() + "\n")
-
-
-def _listing(text: str, chips: _Chips) -> str | None:
+def _listing(text: str, chips: Chips) -> str | None:
     """``grep -r . /sys/class/hwmon/hwmon*/`` (path:value lines) or ``head`` of files (``==> path <==``)."""
     found = 0
     current: tuple[str, str] | None = None
@@ -142,14 +121,14 @@ def _listing(text: str, chips: _Chips) -> str | None:
     return "hwmon listing" if found else None
 
 
-def _gpu_od(chips: _Chips, chip: str, file: str, value: str) -> None:
+def _gpu_od(chips: Chips, chip: str, file: str, value: str) -> None:
     target = chips.folder(chip) / file
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("a") as handle:  # grep prints a multi-line file a line at a time
         handle.write(value.strip() + "\n")
 
 
-def _sensors_json(text: str, chips: _Chips) -> str | None:
+def _sensors_json(text: str, chips: Chips) -> str | None:
     """``sensors -j``: chips, their features (the label), their subfeatures (``fan1_input``: RPM, °C)."""
     if not text.lstrip().startswith("{"):
         return None
@@ -174,7 +153,7 @@ def _chip_name(key: str) -> str:
     return match.group(1) if match else key.split("-")[0]
 
 
-def _subfeatures(chips: _Chips, chip: str, name: str, label: str, values: Iterable[tuple[str, object]]) -> None:
+def _subfeatures(chips: Chips, chip: str, name: str, label: str, values: Iterable[tuple[str, object]]) -> None:
     for sub, value in values:
         match = re.fullmatch(r"((fan|temp|pwm)\d+)(_[a-z_]+)?", str(sub))
         if not match or not isinstance(value, (int, float)):
@@ -190,7 +169,7 @@ def _subfeatures(chips: _Chips, chip: str, name: str, label: str, values: Iterab
             chips.write(chip, f"{base}_label", label, name)
 
 
-def _sensors_text(text: str, chips: _Chips) -> str | None:
+def _sensors_text(text: str, chips: Chips) -> str | None:
     """``sensors -u`` (subfeatures by name) or ``sensors`` (a label, a value and its unit per line), each chip
     starting at its ``name-bus-address`` line."""
     chip: str | None = None
@@ -219,7 +198,7 @@ def _sensors_text(text: str, chips: _Chips) -> str | None:
     return kind if found else None
 
 
-def _plain_line(line: str, chips: _Chips, chip: str, counts: dict[str, int]) -> bool:
+def _plain_line(line: str, chips: Chips, chip: str, counts: dict[str, int]) -> bool:
     """One ``label:  value unit`` line of ``sensors`` text (a fan with its min and max, a pwm in %, a temperature)
     written as its chip's files; False for a line that is none of them."""
     plain = _SENSORS_LINE.match(line)
@@ -321,75 +300,3 @@ def _ipmiutil(text: str, replay: Replay) -> str | None:
         return None
     replay.bmc += "\n".join(lines) + "\n"
     return "ipmiutil sensor"
-
-
-_CAT = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?cat\s+/sys/class/hwmon/(hwmon\d+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
-_ECHO_HEADER = re.compile(r"^(?:\S*[$#❯>]\s*)?echo\s+[\"']?=== (\w+) ===")
-_COMMAND = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors)\b")
-
-
-def _cat_session(text: str, chips: _Chips) -> str | None:
-    """A shell session of ``cat /sys/class/hwmon/hwmonN/FILE`` commands and, after them, their output: single files
-    answer in order; a glob (``fan*_input``) after an ``echo "=== name ==="`` answers under that header."""
-    commands: list[tuple[str, str, str | None]] = []
-    header: str | None = None
-    output: list[str] = []
-    for line in (raw.strip() for raw in text.splitlines()):
-        echo, cat = _ECHO_HEADER.match(line), _CAT.match(line)
-        if echo:
-            header = echo.group(1)
-        elif cat:
-            commands.append((cat.group(1), cat.group(2), header))
-            header = None
-        elif commands and line and not _COMMAND.match(line) and not re.match(r"^[-dl][-rwx]{9}", line) \
-                and not line.startswith("#"):  # a command's output comes after it
-            output.append(line)
-    if not commands:
-        return None
-    globbed = [c for c in commands if "*" in c[1]]
-    if globbed:
-        sections = _sections(output)
-        for chip, pattern, name in globbed:
-            family = re.match(r"[a-z]+", pattern)
-            for n, value in enumerate(sections.get(name or "", []), start=1):
-                chips.write(chip, pattern.replace("*", str(n)) if family else pattern, value, name)
-    else:
-        for (chip, file, _), value in zip(commands, output, strict=False):  # a post may cut the output
-            chips.write(chip, file, value)
-    return "cat of hwmon files"
-
-
-def _sections(output: list[str]) -> dict[str, list[str]]:
-    """Output lines under ``=== name ===`` headers, by name."""
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in output:
-        header = re.fullmatch(r"=== (\w+) ===", line)
-        if header:
-            current = sections.setdefault(header.group(1), [])
-        elif current is not None and re.fullmatch(r"-?\d+", line):
-            current.append(line)
-    return sections
-
-
-_AMDGPU_LS = {"Current Fan Speed (rpm)": "fan1_input", "Current Fan PWM (%)": "pwm1", "Fan PWM Mode": "pwm1_enable",
-              "Fan Speed Range (rpm)": "fan1_min fan1_max"}
-
-
-def _amdgpu_ls(text: str, chips: _Chips) -> str | None:
-    """amdgpu-ls (Ricks-Lab's gpu-utils): each card's fan speed, duty, mode and range, as amdgpu's hwmon files."""
-    card = -1
-    found = 0
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        key, value = key.strip(), value.strip()
-        if key == "Card Model" or (key == "Card Number" and card < 0):
-            card += 1
-        if key not in _AMDGPU_LS or card < 0:
-            continue
-        numbers = re.findall(r"-?\d+(?:\.\d+)?", value)
-        for file, number in zip(_AMDGPU_LS[key].split(), numbers, strict=False):
-            scaled = float(number) * 255 / 100 if file == "pwm1" else float(number)
-            chips.write(f"amdgpu-ls-{card}", file, str(round(scaled)), "amdgpu")
-            found += 1
-    return "amdgpu-ls" if found else None

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.fan import Fan, FanControl
+from ..core.fan import MAX_RPM, Fan, FanControl, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature, pwm_percent
 from ..vendors.sysfs import asleep, read_int, read_text
@@ -35,7 +35,6 @@ _NCT_MODES = {2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III", 5: 
 # Chips whose 0 RPM is a real state (a fan at rest), not an empty header.
 _STOPS_AT_ZERO = frozenset({"amdgpu", "thinkpad", "dell_smm", "dell_ddv", "asus"})  # cards, laptops' ECs
 NO_PULSES_RPM = 65535
-MAX_RPM = 30_000  # above this a tachometer reading is not a fan's (a garbled register, a placeholder)
 STALL_PWM = 51  # 20 % duty: every fan spins up by then (a fan's start-up duty is 10-20 %)
 
 
@@ -113,14 +112,6 @@ def read_chip(chip_dir: Path) -> tuple[Fan, ...]:
     return tuple(fans)
 
 
-def _checked(value: int | None, low: int, high: int, what: str, unsupported: dict[str, str], key: str) -> int | None:
-    """``value`` when it is within ``low``-``high``; else None, with the raw reading kept as the reason."""
-    if value is not None and not low <= value <= high:
-        unsupported[key] = f"{what} read {value}: outside {low}-{high:,}, not a reading"
-        return None
-    return value
-
-
 def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
     unsupported: dict[str, str] = {}
     raw_rpm = read_int(chip_dir / f"fan{n}_input")
@@ -131,8 +122,8 @@ def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
     elif raw_rpm == NO_PULSES_RPM:
         rpm = raw_rpm
     else:
-        rpm = _checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm")
-    duty = _checked(read_int(chip_dir / pwm) if pwm else None, 0, 255, pwm or "pwm", unsupported, "percent")
+        rpm = checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm")
+    duty = checked(read_int(chip_dir / pwm) if pwm else None, 0, 255, pwm or "pwm", unsupported, "percent")
     percent = pwm_percent(duty) if duty is not None else None
     if pwm is None:
         unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..core.bounded import runner
-from ..core.fan import AlarmKind, Fan
+from ..core.fan import MAX_RPM, AlarmKind, Fan, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature
 from .sources import Reading
@@ -70,9 +70,9 @@ def reading(devices: Iterable[tuple[str, list[tuple[str, float, str]]]]) -> Read
             if match:
                 kind, number = match.group(1).lower(), int(match.group(2) or match.group(4) or 0)
                 channel = channels.setdefault((kind, number), _Channel(kind, number))
-                if match.group(3).lower() == "speed":
-                    channel.rpm = round(value) if 0 <= value <= 30_000 else None
-                elif 0 <= value <= 100:
+                if match.group(3).lower() == "speed":  # raw: _fan range-checks it and keeps why
+                    channel.rpm = round(value)
+                else:
                     channel.percent = value
             elif unit in ("°C", "C") and "temperature" in key.lower() and dead_temperature(value) is None:
                 liquid = liquid or key
@@ -83,21 +83,24 @@ def reading(devices: Iterable[tuple[str, list[tuple[str, float, str]]]]) -> Read
 
 def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fan:
     label = "Pump" if channel.kind == "pump" else f"Fan {channel.number}" if channel.number else "Fan"
+    unsupported: dict[str, str] = {}
+    rpm = checked(channel.rpm, 0, MAX_RPM, "liquidctl's speed", unsupported, "rpm")
+    percent = checked(channel.percent, 0.0, 100.0, "liquidctl's duty", unsupported, "percent")
     dead = None
     kind: AlarmKind | None = None
     facts: dict[str, float | str] = {}
-    if channel.rpm == 0 and channel.kind == "pump":
+    if rpm == 0 and channel.kind == "pump":
         kind, facts = "stalled", {"reading": "0 rpm", "pump": 1}
-    elif channel.rpm == 0 and (channel.percent or 0) >= STALL_PERCENT:
-        kind, facts = "stalled", {"reading": "0 rpm", "duty": channel.percent or 0.0}
-    elif channel.rpm == 0 and channel.percent is None:
+    elif rpm == 0 and (percent or 0) >= STALL_PERCENT:
+        kind, facts = "stalled", {"reading": "0 rpm", "duty": percent or 0.0}
+    elif rpm == 0 and percent is None:
         dead = "0 rpm: no fan on this channel (or a stopped one)"
-    return Fan(id=f"liquidctl:{device}/{label}", chip=device, channel=channel.number, label=label, rpm=channel.rpm,
-               percent=channel.percent, control="unknown", controller="the cooler's firmware" + (
+    return Fan(id=f"liquidctl:{device}/{label}", chip=device, channel=channel.number, label=label, rpm=rpm,
+               percent=percent, control="unknown", controller="the cooler's firmware" + (
                    " (liquidctl marks this device broken: it reads it, but cannot set it)" if broken else ""),
                source=source, source_from="design" if source else None, cools="the liquid loop",
                alarm_kind=kind, alarm_facts=frozen_map(facts),
-               dead=dead)
+               dead=dead, unsupported=frozen_map(unsupported))
 
 
 @dataclass(frozen=True)

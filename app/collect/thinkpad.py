@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.bounded import read_text_file
-from ..core.fan import AlarmKind, Fan, FanControl
+from ..core.fan import MAX_RPM, AlarmKind, Fan, FanControl, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.vocabulary import dead_temperature
 from ..vendors.sysfs import read_text
@@ -32,9 +32,12 @@ def parse_fan(text: str) -> Fan | None:
     fields = dict(re.findall(r"^(status|speed|level):\s*(\S+)", text, re.MULTILINE))
     if "speed" not in fields and "level" not in fields:
         return None
-    rpm = int(fields["speed"]) if fields.get("speed", "").isdigit() else None
+    unsupported: dict[str, str] = {}
+    speed = int(fields["speed"]) if fields.get("speed", "").isdigit() else None
+    rpm = checked(speed, 0, MAX_RPM, "/proc/acpi/ibm/fan's speed", unsupported, "rpm")
     level = fields.get("level", "")
-    unsupported = {} if rpm is not None else {"rpm": "no speed in /proc/acpi/ibm/fan"}
+    if speed is None:
+        unsupported["rpm"] = "no speed in /proc/acpi/ibm/fan"
     control, controller, percent = _level(level)
     stopped, facts = False, {}
     kind: AlarmKind | None = None

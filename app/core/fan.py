@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, TypeVar
 
 FanControl = Literal["full-speed", "manual", "automatic", "unknown"]
 # Where the source came from: the controller's own configuration (pwm_temp_sel, /etc/fancontrol, thinkfan, fan2go),
@@ -30,7 +30,21 @@ _NONE: Mapping[str, str] = MappingProxyType({})
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 FULL_PERCENT = 95.0  # at or above this duty a fan is at full speed
 FLOOR_MARGIN = 3.0  # within this many points of its floor a fan is at its floor
+MAX_RPM = 30_000  # above this a tachometer reading is not a fan's (a garbled register, a placeholder)
 CONFIDENCE_FLOOR = 0.5  # a source learned less surely than this is not named (a guess that often names a distractor)
+
+
+Number = TypeVar("Number", int, float)
+
+
+def checked(value: Number | None, low: float, high: float, what: str, unsupported: dict[str, str],
+            key: str) -> Number | None:
+    """``value`` when it is within ``low``-``high``; else None, with the raw reading kept as the reason (a pwm of
+    300, a fan at -1 RPM, a duty of 391 %: raw values are not facts). Every fan reader checks its values here."""
+    if value is not None and not low <= value <= high:
+        unsupported[key] = f"{what} read {value:g}: outside {low:g}-{high:,g}, not a reading"
+        return None
+    return value
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..core.fan import Fan, FanControl
+from ..core.fan import MAX_RPM, Fan, FanControl, checked
 from ..core.model import frozen_map
 
 PASSIVELY_COOLED = "not supported: passively cooled GPU (no fan of its own; the chassis fans cool it)"
@@ -97,6 +97,10 @@ def read_fans(get: Getter, handle: object, gpu_index: int, count: int | None, st
 
 def _fan(gpu_index: int, n: int, speed: float | None, target: float | None, policy: int | None, rpm: float | None,
          statics: FanStatics, why: dict[str, str]) -> Fan:
+    top = max(100.0, statics.max_percent or 100.0)  # NVML's intended speed may pass 100 on some products
+    speed = checked(speed, 0.0, top, "NVML's fan speed", why, "percent")
+    target = checked(target, 0.0, top, "NVML's target fan speed", why, "target_percent")
+    rpm = checked(rpm, 0.0, MAX_RPM, "NVML's fan RPM", why, "rpm")
     control: FanControl = "unknown"
     controller: str | None = None
     if policy in _POLICIES:

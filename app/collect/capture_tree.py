@@ -1,0 +1,105 @@
+"""The hwmon tree a capture is written back into (``Chips``: chip folders as captures name them, ``hwmon3``, or
+as ``sensors`` lists them), and the readers of captures that are plain files of that tree: a shell session of
+``cat /sys/class/hwmon/...`` with its output, and ``amdgpu-ls`` (Ricks-Lab's gpu-utils)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+
+class Chips:
+    """hwmon chip folders made as captures name them (hwmon3) or as ``sensors`` does (one per chip it lists)."""
+
+    def __init__(self, base: Path):
+        self.base = base
+        self._made: dict[str, Path] = {}
+
+    def folder(self, key: str, name: str | None = None) -> Path:
+        if key not in self._made:
+            folder = self.base / (key if re.fullmatch(r"hwmon\d+", key) else f"hwmon{100 + len(self._made)}")
+            folder.mkdir(parents=True, exist_ok=True)
+            self._made[key] = folder
+        folder = self._made[key]
+        if name is not None and not (folder / "name").exists():
+            (folder / "name").write_text(name + "\n")
+        return folder
+
+    def write(self, key: str, file: str, value: str, name: str | None = None) -> None:
+        if "/" in file.replace("device/", "", 1) or file.startswith(".") or not file:
+            return  # a device's deeper folders are not read (gpu_od's fan_ctrl is, below)
+        target = self.folder(key, name) / file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(value.strip() + "\n")
+
+
+_CAT = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?cat\s+/sys/class/hwmon/(hwmon\d+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
+_ECHO_HEADER = re.compile(r"^(?:\S*[$#❯>]\s*)?echo\s+[\"']?=== (\w+) ===")
+_COMMAND = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors)\b")
+
+
+def cat_session(text: str, chips: Chips) -> str | None:
+    """A shell session of ``cat /sys/class/hwmon/hwmonN/FILE`` commands and, after them, their output: single files
+    answer in order; a glob (``fan*_input``) after an ``echo "=== name ==="`` answers under that header."""
+    commands: list[tuple[str, str, str | None]] = []
+    header: str | None = None
+    output: list[str] = []
+    for line in (raw.strip() for raw in text.splitlines()):
+        echo, cat = _ECHO_HEADER.match(line), _CAT.match(line)
+        if echo:
+            header = echo.group(1)
+        elif cat:
+            commands.append((cat.group(1), cat.group(2), header))
+            header = None
+        elif commands and line and not _COMMAND.match(line) and not re.match(r"^[-dl][-rwx]{9}", line) \
+                and not line.startswith("#"):  # a command's output comes after it
+            output.append(line)
+    if not commands:
+        return None
+    globbed = [c for c in commands if "*" in c[1]]
+    if globbed:
+        sections = _sections(output)
+        for chip, pattern, name in globbed:
+            family = re.match(r"[a-z]+", pattern)
+            for n, value in enumerate(sections.get(name or "", []), start=1):
+                chips.write(chip, pattern.replace("*", str(n)) if family else pattern, value, name)
+    else:
+        for (chip, file, _), value in zip(commands, output, strict=False):  # a post may cut the output
+            chips.write(chip, file, value)
+    return "cat of hwmon files"
+
+
+def _sections(output: list[str]) -> dict[str, list[str]]:
+    """Output lines under ``=== name ===`` headers, by name."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in output:
+        header = re.fullmatch(r"=== (\w+) ===", line)
+        if header:
+            current = sections.setdefault(header.group(1), [])
+        elif current is not None and re.fullmatch(r"-?\d+", line):
+            current.append(line)
+    return sections
+
+
+_AMDGPU_LS = {"Current Fan Speed (rpm)": "fan1_input", "Current Fan PWM (%)": "pwm1", "Fan PWM Mode": "pwm1_enable",
+              "Fan Speed Range (rpm)": "fan1_min fan1_max"}
+
+
+def amdgpu_ls(text: str, chips: Chips) -> str | None:
+    """amdgpu-ls (Ricks-Lab's gpu-utils): each card's fan speed, duty, mode and range, as amdgpu's hwmon files."""
+    card = -1
+    found = 0
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if key == "Card Model" or (key == "Card Number" and card < 0):
+            card += 1
+        if key not in _AMDGPU_LS or card < 0:
+            continue
+        numbers = re.findall(r"-?\d+(?:\.\d+)?", value)
+        for file, number in zip(_AMDGPU_LS[key].split(), numbers, strict=False):
+            scaled = float(number) * 255 / 100 if file == "pwm1" else float(number)
+            chips.write(f"amdgpu-ls-{card}", file, str(round(scaled)), "amdgpu")
+            found += 1
+    return "amdgpu-ls" if found else None
