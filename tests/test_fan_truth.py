@@ -188,3 +188,13 @@ def test_a_board_fan_named_for_a_place_probably_follows_that_place_and_says_it_i
     assert declared.fans[0].source_from == "declared"
     chassis = with_fans(snap([]), _board(tmp_path / "c", fan2_label="Chassis Fan 1"), tmp_path / "c", sensors)
     assert chassis.fans[0].source is None
+
+
+def test_an_amdgpu_fan_with_none_of_its_cards_temperatures_read_names_no_source(tmp_path: Path) -> None:
+    """amdgpu-ls gives a fan and no temperature: no "probably following amdgpu edge" for an edge never read (fails
+    when the card's source falls back to a name)."""
+    (fan,) = [f for f in with_fans(snap([]), amdgpu(tmp_path), tmp_path).fans if f.chip == "amdgpu"]
+    assert fan.source is None and fan.source_from is None and fan.cools == "the GPU"
+    (hot,) = [f for f in with_fans(snap([]), amdgpu(tmp_path / "b"), tmp_path / "b", HOT_CARD).fans
+              if f.chip == "amdgpu"]
+    assert hot.source == "amdgpu junction"

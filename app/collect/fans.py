@@ -233,8 +233,9 @@ class FanService:
             fan = replace(fan, source=f"{fan.chip} {fan.source}", source_from="declared")
         elif fan.gpu_index is not None:
             fan = replace(fan, source=f"GPU {fan.gpu_index}")
-        elif fan.chip in ("amdgpu", "radeon"):
-            fan = replace(fan, source=_hottest_of_card(fan.chip, temps), source_from="design", cools="the GPU")
+        elif fan.chip in ("amdgpu", "radeon"):  # with none of the card's temperatures read, no source is named
+            hottest = _hottest_of_card(fan.chip, temps)
+            fan = replace(fan, source=hottest, source_from="design" if hottest else None, cools="the GPU")
         fit = self._fits.get(fan.id)
         if fan.source_from is None and fit is not None and fit.confidence >= CONFIDENCE_FLOOR:
             learned_rpm = round(fit.floor) if fit.floor is not None and fan.percent is None else None
@@ -316,11 +317,11 @@ class FanService:
             self._fits[fid] = fit
 
 
-def _hottest_of_card(chip: str, temps: dict[str, float]) -> str:
+def _hottest_of_card(chip: str, temps: dict[str, float]) -> str | None:
     """An AMD card's fan source, which the card does not say: the hottest of its edge, junction and memory sensors
     (memory at 60 °C wakes an idle card's fans while its edge reads 37 °C). A guess, and worded as one."""
     named = [(temps[f"{chip} {s}"], f"{chip} {s}") for s in ("edge", "junction", "mem") if f"{chip} {s}" in temps]
-    return max(named)[1] if named else f"{chip} edge"
+    return max(named)[1] if named else None
 
 
 _NOT_A_PLACE = frozenset({"fan", "sys", "system", "chassis", "case", "aux", "opt", "pump"})
