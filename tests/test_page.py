@@ -481,8 +481,9 @@ def test_the_fleet_page_without_prometheus_explains_and_is_linked_once_configure
     assert problems(page) == []  # no request that fails, no console error
     fleet = serve(make_app(nvidia_selection(scenario("h200x2_load")), prometheus_url="http://127.0.0.1:9"))
     page.goto(fleet.url)
-    page.click("#fleet-link")
-    page.wait_for_url("**/fleet")
+    page.wait_for_selector("#headline", timeout=10_000)  # the live page is up: its link is the one to follow
+    with page.expect_navigation(url="**/fleet", timeout=60_000):  # waits from before the click: no race
+        page.click("#fleet-link")
 
 
 NOTIFICATION_STUB = """
