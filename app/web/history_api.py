@@ -17,6 +17,8 @@ from ..store.schema import FAN_METRICS, GPU_METRICS, HOST_METRICS, PROCESS_METRI
 from ..verdict import away
 from .rest import ApiError, allow_only, arg, json_body
 
+MAX_STEP_S = 366 * 86400.0  # a larger step is no window (1e308 s made an Infinity, which is not JSON)
+
 bp = Blueprint("history", __name__, url_prefix="/api")
 _RELATIVE = re.compile(r"^-?(\d+(?:\.\d+)?)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -69,7 +71,7 @@ def gpu_history() -> Response:
     now = time.time()
     since = parse_time(request.args.get("since"), now - 900, now, "since")
     until = parse_time(request.args.get("until"), now, now, "until")
-    step = arg("step", float, None, lambda v: v > 0, "a positive number of seconds")
+    step = arg("step", float, None, lambda v: 0 < v <= MAX_STEP_S, "a positive number of seconds, at most a year")
     interval = current_app.extensions["fanwhy"].settings.interval_s
     try:
         win = history.window(since, until, step, interval)

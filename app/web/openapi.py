@@ -12,6 +12,7 @@ import re
 from flask import Blueprint, Flask, Response, jsonify, render_template
 
 from ..core.jsonvalue import Json, JsonObject
+from .history_api import MAX_STEP_S
 from .schemas import component_schemas
 
 bp = Blueprint("openapi", __name__, url_prefix="/api")
@@ -178,7 +179,8 @@ SPEC: JsonObject = {
                    "power_w, fan_speed_percent, clock_sm_mhz (GPU); cpu_percent, load1, memory_percent, "
                    "memory_used_bytes, cpu_temperature_c, fan_rpm (host); rpm, percent, source_c (fan); "
                    "gpu_memory_bytes, sm_percent, power_w, energy_wh, cpu_percent (process, container)"),
-            SINCE, UNTIL, _param("step", "number", "seconds per point", exclusiveMinimum=0)], tag="history"),
+            SINCE, UNTIL, _param("step", "number", "seconds per point", exclusiveMinimum=0, maximum=MAX_STEP_S)],
+            tag="history"),
         "/api/gpu/available": _get("The best free GPUs, by 0.6 x free/total + 0.4 x idle", [
             _param("count", "integer", "how many GPUs", minimum=1, maximum=4096),
             _param("min_memory_mb", "number", "free memory each needs", minimum=0),
