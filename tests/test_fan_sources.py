@@ -20,13 +20,20 @@ from pathlib import Path
 import pytest
 import requests
 
+from app.collect.config import Settings
+from app.collect.engine import build_monitor
 from app.collect.fandaemons import fan2go, thinkfan
 from app.collect.fans import FanService
 from app.collect.hwmon import judged_temperatures
+from app.collect.monitor import Monitor
 from app.collect.sources import Reading
 from app.core.bounded import CommandError, read_file, run_bounded
 from app.core.fan import Fan
-from app.core.model import HostSample
+from app.core.model import GpuSample, HostSample
+from app.vendors.factory import Selection
+from app.vendors.nvidia import NvidiaBackend
+from app.vendors.sysfs import normalize_pci
+from tests.fakes.fake_nvml import FakeNvml, captured_card, load_dump
 from tests.support.hwmon import hwmon_tree
 from tests.support.servers import Probe, free_port, start_server, stop, wait_for, wait_healthy
 
@@ -317,3 +324,68 @@ def test_the_learning_state_of_fans_that_vanished_is_pruned(tmp_path: Path) -> N
         clock["now"] += 1
     assert len(service._speeds) == 3 and len(service._learned_at) <= 3 and len(service._fits) <= 3
     assert len(service._temps) == 0  # no temperature was read at all: none kept
+
+
+def _card_monitor(tmp_path: Path, fake: FakeNvml) -> Monitor:
+    backend = NvidiaBackend(nvml=fake, sys_root=str(tmp_path / "sys"))
+    backend.open()
+    settings = Settings(db="none", backend="nvidia", interval_s=0.2, sys_root=str(tmp_path / "sys"),
+                        etc_root=str(tmp_path / "etc"), bmc=False)
+    return build_monitor(settings, Selection(backend=backend, skipped={}))
+
+
+def test_a_cards_fans_are_read_on_their_own_clock_and_a_hung_fan_call_holds_only_them(tmp_path: Path) -> None:
+    """NVML's fans are a fan source of their own ("gpu-fans"): the GPU's row has them as explained, and a fan
+    call that hangs (a driver stuck on one fan) leaves the ticks going, the GPU's own numbers live, the source
+    failing with the reason and its fans stale with their age (fails when the fans are read inside the sample:
+    the tick then waits on the hung call)."""
+    release = threading.Event()
+    fake = FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])
+    monitor = _card_monitor(tmp_path, fake)
+    monitor.start()
+
+    def card() -> GpuSample:
+        frame = monitor.latest()
+        assert frame is not None and frame.snapshot.gpus
+        return frame.snapshot.gpus[0]
+
+    def source() -> str:
+        return {s.key: s for s in monitor.fans.statuses}["gpu-fans"].state
+
+    try:
+        wait_for(lambda: monitor.latest() is not None and len(card().fans) == 2, timeout=30)
+        gpu = card()
+        assert gpu.fan_speed_percent == 65 and all(f.state != "unknown" for f in gpu.fans) and source() == "ok"
+        fake.set(0, "fan_v2_1", lambda *_: (release.wait(60), 65)[1])
+        latest = monitor.latest()
+        assert latest is not None
+        wait_for(lambda: (monitor.latest() or latest).seq >= latest.seq + 10, timeout=30)
+        wait_for(lambda: source() == "failing", timeout=30)
+        wait_for(lambda: all(f.stale_s for f in card().fans), timeout=30)  # the next tick takes them as stale
+        gpu = card()
+        assert gpu.fan_speed_percent == 65 and len(gpu.fans) == 2
+        assert gpu.utilization_percent is not None and gpu.error is None
+        release.set()
+        wait_for(lambda: source() == "ok", timeout=30)
+    finally:
+        release.set()
+        monitor.stop()
+
+
+def test_a_sleeping_cards_fans_are_not_called_and_a_fanless_card_has_no_fan_source(tmp_path: Path) -> None:
+    """The fan clock reads the GPU's power state first: a runtime-suspended card is not woken (the fake fails any
+    call to it); an H100 (no fans) gets no fan source at all."""
+    fake = FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])
+    device = tmp_path / "bus" / "pci" / "devices" / normalize_pci(fake.tables[0]["pci"]["busId"]) / "power"
+    device.mkdir(parents=True)
+    (device / "runtime_status").write_text("active\n")
+    backend = NvidiaBackend(nvml=fake, sys_root=str(tmp_path))
+    backend.open()
+    read = backend.fans_apart()
+    assert read is not None and len(read()) == 2
+    (device / "runtime_status").write_text("suspended\n")
+    fake.asleep.add(0)  # from here on, any call to the card fails the test
+    assert read() == ()
+    h100 = NvidiaBackend(nvml=FakeNvml(load_dump("h100-load")))
+    h100.open()
+    assert h100.fans_apart() is None

@@ -23,9 +23,11 @@ from .fans import FanService
 from .host import HostSampler
 from .monitor import Monitor
 from .registry import registered
+from .sources import FansOf
 
 if TYPE_CHECKING:
     from ..store.history import History
+    from ..vendors.base import Backend
 
 
 def history_path(settings: Settings) -> Path | None:
@@ -69,7 +71,7 @@ def _sys_root(settings: Settings) -> str:
     return settings.sys_root
 
 
-def fan_service(settings: Settings) -> FanService:
+def fan_service(settings: Settings, backend: Backend | None = None) -> FanService:
     """The fans of ``settings``: hwmon under FANWHY_SYS_ROOT, the daemons' configurations under FANWHY_ETC_ROOT, the
     BMC unless FANWHY_BMC=off (the simulated backend brings a machine of its own: a hwmon tree and a BMC)."""
     if settings.backend == "simulated":
@@ -79,9 +81,14 @@ def fan_service(settings: Settings) -> FanService:
         return FanService(sys_root=str(machine.sys_root), etc_root=str(machine.etc_root), bmc_run=machine.bmc_listing,
                           bmc_every_s=2.0, threaded=True)
     bmc = ipmitool(settings.bmc_timeout_s, settings.bmc_command) if settings.bmc else "no BMC read: FANWHY_BMC=off"
+    extra = registered(settings.host_proc, settings.sys_root, liquidctl.command())
+    gpu_fans = backend.fans_apart() if backend is not None else None
+    if gpu_fans is not None:  # the cards' fans on a clock of their own: a fan call that hangs holds only them
+        extra.append(FansOf("gpu-fans", f"the GPUs' fans ({backend.name if backend else '?'})", gpu_fans,
+                            period_s=max(0.5, settings.interval_s)))
     return FanService(sys_root=settings.sys_root, etc_root=settings.etc_root, bmc_run=bmc,
                       bmc_every_s=settings.bmc_interval_s, bmc_timeout_s=settings.bmc_timeout_s, threaded=True,
-                      extra=registered(settings.host_proc, settings.sys_root, liquidctl.command()))
+                      extra=extra)
 
 
 def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
@@ -96,7 +103,7 @@ def build_monitor(settings: Settings, selection: Selection | None = None, histor
                               DockerClient(settings.docker_socket) if settings.docker_socket else None,
                               kube=_kube()),
         host=HostSampler(proc_root=settings.host_proc, sys_root=_sys_root(settings)),
-        fans=fan_service(settings),
+        fans=fan_service(settings, selection.backend),
         min_tick_gap_s=settings.min_tick_gap_s,
         history=history,
         watchdog_s=settings.watchdog_timeout_s,

@@ -339,3 +339,17 @@ def _named_source(fan: Fan, temps: dict[str, float]) -> str | None:
         if chip == fan.chip and first and first[0] == words[0]:
             return name
     return None
+
+
+def with_fans(gpu: GpuSample, fans: Sequence[Fan]) -> GpuSample:
+    """One fan list: a card's ``fans`` are its fans as explained (state, source), not the backend's raw copy; its
+    fan speed, speeds and RPM are theirs, also when the fans were read on their own clock (not in the sample)."""
+    own = tuple(f for f in fans if f.gpu_index == gpu.index)
+    if not own and not gpu.fans:
+        return gpu
+    speeds = tuple(f.percent for f in own if f.percent is not None)
+    rpm = own[0].rpm if own and own[0].rpm is not None else gpu.fan_rpm
+    unsupported = {k: v for k, v in gpu.unsupported.items() if not (speeds and k == "fan_speed_percent")}
+    return replace(gpu, fans=own, fan_speed_percent=max(speeds) if speeds else gpu.fan_speed_percent,
+                   fan_speeds_percent=speeds or gpu.fan_speeds_percent, fan_rpm=rpm,
+                   unsupported=frozen_map(unsupported))

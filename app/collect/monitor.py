@@ -36,7 +36,7 @@ from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine
 from ..verdict.explain import BusyClock, explain
 from .energy import EnergyMeter
-from .fans import FanService
+from .fans import FanService, with_fans
 from .host import HostSampler
 from .serialize import snapshot_view
 
@@ -318,9 +318,7 @@ class Monitor:
         try:
             fans, air = self.fans.read(gpus, host)
             errors.extend(self.fans.problems())
-            # one fan list: a card's ``fans`` are its fans as explained (state, source), not the backend's raw copy
-            gpus = tuple(replace(g, fans=tuple(f for f in fans if f.gpu_index == g.index)) if g.fans else g
-                         for g in gpus)
+            gpus = tuple(with_fans(g, fans) for g in gpus)
         except Exception as error:  # a fan source that fails costs the fans, never the snapshot
             log.exception("fans failed")
             errors.append(f"fans: {type(error).__name__}: {error}")
@@ -394,3 +392,4 @@ class Monitor:
 
 def _ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)
+

@@ -60,6 +60,20 @@ class Source(Protocol):
 
 
 @dataclass(frozen=True)
+class FansOf:
+    """A source made of a function that reads fans: a backend's fans read apart from its sample (NVML's)."""
+
+    key: str
+    name: str
+    fans: Callable[[], tuple[Fan, ...]]
+    period_s: float = 1.0
+    timeout_s: float = 5.0
+
+    def read(self) -> Reading:
+        return Reading(fans=self.fans())
+
+
+@dataclass(frozen=True)
 class SourceStatus:
     """Where one source stands: ``waiting`` for its first read, ``ok``, or ``failing`` (``reason``); ``age_s`` is
     the age of its last good reading (None before one)."""

@@ -6,8 +6,9 @@ has a capability, and mypy checks each backend against this class.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, Sequence
+from typing import Callable, Literal, Protocol, Sequence
 
+from ..core.fan import Fan
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 
 # Why a backend did not open, as a kind the sentence switches on (the message keeps the details): its library is
@@ -54,3 +55,8 @@ class Backend(Protocol):
     def event_watch(self) -> str:
         """How XID errors are watched, for /api/health: "watching", or why not."""
         return "not an NVML backend"
+
+    def fans_apart(self) -> Callable[[], tuple[Fan, ...]] | None:
+        """The GPUs' fans as a reader the fan service runs on its own clock (and then not in ``sample``); None
+        by default: the fans, if any, come with the sample."""
+        return None

@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Protocol, SupportsFloat, TypedDict
 
+from ..core.fan import Fan
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, evolve, frozen_map
 from ..core.vocabulary import THROTTLE_REASONS
 from .base import Backend, BackendUnavailable
 from .nvml_calls import Calls, GpuFailed, describe_init_error
 from .nvml_events import XidWatcher
-from .nvml_fans import PASSIVELY_COOLED, FanStatics, read_fans, read_statics
+from .nvml_fans import PASSIVELY_COOLED, FanStatics, fans_of, read_fans, read_statics
 from .sysfs import ASLEEP, RESTING, PowerState
 
 log = logging.getLogger(__name__)
@@ -157,6 +158,7 @@ class NvidiaBackend(Backend):
         self._util_slot_at = float("-inf")
         self._util_turn: _Gpu | None = None
         self._gpus: list[_Gpu] = []
+        self._fans_apart = False  # the fans are read on their own clock (fans_apart), not in the sample
         self._calls = Calls(nvml)  # made again by open() once the library is loaded
         self._initialised = False
         self._reinit_at: float | None = None
@@ -210,6 +212,17 @@ class NvidiaBackend(Backend):
         if self._xid is None:
             return "not watching"
         return self._xid.unsupported or "watching"
+
+    def fans_apart(self) -> Callable[[], tuple[Fan, ...]] | None:
+        """The GPUs' fans as a reader of their own (the fan service reads it on its own clock), and no longer in
+        the sample; None where no GPU has a fan (an H100, an H200: nothing to read)."""
+        if not any(g.num_fans != 0 and g.handle is not None for g in self._gpus):
+            return None
+        for gpu in self._gpus:  # its power state is read before any fan call: a sleeping GPU is not woken
+            if gpu.power is None:
+                gpu.power = PowerState(self._sys_root, gpu.pci_bus_id)
+        self._fans_apart = True
+        return lambda: fans_of(self._calls.get, list(self._gpus))
 
     def _open_gpu(self, index: int, previous: _Gpu | None) -> _Gpu:
         gpu = _Gpu(index=index)
@@ -344,7 +357,8 @@ class NvidiaBackend(Backend):
         gpu.idle = util is not None and util.gpu == 0
         memory = self._memory(u, h)
         temperature = get(u, "temperature_c", "nvmlDeviceGetTemperature", h, nvml.NVML_TEMPERATURE_GPU)
-        fans = read_fans(get, h, gpu.index, gpu.num_fans, gpu.fan_statics, u)
+        fans = read_fans(get, h, gpu.index, gpu.num_fans, gpu.fan_statics, u) \
+            if not self._fans_apart or gpu.num_fans == 0 else ()
         speeds = [f.percent for f in fans if f.percent is not None]
         power_mw = get(u, "power_w", "nvmlDeviceGetPowerUsage", h)
         limit_mw = get(u, "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit", h)
@@ -356,7 +370,7 @@ class NvidiaBackend(Backend):
         u.update(gpu.slow_unsupported)
         passive = not fans and gpu.num_fans == 0
         rpm = fans[0].rpm if fans else None
-        if rpm is None:
+        if rpm is None and not (self._fans_apart and gpu.num_fans):
             u.setdefault("fan_rpm", PASSIVELY_COOLED if passive else "not reported by this GPU's driver")
 
         return GpuSample(

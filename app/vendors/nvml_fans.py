@@ -13,6 +13,7 @@ have is a missing value with its reason, never an error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -116,3 +117,38 @@ def _fan(gpu_index: int, n: int, speed: float | None, target: float | None, poli
                source="GPU", source_from="design", curve=(), gpu_index=gpu_index, cools=statics.cools,
                stopped=stopped, unsupported=frozen_map(why))
 
+
+
+class _Asleep(Protocol):
+    def asleep(self) -> bool: ...
+
+
+class FanGpu(Protocol):
+    """What ``fans_of`` needs of an open GPU (the NVIDIA backend's own record of it)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def handle(self) -> object: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def num_fans(self) -> int | None: ...
+    @property
+    def fan_statics(self) -> FanStatics: ...
+    @property
+    def power(self) -> _Asleep | None: ...
+
+
+def fans_of(get: Getter, gpus: Sequence[FanGpu]) -> tuple[Fan, ...]:
+    """Every open, awake GPU's fans, read apart from the GPU's sample (on their own clock: a fan call that hangs
+    holds only the fans). A GPU that sleeps is not called (a call would wake it, and spin its fan); a passive one
+    (no fan) makes no call; a failed one is left to the sample, which says why."""
+    fans: list[Fan] = []
+    for gpu in gpus:
+        if gpu.handle is None or gpu.error is not None or gpu.num_fans == 0:
+            continue
+        if gpu.power is not None and gpu.power.asleep():
+            continue
+        fans.extend(read_fans(get, gpu.handle, gpu.index, gpu.num_fans, gpu.fan_statics, {}))
+    return tuple(fans)
