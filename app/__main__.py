@@ -10,7 +10,6 @@ import logging
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -22,13 +21,15 @@ from .core.vocabulary import BACKENDS
 _EXIT_CODES: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (0, "done (a closed pipe, as in `fanwhy snapshot | head`, also ends quietly with 0)", ("snapshot",)),
     (0, "done", ("serve", "exporter", "explain")),
+    (0, "left with q, Ctrl-C, SIGTERM or SIGHUP (the terminal is given back as it was)", ("top",)),
     (2, "a setting or argument is wrong: the message names it and what to do",
-     ("serve", "exporter", "snapshot", "run")),
+     ("serve", "exporter", "snapshot", "run", "top")),
+    (2, "not a terminal (top needs one; for a pipe: fanwhy snapshot --watch)", ("top",)),
     (2, "a file cannot be read as a capture: the message names it and what is read", ("explain",)),
     (3, "the port cannot be listened on (in use, privileged, not an address of this machine)", ("serve", "exporter")),
     (4, "the backend named by --backend / FANWHY_BACKEND cannot start on this machine",
-     ("serve", "exporter", "snapshot", "run")),
-    (5, "no snapshot in time (a GPU call hung: the driver may be stuck)", ("snapshot",)),
+     ("serve", "exporter", "snapshot", "run", "top")),
+    (5, "no snapshot in time (a GPU call hung: the driver may be stuck)", ("snapshot", "top")),
     (130, "interrupted (Ctrl-C) before the first answer", ("snapshot",)),
 )
 
@@ -69,6 +70,7 @@ COMMAND_FLAGS: dict[str, tuple[str, ...]] = {
                  _ALERTS),
     "snapshot": ("backend",),
     "run": ("interval_s", "backend"),
+    "top": ("interval_s", "backend"),
     "explain": (),
 }
 # a setting the exporter keeps apart from the dashboard's (its own environment variable)
@@ -151,6 +153,17 @@ def parser() -> argparse.ArgumentParser:
     job.add_argument("command_argv", nargs=argparse.REMAINDER, metavar="COMMAND [ARGS...]",
                      help="the command and its arguments, after --")
     _settings_flags(job, "run")
+    top = commands.add_parser("top", help="a live full-screen view in the terminal (for SSH), like nvitop",
+                              formatter_class=formatter, epilog=exit_codes("top") + "\n\n" + _top_keys(),
+                              description="A live view in the terminal: the verdict and the fan chain at the top, "
+                                          "then the GPUs with a short history, the fans, and the processes (GPU and "
+                                          "CPU, with their container or pod); alerts as they fire. Collects here, "
+                                          "or follows a running FanWhy with --server.")
+    top.add_argument("--server", dest="follow", metavar="URL",
+                     help="follow a running FanWhy (http://HOST:PORT) instead of collecting here; its token from "
+                          "FANWHY_TOKEN, or asked for")
+    top.add_argument("--readonly", action="store_true", help="never signal a process (T and k do nothing)")
+    _settings_flags(top, "top")
     replay = commands.add_parser("explain", help="explain another machine's fans from captured text",
                                  formatter_class=formatter, epilog=exit_codes("explain"),
                                  description="Print the fan part of the verdict, with the fan table, for the machine "
@@ -168,6 +181,12 @@ def parser() -> argparse.ArgumentParser:
                                                "collecting every SCRAPE_INTERVAL (10 s); no page, no history.")
     _settings_flags(exporter, "exporter")
     return main
+
+
+def _top_keys() -> str:
+    from .cli.topstate import HELP
+
+    return "keys:\n" + "\n".join("  " + line for line in HELP[2:])
 
 
 def _flags_given(args: argparse.Namespace) -> dict[str, str]:
@@ -199,41 +218,17 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(**overrides)
 
 
-ONE_SHOT_WINDOW_S = 0.08  # the shortest span of the CPU % in a one-shot answer
-
-
 def snapshot(settings: Settings, as_json: bool = False, watch: float | None = None, processes: int = 8) -> int:
-    """One answer, fast: the CPU times of the machine and of every process are read first thing, so one collection
-    after start-up has every rate (CPU % over the start-up itself, at least ONE_SHOT_WINDOW_S; per-process SM % from
-    the samples NVML has buffered). With ``watch``, one answer every ``watch`` seconds until interrupted. No XID
+    """One answer, fast (app.cli.collector): the CPU times of the machine and of every process are read first thing,
+    so one collection after start-up has every rate (CPU % over the start-up itself; per-process SM % from the
+    samples NVML has buffered). With ``watch``, one answer every ``watch`` seconds until interrupted. No XID
     event thread for a one-shot answer: it could not see an event in that time, and stopping it costs its 0.5 s poll."""
-    from .attribution.procstat import cpu_baseline
+    from .cli.collector import started
 
-    baseline = cpu_baseline(settings.host_proc)
-    from .vendors.factory import default_builders, select_in_background
-    from .vendors.nvidia import NvidiaBackend
-
-    builders = default_builders(settings)
-    if watch is None:
-        builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
-    selected = select_in_background(settings.backend, builders)  # on a thread: a stuck driver meets a deadline
-    from .cli.terminal import render
-    from .collect.engine import build_monitor
-    from .vendors.base import BackendUnavailable
-
-    try:
-        selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
-        monitor = build_monitor(settings, selection)  # no history: a terminal answer writes none
-    except BackendUnavailable as error:
-        from .cli.preflight import backend_failed
-
-        raise backend_failed(settings, error) from None
-    except TimeoutError as error:
-        print(f"fanwhy: {error} (a GPU call hung: the driver may be stuck)", file=sys.stderr)
-        return 5
-    monitor.prime(baseline)  # the first tick measures every process against the baseline
-    time.sleep(max(0.0, baseline.at + ONE_SHOT_WINDOW_S - time.monotonic()))
-    monitor.start()
+    monitor = started(settings, watch=watch is not None)
+    if isinstance(monitor, int):
+        return monitor
+    from .cli.terminal import render  # imported already, while the backend opened (app.cli.collector)
     frame = monitor.wait_frame(0, monitor.watchdog_s + 1)
     if frame is None:
         monitor.stop(join_s=1.0)
@@ -290,7 +285,9 @@ def _main(args: argparse.Namespace) -> int:
         return 0
     command = args.command or "serve"
     quiet = command in ("snapshot", "run")  # the terminal answer is the output; the server's log is for its operator
-    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO,
+    # top owns the screen: a log line would be painted over it (what goes wrong is in its title instead)
+    level = logging.CRITICAL if command == "top" else logging.WARNING if quiet else logging.INFO
+    logging.basicConfig(level=level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if command == "explain":  # another machine's captures: no setting of this one applies
         from .cli.replay import run as replay
@@ -306,6 +303,10 @@ def _main(args: argparse.Namespace) -> int:
         settings = _settings(args)
         if command == "snapshot":
             return snapshot(settings, args.json, args.watch, args.processes)
+        if command == "top":
+            from .cli.top import main as top
+
+            return top(settings, args.follow, settings.interval_s, args.readonly)
         if command == "run":
             from .cli.run import run as run_job
 

@@ -24,7 +24,7 @@ from tests.support.receivers import Receiver
 # seconds); a test that serves the app on loopback (the fixtures below) or a
 # file that starts real servers or processes is integration; the rest is unit.
 SYSTEM_FILES = frozenset({"test_page.py", "test_newcomer.py", "test_reverse_proxy.py", "test_image.py", "test_fleet.py",
-                          "test_signin.py",
+                          "test_signin.py", "test_top.py",
                           "test_packaging.py",
                           "test_exhaustion.py", "test_kubernetes_manifests.py", "test_bounded_commands.py"})
 INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py", "test_refusals.py", "test_receipt.py",

@@ -41,6 +41,7 @@ class _Details:
     cpu_percent: float | None
     rss_bytes: int | None
     status: ProcessStatus
+    ppid: int | None = None
 
 
 # The inode of the initial PID namespace (PROC_PID_INIT_INO in the kernel, include/linux/proc_ns.h).
@@ -147,7 +148,7 @@ class ProcessInspector:
                              command=details.command,
                              start_time=details.start_time, cpu_percent=details.cpu_percent,
                              rss_bytes=details.rss_bytes, gpus=gpus, visibility=visibility,
-                             status=details.status)
+                             status=details.status, ppid=details.ppid)
 
     def _details(self, pid: int, now: float) -> _Details:
         try:
@@ -176,7 +177,8 @@ class ProcessInspector:
                 cpu = _percent(stat.cpu_seconds - scanned[1], now - self._scan_at)
         status: ProcessStatus = "zombie" if stat.state == "Z" else "denied" if known.denied else "ok"
         return _Details(name=known.name, program=known.program, user=known.user, command=known.command,
-                        start_time=known.start_time, cpu_percent=cpu, rss_bytes=stat.rss_bytes, status=status)
+                        start_time=known.start_time, cpu_percent=cpu, rss_bytes=stat.rss_bytes, status=status,
+                        ppid=stat.ppid or None)
 
     def _identify(self, pid: int, stat: Stat, now: float, cpu_seconds: float | None = None) -> _Known:
         argv: list[str] = []
@@ -235,7 +237,7 @@ class ProcessInspector:
             rows.append(ProcessSample(pid=pid, name=details.name, program=details.program, user=details.user,
                                       command=details.command,
                                       start_time=details.start_time, cpu_percent=cpu,
-                                      rss_bytes=details.rss_bytes, status=details.status))
+                                      rss_bytes=details.rss_bytes, status=details.status, ppid=details.ppid))
         rows.sort(key=lambda p: -(p.cpu_percent or 0))
         if self.machine_reading is None:  # the machine's CPU time as of these reads: the next tick weighs them
             self._read_machine = (busy_seconds(self.proc_root), own_ticks())

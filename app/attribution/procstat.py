@@ -27,6 +27,7 @@ class Stat:
     rss_bytes: int
     state: str
     comm: str
+    ppid: int = 0  # its parent (0: none, as for PID 1)
 
 
 def _stat_bytes(proc_root: Path | str, pid: int) -> bytes:
@@ -44,9 +45,9 @@ def read_stat(proc_root: Path | str, pid: int) -> Stat:
     close = data.rindex(b")")  # the command name may itself contain ") "
     comm = data[data.index(b"(") + 1:close].decode(errors="replace")
     fields = data[close + 2:].split()
-    # fields[0] is field 3 (state) of proc(5): utime 14, stime 15, starttime 22, rss 24
+    # fields[0] is field 3 (state) of proc(5): ppid 4, utime 14, stime 15, starttime 22, rss 24
     return Stat(start_ticks=int(fields[19]), cpu_seconds=(int(fields[11]) + int(fields[12])) / CLOCK_TICKS,
-                rss_bytes=int(fields[21]) * PAGE_SIZE, state=fields[0].decode(), comm=comm)
+                rss_bytes=int(fields[21]) * PAGE_SIZE, state=fields[0].decode(), comm=comm, ppid=int(fields[1]))
 
 
 PF_KTHREAD = 0x00200000  # proc(5) field 9, ``flags``: a kernel thread

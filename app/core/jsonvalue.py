@@ -32,3 +32,13 @@ def members(value: Json) -> Sequence[Json]:
 
 def text(value: Json) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def number(value: Json) -> float | None:
+    """A JSON number as a float; None for anything else (a boolean is not a number here)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def objects(value: Json) -> list[Mapping[str, Json]]:
+    """The objects of a JSON array (anything else in it is skipped)."""
+    return [v for v in members(value) if isinstance(v, Mapping)]

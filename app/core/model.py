@@ -188,6 +188,7 @@ class ProcessSample:
     power_w: float | None = None
     energy_wh: float | None = None
     program: str | None = None  # the name a person knows it by (app.core.program): `python3 train.py`, `vllm serve`
+    ppid: int | None = None  # its parent's PID (the terminal's process tree); None when not read
 
     @property
     def gpu_memory_bytes(self) -> int | None:

@@ -1,0 +1,308 @@
+"""``fanwhy top``: the live answer in a terminal, for people on SSH. The standard library's curses paints what
+app.cli.topview lays out; the snapshots come from this machine's own collector (the one ``snapshot`` starts) or
+from a running FanWhy (``--server URL``: its ``/api/gpu/metrics``, masked and bounded as the page's).
+
+The terminal is always given back as it was: the screen is restored in a ``finally`` that an exception, Ctrl-C,
+SIGTERM and SIGHUP (a closed SSH session) all reach. Signals to processes are sent only after a confirmation, only
+to the process the snapshot listed (its start time is checked, so a reused PID is not hit), only to the user's
+own processes unless root, never under ``--readonly`` and never to a server's processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import curses
+import getpass
+import json
+import locale
+import os
+import signal
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
+
+from ..core.jsonvalue import number, objects, text
+from .topstate import History, TopState, View, follow_selection, handle
+from .topview import ASCII, UNICODE, Glyphs, Line, Style, frame
+
+if TYPE_CHECKING:
+    from ..collect.config import Settings
+    from ..collect.monitor import Monitor
+
+MAX_VIEW_BYTES = 8 << 20  # a server's snapshot is a few kB a GPU: more is not a snapshot
+POLL_S = 0.1  # how often keys are read while waiting for the next snapshot
+
+
+class Feed(Protocol):
+    """Where the snapshots come from: the latest view (with a sequence number that grows with each new one) and,
+    when something is wrong, why (shown in the title)."""
+
+    def latest(self) -> tuple[int, View | None, str]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalFeed:
+    """This machine's collector, started as ``snapshot`` starts it, collecting every ``interval_s``."""
+
+    def __init__(self, monitor: Monitor, interval_s: float):
+        self.monitor = monitor
+        monitor.set_interval(interval_s)
+
+    def latest(self) -> tuple[int, View | None, str]:
+        frame_ = self.monitor.latest()
+        if frame_ is None:
+            return 0, None, self.monitor.hung or ""
+        return frame_.seq, frame_.view, self.monitor.hung or ""
+
+    def close(self) -> None:
+        self.monitor.stop(close_backend=True, join_s=1.0)
+
+
+class RemoteFeed:
+    """A running FanWhy, asked for its snapshot every ``interval_s`` on a thread of its own: a slow server never
+    holds the keys."""
+
+    def __init__(self, url: str, token: str | None, interval_s: float):
+        self.url = url.rstrip("/") + "/api/gpu/metrics"
+        self.token = token
+        self.interval_s = interval_s
+        self._lock = threading.Lock()
+        self._state: tuple[int, View | None, str] = (0, None, "")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="fanwhy-top-feed", daemon=True)
+        self._thread.start()
+
+    def latest(self) -> tuple[int, View | None, str]:
+        with self._lock:
+            return self._state
+
+    def fetch(self) -> View:
+        """One snapshot from the server; ValueError with the reason a person reads when there is none."""
+        request = urllib.request.Request(self.url, headers={"Accept": "application/json"})
+        if self.token:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=max(5.0, 2 * self.interval_s)) as response:
+                body = response.read(MAX_VIEW_BYTES + 1)
+        except urllib.error.HTTPError as error:
+            reason = "the token was refused (FANWHY_TOKEN)" if error.code in (401, 403) else f"HTTP {error.code}"
+            raise ValueError(f"{self.url}: {reason}") from None
+        except (urllib.error.URLError, OSError) as error:
+            raise ValueError(f"{self.url}: {getattr(error, 'reason', error)}") from None
+        if len(body) > MAX_VIEW_BYTES:
+            raise ValueError(f"{self.url}: more than {MAX_VIEW_BYTES >> 20} MiB: not a snapshot")
+        try:
+            view = json.loads(body)
+        except ValueError:
+            raise ValueError(f"{self.url}: not JSON: is this a FanWhy server?") from None
+        if not isinstance(view, dict) or "gpus" not in view:
+            raise ValueError(f"{self.url}: not a FanWhy snapshot")
+        return view
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                view = self.fetch()
+                with self._lock:
+                    self._state = (self._state[0] + 1, view, "")
+            except ValueError as error:
+                with self._lock:
+                    self._state = (self._state[0], self._state[1], str(error))
+            self._stop.wait(self.interval_s)
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def server_token(url: str, environ: Mapping[str, str] = os.environ) -> str | None:
+    """FANWHY_TOKEN, or asked for on the terminal (not echoed); None when there is none."""
+    token = environ.get("FANWHY_TOKEN", "").strip()
+    if token:
+        return token
+    if not sys.stdin.isatty():
+        return None
+    return getpass.getpass(f"token for {url} (empty for none): ").strip() or None
+
+
+def glyphs_for_locale() -> Glyphs:
+    try:
+        locale.setlocale(locale.LC_ALL, "")
+    except locale.Error:
+        return ASCII
+    # the C library's own codeset, which curses writes in (Python's UTF-8 mode would say UTF-8 in a C locale)
+    encoding = locale.nl_langinfo(locale.CODESET).lower().replace("-", "").replace("_", "")
+    return UNICODE if encoding == "utf8" else ASCII
+
+
+def send(pid: int, name: str, view: View | None, euid: int | None = None,
+         proc_root: str = "/proc") -> str:
+    """Send signal ``name`` to ``pid`` if it is still the process the snapshot listed and the user may: what
+    happened, in words."""
+    from ..attribution.procstat import read_stat, start_time
+
+    euid = os.geteuid() if euid is None else euid
+    listed = next((p for p in objects((view or {}).get("processes")) if p.get("pid") == pid), None)
+    if listed is None:
+        return f"PID {pid} is no longer listed: {name} not sent"
+    try:
+        owner = os.stat(f"{proc_root}/{pid}").st_uid
+        started = start_time(read_stat(proc_root, pid), proc_root)
+    except (FileNotFoundError, ProcessLookupError):
+        return f"PID {pid} has ended: {name} not sent"
+    except OSError as error:
+        return f"PID {pid}: {error.strerror or error}: {name} not sent"
+    was = number(listed.get("start_time"))
+    if was is not None and started is not None and abs(started - was) > 1:
+        return f"PID {pid} is another process now: {name} not sent"
+    if euid != 0 and owner != euid:
+        return f"PID {pid} is {text(listed.get('user')) or f'uid {owner}'}'s: only your own processes (or as root)"
+    try:
+        os.kill(pid, signal.Signals[name])
+    except ProcessLookupError:
+        return f"PID {pid} has ended: {name} not sent"
+    except PermissionError:
+        return f"PID {pid}: not permitted: {name} not sent"
+    return f"{name} sent to PID {pid} ({text(listed.get('program')) or text(listed.get('name')) or '?'})"
+
+
+class _Closed(Exception):
+    """SIGTERM or SIGHUP (the SSH session closed): leave through the finally that restores the terminal."""
+
+
+def _raise_closed(signum: int, _frame: object) -> None:
+    raise _Closed(signal.Signals(signum).name)
+
+
+_COLORS: dict[Style, tuple[int, int]] = {  # (foreground, background) for a style, where colours are used
+    "title": (curses.COLOR_BLACK, curses.COLOR_CYAN), "header": (curses.COLOR_CYAN, -1),
+    "alert": (curses.COLOR_RED, -1), "warn": (curses.COLOR_YELLOW, -1), "good": (curses.COLOR_GREEN, -1)}
+_PLAIN: dict[Style, int] = {"title": curses.A_REVERSE, "header": curses.A_BOLD, "selected": curses.A_REVERSE,
+                            "alert": curses.A_BOLD, "warn": curses.A_BOLD, "dim": curses.A_DIM,
+                            "good": curses.A_NORMAL, "normal": curses.A_NORMAL}
+
+
+def _attributes(color: bool) -> dict[Style, int]:
+    attrs = dict(_PLAIN)
+    if not color:
+        return attrs
+    curses.start_color()
+    curses.use_default_colors()
+    for pair, (style, (fg, bg)) in enumerate(_COLORS.items(), start=1):
+        curses.init_pair(pair, fg, bg)
+        attrs[style] = curses.color_pair(pair) | (curses.A_BOLD if style in ("alert", "title") else 0)
+    return attrs
+
+
+def wants_color(environ: Mapping[str, str] = os.environ) -> bool:
+    """Colours unless NO_COLOR is set to anything (no-color.org) or the terminal has none."""
+    return not environ.get("NO_COLOR") and curses.has_colors()
+
+
+def _key(screen: curses.window) -> str | None:
+    try:
+        key = screen.get_wch()
+    except curses.error:
+        return None
+    if isinstance(key, int):
+        return curses.keyname(key).decode(errors="replace")
+    return str(key)
+
+
+def _paint(screen: curses.window, lines: list[Line], attrs: dict[Style, int]) -> None:
+    height, width = screen.getmaxyx()
+    screen.erase()
+    for y, line in enumerate(lines[:height]):
+        x = 0
+        for words, style in line:
+            if x >= width:
+                break
+            with contextlib.suppress(curses.error):  # the bottom-right cell: the text is there, the cursor cannot be
+                screen.addnstr(y, x, words, width - x, attrs.get(style, 0))
+            x += len(words)
+    screen.refresh()
+
+
+def run_screen(feed: Feed, state: TopState, glyphs: Glyphs) -> int:
+    """The live screen until ``q``, Ctrl-C, SIGTERM or SIGHUP; the terminal restored in every case."""
+    previous = {s: signal.signal(s, _raise_closed) for s in (signal.SIGTERM, signal.SIGHUP)}
+    for name in ("LINES", "COLUMNS"):  # the size from the terminal itself, so that a resize is seen
+        os.environ.pop(name, None)
+    screen = curses.initscr()
+    try:
+        curses.set_escdelay(25)  # Esc alone closes at once (curses waits a second for a sequence by default)
+        curses.noecho()
+        curses.cbreak()
+        screen.keypad(True)
+        with contextlib.suppress(curses.error):  # a terminal that cannot hide its cursor
+            curses.curs_set(0)
+        screen.timeout(int(POLL_S * 1000))
+        attrs = _attributes(wants_color())
+        return _loop(screen, feed, state, glyphs, attrs)
+    except (KeyboardInterrupt, _Closed):
+        return 0
+    finally:
+        screen.keypad(False)
+        curses.nocbreak()
+        curses.echo()
+        curses.endwin()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        feed.close()
+
+
+def _loop(screen: curses.window, feed: Feed, state: TopState, glyphs: Glyphs, attrs: dict[Style, int]) -> int:
+    history = History()
+    seen, view, dirty, shown = -1, None, True, ""
+    while True:
+        seq, latest, problem = feed.latest()
+        if problem != shown:  # a server that refuses, a collector that hangs: said as soon as known
+            shown, dirty = problem, True
+        if seq != seen and latest is not None:
+            seen, view, dirty = seq, latest, True
+            history.remember(view)
+            follow_selection(state, view, history)
+        if dirty:
+            height, width = screen.getmaxyx()
+            _paint(screen, frame(view, state, history, width, height, glyphs, problem), attrs)
+            dirty = False
+        key = _key(screen)
+        if key is None:
+            continue
+        dirty = True
+        if key == "KEY_RESIZE":
+            curses.update_lines_cols()
+            screen.clear()  # the whole screen again: a terminal keeps what it had where the sizes overlap
+            continue
+        action = handle(state, key, view or {})
+        if action == "quit":
+            return 0
+        if isinstance(action, tuple):
+            _, pid, name = action
+            state.message = send(pid, name, view)
+
+
+def main(settings: Settings, server: str | None, interval_s: float, readonly: bool) -> int:
+    """``fanwhy top``: 0 when left with q, Ctrl-C or a signal."""
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        print("fanwhy top: needs a terminal (for a pipe: fanwhy snapshot --watch)", file=sys.stderr)
+        return 2
+    if server and urllib.parse.urlsplit(server).scheme not in ("http", "https"):
+        print(f"fanwhy top: --server {server!r}: expected http://HOST:PORT or https://...", file=sys.stderr)
+        return 2
+    state = TopState(readonly=readonly, can_signal=server is None)
+    glyphs = glyphs_for_locale()
+    if server:
+        feed: Feed = RemoteFeed(server, server_token(server), interval_s)
+    else:
+        from .collector import started
+
+        monitor = started(settings, watch=True)
+        if isinstance(monitor, int):
+            return monitor
+        feed = LocalFeed(monitor, interval_s)
+    return run_screen(feed, state, glyphs)
