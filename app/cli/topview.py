@@ -221,7 +221,7 @@ def _processes(view: View, state: TopState, width: int, room: int, glyphs: Glyph
     shown = shown_processes(view, state)
     arrow = glyphs.up if (state.sort in ASCENDING) != state.reverse else glyphs.down
     titles = {letter: title + (arrow if letter == state.sort else "") for letter, (_, title) in SORTS.items()}
-    head = (f"{titles['N']:>7} {titles['U']:<18} {'GPU':>3} {titles['G']:>8} {titles['S']:>4} {titles['P']:>5} "
+    head = (f"{titles['N']:>7} {titles['U']:<18} {'GPU':>3} {titles['G']:>8} {titles['S']:>5} {titles['P']:>5} "
             f"{titles['M']:>6} {titles['W']:>5}  {titles['C']}")
     filtered = (f"  (filter: {state.filter})" if state.filter else "") + ("  (tree)" if state.tree else "")
     lines: list[Line] = [[("", "normal")], [(_fit(head + filtered, width, glyphs).ljust(width), "header")]]
@@ -254,10 +254,12 @@ def _watts(value: Json) -> str:
 def _process_row(proc: Obj, depth: int, glyphs: Glyphs) -> str:
     gpus = ",".join(str_of(g.get("gpu_index")) for g in objects(proc.get("gpus"))) or "–"
     indent = ("  " * (depth - 1) + glyphs.last) if depth else ""
-    command = clean(str_of(proc.get("command")) or str_of(proc.get("program")) or str_of(proc.get("name")))
+    program = str_of(proc.get("program")) or str_of(proc.get("name"))
+    line = str_of(proc.get("command"))
+    command = clean(f"{program}  {line}" if program and line and not line.startswith(program) else line or program)
     return (f"{int_of(proc.get('pid')):>7} {_fit(_who(proc), 18, glyphs):<18} {gpus:>3} "
             f"{_gib(proc.get('gpu_memory_bytes')):>8} "
-            f"{_pct(proc.get('sm_percent')):>4} {_pct(proc.get('cpu_percent')):>5} {_gib(proc.get('rss_bytes')):>6} "
+            f"{_pct(proc.get('sm_percent')):>5} {_pct(proc.get('cpu_percent')):>5} {_gib(proc.get('rss_bytes')):>6} "
             f"{_watts(proc.get('power_w')):>5}  {indent}{command}")
 
 
