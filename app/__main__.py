@@ -184,7 +184,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _top_keys() -> str:
-    from .cli.topstate import HELP
+    from .cli.topkeys import HELP
 
     return "keys:\n" + "\n".join("  " + line for line in HELP[2:])
 

@@ -248,7 +248,8 @@ def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() ->
             "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
             "print(' '.join(sorted(name for name in ('flask', 'socketio', 'engineio', 'gevent', 'ssl', 'http.client',"
             " 'urllib.request', 'prometheus_client', 'sqlite3', 'yaml', 'app.vendors.simulated',"
-            " 'app.vendors.simulated_machine', 'psutil._psutil_linux') if name in sys.modules)))")
+            " 'app.vendors.simulated_machine', 'curses', 'app.cli.top', 'app.cli.topstate', 'app.cli.topview',"
+            " 'psutil._psutil_linux') if name in sys.modules)))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                             env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
                                  "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",

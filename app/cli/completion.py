@@ -131,7 +131,7 @@ def man(parser: argparse.ArgumentParser) -> str:
             metavar = f" \\fI{action.metavar}\\fR" if action.metavar and action.nargs != 0 else ""
             out += [".TP", "\\fB" + _roff(", ".join(action.option_strings)) + "\\fR" + metavar,
                     _roff((action.help or "").replace("%%", "%"))]
-    from .topstate import HELP
+    from .topkeys import HELP
 
     out += [".SH KEYS OF FANWHY TOP", ".nf", _roff("\n".join(HELP[2:])), ".fi"]
     out += [".SH EXIT STATUS", ".nf", _roff((parser.epilog or "").replace("exit codes:\n", "")), ".fi",

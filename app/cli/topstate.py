@@ -13,6 +13,7 @@ from typing import Literal
 
 from ..core.jsonvalue import Json, number, objects
 from .terminal import clean
+from .topkeys import ASCENDING, SIGNALS, SORTS
 
 Obj = Mapping[str, Json]
 View = Obj  # a snapshot's JSON view: walked without trusting its shape (a server may be another version)
@@ -34,26 +35,6 @@ def str_of(value: Json) -> str:
 
 HISTORY = 240  # samples kept per GPU and per process (4 minutes at the 1 s refresh)
 
-# One key per sort column: (the JSON field, the column's title). The same key again turns the order around.
-SORTS: dict[str, tuple[str, str]] = {
-    "G": ("gpu_memory_bytes", "GPU MEM"), "S": ("sm_percent", "SM"), "P": ("cpu_percent", "CPU"),
-    "M": ("rss_bytes", "MEM"), "W": ("power_w", "W"), "N": ("pid", "PID"), "U": ("user", "USER"),
-    "C": ("program", "COMMAND")}
-ASCENDING = frozenset({"N", "U", "C"})  # PIDs, users and commands read A to Z; amounts, the largest first
-SIGNALS = {"T": "SIGTERM", "k": "SIGKILL"}
-HELP = (
-    "fanwhy top: why is my fan running, live",
-    "",
-    "G S P M W N U C  sort by GPU memory, SM %, CPU %, memory, watts, PID, user, command",
-    "                 (the same key again turns the order around)",
-    "/                filter processes (command, user, container); Enter applies, Esc clears",
-    "t                the process tree (children under their parents)",
-    "Up Down PgUp PgDn Home End   select a process",
-    "Enter            the selected process: its GPU memory and SM history, energy, command",
-    "T  k             send SIGTERM or SIGKILL to the selected process (asks first; your own",
-    "                 processes only unless root; none with --readonly or --server)",
-    "h  ?             this help        Esc  close        q  quit",
-)
 
 
 @dataclass

@@ -17,7 +17,8 @@ from typing import Literal
 
 from ..core.jsonvalue import Json, number, objects
 from .terminal import clean
-from .topstate import ASCENDING, HELP, SORTS, History, Obj, TopState, View, int_of, obj_of, shown_processes, str_of
+from .topkeys import ASCENDING, HELP, SORTS
+from .topstate import History, Obj, TopState, View, int_of, obj_of, shown_processes, str_of
 
 Style = Literal["normal", "title", "header", "selected", "alert", "warn", "dim", "good"]
 Segment = tuple[str, Style]
