@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import pty
+import re
 import select
 import signal
 import statistics
@@ -130,7 +131,9 @@ def main() -> int:
         results["fanwhy top"]["first_frame_ms"] = round(statistics.median(valid), 1) if valid else None
         steady = measure(top, env, b"HISTORY", args.seconds, args.warmup)
         results["fanwhy top"]["steady_cpu_percent"] = steady["steady_cpu_percent"]
-        results["fanwhy top"]["names_a_load"] = "load.py" in steady["screen_tail"] or "python" in steady["screen_tail"]
+        # the verdict's words, not a process row: "python3 cuda_load.py (root) keeps 100 % of its SMs busy"
+        said = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", steady["screen_tail"])
+        results["fanwhy top"]["names_a_load"] = re.search(r"cuda_load\.py \(\w+\) (keeps|draws)", said) is not None
         try:
             nvitop = measure([sys.executable, "-m", "nvitop", "--interval", "1"], env, b"NVITOP", args.seconds,
                              args.warmup)
