@@ -16,13 +16,13 @@ from collections.abc import Callable
 
 from ..core.fan import Note, NoteKind
 from ..core.model import frozen_map
+from . import liquidctl
 
 _OD_SPEED = re.compile(r"FAN_CURVE\(fan speed\):\s*(\d+)%\s+(\d+)%")
 _OD_TEMP = re.compile(r"FAN_CURVE\(hotspot temp\):\s*(-?\d+)C\s+(-?\d+)C")
 _OD_POINT = re.compile(r"^(?:\$\s*)?(?:echo\s+)?\"?(\d)\s+(\d+)\s+(\d+)\"?(?:\s*[>|].*)?$", re.MULTILINE)
 _LQ_SET = re.compile(r"liquidctl(?:\.exe)?\b[^\n]*?\bset\s+(\w+)\s+speed((?:\s+\d+)+)\s*$", re.MULTILINE)
 _LQ_ERROR = re.compile(r"^ERROR:\s*(.+?):\s*(.+?)\s*$", re.MULTILINE)
-_LQ_CHANNEL = re.compile(r"^\W*((?:Fan \d+|Pump))\s+(speed|duty)\s+(\d+(?:\.\d+)?)\s+(?:rpm|%)\s*$", re.IGNORECASE)
 _THINKFAN = re.compile(r"Temperatures\(bias\):\s*(-?\d+)\((-?\d+)\).*?->\s*level\s*(\d+)")
 _DAEMON_SET = re.compile(r"Updated GPU (\d+): Temp=(\d+)\s*°?C, Fan Speed=(\d+)\s*%")
 _I8K = re.compile(r"(?:fan status:\s*-1\b|^\s*-1 -1\s*$|i8kmon\[\d+\]: temp, [^:]*: -1 -1)", re.MULTILINE)
@@ -87,28 +87,27 @@ def _liquidctl_commands(text: str) -> list[Note]:
 
 def _liquidctl_listings(text: str) -> list[Note]:
     """Two ``liquidctl status`` listings of one cooler: a channel whose duty moved while its speed did not."""
-    listings: list[dict[str, dict[str, float]]] = []
-    for line in text.splitlines():
-        match = _LQ_CHANNEL.match(line)
-        if match is None:
-            if "liquidctl status" in line or (line.strip() and not line.startswith(("├", "└", "│", " ", "#"))):
-                listings.append({})
+    by_device: dict[str, list[dict[str, dict[str, float]]]] = {}
+    for device, rows in liquidctl.listings(text):
+        channels: dict[str, dict[str, float]] = {}
+        for key, value, _ in rows:
+            found = liquidctl.channel(key)
+            if found is not None:
+                kind, number, what = found
+                channels.setdefault("Pump" if kind == "pump" else f"Fan {number}", {})[what] = value
+        by_device.setdefault(device, []).append(channels)
+    for seen in by_device.values():
+        if len(seen) < 2:
             continue
-        if not listings:
-            listings.append({})
-        listings[-1].setdefault(match.group(1).title(), {})[match.group(2).lower()] = float(match.group(3))
-    listings = [one for one in listings if one]
-    if len(listings) < 2:
-        return []
-    first, last = listings[0], listings[-1]
-    moved = [c for c in first if c in last and {"speed", "duty"} <= first[c].keys() <= last[c].keys()
-             and abs(first[c]["duty"] - last[c]["duty"]) >= 20
-             and abs(first[c]["speed"] - last[c]["speed"]) <= 0.05 * max(first[c]["speed"], 1.0)]
-    if not moved:
-        return []
-    c = moved[0]
-    return [_note("duty-ignored", channel=c, duty_a=first[c]["duty"], duty_b=last[c]["duty"],
-                  rpm_a=first[c]["speed"], rpm_b=last[c]["speed"], others=len(moved) - 1)]
+        first, last = seen[0], seen[-1]
+        moved = [c for c in first if c in last and {"speed", "duty"} <= first[c].keys() <= last[c].keys()
+                 and abs(first[c]["duty"] - last[c]["duty"]) >= 20
+                 and abs(first[c]["speed"] - last[c]["speed"]) <= 0.05 * max(first[c]["speed"], 1.0)]
+        if moved:
+            c = moved[0]
+            return [_note("duty-ignored", channel=c, duty_a=first[c]["duty"], duty_b=last[c]["duty"],
+                          rpm_a=first[c]["speed"], rpm_b=last[c]["speed"], others=len(moved) - 1)]
+    return []
 
 
 def _thinkfan_log(text: str) -> list[Note]:

@@ -43,6 +43,13 @@ def parse(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
                  [(str(s.get("key")), float(s["value"]), str(s.get("unit") or "")) for s in d.get("status", [])
                   if isinstance(s, dict) and isinstance(s.get("value"), (int, float))])
                 for d in devices if isinstance(d, dict)]
+    # a post with several readings of one device: the last is the device as it was left
+    return list({name: (name, rows) for name, rows in listings(text)}.values())
+
+
+def listings(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
+    """Every listing of a ``liquidctl status`` text tree, in order: a post may hold several of one device (before
+    and after a ``set``)."""
     found: list[tuple[str, list[tuple[str, float, str]]]] = []
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith(("#", "$", "ERROR", "··•")) or "liquidctl" in line.lower():
@@ -53,8 +60,16 @@ def parse(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
             found[-1][1].append((match.group(1).strip(), float(match.group(2)), match.group(3) or ""))
         elif not tree:
             found.append((line.strip(), []))
-    # a post with several readings of one device: the last is the device as it was left
-    return list({name: (name, rows) for name, rows in found if rows}.values())
+    return [(name, rows) for name, rows in found if rows]
+
+
+def channel(key: str) -> tuple[str, int, str] | None:
+    """("fan" or "pump", its number, "speed" or "duty") of a status key ("Fan 1 speed", "Fan speed 1"); None for
+    another key (a temperature, a firmware version)."""
+    match = _CHANNEL.match(key.strip())
+    if match is None:
+        return None
+    return match.group(1).lower(), int(match.group(2) or match.group(4) or 0), match.group(3).lower()
 
 
 def reading(devices: Iterable[tuple[str, list[tuple[str, float, str]]]]) -> Reading:
@@ -66,14 +81,14 @@ def reading(devices: Iterable[tuple[str, list[tuple[str, float, str]]]]) -> Read
         channels: dict[tuple[str, int], _Channel] = {}
         liquid = None
         for key, value, unit in rows:
-            match = _CHANNEL.match(key.strip())
-            if match:
-                kind, number = match.group(1).lower(), int(match.group(2) or match.group(4) or 0)
-                channel = channels.setdefault((kind, number), _Channel(kind, number))
-                if match.group(3).lower() == "speed":  # raw: _fan range-checks it and keeps why
-                    channel.rpm = round(value)
+            found = channel(key)
+            if found is not None:
+                kind, number, what = found
+                slot = channels.setdefault((kind, number), _Channel(kind, number))
+                if what == "speed":  # raw: _fan range-checks it and keeps why
+                    slot.rpm = round(value)
                 else:
-                    channel.percent = value
+                    slot.percent = value
             elif unit in ("°C", "C") and "temperature" in key.lower() and dead_temperature(value) is None:
                 liquid = liquid or key
                 temps.append(HostSensor(chip=device, label=key, temperature_c=value))
