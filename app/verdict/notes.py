@@ -40,17 +40,18 @@ def _set_failed(f: Facts, _: Snapshot) -> str:
     broken = " (liquidctl marks its driver broken)" if device.endswith("(broken)") else ""
     name = device.removesuffix("(broken)").strip()
     return (f"liquidctl cannot set {name}{broken}: \"{f.get('error')}\". It can read the controller but not drive "
-            "it, so no software curve is in effect: the fans turn at what the controller itself holds, not in answer "
-            "to a temperature.")
+            "it, so no software curve is in effect: the fans turn at what the controller itself holds (its own "
+            "default, or the last speeds set), which nothing read here shows.")
 
 
 def _profile_on_liquid(f: Facts, _: Snapshot) -> str:
     low, high = _n(f, "low"), _n(f, "high")
     duty = f"{low:.0f} %" if low == high else f"{low:.0f}-{high:.0f} %"
     return (f"The profile written (liquidctl set {f.get('channel')} speed, {_n(f, 'first_c'):.0f}-"
-            f"{_n(f, 'last_c'):.0f} °C) runs on the cooler against its liquid temperature, not the CPU's: the "
-            f"liquid seldom passes 40 °C, so the fans stay near this curve's 35-40 °C points ({duty}) however hot "
-            "the CPU gets; write the curve in liquid temperatures.")
+            f"{_n(f, 'last_c'):.0f} °C) runs on the cooler against its liquid temperature, not the CPU's: an AIO's "
+            f"liquid usually stays under 40 °C (no reading of it is in the capture), so the fans most likely stay "
+            f"near this curve's 35-40 °C points ({duty}) however hot the CPU gets; write the curve in liquid "
+            "temperatures.")
 
 
 def _fan_named(snap: Snapshot, channel: str) -> Fan | None:
@@ -105,9 +106,10 @@ def _tool_cannot_reach(f: Facts, _: Snapshot) -> str:
 
 def _ec_lost_cpu(f: Facts, _: Snapshot) -> str:
     if "error" in f:
-        held = f" at a fixed {_n(f, 'duty') * 100 / 255:.0f} % ({_n(f, 'duty'):.0f} of 255)" if "duty" in f else ""
+        held = f" reads {_n(f, 'duty') * 100 / 255:.0f} % ({_n(f, 'duty'):.0f} of 255): most likely" \
+            if "duty" in f else ": its speed is then most likely"
         return (f"The embedded controller cannot read the CPU's temperature (peci_get_temp: hardware error "
-                f"{f.get('error')}): it holds the fan{held} as a safe speed, not in answer to heat.")
+                f"{f.get('error')}), so the fan{held} the controller's fallback speed, not an answer to heat.")
     return (f"The embedded controller's CPU reading is 0 °C while the CPU package is at {_n(f, 'cpu_c'):.0f} °C: it "
             f"has lost its CPU temperature (PECI), so its fan curve never starts and the fan reads "
             f"{_n(f, 'rpm'):,.0f} RPM while the CPU throttles.")

@@ -104,7 +104,7 @@ JUDGED: dict[str, Judgement] = {
     "laptops-09": _j("agree", "under the EC's own control the fan is off at APU 42 °C; the 7,281 and 3,171 RPM were "
                      "manual settings", ("reads 0 RPM with APU at 42 °C", "keeps it off", "settings, not heat")),
     "laptops-10": _j("agree", "the EC cannot read the CPU over PECI (0x0A) and holds the fan at a fixed 50 %",
-                     ("cannot read the CPU's temperature", "0x0A", "fixed 50 %", "not in answer to heat")),
+                     ("cannot read the CPU's temperature", "0x0A", "reads 50 %", "fallback speed, not an answer to heat")),
     "laptops-11": _j("agree", "the EC's CPU reading is 0 °C while the package is at 99 °C: it lost PECI and never runs "
                      "its curve", ("0 °C while the CPU package is at 99 °C", "lost its CPU temperature",
                                    "fan reads 0 RPM")),
@@ -133,7 +133,7 @@ JUDGED: dict[str, Judgement] = {
                                                    "none of the 4 fans read here reports a fault")),
     "liquidctl-daemons-07": _j("agree", "the profile runs on the cooler against the liquid, not the CPU, so the fans "
                                "stay near its 35-40 °C points", ("against its liquid temperature, not the CPU's",
-                                                            "35-40 °C points")),
+                                                            "most likely stay near this curve's 35-40 °C points")),
     "liquidctl-daemons-08": _j("not read", "fan2go's log (and its configuration, which names no fan FanWhy reads)"),
     "liquidctl-daemons-09": _j("no answer", "the thread could not say"),
     "liquidctl-daemons-10": _j("agree", "thinkfan's bias (259) read the jump from -128 to 45 °C as a steep rise: level "
