@@ -103,8 +103,9 @@ JUDGED: dict[str, Judgement] = {
                      ("gpu_fan (asus fan2) runs at 2,600 RPM",), {"cpu_fan (asus fan1)": "running"}),
     "laptops-09": _j("agree", "under the EC's own control the fan is off at APU 42 °C; the 7,281 and 3,171 RPM were "
                      "manual settings", ("reads 0 RPM with APU at 42 °C", "keeps it off", "settings, not heat")),
-    "laptops-10": _j("agree", "the EC cannot read the CPU over PECI (0x0A) and holds the fan at a fixed 50 %",
-                     ("cannot read the CPU's temperature", "0x0A", "reads 50 %", "fallback speed, not an answer to heat")),
+    "laptops-10": _j("agree", "the EC cannot read the CPU over PECI (0x0A), and the fan's 50 % is most likely its "
+                     "fallback, not heat", ("cannot read the CPU's temperature", "0x0A", "reads 50 %",
+                                            "fallback speed, not an answer to heat")),
     "laptops-11": _j("agree", "the EC's CPU reading is 0 °C while the package is at 99 °C: it lost PECI and never runs "
                      "its curve", ("0 °C while the CPU package is at 99 °C", "lost its CPU temperature",
                                    "fan reads 0 RPM")),
