@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +11,7 @@ import pynvml
 import pytest
 
 from app.core.model import GpuProcessUsage
+from app.vendors import nvml_early
 from app.vendors.base import BackendUnavailable
 from app.vendors.nvidia import NvidiaBackend, decode_clocks_event_reasons
 from app.vendors.nvml_fans import PASSIVELY_COOLED
@@ -440,3 +443,100 @@ def test_a_dumps_processes_are_no_process_of_this_machine(name: str) -> None:
     backend.sample()
     pids = {p.pid for p in backend.processes()}
     assert pids and all(pid > 2**22 and not Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+@pytest.fixture
+def early_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nvml_early as a fresh process has it (its state is per process)."""
+    for name, value in (("_thread", None), ("_module", None), ("_opened", False)):
+        monkeypatch.setattr(nvml_early, name, value)
+
+
+@pytest.mark.usefixtures("early_state")
+def test_an_early_opening_is_taken_over_and_given_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal command begins NVML's opening before its imports; the backend takes that module, its own
+    nvmlInit counts one more user, and the early one is given back, so that closing the backend (to re-initialise
+    after a GPU error, or at exit) still shuts NVML down. Fails when the backend does not call ``release`` (NVML
+    stays initialised after close) or does not take the early module (two imports, the fake never used)."""
+    fake = scenario("h200x2_load")
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    nvml_early.start()
+    backend = NvidiaBackend(watch_xid=False)
+    backend.open()
+    assert len(backend.sample()) == 2
+    assert fake.calls["init"] == 2 and fake.calls["shutdown"] == 1 and fake.initialised == 1
+    backend.close()
+    assert fake.initialised == 0
+    nvml_early.release()  # nothing left to give back
+    assert fake.calls["shutdown"] == 2
+
+
+@pytest.mark.usefixtures("early_state")
+def test_an_early_opening_that_failed_is_said_by_the_backends_own_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = scenario("h200x2_load")
+    fake.init_error = pynvml.NVMLError_DriverNotLoaded()
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    nvml_early.start()
+    with pytest.raises(BackendUnavailable, match="driver"):
+        NvidiaBackend(watch_xid=False).open()
+    assert fake.calls["init"] == 2 and fake.calls["shutdown"] == 0
+
+
+@pytest.mark.usefixtures("early_state")
+def test_the_backend_waits_for_the_early_opening(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its nvmlInit comes after the early one has returned, and it gives the early one back: fails when the backend
+    imports pynvml itself instead of taking it (its init runs beside the early one's)."""
+    fake = scenario("h200x2_load")
+    gate, first = threading.Event(), threading.Event()
+    inner = fake.nvmlInit
+
+    def slow_first_init() -> None:
+        if not first.is_set():
+            first.set()
+            gate.wait(30)
+        inner()
+
+    monkeypatch.setattr(fake, "nvmlInit", slow_first_init)
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    nvml_early.start()
+    assert first.wait(30)
+    backend = NvidiaBackend(watch_xid=False)
+    opener = threading.Thread(target=backend.open, daemon=True)
+    opener.start()
+    opener.join(0.5)
+    assert opener.is_alive() and fake.calls["init"] == 0  # waiting on the early opening, no call of its own
+    gate.set()
+    opener.join(30)
+    assert not opener.is_alive() and fake.calls["init"] == 2 and fake.initialised == 1
+    backend.close()
+    assert fake.initialised == 0
+
+
+def test_the_gpus_are_opened_and_first_read_side_by_side_then_one_after_another(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU's first calls are slow in the driver (~10 ms each on an H200), so the open and the first sample read
+    the GPUs on a thread each; later samples stay on the collector's thread (no thread per tick). A barrier of 8
+    parties in the name call (made at open) and in the first sample's utilization calls breaks when the GPUs are
+    read one at a time: fails when either loop is serial."""
+    fake = scenario("eight_gpus")
+    at_open, first_read = threading.Barrier(8, timeout=10), threading.Barrier(8, timeout=10)
+    inner_name, inner_util = fake.nvmlDeviceGetName, fake.nvmlDeviceGetUtilizationRates
+    readers: list[str] = []
+
+    def name(h: int) -> str:
+        at_open.wait()
+        return inner_name(h)
+
+    def utilization(h: int) -> Any:
+        readers.append(threading.current_thread().name)
+        if len(readers) <= 8:
+            first_read.wait()
+        return inner_util(h)
+
+    monkeypatch.setattr(fake, "nvmlDeviceGetName", name)
+    monkeypatch.setattr(fake, "nvmlDeviceGetUtilizationRates", utilization)
+    backend = opened(fake, watch_xid=False)
+    first = backend.sample()
+    assert [g.utilization_percent for g in first] == [10.0 * i for i in range(8)] and all(g.name for g in first)
+    backend.sample()
+    assert readers[8:] == [threading.current_thread().name] * 8  # the second sample: the caller's thread only

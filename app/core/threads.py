@@ -17,11 +17,13 @@ import ctypes.util
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+R = TypeVar("R")
 RECENT_S = 300.0  # a fault keeps health degraded this long after it happened
 
 _PR_SET_NAME = 15
@@ -120,3 +122,28 @@ def spawn(target: Callable[..., object], name: str, *args: object, restart: bool
     thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     return thread
+
+
+def each_on_a_thread(work: Callable[[T], R], items: Sequence[T], name: str) -> list[R]:
+    """``work(item)`` for every item, each on a thread of its own (named ``name``), the results in the items'
+    order; what one raised is raised here once all have ended. One item runs on the caller's thread."""
+    if len(items) <= 1:
+        return [work(item) for item in items]
+    results: list[tuple[R] | BaseException] = [ValueError("not run")] * len(items)
+
+    def run(index: int) -> None:
+        os_name(name)
+        try:
+            results[index] = (work(items[index]),)
+        except BaseException as error:  # handed to the caller, raised there
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(i,), name=name, daemon=True) for i in range(len(items))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return [result[0] for result in results if not isinstance(result, BaseException)]

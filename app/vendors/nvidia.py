@@ -22,7 +22,9 @@ from typing import Any, Callable, Protocol, SupportsFloat, TypedDict
 
 from ..core.fan import Fan
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, UsageKind, evolve, frozen_map
+from ..core.threads import each_on_a_thread
 from ..core.vocabulary import THROTTLE_REASONS
+from . import nvml_early
 from .base import Backend, BackendUnavailable
 from .nvml_calls import Calls, GpuFailed, describe_init_error
 from .nvml_events import XidWatcher
@@ -161,6 +163,7 @@ class NvidiaBackend(Backend):
         self._fans_apart = False  # the fans are read on their own clock (fans_apart), not in the sample
         self._calls = Calls(nvml)  # made again by open() once the library is loaded
         self._initialised = False
+        self._cold = False  # opened and not read since: the next sample reads each GPU on a thread
         self._reinit_at: float | None = None
         self._reinit_failures = 0
         self.driver_version: str | None = None
@@ -171,6 +174,8 @@ class NvidiaBackend(Backend):
     # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
         if self._nvml is None:
+            self._nvml = nvml_early.taken()  # begun by a terminal command before its imports, or None
+        if self._nvml is None:
             try:
                 import pynvml  # nvidia-ml-py; the deprecated 'pynvml' package is kept out
             except ImportError as error:
@@ -178,7 +183,10 @@ class NvidiaBackend(Backend):
             self._nvml = pynvml
         self._calls = Calls(self._nvml)
         try:
-            self._init()
+            try:
+                self._init()
+            finally:
+                nvml_early.release()  # NVML is the backend's own now (or failed again, and is said so)
         except self._nvml.NVMLError as error:
             no_driver = getattr(error, "value", None) == getattr(self._nvml, "NVML_ERROR_LIBRARY_NOT_FOUND", -1)
             raise BackendUnavailable(describe_init_error(self._nvml, error),
@@ -199,7 +207,10 @@ class NvidiaBackend(Backend):
             self.driver_version = None
         count = nvml.nvmlDeviceGetCount()
         previous = {gpu.index: gpu for gpu in self._gpus}
-        self._gpus = [self._open_gpu(i, previous.get(i)) for i in range(count)]
+        # A GPU's first calls take the driver ~10 ms each GPU (an H200), answered side by side for several GPUs:
+        # the GPUs are opened, and read the first time after it, on a thread each (NVML is thread-safe).
+        self._gpus = each_on_a_thread(lambda i: self._open_gpu(i, previous.get(i)), range(count), "fanwhy-nvml-open")
+        self._cold = True
         if self._watch_xid and self._gpus:
             self._xid = XidWatcher(nvml, [(g.index, g.handle) for g in self._gpus if g.handle is not None],
                                     self._wall, self._xid_wait_ms)
@@ -305,36 +316,36 @@ class NvidiaBackend(Backend):
     # -- sampling ---------------------------------------------------------------------------
     def sample(self) -> list[GpuSample]:
         self._maybe_reinit()
-        samples = []
-        for gpu in self._gpus:
-            if gpu.power is None:
-                gpu.power = PowerState(self._sys_root, gpu.pci_bus_id)
-            was_asleep, gpu.asleep = gpu.asleep, gpu.power.asleep()
-            if gpu.asleep:  # any NVML call would wake it (and its fan): shown asleep, read again once awake
-                samples.append(GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
-                                         pci_bus_id=gpu.pci_bus_id, source="nvml", asleep=True,
-                                         unsupported=frozen_map({"asleep": ASLEEP})))
-                continue
-            if was_asleep:  # something woke it: read it now
-                gpu.quiet_ticks = 0
-            rested = self._rested(gpu)
-            if rested is not None:
-                samples.append(rested)
-                continue
-            if gpu.error is None and gpu.handle is not None:
-                try:
-                    sample = self._sample_gpu(gpu)
-                    gpu.quiet_ticks = gpu.quiet_ticks + 1 if gpu.idle and not gpu.has_processes else 0
-                    gpu.last = sample
-                    samples.append(sample)
-                    continue
-                except GpuFailed as error:
-                    gpu.error = str(error)
-                    log.warning("GPU %d failed: %s", gpu.index, error)
-            self._schedule_reinit()
-            samples.append(GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
-                                     source="nvml", error=gpu.error or "GPU handle unavailable"))
-        return samples
+        if self._cold:  # the first read after an open: a thread each GPU, as the open (see _init)
+            self._cold = False
+            return each_on_a_thread(self._sample_one, self._gpus, "fanwhy-nvml-open")
+        return [self._sample_one(gpu) for gpu in self._gpus]
+
+    def _sample_one(self, gpu: _Gpu) -> GpuSample:
+        if gpu.power is None:
+            gpu.power = PowerState(self._sys_root, gpu.pci_bus_id)
+        was_asleep, gpu.asleep = gpu.asleep, gpu.power.asleep()
+        if gpu.asleep:  # any NVML call would wake it (and its fan): shown asleep, read again once awake
+            return GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
+                             pci_bus_id=gpu.pci_bus_id, source="nvml", asleep=True,
+                             unsupported=frozen_map({"asleep": ASLEEP}))
+        if was_asleep:  # something woke it: read it now
+            gpu.quiet_ticks = 0
+        rested = self._rested(gpu)
+        if rested is not None:
+            return rested
+        if gpu.error is None and gpu.handle is not None:
+            try:
+                sample = self._sample_gpu(gpu)
+                gpu.quiet_ticks = gpu.quiet_ticks + 1 if gpu.idle and not gpu.has_processes else 0
+                gpu.last = sample
+                return sample
+            except GpuFailed as error:
+                gpu.error = str(error)
+                log.warning("GPU %d failed: %s", gpu.index, error)
+        self._schedule_reinit()
+        return GpuSample(vendor="nvidia", index=gpu.index, uuid=gpu.uuid, name=gpu.name,
+                         source="nvml", error=gpu.error or "GPU handle unavailable")
 
     def _rested(self, gpu: _Gpu) -> GpuSample | None:
         """The last sample of an idle GPU that runtime PM may suspend, between its reads every REST_PERIOD_S; None
