@@ -12,8 +12,6 @@ import socket
 import time
 from collections.abc import Callable
 
-import psutil
-
 from ..attribution.procstat import CLOCK_TICKS, CpuBaseline, cpu_times, own_ticks
 from ..core.model import HostSample, HostSensor, frozen_map
 from .hwmon import judged_temperatures
@@ -61,7 +59,7 @@ class HostSampler:
     def __init__(self, sensors_every_s: float = 5.0, proc_root: str = "/proc", sys_root: str = "/sys") -> None:
         self.hostname = socket.gethostname()
         self.sensors_every_s = sensors_every_s
-        self.cpu_count = psutil.cpu_count()
+        self.cpu_count = os.cpu_count()  # what psutil.cpu_count() answers, without importing psutil (~45 ms)
         # FANWHY_HOST_PROC: the host's /proc, when FanWhy runs in a container with it mounted
         self._stat, self._meminfo = ProcFile(f"{proc_root}/stat"), ProcFile(f"{proc_root}/meminfo")
         self._cpu: tuple[int, int] | None = None
@@ -109,6 +107,8 @@ class HostSampler:
     def memory(self) -> tuple[int, int]:
         found = memory_used_total(self._meminfo.read())
         if found is None:  # kernels before 3.14: psutil estimates what is available
+            import psutil
+
             memory = psutil.virtual_memory()
             return memory.total - memory.available, memory.total
         return found
