@@ -372,6 +372,32 @@ def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_ful
     inspector.collect([])
     assert {2, 31} <= set(reads)  # the full scan reads everything again
 
+
+def test_a_one_shot_baseline_counts_as_the_full_scan_its_first_tick_reads_no_kernel_thread_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The baseline a one-shot answer reads first thing reads every PID: the kernel threads it found are not read
+    again by the tick that follows (most of a 64-core host's processes). Fails when prime() does not take them."""
+    from app.attribution import procstat
+    from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD, cpu_baseline
+
+    write_machine(tmp_path, 1)
+    write_process(tmp_path, 2, 0, "kthreadd", flags=PF_KTHREAD)
+    write_process(tmp_path, 40, 0, "python3", flags=0x400000)
+    now = [100.0]
+    baseline = cpu_baseline(str(tmp_path), clock=lambda: now[0])
+    assert baseline.kernel_threads == {2} and set(baseline.processes) == {40}
+    reads: list[int] = []
+    real = procstat._stat_bytes
+    monkeypatch.setattr(procstat, "_stat_bytes", lambda root, pid: reads.append(pid) or real(root, pid))
+    inspector = ProcessInspector(top_cpu=5, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=0,
+                                 unexplained_percent=0, scan_every_s=30, clock=lambda: now[0])
+    inspector.prime(baseline)
+    now[0] += 0.5
+    write_process(tmp_path, 40, CLOCK_TICKS // 2, "python3", flags=0x400000)  # half a second of CPU in 0.5 s
+    busiest = inspector.collect([])
+    assert [(p.pid, p.cpu_percent) for p in busiest] == [(40, 100.0)]
+    assert 2 not in reads and 40 in reads
+
 def test_a_busy_process_new_at_a_scan_is_found_by_the_next_one_not_hidden_as_background(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A process that started since the last scan has no CPU % yet at the next: its CPU is not background (which

@@ -248,6 +248,8 @@ class ProcessInspector:
         answer reads it at its start, so its first tick needs no second one)."""
         self._scan, self._scan_at = dict(baseline.processes), baseline.at
         self._scan_due = True  # the next tick scans every process, whenever the last scan was
+        # the baseline read every PID: a full scan, whose kernel threads that next scan does not read again
+        self._kernel_threads, self._full_scan_at = set(baseline.kernel_threads), baseline.at
 
     def _scan_needed(self, now: float) -> bool:
         """Due, and someone not yet read may be busy: the CPU time of the machine since the last scan less that of

@@ -104,6 +104,7 @@ class CpuBaseline:
     machine: tuple[int, int] | None  # (busy, total) ticks of /proc/stat; None when it could not be read
     processes: dict[int, tuple[int, float]]  # pid -> (start ticks, CPU seconds), this process left out
     own_ticks: int  # this process's CPU time (own_ticks()): its start-up is taken out of the machine's CPU %
+    kernel_threads: frozenset[int] = frozenset()  # the PIDs it found to be kernel threads (a full scan's finding)
 
 
 def busy_seconds(proc_root: Path | str) -> float | None:
@@ -133,12 +134,14 @@ def cpu_baseline(proc_root: str = "/proc", clock: Callable[[], float] = time.mon
             machine = cpu_times(handle.read())
     except (OSError, ValueError):  # the sampler says why at its first tick
         pass
-    processes = read_all_cpu(proc_root)
+    kernel_threads: set[int] = set()
+    processes = read_all_cpu(proc_root, kernel_threads)
     try:  # this process as that /proc numbers it (a mounted host /proc has its own numbers)
         processes.pop(int(os.readlink(f"{proc_root}/self")), None)
     except (OSError, ValueError):
         processes.pop(os.getpid(), None)
-    return CpuBaseline(at=at, machine=machine, processes=processes, own_ticks=own_ticks())
+    return CpuBaseline(at=at, machine=machine, processes=processes, own_ticks=own_ticks(),
+                       kernel_threads=frozenset(kernel_threads))
 
 
 @lru_cache(maxsize=8)
