@@ -164,3 +164,49 @@ def test_ascii_glyphs_have_no_unicode() -> None:
         history.remember(v)
     screen = text(frame(v, TopState(tree=True), history, 100, 30, ASCII))
     assert screen.isascii(), [c for c in screen if not c.isascii()]
+
+
+def test_until_the_first_snapshot_keys_are_waited_for_briefly_so_that_it_is_drawn_when_taken() -> None:
+    """The screen reads keys with a wait; before the first snapshot that wait is short, so a snapshot taken
+    meanwhile is drawn at once, not a whole poll (0.1 s) later; then the usual poll. Fails when the first wait is
+    the usual one."""
+    import curses
+
+    from app.cli import top
+
+    class Screen:  # the calls of a curses window that the loop makes; records each wait for keys
+        def __init__(self) -> None:
+            self.waits_ms: list[int] = []
+            self.reads = 0
+
+        def getmaxyx(self) -> tuple[int, int]:
+            return 40, 120
+
+        def erase(self) -> None: ...
+
+        def addnstr(self, *args: object) -> None: ...
+
+        def refresh(self) -> None: ...
+
+        def timeout(self, ms: int) -> None:
+            self.waits_ms.append(ms)
+
+        def get_wch(self) -> str:
+            self.reads += 1
+            if self.reads == 3:
+                return "q"
+            raise curses.error("no input")
+
+    class Feed:
+        def __init__(self) -> None:
+            self.asked = 0
+
+        def latest(self) -> tuple[int, dict[str, Any] | None, str]:
+            self.asked += 1
+            return (0, None, "") if self.asked == 1 else (1, V, "")
+
+        def close(self) -> None: ...
+
+    screen = Screen()
+    assert top._loop(screen, Feed(), TopState(), UNICODE, {}) == 0  # type: ignore[arg-type]
+    assert screen.waits_ms == [int(top.FIRST_POLL_S * 1000), int(top.POLL_S * 1000)] and screen.waits_ms[0] <= 20

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 MAX_VIEW_BYTES = 8 << 20  # a server's snapshot is a few kB a GPU: more is not a snapshot
 POLL_S = 0.1  # how often keys are read while waiting for the next snapshot
+FIRST_POLL_S = 0.01  # until the first snapshot is on screen: it is drawn as soon as it is taken, not a poll later
 
 
 class Feed(Protocol):
@@ -240,7 +241,6 @@ def run_screen(feed: Feed, state: TopState, glyphs: Glyphs) -> int:
         screen.keypad(True)
         with contextlib.suppress(curses.error):  # a terminal that cannot hide its cursor
             curses.curs_set(0)
-        screen.timeout(int(POLL_S * 1000))
         attrs = _attributes(wants_color())
         return _loop(screen, feed, state, glyphs, attrs)
     except (KeyboardInterrupt, _Closed):
@@ -269,6 +269,7 @@ def _loop(screen: curses.window, feed: Feed, state: TopState, glyphs: Glyphs, at
         if dirty:
             height, width = screen.getmaxyx()
             _paint(screen, frame(view, state, history, width, height, glyphs, problem), attrs)
+            screen.timeout(int((POLL_S if view is not None else FIRST_POLL_S) * 1000))
             dirty = False
         key = _key(screen)
         if key is None:
