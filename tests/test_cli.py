@@ -258,3 +258,13 @@ def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() ->
                                  "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == []
+
+
+def test_fanwhy_tops_screen_loads_no_http_client_or_tls_until_it_follows_a_server() -> None:
+    """A local ``fanwhy top`` waits for its first frame on its own imports: urllib.request (with TLS and
+    http.client, ~20 ms) is loaded only by ``--server``'s feed when it first asks."""
+    code = ("import sys; import app.cli.top\n"
+            "print(' '.join(n for n in ('urllib.request', 'http.client', 'ssl') if n in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == []
