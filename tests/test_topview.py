@@ -4,7 +4,7 @@ and Unicode, and untrusted names kept as text. tests/test_top.py drives the real
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -208,5 +208,5 @@ def test_until_the_first_snapshot_keys_are_waited_for_briefly_so_that_it_is_draw
         def close(self) -> None: ...
 
     screen = Screen()
-    assert top._loop(screen, Feed(), TopState(), UNICODE, {}) == 0  # type: ignore[arg-type]
+    assert top._loop(cast(Any, screen), Feed(), TopState(), UNICODE, {}) == 0  # a stand-in for a curses window
     assert screen.waits_ms == [int(top.FIRST_POLL_S * 1000), int(top.POLL_S * 1000)] and screen.waits_ms[0] <= 20
