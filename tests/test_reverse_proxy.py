@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import shutil
 import ssl
 import subprocess
@@ -25,22 +26,16 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(NGINX is None or shutil.which("openssl") is None,
                                 reason="nginx (Debian package nginx-light) and openssl are needed")
 
-# the block README.md gives, with this test's ports and files
-LOCATION = """
-    location /fanwhy/ {{
-        proxy_pass http://127.0.0.1:{app}/;          # the trailing / strips /fanwhy/ from the path
-        proxy_http_version 1.1;
-        proxy_set_header Upgrade $http_upgrade;      # the Socket.IO WebSocket
-        proxy_set_header Connection $connection_upgrade;
-        proxy_set_header Host $host;
-        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-        proxy_set_header X-Forwarded-Proto $scheme;
-        proxy_set_header X-Forwarded-Host $host:$server_port;
-        proxy_set_header X-Forwarded-Prefix /fanwhy;
-        proxy_buffering off;
-        proxy_read_timeout 1h;
-    }}
-"""
+
+
+def documented_location(app: int) -> str:
+    """The nginx block docs/DEPLOYMENT.md gives (its ``location``; the ``map`` line goes in ``http``), pointed at
+    ``app``: the test runs what a reader copies."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "DEPLOYMENT.md").read_text()
+    (block,) = re.findall(r"```nginx\n(.*?)```", page, re.S)
+    location = block[block.index("location /fanwhy/"):]
+    assert "proxy_pass http://127.0.0.1:8090/;" in location
+    return location.replace("127.0.0.1:8090", f"127.0.0.1:{app}")
 
 
 def nginx_conf(tmp: Path, port: int, app: int, listen: str = "127.0.0.1") -> str:
@@ -58,7 +53,7 @@ http {{
         listen {listen}:{port} ssl;
         ssl_certificate {tmp}/cert.pem;
         ssl_certificate_key {tmp}/key.pem;
-{LOCATION.format(app=app)}
+{documented_location(app)}
     }}
 }}
 """
@@ -68,7 +63,8 @@ http {{
 def behind_nginx(tmp: Path, listen: str = "127.0.0.1", names: tuple[str, ...] = (),
                  **env: str) -> Iterator[tuple[str, int, int]]:
     """(https URL of FanWhy through nginx, nginx's port, FanWhy's own port): nginx listens on ``listen``, with a
-    certificate for it and ``names``; FanWhy on 127.0.0.1 trusts it, with the README's settings (``env`` added)."""
+    certificate for it and ``names``; FanWhy on 127.0.0.1 trusts it, with docs/DEPLOYMENT.md's settings (``env``
+    added)."""
     alt = ",".join([f"IP:{listen}", *(f"DNS:{name}" for name in names)])
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={listen}",
                     "-addext", f"subjectAltName={alt}", "-keyout", str(tmp / "key.pem"), "-out",

@@ -1,6 +1,6 @@
 """Signing in as a person does it: the form, in real Chromium, on loopback, from another host (a network namespace
-joined by a veth pair: tests/support/netns.py) and through the README's nginx block reached from that host by its
-address and by a name. The container's sign-in is in tests/test_image.py.
+joined by a veth pair: tests/support/netns.py) and through docs/DEPLOYMENT.md's nginx block reached from that host by
+its address and by a name. The container's sign-in is in tests/test_image.py.
 
 Each visit types a wrong token first (the page's own message, still the sign-in page), then the right one (the live
 page). A foreign site's form is refused, and so is a sandboxed page's ``Origin: null``."""
@@ -164,7 +164,7 @@ def test_the_form_signs_in_from_another_host(another_host: OtherHost, playwright
 @pytest.mark.skipif(NGINX is None, reason="nginx (Debian package nginx-light) is needed")
 def test_the_readmes_nginx_block_signs_in_from_another_host_by_address_and_by_name(
         another_host: OtherHost, playwright: Playwright, tmp_path: Path) -> None:
-    """FanWhy on loopback behind nginx, as the README sets it: FANWHY_TRUSTED_PROXIES=127.0.0.1 and the proxy's
+    """FanWhy on loopback behind nginx, as docs/DEPLOYMENT.md sets it: FANWHY_TRUSTED_PROXIES=127.0.0.1 and the proxy's
     names in FANWHY_ALLOWED_HOSTS; the browser on the other host reaches nginx by its address and by its name."""
     hosts = f"{NAME},{another_host.host_address}"
     with behind_nginx(tmp_path, listen=another_host.host_address, names=(NAME,), FANWHY_TOKEN=TOKEN,
