@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import shutil
 import socket
 import sqlite3
@@ -137,7 +138,9 @@ def test_socket_io_stack_is_pinned_above_its_known_cves() -> None:
 
 
 def every_output(server: Any, caplog: pytest.LogCaptureFixture, hook: Receiver) -> dict[str, str]:
-    """What leaves FanWhy: REST, a Socket.IO update, /metrics, a notification, the logs and the history file."""
+    """What leaves FanWhy: REST, a Socket.IO update, /metrics, a notification, the logs (every level: a server logs
+    at INFO, an operator may turn DEBUG on) and the history file. ``caplog`` must have captured from before the
+    server started (``capture_every_level``)."""
     client = socketio.Client(reconnection=False)
     payloads: list[Any] = []
     client.on("gpu_status_update", payloads.append)
@@ -173,8 +176,16 @@ def notifying(hook: Receiver) -> dict[str, Any]:
     return {"notify": (("webhook", hook.url()),), "notify_group_s": 0.1, "alert_hold_s": 0.0}
 
 
+def capture_every_level(caplog: pytest.LogCaptureFixture) -> None:
+    """Every record, DEBUG up, of every logger: a secret logged at INFO (raw argv, say) is a leak too."""
+    caplog.set_level(logging.DEBUG)
+
+
 def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path: Path, receiver: Receiver,
                                             caplog: pytest.LogCaptureFixture) -> None:
+    """Fails when the raw command line is logged, at any level (its mutant: a log.info of argv in the reader of
+    /proc/PID/cmdline)."""
+    capture_every_level(caplog)
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--password={SECRET}",
                              "--token", SECRET, f"HF_TOKEN={SECRET}", f"postgres://bob:{SECRET}@db/x",
                              "nohup", "sshpass", "-p", SECRET, "ssh", "h", f'{{"password": "{SECRET}"}}',
@@ -219,6 +230,7 @@ def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list
         fake.set(0, "compute_processes", [{"pid": p.pid, "usedGpuMemory": 2**28, "gpuInstanceId": 0,
                                            "computeInstanceId": 0} for p in procs])
         caplog.clear()
+        capture_every_level(caplog)
         receiver = Receiver()
         app = make_app(nvidia_selection(fake), top_cpu_processes=0, **notifying(receiver))
         server = serve(app)
