@@ -57,6 +57,8 @@ def test_two_loads_split_the_dynamic_power_by_their_share() -> None:
 
 
 def test_the_ledger_adds_up_every_tick_and_over_time() -> None:
+    """Three parts that sum to the board, none negative: a board read below the idle baseline (a dip under load) is
+    all idle, not a process drawing negative watts. Fails on ``idle = baseline`` (the parts still add up)."""
     meter = EnergyMeter()
     t = idled(meter, 60.0, "P8")
     cases = [
@@ -65,11 +67,13 @@ def test_the_ledger_adds_up_every_tick_and_over_time() -> None:
         ([proc(1, (0, 30.0))], [Unattributed(gpu_index=0, memory_bytes=8 * GIB, sm_percent=50.0, reason="x")], 400.0),
         ([], [], 120.0),  # nobody
         ([proc(1, (0, None))], [], 200.0),  # SM % unknown
+        ([proc(1, (0, 40.0))], [], 50.0),  # below the 60 W baseline
     ]
     ledger = None
     for step, (procs, hidden, watts) in enumerate(cases * 3):
         rows, _, rest, (ledger,) = meter.apply(t + step, [gpu(power=watts)], procs, [], hidden)
         assert ledger.idle_w + ledger.processes_w + ledger.unattributed_w == pytest.approx(watts, abs=0.02)
+        assert min(ledger.idle_w, ledger.processes_w, ledger.unattributed_w, *(r.power_w or 0.0 for r in rows)) >= 0
         assert sum(r.power_w or 0.0 for r in rows) == pytest.approx(ledger.processes_w, abs=0.02)
         if rest:
             assert rest[0].power_w == ledger.unattributed_w
