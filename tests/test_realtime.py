@@ -89,6 +89,26 @@ def test_one_collection_per_tick_whatever_the_number_of_clients(live_server: Liv
     assert fake_nvml.calls["utilization"] == pytest.approx(2 * ticks, abs=4)  # 2 GPUs, once each per tick
 
 
+def test_a_connecting_client_is_sent_the_frame_taken_and_starts_no_collection(make_app: Any, serve: Any,
+                                                                              fake_nvml: FakeNvml,
+                                                                              connect: Any) -> None:
+    """The collector runs on its own clock, not per client: with a one-hour interval (and no gap asked between
+    early ticks), six clients connecting each get the frame already taken, and nothing is collected again. The test
+    above counts calls against ticks, which rise together; this one fails on the mutant that collects (or asks for
+    an early tick) when a client connects."""
+    server = serve(make_app(nvidia_selection(fake_nvml), interval_s=3600.0, min_tick_gap_s=0.0))
+    first = connect(server)
+    first.wait_for(lambda: len(first.of("gpu_status")) == 1)
+    calls, seq = fake_nvml.calls["utilization"], server.monitor.latest().seq
+    clients = [connect(server) for _ in range(5)]
+    for rec in clients:
+        rec.wait_for(lambda rec=rec: len(rec.of("gpu_status")) == 1)
+    time.sleep(1.0)  # room for a collection the connects would have started (asked of the collector's thread)
+    assert [rec.of("gpu_status")[0]["timing"]["tick"] for rec in clients] == [seq] * 5
+    assert server.monitor.latest().seq == seq and fake_nvml.calls["utilization"] == calls
+    assert first.of("gpu_status_update") == []
+
+
 def test_high_usage_alert_fires_once_and_resolves_once(make_app: Any, serve: Any, connect: Any,
                                                        fake_nvml: FakeNvml) -> None:
     fake_nvml.set(1, "utilization", {"gpu": 5, "memory": 1})
