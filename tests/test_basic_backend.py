@@ -91,6 +91,8 @@ def test_not_available_fields_become_none() -> None:
 
 
 def test_old_driver_field_name_fallback() -> None:
+    """A driver before 535 refuses clocks_event_reasons; the query is made again with the older name. The fake
+    refuses any field it does not know, as nvidia-smi does: fails when the fallback's name is misspelled."""
     (gpu,) = basic(FIXTURES / "empty", str(SMI / "old-driver")).sample()
     assert gpu.name == "Tesla T4" and gpu.throttle_reasons == ()
 
