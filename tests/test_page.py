@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import H200_LOAD_PID, scenario
+from tests.support import png
 from tests.support.browser import chromium
 from tests.support.servers import free_port, served, start_server, stop, wait_healthy
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 from tests.support.browser import CHROMIUM
 
+ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS: dict[Page, list[str]] = {}  # what each open page reported: console errors and warnings, page errors, dialogs
 
 
@@ -145,14 +148,33 @@ def test_hostile_process_names_stay_text(server: str, page: Page, hostile_proces
     assert problems(page) == []
 
 
+def light_colour(name: str) -> tuple[int, int, int]:
+    """The colour static/app.css gives ``--name`` in the light scheme (its first definition), as RGB."""
+    css = (ROOT / "static" / "app.css").read_text()
+    found = re.search(rf"--{name}:\s*#([0-9a-fA-F]{{3}}|[0-9a-fA-F]{{6}});", css)
+    assert found, name
+    digits = found.group(1) if len(found.group(1)) == 6 else "".join(c * 2 for c in found.group(1))
+    red, green, blue = (int(digits[i:i + 2], 16) for i in (0, 2, 4))
+    return red, green, blue
+
+
 def test_screenshot(server: str, page: Page) -> None:
-    """Writes the README's screenshot when FANWHY_SCREENSHOT names a file."""
+    """Writes the README's screenshot when FANWHY_SCREENSHOT names a file. What it shows is checked: the whole
+    page (the image is the document's size), styled and live (the header, cut from it, is the card colour with the
+    green "live" pill). Fails on an unstyled page, or one whose connection never came up."""
     target = os.environ.get("FANWHY_SCREENSHOT")
     page.goto(server)
     page.wait_for_selector("#processes tbody tr", timeout=10_000)
+    page.wait_for_selector("#connection.pill-ok", timeout=10_000)
     time.sleep(1.5)
     image = page.screenshot(full_page=True)
-    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    document = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    assert list(png.size(image)) == document
+    header = page.evaluate("() => { const r = document.querySelector('header').getBoundingClientRect();"
+                           " return [r.width, r.height]; }")
+    painted = png.colours(page.screenshot(clip={"x": 0, "y": 0, "width": header[0], "height": header[1]}))
+    card, ok = (light_colour(name) for name in ("card", "ok"))
+    assert painted.most_common(1)[0][0] == card and painted[ok] > 100, painted.most_common(5)
     if target:
         Path(target).write_bytes(image)
 
