@@ -32,11 +32,17 @@ def test_an_idle_context_holder_is_named_in_the_headline() -> None:
         gpu = body["gpus"][0]
         report = {"headline": verdict["headline"], "causes": [c["summary"] for c in verdict["causes"]],
                   "pstate": gpu.get("pstate"), "power_w": gpu.get("power_w"), "holder_pid": holder.pid}
+        # The P-state as the driver tells nvidia-smi, read just after: FanWhy's must agree (a skip on FanWhy's own
+        # reading would skip the very value under test when FanWhy misread it)
+        driver = subprocess.run(["nvidia-smi", "--query-gpu=pstate", "--format=csv,noheader", "-i", "0"],
+                                capture_output=True, text=True, timeout=60).stdout.strip()
+        report["pstate_nvidia_smi"] = driver
         if os.environ.get("FANWHY_GPU_REPORT_DIR"):
             (Path(os.environ["FANWHY_GPU_REPORT_DIR"]) / "gpu-idle-holder-report.json").write_text(
                 json.dumps(report, indent=2))
-        if gpu.get("pstate") != "P0":
-            pytest.skip(f"this card drops to {gpu.get('pstate')} with an idle context: nothing holds it awake")
+        assert gpu.get("pstate") == driver, report
+        if driver != "P0":
+            pytest.skip(f"this card drops to {driver} with an idle context: nothing holds it awake")
         assert verdict["headline"].startswith("GPU 0 is idle but stays in P0"), report
         assert "cuda_load.py" in verdict["headline"] and "holds a context on it at 0 % SM" in verdict["headline"]
     finally:
