@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from benchmarks import targets
 from benchmarks.measure import collector_cpu, machine, report
 from benchmarks.peers import start_loads
 
@@ -58,7 +59,7 @@ class Repeated:
         return self._nvml.nvmlDeviceGetHandleByIndex(index % self._real)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--gpus", type=int, default=0, help="GPUs to address (default: the real count)")
@@ -102,8 +103,10 @@ def main() -> None:
               "collector_cpu_percent_at_1s": percent, "rss_mib": rss,
               "tick_median_ms": round(statistics.median(ticks), 3), "nvml_calls_per_s": calls_per_s,
               "date": time.strftime("%Y-%m-%d"), "machine": machine()}
+    code = targets.judged(result, [(targets.COLLECTOR_CPU, percent)])
     report(result, args.out)
+    return code
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -18,6 +18,7 @@ from pathlib import Path
 import psutil
 import socketio
 
+from benchmarks import targets
 from benchmarks.measure import machine, report, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,7 @@ def mappings(pid: int, top: int = 12) -> list[tuple[str, float]]:
     return sorted(((k, round(v, 1)) for k, v in sizes.items()), key=lambda kv: -kv[1])[:top]
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", default="simulated")
     parser.add_argument("--clients", type=int, default=5)
@@ -70,8 +71,10 @@ def main() -> None:
                   "machine": machine()}
         for client in clients:
             client.disconnect()
+    code = targets.judged(result, [(targets.RSS, result["worker_rss_mib"]["max"])])
     report(result, args.out)
+    return code
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

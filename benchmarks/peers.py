@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import psutil
 
+from benchmarks import targets
 from benchmarks.measure import collector_cpu, machine, report, running_server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,7 +116,7 @@ def start_loads(count: int, seconds: float, devices: int) -> list[subprocess.Pop
     return loads
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--loads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=50)
@@ -208,7 +209,19 @@ def main() -> None:
             proc.kill()
             proc.wait()
     results["machine"] = machine()
+    measured: list[tuple[targets.Target, float | None]] = []
+    if args.loads in (1, 4):
+        measured.append((targets.FLOOR_ONE if args.loads == 1 else targets.FLOOR_FOUR, results["fanwhy_vs_floor"]))
+    if "nvitop_vs_fanwhy" in results:
+        measured.append((targets.NVITOP, results["nvitop_vs_fanwhy"]))
+    if args.cpu_seconds:
+        measured.append((targets.COLLECTOR_CPU, results["collector_cpu_percent_at_1s"]))
+    if args.push:
+        p99 = results["push"]["p99_s"]
+        measured.append((targets.PUSH, None if p99 is None else p99 * 1000))
+    code = targets.judged(results, measured)
     report(results, args.out)
+    return code
 
 
 def push_latency(devices: int, rounds: int) -> dict[str, Any]:
@@ -256,4 +269,4 @@ def push_latency(devices: int, rounds: int) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

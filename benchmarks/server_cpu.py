@@ -27,6 +27,7 @@ from pathlib import Path
 import psutil
 import socketio
 
+from benchmarks import targets
 from benchmarks.measure import machine, report, running_server
 
 
@@ -94,7 +95,7 @@ def profile(pid: int, seconds: int, keep: Path | None = None) -> dict[str, objec
             "inclusive": inclusive.most_common(60)}
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", default="nvidia")
     parser.add_argument("--seconds", type=float, default=60)
@@ -161,8 +162,11 @@ def main() -> None:
         for proc in loads:
             proc.kill()
             proc.wait()
+    code = targets.judged(result, [(targets.SERVER_CPU, result["server_cpu_percent_of_one_core"]),
+                                   (targets.SERVER_RSS, result["worker_rss_mib"]["max"])])
     report(result, args.out)
+    return code
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
