@@ -388,7 +388,12 @@ def test_a_one_shot_baseline_counts_as_the_full_scan_its_first_tick_reads_no_ker
     assert baseline.kernel_threads == {2} and set(baseline.processes) == {40}
     reads: list[int] = []
     real = procstat._stat_bytes
-    monkeypatch.setattr(procstat, "_stat_bytes", lambda root, pid: reads.append(pid) or real(root, pid))
+
+    def counted(root: Path | str, pid: int) -> bytes:
+        reads.append(pid)
+        return real(root, pid)
+
+    monkeypatch.setattr(procstat, "_stat_bytes", counted)
     inspector = ProcessInspector(top_cpu=5, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=0,
                                  unexplained_percent=0, scan_every_s=30, clock=lambda: now[0])
     inspector.prime(baseline)
