@@ -104,7 +104,7 @@ def test_an_idle_gpu_under_runtime_pm_is_read_every_30_s_so_that_it_can_suspend(
     """NVML calls every second would keep a laptop's idle discrete GPU awake: after REST_AFTER_TICKS idle ticks, a
     GPU whose runtime PM is "auto" is read every REST_PERIOD_S, its last sample shown with the reason between; a
     read that finds work ends the rest; a GPU with runtime PM "on" (a server's) is read every tick."""
-    from app.vendors.nvidia import REST_AFTER_TICKS, REST_PERIOD_S
+    from app.vendors.nvml_gpu import REST_AFTER_TICKS, REST_PERIOD_S
     from tests.fakes.fake_nvml import FakeNvml, load_dump
 
     fake = FakeNvml(load_dump("h200x2-idle"))

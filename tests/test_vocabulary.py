@@ -8,7 +8,7 @@ from pathlib import Path
 
 from app.core import vocabulary
 from app.core.model import GpuSample
-from app.vendors.nvidia import CLOCKS_EVENT_REASONS
+from app.vendors.nvml_gpu import CLOCKS_EVENT_REASONS
 from app.verdict.alerts import VALUES
 
 ROOT = Path(__file__).resolve().parent.parent

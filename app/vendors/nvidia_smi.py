@@ -12,7 +12,7 @@ import shutil
 
 from ..core.bounded import CommandError, run_bounded
 from ..core.model import GpuProcessUsage, GpuSample, frozen_map
-from .nvidia import decode_clocks_event_reasons
+from .nvml_gpu import decode_clocks_event_reasons
 
 GPU_FIELDS = (
     "index", "uuid", "name", "utilization.gpu", "utilization.memory", "memory.total", "memory.used",

@@ -18,7 +18,7 @@ import pytest
 import requests
 import socketio
 
-from app.vendors.nvidia import CLOCKS_EVENT_REASONS
+from app.vendors.nvml_gpu import CLOCKS_EVENT_REASONS
 from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 pytestmark = pytest.mark.gpu
