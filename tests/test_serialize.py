@@ -13,7 +13,7 @@ import pytest
 
 from app import build_monitor
 from app.collect.config import Settings
-from app.collect.serialize import _EXTRAS, snapshot_view, to_json
+from app.collect.serialize import EXTRAS, snapshot_view, to_json
 from app.core.model import GpuSample, ProcessSample, evolve
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
@@ -23,7 +23,7 @@ def reference(value: Any) -> Any:
     """The slow, obvious conversion: every field, recursively."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {f.name: reference(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        for name in _EXTRAS.get(type(value), ()):
+        for name in EXTRAS.get(type(value), ()):
             extra = getattr(value, name)
             out[name] = round(extra, 2) if isinstance(extra, float) else extra
         return out

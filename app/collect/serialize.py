@@ -12,8 +12,8 @@ from ..core.fan import Fan
 from ..core.jsonvalue import Json, JsonObject
 from ..core.model import GpuSample, ProcessSample, Snapshot
 
-# Derived values worth sending, per type: (name, property).
-_EXTRAS: dict[type, tuple[str, ...]] = {
+# Derived values worth sending, per type: their properties' names (the JSON Schema reads each one's return type).
+EXTRAS: dict[type, tuple[str, ...]] = {
     GpuSample: ("memory_percent",),
     ProcessSample: ("gpu_memory_bytes", "sm_percent"),
 }
@@ -54,7 +54,7 @@ def _converter(kind: type) -> Callable[[object], JsonObject]:
     ``app.core.model.evolve`` and docs/PERFORMANCE.md)."""
     hints = typing.get_type_hints(kind)
     items = [f"{f.name!r}: {_field_expression(f.name, hints[f.name])}" for f in dataclasses.fields(kind)]
-    extras = "".join(f"    out[{name!r}] = _rounded(v.{name})\n" for name in _EXTRAS.get(kind, ()))
+    extras = "".join(f"    out[{name!r}] = _rounded(v.{name})\n" for name in EXTRAS.get(kind, ()))
     source = f"def convert(v):\n    out = {{{', '.join(items)}}}\n{extras}    return out\n"
     scope: dict[str, object] = {"to_json": to_json, "_rounded": _rounded}
     exec(compile(source, f"<to_json {kind.__name__}>", "exec"), scope)
@@ -91,13 +91,16 @@ def snapshot_view(snapshot: Snapshot) -> JsonObject:
     return view
 
 
+# The numbers a summary shows per GPU (its memory % and the reasons for those it lacks follow them).
+GPU_HEADLINE = ("index", "name", "vendor", "uuid", "utilization_percent", "memory_used_bytes", "memory_total_bytes",
+                "temperature_c", "fan_speed_percent", "power_w", "power_limit_w", "throttle_reasons", "error")
+
+
 def gpu_headline(gpu: GpuSample) -> JsonObject:
-    """The numbers a summary shows per GPU."""
-    keys = ("index", "name", "vendor", "uuid", "utilization_percent", "memory_used_bytes", "memory_total_bytes",
-            "temperature_c", "fan_speed_percent", "power_w", "power_limit_w", "throttle_reasons", "error")
-    out = {k: to_json(getattr(gpu, k)) for k in keys}
+    """The numbers a summary shows per GPU: GPU_HEADLINE, ``memory_percent`` and ``unsupported``."""
+    out = {k: to_json(getattr(gpu, k)) for k in GPU_HEADLINE}
     out["memory_percent"] = round(gpu.memory_percent, 2) if gpu.memory_percent is not None else None
-    out["unsupported"] = {k: v for k, v in gpu.unsupported.items() if k in keys}
+    out["unsupported"] = {k: v for k, v in gpu.unsupported.items() if k in GPU_HEADLINE}
     return out
 
 

@@ -11,6 +11,7 @@ import re
 
 from flask import Blueprint, Flask, Response, jsonify, render_template
 
+from ..collect.serialize import GPU_HEADLINE
 from ..core.jsonvalue import Json, JsonObject
 from .history_api import MAX_STEP_S
 from .schemas import component_schemas
@@ -122,9 +123,7 @@ def _finish(spec: JsonObject) -> JsonObject:
     view = dict(snapshot, required=[r for r in required if r != "alert_events"] if isinstance(required, list) else [])
     view["properties"] = {k: v for k, v in _dict(snapshot["properties"]).items() if k != "alert_events"}
     schemas["SnapshotView"] = view
-    headline = ("index", "name", "vendor", "uuid", "utilization_percent", "memory_used_bytes", "memory_total_bytes",
-                "temperature_c", "fan_speed_percent", "power_w", "power_limit_w", "throttle_reasons", "error",
-                "memory_percent", "unsupported")
+    headline = (*GPU_HEADLINE, "memory_percent", "unsupported")  # what serialize.gpu_headline writes
     schemas["GpuHeadline"] = {"type": "object", "required": list(headline), "description": "A GPU's headline numbers",
                               "properties": {k: _dict(schemas["GpuSample"]["properties"])[k] for k in headline}}
     _dict(spec["components"])["schemas"] = dict(schemas)

@@ -12,14 +12,11 @@ import dataclasses
 import types
 import typing
 
-from ..collect.serialize import _EXTRAS
+from ..collect.serialize import EXTRAS
 from ..core.jsonvalue import JsonObject
 from ..core.model import Snapshot
 
 _PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
-# The derived values the JSON view adds per type (app.collect.serialize._EXTRAS), and their JSON types.
-_EXTRA_TYPES = {"memory_percent": ["number", "null"], "gpu_memory_bytes": ["integer", "null"],
-                "sm_percent": ["number", "null"]}
 
 
 def _ref(kind: type) -> JsonObject:
@@ -58,10 +55,10 @@ def _dataclass_schema(kind: type, found: dict[str, JsonObject]) -> JsonObject:
     hints = typing.get_type_hints(kind)
     names = [f.name for f in dataclasses.fields(kind)]
     properties = {name: schema_of(hints[name], found) for name in names}
-    for extra in _EXTRAS.get(kind, ()):
-        properties[extra] = {"type": _EXTRA_TYPES[extra]}
+    for extra in EXTRAS.get(kind, ()):  # a derived value: the type its property returns
+        properties[extra] = schema_of(typing.get_type_hints(getattr(kind, extra).fget)["return"], found)
     doc = (kind.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-    return {"type": "object", "description": doc, "required": [*names, *_EXTRAS.get(kind, ())],
+    return {"type": "object", "description": doc, "required": [*names, *EXTRAS.get(kind, ())],
             "properties": properties}
 
 
