@@ -76,6 +76,25 @@ def test_permission_errors_are_reasons_never_fatal() -> None:
     assert gpu.memory_used_bytes is None and gpu.error is None and gpu.power_w == 612.0
 
 
+def test_a_status_that_means_the_card_failed_makes_its_row_an_error_and_the_others_report() -> None:
+    """amdsmi's fatal statuses (the driver gone, not initialised) go through the same call path as NVML's errors:
+    that card's row says why, the other card reports, its processes are skipped; asked again, it reports once the
+    status clears. Fails when amdsmi's fatal statuses are read as a missing metric (no error row)."""
+    from tests.fakes.fake_amdsmi import AmdSmiLibraryException, amdsmi_wrapper
+
+    fake = FakeAmdSmi([mi300x(), mi300x()])
+    backend = AmdBackend(amdsmi=fake, watch_events=False)
+    backend.open()
+    fake.set(0, "activity", AmdSmiLibraryException(amdsmi_wrapper.AMDSMI_STATUS_DRIVER_NOT_LOADED))
+    fake.set(0, "processes", AmdSmiLibraryException(amdsmi_wrapper.AMDSMI_STATUS_DRIVER_NOT_LOADED))
+    failed, fine = backend.sample()
+    assert failed.error is not None and "34" in failed.error and failed.power_w is None
+    assert fine.error is None and fine.power_w == 612.0
+    assert [p.gpu_index for p in backend.processes()] == [1]
+    fake.set(0, "activity", mi300x()["activity"])
+    assert backend.sample()[0].error is None
+
+
 def test_amd_process_engine_time_becomes_percent() -> None:
     clock = Clock()
     fake = FakeAmdSmi([mi300x()])

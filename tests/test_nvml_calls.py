@@ -10,7 +10,7 @@ from typing import Any
 import pynvml
 import pytest
 
-from app.vendors.nvml_calls import FATAL_ERRORS, Calls, GpuFailed, describe_init_error
+from app.vendors.nvml_calls import FATAL_ERRORS, GpuFailed, describe_init_error, nvml_calls
 
 
 def error(code: int) -> pynvml.NVMLError:
@@ -31,7 +31,7 @@ def raising(code: int) -> Any:
 
 def test_a_value_is_returned_and_nothing_recorded() -> None:
     unsupported: dict[str, str] = {}
-    calls = Calls(library(nvmlDeviceGetPowerUsage=lambda handle: 612_000 if handle == "h0" else None))
+    calls = nvml_calls(library(nvmlDeviceGetPowerUsage=lambda handle: 612_000 if handle == "h0" else None))
     assert calls.get(unsupported, "power_w", "nvmlDeviceGetPowerUsage", "h0") == 612_000
     assert unsupported == {}
 
@@ -44,20 +44,20 @@ def test_a_value_is_returned_and_nothing_recorded() -> None:
 ])
 def test_a_missing_metric_is_none_with_its_reason(code: int, reason: str) -> None:
     unsupported: dict[str, str] = {}
-    calls = Calls(library(nvmlDeviceGetFanSpeed=raising(code)))
+    calls = nvml_calls(library(nvmlDeviceGetFanSpeed=raising(code)))
     assert calls.get(unsupported, "fan_speed_percent", "nvmlDeviceGetFanSpeed", "h0") is None
     assert unsupported == {"fan_speed_percent": reason}
 
 
 def test_a_function_this_nvidia_ml_py_lacks() -> None:
     unsupported: dict[str, str] = {}
-    assert Calls(library()).get(unsupported, "energy_j", "nvmlDeviceGetTotalEnergyConsumption", "h0") is None
+    assert nvml_calls(library()).get(unsupported, "energy_j", "nvmlDeviceGetTotalEnergyConsumption", "h0") is None
     assert unsupported == {"energy_j": "not available: nvmlDeviceGetTotalEnergyConsumption is not in this nvidia-ml-py"}
 
 
 def test_a_function_the_driver_lacks_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
-    calls = Calls(library(nvmlDeviceGetFanSpeed=raising(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)))
-    with caplog.at_level(logging.INFO, logger="app.vendors.nvml_calls"):
+    calls = nvml_calls(library(nvmlDeviceGetFanSpeed=raising(pynvml.NVML_ERROR_FUNCTION_NOT_FOUND)))
+    with caplog.at_level(logging.INFO, logger="app.vendors.calls"):
         for _ in range(3):
             calls.get({}, "fan_speed_percent", "nvmlDeviceGetFanSpeed", "h0")
     logged = [r.getMessage() for r in caplog.records]
@@ -67,7 +67,7 @@ def test_a_function_the_driver_lacks_is_logged_once(caplog: pytest.LogCaptureFix
 @pytest.mark.parametrize("name", FATAL_ERRORS)
 def test_an_error_that_means_the_gpu_failed_raises(name: str) -> None:
     code = getattr(pynvml, name)
-    calls = Calls(library(nvmlDeviceGetTemperature=raising(code)))
+    calls = nvml_calls(library(nvmlDeviceGetTemperature=raising(code)))
     with pytest.raises(GpuFailed, match=type(error(code)).__name__):
         calls.get({}, "temperature_c", "nvmlDeviceGetTemperature", "h0", 0)
 

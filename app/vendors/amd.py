@@ -1,8 +1,10 @@
 """AMD GPUs through amdsmi (ROCm 6/7 Python bindings).
 
 ``import amdsmi`` raises KeyError('libamd_smi.so') where ROCm is absent, hence the three exceptions the
-factory catches. Every call goes through ``_get``: AmdSmiLibraryException (not supported, no permission)
-becomes None plus a reason; "N/A" strings, which amdsmi returns for fields a card lacks, become None too.
+factory catches. Every call goes through the one call path (app/vendors/calls.py, the ``AMDSMI`` dialect): not
+supported or no permission becomes None plus a reason; a status that means the card or the library failed (not
+initialised, the driver gone) makes that card an error row for the tick, the others keep reporting. "N/A" strings,
+which amdsmi returns for fields a card lacks, become None too.
 Engine busy time in ns per process becomes % over the interval between two reads.
 """
 
@@ -19,10 +21,24 @@ from typing import Any, Callable
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from ..core.threads import spawn
 from .base import Backend, BackendUnavailable
+from .calls import Calls, Dialect, GpuFailed
 
 log = logging.getLogger(__name__)
 PASSIVELY_COOLED = "not supported: no fan reported (a passively cooled card, or the fan is the chassis')"
 MB = 1024 * 1024
+
+# amdsmi's statuses by their names in amdsmi_wrapper (ROCm 6/7): those that mean the card or the library failed
+AMDSMI = Dialect(
+    library="amdsmi", package="amdsmi",
+    errors=lambda lib: (lib.AmdSmiException,),
+    code=lambda error: error.get_error_code() if hasattr(error, "get_error_code") else None,
+    codes=lambda lib, names: frozenset(getattr(lib.amdsmi_wrapper, n) for n in names
+                                       if hasattr(getattr(lib, "amdsmi_wrapper", None), n)),
+    fatal=("AMDSMI_STATUS_NOT_INIT", "AMDSMI_STATUS_DRIVER_NOT_LOADED", "AMDSMI_STATUS_INIT_ERROR"),
+    not_supported=("AMDSMI_STATUS_NOT_SUPPORTED",),
+    no_permission=("AMDSMI_STATUS_NO_PERM",),
+    detail=str,
+)
 
 
 def _clean(value: Any) -> Any:
@@ -67,6 +83,7 @@ class AmdBackend(Backend):
         self._events_lock = threading.Lock()
         self._stop = threading.Event()
         self.events_unsupported: str | None = None
+        self._calls = Calls(amdsmi, AMDSMI)  # made again by open() once the library is loaded
 
     # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
@@ -77,6 +94,7 @@ class AmdBackend(Backend):
                 raise BackendUnavailable(f"amdsmi not usable: {type(error).__name__}: {error}", "no-library") from error
             self._amdsmi = amdsmi
         lib = self._amdsmi
+        self._calls = Calls(lib, AMDSMI)
         try:
             flags = getattr(getattr(lib, "AmdSmiInitFlags", None), "INIT_AMD_GPUS", None)
             lib.amdsmi_init(flags) if flags is not None else lib.amdsmi_init()
@@ -86,17 +104,23 @@ class AmdBackend(Backend):
         if not handles:
             self.close()
             raise BackendUnavailable("amdsmi started but reports no AMD GPU", "no-device")
-        for index, handle in enumerate(handles):
-            card = _Card(index=index, handle=handle)
-            scratch: dict[str, str] = {}
-            asic = self._get(scratch, "name", "amdsmi_get_gpu_asic_info", handle) or {}
-            board = self._get(scratch, "name", "amdsmi_get_gpu_board_info", handle) or {}
-            card.name = _clean(board.get("product_name")) or _clean(asic.get("market_name"))
-            card.uuid = _clean(self._get(scratch, "uuid", "amdsmi_get_gpu_device_uuid", handle))
-            card.bdf = _clean(self._get(scratch, "pci", "amdsmi_get_gpu_device_bdf", handle))
-            self._cards.append(card)
+        try:
+            self._cards = [self._open_card(index, handle) for index, handle in enumerate(handles)]
+        except GpuFailed as error:
+            raise BackendUnavailable(f"amdsmi failed while naming its GPUs: {error}") from error
         if self._watch_events:
             self._start_events()
+
+    def _open_card(self, index: int, handle: object) -> _Card:
+        """A card's names (its product name, else its market name), UUID and PCI address."""
+        card = _Card(index=index, handle=handle)
+        scratch: dict[str, str] = {}
+        asic = self._calls.get(scratch, "name", "amdsmi_get_gpu_asic_info", handle) or {}
+        board = self._calls.get(scratch, "name", "amdsmi_get_gpu_board_info", handle) or {}
+        card.name = _clean(board.get("product_name")) or _clean(asic.get("market_name"))
+        card.uuid = _clean(self._calls.get(scratch, "uuid", "amdsmi_get_gpu_device_uuid", handle))
+        card.bdf = _clean(self._calls.get(scratch, "pci", "amdsmi_get_gpu_device_bdf", handle))
+        return card
 
     def close(self) -> None:
         self._stop.set()
@@ -106,38 +130,23 @@ class AmdBackend(Backend):
             except Exception as error:  # shutting down must never raise
                 log.debug("amdsmi_shut_down: %s", error)
 
-    # -- the one call path ------------------------------------------------------------------
-    def _get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: Any) -> Any:
-        lib = self._amdsmi
-        fn = getattr(lib, fn_name, None)
-        if fn is None:
-            unsupported[metric] = f"not available: {fn_name} is not in this amdsmi"
-            return None
-        try:
-            return fn(*args)
-        except lib.AmdSmiLibraryException as error:
-            code = error.get_error_code() if hasattr(error, "get_error_code") else None
-            wrapper = getattr(lib, "amdsmi_wrapper", None)
-            if code is not None and code == getattr(wrapper, "AMDSMI_STATUS_NO_PERM", object()):
-                unsupported[metric] = "no permission"
-            elif code is not None and code == getattr(wrapper, "AMDSMI_STATUS_NOT_SUPPORTED", object()):
-                unsupported[metric] = "not supported by this GPU"
-            else:
-                unsupported[metric] = f"amdsmi error: {error}"
-            return None
-        except lib.AmdSmiException as error:
-            unsupported[metric] = f"amdsmi error: {error}"
-            return None
-
     # -- sampling ---------------------------------------------------------------------------
     def sample(self) -> list[GpuSample]:
-        return [self._sample(card) for card in self._cards]
+        return [self._sample_or_error(card) for card in self._cards]
+
+    def _sample_or_error(self, card: _Card) -> GpuSample:
+        try:
+            return self._sample(card)
+        except GpuFailed as error:  # this card's row says why; the others report (it is asked again next tick)
+            log.warning("AMD GPU %d failed: %s", card.index, error)
+            return GpuSample(vendor="amd", index=card.index, uuid=card.uuid, name=card.name, pci_bus_id=card.bdf,
+                             source="amdsmi", error=str(error))
 
     def _sample(self, card: _Card) -> GpuSample:
         lib, h = self._amdsmi, card.handle
         u: dict[str, str] = {}
-        activity = self._get(u, "utilization_percent", "amdsmi_get_gpu_activity", h) or {}
-        vram = self._get(u, "memory_used_bytes", "amdsmi_get_gpu_vram_usage", h) or {}
+        activity = self._calls.get(u, "utilization_percent", "amdsmi_get_gpu_activity", h) or {}
+        vram = self._calls.get(u, "memory_used_bytes", "amdsmi_get_gpu_vram_usage", h) or {}
         temperatures, thresholds = self._temperatures(h, u)
         temperature = temperatures.get("edge", temperatures.get("hotspot"))
         if temperature is None:
@@ -145,9 +154,9 @@ class AmdBackend(Backend):
         fan, rpm, passive = self._fan(h, u)
         watts, limit = self._power(h, u)
         clk_type = getattr(lib, "AmdSmiClkType", None)
-        gfx = self._get(u, "clock_sm_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "GFX", 0)) or {}
-        mem = self._get(u, "clock_memory_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "MEM", 1)) or {}
-        energy = self._get(u, "energy_j", "amdsmi_get_energy_count", h) or {}
+        gfx = self._calls.get(u, "clock_sm_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "GFX", 0)) or {}
+        mem = self._calls.get(u, "clock_memory_mhz", "amdsmi_get_clock_info", h, getattr(clk_type, "MEM", 1)) or {}
+        energy = self._calls.get(u, "energy_j", "amdsmi_get_energy_count", h) or {}
         accumulator = _clean(energy.get("energy_accumulator", energy.get("power")))
         resolution = _clean(energy.get("counter_resolution"))
         used_mb, total_mb = _clean(vram.get("vram_used")), _clean(vram.get("vram_total"))
@@ -178,13 +187,13 @@ class AmdBackend(Backend):
             if kind is None:
                 continue
             scratch: dict[str, str] = {}
-            value = _clean(self._get(scratch, "temperature_c", "amdsmi_get_temp_metric", h, kind,
+            value = _clean(self._calls.get(scratch, "temperature_c", "amdsmi_get_temp_metric", h, kind,
                                      temp_metric.CURRENT))
             if value is not None:
                 temperatures[label] = float(value)
             if label == "edge":
                 for threshold, name in (("CRITICAL", "slowdown"), ("EMERGENCY", "shutdown")):
-                    raw = _clean(self._get(scratch, name, "amdsmi_get_temp_metric", h, kind,
+                    raw = _clean(self._calls.get(scratch, name, "amdsmi_get_temp_metric", h, kind,
                                            getattr(temp_metric, threshold)))
                     thresholds[name] = float(raw) if raw is not None else None
             if value is None and scratch:
@@ -193,9 +202,9 @@ class AmdBackend(Backend):
 
     def _fan(self, h: object, u: dict[str, str]) -> tuple[float | None, float | None, bool]:
         """Fan speed (% of its maximum), RPM, and whether the card has no fan of its own."""
-        speed = _clean(self._get(u, "fan_speed_percent", "amdsmi_get_gpu_fan_speed", h, 0))
-        speed_max = _clean(self._get({}, "fan_speed_percent", "amdsmi_get_gpu_fan_speed_max", h, 0))
-        rpm = _clean(self._get(u, "fan_rpm", "amdsmi_get_gpu_fan_rpms", h, 0))
+        speed = _clean(self._calls.get(u, "fan_speed_percent", "amdsmi_get_gpu_fan_speed", h, 0))
+        speed_max = _clean(self._calls.get({}, "fan_speed_percent", "amdsmi_get_gpu_fan_speed_max", h, 0))
+        rpm = _clean(self._calls.get(u, "fan_rpm", "amdsmi_get_gpu_fan_rpms", h, 0))
         fan = round(100.0 * speed / speed_max, 1) if speed is not None and speed_max else None
         passive = fan is None and u.get("fan_speed_percent", "not supported").startswith("not supported")
         if passive:
@@ -204,12 +213,12 @@ class AmdBackend(Backend):
 
     def _power(self, h: object, u: dict[str, str]) -> tuple[float | None, float | None]:
         """Socket power and the power limit (from the power info, else the power cap)."""
-        power = self._get(u, "power_w", "amdsmi_get_power_info", h) or {}
+        power = self._calls.get(u, "power_w", "amdsmi_get_power_info", h) or {}
         watts = next((w for w in (_watts(power.get(k)) for k in ("socket_power", "current_socket_power",
                                                                    "average_socket_power")) if w is not None), None)
         limit = _watts(power.get("power_limit"))
         if limit is None:
-            cap = self._get(u, "power_limit_w", "amdsmi_get_power_cap_info", h) or {}
+            cap = self._calls.get(u, "power_limit_w", "amdsmi_get_power_cap_info", h) or {}
             limit = _watts(cap.get("power_cap"))
         for metric, value in (("power_w", watts), ("power_limit_w", limit)):
             if value is None:
@@ -220,7 +229,10 @@ class AmdBackend(Backend):
         usages = []
         now = self._clock()
         for card in self._cards:
-            rows = self._get({}, "processes", "amdsmi_get_gpu_process_list", card.handle) or []
+            try:
+                rows = self._calls.get({}, "processes", "amdsmi_get_gpu_process_list", card.handle) or []
+            except GpuFailed:  # its row says so (sample)
+                continue
             seen = {}
             for row in rows:
                 if not isinstance(row, dict) or _clean(row.get("pid")) is None:

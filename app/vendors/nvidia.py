@@ -24,7 +24,7 @@ from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, evolve, frozen_ma
 from ..core.threads import each_on_a_thread
 from . import nvml_early
 from .base import Backend, BackendUnavailable
-from .nvml_calls import Calls, GpuFailed, describe_init_error
+from .nvml_calls import GpuFailed, describe_init_error, nvml_calls
 from .nvml_events import XidWatcher
 from .nvml_fans import fans_of, read_statics
 from .nvml_gpu import REST_AFTER_TICKS, REST_PERIOD_S, SLOW_PERIOD_S, GpuReader, GpuState, num, text
@@ -66,7 +66,7 @@ class NvidiaBackend(Backend):
                                              process_util_spacing_s, lone_util_period_s, list_period_s)
         self._gpus: list[GpuState] = []
         self._fans_apart = False  # the fans are read on their own clock (fans_apart), not in the sample
-        self._calls = Calls(nvml)  # made again by open() once the library is loaded
+        self._calls = nvml_calls(nvml)  # made again by open() once the library is loaded
         self._reader = GpuReader(self._calls, clock, slow_period_s)  # made again by open() too
         self._initialised = False
         self._cold = False  # opened and not read since: the next sample reads each GPU on a thread
@@ -87,7 +87,7 @@ class NvidiaBackend(Backend):
             except ImportError as error:
                 raise BackendUnavailable(f"nvidia-ml-py is not installed: {error}", "no-library") from error
             self._nvml = pynvml
-        self._calls = Calls(self._nvml)
+        self._calls = nvml_calls(self._nvml)
         self._reader = GpuReader(self._calls, self._clock, self._slow_period_s)
         try:
             try:

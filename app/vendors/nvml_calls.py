@@ -1,16 +1,13 @@
-"""The one call path to NVML (CONTRIBUTING.md): every NVML call of the backend goes through ``Calls.get``.
-
-A value, or None plus the reason in the GPU's ``unsupported`` map (NotSupported, NoPermission, FunctionNotFound:
-logged once). Errors that mean the GPU or NVML itself failed raise ``GpuFailed``: the backend turns that GPU into
-an error row and re-initialises NVML with backoff.
-"""
+"""NVML's dialect of the one call path (app/vendors/calls.py): which of its errors mean the GPU or NVML failed
+(the GPU becomes an error row and NVML is re-initialised with backoff), and why NVML could not start, in words."""
 
 from __future__ import annotations
 
-import logging
-from typing import Any, Callable
+from typing import Any
 
-log = logging.getLogger(__name__)
+from .calls import Calls, Dialect, GpuFailed
+
+__all__ = ["FATAL_ERRORS", "NVML", "Calls", "GpuFailed", "describe_init_error", "nvml_calls"]
 
 # Error names whose meaning is "this GPU, or NVML, is broken right now" rather than "this
 # metric is not available": they turn the GPU into an error row and trigger a re-init.
@@ -25,47 +22,21 @@ FATAL_ERRORS = (
 )
 
 
-class GpuFailed(Exception):
-    """The GPU or NVML failed (lost, unknown error): not a missing metric."""
+NVML = Dialect(
+    library="NVML", package="nvidia-ml-py",
+    errors=lambda nvml: (nvml.NVMLError,),
+    code=lambda error: getattr(error, "value", None),
+    codes=lambda nvml, names: frozenset(getattr(nvml, n) for n in names if hasattr(nvml, n)),
+    fatal=FATAL_ERRORS,
+    not_supported=("NVML_ERROR_NOT_SUPPORTED",),
+    no_permission=("NVML_ERROR_NO_PERMISSION",),
+    function_missing=("NVML_ERROR_FUNCTION_NOT_FOUND",),
+)
 
 
-class Calls:
-    """The one wrapper every NVML call goes through."""
-
-    def __init__(self, nvml: Any):
-        self.nvml = nvml
-        self._fatal = {getattr(nvml, n) for n in FATAL_ERRORS if hasattr(nvml, n)}
-        self._missing_logged: set[str] = set()
-
-    def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: object) -> Any:
-        """Call ``nvml.<fn_name>(*args)``; on a non-fatal error return None and record why."""
-        nvml = self.nvml
-        fn: Callable[..., Any] | None = getattr(nvml, fn_name, None)
-        if fn is None:
-            unsupported[metric] = f"not available: {fn_name} is not in this nvidia-ml-py"
-            return None
-        try:
-            return fn(*args)
-        except nvml.NVMLError as error:
-            unsupported[metric] = self.reason(error, fn_name, metric)
-            return None
-
-    def reason(self, error: Exception, fn_name: str, metric: str) -> str:
-        """Why a metric is missing; raises GpuFailed when the error means the GPU failed."""
-        nvml = self.nvml
-        code = getattr(error, "value", None)
-        if code in self._fatal:
-            raise GpuFailed(f"{type(error).__name__}: {error}") from error
-        if code == nvml.NVML_ERROR_NOT_SUPPORTED:
-            return "not supported by this GPU"
-        if code == nvml.NVML_ERROR_NO_PERMISSION:
-            return "no permission"
-        if code == nvml.NVML_ERROR_FUNCTION_NOT_FOUND:
-            if fn_name not in self._missing_logged:
-                self._missing_logged.add(fn_name)
-                log.info("NVML function %s not found in this driver; %s stays empty", fn_name, metric)
-            return f"not available: {fn_name} is not in this driver"
-        return f"NVML error: {type(error).__name__}"
+def nvml_calls(nvml: object) -> Calls:
+    """The call path for NVML (``nvml``: pynvml, a fake, or None before it is loaded)."""
+    return Calls(nvml, NVML)
 
 
 def describe_init_error(nvml: Any, error: Exception) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..core.model import GpuProcessUsage, UsageKind
-from .nvml_calls import Calls, GpuFailed
+from .nvml_calls import Calls, GpuFailed, nvml_calls
 from .nvml_gpu import GpuState, UtilSample, num
 
 # The process lists (compute and graphics: about 0.3 ms of CPU a GPU on an H100) are read again when the GPU's used
@@ -30,7 +30,7 @@ class ProcessReader:
         self._list_period_s = list_period_s
         self._util_slot_at = float("-inf")
         self._util_turn: GpuState | None = None
-        self._calls = Calls(None)  # the backend's, set by read
+        self._calls = nvml_calls(None)  # the backend's, set by read
 
     def read(self, calls: Calls, gpus: list[GpuState]) -> tuple[list[GpuProcessUsage], bool]:
         """Every usable GPU's processes, and whether a GPU failed meanwhile (NVML is then to be re-initialised)."""

@@ -25,9 +25,12 @@ class AmdSmiLibraryException(AmdSmiException):
         return self.err_code
 
 
-class amdsmi_wrapper:
+class amdsmi_wrapper:  # amdsmi_status_t's values (ROCm 6/7)
     AMDSMI_STATUS_NOT_SUPPORTED = 2
     AMDSMI_STATUS_NO_PERM = 10
+    AMDSMI_STATUS_INIT_ERROR = 18
+    AMDSMI_STATUS_NOT_INIT = 32
+    AMDSMI_STATUS_DRIVER_NOT_LOADED = 34
 
 
 class AmdSmiInitFlags(enum.IntEnum):

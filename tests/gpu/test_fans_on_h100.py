@@ -14,7 +14,7 @@ import pynvml
 import pytest
 
 from app.vendors.nvidia import NvidiaBackend
-from app.vendors.nvml_calls import Calls
+from app.vendors.nvml_calls import nvml_calls
 from app.vendors.nvml_fans import PASSIVELY_COOLED
 
 pytestmark = pytest.mark.gpu
@@ -61,7 +61,7 @@ def test_every_per_fan_call_answers_through_the_call_path() -> None:
     pynvml.nvmlInit()
     answers: dict[str, str] = {}
     try:
-        calls = Calls(pynvml)
+        calls = nvml_calls(pynvml)
         handle = pynvml.nvmlDeviceGetHandleByIndex(0)
         assert pynvml.nvmlDeviceGetNumFans(handle) == 0
         for name in FAN_CALLS:
