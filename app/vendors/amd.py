@@ -16,12 +16,12 @@ import threading
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable
+from typing import Callable
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from ..core.threads import spawn
 from .base import Backend, BackendUnavailable
-from .calls import Calls, Dialect, GpuFailed
+from .calls import Calls, Dialect, GpuFailed, Library
 
 log = logging.getLogger(__name__)
 PASSIVELY_COOLED = "not supported: no fan reported (a passively cooled card, or the fan is the chassis')"
@@ -41,7 +41,7 @@ AMDSMI = Dialect(
 )
 
 
-def _clean(value: Any) -> Any:
+def _clean(value: Library) -> Library:
     """amdsmi says "N/A" (or a max-value sentinel) where a field is missing."""
     if isinstance(value, str) and value.strip().upper() in ("N/A", "NA", ""):
         return None
@@ -72,9 +72,9 @@ class _Card:
 class AmdBackend(Backend):
     name = "amd"
 
-    def __init__(self, amdsmi: ModuleType | Any | None = None, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, amdsmi: ModuleType | Library | None = None, clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], float] = time.time, watch_events: bool = True):
-        self._amdsmi: Any = amdsmi  # amdsmi, or a fake: a module without type hints
+        self._amdsmi: Library = amdsmi  # amdsmi, or a fake
         self._clock = clock
         self._wall = wall_clock
         self._cards: list[_Card] = []
@@ -178,8 +178,8 @@ class AmdBackend(Backend):
 
     def _temperatures(self, h: object, u: dict[str, str]) -> tuple[dict[str, float], dict[str, float | None]]:
         """Edge, hotspot and memory temperatures, and the edge sensor's slowdown/shutdown thresholds."""
-        temp_type: Any = getattr(self._amdsmi, "AmdSmiTemperatureType", None)
-        temp_metric: Any = getattr(self._amdsmi, "AmdSmiTemperatureMetric", None)
+        temp_type: Library = getattr(self._amdsmi, "AmdSmiTemperatureType", None)
+        temp_metric: Library = getattr(self._amdsmi, "AmdSmiTemperatureMetric", None)
         temperatures: dict[str, float] = {}
         thresholds: dict[str, float | None] = {}
         for label, sensor in (("edge", "EDGE"), ("hotspot", "HOTSPOT"), ("memory", "VRAM")):
@@ -276,7 +276,7 @@ class AmdBackend(Backend):
             return
         spawn(self._read_events, "fanwhy-amd-events", readers)
 
-    def _read_events(self, readers: list[tuple[int, Any]]) -> None:
+    def _read_events(self, readers: list[tuple[int, Library]]) -> None:
         lib = self._amdsmi
         while not self._stop.is_set():
             for index, reader in readers:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 log = logging.getLogger(__name__)
+# A vendor's Python module (pynvml, amdsmi) or a test's fake: they carry no type hints, so what they answer is Any.
+Library: TypeAlias = Any
 
 
 class GpuFailed(Exception):
@@ -25,9 +27,9 @@ class Dialect:
 
     library: str  # as a reason names it: "NVML", "amdsmi"
     package: str  # the Python package that wraps it, as "not in this ..." names it
-    errors: Callable[[Any], tuple[type[BaseException], ...]]  # the library -> the exceptions its calls raise
+    errors: Callable[[Library], tuple[type[BaseException], ...]]  # the library -> the exceptions its calls raise
     code: Callable[[BaseException], int | None]
-    codes: Callable[[Any, tuple[str, ...]], frozenset[int]]  # the library, names -> their codes
+    codes: Callable[[Library, tuple[str, ...]], frozenset[int]]  # the library, names -> their codes
     fatal: tuple[str, ...]
     not_supported: tuple[str, ...]
     no_permission: tuple[str, ...]
@@ -39,7 +41,7 @@ class Calls:
     """The one wrapper every call to ``lib`` goes through. ``lib``: the library's module (or a test's fake); None
     before it is loaded (no call is made then)."""
 
-    def __init__(self, lib: Any, dialect: Dialect):
+    def __init__(self, lib: Library, dialect: Dialect):
         self.lib = lib
         self.dialect = dialect
         self._errors = dialect.errors(lib) if lib is not None else ()
@@ -50,12 +52,12 @@ class Calls:
         self._missing_logged: set[str] = set()
 
     @property
-    def nvml(self) -> Any:  # the NVML backend's name for its library
+    def nvml(self) -> Library:  # the NVML backend's name for its library
         return self.lib
 
-    def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: object) -> Any:
+    def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: object) -> Library:
         """Call ``lib.<fn_name>(*args)``; on a non-fatal error return None and record why."""
-        fn: Callable[..., Any] | None = getattr(self.lib, fn_name, None)
+        fn: Callable[..., Library] | None = getattr(self.lib, fn_name, None)
         if fn is None:
             unsupported[metric] = f"not available: {fn_name} is not in this {self.dialect.package}"
             return None

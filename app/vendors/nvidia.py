@@ -17,13 +17,14 @@ from __future__ import annotations
 import logging
 import time
 from types import ModuleType
-from typing import Any, Callable
+from typing import Callable
 
 from ..core.fan import Fan
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, evolve, frozen_map
 from ..core.threads import each_on_a_thread
 from . import nvml_early
 from .base import Backend, BackendUnavailable
+from .calls import Library
 from .nvml_calls import GpuFailed, describe_init_error, nvml_calls
 from .nvml_events import XidWatcher
 from .nvml_fans import fans_of, read_statics
@@ -44,7 +45,7 @@ class NvidiaBackend(Backend):
 
     def __init__(
         self,
-        nvml: ModuleType | Any | None = None,
+        nvml: ModuleType | Library | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         slow_period_s: float = SLOW_PERIOD_S,
@@ -57,7 +58,7 @@ class NvidiaBackend(Backend):
         list_period_s: float = LIST_PERIOD_S,
         sys_root: str = "/sys",
     ):
-        self._nvml: Any = nvml  # pynvml, or a fake: a module without type hints
+        self._nvml: Library = nvml  # pynvml, or a fake
         self._sys_root = sys_root  # where each GPU's runtime power state is read before any call to it
         self._clock = clock
         self._wall = wall_clock

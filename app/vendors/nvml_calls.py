@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .calls import Calls, Dialect, GpuFailed
+from .calls import Calls, Dialect, GpuFailed, Library
 
 __all__ = ["FATAL_ERRORS", "NVML", "Calls", "GpuFailed", "describe_init_error", "nvml_calls"]
 
@@ -39,7 +37,7 @@ def nvml_calls(nvml: object) -> Calls:
     return Calls(nvml, NVML)
 
 
-def describe_init_error(nvml: Any, error: Exception) -> str:
+def describe_init_error(nvml: Library, error: Exception) -> str:
     """Why NVML could not start, in words a person can act on."""
     code = getattr(error, "value", None)
     hints = {

@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from typing import Any, Callable
+from typing import Callable
 
 from ..core.model import GpuEvent
 from ..core.threads import spawn
+from .calls import Library
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ class XidWatcher:
     hung nvmlEventSetCreate in gunicorn's gevent worker on an H100 host.)
     """
 
-    def __init__(self, nvml: Any, handles: list[tuple[int, object]], wall_clock: Callable[[], float],
+    def __init__(self, nvml: Library, handles: list[tuple[int, object]], wall_clock: Callable[[], float],
                  wait_ms: int = 5000):
         self.nvml = nvml
         self.wait_ms = wait_ms
