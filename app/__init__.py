@@ -12,7 +12,7 @@ from typing import Any
 from .core.version import __version__ as __version__
 
 _APPLICATION = ("create_app", "FanWhy", "ROOT")
-_ENGINE = ("build_monitor", "open_history")
+_ASSEMBLY = ("build_collector", "open_history")
 
 
 def __getattr__(name: str) -> Any:
@@ -20,8 +20,8 @@ def __getattr__(name: str) -> Any:
         from . import application
 
         return getattr(application, name)
-    if name in _ENGINE:
-        from .collect import engine
+    if name in _ASSEMBLY:
+        from .collect import assemble
 
-        return getattr(engine, name)
+        return getattr(assemble, name)
     raise AttributeError(f"module 'app' has no attribute {name!r}")

@@ -219,23 +219,23 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def snapshot(settings: Settings, as_json: bool = False, watch: float | None = None, processes: int = 8) -> int:
-    """One answer, fast (app.cli.collector): the CPU times of the machine and of every process are read first thing,
+    """One answer, fast (app.cli.start): the CPU times of the machine and of every process are read first thing,
     so one collection after start-up has every rate (CPU % over the start-up itself; per-process SM % from the
     samples NVML has buffered). With ``watch``, one answer every ``watch`` seconds until interrupted. No XID
     event thread for a one-shot answer: it could not see an event in that time, and stopping it costs its 0.5 s poll."""
-    from .cli.collector import started
+    from .cli.start import started
 
-    monitor = started(settings, watch=watch is not None)
-    if isinstance(monitor, int):
-        return monitor
-    from .cli.terminal import render  # imported already, while the backend opened (app.cli.collector)
-    frame = monitor.wait_frame(0, monitor.watchdog_s + 1)
+    collector = started(settings, watch=watch is not None)
+    if isinstance(collector, int):
+        return collector
+    from .cli.terminal import render  # imported already, while the backend opened (app.cli.start)
+    frame = collector.wait_frame(0, collector.watchdog_s + 1)
     if frame is None:
-        monitor.stop(join_s=1.0)
-        print(f"fanwhy: {monitor.hung or 'no snapshot in time'}", file=sys.stderr)
+        collector.stop(join_s=1.0)
+        print(f"fanwhy: {collector.hung or 'no snapshot in time'}", file=sys.stderr)
         return 5
     if watch is not None:
-        monitor.set_interval(max(0.2, watch))
+        collector.set_interval(max(0.2, watch))
     tty = sys.stdout.isatty()
     try:
         while True:
@@ -247,10 +247,10 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
             sys.stdout.flush()
             if watch is None:
                 return 0
-            frame = monitor.wait_frame(frame.seq, monitor.interval_s + monitor.watchdog_s + 1) or frame
+            frame = collector.wait_frame(frame.seq, collector.interval_s + collector.watchdog_s + 1) or frame
     finally:
         # A one-shot answer leaves NVML to the process's exit (nvmlShutdown took ~0.1 s on an H100)
-        monitor.stop(close_backend=watch is not None, join_s=1.0)
+        collector.stop(close_backend=watch is not None, join_s=1.0)
 
 
 def served_settings(settings: Settings, mode: str) -> Settings:

@@ -11,9 +11,9 @@ from typing import Any, Mapping
 from flask import Flask
 from flask_socketio import SocketIO
 
+from .collect.assemble import build_collector, open_history
+from .collect.collector import Collector
 from .collect.config import Settings, load_settings
-from .collect.engine import build_monitor, open_history
-from .collect.monitor import Monitor
 from .core.redact import Redactor
 from .store.history import History
 from .store.recordings import Recorder
@@ -38,7 +38,7 @@ class FanWhy:
     """What the app holds: app.extensions["fanwhy"]."""
 
     settings: Settings
-    monitor: Monitor
+    collector: Collector
     concurrency: Concurrency
     socketio: SocketIO | None = None
     broadcaster: realtime.Broadcaster | None = None
@@ -53,19 +53,19 @@ class FanWhy:
         if self.history is not None:
             self.history.start()
         if self.settings.collector:
-            self.monitor.start()
+            self.collector.start()
         if self.broadcaster is not None:
             self.broadcaster.start()
         if self.notifier is not None:
             self.notifier.start()
-            self.notifier.follow(self.monitor)
+            self.notifier.follow(self.collector)
 
     def stop(self) -> None:
         if self.notifier is not None:
             self.notifier.stop()
         if self.broadcaster is not None:
             self.broadcaster.stop()
-        self.monitor.stop()
+        self.collector.stop()
         if self.history is not None:
             self.history.close()
 
@@ -99,7 +99,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(config)
 
     history = None if exporter else open_history(settings)
-    monitor = build_monitor(settings, selection, history)
+    collector = build_collector(settings, selection, history)
     refusals = Refusals()
     security.init_app(app)
     auth.init_app(app, settings.token, settings.metrics_token, refusals)
@@ -107,9 +107,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.init_app(app)
     compat.init_app(app)
     picking.init_app(app)
-    metrics.init_app(app, monitor, seed_names=settings.seed_metrics)
+    metrics.init_app(app, collector, seed_names=settings.seed_metrics)
     openapi.init_app(app)
-    fanwhy = FanWhy(settings=settings, monitor=monitor, concurrency=concurrency, history=history,
+    fanwhy = FanWhy(settings=settings, collector=collector, concurrency=concurrency, history=history,
                     recorder=Recorder(history) if history is not None else None, notifier=notifier(settings),
                     refusals=refusals)
     views.init_app(app, exporter)
@@ -117,7 +117,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         history_api.init_app(app)
         fleet.init_app(app)
         sessions = Sessions(max_sessions=settings.max_sessions, client_sessions=settings.client_sessions)
-        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, monitor, settings, concurrency, sessions)
+        fanwhy.socketio, fanwhy.broadcaster = realtime.init_app(app, collector, settings, concurrency, sessions)
         fanwhy.sessions = sessions
     inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],
                        timeout_s=settings.body_timeout_s, per_client=settings.client_bodies,
@@ -131,5 +131,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["fanwhy"] = fanwhy
     if start:
         fanwhy.start()
-    log.info("FanWhy backend %s; skipped: %s", monitor.backend.name, dict(monitor.selection.skipped) or "none")
+    log.info("FanWhy backend %s; skipped: %s", collector.backend.name, dict(collector.selection.skipped) or "none")
     return app

@@ -15,7 +15,7 @@ import time
 
 import psutil
 
-from app import build_monitor
+from app import build_collector
 from app.collect.config import Settings
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
@@ -30,7 +30,7 @@ def main() -> None:
                         help="then run the collector thread at a 1 s interval this long and report its CPU use")
     args = parser.parse_args()
     if os.environ.get("FANWHY_BACKEND") == "nvidia":
-        monitor = build_monitor(Settings(backend="nvidia", db="none"))
+        collector = build_collector(Settings(backend="nvidia", db="none"))
         source = "real NVML"
     else:
         from tests.fakes.fake_nvml import FakeNvml, load_dump
@@ -38,20 +38,20 @@ def main() -> None:
         tables = [load_dump("h200x2-load")[1] for _ in range(args.gpus)]
         backend = NvidiaBackend(nvml=FakeNvml(tables))
         backend.open()
-        monitor = build_monitor(Settings(db="none"), Selection(backend=backend, skipped={}))
+        collector = build_collector(Settings(db="none"), Selection(backend=backend, skipped={}))
         source = f"fake NVML, {args.gpus} GPUs"
-    monitor.collect()
+    collector.collect()
     times = []
     for _ in range(args.rounds):
         started = time.perf_counter()
-        monitor.collect()
+        collector.collect()
         times.append((time.perf_counter() - started) * 1000)
     cpu_line = ""
     if args.cpu_seconds:
-        percent, rss = collector_cpu(monitor, args.cpu_seconds)
+        percent, rss = collector_cpu(collector, args.cpu_seconds)
         cpu_line = (f"collector thread at a 1 s interval for {args.cpu_seconds:g} s: {percent:.2f} % of one core, "
                     f"RSS {rss:.0f} MiB")
-    monitor.stop()
+    collector.stop()
     times.sort()
     print(f"collector tick ({source}): median {statistics.median(times):.2f} ms, "
           f"p99 {times[int(0.99 * (len(times) - 1))]:.2f} ms over {args.rounds} rounds")

@@ -69,7 +69,7 @@ def main() -> int:
 
     import pynvml
 
-    from app import build_monitor
+    from app import build_collector
     from app.collect.config import Settings
     from app.vendors.factory import Selection
     from app.vendors.nvidia import NvidiaBackend
@@ -82,16 +82,16 @@ def main() -> int:
         counting = Counting(pynvml)
         backend = NvidiaBackend(nvml=Repeated(counting, gpus) if gpus != real else counting)
         backend.open()
-        monitor = build_monitor(Settings(backend="nvidia", db="none"), Selection(backend=backend, skipped={}))
-        frame = monitor.collect()
+        collector = build_collector(Settings(backend="nvidia", db="none"), Selection(backend=backend, skipped={}))
+        frame = collector.collect()
         assert frame is not None and len(frame.snapshot.gpus) == gpus
         ticks = []
         for _ in range(50):
             started = time.perf_counter()
-            monitor.collect()
+            collector.collect()
             ticks.append((time.perf_counter() - started) * 1000)
         counting.calls.clear()
-        percent, rss = collector_cpu(monitor, args.seconds)
+        percent, rss = collector_cpu(collector, args.seconds)
         calls_per_s = {name: round(n / args.seconds, 2) for name, n in counting.calls.most_common()}
         backend.close()
     finally:

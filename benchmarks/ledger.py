@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app.collect.assemble import build_collector  # noqa: E402
 from app.collect.config import load_settings  # noqa: E402
-from app.collect.engine import build_monitor  # noqa: E402
 
 LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
 
@@ -38,12 +38,12 @@ def start(duty: float, seconds: float, per_period: int = 0) -> subprocess.Popen[
     return proc
 
 
-def frames(monitor, seconds: float) -> list:
+def frames(collector, seconds: float) -> list:
     """The snapshots of the next ``seconds`` (one a tick)."""
     seen, out = None, []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        frame = monitor.latest()
+        frame = collector.latest()
         if frame is not None and frame.seq != seen:
             seen = frame.seq
             out.append(frame.snapshot)
@@ -51,15 +51,15 @@ def frames(monitor, seconds: float) -> list:
     return out
 
 
-def tick_and_counter(monitor, handle) -> tuple:
+def tick_and_counter(collector, handle) -> tuple:
     """The ledger of the next tick, and NVML's energy counter (mJ) read as soon as that tick is published."""
     import pynvml
 
-    seen = monitor.latest().seq
-    while monitor.latest().seq == seen:
+    seen = collector.latest().seq
+    while collector.latest().seq == seen:
         time.sleep(0.002)
     counter = pynvml.nvmlDeviceGetTotalEnergyConsumption(handle)
-    return monitor.latest().snapshot.ledger[0], counter
+    return collector.latest().snapshot.ledger[0], counter
 
 
 def own(snapshot, pid: int):
@@ -77,15 +77,15 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=8.0)
     parser.add_argument("--measure", type=float, default=12.0)
     args = parser.parse_args()
-    monitor = build_monitor(load_settings({"FANWHY_DB": "none", "FANWHY_BACKEND": "nvidia", "FANWHY_INTERVAL": "1",
+    collector = build_collector(load_settings({"FANWHY_DB": "none", "FANWHY_BACKEND": "nvidia", "FANWHY_INTERVAL": "1",
                                            "FANWHY_BMC": "off"}))
-    monitor.start()
+    collector.start()
     import pynvml
 
     handle = pynvml.nvmlDeviceGetHandleByIndex(0)  # the backend has initialised NVML
     result: dict[str, object] = {"gpu": pynvml.nvmlDeviceGetName(handle),
                                  "driver": pynvml.nvmlSystemGetDriverVersion()}
-    idle = frames(monitor, 10.0)
+    idle = frames(collector, 10.0)
     idle_w = round(mean([s.gpus[0].power_w for s in idle[-6:]]), 1)
     result["idle_w"] = idle_w
     result["idle_baseline_w"] = idle[-1].ledger[0].idle_w
@@ -93,8 +93,8 @@ def main() -> None:
 
     def alone(duty: float, name: str) -> None:
         proc = start(duty, args.settle + args.measure + 5)
-        frames(monitor, args.settle)
-        rows = [(s, own(s, proc.pid)) for s in frames(monitor, args.measure)]
+        frames(collector, args.settle)
+        rows = [(s, own(s, proc.pid)) for s in frames(collector, args.measure)]
         rows = [(s, p) for s, p in rows if p is not None]
         board = mean([s.gpus[0].power_w for s, _ in rows])
         mine = mean([p.power_w or 0.0 for _, p in rows])
@@ -106,15 +106,15 @@ def main() -> None:
                         "old_split_w": round(board * sm / 100, 1)}
         proc.kill()
         proc.wait()
-        frames(monitor, 4.0)
+        frames(collector, 4.0)
 
     alone(1.0, "a_full_alone")
     alone(0.5, "b_half_duty_alone")
 
     a = start(1.0, args.settle + 2 * args.measure + 5, per_period=4)
     b = start(1.0, args.settle + 2 * args.measure + 5, per_period=2)
-    frames(monitor, args.settle)
-    pair = frames(monitor, 2 * args.measure)
+    frames(collector, args.settle)
+    pair = frames(collector, 2 * args.measure)
     rows = [(own(s, a.pid), own(s, b.pid)) for s in pair]
     both = [(ra, rb) for ra, rb in rows if ra is not None and rb is not None]
     doubted = sum(1 for s in pair if s.ledger and s.ledger[0].split_doubt)
@@ -132,13 +132,13 @@ def main() -> None:
     for proc in (a, b):
         proc.kill()
         proc.wait()
-    frames(monitor, 4.0)
+    frames(collector, 4.0)
 
     proc = start(1.0, 75.0)
-    frames(monitor, 5.0)
-    before, counter0 = tick_and_counter(monitor, handle)
-    frames(monitor, 60.0)
-    after, counter1 = tick_and_counter(monitor, handle)
+    frames(collector, 5.0)
+    before, counter0 = tick_and_counter(collector, handle)
+    frames(collector, 60.0)
+    after, counter1 = tick_and_counter(collector, handle)
     ledger_wh = after.board_wh - before.board_wh
     parts_wh = (after.idle_wh + after.processes_wh + after.unattributed_wh) - (
         before.idle_wh + before.processes_wh + before.unattributed_wh)
@@ -148,7 +148,7 @@ def main() -> None:
                               "error_percent": round(100 * (ledger_wh - counter_wh) / counter_wh, 2)}
     proc.kill()
     proc.wait()
-    monitor.stop()
+    collector.stop()
     print(json.dumps(result, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(result, indent=2) + "\n")

@@ -41,9 +41,9 @@ WRAPS = {  # module -> (attribute path, label), wrapped as soon as the command i
     "app.vendors.factory": [("select_backend", "(thread) select_backend")],
     "app.vendors.nvidia": [("NvidiaBackend.open", "(thread)   nvidia open"), ("NvidiaBackend.sample", "  gpus"),
                            ("NvidiaBackend.processes", "  gpu processes")],
-    "app.collect.engine": [("build_monitor", "build_monitor")],
-    "app.collect.monitor": [("Monitor._collect", "tick"), ("Monitor._publish", "  publish"),
-                    ("Monitor.start", "monitor.start")],
+    "app.collect.assemble": [("build_collector", "build_collector")],
+    "app.collect.collector": [("Collector._collect", "tick"), ("Collector._publish", "  publish"),
+                    ("Collector.start", "collector.start")],
     "app.attribution.attributor": [("Attributor.attribute", "  attribute")],
     "app.collect.host": [("HostSampler.sample", "  host")],
 }
@@ -83,7 +83,7 @@ def main() -> int:
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -S -c pass": [sys.executable, "-S", "-c", "pass"],
         "nvmlInit + process utilization": [sys.executable, "-c", floor],
-        "import app.collect.engine": [sys.executable, "-c", "import app.collect.engine"],
+        "import app.collect.assemble": [sys.executable, "-c", "import app.collect.assemble"],
         "import psutil": [sys.executable, "-c", "import psutil"],
         "fanwhy snapshot --json": [sys.executable, "-m", "app", "snapshot", "--json"],
     }

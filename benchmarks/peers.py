@@ -137,16 +137,16 @@ def main() -> int:
                                "driver": pynvml.nvmlSystemGetDriverVersion(),
                                "host_processes": len(psutil.pids()), "date": time.strftime("%Y-%m-%d")}
     try:
-        from app import build_monitor
+        from app import build_collector
         from app.collect.config import Settings
 
-        monitor = build_monitor(Settings(backend="nvidia", db="none"))
-        frame = monitor.collect()
+        collector = build_collector(Settings(backend="nvidia", db="none"))
+        frame = collector.collect()
         stages: dict[str, list[float]] = {"gpus": [], "processes": [], "host": [], "after_stages": []}
 
         def fanwhy_tick() -> None:
             started = time.perf_counter()
-            frame = monitor.collect()
+            frame = collector.collect()
             assert frame is not None
             timing = frame.snapshot.timing
             stages["gpus"].append(timing.gpus_ms)
@@ -159,20 +159,20 @@ def main() -> int:
 
         quiet = NvidiaBackend(watch_xid=False)  # the same collector without the XID event thread, for comparison
         quiet.open()
-        without_xid = build_monitor(Settings(backend="nvidia", db="none"), Selection(backend=quiet, skipped={}))
+        without_xid = build_collector(Settings(backend="nvidia", db="none"), Selection(backend=quiet, skipped={}))
         both = timed_side_by_side({"floor": floor(pynvml), "fanwhy": fanwhy_tick,
                                    "fanwhy_without_xid_thread": without_xid.collect}, args.rounds)
         results["floor"], results["fanwhy"] = both["floor"], both["fanwhy"]
         results["fanwhy_without_xid_thread"] = both["fanwhy_without_xid_thread"]
         without_xid.stop(close_backend=False)
         results["fanwhy"]["stage_medians_ms"] = {k: round(statistics.median(v), 3) for k, v in stages.items()}
-        frame = monitor.collect()
+        frame = collector.collect()
         assert frame is not None
         seen = {p.pid for p in frame.snapshot.processes if p.gpus}
         results["fanwhy"]["processes_seen"] = len(seen & {p.pid for p in loads})
         results["payload_bytes_per_tick"] = len(json.dumps(frame.view, separators=(",", ":")))
         if args.profile:
-            results["fanwhy"]["profile"] = profile(monitor.collect, args.profile)
+            results["fanwhy"]["profile"] = profile(collector.collect, args.profile)
         try:
             import gpustat
 
@@ -200,8 +200,8 @@ def main() -> int:
             results["nvitop_vs_fanwhy"] = round(results["nvitop"]["median_ms"] / ours, 1)
 
         if args.cpu_seconds:
-            results["collector_cpu_percent_at_1s"], results["rss_mib"] = collector_cpu(monitor, args.cpu_seconds)
-        monitor.backend.close()
+            results["collector_cpu_percent_at_1s"], results["rss_mib"] = collector_cpu(collector, args.cpu_seconds)
+        collector.backend.close()
         if args.push:
             results["push"] = push_latency(devices, args.push_runs)
     finally:

@@ -25,7 +25,7 @@ import psutil
 import requests
 from werkzeug.serving import make_server
 
-from app import build_monitor, create_app
+from app import build_collector, create_app
 from app.attribution.attributor import Attributor
 from app.attribution.processes import ProcessInspector
 from app.collect.config import Settings
@@ -76,24 +76,24 @@ def main() -> None:
     selection = Selection(backend=backend, skipped={})
 
     def monitor_with(every: float):
-        monitor = build_monitor(Settings(db="none", top_cpu_processes=5), selection)
+        collector = build_collector(Settings(db="none", top_cpu_processes=5), selection)
         inspector = ProcessInspector(top_cpu=5, proc_root=proc_root, resolve_foreign=True, top_cpu_every_s=every)
-        monitor.attributor = Attributor(inspector, None, proc_root=proc_root)
-        return monitor
+        collector.attributor = Attributor(inspector, None, proc_root=proc_root)
+        return collector
 
     results = {}
     for label, every in (("top-CPU scan every 5 s", 5.0), ("top-CPU scan every tick", 0.0)):
-        monitor = monitor_with(every)
+        collector = monitor_with(every)
         times = []
         for tick in range(1, args.rounds + 1):
             synthetic_proc(proc_root, args.host_processes, tick)
             started = time.perf_counter()
-            frame = monitor.collect()
+            frame = collector.collect()
             times.append((time.perf_counter() - started) * 1000)
         tracemalloc.start()  # memory in a pass of its own: tracing slows every allocation
         for tick in range(args.rounds + 1, args.rounds + 6):
             synthetic_proc(proc_root, args.host_processes, tick)
-            monitor.collect()
+            collector.collect()
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         times.sort()
@@ -106,7 +106,7 @@ def main() -> None:
 
     app = create_app({"SETTINGS": Settings(db="none", rate_limit_per_s=0.0), "SELECTION": selection,
                       "START": False})
-    app.extensions["fanwhy"].monitor = monitor
+    app.extensions["fanwhy"].collector = collector
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)

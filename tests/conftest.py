@@ -100,7 +100,7 @@ def make_app(settings: Settings) -> Iterator[Callable[..., Any]]:
 @pytest.fixture
 def app(make_app: Callable[..., Any], fake_nvml: FakeNvml) -> Any:
     app = make_app(nvidia_selection(fake_nvml), start=False)
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     return app
 
 
@@ -116,8 +116,8 @@ class LiveServer:
     server: BaseWSGIServer
 
     @property
-    def monitor(self) -> Any:
-        return self.app.extensions["fanwhy"].monitor
+    def collector(self) -> Any:
+        return self.app.extensions["fanwhy"].collector
 
 
 @pytest.fixture
@@ -131,8 +131,8 @@ def serve() -> Iterator[Callable[..., LiveServer]]:
         servers.append(server)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         live = LiveServer(app=app, url=f"http://{address}:{server.server_port}", server=server)
-        if live.monitor.running:  # ready means: the first snapshot is there for the first client
-            assert live.monitor.wait_frame(0, timeout=10), "no first snapshot within 10 s"
+        if live.collector.running:  # ready means: the first snapshot is there for the first client
+            assert live.collector.wait_frame(0, timeout=10), "no first snapshot within 10 s"
         return live
 
     yield start

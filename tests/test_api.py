@@ -102,7 +102,7 @@ def test_health_is_starting_with_a_503_until_the_first_snapshot(make_app: Any, f
         assert client.get("/api/gpu/summary").status_code == 503  # the views agree: nothing to show yet
     finally:
         release.set()
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=10)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=10)
     ready = client.get("/api/health")
     assert ready.status_code == 200 and ready.get_json()["status"] in ("ok", "degraded")
 
@@ -165,7 +165,7 @@ def test_token_required_on_every_route_when_set(make_app: Any, fake_nvml: Any) -
     from tests.conftest import nvidia_selection
 
     app = make_app(nvidia_selection(fake_nvml), start=False, token="s3cret-token")
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     client = app.test_client()
     for url in ("/api/gpu/summary", "/api/health", "/static/app.js", "/metrics", "/api/openapi.json"):
         with client.get(url) as response:

@@ -141,7 +141,7 @@ def test_a_process_in_a_real_docker_named_cgroup_is_attributed_end_to_end(
             FakeDockerApi(sock, [container(A, "trainer", "pytorch/pytorch:2.5", gpu="device-request")]):
         cgroup_helper.move(sleeper.pid, group)
         app = make_app(nvidia_selection(fake), start=False, docker_socket=str(sock))
-        app.extensions["fanwhy"].monitor.collect()
+        app.extensions["fanwhy"].collector.collect()
         client = app.test_client()
         rows = client.get("/api/gpu/processes?kind=gpu").get_json()["processes"]
         body = client.get("/api/gpu/containers").get_json()

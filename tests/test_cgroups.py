@@ -56,7 +56,7 @@ CASES = [
      "kubernetes", None, POD, None),
     ("lxd / lxc 4+", "0::/lxc.payload.web1/system.slice/nginx.service\n", "lxc", "web1", None, None),
     ("lxc v1", "5:memory:/lxc/build-box\n", "lxc", "build-box", None, None),
-    ("lxc monitor is not the workload", "0::/lxc.monitor.web1\n", None, None, None, None),
+    ("lxc collector is not the workload", "0::/lxc.collector.web1\n", None, None, None, None),
     ("systemd service", "0::/system.slice/ollama.service\n", None, None, None, "ollama.service"),
     ("user session", "0::/user.slice/user-1000.slice/session-3.scope\n", None, None, None, None),
     ("user service", "0::/user.slice/user-1000.slice/user@1000.service/app.slice/jupyter.service\n",

@@ -235,17 +235,17 @@ def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
     so the answer is the holder, not "the fans are on their idle curve" (the idle-holder work)."""
     import os
 
+    from app.collect.assemble import build_collector
     from app.collect.config import Settings
-    from app.collect.engine import build_monitor
     from tests.conftest import nvidia_selection
     from tests.fakes.fake_nvml import scenario
 
     fake = scenario("h100_idle")
     fake.run_on(0, os.getpid(), memory_bytes=512 * 2**20, sm_percent=0)
-    monitor = build_monitor(Settings(db="none"), nvidia_selection(fake))
+    collector = build_collector(Settings(db="none"), nvidia_selection(fake))
     try:
-        monitor.collect()
-        frame = monitor.collect()
+        collector.collect()
+        frame = collector.collect()
         assert frame is not None
         calm = replace(frame.snapshot, host=replace(frame.snapshot.host, cpu_percent=5.0))  # whatever this VM runs
         verdict = explain(calm)
@@ -255,7 +255,7 @@ def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
         # the same GPU without the holder, and a busy CPU: the CPU is named as the only load
         fake.set(0, "compute_processes", [])
         fake.set(0, "process_utilization", [])
-        quiet = monitor.collect()
+        quiet = collector.collect()
         assert quiet is not None
         host = replace(quiet.snapshot.host, cpu_percent=96.0, cpu_count=1)
         burner = proc(77, "python3 burn.py", gpu_index=None, cpu=95)
@@ -263,4 +263,4 @@ def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
         assert cpu_only.headline.startswith("No GPU is busy: the CPU is at 96 %") and "`python3 burn.py`" in \
             cpu_only.headline
     finally:
-        monitor.stop()
+        collector.stop()

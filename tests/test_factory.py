@@ -108,7 +108,7 @@ def test_auto_never_picks_simulated_and_unknown_names_are_refused() -> None:
 
 def test_health_says_why_basic_took_over(make_app: Any) -> None:
     app = make_app(select_backend("auto", builders("library_not_found")), start=False)
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     body = app.test_client().get("/api/health").get_json()
     assert body["backend"] == "basic"
     assert "LibraryNotFound" in body["skipped_backends"]["nvidia"]
@@ -138,7 +138,7 @@ def test_every_backend_declares_the_contract_and_nobody_probes_it() -> None:
     for cls in (NvidiaBackend, AmdBackend, BasicBackend, SimulatedBackend, CombinedBackend):
         assert Backend in cls.__mro__ and "__getattr__" not in vars(cls), cls
     assert Backend.events(BasicBackend()) == [] and Backend.event_watch(BasicBackend()) == "not an NVML backend"
-    probe = re.compile(r"getattr\((self\.)?(monitor\.)?(backend|primary)\b")
+    probe = re.compile(r"getattr\((self\.)?(collector\.)?(backend|primary)\b")
     root = Path(__file__).resolve().parent.parent / "app"
     for path in root.rglob("*.py"):
         assert not probe.search(path.read_text()), path

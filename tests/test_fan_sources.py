@@ -20,12 +20,12 @@ from pathlib import Path
 import pytest
 import requests
 
+from app.collect.assemble import build_collector
+from app.collect.collector import Collector
 from app.collect.config import Settings
-from app.collect.engine import build_monitor
 from app.collect.fandaemons import fan2go, thinkfan
 from app.collect.fans import FanService
 from app.collect.hwmon import judged_temperatures
-from app.collect.monitor import Monitor
 from app.collect.sources import Reading
 from app.core.bounded import CommandError, read_file, run_bounded
 from app.core.fan import Fan
@@ -326,12 +326,12 @@ def test_the_learning_state_of_fans_that_vanished_is_pruned(tmp_path: Path) -> N
     assert len(service._temps) == 0  # no temperature was read at all: none kept
 
 
-def _card_monitor(tmp_path: Path, fake: FakeNvml) -> Monitor:
+def _card_monitor(tmp_path: Path, fake: FakeNvml) -> Collector:
     backend = NvidiaBackend(nvml=fake, sys_root=str(tmp_path / "sys"))
     backend.open()
     settings = Settings(db="none", backend="nvidia", interval_s=0.2, sys_root=str(tmp_path / "sys"),
                         etc_root=str(tmp_path / "etc"), bmc=False)
-    return build_monitor(settings, Selection(backend=backend, skipped={}))
+    return build_collector(settings, Selection(backend=backend, skipped={}))
 
 
 def test_a_cards_fans_are_read_on_their_own_clock_and_a_hung_fan_call_holds_only_them(tmp_path: Path) -> None:
@@ -341,25 +341,25 @@ def test_a_cards_fans_are_read_on_their_own_clock_and_a_hung_fan_call_holds_only
     the tick then waits on the hung call)."""
     release = threading.Event()
     fake = FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])
-    monitor = _card_monitor(tmp_path, fake)
-    monitor.start()
+    collector = _card_monitor(tmp_path, fake)
+    collector.start()
 
     def card() -> GpuSample:
-        frame = monitor.latest()
+        frame = collector.latest()
         assert frame is not None and frame.snapshot.gpus
         return frame.snapshot.gpus[0]
 
     def source() -> str:
-        return {s.key: s for s in monitor.fans.statuses}["gpu-fans"].state
+        return {s.key: s for s in collector.fans.statuses}["gpu-fans"].state
 
     try:
-        wait_for(lambda: monitor.latest() is not None and len(card().fans) == 2, timeout=30)
+        wait_for(lambda: collector.latest() is not None and len(card().fans) == 2, timeout=30)
         gpu = card()
         assert gpu.fan_speed_percent == 65 and all(f.state != "unknown" for f in gpu.fans) and source() == "ok"
         fake.set(0, "fan_v2_1", lambda *_: (release.wait(60), 65)[1])
-        latest = monitor.latest()
+        latest = collector.latest()
         assert latest is not None
-        wait_for(lambda: (monitor.latest() or latest).seq >= latest.seq + 10, timeout=30)
+        wait_for(lambda: (collector.latest() or latest).seq >= latest.seq + 10, timeout=30)
         wait_for(lambda: source() == "failing", timeout=30)
         wait_for(lambda: all(f.stale_s for f in card().fans), timeout=30)  # the next tick takes them as stale
         gpu = card()
@@ -369,7 +369,7 @@ def test_a_cards_fans_are_read_on_their_own_clock_and_a_hung_fan_call_holds_only
         wait_for(lambda: source() == "ok", timeout=30)
     finally:
         release.set()
-        monitor.stop()
+        collector.stop()
 
 
 def test_a_sleeping_cards_fans_are_not_called_and_a_fanless_card_has_no_fan_source(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ def fan_app(make_app: Any, tmp_path: Path) -> Any:
     root = hwmon_tree(tmp_path / "sys", "thinkpad-p1-dual-fan", "nct6798-b550f-headers")
     app = make_app(nvidia_selection(FakeNvml([captured_card("rtx3090-idle", fans=2)])), start=False,
                    sys_root=str(root), bmc=False)
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     return app
 
 
@@ -59,15 +59,15 @@ def test_the_summary_names_the_fans_and_the_history_serves_a_fans_series(fan_app
     assert {f["id"] for f in summary["host"]["fans"]} == {"nvml:0/fan0", "nvml:0/fan1", "hwmon:thinkpad/fan1",
                                                             "hwmon:thinkpad/fan2", "hwmon:nct6798/fan2",
                                                             "hwmon:nct6798/fan3", "hwmon:nct6798/fan4"}
-    monitor = fan_app.extensions["fanwhy"].monitor
-    monitor.collect()
-    monitor.history.flush()
+    collector = fan_app.extensions["fanwhy"].collector
+    collector.collect()
+    collector.history.flush()
     points = client.get("/api/gpu/history?fan=hwmon:thinkpad/fan1&metric=rpm&since=-5m&step=1").get_json()
     assert points["fan"] == "hwmon:thinkpad/fan1" and points["points"] and points["points"][-1][1] == 3486.0
 
 
 def test_the_terminal_says_each_fans_state(fan_app: Any) -> None:
-    text = render(fan_app.extensions["fanwhy"].monitor.latest().snapshot)
+    text = render(fan_app.extensions["fanwhy"].collector.latest().snapshot)
     gpu_line = next(line for line in text.splitlines() if line.strip().startswith("0  "))
     assert gpu_line.split()[-3] == "rest"  # the FAN column of a GeForce in fan-stop
     assert "thinkpad fan2" in text and "3,238 RPM" in text and "nct6798 fan1" not in text  # dead: not listed

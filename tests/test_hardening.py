@@ -46,7 +46,7 @@ def test_loopback_names_are_accepted(client: Any, host: str) -> None:
 def test_the_host_allowlist_adds_to_loopbacks_names(make_app: Any, fake_nvml: Any) -> None:
     """FANWHY_ALLOWED_HOSTS adds a proxy's names; loopback's stay (setting it once locked the local user out)."""
     app = make_app(nvidia_selection(fake_nvml), start=False, allowed_hosts=("gpu-box.lab", "10.1.2.3"))
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     client = app.test_client()
     assert client.get("/api/health", headers={"Host": "gpu-box.lab:8090"}).status_code in (200, 503)
     assert client.get("/api/health", headers={"Host": "10.1.2.3"}).status_code in (200, 503)
@@ -71,7 +71,7 @@ def test_an_oversized_body_is_413_json(client: Any) -> None:
 
 def test_rest_is_rate_limited_per_client(make_app: Any, fake_nvml: Any) -> None:
     app = make_app(nvidia_selection(fake_nvml), start=False, rate_limit_per_s=5.0)
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     client = app.test_client()
     codes = [client.get("/api/gpu/summary").status_code for _ in range(30)]
     assert codes[:10] == [200] * 10 and 429 in codes
@@ -106,7 +106,7 @@ def test_an_allowed_origin_list(make_app: Any, serve: Any, fake_nvml: Any) -> No
 
 def test_a_metrics_token_opens_metrics_only(make_app: Any, fake_nvml: Any) -> None:
     app = make_app(nvidia_selection(fake_nvml), start=False, token="main-token", metrics_token="scrape-token")
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     client = app.test_client()
     scrape = {"Authorization": "Bearer scrape-token"}
     assert client.get("/metrics", headers=scrape).status_code == 200
@@ -116,7 +116,7 @@ def test_a_metrics_token_opens_metrics_only(make_app: Any, fake_nvml: Any) -> No
 
 def test_the_login_form_sets_the_cookie(make_app: Any, fake_nvml: Any) -> None:
     app = make_app(nvidia_selection(fake_nvml), start=False, token="main-token")
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     client = app.test_client()
     form = client.get("/login").get_data(as_text=True)
     assert 'type="password"' in form and 'action="login"' in form
@@ -256,14 +256,14 @@ def test_extra_mask_patterns_and_names_only(make_app: Any) -> None:
         fake = scenario("h100_load")
         fake.run_on(0, proc.pid, sm_percent=None)
         app = make_app(nvidia_selection(fake), start=False, mask_patterns=(r"acct-\d+-\w+",))
-        app.extensions["fanwhy"].monitor.collect()
+        app.extensions["fanwhy"].collector.collect()
         rows = app.test_client().get("/api/gpu/processes?kind=gpu").get_json()["processes"]
         row = next(r for r in rows if r["pid"] == proc.pid)
         assert "acct-12345" not in row["command"] and "--db ****" in row["command"]
         names = make_app(nvidia_selection(scenario("h100_load")), start=False, names_only=True)
-        fake_two = names.extensions["fanwhy"].monitor.backend._nvml
+        fake_two = names.extensions["fanwhy"].collector.backend._nvml
         fake_two.run_on(0, proc.pid, sm_percent=None)
-        names.extensions["fanwhy"].monitor.collect()
+        names.extensions["fanwhy"].collector.collect()
         rows = names.test_client().get("/api/gpu/processes?kind=gpu").get_json()["processes"]
         row = next(r for r in rows if r["pid"] == proc.pid)
         assert row["command"] is None and row["name"]
@@ -276,7 +276,7 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
     release = threading.Event()
     fake = scenario("h200x2_load")
     server = serve(make_app(nvidia_selection(fake), watchdog_s=0.5))
-    server.monitor.wait_frame(2, timeout=5)
+    server.collector.wait_frame(2, timeout=5)
     fake.set(1, "temperature", lambda *_: (release.wait(30), 57)[1])  # NVML stuck for up to 30 s
     try:
         wait_for(lambda: requests.get(f"{server.url}/api/gpu/summary", timeout=5).json()["stale"])
@@ -296,14 +296,14 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
 def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, capsys: Any) -> None:
     """`python -m app snapshot` waits for the collector thread with a deadline: it never freezes."""
     from app.__main__ import snapshot
-    from app.collect import engine
+    from app.collect import assemble
+    from app.collect.collector import Collector
     from app.collect.config import Settings
-    from app.collect.monitor import Monitor
 
     release = threading.Event()
     fake = scenario("h200x2_load")
     fake.set(0, "temperature", lambda *_: (release.wait(30), 57)[1])
-    monkeypatch.setattr(engine, "build_monitor", lambda settings, selection=None: Monitor(
+    monkeypatch.setattr(assemble, "build_collector", lambda settings, selection=None: Collector(
         nvidia_selection(fake), interval_s=0.2, watchdog_s=0.5))
     started = time.monotonic()
     try:
@@ -452,7 +452,7 @@ def test_schemathesis_finds_no_server_error(make_app: Any, fake_nvml: Any, serve
     from schemathesis.checks import response_schema_conformance
 
     app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     live = serve(app)
     schema = schemathesis.openapi.from_url(f"{live.url}/api/openapi.json")
     failures = []

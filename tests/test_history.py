@@ -261,7 +261,7 @@ def test_history_endpoints_and_their_errors(make_app: Any, fake_nvml: Any) -> No
     app = make_app(nvidia_selection(fake_nvml), start=False)
     fanwhy = app.extensions["fanwhy"]
     for _ in range(3):
-        fanwhy.history.write([fanwhy.monitor.collect().snapshot])
+        fanwhy.history.write([fanwhy.collector.collect().snapshot])
     client = app.test_client()
     body = client.get("/api/gpu/history?gpu=1&metric=power_w&since=-5m&step=1").get_json()
     assert body["source"] == "raw" and body["columns"] == ["t", "mean", "min", "max"] and body["points"]
@@ -293,7 +293,7 @@ def test_recording_endpoints(make_app: Any, fake_nvml: Any) -> None:
 
     app = make_app(nvidia_selection(fake_nvml))
     client = app.test_client()
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     started = client.post("/api/recordings", json={"label": "job", "gpus": [1], "interval": 0.1})
     assert started.status_code == 201
     rec = started.get_json()
@@ -337,7 +337,7 @@ def test_while_you_were_away(history: History, clock: Clock) -> None:
 def test_the_python_helper_records_a_block(live_server: Any) -> None:
     from app.client import FanWhyError, record
 
-    live_server.monitor.wait_frame(0, timeout=5)
+    live_server.collector.wait_frame(0, timeout=5)
     with record("block", gpus=[1], interval=0.1, url=live_server.url) as rec:
         wait_for(lambda: requests.get(f"{rec.url}/api/recordings/{rec.id}", timeout=5).json()["sample_count"] >= 2)
     assert rec.result["state"] == "stopped" and rec.result["label"] == "block"

@@ -186,7 +186,7 @@ def test_a_reader_meeting_a_broken_file_gets_503_json_and_the_writer_recovers(ma
     app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
     services = app.extensions["fanwhy"]
     client = app.test_client()
-    services.monitor.wait_frame(0, timeout=5)
+    services.collector.wait_frame(0, timeout=5)
     services.history.flush()
     garbage(services.history.path)
     answer = client.get("/api/gpu/history?gpu=0&since=-1m")
@@ -274,7 +274,7 @@ def test_live_recordings_are_capped(history: History) -> None:
 def test_the_cap_on_live_recordings_is_a_429_through_rest(make_app: Any, fake_nvml: Any) -> None:
     app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
     client = app.test_client()
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     codes = [client.post("/api/recordings", json={"label": f"r{n}"}).status_code
              for n in range(MAX_LIVE_RECORDINGS + 3)]
     assert codes == [201] * MAX_LIVE_RECORDINGS + [429] * 3
@@ -316,7 +316,7 @@ def test_health_degrades_while_the_cap_is_being_hit(make_app: Any, fake_nvml: An
     app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
     history = app.extensions["fanwhy"].history
     history._fault("history reached its 5 MB cap (FANWHY_DB_MAX_MB): data before ... was dropped")
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     health = app.test_client().get("/api/health").get_json()
     assert health["status"] == "degraded" and any("cap" in r for r in health["reasons"])
 

@@ -96,15 +96,15 @@ def test_a_baseline_reads_the_machine_and_every_process_but_this_one(tmp_path: P
 
 
 def test_a_stopped_monitor_closes_its_kept_descriptors() -> None:
-    from app import build_monitor
+    from app import build_collector
     from app.collect.config import Settings
 
     me = psutil.Process()
     before = me.num_fds()
-    monitor = build_monitor(Settings(db="none", backend="simulated"))
-    monitor.collect()
+    collector = build_collector(Settings(db="none", backend="simulated"))
+    collector.collect()
     opened = me.num_fds()
-    monitor.stop()
+    collector.stop()
     assert me.num_fds() <= opened - 2  # /proc/stat and /proc/meminfo at least
     assert me.num_fds() <= before
 

@@ -30,7 +30,7 @@ def json_error(response: Any) -> dict[str, Any]:
 @pytest.fixture
 def history_app(make_app: Any, fake_nvml: Any) -> Any:
     app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     return app
 
 

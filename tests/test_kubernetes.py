@@ -182,11 +182,11 @@ def test_pod_labels_in_prometheus_and_the_rollups_by_pod(api: FakeApi, make_app:
     fake = scenario("h100_load")
     fake.run_on(0, os.getpid(), sm_percent=70)
     app = make_app(nvidia_selection(fake), start=False)
-    monitor = app.extensions["fanwhy"].monitor
-    monitor.attributor.kube = client
+    collector = app.extensions["fanwhy"].collector
+    collector.attributor.kube = client
     match = parse_cgroup(f"0::/kubepods/burstable/pod{POD_UID}/{A}\n")  # the cgroupfs driver's layout
-    monkeypatch.setattr(monitor.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
-    monitor.collect()
+    monkeypatch.setattr(collector.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
+    collector.collect()
     text = app.test_client().get("/metrics").get_data(as_text=True)
     line = next(x for x in text.splitlines() if x.startswith("fanwhy_process_sm_percent{"))
     assert 'container="trainer"' in line and 'pod="trainer-0"' in line and 'namespace="ml"' in line
@@ -239,8 +239,8 @@ def app_with_a_pod(make_app: Any, monkeypatch: Any, tmp_path: Path) -> Any:
     fake = scenario("h100_load")
     fake.run_on(0, os.getpid(), sm_percent=70)
     app = make_app(nvidia_selection(fake))
-    monitor = app.extensions["fanwhy"].monitor
-    monitor.attributor.kube = client
+    collector = app.extensions["fanwhy"].collector
+    collector.attributor.kube = client
     match = parse_cgroup(f"0::/kubepods/burstable/pod{POD_UID}/{A}\n")
-    monkeypatch.setattr(monitor.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
+    monkeypatch.setattr(collector.attributor, "_cgroup", lambda pid, start: (match, (pid, 7)))
     return app

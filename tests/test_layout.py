@@ -101,7 +101,7 @@ def test_inside_app_every_import_is_relative() -> None:
 def test_relative_imports_are_resolved() -> None:
     """The resolver turns a web module's relative imports into the modules the map knows."""
     fake = ROOT / "app" / "web" / "api.py"
-    assert "app.collect.monitor" in imports(fake)
+    assert "app.collect.collector" in imports(fake)
     assert {"app.core.model", "app.core.version"} <= imports(fake)
 
 
@@ -115,7 +115,7 @@ def test_every_module_is_on_the_map() -> None:
 def test_every_import_is_allowed_by_its_layer() -> None:
     allowed, modules = layers()
     layer_of = {module_name(ROOT / path): layer for path, layer in modules.items()}
-    lazy = {"app.create_app": "app.application", "app.build_monitor": "app.application"}
+    lazy = {"app.create_app": "app.application", "app.build_collector": "app.application"}
     wrong = []
     for path, layer in modules.items():
         me = module_name(ROOT / path)

@@ -61,8 +61,8 @@ def test_without_a_gpu_the_host_is_exported_in_full(make_app: Any, tmp_path: Pat
     backend = BasicBackend(sys_root=str(tmp_path), nvidia_smi=NvidiaSmi(str(tmp_path / "no-nvidia-smi"), 1.0))
     backend.open()
     app = make_app(Selection(backend=backend, skipped={}), start=False)
-    app.extensions["fanwhy"].monitor.collect()
-    app.extensions["fanwhy"].monitor.collect()  # CPU % is a rate: two collections
+    app.extensions["fanwhy"].collector.collect()
+    app.extensions["fanwhy"].collector.collect()  # CPU % is a rate: two collections
     registry = registry_of(app)
     get = registry.get_sample_value
     assert get("fanwhy_host_memory_total_bytes") and get("fanwhy_host_memory_used_bytes")
@@ -80,7 +80,7 @@ def test_a_lost_gpu_and_an_exited_process_leave_no_stale_samples(app: Any, fake_
     fake_nvml.end_process(1, H200_LOAD_PID)  # its memory is freed with it
     fake_nvml.set(1, "process_utilization", [])
     fake_nvml.set(0, "utilization", pynvml.NVMLError_GpuIsLost())
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     get = registry.get_sample_value
     assert get("fanwhy_process_gpu_memory_bytes", {"pid": str(H200_LOAD_PID), "name": "", "user": "", "container": "",
                                                    "pod": "", "namespace": "", "gpu": "1"}) is None
@@ -100,7 +100,7 @@ def test_seed_container_metrics_with_inference(make_app: Any, tmp_path: Path) ->
     with FakeDockerApi(sock, [container("a" * 64, "ollama", "ollama/ollama", gpu="device-request"),
                               container("b" * 64, "vllm", "vllm/vllm-openai", gpu="runtime")]):
         app = make_app(nvidia_selection(fake), start=False, docker_socket=str(sock))
-        app.extensions["fanwhy"].monitor.collect()
+        app.extensions["fanwhy"].collector.collect()
         registry = registry_of(app)
     get = registry.get_sample_value
     half = 7061962752 // 2
@@ -129,9 +129,9 @@ def test_promtool_check_metrics_passes(make_app: Any, tmp_path: Path) -> None:
     sock = tmp_path / "docker.sock"
     with FakeDockerApi(sock, [container("a" * 64, "ollama", "ollama/ollama", gpu="device-request")]):
         app = make_app(nvidia_selection(fake), start=False, docker_socket=str(sock))
-        monitor = app.extensions["fanwhy"].monitor
-        monitor.collect()
-        monitor.collect()
+        collector = app.extensions["fanwhy"].collector
+        collector.collect()
+        collector.collect()
         text = app.test_client().get("/metrics").get_data()
     result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, timeout=30)
     assert result.returncode == 0, result.stdout.decode() + result.stderr.decode()
@@ -162,7 +162,7 @@ def test_exporter_mode_serves_metrics_and_no_page() -> None:
 
 def test_metrics_need_the_token_when_one_is_set(make_app: Any, fake_nvml: Any) -> None:
     app = make_app(nvidia_selection(fake_nvml), start=False, token="t0k")
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     client = app.test_client()
     assert client.get("/metrics").status_code == 401
     assert client.get("/metrics", headers={"Authorization": "Bearer t0k"}).status_code == 200
@@ -182,8 +182,8 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
     fake = scenario("h100_load")
     fake.run_on(0, os.getpid(), sm_percent=80)
     app = make_app(nvidia_selection(fake), start=False)
-    monitor = app.extensions["fanwhy"].monitor
-    frame0 = monitor.collect()
+    collector = app.extensions["fanwhy"].collector
+    frame0 = collector.collect()
     assert frame0 is not None and frame0.counters.gpu_events == ()
     fake.inject_xid(0, 79)
     fake.inject_xid(0, 79)
@@ -191,7 +191,7 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
 
     deadline = time.monotonic() + 5
     def counted() -> int:  # the XID events as the frame carries them
-        return sum(count for _, count in (monitor.collect() or frame0).counters.gpu_events)
+        return sum(count for _, count in (collector.collect() or frame0).counters.gpu_events)
 
     while time.monotonic() < deadline and counted() < 3:
         time.sleep(0.05)
@@ -199,7 +199,7 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
     get = registry.get_sample_value
     gpu = {"gpu": "0", "uuid": fake.tables[0]["uuid"]["value"] if isinstance(fake.tables[0]["uuid"], dict)
            else fake.tables[0]["uuid"], "name": "NVIDIA H100 80GB HBM3"}
-    sample = monitor.latest().snapshot.gpus[0]
+    sample = collector.latest().snapshot.gpus[0]
     assert get("fanwhy_gpu_pstate", gpu) == int(sample.pstate[1:])
     assert get("fanwhy_gpu_ecc_errors_uncorrected", gpu) == sample.ecc_errors_uncorrected
     assert get("fanwhy_gpu_mig_mode", gpu) == float(sample.mig_mode)
@@ -207,13 +207,13 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
     assert get("fanwhy_gpu_info", {**gpu, "vendor": "nvidia"}) == 1.0  # no pstate label
     assert get("fanwhy_gpu_xid_errors_total", {"gpu": "0", "xid": "79"}) == 2.0
     assert get("fanwhy_gpu_xid_errors_total", {"gpu": "0", "xid": "48"}) == 1.0
-    proc = {"pid": str(os.getpid()), "name": monitor.latest().snapshot.processes[0].name or "",
-            "user": monitor.latest().snapshot.processes[0].user or "", "container": "", "pod": "", "namespace": "",
+    proc = {"pid": str(os.getpid()), "name": collector.latest().snapshot.processes[0].name or "",
+            "user": collector.latest().snapshot.processes[0].user or "", "container": "", "pod": "", "namespace": "",
             "gpu": "0"}
     assert get("fanwhy_process_sm_percent", proc) == 80.0
     assert get("fanwhy_process_encoder_percent", proc) is not None
     # the only visible process, beside memory nobody visible holds (hidden work): its part of the board, as the ledger
-    ledger = monitor.latest().snapshot.ledger[0]
+    ledger = collector.latest().snapshot.ledger[0]
     assert get("fanwhy_process_power_watts", proc) == ledger.processes_w
     assert ledger.processes_w + ledger.unattributed_w + ledger.idle_w == pytest.approx(sample.power_w, abs=0.02)
     assert get("fanwhy_build_info", {"version": __version__, "python": __import__("platform").python_version()}) == 1
@@ -222,7 +222,7 @@ def test_the_metrics_people_expect(make_app: Any) -> None:
 
 def test_seed_names_can_be_turned_off(make_app: Any, fake_nvml: Any) -> None:
     app = make_app(nvidia_selection(fake_nvml), start=False, seed_metrics=False)
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     names = {m.name for m in registry_of(app).collect()}
     assert "fanwhy_gpu_memory_used_bytes" in names
     assert not names & {"gpu_memory_used_bytes", "gpu_memory_total_bytes", "container_gpu_detected"}
@@ -246,14 +246,14 @@ def test_views_read_the_counters_of_the_frame_they_show(make_app: Any) -> None:
     /api/alerts of the same frame agree."""
     fake = scenario("h100_load")
     app = make_app(nvidia_selection(fake), start=False, alert_gpu_util_percent=50.0, alert_hold_s=0.0)
-    monitor = app.extensions["fanwhy"].monitor
-    first = monitor.collect()
+    collector = app.extensions["fanwhy"].collector
+    first = collector.collect()
     assert first is not None and first.counters.gpu_events == ()
     fake.inject_xid(0, 79)
     later = None
     deadline = time.monotonic() + 30  # the XID thread hands the event over when it is scheduled: a loaded machine
     while time.monotonic() < deadline:
-        later = monitor.collect()
+        later = collector.collect()
         if later is not None and later.counters.gpu_events:
             break
         time.sleep(0.01)
@@ -271,19 +271,19 @@ def test_a_tick_that_raises_publishes_its_error_counts_but_no_new_data(make_app:
     """A collector in a crash loop: the frame keeps its snapshot, sequence and age (so it turns stale), and its
     counters move on, so `increase(fanwhy_collector_errors[5m])` and health see the failures."""
     app = make_app(nvidia_selection(scenario("h100_idle")), start=False, interval_s=0.05)
-    monitor = app.extensions["fanwhy"].monitor
-    first = monitor.collect()
+    collector = app.extensions["fanwhy"].collector
+    first = collector.collect()
     assert first is not None
 
     def broken() -> None:
         raise RuntimeError("a bad tick")
 
-    monkeypatch.setattr(monitor, "collect", broken)
-    monitor.start()
+    monkeypatch.setattr(collector, "collect", broken)
+    collector.start()
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and monitor.latest().counters.total_errors < 3:
+    while time.monotonic() < deadline and collector.latest().counters.total_errors < 3:
         time.sleep(0.02)
-    latest = monitor.latest()
+    latest = collector.latest()
     assert latest.counters.total_errors >= 3 and latest.counters.consecutive_failures >= 3
     assert (latest.seq, latest.snapshot, latest.monotonic) == (first.seq, first.snapshot, first.monotonic)
     errors = registry_of(app).get_sample_value("fanwhy_collector_errors_total")
@@ -301,7 +301,7 @@ def test_each_fan_is_a_sample_with_its_chip_and_source_and_promtool_is_content(m
     root = hwmon_tree(tmp_path / "sys", "thinkpad-p1-dual-fan", "nct6798-b550f-headers")
     app = make_app(nvidia_selection(FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])), start=False,
                    sys_root=str(root), bmc=False)
-    app.extensions["fanwhy"].monitor.collect()
+    app.extensions["fanwhy"].collector.collect()
     registry: CollectorRegistry = app.extensions["fanwhy_registry"]
 
     def get(name: str, fan: str, source: str, chip: str) -> float | None:

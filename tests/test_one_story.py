@@ -50,20 +50,20 @@ def contradictions(shot: Snapshot) -> list[str]:
 
 
 def test_the_demo_tells_one_story_tick_after_tick() -> None:
-    from app.collect.engine import build_monitor
+    from app.collect.assemble import build_collector
 
-    monitor = build_monitor(Settings(db="none", backend="simulated", interval_s=0.2))
+    collector = build_collector(Settings(db="none", backend="simulated", interval_s=0.2))
     try:
         stories = []
         for _ in range(25):
-            frame = monitor.collect()
+            frame = collector.collect()
             assert frame is not None
             stories.append(frame.snapshot)
         problems = [p for shot in stories for p in contradictions(shot)]
         assert problems == []
         assert any(shot.fans for shot in stories) and any(shot.verdict and shot.verdict.busy for shot in stories)
     finally:
-        monitor.stop()
+        collector.stop()
 
 
 @pytest.mark.parametrize("block", [b for b in blocks() if JUDGED[b.key].verdict != "not read"], ids=lambda b: b.key)

@@ -260,7 +260,7 @@ def test_a_toast_leads_to_its_gpu(make_app: Any, serve: Any, page: Page) -> None
 def test_history_charts_load_and_grow_live(make_app: Any, serve: Any, page: Page) -> None:
     fake = scenario("h200x2_load")
     live = serve(make_app(nvidia_selection(fake)))
-    live.monitor.wait_frame(3, timeout=10)
+    live.collector.wait_frame(3, timeout=10)
     page.goto(live.url)
     page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
     assert page.locator(".charts canvas").count() >= 4
@@ -390,7 +390,7 @@ def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, 
     hidden, "while you were away" (a cause from the verdicts recorded: fails when it shows "Nothing recorded") and
     recordings working."""
     live = serve(make_app(no_gpu_selection(tmp_path)))
-    live.monitor.wait_frame(3, timeout=10)
+    live.collector.wait_frame(3, timeout=10)
     live.app.extensions["fanwhy"].history.flush()  # "while you were away" reads what is written
     page.goto(live.url)
     page.wait_for_function("() => document.body.classList.contains('no-gpu')", timeout=10_000)
@@ -411,7 +411,7 @@ def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, 
     assert away and "Nothing recorded" not in away, away
     page.click("#rec-start")
     page.wait_for_selector("#rec-stop:not([disabled])", timeout=5_000)
-    live.monitor.wait_frame(live.monitor.latest().seq + 2, timeout=10)
+    live.collector.wait_frame(live.collector.latest().seq + 2, timeout=10)
     page.click("#rec-stop")
     page.wait_for_function("() => (document.querySelector('#recordings tbody tr td:nth-child(5)') || {}).textContent"
                            " && document.querySelector('#recordings tbody tr td:nth-child(5)').textContent"
@@ -424,7 +424,7 @@ def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, 
 def test_the_x_axis_spans_the_chosen_range(make_app: Any, serve: Any, page: Page) -> None:
     """Three points in a fresh history still draw a 15-minute axis; 24 h draws a day, 7 d a week."""
     live = serve(make_app(nvidia_selection(scenario("h200x2_load"))))
-    live.monitor.wait_frame(3, timeout=10)
+    live.collector.wait_frame(3, timeout=10)
     page.goto(live.url)
     page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
     span = ("() => { const s = window.fanwhyHistory.charts['chart-utilization_percent'].scales.x; "

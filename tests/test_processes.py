@@ -279,8 +279,8 @@ def test_a_process_read_before_its_exec_gets_its_command_line_on_a_later_tick(sl
 def test_the_collector_hands_the_inspector_the_hosts_reading_of_the_machines_cpu() -> None:
     """/proc/stat is read once a tick, by the host sampler, just after the processes: the inspector weighs that
     reading against the processes it read, instead of reading the (large, on many cores) file again."""
+    from app.collect.collector import Collector
     from app.collect.host import HostSampler
-    from app.collect.monitor import Monitor
     from app.vendors.factory import Selection
     from app.vendors.nvidia import NvidiaBackend
     from tests.fakes.fake_nvml import FakeNvml, load_dump
@@ -288,15 +288,15 @@ def test_the_collector_hands_the_inspector_the_hosts_reading_of_the_machines_cpu
     backend = NvidiaBackend(nvml=FakeNvml([load_dump("h200x2-load")[1]]), watch_xid=False)
     backend.open()
     host = HostSampler()
-    monitor = Monitor(Selection(backend=backend, skipped={}), host=host)
+    collector = Collector(Selection(backend=backend, skipped={}), host=host)
     try:
-        monitor.collect()
-        reading = monitor.attributor.inspector.machine_reading
+        collector.collect()
+        reading = collector.attributor.inspector.machine_reading
         assert reading is not None and reading() == host.busy_at_read and reading()[0] is not None
-        monitor.collect()
+        collector.collect()
         assert reading() == host.busy_at_read  # the latest, each tick
     finally:
-        monitor.stop()
+        collector.stop()
 
 
 def test_background_work_spread_over_many_processes_does_not_make_every_tick_scan(tmp_path: Path,

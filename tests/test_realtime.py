@@ -85,7 +85,7 @@ def test_one_collection_per_tick_whatever_the_number_of_clients(live_server: Liv
     clients = [connect(live_server) for _ in range(5)]
     for rec in clients:
         rec.wait_for(lambda rec=rec: len(rec.of("gpu_status_update")) >= 3)
-    ticks = live_server.monitor.latest().snapshot.timing.tick
+    ticks = live_server.collector.latest().snapshot.timing.tick
     assert fake_nvml.calls["utilization"] == pytest.approx(2 * ticks, abs=4)  # 2 GPUs, once each per tick
 
 
@@ -99,13 +99,13 @@ def test_a_connecting_client_is_sent_the_frame_taken_and_starts_no_collection(ma
     server = serve(make_app(nvidia_selection(fake_nvml), interval_s=3600.0, min_tick_gap_s=0.0))
     first = connect(server)
     first.wait_for(lambda: len(first.of("gpu_status")) == 1)
-    calls, seq = fake_nvml.calls["utilization"], server.monitor.latest().seq
+    calls, seq = fake_nvml.calls["utilization"], server.collector.latest().seq
     clients = [connect(server) for _ in range(5)]
     for rec in clients:
         rec.wait_for(lambda rec=rec: len(rec.of("gpu_status")) == 1)
     time.sleep(1.0)  # room for a collection the connects would have started (asked of the collector's thread)
     assert [rec.of("gpu_status")[0]["timing"]["tick"] for rec in clients] == [seq] * 5
-    assert server.monitor.latest().seq == seq and fake_nvml.calls["utilization"] == calls
+    assert server.collector.latest().seq == seq and fake_nvml.calls["utilization"] == calls
     assert first.of("gpu_status_update") == []
 
 
@@ -205,45 +205,45 @@ def test_socket_needs_the_token_when_one_is_set(make_app: Any, serve: Any, fake_
 
 def test_alert_events_of_frames_a_slow_reader_missed_are_kept_but_not_the_frames(fake_nvml: FakeNvml) -> None:
     """The broadcaster sends the newest view and the alert events of every frame since its last one."""
-    from app import build_monitor
+    from app import build_collector
     from app.collect.config import Settings
     from tests.conftest import nvidia_selection
 
-    monitor = build_monitor(Settings(db="none", alert_hold_s=0, alert_gpu_util_percent=50),
+    collector = build_collector(Settings(db="none", alert_hold_s=0, alert_gpu_util_percent=50),
                             nvidia_selection(fake_nvml))
-    first = monitor.collect()  # GPU 1 at 98 %: fires
+    first = collector.collect()  # GPU 1 at 98 %: fires
     assert first is not None
     fake_nvml.set(1, "utilization", {"gpu": 2, "memory": 0})
     for _ in range(3):
-        last = monitor.collect()  # resolves on the first of these
+        last = collector.collect()  # resolves on the first of these
     assert last is not None and last.seq == first.seq + 3
-    events = monitor.alert_events(0, last.seq)
+    events = collector.alert_events(0, last.seq)
     assert [(e.rule, e.state) for e in events if e.gpu_index == 1] == [("gpu_utilization", "firing"),
                                                                        ("gpu_utilization", "resolved")]
-    assert [e.state for e in monitor.alert_events(first.seq, last.seq) if e.gpu_index == 1] == ["resolved"]
-    assert monitor.alert_events(first.seq + 1, last.seq) == []
-    assert monitor.wait_frame(first.seq, timeout=0) is last  # the newest frame, not the ones between
-    assert monitor.wait_frame(last.seq, timeout=0.01) is None
+    assert [e.state for e in collector.alert_events(first.seq, last.seq) if e.gpu_index == 1] == ["resolved"]
+    assert collector.alert_events(first.seq + 1, last.seq) == []
+    assert collector.wait_frame(first.seq, timeout=0) is last  # the newest frame, not the ones between
+    assert collector.wait_frame(last.seq, timeout=0.01) is None
 
 
 def test_the_collector_tells_its_listeners_of_each_frame_and_a_failing_one_stops_nothing(fake_nvml: FakeNvml) -> None:
-    from app import build_monitor
+    from app import build_collector
     from app.collect.config import Settings
 
-    monitor = build_monitor(Settings(db="none"), nvidia_selection(fake_nvml))
+    collector = build_collector(Settings(db="none"), nvidia_selection(fake_nvml))
     told: list[int] = []
 
     def broken() -> None:
         raise RuntimeError("a listener's own failure")
 
-    unsubscribe_broken = monitor.subscribe(broken)
-    unsubscribe = monitor.subscribe(lambda: told.append(monitor.latest().seq))
-    first = monitor.collect()
-    second = monitor.collect()
+    unsubscribe_broken = collector.subscribe(broken)
+    unsubscribe = collector.subscribe(lambda: told.append(collector.latest().seq))
+    first = collector.collect()
+    second = collector.collect()
     assert first is not None and second is not None and told == [first.seq, second.seq]
     unsubscribe()
     unsubscribe_broken()
-    monitor.collect()
+    collector.collect()
     assert told == [first.seq, second.seq]
 
 
@@ -297,11 +297,11 @@ def test_the_packets_skip_the_binary_walk_and_encode_a_view_as_socketio_does(fak
     exactly as python-socketio's own packets do."""
     from socketio.packet import EVENT, Packet
 
-    from app import build_monitor
+    from app import build_collector
     from app.collect.config import Settings
     from app.web.realtime import JsonPacket
 
-    frame = build_monitor(Settings(db="none"), nvidia_selection(fake_nvml)).collect()
+    frame = build_collector(Settings(db="none"), nvidia_selection(fake_nvml)).collect()
     assert frame is not None
     data = ["gpu_status_update", frame.view]
     assert JsonPacket(EVENT, data=data).encode() == Packet(EVENT, data=data).encode()

@@ -18,8 +18,8 @@ import psutil
 import pytest
 
 from app.cli.run import run_command
+from app.collect.assemble import build_collector
 from app.collect.config import Settings
-from app.collect.engine import build_monitor
 from app.core.fan import Fan
 from app.core.ledger import PowerLedger
 from app.core.model import Alert
@@ -91,10 +91,10 @@ def test_fanwhy_run_watches_a_real_child_and_keeps_its_exit_code(tmp_path: Path)
                                                     "encUtil": 0, "decUtil": 0}])
     backend = NvidiaBackend(nvml=fake, watch_xid=False)
     backend.open()
-    monitor = build_monitor(Settings(db="none", interval_s=0.2, bmc=False, sys_root=str(tmp_path)),
+    collector = build_collector(Settings(db="none", interval_s=0.2, bmc=False, sys_root=str(tmp_path)),
                             Selection(backend=backend, skipped={}))
     out = io.StringIO()
-    code = run_command([sys.executable, "-c", "import time, sys; time.sleep(1.5); sys.exit(3)"], monitor,
+    code = run_command([sys.executable, "-c", "import time, sys; time.sleep(1.5); sys.exit(3)"], collector,
                        as_json=True, out=out, on_start=lambda pid: child_pid.update(pid=pid))
     assert code == 3
     receipt = json.loads(out.getvalue())
@@ -108,17 +108,17 @@ def test_a_command_that_cannot_start_and_no_command() -> None:
     fake = scenario("h100_idle")
     backend = NvidiaBackend(nvml=fake, watch_xid=False)
     backend.open()
-    monitor = build_monitor(Settings(db="none", bmc=False), Selection(backend=backend, skipped={}))
+    collector = build_collector(Settings(db="none", bmc=False), Selection(backend=backend, skipped={}))
     out = io.StringIO()
-    assert run_command(["/nonexistent/command"], monitor, out=out) == 127
+    assert run_command(["/nonexistent/command"], collector, out=out) == 127
     assert "fanwhy run: /nonexistent/command: No such file or directory" in out.getvalue()
-    assert run_command([], monitor, out=out) == 2 and "name a command" in out.getvalue()
+    assert run_command([], collector, out=out) == 2 and "name a command" in out.getvalue()
 
 
 def fake_gpu_monitor(tmp_path: Path) -> Any:
     backend = NvidiaBackend(nvml=scenario("h100_idle"), watch_xid=False)
     backend.open()
-    return build_monitor(Settings(db="none", interval_s=0.2, bmc=False, sys_root=str(tmp_path)),
+    return build_collector(Settings(db="none", interval_s=0.2, bmc=False, sys_root=str(tmp_path)),
                          Selection(backend=backend, skipped={}))
 
 

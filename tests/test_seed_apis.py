@@ -87,7 +87,7 @@ def test_available_endpoint(client: Any) -> None:
 def test_available_waits_until_gpus_are_free(make_app: Any) -> None:
     fake = scenario("h200x2_load")
     app = make_app(nvidia_selection(fake))
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     client = app.test_client()
     threading.Timer(0.5, lambda: fake.set(1, "utilization", {"gpu": 5, "memory": 1})).start()
     started = time.monotonic()
@@ -112,7 +112,7 @@ def test_wait_requests_are_capped_per_client_and_in_all(make_app: Any) -> None:
     slots.give_back("a")
     assert slots.take("c") and not slots.take("c")
     app = make_app(nvidia_selection(scenario("h200x2_load")))
-    app.extensions["fanwhy"].monitor.wait_frame(0, timeout=5)
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     app.extensions["fanwhy_wait_slots"] = WaitSlots(per_client=1, in_all=1)
     client = app.test_client()
     waiter = threading.Thread(target=client.get, args=("/api/gpu/available?count=2&max_utilization=0&wait=2",))

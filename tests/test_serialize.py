@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app import build_monitor
+from app import build_collector
 from app.collect.config import Settings
 from app.collect.serialize import EXTRAS, snapshot_view, to_json
 from app.core.model import GpuSample, ProcessSample, evolve
@@ -41,9 +41,10 @@ def test_the_view_equals_a_plain_recursive_conversion(name: str) -> None:
     try:
         fake.run_on(0, sleeper.pid, sm_percent=95)  # a process row, alerts and a verdict with causes
         fake.set(0, "utilization", {"gpu": 95, "memory": 30})
-        monitor = build_monitor(Settings(db="none", alert_hold_s=0, alert_gpu_util_percent=1), nvidia_selection(fake))
-        monitor.collect()
-        snapshot = monitor.collect().snapshot
+        settings = Settings(db="none", alert_hold_s=0, alert_gpu_util_percent=1)
+        collector = build_collector(settings, nvidia_selection(fake))
+        collector.collect()
+        snapshot = collector.collect().snapshot
         assert snapshot.processes and snapshot.verdict is not None and snapshot.verdict.causes and snapshot.alerts
         view = to_json(snapshot)
         assert view == reference(snapshot)
@@ -55,13 +56,13 @@ def test_the_view_equals_a_plain_recursive_conversion(name: str) -> None:
 
 
 def test_the_simulated_backend_view_matches_too() -> None:
-    monitor = build_monitor(Settings(db="none", backend="simulated"))
+    collector = build_collector(Settings(db="none", backend="simulated"))
     try:
-        monitor.collect()
-        snapshot = monitor.collect().snapshot
+        collector.collect()
+        snapshot = collector.collect().snapshot
         assert to_json(snapshot) == reference(snapshot)
     finally:
-        monitor.stop()
+        collector.stop()
 
 
 def test_a_value_of_another_type_than_annotated_still_converts() -> None:

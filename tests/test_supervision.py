@@ -108,7 +108,7 @@ def test_the_bmc_source_goes_on_after_an_unexpected_fault() -> None:
 def test_a_collector_fault_outside_its_tick_is_shown_in_health_and_it_goes_on(
         make_app: Callable[..., Any], fake_nvml: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(nvidia_selection(fake_nvml), start=False, interval_s=0.05)
-    monitor = app.extensions["fanwhy"].monitor
+    collector = app.extensions["fanwhy"].collector
 
     class FailingOnce(threading.Event):
         """The collector's wait between ticks, outside collect()'s own guard, fails once."""
@@ -121,11 +121,11 @@ def test_a_collector_fault_outside_its_tick_is_shown_in_health_and_it_goes_on(
                 raise ValueError("clock went backwards")
             return super().wait(timeout)
 
-    monkeypatch.setattr(monitor, "_wake", FailingOnce())
-    monitor.start()
-    until(lambda: monitor._wake.failed and monitor.latest() is not None)
-    first = monitor.latest().seq
-    until(lambda: monitor.latest().seq > first + 2)  # collecting again
+    monkeypatch.setattr(collector, "_wake", FailingOnce())
+    collector.start()
+    until(lambda: collector._wake.failed and collector.latest() is not None)
+    first = collector.latest().seq
+    until(lambda: collector.latest().seq > first + 2)  # collecting again
     health = app.test_client().get("/api/health").json
     assert health["status"] == "degraded"
     assert any(r.startswith("thread fanwhy-collector failed (1×") and "ValueError: clock went backwards" in r
@@ -202,7 +202,7 @@ def test_the_xid_thread_that_fails_is_recorded_and_health_says_events_are_not_re
 
     monkeypatch.setattr(fake, "nvmlEventSetWait_v2", broken)
     app = make_app(nvidia_selection(fake), interval_s=0.05)
-    until(lambda: FAULTS.recent() and app.extensions["fanwhy"].monitor.latest() is not None)  # past "starting"
+    until(lambda: FAULTS.recent() and app.extensions["fanwhy"].collector.latest() is not None)  # past "starting"
     health = app.test_client().get("/api/health").json
     assert health["status"] == "degraded" and health["thread_faults"][0]["thread"] == "fanwhy-xid"
     assert health["xid_events"] == "stopped after a fault (RuntimeError: event data out of range)"

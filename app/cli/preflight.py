@@ -10,8 +10,8 @@ import errno
 import os
 import socket
 
+from ..collect.assemble import history_path
 from ..collect.config import ConfigError, Settings
-from ..collect.engine import history_path
 from ..store.schema import SCHEMA_VERSION, file_version, newer_message, ownership
 
 

@@ -28,8 +28,8 @@ from typing import TextIO
 
 import psutil
 
+from ..collect.collector import Collector
 from ..collect.config import Settings
-from ..collect.monitor import Monitor
 from ..core.redact import MAX_COMMAND_CHARS, Redactor
 from ..verdict.receipt import ReceiptMeter, words
 
@@ -43,9 +43,9 @@ def tree(pid: int) -> set[int]:
         return {pid}
 
 
-def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, out: TextIO = sys.stderr,
+def run_command(argv: Sequence[str], collector: Collector, as_json: bool = False, out: TextIO = sys.stderr,
                 on_start: Callable[[int], None] | None = None, redactor: Redactor | None = None) -> int:
-    """Run ``argv`` under ``monitor`` (started here, stopped before returning); its exit code. The receipt shows
+    """Run ``argv`` under ``collector`` (started here, stopped before returning); its exit code. The receipt shows
     the command as ``redactor`` masks it (FANWHY_MASK_PATTERNS, FANWHY_NAMES_ONLY: the program's name only)."""
     if not argv:
         print("fanwhy run: name a command: fanwhy run -- python train.py", file=out)
@@ -59,7 +59,7 @@ def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, ou
         on_start(child.pid)
     meter = ReceiptMeter(pids=lambda: tree(child.pid))
     previous = {signum: signal.signal(signum, forward_to(child.pid)) for signum in FORWARDED}
-    monitor.start()
+    collector.start()
     seq = 0
     try:
         while True:
@@ -69,17 +69,17 @@ def run_command(argv: Sequence[str], monitor: Monitor, as_json: bool = False, ou
             if pid:
                 child.returncode = os.waitstatus_to_exitcode(status)
                 break
-            frame = monitor.wait_frame(seq, 0.2)  # short: the receipt follows the command's exit at once
+            frame = collector.wait_frame(seq, 0.2)  # short: the receipt follows the command's exit at once
             if frame is not None and frame.seq != seq:
                 seq = frame.seq
                 meter.add(frame.snapshot)
-        frame = monitor.collect()  # one last look, at the end
+        frame = collector.collect()  # one last look, at the end
         if frame is not None:
             meter.add(frame.snapshot)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        monitor.stop(join_s=2.0)
+        collector.stop(join_s=2.0)
     code = child.returncode if child.returncode >= 0 else 128 - child.returncode
     receipt = {**meter.result(), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
                "cpu_user_seconds": round(usage.ru_utime, 2), "cpu_system_seconds": round(usage.ru_stime, 2)}
@@ -125,7 +125,7 @@ def run(settings: Settings, argv: Sequence[str], as_json: bool) -> int:
     """The ``run`` command: its own collector from ``settings`` (no history), then ``run_command``."""
     from dataclasses import replace
 
-    from ..collect.engine import build_monitor
+    from ..collect.assemble import build_collector
 
-    monitor = build_monitor(replace(settings, db="none"))
-    return run_command(argv, monitor, as_json, redactor=Redactor(settings.mask_patterns, settings.names_only))
+    collector = build_collector(replace(settings, db="none"))
+    return run_command(argv, collector, as_json, redactor=Redactor(settings.mask_patterns, settings.names_only))

@@ -28,8 +28,8 @@ from .topstate import History, TopState, View, follow_selection, handle
 from .topview import ASCII, UNICODE, Glyphs, Line, Style, frame
 
 if TYPE_CHECKING:
+    from ..collect.collector import Collector
     from ..collect.config import Settings
-    from ..collect.monitor import Monitor
 
 MAX_VIEW_BYTES = 8 << 20  # a server's snapshot is a few kB a GPU: more is not a snapshot
 POLL_S = 0.1  # how often keys are read while waiting for the next snapshot
@@ -48,18 +48,18 @@ class Feed(Protocol):
 class LocalFeed:
     """This machine's collector, started as ``snapshot`` starts it, collecting every ``interval_s``."""
 
-    def __init__(self, monitor: Monitor, interval_s: float):
-        self.monitor = monitor
-        monitor.set_interval(interval_s)
+    def __init__(self, collector: Collector, interval_s: float):
+        self.collector = collector
+        collector.set_interval(interval_s)
 
     def latest(self) -> tuple[int, View | None, str]:
-        frame_ = self.monitor.latest()
+        frame_ = self.collector.latest()
         if frame_ is None:
-            return 0, None, self.monitor.hung or ""
-        return frame_.seq, frame_.view, self.monitor.hung or ""
+            return 0, None, self.collector.hung or ""
+        return frame_.seq, frame_.view, self.collector.hung or ""
 
     def close(self) -> None:
-        self.monitor.stop(close_backend=True, join_s=1.0)
+        self.collector.stop(close_backend=True, join_s=1.0)
 
 
 class RemoteFeed:
@@ -301,10 +301,10 @@ def main(settings: Settings, server: str | None, interval_s: float, readonly: bo
     if server:
         feed: Feed = RemoteFeed(server, server_token(server), interval_s)
     else:
-        from .collector import started
+        from .start import started
 
-        monitor = started(settings, watch=True)
-        if isinstance(monitor, int):
-            return monitor
-        feed = LocalFeed(monitor, interval_s)
+        collector = started(settings, watch=True)
+        if isinstance(collector, int):
+            return collector
+        feed = LocalFeed(collector, interval_s)
     return run_screen(feed, state, glyphs)

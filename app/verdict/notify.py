@@ -24,7 +24,7 @@ from ..core.redact import Redactor
 from ..core.threads import spawn
 
 if TYPE_CHECKING:  # the settings check parses FANWHY_NOTIFY: its imports stay light (a one-shot answer pays them)
-    from ..collect.monitor import Monitor
+    from ..collect.collector import Collector
 
 log = logging.getLogger(__name__)
 
@@ -170,18 +170,18 @@ class Notifier:
     def status(self) -> list[TargetStatus]:
         return [t.view() for t in self.targets]
 
-    def follow(self, monitor: Monitor) -> None:
+    def follow(self, collector: Collector) -> None:
         """Feed the targets every alert event the collector publishes, from a thread of its own."""
-        # from the start: the events of frames published before this thread ran are kept by the monitor; kept
+        # from the start: the events of frames published before this thread ran are kept by the collector; kept
         # outside the loop's body, so that the body started again after a fault sends nothing twice
         seen = [0]
 
         def run() -> None:
             while not self._stop.is_set():
-                frame = monitor.wait_frame(seen[0], 1.0)
+                frame = collector.wait_frame(seen[0], 1.0)
                 if frame is None or frame.seq <= seen[0]:
                     continue
-                events = monitor.alert_events(seen[0], frame.seq)
+                events = collector.alert_events(seen[0], frame.seq)
                 seen[0] = frame.seq
                 self.submit(events)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 
-from ..collect.monitor import Frame, Monitor
+from ..collect.collector import Collector, Frame
 from ..collect.serialize import fan_view, gpu_headline, process_view, to_json
 from ..core.jsonvalue import members
 from ..core.model import ProcessSample
@@ -25,13 +25,13 @@ SORT_KEYS = ("gpu_memory", "sm", "cpu", "pid")
 KINDS = ("all", "gpu", "cpu")
 
 
-def _monitor() -> Monitor:
-    monitor: Monitor = current_app.extensions["fanwhy"].monitor
-    return monitor
+def _collector() -> Collector:
+    collector: Collector = current_app.extensions["fanwhy"].collector
+    return collector
 
 
 def _frame() -> Frame:
-    frame = _monitor().latest()
+    frame = _collector().latest()
     if frame is None:
         raise ApiError(503, "no data yet", "the collector has not finished its first snapshot; retry in a second")
     return frame
@@ -39,8 +39,8 @@ def _frame() -> Frame:
 
 def _freshness(frame: Frame) -> dict[str, object]:
     """How old the data is, and whether it is stale (the backend hangs, or the collector is late)."""
-    monitor = _monitor()
-    return {"stale": monitor.stale(frame), "data_age_s": round(time.monotonic() - frame.monotonic, 3)}
+    collector = _collector()
+    return {"stale": collector.stale(frame), "data_age_s": round(time.monotonic() - frame.monotonic, 3)}
 
 
 def _fresh(frame: Frame) -> dict[str, object]:
@@ -118,7 +118,7 @@ def fans() -> Response:
     allow_only(("state",))
     which = arg("state", str, "all", lambda v: v in ("all", "live"), "all or live")
     frame = _frame()
-    snap, service = frame.snapshot, _monitor().fans
+    snap, service = frame.snapshot, _collector().fans
     rows = [f for f in snap.fans if which == "all" or f.state != "dead"]
     return jsonify({"timestamp": snap.timestamp, "count": len(rows),
                     "fans": to_json(rows),
@@ -167,7 +167,7 @@ def process(pid: str) -> Response:
         raise ApiError(404, f"no process {int(pid)} in the latest snapshot",
                        "only a process FanWhy lists (a GPU user or a top CPU user) can be looked up")
     return jsonify({"timestamp": frame.snapshot.timestamp, **process_view(row),
-                    "command_full": _monitor().full_command(row.pid)})
+                    "command_full": _collector().full_command(row.pid)})
 
 
 @bp.get("/gpu/containers")
@@ -260,7 +260,7 @@ def alerts() -> Response:
     frame = _frame()
     index = _gpu_arg(frame)
     limit = arg("limit", int, 100, lambda v: 1 <= v <= 500, "an integer from 1 to 500")
-    engine = _monitor().alerts
+    engine = _collector().alerts
     recent = frame.counters.recent_alerts
     history = [a for a in reversed(recent) if index is None or a.gpu_index == index][:limit]
     active = [a for a in frame.snapshot.alerts if index is None or a.gpu_index == index]
@@ -271,20 +271,20 @@ def alerts() -> Response:
 def health() -> tuple[Response, int]:
     allow_only(())
     services = current_app.extensions["fanwhy"]
-    monitor: Monitor = services.monitor
-    frame = monitor.latest()
+    collector: Collector = services.collector
+    frame = collector.latest()
     notifications = services.notifier.status() if services.notifier is not None else []
     # the frame's counters; before the first frame, the collector's own (nothing else has them yet)
-    counters = frame.counters if frame is not None else monitor.counters()
+    counters = frame.counters if frame is not None else collector.counters()
     body: dict[str, object] = {
         "version": __version__,
-        "backend": monitor.backend.name,
-        "skipped_backends": dict(monitor.selection.skipped),
-        "interval_s": monitor.interval_s,
-        "collector_running": monitor.running,
+        "backend": collector.backend.name,
+        "skipped_backends": dict(collector.selection.skipped),
+        "interval_s": collector.interval_s,
+        "collector_running": collector.running,
         "consecutive_failures": counters.consecutive_failures,
         "total_errors": counters.total_errors,
-        "xid_events": monitor.backend.event_watch(),
+        "xid_events": collector.backend.event_watch(),
         "history": _history_health(services.history),
         "notifications": notifications,
         "thread_faults": FAULTS.recent(),
@@ -296,33 +296,33 @@ def health() -> tuple[Response, int]:
             body.update(status="degraded", reason="this server does not collect (FANWHY_COLLECTOR=off) and has "
                         "received no snapshot yet", reasons=["no snapshot yet"], data_age_s=None)
             return jsonify(body), 200
-        status = "starting" if monitor.running else "down"
-        body.update(status=status, reason="no snapshot yet" if monitor.running else "the collector is not running",
+        status = "starting" if collector.running else "down"
+        body.update(status=status, reason="no snapshot yet" if collector.running else "the collector is not running",
                     reasons=["no snapshot yet"], data_age_s=None)
         return jsonify(body), 503
     snap = frame.snapshot
     age = round(time.monotonic() - frame.monotonic, 3)
     gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
-    down, degraded = _health_reasons(monitor, services.history, services.settings.collector, frame, age,
+    down, degraded = _health_reasons(collector, services.history, services.settings.collector, frame, age,
                                      notifications)
     status = "down" if down else "degraded" if degraded else "ok"
     reasons = down + degraded
-    body.update(status=status, reasons=reasons, data_age_s=age, stale=monitor.stale(frame),
+    body.update(status=status, reasons=reasons, data_age_s=age, stale=collector.stale(frame),
                 tick=snap.timing.tick,
                 gpu_count=len(snap.gpus), gpu_errors=gpu_errors, no_gpu_reason=snap.backend.no_gpu_reason,
                 collector_errors=list(snap.errors), timing=to_json(snap.timing))
     return jsonify(body), 503 if status == "down" else 200
 
 
-def _health_reasons(monitor: Monitor, history: History | None, collector: bool, frame: Frame, age: float,
+def _health_reasons(collector: Collector, history: History | None, collects: bool, frame: Frame, age: float,
                     notifications: Sequence[TargetStatus]) -> tuple[list[str], list[str]]:
     """Why the server is down (no current data at all) and why it is degraded (some data missing or old)."""
     down = []
-    if not monitor.running and collector:
+    if not collector.running and collects:
         down.append("the collector is not running")
-    if age > 5 * monitor.interval_s + 2:
+    if age > 5 * collector.interval_s + 2:
         down.append(f"the latest snapshot is {age:.0f} s old")
-    degraded = [f"{monitor.hung}: serving the last snapshot, marked stale"] if monitor.hung else []
+    degraded = [f"{collector.hung}: serving the last snapshot, marked stale"] if collector.hung else []
     if history is not None:
         degraded.extend(filter(None, [history.error, *history.recent_faults()]))
     degraded.extend(frame.snapshot.errors)
@@ -331,7 +331,7 @@ def _health_reasons(monitor: Monitor, history: History | None, collector: bool, 
     degraded.extend(f"GPU {g.index}: {g.error}" for g in frame.snapshot.gpus if g.error)
     degraded.extend(f"thread {f['thread']} failed ({f['count']}×, last {f['age_s']} s ago): {f['reason']}; started "
                     "again" for f in FAULTS.recent())
-    if age > 2 * monitor.interval_s + 1 and not down:
+    if age > 2 * collector.interval_s + 1 and not down:
         degraded.append(f"the latest snapshot is {age:.1f} s old")
     return down, degraded
 

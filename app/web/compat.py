@@ -44,7 +44,7 @@ def fleet_manager_view(snap: Snapshot) -> dict[str, object]:
 @bp.get("/monitoring/gpu-metrics")
 def gpu_metrics() -> Response:
     allow_only(())
-    frame = current_app.extensions["fanwhy"].monitor.latest()
+    frame = current_app.extensions["fanwhy"].collector.latest()
     if frame is None:
         raise ApiError(503, "no data yet", "the collector has not finished its first snapshot")
     return jsonify(fleet_manager_view(frame.snapshot))

@@ -150,7 +150,7 @@ def start_recording() -> tuple[Response, int]:
     label = body.get("label", "")
     if not isinstance(label, str) or len(label) > 200:
         raise ApiError(400, "invalid label", "a string of at most 200 characters")
-    snapshot = current_app.extensions["fanwhy"].monitor.latest()
+    snapshot = current_app.extensions["fanwhy"].collector.latest()
     present = [g.index for g in snapshot.snapshot.gpus] if snapshot else []
     gpus = _gpu_indices(body.get("gpus"), present)
     settings = current_app.extensions["fanwhy"].settings

@@ -18,7 +18,7 @@ from prometheus_client import CollectorRegistry, PlatformCollector, ProcessColle
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from ..collect.monitor import Counters, Frame, Monitor
+from ..collect.collector import Collector, Counters, Frame
 from ..core.model import GpuSample, Snapshot, Unattributed
 from ..core.version import __version__
 from ..core.vocabulary import THROTTLE_REASONS
@@ -78,10 +78,10 @@ SEED_GAUGES = (
 
 
 class SnapshotCollector:
-    """prometheus_client custom collector reading ``monitor.latest()``."""
+    """prometheus_client custom collector reading ``collector.latest()``."""
 
-    def __init__(self, monitor: Monitor, max_processes: int = MAX_PROCESSES, seed_names: bool = True):
-        self.monitor = monitor
+    def __init__(self, collector: Collector, max_processes: int = MAX_PROCESSES, seed_names: bool = True):
+        self.collector = collector
         self.max_processes = max_processes
         self.seed_names = seed_names  # FANWHY_SEED_METRICS: the seeds' unprefixed names beside fanwhy_*
 
@@ -89,7 +89,7 @@ class SnapshotCollector:
         return []  # collected lazily: families depend on the snapshot
 
     def collect(self) -> Iterator[Metric]:
-        frame = self.monitor.latest()
+        frame = self.collector.latest()
         yield from self._health(frame)
         if frame is None:
             return
@@ -108,7 +108,7 @@ class SnapshotCollector:
         errors.add_metric([], float(frame.counters.total_errors if frame is not None else 0))
         ticks = CounterMetricFamily("fanwhy_collector_ticks", "Collections since start", labels=[])
         backend = _gauge("fanwhy_backend_info", "The backend in use", ["backend"])
-        backend.add_metric([self.monitor.backend.name], 1.0)
+        backend.add_metric([self.collector.backend.name], 1.0)
         build = _gauge("fanwhy_build_info", "FanWhy's version and the Python it runs on", ["version", "python"])
         build.add_metric([__version__, platform.python_version()], 1.0)
         yield build
@@ -311,10 +311,10 @@ def metrics() -> Response:
     return Response(answer.get_data(), status=answer.status_code, headers=list(answer.headers.items()))
 
 
-def init_app(app: Flask, monitor: Monitor, seed_names: bool = True) -> None:
+def init_app(app: Flask, collector: Collector, seed_names: bool = True) -> None:
     # the snapshot's families are built per scrape (no describe): name[] filters them sample by sample
     registry = CollectorRegistry(auto_describe=False, support_collectors_without_names=True)
-    registry.register(SnapshotCollector(monitor, seed_names=seed_names))
+    registry.register(SnapshotCollector(collector, seed_names=seed_names))
     registry.register(ProcessCollector(registry=None))  # FanWhy's own process_* (CPU seconds, memory, descriptors)
     registry.register(PlatformCollector(registry=None))  # python_info
     app.extensions["fanwhy_registry"] = registry

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from ..collect.monitor import Frame, Monitor
+from ..collect.collector import Collector, Frame
 from ..core.model import GpuSample, Snapshot
 from ..core.vocabulary import gpu_score
 from .concurrency import Concurrency
@@ -112,7 +112,7 @@ def available() -> tuple[Response, int]:
     max_util = arg("max_utilization", float, 100.0, lambda v: 0 <= v <= 100, "a percentage, 0-100")
     wait = arg("wait", float, 0.0, lambda v: 0 <= v <= MAX_WAIT_S, f"seconds, 0-{MAX_WAIT_S:g}")
     fanwhy = current_app.extensions["fanwhy"]
-    frame = fanwhy.monitor.latest()
+    frame = fanwhy.collector.latest()
     chosen, why = pick(frame.snapshot, count, min_memory, max_util) if frame else ([], "no snapshot yet")
     if frame is not None and count > len(frame.snapshot.gpus):
         wait = 0.0  # more GPUs than the machine has: waiting cannot help
@@ -123,7 +123,7 @@ def available() -> tuple[Response, int]:
             raise ApiError(429, "too many waiting requests",
                            f"at most {slots.per_client} waiting requests per client and {slots.in_all} in all")
         try:
-            frame, chosen, why = _wait_for_gpus(fanwhy.monitor, fanwhy.concurrency, frame, wait, count, min_memory,
+            frame, chosen, why = _wait_for_gpus(fanwhy.collector, fanwhy.concurrency, frame, wait, count, min_memory,
                                                 max_util)
         finally:
             slots.give_back(client)
@@ -134,7 +134,7 @@ def available() -> tuple[Response, int]:
     return jsonify({"error": "not enough GPUs available", "detail": {**detail, "reason": why}}), 409
 
 
-def _wait_for_gpus(monitor: Monitor, concurrency: Concurrency, frame: Frame | None, wait: float, count: int,
+def _wait_for_gpus(collector: Collector, concurrency: Concurrency, frame: Frame | None, wait: float, count: int,
                    min_memory: float, max_util: float) -> tuple[Frame | None, list[Candidate], str | None]:
     """Look at each new frame until ``count`` GPUs fit or ``wait`` seconds pass."""
     deadline = time.monotonic() + wait
@@ -143,7 +143,7 @@ def _wait_for_gpus(monitor: Monitor, concurrency: Concurrency, frame: Frame | No
     why: str | None = "no snapshot yet"
     while (remaining := deadline - time.monotonic()) > 0:
         concurrency.sleep(min(POLL_S, remaining))
-        latest = monitor.latest()
+        latest = collector.latest()
         if latest is None or latest.seq == seq:
             continue
         frame, seq = latest, latest.seq

@@ -19,8 +19,8 @@ from flask import Flask, request
 from flask_socketio import SocketIO, emit
 from socketio.packet import Packet
 
+from ..collect.collector import Collector
 from ..collect.config import Settings
-from ..collect.monitor import Monitor
 from ..collect.serialize import to_json
 from ..core.model import Alert
 from .concurrency import Concurrency, Wake
@@ -53,9 +53,9 @@ def alert_event_names(alert: Alert) -> tuple[str, ...]:
 class Broadcaster:
     """Waits for each new frame and emits it to every client; started once, under a lock."""
 
-    def __init__(self, socketio: SocketIO, monitor: Monitor, concurrency: Concurrency):
+    def __init__(self, socketio: SocketIO, collector: Collector, concurrency: Concurrency):
         self.socketio = socketio
-        self.monitor = monitor
+        self.collector = collector
         self.concurrency = concurrency
         self._lock = threading.Lock()
         self._started = False
@@ -74,7 +74,7 @@ class Broadcaster:
 
     def _run(self) -> None:
         wake = self.concurrency.wake()  # made here: under gevent, on the loop that waits for it
-        unsubscribe = self.monitor.subscribe(wake.notify)
+        unsubscribe = self.collector.subscribe(wake.notify)
         try:
             self._broadcast(wake)
         finally:
@@ -84,11 +84,11 @@ class Broadcaster:
     def _broadcast(self, wake: Wake) -> None:
         seq = 0
         while not self._stop.is_set():
-            frame = self.monitor.latest()
+            frame = self.collector.latest()
             if frame is None or frame.seq <= seq:
                 wake.wait(1.0)  # the collector's wake after each new frame; the timeout only to notice a stop
                 continue
-            events = self.monitor.alert_events(seq, frame.seq)  # of every frame, even one we were too slow for
+            events = self.collector.alert_events(seq, frame.seq)  # of every frame, even one we were too slow for
             seq = frame.seq
             try:
                 for alert in events:
@@ -101,7 +101,7 @@ class Broadcaster:
                 log.exception("broadcast failed")
 
 
-def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Concurrency, sessions: Sessions
+def init_app(app: Flask, collector: Collector, settings: Settings, concurrency: Concurrency, sessions: Sessions
              ) -> tuple[SocketIO, Broadcaster]:
     """Bind a SocketIO to ``app`` and register the events. One SocketIO per app, so that tests
     can serve several apps in one process. With ``message_queue`` (redis://), every server process
@@ -120,7 +120,7 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
 
     @socketio.on("connect")  # type: ignore[untyped-decorator]  # flask_socketio ships no type hints
     def on_connect(auth: object = None) -> bool:
-        frame = monitor.latest()
+        frame = collector.latest()
         if frame is not None:
             emit("gpu_status", frame.view)
         return True
@@ -129,8 +129,8 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
     def on_request_update(*_: object) -> dict[str, object]:
         if not limiter.allow(request.sid):  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
             return {"error": "rate limited", "detail": "at most 2 requests a second per client"}
-        accepted = monitor.request_tick()
-        frame = monitor.latest()
+        accepted = collector.request_tick()
+        frame = collector.latest()
         sid: str = request.sid  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
         if frame is not None and answered.get(sid) != frame.seq:  # the cached frame, once a tick per client
             answered[sid] = frame.seq
@@ -141,4 +141,4 @@ def init_app(app: Flask, monitor: Monitor, settings: Settings, concurrency: Conc
     def on_disconnect(*_: object) -> None:
         answered.pop(request.sid, None)  # type: ignore[attr-defined]  # Flask-SocketIO sets request.sid
 
-    return socketio, Broadcaster(socketio, monitor, concurrency)
+    return socketio, Broadcaster(socketio, collector, concurrency)

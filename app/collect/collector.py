@@ -73,7 +73,7 @@ class Frame:
     counters: Counters = Counters()
 
 
-class Monitor:
+class Collector:
     def __init__(
         self,
         selection: Selection,
@@ -144,7 +144,7 @@ class Monitor:
         if close_backend and self._vendor_since is None:
             self.backend.close()
         if self._thread is None or not self._thread.is_alive():
-            self.host.close()  # its kept /proc descriptors (reopened if this monitor collects again)
+            self.host.close()  # its kept /proc descriptors (reopened if this collector collects again)
             self.fans.close()
         with self._published:
             self._published.notify_all()

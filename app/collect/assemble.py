@@ -18,10 +18,10 @@ from ..vendors.factory import Selection, default_builders, select_backend
 from ..verdict.alerts import AlertEngine
 from . import liquidctl
 from .bmc import ipmitool
+from .collector import Collector
 from .config import Settings
 from .fans import FanService
 from .host import HostSampler
-from .monitor import Monitor
 from .registry import registered
 from .sources import FansOf
 
@@ -91,10 +91,11 @@ def fan_service(settings: Settings, backend: Backend | None = None) -> FanServic
                       extra=extra)
 
 
-def build_monitor(settings: Settings, selection: Selection | None = None, history: History | None = None) -> Monitor:
+def build_collector(settings: Settings, selection: Selection | None = None,
+                    history: History | None = None) -> Collector:
     """The collector for ``settings``: the backend picked by the factory unless one is given."""
     selection = selection or select_backend(settings.backend, default_builders(settings))
-    return Monitor(
+    return Collector(
         selection,
         interval_s=settings.interval_s,
         alerts=AlertEngine(settings.alert_rules()),

@@ -9,13 +9,13 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..collect.collector import Collector
     from ..collect.config import Settings
-    from ..collect.monitor import Monitor
 
 ONE_SHOT_WINDOW_S = 0.08  # the shortest span of the CPU % in a first answer
 
 
-def started(settings: Settings, watch: bool) -> Monitor | int:
+def started(settings: Settings, watch: bool) -> Collector | int:
     """A started collector, or exit code 5 when picking the backend hung. ``watch``: it runs on (an XID event
     thread is started; a one-shot answer could not see an event in its time, and stopping it costs its poll)."""
     from ..attribution.procstat import cpu_baseline
@@ -28,13 +28,13 @@ def started(settings: Settings, watch: bool) -> Monitor | int:
     if not watch:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
     selected = select_in_background(settings.backend, builders)
-    from ..collect.engine import build_monitor
+    from ..collect.assemble import build_collector
     from ..vendors.base import BackendUnavailable
     from . import terminal  # noqa: F401  (what the answer is printed with: imported while the backend opens)
 
     try:
         selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
-        monitor = build_monitor(settings, selection)  # no history: a terminal answer writes none
+        collector = build_collector(settings, selection)  # no history: a terminal answer writes none
     except BackendUnavailable as error:
         from .preflight import backend_failed
 
@@ -42,7 +42,7 @@ def started(settings: Settings, watch: bool) -> Monitor | int:
     except TimeoutError as error:
         print(f"fanwhy: {error} (a GPU call hung: the driver may be stuck)", file=sys.stderr)
         return 5
-    monitor.prime(baseline)  # the first tick measures every process against the baseline
+    collector.prime(baseline)  # the first tick measures every process against the baseline
     time.sleep(max(0.0, baseline.at + ONE_SHOT_WINDOW_S - time.monotonic()))
-    monitor.start()
-    return monitor
+    collector.start()
+    return collector
