@@ -4,70 +4,45 @@ from __future__ import annotations
 
 import logging
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask
-from flask_socketio import SocketIO
 
 from .collect.assemble import build_collector, open_history
-from .collect.collector import Collector
 from .collect.config import Settings, load_settings
 from .core.redact import Redactor
-from .store.history import History
 from .store.recordings import Recorder
 from .vendors.factory import Selection
 from .verdict.notify import Notifier
-from .web import api, auth, compat, fleet, history_api, metrics, openapi, picking, realtime, rest, security, views
+from .web import (
+    api,
+    auth,
+    compat,
+    fleet,
+    history_api,
+    metrics,
+    openapi,
+    picking,
+    realtime,
+    rest,
+    security,
+    services,
+    views,
+)
 from .web.bodies import BodyReader
-from .web.concurrency import Concurrency, for_model, one_writer_websockets
+from .web.concurrency import for_model, one_writer_websockets
 from .web.gate import Gate
+from .web.picking import WaitSlots
 from .web.proxy import Forwarded
 from .web.refusals import Refusals
+from .web.services import FanWhy
 from .web.sessions import Sessions
 
 ROOT = Path(__file__).resolve().parent.parent
 # The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.
 PAGE = next((p for p in (Path(__file__).resolve().parent, ROOT) if (p / "templates" / "index.html").exists()), ROOT)
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class FanWhy:
-    """What the app holds: app.extensions["fanwhy"]."""
-
-    settings: Settings
-    collector: Collector
-    concurrency: Concurrency
-    socketio: SocketIO | None = None
-    broadcaster: realtime.Broadcaster | None = None
-    history: History | None = None
-    recorder: Recorder | None = None
-    notifier: Notifier | None = None
-    refusals: Refusals | None = None
-    sessions: Sessions | None = None
-
-    def start(self) -> None:
-        """Start the collector (unless FANWHY_COLLECTOR=off), then the history writer and the broadcaster."""
-        if self.history is not None:
-            self.history.start()
-        if self.settings.collector:
-            self.collector.start()
-        if self.broadcaster is not None:
-            self.broadcaster.start()
-        if self.notifier is not None:
-            self.notifier.start()
-            self.notifier.follow(self.collector)
-
-    def stop(self) -> None:
-        if self.notifier is not None:
-            self.notifier.stop()
-        if self.broadcaster is not None:
-            self.broadcaster.stop()
-        self.collector.stop()
-        if self.history is not None:
-            self.history.close()
 
 
 def notifier(settings: Settings) -> Notifier | None:
@@ -107,11 +82,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.init_app(app)
     compat.init_app(app)
     picking.init_app(app)
-    metrics.init_app(app, collector, seed_names=settings.seed_metrics)
+    registry, exposition = metrics.init_app(app, collector, seed_names=settings.seed_metrics)
     openapi.init_app(app)
     fanwhy = FanWhy(settings=settings, collector=collector, concurrency=concurrency, history=history,
                     recorder=Recorder(history) if history is not None else None, notifier=notifier(settings),
-                    refusals=refusals)
+                    refusals=refusals, wait_slots=WaitSlots(), registry=registry,
+                    exposition=exposition)
     views.init_app(app, exporter)
     if not exporter:
         history_api.init_app(app)
@@ -128,7 +104,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # outermost: behind a trusted proxy, the gate sees the real client, scheme, host and prefix (app/web/proxy.py)
     app.wsgi_app = Forwarded(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app
         gate, settings.trusted_proxies, settings.base_path)
-    app.extensions["fanwhy"] = fanwhy
+    services.install(app, fanwhy)
     if start:
         fanwhy.start()
     log.info("FanWhy backend %s; skipped: %s", collector.backend.name, dict(collector.selection.skipped) or "none")

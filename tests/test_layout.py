@@ -256,3 +256,13 @@ def test_any_stays_at_the_boundaries() -> None:
     lines = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "app").rglob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"\bAny\b", line)]
     assert len(lines) <= 39, "\n".join(lines)
+
+
+def test_the_web_reaches_the_applications_services_through_one_typed_accessor() -> None:
+    """``app.web.services.services()`` (checked by mypy) is the only reader of ``app.extensions``: a view that looks
+    a service up by a string is unchecked."""
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "app").rglob("*.py"))
+             if path != ROOT / "app" / "web" / "services.py"
+             for n, line in enumerate(path.read_text().splitlines(), 1) if "extensions[" in line or
+             "extensions.get(" in line]
+    assert not found, found

@@ -14,6 +14,7 @@ import pytest
 import requests
 from prometheus_client import CollectorRegistry
 
+from app.web.services import services
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
 from tests.fakes.fake_nvml import H200_LOAD_PID, scenario
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def registry_of(app: Any) -> CollectorRegistry:
     """The registry /metrics serves (FanWhy's collector, its own process_* and python_info)."""
-    registry: CollectorRegistry = app.extensions["fanwhy_registry"]
+    registry = services(app).registry
     return registry
 
 
@@ -302,7 +303,7 @@ def test_each_fan_is_a_sample_with_its_chip_and_source_and_promtool_is_content(m
     app = make_app(nvidia_selection(FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])), start=False,
                    sys_root=str(root), bmc=False)
     app.extensions["fanwhy"].collector.collect()
-    registry: CollectorRegistry = app.extensions["fanwhy_registry"]
+    registry = services(app).registry
 
     def get(name: str, fan: str, source: str, chip: str) -> float | None:
         return registry.get_sample_value(name, {"fan": fan, "chip": chip, "source": source})

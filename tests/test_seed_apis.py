@@ -12,6 +12,7 @@ import pytest
 
 from app.core.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot
 from app.web.picking import pick, score, world_size
+from app.web.services import services
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
 from tests.support.servers import wait_for
@@ -113,11 +114,11 @@ def test_wait_requests_are_capped_per_client_and_in_all(make_app: Any) -> None:
     assert slots.take("c") and not slots.take("c")
     app = make_app(nvidia_selection(scenario("h200x2_load")))
     app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
-    app.extensions["fanwhy_wait_slots"] = WaitSlots(per_client=1, in_all=1)
+    services(app).wait_slots = WaitSlots(per_client=1, in_all=1)
     client = app.test_client()
     waiter = threading.Thread(target=client.get, args=("/api/gpu/available?count=2&max_utilization=0&wait=2",))
     waiter.start()
-    slots = app.extensions["fanwhy_wait_slots"]
+    slots = services(app).wait_slots
     wait_for(lambda: slots.held() == 1)  # the first waiter holds the one slot
     refused = client.get("/api/gpu/available?count=2&max_utilization=0&wait=2")
     assert refused.status_code == 429 and refused.get_json()["error"] == "too many waiting requests"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 
-from flask import Blueprint, Flask, Response, current_app, jsonify
+from flask import Blueprint, Flask, Response, jsonify
 
 from ..collect.collector import Collector, Frame
 from ..collect.serialize import fan_view, gpu_headline, process_view, to_json
@@ -14,6 +14,7 @@ from ..core.model import ProcessSample
 from ..core.threads import FAULTS
 from ..core.version import __version__
 from .rest import ApiError, allow_only, arg
+from .services import services
 
 if TYPE_CHECKING:
     from ..store.history import History
@@ -26,7 +27,7 @@ KINDS = ("all", "gpu", "cpu")
 
 
 def _collector() -> Collector:
-    collector: Collector = current_app.extensions["fanwhy"].collector
+    collector: Collector = services().collector
     return collector
 
 
@@ -270,10 +271,10 @@ def alerts() -> Response:
 @bp.get("/health")
 def health() -> tuple[Response, int]:
     allow_only(())
-    services = current_app.extensions["fanwhy"]
-    collector: Collector = services.collector
+    fanwhy = services()
+    collector: Collector = fanwhy.collector
     frame = collector.latest()
-    notifications = services.notifier.status() if services.notifier is not None else []
+    notifications = fanwhy.notifier.status() if fanwhy.notifier is not None else []
     # the frame's counters; before the first frame, the collector's own (nothing else has them yet)
     counters = frame.counters if frame is not None else collector.counters()
     body: dict[str, object] = {
@@ -285,14 +286,14 @@ def health() -> tuple[Response, int]:
         "consecutive_failures": counters.consecutive_failures,
         "total_errors": counters.total_errors,
         "xid_events": collector.backend.event_watch(),
-        "history": _history_health(services.history),
+        "history": _history_health(fanwhy.history),
         "notifications": notifications,
         "thread_faults": FAULTS.recent(),
-        "refusals": services.refusals.counts() if services.refusals is not None else {},
-        "sessions": services.sessions.view() if services.sessions is not None else {},
+        "refusals": fanwhy.refusals.counts() if fanwhy.refusals is not None else {},
+        "sessions": fanwhy.sessions.view() if fanwhy.sessions is not None else {},
     }
     if frame is None:  # not ready: every view of the snapshot answers 503 until the first one
-        if not services.settings.collector:
+        if not fanwhy.settings.collector:
             body.update(status="degraded", reason="this server does not collect (FANWHY_COLLECTOR=off) and has "
                         "received no snapshot yet", reasons=["no snapshot yet"], data_age_s=None)
             return jsonify(body), 200
@@ -303,7 +304,7 @@ def health() -> tuple[Response, int]:
     snap = frame.snapshot
     age = round(time.monotonic() - frame.monotonic, 3)
     gpu_errors = {str(g.index): g.error for g in snap.gpus if g.error}
-    down, degraded = _health_reasons(collector, services.history, services.settings.collector, frame, age,
+    down, degraded = _health_reasons(collector, fanwhy.history, fanwhy.settings.collector, frame, age,
                                      notifications)
     status = "down" if down else "degraded" if degraded else "ok"
     reasons = down + degraded

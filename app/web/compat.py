@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from flask import Blueprint, Flask, Response, current_app, jsonify
+from flask import Blueprint, Flask, Response, jsonify
 
 from ..core.model import GpuSample, Snapshot
 from .rest import ApiError, allow_only
+from .services import services
 
 bp = Blueprint("compat", __name__, url_prefix="/api/v1")
 MB = 1024 * 1024
@@ -44,7 +45,7 @@ def fleet_manager_view(snap: Snapshot) -> dict[str, object]:
 @bp.get("/monitoring/gpu-metrics")
 def gpu_metrics() -> Response:
     allow_only(())
-    frame = current_app.extensions["fanwhy"].collector.latest()
+    frame = services().collector.latest()
     if frame is None:
         raise ApiError(503, "no data yet", "the collector has not finished its first snapshot")
     return jsonify(fleet_manager_view(frame.snapshot))

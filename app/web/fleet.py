@@ -14,11 +14,12 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, render_template
+from flask import Blueprint, Flask, Response, jsonify, render_template
 
 from ..core.jsonvalue import JsonObject
 from ..core.vocabulary import gpu_score
 from .rest import ApiError, allow_only
+from .services import services
 
 bp = Blueprint("fleet", __name__)
 TIMEOUT_S = 3.0
@@ -126,7 +127,7 @@ def pods_view(base: str) -> list[dict[str, float | str | None]]:
 @bp.get("/api/fleet")
 def fleet() -> Response:
     allow_only(())
-    fanwhy = current_app.extensions["fanwhy"]
+    fanwhy = services()
     base = fanwhy.settings.prometheus_url
     if not base:
         raise ApiError(404, "no fleet configured",
@@ -139,7 +140,7 @@ def fleet() -> Response:
 
 @bp.get("/fleet")
 def fleet_page() -> str:
-    return render_template("fleet.html", configured=bool(current_app.extensions["fanwhy"].settings.prometheus_url))
+    return render_template("fleet.html", configured=bool(services().settings.prometheus_url))
 
 
 def init_app(app: Flask) -> None:

@@ -7,7 +7,7 @@ import sqlite3
 import time
 import uuid
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, jsonify, request
 
 from ..core.jsonvalue import Json
 from ..store.history import History
@@ -16,6 +16,7 @@ from ..store.recordings import Recorder, RecordingsFull
 from ..store.schema import FAN_METRICS, GPU_METRICS, HOST_METRICS, PROCESS_METRICS
 from ..verdict import away
 from .rest import ApiError, allow_only, arg, json_body
+from .services import services
 
 MAX_STEP_S = 366 * 86400.0  # a larger step is no window (1e308 s made an Infinity, which is not JSON)
 
@@ -25,14 +26,14 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def _recorder() -> Recorder:
-    recorder: Recorder | None = current_app.extensions["fanwhy"].recorder
+    recorder: Recorder | None = services().recorder
     if recorder is None:
         raise ApiError(404, "history is off", "start FanWhy with FANWHY_DB set (it is 'none' here)")
     return recorder
 
 
 def _history() -> History:
-    history: History | None = current_app.extensions["fanwhy"].history
+    history: History | None = services().history
     if history is None:
         raise ApiError(404, "history is off", "start FanWhy with FANWHY_DB set (it is 'none' here)")
     return history
@@ -72,7 +73,7 @@ def gpu_history() -> Response:
     since = parse_time(request.args.get("since"), now - 900, now, "since")
     until = parse_time(request.args.get("until"), now, now, "until")
     step = arg("step", float, None, lambda v: 0 < v <= MAX_STEP_S, "a positive number of seconds, at most a year")
-    interval = current_app.extensions["fanwhy"].settings.interval_s
+    interval = services().settings.interval_s
     try:
         win = history.window(since, until, step, interval)
         if selectors[0] == "gpu":
@@ -150,10 +151,10 @@ def start_recording() -> tuple[Response, int]:
     label = body.get("label", "")
     if not isinstance(label, str) or len(label) > 200:
         raise ApiError(400, "invalid label", "a string of at most 200 characters")
-    snapshot = current_app.extensions["fanwhy"].collector.latest()
+    snapshot = services().collector.latest()
     present = [g.index for g in snapshot.snapshot.gpus] if snapshot else []
     gpus = _gpu_indices(body.get("gpus"), present)
-    settings = current_app.extensions["fanwhy"].settings
+    settings = services().settings
     interval = body.get("interval", settings.interval_s)
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval <= 3600:
         raise ApiError(400, "invalid interval", "seconds between samples, more than 0 and at most 3600")

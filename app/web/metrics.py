@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Callable
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Flask, Response, request
 from prometheus_client import CollectorRegistry, PlatformCollector, ProcessCollector, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from werkzeug.wrappers import Response as WerkzeugResponse
@@ -22,6 +22,7 @@ from ..collect.collector import Collector, Counters, Frame
 from ..core.model import GpuSample, Snapshot, Unattributed
 from ..core.version import __version__
 from ..core.vocabulary import THROTTLE_REASONS
+from .services import services
 
 if TYPE_CHECKING:  # the standard's type (PEP 3333), from typeshed
     from _typeshed.wsgi import WSGIApplication
@@ -306,20 +307,19 @@ class SnapshotCollector:
 @bp.get("/metrics")
 def metrics() -> Response:
     """prometheus_client's own WSGI exposition: gzip when asked, OpenMetrics when asked, ``name[]`` filters."""
-    exposition: WSGIApplication = current_app.extensions["fanwhy_metrics_app"]
-    answer = WerkzeugResponse.from_app(exposition, request.environ)
+    answer = WerkzeugResponse.from_app(services().exposition, request.environ)
     return Response(answer.get_data(), status=answer.status_code, headers=list(answer.headers.items()))
 
 
-def init_app(app: Flask, collector: Collector, seed_names: bool = True) -> None:
+def init_app(app: Flask, collector: Collector, seed_names: bool = True) -> tuple[CollectorRegistry, WSGIApplication]:
+    """The registry of /metrics and prometheus_client's WSGI exposition of it (kept with the app's services)."""
     # the snapshot's families are built per scrape (no describe): name[] filters them sample by sample
     registry = CollectorRegistry(auto_describe=False, support_collectors_without_names=True)
     registry.register(SnapshotCollector(collector, seed_names=seed_names))
     registry.register(ProcessCollector(registry=None))  # FanWhy's own process_* (CPU seconds, memory, descriptors)
     registry.register(PlatformCollector(registry=None))  # python_info
-    app.extensions["fanwhy_registry"] = registry
-    app.extensions["fanwhy_metrics_app"] = make_wsgi_app(registry)
     app.register_blueprint(bp)
+    return registry, make_wsgi_app(registry)
 
 
 def _seed_and_unattributed(gpu: GpuSample, item: Unattributed | None, labels: list[str],

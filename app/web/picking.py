@@ -10,13 +10,14 @@ import threading
 import time
 from dataclasses import dataclass
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, jsonify, request
 
 from ..collect.collector import Collector, Frame
 from ..core.model import GpuSample, Snapshot
 from ..core.vocabulary import gpu_score
 from .concurrency import Concurrency
 from .rest import ApiError, allow_only, arg
+from .services import services
 
 bp = Blueprint("picking", __name__, url_prefix="/api")
 MIB = 1024 * 1024
@@ -111,13 +112,13 @@ def available() -> tuple[Response, int]:
     min_memory = arg("min_memory_mb", float, 0.0, lambda v: 0 <= v < 1e9, "megabytes, 0 or more")
     max_util = arg("max_utilization", float, 100.0, lambda v: 0 <= v <= 100, "a percentage, 0-100")
     wait = arg("wait", float, 0.0, lambda v: 0 <= v <= MAX_WAIT_S, f"seconds, 0-{MAX_WAIT_S:g}")
-    fanwhy = current_app.extensions["fanwhy"]
+    fanwhy = services()
     frame = fanwhy.collector.latest()
     chosen, why = pick(frame.snapshot, count, min_memory, max_util) if frame else ([], "no snapshot yet")
     if frame is not None and count > len(frame.snapshot.gpus):
         wait = 0.0  # more GPUs than the machine has: waiting cannot help
     if why and wait > 0:
-        slots: WaitSlots = current_app.extensions["fanwhy_wait_slots"]
+        slots = fanwhy.wait_slots
         client = request.remote_addr or "?"
         if not slots.take(client):
             raise ApiError(429, "too many waiting requests",
@@ -162,5 +163,4 @@ def _answer(chosen: list[Candidate], count: int, timestamp: float) -> dict[str, 
 
 
 def init_app(app: Flask) -> None:
-    app.extensions["fanwhy_wait_slots"] = WaitSlots()
     app.register_blueprint(bp)

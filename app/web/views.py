@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, Flask, Response, current_app, render_template, request, send_from_directory
 
 from ..core.version import __version__
+from .services import services
 
 bp = Blueprint("views", __name__)
 EXPORTER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>FanWhy exporter</title>
@@ -17,7 +18,7 @@ EXPORTER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 
 @bp.get("/")
 def index() -> str:
-    settings = current_app.extensions["fanwhy"].settings
+    settings = services().settings
     return render_template("index.html", interval_s=settings.interval_s,
                            alert_util=settings.alert_gpu_util_percent, fleet=bool(settings.prometheus_url))
 
