@@ -30,6 +30,7 @@ from .web import (
     services,
     views,
 )
+from .web.access import AccessPolicy
 from .web.bodies import BodyReader
 from .web.concurrency import for_model, one_writer_websockets
 from .web.gate import Gate
@@ -77,7 +78,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     collector = build_collector(settings, selection, history)
     refusals = Refusals()
     security.init_app(app)
-    auth.init_app(app, settings.token, settings.metrics_token, refusals)
+    policy = AccessPolicy.of(settings)
+    auth.init_app(app, policy, refusals)
     rest.init_app(app)
     api.init_app(app)
     compat.init_app(app)
@@ -97,9 +99,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         fanwhy.sessions = sessions
     inner = BodyReader(one_writer_websockets(app.wsgi_app, concurrency), max_bytes=app.config["MAX_CONTENT_LENGTH"],
                        timeout_s=settings.body_timeout_s, per_client=settings.client_bodies,
-                       in_all=settings.max_bodies, token=settings.token, refusals=refusals)
-    gate = Gate(inner, allowed_hosts=security.allowed_hosts(settings), allowed_origins=list(settings.allowed_origins),
-                token=settings.token, metrics_token=settings.metrics_token, sessions=fanwhy.sessions,
+                       in_all=settings.max_bodies, policy=policy, refusals=refusals)
+    gate = Gate(inner, policy=policy, allowed_origins=list(settings.allowed_origins), sessions=fanwhy.sessions,
                 rate_limit_per_s=settings.rate_limit_per_s, refusals=refusals)
     # outermost: behind a trusted proxy, the gate sees the real client, scheme, host and prefix (app/web/proxy.py)
     app.wsgi_app = Forwarded(  # type: ignore[method-assign]  # Flask's documented way to wrap its WSGI app

@@ -266,3 +266,13 @@ def test_the_web_reaches_the_applications_services_through_one_typed_accessor() 
              for n, line in enumerate(path.read_text().splitlines(), 1) if "extensions[" in line or
              "extensions.get(" in line]
     assert not found, found
+
+
+def test_the_token_is_read_and_compared_only_by_the_access_policy() -> None:
+    """Who may pass, with which credential, from which Host is app/web/access.py's alone: no other module reads
+    the Authorization header or the sign-in cookie, or compares a token."""
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "app" / "web").rglob("*.py"))
+             if path.name != "access.py"
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"HTTP_AUTHORIZATION|compare_digest|token_matches|parse_cookie", line)]
+    assert not found, found

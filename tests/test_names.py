@@ -6,7 +6,7 @@ from pathlib import Path
 
 from app.collect.config import load_settings
 from app.serving import url
-from app.web.security import allowed_hosts
+from app.web.access import allowed_hosts
 
 
 def test_loopback_allows_loopback_names_only() -> None:

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, BinaryIO
 
-from .auth import UNAUTHORIZED, token_from_environ, token_matches
+from .access import UNAUTHORIZED, AccessPolicy
 from .gate import refuse
 from .refusals import Refusals
 from .rest import ApiError
@@ -42,11 +42,11 @@ class BodyReader:
     """WSGI middleware: see the module's docstring."""
 
     def __init__(self, app: WSGIApplication, *, max_bytes: int, timeout_s: float = 10.0, per_client: int = 4,
-                 in_all: int = 64, token: str | None = None, clock: Callable[[], float] = time.monotonic,
+                 in_all: int = 64, policy: AccessPolicy | None = None, clock: Callable[[], float] = time.monotonic,
                  refusals: Refusals | None = None):
         self.app = app
         self.refusals = refusals
-        self.token = token
+        self.policy = policy or AccessPolicy(None, None, frozenset({"*"}))  # the access policy: whose body is read
         self.max_bytes = max_bytes
         self.timeout_s = timeout_s
         self.per_client = per_client
@@ -77,16 +77,11 @@ class BodyReader:
         return self.app(environ, start_response)
 
     def _pool(self, environ: WSGIEnvironment) -> str:
-        """Which pool a body counts in: ``socket`` for Engine.IO's polls (app.web.gate checked their token or session
-        id), ``main`` for a body that carries the token (or when there is none), ``login`` for the login form's; any
-        other body without the token is a 401, unread."""
-        if (environ.get("PATH_INFO") or "").startswith("/socket.io"):
-            return "socket"
-        if not self.token or token_matches(self.token, token_from_environ(environ, query=False)):
-            return "main"
-        if environ.get("PATH_INFO") == "/login":
-            return "login"
-        raise ApiError(401, "unauthorized", UNAUTHORIZED)
+        """Which pool a body counts in (AccessPolicy.body_pool); a body the policy does not admit is a 401, unread."""
+        pool = self.policy.body_pool(environ)
+        if pool is None:
+            raise ApiError(401, "unauthorized", UNAUTHORIZED)
+        return pool
 
     def _read_counted(self, environ: WSGIEnvironment, length: int | None, pool: str) -> bytes:
         key = (pool, environ.get("REMOTE_ADDR") or "?")

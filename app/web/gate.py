@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
-from .auth import token_from_environ, token_matches
+from .access import AccessPolicy
 from .refusals import Refusals
-from .security import SECURITY_HEADERS, TokenBuckets, canonical_host, host_name
+from .security import SECURITY_HEADERS, TokenBuckets, host_name
 from .sessions import Sessions
 
 if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
@@ -44,16 +44,13 @@ class Refusal(NamedTuple):
 
 
 class Gate:
-    def __init__(self, app: WSGIApplication, *, allowed_hosts: set[str], allowed_origins: Iterable[str] = (),
-                 token: str | None = None, metrics_token: str | None = None,
+    def __init__(self, app: WSGIApplication, *, policy: AccessPolicy, allowed_origins: Iterable[str] = (),
                  sessions: Sessions | None = None, rate_limit_per_s: float = 0.0,
                  refusals: Refusals | None = None):
         self.app = app
         self.refusals = refusals
-        self.allowed_hosts = allowed_hosts
+        self.policy = policy  # who may pass, with which credential, from which Host
         self.allowed_origins = {o.rstrip("/").lower() for o in allowed_origins}
-        self.token = token
-        self.metrics_token = metrics_token
         self.sessions = sessions
         self.rate_limit_per_s = rate_limit_per_s
         self.limiter = TokenBuckets(rate_limit_per_s, 2 * rate_limit_per_s) if rate_limit_per_s > 0 else None
@@ -82,8 +79,7 @@ class Gate:
         name = host_name(host)
         if name is None:
             return Refusal(400, "bad Host", f"{host[:80]!r} is not a host name and port", "host")
-        if "*" not in self.allowed_hosts and canonical_host(name) not in self.allowed_hosts \
-                and not self._bearer_ok(environ):
+        if not self.policy.host_admits(environ):
             return Refusal(400, "unknown Host", f"{name[:80]!r} is not one of this FanWhy's names; add it to "
                            "FANWHY_ALLOWED_HOSTS (a comma-separated list, added to localhost, 127.0.0.1 and ::1)",
                            "host")
@@ -105,22 +101,10 @@ class Gate:
                            "client; retry shortly", "rate")
         if not socket_io or in_session:
             return None  # a session's own requests: its unguessable sid was given only after these checks
-        if not token_matches(self.token, token_from_environ(environ)):
+        if not self.policy.socket_admits(environ):
             return Refusal(401, "unauthorized", "Socket.IO needs the token: Authorization: Bearer <token>, the login "
                            "cookie, or ?token=<token>", "token")
         return self._session_limits(client)
-
-    def _bearer_ok(self, environ: WSGIEnvironment) -> bool:
-        """A token in the Authorization header (never a cookie or a query parameter, which a browser adds by itself
-        or a link carries): FANWHY_TOKEN anywhere, FANWHY_METRICS_TOKEN for /metrics only."""
-        header = environ.get("HTTP_AUTHORIZATION") or ""
-        if not header.startswith("Bearer "):
-            return False
-        given = header[len("Bearer "):].strip()
-        if self.token and token_matches(self.token, given):
-            return True
-        return bool(self.metrics_token) and environ.get("PATH_INFO") == "/metrics" \
-            and token_matches(self.metrics_token, given)
 
     def _origin_allowed(self, origin: str, host: str) -> bool:
         origin = origin.rstrip("/").lower()

@@ -1,11 +1,7 @@
-"""Request-level defences: the Host allowlist (DNS rebinding), per-client token buckets, security headers.
-
-Binding to loopback, only ``localhost``, ``127.0.0.1`` and ``[::1]`` are accepted as Host: a page on
-another site whose name resolves to 127.0.0.1 is refused. ``FANWHY_ALLOWED_HOSTS`` adds names to those (``*``
-accepts any, not advised); see allowed_hosts for a server bound to the network.
-The checks themselves run in app.web.gate, before Flask and Socket.IO see the request.
+"""Request-level defences: reading a Host header (which names it may carry is app.web.access's policy), per-client
+token buckets, the security headers. The checks themselves run in app.web.gate, before Flask and Socket.IO see the
+request.
 """
-
 from __future__ import annotations
 
 import ipaddress
@@ -13,22 +9,11 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from typing import Callable, Iterable
+from typing import Callable
 
 from flask import Flask, Response, request
 
-from ..collect.config import Settings, is_loopback, is_wildcard
-
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-
-
-def default_allowed_hosts(bind: str) -> set[str]:
-    """Loopback's names, and the bind address itself when it is a name or address of its own."""
-    names = set(LOOPBACK_NAMES)
-    if not is_wildcard(bind) and not is_loopback(bind):
-        names.add(bind.lower())
-    return names
-
+from ..collect.config import is_loopback
 
 # A Host header as RFC 9110 has it: a name or an IPv4 address, or an IPv6 address in brackets, then an optional
 # port of digits; nothing else (no user-info, no path, nothing after the port), as browsers and proxies parse it.
@@ -80,14 +65,6 @@ def canonical_host(name: str) -> str:
         return name
 
 
-def _valid_names(values: Iterable[str]) -> set[str]:
-    names = set()
-    for value in values:
-        if value.strip():
-            names.add(canonical_host(value))
-    return names
-
-
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -100,21 +77,6 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                                "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 }
-
-
-def allowed_hosts(settings: Settings) -> set[str]:
-    """The names a request's Host may carry (a trusted proxy's X-Forwarded-Host stands for it: app.web.proxy).
-    Bound to loopback: loopback's names, and FANWHY_ALLOWED_HOSTS added to them (a proxy's public names). Bound to
-    the network (which needs FANWHY_TOKEN): any name, unless FANWHY_ALLOWED_HOSTS narrows it to its names and
-    loopback's; the token guards every route, so a page that rebinds a name of its own to this machine gets 401
-    without it, and a server in a container cannot know the names and addresses its published port is reached by
-    (docs/SECURITY.md). ``*`` in FANWHY_ALLOWED_HOSTS accepts any name."""
-    names = default_allowed_hosts(settings.host)
-    if settings.allowed_hosts:
-        return names | _valid_names(settings.allowed_hosts)
-    if settings.token and not is_loopback(settings.host):
-        return {"*"}
-    return names
 
 
 def _trustworthy(host: str) -> bool:
