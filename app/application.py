@@ -15,6 +15,7 @@ from .core.redact import Redactor
 from .store.recordings import Recorder
 from .vendors.factory import Selection
 from .verdict.notify import Notifier
+from .verdict.receipt import ReceiptMeter
 from .web import (
     api,
     auth,
@@ -44,6 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # The page's files: inside the package when installed from a wheel (app/static, app/templates), else the clone's.
 PAGE = next((p for p in (Path(__file__).resolve().parent, ROOT) if (p / "templates" / "index.html").exists()), ROOT)
 log = logging.getLogger(__name__)
+
+
+def receipt_meter(gpus: tuple[int, ...] | None) -> ReceiptMeter:
+    """A recording's receipt (app.store.recordings keeps it; app.verdict.receipt measures it)."""
+    return ReceiptMeter(gpus=gpus)
 
 
 def notifier(settings: Settings) -> Notifier | None:
@@ -87,8 +93,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     registry, exposition = metrics.init_app(app, collector, seed_names=settings.seed_metrics)
     openapi.init_app(app)
     fanwhy = FanWhy(settings=settings, collector=collector, concurrency=concurrency, history=history,
-                    recorder=Recorder(history) if history is not None else None, notifier=notifier(settings),
-                    refusals=refusals, wait_slots=WaitSlots(), registry=registry,
+                    recorder=Recorder(history, receipt_meter) if history is not None else None,
+                    notifier=notifier(settings), refusals=refusals, wait_slots=WaitSlots(), registry=registry,
                     exposition=exposition)
     views.init_app(app, exporter)
     if not exporter:

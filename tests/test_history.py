@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 import requests
 
+from app.application import receipt_meter
 from app.core.jsonvalue import Json
 from app.store.history import History
 from app.store.queries import HistoryError
 from app.store.recordings import Recorder
 from app.store.schema import ForeignFile, ownership
+from app.verdict.changes import VerdictChanges
 from tests.fakes.fake_nvml import H200_LOAD_PID
 from tests.support.history import GIB, T0, Clock, feed, snap  # GIB: for the tests below
 from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
@@ -29,7 +31,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def history(tmp_path: Path, clock: Clock) -> Any:
-    h = History(tmp_path / "h.db", retention_hours=24, clock=clock).open()
+    h = History(tmp_path / "h.db", retention_hours=24, clock=clock, keep=VerdictChanges().row).open()
     yield h
     h.close()
 
@@ -192,7 +194,7 @@ def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History
 def test_recording_statistics_match_hand_computed_values(tmp_path: Path, clock: Clock) -> None:
     history = History(tmp_path / "h.db", clock=clock).open()
     history.start()
-    recorder = Recorder(history)
+    recorder = Recorder(history, receipt_meter)
     try:
         recorder.start("r1", "train", [0], 2.0, T0)
         for t, util in enumerate([10, 20, 30, 40, 50, 60]):  # sampled every 2 s: 10, 30, 50
@@ -358,7 +360,7 @@ def test_while_you_were_away_merges_each_cause_into_one_line(tmp_path: Path) -> 
     from tests.support.builders import snap as esnap
 
     clock = Clock()
-    history = History(tmp_path / "h.db", clock=clock).open()
+    history = History(tmp_path / "h.db", clock=clock, keep=VerdictChanges().row).open()
     try:
         for t in range(600):
             clock.now = T0 + t

@@ -18,6 +18,7 @@ import pytest
 import requests
 
 import app.store.recordings as recordings_module
+from app.application import receipt_meter
 from app.store.history import FAULT_SHOWN_S, History
 from app.store.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
@@ -262,7 +263,7 @@ def test_a_fault_in_the_shared_memory_file_never_kills_the_worker(tmp_path: Path
 
 # -- bounded storage -------------------------------------------------------------------------------------
 def test_live_recordings_are_capped(history: History) -> None:
-    recorder = Recorder(history)
+    recorder = Recorder(history, receipt_meter)
     for n in range(MAX_LIVE_RECORDINGS):
         recorder.start(f"r{n}", "x", None, 1.0, T0)
     with pytest.raises(RecordingsFull):
@@ -285,7 +286,7 @@ def test_the_cap_on_live_recordings_is_a_429_through_rest(make_app: Any, fake_nv
 def test_a_recording_stops_itself_at_its_sample_cap(history: History, clock: Clock,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recordings_module, "MAX_RECORDING_SAMPLES", 4)
-    recorder = Recorder(history)
+    recorder = Recorder(history, receipt_meter)
     recorder.start("capped", "x", None, 1.0, T0)
     feed(history, clock, 10)
     found = recorder.get("capped")
@@ -297,7 +298,7 @@ def test_a_recording_stops_itself_at_its_sample_cap(history: History, clock: Clo
 def test_recordings_count_toward_the_size_cap_and_health_says_so(tmp_path: Path, clock: Clock) -> None:
     history = History(tmp_path / "h.db", retention_hours=24, clock=clock, max_bytes=256 * 1024).open()
     try:
-        recorder = Recorder(history)
+        recorder = Recorder(history, receipt_meter)
         for n in range(MAX_LIVE_RECORDINGS):
             recorder.start(f"r{n}", "x" * 150, None, 1.0, T0)
         feed(history, clock, 1800)  # 16 recordings x 1,800 samples would be far above 256 KiB

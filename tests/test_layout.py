@@ -276,3 +276,21 @@ def test_the_token_is_read_and_compared_only_by_the_access_policy() -> None:
              for n, line in enumerate(path.read_text().splitlines(), 1)
              if re.search(r"HTTP_AUTHORIZATION|compare_digest|token_matches|parse_cookie", line)]
     assert not found, found
+
+
+# The engine's three packages in a line: verdict and store build on core alone; collect assembles them (docs/
+# ARCHITECTURE.md, "The engine in a line").
+ENGINE_ORDER = {"verdict": {"core"}, "store": {"core"}, "collect": {"core", "vendors", "attribution", "verdict", "store"}}
+
+
+def test_the_engine_packages_are_in_a_line() -> None:
+    """verdict imports only core; store imports only core (it is handed which verdicts to keep and how a recording's
+    receipt is measured); collect imports them both and nothing imports collect back from them."""
+    wrong = []
+    for folder, may in ENGINE_ORDER.items():
+        for path in sorted((ROOT / "app" / folder).glob("*.py")):
+            for target in imports(path):
+                package = target.split(".")[1] if target.count(".") else ""
+                if package not in (folder, *may):
+                    wrong.append(f"{path.relative_to(ROOT)} imports {target}")
+    assert wrong == []

@@ -16,6 +16,7 @@ from ..attribution.processes import ProcessInspector
 from ..core.redact import Redactor
 from ..vendors.factory import Selection, default_builders, select_backend
 from ..verdict.alerts import AlertEngine
+from ..verdict.changes import VerdictChanges
 from . import liquidctl
 from .bmc import ipmitool
 from .collector import Collector
@@ -50,7 +51,8 @@ def open_history(settings: Settings) -> History | None:
         return None
     from ..store.history import History
 
-    return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20)).open()
+    return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20),
+                   keep=VerdictChanges().row).open()
 
 
 def _kube() -> KubeClient | None:

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..core.jsonvalue import Json
+from ..core.jsonvalue import EventRow, Json
 from ..core.model import Snapshot
 from ..core.threads import spawn
-from ..verdict.changes import VerdictChanges
 from . import queries, retention, rows
 from .queries import Window
 from .schema import APPLICATION_ID, ForeignFile, identity_of, mark, migrate, ownership
@@ -46,7 +45,8 @@ _CORRUPT = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
 class History:
     def __init__(self, path: str | Path, retention_hours: float = 168.0, raw_hours: float = 1.0,
-                 max_bytes: int = 512 * 1024 * 1024, clock: Callable[[], float] = time.time):
+                 max_bytes: int = 512 * 1024 * 1024, clock: Callable[[], float] = time.time,
+                 keep: Callable[[Snapshot], EventRow | None] = lambda snap: None):
         self.path = Path(path)
         self.retention_s = retention_hours * 3600.0
         self.raw_s = raw_hours * 3600.0
@@ -58,7 +58,7 @@ class History:
         self._write: sqlite3.Connection | None = None
         self._rolled_minute: int | None = None
         self._maintained_at = 0.0
-        self.verdict_changes = VerdictChanges()  # which verdicts are kept as events (app.verdict decides)
+        self.keep = keep  # which verdicts are kept as events (handed in: app.verdict.changes decides; none by default)
         # run by the writer: inside each tick's transaction, and with the once-a-minute trim (app.store.recordings)
         self.tick_hooks: list[Callable[[sqlite3.Connection, Snapshot], None]] = []
         self.trim_hooks: list[Callable[[sqlite3.Connection], None]] = []
@@ -304,7 +304,7 @@ class History:
             self._reconnect_at = self._clock() + RECONNECT_S
 
     def _insert(self, db: sqlite3.Connection, snap: Snapshot) -> None:
-        rows.insert(db, snap, self.verdict_changes.row(snap))
+        rows.insert(db, snap, self.keep(snap))
         for hook in self.tick_hooks:
             hook(db, snap)
 

@@ -14,11 +14,10 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
-from typing import Sequence, TypedDict
+from typing import Callable, Protocol, Sequence, TypedDict
 
 from ..core.jsonvalue import JsonObject
 from ..core.model import Snapshot
-from ..verdict.receipt import ReceiptMeter
 from .history import History
 from .rows import immediate
 
@@ -42,13 +41,23 @@ class _Recording:
     samples: int = 0
 
 
-class Recorder:
-    """Starts, samples, stops and lists recordings in ``history``'s database."""
+class Meter(Protocol):
+    """A recording's receipt as it is fed each tick (app.verdict.receipt.ReceiptMeter)."""
 
-    def __init__(self, history: History):
+    def add(self, snap: Snapshot) -> None: ...
+
+    def result(self) -> JsonObject: ...
+
+
+class Recorder:
+    """Starts, samples, stops and lists recordings in ``history``'s database. ``meter``: a recording's receipt for
+    its GPUs (None: all), handed in (the verdict measures it; this package only keeps it)."""
+
+    def __init__(self, history: History, meter: Callable[[tuple[int, ...] | None], Meter]):
         self._history = history
+        self._meter = meter
         self._live: dict[str, _Recording] = {}
-        self._meters: dict[str, ReceiptMeter] = {}  # each live recording's receipt, fed every tick
+        self._meters: dict[str, Meter] = {}  # each live recording's receipt, fed every tick
         self._lock = threading.Lock()
         history.tick_hooks.append(self._sample)
         history.trim_hooks.append(_trim)
@@ -61,7 +70,7 @@ class Recorder:
                 raise RecordingsFull(f"{MAX_LIVE_RECORDINGS} recordings are running; stop one first")
             pending = _Recording(rec_id, tuple(gpus) if gpus is not None else None, interval_s, next_at=math.inf)
             self._live[rec_id] = pending  # holds its place, not sampled until stored
-            self._meters[rec_id] = ReceiptMeter(gpus=pending.gpus)
+            self._meters[rec_id] = self._meter(pending.gpus)
         try:
             with self._history.reader() as db, immediate(db):
                 db.execute("INSERT INTO recordings VALUES (?, ?, ?, ?, ?, NULL, NULL)",

@@ -16,17 +16,30 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
+from typing import Callable, Protocol, Sequence, TypedDict
 from urllib.parse import urlsplit
 
 from ..core.model import Alert
 from ..core.redact import Redactor
 from ..core.threads import spawn
 
-if TYPE_CHECKING:  # the settings check parses FANWHY_NOTIFY: its imports stay light (a one-shot answer pays them)
-    from ..collect.collector import Collector
-
 log = logging.getLogger(__name__)
+
+
+class Published(Protocol):
+    """A frame the collector published: its sequence number is all the notifier reads."""
+
+    @property
+    def seq(self) -> int: ...
+
+
+class AlertSource(Protocol):
+    """What the notifier follows (the collector, assembled above this package): its frames as they are published,
+    and the alert events of a span of them."""
+
+    def wait_frame(self, after_seq: int, timeout: float) -> Published | None: ...
+
+    def alert_events(self, after_seq: int, upto_seq: int) -> list[Alert]: ...
 
 KINDS = ("webhook", "ntfy", "slack", "discord")
 QUEUE_SIZE = 200
@@ -170,7 +183,7 @@ class Notifier:
     def status(self) -> list[TargetStatus]:
         return [t.view() for t in self.targets]
 
-    def follow(self, collector: Collector) -> None:
+    def follow(self, collector: AlertSource) -> None:
         """Feed the targets every alert event the collector publishes, from a thread of its own."""
         # from the start: the events of frames published before this thread ran are kept by the collector; kept
         # outside the loop's body, so that the body started again after a fault sends nothing twice
