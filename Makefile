@@ -28,7 +28,7 @@ snapshot: $(VENV)/.runtime
 # Debian packages the tests drive for real: chromium (the page), nginx (a reverse proxy in front), node and java
 # (processes the table names), zsh and groff (completion and the man page), prometheus (promtool and a real
 # Prometheus for the fleet), redis-server (the Socket.IO message queue);
-# podman, runc, mmdebstrap and openssl build and run the container image (tests/test_image.py); iproute2 makes
+# podman, runc, mmdebstrap and openssl build and run the container image (tests/system/test_image.py); iproute2 makes
 # "another host" (a network namespace and a veth pair: tests/support/netns.py). Installed when
 # root and missing; otherwise the tests that need them are skipped, saying why.
 DEBS := chromium:chromium prometheus:promtool redis-server:redis-server podman:podman runc:runc mmdebstrap:mmdebstrap \
@@ -55,9 +55,9 @@ test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a
 # The fast loop (60 s on the 2-core VM once the venv exists): lint and types, then the unit and integration tiers
 # together in six processes (the integration tests mostly wait on servers and ticks, so six keep two cores busy;
 # tests that measure CPU rates hold them to the burner's own /proc account, so they pass beside the others).
-# tests/conftest.py sets the tiers; `make test` (what CI runs) adds the system tier and runs one test at a time.
+# A test's tier is its folder (tests/conftest.py); `make test` (what CI runs) adds tests/system and runs one at a time.
 check: $(VENV)/.dev lint
-	$(PY) -m pytest -q -m "unit or integration" -n 6 -p no:cacheprovider
+	$(PY) -m pytest -q -n 6 -p no:cacheprovider tests/unit tests/integration
 
 # Mutation testing of the core rules ([tool.mutmut] in pyproject.toml names the modules and their tests); about 3
 # minutes on the 2-core VM, so not part of `make test`. Prints the score per module.

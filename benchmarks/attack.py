@@ -10,7 +10,7 @@ so the server's per-address limits see many clients; the watcher is 127.0.0.1):
 - ``waiters``: 100 ``GET /api/gpu/available?...&wait=300`` that cannot be satisfied, reopened when answered.
 During each, the watcher (a python-socketio client with the token) counts the updates it gets and the REST
 answers' latency; the server worker's threads and RSS are sampled. All traffic stays on 127.0.0.0/8.
-tests/test_exhaustion.py runs the same attacks with assertions.
+tests/system/test_exhaustion.py runs the same attacks with assertions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The performance targets, in one place: each benchmark judges its results against those it measures, writes the
 verdict into its JSON (``targets``) and exits 1 when one is missed. docs/PERFORMANCE.md's targets table words each
-target exactly as ``text`` here (``tests/test_benchmark_targets.py`` checks it)."""
+target exactly as ``text`` here (``tests/unit/test_benchmark_targets.py`` checks it)."""
 
 from __future__ import annotations
 

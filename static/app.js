@@ -5,7 +5,7 @@
 
   const $ = (sel, root) => (root || document).querySelector(sel);
   // Unattributed GPU memory below this is driver overhead: app/vocabulary.py's UNATTRIBUTED_FLOOR_BYTES
-  // (tests/test_vocabulary.py fails if the two differ).
+  // (tests/unit/test_vocabulary.py fails if the two differ).
   const UNATTRIBUTED_FLOOR_BYTES = 64 * 1024 * 1024;
   const cards = new Map();
   const state = { lastTimestamp: null };

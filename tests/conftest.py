@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -18,34 +21,19 @@ from app.vendors.nvidia import NvidiaBackend
 from tests.fakes.fake_nvml import FakeNvml, scenario
 from tests.support.receivers import Receiver
 
-# The tiers (markers; CONTRIBUTING.md says how to run each). A test's tier is read here, once, so that no file needs
-# to remember it: tests/gpu is gpu; the files below and every browser test are system (a browser, an image, a real
-# Prometheus or Redis, a built wheel, an attack, and tests marked ``load``: many clients or connections over many
-# seconds); a test that serves the app on loopback (the fixtures below) or a
-# file that starts real servers or processes is integration; the rest is unit.
-SYSTEM_FILES = frozenset({"test_page.py", "test_newcomer.py", "test_reverse_proxy.py", "test_image.py", "test_fleet.py",
-                          "test_signin.py", "test_top.py",
-                          "test_packaging.py",
-                          "test_exhaustion.py", "test_kubernetes_manifests.py", "test_bounded_commands.py"})
-INTEGRATION_FILES = frozenset({"test_server_process.py", "test_bodies.py", "test_refusals.py", "test_receipt.py",
-                               "test_sessions.py", "test_websocket_writes.py", "test_cli.py", "test_inputs.py",
-                               "test_gate.py",
-                               "test_hardening.py", "test_realtime.py", "test_history_faults.py", "test_notify.py",
-                               "test_processes.py", "test_host.py", "test_attribution.py", "test_metrics.py",
-                               "test_fans.py", "test_fan_verdict.py", "test_fan_views.py",  # BMC thread, history
-                               "test_fan_sources.py"})
-SERVING_FIXTURES = frozenset({"serve", "live_server", "server"})
+# The tiers (markers; CONTRIBUTING.md says how to run each): a test's tier is its folder, tests/unit,
+# tests/integration, tests/system or tests/gpu. Unit: no process started, no socket opened (enforced below);
+# integration: the app served on loopback, real processes and threads; system: a browser, an image, a real
+# Prometheus, nginx or Redis, a built wheel, an attack, many clients over many seconds; gpu: a real GPU.
+TIER_FOLDERS = ("unit", "integration", "system", "gpu")
 
 
 def tier_of(item: pytest.Item) -> str:
-    path = Path(str(item.path))
-    if "gpu" in path.parent.parts[-1:]:
-        return "gpu"
-    if path.name in SYSTEM_FILES or any(item.get_closest_marker(m) is not None for m in ("browser", "load")):
-        return "system"
-    if path.name in INTEGRATION_FILES or SERVING_FIXTURES & set(getattr(item, "fixturenames", ())):
-        return "integration"
-    return "unit"
+    path = Path(str(item.path)).resolve()
+    tests = Path(__file__).resolve().parent
+    folder = path.relative_to(tests).parts[0] if path.is_relative_to(tests) else ""
+    assert folder in TIER_FOLDERS, f"{item.nodeid}: a test lives in one of tests/{{{','.join(TIER_FOLDERS)}}}/"
+    return folder
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -53,6 +41,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = tier_of(item)
         if tier != "gpu":  # tests/gpu mark themselves
             item.add_marker(getattr(pytest.mark, tier))
+
+
+class NotInAUnitTest(AssertionError):
+    """A unit test started a process or opened a socket: it belongs in tests/integration."""
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_start_no_process_and_open_no_socket(request: pytest.FixtureRequest,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    if tier_of(request.node) != "unit":
+        return
+
+    def refuse(what: str) -> Callable[..., Any]:
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            raise NotInAUnitTest(f"a unit test may not {what}: move it to tests/integration")
+        return refused
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("start a process"))
+    monkeypatch.setattr(os, "fork", refuse("fork"))
+    monkeypatch.setattr(socket.socket, "connect", refuse("open a socket (connect)"))
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse("open a socket (connect)"))
+    monkeypatch.setattr(socket.socket, "bind", refuse("open a socket (bind)"))
 
 
 @pytest.fixture

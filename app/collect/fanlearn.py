@@ -17,7 +17,7 @@ step). So the confidence falls to 0 as the leftover's autocorrelation goes from 
 machine whose true source is not among the candidates names none.
 
 The search is coarse-to-fine in lag (every 4 s, then the neighbours of the best), on a series resampled to
-``STEP_S``. Validated on generated plants with a known truth (tests/test_fanlearn.py prints the figures).
+``STEP_S``. Validated on generated plants with a known truth (tests/unit/test_fanlearn.py prints the figures).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ mean to put a secret, is what this refuses:
   added up).
 
 What the docs tell people to make is never refused: ``openssl rand -hex 16`` (128 bits), ``-hex 8`` (exactly 64,
-judged by the whole-token rules only), ``-base64 16``, a password manager's 20 characters. tests/test_tokens.py
-draws 100,000 of each.
+judged by the whole-token rules only), ``-base64 16``, a password manager's 20 characters.
+tests/integration/test_tokens.py draws 100,000 of each.
 """
 
 from __future__ import annotations

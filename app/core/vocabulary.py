@@ -1,7 +1,7 @@
 """The words and numbers that more than one module (or the page) needs, each defined once (CONTRIBUTING.md).
 
 The page gets what it needs inside the snapshot (``GpuSample.passively_cooled``); the one constant it still keeps
-a copy of, ``UNATTRIBUTED_FLOOR_BYTES`` in static/app.js, is compared with this one by tests/test_vocabulary.py.
+a copy of, ``UNATTRIBUTED_FLOOR_BYTES`` in static/app.js, is compared with this one by tests/unit/test_vocabulary.py.
 """
 
 from __future__ import annotations

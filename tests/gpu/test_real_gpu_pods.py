@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests import cgroup_helper
-from tests.test_kubernetes import TOKEN, FakeApi, pod
+from tests.integration.test_kubernetes import TOKEN, FakeApi, pod
 
 pytestmark = pytest.mark.gpu
 HERE = Path(__file__).resolve().parent

@@ -1,5 +1,5 @@
 """FanWhy's answer on each block of the fan corpus, judged against the thread's answer, and what must stay true of
-it (tests/test_corpus.py checks every entry through the replay path; docs/FAN-CORPUS.md shows the judgement).
+it (tests/unit/test_corpus.py checks every entry through the replay path; docs/FAN-CORPUS.md shows the judgement).
 
 Verdicts: ``agree`` (the sentence says what the thread established, or all a capture can show of it), ``partly``
 (nothing false, but it misses the cause the thread found), ``disagree`` (it says something the thread refutes),

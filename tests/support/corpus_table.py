@@ -1,6 +1,6 @@
 """docs/FAN-CORPUS.md, made from the fan corpus: block by block, what FanWhy says of that machine (``fanwhy explain``
 on the block's capture) beside what the thread established. ``python -m tests.support.corpus_table`` rewrites it;
-tests/test_replay.py fails when it is out of date."""
+tests/integration/test_replay.py fails when it is out of date."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ from tests.support.corpus_judgement import JUDGED
 DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "FAN-CORPUS.md"
 HEAD = """# The fan corpus, replayed
 
-Made by `python -m tests.support.corpus_table` (tests/test_replay.py fails when this page is out of date). Each row is
-one real machine of `tests/fixtures/fans/corpus/` (its source is in the file): what `fanwhy explain` says from the
-block's capture, beside what the thread established (`[from thread]`) or what a careful reading infers
+Made by `python -m tests.support.corpus_table` (tests/integration/test_replay.py fails when this page is out of date).
+Each row is one real machine of `tests/fixtures/fans/corpus/` (its source is in the file): what `fanwhy explain`
+says from the block's capture, beside what the thread established (`[from thread]`) or what a careful reading infers
 (`[inferred]`), and a judgement: **agree** (it says what the thread established, or all the capture can show of it),
 **partly** (nothing false, but the thread's cause is missed), **disagree** (it says what the thread refutes), **not
 read** (a tool's own log or a shell session FanWhy does not read), **no answer** (the thread could not say). The
 judgements, with why, and what must stay true of each answer, are `tests/support/corpus_judgement.py`;
-`tests/test_corpus.py` checks them block by block.
+`tests/unit/test_corpus.py` checks them block by block.
 
 {counts}
 

@@ -1,5 +1,5 @@
-"""A pytest plugin for tests/test_layout.py: prints each collected test's tier markers, one line each, so one
-collection run shows the whole split (``-p tests.support.tier_report``)."""
+"""A pytest plugin for tests/integration/test_layout.py: prints each collected test's tier markers, one line each,
+so one collection run shows the whole split (``-p tests.support.tier_report``)."""
 
 from __future__ import annotations
 

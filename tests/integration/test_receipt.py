@@ -1,0 +1,182 @@
+"""A receipt for every job: the meter over snapshots (energy with the card's idle apart, power, heat, throttling, XID
+errors, fans above their floor, CPU), ``fanwhy run -- COMMAND`` on the fake NVML with a real child process, and a
+recording that ends with its receipt."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from app.cli.run import run_command
+from app.collect.assemble import build_collector
+from app.collect.config import Settings
+from app.core.fan import Fan
+from app.core.ledger import PowerLedger
+from app.core.model import Alert
+from app.core.redact import MAX_COMMAND_CHARS, Redactor
+from app.vendors.factory import Selection
+from app.vendors.nvidia import NvidiaBackend
+from app.verdict.receipt import ReceiptMeter, words
+from tests.fakes.fake_nvml import scenario
+from tests.support.builders import gpu, proc, snap
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def ledger(board: float, idle: float, *by_process: tuple[int, float]) -> PowerLedger:
+    job = sum(w for _, w in by_process)
+    return PowerLedger(gpu_index=0, board_w=board, idle_w=idle, processes_w=job, unattributed_w=board - idle - job,
+                       idle_from="measured", pstate="P0", board_wh=0, idle_wh=0, processes_wh=0, unattributed_wh=0,
+                       by_process=by_process)
+
+
+def test_the_meter_counts_the_jobs_part_and_keeps_the_idle_apart() -> None:
+    meter = ReceiptMeter(pids=lambda: {7})
+    loud = Fan("nvml:0/fan0", "GPU 0", 0, None, percent=80, floor_percent=30, state="running", gpu_index=0)
+    quiet = replace(loud, percent=30, state="floor")
+    xid = Alert(id="xid:0:1", rule="xid", gpu_index=0, severity="critical", message="x", value=79.0, threshold=None,
+                since=0.0)
+    for t, (watts, temp, reasons, fan, events) in enumerate([
+            (300.0, 60.0, ("sw_power_cap",), loud, ()),
+            (400.0, 70.0, ("sw_power_cap",), loud, (xid,)),
+            (200.0, 65.0, ("gpu_idle",), quiet, ()),
+            (200.0, 64.0, (), quiet, ())]):
+        card = gpu(util=90, temp=temp, power=watts, throttle_reasons=reasons)
+        state = snap([card], [proc(7, "python train.py", sm=90.0, cpu=150.0), proc(8, "other", sm=10.0)],
+                     timestamp=1000.0 + 3600 * t / 3600)
+        meter.add(replace(state, ledger=(ledger(watts, 50.0, (7, watts - 60.0), (8, 10.0)),), fans=(fan,),
+                          alert_events=events))
+    receipt: Any = meter.result()
+    (g,) = receipt["gpus"].values()
+    # three one-second steps after the first: 340 + 140 + 140 W for the job, 50 W idle each second
+    assert receipt["energy_wh"] == round((340 + 140 + 140) / 3600, 4) and receipt["idle_wh"] == round(150 / 3600, 4)
+    assert g["peak_power_w"] == 400.0 and g["peak_temperature_c"] == 70.0 and g["xid"] == [79]
+    assert g["throttled_s"] == {"sw_power_cap": 1.0}  # gpu_idle is not a throttle; the first snapshot has no span
+    assert g["mean_power_w"] == round((400 + 200 + 200) / 3, 1)
+    assert receipt["fans_above_floor_s"] == 1.0 and receipt["cpu_seconds"] == 4.5 and receipt["seconds"] == 3.0
+    text = words(receipt, "python train.py", 0)
+    assert text.startswith("fanwhy: `python train.py` exited 0 after 3.0 s\n  GPU 0 (Test GPU): 0.1722 Wh")
+    assert "throttled: sw_power_cap 1.0 s, XID: 79" in text and "fans above their idle floor: 1.0 s" in text
+
+
+def test_a_job_that_used_no_gpu_and_a_machine_without_fans() -> None:
+    meter = ReceiptMeter(pids=lambda: {99})
+    for t in range(3):
+        meter.add(snap([gpu(util=0)], [proc(7, "someone else", sm=50.0)], timestamp=float(t)))
+    receipt: Any = meter.result()
+    assert receipt["gpus"] == {} and receipt["fans_above_floor_s"] is None
+    assert "no GPU used" in words(receipt, "true") and "fans: none read on this machine" in words(receipt, "true")
+
+
+def test_fanwhy_run_watches_a_real_child_and_keeps_its_exit_code(tmp_path: Path) -> None:
+    fake = scenario("h100_load")
+    child_pid: dict[str, int] = {}
+
+    def processes(*_: Any) -> list[dict[str, Any]]:
+        pid = child_pid.get("pid")
+        return [{"pid": pid, "usedGpuMemory": 2**30, "gpuInstanceId": 0, "computeInstanceId": 0}] if pid else []
+
+    fake.set(0, "compute_processes", processes)
+    fake.set(0, "process_utilization", lambda *_: [{"pid": child_pid.get("pid", 0), "smUtil": 90, "memUtil": 0,
+                                                    "encUtil": 0, "decUtil": 0}])
+    backend = NvidiaBackend(nvml=fake, watch_xid=False)
+    backend.open()
+    collector = build_collector(Settings(db="none", interval_s=0.2, bmc=False, sys_root=str(tmp_path)),
+                            Selection(backend=backend, skipped={}))
+    out = io.StringIO()
+    code = run_command([sys.executable, "-c", "import time, sys; time.sleep(1.5); sys.exit(3)"], collector,
+                       as_json=True, out=out, on_start=lambda pid: child_pid.update(pid=pid))
+    assert code == 3
+    receipt = json.loads(out.getvalue())
+    assert receipt["exit_code"] == 3 and receipt["command"][-1].endswith("sys.exit(3)")
+    (g,) = receipt["gpus"].values()
+    assert g["name"] == "NVIDIA H100 80GB HBM3" and g["energy_wh"] > 0 and g["peak_power_w"] > 600
+    assert 1.2 <= receipt["seconds"] <= 4.0 and receipt["cpu_seconds"] < 1.0  # it slept: its own CPU, not ours
+
+
+def test_a_command_that_cannot_start_and_no_command() -> None:
+    fake = scenario("h100_idle")
+    backend = NvidiaBackend(nvml=fake, watch_xid=False)
+    backend.open()
+    collector = build_collector(Settings(db="none", bmc=False), Selection(backend=backend, skipped={}))
+    out = io.StringIO()
+    assert run_command(["/nonexistent/command"], collector, out=out) == 127
+    assert "fanwhy run: /nonexistent/command: No such file or directory" in out.getvalue()
+    assert run_command([], collector, out=out) == 2 and "name a command" in out.getvalue()
+
+
+def fake_gpu_monitor(tmp_path: Path) -> Any:
+    backend = NvidiaBackend(nvml=scenario("h100_idle"), watch_xid=False)
+    backend.open()
+    return build_collector(Settings(db="none", interval_s=0.2, bmc=False, sys_root=str(tmp_path)),
+                         Selection(backend=backend, skipped={}))
+
+
+def test_the_receipt_masks_and_bounds_the_command(tmp_path: Path) -> None:
+    """A receipt usually lands in a CI log: the command is shown as every command line FanWhy shows."""
+    out = io.StringIO()
+    argv = [sys.executable, "-c", "pass", "--password", "hunter2-secret", "--note", "x" * 5000]
+    assert run_command(argv, fake_gpu_monitor(tmp_path), as_json=True, out=out) == 0
+    receipt = json.loads(out.getvalue())
+    assert "hunter2-secret" not in out.getvalue() and "****" in receipt["command_line"]
+    bound = MAX_COMMAND_CHARS + len("… (9999 more characters)")
+    assert receipt["command"][4] == "****" and len(receipt["command_line"]) <= bound
+    assert all(len(word) <= bound for word in receipt["command"]) and "more characters" in receipt["command"][-1]
+    text = io.StringIO()
+    run_command(argv, fake_gpu_monitor(tmp_path), out=text)
+    assert "hunter2-secret" not in text.getvalue() and "more characters" in text.getvalue()
+
+
+def test_the_receipt_follows_the_operators_mask_patterns_and_names_only(tmp_path: Path) -> None:
+    argv = [sys.executable, "-c", "pass", "--model", "sk-live0123abcd"]
+    out = io.StringIO()
+    run_command(argv, fake_gpu_monitor(tmp_path), as_json=True, out=out, redactor=Redactor([r"sk-live\w+"]))
+    receipt = json.loads(out.getvalue())
+    assert "sk-live" not in out.getvalue() and receipt["command"][-1] == "****"
+    named = io.StringIO()
+    run_command(argv, fake_gpu_monitor(tmp_path), as_json=True, out=named, redactor=Redactor(names_only=True))
+    receipt = json.loads(named.getvalue())
+    program = Path(sys.executable).name
+    assert receipt["command"] == [program] and receipt["command_line"] == program and "pass" not in named.getvalue()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signal_to_fanwhy_run_reaches_the_command_and_the_receipt_is_printed(signum: int, tmp_path: Path) -> None:
+    """As a CI runner stops a job: the signal goes to `fanwhy run`; the command gets it (it says so and exits 7),
+    and the receipt follows. Nothing is left running."""
+    child = tmp_path / "child.py"
+    child.write_text(
+        "import signal, sys, time\n"
+        "def stop(n, f):\n"
+        "    print('child got', n, flush=True); sys.exit(7)\n"
+        "for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\n"
+        "    signal.signal(s, stop)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(120)\n")
+    env = {**os.environ, "FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_INTERVAL": "0.2"}
+    proc = subprocess.Popen([sys.executable, "-m", "app", "run", "--json", "--", sys.executable, str(child)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # no terminal: as in CI
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert f"child got {int(signum)}" in out
+    assert proc.returncode == 7
+    receipt = json.loads(err.strip().splitlines()[-1])
+    assert receipt["exit_code"] == 7 and receipt["command"][-1] == str(child)
+    leftovers = [p for p in psutil.process_iter(["cmdline"]) if str(child) in " ".join(p.info["cmdline"] or [])]
+    assert leftovers == []

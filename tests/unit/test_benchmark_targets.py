@@ -1,0 +1,34 @@
+"""The performance targets live once, in benchmarks/targets.py: each benchmark judges against them and exits 1 on a
+miss, and docs/PERFORMANCE.md's targets table words every one of them as the code does."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from benchmarks import targets
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def _table_targets() -> list[str]:
+    page = (ROOT / "docs" / "PERFORMANCE.md").read_text()
+    section = page[page.index("## Targets of the performance work"):]
+    rows = re.findall(r"^\| (.+?) \| .+ \|$", section.split("\n\n", 2)[1], re.M)
+    return [row for row in rows if row not in ("target", "---")]
+
+
+def test_the_docs_table_words_every_target_as_the_benchmarks_judge_it() -> None:
+    rows = _table_targets()
+    missing = [t.text for t in targets.EVERY if not any(t.text in row for row in rows)]
+    assert not missing, missing
+
+
+def test_a_miss_or_a_value_not_measured_is_exit_1_and_written_down() -> None:
+    results: dict[str, object] = {}
+    assert targets.judged(results, [(targets.ONESHOT, 1.19), (targets.NVITOP, 50.0)]) == 0
+    assert targets.judged(results, [(targets.ONESHOT, 1.21)]) == 1
+    assert results["targets"] == [{"target": targets.ONESHOT.text, "limit": 1.2, "at_most": True, "measured": 1.21,
+                                   "met": False}]
+    assert targets.judged(results, [(targets.NVITOP, 49.9)]) == 1
+    assert targets.judged(results, [(targets.TOP_FIRST_FRAME, None)]) == 1

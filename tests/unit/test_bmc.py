@@ -1,0 +1,61 @@
+"""Chassis fans and temperatures from BMC listings of real servers (tests/fixtures/bmc/, each with its source):
+Supermicro, Dell, HP, OpenBMC; the three ipmitool column layouts; empty slots and failed fans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.collect.bmc import fans, parse, temperatures
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "bmc"
+
+
+def listing(name: str) -> str:
+    return (FIXTURES / f"{name}.txt").read_text()
+
+
+def test_empty_fan_slots_are_left_out_with_the_reason() -> None:
+    found = fans(parse(listing("supermicro-sdr")))
+    assert [(f.label, f.rpm) for f in found if f.dead is None] == [("FAN1", 3400), ("FAN2", 3400), ("FANA", 3500)]
+    assert [f.label for f in found if f.dead] == ["FAN3", "FAN4", "FAN5", "FAN6", "FANB"]
+    assert all(f.controller == "the BMC" and f.alarm_kind is None for f in found)
+
+
+def test_a_failed_fan_carries_the_bmcs_alarm() -> None:
+    found = fans(parse(listing("dell-r320-failed-fans-sdr")))
+    assert len(found) == 10
+    failed = [(f.label, f.rpm) for f in found if f.alarm_kind == "failed"]
+    assert failed == [("Fan3B", 0), ("Fan4B", 0)] and all(f.dead is None for f in found)
+
+
+def test_fans_in_percent_and_the_fans_status_line_is_no_fan() -> None:
+    found = fans(parse(listing("hp-dl380g7-sdr")))
+    assert [(f.label, f.percent, f.rpm) for f in found][:2] == [("Fan 1", 43.51, None), ("Fan 2", 43.51, None)]
+    assert len(found) == 6  # "Fans | 0x00 | ok" is the group's status
+
+
+def test_the_sensor_layout_and_dual_rotor_fans() -> None:
+    found = fans(parse(listing("openbmc-rainier-sensor")))
+    assert [(f.label, f.rpm) for f in found] == [("fan0_0", 11900), ("fan0_1", 17700), ("fan1_0", 12000),
+                                                 ("fan1_1", 17500)]
+
+
+def test_inlet_exhaust_and_dells_two_cpus_named_temp() -> None:
+    roles = [(role, r.value) for role, r in temperatures(parse(listing("dell-r720xd-temps-elist")))]
+    assert roles == [("inlet", 24.0), ("exhaust", 32.0), ("cpu", 40.0), ("cpu", 42.0)]
+
+
+def test_a_discrete_cpu_sensor_and_an_absent_fan_in_both_layouts() -> None:
+    readings = parse(listing("supermicro-x9-sdr-and-sensor"))
+    cpu = [r for r in readings if r.name == "CPU Temp"]
+    assert len(cpu) == 2 and all(r.value is None for r in cpu)  # 0x08 and "0x8 | discrete": a state, not °C
+    found = fans(readings)
+    assert [(f.label, f.rpm) for f in found if f.dead is None] == [("FAN 2", 675), ("FAN 3", 675), ("FAN 4", 750),
+                                                                   ("FAN A", 975)]
+    assert [f.label for f in found if f.dead] == ["FAN 1", "FAN 1"]  # in the sdr and in the sensor listing
+    assert [r.value for role, r in temperatures(readings) if r.name == "Peripheral Temp"] == [30.0, 30.0]
+    assert not [r for role, r in temperatures(readings) if r.name == "System Temp"]  # 0 °C: no probe there
+
+
+def test_nothing_is_read_from_text_that_is_not_a_listing() -> None:
+    assert parse("ipmitool: command not found\n\nCould not open device at /dev/ipmi0") == []

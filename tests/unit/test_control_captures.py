@@ -1,0 +1,103 @@
+"""What a capture shows was done to a fan's control (app.collect.control_captures) is read only where the capture
+shows it: each note beside the near miss that must not make one. The corpus (tests/unit/test_corpus.py) checks the
+sentences on the real machines; these check that a note is never invented."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+
+from app.collect.control_captures import read
+from app.core.fan import NoteKind
+from app.core.model import Snapshot
+from app.verdict.notes import _WORDS, note_words
+from tests.support.builders import gpu, snap
+
+CURVE = """OD_FAN_CURVE:
+0: 0C 0%
+OD_RANGE:
+FAN_CURVE(hotspot temp): 25C 100C
+FAN_CURVE(fan speed): 20% 100%
+"""
+
+
+def kinds(text: str) -> list[str]:
+    return [n.kind for n in read(text)]
+
+
+def test_every_note_kind_has_its_words() -> None:
+    assert sorted(_WORDS) == sorted(typing.get_args(NoteKind))
+
+
+def test_a_refused_curve_needs_the_refusal_and_a_point_outside_the_range() -> None:
+    refused = CURVE + "0 50 15\ntee: fan_curve: Invalid argument\n"
+    (note,) = read(refused)
+    assert note.kind == "curve-refused" and note.facts["asked"] == 15 and note.facts["low"] == 20
+    assert kinds(CURVE) == []  # the range alone: nothing was written
+    assert kinds(CURVE + "0 50 40\ntee: fan_curve: Invalid argument\n") == []  # refused for another reason
+    locked = CURVE.replace("20% 100%", "0% 0%") + "0 50 40\ntee: fan_curve: Invalid argument\n"
+    assert kinds(locked) == ["curve-locked"]
+
+
+@pytest.mark.parametrize(("second", "expected"), [
+    (("100", "1192", "20", "1188"), ["duty-ignored"]),  # the duties swapped, the speeds stayed
+    (("100", "1950", "20", "610"), []),  # the speeds followed
+])
+def test_a_duty_the_speed_did_not_follow_needs_two_listings_that_show_it(second: tuple[str, ...],
+                                                                          expected: list[str]) -> None:
+    duty1, rpm1, duty2, rpm2 = second
+    text = ("$ liquidctl status\nCorsair Hydro H100i Pro XT\n├── Fan 1 speed   1192  rpm\n├── Fan 1 duty   20  %\n"
+            "├── Fan 2 speed   1187  rpm\n└── Fan 2 duty   100  %\n"
+            f"$ liquidctl status\nCorsair Hydro H100i Pro XT\n├── Fan 1 speed   {rpm1}  rpm\n"
+            f"├── Fan 1 duty   {duty1}  %\n├── Fan 2 speed   {rpm2}  rpm\n└── Fan 2 duty   {duty2}  %\n")
+    assert kinds(text) == expected
+    first_only = text.split("$ liquidctl status")[1]
+    assert kinds(first_only) == []
+
+
+def test_liquidctl_commands_a_failure_a_single_duty_and_a_profile() -> None:
+    assert kinds("liquidctl set fans speed 50\nERROR: Corsair Commander ST (broken): unspecified liquidctl error\n") \
+        == ["set-failed"]
+    assert kinds("liquidctl --match 690LC set pump speed 20\n") == ["asked-duty"]
+    (profile,) = read("liquidctl set fan speed 25 35  30 45  35 60  40 70  45 80\n")
+    assert profile.kind == "profile-on-liquid" and (profile.facts["low"], profile.facts["high"]) == (60, 70)
+    assert kinds("liquidctl set fan speed 25 35 30\n") == []  # an odd count is not (°C, %) pairs
+    assert kinds("ERROR: something else entirely\n") == []  # an error that is not liquidctl's
+
+
+def test_thinkfan_bias_needs_the_placeholder_before_the_jump() -> None:
+    log = ("thinkfan[1]: Temperatures(bias): {0}(0), 0(0) -> level 0\n"
+           "thinkfan[1]: Temperatures(bias): 45(259), 0(0) -> level 7\n"
+           "thinkfan[1]: Temperatures(bias): 45(0), 0(0) -> level 0\n")
+    (note,) = read(log.format("-128"))
+    assert note.facts["before"] == -128 and note.facts["level"] == 7 and note.facts["after"] == 0
+    assert kinds(log.format("30")) == []  # a real rise from 30 °C is what the bias is for
+
+
+def test_an_ec_that_lost_its_cpu_reading_and_one_that_did_not() -> None:
+    assert kinds("17:45:35 FAN_STUCK pkg=95C ec=0C fan=0rpm\n") == ["ec-lost-cpu"]
+    assert kinds("17:45:35 OK pkg=55C ec=54C fan=2100rpm\n") == []
+    assert kinds("peci_get_temp: hardware error: 0x0A\n") == ["ec-lost-cpu"]
+
+
+def test_i8kutils_minus_one_and_a_gigabyte_board_with_writes() -> None:
+    assert kinds("/proc/i8k format version:\t1.0\nright fan status:\t\t-1\n") == ["tool-cannot-reach"]
+    assert kinds("/proc/i8k format version:\t1.0\nright fan status:\t\t1\n") == []
+    assert kinds("it87: Found IT8689E chip at 0xa40\necho 255 > pwm2          # fan2 still ~1040 RPM\n") \
+        == ["board-keeps-fans"]
+    assert kinds("it87: Found IT8689E chip at 0xa40\n") == []  # the chip alone: nothing was written
+    assert kinds("nct6798: echo 255 > pwm2\n") == []  # writes on another chip
+
+
+def _snap(percent: float) -> Snapshot:
+    return snap([gpu(fan=percent)])
+
+
+def test_a_daemon_log_is_said_only_where_the_card_does_not_follow_it() -> None:
+    notes = read("2025/01/23 11:25:04 Updated GPU 0: Temp=41°C, Fan Speed=40%\n"
+                 "2025/01/23 11:29:04 Updated GPU 0: Temp=40°C, Fan Speed=30%\n")
+    assert [n.kind for n in notes] == ["daemon-not-obeyed"]
+    (said,) = note_words(notes, _snap(49.0))
+    assert "40 % and then 30 %" in said and "reads 49 %" in said
+    assert note_words(notes, _snap(31.0)) == []  # the card follows it: nothing to say

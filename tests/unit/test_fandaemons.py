@@ -1,0 +1,42 @@
+"""thinkfan and fan2go configurations of real machines (tests/fixtures/fandaemons/, each with its source) read into
+the fans they drive, what those follow and the curve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.collect.fandaemons import fan2go, thinkfan
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fandaemons"
+
+
+def config(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+def test_thinkfan_levels_drive_the_thinkpad_fan_from_the_hottest_sensor() -> None:
+    read = thinkfan(config("thinkfan-p14s-levels.yaml"))
+    (fan,) = read.declared
+    assert (fan.chip, fan.pwm, fan.daemon, fan.fans) == ("thinkpad", "pwm1", "thinkfan", ())
+    assert fan.follows is not None and fan.follows.startswith("the hottest of ")
+    assert "coretemp temp2,3,4,5" in fan.follows and "nvme temp1,2,3" in fan.follows
+    assert fan.curve[0] == (0.0, 0.0) and fan.curve[1] == (58.0, 14.3) and fan.curve[-1] == (93.0, 100.0)
+
+
+def test_thinkfan_limit_lists_take_each_levels_highest_lower_limit() -> None:
+    (fan,) = thinkfan(config("thinkfan-e540-limits.yaml")).declared
+    assert fan.curve == ((0.0, 0.0), (45.0, 42.9), (55.0, 100.0), (65.0, 100.0))
+    assert "the NVIDIA GPU at 01:00.0" in (fan.follows or "")
+
+
+def test_fan2go_names_each_fan_by_chip_and_channel_with_its_sensor() -> None:
+    front, bottom, top = fan2go(config("fan2go-it8620.yaml")).declared
+    assert (top.chip, top.pwm, top.fans, top.daemon) == ("it8620", "pwm5", ("fan5_input",), "fan2go")
+    assert (top.source_chip, top.source, top.curve) == ("coretemp", "package", ((45.0, 0.0), (70.0, 100.0)))
+    assert front.follows == "acpitz temp1" and bottom.source == "temp3"
+
+
+def test_a_broken_file_declares_nothing_and_says_why() -> None:
+    assert thinkfan("sensors: [").declared == () and "not YAML" in (thinkfan("sensors: [").error or "")
+    assert fan2go("- a list").error == "not a mapping of sensors, fans and levels"
+    assert fan2go("sensors: []\n").error == "no fans declared"

@@ -1,0 +1,212 @@
+"""``fanwhy top``'s layout and keys without a terminal (app.cli.topview): every key's effect on the state, the
+sort, the filter, the tree, the selection that follows an ended process, the detail, the too-small terminal, ASCII
+and Unicode, and untrusted names kept as text. tests/system/test_top.py drives the real program in a pseudo-terminal."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+
+from app.cli.topstate import History, TopState, follow_selection, handle, shown_processes
+from app.cli.topview import ASCII, MIN_HEIGHT, MIN_WIDTH, UNICODE, frame, spark
+
+GIB = 1 << 30
+
+
+def proc(pid: int, program: str, ppid: int | None = None, gmem: float = 0, sm: float = 0, cpu: float = 0,
+         user: str = "alice", **kw: Any) -> dict[str, Any]:
+    return {"pid": pid, "ppid": ppid, "program": program, "name": program, "command": f"{program} --run", "user": user,
+            "gpu_memory_bytes": int(gmem * GIB) or None, "sm_percent": sm, "cpu_percent": cpu,
+            "rss_bytes": GIB, "power_w": None, "energy_wh": 0.5, "gpus": [{"gpu_index": 0}] if gmem else [],
+            "start_time": 100.0 + pid, "container": kw.get("container")}
+
+
+def view(*processes: dict[str, Any], headline: str = "GPU 0 is busy: `train` draws 300 W.") -> dict[str, Any]:
+    return {"timestamp": 1_700_000_000, "host": {"hostname": "box"}, "backend": {"name": "t"},
+            "gpus": [{"index": 0, "name": "H100", "utilization_percent": 90, "memory_used_bytes": 40 * GIB,
+                      "memory_total_bytes": 80 * GIB, "temperature_c": 71, "temperature_slowdown_c": 87,
+                      "power_w": 300, "power_limit_w": 700, "fan_speed_percent": None, "passively_cooled": True}],
+            "processes": list(processes), "fans": [], "alerts": [],
+            "verdict": {"headline": headline, "busy": True,
+                        "causes": [{"kind": "fan", "summary": "GPU 0's fans run at 65 %, following the GPU."}]}}
+
+
+def text(lines: list) -> str:
+    return "\n".join("".join(t for t, _ in line) for line in lines)
+
+
+V = view(proc(10, "train", gmem=30, sm=80, cpu=100), proc(11, "loader", ppid=10, cpu=300),
+         proc(20, "serve", gmem=8, sm=5, cpu=2, user="bob"))
+
+
+def test_the_first_frame_has_the_verdict_the_fan_chain_the_gpus_and_the_processes() -> None:
+    history = History()
+    history.remember(V)
+    screen = text(frame(V, TopState(), history, 80, 24, UNICODE))
+    assert "fanwhy top  box" in screen and "GPU 0 is busy: train draws 300 W." in screen
+    assert "Fans: GPU 0's fans run at 65 %" in screen
+    assert "H100" in screen and "90 %" in screen and "40.0/80 GiB" in screen and "passive" in screen
+    assert "PID" in screen and "train --run" in screen and "bob" in screen
+    lines = frame(V, TopState(), history, 80, 24, UNICODE)
+    assert len(lines) == 24 and all(len("".join(t for t, _ in line)) <= 80 for line in lines)
+
+
+@pytest.mark.parametrize(("key", "order"), [("G", [10, 20, 11]), ("P", [11, 10, 20]), ("S", [10, 20, 11]),
+                                            ("N", [10, 11, 20]), ("U", [10, 11, 20]), ("C", [11, 20, 10])])
+def test_one_key_per_sort_column_and_again_turns_it_around(key: str, order: list[int]) -> None:
+    """Amounts the largest first, PIDs, users and commands A to Z; the same key again, the other way."""
+    state = TopState(sort="W")
+    handle(state, key, V)
+    assert [p["pid"] for p, _ in shown_processes(V, state)] == order
+    handle(state, key, V)
+    assert state.reverse and next(p["pid"] for p, _ in shown_processes(V, state)) == order[-1]
+
+
+def test_the_sorted_column_is_marked_in_unicode_and_in_ascii() -> None:
+    state = TopState()
+    handle(state, "P", V)
+    assert "CPU▼" in text(frame(V, state, History(), 100, 30, UNICODE))
+    handle(state, "P", V)
+    assert "CPUv" not in text(frame(V, state, History(), 100, 30, ASCII))
+    assert "CPU^" in text(frame(V, state, History(), 100, 30, ASCII))
+
+
+def test_the_filter_is_typed_applied_and_cleared() -> None:
+    state = TopState()
+    for key in ("/", "b", "o", "b"):
+        handle(state, key, V)
+    assert "filter: bob_" in text(frame(V, state, History(), 80, 24, UNICODE))
+    handle(state, "\n", V)
+    assert [p["pid"] for p, _ in shown_processes(V, state)] == [20]
+    handle(state, "/", V)
+    handle(state, "\x1b", V)
+    assert state.filter == "" and len(shown_processes(V, state)) == 3
+
+
+def test_the_tree_puts_children_under_their_parents() -> None:
+    state = TopState(sort="N")
+    handle(state, "t", V)
+    assert [(p["pid"], depth) for p, depth in shown_processes(V, state)] == [(10, 0), (11, 1), (20, 0)]
+    screen = text(frame(V, state, History(), 100, 30, UNICODE))
+    assert "└─loader --run" in screen
+    looped = view(proc(1, "a", ppid=2), proc(2, "b", ppid=1))  # a cycle (a PID reused) never loops the tree
+    assert len(shown_processes(looped, TopState(tree=True))) == 2
+
+
+def test_the_selection_moves_and_follows_an_ended_process() -> None:
+    state = TopState(sort="N")
+    handle(state, "KEY_DOWN", V)
+    assert state.selected == 10
+    handle(state, "KEY_END", V)
+    assert state.selected == 20
+    history = History()
+    history.remember(V)
+    later = view(proc(10, "train", gmem=30), proc(11, "loader", ppid=10))
+    history.remember(later)
+    follow_selection(state, later, history)
+    assert state.selected == 10 and "PID 20 (serve) has ended" in state.message
+
+
+def test_the_detail_of_a_process_has_its_history_energy_and_masked_command() -> None:
+    history = History()
+    for sm in (10, 50, 90):
+        v = view(proc(10, "train", gmem=30, sm=sm))
+        history.remember(v)
+    state = TopState(selected=10)
+    handle(state, "\n", v)
+    screen = text(frame(v, state, history, 80, 24, UNICODE))
+    assert "PID 10  train" in screen and "energy so far 0.50 Wh" in screen and "command (secrets masked)" in screen
+    assert spark([10, 50, 90], 3, UNICODE) in screen
+
+
+def test_signals_ask_first_and_are_refused_read_only_or_on_a_server() -> None:
+    state = TopState(selected=20)
+    handle(state, "T", V)
+    assert state.confirm == (20, "SIGTERM")
+    assert handle(state, "y", V) == ("signal", 20, "SIGTERM")
+    handle(state, "k", V)
+    assert handle(state, "n", V) is None and "not sent" in state.message
+    ro = TopState(selected=20, readonly=True)
+    assert handle(ro, "k", V) is None and ro.confirm is None and "read-only" in ro.message
+    remote = TopState(selected=20, can_signal=False)
+    handle(remote, "T", V)
+    assert remote.confirm is None and "server" in remote.message
+
+
+def test_help_quit_and_escape() -> None:
+    state = TopState()
+    handle(state, "h", V)
+    assert "send SIGTERM or SIGKILL" in text(frame(V, state, History(), 80, 24, UNICODE))
+    handle(state, "\x1b", V)
+    assert not state.help
+    assert handle(state, "q", V) == "quit"
+
+
+def test_a_terminal_too_small_says_so_and_80x24_fits() -> None:
+    small = text(frame(V, TopState(), History(), MIN_WIDTH - 1, 20, UNICODE))
+    assert "terminal too small" in small and f"{MIN_WIDTH}x{MIN_HEIGHT}" in small
+    assert "terminal too small" in text(frame(V, TopState(), History(), 80, MIN_HEIGHT - 1, UNICODE))
+    assert "terminal too small" not in text(frame(V, TopState(), History(), 80, 24, UNICODE))
+
+
+def test_untrusted_names_are_text() -> None:
+    evil = view(proc(66, "x\x1b[2J\x1b]0;owned\x07", gmem=1, user="mallory\x1b[31m"))
+    screen = text(frame(evil, TopState(), History(), 100, 30, UNICODE))
+    assert "\x1b" not in screen and "\x07" not in screen
+
+
+def test_ascii_glyphs_have_no_unicode() -> None:
+    history = History()
+    for util in (0, 50, 100):
+        v = view(proc(10, "train", gmem=1))
+        v["gpus"][0]["utilization_percent"] = util
+        history.remember(v)
+    screen = text(frame(v, TopState(tree=True), history, 100, 30, ASCII))
+    assert screen.isascii(), [c for c in screen if not c.isascii()]
+
+
+def test_until_the_first_snapshot_keys_are_waited_for_briefly_so_that_it_is_drawn_when_taken() -> None:
+    """The screen reads keys with a wait; before the first snapshot that wait is short, so a snapshot taken
+    meanwhile is drawn at once, not a whole poll (0.1 s) later; then the usual poll. Fails when the first wait is
+    the usual one."""
+    import curses
+
+    from app.cli import top
+
+    class Screen:  # the calls of a curses window that the loop makes; records each wait for keys
+        def __init__(self) -> None:
+            self.waits_ms: list[int] = []
+            self.reads = 0
+
+        def getmaxyx(self) -> tuple[int, int]:
+            return 40, 120
+
+        def erase(self) -> None: ...
+
+        def addnstr(self, *args: object) -> None: ...
+
+        def refresh(self) -> None: ...
+
+        def timeout(self, ms: int) -> None:
+            self.waits_ms.append(ms)
+
+        def get_wch(self) -> str:
+            self.reads += 1
+            if self.reads == 3:
+                return "q"
+            raise curses.error("no input")
+
+    class Feed:
+        def __init__(self) -> None:
+            self.asked = 0
+
+        def latest(self) -> tuple[int, dict[str, Any] | None, str]:
+            self.asked += 1
+            return (0, None, "") if self.asked == 1 else (1, V, "")
+
+        def close(self) -> None: ...
+
+    screen = Screen()
+    assert top._loop(cast(Any, screen), Feed(), TopState(), UNICODE, {}) == 0  # a stand-in for a curses window
+    assert screen.waits_ms == [int(top.FIRST_POLL_S * 1000), int(top.POLL_S * 1000)] and screen.waits_ms[0] <= 20
