@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
 from tests.support.receivers import Receiver
-from tests.support.servers import free_port, start_server, stop, wait_for
+from tests.support.servers import asking, free_port, start_server, stop, wait_for
 from tests.unit.test_redact import secret_argv
 
 SECRET = "hunter2-very-secret"
@@ -350,9 +350,10 @@ def test_optional_tls_through_gunicorn(tmp_path: Path) -> None:
         deadline = time.monotonic() + 30
         while True:
             try:
-                response = requests.get(f"https://127.0.0.1:{port}/api/health", verify=str(cert), timeout=2)
+                response = requests.get(f"https://127.0.0.1:{port}/api/health", verify=str(cert),
+                                        timeout=asking(deadline))
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 assert time.monotonic() < deadline, "TLS server did not start"
                 time.sleep(0.2)
         assert response.status_code in (200, 503)

@@ -36,14 +36,20 @@ def start_server(port: int, *args: str, output: Any = subprocess.PIPE, **env: st
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
 
+def asking(deadline: float) -> float:
+    """The read timeout of one request made while waiting until ``deadline``: what is left of the wait (a server
+    still starting on a busy machine may take seconds to answer its first request; that is waiting, not failing)."""
+    return max(0.5, deadline - time.monotonic())
+
+
 def wait_healthy(url: str, timeout: float = 30, headers: dict[str, str] | None = None) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            response = requests.get(f"{url}/api/health", timeout=2, headers=headers)
+            response = requests.get(f"{url}/api/health", timeout=asking(deadline), headers=headers)
             if response.status_code == 200 and response.json()["tick"]:
                 return response.json()
-        except (requests.ConnectionError, KeyError):
+        except (requests.ConnectionError, requests.Timeout, KeyError):
             pass
         time.sleep(0.2)
     raise AssertionError("server did not become healthy")

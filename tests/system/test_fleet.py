@@ -17,7 +17,7 @@ import socketio
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
-from tests.support.servers import free_port, start_server, stop, wait_healthy
+from tests.support.servers import asking, free_port, start_server, stop, wait_healthy
 
 
 def wait_port(port: int, timeout: float = 20.0) -> None:
@@ -35,9 +35,9 @@ def wait_ready(url: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            if requests.get(f"{url}/-/ready", timeout=2).status_code == 200:
+            if requests.get(f"{url}/-/ready", timeout=asking(deadline)).status_code == 200:
                 return
-        except requests.ConnectionError:
+        except (requests.ConnectionError, requests.Timeout):
             pass
         time.sleep(0.1)
     raise AssertionError(f"{url} did not become ready")
@@ -138,9 +138,10 @@ def test_redis_carries_events_from_the_collector_process_to_a_client_of_another(
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
-                if requests.get(f"http://127.0.0.1:{port_b}/api/health", timeout=2).status_code in (200, 503):
+                if requests.get(f"http://127.0.0.1:{port_b}/api/health",
+                                timeout=asking(deadline)).status_code in (200, 503):
                     break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 time.sleep(0.2)
         client.connect(f"http://127.0.0.1:{port_b}", transports=["websocket"], wait_timeout=10)
         deadline = time.monotonic() + 10
