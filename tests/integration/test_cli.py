@@ -51,10 +51,17 @@ def test_version() -> None:
 
 
 def test_the_terminal_answer_is_a_sentence_and_tables() -> None:
+    """The verdict as a plain sentence (no markup), then the tables. Which cause leads is the verdict's rule: the
+    demo's GPUs lead on a machine whose CPU is under 50 %, as the answer's own CPU line reports it; on a machine
+    this busy (a test run beside CPU burners) the CPU may lead, and the sentence then says so."""
     result = fanwhy("snapshot", **SIMULATED, COLUMNS="200")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[1].startswith("GPU ") and "because" in lines[1] and "`" not in lines[1]  # the verdict, no markup
+    cpu = re.match(r"CPU (\d+) %", lines[-1])
+    assert cpu is not None, lines[-1]
+    leads = ("GPU ",) if int(cpu.group(1)) < 50 else ("GPU ", "The CPU is at ", "No GPU is busy: the CPU is at ")
+    assert lines[1].startswith(leads) and "`" not in lines[1], lines[1]  # the verdict, no markup
+    assert "because" in lines[1] or not lines[1].startswith("GPU "), lines[1]
     header = next(line for line in lines if line.startswith("GPU  NAME"))
     assert header.split() == ["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"]
     header = next(line for line in lines if line.split()[:2] == ["PID", "USER"])
