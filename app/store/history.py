@@ -1,17 +1,16 @@
 """The history's writer and its file: one writer thread, fault recovery, and readers that never outlive the file.
 
-The collector hands each snapshot to ``submit``; one writer thread commits each tick in one transaction, so at
-most one interval of data is at risk. A write that fails (a full disk, a locked or read-only file) is logged and
-counted, live monitoring goes on, and the writer reconnects every few seconds until writes succeed again. A
-database that is not a database (or fails its quick check), at start or while running, is moved aside with a
-warning and a new one is started (app.store.schema says whose file it is); a file put in place of ours (another
-inode) is kept if it is a history and left alone if it is another program's; a deleted folder is made again; a
-reader never answers from a deleted or replaced file. /api/health reports each as ``degraded`` with its reason.
+The collector hands each snapshot to ``submit``; one writer thread commits each tick in one transaction (at most
+one interval at risk). A failed write (a full disk, a locked or read-only file) is logged and counted, live
+monitoring goes on, and the writer reconnects every few seconds until writes succeed again. A database that is not
+a database (or fails its quick check), at start or while running, is moved aside with a warning and a new one is
+started (app.store.schema says whose file it is); a file put in place of ours (another inode) is kept if it is a
+history and left alone if it is another program's; a deleted folder is made again; a reader never answers from a
+deleted or replaced file. /api/health reports each as ``degraded`` with its reason.
 
 Rollback journal (TRUNCATE), not WAL: WAL maps a ``-shm`` file into memory, and a fault in that file (made
-immutable while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. What a tick
-writes is app.store.rows, what is kept app.store.retention, the queries app.store.queries; recordings
-(app.store.recordings) hook into the writer (``tick_hooks``, ``trim_hooks``).
+immutable while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. The rows, what
+is kept and the queries: app.store.rows, .retention, .queries; recordings hook in (``tick_hooks``, ``trim_hooks``).
 """
 
 from __future__ import annotations
