@@ -337,16 +337,10 @@ def test_background_work_spread_over_many_processes_does_not_make_every_tick_sca
     assert scans[3:] == [142.0], scans  # the first tick whose reading shows the new core
     assert busiest[0].pid == 99 and busiest[0].cpu_percent == 100.0
 
-def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_full_scans(tmp_path: Path,
-                                                                                       monkeypatch: pytest.MonkeyPatch
-                                                                                       ) -> None:
-    """A kernel thread (PF_KTHREAD in /proc/<pid>/stat's flags) is the kernel's work, in the machine's CPU %, not a
-    program anyone runs: it is not among the busiest CPU users, and the scans between the full ones (every
-    ``scan_every_s``) do not read its stat again (on a 64-core host kernel threads are most of the processes)."""
+def counted_stat_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The PIDs whose /proc/PID/stat is read from now on, in order."""
     from app.attribution import procstat
-    from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD
 
-    write_machine(tmp_path, 1)
     reads: list[int] = []
     real = procstat._stat_bytes
 
@@ -355,6 +349,19 @@ def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_ful
         return real(root, pid)
 
     monkeypatch.setattr(procstat, "_stat_bytes", counted)
+    return reads
+
+
+def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_full_scans(tmp_path: Path,
+                                                                                       monkeypatch: pytest.MonkeyPatch
+                                                                                       ) -> None:
+    """A kernel thread (PF_KTHREAD in /proc/<pid>/stat's flags) is the kernel's work, in the machine's CPU %, not a
+    program anyone runs: it is not among the busiest CPU users, and the scans between the full ones (every
+    ``scan_every_s``) do not read its stat again (on a 64-core host kernel threads are most of the processes)."""
+    from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD
+
+    write_machine(tmp_path, 1)
+    reads = counted_stat_reads(monkeypatch)
     now = [100.0]
     inspector = ProcessInspector(top_cpu=5, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=0,
                                  unexplained_percent=0, scan_every_s=30, clock=lambda: now[0])
@@ -377,7 +384,6 @@ def test_a_one_shot_baseline_counts_as_the_full_scan_its_first_tick_reads_no_ker
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The baseline a one-shot answer reads first thing reads every PID: the kernel threads it found are not read
     again by the tick that follows (most of a 64-core host's processes). Fails when prime() does not take them."""
-    from app.attribution import procstat
     from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD, cpu_baseline
 
     write_machine(tmp_path, 1)
@@ -386,14 +392,7 @@ def test_a_one_shot_baseline_counts_as_the_full_scan_its_first_tick_reads_no_ker
     now = [100.0]
     baseline = cpu_baseline(str(tmp_path), clock=lambda: now[0])
     assert baseline.kernel_threads == {2} and set(baseline.processes) == {40}
-    reads: list[int] = []
-    real = procstat._stat_bytes
-
-    def counted(root: Path | str, pid: int) -> bytes:
-        reads.append(pid)
-        return real(root, pid)
-
-    monkeypatch.setattr(procstat, "_stat_bytes", counted)
+    reads = counted_stat_reads(monkeypatch)
     inspector = ProcessInspector(top_cpu=5, proc_root=tmp_path, resolve_foreign=True, top_cpu_every_s=0,
                                  unexplained_percent=0, scan_every_s=30, clock=lambda: now[0])
     inspector.prime(baseline)
