@@ -88,7 +88,7 @@ def check_backend(settings: Settings) -> None:
     from ..vendors.factory import default_builders, select_backend
 
     try:
-        selection = select_backend(settings.backend, default_builders(settings, watch_events=False))
+        selection = select_backend(settings.backend, default_builders(settings.vendor_options, watch_events=False))
     except BackendUnavailable as error:
         raise backend_failed(settings, error) from None
     selection.backend.close()

@@ -24,7 +24,7 @@ def started(settings: Settings, watch: bool) -> Collector | int:
     from ..vendors.factory import default_builders, select_in_background
     from ..vendors.nvidia import NvidiaBackend
 
-    builders = default_builders(settings)
+    builders = default_builders(settings.vendor_options)
     if not watch:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
     selected = select_in_background(settings.backend, builders)

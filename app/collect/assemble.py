@@ -96,7 +96,7 @@ def fan_service(settings: Settings, backend: Backend | None = None) -> FanServic
 def build_collector(settings: Settings, selection: Selection | None = None,
                     history: History | None = None) -> Collector:
     """The collector for ``settings``: the backend picked by the factory unless one is given."""
-    selection = selection or select_backend(settings.backend, default_builders(settings))
+    selection = selection or select_backend(settings.backend, default_builders(settings.vendor_options))
     return Collector(
         selection,
         interval_s=settings.interval_s,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from ..core.tokens import weakness
 from ..core.vocabulary import BACKENDS
+from ..vendors.options import VendorOptions
 
 if TYPE_CHECKING:
     from ..verdict.alerts import Rule, RuleValue
@@ -104,6 +105,13 @@ class Settings:
         """How long a vendor call may take before the snapshot is marked stale (FANWHY_WATCHDOG, else
         5 intervals and at least 5 s)."""
         return self.watchdog_s if self.watchdog_s > 0 else max(5.0, 5 * self.interval_s)
+
+    @property
+    def vendor_options(self) -> VendorOptions:
+        """What the backends are built with (app.vendors.factory), from these settings."""
+        return VendorOptions(sys_root=self.sys_root, nvidia_smi=self.nvidia_smi,
+                             nvidia_smi_timeout_s=self.nvidia_smi_timeout_s, sim_gpus=self.sim_gpus,
+                             sim_peak=self.sim_peak)
 
     def alert_rules(self) -> dict[str, Rule]:
         """The alert rules: defaults, then FANWHY_ALERT_GPU_UTIL/HOLD/HYSTERESIS, then FANWHY_ALERTS."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, TypeVar
+from typing import Callable, Mapping
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 from ..core.threads import spawn
@@ -13,9 +13,8 @@ from .amd import AmdBackend
 from .base import Backend, BackendUnavailable, SkipKind
 from .basic import BasicBackend
 from .nvidia import NvidiaBackend
+from .options import VendorOptions
 from .sysfs import drm_cards, normalize_pci
-
-T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -106,20 +105,17 @@ def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backen
     return result
 
 
-def default_builders(settings: object | None = None, watch_events: bool = True) -> dict[str, Callable[[], Backend]]:
-    """Constructors for each backend, configured from settings (tests pass their own). ``watch_events=False``: no
-    thread waiting for NVML's XID events (a backend opened only to check that it opens)."""
-    def get(name: str, default: T) -> T:
-        return getattr(settings, name, default) if settings is not None else default
-
+def default_builders(options: VendorOptions | None = None,
+                     watch_events: bool = True) -> dict[str, Callable[[], Backend]]:
+    """Constructors for each backend, built with ``options`` (tests pass their own builders). ``watch_events=False``:
+    no thread waiting for NVML's XID events (a backend opened only to check that it opens)."""
+    o = options or VendorOptions()
     from .nvidia_smi import NvidiaSmi
     return {
-        "nvidia": lambda: NvidiaBackend(sys_root=get("sys_root", "/sys"), watch_xid=watch_events),
+        "nvidia": lambda: NvidiaBackend(sys_root=o.sys_root, watch_xid=watch_events),
         "amd": lambda: AmdBackend(),
-        "basic": lambda: BasicBackend(
-            sys_root=get("sys_root", "/sys"),
-            nvidia_smi=NvidiaSmi(get("nvidia_smi", "nvidia-smi"), get("nvidia_smi_timeout_s", 5.0))),
-        "simulated": lambda: _simulated(get("sim_gpus", 2), get("sim_peak", 0.5)),
+        "basic": lambda: BasicBackend(sys_root=o.sys_root, nvidia_smi=NvidiaSmi(o.nvidia_smi, o.nvidia_smi_timeout_s)),
+        "simulated": lambda: _simulated(o.sim_gpus, o.sim_peak),
     }
 
 

@@ -301,3 +301,11 @@ def test_the_engine_packages_are_in_a_line() -> None:
                 if package not in (folder, *may):
                     wrong.append(f"{path.relative_to(ROOT)} imports {target}")
     assert wrong == []
+
+
+def test_the_vendors_read_no_setting_by_name() -> None:
+    """The backends are built with typed options (app/vendors/options.py), never a settings object read with
+    ``getattr`` and a string."""
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "app" / "vendors").glob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"getattr\(settings", line)]
+    assert not found, found

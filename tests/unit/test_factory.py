@@ -159,3 +159,18 @@ def test_the_masters_check_of_a_named_backend_leaves_no_nvml_behind_for_the_fork
     check_backend(Settings(backend="nvidia", db="none"))
     assert fake.calls["init"] == 1 and fake.initialised == 0  # opened, then shut down before returning
     assert fake.calls["event_set_create"] == 0  # no event thread was started
+
+
+def test_the_backends_are_built_with_typed_vendor_options_from_the_settings() -> None:
+    """The factory reads no setting by name: it is handed the vendors' own options (Settings.vendor_options)."""
+    from pathlib import Path
+
+    from app.collect.config import load_settings
+    from app.vendors.basic import BasicBackend
+
+    options = load_settings({"FANWHY_SYS_ROOT": "/host/sys", "FANWHY_NVIDIA_SMI": "/opt/bin/nvidia-smi",
+                             "FANWHY_SIM_GPUS": "3"}).vendor_options
+    assert (options.sys_root, options.nvidia_smi, options.sim_gpus) == ("/host/sys", "/opt/bin/nvidia-smi", 3)
+    basic = default_builders(options)["basic"]()
+    assert isinstance(basic, BasicBackend) and basic.sys_root == Path("/host/sys")
+    assert basic.smi.binary == "/opt/bin/nvidia-smi"
