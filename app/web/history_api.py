@@ -73,7 +73,7 @@ def gpu_history() -> Response:
     since = parse_time(request.args.get("since"), now - 900, now, "since")
     until = parse_time(request.args.get("until"), now, now, "until")
     step = arg("step", float, None, lambda v: 0 < v <= MAX_STEP_S, "a positive number of seconds, at most a year")
-    interval = services().settings.interval_s
+    interval = services().collector.interval_s  # the collector owns the interval (it may change while running)
     try:
         win = history.window(since, until, step, interval)
         if selectors[0] == "gpu":
@@ -154,13 +154,13 @@ def start_recording() -> tuple[Response, int]:
     snapshot = services().collector.latest()
     present = [g.index for g in snapshot.snapshot.gpus] if snapshot else []
     gpus = _gpu_indices(body.get("gpus"), present)
-    settings = services().settings
-    interval = body.get("interval", settings.interval_s)
+    tick_s = services().collector.interval_s  # a recording samples at most once a tick
+    interval = body.get("interval", tick_s)
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval <= 3600:
         raise ApiError(400, "invalid interval", "seconds between samples, more than 0 and at most 3600")
     rec_id = uuid.uuid4().hex[:12]
     try:
-        recorder.start(rec_id, label, gpus, float(max(interval, settings.interval_s)), time.time())
+        recorder.start(rec_id, label, gpus, float(max(interval, tick_s)), time.time())
     except RecordingsFull as full:
         raise ApiError(429, "too many recordings", str(full)) from None
     found = recorder.get(rec_id)

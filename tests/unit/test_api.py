@@ -195,3 +195,14 @@ def test_one_process_not_listed_is_a_404_and_a_listed_one_has_its_whole_command(
     if listed:
         one = client.get(f"/api/gpu/processes/{listed[0]['pid']}").get_json()
         assert one["pid"] == listed[0]["pid"] and "command_full" in one
+
+
+def test_the_interval_has_one_owner_the_collector(make_app: Any) -> None:
+    """The settings give the collector its first interval; after that the page and the history ask the collector
+    (which ``set_interval`` changes while running). Fails when a view reads the settings' interval."""
+    from app.web.services import services
+
+    app = make_app(start=False)
+    services(app).collector.set_interval(7.0)
+    page = app.test_client().get("/").get_data(as_text=True)
+    assert 'data-interval="7.0"' in page
