@@ -45,6 +45,12 @@ def timed_env(folder: Path | str = ROOT) -> dict[str, str]:
     return env
 
 
+def not_installed(modules: tuple[str, ...]) -> dict[str, str]:
+    """The peers (Python modules run with ``-m``) this host lacks, each with why it is left out: a failed start is
+    not a time."""
+    return {name: "not installed on this host" for name in modules if importlib.util.find_spec(name) is None}
+
+
 def emit(results: dict[str, Any], out: str) -> int:
     """Print the results as JSON, and write them to ``out`` when given."""
     text = json.dumps(results, indent=1)
@@ -101,8 +107,7 @@ def main() -> int:
         "nvidia-smi": ["nvidia-smi"],
         "gpustat": [sys.executable, "-m", "gpustat"],
     }
-    skipped = {name: "not installed on this host" for name, module in (("gpustat", "gpustat"),)
-               if importlib.util.find_spec(module) is None}
+    skipped = not_installed(("gpustat",))
     for name in skipped:
         commands.pop(name)
     results: dict[str, Any] = {"gpus": gpus, "skipped": skipped, "loads": len(loads), "load_pid": load.pid,

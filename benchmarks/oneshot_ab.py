@@ -12,7 +12,6 @@ checks that it names the load with its SM %.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import statistics
@@ -21,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.oneshot import arguments, emit, timed_env, wall
+from benchmarks.oneshot import arguments, emit, not_installed, timed_env, wall
 from benchmarks.peers import start_loads
 
 
@@ -38,8 +37,8 @@ def main() -> int:
     variants = {name: str(Path(folder).resolve()) for name, folder in (v.split("=", 1) for v in args.variant)}
     env = {name: timed_env(folder) for name, folder in variants.items()}
     (load,) = start_loads(1, 600, 1)
-    # gpustat beside them where it is installed; a failed run is not a time (it would read as a fast gpustat)
-    peers = ["gpustat"] if importlib.util.find_spec("gpustat") is not None else []
+    missing = not_installed(("gpustat",))  # gpustat beside them where it is installed
+    peers = [name for name in ("gpustat",) if name not in missing]
     times: dict[str, list[float]] = {name: [] for name in [*variants, *peers]}
     try:
         for _ in range(args.rounds):
@@ -57,7 +56,7 @@ def main() -> int:
     finally:
         load.kill()
         load.wait()
-    skipped = {} if peers else {"skipped": {"gpustat": "not installed on this host"}}
+    skipped = {"skipped": missing} if missing else {}
     return emit({"date": time.strftime("%Y-%m-%d"), **skipped,
                  **{name: summary(taken) for name, taken in times.items()}}, args.out)
 
