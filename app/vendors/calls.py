@@ -51,10 +51,6 @@ class Calls:
         self._missing = dialect.codes(lib, dialect.function_missing) if lib is not None else frozenset()
         self._missing_logged: set[str] = set()
 
-    @property
-    def nvml(self) -> Library:  # the NVML backend's name for its library
-        return self.lib
-
     def get(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: object) -> Library:
         """Call ``lib.<fn_name>(*args)``; on a non-fatal error return None and record why."""
         fn: Callable[..., Library] | None = getattr(self.lib, fn_name, None)

@@ -107,13 +107,13 @@ class GpuReader:
     """Reads one GPU each tick, through the NVML module and call path the backend opened."""
 
     def __init__(self, calls: Calls, clock: Callable[[], float], slow_period_s: float):
-        self._calls = calls  # its ``nvml``: pynvml, or a fake
+        self._calls = calls  # its ``lib``: pynvml, or a fake
         self._clock = clock
         self._slow_period_s = slow_period_s
 
     def read(self, gpu: GpuState, fans_apart: bool) -> GpuSample:
         """One sample of ``gpu``; ``fans_apart``: its fans are read on their own clock, not here."""
-        nvml, get, h = self._calls.nvml, self._calls.get, gpu.handle
+        nvml, get, h = self._calls.lib, self._calls.get, gpu.handle
         u: dict[str, str] = dict(gpu.static_unsupported)
 
         util = get(u, "utilization_percent", "nvmlDeviceGetUtilizationRates", h)
@@ -175,7 +175,7 @@ class GpuReader:
 
     def _memory(self, u: dict[str, str], handle: object) -> MemoryInfo | None:
         """v2 memory info when the driver has it: its 'used' excludes the driver's reserve, as nvidia-smi."""
-        nvml = self._calls.nvml
+        nvml = self._calls.lib
         version = getattr(nvml, "nvmlMemory_v2", None)
         memory: MemoryInfo | None
         if version is not None:
@@ -190,7 +190,7 @@ class GpuReader:
 
     def _clocks_event_reasons(self, u: dict[str, str], handle: object) -> tuple[str, ...] | None:
         fn = "nvmlDeviceGetCurrentClocksEventReasons"
-        if not hasattr(self._calls.nvml, fn):  # nvidia-ml-py < 12.535 only has the old name
+        if not hasattr(self._calls.lib, fn):  # nvidia-ml-py < 12.535 only has the old name
             fn = "nvmlDeviceGetCurrentClocksThrottleReasons"
         mask = self._calls.get(u, "throttle_reasons", fn, handle)
         return decode_clocks_event_reasons(int(mask)) if mask is not None else None
@@ -200,7 +200,7 @@ class GpuReader:
         now = self._clock()
         if now - gpu.slow_at < self._slow_period_s:
             return gpu.slow_values
-        nvml, get = self._calls.nvml, self._calls.get
+        nvml, get = self._calls.lib, self._calls.get
         u: dict[str, str] = {}
         energy_mj = get(u, "energy_j", "nvmlDeviceGetTotalEnergyConsumption", handle)
         ecc = get(u, "ecc_errors_uncorrected", "nvmlDeviceGetTotalEccErrors", handle,

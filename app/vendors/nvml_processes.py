@@ -142,7 +142,7 @@ class ProcessReader:
         return gpu.util_cache
 
     def _read_process_utilization(self, gpu: GpuState) -> tuple[dict[int, UtilSample], bool]:
-        nvml = self._calls.nvml
+        nvml = self._calls.lib
         # the whole window every time: NVML answers each process's newest sample after ``since``, and with two
         # processes time-slicing one GPU their newest samples differ; asking only for what came after the newest of
         # all (as this did) dropped the other one, which then read 0 % (found on an H100 with two loads)
