@@ -227,7 +227,9 @@ def test_the_cluster_view_groups_the_busiest_pods_by_node_and_namespace(
     viewer = serve(make_app(nvidia_selection(scenario("h100_idle")), prometheus_url=url))
     deadline = time.monotonic() + 30
     pods: list[Any] = []
-    while time.monotonic() < deadline and not pods:
+    # the pod's memory and its SM share are two series; a scrape may land between the first sample (memory only:
+    # NVML has no utilisation window yet) and the next, so wait for the row to be whole, not merely present
+    while time.monotonic() < deadline and not (pods and {"sm_percent", "gpu_memory_bytes"} <= pods[0].keys()):
         pods = requests.get(f"{viewer.url}/api/fleet", timeout=10).json()["pods"]
         time.sleep(0.5)
     assert pods == [{"instance": targets[0], "namespace": "ml", "pod": "trainer-0", "sm_percent": 70.0,
