@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .collect.config import ConfigError, Settings, load_settings
+from .collect.config import DECLARED, ConfigError, load_settings
+from .collect.declare import shown
+from .collect.settings import Settings
 from .core.version import __version__
-from .core.vocabulary import BACKENDS
 
 # (code, what it means, the commands it can end); a command's --help lists only its own
 _EXIT_CODES: tuple[tuple[int, str, tuple[str, ...]], ...] = (
@@ -42,32 +43,15 @@ def exit_codes(command: str) -> str:
 
 EXIT_CODES = exit_codes("serve")
 
-# Settings a flag can set: (flag, setting, type, help). The environment variable is named in each help text.
-# (flag, setting, type, value's name, help); the exporter's own help where its setting differs (_EXPORTER_HELP)
-_FLAGS: tuple[tuple[str, str, Callable[[str], object], str, str], ...] = (
-    ("--host", "host", str, "ADDRESS",
-     "address to bind (FANWHY_HOST, default 127.0.0.1; anything else needs FANWHY_TOKEN)"),
-    ("--port", "port", int, "PORT", "port (FANWHY_PORT, default 8090)"),
-    ("--interval", "interval_s", float, "SECONDS", "seconds between samples (FANWHY_INTERVAL, default 1)"),
-    ("--backend", "backend", str, "NAME", f"{'|'.join(BACKENDS)} (FANWHY_BACKEND, default auto)"),
-    ("--server", "server", str, "MODEL", "serving model: gevent (default) or threads (FANWHY_SERVER)"),
-    ("--threads", "threads", int, "N", "threads model: gunicorn threads, one per connection (FANWHY_THREADS)"),
-    ("--alert-gpu-util", "alert_gpu_util_percent", float, "PERCENT",
-     "GPU utilization alert threshold, %% (FANWHY_ALERT_GPU_UTIL, default 50)"),
-    ("--alert-hold", "alert_hold_s", float, "SECONDS",
-     "seconds above the threshold before an alert fires (FANWHY_ALERT_HOLD)"),
-)
-_EXPORTER_HELP = {"port": "port (EXPORTER_PORT, default 9201)",
-                  "interval_s": "seconds between collections (SCRAPE_INTERVAL, default 10)"}
-FLAG_OF = {setting: flag for flag, setting, _, _, _ in _FLAGS}
-_ALERTS = "alert_overrides"  # --alert RULE.FIELD=VALUE
+# The settings a flag can set, as each is declared (app.collect.settings): setting -> its flag
+FLAG_OF = {name: said.flag for name, said in DECLARED.items() if said.flag is not None}
 # The flags each command lists, and so takes: a flag that would change nothing there is not offered (argparse then
 # refuses it, exit 2). snapshot answers once with its own pace (--watch); run samples every --interval; the exporter
 # serves with threads, always.
 COMMAND_FLAGS: dict[str, tuple[str, ...]] = {
-    "serve": (*FLAG_OF, _ALERTS),
+    "serve": tuple(FLAG_OF),
     "exporter": ("host", "port", "interval_s", "backend", "threads", "alert_gpu_util_percent", "alert_hold_s",
-                 _ALERTS),
+                 "alerts"),
     "snapshot": ("backend",),
     "run": ("interval_s", "backend"),
     "top": ("interval_s", "backend"),
@@ -77,17 +61,43 @@ COMMAND_FLAGS: dict[str, tuple[str, ...]] = {
 _EXPORTER_SETTING = {"port": "exporter_port", "interval_s": "scrape_interval_s"}
 
 
+def _flag_help(setting: str) -> str:
+    """A flag's --help, from its setting's declaration: what it does, its variable and its default."""
+    said, item = DECLARED[setting], next(f for f in dataclasses.fields(Settings) if f.name == setting)
+    text = said.help.replace("`", "").replace("%", "%%")
+    if said.choices:
+        text = f"{'|'.join(said.choices)}: {text}"
+    if said.repeat:
+        return f"{text}; repeatable (added to {said.env})"
+    return f"{text} ({said.env}, default {shown(item).replace('`', '')})"
+
+
 def _settings_flags(parser: argparse.ArgumentParser, command: str) -> None:
     group = parser.add_argument_group("settings (each also an environment variable)")
-    for flag, setting, kind, metavar, text in _FLAGS:
-        if setting in COMMAND_FLAGS[command]:
-            text = _EXPORTER_HELP.get(setting, text) if command == "exporter" else text
-            group.add_argument(flag, dest=setting, type=kind, metavar=metavar, help=text, default=argparse.SUPPRESS)
-    if _ALERTS in COMMAND_FLAGS[command]:
-        group.add_argument("--alert", dest=_ALERTS, action="append", metavar="RULE.FIELD=VALUE",
-                           default=argparse.SUPPRESS,
-                           help="change an alert rule, e.g. temperature.threshold=80 or power.enabled=0; repeatable "
-                                "(added to FANWHY_ALERTS)")
+    for setting, flag in FLAG_OF.items():
+        if setting not in COMMAND_FLAGS[command]:
+            continue
+        said = DECLARED[setting]
+        own = _EXPORTER_SETTING.get(setting, setting) if command == "exporter" else setting
+        if said.repeat:
+            group.add_argument(flag, dest=setting, action="append", metavar=said.metavar,
+                               default=argparse.SUPPRESS, help=_flag_help(own))
+        else:
+            group.add_argument(flag, dest=setting, type=_reader(setting), metavar=said.metavar,
+                               default=argparse.SUPPRESS, help=_flag_help(own))
+
+
+def _reader(setting: str) -> Callable[[str], object]:
+    """A flag's type: its setting's reader, whose refusal argparse prints (exit 2) with the flag's name."""
+    read = DECLARED[setting].read
+
+    def typed(text: str) -> object:
+        try:
+            return read(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    typed.__name__ = setting
+    return typed
 
 
 def _seconds(text: str) -> float:
@@ -192,7 +202,9 @@ def _top_keys() -> str:
 def _flags_given(args: argparse.Namespace) -> dict[str, str]:
     """setting -> the flag that set it, under the command's own names (the exporter's port is EXPORTER_PORT)."""
     command = args.command or "serve"
-    flags = {setting: FLAG_OF[setting] for setting in FLAG_OF if hasattr(args, setting)}
+    # a repeated flag's values join the variable's: an error in them may be either's, so it keeps the variable's name
+    flags = {setting: flag for setting, flag in FLAG_OF.items()
+             if hasattr(args, setting) and not DECLARED[setting].repeat}
     if command == "exporter":
         flags = {_EXPORTER_SETTING.get(setting, setting): flag for setting, flag in flags.items()}
     return flags
@@ -201,7 +213,7 @@ def _flags_given(args: argparse.Namespace) -> dict[str, str]:
 def _refuse_foreign(args: argparse.Namespace) -> None:
     """``fanwhy --port 1 snapshot``: a flag given before a command that does not take it is refused, as after it."""
     command = args.command or "serve"
-    foreign = [FLAG_OF.get(setting, "--alert") for setting in (*FLAG_OF, _ALERTS)
+    foreign = [flag for setting, flag in FLAG_OF.items()
                if hasattr(args, setting) and setting not in COMMAND_FLAGS[command]]
     if foreign:
         raise ConfigError(f"{', '.join(foreign)} does not apply to `fanwhy {command}` (see fanwhy {command} --help)")
@@ -211,8 +223,10 @@ def _settings(args: argparse.Namespace) -> Settings:
     command = args.command or "serve"
     _refuse_foreign(args)
     overrides = {setting: getattr(args, setting) for setting in FLAG_OF if hasattr(args, setting)}
-    if getattr(args, _ALERTS, None):
-        overrides["alerts"] = ",".join(filter(None, [os.environ.get("FANWHY_ALERTS", ""), *getattr(args, _ALERTS)]))
+    for setting, values in list(overrides.items()):
+        if DECLARED[setting].repeat:  # each --alert is added to FANWHY_ALERTS' list
+            env = os.environ.get(DECLARED[setting].env, "")
+            overrides[setting] = ",".join(filter(None, [env, *values]))
     if command == "exporter":
         overrides = {_EXPORTER_SETTING.get(setting, setting): value for setting, value in overrides.items()}
     return load_settings(**overrides)
@@ -264,9 +278,11 @@ def served_settings(settings: Settings, mode: str) -> Settings:
 
 def _serve(settings: Settings, mode: str) -> int:
     from .cli.preflight import check_backend, check_history, check_port
+    from .collect.assemble import check_assembly
     from .serving import serve
 
     settings = served_settings(settings, mode)
+    check_assembly(settings)
     check_history(settings)
     check_port(settings.host, settings.port, "exporter_port" if mode == "exporter" else "port")
     check_backend(settings)

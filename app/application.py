@@ -9,8 +9,9 @@ from typing import Any, Mapping
 
 from flask import Flask
 
-from .collect.assemble import build_collector, open_history
-from .collect.config import Settings, load_settings
+from .collect.assemble import build_collector, notify_targets, open_history
+from .collect.config import load_settings
+from .collect.settings import Settings
 from .core.redact import Redactor
 from .store.recordings import Recorder
 from .vendors.factory import Selection
@@ -53,8 +54,8 @@ def receipt_meter(gpus: tuple[int, ...] | None) -> ReceiptMeter:
 
 
 def notifier(settings: Settings) -> Notifier | None:
-    """The notification targets of FANWHY_NOTIFY, if any (checked by Settings.validate)."""
-    targets = list(settings.notify)
+    """The notification targets of FANWHY_NOTIFY, if any (checked at start: app.cli.preflight)."""
+    targets = notify_targets(settings)
     if not targets:
         return None
     return Notifier(targets, host=socket.gethostname(), group_s=settings.notify_group_s,

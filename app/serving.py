@@ -27,7 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .collect.config import Settings, is_wildcard
+from .collect.config import is_wildcard
+from .collect.settings import Settings
 
 if TYPE_CHECKING:
     from flask import Flask

@@ -16,7 +16,7 @@ import time
 import psutil
 
 from app import build_collector
-from app.collect.config import Settings
+from app.collect.settings import Settings
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
 from benchmarks.measure import collector_cpu

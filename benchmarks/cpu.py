@@ -70,7 +70,7 @@ def main() -> int:
     import pynvml
 
     from app import build_collector
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
     from app.vendors.factory import Selection
     from app.vendors.nvidia import NvidiaBackend
 

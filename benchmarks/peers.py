@@ -138,7 +138,7 @@ def main() -> int:
                                "host_processes": len(psutil.pids()), "date": time.strftime("%Y-%m-%d")}
     try:
         from app import build_collector
-        from app.collect.config import Settings
+        from app.collect.settings import Settings
 
         collector = build_collector(Settings(backend="nvidia", db="none"))
         frame = collector.collect()

@@ -28,7 +28,7 @@ from werkzeug.serving import make_server
 from app import build_collector, create_app
 from app.attribution.attributor import Attributor
 from app.attribution.processes import ProcessInspector
-from app.collect.config import Settings
+from app.collect.settings import Settings
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
 from tests.fakes.fake_nvml import FakeNvml, load_dump

@@ -15,7 +15,7 @@ import pytest
 from werkzeug.serving import BaseWSGIServer, make_server
 
 from app import create_app
-from app.collect.config import Settings
+from app.collect.settings import Settings
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
 from tests.fakes.fake_nvml import FakeNvml, scenario

@@ -11,7 +11,8 @@ import os
 import socket
 
 from ..collect.assemble import history_path
-from ..collect.config import ConfigError, Settings
+from ..collect.config import ConfigError
+from ..collect.settings import Settings
 from ..store.schema import SCHEMA_VERSION, file_version, newer_message, ownership
 
 

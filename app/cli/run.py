@@ -29,7 +29,7 @@ from typing import TextIO
 import psutil
 
 from ..collect.collector import Collector
-from ..collect.config import Settings
+from ..collect.settings import Settings
 from ..core.redact import MAX_COMMAND_CHARS, Redactor
 from ..verdict.receipt import ReceiptMeter, words
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..collect.collector import Collector
-    from ..collect.config import Settings
+    from ..collect.settings import Settings
 
 ONE_SHOT_WINDOW_S = 0.08  # the shortest span of the CPU % in a first answer
 

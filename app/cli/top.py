@@ -29,7 +29,7 @@ from .topview import ASCII, UNICODE, Glyphs, Line, Style, frame
 
 if TYPE_CHECKING:
     from ..collect.collector import Collector
-    from ..collect.config import Settings
+    from ..collect.settings import Settings
 
 MAX_VIEW_BYTES = 8 << 20  # a server's snapshot is a few kB a GPU: more is not a snapshot
 POLL_S = 0.1  # how often keys are read while waiting for the next snapshot

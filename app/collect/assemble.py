@@ -15,20 +15,52 @@ from ..attribution.kubernetes import KubeClient
 from ..attribution.processes import ProcessInspector
 from ..core.redact import Redactor
 from ..vendors.factory import Selection, default_builders, select_backend
-from ..verdict.alerts import AlertEngine
+from ..verdict.alerts import AlertEngine, Rule, build_rules, parse_overrides
 from ..verdict.changes import VerdictChanges
 from . import liquidctl
 from .bmc import ipmitool
 from .collector import Collector
-from .config import Settings
+from .config import ConfigError
 from .fans import FanService
 from .host import HostSampler
 from .registry import registered
+from .settings import Settings
 from .sources import FansOf
 
 if TYPE_CHECKING:
     from ..store.history import History
     from ..vendors.base import Backend
+
+
+def alert_rules(settings: Settings) -> dict[str, Rule]:
+    """The alert rules: the defaults, then FANWHY_ALERT_GPU_UTIL/HOLD/HYSTERESIS, then FANWHY_ALERTS (and each
+    --alert); ConfigError naming FANWHY_ALERTS when a change is not RULE.FIELD=VALUE."""
+    try:
+        overrides = parse_overrides(settings.alerts)
+    except ValueError as error:
+        raise ConfigError(f"FANWHY_ALERTS: {error}", "alerts") from None
+    utilization = {"threshold": settings.alert_gpu_util_percent, "hold_s": settings.alert_hold_s,
+                   "hysteresis": settings.alert_hysteresis_percent}
+    overrides["gpu_utilization"] = {**utilization, **overrides.get("gpu_utilization", {})}
+    return build_rules(overrides)
+
+
+def notify_targets(settings: Settings) -> list[tuple[str, str]]:
+    """FANWHY_NOTIFY's targets as (kind, URL); ConfigError naming the position (never the URL: it is a secret) of
+    one that is not KIND:URL."""
+    from ..verdict.notify import parse_targets  # here: a terminal answer has no notifier
+
+    try:
+        return parse_targets(settings.notify)
+    except ValueError as error:
+        raise ConfigError(f"FANWHY_NOTIFY: {error}", "notify") from None
+
+
+def check_assembly(settings: Settings) -> None:
+    """What is built from text at assembly (the alert rules, the notification targets) can be built: refused at
+    start, naming the setting, not in the worker."""
+    alert_rules(settings)
+    notify_targets(settings)
 
 
 def history_path(settings: Settings) -> Path | None:
@@ -100,7 +132,7 @@ def build_collector(settings: Settings, selection: Selection | None = None,
     return Collector(
         selection,
         interval_s=settings.interval_s,
-        alerts=AlertEngine(settings.alert_rules()),
+        alerts=AlertEngine(alert_rules(settings)),
         attributor=Attributor(ProcessInspector(top_cpu=settings.top_cpu_processes, proc_root=settings.host_proc,
                                                redactor=Redactor(settings.mask_patterns, settings.names_only)),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None,

@@ -23,7 +23,8 @@ from urllib.parse import parse_qs
 
 from werkzeug.http import parse_cookie
 
-from ..collect.config import Settings, is_loopback, is_wildcard
+from ..collect.config import is_loopback, is_wildcard
+from ..collect.settings import Settings
 from .security import canonical_host, host_name
 
 if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed

@@ -20,8 +20,8 @@ from flask_socketio import SocketIO, emit
 from socketio.packet import Packet
 
 from ..collect.collector import Collector
-from ..collect.config import Settings
 from ..collect.serialize import to_json
+from ..collect.settings import Settings
 from ..core.model import Alert
 from .concurrency import Concurrency, Wake
 from .security import TokenBuckets

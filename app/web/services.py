@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from flask import Flask, current_app
 
 from ..collect.collector import Collector
-from ..collect.config import Settings
+from ..collect.settings import Settings
 from .concurrency import Concurrency
 
 if TYPE_CHECKING:

@@ -125,10 +125,12 @@ def test_no_gpu_says_so_in_a_sentence() -> None:
 
 
 @pytest.mark.parametrize(("args", "env", "code", "words"), [
-    (["--port", "70000"], {}, 2, "--port must be 1-65535, got 70000"),
-    ([], {"FANWHY_PORT": "70000"}, 2, "FANWHY_PORT must be 1-65535"),
-    (["exporter", "--port", "0"], {}, 2, "--port must be 1-65535"),
-    ([], {"FANWHY_PORT": "eighty"}, 2, "FANWHY_PORT='eighty' is not a valid int"),
+    (["--port", "70000"], {}, 2, "--port must be between 1 and 65535, got 70000"),
+    ([], {"FANWHY_PORT": "70000"}, 2, "FANWHY_PORT must be between 1 and 65535"),
+    (["exporter", "--port", "0"], {}, 2, "--port must be between 1 and 65535"),
+    ([], {"FANWHY_PORT": "eighty"}, 2, "FANWHY_PORT must be a whole number, got 'eighty'"),
+    (["--alert", "pump.threshold=1"], {}, 2, "FANWHY_ALERTS: bad alert setting 'pump.threshold=1'"),
+    ([], {"FANWHY_NOTIFY": "pigeon:coop"}, 2, "FANWHY_NOTIFY: target 1 must be KIND:URL"),
     ([], {"FANWHY_BACKEND": "nvdia"}, 2, "FANWHY_BACKEND must be one of auto, nvidia, amd, basic, simulated"),
     (["--backend", "amd"], {}, 4, "--backend amd cannot start here"),
     (["snapshot", "--backend", "amd"], {}, 4, "amdsmi"),
@@ -199,7 +201,7 @@ def test_a_public_bind_prints_a_url_a_browser_can_open() -> None:
 def test_the_addresses_a_wildcard_bind_lists() -> None:
     from types import SimpleNamespace
 
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
     from app.serving import addresses_urls
 
     interfaces = {"lo": [SimpleNamespace(address="127.0.0.1"), SimpleNamespace(address="::1")],

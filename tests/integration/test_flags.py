@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 
 from app.__main__ import COMMAND_FLAGS, FLAG_OF, _settings, parser, served_settings
-from app.collect.config import ConfigError, Settings, load_settings
+from app.collect.assemble import alert_rules
+from app.collect.config import ConfigError, load_settings
+from app.collect.settings import Settings
 from tests.support.servers import free_port, start_server, stop, wait_healthy
 
 # a value for each flag, other than its default, and the setting a command runs with that it must change
 VALUES = {"host": "0.0.0.0", "port": "18123", "interval_s": "2.5", "backend": "simulated", "server": "threads",
-          "threads": "7", "alert_gpu_util_percent": "77", "alert_hold_s": "9"}
+          "threads": "7", "alert_gpu_util_percent": "77", "alert_hold_s": "9", "alerts": "temperature.threshold=70"}
 # the exporter keeps its own port and interval (EXPORTER_PORT, SCRAPE_INTERVAL): a flag sets those
 SERVED = {("exporter", "port"): "port", ("exporter", "interval_s"): "interval_s"}
 CASES = [(command, setting) for command, settings in COMMAND_FLAGS.items() for setting in settings
@@ -65,7 +67,7 @@ def test_a_flag_a_command_does_not_take_is_not_listed_and_is_refused(command: st
 
 def test_alert_changes_are_taken_only_where_alerts_are_evaluated() -> None:
     for argv in (["--alert", "temperature.threshold=70"], ["exporter", "--alert", "temperature.threshold=70"]):
-        assert _settings(parser().parse_args(argv)).alert_rules()["temperature"].threshold == 70.0
+        assert alert_rules(_settings(parser().parse_args(argv)))["temperature"].threshold == 70.0
     with pytest.raises(SystemExit):
         parser().parse_args(["snapshot", "--alert", "temperature.threshold=70"])
 

@@ -295,7 +295,7 @@ def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, caps
     from app.__main__ import snapshot
     from app.collect import assemble
     from app.collect.collector import Collector
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
 
     release = threading.Event()
     fake = scenario("h200x2_load")
@@ -315,7 +315,7 @@ def test_a_one_shot_snapshot_ends_in_time_when_the_backend_never_opens(monkeypat
     """The backend opens on a thread of its own: a driver that never answers (nvmlInit stuck) ends the command after
     the watchdog with exit 5 and a sentence, not a hang."""
     from app.__main__ import snapshot
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
     from app.vendors import factory
     from app.vendors.base import Backend
 

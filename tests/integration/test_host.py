@@ -97,7 +97,7 @@ def test_a_baseline_reads_the_machine_and_every_process_but_this_one(tmp_path: P
 
 def test_a_stopped_monitor_closes_its_kept_descriptors() -> None:
     from app import build_collector
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
 
     me = psutil.Process()
     before = me.num_fds()

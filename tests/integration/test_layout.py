@@ -309,3 +309,11 @@ def test_the_vendors_read_no_setting_by_name() -> None:
     found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "app" / "vendors").glob("*.py"))
              for n, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"getattr\(settings", line)]
     assert not found, found
+
+
+def test_settings_are_text_and_numbers_and_the_rules_are_built_at_assembly() -> None:
+    """Loading settings builds nothing of the engine's: app/collect/config.py, settings.py and declare.py import no
+    verdict (the alert rules and notification targets are built from their text by app/collect/assemble.py)."""
+    found = [f"{name} imports {target}" for name in ("config.py", "settings.py", "declare.py")
+             for target in imports(ROOT / "app" / "collect" / name) if ".verdict" in target]
+    assert found == []

@@ -168,7 +168,7 @@ def test_an_alert_from_the_collector_reaches_a_webhook_and_health_shows_the_targ
     """End to end: the fake NVML's busy GPU fires the utilization alert; the app's notifier sends it."""
     from tests.conftest import nvidia_selection
 
-    app = make_app(nvidia_selection(fake_nvml), notify=(("webhook", receiver.url()),), notify_group_s=0.1,
+    app = make_app(nvidia_selection(fake_nvml), notify=f"webhook:{receiver.url()}", notify_group_s=0.1,
                    alert_hold_s=0.0)
     wait_for(lambda: receiver.requests, timeout=15)
     body = json.loads(receiver.requests[0]["body"])

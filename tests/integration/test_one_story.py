@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.replay import run
-from app.collect.config import Settings
+from app.collect.settings import Settings
 from app.core.fan import Fan
 from app.core.model import Snapshot
 from app.verdict.explain import BUSY_UTIL_PERCENT, explain

@@ -206,7 +206,7 @@ def test_socket_needs_the_token_when_one_is_set(make_app: Any, serve: Any, fake_
 def test_alert_events_of_frames_a_slow_reader_missed_are_kept_but_not_the_frames(fake_nvml: FakeNvml) -> None:
     """The broadcaster sends the newest view and the alert events of every frame since its last one."""
     from app import build_collector
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
     from tests.conftest import nvidia_selection
 
     collector = build_collector(Settings(db="none", alert_hold_s=0, alert_gpu_util_percent=50),
@@ -228,7 +228,7 @@ def test_alert_events_of_frames_a_slow_reader_missed_are_kept_but_not_the_frames
 
 def test_the_collector_tells_its_listeners_of_each_frame_and_a_failing_one_stops_nothing(fake_nvml: FakeNvml) -> None:
     from app import build_collector
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
 
     collector = build_collector(Settings(db="none"), nvidia_selection(fake_nvml))
     told: list[int] = []
@@ -298,7 +298,7 @@ def test_the_packets_skip_the_binary_walk_and_encode_a_view_as_socketio_does(fak
     from socketio.packet import EVENT, Packet
 
     from app import build_collector
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
     from app.web.realtime import JsonPacket
 
     frame = build_collector(Settings(db="none"), nvidia_selection(fake_nvml)).collect()

@@ -19,7 +19,7 @@ import pytest
 
 from app.cli.run import run_command
 from app.collect.assemble import build_collector
-from app.collect.config import Settings
+from app.collect.settings import Settings
 from app.core.fan import Fan
 from app.core.ledger import PowerLedger
 from app.core.model import Alert

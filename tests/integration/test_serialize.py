@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from app import build_collector
-from app.collect.config import Settings
 from app.collect.serialize import EXTRAS, snapshot_view, to_json
+from app.collect.settings import Settings
 from app.core.model import GpuSample, ProcessSample, evolve
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario

@@ -163,13 +163,14 @@ def test_a_message_queue_without_the_redis_package_is_a_clear_error(monkeypatch:
     without it names the file to install, before anything binds."""
     import importlib.util
 
-    from app.collect.config import ConfigError, Settings
+    from app.collect.config import ConfigError, validate
+    from app.collect.settings import Settings
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "redis" else real(name, *a))
     with pytest.raises(ConfigError, match=r"requirements-queue\.txt"):
-        Settings(message_queue="redis://127.0.0.1:6379/0").validate()
-    Settings().validate()  # no queue, no need for redis
+        validate(Settings(message_queue="redis://127.0.0.1:6379/0"))
+    validate(Settings())  # no queue, no need for redis
 
 
 def test_the_grafana_dashboard_queries_metrics_fanwhy_exports(client: Any) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.collect.assemble import alert_rules
 from app.collect.config import ConfigError, load_settings
 from app.core.model import (
     BackendInfo,
@@ -144,11 +145,11 @@ def test_a_new_process_on_a_gpu_is_announced_but_not_those_running_at_start() ->
 def test_overrides_from_text_and_settings() -> None:
     assert parse_overrides("temperature.threshold=80, power.enabled=0,xid.cooldown=5") == {
         "temperature": {"threshold": 80.0}, "power": {"enabled": False}, "xid": {"cooldown_s": 5.0}}
-    rules = load_settings({"FANWHY_ALERT_GPU_UTIL": "70", "FANWHY_ALERTS": "temperature.hold=30"}).alert_rules()
+    rules = alert_rules(load_settings({"FANWHY_ALERT_GPU_UTIL": "70", "FANWHY_ALERTS": "temperature.hold=30"}))
     assert rules["gpu_utilization"].threshold == 70 and rules["temperature"].hold_s == 30
     for bad in ("pump.threshold=1", "temperature.colour=red", "temperature.threshold=hot", "temperature"):
         with pytest.raises(ConfigError, match="FANWHY_ALERTS"):
-            load_settings({"FANWHY_ALERTS": bad})
+            alert_rules(load_settings({"FANWHY_ALERTS": bad}))
 
 
 def test_a_fan_alarm_fires_after_its_hold_and_resolves_when_the_fan_recovers() -> None:

@@ -9,34 +9,58 @@ from typing import Any
 
 import pytest
 
-from app.collect.config import _CHOICES, _RANGES, ConfigError, Settings, load_settings
+from app.collect.config import DECLARED, ConfigError, load_settings, validate
+from app.collect.settings import Settings
+
+RANGED = [name for name, said in DECLARED.items() if not (math.isinf(said.low) and math.isinf(said.high))]
+CHOSEN = [name for name, said in DECLARED.items() if said.choices]
 
 
-@pytest.mark.parametrize(("name", "low", "high", "message"), _RANGES)
-def test_each_range_refuses_just_outside_and_accepts_its_edges(name: str, low: float, high: float,
-                                                              message: str) -> None:
-    step = 1 if isinstance(getattr(Settings(), name), int) else 0.01
-    with pytest.raises(ConfigError, match=message.split(" ")[0]):
-        replace(Settings(), **{name: type(getattr(Settings(), name))(low - step)}).validate()
-    if not math.isinf(high):
-        with pytest.raises(ConfigError, match=message.split(" ")[0]):
-            replace(Settings(), **{name: type(getattr(Settings(), name))(high + step)}).validate()
-        replace(Settings(), **{name: type(getattr(Settings(), name))(high)}).validate()
-    replace(Settings(), **{name: type(getattr(Settings(), name))(low)}).validate()
+@pytest.mark.parametrize("name", RANGED)
+def test_each_range_refuses_just_outside_and_accepts_its_edges(name: str) -> None:
+    """Each declared range, from its declaration: just outside either end is refused, naming the variable; the
+    ends themselves are accepted."""
+    said, kind = DECLARED[name], type(getattr(Settings(), name))
+    step = 1 if kind is int else 0.01
+    for outside in (said.low - step, said.high + step):
+        if not math.isinf(outside):
+            with pytest.raises(ConfigError, match=f"{said.env} must be") as refused:
+                validate(replace(Settings(), **{name: kind(outside)}))
+            assert refused.value.setting == name
+    for edge in (said.low, said.high):
+        if not math.isinf(edge):
+            validate(replace(Settings(), **{name: kind(edge)}))
 
 
-@pytest.mark.parametrize(("name", "choices", "message"), _CHOICES)
-def test_each_choice_refuses_another_word(name: str, choices: tuple[str, ...], message: str) -> None:
-    with pytest.raises(ConfigError, match=message.split(" ")[0]):
-        replace(Settings(), **dict[str, Any]({name: "maybe"})).validate()
-    for choice in choices:
-        replace(Settings(), **dict[str, Any]({name: choice})).validate()
+@pytest.mark.parametrize("name", CHOSEN)
+def test_each_choice_refuses_another_word(name: str) -> None:
+    with pytest.raises(ConfigError, match=f"{DECLARED[name].env} must be one of"):
+        validate(replace(Settings(), **dict[str, Any]({name: "maybe"})))
+    for choice in DECLARED[name].choices:
+        validate(replace(Settings(), **dict[str, Any]({name: choice})))
+
+
+def test_every_setting_is_declared_once_with_its_own_variable_and_flag() -> None:
+    """One declaration per field (a field without one is refused when the table is built), no variable or flag
+    said twice, and each default inside its own range and choices."""
+    variables = [said.env for said in DECLARED.values()]
+    flags = [said.flag for said in DECLARED.values() if said.flag]
+    assert len(set(variables)) == len(variables) and len(set(flags)) == len(flags)
+    assert validate(Settings()) == Settings()
+
+
+def test_a_number_that_is_not_one_is_refused_by_its_reader_naming_the_variable() -> None:
+    with pytest.raises(ConfigError, match="FANWHY_PORT must be a whole number, got 'eighty'"):
+        load_settings({"FANWHY_PORT": "eighty"})
+    with pytest.raises(ConfigError, match="FANWHY_INTERVAL must be a number, got 'x'"):
+        load_settings({"FANWHY_INTERVAL": "x"})
+    assert load_settings({"FANWHY_INTERVAL": "0.5", "FANWHY_PORT": "8091"}).interval_s == 0.5
 
 
 def test_a_public_bind_needs_the_token() -> None:
     with pytest.raises(ConfigError, match=r"refusing to bind 0\.0\.0\.0"):
-        Settings(host="0.0.0.0").validate()
-    Settings(host="0.0.0.0", token="7d2f9a4c1e8b3065f2a9d4c7e1b80a36").validate()
+        validate(Settings(host="0.0.0.0"))
+    validate(Settings(host="0.0.0.0", token="7d2f9a4c1e8b3065f2a9d4c7e1b80a36"))
 
 
 def test_tokens_can_come_from_files(tmp_path: Path) -> None:
@@ -88,11 +112,16 @@ def test_lists_are_parsed_once_into_tuples() -> None:
         load_settings({"FANWHY_MASK_PATTERNS": "ok||("})
 
 
-def test_alerts_and_notification_targets_are_parsed_once_at_load() -> None:
+def test_alerts_and_notification_targets_are_text_in_settings_and_built_at_assembly() -> None:
+    from app.collect.assemble import alert_rules, check_assembly, notify_targets
+
     settings = load_settings({"FANWHY_ALERTS": "temperature.threshold=80,power.enabled=0",
                               "FANWHY_NOTIFY": "ntfy:https://ntfy.sh/gpu, webhook:http://127.0.0.1:9/x"})
-    assert settings.alerts == {"temperature": {"threshold": 80.0}, "power": {"enabled": False}}
-    assert settings.notify == (("ntfy", "https://ntfy.sh/gpu"), ("webhook", "http://127.0.0.1:9/x"))
-    assert settings.alert_rules()["temperature"].threshold == 80.0 and not settings.alert_rules()["power"].enabled
-    with pytest.raises(ConfigError, match=r"FANWHY_NOTIFY: .*target 1"):
-        load_settings({"FANWHY_NOTIFY": "carrier-pigeon:somewhere"})
+    assert settings.alerts == "temperature.threshold=80,power.enabled=0"
+    assert notify_targets(settings) == [("ntfy", "https://ntfy.sh/gpu"), ("webhook", "http://127.0.0.1:9/x")]
+    assert alert_rules(settings)["temperature"].threshold == 80.0 and not alert_rules(settings)["power"].enabled
+    for variable, bad, message in (("FANWHY_NOTIFY", "carrier-pigeon:somewhere", r"FANWHY_NOTIFY: .*target 1"),
+                                   ("FANWHY_ALERTS", "pump.threshold=1", r"FANWHY_ALERTS: bad alert setting")):
+        loaded = load_settings({variable: bad})  # text, as given: nothing is built while loading
+        with pytest.raises(ConfigError, match=message):
+            check_assembly(loaded)

@@ -236,7 +236,7 @@ def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
     import os
 
     from app.collect.assemble import build_collector
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
     from tests.conftest import nvidia_selection
     from tests.fakes.fake_nvml import scenario
 

@@ -150,7 +150,7 @@ def test_the_masters_check_of_a_named_backend_leaves_no_nvml_behind_for_the_fork
     thread waiting for its events and shut down at once. (A thread still waiting when the master forked left the
     worker's NVML hung in nvmlEventSetCreate on an H100 host.)"""
     from app.cli.preflight import check_backend
-    from app.collect.config import Settings
+    from app.collect.settings import Settings
     from app.vendors import factory
 
     fake = scenario("h100_load")

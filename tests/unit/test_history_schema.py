@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.cli.preflight import check_history
-from app.collect.config import ConfigError, Settings
+from app.collect.config import ConfigError
+from app.collect.settings import Settings
 from app.store import schema
 from app.store.history import History
 from app.store.schema import SCHEMA_VERSION, NewerSchema
