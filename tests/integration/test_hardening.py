@@ -170,7 +170,7 @@ def _notifications(hook: Receiver) -> str:
 
 def notifying(hook: Receiver) -> dict[str, Any]:
     """Settings that send every alert at once to ``hook``."""
-    return {"notify": (("webhook", hook.url()),), "notify_group_s": 0.1, "alert_hold_s": 0.0}
+    return {"notify": f"webhook:{hook.url()}", "notify_group_s": 0.1, "alert_hold_s": 0.0}
 
 
 def capture_every_level(caplog: pytest.LogCaptureFixture) -> None:
