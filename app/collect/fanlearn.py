@@ -23,6 +23,7 @@ The search is coarse-to-fine in lag (every 4 s, then the neighbours of the best)
 from __future__ import annotations
 
 import bisect
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -53,21 +54,22 @@ class Fit:
 
 
 def isotonic(ys: Sequence[float]) -> list[float]:
-    """The non-decreasing sequence closest to ``ys`` in squared error (pool adjacent violators)."""
-    means: list[float] = []
+    """The non-decreasing sequence closest to ``ys`` in squared error (pool adjacent violators). Blocks are kept as
+    (sum, size) and compared by cross-multiplying, so a merge divides nothing: this runs for every lag tried on every
+    candidate temperature, the learner's hot loop."""
+    sums: list[float] = []
     sizes: list[int] = []
+    push_sum, push_size, pop_sum, pop_size = sums.append, sizes.append, sums.pop, sizes.pop
     for y in ys:
-        mean, size = y, 1
-        while means and means[-1] > mean:
-            mean = (means[-1] * sizes[-1] + mean * size) / (sizes[-1] + size)
-            size += sizes[-1]
-            means.pop()
-            sizes.pop()
-        means.append(mean)
-        sizes.append(size)
+        total, size = y, 1
+        while sums and sums[-1] * size > total * sizes[-1]:  # the block before has the higher mean
+            total += pop_sum()
+            size += pop_size()
+        push_sum(total)
+        push_size(size)
     out: list[float] = []
-    for mean, size in zip(means, sizes, strict=True):
-        out.extend([mean] * size)
+    for total, size in zip(sums, sizes, strict=True):
+        out.extend([total / size] * size)
     return out
 
 
@@ -106,8 +108,9 @@ def _score(temps: Sequence[float], speeds: Sequence[float], lag: int, rest: floa
     for k, f in zip(order, fitted, strict=True):
         left[k] = ry[k] - f
     mean_y = sum(ry) / len(ry)
-    total = sum((y - mean_y) ** 2 for y in ry)
-    power = sum(v * v for v in left)
+    centred = [y - mean_y for y in ry]
+    total = sum(map(operator.mul, centred, centred))
+    power = sum(map(operator.mul, left, left))
     if total <= 0 or power <= 1e-12:
         return _Score(1.0 if total <= 0 else 0.0, 0.0)
     pairs = sum(left[k] * left[k - 1] for k in range(1, len(running)) if running[k] - running[k - 1] == 1)

@@ -54,7 +54,7 @@ def _one_run(text: str) -> bool:
 def _period(text: str) -> int | None:
     """The shortest unit the whole text repeats (``abcabcab`` -> 3), if it repeats one at least twice."""
     for unit in range(1, len(text) // 2 + 1):
-        if all(text[i] == text[i - unit] for i in range(unit, len(text))):
+        if text[unit:] == text[:-unit]:  # every character equals the one ``unit`` before it
             return unit
     return None
 

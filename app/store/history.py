@@ -261,7 +261,11 @@ class History:
                 self._insert(db, snap)
             db.execute("COMMIT")
             self.written_ticks += len(snaps)
+            # the roll-up and trims in one transaction of their own: one sync to disk, not one per statement, and a
+            # failure there never takes back the tick already committed
+            db.execute("BEGIN")
             self._maintain(db, snaps[-1].timestamp)
+            db.execute("COMMIT")
             self.error = None
         except sqlite3.Error as error:
             self.write_failures += 1
