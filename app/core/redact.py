@@ -267,7 +267,7 @@ def _redact_word(arg: str, depth: int) -> str:
     """One argument with no secret shape of its own: its free text, and, when it holds several words (a
     command passed to ``sh -c``; not a JSON document), each of them as an argument."""
     text = redact_text(arg)
-    if depth < 2 and any(c.isspace() for c in text.strip()) and not text.lstrip().startswith(("{", "[")):
+    if depth < 2 and _SPACE.search(text.strip()) and not text.lstrip().startswith(("{", "[")):
         try:
             words = shlex.split(text)
         except ValueError:
@@ -348,5 +348,10 @@ class Redactor:
         return text
 
 
+# letters and digits (``\w`` is str.isalnum() and "_") and the punctuation a shell leaves alone
+_PLAIN = re.compile(r"[\w\-./:=,@%+*]*")
+_SPACE = re.compile(r"\s")  # str.isspace()'s characters
+
+
 def _plain(arg: str) -> bool:
-    return all(c.isalnum() or c in "-_./:=,@%+*" for c in arg)
+    return _PLAIN.fullmatch(arg) is not None
