@@ -4,6 +4,8 @@ addresses holding the most are the ones closed."""
 
 from __future__ import annotations
 
+import selectors
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,18 +17,53 @@ from tests.integration.test_sessions import raw_socket
 from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
 
 
+class Answering:
+    """Keeps held raw sessions alive as a browser would: reads what the server pushes and answers each ping ("2")
+    with a pong ("3"). Without it the server rightly drops a session that never answers (ping_interval plus
+    ping_timeout, 20 s), and opening 1,000 of them on a busy machine takes longer than that."""
+
+    def __init__(self) -> None:
+        self.selector = selectors.DefaultSelector()
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def hold(self, ws: websocket.WebSocket) -> websocket.WebSocket:
+        assert ws.sock is not None
+        self.selector.register(ws.sock, selectors.EVENT_READ, ws)
+        return ws
+
+    def _run(self) -> None:
+        while not self.stopped.is_set():
+            for key, _ in self.selector.select(timeout=0.2):
+                ws = key.data
+                try:
+                    if ws.recv() == "2":
+                        ws.send("3")
+                except (OSError, websocket.WebSocketException):
+                    self.selector.unregister(key.fileobj)  # closed by the server (room for a newcomer)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=5)
+        self.selector.close()
+
+
 @pytest.mark.load
 def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -> None:
     port = free_port()
     log = (tmp_path / "server.log").open("w")
-    proc = start_server(port, output=log, FANWHY_INTERVAL="0.5")
+    # a push every 2 s to each of the 1,000: what the answering thread reads stays well within a busy machine
+    proc = start_server(port, output=log, FANWHY_INTERVAL="2")
     url = f"http://127.0.0.1:{port}"
     held: list[websocket.WebSocket] = []
+    answering = Answering()
     try:
         wait_healthy(url, timeout=60)
         for i in range(1000):  # 63 loopback addresses, 16 each at most (FANWHY_CLIENT_SESSIONS): 1,000 in all
-            held.append(raw_socket(port, f"127.0.0.{2 + i % 63}"))
-        assert requests.get(f"{url}/api/health", timeout=30).json()["sessions"]["open"] == 1000
+            held.append(answering.hold(raw_socket(port, f"127.0.0.{2 + i % 63}")))
+        sessions = requests.get(f"{url}/api/health", timeout=30).json()["sessions"]
+        assert sessions["open"] == 1000, sessions
         page = socketio.Client(reconnection=False)
         updates: list[int] = []
         page.on("gpu_status_update", lambda view: updates.append(view["timing"]["tick"]))
@@ -42,6 +79,7 @@ def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -
         health = requests.get(f"{url}/api/health", timeout=30).json()
         assert health["sessions"]["closed_room"] >= 2 and health["sessions"]["open"] <= 1000
     finally:
+        answering.stop()
         for ws in held:
             ws.close()
         stop(proc)
