@@ -6,7 +6,7 @@ import os
 import socket
 import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = tier_of(item)
         if tier != "gpu":  # tests/gpu mark themselves
             item.add_marker(getattr(pytest.mark, tier))
+    wrong = tier_errors(items)
+    if wrong:
+        raise pytest.UsageError("each test is in exactly one tier, its folder's:\n" + "\n".join(wrong[:20]))
+
+
+def tier_errors(items: Sequence[Any]) -> list[str]:
+    """The tests whose tier markers are not exactly their folder's (one marked with a second tier, or a GPU test
+    that forgot its mark): checked on every collection, so every run checks all it runs."""
+    wrong = []
+    for item in items:
+        marked = [tier for tier in TIER_FOLDERS if item.get_closest_marker(tier) is not None]
+        if marked != [tier_of(item)]:
+            wrong.append(f"{item.nodeid}: marked {marked or 'with no tier'}, in tests/{tier_of(item)}/")
+    return wrong
 
 
 class NotInAUnitTest(AssertionError):

@@ -1,12 +1,12 @@
 """The history's writer and its file: one writer thread, fault recovery, and readers that never outlive the file.
 
-The collector hands each snapshot to ``submit``; one writer thread commits each tick in one transaction (at most
-one interval at risk). A failed write (a full disk, a locked or read-only file) is logged and counted, live
-monitoring goes on, and the writer reconnects every few seconds until writes succeed again. A database that is not
-a database (or fails its quick check), at start or while running, is moved aside with a warning and a new one is
-started (app.store.schema says whose file it is); a file put in place of ours (another inode) is kept if it is a
-history and left alone if it is another program's; a deleted folder is made again; a reader never answers from a
-deleted or replaced file. /api/health reports each as ``degraded`` with its reason.
+The collector hands each snapshot to ``submit``; one writer thread commits each tick in one transaction (at most one
+interval at risk). A failed write (a full disk, a locked or read-only file) is logged and counted, live monitoring goes
+on, and the writer reconnects every few seconds until writes succeed again. A database that is not a database (or fails
+its quick check), at start or while running, is moved aside with a warning and a new one is started (app.store.schema
+says whose file it is); a file put in place of ours (another inode) is kept if it is a history and left alone if it is
+another program's; a deleted folder is made again; a reader never answers from a deleted or replaced file. /api/health
+reports each as ``degraded`` with its reason.
 
 Rollback journal (TRUNCATE), not WAL: WAL maps a ``-shm`` file into memory, and a fault in that file (made
 immutable while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. The rows, what
@@ -22,11 +22,10 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from ..core.jsonvalue import EventRow, Json
 from ..core.model import Snapshot
@@ -216,10 +215,9 @@ class History:
         if self._thread is None:
             self._write_batch(self._waiting())
             return True
-        done = threading.Event()
-        marker = _Flush(done)
+        marker = _Flush(threading.Event())
         self._queue.put(marker)
-        return done.wait(timeout)
+        return marker.done.wait(timeout)
 
     def _waiting(self) -> list[Snapshot | _Flush | None]:
         """Everything queued now, without waiting."""
@@ -261,9 +259,7 @@ class History:
                 self._insert(db, snap)
             db.execute("COMMIT")
             self.written_ticks += len(snaps)
-            # the roll-up and trims in one transaction of their own: one sync to disk, not one per statement, and a
-            # failure there never takes back the tick already committed
-            db.execute("BEGIN")
+            db.execute("BEGIN")  # the roll-up and trims in one transaction (one sync), apart from the tick's
             self._maintain(db, snaps[-1].timestamp)
             db.execute("COMMIT")
             self.error = None
