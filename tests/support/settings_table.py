@@ -32,7 +32,7 @@ def meaning(said: Declared) -> str:
         text += f" (one of {', '.join(f'`{c}`' for c in said.choices)})"
     elif not math.isinf(said.low) and not math.isinf(said.high):
         text += f" ({_number(said.low)}–{_number(said.high)}{unit})"
-    elif not math.isinf(said.low):
+    elif not math.isinf(said.low) and said.low != 0:  # "at least 0" says nothing a reader would not assume
         text += f" (at least {_number(said.low)}{unit})"
     if said.from_file:
         text += f"; or read from the file named by `{said.env}_FILE`"
