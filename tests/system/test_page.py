@@ -46,7 +46,8 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with served(FANWHY_ALERT_GPU_UTIL="1", FANWHY_ALERT_HOLD="0.5", FANWHY_SIM_GPUS="2", FANWHY_TOP_CPU="8") as url:
+    # 30 top CPU users: on a busy machine the hostile process below is one busy process among many
+    with served(FANWHY_ALERT_GPU_UTIL="1", FANWHY_ALERT_HOLD="0.5", FANWHY_SIM_GPUS="2", FANWHY_TOP_CPU="30") as url:
         yield url
 
 
