@@ -259,7 +259,7 @@ class History:
                 self._insert(db, snap)
             db.execute("COMMIT")
             self.written_ticks += len(snaps)
-            db.execute("BEGIN")  # the roll-up and trims in one transaction (one sync), apart from the tick's
+            db.execute("BEGIN IMMEDIATE")  # roll-up and trims: one sync; IMMEDIATE, or read-then-write can deadlock
             self._maintain(db, snaps[-1].timestamp)
             db.execute("COMMIT")
             self.error = None

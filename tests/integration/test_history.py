@@ -300,7 +300,8 @@ def test_recording_endpoints(make_app: Any, fake_nvml: Any) -> None:
     assert started.status_code == 201
     rec = started.get_json()
     assert rec["state"] == "recording" and rec["gpus"] == [1] and rec["label"] == "job"
-    wait_for(lambda: client.get(f"/api/recordings/{rec['id']}").get_json()["sample_count"] >= 3)
+    # asked 10 times a second: within the server's 30 a second per client, however long the samples take
+    wait_for(lambda: client.get(f"/api/recordings/{rec['id']}").get_json()["sample_count"] >= 3, every=0.1)
     stopped = client.post(f"/api/recordings/{rec['id']}/stop").get_json()
     assert stopped["state"] == "stopped" and stopped["sample_count"] >= 3
     assert list(stopped["gpu_stats"]) == ["1"]
