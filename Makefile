@@ -52,7 +52,7 @@ lint: $(VENV)/.dev  ## ruff, then mypy: strict on app/, normal on tests/ and ben
 test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
 	$(PY) -m pytest -ra
 
-# The fast loop (about 90 s on the 2-core VM once the venv exists): lint and types, then the unit and integration tiers
+# The fast loop (about 70 s on the 2-core VM once the venv exists): lint and types, then the unit and integration tiers
 # together in six processes (the integration tests mostly wait on servers and ticks, so six keep two cores busy;
 # tests that measure CPU rates hold them to the burner's own /proc account, so they pass beside the others).
 # A test's tier is its folder (tests/conftest.py); `make test` (what CI runs) adds tests/system and runs one at a time.
