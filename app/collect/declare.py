@@ -68,14 +68,14 @@ class Declared:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and not self.low <= value <= self.high:
             unit = f" {self.unit}" if self.unit else ""
             if math.isinf(self.high):
-                span = f"at least {_plain(self.low)}{unit}"
+                span = f"at least {plain(self.low)}{unit}"
             else:
-                span = f"between {_plain(self.low)} and {_plain(self.high)}{unit}"
-            return f"{self.env} must be {span}{self.why}, got {_plain(value)}"
+                span = f"between {plain(self.low)} and {plain(self.high)}{unit}"
+            return f"{self.env} must be {span}{self.why}, got {plain(value)}"
         return None
 
 
-def _plain(number: float) -> str:
+def plain(number: float) -> str:
     """A number as people write it: 3600, 0.05 (not 3600.0)."""
     return f"{number:g}" if isinstance(number, float) else str(number)
 
@@ -121,4 +121,4 @@ def shown(item: Field[object]) -> str:
         return "on" if value else "off"
     if value in (None, "", ()):
         return "unset"
-    return _plain(value) if isinstance(value, (int, float)) else str(value)
+    return plain(value) if isinstance(value, (int, float)) else str(value)

@@ -33,7 +33,7 @@ judgements, with why, and what must stay true of each answer, are `tests/support
 """
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ").strip()
 
 
@@ -50,8 +50,8 @@ def table() -> str:
                 said = "(not read: " + err.getvalue().split(": ", 2)[-1].split(" (")[0].strip() + ")"
             answer = f"{block.answer} [{block.established}]" if block.answer else "(nobody can say)"
             judged = JUDGED[block.key]
-            rows.append(f"| {block.key} | {_cell(block.title)} | {_cell(said)} | {_cell(answer)} | "
-                        f"{judged.verdict}: {_cell(judged.why)} |")
+            rows.append(f"| {block.key} | {cell(block.title)} | {cell(said)} | {cell(answer)} | "
+                        f"{judged.verdict}: {cell(judged.why)} |")
     return HEAD.format(counts=counts()) + "\n".join(rows) + "\n"
 
 

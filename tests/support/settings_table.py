@@ -8,20 +8,13 @@ import math
 from dataclasses import fields
 from pathlib import Path
 
-from app.collect.declare import Declared, declared, shown
+from app.collect.declare import Declared, declared, plain, shown
 from app.collect.settings import Settings
+from tests.support.corpus_table import cell
 
 DOC = Path(__file__).resolve().parent.parent.parent / "docs" / "CONFIGURATION.md"
 BEGIN = "<!-- settings table: made by `python -m tests.support.settings_table` from app/collect/settings.py -->"
 END = "<!-- end of the settings table -->"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").strip()
-
-
-def _number(value: float) -> str:
-    return f"{value:g}"
 
 
 def meaning(said: Declared) -> str:
@@ -31,9 +24,9 @@ def meaning(said: Declared) -> str:
     if said.choices:
         text += f" (one of {', '.join(f'`{c}`' for c in said.choices)})"
     elif not math.isinf(said.low) and not math.isinf(said.high):
-        text += f" ({_number(said.low)}–{_number(said.high)}{unit})"
+        text += f" ({plain(said.low)}–{plain(said.high)}{unit})"
     elif not math.isinf(said.low) and said.low != 0:  # "at least 0" says nothing a reader would not assume
-        text += f" (at least {_number(said.low)}{unit})"
+        text += f" (at least {plain(said.low)}{unit})"
     if said.from_file:
         text += f"; or read from the file named by `{said.env}_FILE`"
     if said.more:
@@ -49,7 +42,7 @@ def rows() -> list[str]:
             f"`{said.flag} {said.metavar}` (repeatable)"
         default = shown(item)
         default = default if default.startswith("`") or " " in default or default == "unset" else f"`{default}`"
-        out.append(f"| `{said.env}` | {_cell(flag)} | {_cell(default)} | {_cell(meaning(said))} |")
+        out.append(f"| `{said.env}` | {cell(flag)} | {cell(default)} | {cell(meaning(said))} |")
     return out
 
 
