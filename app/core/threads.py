@@ -12,37 +12,26 @@ started again after a backoff (1 s, doubling to 60 s; back to 1 s after a minute
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 R = TypeVar("R")
 RECENT_S = 300.0  # a fault keeps health degraded this long after it happened
 
-_PR_SET_NAME = 15
-
-
-def _libc() -> Any:
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    except OSError:  # no C library to ask (not Linux): names stay Python's own
-        return None
-
-
-_LIBC = _libc()
-
 
 def os_name(name: str) -> None:
-    """Name the calling thread for the OS (the first 15 bytes); a no-op where the OS cannot be asked."""
-    if _LIBC is not None and hasattr(_LIBC, "prctl"):
-        _LIBC.prctl(_PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
+    """Name the calling thread for the OS (the first 15 bytes; the kernel's own file, so no C library is looked up:
+    ``ctypes.util.find_library`` runs ``ldconfig -p``, a process of its own, in every command's start); a no-op
+    where the OS has no such file."""
+    with contextlib.suppress(OSError), open("/proc/thread-self/comm", "wb") as comm:
+        comm.write(name.encode()[:15])
 
 
 @dataclass(frozen=True)

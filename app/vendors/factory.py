@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
 from ..core.threads import spawn
 from ..core.vocabulary import BACKENDS
-from .amd import AmdBackend
 from .base import Backend, BackendUnavailable, SkipKind
-from .basic import BasicBackend
 from .nvidia import NvidiaBackend
 from .options import VendorOptions
 from .sysfs import drm_cards, normalize_pci
+
+if TYPE_CHECKING:  # imported by its builder, as amd is: a machine loads only the backends it tries
+    from .basic import BasicBackend
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,8 @@ def with_other_cards(primary: Backend, builders: Mapping[str, Callable[[], Backe
     samples = primary.sample()
     covered = frozenset(normalize_pci(s.pci_bus_id) for s in samples if s.pci_bus_id)
     basic = builders["basic"]()
+    from .basic import BasicBackend
+
     if not isinstance(basic, BasicBackend):
         return primary
     extra = BasicBackend(sys_root=basic.sys_root, proc_root=basic.fdinfo.proc_root, exclude_pci=covered,
@@ -110,13 +113,25 @@ def default_builders(options: VendorOptions | None = None,
     """Constructors for each backend, built with ``options`` (tests pass their own builders). ``watch_events=False``:
     no thread waiting for NVML's XID events (a backend opened only to check that it opens)."""
     o = options or VendorOptions()
-    from .nvidia_smi import NvidiaSmi
     return {
         "nvidia": lambda: NvidiaBackend(sys_root=o.sys_root, watch_xid=watch_events),
-        "amd": lambda: AmdBackend(),
-        "basic": lambda: BasicBackend(sys_root=o.sys_root, nvidia_smi=NvidiaSmi(o.nvidia_smi, o.nvidia_smi_timeout_s)),
+        "amd": _amd,
+        "basic": lambda: _basic(o),
         "simulated": lambda: _simulated(o.sim_gpus, o.sim_peak),
     }
+
+
+def _amd() -> Backend:
+    from .amd import AmdBackend
+
+    return AmdBackend()
+
+
+def _basic(o: VendorOptions) -> Backend:
+    from .basic import BasicBackend
+    from .nvidia_smi import NvidiaSmi
+
+    return BasicBackend(sys_root=o.sys_root, nvidia_smi=NvidiaSmi(o.nvidia_smi, o.nvidia_smi_timeout_s))
 
 
 def _simulated(gpus: int, peak: float) -> Backend:

@@ -269,6 +269,25 @@ def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() ->
     assert result.stdout.split() == []
 
 
+def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
+    """A process started on the way to the answer is a fork and an exec on its critical path: naming a thread
+    through ``ctypes.util.find_library("c")`` ran ``ldconfig -p`` in every start (the mutant this fails on). Seen by
+    Python's audit hooks, which every way of starting a process raises."""
+    code = ("import sys, io, contextlib\n"
+            "started = []\n"
+            "kinds = ('subprocess.Popen', 'os.posix_spawn', 'os.exec', 'os.fork', 'os.forkpty', 'os.system')\n"
+            "sys.addaudithook(lambda event, args: started.append(event) if event in kinds else None)\n"
+            "import app.__main__ as m\n"
+            "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
+            "print(' '.join(started))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
+                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
+                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == []
+
+
 def test_fanwhy_tops_screen_loads_no_http_client_or_tls_until_it_follows_a_server() -> None:
     """A local ``fanwhy top`` waits for its first frame on its own imports: urllib.request (with TLS and
     http.client, ~20 ms) is loaded only by ``--server``'s feed when it first asks."""
