@@ -1,5 +1,8 @@
 # FanWhy: `make run` serves the dashboard, `make test` passes the tests. Both set themselves up.
 PYTHON ?= python3
+# Bytecode is cached (in __pycache__, ignored by git) even where the environment asks Python not to write it: the
+# tests start hundreds of Python processes, and each would compile app/ and every test module again.
+unexport PYTHONDONTWRITEBYTECODE
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
