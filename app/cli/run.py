@@ -22,9 +22,9 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
-from typing import TextIO
+from typing import Any, TextIO
 
 import psutil
 
@@ -50,15 +50,20 @@ def run_command(argv: Sequence[str], collector: Collector, as_json: bool = False
     if not argv:
         print("fanwhy run: name a command: fanwhy run -- python train.py", file=out)
         return 2
+    # The handlers come first: a signal that arrives while the command starts is held and passed on once it has
+    # a PID (installed after the start, a SIGHUP in between ended this process and left the command running).
+    forward = Forward()
+    previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
     try:
         child = subprocess.Popen(list(argv))
     except OSError as error:
+        _restore(previous)
         print(f"fanwhy run: {argv[0]}: {error.strerror or error}", file=out)
         return 127
+    forward.started(child.pid)
     if on_start is not None:
         on_start(child.pid)
     meter = ReceiptMeter(pids=lambda: tree(child.pid))
-    previous = {signum: signal.signal(signum, forward_to(child.pid)) for signum in FORWARDED}
     collector.start()
     seq = 0
     try:
@@ -77,8 +82,7 @@ def run_command(argv: Sequence[str], collector: Collector, as_json: bool = False
         if frame is not None:
             meter.add(frame.snapshot)
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        _restore(previous)
         collector.stop(join_s=2.0)
     code = child.returncode if child.returncode >= 0 else 128 - child.returncode
     receipt = {**meter.result(), "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
@@ -98,17 +102,32 @@ def run_command(argv: Sequence[str], collector: Collector, as_json: bool = False
 FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
-def forward_to(pid: int) -> Callable[[int, FrameType | None], None]:
-    """A signal handler that passes the signal on to ``pid``, unless the terminal sent it to ``pid``'s process group
-    already (Ctrl-C at a terminal reaches the whole foreground group)."""
+class Forward:
+    """The handler of the forwarded signals: each is passed on to the command, unless the terminal sent it to the
+    command's process group already (Ctrl-C at a terminal reaches the whole foreground group). One that comes
+    before the command has a PID is held until ``started``."""
 
-    def handler(signum: int, _frame: FrameType | None) -> None:
-        if signum == signal.SIGINT and _terminal_sent_it_to(pid):
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signum)
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.held: list[int] = []
 
-    return handler
+    def started(self, pid: int) -> None:
+        self.pid = pid  # a signal from here on is passed on at once; the held ones follow
+        while self.held:
+            self(self.held.pop(0), None)
+
+    def __call__(self, signum: int, _frame: FrameType | None) -> None:
+        if self.pid is None:
+            self.held.append(signum)
+        elif not (signum == signal.SIGINT and _terminal_sent_it_to(self.pid)):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signum)
+
+
+def _restore(handlers: Mapping[signal.Signals, Callable[[int, FrameType | None], Any] | int | None]) -> None:
+    """Put back the handlers ``signal.signal`` returned (None: one not set from Python, put back as the default)."""
+    for signum, handler in handlers.items():
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def _terminal_sent_it_to(pid: int) -> bool:

@@ -150,6 +150,23 @@ def test_the_receipt_follows_the_operators_mask_patterns_and_names_only(tmp_path
     assert receipt["command"] == [program] and receipt["command_line"] == program and "pass" not in named.getvalue()
 
 
+def test_a_signal_while_the_command_starts_is_passed_on_once_it_has_a_pid(tmp_path: Path) -> None:
+    """A CI runner's SIGHUP can come while the command is being started: it must reach the command, and the receipt
+    still follows. The signal is raised here at the first moment the command has a PID (``on_start``); the test's
+    own handler stands where ``fanwhy run`` would have died (the mutant: handlers installed after the start; the
+    command then sleeps its 5 s and exits 0)."""
+    reached_here: list[int] = []
+    previous = signal.signal(signal.SIGHUP, lambda signum, _frame: reached_here.append(signum))
+    out = io.StringIO()
+    try:
+        code = run_command([sys.executable, "-c", "import time; time.sleep(5)"], fake_gpu_monitor(tmp_path),
+                           as_json=True, out=out, on_start=lambda pid: os.kill(os.getpid(), signal.SIGHUP))
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert reached_here == []
+    assert code == 128 + signal.SIGHUP and json.loads(out.getvalue())["exit_code"] == 128 + signal.SIGHUP
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_to_fanwhy_run_reaches_the_command_and_the_receipt_is_printed(signum: int, tmp_path: Path) -> None:
     """As a CI runner stops a job: the signal goes to `fanwhy run`; the command gets it (it says so and exits 7),
