@@ -1,6 +1,6 @@
 """A/B of one-shot answers: versions of ``app/`` side by side on one host, interleaved round by round, with one CUDA
 load running and the gpustat CLI beside them. Hosts differ by tens of milliseconds, so versions are compared only
-within one run.
+within one run, and each takes each place in a round in turn.
 
     git archive <commit> app | tar -x -C /tmp/before      # one folder per version, each holding app/
     python -m benchmarks.oneshot_ab --variant before=/tmp/before --variant now=. --rounds 25 --out ab.json
@@ -40,13 +40,17 @@ def main() -> int:
     missing = not_installed(("gpustat",))  # gpustat beside them where it is installed
     peers = [name for name in ("gpustat",) if name not in missing]
     times: dict[str, list[float]] = {name: [] for name in [*variants, *peers]}
+    by_place: dict[int, list[float]] = {}  # every version's times by its place in the round
     try:
-        for _ in range(args.rounds):
-            for name, folder in variants.items():
+        order = list(variants.items())
+        for round_ in range(args.rounds):
+            turn = round_ % len(order)  # each version takes each place in the round in turn
+            for place, (name, folder) in enumerate(order[turn:] + order[:turn]):
                 path = os.pathsep.join([folder, env[name].get("PYTHONPATH", "")])
                 ms, result = wall([sys.executable, "-m", "app", "snapshot", "--json"],
                                   {**env[name], "PYTHONPATH": path}, cwd=folder)
                 times[name].append(ms)
+                by_place.setdefault(place, []).append(ms)
                 named = [p for p in json.loads(result.stdout or "{}").get("processes", []) if p["pid"] == load.pid]
                 assert result.returncode == 0 and named and named[0]["sm_percent"], (name, result.stderr[-300:])
             for peer in peers:
@@ -58,7 +62,9 @@ def main() -> int:
         load.wait()
     skipped = {"skipped": missing} if missing else {}
     return emit({"date": time.strftime("%Y-%m-%d"), **skipped,
-                 **{name: summary(taken) for name, taken in times.items()}}, args.out)
+                 **{name: summary(taken) for name, taken in times.items()},
+                 "by_place_in_round": {place + 1: summary(taken) for place, taken in sorted(by_place.items())}},
+                args.out)
 
 
 if __name__ == "__main__":

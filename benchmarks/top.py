@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import targets
-from benchmarks.oneshot import emit, timed_env
+from benchmarks.oneshot import emit, not_installed, timed_env
 from benchmarks.peers import start_loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,12 +132,15 @@ def main() -> int:
         # the verdict's words, not a process row: "python3 cuda_load.py (root) keeps 100 % of its SMs busy"
         said = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", steady["screen_tail"])
         results["fanwhy top"]["names_a_load"] = re.search(r"cuda_load\.py \(\w+\) (keeps|draws)", said) is not None
-        try:
+        missing = not_installed(("nvitop",))  # a failed start is not a time (it read as 0 % of a core)
+        if missing:
+            results["nvitop"] = {"skipped": missing["nvitop"]}
+        else:
             nvitop = measure([sys.executable, "-m", "nvitop", "--interval", "1"], env, b"NVITOP", args.seconds,
                              args.warmup)
             results["nvitop"] = {k: v for k, v in nvitop.items() if k != "screen_tail"}
-        except OSError as error:
-            results["nvitop"] = {"skipped": str(error)}
+            if nvitop["first_frame_ms"] is None:
+                results["nvitop"]["skipped"] = "no frame in 60 s: " + nvitop["screen_tail"][-300:]
     finally:
         for load in loads:
             load.kill()
