@@ -249,6 +249,17 @@ def test_demo_workers_end_when_every_server_process_is_killed_9() -> None:
         stop(proc)
 
 
+def one_shot_in_a_child(code: str) -> list[str]:
+    """The words ``code`` prints after a one-shot answer in a fresh interpreter, on a machine with nothing to find
+    (the basic backend over an empty /sys, no nvidia-smi, no Docker)."""
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
+                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
+                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
 def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() -> None:
     """Its speed rests on what it does not import: Flask, the Socket.IO and Engine.IO servers, gevent, TLS,
     urllib/http.client (the Docker and Kubernetes clients and the notifier load them when they first talk, not at
@@ -261,12 +272,7 @@ def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() ->
             " 'urllib.request', 'prometheus_client', 'sqlite3', 'yaml', 'app.vendors.simulated',"
             " 'app.vendors.simulated_machine', 'curses', 'app.cli.top', 'app.cli.topstate', 'app.cli.topview',"
             " 'psutil') if name in sys.modules)))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
-                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
-                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == []
+    assert one_shot_in_a_child(code) == []
 
 
 def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
@@ -280,12 +286,7 @@ def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
             "import app.__main__ as m\n"
             "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
             "print(' '.join(started))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
-                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
-                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == []
+    assert one_shot_in_a_child(code) == []
 
 
 def test_fanwhy_tops_screen_loads_no_http_client_or_tls_until_it_follows_a_server() -> None:
