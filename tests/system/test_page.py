@@ -486,9 +486,13 @@ def test_commands_render_as_code_and_numbers_as_words(server: str, page: Page) -
     named = page.text_content("#headline code") or ""
     assert named and named in (page.text_content("#processes") or ""), named
     page.click("#causes-box summary")
-    # a GPU's load cause (the simulated load rises and falls over a minute; while it is low, the fans explain)
-    page.wait_for_selector("#causes li[data-kind='gpu_load'] small", timeout=70_000)
-    numbers = " ".join(page.locator("#causes li small").all_text_contents())
+    # a GPU's load cause (the simulated load rises and falls over a minute; while it is low, the fans explain). The
+    # causes are read in the same evaluation that finds it: read after the wait, a tick could have re-drawn them
+    # without it (seen once: the CPU and the fans explained by then)
+    numbers = page.wait_for_function(
+        "() => document.querySelector(\"#causes li[data-kind='gpu_load'] small\") &&"
+        " [...document.querySelectorAll('#causes li small')].map((small) => small.textContent).join(' ')",
+        timeout=70_000).json_value()
     assert "utilization" in numbers and "\xa0W" in numbers and "°C" in numbers
     assert "_percent" not in numbers and "power_w" not in numbers and " = " not in numbers
     assert problems(page) == []
