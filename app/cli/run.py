@@ -113,13 +113,17 @@ class Forward:
 
     def started(self, pid: int) -> None:
         self.pid = pid  # a signal from here on is passed on at once; the held ones follow
-        while self.held:
-            self(self.held.pop(0), None)
+        while self.held:  # the command did not exist when they came: a terminal's Ctrl-C did not reach it either
+            self._send(self.held.pop(0))
 
     def __call__(self, signum: int, _frame: FrameType | None) -> None:
         if self.pid is None:
             self.held.append(signum)
         elif not (signum == signal.SIGINT and _terminal_sent_it_to(self.pid)):
+            self._send(signum)
+
+    def _send(self, signum: int) -> None:
+        if self.pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.pid, signum)
 

@@ -17,7 +17,8 @@ from typing import Any
 import psutil
 import pytest
 
-from app.cli.run import run_command
+from app.cli import run as run_module
+from app.cli.run import Forward, run_command
 from app.collect.assemble import build_collector
 from app.collect.settings import Settings
 from app.core.fan import Fan
@@ -165,6 +166,32 @@ def test_a_signal_while_the_command_starts_is_passed_on_once_it_has_a_pid(tmp_pa
         signal.signal(signal.SIGHUP, previous)
     assert reached_here == []
     assert code == 128 + signal.SIGHUP and json.loads(out.getvalue())["exit_code"] == 128 + signal.SIGHUP
+
+
+def test_a_ctrl_c_before_the_command_existed_is_passed_on_even_from_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal's Ctrl-C reaches the whole foreground group, so a live one is not sent to the command twice; but
+    one that came before the command existed never reached it, and is passed on (the mutant: held signals replayed
+    through the terminal check, which drops them)."""
+    monkeypatch.setattr(run_module, "_terminal_sent_it_to", lambda pid: True)  # as at a terminal
+    child = subprocess.Popen([sys.executable, "-c", "import signal, sys, time\n"
+                              "signal.signal(signal.SIGINT, lambda *a: sys.exit(5))\n"
+                              "print('ready', flush=True)\ntime.sleep(30)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        live = Forward()
+        live.started(child.pid)
+        live(signal.SIGINT, None)  # the terminal sent it to the command too: not again
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(timeout=1)
+        held = Forward()
+        held(signal.SIGINT, None)  # before the command had a PID
+        held.started(child.pid)
+        assert child.wait(timeout=30) == 5
+    finally:
+        child.kill()
+        child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
