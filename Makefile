@@ -1,7 +1,7 @@
 # FanWhy: `make run` serves the dashboard, `make test` passes the tests. Both set themselves up.
 PYTHON ?= python3
 # Bytecode is cached (in __pycache__, ignored by git) even where the environment asks Python not to write it: the
-# tests start hundreds of Python processes, and each would compile app/ and every test module again.
+# tests start about 150 Python processes, and each would compile app/ and the test modules again.
 unexport PYTHONDONTWRITEBYTECODE
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -55,9 +55,10 @@ lint: $(VENV)/.dev  ## ruff, then mypy: strict on app/, normal on tests/ and ben
 test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
 	$(PY) -m pytest -ra
 
-# The fast loop (about 70 s on the 2-core VM once the venv exists): lint and types, then the unit and integration tiers
-# together in six processes (the integration tests mostly wait on servers and ticks, so six keep two cores busy;
-# tests that measure CPU rates hold them to the burner's own /proc account, so they pass beside the others).
+# The fast loop (70-130 s on the 2-core VM once the venv exists, as fast as the VM runs: docs/TESTING.md): lint and
+# types, then the unit and integration tiers together in six processes (the integration tests mostly wait on servers
+# and ticks, so six keep two cores busy; tests that measure CPU rates hold them to the burner's own /proc account, so
+# they pass beside the others).
 # A test's tier is its folder (tests/conftest.py); `make test` (what CI runs) adds tests/system and runs one at a time.
 check: $(VENV)/.dev lint
 	$(PY) -m pytest -q -n 6 -p no:cacheprovider tests/unit tests/integration

@@ -51,7 +51,7 @@ def run_command(argv: Sequence[str], collector: Collector, as_json: bool = False
         print("fanwhy run: name a command: fanwhy run -- python train.py", file=out)
         return 2
     # The handlers come first: a signal that arrives while the command starts is held and passed on once it has
-    # a PID (installed after the start, a SIGHUP in between ended this process and left the command running).
+    # a PID (installed after the start, a SIGHUP in between would end this process and leave the command running).
     forward = Forward()
     previous = {signum: signal.signal(signum, forward) for signum in FORWARDED}
     try:
