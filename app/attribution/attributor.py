@@ -6,7 +6,6 @@ The collector calls ``attribute`` once per tick with the backend's raw per-proce
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence, TypeVar
 
@@ -22,6 +21,7 @@ from ..core.model import (
     UserSample,
     evolve,
 )
+from ..core.record import record
 from ..core.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
 from .cgroups import CgroupMatch, read_cgroup, read_nspid
 from .docker import DockerClient, DockerContainer
@@ -32,7 +32,7 @@ N = TypeVar("N", int, float)
 HIDDEN_HINT = ("run FanWhy with --pid=host, or mount the host's /proc and set FANWHY_HOST_PROC=/host/proc")
 
 
-@dataclass(frozen=True)
+@record
 class Attribution:
     processes: tuple[ProcessSample, ...]
     containers: tuple[ContainerSample, ...]

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.record import record
+
 _ID = r"([0-9a-f]{64})"
 # (runtime, pattern over one path segment); order matters only within a segment.
 _SEGMENT_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -28,7 +30,7 @@ _LXC = re.compile(r"^lxc\.payload\.(.+)$")
 _SERVICE = re.compile(r"^(.+\.service)$")
 
 
-@dataclass(frozen=True)
+@record
 class CgroupMatch:
     """What a cgroup path says about a process. All None for a plain process (``0::/``)."""
 
@@ -61,7 +63,7 @@ def _cgroup_path(text: str) -> str:
     return "/"
 
 
-@dataclass
+@dataclass(eq=False)  # a state holder: the same one, not an equal one
 class _Walk:
     """What the segments of one path have said so far, outermost first; inner segments overwrite."""
 

@@ -12,12 +12,11 @@ import functools
 import json
 import logging
 import os
-import socket
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from ..core.jsonvalue import Json, member, members, text
+from ..core.record import record
 
 if TYPE_CHECKING:
     import http.client
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class DockerContainer:
     id: str
     name: str | None
@@ -44,8 +43,9 @@ def _http_error() -> type[Exception]:
 @functools.cache
 def _unix_connection() -> Callable[[str, float], http.client.HTTPConnection]:
     """An HTTPConnection over a Unix socket. Made on first use: http.client (and the email parser it loads) is
-    a fifth of the collector's import time, and `fanwhy snapshot` answers before it is needed."""
+    a fifth of the collector's import time, and `fanwhy snapshot` answers before it is needed (socket too)."""
     import http.client
+    import socket
 
     class UnixConnection(http.client.HTTPConnection):
         def __init__(self, path: str, timeout: float):

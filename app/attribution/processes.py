@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Sequence
 
 from ..core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
 from ..core.program import program
+from ..core.record import record
 from ..core.redact import Redactor
 from .procstat import (
     CLOCK_TICKS,
@@ -31,7 +32,7 @@ from .procstat import (
 )
 
 
-@dataclass(frozen=True)
+@record
 class _Details:
     name: str | None
     program: str | None
@@ -56,7 +57,7 @@ def in_root_pid_namespace(proc_root: Path = Path("/proc")) -> bool:
         return False
 
 
-@dataclass
+@dataclass(eq=False)  # a state holder: the same one, not an equal one
 class _Known:
     """What is kept about a process between ticks, keyed by PID and checked against its start time."""
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 import os
 import pwd
 import time
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
+
+from ..core.record import record
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
-@dataclass(frozen=True)
+@record
 class Stat:
     start_ticks: int
     cpu_seconds: float
@@ -94,7 +95,7 @@ def cpu_times(stat: bytes) -> tuple[int, int]:
     return total - fields[3] - fields[4], total
 
 
-@dataclass(frozen=True)
+@record
 class CpuBaseline:
     """The CPU time of the machine and of every process at one moment (``at``, on the collector's clock). A
     one-shot answer reads it first thing, so that its CPU % spans its own start-up (imports, opening NVML)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from ..core.jsonvalue import Json, number, objects
+from ..core.record import record
 from .terminal import clean
 from .topkeys import ASCENDING, HELP, SORTS
 from .topstate import History, Obj, TopState, View, int_of, obj_of, shown_processes, str_of
@@ -27,7 +27,7 @@ MIN_WIDTH, MIN_HEIGHT = 60, 12
 GIB = float(1 << 30)
 
 
-@dataclass(frozen=True)
+@record
 class Glyphs:
     """The characters a frame is drawn with: Unicode where the terminal's locale is UTF-8, else ASCII."""
 

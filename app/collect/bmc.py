@@ -17,12 +17,12 @@ import re
 import shlex
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from ..core.bounded import runner
 from ..core.fan import MAX_RPM, AirSensor, AlarmKind, Fan, checked
 from ..core.model import frozen_map
+from ..core.record import record
 from ..core.vocabulary import dead_temperature
 from .sources import Reading as SourceReading
 
@@ -30,7 +30,7 @@ Role = Literal["inlet", "exhaust", "cpu", "other"]
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
-@dataclass(frozen=True)
+@record
 class Reading:
     """One line of a listing: its sensor, value and unit (None when there is no reading), status and entity."""
 
@@ -129,7 +129,7 @@ MAX_FANS = 256  # more fan lines than any chassis has is a listing gone wrong: t
 BmcRun = Callable[[], str]
 
 
-@dataclass(frozen=True)
+@record
 class BmcSource:
     """The BMC as a fan source (``app.collect.sources``): ``run`` answers a listing (``ipmitool sdr elist``, or a
     capture), read every ``period_s``; its chassis fans and its air temperatures."""

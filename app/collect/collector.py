@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections import Counter, deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -31,6 +31,7 @@ from ..core.model import (
     evolve,
     frozen_map,
 )
+from ..core.record import record
 from ..core.threads import spawn
 from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine
@@ -50,7 +51,7 @@ FIRST_FANS_S = 1.0  # the first tick waits this long at most for the fan sources
 GpuEventKey = tuple["int | None", str, int]  # (GPU index, kind, code)
 
 
-@dataclass(frozen=True)
+@record
 class Counters:
     """What the collector has counted since it started, as of one frame. Views read these with the frame, never
     off the live collector, so a page, a scrape and a health answer of the same frame agree."""
@@ -61,7 +62,7 @@ class Counters:
     recent_alerts: tuple[Alert, ...] = ()  # fired and resolved, oldest first (the alert engine's history)
 
 
-@dataclass(frozen=True)
+@record
 class Frame:
     """A published snapshot with its JSON view and the collector's counters, made once and shared by every
     reader: everything a view shows comes from here."""

@@ -9,8 +9,10 @@ docs/CONFIGURATION.md are all made from these declarations, so a setting is writ
 from __future__ import annotations
 
 import math
-from dataclasses import Field, dataclass, field
+from dataclasses import Field, field
 from typing import Callable, TypeVar
+
+from ..core.record import record
 
 T = TypeVar("T")
 _KEY = "fanwhy"  # the key of a field's metadata that holds its declaration
@@ -41,7 +43,7 @@ def _number(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     return read
 
 
-@dataclass(frozen=True)
+@record
 class Declared:
     """One setting, said once (see the module's docstring)."""
 

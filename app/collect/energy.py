@@ -105,7 +105,7 @@ def _hidden_work(item: Unattributed) -> bool:
     return bool(item.assigned) or (item.memory_bytes or 0) >= UNATTRIBUTED_FLOOR_BYTES
 
 
-@dataclass
+@dataclass(eq=False)  # a state holder: the same one, not an equal one
 class _Totals:
     board: float = 0.0
     idle: float = 0.0

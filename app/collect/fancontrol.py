@@ -10,14 +10,13 @@ MAXTEMP it rises from MINSTOP to MAXPWM, above MAXTEMP it is MAXPWM (0-255 value
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..core.record import record
 from ..core.vocabulary import pwm_percent
 
 KEYS = ("FCTEMPS", "FCFANS", "MINTEMP", "MAXTEMP", "MINSTART", "MINSTOP", "MINPWM", "MAXPWM")
 
 
-@dataclass(frozen=True)
+@record
 class Declared:
     """One pwm output as the configuration declares it."""
 

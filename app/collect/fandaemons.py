@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.bounded import read_text_file
 from ..core.jsonvalue import Json, JsonObject, member, members
+from ..core.record import record
 from . import fancontrol
 from .fancontrol import Declared
 from .sources import Reading
@@ -30,7 +30,7 @@ YAML_EXPANDED_LIMIT = 1_000_000  # characters, aliases expanded: a real configur
 _TPACPI_LEVELS = 7
 
 
-@dataclass(frozen=True)
+@record
 class Read:
     declared: tuple[Declared, ...]
     error: str | None = None
@@ -188,7 +188,7 @@ def fan2go(source: str) -> Read:
     return Read(tuple(declared), None if declared else "no fans declared")
 
 
-@dataclass(frozen=True)
+@record
 class ConfigSource:
     """One fan daemon's configuration file as a source (``app.collect.sources``): what it declares, read once a
     minute, at most CONFIG_LIMIT bytes of a regular file."""

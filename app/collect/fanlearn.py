@@ -25,7 +25,8 @@ from __future__ import annotations
 import bisect
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from ..core.record import record
 
 MAX_LAG_S = 20
 STEP_S = 1.0
@@ -36,7 +37,7 @@ WHITE_AC = 0.6  # a leftover this correlated (lag-1) or less is noise
 DRIFT_AC = 0.8  # this correlated or more, a drift: the fit is of the wrong temperature
 
 
-@dataclass(frozen=True)
+@record
 class Fit:
     """The temperature that best explains a fan's speed, and how."""
 
@@ -89,7 +90,7 @@ def _lagged(temps: Sequence[float], speeds: Sequence[float], lag: int) -> tuple[
     return (temps[: len(temps) - lag], speeds[lag:]) if lag else (temps, speeds)
 
 
-@dataclass(frozen=True)
+@record
 class _Score:
     unexplained: float  # of the running speed's variance
     drift: float  # the leftover's lag-1 autocorrelation over consecutive running seconds

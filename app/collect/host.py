@@ -8,7 +8,6 @@ descriptors kept open (one ``pread`` each, cheaper than psutil's parsing of both
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections.abc import Callable
 
@@ -57,7 +56,7 @@ class HostSampler:
     """Reads CPU %, load and memory once per tick; temperatures every ``sensors_every_s``."""
 
     def __init__(self, sensors_every_s: float = 5.0, proc_root: str = "/proc", sys_root: str = "/sys") -> None:
-        self.hostname = socket.gethostname()
+        self.hostname = os.uname().nodename  # what socket.gethostname() answers on Linux, without importing socket
         self.sensors_every_s = sensors_every_s
         self.cpu_count = os.cpu_count()  # what psutil.cpu_count() answers, without importing psutil (~45 ms)
         # FANWHY_HOST_PROC: the host's /proc, when FanWhy runs in a container with it mounted

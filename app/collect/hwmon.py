@@ -20,11 +20,11 @@ import contextlib
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.fan import MAX_RPM, Fan, FanControl, checked
 from ..core.model import HostSensor, frozen_map
+from ..core.record import record
 from ..core.vocabulary import dead_temperature, pwm_percent
 from ..vendors.sysfs import asleep, read_int, read_text
 from .sources import Reading
@@ -210,7 +210,7 @@ def awake(chip_dir: Path) -> bool:
     return not asleep(chip_dir / "device")
 
 
-@dataclass(frozen=True)
+@record
 class ChipSource:
     """One hwmon chip as a fan source (``app.collect.sources``): its fans and temperatures, every ``period_s``. A
     chip that vanished, loops or blocks fails alone."""

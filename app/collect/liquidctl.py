@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..core.bounded import runner
 from ..core.fan import MAX_RPM, AlarmKind, Fan, checked
 from ..core.model import HostSensor, frozen_map
+from ..core.record import record
 from ..core.vocabulary import dead_temperature
 from .sources import Reading
 
@@ -26,7 +27,7 @@ _CHANNEL = re.compile(r"^(fan|pump)\s*(\d*)\s*(speed|duty)\s*(\d*)$", re.IGNOREC
 STALL_PERCENT = 20.0
 
 
-@dataclass
+@dataclass(eq=False)  # a state holder: the same one, not an equal one
 class _Channel:
     kind: str  # "fan" or "pump"
     number: int
@@ -118,7 +119,7 @@ def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fa
                dead=dead, unsupported=frozen_map(unsupported))
 
 
-@dataclass(frozen=True)
+@record
 class LiquidctlSource:
     """``liquidctl status --json`` (or a capture) as a fan source (``app.collect.sources``)."""
 

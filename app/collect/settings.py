@@ -3,8 +3,7 @@ and help. Loading and checking them is app.collect.config's; docs/CONFIGURATION.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..core.record import record
 from ..core.vocabulary import BACKENDS
 from ..vendors.options import VendorOptions
 from .declare import setting
@@ -12,7 +11,7 @@ from .declare import setting
 _SECONDS = "seconds"
 
 
-@dataclass(frozen=True)
+@record
 class Settings:
     # where and how it serves
     host: str = setting(

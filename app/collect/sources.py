@@ -17,12 +17,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Literal, Protocol
 
 from ..core.fan import AirSensor, Fan
 from ..core.model import HostSensor
+from ..core.record import record
 from ..core.threads import FAULTS, spawn
 from .fancontrol import Declared
 
@@ -30,7 +31,7 @@ _NONE: Mapping[str, str] = MappingProxyType({})
 SourceState = Literal["waiting", "ok", "failing"]
 
 
-@dataclass(frozen=True)
+@record
 class Reading:
     """What one read of a source found. ``left_out``: temperatures read but not believed ("chip label" -> why);
     ``names``: "chip tempN" -> "chip label" (how a configuration's source is named); ``problem``: read, but
@@ -59,7 +60,7 @@ class Source(Protocol):
     def read(self) -> Reading: ...
 
 
-@dataclass(frozen=True)
+@record
 class FansOf:
     """A source made of a function that reads fans: a backend's fans read apart from its sample (NVML's)."""
 
@@ -73,7 +74,7 @@ class FansOf:
         return Reading(fans=self.fans())
 
 
-@dataclass(frozen=True)
+@record
 class SourceStatus:
     """Where one source stands: ``waiting`` for its first read, ``ok``, or ``failing`` (``reason``); ``age_s`` is
     the age of its last good reading (None before one)."""

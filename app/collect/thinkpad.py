@@ -12,12 +12,12 @@ same ones, read there with the pwm and its mode: this source then reads nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.bounded import read_text_file
 from ..core.fan import MAX_RPM, AlarmKind, Fan, FanControl, checked
 from ..core.model import HostSensor, frozen_map
+from ..core.record import record
 from ..core.vocabulary import dead_temperature
 from ..vendors.sysfs import read_text
 from .hwmon import chips as hwmon_chips
@@ -76,7 +76,7 @@ def parse_thermal(text: str) -> tuple[HostSensor, ...]:
     return tuple(found)
 
 
-@dataclass(frozen=True)
+@record
 class ThinkPadSource:
     """``/proc/acpi/ibm/fan`` and ``thermal`` under ``proc_root`` as a fan source (``app.collect.sources``); nothing
     when the ``thinkpad`` hwmon chip under ``sys_root`` gives the same fan."""

@@ -19,8 +19,9 @@ import stat
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from .record import record
 
 FILE_LIMIT = 1 << 20  # a configuration file: 1 MiB is a hundred times the largest seen in the wild
 OUTPUT_LIMIT = 4 << 20  # a command's output: ipmitool's longest listing is about 20 KB
@@ -35,7 +36,7 @@ class CommandError(Exception):
     """A command that could not start, did not answer in time, or answered more than its cap."""
 
 
-@dataclass(frozen=True)
+@record
 class CommandResult:
     stdout: str
     returncode: int

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Literal, TypeVar
+
+from .record import record
 
 FanControl = Literal["full-speed", "manual", "automatic", "unknown"]
 # Where the source came from: the controller's own configuration (pwm_temp_sel, /etc/fancontrol, thinkfan, fan2go),
@@ -47,7 +49,7 @@ def checked(value: Number | None, low: float, high: float, what: str, unsupporte
     return value
 
 
-@dataclass(frozen=True)
+@record
 class Fan:
     """One fan as the machine exposes it.
 
@@ -164,7 +166,7 @@ def fan_state(fan: Fan) -> FanState:
 AirRole = Literal["inlet", "exhaust", "cpu", "other"]
 
 
-@dataclass(frozen=True)
+@record
 class AirSensor:
     """A temperature a server's BMC reads (the air coming in, going out, the CPUs): what its chassis fans follow."""
 
@@ -183,7 +185,7 @@ NoteKind = Literal["curve-refused", "curve-locked", "set-failed", "profile-on-li
                    "manual-then-auto"]
 
 
-@dataclass(frozen=True)
+@record
 class Note:
     """One fact of control read from a capture: its kind and what its words are made of."""
 

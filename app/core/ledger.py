@@ -4,8 +4,9 @@ it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from .record import record
 
 # How the idle baseline is known: measured in this P-state with no process on the GPU; measured in another P-state
 # (the GPU's lowest, while this one has not been seen idle); unknown (never seen idle since FanWhy started: 0 W is
@@ -13,7 +14,7 @@ from typing import Literal
 IdleFrom = Literal["measured", "other-pstate", "unknown"]
 
 
-@dataclass(frozen=True)
+@record
 class PowerLedger:
     """Board power now (W) and energy since FanWhy started (Wh), split three ways. ``idle`` is charged to no process;
     the rest (the dynamic power) is split by each process's activity share, normalised: a process alone on a half-busy

@@ -7,12 +7,13 @@ reason is kept in the owner's ``unsupported`` mapping (field name -> reason), so
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Literal, Mapping, Never, TypeVar
 
 from .fan import AirSensor, Fan
 from .ledger import PowerLedger
+from .record import record
 
 Visibility = Literal["visible", "host-pid-only", "inferred"]
 ProcessStatus = Literal["ok", "vanished", "zombie", "denied", "outside-namespace"]
@@ -53,7 +54,7 @@ def evolve(obj: _T, **changes: object) -> _T:
     return copy
 
 
-@dataclass(frozen=True)
+@record
 class GpuSample:
     """One GPU at one instant. Every metric may be None; ``unsupported`` says why.
 
@@ -116,7 +117,7 @@ class GpuSample:
         return 100.0 * self.memory_used_bytes / self.memory_total_bytes
 
 
-@dataclass(frozen=True)
+@record
 class GpuProcessUsage:
     """What a backend knows of one process on one GPU (raw, before attribution).
 
@@ -134,7 +135,7 @@ class GpuProcessUsage:
     name_hint: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ProcessGpu:
     """A process's use of one GPU, inside a ProcessSample."""
 
@@ -147,7 +148,7 @@ class ProcessGpu:
     memory_method: MemoryMethod = "reported"
 
 
-@dataclass(frozen=True)
+@record
 class ContainerRef:
     """The container a process runs in (filled by the attribution layer; None when none)."""
 
@@ -160,7 +161,7 @@ class ContainerRef:
     pod_uid: str | None = None  # from the cgroup path, with or without the API
 
 
-@dataclass(frozen=True)
+@record
 class ProcessSample:
     """A process that uses a GPU, or one of the busiest CPU users.
 
@@ -201,7 +202,7 @@ class ProcessSample:
         return max(known) if known else None
 
 
-@dataclass(frozen=True)
+@record
 class ContainerSample:
     """One container's use of the GPUs (a rollup of its processes), or a GPU container that is idle.
 
@@ -222,7 +223,7 @@ class ContainerSample:
     energy_wh: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class UserSample:
     """One user's processes, added up."""
 
@@ -233,7 +234,7 @@ class UserSample:
     cpu_percent: float | None
 
 
-@dataclass(frozen=True)
+@record
 class Assignment:
     """A share of unattributed memory given, as an estimate, to a process or a container."""
 
@@ -243,7 +244,7 @@ class Assignment:
     method: Literal["inference"] = "inference"
 
 
-@dataclass(frozen=True)
+@record
 class Unattributed:
     """What no visible process accounts for on one GPU, and why."""
 
@@ -255,7 +256,7 @@ class Unattributed:
     power_w: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class HostSensor:
     chip: str
     label: str
@@ -264,7 +265,7 @@ class HostSensor:
     critical_c: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class HostSample:
     """The CPU side: the fan may be the CPU's."""
 
@@ -289,7 +290,7 @@ class HostSample:
         return 100.0 * self.memory_used_bytes / self.memory_total_bytes
 
 
-@dataclass(frozen=True)
+@record
 class GpuEvent:
     """Something a GPU reported between ticks (an XID error from NVML's event set)."""
 
@@ -299,7 +300,7 @@ class GpuEvent:
     timestamp: float
 
 
-@dataclass(frozen=True)
+@record
 class Alert:
     """An alert that is firing (in ``Snapshot.alerts``) or an alert event of this tick."""
 
@@ -315,7 +316,7 @@ class Alert:
     resolved_at: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Cause:
     """One reason for heat or noise, with the numbers behind it. ``score`` ranks causes (0-1)."""
 
@@ -328,7 +329,7 @@ class Cause:
     numbers: Mapping[str, float | str | None] = field(default_factory=lambda: EMPTY)
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """The answer in one sentence, the ranked causes behind it, and how sure FanWhy is (0-1)."""
 
@@ -338,7 +339,7 @@ class Verdict:
     busy: bool
 
 
-@dataclass(frozen=True)
+@record
 class CollectorTiming:
     """How long this tick's collection took, in milliseconds, per stage."""
 
@@ -350,7 +351,7 @@ class CollectorTiming:
     tick: int
 
 
-@dataclass(frozen=True)
+@record
 class BackendInfo:
     """Which backend answered, and why the others were skipped."""
 
@@ -360,7 +361,7 @@ class BackendInfo:
     no_gpu_summary: str | None = None  # the same in a sentence for a person ("No GPU found: no NVIDIA driver")
 
 
-@dataclass(frozen=True)
+@record
 class Snapshot:
     """Everything FanWhy knows at one instant. Built once per tick, never mutated."""
 

@@ -17,8 +17,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
+
+from .record import record
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -34,7 +35,7 @@ def os_name(name: str) -> None:
         comm.write(name.encode()[:15])
 
 
-@dataclass(frozen=True)
+@record
 class Fault:
     thread: str
     reason: str  # the exception's type and message

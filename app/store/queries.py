@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from dataclasses import dataclass
 
 from ..core.jsonvalue import Json, SqlValue
+from ..core.record import record
 from .schema import PROCESS_METRICS, SERIES
 
 MAX_POINTS = 20_000
@@ -20,7 +20,7 @@ class HistoryError(ValueError):
     """A history query that cannot be answered as asked (400 with this message)."""
 
 
-@dataclass(frozen=True)
+@record
 class Window:
     since: float
     until: float

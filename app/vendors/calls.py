@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeAlias
+
+from ..core.record import record
 
 log = logging.getLogger(__name__)
 # A vendor's Python module (pynvml, amdsmi) or a test's fake: they carry no type hints, so what they answer is Any.
@@ -20,7 +21,7 @@ class GpuFailed(Exception):
     """The GPU or its library failed (lost, not initialised, the driver gone): not a missing metric."""
 
 
-@dataclass(frozen=True)
+@record
 class Dialect:
     """How a library's errors read: which exceptions its calls raise, the code of one, and what each code means
     (by the names the library gives its codes; a name the installed version lacks is left out)."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
+from ..core.record import record
 from ..core.threads import spawn
 from ..core.vocabulary import BACKENDS
 from .base import Backend, BackendUnavailable, SkipKind
@@ -23,7 +24,7 @@ AUTO_ORDER = ("nvidia", "amd", "basic")
 CHOICES = BACKENDS
 
 
-@dataclass(frozen=True)
+@record
 class Selection:
     backend: Backend
     skipped: Mapping[str, str]  # why each backend tried before it did not open, in words

@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..core.record import record
+
 _UNITS = {"": 1, "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 # Engines whose busy time is "compute": the SM-like share of a client.
 COMPUTE_ENGINES = ("gfx", "compute", "render", "rcs", "ccs", "ccs0", "ccs1")
 
 
-@dataclass
+@dataclass(eq=False)  # filled in as its file is read; compared by identity
 class DrmClient:
     """One DRM client (a process's open GPU context), as parsed from one fdinfo file."""
 
@@ -96,7 +98,7 @@ def _read_field(result: DrmClient, totals: dict[str, int], name: str, value: str
             result.memory_bytes[region] = size
 
 
-@dataclass(frozen=True)
+@record
 class ClientUsage:
     pid: int
     driver: str

@@ -14,11 +14,11 @@ have is a missing value with its reason, never an error.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..core.fan import MAX_RPM, Fan, FanControl, checked
 from ..core.model import frozen_map
+from ..core.record import record
 
 PASSIVELY_COOLED = "not supported: passively cooled GPU (no fan of its own; the chassis fans cool it)"
 # nvmlCoolerInfo_t.target bits (nvml.h: NVML_THERMAL_COOLER_TARGET_*)
@@ -35,7 +35,7 @@ class Getter(Protocol):
     def __call__(self, unsupported: dict[str, str], metric: str, fn_name: str, *args: object) -> object: ...
 
 
-@dataclass(frozen=True)
+@record
 class FanStatics:
     """What does not change while the driver is loaded: the settable range and what the cooler cools."""
 

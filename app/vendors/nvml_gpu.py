@@ -65,7 +65,7 @@ class SlowValues(TypedDict):
     display_active: bool | None
 
 
-@dataclass
+@dataclass(eq=False)  # a state holder: the same one, not an equal one
 class GpuState:
     """What the backend keeps per GPU between ticks."""
 

@@ -3,10 +3,10 @@ from the settings (``Settings.vendor_options``) so that this layer reads no sett
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..core.record import record
 
 
-@dataclass(frozen=True)
+@record
 class VendorOptions:
     sys_root: str = "/sys"  # FANWHY_SYS_ROOT: where sysfs is (a container with the host's mounted, a test tree)
     nvidia_smi: str = "nvidia-smi"  # the basic backend's nvidia-smi, where NVML is not usable from Python

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.bounded import read_file
 from ..core.model import GpuSample, frozen_map
+from ..core.record import record
 from ..core.vocabulary import pwm_percent
 
 SYSFS_LIMIT = 65536  # a sysfs attribute is at most a page; 64 KiB leaves room for any architecture's page
@@ -21,7 +21,7 @@ VENDORS = {0x1002: "amd", 0x8086: "intel", 0x10DE: "nvidia"}
 _CARD = re.compile(r"^card(\d+)$")
 
 
-@dataclass(frozen=True)
+@record
 class DrmCard:
     number: int
     device: Path

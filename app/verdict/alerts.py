@@ -16,10 +16,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..core.fan import Fan
 from ..core.model import Alert, GpuEvent, GpuSample, Snapshot
+from ..core.record import record
 from ..core.vocabulary import SLOWDOWN_REASONS
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     threshold: float
     hold_s: float
@@ -142,7 +143,7 @@ def build_rules(overrides: Mapping[str, Mapping[str, RuleValue]] | None = None) 
     return rules
 
 
-@dataclass
+@dataclass(eq=False)  # a state holder: the same one, not an equal one
 class _State:
     above_since: float | None = None
     firing: Alert | None = None

@@ -11,10 +11,10 @@ BMC alarm) is a cause of its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..core.fan import Fan, heat_of, source_guessed
 from ..core.model import Cause, ProcessSample, Snapshot, frozen_map
+from ..core.record import record
 from .words import label
 
 LOUD_STATES = ("running", "full")
@@ -22,7 +22,7 @@ LOUD_MIN = 0.1  # a tenth of its range above its floor: below that a fan is hear
 NO_FLOOR_QUIET = 40.0  # with no floor known, a duty (or share of the maximum) up to this is not counted as loud
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     """Fans a person hears as one: a card's fans, the chassis fans, or one board fan."""
 

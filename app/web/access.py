@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
@@ -25,6 +24,7 @@ from werkzeug.http import parse_cookie
 
 from ..collect.config import is_loopback, is_wildcard
 from ..collect.settings import Settings
+from ..core.record import record
 from .security import canonical_host, host_name
 
 if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
@@ -89,7 +89,7 @@ class Rest(Enum):
     REFUSE = "refuse"  # 401
 
 
-@dataclass(frozen=True)
+@record
 class AccessPolicy:
     token: str | None
     metrics_token: str | None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from flask import Blueprint, Flask, Response, jsonify, render_template
 
 from ..core.jsonvalue import JsonObject
+from ..core.record import record
 from ..core.vocabulary import gpu_score
 from .rest import ApiError, allow_only
 from .services import services
@@ -36,7 +37,7 @@ class PrometheusError(Exception):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Sample:
     """One series of an instant query's answer: its labels and its value."""
 

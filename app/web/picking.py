@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 
 from flask import Blueprint, Flask, Response, jsonify, request
 
 from ..collect.collector import Collector, Frame
 from ..core.model import GpuSample, Snapshot
+from ..core.record import record
 from ..core.vocabulary import gpu_score
 from .concurrency import Concurrency
 from .rest import ApiError, allow_only, arg
@@ -55,7 +55,7 @@ class WaitSlots:
                 del self._held[client]
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     gpu: GpuSample
     score: float

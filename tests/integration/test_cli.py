@@ -289,6 +289,25 @@ def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
     assert one_shot_in_a_child(code) == []
 
 
+def test_a_one_shot_answer_compiles_no_comparison_of_its_own() -> None:
+    """Compiling dataclasses' generated methods was the largest part of a one-shot's imports: every frozen class on
+    its path is an ``@record`` (sharing one ``__eq__``, ``__hash__`` and ``__repr__``), and a mutable one compares
+    by identity. Fails on a ``@dataclass(frozen=True)`` or a plain ``@dataclass`` state holder on the path."""
+    code = ("import sys, io, contextlib, dataclasses\n"
+            "import app.__main__ as m\n"
+            "from app.core import record\n"
+            "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
+            "classes = [c for n, mod in list(sys.modules.items()) if n.startswith('app.')\n"
+            "           for c in vars(mod).values() if isinstance(c, type) and c.__module__ == n\n"
+            "           and dataclasses.is_dataclass(c)]\n"
+            "print(len(classes))\n"
+            "print(' '.join(c.__qualname__ for c in classes if c.__eq__ is not (record._eq if\n"
+            "      c.__dataclass_params__.frozen else object.__eq__)))")
+    count, *generated = one_shot_in_a_child(code)
+    assert int(count) > 40  # the path's classes were found
+    assert generated == []
+
+
 def test_fanwhy_tops_screen_loads_no_http_client_or_tls_until_it_follows_a_server() -> None:
     """A local ``fanwhy top`` waits for its first frame on its own imports: urllib.request (with TLS and
     http.client, ~20 ms) is loaded only by ``--server``'s feed when it first asks."""

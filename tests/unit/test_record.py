@@ -1,0 +1,94 @@
+"""``@record`` behaves as ``@dataclass(frozen=True)`` does: the shared comparison, hash and repr are checked against
+the ones the standard library generates for the same class."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import FrozenInstanceError, field
+from typing import Any
+
+import pytest
+
+from app.core.record import record
+
+
+@record
+class Reading:
+    gpu: int
+    watts: float | None
+    tags: tuple[str, ...] = ()
+    note: str = field(default="", compare=False)
+    secret: str = field(default="", repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class StdReading:
+    gpu: int
+    watts: float | None
+    tags: tuple[str, ...] = ()
+    note: str = field(default="", compare=False)
+    secret: str = field(default="", repr=False)
+
+
+@record
+class OtherReading:
+    gpu: int
+    watts: float | None
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    secret: str = ""
+
+
+@record
+class Empty:
+    pass
+
+
+@record
+class One:
+    value: int
+
+
+def test_equal_where_the_standard_dataclass_is_equal() -> None:
+    """Mutant: ``_eq`` returning True for any two of a class, or comparing only the first field."""
+    pairs: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = [
+        ((0, 1.0), (0, 1.0)), ((0, 1.0), (1, 1.0)), ((0, 1.0), (0, 2.0)), ((0, None), (0, None)),
+        ((0, 1.0, ("a",)), (0, 1.0, ("b",))), ((0, 1.0, (), "x"), (0, 1.0, (), "y")),
+        ((0, 1.0, (), "", "s"), (0, 1.0, (), "", "t"))]
+    for left, right in pairs:
+        assert (Reading(*left) == Reading(*right)) == (StdReading(*left) == StdReading(*right)), (left, right)
+        assert (Reading(*left) != Reading(*right)) == (StdReading(*left) != StdReading(*right)), (left, right)
+
+
+def test_a_record_equals_only_its_own_class() -> None:
+    """Mutant: ``_eq`` without its class check (another record, or a tuple, of the same values would be equal)."""
+    reading: object = Reading(0, 1.0)
+    assert reading != OtherReading(0, 1.0)
+    assert reading != (0, 1.0, (), "", "")
+    assert One(3).__eq__(3) is NotImplemented
+    assert Empty() == Empty()
+
+
+def test_hashed_on_the_compared_fields() -> None:
+    """Mutant: ``_hash`` over ``id(self)`` (equal records in two places of a set)."""
+    assert hash(Reading(0, 1.0, note="a")) == hash(Reading(0, 1.0, note="b"))
+    assert len({Reading(0, 1.0), Reading(0, 1.0), Reading(1, 1.0)}) == 2
+    assert {One(1): "x"}[One(1)] == "x"
+    assert hash(Empty()) == hash(Empty())
+
+
+def test_shown_as_the_standard_dataclass_shows_it() -> None:
+    """Mutant: a field with ``repr=False`` shown, or the fields out of order."""
+    std = repr(StdReading(0, 1.5, ("a",), "n", "hidden"))
+    assert repr(Reading(0, 1.5, ("a",), "n", "hidden")) == std.replace("StdReading", "Reading")
+    assert "hidden" not in repr(Reading(0, 1.5, secret="hidden"))
+    assert repr(Empty()) == "Empty()"
+
+
+def test_frozen_and_replaceable() -> None:
+    reading = Reading(0, 1.0)
+    with pytest.raises(FrozenInstanceError):
+        reading.gpu = 1  # type: ignore[misc]  # the assignment under test is one mypy refuses
+    assert dataclasses.replace(reading, gpu=2) == Reading(2, 1.0)
+    assert dataclasses.asdict(One(4)) == {"value": 4}
+    assert [f.name for f in dataclasses.fields(Reading)] == ["gpu", "watts", "tags", "note", "secret"]
