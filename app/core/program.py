@@ -40,7 +40,12 @@ def program(argv: Sequence[str], comm: str | None = None) -> str | None:
     """The program ``argv`` runs, as a person would name it; ``comm`` (the kernel's name) when argv is empty."""
     if not argv:
         return comm or None
-    return _named(tuple(argv))[:MAX_LENGTH]  # an argv[0] that holds a title or a command line is kept whole
+    if len(argv) == 1 and " " in argv[0]:  # the process wrote one string over its arguments (setproctitle)
+        if not argv[0].startswith("/"):
+            return argv[0][:MAX_LENGTH]  # a title ("nginx: worker process", "sshd: root@pts/0"): kept whole
+        # a command line (Chromium's helpers: the path, then the flags): its words, not the text after its last /
+        argv = _split(argv[0])
+    return _named(tuple(argv))[:MAX_LENGTH]
 
 
 def _split(line: str) -> list[str]:

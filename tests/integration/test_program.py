@@ -39,6 +39,11 @@ from app.core.program import MAX_LENGTH, program, program_of_command
     (["/usr/local/bin/ollama", "serve"], "ollama serve"),
     (["sleep", "100"], "sleep"),
     (["nginx: worker process"], "nginx: worker process"),
+    (["sshd: root@pts/0"], "sshd: root@pts/0"),  # a title with a / in it: not cut after it
+    # Chromium's helpers write their command line over argv as one string (seen as a program named
+    # "playwright_chromiumdev_profile-9CxbRa --change-s", the text after the last / of a flag)
+    (["/usr/lib/chromium/chromium --type=renderer --user-data-dir=/tmp/playwright_chromiumdev_profile-9CxbRa"
+      " --change-stack-guard-on-fork=enable"], "chromium"),
 ])
 def test_the_program_a_person_knows(argv: list[str], expected: str) -> None:
     assert program(argv) == expected

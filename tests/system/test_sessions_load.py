@@ -53,9 +53,11 @@ class Answering:
 def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -> None:
     port = free_port()
     log = (tmp_path / "server.log").open("w")
-    # a push every 5 s to each of the 1,000 (10-15 KB each), which one Python thread here reads. At a 2 s push, on a
-    # slow 2-core VM with nothing else running, 723 and 754 of the 1,000 had been ended before the count was taken
-    # (none by the cap, a flood or a malformed packet: most likely pings queued behind unread updates, answered late)
+    # a push every 5 s to each of the 1,000 (10-15 KB each), which one Python thread here reads (without
+    # websocket-client's pure-Python UTF-8 check: raw_socket). At a 2 s push, on a slow 2-core VM with nothing else
+    # running, 723 and 754 of the 1,000 were open at the count, and in a `make test` beside four busy loops 954 at
+    # a 5 s push with the check on (none by the cap, a flood or a malformed packet: most likely pings answered late
+    # by this one thread; not reproduced when the test ran alone)
     proc = start_server(port, output=log, FANWHY_INTERVAL="5")
     url = f"http://127.0.0.1:{port}"
     held: list[websocket.WebSocket] = []
