@@ -76,7 +76,11 @@ class SimulatedMachine:
             return
         try:
             file.parent.mkdir(parents=True, exist_ok=True)
-            file.write_text(f"{value}\n")
+            # whole or not at all, as a sysfs attribute reads: a file truncated and then written could be read empty
+            # in between (seen as a tick with no fan duty, on a busy machine)
+            part = file.with_name(f".{file.name}.{os.getpid()}.{threading.get_ident()}")
+            part.write_text(f"{value}\n")
+            os.replace(part, file)
         except FileNotFoundError:
             if not self._closed:
                 raise  # the tree went while the process lives: a real fault
