@@ -170,8 +170,13 @@ def test_screenshot(server: str, page: Page) -> None:
     page.wait_for_selector("#processes tbody tr", timeout=10_000)
     page.wait_for_selector("#connection.pill-ok", timeout=10_000)
     time.sleep(1.5)
-    image = page.screenshot(full_page=True)
-    document = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    size = "() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+    deadline = time.monotonic() + 30
+    while True:  # a live page: a tick that adds a process row between the two measures is measured again
+        document = page.evaluate(size)
+        image = page.screenshot(full_page=True)
+        if page.evaluate(size) == document or time.monotonic() > deadline:
+            break
     assert list(png.size(image)) == document
     header = page.evaluate("() => { const r = document.querySelector('header').getBoundingClientRect();"
                            " return [r.width, r.height]; }")
