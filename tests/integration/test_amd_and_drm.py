@@ -21,6 +21,7 @@ from app.vendors.nvidia_smi import NvidiaSmi
 from app.vendors.simulated import SimulatedBackend
 from tests.fakes.fake_amdsmi import NO_PERMISSION, Card, FakeAmdSmi, mi300x, radeon
 from tests.fakes.fake_nvml import FakeNvml, desktop_card
+from tests.support import population
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DESKTOP = FIXTURES / "sysfs" / "desktop"
@@ -152,7 +153,7 @@ def test_not_drm_or_malformed_is_none() -> None:
     assert parse_fdinfo((PROC / "4001/fdinfo/8").read_text()) is None  # no client id
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=population.size(300), deadline=None)
 @example(["drm-driver:\ti915", "drm-client-id:\t1", "drm-engine-gfx:\t\u00b2 ns", "drm-memory-vram:\t\u0661 KiB"])
 @given(st.lists(st.one_of(
     st.text(max_size=60),

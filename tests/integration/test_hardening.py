@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
+from tests.support.population import size
 from tests.support.receivers import Receiver
 from tests.support.servers import asking, free_port, start_server, stop, wait_for
 from tests.unit.test_redact import secret_argv
@@ -395,7 +396,7 @@ def test_schemathesis_finds_no_server_error(make_app: Any, fake_nvml: Any, serve
     schema = schemathesis.openapi.from_url(f"{live.url}/api/openapi.json")
     failures = []
     def run(op: Any) -> None:
-        @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+        @settings(max_examples=size(25), deadline=None, suppress_health_check=list(HealthCheck), database=None)
         @given(case=op.as_strategy())
         def check(case: Any) -> None:
             response = case.call()

@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
+from tests.support.population import size
 from tests.support.servers import free_port, start_server, stop, wait_healthy
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FUZZ = settings(max_examples=size(150), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 
 def json_error(response: Any) -> dict[str, Any]:
@@ -166,7 +167,7 @@ def test_schemathesis_stateful_through_the_recordings_links(history_app: Any) ->
                 if recording["state"] == "recording":
                     assert client.post(f"/api/recordings/{recording['id']}/stop").status_code == 200
 
-    Machine.run(settings=settings(max_examples=30, stateful_step_count=6, deadline=None, database=None,
+    Machine.run(settings=settings(max_examples=size(30), stateful_step_count=6, deadline=None, database=None,
                                   suppress_health_check=list(HealthCheck)))
     # the links were followed: a recording was started, then read or stopped through its id
     assert ("POST /api/recordings", 201) in calls

@@ -13,8 +13,9 @@ import pytest
 
 from app.collect.fanlearn import isotonic, learn, resample
 from app.core.fan import CONFIDENCE_FLOOR
+from tests.support.population import members
 
-PLANTS = 200
+PLANTS = members(range(200))  # every plant, or every N-th in `make check` (tests/support/population.py)
 SECONDS = 1200
 
 
@@ -110,7 +111,7 @@ def test_one_plant_in_detail(seed: int) -> None:
 def test_the_source_and_curve_of_200_generated_plants() -> None:
     """The figures docs/HOW-IT-WORKS.md gives, asserted at the levels it gives them."""
     right, named, within, errors, lags = 0, 0, 0, [], []
-    for seed in range(PLANTS):
+    for seed in PLANTS:
         truth = plant(seed)
         fit = learn(truth.speeds, truth.sensors)
         assert fit is not None
@@ -121,11 +122,12 @@ def test_the_source_and_curve_of_200_generated_plants() -> None:
             errors.append(error)
             within += error <= 5.0
             lags.append(abs(fit.lag_s - truth.lag))
-    print(f"\nlearned source right in {right} of {PLANTS} plants ({100 * right / PLANTS:.1f} %), named (confidence at "
+    print(f"\nlearned source right in {right} of {len(PLANTS)} plants ({100 * right / len(PLANTS):.1f} %), named "
+          f"(confidence at "
           f"least {CONFIDENCE_FLOOR}) in {named}; curve within 5 % of full speed in {within} of {right} "
           f"({100 * within / right:.1f} %), mean error {sum(errors) / len(errors):.2f} %, worst {max(errors):.2f} %; "
           f"lag off by {sum(lags) / len(lags):.1f} s on average")
-    assert right >= 0.99 * PLANTS and named >= 0.97 * PLANTS
+    assert right >= 0.99 * len(PLANTS) and named >= 0.97 * len(PLANTS)
     assert within == right and sum(errors) / len(errors) <= 1.0 and max(errors) <= 2.5
     assert sum(lags) / len(lags) <= 1.0
 
@@ -190,14 +192,15 @@ def test_a_source_that_is_not_among_the_candidates_is_not_named() -> None:
     of the speed, but what it leaves over drifts. Before the drift counted, a distractor was named every time
     (median confidence 0.70, up to 0.97)."""
     confidences = []
-    for seed in range(PLANTS):
+    for seed in PLANTS:
         truth = plant(seed)
         fit = learn(truth.speeds, {k: v for k, v in truth.sensors.items() if k != "source"})
         confidences.append(fit.confidence if fit is not None else 0.0)
     named = sum(c >= CONFIDENCE_FLOOR for c in confidences)
     ordered = sorted(confidences)
-    print(f"\nno true source among the candidates: a source named in {named} of {PLANTS} plants; confidence median "
-          f"{ordered[PLANTS // 2]:.2f}, highest {ordered[-1]:.2f}")
+    print(f"\nno true source among the candidates: a source named in {named} of {len(PLANTS)} plants; "
+          f"confidence median "
+          f"{ordered[len(PLANTS) // 2]:.2f}, highest {ordered[-1]:.2f}")
     assert named == 0 and ordered[-1] < CONFIDENCE_FLOOR
 
 
@@ -206,11 +209,12 @@ def test_stepped_and_far_lagged_plants_name_the_source_or_nothing() -> None:
     distractor named; the stepped ones named right in most plants."""
     for label, make, least in (("stepped", _stepped, 0.6), ("lagged 25-40 s", _far, 0.0)):
         right = wrong = 0
-        for seed in range(50):
+        seeds = members(range(50))
+        for seed in seeds:
             speeds, sensors = make(seed)
             fit = learn(speeds, sensors)
             named = fit is not None and fit.confidence >= CONFIDENCE_FLOOR
             right += named and fit is not None and fit.source == "source"
             wrong += named and fit is not None and fit.source != "source"
-        print(f"\n{label}: the source named in {right} of 50, a wrong one in {wrong}")
-        assert wrong == 0 and right >= least * 50
+        print(f"\n{label}: the source named in {right} of {len(seeds)}, a wrong one in {wrong}")
+        assert wrong == 0 and right >= least * len(seeds)

@@ -43,6 +43,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from app.core.redact import Redactor  # noqa: E402
+from tests.support.population import size  # noqa: E402
 
 SECRETS = st.builds(lambda body: f"Zq{body}", st.text(string.ascii_letters + string.digits + "._-", min_size=8,
                                                       max_size=24))
@@ -103,7 +104,7 @@ def secret_argv(draw: st.DrawFn) -> tuple[list[str], str]:
     return shape, secret
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=size(600), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(case=secret_argv())
 def test_no_secret_of_a_known_shape_survives(case: tuple[list[str], str]) -> None:
     argv, secret = case
@@ -221,7 +222,7 @@ WRAP = [["sudo", "-u", "db"], ["nohup"], ["timeout", "30"], ["env", "LANG=C"], [
         ["docker", "exec", "-it", "c1"], ["kubectl", "exec", "pod", "--"], ["ssh", "host"], ["xargs", "-0"]]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=size(400), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(shape=st.sampled_from(LEAKED[:-2]), wrappers=st.lists(st.sampled_from(WRAP), max_size=2),
        quoted=st.booleans(), body=st.text(string.ascii_letters + string.digits, min_size=8, max_size=20))
 def test_leaked_shapes_stay_masked_inside_wrappers(shape: list[str], wrappers: list[list[str]], quoted: bool,

@@ -1,0 +1,31 @@
+"""How much of a generated population a check runs: all of it by default, and in `make test` (what CI runs); every
+N-th member where ``FANWHY_TEST_SAMPLE=N`` is set, as `make check` (the fast loop) sets it. The assertions are the
+same, at the same levels, over the members run: seeded members (a generated plant, a token) are a subset of the whole
+run's, drawn as they are drawn there; a Hypothesis check draws fewer examples from the same strategies."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def stride() -> int:
+    """Every how many members a check runs (1: all of them). A value that is not a whole number above 0 fails the
+    run at collection, not silently as 1."""
+    raw = os.environ.get("FANWHY_TEST_SAMPLE", "1")
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"FANWHY_TEST_SAMPLE must be a whole number of 1 or more, not {raw!r}")
+    return int(raw)
+
+
+def members(population: Sequence[T]) -> Sequence[T]:
+    """Every ``stride()``-th member, the first always among them."""
+    return population[:: stride()]
+
+
+def size(count: int) -> int:
+    """How many of ``count`` generated members to run (the first of them, in the order they are drawn)."""
+    return max(1, -(-count // stride()))
