@@ -33,11 +33,30 @@ def _pwm(celsius: float, curve: tuple[tuple[float, int], ...]) -> int:
     return curve[-1][1]
 
 
+_PREFIX = "fanwhy-demo-"
+
+
 def _remove_if_mine(root: Path, creator: int) -> None:
     """At exit, the tree goes with the process that made it: a forked child (gunicorn's worker, restarted under
     load) inherits the exit hook but not the tree, and removing it there pulled it from under the next worker."""
     if os.getpid() == creator:
         shutil.rmtree(root, True)
+
+
+def _sweep(folder: Path) -> None:
+    """Trees whose maker is gone, ours alone: a one-shot answer leaves its process without running exit hooks (its
+    teardown skipped for speed) and a ``kill -9`` runs none, so each start removes what earlier ones left. A tree's
+    name carries its maker's pid; one whose pid is alive (or taken by another process since) is left."""
+    for tree in folder.glob(f"{_PREFIX}*-*"):
+        pid = tree.name[len(_PREFIX):].partition("-")[0]
+        try:
+            if not pid.isdigit() or tree.stat().st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(tree, True)
+        except OSError:
+            continue  # alive under another user (EPERM), or the tree went meanwhile
 
 
 class SimulatedMachine:
@@ -47,7 +66,8 @@ class SimulatedMachine:
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="fanwhy-demo-"))
+        _sweep(Path(tempfile.gettempdir()))
+        self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         self.sys_root, self.etc_root = self.root / "sys", self.root / "etc"
         self.etc_root.mkdir()
         self.cpu_c, self.case_pwm = 38.0, 90.0

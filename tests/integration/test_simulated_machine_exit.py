@@ -4,6 +4,9 @@ read whole while it is written, as sysfs is."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+import pytest
 
 from app.vendors.simulated_machine import SimulatedMachine, _remove_if_mine
 
@@ -47,3 +50,27 @@ def test_a_reader_never_finds_an_attribute_half_written() -> None:
         writer.join()
         _remove_if_mine(machine.root, creator=os.getpid())
     assert empty == 0
+
+
+def test_a_tree_left_by_a_process_that_ran_no_exit_hook_goes_at_the_next_start(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-shot answer ends without exit hooks, as ``kill -9`` does: each left its tree behind in /tmp (hundreds
+    a day on a test machine). The next start removes those whose maker is gone and leaves a living maker's. Fails
+    without the sweep (both trees stay)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = tmp_path / f"fanwhy-demo-{gone.stdout.strip()}-abc"  # a maker that has exited
+    (left / "sys").mkdir(parents=True)
+    alive = tmp_path / f"fanwhy-demo-{os.getppid()}-def"  # a maker still running
+    alive.mkdir()
+    machine = SimulatedMachine()
+    try:
+        assert machine.root.parent == tmp_path and machine.root.name.startswith(f"fanwhy-demo-{os.getpid()}-")
+        assert not left.exists() and alive.exists()
+    finally:
+        _remove_if_mine(machine.root, creator=os.getpid())

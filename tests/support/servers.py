@@ -3,7 +3,9 @@ started and stopped as a user would, and the wait for its first snapshot."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -27,10 +29,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# each server's history in a folder of its own, all of them in one folder removed when the test process exits
+_SCRATCH = tempfile.mkdtemp(prefix="fanwhy-tests-")
+atexit.register(shutil.rmtree, _SCRATCH, True)
+
+
 def start_server(port: int, *args: str, output: Any = subprocess.PIPE, **env: str) -> subprocess.Popen:
-    """``python -m app`` on ``port``; its log to ``output`` (a pipe read at ``stop``, or an open file)."""
+    """``python -m app`` on ``port``; its log to ``output`` (a pipe read at ``stop``, or an open file). Its history
+    is in a folder of its own unless ``FANWHY_DB`` is given."""
+    scratch = tempfile.mkdtemp(dir=_SCRATCH)
     defaults = {"FANWHY_BACKEND": "simulated", "FANWHY_SIM_GPUS": "1", "FANWHY_SIM_PEAK": "0.2",
-                "FANWHY_INTERVAL": "0.5", "FANWHY_DB": os.path.join(tempfile.mkdtemp(prefix="fanwhy-"), "history.db")}
+                "FANWHY_INTERVAL": "0.5", "FANWHY_DB": os.path.join(scratch, "history.db")}
     full_env = {**os.environ, **defaults, **env, "FANWHY_PORT": str(port), "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen([sys.executable, "-m", "app", *args], cwd=ROOT, env=full_env, stdout=output,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
