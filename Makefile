@@ -53,7 +53,7 @@ lint: $(VENV)/.dev  ## ruff, then mypy: strict on app/, normal on tests/ and ben
 	$(PY) -m mypy
 
 test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
-	$(PY) -m pytest -ra
+	FANWHY_TEST_SAMPLE=1 $(PY) -m pytest -ra  # generated populations whole, whatever the environment says
 
 # The fast loop (about 90 s on the 2-core VM once the venv exists, as fast as the VM runs: docs/TESTING.md): lint
 # and types, then the unit and integration tiers together in six processes (the integration tests mostly wait on

@@ -4,7 +4,9 @@
 few of its functions as their modules load (an import hook: nothing is imported earlier or in another order than
 the program imports it) and records when each began and ended, on which thread, on the system's monotonic clock;
 the first frame is when the GPU table's last column title reached the terminal. Each step is printed as
-milliseconds after the program was started. Run on a GPU machine:
+milliseconds after the program was started (``benchmarks/oneshot_trace.py`` does the same for a one-shot answer).
+With ``--variant``, other versions' app/ start in turn with this one, for an A/B of the first frame. Run on a GPU
+machine:
 ``python -m benchmarks.phases --starts 10 [--variant before=DIR] --out phases.json``.
 """
 
