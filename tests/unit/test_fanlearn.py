@@ -123,8 +123,7 @@ def test_the_source_and_curve_of_200_generated_plants() -> None:
             within += error <= 5.0
             lags.append(abs(fit.lag_s - truth.lag))
     print(f"\nlearned source right in {right} of {len(PLANTS)} plants ({100 * right / len(PLANTS):.1f} %), named "
-          f"(confidence at "
-          f"least {CONFIDENCE_FLOOR}) in {named}; curve within 5 % of full speed in {within} of {right} "
+          f"(confidence at least {CONFIDENCE_FLOOR}) in {named}; curve within 5 % of full speed in {within} of {right} "
           f"({100 * within / right:.1f} %), mean error {sum(errors) / len(errors):.2f} %, worst {max(errors):.2f} %; "
           f"lag off by {sum(lags) / len(lags):.1f} s on average")
     assert right >= 0.99 * len(PLANTS) and named >= 0.97 * len(PLANTS)
@@ -199,8 +198,7 @@ def test_a_source_that_is_not_among_the_candidates_is_not_named() -> None:
     named = sum(c >= CONFIDENCE_FLOOR for c in confidences)
     ordered = sorted(confidences)
     print(f"\nno true source among the candidates: a source named in {named} of {len(PLANTS)} plants; "
-          f"confidence median "
-          f"{ordered[len(PLANTS) // 2]:.2f}, highest {ordered[-1]:.2f}")
+          f"confidence median {ordered[len(PLANTS) // 2]:.2f}, highest {ordered[-1]:.2f}")
     assert named == 0 and ordered[-1] < CONFIDENCE_FLOOR
 
 
