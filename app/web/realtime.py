@@ -111,8 +111,11 @@ def init_app(app: Flask, collector: Collector, settings: Settings, concurrency: 
     socketio.init_app(app, async_mode=concurrency.async_mode, cors_allowed_origins=[], logger=False,
                       engineio_logger=False, max_http_buffer_size=16 * 1024, serializer=JsonPacket,
                       # engine.io keeps a ping thread per client until its next ping: a short interval
-                      # bounds how long the threads of disconnected clients linger under churn
-                      ping_interval=10, ping_timeout=10,
+                      # bounds how long the threads of disconnected clients linger under churn. The 5 s grace
+                      # is told to clients, not used here: python-socketio's client gives up when it has sent
+                      # nothing for the interval it was told plus 5 s, so a server 5 s late with a ping (busy,
+                      # or stopped a moment) lost its Python clients; with the grace it has 10 s
+                      ping_interval=(10, 5), ping_timeout=10,
                       message_queue=settings.message_queue or None)
     sessions.install(socketio.server)  # per-connection packet limits, in front of Socket.IO's parser
     limiter = TokenBuckets(rate=2.0, burst=5.0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import selectors
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -71,12 +72,18 @@ def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -
         page = socketio.Client(reconnection=False)
         updates: list[int] = []
         page.on("gpu_status_update", lambda view: updates.append(view["timing"]["tick"]))
+        gone: list[str] = []  # who was disconnected, when and why: the failure says so
+        began = time.monotonic()
+        page.on("disconnect", lambda reason=None: gone.append(f"page at {time.monotonic() - began:.1f} s: {reason}"))
         page.connect(url, transports=["websocket"], wait_timeout=30)
         other = socketio.Client(reconnection=False)
+        other.on("disconnect", lambda reason=None: gone.append(f"polling at {time.monotonic() - began:.1f} s: "
+                                                                f"{reason}"))
         other.connect(url, transports=["polling"], wait_timeout=30)
         try:
             wait_for(lambda: len(updates) >= 3, timeout=60)
-            assert page.connected and other.connected
+            log.flush()
+            assert page.connected and other.connected, (gone, _tail(tmp_path / "server.log"))
         finally:
             page.disconnect()
             other.disconnect()
@@ -88,3 +95,7 @@ def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -
             ws.close()
         stop(proc)
         log.close()
+
+
+def _tail(path: Path, lines: int = 20) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
