@@ -2,9 +2,12 @@
 
 Per GPU: the job's energy (its processes' part of the power above idle, from the ledger) with the GPU's idle energy
 over the same span shown apart (it is the card's, not the job's), peak and mean board power, peak temperature,
-seconds throttled by reason, XID errors. For the machine: the job's CPU seconds (from its processes' CPU %), and the
-seconds any fan ran above its idle floor. Fed one snapshot at a time (``add``); ``result`` is the JSON receipt.
-A recording keeps one for its GPUs (all processes); ``fanwhy run`` one for a command and its children.
+seconds throttled by reason, XID errors. The idle is known once the card has been seen idle (no process, 0 %, a few
+steady ticks); until then the ledger counts it as the job's, and the receipt says for how many seconds
+(``idle_unknown_s``) rather than show an idle of 0 Wh as if it had been measured. For the machine: the job's CPU
+seconds (from its processes' CPU %), and the seconds any fan ran above its idle floor. Fed one snapshot at a time
+(``add``); ``result`` is the JSON receipt. A recording keeps one for its GPUs (all processes); ``fanwhy run`` one
+for a command and its children.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class _Gpu:
     name: str | None = None
     energy_wh: float = 0.0
     idle_wh: float = 0.0
+    idle_unknown_s: float = 0.0
     board_wh: float = 0.0
     seconds: float = 0.0
     peak_w: float | None = None
@@ -83,6 +87,8 @@ class ReceiptMeter:
         if ledger is not None:
             tally.energy_wh += sum(w for pid, w in ledger.by_process if pid in mine) * dt / 3600.0
             tally.idle_wh += ledger.idle_w * dt / 3600.0
+            if ledger.idle_from == "unknown" and used:  # the job's share then holds the idle
+                tally.idle_unknown_s += dt
             tally.board_wh += ledger.board_w * dt / 3600.0
         if gpu.power_w is not None:
             tally.peak_w = max(gpu.power_w, tally.peak_w or gpu.power_w)
@@ -100,6 +106,7 @@ class ReceiptMeter:
                 continue
             gpus[str(index)] = {
                 "name": t.name, "energy_wh": round(t.energy_wh, 4), "idle_wh": round(t.idle_wh, 4),
+                "idle_unknown_s": round(t.idle_unknown_s, 1),
                 "board_wh": round(t.board_wh, 4), "peak_power_w": t.peak_w,
                 "mean_power_w": round(t.board_wh * 3600.0 / t.seconds, 1) if t.seconds else None,
                 "peak_temperature_c": t.peak_c,
@@ -126,8 +133,8 @@ def words(receipt: JsonObject, command: str, exit_code: int | None = None) -> st
         slow = ", ".join(f"{r} {s} s" for r, s in throttled.items()) if isinstance(throttled, dict) and throttled \
             else "never"
         xid = g.get("xid")
-        lines.append(f"  GPU {index} ({g.get('name') or '?'}): {g.get('energy_wh')} Wh (the card's idle "
-                     f"{g.get('idle_wh')} Wh apart), power peak {g.get('peak_power_w')} W, mean "
+        lines.append(f"  GPU {index} ({g.get('name') or '?'}): {g.get('energy_wh')} Wh ({_idle_words(g)}), "
+                     f"power peak {g.get('peak_power_w')} W, mean "
                      f"{g.get('mean_power_w')} W, peak {g.get('peak_temperature_c')} °C, throttled: {slow}, "
                      f"XID: {', '.join(str(x) for x in xid) if isinstance(xid, list) and xid else 'none'}")
     if not gpus:
@@ -137,3 +144,14 @@ def words(receipt: JsonObject, command: str, exit_code: int | None = None) -> st
     lines.append(f"  fans above their idle floor: {fans} s" if fans is not None else
                  "  fans: none read on this machine")
     return "\n".join(lines) + "\n"
+
+
+def _idle_words(g: JsonObject) -> str:
+    """How the card's idle was kept apart: measured, or not seen (then counted as the job's) for all or part."""
+    unknown = g.get("idle_unknown_s")
+    apart = f"the card's idle {g.get('idle_wh')} Wh apart"
+    if not isinstance(unknown, (int, float)) or unknown <= 0:
+        return apart
+    if g.get("idle_wh") == 0:
+        return "the card's idle included: it was not seen idle before the job used it"
+    return f"{apart}; not seen idle for the first {unknown} s, counted as the job's there"

@@ -291,8 +291,9 @@ def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
 
 def test_a_one_shot_answer_compiles_no_comparison_of_its_own() -> None:
     """Compiling dataclasses' generated methods was the largest part of a one-shot's imports: every frozen class on
-    its path is an ``@record`` (sharing one ``__eq__``, ``__hash__`` and ``__repr__``), and a mutable one compares
-    by identity. Fails on a ``@dataclass(frozen=True)`` or a plain ``@dataclass`` state holder on the path."""
+    its path is an ``@record`` (sharing one ``__eq__``, ``__hash__``, ``__repr__`` and frozen guards), and a mutable
+    one compares by identity. Fails on a ``@dataclass(frozen=True)`` or a plain ``@dataclass`` state holder on the
+    path, or on a record given guards of its own."""
     code = ("import sys, io, contextlib, dataclasses\n"
             "import app.__main__ as m\n"
             "from app.core import record\n"
@@ -302,7 +303,8 @@ def test_a_one_shot_answer_compiles_no_comparison_of_its_own() -> None:
             "           and dataclasses.is_dataclass(c)]\n"
             "print(len(classes))\n"
             "print(' '.join(c.__qualname__ for c in classes if c.__eq__ is not (record._eq if\n"
-            "      c.__dataclass_params__.frozen else object.__eq__)))")
+            "      c.__dataclass_params__.frozen else object.__eq__) or c.__dataclass_params__.frozen and\n"
+            "      c.__setattr__ is not record._setattr))")
     count, *generated = one_shot_in_a_child(code)
     assert int(count) > 40  # the path's classes were found
     assert generated == []

@@ -34,11 +34,11 @@ from tests.support.builders import gpu, proc, snap
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def ledger(board: float, idle: float, *by_process: tuple[int, float]) -> PowerLedger:
+def ledger(board: float, idle: float, *by_process: tuple[int, float], seen: bool = True) -> PowerLedger:
     job = sum(w for _, w in by_process)
     return PowerLedger(gpu_index=0, board_w=board, idle_w=idle, processes_w=job, unattributed_w=board - idle - job,
-                       idle_from="measured", pstate="P0", board_wh=0, idle_wh=0, processes_wh=0, unattributed_wh=0,
-                       by_process=by_process)
+                       idle_from="measured" if seen else "unknown", pstate="P0", board_wh=0, idle_wh=0,
+                       processes_wh=0, unattributed_wh=0, by_process=by_process)
 
 
 def test_the_meter_counts_the_jobs_part_and_keeps_the_idle_apart() -> None:
@@ -68,6 +68,34 @@ def test_the_meter_counts_the_jobs_part_and_keeps_the_idle_apart() -> None:
     text = words(receipt, "python train.py", 0)
     assert text.startswith("fanwhy: `python train.py` exited 0 after 3.0 s\n  GPU 0 (Test GPU): 0.1722 Wh")
     assert "throttled: sw_power_cap 1.0 s, XID: 79" in text and "fans above their idle floor: 1.0 s" in text
+    assert "(the card's idle 0.0417 Wh apart)," in text and g["idle_unknown_s"] == 0
+
+
+def test_an_idle_not_seen_is_said_not_shown_as_zero() -> None:
+    """A card that was never seen idle before the job took it (a command that opens CUDA at once on a machine
+    FanWhy has just started on) has no idle to keep apart: its ledger counts the idle as the job's. The receipt
+    says so, wholly or for the seconds it lasted. Mutant: ``idle_unknown_s`` not counted (the receipt then says
+    "the card's idle 0.0 Wh apart", a measurement that was never made)."""
+    for seen_from, expected in [(None, "(the card's idle included: it was not seen idle before the job used it)"),
+                                (2, "(the card's idle 0.0278 Wh apart; not seen idle for the first 2.0 s, counted as "
+                                    "the job's there)")]:
+        meter = ReceiptMeter(pids=lambda: {7})
+        for t in range(5):
+            seen = seen_from is not None and t > seen_from
+            state = snap([gpu(util=90, power=300.0)], [proc(7, "python train.py", sm=90.0)], timestamp=float(t))
+            idle = 50.0 if seen else 0.0
+            meter.add(replace(state, ledger=(ledger(300.0, idle, (7, 300.0 - idle), seen=seen),)))
+        receipt: Any = meter.result()
+        assert expected in words(receipt, "python train.py", 0), words(receipt, "python train.py", 0)
+        assert receipt["gpus"]["0"]["idle_unknown_s"] == (4.0 if seen_from is None else 2.0)
+    meter = ReceiptMeter(pids=lambda: {7})  # unseen only before the job took the card: its energy holds no idle
+    for t in range(5):
+        users = [proc(7, "python train.py", sm=90.0)] if t >= 3 else []
+        state = snap([gpu(util=90 if users else 0, power=300.0 if users else 60.0)], users, timestamp=float(t))
+        meter.add(replace(state, ledger=(ledger(state.gpus[0].power_w or 0, 50.0 if t >= 3 else 0.0,
+                                                *([(7, 250.0)] if users else []), seen=t >= 3),)))
+    unseen: Any = meter.result()
+    assert unseen["gpus"]["0"]["idle_unknown_s"] == 0
 
 
 def test_a_job_that_used_no_gpu_and_a_machine_without_fans() -> None:

@@ -92,3 +92,69 @@ def test_frozen_and_replaceable() -> None:
     assert dataclasses.replace(reading, gpu=2) == Reading(2, 1.0)
     assert dataclasses.asdict(One(4)) == {"value": 4}
     assert [f.name for f in dataclasses.fields(Reading)] == ["gpu", "watts", "tags", "note", "secret"]
+
+
+@record
+class Made:
+    gpu: int
+    names: list[str] = field(default_factory=list)
+    unit: str = "W"
+    seen: list[int] = field(default_factory=lambda: [1], init=False)
+    shown: str = field(default="-", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shown", f"{self.gpu}{self.unit}")
+
+
+@dataclasses.dataclass(frozen=True)
+class StdMade:
+    gpu: int
+    names: list[str] = field(default_factory=list)
+    unit: str = "W"
+    seen: list[int] = field(default_factory=lambda: [1], init=False)
+    shown: str = field(default="-", init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shown", f"{self.gpu}{self.unit}")
+
+
+def test_made_as_the_standard_dataclass_makes_it() -> None:
+    """A record's own ``__init__`` takes the arguments the standard one takes and sets what it sets. Mutants: the
+    factory called once for every instance (one list shared), an argument given for a factory's field replaced by
+    the factory's value, ``__post_init__`` not called, a field with ``init=False`` taken as an argument."""
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((0,), {}), ((1, ["a"]), {}), ((2,), {"unit": "%"}), ((3, ["b"], "V"), {}), ((), {"gpu": 4, "names": []})]
+    for args, kwargs in calls:
+        ours, std = Made(*args, **kwargs), StdMade(*args, **kwargs)
+        assert dataclasses.asdict(ours) == dataclasses.asdict(std), (args, kwargs)
+    assert Made(0).names is not Made(0).names and Made(0).seen is not Made(0).seen
+    refused: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((), {}), ((0,), {"seen": [2]}), ((0,), {"shown": "x"}), ((0, [], "W", 1), {}), ((0,), {"gpu": 1})]
+    for args, kwargs in refused:
+        with pytest.raises(TypeError):
+            StdMade(*args, **kwargs)
+        with pytest.raises(TypeError):
+            Made(*args, **kwargs)
+
+
+def test_guarded_as_the_standard_dataclass_guards() -> None:
+    """The shared guards refuse what a frozen dataclass refuses: an assignment or a deletion, of a field or not."""
+    made = Made(0)
+    for action in (lambda: setattr(made, "gpu", 1), lambda: setattr(made, "other", 1),
+                   lambda: delattr(made, "unit")):
+        with pytest.raises(FrozenInstanceError):
+            action()
+    assert (made.gpu, made.unit) == (0, "W") and not hasattr(made, "other")
+    assert dataclasses.fields(Made)[0].name == "gpu" and Made.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+def test_what_a_record_cannot_be_is_refused() -> None:
+    """A keyword-only field or an InitVar would be silently dropped by the record's ``__init__``: refused."""
+    with pytest.raises(TypeError, match="keyword-only"):
+        @record
+        class KeywordOnly:
+            gpu: int = field(kw_only=True)
+    with pytest.raises(TypeError, match="InitVar"):
+        @record
+        class WithInitVar:
+            gpu: dataclasses.InitVar[int]
