@@ -205,6 +205,8 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
     import gunicorn.util
     from gunicorn.app.base import BaseApplication
 
+    from .web.realtime import keepalive_s
+
     gunicorn.util.write_error = json_error  # the workers' handle_error writes through it (this process only)
 
     model = "threads" if mode == "exporter" else settings.server
@@ -217,7 +219,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
                 "workers": 1,
                 "timeout": 60,
                 "graceful_timeout": 5,
-                "keepalive": max(1, round(settings.header_timeout_s)),  # gevent: the deadline for a request's headers
+                "keepalive": keepalive_s(settings.header_timeout_s),  # gevent: the deadline for a request's headers
                 "worker_connections": settings.max_connections,
                 # the listen queue (the kernel caps it at net.core.somaxconn): a burst larger than gunicorn's default
                 # 2048 (the slow-body attack opens 2,100 at once) would make late connections, an honest client's

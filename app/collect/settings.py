@@ -96,7 +96,7 @@ class Settings:
                                                                    "`worker_connections`)", low=1)
     header_timeout_s: float = setting(
         10.0, "FANWHY_HEADER_TIMEOUT", "seconds a client has to send a request's headers (gevent; also the keep-alive "
-        "timeout)", low=1, high=300, unit=_SECONDS)
+        "timeout; Socket.IO pings come at half of it, every 5 s at most)", low=1, high=300, unit=_SECONDS)
     body_timeout_s: float = setting(
         10.0, "FANWHY_BODY_TIMEOUT", "seconds a client has to send a request's body, first byte to last (then 408)",
         low=1, high=300, unit=_SECONDS)

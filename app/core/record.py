@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
 from operator import attrgetter
-from typing import Any, Callable, TypeVar, dataclass_transform
+from typing import Any, Callable, TypeVar, cast, dataclass_transform
 
 T = TypeVar("T")
 
@@ -90,9 +90,9 @@ def _init(cls: type, declared: tuple[Field[Any], ...]) -> Callable[..., None]:
         lines.append("    self.__post_init__()")
     source = f"def __init__({', '.join(parameters)}):\n" + ("\n".join(lines) or "    pass") + "\n"
     exec(source, namespace)  # the source is built above from the class's own field names
-    init: Any = namespace["__init__"]
+    init = cast("Callable[..., None]", namespace["__init__"])
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init  # type: ignore[no-any-return]
+    return init
 
 
 @dataclass_transform(frozen_default=True)

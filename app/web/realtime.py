@@ -29,6 +29,23 @@ from .sessions import Sessions
 
 log = logging.getLogger(__name__)
 
+PING_EVERY_S = 5.0  # at most: a short interval also bounds how long engine.io's ping task of a gone client lingers
+
+
+def keepalive_s(header_timeout_s: float) -> int:
+    """How long the server keeps an idle HTTP connection for its next request (gunicorn's ``keepalive``; under
+    gevent also the deadline for a request's headers): FANWHY_HEADER_TIMEOUT in whole seconds."""
+    return max(1, round(header_timeout_s))
+
+
+def ping_interval_s(header_timeout_s: float) -> float:
+    """How often the server pings each Socket.IO client: within half the keep-alive, and every ``PING_EVERY_S`` at
+    most. A polling client answers each ping with a POST on a connection idle since its last answer; at a ping
+    interval equal to the keep-alive (10 s and 10 s), that POST and the server's closing of the idle connection came
+    at the same moment, and a server busy at that moment read the POST only after it had closed the connection
+    (python-socketio's client then ends its session: "transport error")."""
+    return min(PING_EVERY_S, keepalive_s(header_timeout_s) / 2)
+
 
 class JsonPacket(Packet):  # type: ignore[misc]  # python-socketio ships no type hints
     """Socket.IO packets whose data is plain JSON. Everything FanWhy emits is made by app.collect.serialize (dicts,
@@ -110,12 +127,10 @@ def init_app(app: Flask, collector: Collector, settings: Settings, concurrency: 
     socketio = SocketIO()
     socketio.init_app(app, async_mode=concurrency.async_mode, cors_allowed_origins=[], logger=False,
                       engineio_logger=False, max_http_buffer_size=16 * 1024, serializer=JsonPacket,
-                      # engine.io keeps a ping thread per client until its next ping: a short interval
-                      # bounds how long the threads of disconnected clients linger under churn. The 5 s grace
-                      # is told to clients, not used here: python-socketio's client gives up when it has sent
-                      # nothing for the interval it was told plus 5 s, so a server 5 s late with a ping (busy,
-                      # or stopped a moment) lost its Python clients; with the grace it has 10 s
-                      ping_interval=(10, 5), ping_timeout=10,
+                      # python-socketio's client gives up when it has sent nothing for max(ping interval, ping
+                      # timeout) + 5 s, and it sends only its answers to pings: at a 5 s ping and a 10 s timeout a
+                      # server may be 10 s late with a ping (busy, or stopped a moment) and keep its clients
+                      ping_interval=ping_interval_s(settings.header_timeout_s), ping_timeout=10,
                       message_queue=settings.message_queue or None)
     sessions.install(socketio.server)  # per-connection packet limits, in front of Socket.IO's parser
     limiter = TokenBuckets(rate=2.0, burst=5.0)

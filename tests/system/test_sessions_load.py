@@ -4,6 +4,7 @@ addresses holding the most are the ones closed."""
 
 from __future__ import annotations
 
+import logging
 import selectors
 import threading
 import time
@@ -16,6 +17,15 @@ import websocket
 
 from tests.integration.test_sessions import raw_socket
 from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
+
+
+class Said(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
 
 
 class Answering:
@@ -69,24 +79,30 @@ def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -
             held.append(answering.hold(raw_socket(port, f"127.0.0.{2 + i % 63}")))
         sessions = requests.get(f"{url}/api/health", timeout=30).json()["sessions"]
         assert sessions["open"] == 1000, sessions
-        page = socketio.Client(reconnection=False)
+        said = Said()  # what the clients' Engine.IO layer warned of (a failed request, a status): the failure says
+        engineio_log = logging.getLogger("tests.sessions_load.engineio")
+        engineio_log.setLevel(logging.WARNING)
+        engineio_log.propagate = False
+        engineio_log.addHandler(said)
+        page = socketio.Client(reconnection=False, engineio_logger=engineio_log)
         updates: list[int] = []
         page.on("gpu_status_update", lambda view: updates.append(view["timing"]["tick"]))
         gone: list[str] = []  # who was disconnected, when and why: the failure says so
         began = time.monotonic()
         page.on("disconnect", lambda reason=None: gone.append(f"page at {time.monotonic() - began:.1f} s: {reason}"))
         page.connect(url, transports=["websocket"], wait_timeout=30)
-        other = socketio.Client(reconnection=False)
+        other = socketio.Client(reconnection=False, engineio_logger=engineio_log)
         other.on("disconnect", lambda reason=None: gone.append(f"polling at {time.monotonic() - began:.1f} s: "
                                                                 f"{reason}"))
         other.connect(url, transports=["polling"], wait_timeout=30)
         try:
             wait_for(lambda: len(updates) >= 3, timeout=60)
             log.flush()
-            assert page.connected and other.connected, (gone, _tail(tmp_path / "server.log"))
+            assert page.connected and other.connected, (gone, said.lines, _tail(tmp_path / "server.log"))
         finally:
             page.disconnect()
             other.disconnect()
+            engineio_log.removeHandler(said)
         health = requests.get(f"{url}/api/health", timeout=30).json()
         assert health["sessions"]["closed_room"] >= 2 and health["sessions"]["open"] <= 1000
     finally:
