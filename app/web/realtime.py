@@ -41,9 +41,9 @@ def keepalive_s(header_timeout_s: float) -> int:
 def ping_interval_s(header_timeout_s: float) -> float:
     """How often the server pings each Socket.IO client: within half the keep-alive, and every ``PING_EVERY_S`` at
     most. A polling client answers each ping with a POST on a connection idle since its last answer; at a ping
-    interval equal to the keep-alive (10 s and 10 s), that POST and the server's closing of the idle connection came
-    at the same moment, and a server busy at that moment read the POST only after it had closed the connection
-    (python-socketio's client then ends its session: "transport error")."""
+    interval equal to the keep-alive, that POST meets the server's closing of the idle connection, and a server busy
+    at that moment reads the POST only after it has closed the connection (python-socketio's client then ends its
+    session: "transport error")."""
     return min(PING_EVERY_S, keepalive_s(header_timeout_s) / 2)
 
 
