@@ -65,10 +65,12 @@ def sign_in(browser: Browser, url: str, screenshot: Path | None = None, token: s
 
 
 def assert_styled(page: Page) -> None:
-    """The page's stylesheet applies to the sign-in page (it is served before the token)."""
-    box = page.eval_on_selector(".signin-box", "e => getComputedStyle(e).borderTopLeftRadius")
-    button = page.eval_on_selector("button[type=submit]", "e => getComputedStyle(e).color")
-    assert box == "8px" and button == "rgb(255, 255, 255)", (box, button)
+    """The page's stylesheet applies to the sign-in page (it is served before the token). The form's answer is a new
+    page, whose alert can be found before its stylesheet has loaded: the style is waited for, with a deadline."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".signin-box")).to_have_css("border-top-left-radius", "8px", timeout=20_000)
+    expect(page.locator("button[type=submit]")).to_have_css("color", "rgb(255, 255, 255)", timeout=20_000)
 
 
 @pytest.fixture(scope="module")
