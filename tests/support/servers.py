@@ -4,6 +4,7 @@ started and stopped as a user would, and the wait for its first snapshot."""
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import shutil
 import signal
@@ -126,3 +127,13 @@ class Probe(threading.Thread):
     def p99(self) -> float:
         ordered = sorted(self.times)
         return ordered[int(0.99 * (len(ordered) - 1))]
+
+
+def engineio_log(name: str, handler: logging.Handler) -> logging.Logger:
+    """A logger of its own for a test's Socket.IO clients' Engine.IO layer (``engineio_logger=``), at ``handler``'s
+    level, heard only by ``handler``: what it logs (a ping received, a failed request) is the test's to read."""
+    logger = logging.getLogger(f"tests.engineio.{name}")
+    logger.setLevel(handler.level)
+    logger.propagate = False
+    logger.addHandler(handler)
+    return logger

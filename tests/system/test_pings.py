@@ -19,7 +19,7 @@ import time
 import requests
 import socketio
 
-from tests.support.servers import free_port, served, start_server, stop, wait_for, wait_healthy
+from tests.support.servers import engineio_log, free_port, served, start_server, stop, wait_for, wait_healthy
 
 
 def announced(url: str) -> dict[str, object]:
@@ -58,11 +58,8 @@ def test_a_python_client_outlasts_a_server_stopped_for_ten_seconds() -> None:
     proc = start_server(port, FANWHY_INTERVAL="1")
     url = f"http://127.0.0.1:{port}"
     pings = Pings()
-    engineio_log = logging.getLogger("tests.pings.engineio")
-    engineio_log.setLevel(logging.INFO)
-    engineio_log.propagate = False
-    engineio_log.addHandler(pings)
-    client = socketio.Client(reconnection=False, engineio_logger=engineio_log)
+    clients_log = engineio_log("pings", pings)
+    client = socketio.Client(reconnection=False, engineio_logger=clients_log)
     ticks: list[float] = []
     gone: list[str] = []
     client.on("gpu_status_update", lambda view: ticks.append(time.monotonic()))
@@ -86,5 +83,5 @@ def test_a_python_client_outlasts_a_server_stopped_for_ten_seconds() -> None:
         assert any(first + 10 < t for t in pings.at), "no ping after the stop"
     finally:
         client.disconnect()
-        engineio_log.removeHandler(pings)
+        clients_log.removeHandler(pings)
         stop(proc)

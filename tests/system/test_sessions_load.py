@@ -16,7 +16,7 @@ import socketio
 import websocket
 
 from tests.integration.test_sessions import raw_socket
-from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
+from tests.support.servers import engineio_log, free_port, start_server, stop, wait_for, wait_healthy
 
 
 class Said(logging.Handler):
@@ -80,18 +80,15 @@ def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -
         sessions = requests.get(f"{url}/api/health", timeout=30).json()["sessions"]
         assert sessions["open"] == 1000, sessions
         said = Said()  # what the clients' Engine.IO layer warned of (a failed request, a status): the failure says
-        engineio_log = logging.getLogger("tests.sessions_load.engineio")
-        engineio_log.setLevel(logging.WARNING)
-        engineio_log.propagate = False
-        engineio_log.addHandler(said)
-        page = socketio.Client(reconnection=False, engineio_logger=engineio_log)
+        clients_log = engineio_log("sessions_load", said)
+        page = socketio.Client(reconnection=False, engineio_logger=clients_log)
         updates: list[int] = []
         page.on("gpu_status_update", lambda view: updates.append(view["timing"]["tick"]))
         gone: list[str] = []  # who was disconnected, when and why: the failure says so
         began = time.monotonic()
         page.on("disconnect", lambda reason=None: gone.append(f"page at {time.monotonic() - began:.1f} s: {reason}"))
         page.connect(url, transports=["websocket"], wait_timeout=30)
-        other = socketio.Client(reconnection=False, engineio_logger=engineio_log)
+        other = socketio.Client(reconnection=False, engineio_logger=clients_log)
         other.on("disconnect", lambda reason=None: gone.append(f"polling at {time.monotonic() - began:.1f} s: "
                                                                 f"{reason}"))
         other.connect(url, transports=["polling"], wait_timeout=30)
@@ -102,7 +99,7 @@ def test_a_thousand_loopback_sessions_do_not_lock_the_page_out(tmp_path: Path) -
         finally:
             page.disconnect()
             other.disconnect()
-            engineio_log.removeHandler(said)
+            clients_log.removeHandler(said)
         health = requests.get(f"{url}/api/health", timeout=30).json()
         assert health["sessions"]["closed_room"] >= 2 and health["sessions"]["open"] <= 1000
     finally:
