@@ -231,9 +231,10 @@ class Notifier:
                     if self._stop.wait(self._retries[attempt]):
                         return
                     continue
-                target.failed += 1
+                # logged before it is counted: whoever sees the count can find the line
                 log.warning("notification to %s failed after %d tries: %s", target.name, attempt + 1,
                             target.last_error)
+                target.failed += 1
                 return
             target.delivered += 1
             target.last_success = time.time()

@@ -119,6 +119,9 @@ def test_a_hanging_receiver_times_out_and_never_blocks_the_collector() -> None:
 
 
 def test_a_receiver_answering_500_is_retried_then_counted_as_failed(caplog: Any) -> None:
+    """The failure is logged before it is counted, so a reader who sees the count finds the line (once, in an idle
+    `make test`, the count came first and the log a moment later; the mutant that counts first and logs 0.3 s later
+    fails here)."""
     failing = Receiver(mode="500")
     n = notifier("slack", failing.url("/services/T000/B000/s3cr3t-t0ken"))
     try:
