@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -137,7 +138,13 @@ class OneWriterSocket:
 
     def sendall(self, data: bytes, *flags: int) -> None:
         with self._lock:
-            self._sock.sendall(data, *flags)
+            try:
+                self._sock.sendall(data, *flags)
+            except (ConnectionResetError, ConnectionAbortedError) as gone:
+                # a peer that is gone, as simple_websocket's close expects to hear it: it forgives a broken pipe
+                # only, and a client that reset the connection (one that exits with frames unread does) made that
+                # close raise from Engine.IO's writer greenlet, a traceback in the log
+                raise BrokenPipeError(errno.EPIPE, f"the peer is gone ({gone.strerror})") from gone
 
     def recv(self, size: int, *flags: int) -> bytes:
         data: bytes = self._sock.recv(size, *flags)
