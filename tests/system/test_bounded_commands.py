@@ -20,9 +20,11 @@ UPDATES = 25
 
 
 def _spinner_with_a_megabyte_of_arguments() -> subprocess.Popen[bytes]:
-    """A busy process (so it is among the top CPU users FanWhy lists) whose argv is 1 MB, a secret in it."""
+    """A busy process (so it is among the top CPU users FanWhy lists) whose argv is 1 MB, a secret in it. It ends
+    by itself after 10 minutes: a test run killed before its clean-up left one spinning on a core for good."""
     args = [f"--shard=/data/part-{n:06d}-{'x' * 90}" for n in range(10_000)]
-    return subprocess.Popen([sys.executable, "-c", "while True: pass", "--api-token=Zq-megabyte-secret", *args])
+    spin = "import time\nend = time.monotonic() + 600\nwhile time.monotonic() < end: pass"
+    return subprocess.Popen([sys.executable, "-c", spin, "--api-token=Zq-megabyte-secret", *args])
 
 
 def test_a_megabyte_command_line_is_bounded_and_every_client_keeps_up() -> None:

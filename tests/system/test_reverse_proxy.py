@@ -176,17 +176,20 @@ def test_the_prefix_reaches_every_part_and_the_host_checks_apply_to_the_forwarde
 def test_chromium_gets_live_updates_through_the_proxy_over_a_websocket(tmp_path: Path) -> None:
     """The browser runs on nginx's own address (127.0.0.1), so it is counted as the proxy: the default limits."""
     with behind_nginx(tmp_path) as (url, _, _):
-        found, sockets = chromium_visit(url)
-    assert found == []
+        found, sockets, failed = chromium_visit(url)
+    assert found == [], (found, failed)  # which request failed, and how, to tell a console error's cause
     assert any(s.startswith("wss://127.0.0.1:") and "/fanwhy/socket.io/" in s for s in sockets), sockets
 
 
-def chromium_visit(url: str) -> tuple[list[str], list[str]]:
-    """Console problems and WebSocket URLs of a visit to the page and the API docs at ``url``."""
+def chromium_visit(url: str) -> tuple[list[str], list[str], list[str]]:
+    """Console problems, WebSocket URLs and failed requests (each with Chromium's reason) of a visit to the page and
+    the API docs at ``url``. A failed request alone is not a problem (leaving a page cancels what it had in flight);
+    it names the resource behind a console error, which does not (once: ERR_TOO_MANY_RETRIES, no URL)."""
     from playwright.sync_api import sync_playwright
 
     found: list[str] = []
     sockets: list[str] = []
+    failed: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
@@ -196,6 +199,7 @@ def chromium_visit(url: str) -> tuple[list[str], list[str]]:
                     else None)
             page.on("pageerror", lambda e: found.append(f"page error: {e}"))
             page.on("websocket", lambda ws: sockets.append(ws.url))
+            page.on("requestfailed", lambda r: failed.append(f"{r.method} {r.url}: {r.failure}"))
             page.goto(url)
             page.wait_for_selector("#connection.pill-ok", timeout=15_000)
             first = page.text_content("#timing")
@@ -206,4 +210,4 @@ def chromium_visit(url: str) -> tuple[list[str], list[str]]:
             page.wait_for_selector("#operations > *", timeout=10_000)  # the document was read
         finally:
             browser.close()
-    return found, sockets
+    return found, sockets, failed
