@@ -55,14 +55,15 @@ lint: $(VENV)/.dev  ## ruff, then mypy: strict on app/, normal on tests/ and ben
 test: $(VENV)/.dev debs lint  ## ruff, then every test (GPU tests skip without a GPU, saying why)
 	FANWHY_TEST_SAMPLE=1 $(PY) -m pytest -ra  # generated populations whole, whatever the environment says
 
-# The fast loop (about 90 s on the 2-core VM once the venv exists, as fast as the VM runs: docs/TESTING.md): lint
+# The fast loop (about 55 s on the 2-core VM once the venv exists, as fast as the VM runs: docs/TESTING.md): lint
 # and types, then the unit and integration tiers together in six processes (the integration tests mostly wait on
-# servers and ticks, so six keep two cores busy; tests that measure CPU rates hold them to the burner's own /proc
+# servers and ticks, so six keep two cores busy; an idle process takes tests queued on a busy one, so a long test
+# near the end does not hold the run; tests that measure CPU rates hold them to the burner's own /proc
 # account, so they pass beside the others). Generated populations are sampled, every fifth member
 # (tests/support/population.py); `make test` runs them whole.
 # A test's tier is its folder (tests/conftest.py); `make test` (what CI runs) adds tests/system and runs one at a time.
 check: $(VENV)/.dev lint
-	FANWHY_TEST_SAMPLE=5 $(PY) -m pytest -q -n 6 -p no:cacheprovider tests/unit tests/integration
+	FANWHY_TEST_SAMPLE=5 $(PY) -m pytest -q -n 6 --dist worksteal -p no:cacheprovider tests/unit tests/integration
 
 # Mutation testing of the core rules ([tool.mutmut] in pyproject.toml names the modules and their tests); about 3
 # minutes on the 2-core VM, so not part of `make test`. Prints the score per module.
