@@ -9,7 +9,9 @@ on above 48 °C); the others are passively cooled, like datacenter cards, and th
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,11 @@ from .nvml_fans import PASSIVELY_COOLED
 from .simulated_machine import SimulatedMachine
 
 FAN_FLOOR, FAN_STOP_C, FAN_START_C = 30.0, 45.0, 48.0
+# A worker's load is its CPU time, which /proc counts in 10 ms ticks, over a duty cycle of 0.1 s: a first sample
+# taken sooner after the workers start reads noise (no tick yet: an idle GPU in a one-shot answer on a busy
+# machine). The first sample waits until this long after every worker said it runs; a worker that has not said so
+# within READY_S (a machine too busy to start it) is measured as it is.
+FIRST_WINDOW_S, READY_S = 0.3, 10.0
 
 GIB = 1024**3
 _JOBS = ("python train.py", "vllm serve", "jupyter kernel", "ollama runner")
@@ -82,6 +89,7 @@ class SimulatedBackend(Backend):
         self._clock = clock
         self._jobs_dir: str | None = None  # the jobs' launchers (open() writes them)
         self._last: float | None = None
+        self._first_at: float | None = None  # when the first sample may be taken (open() sets it)
         self._gpus = [
             _SimGpu(index=i, name="FanWhy Simulated RTX" if i == 0 else "FanWhy Simulated H200",
                     has_fan=i == 0, memory_total_bytes=(24 if i == 0 else 141) * GIB,
@@ -112,18 +120,37 @@ class SimulatedBackend(Backend):
                 # stdin is a pipe nobody writes to: the worker reads end-of-file when this process is gone
                 gpu.worker = subprocess.Popen(argv, env={**env, "PYTHONPATH": os.pathsep.join(
                                                   filter(None, [self._jobs_dir, env["PYTHONPATH"]]))},
-                                              stdin=subprocess.PIPE,
-                                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
                 gpu.probe = psutil.Process(gpu.worker.pid)
-                gpu.probe.cpu_percent(None)
             except (OSError, psutil.Error) as error:
                 self.close()
                 raise BackendUnavailable(f"could not start a simulated worker: {error}") from error
+        self._await_workers()
+
+    def _await_workers(self) -> None:
+        """Wait (up to READY_S) for each worker's word that its loop runs, then start measuring its CPU."""
+        deadline = time.monotonic() + READY_S
+        waiting = {gpu.worker.stdout.fileno() for gpu in self._gpus
+                   if gpu.worker is not None and gpu.worker.stdout is not None}
+        while waiting and (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select(list(waiting), [], [], left)
+            for fd in readable:
+                os.read(fd, 64)  # the word, or end-of-file from a worker that ended: waited for no longer
+                waiting.discard(fd)
+        for gpu in self._gpus:
+            if gpu.worker is not None and gpu.worker.stdout is not None:
+                gpu.worker.stdout.close()
+            if gpu.probe is not None:
+                with contextlib.suppress(psutil.Error):  # gone already: its first sample says so
+                    gpu.probe.cpu_percent(None)
+        self._first_at = time.monotonic() + FIRST_WINDOW_S
 
     def close(self) -> None:
         for gpu in self._gpus:
-            if gpu.worker is not None and gpu.worker.stdin is not None:
-                gpu.worker.stdin.close()
+            if gpu.worker is not None:
+                for pipe in (gpu.worker.stdin, gpu.worker.stdout):
+                    if pipe is not None:
+                        pipe.close()
             if gpu.worker is not None and gpu.worker.poll() is None:
                 gpu.worker.terminate()
                 try:
@@ -134,6 +161,9 @@ class SimulatedBackend(Backend):
             gpu.worker = None
 
     def sample(self) -> list[GpuSample]:
+        if self._first_at is not None:
+            time.sleep(max(0.0, self._first_at - time.monotonic()))
+            self._first_at = None
         now = self._clock()
         dt = 0.0 if self._last is None else now - self._last
         self._last = now

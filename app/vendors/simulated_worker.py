@@ -1,32 +1,24 @@
 """A real process that burns CPU in a slow wave, standing in for a GPU job in demos and tests.
 
-It ends with its parent, however the parent ends (``kill -9`` included), by three means: the kernel sends it
-SIGTERM when the parent dies (Linux's PR_SET_PDEATHSIG), its standard input is a pipe from the parent that
-reads end-of-file once the parent is gone, and it watches its parent PID. Run as
-``python -m app.vendors.simulated_worker --job NAME --period S --peak F [--api-key=demo]``, or through a launcher
-the simulated backend writes so that its command line is the job's (``python train.py``, ``vllm serve MODEL``); the
-fake secret on the command line shows the redaction in the page.
+It ends with its parent, however the parent ends (``kill -9`` included), by two means: its standard input is a pipe
+from the parent that reads end-of-file once the parent is gone, and it watches its parent PID. Not by the kernel's
+PR_SET_PDEATHSIG: that signal comes when the *thread* that started the worker ends, and the backend may be opened on
+a thread that ends long before the process does (a one-shot answer's workers were killed so, and its GPUs read idle).
+Run as ``python -m app.vendors.simulated_worker --job NAME --period S --peak F [--api-key=demo]``, or through a
+launcher the simulated backend writes so that its command line is the job's (``python train.py``, ``vllm serve
+MODEL``); the fake secret on the command line shows the redaction in the page. It says "running" on its standard
+output once its loop begins.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import math
 import os
 import select
-import signal
 import sys
 import time
-
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """Ask the kernel for SIGTERM when the parent process dies (Linux; elsewhere the pipe and the PID watch)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def _parent_gone(wait_s: float) -> bool:
@@ -48,9 +40,11 @@ def main() -> None:
     parser.add_argument("--api-key", default="")
     args, _job_words = parser.parse_known_args()  # the job's own words (`serve MODEL`) make its command line real
     parent = os.getppid()
-    _die_with_parent()
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.write("running\n")  # the backend waits for this word before it measures the load
+        sys.stdout.flush()
     spins = 0
-    while os.getppid() == parent:  # checked after prctl too: the parent may have died before it took effect
+    while os.getppid() == parent:
         now = time.time()
         duty = args.peak * (0.5 + 0.5 * math.sin(2 * math.pi * (now / args.period + args.phase)))
         busy_until = now + 0.1 * duty
