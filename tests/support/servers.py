@@ -1,11 +1,13 @@
-"""Servers for the tests: a free loopback port, a real ``python -m app`` (gunicorn, the simulated backend by default)
+"""Servers for the tests: a free port, a real ``python -m app`` (gunicorn, the simulated backend by default)
 started and stopped as a user would, and the wait for its first snapshot."""
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import logging
 import os
+import random
 import shutil
 import signal
 import socket
@@ -24,10 +26,41 @@ import requests
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 
+def _ports() -> Iterator[int]:
+    """This process's ports to hand out: below the kernel's ephemeral range, from which every outgoing connection
+    takes its local port (a port from that range, free when chosen, can be a client's before the server binds it),
+    a slice of its own for each xdist worker, walked from a random start so that two processes of one slice (a test
+    and a benchmark it starts) seldom meet."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    first, last = (20000, low) if low >= 24000 else (low // 2, low)  # a range moved low leaves its lower half
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    slices = 8
+    width = (last - first) // slices
+    start = first + (int(worker) % slices if worker.isdigit() else 0) * width
+    offset = random.randrange(width)
+    for step in itertools.count():
+        yield start + (offset + step) % width
+
+
+_NEXT_PORT = _ports()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port for a test's server, free on every address now (the image's server, given a token, listens on all of
+    them; a port free on loopback alone can be another address's), and never one that an outgoing connection could
+    take before the server binds it (`_ports`)."""
+    for _ in range(2000):
+        port = next(_NEXT_PORT)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("", port))
+            except OSError:
+                continue  # in use on some address, or lingering: the next one
+            return port
+    raise RuntimeError("no free port below the ephemeral range after 2,000 tries")
 
 
 # each server's history in a folder of its own, all of them in one folder removed when the test process exits
