@@ -57,13 +57,26 @@ def _no_ipv6(link: str, namespace: str | None = None) -> None:
                    timeout=30)
 
 
+def _network(tag: int) -> int:
+    """The third octet of the pair's /30: ``tag``'s own, unless an interface of this host has an address there
+    already (a pair left by a run killed before it could remove it answers for that address, and a browser on the
+    new pair then waits for replies that leave by the old one): then the next of tag + 16, + 32, ..."""
+    assert IP is not None
+    taken = subprocess.run([IP, "-4", "-o", "addr", "show"], capture_output=True, text=True, timeout=30).stdout
+    for octet in range(tag, 256, 16):
+        if f" 10.213.{octet}." not in taken:
+            return octet
+    raise RuntimeError(f"every 10.213.x.0/30 of tag {tag} is on an interface of this host already:\n{taken}")
+
+
 @contextmanager
 def other_host(tag: int = 0) -> Iterator[OtherHost]:
-    """A namespace named after this process, at 10.213.<tag>.2 beside this host's 10.213.<tag>.1 (a /30 on the
-    veth pair only), removed afterwards."""
-    suffix = f"{os.getpid() % 10_000}{tag}"
+    """A namespace named after this process, at 10.213.<n>.2 beside this host's 10.213.<n>.1 (a /30 on the veth
+    pair only; n is ``tag``, or the next free one of its series: `_network`), removed afterwards."""
+    octet = _network(tag)
+    suffix = f"{os.getpid() % 10_000}{octet}"
     namespace, near, far = f"fanwhy-{suffix}", f"fwh{suffix}", f"fwn{suffix}"
-    host = OtherHost(namespace, f"10.213.{tag}.1", f"10.213.{tag}.2")
+    host = OtherHost(namespace, f"10.213.{octet}.1", f"10.213.{octet}.2")
     _ip("netns", "add", namespace)
     try:
         _ip("link", "add", near, "type", "veth", "peer", "name", far)
