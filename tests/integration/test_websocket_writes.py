@@ -15,6 +15,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -68,11 +69,34 @@ print("handler done", flush=True)
 """
 
 
+def _first_frame_begun(sock: socket.socket, deadline_s: float = 30.0) -> None:
+    """Wait until the first frame's bytes reach the client (looked at, not read): its writer cannot finish a frame
+    larger than the buffers, so a ping sent from now on reaches the reader while a writer waits."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        try:
+            if sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT):
+                return
+        except BlockingIOError:
+            pass
+        time.sleep(0.01)
+    raise AssertionError(f"the server sent no frame in {deadline_s:g} s")
+
+
 def _exchange(mode: str) -> tuple[list[str], str]:
     """Run the server in ``mode``; a client that pings while it does not read, then reads all. Returns the
     messages it decoded and the server's stderr."""
     server = subprocess.Popen([sys.executable, "-c", SERVER, mode, "large"], cwd=ROOT, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
+    errors: list[str] = []  # the server's stderr, line by line as it comes
+
+    def collect() -> None:
+        assert server.stderr is not None
+        for line in server.stderr:
+            errors.append(line)
+
+    collector = threading.Thread(target=collect, daemon=True)
+    collector.start()
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
@@ -110,7 +134,13 @@ def _exchange(mode: str) -> tuple[list[str], str]:
 
         while not accepted and read(1):  # the 101 answer a byte at a time: the frames behind it stay unread
             pass
-        for _ in range(200):  # while the server is stuck writing, the client pings: the reader answers each
+        _first_frame_begun(sock)
+        # While the server is stuck writing, the client pings and reads nothing: the reader answers each ping. Both
+        # modes ping until the answers collide or for 3 s. A fixed second of pings from the handshake on was not
+        # enough on a busy machine (one loaded make check): a server scheduled late met the pings when the client
+        # was already reading, so its answers found room and the control saw no collision.
+        pinging = time.monotonic() + 3
+        while time.monotonic() < pinging and not any("ConcurrentObjectUseError" in line for line in errors):
             time.sleep(0.005)
             sock.sendall(client.send(Ping(b"x" * 125)))
         deadline = time.monotonic() + 30
@@ -121,8 +151,12 @@ def _exchange(mode: str) -> tuple[list[str], str]:
         server.wait(timeout=30)
     finally:
         server.kill()
-        _, stderr = server.communicate(timeout=10)
-    return messages, stderr
+        server.wait(timeout=10)
+        collector.join(timeout=10)
+        assert server.stdout is not None and server.stderr is not None
+        server.stdout.close()
+        server.stderr.close()
+    return messages, "".join(errors)
 
 
 def test_every_frame_is_whole_and_one_greenlet_writes_at_a_time() -> None:
