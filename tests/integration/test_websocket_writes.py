@@ -22,6 +22,8 @@ from pathlib import Path
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, BytesMessage, Ping, Request, TextMessage
 
+from tests.support.servers import wait_for
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 MESSAGES = 4
 SIZE = 6 * 2**20  # larger than a loopback socket's buffers
@@ -69,18 +71,13 @@ print("handler done", flush=True)
 """
 
 
-def _first_frame_begun(sock: socket.socket, deadline_s: float = 30.0) -> None:
-    """Wait until the first frame's bytes reach the client (looked at, not read): its writer cannot finish a frame
+def _first_frame_begun(sock: socket.socket) -> bool:
+    """The first frame's bytes have reached the client (looked at, not read): its writer cannot finish a frame
     larger than the buffers, so a ping sent from now on reaches the reader while a writer waits."""
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        try:
-            if sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT):
-                return
-        except BlockingIOError:
-            pass
-        time.sleep(0.01)
-    raise AssertionError(f"the server sent no frame in {deadline_s:g} s")
+    try:
+        return bool(sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except BlockingIOError:
+        return False
 
 
 def _exchange(mode: str) -> tuple[list[str], str]:
@@ -134,11 +131,10 @@ def _exchange(mode: str) -> tuple[list[str], str]:
 
         while not accepted and read(1):  # the 101 answer a byte at a time: the frames behind it stay unread
             pass
-        _first_frame_begun(sock)
+        wait_for(lambda: _first_frame_begun(sock), timeout=30)
         # While the server is stuck writing, the client pings and reads nothing: the reader answers each ping. Both
-        # modes ping until the answers collide or for 3 s. A fixed second of pings from the handshake on was not
-        # enough on a busy machine (one loaded make check): a server scheduled late met the pings when the client
-        # was already reading, so its answers found room and the control saw no collision.
+        # modes ping until the answers collide or for 3 s, not for a fixed count: a server the scheduler runs late
+        # may reach the pings only once the client reads, when its answers find room and nothing collides.
         pinging = time.monotonic() + 3
         while time.monotonic() < pinging and not any("ConcurrentObjectUseError" in line for line in errors):
             time.sleep(0.005)
