@@ -8,10 +8,9 @@ tests use fixture strings and the host's /proc can be read from inside a contain
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.record import record
+from ..core.record import holder, record
 
 _ID = r"([0-9a-f]{64})"
 # (runtime, pattern over one path segment); order matters only within a segment.
@@ -63,7 +62,7 @@ def _cgroup_path(text: str) -> str:
     return "/"
 
 
-@dataclass(eq=False)  # a state holder: the same one, not an equal one
+@holder
 class _Walk:
     """What the segments of one path have said so far, outermost first; inner segments overwrite."""
 

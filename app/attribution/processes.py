@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStatus, Visibility
 from ..core.program import program
-from ..core.record import record
+from ..core.record import holder, record
 from ..core.redact import Redactor
 from .procstat import (
     CLOCK_TICKS,
@@ -57,7 +56,7 @@ def in_root_pid_namespace(proc_root: Path = Path("/proc")) -> bool:
         return False
 
 
-@dataclass(eq=False)  # a state holder: the same one, not an equal one
+@holder
 class _Known:
     """What is kept about a process between ticks, keyed by PID and checked against its start time."""
 

@@ -12,6 +12,7 @@ import threading
 import time
 from collections import Counter, deque
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -64,14 +65,17 @@ class Counters:
 
 @record
 class Frame:
-    """A published snapshot with its JSON view and the collector's counters, made once and shared by every
-    reader: everything a view shows comes from here."""
+    """A published snapshot with its JSON view and the collector's counters, shared by every reader: everything a
+    view shows comes from here. The view is made when first read (a text answer reads none), then kept."""
 
     seq: int
     snapshot: Snapshot
-    view: JsonObject
     monotonic: float
     counters: Counters = Counters()
+
+    @cached_property
+    def view(self) -> JsonObject:  # two first readers at once make two equal views; one is kept
+        return snapshot_view(self.snapshot)
 
 
 class Collector:
@@ -376,7 +380,7 @@ class Collector:
     def _publish(self, snapshot: Snapshot) -> Frame:
         with self._published:
             seq = self._latest.seq + 1 if self._latest is not None else 1
-            frame = Frame(seq=seq, snapshot=snapshot, view=snapshot_view(snapshot), monotonic=self._clock(),
+            frame = Frame(seq=seq, snapshot=snapshot, monotonic=self._clock(),
                           counters=self.counters())
             self._latest = frame
             if snapshot.alert_events:

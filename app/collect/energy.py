@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from ..core.ledger import IdleFrom, PowerLedger
 from ..core.model import ContainerSample, GpuSample, ProcessSample, Unattributed, evolve
+from ..core.record import holder
 from ..core.vocabulary import UNATTRIBUTED_FLOOR_BYTES
 
 STEADY_TICKS = 3
@@ -105,7 +105,7 @@ def _hidden_work(item: Unattributed) -> bool:
     return bool(item.assigned) or (item.memory_bytes or 0) >= UNATTRIBUTED_FLOOR_BYTES
 
 
-@dataclass(eq=False)  # a state holder: the same one, not an equal one
+@holder
 class _Totals:
     board: float = 0.0
     idle: float = 0.0

@@ -12,12 +12,11 @@ import json
 import re
 import shutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from ..core.bounded import runner
 from ..core.fan import MAX_RPM, AlarmKind, Fan, checked
 from ..core.model import HostSensor, frozen_map
-from ..core.record import record
+from ..core.record import holder, record
 from ..core.vocabulary import dead_temperature
 from .sources import Reading
 
@@ -27,7 +26,7 @@ _CHANNEL = re.compile(r"^(fan|pump)\s*(\d*)\s*(speed|duty)\s*(\d*)$", re.IGNOREC
 STALL_PERCENT = 20.0
 
 
-@dataclass(eq=False)  # a state holder: the same one, not an equal one
+@holder
 class _Channel:
     kind: str  # "fan" or "pump"
     number: int

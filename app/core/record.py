@@ -1,25 +1,35 @@
-"""``@record``: a frozen dataclass whose comparison, hash, repr and frozen guards are written once, here.
+"""``@record``: a frozen dataclass whose comparison, hash, repr and frozen guards are written once, here; and
+``@holder``: a mutable holder of state (``@dataclass(eq=False)``) made the same way.
 
 ``dataclass`` writes each method it generates as source text and compiles it when the class is created: six
-methods for a frozen class, one ``exec`` each on Python 3.11 and 3.12. A one-shot answer creates some sixty frozen
-classes before it prints, and compiling their methods was the largest part of its start (docs/PERFORMANCE.md,
-"Where a one-shot's start goes"). ``__eq__``, ``__hash__`` and ``__repr__`` mean the same for every record (the
-class, then the compared fields in order), and so do the guards that refuse an assignment or a deletion: they are
-written once below and shared. Only ``__init__`` is particular to a record's fields; it is written here, as
-``dataclass`` writes a frozen class's (each field set through ``object.__setattr__``, defaults and default
-factories, ``__post_init__``), and compiled once per class: one ``exec`` where ``dataclass`` took three.
+methods for a frozen class, one ``exec`` each on Python 3.11 and 3.12, after reading each annotation for a ClassVar
+or an InitVar. A one-shot answer defines some sixty such classes before it prints, and making them was the largest
+part of its start (docs/PERFORMANCE.md). ``__eq__``, ``__hash__`` and ``__repr__`` mean the same for every record
+(the class, then the compared fields in order), and so do the guards that refuse an assignment or a deletion: they
+are written once below and shared. The fields are declared here (``dataclasses.Field`` objects, as dataclass
+makes them, so ``fields``, ``replace`` and ``asdict`` work), and a record refuses what would need dataclass's
+general work: inherited fields, ClassVar, InitVar, keyword-only fields. Only ``__init__`` is particular to a
+class's fields; it is written as ``dataclass`` writes a frozen class's (each field set through
+``object.__setattr__``, defaults and default factories, ``__post_init__``) and compiled when the first instance
+is made: a class never instantiated in a run never compiles one.
 
 A record behaves as ``@dataclass(frozen=True)`` does: equal to another of exactly its class with equal compared
-fields, hashed on those fields, shown as ``Name(field=value, ...)``; ``replace``, ``fields`` and ``asdict`` work.
+fields, hashed on those fields, shown as ``Name(field=value, ...)``. A state holder behaves as
+``@dataclass(eq=False)`` does: assignable, equal only to itself. Until the first instance of a class is made,
+``inspect.signature`` of the class reads ``(*args, **kwargs)``.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, fields
+import copy
+import dataclasses
+import inspect
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, TypeVar, cast, dataclass_transform
 
 T = TypeVar("T")
+AnyField = Field[Any]  # a dataclass field of any type
 
 
 def _nothing(_: object) -> tuple[()]:
@@ -65,7 +75,7 @@ class _Factory:
 _FACTORY = _Factory()
 
 
-def _init(cls: type, declared: tuple[Field[Any], ...]) -> Callable[..., None]:
+def _init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None]:
     """``cls.__init__`` as ``dataclass(frozen=True)`` writes it: each field in order, a default where there is one,
     a factory's value where the argument was left out, then ``__post_init__``."""
     namespace: dict[str, object] = {"__set": object.__setattr__, "__factory": _FACTORY}
@@ -95,17 +105,103 @@ def _init(cls: type, declared: tuple[Field[Any], ...]) -> Callable[..., None]:
     return init
 
 
-@dataclass_transform(frozen_default=True)
+@dataclass(init=False, repr=False, eq=False)  # nothing generated: only its __dataclass_params__ is used
+class _Params:
+    """The source of dataclass's own description of a class, which every record and every state holder shares."""
+
+
+_FIELD = dataclasses._FIELD  # type: ignore[attr-defined]  # dataclass's mark of a field (not a ClassVar, an InitVar)
+# annotations that make a dataclass attribute something other than a field (written as text, as in these modules)
+_NOT_FIELDS = ("ClassVar", "typing.ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")
+
+
+def _declared(cls: type) -> tuple[AnyField, ...]:
+    """The fields of ``cls``, declared as ``dataclass`` declares them (each ``Field`` with its name, type and the
+    class attribute dataclass leaves: the default, or none for a factory's field), without its work for what a
+    record refuses: inherited fields, ClassVar, InitVar and keyword-only fields raise TypeError; a mutable default,
+    or a field without a default after one with, raises as dataclass raises."""
+    if any("__dataclass_fields__" in vars(base) for base in cls.__mro__[1:]):
+        raise TypeError(f"{cls.__qualname__}: a record inherits no fields")
+    declared: list[AnyField] = []
+    defaulted = ""  # the first argument of __init__ with a default
+    for name, kind in inspect.get_annotations(cls).items():  # its own, as text (not evaluated)
+        if not isinstance(kind, str) or kind.startswith(_NOT_FIELDS):
+            raise TypeError(f"{cls.__qualname__}.{name}: a record takes no keyword-only field, ClassVar or InitVar "
+                            "(and its annotations are text: from __future__ import annotations)")
+        default = cls.__dict__.get(name, MISSING)
+        made = default if isinstance(default, Field) else cast(AnyField, field(default=default))
+        if made.kw_only is True:
+            raise TypeError(f"{cls.__qualname__}.{name}: a record takes no keyword-only field, ClassVar or InitVar")
+        if made.default is not MISSING and made.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(made.default)} for field {name} is not allowed: use "
+                             "default_factory")
+        if made.init and _required(made) and defaulted:
+            raise TypeError(f"non-default argument {name!r} follows default argument {defaulted!r}")
+        defaulted = defaulted or (name if made.init and not _required(made) else "")
+        made.name, made.type, made.kw_only = name, kind, False
+        object.__setattr__(made, "_field_type", _FIELD)  # dataclasses' own mark of a field (a slot without hints)
+        if made.default is not MISSING:
+            setattr(cls, name, made.default)
+        elif name in cls.__dict__:  # a factory's field: no class attribute, as dataclass leaves it
+            delattr(cls, name)
+        declared.append(made)
+    return tuple(declared)
+
+
+def _first_init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None]:
+    """An ``__init__`` that writes and compiles the record's own (``_init``) when the first record of ``cls`` is made,
+    puts it in its place and calls it: half the records a one-shot answer defines are never made in it (a fan
+    source the machine lacks, an alert that does not fire), and compiling each ``__init__`` was most of what making
+    a record cost. Two threads making the first at once write two equal ``__init__``s; either stays."""
+
+    def __init__(self: object, *args: object, **kwargs: object) -> None:
+        init = _init(cls, declared)
+        type.__setattr__(cls, "__init__", init)
+        init(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
+
+
+def _required(f: AnyField) -> bool:
+    return f.default is MISSING and f.default_factory is MISSING
+
+
+def _fielded(cls: Any, params: object) -> tuple[AnyField, ...]:
+    """What a record and a state holder share: ``cls`` given its fields and ``params`` as dataclass gives them, the
+    shared repr, and an ``__init__`` written when the first is made."""
+    declared = _declared(cls)
+    cls.__dataclass_fields__ = {f.name: f for f in declared}
+    cls.__dataclass_params__ = params
+    type.__setattr__(cls, "__match_args__", tuple(f.name for f in declared if f.init))
+    if not cls.__doc__:
+        cls.__doc__ = f"{cls.__name__}({', '.join(f.name for f in declared)})"
+    cls.__init__ = _first_init(cls, declared)
+    cls._record_shown = tuple(f.name for f in declared if f.repr)
+    cls.__repr__ = _repr
+    return declared
+
+
+_FROZEN = copy.copy(_Params.__dataclass_params__)  # type: ignore[attr-defined]  # as dataclass(frozen=True) says
+_FROZEN.init = _FROZEN.repr = _FROZEN.eq = _FROZEN.frozen = True
+_MUTABLE = copy.copy(_FROZEN)  # as dataclass(eq=False) would say
+_MUTABLE.frozen = _MUTABLE.eq = False
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
 def record(cls: type[T]) -> type[T]:
     """``cls`` as a frozen dataclass with the shared comparison, hash, repr and guards, and its own ``__init__``."""
-    made: Any = dataclass(init=False, eq=False, repr=False)(cls)
-    declared = fields(made)
-    if any(f.kw_only for f in declared) or len(made.__dataclass_fields__) != len(declared):
-        raise TypeError(f"{cls.__qualname__}: a record takes no keyword-only field, ClassVar or InitVar")
-    made.__init__ = _init(made, declared)
+    made: Any = cls
+    declared = _fielded(made, _FROZEN)
     made._record_key = staticmethod(_getter(tuple(f.name for f in declared if f.compare)))
-    made._record_shown = tuple(f.name for f in declared if f.repr)
-    made.__eq__, made.__hash__, made.__repr__ = _eq, _hash, _repr
+    made.__eq__, made.__hash__ = _eq, _hash
     made.__setattr__, made.__delattr__ = _setattr, _delattr
-    made.__dataclass_params__.init = made.__dataclass_params__.frozen = True  # what it is, as dataclass would say
+    return cls
+
+
+@dataclass_transform(eq_default=False, field_specifiers=(field, Field))
+def holder(cls: type[T]) -> type[T]:
+    """``cls`` as ``@dataclass(eq=False)`` makes it: a mutable holder of state, compared and hashed by identity (the
+    same one, not an equal one), with the shared repr and its own ``__init__``."""
+    _fielded(cls, _MUTABLE)
     return cls

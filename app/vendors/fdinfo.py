@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Callable
 
-from ..core.record import record
+from ..core.record import holder, record
 
 _UNITS = {"": 1, "B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 # Engines whose busy time is "compute": the SM-like share of a client.
 COMPUTE_ENGINES = ("gfx", "compute", "render", "rcs", "ccs", "ccs0", "ccs1")
 
 
-@dataclass(eq=False)  # filled in as its file is read; compared by identity
+@holder  # filled in as its file is read
 class DrmClient:
     """One DRM client (a process's open GPU context), as parsed from one fdinfo file."""
 

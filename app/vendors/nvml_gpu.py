@@ -5,10 +5,11 @@ Every call goes through ``Calls.get`` (app/vendors/nvml_calls.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Protocol, SupportsFloat, TypedDict
 
 from ..core.model import GpuSample, UsageKind, frozen_map
+from ..core.record import holder
 from ..core.vocabulary import THROTTLE_REASONS
 from .nvml_calls import Calls
 from .nvml_fans import PASSIVELY_COOLED, FanStatics, read_fans
@@ -65,7 +66,7 @@ class SlowValues(TypedDict):
     display_active: bool | None
 
 
-@dataclass(eq=False)  # a state holder: the same one, not an equal one
+@holder
 class GpuState:
     """What the backend keeps per GPU between ticks."""
 

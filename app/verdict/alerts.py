@@ -11,12 +11,12 @@ active for its cooldown, a new-process alert is a notice only.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..core.fan import Fan
 from ..core.model import Alert, GpuEvent, GpuSample, Snapshot
-from ..core.record import record
+from ..core.record import holder, record
 from ..core.vocabulary import SLOWDOWN_REASONS
 
 
@@ -143,7 +143,7 @@ def build_rules(overrides: Mapping[str, Mapping[str, RuleValue]] | None = None) 
     return rules
 
 
-@dataclass(eq=False)  # a state holder: the same one, not an equal one
+@holder
 class _State:
     above_since: float | None = None
     firing: Alert | None = None

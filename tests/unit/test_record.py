@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from app.core.record import record
+from app.core.record import holder, record
 
 
 @record
@@ -153,3 +153,95 @@ def test_what_a_record_cannot_be_is_refused() -> None:
         @record
         class WithInitVar:
             gpu: dataclasses.InitVar[int]
+
+
+def test_declared_as_the_standard_dataclass_declares() -> None:
+    """The fields are made here, not by ``dataclass``: each ``Field`` says what the standard one says, and the class
+    keeps the attributes the standard one keeps (a default stays, a factory's field has none). Mutants: a field's
+    ``compare`` or ``init`` dropped, a factory's class attribute left, the fields out of order."""
+    for ours, std in ((Reading, StdReading), (Made, StdMade)):
+        said = [(f.name, f.type, f.default, f.default_factory is dataclasses.MISSING, f.init, f.repr, f.compare,
+                 f.hash, f.kw_only) for f in dataclasses.fields(ours)]
+        assert said == [(f.name, f.type, f.default, f.default_factory is dataclasses.MISSING, f.init, f.repr,
+                         f.compare, f.hash, f.kw_only) for f in dataclasses.fields(std)]
+        for f in dataclasses.fields(std):
+            assert hasattr(ours, f.name) == hasattr(std, f.name), f.name
+            assert getattr(ours, f.name, None) == getattr(std, f.name, None), f.name
+        assert ours.__match_args__ == std.__match_args__
+        assert dataclasses.is_dataclass(ours) and vars(ours)["__dataclass_params__"].frozen
+
+
+def test_refused_where_the_standard_dataclass_refuses() -> None:
+    """What dataclass refuses is refused here too: a mutable default, an argument without a default after one with
+    (a field with ``init=False`` between them is not an argument)."""
+    with pytest.raises(ValueError, match="mutable default"):
+        @record
+        class MutableDefault:
+            names: list[str] = []  # noqa: RUF012  # the mistake under test
+    with pytest.raises(TypeError, match="non-default argument 'late'"):
+        @record
+        class Late:
+            early: int = 0
+            late: int  # type: ignore[misc]  # the mistake under test
+
+    @record
+    class AfterAComputedOne:
+        computed: int = field(default=0, init=False)
+        given: int
+
+    assert AfterAComputedOne(3).given == 3
+
+
+def test_inherited_fields_are_refused() -> None:
+    """Fields collected from a base class are dataclass's general work, which a record does not do: refused, not
+    silently dropped from ``__init__``."""
+    with pytest.raises(TypeError, match="inherits no fields"):
+        @record
+        class Child(One):
+            more: int = 0
+
+
+@holder
+class Holder:
+    gpu: int
+    seen: list[int] = field(default_factory=list)
+    since: float | None = None
+
+
+@dataclasses.dataclass(eq=False)
+class StdHolder:
+    gpu: int
+    seen: list[int] = field(default_factory=list)
+    since: float | None = None
+
+
+def test_a_state_holder_is_what_dataclass_eq_false_makes() -> None:
+    """``@holder``: assignable, equal only to itself, hashed by identity, shown as the standard one shows it, a
+    factory's value per instance. Mutants: the record's ``_eq`` on a holder (two holders of equal values equal), the
+    frozen guards on a holder."""
+    left, right = Holder(0), Holder(0)
+    assert left != right and left == left and len({left, right}) == 2
+    left.since = 1.5
+    left.seen.append(1)
+    assert (left.since, left.seen, right.seen) == (1.5, [1], [])
+    assert repr(Holder(2, [3], 4.0)) == repr(StdHolder(2, [3], 4.0)).replace("StdHolder", "Holder")
+    assert [f.name for f in dataclasses.fields(Holder)] == ["gpu", "seen", "since"]
+    assert not vars(Holder)["__dataclass_params__"].frozen and not vars(Holder)["__dataclass_params__"].eq
+
+
+def test_an_init_is_compiled_when_the_first_instance_is_made() -> None:
+    """A class never instantiated compiles no ``__init__`` (what a one-shot answer's start saves); the first
+    instance puts the class's own in place. Mutant: ``_first_init`` compiling on every call (never replacing
+    itself)."""
+
+    @record
+    class Lazy:
+        value: int
+
+    first = Lazy.__dict__["__init__"]
+    assert first.__code__.co_varnames[:3] == ("self", "args", "kwargs")
+    Lazy(1)
+    own = Lazy.__dict__["__init__"]
+    assert own is not first and own.__code__.co_varnames[:2] == ("self", "value")
+    Lazy(2)
+    assert Lazy.__dict__["__init__"] is own
