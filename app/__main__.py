@@ -97,11 +97,12 @@ def served_settings(settings: Settings, mode: str) -> Settings:
 
 
 def _serve(settings: Settings, mode: str) -> int:
-    from .cli.preflight import check_backend, check_history, check_port
+    from .cli.preflight import check_backend, check_history, check_packages, check_port
     from .collect.assemble import check_assembly
     from .serving import serve
 
     settings = served_settings(settings, mode)
+    check_packages(settings)
     check_assembly(settings)
     check_history(settings)
     check_port(settings.host, settings.port, "exporter_port" if mode == "exporter" else "port")

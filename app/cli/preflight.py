@@ -1,4 +1,5 @@
-"""Checks made before anything is served: the history path, the port, a backend the user forced.
+"""Checks made before anything is served: the packages the serving needs, the history path, the port, a backend the
+user forced. A terminal command (snapshot, top, run, explain) needs none of them.
 
 Each check answers with ConfigError naming the setting and what to do, so ``fanwhy`` prints one line and exits
 non-zero instead of printing "serving" and then a traceback from the worker.
@@ -7,6 +8,7 @@ non-zero instead of printing "serving" and then a traceback from the worker.
 from __future__ import annotations
 
 import errno
+import importlib.util
 import os
 import socket
 
@@ -22,6 +24,19 @@ class PortUnavailable(ConfigError):
 
 class BackendFailed(ConfigError):
     """The backend the user named cannot start on this machine (exit code 4)."""
+
+
+def check_packages(settings: Settings) -> None:
+    """The packages the settings' serving needs (gevent for FANWHY_SERVER=gevent, redis for a message queue) can be
+    imported."""
+    if settings.message_queue and not settings.message_queue.startswith(("redis://", "rediss://")):
+        raise ConfigError("FANWHY_MESSAGE_QUEUE must be a redis:// URL", "message_queue")
+    if settings.message_queue and importlib.util.find_spec("redis") is None:
+        raise ConfigError("FANWHY_MESSAGE_QUEUE needs the redis package: pip install -r requirements-queue.txt "
+                          "(make run does it when FANWHY_MESSAGE_QUEUE is set)", "message_queue")
+    if settings.server == "gevent" and importlib.util.find_spec("gevent") is None:
+        raise ConfigError("FANWHY_SERVER=gevent needs the gevent package (pip install -r requirements.txt), "
+                          "or set FANWHY_SERVER=threads", "server")
 
 
 def check_history(settings: Settings) -> None:

@@ -17,13 +17,12 @@ from ..core.redact import Redactor
 from ..vendors.factory import Selection, default_builders, select_backend
 from ..verdict.alerts import AlertEngine, Rule, build_rules, parse_overrides
 from ..verdict.changes import VerdictChanges
-from . import liquidctl
 from .bmc import ipmitool
 from .collector import Collector
 from .config import ConfigError
 from .fans import FanService
 from .host import HostSampler
-from .registry import registered
+from .registry import liquidctl_command, registered
 from .settings import Settings
 from .sources import FansOf
 
@@ -115,7 +114,7 @@ def fan_service(settings: Settings, backend: Backend | None = None) -> FanServic
         return FanService(sys_root=str(machine.sys_root), etc_root=str(machine.etc_root), bmc_run=machine.bmc_listing,
                           bmc_every_s=2.0, threaded=True)
     bmc = ipmitool(settings.bmc_timeout_s, settings.bmc_command) if settings.bmc else "no BMC read: FANWHY_BMC=off"
-    extra = registered(settings.host_proc, settings.sys_root, liquidctl.command())
+    extra = registered(settings.host_proc, settings.sys_root, liquidctl_command())
     gpu_fans = backend.fans_apart() if backend is not None else None
     if gpu_fans is not None:  # the cards' fans on a clock of their own: a fan call that hangs holds only them
         extra.append(FansOf("gpu-fans", f"the GPUs' fans ({backend.name if backend else '?'})", gpu_fans,

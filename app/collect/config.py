@@ -3,7 +3,6 @@ declaration says (app.collect.settings), then the rules that span several."""
 
 from __future__ import annotations
 
-import importlib.util
 import ipaddress
 import os
 import re
@@ -55,7 +54,6 @@ def validate(settings: Settings) -> Settings:
     _check_proxy(settings)
     _check_masks(settings)
     _check_files(settings)
-    _check_packages(settings)
     if not is_loopback(settings.host) and len(settings.token or "") < MIN_PUBLIC_TOKEN:
         raise ConfigError(
             f"refusing to bind {settings.host}: anything but loopback needs FANWHY_TOKEN of at least "
@@ -116,17 +114,6 @@ def _check_files(settings: Settings) -> None:
     if not os.path.isdir(settings.host_proc):
         raise ConfigError(f"FANWHY_HOST_PROC={settings.host_proc!r} is not a directory (mount the host's /proc "
                           "there)")
-
-
-def _check_packages(settings: Settings) -> None:
-    if settings.message_queue and not settings.message_queue.startswith(("redis://", "rediss://")):
-        raise ConfigError("FANWHY_MESSAGE_QUEUE must be a redis:// URL")
-    if settings.message_queue and importlib.util.find_spec("redis") is None:
-        raise ConfigError("FANWHY_MESSAGE_QUEUE needs the redis package: pip install -r requirements-queue.txt "
-                          "(make run does it when FANWHY_MESSAGE_QUEUE is set)")
-    if settings.server == "gevent" and importlib.util.find_spec("gevent") is None:
-        raise ConfigError("FANWHY_SERVER=gevent needs the gevent package (pip install -r requirements.txt), "
-                          "or set FANWHY_SERVER=threads")
 
 
 def is_wildcard(host: str) -> bool:

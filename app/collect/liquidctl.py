@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Callable, Iterable
 
-from ..core.bounded import runner
 from ..core.fan import MAX_RPM, AlarmKind, Fan, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.record import holder, record
@@ -130,9 +128,3 @@ class LiquidctlSource:
 
     def read(self) -> Reading:
         return reading(parse(self.run()))
-
-
-def command(timeout_s: float = 10.0) -> LiquidctlRun | None:
-    """A runner of ``liquidctl status --json`` (bounded in time and output) when the command exists."""
-    binary = shutil.which("liquidctl")
-    return runner([binary, "status", "--json"], timeout_s) if binary else None

@@ -98,7 +98,3 @@ class ThinkPadSource:
         except OSError:
             temperatures = ()
         return Reading(fans=(fan,) if fan else (), temperatures=temperatures)
-
-
-def present(proc_root: str | Path) -> bool:
-    return (Path(proc_root) / "acpi" / "ibm" / "fan").exists()

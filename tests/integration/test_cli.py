@@ -264,15 +264,31 @@ def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() ->
     """Its speed rests on what it does not import: Flask, the Socket.IO and Engine.IO servers, gevent, TLS,
     urllib/http.client (the Docker and Kubernetes clients and the notifier load them when they first talk, not at
     import), PyYAML (only a fan daemon's configuration needs it), the demo's simulated backend, ``fanwhy top``'s
-    screen and psutil (~45 ms on an H100 host: the collector reads /proc itself; psutil only on a kernel older than
-    3.14, for the memory it cannot read there)."""
+    screen, psutil (~45 ms on an H100 host: the collector reads /proc itself; psutil only on a kernel older than
+    3.14, for the memory it cannot read there), and the fan sources the machine does not have (liquidctl, a
+    ThinkPad's embedded controller)."""
     code = ("import sys, io, contextlib; import app.__main__ as m\n"
             "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
             "print(' '.join(sorted(name for name in ('flask', 'socketio', 'engineio', 'gevent', 'ssl', 'http.client',"
             " 'urllib.request', 'prometheus_client', 'sqlite3', 'yaml', 'app.vendors.simulated',"
             " 'app.vendors.simulated_machine', 'curses', 'app.cli.top', 'app.cli.topstate', 'app.cli.topview',"
-            " 'psutil') if name in sys.modules)))")
+            " 'psutil', 'app.collect.liquidctl', 'app.collect.thinkpad') if name in sys.modules)))")
     assert one_shot_in_a_child(code) == []
+
+
+def test_a_terminal_answer_needs_no_serving_package_and_serve_names_the_one_it_lacks() -> None:
+    """gevent (and redis, for a message queue) are the server's: a one-shot answer on a machine without them answers
+    (it refused before, naming FANWHY_SERVER); ``fanwhy serve`` refuses before binding, naming the package."""
+    hide = "import sys; sys.modules['gevent'] = None  # importlib.util.find_spec('gevent') now says: not installed\n"
+    code = (hide + "import io, contextlib; import app.__main__ as m\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out: code = m.main(['snapshot'])\n"
+            "print(code, 'GPU' in out.getvalue() or 'no GPU' in out.getvalue().lower())")
+    assert one_shot_in_a_child(code) == ["0", "True"]
+    served = subprocess.run([sys.executable, "-c", hide + "import app.__main__ as m; sys.exit(m.main(['serve']))"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic"})
+    assert served.returncode == 2
+    assert "FANWHY_SERVER=gevent needs the gevent package" in served.stderr
 
 
 def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
