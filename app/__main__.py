@@ -139,11 +139,11 @@ def _main(args: argparse.Namespace) -> int:
     flags = _flags_given(args)
     try:
         settings = _settings(args)
-        collects = command in ("snapshot", "run") or (command == "top" and not args.follow)
-        if collects and settings.backend in ("auto", "nvidia"):
+        if command == "run" and settings.backend in ("auto", "nvidia"):
             from .vendors import nvml_early
 
-            nvml_early.start()  # NVML opens on a thread while the collector's modules are imported
+            nvml_early.start()  # NVML opens on a thread while the collector's modules are imported (snapshot and
+            # top start it in app.cli.start, after reading their CPU baseline)
         if command == "snapshot":
             return snapshot(settings, args.json, args.watch, args.processes)
         if command == "top":

@@ -43,7 +43,9 @@ WRAPS = {  # module -> (attribute path, label), wrapped as soon as the command i
                            ("NvidiaBackend.processes", "  gpu processes")],
     "app.collect.assemble": [("build_collector", "build_collector")],
     "app.collect.collector": [("Collector._collect", "tick"), ("Collector._publish", "  publish"),
-                    ("Collector.start", "collector.start")],
+                    ("Collector.start", "collector.start"), ("Collector.prime", "prime (the CPU window's wait after)")],
+    "app.collect.fans": [("FanService.wait_first", "  fans' first readings")],
+    "app.vendors.nvml_early": [("_open", "(early thread) import pynvml, nvmlInit")],
     "app.attribution.attributor": [("Attributor.attribute", "  attribute")],
     "app.collect.host": [("HostSampler.sample", "  host")],
 }

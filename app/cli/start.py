@@ -17,21 +17,31 @@ ONE_SHOT_WINDOW_S = 0.08  # the shortest span of the CPU % in a first answer
 
 def started(settings: Settings, watch: bool) -> Collector | int:
     """A started collector, or exit code 5 when picking the backend hung. ``watch``: it runs on (an XID event
-    thread is started; a one-shot answer could not see an event in its time, and stopping it costs its poll)."""
+    thread is started; a one-shot answer could not see an event in its time, and stopping it costs its poll).
+
+    The order keeps one thread running Python at a time, the others only in the driver: under the GIL a thread
+    that makes system calls waits for the GIL after each one while another runs Python (up to the interpreter's
+    5 ms switch interval), so work of both kinds at once is slower than in turn. The baseline's scan of /proc
+    (~1.5 ms alone; 16-34 ms beside pynvml's import on a thread, on an H200 host) comes first and starts the CPU
+    window; then NVML's ``nvmlInit`` on a thread (in the driver, the GIL free) while this thread imports the
+    collector; then the GPUs are opened, on a thread each, while this one waits."""
     from ..attribution.procstat import cpu_baseline
 
     baseline = cpu_baseline(settings.host_proc)
+    if settings.backend in ("auto", "nvidia"):
+        from ..vendors import nvml_early
+
+        nvml_early.start()
+    from ..collect.assemble import build_collector
+    from ..vendors.base import BackendUnavailable
     from ..vendors.factory import default_builders, select_in_background
     from ..vendors.nvidia import NvidiaBackend
+    from . import terminal  # noqa: F401  (what the answer is printed with)
 
     builders = default_builders(settings.vendor_options)
     if not watch:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
     selected = select_in_background(settings.backend, builders)
-    from ..collect.assemble import build_collector
-    from ..vendors.base import BackendUnavailable
-    from . import terminal  # noqa: F401  (what the answer is printed with: imported while the backend opens)
-
     try:
         selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
         collector = build_collector(settings, selection)  # no history: a terminal answer writes none

@@ -1,7 +1,9 @@
 """NVML's opening begun as soon as a terminal command knows it will collect (``snapshot``, ``top``, ``run``).
 
-Importing pynvml (~60 ms on an H100 host) and ``nvmlInit`` (the driver's own time, which does not hold the GIL) are
-the longest steps of a one-shot answer; on a thread started before the collector's imports they overlap with them.
+``nvmlInit`` is the driver's own time (tens of milliseconds on a host of four H200s), during which a thread holds no
+GIL: on a thread started before the collector's imports it overlaps with them. pynvml itself is imported by the
+caller, before the thread starts: an import is Python's work under the GIL, and beside another thread's imports it
+made both slower (each waits for the GIL after every system call the other lets it go for).
 ``NvidiaBackend.open`` then takes the module from here (``taken``): its own ``nvmlInit`` finds NVML open and only
 counts one more user, and ``release`` gives back the early one, so that the backend's ``nvmlShutdown`` (a close, a
 re-initialisation after a GPU error) still shuts NVML down. An early failure is not kept: the backend's own call
@@ -22,13 +24,8 @@ _module: ModuleType | None = None  # pynvml, once imported
 _opened = False  # the early nvmlInit succeeded and has not been released
 
 
-def _open() -> None:
-    global _module, _opened
-    try:
-        import pynvml  # nvidia-ml-py
-    except ImportError:
-        return
-    _module = pynvml
+def _open(pynvml: ModuleType) -> None:
+    global _opened
     try:
         pynvml.nvmlInit()
     except Exception:  # NVMLError, OSError: the backend's own call meets it again and says it
@@ -37,12 +34,20 @@ def _open() -> None:
 
 
 def start() -> None:
-    """Begin opening NVML on a daemon thread (once per process; a no-op when already begun)."""
-    global _thread
+    """Import pynvml here, then begin ``nvmlInit`` on a daemon thread (once per process; a no-op when already
+    begun, or where pynvml is not installed)."""
+    global _thread, _module
     with _lock:
-        if _thread is None:
-            _thread = threading.Thread(target=_open, name="fanwhy-nvml-early", daemon=True)
-            _thread.start()
+        if _thread is not None:
+            return
+        try:
+            import pynvml  # nvidia-ml-py
+        except ImportError:
+            _thread = threading.Thread(target=lambda: None, name="fanwhy-nvml-early", daemon=True)
+        else:
+            _module = pynvml
+            _thread = threading.Thread(target=_open, args=(pynvml,), name="fanwhy-nvml-early", daemon=True)
+        _thread.start()
 
 
 def taken() -> ModuleType | None:

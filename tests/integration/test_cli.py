@@ -291,6 +291,27 @@ def test_a_terminal_answer_needs_no_serving_package_and_serve_names_the_one_it_l
     assert "FANWHY_SERVER=gevent needs the gevent package" in served.stderr
 
 
+def test_a_one_shot_answer_reads_its_cpu_baseline_before_nvml_opens_beside_it() -> None:
+    """The scan of /proc is system calls: beside a thread running Python it waits for the GIL after each (2 ms
+    alone, 16-34 ms beside pynvml's import on an H200 host). It comes first, alone; NVML's opening after it. Fails
+    when the early opening starts before the baseline (as it did in app.__main__)."""
+    code = ("import io, contextlib, app.attribution.procstat as p, app.vendors.nvml_early as early\n"
+            "inner, seen = p.cpu_baseline, []\n"
+            "def first(*args, **kwargs):\n"
+            "    seen.append(early._thread is None)\n"
+            "    return inner(*args, **kwargs)\n"
+            "p.cpu_baseline = first\n"
+            "import app.__main__ as m\n"
+            "with contextlib.redirect_stdout(io.StringIO()): code = m.main(['snapshot'])\n"
+            "print(code, *seen, early._thread is not None)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "auto",
+                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
+                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "True", "True"]  # answered; no early thread at the baseline; one after
+
+
 def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
     """A process started on the way to the answer is a fork and an exec on its critical path: naming a thread
     through ``ctypes.util.find_library("c")`` ran ``ldconfig -p`` in every start (the mutant this fails on). Seen by
