@@ -85,6 +85,8 @@ def _check_tokens(settings: Settings) -> None:
 
 
 def _check_masks(settings: Settings) -> None:
+    if not settings.mask_patterns:
+        return  # the masking rules (19 regular expressions) load with the collector, after a one-shot's baseline
     from ..core.redact import compile_patterns
 
     try:

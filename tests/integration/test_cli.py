@@ -294,11 +294,12 @@ def test_a_terminal_answer_needs_no_serving_package_and_serve_names_the_one_it_l
 def test_a_one_shot_answer_reads_its_cpu_baseline_before_nvml_opens_beside_it() -> None:
     """The scan of /proc is system calls: beside a thread running Python it waits for the GIL after each (2 ms
     alone, 16-34 ms beside pynvml's import on an H200 host). It comes first, alone; NVML's opening after it. Fails
-    when the early opening starts before the baseline (as it did in app.__main__)."""
-    code = ("import io, contextlib, app.attribution.procstat as p, app.vendors.nvml_early as early\n"
+    when the early opening starts before the baseline (as it did in app.__main__), or when the settings' check
+    loads the masking rules (19 regular expressions) before it with no FANWHY_MASK_PATTERNS to check."""
+    code = ("import io, sys, contextlib, app.attribution.procstat as p, app.vendors.nvml_early as early\n"
             "inner, seen = p.cpu_baseline, []\n"
             "def first(*args, **kwargs):\n"
-            "    seen.append(early._thread is None)\n"
+            "    seen.extend([early._thread is None, 'app.core.redact' not in sys.modules])\n"
             "    return inner(*args, **kwargs)\n"
             "p.cpu_baseline = first\n"
             "import app.__main__ as m\n"
@@ -309,7 +310,8 @@ def test_a_one_shot_answer_reads_its_cpu_baseline_before_nvml_opens_beside_it() 
                                  "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
                                  "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["0", "True", "True"]  # answered; no early thread at the baseline; one after
+    assert result.stdout.split() == ["0", "True", "True", "True"]  # answered; at the baseline no early thread and
+    # no masking rules; an early thread after it
 
 
 def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:

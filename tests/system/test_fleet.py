@@ -160,17 +160,20 @@ def test_redis_carries_events_from_the_collector_process_to_a_client_of_another(
 
 def test_a_message_queue_without_the_redis_package_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """redis is not in requirements.txt (importing it costs every server ~6 MiB): asking for the queue
-    without it names the file to install, before anything binds."""
+    without it names the file to install, before anything binds (one of the checks before serving)."""
     import importlib.util
 
-    from app.collect.config import ConfigError, validate
+    from app.cli.preflight import check_packages
+    from app.collect.config import ConfigError
     from app.collect.settings import Settings
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "redis" else real(name, *a))
     with pytest.raises(ConfigError, match=r"requirements-queue\.txt"):
-        validate(Settings(message_queue="redis://127.0.0.1:6379/0"))
-    validate(Settings())  # no queue, no need for redis
+        check_packages(Settings(message_queue="redis://127.0.0.1:6379/0"))
+    with pytest.raises(ConfigError, match=r"must be a redis:// URL"):
+        check_packages(Settings(message_queue="amqp://127.0.0.1/"))
+    check_packages(Settings())  # no queue, no need for redis
 
 
 def test_the_grafana_dashboard_queries_metrics_fanwhy_exports(client: Any) -> None:
