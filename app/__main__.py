@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
 import os
 import signal
@@ -71,6 +70,8 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     if watch is not None:
         collector.set_interval(max(0.2, watch))
     tty = sys.stdout.isatty()
+    if as_json:
+        import json  # here: a text answer does without it
     try:
         while True:
             if as_json:
