@@ -43,10 +43,9 @@ def start() -> None:
         try:
             import pynvml  # nvidia-ml-py
         except ImportError:
-            _thread = threading.Thread(target=lambda: None, name="fanwhy-nvml-early", daemon=True)
-        else:
-            _module = pynvml
-            _thread = threading.Thread(target=_open, args=(pynvml,), name="fanwhy-nvml-early", daemon=True)
+            return  # taken() then says None, as where nothing was begun
+        _module = pynvml
+        _thread = threading.Thread(target=_open, args=(pynvml,), name="fanwhy-nvml-early", daemon=True)
         _thread.start()
 
 
