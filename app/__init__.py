@@ -7,9 +7,11 @@ factory and its parts live in app.application and are loaded on first use.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .core.version import __version__ as __version__
+
+TYPE_CHECKING = False  # typing itself is not imported: a one-shot answer's first step comes before it (app.cli.early)
+if TYPE_CHECKING:
+    from typing import Any
 
 _APPLICATION = ("create_app", "FanWhy", "ROOT")
 _ASSEMBLY = ("build_collector", "open_history")

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def main() -> int:
     (load,) = start_loads(1, 120, 1)
     os.environ["FANWHY_DB"] = "none"
-    from app.__main__ import main as fanwhy
     from app.attribution.attributor import Attributor
+    from app.cli.main import main as fanwhy
 
     profile = cProfile.Profile()
     inner = Attributor.attribute

@@ -1,8 +1,9 @@
 """Where the time of a one-shot answer goes: ``fanwhy snapshot --json`` in a fresh process, with marks at each step.
 
-The child runs ``app.__main__.main`` and wraps each step (the CPU baseline, the backend's opening on its thread, the
-collector's assembly, the tick and its parts) as the command itself imports its module, so the order is the
-command's own; it prints the marks as milliseconds since the parent started it.
+The child runs what ``app.__main__.run`` runs (``app.cli.early.begin``, then ``app.cli.main.main``) and wraps each
+step (the CPU baseline, the backend's opening on its thread, the collector's assembly, the tick and its parts) as the
+command itself imports its module, so the order is the command's own; it prints the marks as milliseconds since
+the parent started it.
 Beside it: a bare interpreter, and a fresh process that only calls nvmlInit and reads the buffered per-process SM %
 (the floor the issue measured). Run on a GPU machine with a load: ``python -m benchmarks.oneshot_trace --rounds 7``.
 """
@@ -37,7 +38,7 @@ def wrap(owner, attr, label):
             mark(label + " end")
     setattr(owner, attr, wrapper)
 WRAPS = {  # module -> (attribute path, label), wrapped as soon as the command itself imports the module
-    "app.attribution.procstat": [("cpu_baseline", "cpu_baseline")],
+    "app.attribution.procscan": [("scan", "CPU baseline (scan)")],
     "app.vendors.factory": [("select_backend", "(thread) select_backend")],
     "app.vendors.nvidia": [("NvidiaBackend.open", "(thread)   nvidia open"), ("NvidiaBackend.sample", "  gpus"),
                            ("NvidiaBackend.processes", "  gpu processes")],
@@ -64,8 +65,11 @@ class AfterImport(importlib.abc.MetaPathFinder):
         spec.loader.exec_module = exec_module
         return spec
 sys.meta_path.insert(0, AfterImport())
-import app.__main__ as m
-mark("app.__main__ imported")
+from app.cli import early  # as app.__main__.run: the CPU baseline first, then the commands' imports
+early.begin(["snapshot", "--json"])
+mark("early baseline read")
+import app.cli.main as m
+mark("app.cli.main imported")
 code = m.main(["snapshot", "--json"])
 mark("main returned")
 sys.stderr.write(json.dumps(marks) + "\n")

@@ -15,14 +15,11 @@ from ..core.model import GpuProcessUsage, ProcessGpu, ProcessSample, ProcessStat
 from ..core.program import program
 from ..core.record import holder, record
 from ..core.redact import Redactor
+from .procscan import CLOCK_TICKS, busy_seconds, own_ticks, read_all_cpu
 from .procstat import (
-    CLOCK_TICKS,
     CpuBaseline,
     Stat,
-    busy_seconds,
-    own_ticks,
     process_name,
-    read_all_cpu,
     read_cmdline,
     read_stat,
     read_uid,

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.record import record
+from . import procscan
+from .procscan import CLOCK_TICKS
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -31,68 +32,15 @@ class Stat:
     ppid: int = 0  # its parent (0: none, as for PID 1)
 
 
-def _stat_bytes(proc_root: Path | str, pid: int) -> bytes:
-    """/proc/<pid>/stat through os-level calls (no buffered file object: this runs per process per tick)."""
-    fd = os.open(f"{proc_root}/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, 4096)
-    finally:
-        os.close(fd)
-
-
 def read_stat(proc_root: Path | str, pid: int) -> Stat:
     """Raises FileNotFoundError/ProcessLookupError for a vanished process, PermissionError when denied."""
-    data = _stat_bytes(proc_root, pid)
+    data = procscan.stat_bytes(str(proc_root), pid)
     close = data.rindex(b")")  # the command name may itself contain ") "
     comm = data[data.index(b"(") + 1:close].decode(errors="replace")
     fields = data[close + 2:].split()
     # fields[0] is field 3 (state) of proc(5): ppid 4, utime 14, stime 15, starttime 22, rss 24
     return Stat(start_ticks=int(fields[19]), cpu_seconds=(int(fields[11]) + int(fields[12])) / CLOCK_TICKS,
                 rss_bytes=int(fields[21]) * PAGE_SIZE, state=fields[0].decode(), comm=comm, ppid=int(fields[1]))
-
-
-PF_KTHREAD = 0x00200000  # proc(5) field 9, ``flags``: a kernel thread
-
-
-def _read_cpu(proc_root: Path | str, pid: int) -> tuple[int, float, int]:
-    """(start ticks, CPU seconds, flags) of a process: the scan of every process needs no more than this."""
-    data = _stat_bytes(proc_root, pid)
-    fields = data[data.rindex(b")") + 2:].split(None, 20)
-    return int(fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS, int(fields[6])
-
-
-def read_all_cpu(proc_root: Path | str, kernel_threads: set[int] | None = None) -> dict[int, tuple[int, float]]:
-    """(start ticks, CPU seconds) of every process that can be read now, kernel threads left out: the scan for the
-    busiest CPU users (a kernel thread is not a program anyone runs; its work is the kernel's, in the machine's CPU
-    %). ``kernel_threads``: PIDs known to be kernel threads, not read again, and where those found are added (on a
-    64-core host they are most of the processes: per-CPU workers, softirq and migration threads)."""
-    root = str(proc_root)
-    found: dict[int, tuple[int, float]] = {}
-    listed = pids(Path(proc_root))
-    if kernel_threads is not None:
-        kernel_threads.intersection_update(listed)  # those that ended
-    skip = kernel_threads or ()
-    for pid in listed:
-        if pid in skip:
-            continue
-        try:
-            start, cpu, flags = _read_cpu(root, pid)
-        except (OSError, ValueError, IndexError):  # gone, or denied, since the listing
-            continue
-        if flags & PF_KTHREAD:
-            if kernel_threads is not None:
-                kernel_threads.add(pid)
-            continue
-        found[pid] = (start, cpu)
-    return found
-
-
-def cpu_times(stat: bytes) -> tuple[int, int]:
-    """(busy, total) clock ticks from /proc/stat's first line. Idle is idle + iowait; guest time is already
-    inside user and nice, so it is not added again (psutil's rule)."""
-    fields = [int(v) for v in stat[: stat.index(b"\n")].split()[1:9]]
-    total = sum(fields)
-    return total - fields[3] - fields[4], total
 
 
 @record
@@ -108,41 +56,8 @@ class CpuBaseline:
     kernel_threads: frozenset[int] = frozenset()  # the PIDs it found to be kernel threads (a full scan's finding)
 
 
-def busy_seconds(proc_root: Path | str) -> float | None:
-    """The machine's busy CPU time (all CPUs, seconds) from /proc/stat; None when it cannot be read."""
-    try:
-        fd = os.open(f"{proc_root}/stat", os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            head = os.read(fd, 4096)
-        finally:
-            os.close(fd)
-        return cpu_times(head)[0] / CLOCK_TICKS
-    except (OSError, ValueError):
-        return None
-
-
-def own_ticks() -> int:
-    """The CPU time of this process (all its threads) in clock ticks, the unit of /proc/stat."""
-    spent = os.times()
-    return round((spent.user + spent.system) * CLOCK_TICKS)
-
-
 def cpu_baseline(proc_root: str = "/proc", clock: Callable[[], float] = time.monotonic) -> CpuBaseline:
-    at = clock()
-    machine = None
-    try:
-        with open(f"{proc_root}/stat", "rb") as handle:
-            machine = cpu_times(handle.read())
-    except (OSError, ValueError):  # the sampler says why at its first tick
-        pass
-    kernel_threads: set[int] = set()
-    processes = read_all_cpu(proc_root, kernel_threads)
-    try:  # this process as that /proc numbers it (a mounted host /proc has its own numbers)
-        processes.pop(int(os.readlink(f"{proc_root}/self")), None)
-    except (OSError, ValueError):
-        processes.pop(os.getpid(), None)
-    return CpuBaseline(at=at, machine=machine, processes=processes, own_ticks=own_ticks(),
-                       kernel_threads=frozenset(kernel_threads))
+    return CpuBaseline(*procscan.scan(proc_root, clock))
 
 
 @lru_cache(maxsize=8)
@@ -203,10 +118,3 @@ def process_name(comm: str, argv: list[str]) -> str:
         if base.startswith(comm):
             return base
     return comm
-
-
-def pids(proc_root: Path) -> list[int]:
-    try:
-        return [int(p) for p in os.listdir(proc_root) if p.isdigit()]
-    except OSError:
-        return []

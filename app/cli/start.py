@@ -23,11 +23,14 @@ def started(settings: Settings, watch: bool) -> Collector | int:
     that makes system calls waits for the GIL after each one while another runs Python (up to the interpreter's
     5 ms switch interval), so work of both kinds at once is slower than in turn. The baseline's scan of /proc
     (~1.5 ms alone; 16-34 ms beside pynvml's import on a thread, on an H200 host) comes first and starts the CPU
-    window; then NVML's ``nvmlInit`` on a thread (in the driver, the GIL free) while this thread imports the
+    window (read before anything else was imported, app.cli.early, where the command was run as a program);
+    then NVML's ``nvmlInit`` on a thread (in the driver, the GIL free) while this thread imports the
     collector; then the GPUs are opened, on a thread each, while this one waits."""
-    from ..attribution.procstat import cpu_baseline
+    from ..attribution.procstat import CpuBaseline, cpu_baseline
+    from .early import taken
 
-    baseline = cpu_baseline(settings.host_proc)
+    early = taken(settings.host_proc)  # read before the command line was parsed (app.cli.early)
+    baseline = CpuBaseline(*early) if early is not None else cpu_baseline(settings.host_proc)
     if settings.backend in ("auto", "nvidia"):
         from ..vendors import nvml_early
 

@@ -2,7 +2,7 @@
 
 A declaration carries everything said about a setting: its environment variable, its flag (if the command line
 offers one), how its text is read, its range or choices, its default as people read it, and its help. The loader
-(app.collect.config), the command line's flags (app.__main__), the start-up refusals and the table in
+(app.collect.config), the command line's flags (app.cli.arguments), the start-up refusals and the table in
 docs/CONFIGURATION.md are all made from these declarations, so a setting is written in one place.
 """
 

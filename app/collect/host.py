@@ -11,7 +11,8 @@ import os
 import time
 from collections.abc import Callable
 
-from ..attribution.procstat import CLOCK_TICKS, CpuBaseline, cpu_times, own_ticks
+from ..attribution.procscan import CLOCK_TICKS, cpu_times, own_ticks
+from ..attribution.procstat import CpuBaseline
 from ..core.model import HostSample, HostSensor, frozen_map
 from .hwmon import judged_temperatures
 

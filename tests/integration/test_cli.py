@@ -267,7 +267,7 @@ def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() ->
     screen, psutil (~45 ms on an H100 host: the collector reads /proc itself; psutil only on a kernel older than
     3.14, for the memory it cannot read there), and the fan sources the machine does not have (liquidctl, a
     ThinkPad's embedded controller)."""
-    code = ("import sys, io, contextlib; import app.__main__ as m\n"
+    code = ("import sys, io, contextlib; import app.cli.main as m\n"
             "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
             "print(' '.join(sorted(name for name in ('flask', 'socketio', 'engineio', 'gevent', 'ssl', 'http.client',"
             " 'urllib.request', 'prometheus_client', 'sqlite3', 'yaml', 'app.vendors.simulated',"
@@ -280,11 +280,11 @@ def test_a_terminal_answer_needs_no_serving_package_and_serve_names_the_one_it_l
     """gevent (and redis, for a message queue) are the server's: a one-shot answer on a machine without them answers
     (it refused before, naming FANWHY_SERVER); ``fanwhy serve`` refuses before binding, naming the package."""
     hide = "import sys; sys.modules['gevent'] = None  # importlib.util.find_spec('gevent') now says: not installed\n"
-    code = (hide + "import io, contextlib; import app.__main__ as m\n"
+    code = (hide + "import io, contextlib; import app.cli.main as m\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out: code = m.main(['snapshot'])\n"
             "print(code, 'GPU' in out.getvalue() or 'no GPU' in out.getvalue().lower())")
     assert one_shot_in_a_child(code) == ["0", "True"]
-    served = subprocess.run([sys.executable, "-c", hide + "import app.__main__ as m; sys.exit(m.main(['serve']))"],
+    served = subprocess.run([sys.executable, "-c", hide + "import app.cli.main as m; sys.exit(m.main(['serve']))"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60,
                             env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic"})
     assert served.returncode == 2
@@ -302,7 +302,7 @@ def test_a_one_shot_answer_reads_its_cpu_baseline_before_nvml_opens_beside_it() 
             "    seen.extend([early._thread is None, 'app.core.redact' not in sys.modules])\n"
             "    return inner(*args, **kwargs)\n"
             "p.cpu_baseline = first\n"
-            "import app.__main__ as m\n"
+            "import app.cli.main as m\n"
             "with contextlib.redirect_stdout(io.StringIO()): code = m.main(['snapshot'])\n"
             "print(code, *seen, early._thread is not None)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
@@ -314,6 +314,32 @@ def test_a_one_shot_answer_reads_its_cpu_baseline_before_nvml_opens_beside_it() 
     # no masking rules; an early thread after it
 
 
+def test_a_one_shot_run_as_a_program_reads_its_cpu_baseline_before_anything_else_and_only_once() -> None:
+    """``fanwhy snapshot`` (app.__main__.run) reads the CPU times first, before the command line, the settings and
+    the collector are imported, so that its CPU window spans them (on an H200 host it had ended ~13 ms after the
+    collector was ready); the collector then primes from that scan instead of reading another. Fails when the scan
+    comes after the commands' imports, or when the start reads its own scan beside the early one."""
+    code = ("import sys, app.attribution.procscan as scan\n"
+            "inner = scan.scan\n"
+            "def seen(*args, **kwargs):\n"
+            "    loaded = sorted(n for n in sys.modules if n.startswith('app') or n in ('argparse', 'dataclasses'))\n"
+            "    sys.stderr.write('scan ' + ' '.join(loaded) + '\\n'); sys.stderr.flush()\n"
+            "    return inner(*args, **kwargs)\n"
+            "scan.scan = seen\n"
+            "sys.argv = ['fanwhy', 'snapshot']\n"
+            "import app.__main__ as m\n"
+            "m.run()\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
+                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
+                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
+    assert result.returncode == 0, result.stderr
+    assert "CPU" in result.stdout  # the answer, with the machine's CPU line
+    scans = [line.split()[1:] for line in result.stderr.splitlines() if line.startswith("scan")]
+    assert scans == [["app", "app.__main__", "app.attribution", "app.attribution.procscan", "app.cli", "app.cli.early",
+                      "app.core", "app.core.version"]], result.stderr
+
+
 def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
     """A process started on the way to the answer is a fork and an exec on its critical path: naming a thread
     through ``ctypes.util.find_library("c")`` ran ``ldconfig -p`` in every start (the mutant this fails on). Seen by
@@ -322,7 +348,7 @@ def test_a_one_shot_answer_starts_no_process_of_its_own() -> None:
             "started = []\n"
             "kinds = ('subprocess.Popen', 'os.posix_spawn', 'os.exec', 'os.fork', 'os.forkpty', 'os.system')\n"
             "sys.addaudithook(lambda event, args: started.append(event) if event in kinds else None)\n"
-            "import app.__main__ as m\n"
+            "import app.cli.main as m\n"
             "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
             "print(' '.join(started))")
     assert one_shot_in_a_child(code) == []
@@ -334,7 +360,7 @@ def test_a_one_shot_answer_compiles_no_comparison_of_its_own() -> None:
     one compares by identity. Fails on a ``@dataclass(frozen=True)`` or a plain ``@dataclass`` state holder on the
     path, or on a record given guards of its own."""
     code = ("import sys, io, contextlib, dataclasses\n"
-            "import app.__main__ as m\n"
+            "import app.cli.main as m\n"
             "from app.core import record\n"
             "with contextlib.redirect_stdout(io.StringIO()): m.main(['snapshot', '--json'])\n"
             "classes = [c for n, mod in list(sys.modules.items()) if n.startswith('app.')\n"

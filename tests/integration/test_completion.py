@@ -44,8 +44,8 @@ def test_bash_completes_commands_flags_and_values(bash_script: str, line: str, e
 
 
 def test_every_flag_a_command_lists_is_completed_there_and_no_other(bash_script: str) -> None:
-    from app.__main__ import parser
     from app.cli.completion import _commands, _flags
+    from app.cli.main import parser
 
     for name, sub in _commands(parser()).items():
         assert completions(bash_script, f"fanwhy {name} --") == _flags(sub), name

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.__main__ import COMMAND_FLAGS, FLAG_OF, _settings, parser, served_settings
+from app.cli.main import COMMAND_FLAGS, FLAG_OF, _settings, parser, served_settings
 from app.collect.assemble import alert_rules
 from app.collect.config import ConfigError, load_settings
 from app.collect.settings import Settings

@@ -293,7 +293,7 @@ def test_a_hung_nvml_call_keeps_the_api_answering_with_a_stale_flag(make_app: An
 
 def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, capsys: Any) -> None:
     """`python -m app snapshot` waits for the collector thread with a deadline: it never freezes."""
-    from app.__main__ import snapshot
+    from app.cli.main import snapshot
     from app.collect import assemble
     from app.collect.collector import Collector
     from app.collect.settings import Settings
@@ -315,7 +315,7 @@ def test_a_one_shot_snapshot_ends_in_time_when_nvml_hangs(monkeypatch: Any, caps
 def test_a_one_shot_snapshot_ends_in_time_when_the_backend_never_opens(monkeypatch: Any, capsys: Any) -> None:
     """The backend opens on a thread of its own: a driver that never answers (nvmlInit stuck) ends the command after
     the watchdog with exit 5 and a sentence, not a hang."""
-    from app.__main__ import snapshot
+    from app.cli.main import snapshot
     from app.collect.settings import Settings
     from app.vendors import factory
     from app.vendors.base import Backend

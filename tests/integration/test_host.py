@@ -8,7 +8,8 @@ from pathlib import Path
 
 import psutil
 
-from app.attribution.procstat import CLOCK_TICKS, CpuBaseline, cpu_baseline, cpu_times, own_ticks
+from app.attribution.procscan import CLOCK_TICKS, cpu_times, own_ticks
+from app.attribution.procstat import CpuBaseline, cpu_baseline
 from app.collect.host import HostSampler, ProcFile, memory_used_total
 from tests.support.servers import wait_for
 

@@ -15,6 +15,7 @@ import psutil
 import pytest
 
 from app.attribution.processes import ProcessInspector
+from app.attribution.procscan import CLOCK_TICKS
 from app.attribution.procstat import CpuBaseline, cpu_baseline
 from app.core.model import GpuProcessUsage, UsageKind
 from tests.support.cpu import Share, spinner, wait_cpu
@@ -56,7 +57,7 @@ def write_machine(root: Path, busy_ticks: int) -> None:
 def count_scans(monkeypatch: pytest.MonkeyPatch, now: list[float]) -> list[float]:
     """When (on ``now``) each scan of every process ran."""
     from app.attribution import processes
-    from app.attribution.procstat import read_all_cpu
+    from app.attribution.procscan import read_all_cpu
 
     scans: list[float] = []
 
@@ -210,7 +211,7 @@ def test_a_child_pid_namespace_is_detected() -> None:
 
 def test_the_top_cpu_scan_reads_names_with_brackets_and_spaces(tmp_path: Path) -> None:
     """The scan parses /proc/<pid>/stat from the last ')' on: a name like 'x) (y z' cannot shift the fields."""
-    from app.attribution.procstat import CLOCK_TICKS
+    from app.attribution.procscan import CLOCK_TICKS
 
     write_machine(tmp_path, 1)
     now = [100.0]
@@ -233,7 +234,7 @@ def test_the_scan_waits_while_the_known_processes_explain_the_machines_cpu(tmp_p
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Every process's stat is read only when the machine's CPU time since the last scan is not explained by the
     processes already read (by more than ``unexplained_percent`` of a core), or ``scan_every_s`` has passed."""
-    from app.attribution.procstat import CLOCK_TICKS
+    from app.attribution.procscan import CLOCK_TICKS
 
     now, scans, inspector = scanner(tmp_path, monkeypatch)
     write_process(tmp_path, 11, 0)
@@ -305,7 +306,7 @@ def test_background_work_spread_over_many_processes_does_not_make_every_tick_sca
     """On a big host, daemons and the kernel keep some CPU busy that no scan can name (many processes, each below
     the busiest few): the next scan waits for ``unexplained_percent`` of a core above what the last one could not
     explain either. A new busy process is still found within ``top_cpu_every_s``."""
-    from app.attribution.procstat import CLOCK_TICKS
+    from app.attribution.procscan import CLOCK_TICKS
 
     now, scans, inspector = scanner(tmp_path, monkeypatch)
     small = range(20, 30)  # ten daemons at 3 % of a core each: the busiest three are read, seven (21 %) are not
@@ -339,16 +340,16 @@ def test_background_work_spread_over_many_processes_does_not_make_every_tick_sca
 
 def counted_stat_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The PIDs whose /proc/PID/stat is read from now on, in order."""
-    from app.attribution import procstat
+    from app.attribution import procscan
 
     reads: list[int] = []
-    real = procstat._stat_bytes
+    real = procscan.stat_bytes
 
-    def counted(root: Path | str, pid: int) -> bytes:
+    def counted(root: str, pid: int) -> bytes:
         reads.append(pid)
         return real(root, pid)
 
-    monkeypatch.setattr(procstat, "_stat_bytes", counted)
+    monkeypatch.setattr(procscan, "stat_bytes", counted)
     return reads
 
 
@@ -358,7 +359,7 @@ def test_kernel_threads_are_not_busiest_users_and_are_read_again_only_by_the_ful
     """A kernel thread (PF_KTHREAD in /proc/<pid>/stat's flags) is the kernel's work, in the machine's CPU %, not a
     program anyone runs: it is not among the busiest CPU users, and the scans between the full ones (every
     ``scan_every_s``) do not read its stat again (on a 64-core host kernel threads are most of the processes)."""
-    from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD
+    from app.attribution.procscan import CLOCK_TICKS, PF_KTHREAD
 
     write_machine(tmp_path, 1)
     reads = counted_stat_reads(monkeypatch)
@@ -384,7 +385,8 @@ def test_a_one_shot_baseline_counts_as_the_full_scan_its_first_tick_reads_no_ker
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The baseline a one-shot answer reads first thing reads every PID: the kernel threads it found are not read
     again by the tick that follows (most of a 64-core host's processes). Fails when prime() does not take them."""
-    from app.attribution.procstat import CLOCK_TICKS, PF_KTHREAD, cpu_baseline
+    from app.attribution.procscan import CLOCK_TICKS, PF_KTHREAD
+    from app.attribution.procstat import cpu_baseline
 
     write_machine(tmp_path, 1)
     write_process(tmp_path, 2, 0, "kthreadd", flags=PF_KTHREAD)
@@ -406,7 +408,7 @@ def test_a_busy_process_new_at_a_scan_is_found_by_the_next_one_not_hidden_as_bac
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A process that started since the last scan has no CPU % yet at the next: its CPU is not background (which
     would raise the bar above its own use and hide it until the 30 s scan); the scan after names it."""
-    from app.attribution.procstat import CLOCK_TICKS
+    from app.attribution.procscan import CLOCK_TICKS
 
     now, scans, inspector = scanner(tmp_path, monkeypatch)
     write_process(tmp_path, 11, 0)
@@ -421,3 +423,27 @@ def test_a_busy_process_new_at_a_scan_is_found_by_the_next_one_not_hidden_as_bac
             found_at = now[0]
     assert scans[:3] == [100.0, 105.0, 110.0], scans  # 105 meets it without a rate; 110 measures it
     assert found_at == 110.0
+
+
+def test_the_early_baseline_is_read_only_for_a_command_that_uses_it_and_is_taken_once_for_its_own_proc(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``app.cli.early.begin`` runs before the command line is parsed: it scans only when an argument could name
+    ``snapshot`` or ``top``; the start takes the scan once, and only where the settings read the /proc it read (in a
+    container FANWHY_HOST_PROC names the host's: the start then reads its own)."""
+    from app.cli import early
+
+    write_machine(tmp_path, 7)
+    write_process(tmp_path, 40, 3, "python3")
+    monkeypatch.setattr(early, "_root", str(tmp_path))
+    monkeypatch.setattr(early, "_scan", None)
+    early.begin(["serve", "--port", "8080"])
+    assert early.taken(str(tmp_path)) is None  # a server reads no early baseline
+    early.begin(["--json", "snapshot"])
+    assert early.taken("/host/proc") is None  # another /proc: not used, and not kept
+    assert early.taken(str(tmp_path)) is None
+    early.begin(["top"])
+    scan = early.taken(str(tmp_path))
+    assert scan is not None
+    _at, machine, processes, _own, _kernel = scan
+    assert machine == (7, 7) and processes == {40: (500, 3 / CLOCK_TICKS)}
+    assert early.taken(str(tmp_path)) is None  # taken once
