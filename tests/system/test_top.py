@@ -266,7 +266,7 @@ def test_the_terminal_is_given_back_on_a_signal(how: str) -> None:
 
 def test_the_terminal_is_given_back_after_a_crash() -> None:
     """A fault inside the drawing (a frame that raises) still leaves the terminal as it was, and says why."""
-    script = ("import sys, app.cli.topview as v, app.__main__ as m\n"
+    script = ("import sys, app.cli.topview as v, app.cli.main as m\n"
               "real = v.frame\n"
               "calls = []\n"
               "def broken(*a, **k):\n"
