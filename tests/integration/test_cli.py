@@ -249,15 +249,20 @@ def test_demo_workers_end_when_every_server_process_is_killed_9() -> None:
         stop(proc)
 
 
-def one_shot_in_a_child(code: str) -> list[str]:
-    """The words ``code`` prints after a one-shot answer in a fresh interpreter, on a machine with nothing to find
-    (the basic backend over an empty /sys, no nvidia-smi, no Docker)."""
+def in_a_child(code: str, backend: str = "basic") -> subprocess.CompletedProcess[str]:
+    """``code`` run in a fresh interpreter, on a machine with nothing to find (an empty /sys, no nvidia-smi, no
+    Docker; ``backend`` as FANWHY_BACKEND), ended with exit code 0."""
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
+                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": backend,
                                  "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
                                  "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
     assert result.returncode == 0, result.stderr
-    return result.stdout.split()
+    return result
+
+
+def one_shot_in_a_child(code: str) -> list[str]:
+    """The words ``code`` prints after a one-shot answer in a fresh interpreter (the basic backend, ``in_a_child``)."""
+    return in_a_child(code).stdout.split()
 
 
 def test_a_one_shot_answer_loads_no_web_framework_tls_http_client_or_sqlite() -> None:
@@ -305,13 +310,8 @@ def test_a_one_shot_answer_reads_its_cpu_baseline_before_nvml_opens_beside_it() 
             "import app.cli.main as m\n"
             "with contextlib.redirect_stdout(io.StringIO()): code = m.main(['snapshot'])\n"
             "print(code, *seen, early._thread is not None)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "auto",
-                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
-                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["0", "True", "True", "True"]  # answered; at the baseline no early thread and
-    # no masking rules; an early thread after it
+    # answered; at the baseline no early thread and no masking rules; an early thread after it
+    assert in_a_child(code, backend="auto").stdout.split() == ["0", "True", "True", "True"]
 
 
 def test_a_one_shot_run_as_a_program_reads_its_cpu_baseline_before_anything_else_and_only_once() -> None:
@@ -329,11 +329,7 @@ def test_a_one_shot_run_as_a_program_reads_its_cpu_baseline_before_anything_else
             "sys.argv = ['fanwhy', 'snapshot']\n"
             "import app.__main__ as m\n"
             "m.run()\n")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env={**os.environ, "FANWHY_DB": "none", "FANWHY_BACKEND": "basic",
-                                 "FANWHY_SYS_ROOT": tempfile.mkdtemp(), "FANWHY_NVIDIA_SMI": "/nonexistent",
-                                 "FANWHY_DOCKER_SOCKET": "/nonexistent/docker.sock"})
-    assert result.returncode == 0, result.stderr
+    result = in_a_child(code)
     assert "CPU" in result.stdout  # the answer, with the machine's CPU line
     scans = [line.split()[1:] for line in result.stderr.splitlines() if line.startswith("scan")]
     assert scans == [["app", "app.__main__", "app.attribution", "app.attribution.procscan", "app.cli", "app.cli.early",
