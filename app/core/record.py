@@ -10,12 +10,13 @@ are written once below and shared. The fields are declared here (``dataclasses.F
 makes them, so ``fields``, ``replace`` and ``asdict`` work), and a record refuses what would need dataclass's
 general work: inherited fields, ClassVar, InitVar, keyword-only fields. Only ``__init__`` is particular to a
 class's fields; it is written as ``dataclass`` writes a frozen class's (each field set through
-``object.__setattr__``, defaults and default factories, ``__post_init__``) and compiled when the first instance
-is made: a class never instantiated in a run never compiles one.
+``object.__setattr__``, defaults and default factories, ``__post_init__``) and compiled once a few records of the
+class were made (until then a general ``__init__`` sets the same fields in the same order): a class made only a
+few times in a run, or never, compiles none.
 
 A record behaves as ``@dataclass(frozen=True)`` does: equal to another of exactly its class with equal compared
 fields, hashed on those fields, shown as ``Name(field=value, ...)``. A state holder behaves as
-``@dataclass(eq=False)`` does: assignable, equal only to itself. Until the first instance of a class is made,
+``@dataclass(eq=False)`` does: assignable, equal only to itself. Until its own ``__init__`` is compiled,
 ``inspect.signature`` of the class reads ``(*args, **kwargs)``.
 """
 
@@ -148,16 +149,86 @@ def _declared(cls: type) -> tuple[AnyField, ...]:
     return tuple(declared)
 
 
-def _first_init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None]:
-    """An ``__init__`` that writes and compiles the record's own (``_init``) when the first record of ``cls`` is made,
-    puts it in its place and calls it: half the records a one-shot answer defines are never made in it (a fan
-    source the machine lacks, an alert that does not fire), and compiling each ``__init__`` was most of what making
-    a record cost. Two threads making the first at once write two equal ``__init__``s; either stays."""
+COMPILED_AFTER = 8  # records of a class made by the general __init__ before its own is compiled
 
-    def __init__(self: object, *args: object, **kwargs: object) -> None:
+_REQUIRED, _DEFAULT, _FACTORY_ARGUMENT, _FACTORY_ONLY = range(4)  # how the general __init__ fills a field
+# (field name, how, its default or factory) in the order of the fields; the arguments' names; their positions;
+# whether __post_init__ follows
+_Plan = tuple[tuple[tuple[str, int, Any], ...], tuple[str, ...], dict[str, int], bool]
+
+
+def _plan(cls: type, declared: tuple[AnyField, ...]) -> _Plan:
+    """What ``_init``'s source says, as data for ``_bound``."""
+    steps: list[tuple[str, int, Any]] = []
+    for f in declared:
+        if f.default_factory is not MISSING:
+            steps.append((f.name, _FACTORY_ARGUMENT if f.init else _FACTORY_ONLY, f.default_factory))
+        elif f.init:
+            steps.append((f.name, _REQUIRED, None) if f.default is MISSING else (f.name, _DEFAULT, f.default))
+    arguments = tuple(name for name, how, _ in steps if how != _FACTORY_ONLY)
+    return tuple(steps), arguments, {name: at for at, name in enumerate(arguments)}, hasattr(cls, "__post_init__")
+
+
+def _bound(plan: _Plan, args: tuple[object, ...], kwargs: dict[str, object]) -> list[tuple[str, object]] | None:
+    """Each field's value as the compiled ``__init__`` would set it, in its order; None where the call is one that
+    ``__init__`` refuses (too many arguments, an unknown or repeated keyword, a required one missing): the compiled
+    one is then called, to raise what Python raises."""
+    steps, arguments, position, _ = plan
+    if len(args) > len(arguments):
+        return None
+    for key in kwargs:
+        if position.get(key, -1) < len(args):  # unknown, or given by position too
+            return None
+    for at, (name, how, _) in enumerate(s for s in steps if s[1] != _FACTORY_ONLY):
+        if how == _REQUIRED and at >= len(args) and name not in kwargs:
+            return None
+    values: list[tuple[str, object]] = []
+    at = 0
+    for name, how, given in steps:
+        if how == _FACTORY_ONLY:
+            values.append((name, given()))
+            continue
+        if at < len(args):
+            value = args[at]
+        elif name in kwargs:
+            value = kwargs[name]
+        else:
+            value = given() if how == _FACTORY_ARGUMENT else given
+        values.append((name, value))
+        at += 1
+    return values
+
+
+def _first_init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None]:
+    """An ``__init__`` that sets the fields through ``_bound`` for the first ``COMPILED_AFTER`` records of ``cls``,
+    then writes and compiles the record's own (``_init``) and puts it in its place. Compiling an ``__init__`` costs
+    a few tenths of a millisecond: a one-shot answer made records of 33 classes, most of them a few times, and
+    compiling theirs took ~12 ms of its ~190 (one H200 host); half the classes it defines are never made in it (a
+    fan source the machine lacks, an alert that does not fire). The collector, making the same records every tick,
+    runs the compiled ones from its ninth. A call the compiled ``__init__`` would refuse is given to it at once, so
+    that the error is Python's own. Two threads compiling at once write two equal ``__init__``s; either stays."""
+    made = 0
+    plan: _Plan | None = None
+
+    def compiled(self: object, *args: object, **kwargs: object) -> None:
         init = _init(cls, declared)
         type.__setattr__(cls, "__init__", init)
         init(self, *args, **kwargs)
+
+    def __init__(self: object, *args: object, **kwargs: object) -> None:
+        nonlocal made, plan
+        made += 1
+        if made > COMPILED_AFTER:
+            return compiled(self, *args, **kwargs)
+        plan = plan or _plan(cls, declared)
+        values = _bound(plan, args, kwargs)
+        if values is None:
+            return compiled(self, *args, **kwargs)
+        for name, value in values:
+            object.__setattr__(self, name, value)
+        if plan[3]:
+            self.__post_init__()  # type: ignore[attr-defined]  # checked by _plan
+        return None
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
