@@ -203,10 +203,11 @@ def _first_init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None
     """An ``__init__`` that sets the fields through ``_bound`` for the first ``COMPILED_AFTER`` records of ``cls``,
     then writes and compiles the record's own (``_init``) and puts it in its place. Compiling an ``__init__`` costs
     a few tenths of a millisecond: a one-shot answer made records of 33 classes, most of them a few times, and
-    compiling theirs took ~12 ms of its ~190 (one H200 host); half the classes it defines are never made in it (a
-    fan source the machine lacks, an alert that does not fire). The collector, making the same records every tick,
-    runs the compiled ones from its ninth. A call the compiled ``__init__`` would refuse is given to it at once, so
-    that the error is Python's own. Two threads compiling at once write two equal ``__init__``s; either stays."""
+    without compiling theirs it answered 4.5 ms sooner (one H200 host, docs/PERFORMANCE.md); half the classes it
+    defines are never made in it (a fan source the machine lacks, an alert that does not fire). The collector,
+    making the same records every tick, runs the compiled ones from its ninth. A call the compiled ``__init__``
+    would refuse is given to it at once, so that the error is Python's own. Two threads compiling at once write two
+    equal ``__init__``s; either stays."""
     made = 0
     plan: _Plan | None = None
 

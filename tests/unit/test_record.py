@@ -247,7 +247,7 @@ def test_a_state_holder_is_what_dataclass_eq_false_makes() -> None:
 
 
 def test_an_init_is_compiled_after_a_few_records_and_at_once_for_a_call_it_refuses() -> None:
-    """A class made only a few times in a run compiles no ``__init__`` (what a one-shot answer's start saves: ~12 ms
+    """A class made only a few times in a run compiles no ``__init__`` (what a one-shot answer's start saves: 4.5 ms
     on an H200 host); the record after the first ``COMPILED_AFTER`` puts the class's own in place; a call the
     compiled one refuses compiles it at once, so that Python says what is wrong. Mutants: the general ``__init__``
     never replacing itself, or replacing itself at the first record."""
