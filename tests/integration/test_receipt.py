@@ -243,9 +243,14 @@ def test_a_signal_to_fanwhy_run_reaches_the_command_and_the_receipt_is_printed(s
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # what each had said by then, for the report (the group is ended below)
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate(timeout=30)
+        pytest.fail(f"fanwhy run was still running 60 s after the signal; its output:\n{out}\n{err}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)  # reaped here: not a warning in whichever test collects it
     assert f"child got {int(signum)}" in out
     assert proc.returncode == 7
     receipt = json.loads(err.strip().splitlines()[-1])
