@@ -152,9 +152,9 @@ def _declared(cls: type) -> tuple[AnyField, ...]:
 COMPILED_AFTER = 8  # records of a class made by the general __init__ before its own is compiled
 
 _REQUIRED, _DEFAULT, _FACTORY_ARGUMENT, _FACTORY_ONLY = range(4)  # how the general __init__ fills a field
-# (field name, how, its default or factory) in the order of the fields; the arguments' names; their positions;
-# whether __post_init__ follows
-_Plan = tuple[tuple[tuple[str, int, Any], ...], tuple[str, ...], dict[str, int], bool]
+# (field name, how, its default or factory) in the order of the fields; each argument's position; whether
+# __post_init__ follows
+_Plan = tuple[tuple[tuple[str, int, Any], ...], dict[str, int], bool]
 
 
 def _plan(cls: type, declared: tuple[AnyField, ...]) -> _Plan:
@@ -165,16 +165,16 @@ def _plan(cls: type, declared: tuple[AnyField, ...]) -> _Plan:
             steps.append((f.name, _FACTORY_ARGUMENT if f.init else _FACTORY_ONLY, f.default_factory))
         elif f.init:
             steps.append((f.name, _REQUIRED, None) if f.default is MISSING else (f.name, _DEFAULT, f.default))
-    arguments = tuple(name for name, how, _ in steps if how != _FACTORY_ONLY)
-    return tuple(steps), arguments, {name: at for at, name in enumerate(arguments)}, hasattr(cls, "__post_init__")
+    arguments = [name for name, how, _ in steps if how != _FACTORY_ONLY]
+    return tuple(steps), {name: at for at, name in enumerate(arguments)}, hasattr(cls, "__post_init__")
 
 
 def _bound(plan: _Plan, args: tuple[object, ...], kwargs: dict[str, object]) -> list[tuple[str, object]] | None:
     """Each field's value as the compiled ``__init__`` would set it, in its order; None where the call is one that
     ``__init__`` refuses (too many arguments, an unknown or repeated keyword, a required one missing): the compiled
     one is then called, to raise what Python raises."""
-    steps, arguments, position, _ = plan
-    if len(args) > len(arguments):
+    steps, position, _ = plan
+    if len(args) > len(position):
         return None
     for key in kwargs:
         if position.get(key, -1) < len(args):  # unknown, or given by position too
@@ -227,7 +227,7 @@ def _first_init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None
             return compiled(self, *args, **kwargs)
         for name, value in values:
             object.__setattr__(self, name, value)
-        if plan[3]:
+        if plan[2]:
             self.__post_init__()  # type: ignore[attr-defined]  # checked by _plan
         return None
 
