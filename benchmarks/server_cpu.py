@@ -163,7 +163,7 @@ def main() -> int:
             proc.kill()
             proc.wait()
     code = targets.judged(result, [(targets.SERVER_CPU, result["server_cpu_percent_of_one_core"]),
-                                   (targets.SERVER_RSS, result["worker_rss_mib"]["max"])])
+                                   (targets.SERVER_RSS, result["worker_rss_mib"]["max"])], gpus=len(loads))
     report(result, args.out)
     return code
 
