@@ -18,13 +18,19 @@ PF_KTHREAD = 0x00200000  # proc(5) field 9, ``flags``: a kernel thread
 Scan = tuple[float, tuple[int, int] | None, dict[int, tuple[int, float]], int, frozenset[int]]
 
 
-def stat_bytes(proc_root: str, pid: int) -> bytes:
-    """/proc/<pid>/stat through os-level calls (no buffered file object: this runs per process per tick)."""
-    fd = os.open(f"{proc_root}/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+def _head(path: str) -> bytes:
+    """The first 4 KiB of a /proc file through os-level calls (no buffered file object: this runs per process per
+    tick)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         return os.read(fd, 4096)
     finally:
         os.close(fd)
+
+
+def stat_bytes(proc_root: str, pid: int) -> bytes:
+    """/proc/<pid>/stat."""
+    return _head(f"{proc_root}/{pid}/stat")
 
 
 def pids(proc_root: str | os.PathLike[str]) -> list[int]:
@@ -77,11 +83,7 @@ def cpu_times(stat: bytes) -> tuple[int, int]:
 
 
 def _machine_stat(proc_root: str | os.PathLike[str]) -> bytes:
-    fd = os.open(f"{os.fspath(proc_root)}/stat", os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        return os.read(fd, 4096)
-    finally:
-        os.close(fd)
+    return _head(f"{os.fspath(proc_root)}/stat")
 
 
 def busy_seconds(proc_root: str | os.PathLike[str]) -> float | None:
