@@ -14,23 +14,45 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from ..collect.captures import Replay, Unreadable, load
+from ..collect.captures import Replay, Unreadable, load, text_of
 from ..collect.fans import FanService
 from ..collect.registry import registered
 from ..collect.serialize import to_json
 from ..core.fan import Note
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
+from ..fans import adapt, read
+from ..fans.answer import explained
+from ..fans.facts import Machine, Reading
+from ..fans.findings import Finding
 from ..verdict.fanrest import fan_answer
 from ..verdict.notes import note_words
 from .terminal import clean, fan_table
 
 NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
+NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature reading was found in it"
 
 
-def replayed(paths: list[Path]) -> tuple[Snapshot, Replay]:
-    """The snapshot a machine's captures make (its fans and temperatures) and what each file was read as."""
+def fact_table(machine: Machine) -> list[str]:
+    """The fans as read, for captures only the general reader read: name, the raw speed, the duty."""
+    from ..fans.words import Names
+
+    names = Names(machine)
+    rows = [(clean(names(f.key)), clean(f.raw or "-"), f"{f.duty_percent:.0f} %" if f.duty_percent is not None else "")
+            for f in machine.fans]
+    width = max((len(r[0]) for r in rows), default=0)
+    return [f"{name:<{width}}  {speed}  {duty}".rstrip() for name, speed, duty in rows]
+
+
+def finding_json(found: Finding) -> dict[str, object]:
+    return {"kind": found.kind, "rule": found.rule, "subjects": list(found.subjects), "confidence": found.confidence,
+            "priority": found.priority, "facts": dict(found.facts)}
+
+
+def replayed(paths: list[Path], strict: bool = True) -> tuple[Snapshot, Replay]:
+    """The snapshot a machine's captures make (its fans and temperatures) and what each file was read as (a file
+    none of the named readers knows: ``Unreadable``, or listed in ``Replay.unread`` without ``strict``)."""
     with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:
-        replay = load(paths, Path(folder))
+        replay = load(paths, Path(folder), strict)
         listing = replay.bmc
         liquid = replay.liquidctl
         service = FanService(sys_root=str(replay.sys_root), etc_root=str(replay.etc_root),
@@ -51,37 +73,67 @@ def replayed(paths: list[Path]) -> tuple[Snapshot, Replay]:
         return snap, replay
 
 
-def answer(snap: Snapshot, notes: list[Note]) -> tuple[str, list[str]]:
+def answer(snap: Snapshot, notes: list[Note], found: list[Finding] | None = None,
+           machine: Machine | None = None) -> tuple[str, list[str]]:
     """The sentence and the other causes for a replay: what the captures show was done to the control first (a
-    refused curve, a failed set, a daemon's log: it answers the question where it is there), then the fans."""
-    sentence, also = fan_answer(snap)
+    refused curve, a failed set, a daemon's log: it answers the question where it is there), then the fans: the fan
+    wing's findings where one of them is a cause (a fault, a stall, a fan not cooling, a BMC's threshold), or where
+    the named readers read no fan; else the verdict's account of the fans."""
+    named = bool(snap.fans or snap.gpus or snap.air or snap.host.temperatures)  # the named readers read something
+    if found is not None and machine is not None and found and (found[0].cause or not named):
+        from ..fans.words import answer as worded
+
+        sentence, also = worded(found, machine)
+    else:
+        sentence, also = fan_answer(snap)
     said = note_words(notes, snap)
     if not said:
         return sentence, also
-    if not any(f.state != "dead" for f in snap.fans):  # "no fan is read here" would deny the fan the notes name
-        return " ".join(said), also
+    if not any(f.state != "dead" for f in snap.fans) and not (found and found[0].cause):
+        return " ".join(said), also  # "no fan is read here" would deny the fan the notes name
     return " ".join([*said, sentence]), also
+
+
+def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, list[str]]:
+    """The fan wing's facts of the captures (their text read by the general reader, then the named readers' records
+    of what the text did not name) and what each file unread by the named readers was read as."""
+    readings: list[Reading] = []
+    kinds: list[str] = []
+    for path in paths:
+        found, kind = read.read(text_of(path))
+        readings += found
+        alone = adapt.machine(found)
+        if path in replay.unread and kind is not None and (alone.fans or alone.temperatures or alone.gpus):
+            kinds.append(f"{path.name}: {kind}")
+    return adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus), kinds
 
 
 def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Print the fans and the sentence for the captures in ``paths``: 0, or 2 with one line for a file it cannot
     read."""
     try:
-        snap, replay = replayed(paths)
+        snap, replay = replayed(paths, strict=False)
+        machine, general = facts(paths, snap, replay)
     except Unreadable as error:
         err.write(f"fanwhy explain: {error}\n")
         return 2
-    sentence, also = answer(snap, replay.notes)
-    kinds = replay.kinds
+    unread = [p for p in replay.unread if not any(k.startswith(f"{p.name}: ") for k in general)]
+    if unread:
+        err.write(f"fanwhy explain: {unread[0]}: {NOT_READ}\n")
+        return 2
+    found, _, _ = explained(machine)
+    sentence, also = answer(snap, replay.notes, found, machine)
+    kinds = replay.kinds + general
     if as_json:
         out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
+                              "findings": [finding_json(f) for f in found],
                               "fans": to_json(list(snap.fans)), "air": to_json(list(snap.air)),
                               "notes": [{"kind": n.kind, **n.facts} for n in replay.notes],
                               "temperatures": to_json(list(snap.host.temperatures)),
                               "left_out": dict(snap.host.unsupported)}) + "\n")
         return 0
     lines = [clean(sentence).replace("`", ""), *("  · " + clean(a).replace("`", "") for a in also), NO_PROCESSES, ""]
-    lines += fan_table(snap.fans) or ["No fan is read in these captures."]
+    lines += fan_table(snap.fans) or fact_table(machine) or ["No fan is read in these captures."]
     lines += ["", *(f"Left out: {clean(name)}: {clean(why)}" for name, why in snap.host.unsupported.items())]
     lines += ["Read as: " + "; ".join(kinds)]
     out.write("\n".join(lines) + "\n")

@@ -50,11 +50,13 @@ class Replay:
     proc_root: Path = Path("/nonexistent")  # /proc/acpi/ibm/fan and thermal, written under it
     gpus: list[GpuSample] = field(default_factory=list)  # from nvidia-smi's table: each card and its fan
     notes: list[Note] = field(default_factory=list)  # what was done to the fans' control (control_captures)
+    unread: list[Path] = field(default_factory=list)  # files none of these readers knows (``load(strict=False)``)
 
 
-def load(paths: list[Path], into: Path) -> Replay:
+def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
     """Every file of ``paths`` written under ``into`` (one machine's captures combine); ``Unreadable`` for a file
-    that is none of the known kinds, is empty, or is too large."""
+    that is empty or too large, and for one that is none of the known kinds (with ``strict``; else it is listed in
+    ``Replay.unread``, for the fan wing's general reader)."""
     replay = Replay(into / "sys", into / "etc", [], proc_root=into / "proc")
     (replay.sys_root / "class" / "hwmon").mkdir(parents=True, exist_ok=True)
     replay.etc_root.mkdir(parents=True, exist_ok=True)
@@ -72,6 +74,9 @@ def load(paths: list[Path], into: Path) -> Replay:
         control = "what was done to the control (" + ", ".join(n.kind for n in notes) + ")" if notes else None
         found = [k for k in (main, config, _thinkpad(text, replay), _liquidctl(text, replay), control) if k]
         kind = " + ".join(found) or None
+        if kind is None and not strict:
+            replay.unread.append(path)
+            continue
         if kind is None:
             raise Unreadable(f"{path}: not a capture FanWhy reads (sensors -j, sensors -u or sensors text, an hwmon "
                              "listing from grep -r . /sys/class/hwmon/hwmon*/, ipmitool sdr, sdr elist or sensor, "
@@ -81,6 +86,11 @@ def load(paths: list[Path], into: Path) -> Replay:
                              "or a fancontrol, thinkfan or fan2go configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
     return replay
+
+
+def text_of(path: Path) -> str:
+    """The text of a capture file, bounded (``Unreadable`` for one that cannot be read, is empty or too large)."""
+    return _text(path)
 
 
 def _text(path: Path) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from ..core.fan import Fan, Note
+from ..core.fan import FULL_PERCENT, Fan, Note
 from ..core.model import Snapshot
 
 Facts = Mapping[str, float | str]
@@ -62,6 +62,9 @@ def _asked_duty(f: Facts, snap: Snapshot) -> str:
     fan = _fan_named(snap, str(f.get("channel")))
     if fan is None or fan.rpm is None:
         return ""
+    if _n(f, "asked") >= FULL_PERCENT:  # asked for full speed, it runs at full speed: nothing held it lower
+        return (f"The {f.get('channel')} was set to a fixed {_n(f, 'asked'):.0f} % and reads {fan.rpm:,} RPM: it runs "
+                "at the full speed asked, not following a temperature.")
     return (f"The {f.get('channel')} was set to {_n(f, 'asked'):.0f} % and reads {fan.rpm:,} RPM: most likely the "
             "cooler's firmware does not take a duty that low and keeps it near its lowest speed.")
 

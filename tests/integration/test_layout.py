@@ -18,7 +18,7 @@ MAP = ROOT / "docs" / "ARCHITECTURE.md"
 
 
 # The layer of each folder of app/ (a module directly in app/ is assembly): the path says it, the page agrees.
-FOLDERS = {"core": "foundation", "vendors": "vendors", "attribution": "attribution", "collect": "engine",
+FOLDERS = {"core": "foundation", "vendors": "vendors", "attribution": "attribution", "fans": "fans", "collect": "engine",
            "verdict": "engine", "store": "engine", "web": "web", "cli": "assembly"}
 
 

@@ -40,8 +40,11 @@ def test_the_corpus_has_its_48_machines_with_their_sources() -> None:
 def test_an_ipmitool_listing_names_the_two_dead_rotors(tmp_path: Path) -> None:
     """Dell R320: Fan3B and Fan4B at 0 RPM with status cr, the other eight healthy."""
     answer = explained(capture(tmp_path, "servers-bmc-01"))
-    assert answer["sentence"] == "The Fan3B (BMC) at 0 RPM: the BMC reports it critical (a failed or missing fan)."
-    assert answer["also"] == ["The Fan4B (BMC) at 0 RPM: the BMC reports it critical (a failed or missing fan)."]
+    faults = [f for f in answer["findings"] if f["kind"] == "fan-fault"]
+    assert sorted(s for f in faults for s in f["subjects"]) == ["bmc/Fan3B", "bmc/Fan4B"]
+    assert answer["findings"][0]["kind"] == "fan-fault" and "no-fault" not in {f["kind"] for f in answer["findings"]}
+    assert answer["sentence"].startswith("The BMC reports the Fan3B (BMC) and Fan4B (BMC) failed (status cr, reading "
+                                         "0 RPM): failed or missing fans")
     states = {f["name"]: f["state"] for f in answer["fans"]}
     assert states["Fan3B (BMC)"] == states["Fan4B (BMC)"] == "failed"
     assert sum(s == "running" for s in states.values()) == 8
@@ -112,7 +115,7 @@ def test_the_terminal_answer_says_a_capture_has_no_processes(tmp_path: Path) -> 
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("The Fan3B (BMC)") and NO_PROCESSES in lines
+    assert lines[0].startswith("The BMC reports the Fan3B (BMC)") and NO_PROCESSES in lines
     assert any(line.startswith("FAN ") and "STATE" in line for line in lines)
 
 
@@ -188,4 +191,5 @@ def test_a_dell_fan_at_0_rpm_beside_a_hot_cpu_is_not_called_probably_at_rest(tmp
     path.write_text(path.read_text().replace("CPU:          +66.0°C", "CPU:          +85.0°C"))
     answer = explained(path)
     assert "85 °C" in answer["sentence"] and "probably at rest" not in answer["sentence"]
-    assert "at rest, or its tachometer does not report" in answer["sentence"]
+    lead = answer["findings"][0]
+    assert lead["kind"] == "hot-not-cooled" and "at-rest" not in {f["kind"] for f in answer["findings"]}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "fans" / "corpus"
+MORE = CORPUS.parent / "corpus-more"  # machines the rules were not written from: keys "more-<file>-NN"
 
 
 @dataclass(frozen=True)
@@ -20,9 +21,9 @@ class Block:
     capture: str  # the capture, without the compiler's #~ separators
 
 
-def blocks() -> list[Block]:
+def blocks(folder: Path = CORPUS, prefix: str = "") -> list[Block]:
     found = []
-    for path in sorted(CORPUS.glob("*.txt")):
+    for path in sorted(folder.glob("*.txt")):
         lines = path.read_text().splitlines()
         starts = [i for i, line in enumerate(lines[:-1]) if line.startswith("=== ") and
                   lines[i + 1].startswith("# source:")]
@@ -41,6 +42,12 @@ def blocks() -> list[Block]:
                 established = tag.group(1) if tag else None
                 answer = answer[: tag.start()].strip() if tag else answer
             capture = "\n".join(line for line in body[i:] if not line.startswith("#~")) + "\n"
-            found.append(Block(f"{path.stem}-{n + 1:02d}", body[0][4:], meta.get("source", ""), answer, established,
+            found.append(Block(f"{prefix}{path.stem}-{n + 1:02d}", body[0][4:], meta.get("source", ""), answer,
+                               established,
                                capture))
     return found
+
+
+def every_block() -> list[Block]:
+    """The corpus's 48 machines and the 24 more, one list."""
+    return [*blocks(), *blocks(MORE, "more-")]

@@ -175,5 +175,7 @@ JUDGED: dict[str, Judgement] = {
     "servers-bmc-05": _j("agree", "the backplane fan at 13,300 RPM, past its warning threshold (nc): running, "
                          "not absent", ("BPN-FAN2 (BMC) at 13,300 RPM", "warning threshold"),
                          {"BPN-FAN2 (BMC)": "running"}),
-    "servers-bmc-06": _j("not read", "xCAT rvitals' output"),
+    "servers-bmc-06": _j("partly", "node c460c802's Fan1 rotors at 0 RPM beside six turning at about 10,700: a failed "
+                         "fan or a reading the BMC gets wrong; the nodes reading about 22,000 are not judged (their "
+                         "lines hold no siblings)"),
 }

@@ -38,6 +38,10 @@ def test_nvidia_smi_q_q_x_and_the_table_of_one_h200_read_alike(name: str) -> Non
     answer = explained(CAPTURES / name)
     assert answer["sentence"].startswith("GPU 0 (NVIDIA H200) has no fan of its own (passively cooled)")
     assert answer["fans"] == []
+    assert [f["kind"] for f in answer["findings"] if f["priority"] >= 50] == []  # nothing wrong: no cause
+    assert "gpu-fan-unreported" in {f["kind"] for f in answer["findings"]}
+    hottest = next(f for f in answer["findings"] if f["kind"] == "hottest")
+    assert hottest["facts"]["celsius"] == 35  # the GPU's reading, never a limit (T.Limit, Slowdown Temp)
 
 
 def test_an_nvidia_smi_xml_that_declares_entities_is_refused(tmp_path: Path) -> None:
@@ -60,7 +64,9 @@ def test_nvidia_settings_zeros_are_not_called_at_rest_or_failed(tmp_path: Path) 
 
 def test_ipmiutil_sensor_lines_are_the_bmcs_fans_and_air() -> None:
     answer = explained(CAPTURES / "supermicro-ipmiutil-sensor.txt")
-    assert answer["sentence"] == "The FAN1 (BMC) at 500 RPM: the BMC reports it critical (a failed or missing fan)."
+    lead = answer["findings"][0]  # critical while it turns at 500 RPM: under a lower threshold, not a dead fan
+    assert (lead["kind"], lead["subjects"], lead["confidence"]) == ("below-bmc-threshold", ["bmc/FAN1"], "possible")
+    assert "fan-fault" not in {f["kind"] for f in answer["findings"]}
     assert {f["name"]: f["rpm"] for f in answer["fans"]} == {"FAN1 (BMC)": 500, "FAN2 (BMC)": 4300,
                                                              "FAN3 (BMC)": 4400}
     assert {a["label"] for a in answer["air"]} == {"CPU Temp", "System Temp"}
@@ -71,7 +77,8 @@ def test_a_thinkpads_ec_level_and_a_speed_it_does_not_report(tmp_path: Path) -> 
     answer = explained(corpus(tmp_path, "laptops-02"))
     (fan,) = answer["fans"]
     assert fan["controller"].startswith("set by software (level 3 of 7") and fan["state"] == "stalled"
-    assert "stalled, or this model's embedded controller does not report the speed" in answer["sentence"]
+    lead = answer["findings"][0]
+    assert (lead["kind"], lead["confidence"], lead["facts"]["tach_may_not_report"]) == ("stalled", "possible", "yes")
 
 
 def test_a_thinkpad_at_level_1_is_held_there_by_software(tmp_path: Path) -> None:
@@ -85,7 +92,9 @@ def test_liquidctl_text_pump_at_0_rpm_is_not_at_rest_and_empty_channels_are_dead
     states = {f["name"]: f["state"] for f in answer["fans"]}
     assert states == {"Fan 1 (Corsair H110i GT)": "dead", "Fan 2 (Corsair H110i GT)": "dead",
                       "Pump (Corsair H110i GT)": "stalled"}
-    assert answer["sentence"].startswith("The Pump (Corsair H110i GT): reads 0 rpm: a pump does not stop")
+    lead = answer["findings"][0]  # the liquid at 33.6 °C: a pump that does not report is as likely as one stopped
+    assert (lead["kind"], lead["confidence"]) == ("pump-stopped", "possible")
+    assert not {"at-rest", "no-fault"} & {f["kind"] for f in answer["findings"]}
     assert {t["label"] for t in answer["temperatures"]} == {"Liquid temperature"}
 
 

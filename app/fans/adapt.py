@@ -1,0 +1,72 @@
+"""The live readers' records as facts: a ``Fan`` (NVML, hwmon, the BMC, an EC, a cooler), a ``HostSensor`` and a
+``GpuSample`` made into the wing's facts by their numbers and kinds alone, so a reader that already knows a format
+(nvidia-smi -q, liquidctl, a ThinkPad's /proc) feeds the same rules. Where a capture's text was read into facts
+directly (``app.fans.read``), those stand and the records of the same chip are not added again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from ..core.fan import Fan
+from ..core.model import GpuSample, HostSensor
+from .build import MAX_RPM, fans_of, gpus_of, temperatures_of
+from .chips import chip
+from .facts import Controller, FanFact, GpuFact, Invalid, Machine, Reading, TempFact
+from .roles import role
+
+_CONTROL: dict[str, Controller] = {"manual": "manual", "full-speed": "none"}
+
+
+def fan_fact(fan: Fan) -> FanFact:
+    """A live reader's fan as a fact."""
+    owner = "nvidia" if fan.gpu_index is not None and fan.chip.startswith("GPU ") else fan.chip
+    label = fan.label or (f"gpu{fan.gpu_index} fan {fan.channel}" if owner == "nvidia" else f"fan{fan.channel}")
+    rpm: float | None = float(fan.rpm) if fan.rpm is not None else None
+    invalid: Invalid | None = None
+    if rpm is not None and (rpm > MAX_RPM or rpm < 0):
+        rpm, invalid = None, "no-pulses" if fan.rpm == 65535 else "over-range"
+    controller = _CONTROL.get(fan.control, chip(owner).controller)
+    return FanFact(key=f"{owner}/{label}", chip=owner, label=label, rpm=rpm, raw=f"{fan.rpm} RPM" if fan.rpm is not
+                   None else None, invalid=invalid, duty_percent=fan.percent,
+                   target_rpm=float(fan.target_rpm) if fan.target_rpm is not None else None,
+                   target_percent=fan.target_percent,
+                   min_rpm=float(fan.min_rpm) if fan.min_rpm is not None else None,
+                   max_rpm=float(fan.max_rpm) if fan.max_rpm is not None else None,
+                   fault=True if fan.alarm_kind == "failed" else None, controller=controller, gpu=fan.gpu_index,
+                   status=str(fan.alarm_facts["status"]).lower() if "status" in fan.alarm_facts else None,
+                   pump="pump" in label.lower())
+
+
+def temp_fact(sensor: HostSensor) -> TempFact:
+    return TempFact(key=f"{sensor.chip}/{sensor.label}", chip=sensor.chip, label=sensor.label,
+                    celsius=sensor.temperature_c, raw=sensor.temperature_c, role=role(sensor.chip, sensor.label))
+
+
+def gpu_fact(gpu: GpuSample) -> GpuFact:
+    return GpuFact(index=gpu.index, name=gpu.name, temperature_c=gpu.temperature_c, power_w=gpu.power_w,
+                   utilization_percent=gpu.utilization_percent, fan_percent=gpu.fan_speed_percent,
+                   fan_reported=not gpu.passively_cooled)
+
+
+def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iterable[HostSensor] = (),
+            gpus: Iterable[GpuSample] = ()) -> Machine:
+    """One machine's facts: what its captures' text says, then what the live readers read of chips (and GPUs) the
+    text did not name."""
+    fan_facts = list(fans_of(readings))
+    temps = list(temperatures_of(readings))
+    gpu_facts = list(gpus_of(readings))
+    declared = {f"{f.chip}/fan{f.channel}" for f in fans if f.source_from == "declared" and f.control == "manual"}
+    fan_facts = [replace(f, controller="daemon") if f.key in declared else f for f in fan_facts]
+    read_chips = {f.chip for f in fan_facts}
+    fan_facts += [f for f in map(fan_fact, fans) if f.chip not in read_chips]
+    temp_chips = {t.chip for t in temps}
+    temps += [t for t in map(temp_fact, sensors) if t.chip not in temp_chips]
+    known = {g.index for g in gpu_facts}
+    gpu_facts += [g for g in map(gpu_fact, gpus) if g.index not in known]
+    for gpu in gpu_facts:  # a GPU's own temperature, for its fan's rules
+        if gpu.temperature_c is not None and f"nvidia/gpu{gpu.index}" not in {t.key for t in temps}:
+            temps.append(TempFact(key=f"nvidia/gpu{gpu.index}", chip="nvidia", label=f"GPU {gpu.index}",
+                                  celsius=gpu.temperature_c, raw=gpu.temperature_c, role="gpu"))
+    snapshots = 1 + max((r.snapshot for r in readings), default=0)
+    return Machine(tuple(fan_facts), tuple(temps), tuple(gpu_facts), snapshots)

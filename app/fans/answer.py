@@ -1,0 +1,20 @@
+"""The fan wing end to end: a machine's facts through every rule to findings, and the findings into words."""
+
+from __future__ import annotations
+
+from . import rules, rules_state  # noqa: F401  # rules_state registers its rules with app.fans.rules on import
+from .facts import Machine
+from .findings import Finding
+from .words import answer
+
+
+def findings(machine: Machine) -> list[Finding]:
+    """Every finding on ``machine``, the strongest first: the first one leads."""
+    return rules.findings(machine)
+
+
+def explained(machine: Machine) -> tuple[list[Finding], str, list[str]]:
+    """(the findings, the sentence, the further causes) for ``machine``."""
+    found = findings(machine)
+    sentence, also = answer(found, machine)
+    return found, sentence, also

@@ -1,0 +1,213 @@
+"""Readings made into facts: each fan channel and temperature once, with the values of its last snapshot and the
+raw speed of every snapshot in turn, each raw value judged against what its chip can produce (``app.fans.chips``):
+a counter with no pulses, a driver's error value, a negative speed, an input with nothing on it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .chips import chip
+from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
+from .roles import may_be_unconnected, role
+
+MAX_RPM = 30_000.0  # no fan a tachometer counts turns faster: a reading above is a garbled or saturated counter
+HOTTEST_REAL_C = 127.0  # the top of a signed 8-bit sensor register: above it no reading is real
+_FAN_WORDS = re.compile(r"fan|pump|blower|cooler|rotor|tach|\bduty\b", re.IGNORECASE)
+_ABSENT_STATUS = ("na", "ns", "absent", "not present", "no reading", "disabled", "not available", "absent ")
+
+
+def fans_of(readings: Iterable[Reading]) -> tuple[FanFact, ...]:
+    """A fact for each fan channel the readings name."""
+    channels: dict[str, list[Reading]] = {}
+    for reading in readings:
+        channel = _fan_channel(reading)
+        if channel is not None:
+            channels.setdefault(f"{reading.chip or '-'}/{channel}", []).append(reading)
+    return tuple(_fan(key, found) for key, found in channels.items())
+
+
+def _fan_channel(r: Reading) -> str | None:
+    """The channel a reading belongs to ("fan1" for fan1_input and pwm1, the label otherwise), None for one that is
+    not a fan's."""
+    if r.attr:
+        number = re.fullmatch(r"(?:fan|pwm)(\d+)(?:_\w+)?", r.attr)
+        if number:
+            return f"fan{number.group(1)}"
+        if r.attr.startswith("fan_"):  # OpenBMC's fan_tach/NAME
+            return r.attr[4:]
+        return None
+    if r.chip == "nvidia":
+        return f"gpu{int(r.extra.get('gpu', 0))} fan" if r.label == "fan.speed" else None
+    if r.unit == "rpm" or (r.unit == "%" and _FAN_WORDS.search(r.label)) or \
+            (r.chip == "bmc" and r.unit is None and _FAN_WORDS.search(r.label)):  # a BMC's empty slot: "0.00 na"
+        return r.label
+    if r.unit is None and re.search(r"rpm|level", r.label, re.IGNORECASE) and _ITEM.match(r.label):
+        return _ITEM.match(r.label).group(1)  # type: ignore[union-attr]  # matched on the line above
+    if r.unit is None and re.search(r"\brpm\b", r.label, re.IGNORECASE):
+        return r.label
+    return None
+
+
+# a cooler's fields in a dump (NVAPI's "Items[0].CurrentRpm", "Items[0].CurrentLevel"): the item is the channel
+_ITEM = re.compile(r"^(.*?\[\d+\])\.(\w+)$")
+
+
+def _kind(r: Reading) -> str:
+    """What a reading of a fan channel is: its speed ("input"), a duty ("pwm", "percent"), "pwm_enable", a target,
+    a limit, a fault flag; NVAPI's cooler fields by their names."""
+    attr = r.attr or ""
+    suffix = attr.partition("_")[2] if attr and not attr.startswith("fan_") else ""
+    if attr.startswith("pwm"):
+        return "pwm_enable" if suffix == "enable" else suffix or "pwm"
+    item = _ITEM.match(r.label)
+    if item and not attr:  # NVAPI's cooler fields: the speed, the level asked, the lowest level allowed
+        field_name = item.group(2).lower()
+        return "input" if "rpm" in field_name else "floor" if "min" in field_name else \
+            "max_level" if "max" in field_name else "percent"
+    return suffix or ("percent" if r.unit == "%" or r.chip == "nvidia" else "input")
+
+
+def _fan(key: str, found: list[Reading]) -> FanFact:
+    by_attr: dict[str, Reading] = {}
+    speeds: list[str] = []
+    for r in found:
+        kind = _kind(r)
+        by_attr[kind] = r  # the last snapshot's value is the current one
+        if kind == "input":
+            speeds.append(r.raw)
+    first = found[0]
+    owner = chip(first.chip)
+    speed = by_attr.get("input")
+    rpm, invalid = _speed(speed, owner.no_pulses, owner.error_values)
+    extra = speed.extra if speed is not None else first.extra
+    status = str(extra.get("status", "")) if speed is not None else ""
+    enable = by_attr.get("pwm_enable")
+    pwm_enable = int(enable.value) if enable is not None and enable.value is not None else None
+    target = by_attr.get("target")
+    label = _label(key, found)
+    return FanFact(
+        key=key, chip=first.chip, label=label, rpm=rpm, raw=speed.raw if speed else None, invalid=invalid,
+        duty_percent=_duty(by_attr), target_rpm=None if owner.target_echoes or target is None else target.value,
+        min_rpm=_value(by_attr, "min"), max_rpm=_value(by_attr, "max"), fault=_fault(by_attr, speed, status),
+        status=status or None, present=_present(speed, status),
+        lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
+        pwm_enable=pwm_enable,
+        controller=owner.pwm_enable.get(pwm_enable, owner.controller) if pwm_enable is not None else owner.controller,
+        gpu=_gpu(first), pump="pump" in label.lower(), speeds=tuple(speeds))
+
+
+def _label(key: str, found: list[Reading]) -> str:
+    """The name the capture gives the fan ("CPU Fan", "FAN3"), else its channel ("fan1")."""
+    label = next((r.label for r in found if not re.fullmatch(r"(fan|pwm)\d+(_\w+)?", r.label)), key.partition("/")[2])
+    item = _ITEM.match(label)
+    return item.group(1) if item else label
+
+
+def _present(speed: Reading | None, status: str) -> bool | None:
+    if status in _ABSENT_STATUS or (speed is not None and speed.raw.lower() in ("na", "absent")):
+        return False
+    return None
+
+
+def _gpu(first: Reading) -> int | None:
+    gpu = first.extra.get("gpu") if first.chip == "nvidia" else None
+    return int(gpu) if isinstance(gpu, (int, float)) else None
+
+
+def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int, ...]) -> tuple[float | None,
+                                                                                                  Invalid | None]:
+    if speed is None or speed.value is None or speed.unit == "%" or speed.chip == "nvidia":
+        return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else None)
+    value = speed.value
+    if value in no_pulses:
+        return None, "no-pulses"
+    if value in errors:
+        return None, "error"
+    if value < 0:
+        return None, "negative"
+    if value > MAX_RPM:
+        return None, "no-pulses" if value == 65535 else "over-range"
+    return value, None
+
+
+def _fault(by_attr: dict[str, Reading], speed: Reading | None, status: str) -> bool | None:
+    flag = by_attr.get("fault")
+    if flag is not None and flag.value is not None:
+        return flag.value == 1
+    if speed is not None and speed.raw.strip().upper() == "FAULT":
+        return True
+    if status in ("cr", "nr", "lower critical", "lower non-recoverable", "belowcrit", "critical", "failed"):
+        return True
+    return None
+
+
+def _duty(by_attr: dict[str, Reading]) -> float | None:
+    pwm = by_attr.get("pwm")
+    if pwm is not None and pwm.value is not None and 0 <= pwm.value <= 255:
+        return round(100.0 * pwm.value / 255.0, 1) if pwm.unit != "%" else pwm.value
+    percent = by_attr.get("percent")
+    if percent is not None and percent.unit is None and percent.chip != "nvidia" and not _ITEM.match(percent.label):
+        return None
+    return percent.value if percent is not None and percent.value is not None and 0 <= percent.value <= 100 else None
+
+
+def _value(by_attr: dict[str, Reading], kind: str) -> float | None:
+    found = by_attr.get(kind)
+    return found.value if found is not None else None
+
+
+def _number(value: float | str | None) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def temperatures_of(readings: Iterable[Reading]) -> tuple[TempFact, ...]:
+    """A fact for each temperature the readings name (the last snapshot's value)."""
+    found: dict[str, Reading] = {}
+    faults: set[str] = set()
+    for r in readings:
+        if r.attr and re.fullmatch(r"temp\d+_fault", r.attr) and r.value == 1:
+            faults.add(f"{r.chip or '-'}/{r.attr[:-6]}")
+        elif r.unit == "c" and (r.attr is None or re.fullmatch(r"temp(\d+(_input)?|_\w+)", r.attr)):
+            name = r.attr[:-6] if r.attr and r.attr.endswith("_input") else r.label
+            found[f"{r.chip or '-'}/{name}"] = r
+    return tuple(_temperature(key, r, key in faults) for key, r in found.items())
+
+
+def _temperature(key: str, r: Reading, fault: bool) -> TempFact:
+    owner = chip(r.chip)
+    value = r.value
+    invalid: Invalid | None = None
+    status = str(r.extra.get("status", "")) if r.extra else ""
+    if fault:
+        invalid = "fault"
+    elif value is None or status in _ABSENT_STATUS:
+        invalid = "not-available"
+    elif value in owner.not_available_c or value <= 0:
+        invalid = "not-available"  # nothing in a running machine is at or below freezing: no sensor there
+    elif value > HOTTEST_REAL_C:
+        invalid = "over-range"
+    elif owner.unconnected_from_c is not None and value >= owner.unconnected_from_c and \
+            may_be_unconnected(r.chip, r.label):
+        invalid = "unconnected"
+    label = r.label[:-6] if r.attr and r.label == r.attr and r.label.endswith("_input") else r.label
+    return TempFact(key=key, chip=r.chip, label=label, celsius=None if invalid else value, raw=value,
+                    role=role(r.chip, r.label), invalid=invalid)
+
+
+def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:
+    """A fact for each GPU that nvidia-smi's CSV names."""
+    fields: dict[int, dict[str, Reading]] = {}
+    for r in readings:
+        if r.chip == "nvidia" and "gpu" in r.extra:
+            fields.setdefault(int(r.extra["gpu"]), {})[r.label] = r
+    return tuple(GpuFact(index=i, name=str(next(iter(f.values())).extra.get("name") or "") or None,
+                         temperature_c=_field(f, "temperature.gpu"), power_w=_field(f, "power.draw"),
+                         utilization_percent=_field(f, "utilization.gpu"), fan_percent=_field(f, "fan.speed"),
+                         fan_reported="fan.speed" not in f or f["fan.speed"].value is not None)
+                 for i, f in sorted(fields.items()))
+
+
+def _field(fields: dict[str, Reading], name: str) -> float | None:
+    found = fields.get(name)
+    return found.value if found is not None else None

@@ -1,0 +1,117 @@
+"""What each fan or sensor chip is and does, as data: one table, looked up by the driver's name (hwmon ``name``, the
+chip header of ``sensors``, "bmc" for a server's BMC). Each entry names where its behaviour is documented
+(docs/FAN-RULES.md lists the documents); a chip that is not here is ``UNKNOWN``, and nothing is assumed of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import field
+from types import MappingProxyType
+from typing import Literal
+
+from ..core.record import record
+from .facts import Controller
+
+# superio: a board's fan chip (nct67xx, it87), its automatic modes set up by the BIOS; ec: a laptop's or small
+# machine's embedded controller; wmi: a board's firmware interface reading the same sensors; gpu: a graphics card;
+# bmc: a server's baseboard management controller; aio: a liquid cooler or fan hub; cpu, chipset, storage, acpi:
+# sensors without fans; controller: a dedicated fan controller chip (MAX31785, pwm-fan).
+ChipKind = Literal["superio", "ec", "wmi", "gpu", "bmc", "aio", "cpu", "chipset", "storage", "acpi", "controller",
+                   "unknown"]
+# What a fan at 0 RPM is on this chip, by its design: "empty" (a header with nothing on it, or a fan another
+# controller reads), "rest" (the controller stops its fans while cool: zero-RPM, fan-stop), "unreported" (the
+# controller may never fill the tachometer), "rest-or-unreported", "failed" (a pump, a BMC's rotor), "unknown".
+Zero = Literal["empty", "rest", "unreported", "rest-or-unreported", "failed", "unknown"]
+
+_NONE_INT: Mapping[int, Controller] = MappingProxyType({})
+
+
+@record
+class Chip:
+    kind: ChipKind
+    controller: Controller = "unknown"  # who drives its fans when nothing else is said
+    zero: Zero = "unknown"
+    rest_below_c: float | None = None  # a rest is its design only while its source is cooler than this
+    no_pulses: tuple[int, ...] = ()  # raw speeds that mean the counter saw no pulses
+    error_values: tuple[int, ...] = ()  # raw values that are the driver's error, not a speed
+    target_echoes: bool = False  # its fanN_target repeats fanN_input: not a target
+    pwm_enable: Mapping[int, Controller] = field(default_factory=lambda: _NONE_INT)
+    not_available_c: tuple[float, ...] = ()  # temperatures the driver documents as "no sensor here"
+    unconnected_from_c: float | None = None  # at or above this its thermistor inputs have nothing attached
+    same_chip_as: tuple[str, ...] = ()  # other drivers of the same silicon (both may be loaded)
+    source: str = ""
+
+
+# hwmon's sysfs ABI: pwmN_enable 0 = no control (full speed), 1 = manual, 2+ = automatic (the chip's own modes)
+_SUPERIO_MODES: Mapping[int, Controller] = MappingProxyType({0: "none", 1: "manual", 2: "bios", 3: "bios", 4: "bios",
+                                                             5: "bios"})
+_GPU_MODES: Mapping[int, Controller] = MappingProxyType({0: "none", 1: "manual", 2: "firmware"})
+_EC_MODES: Mapping[int, Controller] = MappingProxyType({0: "none", 1: "manual", 2: "ec", 3: "ec"})
+_ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
+
+SUPERIO = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
+               source=f"{_ABI}; Documentation/hwmon/nct6775.rst, it87.rst")
+# An EC keeps its fans stopped while the machine is cool; the highest fan-on temperature documented for these
+# controllers is around 70 °C (thinkfan's default levels and Dell's SMM fan tables start the fan by then).
+EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,
+          source=f"{_ABI}; Documentation/admin-guide/laptops/thinkpad-acpi.rst; Documentation/hwmon/dell-smm-hwmon.rst")
+WMI = Chip("wmi", "bios", "empty", unconnected_from_c=108.0, source="Documentation/hwmon/asus_wmi_sensors.rst, "
+           "asus_ec_sensors.rst, gigabyte_wmi.rst (a board's firmware reading its own sensors)")
+# amdgpu: zero-RPM stops the fan below fan_zero_rpm_stop_temperature, whose range on RDNA3 cards tops out near
+# 60-67 °C; a stopped counter may read 65535 (Documentation/gpu/amdgpu/thermal.rst, the gpu_od fan_ctrl files)
+AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=60.0, no_pulses=(65535,), target_echoes=True,
+              pwm_enable=_GPU_MODES, source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon)")
+# NVIDIA: fan-stop ("0 %") on GeForce cards while cool; NVML's fan speed is the intended speed
+NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODES,
+              source="NVML API reference: nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetFanControlPolicy_v2")
+GPU_SENSOR = Chip("gpu", "firmware", "unknown", source="Documentation/gpu/ (i915, xe, nouveau hwmon)")
+BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thresholds (35.x); ipmitool(1) sensor, sdr")
+AIO = Chip("aio", "firmware", "unknown", source="liquidctl documentation (docs/*-guide.md), the device's status")
+CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
+CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
+STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
+ACPI = Chip("acpi", source="Documentation/driver-api/thermal (ACPI thermal zones: the firmware's own zones)")
+CONTROLLER = Chip("controller", "unknown", "unknown", source=f"{_ABI}; Documentation/hwmon/max31785.rst, pwm-fan.rst")
+UNKNOWN = Chip("unknown")
+
+THINKPAD = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=MappingProxyType(
+    {0: "none", 1: "manual", 2: "ec"}), not_available_c=(-128.0,), unconnected_from_c=108.0,
+    source="Documentation/admin-guide/laptops/thinkpad-acpi.rst (fan, pwm1_enable 0/1/2; -128 = not available)")
+DELL = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, error_values=(-1,), pwm_enable=_EC_MODES,
+            source="Documentation/hwmon/dell-smm-hwmon.rst; i8kutils(1) (-1: the SMM call failed)")
+MAX31785 = Chip("controller", "unknown", "unknown", no_pulses=(65535,),
+                source="Documentation/hwmon/max31785.rst; openbmc phosphor-hwmon (65535: no tach, host off)")
+NCT6683 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
+               same_chip_as=("nct6687",), source="Documentation/hwmon/nct6683.rst; the out-of-tree nct6687 driver")
+NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=MappingProxyType(
+    {1: "manual", 99: "bios"}), same_chip_as=("nct6683",), source="the out-of-tree nct6687d driver's README")
+
+# Exact names first, then patterns (a driver and its numbered chips: nct6775 ... nct6799, it8686 ...).
+EXACT: Mapping[str, Chip] = MappingProxyType({
+    "amdgpu": AMDGPU, "radeon": AMDGPU, "nvidia": NVIDIA, "nouveau": GPU_SENSOR, "i915": GPU_SENSOR,
+    "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL, "i8k": DELL,
+    "system76_acpi": EC, "system76": EC, "cros_ec": EC, "framework": EC, "msi_wmi_platform": EC, "asus": EC,
+    "asus_nb_wmi": EC, "hp": EC, "applesmc": EC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
+    "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,
+    "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": CPU, "zenpower": CPU,
+    "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
+    "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO,
+})
+PATTERNS: tuple[tuple[str, Chip], ...] = (
+    (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|it8\d{3}\w*|it87\w*|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
+    (r"pch_\w+", CHIPSET),
+    (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next)\b.*", AIO),
+    (r"dell\w*", DELL),
+)
+
+
+def chip(name: str | None) -> Chip:
+    """What the chip or driver ``name`` is (``UNKNOWN`` for one the table does not know)."""
+    if not name:
+        return UNKNOWN
+    key = name.strip().lower().replace("-", "_")
+    if key in EXACT:
+        return EXACT[key]
+    return next((entry for pattern, entry in PATTERNS if re.fullmatch(pattern, key)), UNKNOWN)

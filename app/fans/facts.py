@@ -1,0 +1,112 @@
+"""What was read of a machine's fans and temperatures, with no words: readings as a paste or a reader gives them,
+and the facts built from them (a fan's speed, duty, target, limits, fault flag, the BMC's thresholds and status, its
+controller as a kind; a temperature with its validity). Raw values are kept beside what was judged of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import field
+from types import MappingProxyType
+from typing import Literal
+
+from ..core.record import record
+
+# Who sets a fan's speed, as a kind: the device's own firmware (a graphics card, an AIO cooler), the board's BIOS
+# through its Super-I/O's automatic modes, a laptop's embedded controller, a server's BMC, a fan daemon, a person or
+# a program by hand (manual), nothing (full speed, no control), or not known.
+Controller = Literal["firmware", "bios", "ec", "bmc", "daemon", "manual", "none", "unknown"]
+# Why a raw value is not a reading: a counter that saw no pulses (65535), a negative speed or a driver's error value,
+# past what the hardware can produce, a value a driver documents as "not available", an input with nothing on it,
+# a fault the driver flags.
+Invalid = Literal["no-pulses", "negative", "error", "over-range", "not-available", "unconnected", "fault"]
+Role = Literal["cpu", "gpu", "memory", "liquid", "inlet", "exhaust", "board", "chipset", "vrm", "storage", "unknown"]
+Unit = Literal["rpm", "c", "%", "w", "v", "a", "mhz"]
+
+_NO_EXTRA: Mapping[str, float | str] = MappingProxyType({})
+
+
+@record
+class Reading:
+    """One value as a capture shows it. ``attr`` is the sysfs attribute where the capture names one (``fan1_input``,
+    ``pwm1_enable``), ``label`` what the capture calls it; ``value`` is None where the text is not a number (``FAULT``,
+    ``N/A``, ``na``), ``raw`` keeps the text. ``snapshot`` counts the readings of one machine a paste holds in turn;
+    ``extra`` holds what a listing says beside the value (a BMC's status and thresholds)."""
+
+    chip: str | None
+    label: str
+    value: float | None
+    raw: str
+    unit: Unit | None = None
+    attr: str | None = None
+    snapshot: int = 0
+    extra: Mapping[str, float | str] = field(default_factory=lambda: _NO_EXTRA)
+
+
+@record
+class FanFact:
+    """One fan channel. ``rpm`` is a valid tachometer reading or None (``invalid`` says why, ``raw`` keeps what was
+    read); ``duty_percent`` what its controller asks for; ``present`` False for a slot the reader says is empty (a
+    BMC's "na", "Absent") and None where nothing says. ``speeds`` is the raw speed in each snapshot a paste holds,
+    in order."""
+
+    key: str  # "nct6775/fan1", "bmc/FAN3": stable within one machine
+    chip: str | None
+    label: str
+    rpm: float | None = None
+    raw: str | None = None
+    invalid: Invalid | None = None
+    duty_percent: float | None = None
+    target_rpm: float | None = None
+    target_percent: float | None = None
+    min_rpm: float | None = None
+    max_rpm: float | None = None
+    fault: bool | None = None
+    status: str | None = None  # a BMC's status as read, lower case: "ok", "cr", "nc", "lower critical", "belowcrit"
+    present: bool | None = None
+    lower_critical_rpm: float | None = None
+    lower_nonrecoverable_rpm: float | None = None
+    pwm_enable: int | None = None
+    controller: Controller = "unknown"
+    gpu: int | None = None  # the GPU it belongs to (a graphics card's own fan)
+    pump: bool = False  # a liquid cooler's pump
+    speeds: tuple[str, ...] = ()
+
+
+@record
+class TempFact:
+    """One temperature: ``celsius`` when it is a reading, None with ``invalid`` when it is not (``raw`` kept);
+    ``role`` what it measures (app.fans.roles)."""
+
+    key: str
+    chip: str | None
+    label: str
+    celsius: float | None
+    raw: float | None
+    role: Role
+    invalid: Invalid | None = None
+
+
+@record
+class GpuFact:
+    """A GPU as its vendor's tool reports it: ``fan_reported`` False where the tool says the card has no fan reading
+    ("[N/A]", NotSupported)."""
+
+    index: int
+    name: str | None = None
+    temperature_c: float | None = None
+    power_w: float | None = None
+    utilization_percent: float | None = None
+    fan_percent: float | None = None
+    fan_reported: bool = True
+
+
+@record
+class Machine:
+    """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
+    capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
+
+    fans: tuple[FanFact, ...] = ()
+    temperatures: tuple[TempFact, ...] = ()
+    gpus: tuple[GpuFact, ...] = ()
+    snapshots: int = 1

@@ -1,0 +1,26 @@
+"""The capture parsers: each reads one family of formats into readings (``app.fans.facts.Reading``) and says
+nothing. ``FORMATS`` is the registry: a new format is one module and one row here. The first that finds a reading
+in a text reads it (a JSON document whole; then tool tables; then labelled lines, the general reader)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..facts import Reading
+from . import csv, jsonish, lines, tables
+
+FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
+    ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
+    ("nvidia-smi --query-gpu CSV", csv.read),
+    ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
+    ("labelled readings (sensors, label: value, path:value)", lines.read),
+)
+
+
+def read(text: str) -> tuple[list[Reading], str | None]:
+    """The readings of ``text`` and the format that read them; ([], None) for a text with no reading in it."""
+    for name, parser in FORMATS:
+        found = parser(text)
+        if found:
+            return found, name
+    return [], None

@@ -1,0 +1,41 @@
+"""``nvidia-smi --query-gpu=... --format=csv`` with or without its header and units: one row a GPU, ``[N/A]`` where
+the card reports nothing (a card or laptop GPU with no fan of its own). The fields come from the header, or from
+the command line pasted above the rows."""
+
+from __future__ import annotations
+
+import re
+
+from ..facts import Reading
+from .values import parse
+
+_QUERY = re.compile(r"--query-gpu[= ]([\w.,]+)")
+FIELDS = ("index", "name", "fan.speed", "temperature.gpu", "power.draw", "utilization.gpu")
+
+
+def read(text: str) -> list[Reading]:
+    """A reading per known field of each row (chip "nvidia", ``extra`` the GPU's index and the field)."""
+    found: list[Reading] = []
+    fields: list[str] | None = None
+    row = 0
+    for line in text.splitlines():
+        stripped = line.strip()
+        query = _QUERY.search(stripped)
+        if query:
+            fields, row = query.group(1).split(","), 0
+            continue
+        cells = [c.strip() for c in stripped.split(",")]
+        if any(c.split(" ")[0] in FIELDS for c in cells):  # a header row: "fan.speed [%], temperature.gpu"
+            fields, row = [c.split(" ")[0] for c in cells], 0
+            continue
+        if fields is None or len(cells) != len(fields) or not stripped:
+            continue
+        named = dict(zip(fields, cells, strict=True))
+        index = int(named["index"]) if named.get("index", "").isdigit() else row
+        for name, cell in named.items():
+            if name in FIELDS[2:]:
+                value, unit, raw = parse(cell)
+                found.append(Reading("nvidia", name, value, raw, unit, None, 0, {"gpu": float(index),
+                                                                                 "name": named.get("name", "")}))
+        row += 1
+    return found

@@ -1,0 +1,113 @@
+"""Readings in JSON: ``sensors -j`` (chip -> feature label -> ``fan1_input``...), ``liquidctl --json`` (devices
+with a ``status`` list of key, value, unit), Redfish ``Thermal`` (``Fans``, ``Temperatures``) and
+``ThermalSubsystem`` fan collections, and any other document by its keys (a leaf whose path names a fan, an RPM or
+a temperature, as ``amd-smi --json`` writes them)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+from ..facts import Reading, Unit
+from .values import parse
+
+MAX_DEPTH = 32  # a document nested deeper than any reader writes is not walked further
+
+
+def read(text: str) -> list[Reading]:
+    """The readings of the JSON document ``text`` holds (after any prompt line), or [] where it holds none."""
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return []
+    try:
+        document = json.loads(text[start:])
+    except (ValueError, RecursionError):
+        return []
+    return list(_walk(document))
+
+
+def _walk(document: object) -> Iterator[Reading]:
+    if isinstance(document, dict) and any(k in document for k in ("Fans", "Temperatures")):
+        yield from _redfish(document)
+    elif isinstance(document, list) and all(isinstance(d, dict) and "status" in d for d in document):
+        for device in document:
+            yield from _liquidctl(device)
+    elif isinstance(document, dict) and document and all(isinstance(v, dict) and "Adapter" in v
+                                                         for v in document.values()):
+        for chip, features in document.items():
+            yield from _sensors(chip, features)
+    else:
+        yield from _leaves(document, (), 0)
+
+
+def _sensors(chip_header: str, features: dict[str, object]) -> Iterator[Reading]:
+    chip = chip_header.split("-")[0]
+    for label, subfeatures in features.items():
+        if not isinstance(subfeatures, dict):
+            continue
+        for attr, value in subfeatures.items():
+            if isinstance(value, (int, float)) and re.fullmatch(r"(fan|temp|pwm)\d+(_\w+)?", attr):
+                unit: Unit | None = "rpm" if attr.startswith("fan") and attr.endswith(("_input", "_min", "_max",
+                                                                                         "_target")) else \
+                    "c" if attr.startswith("temp") and not attr.endswith(("_alarm", "_fault", "_type")) else None
+                yield Reading(chip, label, float(value), str(value), unit, attr)
+
+
+def _liquidctl(device: dict[str, object]) -> Iterator[Reading]:
+    chip = str(device.get("description") or "liquidctl")
+    status = device.get("status")
+    for item in status if isinstance(status, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("value"), (int, float)):
+            value, unit, raw = parse(f"{item['value']} {item.get('unit', '')}")
+            yield Reading(chip, str(item.get("key", "")), value, raw, unit)
+
+
+def _redfish(document: dict[str, object]) -> Iterator[Reading]:
+    for fan in _items(document.get("Fans")):
+        name = str(fan.get("Name") or fan.get("FanName") or fan.get("MemberId") or "fan")
+        value = fan.get("Reading")
+        unit = str(fan.get("ReadingUnits") or "RPM")
+        health = fan.get("Status")
+        state = health.get("State", "") if isinstance(health, dict) else ""
+        extra: dict[str, float | str] = {"status": str(state).lower()}
+        if isinstance(fan.get("LowerThresholdCritical"), (int, float)):
+            extra["lcr"] = float(fan["LowerThresholdCritical"])  # type: ignore[arg-type]  # checked on the line above
+        number = float(value) if isinstance(value, (int, float)) else None
+        yield Reading("bmc", name, number, str(value), "rpm" if unit.upper() == "RPM" else "%", None, 0, extra)
+    for sensor in _items(document.get("Temperatures")):
+        value = sensor.get("ReadingCelsius")
+        if isinstance(value, (int, float)):
+            yield Reading("bmc", str(sensor.get("Name", "temperature")), float(value), str(value), "c")
+
+
+def _items(value: object) -> list[dict[str, object]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _leaves(node: object, path: tuple[str, ...], depth: int) -> Iterator[Reading]:
+    """Any document: a number whose key path names a fan, a pump, an RPM or a temperature."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(node, dict):
+        if "value" in node and isinstance(node["value"], (int, float)) and "unit" in node:
+            yield from _leaf(path, f"{node['value']} {node['unit']}")
+            return
+        for key, child in node.items():
+            yield from _leaves(child, (*path, str(key)), depth + 1)
+    elif isinstance(node, list):
+        for n, child in enumerate(node):
+            yield from _leaves(child, (*path, str(n)), depth + 1)
+    elif isinstance(node, (int, float, str)) and not isinstance(node, bool):
+        yield from _leaf(path, str(node))
+
+
+def _leaf(path: tuple[str, ...], text: str) -> Iterator[Reading]:
+    words = " ".join(path).lower()
+    value, unit, raw = parse(text)
+    if value is None and "fan" not in words:
+        return
+    if unit is None:
+        unit = "rpm" if "rpm" in words else "c" if re.search(r"temp", words) else "%" if "fan" in words else None
+    if unit is not None and re.search(r"fan|pump|rpm|temp", words):
+        yield Reading(None, " ".join(path[-3:]), value, raw, unit)

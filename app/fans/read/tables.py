@@ -1,0 +1,87 @@
+"""Readings in ``|`` tables: ``ipmitool sensor`` (name, reading, unit, status and the six thresholds, LNR to UNR),
+``ipmitool sdr`` and ``sdr elist``, ``ipmiutil sensor -c`` and any table whose first row names its columns
+(``Name``, ``Reading``/``Value``, ``Unit``, ``Status``); and ``ipmitool sensor get``'s key-value blocks. A BMC's
+readings: their chip is "bmc"."""
+
+from __future__ import annotations
+
+import re
+
+from ..facts import Reading
+from .values import parse, word
+
+_PROMPT = re.compile(r"^\s*(\$|#|\[[^\]]*\]\s*[#$]|\w+@\S+[#$]|>)")  # a shell command piped to grep, not a row
+# ipmitool's threshold columns, in its order (ipmitool(1): "sensor list")
+THRESHOLDS = ("lnr", "lcr", "lnc", "unc", "ucr", "unr")
+_GET_KEYS = {"lower non-recoverable": "lnr", "lower critical": "lcr", "lower non-critical": "lnc",
+             "upper non-critical": "unc", "upper critical": "ucr", "upper non-recoverable": "unr"}
+
+
+def read(text: str) -> list[Reading]:
+    """The rows of every ``|`` table in ``text``, and every ``ipmitool sensor get`` block."""
+    found = _sensor_get(text)
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in text.splitlines() if
+            line.count("|") >= 2 and not _PROMPT.match(line)]
+    header: list[str] | None = None
+    for cells in rows:
+        names = [c.lower() for c in cells]
+        if {"name", "status"} <= set(names) or {"name", "reading"} <= set(names) or {"sensor", "value"} <= set(names):
+            header = names
+            continue
+        reading = _row(cells, header)
+        if reading is not None:
+            found.append(reading)
+    return found
+
+
+def _row(cells: list[str], header: list[str] | None) -> Reading | None:
+    if header is not None and len(cells) == len(header):
+        named = dict(zip(header, cells, strict=True))
+        name = named.get("name") or named.get("sensor") or ""
+        value_text = named.get("reading") or named.get("value") or ""
+        unit = named.get("unit") or named.get("units") or ""
+        return _reading(name, f"{value_text} {unit}".strip(), named.get("status", ""), {})
+    if len(cells) >= 10:  # ipmitool sensor: name | reading | unit | status | lnr | lcr | lnc | unc | ucr | unr
+        limits = {key: value for key, cell in zip(THRESHOLDS, cells[4:10], strict=True)
+                  if (value := parse(cell)[0]) is not None}
+        return _reading(cells[0], f"{cells[1]} {cells[2]}", cells[3], limits)
+    if len(cells) == 3:  # ipmitool sdr: name | reading unit | status
+        return _reading(cells[0], cells[1], cells[2], {})
+    if len(cells) == 5:  # ipmitool sdr elist: name | id | status | entity | reading unit
+        return _reading(cells[0], cells[4], cells[2], {})
+    return None
+
+
+def _reading(name: str, value_text: str, status: str, limits: dict[str, float]) -> Reading | None:
+    if not name or not re.search(r"[A-Za-z]", name):
+        return None
+    value, unit, raw = parse(value_text)
+    if unit is None and re.search(r"\bdegrees\b|\bC\b", value_text):
+        unit = "c"
+    extra: dict[str, float | str] = {"status": status.strip().lower(), **limits}
+    if value is None and (word(value_text.split(" ")[0] if value_text else "") is None or not status.strip()):
+        return None  # a row whose reading is neither a number nor a word for none is not a sensor's
+    return Reading("bmc", name, value, raw, unit, None, 0, extra)
+
+
+def _sensor_get(text: str) -> list[Reading]:
+    """``ipmitool sensor get NAME``: "Sensor ID : FAN2 (0x42)", then its reading, status and thresholds."""
+    found: list[Reading] = []
+    name: str | None = None
+    fields: dict[str, str] = {}
+    for line in [*text.splitlines(), "Sensor ID : "]:
+        key, colon, value = line.partition(":")
+        key = key.strip().lower()
+        if not colon:
+            continue
+        if key == "sensor id":
+            if name and "sensor reading" in fields:
+                limits = {_GET_KEYS[k]: v for k, t in fields.items()
+                          if k in _GET_KEYS and (v := parse(t)[0]) is not None}
+                reading = _reading(name, fields["sensor reading"], fields.get("status", ""), limits)
+                if reading is not None:
+                    found.append(reading)
+            name, fields = re.sub(r"\s*\(0x[0-9a-f]+\)\s*$", "", value.strip(), flags=re.IGNORECASE) or None, {}
+        elif name:
+            fields[key] = value.strip()
+    return found

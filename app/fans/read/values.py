@@ -1,0 +1,37 @@
+"""A value as pastes write it: a number with its unit ("+65.0°C", "740 RPM", "10390.00 RPM", "500 (+/- 0) RPM",
+"30 %", "45.5 W"), or a word that says there is no number ("FAULT", "N/A", "[Not Supported]", "na", "no reading",
+"Absent"). The one place a capture's value text is turned into a number and a unit."""
+
+from __future__ import annotations
+
+import re
+
+from ..facts import Unit
+
+NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_VALUE = re.compile(rf"^\s*({NUMBER})\s*(?:\(\+/-\s*[\d.]+\)\s*)?(°\s*C|degrees\s*C|C\b|RPM|rpm|%|W|mW|V|mV|A|MHz)?",
+                    re.IGNORECASE)
+_UNITS: dict[str, Unit] = {"°c": "c", "degreesc": "c", "c": "c", "rpm": "rpm", "%": "%", "w": "w", "mw": "w",
+                           "v": "v", "mv": "v", "a": "a", "mhz": "mhz"}
+# Words that stand where a number would: the reading's absence, and which kind of absence.
+WORDS = {"fault": "fault", "n/a": "n/a", "[n/a]": "n/a", "na": "n/a", "[not supported]": "n/a",
+         "not supported": "n/a", "no reading": "n/a", "absent": "absent", "disabled": "disabled", "ns": "n/a",
+         "unknown": "n/a", "[unknown error]": "n/a", "err": "fault", "error": "fault"}
+
+
+def parse(text: str) -> tuple[float | None, Unit | None, str]:
+    """(the number or None, its unit or None, the raw text as read) of a value's text."""
+    raw = text.strip()
+    match = _VALUE.match(raw)
+    if match is None:
+        return None, None, raw
+    number = float(match.group(1))
+    unit_text = (match.group(2) or "").lower().replace(" ", "")
+    if unit_text in ("mw", "mv"):
+        number /= 1000.0
+    return number, _UNITS.get(unit_text), raw
+
+
+def word(text: str) -> str | None:
+    """What a word in place of a number says ("fault", "n/a", "absent", "disabled"), or None."""
+    return WORDS.get(text.strip().lower().split("  ")[0].strip())

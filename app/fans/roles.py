@@ -1,0 +1,48 @@
+"""The one classifier of what a temperature measures: the chip's kind first (a CPU's own sensor is the CPU's, a
+graphics card's is the GPU's, whatever its label), then the label's words. An input of a board's fan chip named for
+the CPU (CPUTIN, "CPU Temperature") is the CPU's only as far as the board wires it: ``may_be_unconnected`` says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .chips import chip
+from .facts import Role
+
+# Label words per role, in the order they are tried: the first that matches decides (so "CPU VRM" is the VRM's,
+# "GPU memory" the GPU's memory).
+_WORDS: tuple[tuple[Role, str], ...] = (
+    ("liquid", r"liquid|coolant|water|loop"),
+    ("inlet", r"inlet|intake|ambient|front panel"),
+    ("exhaust", r"exhaust|outlet"),
+    ("vrm", r"vrm|mos|vcore|vr\b|vrd"),
+    ("memory", r"mem|dimm|dram|hbm|vram"),
+    ("chipset", r"chipset|pch|southbridge"),
+    ("storage", r"dev/sd|dev/nvme|nvme|ssd|hdd|disk|drive|composite"),
+    ("gpu", r"gpu|vga|graphics|edge|junction|hotspot"),
+    ("cpu", r"cpu|package|tctl|tdie|tccd|core|peci|soc|apu|proc"),
+    ("board", r"system|systin|board|mb\b|motherboard|peripheral|pcie|auxtin|tsensor|t_sensor|sensor"),
+)
+_KIND_ROLE: dict[str, Role] = {"cpu": "cpu", "gpu": "gpu", "chipset": "chipset", "storage": "storage"}
+
+
+def role(chip_name: str | None, label: str) -> Role:
+    """What the temperature ``label`` of ``chip_name`` measures: ``unknown`` when neither says."""
+    kind = chip(chip_name).kind
+    words = label.lower()
+    if kind in _KIND_ROLE:
+        if kind == "gpu" and re.search(r"mem|vram|hbm", words):
+            return "memory"
+        return _KIND_ROLE[kind]
+    if kind == "aio":
+        return "liquid"
+    return next((found for found, pattern in _WORDS if re.search(pattern, words)), "unknown")
+
+
+def may_be_unconnected(chip_name: str | None, label: str) -> bool:
+    """True for an input whose wiring the board decides (a Super-I/O's or a board firmware's thermistor and diode
+    inputs, CPUTIN, AUXTIN, T_Sensor): it may have nothing attached, and then reads a fixed value
+    (Documentation/hwmon/nct6775.rst)."""
+    return chip(chip_name).kind in ("superio", "wmi") or \
+        bool(re.fullmatch(r"cputin|auxtin\d*|systin|t_?sensor.*", label.strip().lower()))

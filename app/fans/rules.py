@@ -1,0 +1,243 @@
+"""The rules: each a small function over a machine's facts and the chip knowledge, yielding findings, registered
+once with its priority and the document its behaviour rests on (docs/FAN-RULES.md lists them). Several findings
+can stand; ``findings`` orders them, the strongest first."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from .chips import chip
+from .facts import FanFact, Machine, TempFact
+from .findings import Confidence, Finding, FindingKind
+
+ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
+IPMI = "IPMI v2.0 specification (threshold sensors, event assertion); ipmitool(1) sensor"
+STALL_DUTY = 20.0  # a duty at or above this spins any fan that is there (the lowest start duty fan makers give)
+HOT_C = 80.0  # a source this hot needs cooling whatever its controller's curve (above every fan-stop threshold)
+REST_UNKNOWN_C = 50.0  # with no rest temperature known for the chip, a rest is believed only below this
+SIBLING_FAR = 1.8  # a fan reading past this many times its siblings' median is not driven like them
+LIQUID_HOT_C = 45.0  # an AIO's liquid past this is not being cooled (coolers rate their loops to about 40-45 °C)
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: FindingKind
+    subjects: tuple[str, ...]
+    confidence: Confidence
+    facts: dict[str, float | str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    priority: int
+    source: str
+    find: Callable[[Machine], Iterable[Hit]]
+
+
+RULES: list[Rule] = []
+
+
+def rule(name: str, priority: int, source: str) -> Callable[[Callable[[Machine], Iterable[Hit]]],
+                                                            Callable[[Machine], Iterable[Hit]]]:
+    def register(find: Callable[[Machine], Iterable[Hit]]) -> Callable[[Machine], Iterable[Hit]]:
+        RULES.append(Rule(name, priority, source, find))
+        return find
+    return register
+
+
+def findings(machine: Machine) -> list[Finding]:
+    """Every finding of every rule on ``machine``, the strongest first (by priority, then confidence)."""
+    found = [Finding(h.kind, r.name, h.subjects, h.confidence, r.priority, MappingProxyType(h.facts))
+             for r in RULES for h in r.find(machine)]
+    order = {"known": 0, "likely": 1, "possible": 2}
+    return sorted(found, key=lambda f: (-f.priority, order[f.confidence]))
+
+
+# --- what the rules share -------------------------------------------------------------------------------------
+
+def there(fan: FanFact) -> bool:
+    """A fan that may be on its channel: not a slot the reader says is empty."""
+    return fan.present is not False
+
+
+def not_turning(fan: FanFact) -> bool:
+    """A fan that is there and does not turn as far as its tachometer says: 0 RPM, or a counter with no pulses."""
+    return there(fan) and (fan.rpm == 0 or fan.invalid == "no-pulses")
+
+
+def turning(fan: FanFact) -> bool:
+    return fan.rpm is not None and fan.rpm > 0
+
+
+def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
+    """The hottest valid temperature of what the fan cools: its own device's (a card's, a cooler's, an EC's), else
+    the CPU's, else any."""
+    valid = [t for t in machine.temperatures if t.celsius is not None]
+    kind = chip(fan.chip).kind
+    own = [t for t in valid if t.chip == fan.chip] if kind in ("gpu", "aio") else []
+    if kind in ("gpu",) and fan.gpu is not None:
+        own += [t for t in valid if t.key == f"nvidia/gpu{fan.gpu}"]
+    cpu = [t for t in valid if t.role == "cpu"]
+    for group in (own, cpu if kind != "gpu" else [], valid if kind != "gpu" else []):
+        if group:
+            return max(group, key=lambda t: t.celsius or 0.0)
+    return None
+
+
+def rest_below(fan: FanFact) -> float:
+    return chip(fan.chip).rest_below_c or REST_UNKNOWN_C
+
+
+def _temp_facts(temp: TempFact | None) -> dict[str, float | str]:
+    return {"source": temp.key, "source_c": temp.celsius or 0.0} if temp is not None else {}
+
+
+# --- the rules ------------------------------------------------------------------------------------------------
+
+@rule("no cooling while hot", 100, f"{ABI} (fanN_input: 0 or no pulses); Documentation/gpu/amdgpu/thermal.rst "
+      "(zero-RPM stops only below its stop temperature)")
+def hot_not_cooled(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        source = source_of(machine, fan)
+        if not_turning(fan) and chip(fan.chip).zero != "empty" and source is not None and \
+                (source.celsius or 0.0) >= max(HOT_C, rest_below(fan)):
+            facts: dict[str, float | str] = {"raw": fan.raw or "", **_temp_facts(source)}
+            if fan.duty_percent:
+                facts["duty"] = fan.duty_percent
+            yield Hit("hot-not-cooled", (fan.key, source.key), "likely", facts)
+
+
+@rule("a pump that stops", 96, "liquidctl documentation (a cooler's pump runs while powered; its firmware keeps a "
+      "minimum duty)")
+def pump_stopped(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.pump and chip(fan.chip).kind == "aio" and not_turning(fan):
+            liquid = source_of(machine, fan)
+            hot = liquid is not None and (liquid.celsius or 0.0) >= LIQUID_HOT_C
+            yield Hit("pump-stopped", (fan.key,), "likely" if hot else "possible", {"raw": fan.raw or "",
+                                                                                   **_temp_facts(liquid)})
+
+
+@rule("a fault flagged", 95, f"{ABI} (fanN_fault; lm-sensors prints FAULT); {IPMI} (status cr, nr)")
+def fan_fault(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.fault and there(fan) and not _below_threshold(fan):
+            yield Hit("fan-fault", (fan.key,), "known", {"raw": fan.raw or "", "status": fan.status or ""})
+
+
+@rule("a fault between readings", 95, f"{ABI} (fanN_fault, fanN_input)")
+def fault_then_reading(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        numbers = [s for s in fan.speeds if s.strip().upper() != "FAULT"]
+        if "FAULT" in (s.strip().upper() for s in fan.speeds) and numbers and not fan.fault:
+            yield Hit("fault-then-reading", (fan.key,), "known",
+                      {"readings": len(fan.speeds), "faults": len(fan.speeds) - len(numbers),
+                       "values": ", ".join(dict.fromkeys(numbers))})
+
+
+@rule("asked for a speed, not turning", 92, f"{ABI} (fanN_target: the desired speed; fanN_fault)")
+def target_not_met(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.target_rpm and fan.target_rpm > 0 and fan.rpm == 0 and not fan.fault:
+            yield Hit("target-not-met", (fan.key,), "known", {"target_rpm": fan.target_rpm})
+
+
+@rule("a duty with no speed", 90, f"{ABI} (pwmN: the duty asked; fanN_input: the speed counted)")
+def stalled(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.duty_percent is not None and fan.duty_percent >= STALL_DUTY and not_turning(fan) and \
+                chip(fan.chip).zero != "empty" and not fan.target_rpm:
+            unreported = chip(fan.chip).zero in ("unreported", "rest-or-unreported")
+            yield Hit("stalled", (fan.key,), "possible" if unreported else "likely",
+                      {"duty": fan.duty_percent, "tach_may_not_report": "yes" if unreported else "no"})
+
+
+_LOWER_STATUS = ("lower critical", "lower non-recoverable", "belowcrit", "lcr", "lnr", "crit-lo", "lo-crit",
+                 "nonrec-lo", "lo-nonrec")  # ipmitool's and ipmiutil's names for a reading under a lower threshold
+
+
+def _below_threshold(fan: FanFact) -> bool:
+    """A BMC fan that turns and is at or under its lower-critical threshold: by the threshold read, or by a status
+    that names a lower threshold (or a critical status on a turning fan, with no threshold read)."""
+    if fan.chip != "bmc" or not turning(fan):
+        return False
+    if fan.lower_critical_rpm is not None:
+        return (fan.rpm or 0.0) <= fan.lower_critical_rpm
+    return (fan.status or "") in (*_LOWER_STATUS, "cr", "critical")
+
+
+@rule("a BMC fan at its lower-critical threshold", 88, f"{IPMI}: a reading at or below the lower-critical "
+      "threshold asserts a critical event; Supermicro's BMC then runs every fan at full speed")
+def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if _below_threshold(fan):
+            facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
+            if fan.lower_critical_rpm is not None:
+                facts["lcr"] = fan.lower_critical_rpm
+            yield Hit("below-bmc-threshold", (fan.key,), "likely" if "lcr" in facts else "possible", facts)
+
+
+@rule("an embedded controller whose CPU reads nothing", 87, "Documentation/admin-guide/laptops/thinkpad-acpi.rst; "
+      "the EC's fan table is indexed by its own CPU reading (system76/ec src/board/system76/common/fan.c)")
+def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
+    for temp in machine.temperatures:
+        if chip(temp.chip).kind == "ec" and temp.role == "cpu" and temp.invalid and temp.raw is not None:
+            others = [t for t in machine.temperatures if t.role == "cpu" and t.celsius is not None]
+            fans = [f.key for f in machine.fans if f.chip == temp.chip]
+            hot = max(others, key=lambda t: t.celsius or 0.0) if others else None
+            yield Hit("ec-cpu-unread", (temp.key, *fans), "likely",
+                      {"raw_c": temp.raw, **({"other": hot.key, "other_c": hot.celsius or 0.0} if hot else {}),
+                       "fan_rpm": next((f.rpm for f in machine.fans if f.chip == temp.chip and f.rpm is not None),
+                                       -1.0)})
+
+
+@rule("a speed that is not a reading", 85, f"{ABI} (fanN_input in RPM, never negative); the driver's own error "
+      "values (Documentation/hwmon/dell-smm-hwmon.rst, max31785.rst)")
+def not_a_reading(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.invalid in ("no-pulses", "negative", "error", "over-range") and not fan.fault and there(fan):
+            yield Hit("speed-not-a-reading", (fan.key,), "known", {"raw": fan.raw or "", "why": fan.invalid})
+
+
+@rule("a server fan unlike its siblings", 70, "openbmc phosphor-fan-presence (fan monitor: a rotor that deviates "
+      "from its zone's target past an allowed percentage is nonfunctional); a server's fans of one zone are driven "
+      "at one duty (IPMI v2.0, fan sensors)")
+def unlike_siblings(machine: Machine) -> Iterator[Hit]:
+    for name in sorted({f.chip for f in machine.fans if f.chip and chip(f.chip).kind in ("bmc", "unknown")}):
+        fans = [f for f in machine.fans if f.chip == name and there(f) and not f.fault]
+        speeds = sorted(f.rpm for f in fans if f.rpm)
+        if len(speeds) < 3:
+            continue
+        median = speeds[len(speeds) // 2]
+        for fan in fans:
+            if fan.rpm == 0 or (fan.rpm or 0.0) > SIBLING_FAR * median:
+                yield Hit("unlike-siblings", (fan.key,), "possible",
+                          {"rpm": fan.rpm or 0.0, "median_rpm": median, "siblings": len(speeds)})
+
+
+@rule("two drivers of one chip", 75, "Documentation/hwmon/nct6683.rst; the out-of-tree nct6687d README")
+def drivers_disagree(machine: Machine) -> Iterator[Hit]:
+    chips = {f.chip for f in machine.fans if f.chip}
+    for name in sorted(chips):
+        for other in chip(name).same_chip_as:
+            if other in chips and name < other:
+                counts = {c: sum(1 for f in machine.fans if f.chip == c and turning(f)) for c in (name, other)}
+                if counts[name] != counts[other]:
+                    more, fewer = sorted(counts, key=lambda c: -counts[c])
+                    yield Hit("drivers-disagree", (more, fewer), "likely",
+                              {"more": more, "fewer": fewer, "more_n": counts[more], "fewer_n": counts[fewer]})
+
+
+@rule("every header at 0 RPM", 65, f"{ABI}; Documentation/hwmon/nct6775.rst (a header with no fan reads 0)")
+def headers_read_zero(machine: Machine) -> Iterator[Hit]:
+    boards = [f for f in machine.fans if chip(f.chip).zero in ("empty", "unknown") and not f.target_rpm and
+              not f.duty_percent and f.chip != "bmc"]
+    if boards and all(f.rpm == 0 for f in boards) and not any(turning(f) for f in machine.fans):
+        hot = max((t for t in machine.temperatures if t.celsius is not None and t.role == "cpu"),
+                  key=lambda t: t.celsius or 0.0, default=None)
+        kinds = {chip(f.chip).zero for f in boards}
+        yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible",
+                  {"count": len(boards), "board": "yes" if kinds == {"empty"} else "no", **_temp_facts(hot)})

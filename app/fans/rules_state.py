@@ -1,0 +1,143 @@
+"""The rules of a fan's state when nothing is wrong with it: who holds it (by hand, no control), at rest by its
+controller's design, turning and how fast, no fault anywhere, and what was left out or cannot be seen. Registered
+in ``app.fans.rules`` like the fault rules, at lower priorities."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .chips import chip
+from .facts import FanFact, Machine
+from .findings import Confidence
+from .read.values import parse
+from .rules import ABI, Hit, rest_below, rule, source_of, there, turning
+
+
+@rule("no temperature to follow", 60, f"{ABI} (tempN_input); Documentation/admin-guide/laptops/thinkpad-acpi.rst "
+      "(-128: not available)")
+def no_temperature(machine: Machine) -> Iterator[Hit]:
+    ec_cpu = [t for t in machine.temperatures if chip(t.chip).kind == "ec" and t.role == "cpu"]
+    if machine.temperatures and all(t.celsius is None for t in machine.temperatures) and \
+            len(ec_cpu) < len(machine.temperatures):  # an EC's own CPU reading alone: said by its own rule
+        yield Hit("no-temperature", tuple(t.key for t in machine.temperatures), "known",
+                  {"count": len(machine.temperatures)})
+
+
+@rule("a fan with no control", 55, f"{ABI} (pwmN_enable 0: no fan speed control, full speed)")
+def no_control(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.pwm_enable == 0 and chip(fan.chip).pwm_enable.get(0) == "none" and there(fan):
+            yield Hit("no-control", (fan.key,), "known", {})
+
+
+@rule("a fan held at a fixed duty", 55, f"{ABI} (pwmN_enable 1: manual, the duty written is kept)")
+def fixed_duty(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.controller == "manual" and fan.duty_percent is not None and turning(fan):
+            yield Hit("fixed-duty", (fan.key,), "known", {"duty": fan.duty_percent})
+
+
+@rule("a GPU with no fan reading", 45, "nvidia-smi(1) (--query-gpu fan.speed: [N/A] where the board reports none); "
+      "NVML nvmlDeviceGetFanSpeed_v2 (NotSupported)")
+def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
+    for gpu in machine.gpus:
+        if not gpu.fan_reported:
+            yield Hit("gpu-fan-unreported", (f"nvidia/gpu{gpu.index}",), "possible",
+                      {"gpu": float(gpu.index), "name": gpu.name or ""})
+
+
+@rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; "
+      "Documentation/hwmon/dell-smm-hwmon.rst (the EC stops its fans while cool)")
+def at_rest(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        design = chip(fan.chip).zero
+        asked = fan.duty_percent
+        if design not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
+                (fan.rpm != 0 and not (fan.rpm is None and asked == 0)) or (asked is not None and asked > 0):
+            continue
+        source = source_of(machine, fan)
+        if source is None or (source.celsius or 0.0) >= rest_below(fan):
+            continue  # nothing read says it is cool, or it is warmer than its controller rests at: never "at rest"
+        confidence: Confidence = "likely" if design == "rest" else "possible"
+        yield Hit("at-rest", (fan.key,), confidence, {"design": design, "below_c": rest_below(fan),
+                                                      "source": source.key, "source_c": source.celsius or 0.0})
+
+
+@rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
+def fastest(machine: Machine) -> Iterator[Hit]:
+    moving = [f for f in machine.fans if (turning(f) or (f.rpm is None and not f.invalid and f.duty_percent))
+              and not f.fault]
+    if moving:
+        lead = max(moving, key=_share)
+        facts: dict[str, float | str] = {"controller": lead.controller}
+        if lead.rpm is not None:
+            facts["rpm"] = lead.rpm
+        if lead.duty_percent is not None:
+            facts["duty"] = lead.duty_percent
+        if lead.max_rpm:
+            facts["max_rpm"] = lead.max_rpm
+        source = source_of(machine, lead)
+        if source is not None:
+            facts.update(source=source.key, source_c=source.celsius or 0.0)
+        yield Hit("turning", (lead.key, *(f.key for f in moving if f is not lead)), "known", facts)
+
+
+def _share(fan: FanFact) -> float:
+    """How hard a fan runs, for picking the one heard: its duty, its share of its maximum, else its speed."""
+    if fan.duty_percent is not None:
+        return fan.duty_percent * 1000
+    if fan.max_rpm:
+        return 100_000.0 * (fan.rpm or 0.0) / fan.max_rpm
+    return fan.rpm or 0.0
+
+
+@rule("a fan at 0 in one reading, turning in another", 58, f"{ABI} (fanN_input); the paste's own readings in turn")
+def zero_then_turning(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        values = [v for s in fan.speeds if (v := parse(s)[0]) is not None]
+        if len(values) >= 2 and values[0] == 0 and turning(fan) and there(fan):
+            yield Hit("zero-then-turning", (fan.key,), "known", {})
+
+
+@rule("no fault anywhere", 25, f"{ABI} (fanN_fault, fanN_alarm); the BMC's status column (ipmitool(1))")
+def no_fault(machine: Machine) -> Iterator[Hit]:
+    present = [f for f in machine.fans if there(f) and f.rpm != 0]
+    if len(present) >= 2 and not any(_doubtful(f) for f in machine.fans):
+        yield Hit("no-fault", tuple(f.key for f in present), "known", {"count": len(present)})
+
+
+def _doubtful(fan: FanFact) -> bool:
+    """A fan nothing read vouches for: flagged, unreadable, FAULT in any reading, or at 0 RPM where its chip's 0 is
+    neither an empty header nor a rest."""
+    if not there(fan):
+        return False
+    return bool(fan.fault or fan.invalid or "FAULT" in (s.strip().upper() for s in fan.speeds)) or \
+        (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
+
+
+@rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent)")
+def empty_slots(machine: Machine) -> Iterator[Hit]:
+    empty = [f for f in machine.fans if f.present is False or (chip(f.chip).zero == "empty" and f.rpm == 0)]
+    if empty and any(turning(f) for f in machine.fans):
+        yield Hit("empty-slots", tuple(f.key for f in empty), "likely", {"count": len(empty)})
+
+
+@rule("readings left out", 15, f"{ABI} (tempN_input, tempN_fault); Documentation/hwmon/nct6775.rst (open inputs)")
+def left_out(machine: Machine) -> Iterator[Hit]:
+    bad = [t for t in machine.temperatures if t.invalid]
+    if bad and any(t.celsius is not None for t in machine.temperatures):
+        yield Hit("temperatures-left-out", tuple(t.key for t in bad), "known", {"count": len(bad)})
+
+
+@rule("the hottest reading", 10, f"{ABI} (tempN_input)")
+def hottest(machine: Machine) -> Iterator[Hit]:
+    valid = [t for t in machine.temperatures if t.celsius is not None]
+    if valid:
+        top = max(valid, key=lambda t: t.celsius or 0.0)
+        yield Hit("hottest", (top.key,), "known", {"celsius": top.celsius or 0.0, "role": top.role})
+
+
+@rule("no fan read", 5, f"{ABI}")
+def no_fan(machine: Machine) -> Iterator[Hit]:
+    if not any(there(f) for f in machine.fans) and not machine.gpus:
+        yield Hit("no-fan-read", (), "known", {})

@@ -1,0 +1,238 @@
+"""Findings in English: one template per finding kind, the one place the fan wing's sentences are written. Nothing
+reads these sentences back; tests assert findings, and a few golden sentences guard the templates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from .facts import Machine
+from .findings import Finding, FindingKind
+
+Facts = Mapping[str, float | str]
+
+
+def _num(value: float | str) -> str:
+    number = float(value)
+    return f"{number:,.0f}" if abs(number) >= 100 or number == int(number) else f"{number:.1f}"
+
+
+class Names:
+    """How a person names each fan and temperature of a machine, by key."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.names: dict[str, str] = {}
+        for fan in machine.fans:
+            self.names[fan.key] = _name(fan.chip, fan.label)
+        for temp in machine.temperatures:
+            self.names[temp.key] = _name(temp.chip, temp.label)
+        for gpu in machine.gpus:
+            self.names[f"nvidia/gpu{gpu.index}"] = f"GPU {gpu.index}" + (f" ({gpu.name})" if gpu.name else "")
+
+    def __call__(self, key: str | float) -> str:
+        return self.names.get(str(key), str(key))
+
+    def some(self, keys: Sequence[str]) -> str:
+        """"fan1", "fan1 and fan2", "fan1, fan2 and 3 more"."""
+        named = list(dict.fromkeys(self(k) for k in keys))
+        if len(named) > 3:
+            return f"{named[0]}, {named[1]} and {len(named) - 2} more"
+        return " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+
+
+def _name(chip: str | None, label: str) -> str:
+    if chip == "bmc":
+        return f"{label} (BMC)"
+    own = re.fullmatch(r"gpu(\d+) fan(?: (\d+))?", label)
+    if chip == "nvidia" and own:
+        return f"GPU {own.group(1)}'s fan" + (f" {own.group(2)}" if own.group(2) else "")
+    if not chip or chip == "-":
+        return label
+    return f"{label} ({chip})"
+
+
+def _verb(subjects: Sequence[str], one: str, many: str) -> str:
+    return one if len(subjects) == 1 else many
+
+
+def _raw(facts: Facts) -> str:
+    raw = str(facts.get("raw", ""))
+    return {"no-pulses": f"{raw} (no pulses counted)", "negative": f"{raw} (a negative speed)",
+            "error": f"{raw} (the driver's error value)", "over-range": f"{raw} (beyond any fan's speed)"}.get(
+        str(facts.get("why", "")), raw)
+
+
+def _source(n: Names, facts: Facts, lead: str = ", with") -> str:
+    return f"{lead} {n(facts['source'])} at {_num(facts['source_c'])} °C" if "source" in facts else ""
+
+
+def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "duty" in f:
+        return (f"The {n(s[0])} is driven at {_num(f['duty'])} % and reads {f['raw'] or '0 RPM'} while "
+                f"{n(f['source'])} is at {_num(f['source_c'])} °C: either its speed is not counted (the fan turns) "
+                "or it has stalled and nothing cools that part: check that it spins.")
+    return (f"The {n(s[0])} reads {f['raw'] or '0 RPM'} (not turning, as far as it counts) while {n(f['source'])} "
+            f"is at {_num(f['source_c'])} °C, hotter than any controller lets a fan rest: that part may be running "
+            "without working cooling (a stopped or failed fan, or one whose speed is not counted): check that it "
+            "spins.")
+
+
+def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
+    tail = ("or its controller does not report the speed: judge it by ear or by its temperatures" if
+            f.get("tach_may_not_report") == "yes" else "or its tachometer does not report")
+    return (f"The {n.some(s)} {_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and "
+            f"{_verb(s, 'reads', 'read')} 0 RPM: stalled, {tail}.")
+
+
+def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
+    label = n(s[0]).removesuffix(" (BMC)")
+    threshold = f"of {_num(f['lcr'])} RPM" if "lcr" in f else f"(its status reads {f.get('status', 'critical')})"
+    return (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical threshold "
+            f"{threshold}: the BMC counts it as failing and drives every fan to full speed until it reads "
+            "above again, so the fans ramp up and down. The fan is most likely healthy and just slow (a quiet "
+            f"fan): lower the threshold to fit it (ipmitool sensor thresh {label} lower ...).")
+
+
+def _ec(n: Names, s: Sequence[str], f: Facts) -> str:
+    other = f", while {n(f['other'])} reads {_num(f['other_c'])} °C" if "other" in f else ""
+    fan = " Its fan reads 0 RPM." if f.get("fan_rpm") == 0 else ""
+    return (f"The embedded controller's own CPU temperature ({n(s[0])}) reads {_num(f['raw_c'])} °C, which is no "
+            f"reading{other}: a controller whose fan curve follows it never asks for cooling.{fan}")
+
+
+def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "source" not in f:
+        return (f"The {n.some(s)} reads 0 RPM: at rest, or a driver that does not report the speed; the "
+                "temperature that would tell them apart is not read.")
+    where = _source(n, f, " with")
+    if f.get("design") == "rest":
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM{where}: at rest by its controller's design "
+                f"(it stops the fan while cooler than about {_num(f['below_c'])} °C).")
+    return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM{where}: probably at rest (its embedded "
+            "controller stops the fans while "
+            "the machine is cool), or its tachometer does not report.")
+
+
+_CONTROLLERS = {"firmware": "the device's own firmware", "bios": "the board's fan chip as the BIOS set it up",
+                "ec": "the embedded controller", "bmc": "the BMC", "daemon": "a fan daemon",
+                "manual": "hand (a fixed duty)", "none": "nothing (no control: full speed)"}
+
+
+def _turning(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "rpm" not in f:
+        by = f", set by {_CONTROLLERS[str(f['controller'])]}" if str(f.get("controller")) in _CONTROLLERS else ""
+        return f"The {n(s[0])} is at {_num(f['duty'])} % duty (its speed is not read){by}{_source(n, f)}."
+    duty = f" ({_num(f['duty'])} % duty)" if "duty" in f else ""
+    share = f", {100 * float(f['rpm']) / float(f['max_rpm']):.0f} % of its {_num(f['max_rpm'])} RPM maximum" \
+        if "max_rpm" in f and "duty" not in f else ""
+    by = f", set by {_CONTROLLERS[str(f['controller'])]}" if str(f.get("controller")) in _CONTROLLERS else ""
+    return f"The {n(s[0])} runs at {_num(f['rpm'])} RPM{duty}{share}{by}{_source(n, f)}."
+
+
+def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
+    status = f"status {f['status']}, " if f.get("status") else ""
+    who = "The BMC reports" if all(k.startswith("bmc/") for k in s) else "Its driver reports"
+    return (f"{who} the {n.some(s)} failed ({status}reading {f['raw'] or 'nothing'}): "
+            f"{_verb(s, 'a failed or missing fan', 'failed or missing fans')}; replace or reseat "
+            f"{_verb(s, 'it unless the slot is', 'them unless the slots are')} empty.")
+
+
+def _no_fault(n: Names, s: Sequence[str], f: Facts) -> str:
+    count = int(float(f["count"]))
+    return "Neither fan read here reports a fault." if count == 2 else \
+        f"None of the {count} fans read here reports a fault."
+
+
+TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = {
+    "hot-not-cooled": _hot,
+    "pump-stopped": lambda n, s, f: (f"The {n(s[0])} reads {f['raw']}: a cooler's pump runs whenever it is "
+                                     "powered, so either its speed is not reported or it has stopped"
+                                     + (f" ({n(f['source'])} is at {_num(f['source_c'])} °C)" if "source" in f
+                                        else "") + ": check that the pump turns (by ear, or by the CPU's "
+                                     "temperature under load)."),
+    "fan-fault": _fault,
+    "fault-then-reading": lambda n, s, f: (f"The {n(s[0])} read FAULT in {_num(f['faults'])} of {_num(f['readings'])}"
+                                           f" readings and {f['values']} in the others: its driver flags a fault, so"
+                                           " the numbers it gives cannot be trusted as its speed."),
+    "target-not-met": lambda n, s, f: (f"The {n(s[0])} is asked for {_num(f['target_rpm'])} RPM and reads 0 RPM "
+                                       "with no fault flagged: its controller asks and the fan does not turn "
+                                       "(stalled, unpowered, or not driven by that controller's output)."),
+    "stalled": _stalled,
+    "unlike-siblings": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_num(f['rpm'])} RPM while "
+                                        f"{_num(f['siblings'])} fans beside {_verb(s, 'it', 'them')} turn at about "
+                                        f"{_num(f['median_rpm'])} RPM: fans of one chassis are driven together, so "
+                                        + ("a failed fan, or a reading the controller gets wrong" if float(f["rpm"])
+                                           == 0 else "most likely a reading the controller gets wrong") + "."),
+    "zero-then-turning": lambda n, s, f: (f"The {n.some(s)} read 0 RPM in an earlier reading and "
+                                          f"{_verb(s, 'turns', 'turn')} in a later one: the 0 was not a missing or "
+                                          "dead fan (a driver setting, a register map, or the fan starting)."),
+    "below-bmc-threshold": _bmc,
+    "ec-cpu-unread": _ec,
+    "speed-not-a-reading": lambda n, s, f: f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: not a speed, "
+                                           "so how fast they turn is not known." if len(s) > 1 else
+                                           f"The {n.some(s)} reads {_raw(f)}: not a speed, so how fast it turns is not "
+                                           "known.",
+    "drivers-disagree": lambda n, s, f: (f"Two drivers read this board's one fan chip ({f['more']} and {f['fewer']})"
+                                         f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
+                                         f"{f['fewer']} {_num(f['fewer_n'])}: the zeros of {f['fewer']} are most "
+                                         "likely its register map not fitting this board, not stopped fans."),
+    "headers-read-zero": lambda n, s, f: (("Every fan header read here is at 0 RPM: nothing is plugged in, or the "
+                                           "fans are read and driven by something else (a server board's BMC: "
+                                           "ipmitool sensor), or the driver does not read this board's fan "
+                                           "registers" if f.get("board") == "yes" else
+                                           "Every fan read here is at 0 RPM: stopped by its controller, not "
+                                           "connected, or not counted; nothing read tells which")
+                                          + _source(n, f, "; meanwhile") + "."),
+    "no-temperature": lambda n, s, f: (f"None of the {_num(f['count'])} temperatures read here is a reading (they "
+                                       "read as not available): a controller or fan daemon that follows them never "
+                                       "sees heat, so it never asks for cooling."),
+    "no-control": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'has', 'have')} no speed control (pwm_enable 0): "
+                                   f"{_verb(s, 'it runs', 'they run')} at full speed."),
+    "fixed-duty": lambda n, s, f: (f"The {n(s[0])} is held at {_num(f['duty'])} % by hand or by a program "
+                                   "(pwm_enable 1: manual): it does not follow a temperature."),
+    "gpu-fan-unreported": lambda n, s, f: (f"{n(s[0])} reports no fan speed ([N/A]): it has no fan of its own "
+                                           "(passively cooled, or a laptop GPU whose fans the laptop's embedded "
+                                           "controller drives: read those instead)."),
+    "at-rest": _rest,
+    "turning": _turning,
+    "no-fault": _no_fault,
+    "empty-slots": lambda n, s, f: f"({n.some(s)} {'has' if len(s) == 1 else 'have'} no fan on "
+                                   f"{'it' if len(s) == 1 else 'them'}.)",
+    "temperatures-left-out": lambda n, s, f: f"Left out as no reading: {n.some(s)}.",
+    "hottest": lambda n, s, f: f"The hottest temperature read is {n(s[0])} at {_num(f['celsius'])} °C.",
+    "no-fan-read": lambda n, s, f: "No fan is read here, so what the fans do cannot be seen.",
+}
+
+
+def said(finding: Finding, names: Names) -> str:
+    return TEMPLATES[finding.kind](names, finding.subjects, finding.facts)
+
+
+_JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "no-control", "zero-then-turning",
+           "unlike-siblings")
+
+
+def grouped(found: Sequence[Finding]) -> list[Finding]:
+    """Findings of one kind and the same facts joined into one (four fans reading 65535: one sentence)."""
+    out: list[Finding] = []
+    index: dict[tuple[str, tuple[tuple[str, float | str], ...]], int] = {}
+    for f in found:
+        key = (f.kind, tuple(sorted((k, v) for k, v in f.facts.items() if k not in ("source", "source_c"))))
+        if f.kind in _JOINED and key in index:
+            first = out[index[key]]
+            out[index[key]] = Finding(first.kind, first.rule, (*first.subjects, *f.subjects), first.confidence,
+                                      first.priority, first.facts)
+        else:
+            index.setdefault(key, len(out))
+            out.append(f)
+    return out
+
+
+def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int = 3) -> tuple[str, list[str]]:
+    """The sentence (the leading causes, then what describes the fans) and the further causes."""
+    names = Names(machine)
+    ordered = grouped(found)
+    causes = [f for f in ordered if f.cause]
+    described = [f for f in ordered if not f.cause and not (causes and f.kind == "turning")]
+    sentence = " ".join(said(f, names) for f in [*causes[:causes_in_sentence], *described])
+    return sentence, [said(f, names) for f in causes[causes_in_sentence:]]

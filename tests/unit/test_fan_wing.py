@@ -1,0 +1,168 @@
+"""The fan wing judged by findings on the 72 real machines of the corpus (tests/support/fan_expectations.py says
+what each thread's answer requires), what must never be found on any of them, and a few golden sentences."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli.replay import run
+from app.fans import read
+from app.fans.adapt import machine
+from app.fans.answer import explained
+from app.fans.build import fans_of
+from app.fans.chips import chip
+from app.fans.facts import FanFact, Machine, TempFact
+from app.fans.roles import role
+from app.fans.rules import RULES
+from tests.support.corpus import every_block
+from tests.support.fan_expectations import EXPECTED, held_out
+
+BLOCKS = {b.key: b for b in every_block()}
+DOCS = Path(__file__).resolve().parent.parent.parent / "docs" / "FAN-RULES.md"
+
+
+def explain(key: str, tmp_path: Path) -> tuple[int, dict[str, object], str]:
+    path = tmp_path / f"{key}.txt"
+    path.write_text(BLOCKS[key].capture)
+    out, err = io.StringIO(), io.StringIO()
+    code = run([path], as_json=True, out=out, err=err)
+    return code, json.loads(out.getvalue()) if code == 0 else {}, err.getvalue()
+
+
+def test_the_corpus_has_72_machines_and_a_third_is_held_out() -> None:
+    assert len(BLOCKS) == 72
+    out = held_out(sorted(BLOCKS))
+    assert len(out) == 24 and set(out) <= set(BLOCKS)
+    assert out == held_out(sorted(BLOCKS))  # the same third every run
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED))
+def test_what_the_thread_requires_is_found(key: str, tmp_path: Path) -> None:
+    expect = EXPECTED[key]
+    code, answer, err = explain(key, tmp_path)
+    if expect.refused:
+        assert code == 2 and "not a capture FanWhy reads" in err, f"now read ({expect.gap}): judge it again"
+        return
+    assert code == 0, err
+    found = answer["findings"]
+    assert isinstance(found, list)
+    kinds = [f["kind"] for f in found]
+    causes = [f for f in found if f["priority"] >= 50]
+    if expect.lead is None:
+        assert not causes, (key, kinds)
+    else:
+        assert causes and causes[0]["kind"] == expect.lead, (key, kinds)
+        if expect.confidence:
+            assert causes[0]["confidence"] == expect.confidence, causes[0]
+    assert set(expect.has) <= set(kinds), (key, kinds)
+    assert not set(expect.never) & set(kinds), (key, kinds)
+
+
+def _facts(key: str) -> Machine:
+    readings, _ = read.read(BLOCKS[key].capture)
+    return machine(readings)
+
+
+@pytest.mark.parametrize("key", sorted(BLOCKS))
+def test_nothing_dangerous_is_found_on_any_machine(key: str, tmp_path: Path) -> None:
+    """Never: a fan flagged, unreadable or stopped called at rest or fine; a placeholder as the hottest reading; an
+    embedded controller's fans sent to a BMC."""
+    code, answer, _ = explain(key, tmp_path)
+    if code != 0:
+        return
+    found = answer["findings"]
+    assert isinstance(found, list)
+    facts = _facts(key)
+    doubtful = {f.key for f in facts.fans if f.fault or f.invalid or "FAULT" in (s.upper() for s in f.speeds)}
+    for finding in found:
+        subjects = set(finding["subjects"])
+        if finding["kind"] in ("at-rest", "no-fault"):
+            assert not subjects & doubtful, (key, finding)
+        if finding["kind"] == "at-rest":
+            assert finding["facts"]["source_c"] < finding["facts"]["below_c"], finding
+        if finding["kind"] == "headers-read-zero" and finding["facts"].get("board") == "yes":
+            assert all(chip(s.partition("/")[0]).kind != "ec" for s in subjects), finding
+        if finding["kind"] == "hottest":
+            bad = {t.key for t in facts.temperatures if t.invalid}
+            assert not subjects & bad, finding
+    kinds = {f["kind"] for f in found}
+    faulty = {"fan-fault", "fault-then-reading", "unlike-siblings", "stalled", "hot-not-cooled", "target-not-met",
+              "pump-stopped", "speed-not-a-reading"}
+    assert not (faulty & kinds and "no-fault" in kinds), kinds
+
+
+def test_every_rule_is_written_up_with_its_source() -> None:
+    page = DOCS.read_text()
+    for registered in RULES:
+        assert f"**{registered.name}**" in page, f"{registered.name}: not in docs/FAN-RULES.md"
+        assert registered.source, registered.name
+
+
+def test_one_classifier_names_what_a_sensor_measures() -> None:
+    assert role("coretemp", "Package id 0") == "cpu"
+    assert role("amdgpu", "edge") == "gpu" and role("amdgpu", "mem") == "memory"
+    assert role("nouveau", "temp1") == "gpu" and role("i915", "temp1") == "gpu"  # a GPU's sensor, whatever its label
+    assert role("bmc", "Inlet Temp") == "inlet" and role("bmc", "CPU1 Temp") == "cpu"
+    assert role("liquidctl", "Liquid temperature") == "liquid"
+    assert role("nvme", "Composite") == "storage"
+    assert role("acpitz", "temp1") == "unknown"  # an ACPI zone is the firmware's, not known to be the CPU's
+
+
+def test_chip_knowledge_is_data_and_says_what_0_and_65535_mean() -> None:
+    assert chip("nct6798").kind == "superio" and chip("nct6798").zero == "empty"
+    assert chip("amdgpu").no_pulses == (65535,) and chip("amdgpu").target_echoes
+    assert chip("dell_smm").error_values == (-1,) and chip("thinkpad").not_available_c == (-128.0,)
+    assert chip("thinkpad").kind == "ec" and chip("bmc").kind == "bmc"
+    assert chip("no-such-chip").kind == "unknown"
+
+
+def _one(text: str) -> list[FanFact]:
+    return list(fans_of(read.read(text)[0]))
+
+
+def test_a_stall_is_a_duty_with_no_speed_on_a_fan_that_is_there() -> None:
+    card = "/sys/class/hwmon/hwmon2/name:amdgpu\n/sys/class/hwmon/hwmon2/fan1_input:0\n" \
+           "/sys/class/hwmon/hwmon2/pwm1:128\n/sys/class/hwmon/hwmon2/pwm1_enable:2\n"
+    found, _, _ = explained(machine(read.read(card)[0]))
+    assert found[0].kind == "stalled" and found[0].confidence == "likely"
+    board = card.replace("amdgpu", "nct6798")  # a board header: 0 RPM under a duty is an empty header
+    found, _, _ = explained(machine(read.read(board)[0]))
+    assert "stalled" not in {f.kind for f in found}
+
+
+def test_a_stopped_fan_on_a_hot_card_is_never_at_rest() -> None:
+    cool = "amdgpu-pci-0300\nAdapter: PCI adapter\nfan1:           0 RPM\nedge:         +40.0°C\n"
+    found, _, _ = explained(machine(read.read(cool)[0]))
+    assert found[0].kind == "at-rest"
+    hot = cool.replace("+40.0", "+84.0")
+    found, _, _ = explained(machine(read.read(hot)[0]))
+    assert found[0].kind == "hot-not-cooled" and "at-rest" not in {f.kind for f in found}
+
+
+def test_golden_sentences() -> None:
+    bmc = "FAN3  | 400.000  | RPM  | cr  | 300.000 | 500.000 | 700.000 | 25300.000 | 25400.000 | 25500.000\n"
+    _, sentence, _ = explained(machine(read.read(bmc)[0]))
+    assert sentence.startswith("The FAN3 (BMC) turns at 400 RPM, at or below the BMC's lower-critical threshold of "
+                               "500 RPM: the BMC counts it as failing and drives every fan to full speed")
+    tach = "/xyz/openbmc_project/sensors/fan_tach/fan0:65535\n/xyz/openbmc_project/sensors/fan_tach/fan1:65535\n"
+    _, sentence, _ = explained(machine(read.read(tach)[0]))
+    assert sentence == ("The fan0 (BMC) and fan1 (BMC) read 65535 RPM (no pulses counted): not a speed, so how fast "
+                        "they turn is not known.")
+    ec = "system76_acpi-acpi-0\nAdapter: ACPI interface\nCPU fan:        0 RPM\nCPU temp:      +0.0°C\n"
+    _, sentence, _ = explained(machine(read.read(ec)[0]))
+    assert sentence == ("The embedded controller's own CPU temperature (CPU temp (system76_acpi)) reads 0 °C, which "
+                        "is no reading: a controller whose fan curve follows it never asks for cooling. Its fan reads "
+                        "0 RPM.")
+
+
+def test_temperatures_are_judged_by_their_chip() -> None:
+    def temp(text: str) -> TempFact:
+        return machine(read.read(text)[0]).temperatures[0]
+    assert temp("asuswmisensors-isa-0000\nTsensor 1 Temperature:   +216.0°C\n").invalid == "over-range"
+    assert temp("nct6776-isa-0290\nCPUTIN:       +123.5°C\n").invalid == "unconnected"
+    assert temp("amdgpu-pci-0300\njunction:     +110.0°C\n").invalid is None  # a GPU's junction reaches it for real
+    assert temp("thinkpad-isa-0000\ntemp3:        -128.0°C\n").invalid == "not-available"
