@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..collect.captures import Replay, Unreadable, load, text_of
+from ..collect.fandaemons import curves
 from ..collect.fans import FanService
 from ..collect.registry import registered
 from ..collect.serialize import to_json
@@ -22,13 +23,17 @@ from ..core.fan import Note
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..fans import adapt, read
 from ..fans.answer import explained
-from ..fans.facts import Machine, Reading
+from ..fans.facts import Decision, Level, Machine, Reading
 from ..fans.findings import Finding
+from ..fans.read.daemonlog import decisions
 from ..verdict.fanrest import fan_answer
 from ..verdict.notes import note_words
 from .terminal import clean, fan_table
 
 NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
+# Formats whose named reader knows what each field means (a card's target beside its speed, a level beside its
+# RPM): their files are not read again by the general reader, whose facts would count those fields as fans.
+NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "nvfancontrol", "cat of hwmon files", "/proc/acpi/ibm/fan")
 NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature reading was found in it"
 
 
@@ -61,6 +66,7 @@ def replayed(paths: list[Path], strict: bool = True) -> tuple[Snapshot, Replay]:
                              extra=registered(replay.proc_root, replay.sys_root,
                                               (lambda: liquid) if liquid else None))
         service.wait_first(10.0)
+        replay.curves = curves(replay.etc_root)  # read while the configurations are still there
         temperatures, left_out = service.temperatures()
         host = HostSample(hostname="(a capture)", cpu_percent=None, cpu_count=None, load_average=None,
                           memory_used_bytes=None, memory_total_bytes=None, temperatures=temperatures,
@@ -99,13 +105,24 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     of what the text did not name) and what each file unread by the named readers was read as."""
     readings: list[Reading] = []
     kinds: list[str] = []
+    steps: list[Decision] = []
+    levels: list[Level] = []
     for path in paths:
-        found, kind = read.read(text_of(path))
+        named = next((k for k in replay.kinds if k.startswith(f"{path.name}: ")), "")
+        if any(tool in named for tool in NAMED_ONLY):
+            continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
+        text = text_of(path)
+        logged, declared = decisions(text)
+        steps += logged
+        levels += declared
+        found, kind = read.read(text)
         readings += found
         alone = adapt.machine(found)
         if path in replay.unread and kind is not None and (alone.fans or alone.temperatures or alone.gpus):
             kinds.append(f"{path.name}: {kind}")
-    return adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus), kinds
+        elif path in replay.unread and logged:
+            kinds.append(f"{path.name}: a fan daemon's log (thinkfan)")
+    return adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels), kinds
 
 
 def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..core.fan import Note
 from ..core.model import GpuSample
+from ..fans.facts import Curve
 from . import bmc, control_captures, liquidctl, nvidia_captures
 from .capture_tree import Chips, amdgpu_ls, cat_session
 
@@ -51,6 +52,7 @@ class Replay:
     gpus: list[GpuSample] = field(default_factory=list)  # from nvidia-smi's table: each card and its fan
     notes: list[Note] = field(default_factory=list)  # what was done to the fans' control (control_captures)
     unread: list[Path] = field(default_factory=list)  # files none of these readers knows (``load(strict=False)``)
+    curves: tuple[Curve, ...] = ()  # what the fan daemons' configurations declare (the fan wing's facts)
 
 
 def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:

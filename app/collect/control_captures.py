@@ -3,7 +3,7 @@ driver answered, a fan daemon's log, a controller's errors. Each is a ``Note`` (
 puts them in words (app.verdict.notes). Read only from captures: a live machine does not log its past writes.
 
 Read here: amdgpu's ``gpu_od/fan_ctrl/fan_curve`` with its ``OD_RANGE`` and the points written to it, liquidctl's
-``set`` commands with their errors and two ``status`` listings taken around a change, thinkfan's log, a fan daemon's
+``set`` commands with their errors and two ``status`` listings taken around a change, a fan daemon's
 "Updated GPU n: ... Fan Speed=n%" log, i8kutils' ``/proc/i8k``, ``i8kfan`` and ``i8kmon`` (-1: no SMM interface),
 System76's EC console and a log of its ``ec=``/``pkg=``/``fan=`` readings, pwm writes on a Gigabyte IT8689 board,
 and ``framework_tool``'s settings with the ``--thermal`` readings after each.
@@ -23,7 +23,6 @@ _OD_TEMP = re.compile(r"FAN_CURVE\(hotspot temp\):\s*(-?\d+)C\s+(-?\d+)C")
 _OD_POINT = re.compile(r"^(?:\$\s*)?(?:echo\s+)?\"?(\d)\s+(\d+)\s+(\d+)\"?(?:\s*[>|].*)?$", re.MULTILINE)
 _LQ_SET = re.compile(r"liquidctl(?:\.exe)?\b[^\n]*?\bset\s+(\w+)\s+speed((?:\s+\d+)+)\s*$", re.MULTILINE)
 _LQ_ERROR = re.compile(r"^ERROR:\s*(.+?):\s*(.+?)\s*$", re.MULTILINE)
-_THINKFAN = re.compile(r"Temperatures\(bias\):\s*(-?\d+)\((-?\d+)\).*?->\s*level\s*(\d+)")
 _DAEMON_SET = re.compile(r"Updated GPU (\d+): Temp=(\d+)\s*°?C, Fan Speed=(\d+)\s*%")
 _I8K = re.compile(r"(?:fan status:\s*-1\b|^\s*-1 -1\s*$|i8kmon\[\d+\]: temp, [^:]*: -1 -1)", re.MULTILINE)
 _I8K_CPU = re.compile(r"CPU temperature \(Celsius\):\s*(\d+)")
@@ -110,17 +109,6 @@ def _liquidctl_listings(text: str) -> list[Note]:
     return []
 
 
-def _thinkfan_log(text: str) -> list[Note]:
-    """A level thinkfan chose for a steep rise its bias saw, from a placeholder reading (-128 after a resume)."""
-    steps = [(int(m.group(1)), int(m.group(2)), int(m.group(3))) for m in _THINKFAN.finditer(text)]
-    for i in range(1, len(steps)):
-        before, (celsius, bias, level) = steps[i - 1][0], steps[i]
-        if bias >= 50 and level > steps[i - 1][2] and before <= -100:
-            after = steps[i + 1][2] if i + 1 < len(steps) else -1
-            return [_note("thinkfan-bias", before=before, celsius=celsius, bias=bias, level=level, after=after)]
-    return []
-
-
 def _daemon_log(text: str) -> list[Note]:
     """A fan daemon's log of the duty it set on a card ("Updated GPU 0: Temp=40°C, Fan Speed=30%")."""
     sets = [(int(m.group(1)), int(m.group(3))) for m in _DAEMON_SET.finditer(text)]
@@ -190,5 +178,5 @@ def _framework(text: str) -> list[Note]:
 
 
 _READERS: tuple[Callable[[str], list[Note]], ...] = (
-    _amdgpu_curve, _liquidctl_commands, _liquidctl_listings, _thinkfan_log, _daemon_log, _i8k, _embedded_controller,
+    _amdgpu_curve, _liquidctl_commands, _liquidctl_listings, _daemon_log, _i8k, _embedded_controller,
     _gigabyte, _framework)

@@ -12,6 +12,7 @@ A file that does not parse, or has another shape, declares nothing (and says why
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from pathlib import Path
 from ..core.bounded import read_text_file
 from ..core.jsonvalue import Json, JsonObject, member, members
 from ..core.record import record
+from ..fans.facts import Curve
 from . import fancontrol
 from .fancontrol import Declared
 from .sources import Reading
@@ -215,3 +217,14 @@ def config_sources(etc_root: str | Path) -> list[ConfigSource]:
              (root / "thinkfan.yaml", thinkfan, "thinkfan-yaml"), (root / "thinkfan.conf", thinkfan, "thinkfan-conf"),
              (root / "fan2go" / "fan2go.yaml", fan2go, "fan2go"))
     return [ConfigSource(path, parse, key) for path, parse, key in known if os.path.lexists(path)]
+
+
+def curves(etc_root: str | Path) -> tuple[Curve, ...]:
+    """What the fan daemons' configurations under ``etc_root`` declare, as the fan wing's facts (a configuration that
+    cannot be read declares nothing)."""
+    found: list[Curve] = []
+    for source in config_sources(etc_root):
+        with contextlib.suppress(OSError, ValueError):
+            found += [Curve(d.daemon, d.chip, d.pwm, d.follows or d.source, d.curve, d.floor_percent)
+                      for d in source.read().declared]
+    return tuple(found)

@@ -181,7 +181,7 @@ class AirSensor:
 # decision or the setting it logged, a tool that cannot reach the fan, an embedded controller that lost its CPU
 # temperature, a board whose firmware keeps its fans, manual settings then the controller's own.
 NoteKind = Literal["curve-refused", "curve-locked", "set-failed", "profile-on-liquid", "asked-duty", "duty-ignored",
-                   "thinkfan-bias", "daemon-not-obeyed", "tool-cannot-reach", "ec-lost-cpu", "board-keeps-fans",
+                   "daemon-not-obeyed", "tool-cannot-reach", "ec-lost-cpu", "board-keeps-fans",
                    "manual-then-auto"]
 
 

@@ -12,7 +12,7 @@ from ..core.fan import Fan
 from ..core.model import GpuSample, HostSensor
 from .build import MAX_RPM, fans_of, gpus_of, temperatures_of
 from .chips import chip
-from .facts import Controller, FanFact, GpuFact, Invalid, Machine, Reading, TempFact
+from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, TempFact
 from .roles import role
 
 _CONTROL: dict[str, Controller] = {"manual": "manual", "full-speed": "none"}
@@ -50,7 +50,8 @@ def gpu_fact(gpu: GpuSample) -> GpuFact:
 
 
 def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iterable[HostSensor] = (),
-            gpus: Iterable[GpuSample] = ()) -> Machine:
+            gpus: Iterable[GpuSample] = (), curves: Sequence[Curve] = (), decisions: Sequence[Decision] = (),
+            levels: Sequence[Level] = ()) -> Machine:
     """One machine's facts: what its captures' text says, then what the live readers read of chips (and GPUs) the
     text did not name."""
     fan_facts = list(fans_of(readings))
@@ -69,4 +70,5 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
             temps.append(TempFact(key=f"nvidia/gpu{gpu.index}", chip="nvidia", label=f"GPU {gpu.index}",
                                   celsius=gpu.temperature_c, raw=gpu.temperature_c, role="gpu"))
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
-    return Machine(tuple(fan_facts), tuple(temps), tuple(gpu_facts), snapshots)
+    return Machine(tuple(fan_facts), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves), tuple(decisions),
+                   tuple(levels))

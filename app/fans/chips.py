@@ -79,7 +79,8 @@ UNKNOWN = Chip("unknown")
 THINKPAD = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=MappingProxyType(
     {0: "none", 1: "manual", 2: "ec"}), not_available_c=(-128.0,), unconnected_from_c=108.0,
     source="Documentation/admin-guide/laptops/thinkpad-acpi.rst (fan, pwm1_enable 0/1/2; -128 = not available)")
-DELL = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, error_values=(-1,), pwm_enable=_EC_MODES,
+# Dell's EC stops its fans while the machine is cool and dell_smm reports their speed: a 0 there is a rest
+DELL = Chip("ec", "ec", "rest", rest_below_c=70.0, error_values=(-1,), pwm_enable=_EC_MODES,
             source="Documentation/hwmon/dell-smm-hwmon.rst; i8kutils(1) (-1: the SMM call failed)")
 MAX31785 = Chip("controller", "unknown", "unknown", no_pulses=(65535,),
                 source="Documentation/hwmon/max31785.rst; openbmc phosphor-hwmon (65535: no tach, host off)")

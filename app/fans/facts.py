@@ -59,6 +59,7 @@ class FanFact:
     duty_percent: float | None = None
     target_rpm: float | None = None
     target_percent: float | None = None
+    floor_percent: float | None = None  # the lowest duty its controller accepts while it turns (a firmware floor)
     min_rpm: float | None = None
     max_rpm: float | None = None
     fault: bool | None = None
@@ -102,6 +103,41 @@ class GpuFact:
 
 
 @record
+class Curve:
+    """What a fan daemon's configuration declares for one output: the temperature it follows and the duty it asks
+    at each temperature ((°C, %) points, linear between them as the daemons draw them), its duty below the first."""
+
+    daemon: str  # "fancontrol", "thinkfan", "fan2go"
+    chip: str
+    output: str  # "pwm1"
+    source: str | None  # "temp1_input", or the source in words where it is not one input
+    points: tuple[tuple[float, float], ...]
+    floor_percent: float | None = None
+
+
+@record
+class Decision:
+    """One decision a fan daemon logged: the reading it acted on (the hottest once its bias is added), that bias,
+    the level it chose; ``first_c`` the first sensor's reading (the one a placeholder shows on)."""
+
+    daemon: str
+    celsius: float
+    bias: float
+    level: int
+    step: int
+    first_c: float | None = None
+
+
+@record
+class Level:
+    """A level of a daemon's configuration: on from ``low_c`` up to ``high_c``."""
+
+    level: int
+    low_c: float
+    high_c: float
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -110,3 +146,6 @@ class Machine:
     temperatures: tuple[TempFact, ...] = ()
     gpus: tuple[GpuFact, ...] = ()
     snapshots: int = 1
+    curves: tuple[Curve, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+    levels: tuple[Level, ...] = ()

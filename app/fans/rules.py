@@ -4,6 +4,7 @@ can stand; ``findings`` orders them, the strongest first."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -73,18 +74,25 @@ def turning(fan: FanFact) -> bool:
 
 
 def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
-    """The hottest valid temperature of what the fan cools: its own device's (a card's, a cooler's, an EC's), else
-    the CPU's, else any."""
-    valid = [t for t in machine.temperatures if t.celsius is not None]
+    """The hottest valid temperature of what the fan cools: its own device's (a card's, a cooler's; one card's own
+    readings where one listing holds several), else the CPU's, else any."""
+    device = re.match(r"GPU \d+\b", fan.label)
+    if device:
+        return _hottest([t for t in machine.temperatures if t.chip == fan.chip and t.label.startswith(device.group(0))])
     kind = chip(fan.chip).kind
-    own = [t for t in valid if t.chip == fan.chip] if kind in ("gpu", "aio") else []
-    if kind in ("gpu",) and fan.gpu is not None:
-        own += [t for t in valid if t.key == f"nvidia/gpu{fan.gpu}"]
-    cpu = [t for t in valid if t.role == "cpu"]
-    for group in (own, cpu if kind != "gpu" else [], valid if kind != "gpu" else []):
-        if group:
-            return max(group, key=lambda t: t.celsius or 0.0)
-    return None
+    if kind == "gpu":
+        return _hottest([t for t in machine.temperatures if t.chip == fan.chip or
+                         (fan.gpu is not None and t.key == f"nvidia/gpu{fan.gpu}")])
+    if kind == "aio":
+        own = _hottest([t for t in machine.temperatures if t.chip == fan.chip])
+        if own is not None:
+            return own
+    return _hottest([t for t in machine.temperatures if t.role == "cpu"]) or _hottest(list(machine.temperatures))
+
+
+def _hottest(temps: list[TempFact]) -> TempFact | None:
+    valid = [t for t in temps if t.celsius is not None]
+    return max(valid, key=lambda t: t.celsius or 0.0) if valid else None
 
 
 def rest_below(fan: FanFact) -> float:

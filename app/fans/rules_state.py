@@ -5,12 +5,89 @@ in ``app.fans.rules`` like the fault rules, at lower priorities."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 
 from .chips import chip
-from .facts import FanFact, Machine
+from .facts import Curve, FanFact, Machine
 from .findings import Confidence
 from .read.values import parse
 from .rules import ABI, Hit, rest_below, rule, source_of, there, turning
+
+
+@rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
+      "thinkfan.conf(5) (levels); fan2go's README (curves)")
+def daemon_curve(machine: Machine) -> Iterator[Hit]:
+    for curve in machine.curves:
+        if not curve.points:
+            continue
+        (t0, p0), (t1, p1) = curve.points[0], curve.points[-1]
+        facts: dict[str, float | str] = {"daemon": curve.daemon, "output": f"{curve.chip} {curve.output}",
+                                         "source": curve.source or "", "t0": t0, "p0": p0, "t1": t1, "p1": p1,
+                                         "points": len(curve.points)}
+        if curve.floor_percent is not None:
+            facts["floor"] = curve.floor_percent
+        asks = _now(machine, curve, facts)
+        number = curve.output.removeprefix("pwm")
+        fan = next((f for f in machine.fans if f.key == f"{curve.chip}/fan{number}"), None)
+        if fan is not None and fan.duty_percent is not None and asks is not None:
+            facts["duty"] = fan.duty_percent
+            if abs(fan.duty_percent - asks) > OFF_CURVE_POINTS:
+                yield Hit("daemon-not-followed", (fan.key,), "likely", facts)
+                continue
+        yield Hit("daemon-curve", (fan.key,) if fan else (), "known", facts)
+
+
+def _now(machine: Machine, curve: Curve, facts: dict[str, float | str]) -> float | None:
+    """What ``curve`` asks for at the temperature it follows, where that is read (put in ``facts``)."""
+    wanted = f"{curve.chip}/{(curve.source or '').removesuffix('_input')}"
+    temp = next((t for t in machine.temperatures if t.key == wanted and t.celsius is not None), None)
+    if temp is None or temp.celsius is None:
+        return None
+    asks = _asks(curve, temp.celsius)
+    if asks is not None:
+        facts.update(now_c=temp.celsius, asks=asks, source_key=temp.key)
+    return asks
+
+
+OFF_CURVE_POINTS = 10.0  # a duty this far from what the curve asks at the temperature read is not the curve's
+
+
+def _asks(curve: Curve, celsius: float) -> float | None:
+    """The duty ``curve`` asks for at ``celsius``: its floor (or first point) below, its last point above, linear
+    between points (as fancontrol draws it; thinkfan's levels are steps, whose linear reading is close enough to
+    tell a fan that follows from one that does not)."""
+    points = curve.points
+    if celsius < points[0][0]:
+        return curve.floor_percent if curve.floor_percent is not None else points[0][1]
+    for (ta, pa), (tb, pb) in pairwise(points):
+        if ta <= celsius <= tb:
+            return pa if tb == ta else pa + (pb - pa) * (celsius - ta) / (tb - ta)
+    return points[-1][1]
+
+
+@rule("a daemon's bias chose the level", 62, "thinkfan(1) (-b: a bias added to a reading that rises fast); "
+      "thinkfan.conf(5) (levels, each on between its two temperatures); thinkpad-acpi.rst (-128: not available)")
+def bias_chose(machine: Machine) -> Iterator[Hit]:
+    for n, step in enumerate(machine.decisions):
+        alone = _level_at(machine, step.celsius)
+        if step.bias <= 0 or (alone is not None and alone >= step.level):
+            continue
+        facts: dict[str, float | str] = {"daemon": step.daemon, "celsius": step.celsius, "bias": step.bias,
+                                         "level": float(step.level)}
+        if alone is not None:
+            facts["alone"] = float(alone)
+        before = machine.decisions[n - 1].first_c if n else None
+        if before is not None and (before <= -100 or before == 0):
+            facts["before"] = before  # the rise it saw came from a sensor's "not available" value
+        if n + 1 < len(machine.decisions):
+            facts["next"] = float(machine.decisions[n + 1].level)
+        yield Hit("bias-chose-level", (), "known" if alone is not None else "likely", facts)
+
+
+def _level_at(machine: Machine, celsius: float) -> int | None:
+    """The highest level whose range holds ``celsius`` (thinkfan's levels overlap; rising, it takes the upper)."""
+    holding = [lv.level for lv in machine.levels if lv.low_c <= celsius < lv.high_c]
+    return max(holding) if holding else None
 
 
 @rule("no temperature to follow", 60, f"{ABI} (tempN_input); Documentation/admin-guide/laptops/thinkpad-acpi.rst "
@@ -33,8 +110,30 @@ def no_control(machine: Machine) -> Iterator[Hit]:
 @rule("a fan held at a fixed duty", 55, f"{ABI} (pwmN_enable 1: manual, the duty written is kept)")
 def fixed_duty(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if fan.controller == "manual" and fan.duty_percent is not None and turning(fan):
+        if fan.controller == "manual" and fan.duty_percent and turning(fan):
             yield Hit("fixed-duty", (fan.key,), "known", {"duty": fan.duty_percent})
+
+
+@rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; fanN_input)")
+def turns_at_zero(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.duty_percent == 0 and fan.controller == "manual" and turning(fan):
+            yield Hit("turns-at-zero", (fan.key,), "known", {"rpm": fan.rpm or 0.0})
+
+
+@rule("a firmware floor", 52, "Documentation/gpu/amdgpu/thermal.rst (fan_curve: OD_RANGE, the duty a point may ask "
+      "for); NVAPI NV_GPU_CLIENT_FAN_COOLERS_STATUS (currentMinLevel); nvidia-settings(1) GPUTargetFanSpeed range")
+def firmware_floor(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if not fan.floor_percent or not there(fan):
+            continue
+        facts: dict[str, float | str] = {"floor": fan.floor_percent}
+        if fan.duty_percent is not None:
+            facts["duty"] = fan.duty_percent
+            facts["held"] = "below" if fan.duty_percent < fan.floor_percent - 1 else \
+                "floor" if fan.duty_percent <= fan.floor_percent + 1 else "above"
+        if facts.get("held") != "above":
+            yield Hit("firmware-floor", (fan.key,), "known", facts)
 
 
 @rule("a GPU with no fan reading", 45, "nvidia-smi(1) (--query-gpu fan.speed: [N/A] where the board reports none); "
@@ -60,7 +159,8 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
             continue  # nothing read says it is cool, or it is warmer than its controller rests at: never "at rest"
         confidence: Confidence = "likely" if design == "rest" else "possible"
         yield Hit("at-rest", (fan.key,), confidence, {"design": design, "below_c": rest_below(fan),
-                                                      "source": source.key, "source_c": source.celsius or 0.0})
+                                                      "source": source.key, "source_c": source.celsius or 0.0,
+                                                      "reading": "0 RPM" if fan.rpm == 0 else "0 %"})
 
 
 @rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
@@ -102,7 +202,7 @@ def zero_then_turning(machine: Machine) -> Iterator[Hit]:
 @rule("no fault anywhere", 25, f"{ABI} (fanN_fault, fanN_alarm); the BMC's status column (ipmitool(1))")
 def no_fault(machine: Machine) -> Iterator[Hit]:
     present = [f for f in machine.fans if there(f) and f.rpm != 0]
-    if len(present) >= 2 and not any(_doubtful(f) for f in machine.fans):
+    if len(present) >= 2 and all(turning(f) for f in present) and not any(_doubtful(f) for f in machine.fans):
         yield Hit("no-fault", tuple(f.key for f in present), "known", {"count": len(present)})
 
 
@@ -139,5 +239,6 @@ def hottest(machine: Machine) -> Iterator[Hit]:
 
 @rule("no fan read", 5, f"{ABI}")
 def no_fan(machine: Machine) -> Iterator[Hit]:
-    if not any(there(f) for f in machine.fans) and not machine.gpus:
+    if not any(there(f) for f in machine.fans) and not machine.gpus and not machine.curves and \
+            not machine.decisions:
         yield Hit("no-fan-read", (), "known", {})

@@ -14,7 +14,7 @@ Facts = Mapping[str, float | str]
 
 def _num(value: float | str) -> str:
     number = float(value)
-    return f"{number:,.0f}" if abs(number) >= 100 or number == int(number) else f"{number:.1f}"
+    return f"{number:,.0f}" if abs(number) >= 10 or number == int(number) else f"{number:.1f}"
 
 
 class Names:
@@ -106,11 +106,12 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
                 "temperature that would tell them apart is not read.")
     where = _source(n, f, " with")
     if f.get("design") == "rest":
-        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM{where}: at rest by its controller's design "
-                f"(it stops the fan while cooler than about {_num(f['below_c'])} °C).")
-    return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM{where}: probably at rest (its embedded "
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
+                f"controller's design (it stops the fan while cooler than about {_num(f['below_c'])} °C).")
+    return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
             "controller stops the fans while "
-            "the machine is cool), or its tachometer does not report.")
+            "the machine is cool), or its tachometer does not report (some controllers never fill it); which one "
+            "cannot be told from here.")
 
 
 _CONTROLLERS = {"firmware": "the device's own firmware", "bios": "the board's fan chip as the BIOS set it up",
@@ -137,6 +138,41 @@ def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
             f"{_verb(s, 'it unless the slot is', 'them unless the slots are')} empty.")
 
 
+def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
+    floor = _num(f["floor"])
+    if f.get("held") == "floor":
+        return (f"The {n(s[0])} is held at {_num(f['duty'])} %, the lowest duty its controller accepts ({floor} %): "
+                "a program or a curve holding the fan cannot take it lower; only the card's own automatic control "
+                "stops it.")
+    if f.get("held") == "below":
+        return (f"The {n(s[0])} is at {_num(f['duty'])} %, below the {floor} % a program or a curve can set: it is "
+                "under the card's own control (the only one that stops it).")
+    return (f"The {n(s[0])} accepts {floor}-100 % from a fan curve or a program: a point below {floor} % is refused, "
+            "and only the card's own zero-RPM mode stops the fan.")
+
+
+def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
+    source = f" from {n(f['source_key'])}" if "source_key" in f else f" from {f['source']}" if f.get("source") else ""
+    below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f else ""
+    steps = f" in {_num(f['points'])} steps" if float(f["points"]) > 2 else ""
+    now = f"; at {_num(f['now_c'])} °C now it asks for about {_num(f['asks'])} %" if "asks" in f else ""
+    return (f"{f['daemon']} drives {f['output']}{source}: {below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising"
+            f"{steps} to {_num(f['p1'])} % at {_num(f['t1'])} °C{now}.")
+
+
+def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (_curve(n, s, f)[:-1] + f", and the fan reads {_num(f['duty'])} %: it is not following {f['daemon']} "
+            f"(is {f['daemon']} running, and does it own the output?).")
+
+
+def _bias(n: Names, s: Sequence[str], f: Facts) -> str:
+    rise = f" from {_num(f['before'])} (a sensor's no-reading value)" if "before" in f else ""
+    alone = f"; at {_num(f['celsius'])} °C alone its levels give level {_num(f['alone'])}" if "alone" in f else ""
+    back = f"; the next cycle it chose level {_num(f['next'])}" if "next" in f else ""
+    return (f"{f['daemon']} chose level {_num(f['level'])} because it added a bias of {_num(f['bias'])} for a fast "
+            f"rise{rise} to {_num(f['celsius'])} °C{alone}: the rate of change, not the heat, raised the fan{back}.")
+
+
 def _no_fault(n: Names, s: Sequence[str], f: Facts) -> str:
     count = int(float(f["count"]))
     return "Neither fan read here reports a fault." if count == 2 else \
@@ -158,6 +194,13 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        "with no fault flagged: its controller asks and the fan does not turn "
                                        "(stalled, unpowered, or not driven by that controller's output)."),
     "stalled": _stalled,
+    "firmware-floor": _floor,
+    "daemon-curve": _curve,
+    "bias-chose-level": _bias,
+    "daemon-not-followed": _not_followed,
+    "turns-at-zero": lambda n, s, f: (f"The {n(s[0])} is asked for 0 % by hand and still turns at {_num(f['rpm'])} "
+                                      "RPM: that is its lowest speed (it has no fan-stop: the fan or its firmware "
+                                      "keeps it turning), so nothing is making it spin faster."),
     "unlike-siblings": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_num(f['rpm'])} RPM while "
                                         f"{_num(f['siblings'])} fans beside {_verb(s, 'it', 'them')} turn at about "
                                         f"{_num(f['median_rpm'])} RPM: fans of one chassis are driven together, so "

@@ -82,14 +82,6 @@ def _span(a: float, b: float) -> str:
     return f"{low:,.0f}" if round(low) == round(high) else f"{low:,.0f}-{high:,.0f}"
 
 
-def _thinkfan_bias(f: Facts, _: Snapshot) -> str:
-    after = _n(f, "after")
-    back = f"; the next cycle went back to level {after:.0f}" if after >= 0 else ""
-    return (f"thinkfan chose level {_n(f, 'level'):.0f} because its rate-of-change bias ({_n(f, 'bias'):.0f}) read "
-            f"the jump from {_n(f, 'before'):.0f} (a sensor's no-reading value, as after a resume) to "
-            f"{_n(f, 'celsius'):.0f} °C as a steep rise: at {_n(f, 'celsius'):.0f} °C the machine is not hot{back}.")
-
-
 def _daemon_not_obeyed(f: Facts, snap: Snapshot) -> str:
     gpu = int(_n(f, "gpu"))
     card = next((g for g in snap.gpus if g.index == gpu), None)
@@ -138,6 +130,6 @@ def _manual_then_auto(f: Facts, _: Snapshot) -> str:
 _WORDS: Mapping[str, Callable[[Facts, Snapshot], str]] = {
     "curve-refused": _curve_refused, "curve-locked": _curve_locked, "set-failed": _set_failed,
     "profile-on-liquid": _profile_on_liquid, "asked-duty": _asked_duty, "duty-ignored": _duty_ignored,
-    "thinkfan-bias": _thinkfan_bias, "daemon-not-obeyed": _daemon_not_obeyed,
+    "daemon-not-obeyed": _daemon_not_obeyed,
     "tool-cannot-reach": _tool_cannot_reach, "ec-lost-cpu": _ec_lost_cpu, "board-keeps-fans": _board_keeps_fans,
     "manual-then-auto": _manual_then_auto}

@@ -18,8 +18,8 @@ MAP = ROOT / "docs" / "ARCHITECTURE.md"
 
 
 # The layer of each folder of app/ (a module directly in app/ is assembly): the path says it, the page agrees.
-FOLDERS = {"core": "foundation", "vendors": "vendors", "attribution": "attribution", "fans": "fans", "collect": "engine",
-           "verdict": "engine", "store": "engine", "web": "web", "cli": "assembly"}
+FOLDERS = {"core": "foundation", "vendors": "vendors", "attribution": "attribution", "fans": "fans",
+           "collect": "engine", "verdict": "engine", "store": "engine", "web": "web", "cli": "assembly"}
 
 
 def layer_of_path(path: str) -> str:
@@ -290,7 +290,7 @@ def test_the_token_is_read_and_compared_only_by_the_access_policy() -> None:
 # The engine's three packages in a line: verdict and store build on core alone; collect assembles them (docs/
 # ARCHITECTURE.md, "The engine in a line").
 ENGINE_ORDER = {"verdict": {"core"}, "store": {"core"},
-                "collect": {"core", "vendors", "attribution", "verdict", "store"}}
+                "collect": {"core", "vendors", "attribution", "fans", "verdict", "store"}}
 
 
 def test_the_engine_packages_are_in_a_line() -> None:

@@ -73,7 +73,7 @@ def test_sensors_text_and_sensors_j_of_one_machine_read_alike(tmp_path: Path) ->
 def test_an_hwmon_listing_and_its_fancontrol_configuration_combine(tmp_path: Path) -> None:
     listing = tmp_path / "hwmon.txt"
     listing.write_text("/sys/class/hwmon/hwmon2/name:nct6775\n/sys/class/hwmon/hwmon2/fan2_input:1400\n"
-                       "/sys/class/hwmon/hwmon2/pwm2:153\n/sys/class/hwmon/hwmon2/pwm2_enable:1\n"
+                       "/sys/class/hwmon/hwmon2/pwm2:204\n/sys/class/hwmon/hwmon2/pwm2_enable:1\n"
                        "/sys/class/hwmon/hwmon2/temp2_input:71000\n/sys/class/hwmon/hwmon2/temp2_label:CPUTIN\n")
     config = tmp_path / "fancontrol"
     config.write_text("INTERVAL=10\nDEVPATH=hwmon2=devices/platform/nct6775.656\nDEVNAME=hwmon2=nct6775\n"
@@ -83,8 +83,13 @@ def test_an_hwmon_listing_and_its_fancontrol_configuration_combine(tmp_path: Pat
     answer = explained(listing, config)
     (fan,) = answer["fans"]
     assert fan["source"] == "nct6775 CPUTIN" and fan["source_c"] == 71.0 and fan["floor_percent"] is not None
-    assert answer["sentence"].startswith("The CPU fan (nct6775 fan2) runs at 60 % (1,400 RPM)")
-    assert "following nct6775 CPUTIN at 71 °C" in answer["sentence"]
+    lead = answer["findings"][0]  # fancontrol's curve at 71 °C: 30/255 at 40 °C to 255 at 80 °C asks for about 80 %
+    assert lead["kind"] == "daemon-curve" and round(lead["facts"]["asks"]) == 80 and lead["facts"]["duty"] == 80
+    assert "fancontrol drives nct6775 pwm2 from CPUTIN (nct6775)" in answer["sentence"]
+    assert "at 71 °C now it asks for about 80 %" in answer["sentence"]
+    listing.write_text(listing.read_text().replace("pwm2:204", "pwm2:153"))  # 60 %: not what fancontrol asks
+    lead = explained(listing, config)["findings"][0]
+    assert (lead["kind"], lead["confidence"], lead["facts"]["duty"]) == ("daemon-not-followed", "likely", 60)
 
 
 @pytest.mark.parametrize(("text", "why"), [

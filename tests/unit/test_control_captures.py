@@ -66,15 +66,6 @@ def test_liquidctl_commands_a_failure_a_single_duty_and_a_profile() -> None:
     assert kinds("ERROR: something else entirely\n") == []  # an error that is not liquidctl's
 
 
-def test_thinkfan_bias_needs_the_placeholder_before_the_jump() -> None:
-    log = ("thinkfan[1]: Temperatures(bias): {0}(0), 0(0) -> level 0\n"
-           "thinkfan[1]: Temperatures(bias): 45(259), 0(0) -> level 7\n"
-           "thinkfan[1]: Temperatures(bias): 45(0), 0(0) -> level 0\n")
-    (note,) = read(log.format("-128"))
-    assert note.facts["before"] == -128 and note.facts["level"] == 7 and note.facts["after"] == 0
-    assert kinds(log.format("30")) == []  # a real rise from 30 °C is what the bias is for
-
-
 def test_an_ec_that_lost_its_cpu_reading_and_one_that_did_not() -> None:
     assert kinds("17:45:35 FAN_STUCK pkg=95C ec=0C fan=0rpm\n") == ["ec-lost-cpu"]
     assert kinds("17:45:35 OK pkg=55C ec=54C fan=2100rpm\n") == []

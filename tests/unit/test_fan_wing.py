@@ -16,6 +16,7 @@ from app.fans.answer import explained
 from app.fans.build import fans_of
 from app.fans.chips import chip
 from app.fans.facts import FanFact, Machine, TempFact
+from app.fans.read.daemonlog import decisions
 from app.fans.roles import role
 from app.fans.rules import RULES
 from tests.support.corpus import every_block
@@ -34,7 +35,7 @@ def explain(key: str, tmp_path: Path) -> tuple[int, dict[str, object], str]:
 
 
 def test_the_corpus_has_72_machines_and_a_third_is_held_out() -> None:
-    assert len(BLOCKS) == 72
+    assert len(BLOCKS) == 72 and sorted(EXPECTED) == sorted(BLOCKS)  # every machine judged by findings
     out = held_out(sorted(BLOCKS))
     assert len(out) == 24 and set(out) <= set(BLOCKS)
     assert out == held_out(sorted(BLOCKS))  # the same third every run
@@ -56,9 +57,13 @@ def test_what_the_thread_requires_is_found(key: str, tmp_path: Path) -> None:
         assert not causes, (key, kinds)
     else:
         assert causes and causes[0]["kind"] == expect.lead, (key, kinds)
-        if expect.confidence:
-            assert causes[0]["confidence"] == expect.confidence, causes[0]
     assert set(expect.has) <= set(kinds), (key, kinds)
+    judged = causes[0] if expect.lead else next((f for f in found if expect.has and f["kind"] == expect.has[0]), None)
+    if expect.confidence:
+        assert judged is not None and judged["confidence"] == expect.confidence, judged
+    if expect.subject:  # the fan the lead is about, or with no lead the one heard (or the hottest reading)
+        about = causes[0] if expect.lead else next(f for f in found if f["kind"] in ("turning", "hottest"))
+        assert expect.subject.lower() in about["subjects"][0].lower(), (key, about)
     assert not set(expect.never) & set(kinds), (key, kinds)
 
 
@@ -166,3 +171,22 @@ def test_temperatures_are_judged_by_their_chip() -> None:
     assert temp("nct6776-isa-0290\nCPUTIN:       +123.5°C\n").invalid == "unconnected"
     assert temp("amdgpu-pci-0300\njunction:     +110.0°C\n").invalid is None  # a GPU's junction reaches it for real
     assert temp("thinkpad-isa-0000\ntemp3:        -128.0°C\n").invalid == "not-available"
+
+
+def test_a_bias_that_chose_the_level_and_where_its_rise_came_from() -> None:
+    """thinkfan adds a bias to a reading that rises fast: the level it chose above the one the reading alone gives
+    is the bias's; a rise from -128 (not available) is named as one."""
+    log = ("thinkfan[1]: Temperatures(bias): {0}(0), 0(0) -> level 0\n"
+           "thinkfan[1]: Temperatures(bias): 45(259), 0(0) -> level 7\n"
+           "thinkfan[1]: Temperatures(bias): 45(0), 0(0) -> level 0\n"
+           "levels:\n  - [0, 0, 58]\n  - [1, 53, 65]\n  - [7, 68, 32767]\n")
+    steps, levels = decisions(log.format("-128"))
+    found, _, _ = explained(Machine(decisions=steps, levels=levels))
+    (bias,) = [f for f in found if f.kind == "bias-chose-level"]
+    assert (bias.facts["level"], bias.facts["alone"], bias.facts["before"], bias.facts["next"]) == (7, 0, -128, 0)
+    assert bias.confidence == "known"
+    steps, levels = decisions(log.format("30"))
+    (bias,) = [f for f in explained(Machine(decisions=steps, levels=levels))[0] if f.kind == "bias-chose-level"]
+    assert "before" not in bias.facts  # a real rise from 30 °C: no placeholder to name
+    steps, levels = decisions(log.format("30").replace("45(259)", "70(0)").replace("level 7", "level 7"))
+    assert "bias-chose-level" not in {f.kind for f in explained(Machine(decisions=steps, levels=levels))[0]}

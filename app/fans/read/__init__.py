@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import csv, jsonish, lines, tables
+from . import columns, csv, jsonish, lines, tables
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
     ("nvidia-smi --query-gpu CSV", csv.read),
     ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
+    ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("labelled readings (sensors, label: value, path:value)", lines.read),
 )
 

@@ -42,6 +42,7 @@ class _Walk:
         self.seen: set[tuple[str | None, str, int]] = set()
         self.found: list[Reading] = []
         self.hwmon_names: dict[str, str] = {}
+        self.labels: dict[tuple[str | None, str], str] = {}  # (chip, "temp2") -> "CPUTIN": a listing's label files
 
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None) -> None:
         owner = chip if chip is not None else self.chip
@@ -61,11 +62,17 @@ def read(text: str) -> list[Reading]:
     walk = _Walk()
     for line in text.splitlines():
         _line(walk, line.rstrip())
-    if walk.hwmon_names:  # grep -r . /sys/class/hwmon/hwmonN/: the chip is its name file, not hwmonN
-        walk.found = [r if r.chip not in walk.hwmon_names else
-                      Reading(walk.hwmon_names[r.chip], r.label, r.value, r.raw, r.unit, r.attr, r.snapshot, r.extra)
-                      for r in walk.found]
+    if walk.hwmon_names or walk.labels:  # grep -r . /sys/class/hwmon/hwmonN/: the chip is its name file
+        walk.found = [_named(walk, r) for r in walk.found]
     return walk.found
+
+
+def _named(walk: _Walk, r: Reading) -> Reading:
+    """A listing's reading with its chip's name (not hwmonN) and its channel's label file (temp2_label: CPUTIN)."""
+    channel = (r.attr or "").partition("_")[0]
+    label = walk.labels.get((r.chip, channel), r.label)
+    return Reading(walk.hwmon_names.get(r.chip or "", r.chip), label, r.value, r.raw, r.unit, r.attr, r.snapshot,
+                   r.extra)
 
 
 def _line(walk: _Walk, line: str) -> None:
@@ -75,12 +82,13 @@ def _line(walk: _Walk, line: str) -> None:
     if _CHIP.match(stripped):
         walk.chip, walk.feature = _CHIP.match(stripped).group(1), None  # type: ignore[union-attr]  # matched above
         return
-    if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped):
+    if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped):
         return
     feature = _FEATURE.match(stripped)
     if feature:
         walk.feature = feature.group(1).strip()
         return
+    _sensors_extras(walk, stripped)
     host = _HOST.match(stripped)
     if host:
         stripped = stripped[host.end():]
@@ -89,6 +97,21 @@ def _line(walk: _Walk, line: str) -> None:
         if _SETTING.match(label):
             continue
         walk.add(label, match.group(2), column, attr=_attr(label), chip=host.group(1) if host else None)
+
+
+_MANUAL = re.compile(r"^(pwm\d+):\s+\S+\s+MANUAL CONTROL\b", re.IGNORECASE)
+_LIMIT = re.compile(r"^(fan\d+):.*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
+
+
+def _sensors_extras(walk: _Walk, line: str) -> None:
+    """What ``sensors`` prints beside a value: a pwm output under manual control ("pwm1: 0% MANUAL CONTROL", its
+    pwm_enable 1) and a fan's maximum ("(min = 0 RPM, max = 5700 RPM)")."""
+    manual = _MANUAL.match(line)
+    if manual:
+        walk.add(manual.group(1), "1", attr=f"{manual.group(1)}_enable")
+    limit = _LIMIT.match(line)
+    if limit:
+        walk.add(limit.group(1), f"{limit.group(2)} RPM", attr=f"{limit.group(1)}_max")
 
 
 def _attr(label: str) -> str | None:
@@ -104,6 +127,10 @@ def _path(walk: _Walk, line: str) -> bool:
     hwmon = re.search(r"/(hwmon\d+)(?:/device)?$", folder)
     if hwmon and name == "name":
         walk.hwmon_names[hwmon.group(1)] = value.strip()
+        return True
+    labelled = re.fullmatch(r"((?:temp|fan|in|power)\d+)_label", name)
+    if hwmon and labelled:
+        walk.labels[(hwmon.group(1), labelled.group(1))] = value.strip()
         return True
     chip = hwmon.group(1) if hwmon else ("bmc" if folder.startswith("/xyz/openbmc_project") else folder)
     kind = folder.rsplit("/", 1)[-1]  # OpenBMC: .../sensors/fan_tach/fan0, .../sensors/temperature/cpu0
@@ -122,7 +149,21 @@ def _subfeature(walk: _Walk, line: str) -> bool:
     if not match:
         return False
     attr, value = match.groups()
-    walk.add(walk.feature or attr, value, attr=attr)
+    unit = " C" if re.fullmatch(r"temp\d+_(input|max|crit|min)", attr) else \
+        " RPM" if re.fullmatch(r"fan\d+_(input|min|max|target)", attr) else ""  # sensors -u prints no units
+    walk.add(walk.feature or attr, value + unit, attr=attr)
+    return True
+
+
+_OD_FAN = re.compile(r"^FAN_CURVE\(fan speed\):\s*(\d+)\s*%\s+(\d+)\s*%$", re.IGNORECASE)
+
+
+def _od_range(walk: _Walk, line: str) -> bool:
+    """amdgpu's ``gpu_od/fan_ctrl/fan_curve`` OD_RANGE: the lowest and highest duty a curve point may ask for."""
+    match = _OD_FAN.match(line)
+    if not match:
+        return False
+    walk.add("fan1", f"{match.group(1)} %", attr="fan1_curve_min", chip=walk.chip or "amdgpu")
     return True
 
 

@@ -1,0 +1,27 @@
+"""What a fan daemon logged it decided, and the levels it decides between: thinkfan's ``Temperatures(bias): 45(259),
+0(0) -> level 7`` lines (each sensor's reading and the bias thinkfan added for its rate of change, then the level
+chosen) and its levels, in the legacy ``(level, low, high)`` form or the YAML ``- [level, low, high]`` one."""
+
+from __future__ import annotations
+
+import re
+
+from ..facts import Decision, Level
+
+_STEP = re.compile(r"Temperatures\(bias\):\s*(.*?)->\s*(?:Fans:\s*)?level\s*(\d+|auto|full-speed|disengaged)",
+                   re.IGNORECASE)
+_PAIR = re.compile(r"(-?\d+)\((-?\d+)\)")
+_LEVEL = re.compile(r"^\s*(?:-\s*)?[(\[]\s*(\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*[)\]]\s*$", re.MULTILINE)
+
+
+def decisions(text: str) -> tuple[tuple[Decision, ...], tuple[Level, ...]]:
+    """thinkfan's decisions in ``text`` in turn, and the levels its configuration declares."""
+    found: list[Decision] = []
+    for n, step in enumerate(_STEP.finditer(text)):
+        pairs = [(float(t), float(b)) for t, b in _PAIR.findall(step.group(1))]
+        if not pairs or not step.group(2).isdigit():
+            continue
+        celsius, bias = max(pairs, key=lambda p: p[0] + p[1])  # thinkfan follows its hottest biased reading
+        found.append(Decision("thinkfan", celsius, bias, int(step.group(2)), n, pairs[0][0]))
+    levels = tuple(Level(int(m.group(1)), float(m.group(2)), float(m.group(3))) for m in _LEVEL.finditer(text))
+    return tuple(found), levels
