@@ -176,13 +176,17 @@ def _add_top(commands: Subparsers) -> None:
 def _add_explain(commands: Subparsers) -> None:
     replay = commands.add_parser("explain", help="explain another machine's fans from captured text",
                                  formatter_class=_FORMATTER, epilog=exit_codes("explain"),
-                                 description="Print the fan part of the verdict, with the fan table, for the machine "
-                                             "the FILEs were captured on, as FanWhy would say it there: sensors -j, "
-                                             "sensors -u or sensors text, hwmon listings (grep -r . "
-                                             "/sys/class/hwmon/hwmon*/), ipmitool sdr, sdr elist or sensor "
-                                             "listings, nvidia-smi's table, fancontrol, thinkfan and fan2go "
-                                             "configurations. Several files of one machine combine. Processes are "
-                                             "not read from a capture: the answer says so.")
+                                 description="Print why the fans run, with the fan table and the findings behind "
+                                             "it, for the machine the FILEs were captured on: any paste of labelled "
+                                             "readings (sensors text, -u or -j; 'label: value unit' lines; "
+                                             "path:value listings such as grep -r . /sys/class/hwmon/hwmon*/ or "
+                                             "OpenBMC's sensors; | tables such as ipmitool sensor, sdr and "
+                                             "ipmiutil; ipmitool sensor get; nvidia-smi --query-gpu CSV; rocm-smi; "
+                                             "JSON from sensors -j, liquidctl, Redfish), nvidia-smi's table, -q and "
+                                             "-q -x, liquidctl status, fancontrol, thinkfan and fan2go "
+                                             "configurations and thinkfan's log. Several snapshots in one paste are "
+                                             "read in turn; several files of one machine combine. Processes are not "
+                                             "read from a capture: the answer says so.")
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE", help="a capture of one machine's sensors")
     replay.add_argument("--json", action="store_true", help="print the fans and the sentence as JSON")
 

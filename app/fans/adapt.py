@@ -25,7 +25,7 @@ def fan_fact(fan: Fan) -> FanFact:
     rpm: float | None = float(fan.rpm) if fan.rpm is not None else None
     invalid: Invalid | None = None
     if rpm is not None and (rpm > MAX_RPM or rpm < 0):
-        rpm, invalid = None, "no-pulses" if fan.rpm == 65535 else "over-range"
+        rpm, invalid = None, "no-pulses" if fan.rpm in chip(owner).no_pulses else "over-range"
     controller = _CONTROL.get(fan.control, chip(owner).controller)
     return FanFact(key=f"{owner}/{label}", chip=owner, label=label, rpm=rpm, raw=f"{fan.rpm} RPM" if fan.rpm is not
                    None else None, invalid=invalid, duty_percent=fan.percent,

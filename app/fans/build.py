@@ -128,7 +128,7 @@ def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int,
     if value < 0:
         return None, "negative"
     if value > MAX_RPM:
-        return None, "no-pulses" if value == 65535 else "over-range"
+        return None, "over-range"  # a saturated or garbled counter; "no pulses" only where the chip documents it
     return value, None
 
 

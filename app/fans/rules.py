@@ -149,8 +149,13 @@ def fault_then_reading(machine: Machine) -> Iterator[Hit]:
 @rule("asked for a speed, not turning", 92, f"{ABI} (fanN_target: the desired speed; fanN_fault)")
 def target_not_met(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if fan.target_rpm and fan.target_rpm > 0 and fan.rpm == 0 and not fan.fault:
+        if fan.fault:
+            continue
+        if fan.target_rpm and fan.target_rpm > 0 and fan.rpm == 0:
             yield Hit("target-not-met", (fan.key,), "known", {"target_rpm": fan.target_rpm})
+        elif fan.target_percent and fan.target_percent >= STALL_DUTY and (fan.rpm == 0 or fan.duty_percent == 0):
+            # NVML: the driver aims at a speed (its target) and the fan's own speed reads 0
+            yield Hit("target-not-met", (fan.key,), "known", {"target_percent": fan.target_percent})
 
 
 @rule("a duty with no speed", 90, f"{ABI} (pwmN: the duty asked; fanN_input: the speed counted)")

@@ -57,8 +57,9 @@ def _verb(subjects: Sequence[str], one: str, many: str) -> str:
 
 def _raw(facts: Facts) -> str:
     raw = str(facts.get("raw", ""))
-    return {"no-pulses": f"{raw} (no pulses counted)", "negative": f"{raw} (a negative speed)",
-            "error": f"{raw} (the driver's error value)", "over-range": f"{raw} (beyond any fan's speed)"}.get(
+    return {"no-pulses": f"{raw} (no pulses counted: a stopped fan, or none)", "negative": f"{raw} (a negative speed)",
+            "error": f"{raw} (the driver's error value)",
+            "over-range": f"{raw}, past any fan's speed (a counter's maximum or a driver's error value)"}.get(
         str(facts.get("why", "")), raw)
 
 
@@ -190,9 +191,11 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "fault-then-reading": lambda n, s, f: (f"The {n(s[0])} read FAULT in {_num(f['faults'])} of {_num(f['readings'])}"
                                            f" readings and {f['values']} in the others: its driver flags a fault, so"
                                            " the numbers it gives cannot be trusted as its speed."),
-    "target-not-met": lambda n, s, f: (f"The {n(s[0])} is asked for {_num(f['target_rpm'])} RPM and reads 0 RPM "
-                                       "with no fault flagged: its controller asks and the fan does not turn "
-                                       "(stalled, unpowered, or not driven by that controller's output)."),
+    "target-not-met": lambda n, s, f: (f"The {n(s[0])} is asked for "
+                                       + (f"{_num(f['target_rpm'])} RPM" if "target_rpm" in f else
+                                          f"{_num(f['target_percent'])} %")
+                                       + " and reads 0 with no fault flagged: its controller asks and the fan does "
+                                       "not turn (stalled, unpowered, or not driven by that controller's output)."),
     "stalled": _stalled,
     "firmware-floor": _floor,
     "daemon-curve": _curve,
@@ -211,10 +214,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                           "dead fan (a driver setting, a register map, or the fan starting)."),
     "below-bmc-threshold": _bmc,
     "ec-cpu-unread": _ec,
-    "speed-not-a-reading": lambda n, s, f: f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: not a speed, "
-                                           "so how fast they turn is not known." if len(s) > 1 else
-                                           f"The {n.some(s)} reads {_raw(f)}: not a speed, so how fast it turns is not "
-                                           "known.",
+    "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "
+                                            f"{_verb(s, 'it turns', 'they turn')} is not known."),
     "drivers-disagree": lambda n, s, f: (f"Two drivers read this board's one fan chip ({f['more']} and {f['fewer']})"
                                          f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
                                          f"{f['fewer']} {_num(f['fewer_n'])}: the zeros of {f['fewer']} are most "

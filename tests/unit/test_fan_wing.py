@@ -155,8 +155,8 @@ def test_golden_sentences() -> None:
                                "500 RPM: the BMC counts it as failing and drives every fan to full speed")
     tach = "/xyz/openbmc_project/sensors/fan_tach/fan0:65535\n/xyz/openbmc_project/sensors/fan_tach/fan1:65535\n"
     _, sentence, _ = explained(machine(read.read(tach)[0]))
-    assert sentence == ("The fan0 (BMC) and fan1 (BMC) read 65535 RPM (no pulses counted): not a speed, so how fast "
-                        "they turn is not known.")
+    assert sentence == ("The fan0 (BMC) and fan1 (BMC) read 65535 RPM, past any fan's speed (a counter's maximum or a "
+                        "driver's error value): how fast they turn is not known.")
     ec = "system76_acpi-acpi-0\nAdapter: ACPI interface\nCPU fan:        0 RPM\nCPU temp:      +0.0°C\n"
     _, sentence, _ = explained(machine(read.read(ec)[0]))
     assert sentence == ("The embedded controller's own CPU temperature (CPU temp (system76_acpi)) reads 0 °C, which "
@@ -190,3 +190,35 @@ def test_a_bias_that_chose_the_level_and_where_its_rise_came_from() -> None:
     assert "before" not in bias.facts  # a real rise from 30 °C: no placeholder to name
     steps, levels = decisions(log.format("30").replace("45(259)", "70(0)").replace("level 7", "level 7"))
     assert "bias-chose-level" not in {f.kind for f in explained(Machine(decisions=steps, levels=levels))[0]}
+
+
+def _wing(text: str) -> set[str]:
+    return {f.kind for f in explained(machine(read.read(text)[0]))[0]}
+
+
+def test_the_wing_rests_a_fan_only_where_its_duty_asks_for_nothing() -> None:
+    card = "/sys/class/hwmon/hwmon2/name:amdgpu\n/sys/class/hwmon/hwmon2/fan1_input:0\n" \
+           "/sys/class/hwmon/hwmon2/temp1_input:40000\n/sys/class/hwmon/hwmon2/pwm1:{}\n"
+    assert "at-rest" in _wing(card.format(0))
+    assert "at-rest" not in _wing(card.format(25))  # 10 %: a little asked, so 0 RPM is not a rest
+
+
+def test_the_wing_reads_a_lowest_speed_only_from_a_duty_written_by_hand() -> None:
+    board = "/sys/class/hwmon/hwmon2/name:nct6798\n/sys/class/hwmon/hwmon2/fan1_input:900\n" \
+            "/sys/class/hwmon/hwmon2/pwm1:0\n/sys/class/hwmon/hwmon2/pwm1_enable:{}\n"
+    assert "turns-at-zero" in _wing(board.format(1))
+    assert "turns-at-zero" not in _wing(board.format(5))
+
+
+def test_the_wing_says_two_drivers_disagree_only_when_they_do() -> None:
+    both = "nct6683-isa-0a20\nfan1: 900 RPM\nfan2: {} RPM\nnct6687-isa-0a20\nfan1: 905 RPM\nfan2: 0 RPM\n"
+    assert "drivers-disagree" in _wing(both.format(700))
+    assert "drivers-disagree" not in _wing(both.format(0))
+
+
+def test_the_wing_gives_no_comfort_beside_a_fan_nothing_vouches_for() -> None:
+    bmc = ("FAN1 | 5400.000 | RPM | ok | na | na | na | na | na | na\n"
+           "FAN2 | 5300.000 | RPM | ok | na | na | na | na | na | na\n"
+           "FAN3 | {} | RPM | ok | na | na | na | na | na | na\n")
+    assert "no-fault" in _wing(bmc.format("5350.000"))
+    assert "no-fault" not in _wing(bmc.format("0.000"))  # a server fan at 0 RPM with no status: not "no fault"
