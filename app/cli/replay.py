@@ -86,7 +86,9 @@ def answer(snap: Snapshot, notes: list[Note], found: list[Finding] | None = None
     wing's findings where one of them is a cause (a fault, a stall, a fan not cooling, a BMC's threshold), or where
     the named readers read no fan; else the verdict's account of the fans."""
     named = bool(snap.fans or snap.gpus or snap.air or snap.host.temperatures)  # the named readers read something
-    if found is not None and machine is not None and found and (found[0].cause or not named):
+    fanless = not any(f.state != "dead" for f in snap.fans) and not snap.gpus and \
+        bool(machine and any(f.rpm or f.duty_percent for f in machine.fans))  # the wing read fans they did not
+    if found is not None and machine is not None and found and (found[0].cause or not named or fanless):
         from ..fans.words import answer as worded
 
         sentence, also = worded(found, machine)

@@ -12,6 +12,7 @@ from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .roles import may_be_unconnected, role
 
 MAX_RPM = 30_000.0  # no fan a tachometer counts turns faster: a reading above is a garbled or saturated counter
+MIN_RPM = 100.0  # no fan turns this slowly while it turns: below it a counter sees a fan stopping, starting, or noise
 HOTTEST_REAL_C = 127.0  # the top of a signed 8-bit sensor register: above it no reading is real
 _FAN_WORDS = re.compile(r"fan|pump|blower|cooler|rotor|tach|\bduty\b", re.IGNORECASE)
 _ABSENT_STATUS = ("na", "ns", "absent", "not present", "no reading", "disabled", "not available", "absent ")
@@ -40,7 +41,8 @@ def _fan_channel(r: Reading) -> str | None:
     if r.chip == "nvidia":
         return f"gpu{int(r.extra.get('gpu', 0))} fan" if r.label == "fan.speed" else None
     if r.unit == "rpm" or (r.unit == "%" and _FAN_WORDS.search(r.label)) or \
-            (r.chip == "bmc" and r.unit is None and _FAN_WORDS.search(r.label)):  # a BMC's empty slot: "0.00 na"
+            (r.chip == "bmc" and r.unit is None and _FAN_WORDS.search(r.label) and  # a BMC's empty slot: "na"
+             (r.value is None or "na" in r.raw.lower().split())):
         return r.label
     if r.unit is None and re.search(r"rpm|level", r.label, re.IGNORECASE) and _ITEM.match(r.label):
         return _ITEM.match(r.label).group(1)  # type: ignore[union-attr]  # matched on the line above
@@ -65,6 +67,8 @@ def _kind(r: Reading) -> str:
         field_name = item.group(2).lower()
         return "input" if "rpm" in field_name else "floor" if "min" in field_name else \
             "max_level" if "max" in field_name else "percent"
+    if suffix == "minimum_pwm":  # amdgpu's gpu_od fan_minimum_pwm: the lowest duty while it turns, in %
+        return "floor"
     return suffix or ("percent" if r.unit == "%" or r.chip == "nvidia" else "input")
 
 
@@ -95,11 +99,15 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
         pwm_enable=pwm_enable,
         controller=owner.pwm_enable.get(pwm_enable, owner.controller) if pwm_enable is not None else owner.controller,
-        gpu=_gpu(first), pump="pump" in label.lower(), speeds=tuple(speeds))
+        gpu=_gpu(first), pump="pump" in label.lower(), speeds=tuple(speeds),
+        zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
+        rest_below_c=_value(by_attr, "zero_rpm_stop"))
 
 
 def _label(key: str, found: list[Reading]) -> str:
     """The name the capture gives the fan ("CPU Fan", "FAN3"), else its channel ("fan1")."""
+    if found[0].chip == "nvidia":  # nvidia-smi's field names are not the fan's: "gpu0 fan"
+        return key.partition("/")[2]
     label = next((r.label for r in found if not re.fullmatch(r"(fan|pwm)\d+(_\w+)?", r.label)), key.partition("/")[2])
     item = _ITEM.match(label)
     return item.group(1) if item else label
@@ -118,6 +126,8 @@ def _gpu(first: Reading) -> int | None:
 
 def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int, ...]) -> tuple[float | None,
                                                                                                   Invalid | None]:
+    if speed is not None and speed.raw == "an error":
+        return None, "error"
     if speed is None or speed.value is None or speed.unit == "%" or speed.chip == "nvidia":
         return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else None)
     value = speed.value
@@ -128,7 +138,9 @@ def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int,
     if value < 0:
         return None, "negative"
     if value > MAX_RPM:
-        return None, "over-range"  # a saturated or garbled counter; "no pulses" only where the chip documents it
+        return None, "over-range"
+    if 0 < value < MIN_RPM:
+        return None, "too-slow"  # a saturated or garbled counter; "no pulses" only where the chip documents it
     return value, None
 
 
@@ -167,6 +179,8 @@ def temperatures_of(readings: Iterable[Reading]) -> tuple[TempFact, ...]:
     found: dict[str, Reading] = {}
     faults: set[str] = set()
     for r in readings:
+        if r.chip == "nvidia" and "gpu" in r.extra:
+            continue  # a GPU's own temperature, from its GPU fact (app.fans.adapt)
         if r.attr and re.fullmatch(r"temp\d+_fault", r.attr) and r.value == 1:
             faults.add(f"{r.chip or '-'}/{r.attr[:-6]}")
         elif r.unit == "c" and (r.attr is None or re.fullmatch(r"temp(\d+(_input)?|_\w+)", r.attr)):

@@ -19,7 +19,7 @@ Controller = Literal["firmware", "bios", "ec", "bmc", "daemon", "manual", "none"
 # Why a raw value is not a reading: a counter that saw no pulses (65535), a negative speed or a driver's error value,
 # past what the hardware can produce, a value a driver documents as "not available", an input with nothing on it,
 # a fault the driver flags.
-Invalid = Literal["no-pulses", "negative", "error", "over-range", "not-available", "unconnected", "fault"]
+Invalid = Literal["no-pulses", "negative", "error", "over-range", "too-slow", "not-available", "unconnected", "fault"]
 Role = Literal["cpu", "gpu", "memory", "liquid", "inlet", "exhaust", "board", "chipset", "vrm", "storage", "unknown"]
 Unit = Literal["rpm", "c", "%", "w", "v", "a", "mhz"]
 
@@ -71,6 +71,8 @@ class FanFact:
     controller: Controller = "unknown"
     gpu: int | None = None  # the GPU it belongs to (a graphics card's own fan)
     pump: bool = False  # a liquid cooler's pump
+    zero_rpm: bool | None = None  # the controller's zero-RPM (fan-stop) setting, where a capture shows it
+    rest_below_c: float | None = None  # the controller's own stop temperature, where a capture shows it
     speeds: tuple[str, ...] = ()
 
 

@@ -65,8 +65,9 @@ def there(fan: FanFact) -> bool:
 
 
 def not_turning(fan: FanFact) -> bool:
-    """A fan that is there and does not turn as far as its tachometer says: 0 RPM, or a counter with no pulses."""
-    return there(fan) and (fan.rpm == 0 or fan.invalid == "no-pulses")
+    """A fan that is there and does not turn as far as its tachometer says: 0 RPM, a counter with no pulses, or a
+    speed slower than any fan turns."""
+    return there(fan) and (fan.rpm == 0 or fan.invalid in ("no-pulses", "too-slow"))
 
 
 def turning(fan: FanFact) -> bool:
@@ -80,9 +81,10 @@ def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
     if device:
         return _hottest([t for t in machine.temperatures if t.chip == fan.chip and t.label.startswith(device.group(0))])
     kind = chip(fan.chip).kind
+    if kind == "gpu" and fan.gpu is not None:  # one of several cards: its own temperature only
+        return _hottest([t for t in machine.temperatures if t.key == f"nvidia/gpu{fan.gpu}"])
     if kind == "gpu":
-        return _hottest([t for t in machine.temperatures if t.chip == fan.chip or
-                         (fan.gpu is not None and t.key == f"nvidia/gpu{fan.gpu}")])
+        return _hottest([t for t in machine.temperatures if t.chip == fan.chip])
     if kind == "aio":
         own = _hottest([t for t in machine.temperatures if t.chip == fan.chip])
         if own is not None:
@@ -96,7 +98,9 @@ def _hottest(temps: list[TempFact]) -> TempFact | None:
 
 
 def rest_below(fan: FanFact) -> float:
-    return chip(fan.chip).rest_below_c or REST_UNKNOWN_C
+    """Below what temperature a rest is the fan's controller's design: its own stop temperature where read, else
+    its chip's documented one, else a cautious default."""
+    return fan.rest_below_c or chip(fan.chip).rest_below_c or REST_UNKNOWN_C
 
 
 def _temp_facts(temp: TempFact | None) -> dict[str, float | str]:
@@ -161,11 +165,17 @@ def target_not_met(machine: Machine) -> Iterator[Hit]:
 @rule("a duty with no speed", 90, f"{ABI} (pwmN: the duty asked; fanN_input: the speed counted)")
 def stalled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if fan.duty_percent is not None and fan.duty_percent >= STALL_DUTY and not_turning(fan) and \
-                chip(fan.chip).zero != "empty" and not fan.target_rpm:
+        asked = fan.duty_percent is not None and fan.duty_percent >= STALL_DUTY
+        if (asked or fan.zero_rpm is False) and not_turning(fan) and chip(fan.chip).zero != "empty" and \
+                not fan.target_rpm:
             unreported = chip(fan.chip).zero in ("unreported", "rest-or-unreported")
-            yield Hit("stalled", (fan.key,), "possible" if unreported else "likely",
-                      {"duty": fan.duty_percent, "tach_may_not_report": "yes" if unreported else "no"})
+            facts: dict[str, float | str] = {"tach_may_not_report": "yes" if unreported else "no",
+                                             "raw": fan.raw or "0 RPM"}
+            if asked:
+                facts["duty"] = fan.duty_percent or 0.0
+            else:
+                facts["zero_rpm"] = "off"  # its controller does not stop it: 0 is not a rest
+            yield Hit("stalled", (fan.key,), "possible" if unreported else "likely", facts)
 
 
 _LOWER_STATUS = ("lower critical", "lower non-recoverable", "belowcrit", "lcr", "lnr", "crit-lo", "lo-crit",

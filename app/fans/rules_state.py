@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import pairwise
 
-from .chips import chip
+from .chips import chip, gpu_line
 from .facts import Curve, FanFact, Machine
 from .findings import Confidence
 from .read.values import parse
@@ -140,9 +140,10 @@ def firmware_floor(machine: Machine) -> Iterator[Hit]:
       "NVML nvmlDeviceGetFanSpeed_v2 (NotSupported)")
 def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
     for gpu in machine.gpus:
-        if not gpu.fan_reported:
+        if not gpu.fan_reported or (gpu.fan_percent == 0 and gpu_line(gpu.name) == "datacenter"):
             yield Hit("gpu-fan-unreported", (f"nvidia/gpu{gpu.index}",), "possible",
-                      {"gpu": float(gpu.index), "name": gpu.name or ""})
+                      {"gpu": float(gpu.index), "name": gpu.name or "", "reads": "n/a" if not gpu.fan_reported
+                       else "0 %"})
 
 
 @rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; "
@@ -151,22 +152,31 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         design = chip(fan.chip).zero
         asked = fan.duty_percent
-        if design not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
+        if design not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or fan.zero_rpm is False or \
                 (fan.rpm != 0 and not (fan.rpm is None and asked == 0)) or (asked is not None and asked > 0):
             continue
         source = source_of(machine, fan)
         if source is None or (source.celsius or 0.0) >= rest_below(fan):
             continue  # nothing read says it is cool, or it is warmer than its controller rests at: never "at rest"
-        confidence: Confidence = "likely" if design == "rest" else "possible"
-        yield Hit("at-rest", (fan.key,), confidence, {"design": design, "below_c": rest_below(fan),
+        line = gpu_line(next((g.name for g in machine.gpus if g.index == fan.gpu), None)) if fan.chip == "nvidia" \
+            else None
+        if line == "datacenter":
+            continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
+        # NVML with no target read and a card that does not say it is a GeForce: a 0 % may be a passive card's
+        passive = fan.chip == "nvidia" and fan.target_percent is None and line != "consumer"
+        confidence: Confidence = "likely" if design == "rest" and not passive else "possible"
+        yield Hit("at-rest", (fan.key,), confidence, {"design": "rest-or-passive" if passive else design,
+                                                      "below_c": rest_below(fan),
                                                       "source": source.key, "source_c": source.celsius or 0.0,
-                                                      "reading": "0 RPM" if fan.rpm == 0 else "0 %"})
+                                                      "reading": "0 RPM" if fan.rpm == 0 else
+                                                      f"{fan.raw} at 0 % duty (a counter's noise, not a turning fan)"
+                                                      if fan.invalid == "too-slow" else "0 %"})
 
 
 @rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
 def fastest(machine: Machine) -> Iterator[Hit]:
     moving = [f for f in machine.fans if (turning(f) or (f.rpm is None and not f.invalid and f.duty_percent))
-              and not f.fault]
+              and not _doubtful(f)]
     if moving:
         lead = max(moving, key=_share)
         facts: dict[str, float | str] = {"controller": lead.controller}

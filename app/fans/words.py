@@ -45,9 +45,11 @@ def _name(chip: str | None, label: str) -> str:
         return f"{label} (BMC)"
     own = re.fullmatch(r"gpu(\d+) fan(?: (\d+))?", label)
     if chip == "nvidia" and own:
-        return f"GPU {own.group(1)}'s fan" + (f" {own.group(2)}" if own.group(2) else "")
+        return (f"fan {own.group(2)} of GPU {own.group(1)}" if own.group(2) else f"fan of GPU {own.group(1)}")
     if not chip or chip == "-":
         return label
+    if re.fullmatch(r"(fan|temp|pwm)\d+", label):  # a channel with no label of its own: "amdgpu fan1"
+        return f"{chip} {label}"
     return f"{label} ({chip})"
 
 
@@ -58,7 +60,9 @@ def _verb(subjects: Sequence[str], one: str, many: str) -> str:
 def _raw(facts: Facts) -> str:
     raw = str(facts.get("raw", ""))
     return {"no-pulses": f"{raw} (no pulses counted: a stopped fan, or none)", "negative": f"{raw} (a negative speed)",
-            "error": f"{raw} (the driver's error value)",
+            "error": "an error: its driver could not read it" if raw == "an error" else
+            f"{raw} (the driver's error value)",
+            "too-slow": f"{raw}, slower than any fan turns (a fan stopping or starting, or a counter's noise)",
             "over-range": f"{raw}, past any fan's speed (a counter's maximum or a driver's error value)"}.get(
         str(facts.get("why", "")), raw)
 
@@ -81,8 +85,9 @@ def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
 def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
     tail = ("or its controller does not report the speed: judge it by ear or by its temperatures" if
             f.get("tach_may_not_report") == "yes" else "or its tachometer does not report")
-    return (f"The {n.some(s)} {_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and "
-            f"{_verb(s, 'reads', 'read')} 0 RPM: stalled, {tail}.")
+    asked = f"{_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and" if "duty" in f else \
+        f"{_verb(s, 'has', 'have')} zero-RPM off (its controller does not stop {_verb(s, 'it', 'them')}) and"
+    return f"The {n.some(s)} {asked} {_verb(s, 'reads', 'read')} {f.get('raw') or '0 RPM'}: stalled, {tail}."
 
 
 def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -106,6 +111,9 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The {n.some(s)} reads 0 RPM: at rest, or a driver that does not report the speed; the "
                 "temperature that would tell them apart is not read.")
     where = _source(n, f, " with")
+    if f.get("design") == "rest-or-passive":
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
+                "card that reports 0 % for a fan it does not have; no target speed is read to tell them apart.")
     if f.get("design") == "rest":
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
                 f"controller's design (it stops the fan while cooler than about {_num(f['below_c'])} °C).")
@@ -234,9 +242,11 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                    f"{_verb(s, 'it runs', 'they run')} at full speed."),
     "fixed-duty": lambda n, s, f: (f"The {n(s[0])} is held at {_num(f['duty'])} % by hand or by a program "
                                    "(pwm_enable 1: manual): it does not follow a temperature."),
-    "gpu-fan-unreported": lambda n, s, f: (f"{n(s[0])} reports no fan speed ([N/A]): it has no fan of its own "
-                                           "(passively cooled, or a laptop GPU whose fans the laptop's embedded "
-                                           "controller drives: read those instead)."),
+    "gpu-fan-unreported": lambda n, s, f: (f"{n(s[0])} " + ("reports no fan speed ([N/A])" if f.get("reads") == "n/a"
+                                                            else "reads 0 %, as data-center cards do for a fan they "
+                                                            "do not have") + ": it has no fan of its own (passively "
+                                           "cooled by the chassis fans, or a laptop GPU whose fans the laptop's "
+                                           "embedded controller drives: read those instead)."),
     "at-rest": _rest,
     "turning": _turning,
     "no-fault": _no_fault,

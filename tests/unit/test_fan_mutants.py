@@ -7,6 +7,7 @@ aims at a speed. Each is documented behaviour (kernel hwmon sysfs ABI, nct6775.r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from app.collect.fanlearn import Fit
 from app.collect.fans import FanService
@@ -66,7 +67,7 @@ def test_an_input_the_driver_marks_faulted_is_left_out(tmp_path: Path) -> None:
     assert [s.label for s in found] == ["temp2"] and "fault" in left_out["nct6798 temp1"]
 
 
-def _fan(chip_name: str, channel: int, **values: object) -> Fan:
+def _fan(chip_name: str, channel: int, **values: Any) -> Fan:
     return Fan(id=f"hwmon:{chip_name}/fan{channel}", chip=chip_name, channel=channel, label=None, **values)
 
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, jsonish, lines, tables
+from . import columns, csv, jsonish, lines, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
+    ("nvidia-smi -q -x XML", tagged.xml),
+    ("Prometheus metrics (node_exporter's hwmon)", tagged.prometheus),
+    ("a monitoring plugin's performance data", tagged.perfdata),
     ("nvidia-smi --query-gpu CSV", csv.read),
     ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
@@ -19,9 +22,11 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
 
 
 def read(text: str) -> tuple[list[Reading], str | None]:
-    """The readings of ``text`` and the format that read them; ([], None) for a text with no reading in it."""
+    """The readings of ``text`` and the format that read them; ([], None) for a text with no reading in it. What
+    ``sensors`` writes to stderr beside any of its formats (a subfeature it could not read) is read as well."""
+    errors = lines.sensors_errors(text)
     for name, parser in FORMATS:
         found = parser(text)
         if found:
-            return found, name
-    return [], None
+            return [*errors, *found], name
+    return errors, "sensors' errors" if errors else None

@@ -21,10 +21,29 @@ def read(text: str) -> list[Reading]:
     if start < 0:
         return []
     try:
-        document = json.loads(text[start:])
+        document, _ = json.JSONDecoder().raw_decode(text[start:])  # a stderr line after it is not the document's
     except (ValueError, RecursionError):
-        return []
+        return _loose(text)  # an excerpt ("..." where it was cut): read by its keys, line by line
     return list(_walk(document))
+
+
+_KEY = re.compile(r'"([^"]{1,80})"\s*:\s*(\{|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(\})')
+
+
+def _loose(text: str) -> list[Reading]:
+    """``sensors -j`` cut short (a post's excerpt, a line cut at its end): each ``"key": {`` opens a level, each
+    ``}`` closes one, and a ``"fan1_input": 1278.000`` under a chip and a feature is a reading of them."""
+    found: list[Reading] = []
+    stack: list[str] = []
+    for key, opened, closed in _KEY.findall(text):
+        if closed:
+            if stack:
+                stack.pop()
+        elif opened == "{":
+            stack.append(key)
+        elif len(stack) >= 2 and re.fullmatch(r"(fan|temp|pwm)\d+_\w+", key):
+            found += _sensors(stack[0], {stack[-1]: {key: float(opened)}})
+    return found
 
 
 def _walk(document: object) -> Iterator[Reading]:

@@ -14,7 +14,9 @@ from .values import NUMBER, parse, word
 
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
                    r"[0-9a-f_]+$", re.IGNORECASE)
-_PATH = re.compile(r"^(/(?:sys|xyz|proc|run)\S*?)/([\w.-]+):\s*(\S.*)$")
+_PATH = re.compile(r"^((?:/|[\w.-]+/)\S*?)/([\w.-]+):\s*(\S.*)$")  # /sys/..., card0/device/hwmon/hwmon4/...
+_DUMP_CHIP = re.compile(r"^#+\s*(hwmon\d+)\s*:?\s*$")  # "## hwmon1 :" then "  - fan1_input = 3855"
+_DUMP_VALUE = re.compile(r"^-?\s*((?:fan|pwm|temp)\d+(?:_\w+)?|name)\s*=\s*(\S+)$")
 _PAIR = re.compile(rf"([A-Za-z][\w#+./()\[\] -]{{0,60}}?)\s*:\s*((?:{NUMBER})\s*(?:\(\+/-\s*[\d.]+\)\s*)?"
                    r"(?:°\s*C|degrees\s*C|C\b|RPM|rpm|%|mW|W|mV|V|A|MHz)?|FAULT|N/A|\[N/A\]|\[Not Supported\])",
                    re.IGNORECASE)
@@ -77,6 +79,14 @@ def _named(walk: _Walk, r: Reading) -> Reading:
 
 def _line(walk: _Walk, line: str) -> None:
     stripped = line.strip()
+    dump_chip = _DUMP_CHIP.match(stripped)
+    if dump_chip:
+        walk.chip = dump_chip.group(1)
+        return
+    dump = _DUMP_VALUE.match(stripped)
+    if dump and walk.chip and walk.chip.startswith("hwmon"):
+        _sysfs(walk, walk.chip, dump.group(1), dump.group(2))
+        return
     if not stripped or stripped.startswith(("$", "#", "//")) or _SKIP.match(stripped):
         return
     if _CHIP.match(stripped):
@@ -114,6 +124,14 @@ def _sensors_extras(walk: _Walk, line: str) -> None:
         walk.add(limit.group(1), f"{limit.group(2)} RPM", attr=f"{limit.group(1)}_max")
 
 
+_ERROR = re.compile(r"^ERROR: Can't get value of subfeature ((fan|temp)\d+)_input", re.MULTILINE)
+
+
+def sensors_errors(text: str) -> list[Reading]:
+    """lm-sensors' "ERROR: Can't get value of subfeature fan1_input: ..." lines: the driver gave an error for it."""
+    return [Reading(None, m.group(1), None, "an error", None, f"{m.group(1)}_input") for m in _ERROR.finditer(text)]
+
+
 def _attr(label: str) -> str | None:
     found = re.fullmatch(r"(?:fan|temp|pwm)\d+(?:_[a-z_]+)?", label.strip().lower())
     return found.group(0) if found else None
@@ -121,27 +139,62 @@ def _attr(label: str) -> str | None:
 
 def _path(walk: _Walk, line: str) -> bool:
     match = _PATH.match(line)
-    if not match:
+    if not match or "://" in line:
         return False
     folder, name, value = match.groups()
-    hwmon = re.search(r"/(hwmon\d+)(?:/device)?$", folder)
-    if hwmon and name == "name":
-        walk.hwmon_names[hwmon.group(1)] = value.strip()
+    hwmon = re.search(r"(?:^|/)(hwmon\d+)(?:/device)?$", folder)
+    if re.search(r"(?:^|/)gpu_od/fan_ctrl$", folder):
+        _gpu_od(walk, folder, name, value)
         return True
-    labelled = re.fullmatch(r"((?:temp|fan|in|power)\d+)_label", name)
-    if hwmon and labelled:
-        walk.labels[(hwmon.group(1), labelled.group(1))] = value.strip()
-        return True
-    chip = hwmon.group(1) if hwmon else ("bmc" if folder.startswith("/xyz/openbmc_project") else folder)
     kind = folder.rsplit("/", 1)[-1]  # OpenBMC: .../sensors/fan_tach/fan0, .../sensors/temperature/cpu0
-    unit = " RPM" if kind == "fan_tach" or re.fullmatch(r"fan\d+_(input|target|min|max)", name) else ""
-    millidegrees = hwmon is not None and re.fullmatch(r"temp\d+_(input|max|crit|min|emergency)", name)
-    if (kind == "temperature" or millidegrees) and re.fullmatch(NUMBER, value.strip()):
-        value = f"{float(value) / 1000.0 if millidegrees or abs(float(value)) >= 1000 else float(value)} C"
-    walk.add(name, value.strip() + unit if re.fullmatch(NUMBER, value.strip()) else value, attr=_attr(name) or
-             (f"{'fan' if kind == 'fan_tach' else 'temp'}_{name}" if kind in ("fan_tach", "temperature") else None),
-             chip=chip)
+    if hwmon:
+        _sysfs(walk, hwmon.group(1), name, value)
+    elif kind in ("fan_tach", "temperature") and folder.startswith("/xyz/openbmc_project"):
+        value = value.strip()
+        if kind == "temperature" and re.fullmatch(NUMBER, value):
+            value = f"{float(value) / 1000.0 if abs(float(value)) >= 1000 else float(value)} C"
+        elif re.fullmatch(NUMBER, value):
+            value += " RPM"
+        walk.add(name, value, attr=f"{'fan' if kind == 'fan_tach' else 'temp'}_{name}", chip="bmc")
+    else:  # another path: the path names the reading ("/dev/sda: 33°C")
+        walk.add(f"{folder}/{name}", value, attr=_attr(name))
     return True
+
+
+def _sysfs(walk: _Walk, chip: str, name: str, value: str) -> None:
+    """One hwmon attribute and its value as sysfs gives it (millidegrees, RPM, pwm 0-255): its name and label files
+    name the chip and the channel; the rest are readings."""
+    value = value.strip()
+    if name == "name":
+        walk.hwmon_names[chip] = value
+        return
+    labelled = re.fullmatch(r"((?:temp|fan|in|power)\d+)_label", name)
+    if labelled:
+        walk.labels[(chip, labelled.group(1))] = value
+        return
+    if re.fullmatch(NUMBER, value):
+        if re.fullmatch(r"temp\d+_(input|max|crit|min|emergency)", name):
+            value = f"{float(value) / 1000.0} C"
+        elif re.fullmatch(r"fan\d+_(input|target|min|max)", name):
+            value += " RPM"
+    walk.add(name, value, attr=_attr(name), chip=chip)
+
+
+_OD_VALUE = re.compile(r"^\w+:\s*\|?\s*(-?\d+)")
+_OD_ATTR = {"fan_zero_rpm_enable": "fan1_zero_rpm_enable", "fan_zero_rpm_stop_temperature": "fan1_zero_rpm_stop",
+            "fan_minimum_pwm": "fan1_minimum_pwm"}
+
+
+def _gpu_od(walk: _Walk, folder: str, name: str, value: str) -> None:
+    """amdgpu's ``gpu_od/fan_ctrl`` files as one line (``FAN_ZERO_RPM_ENABLE: | 1 | OD_RANGE: | ...``, a tool's
+    join of the file's lines): the setting, and the curve's OD_RANGE of duty (its floor)."""
+    chip = next((c for c, n in walk.hwmon_names.items() if n == "amdgpu"), None) or "amdgpu"
+    curve = re.search(r"FAN_CURVE\(fan speed\):\s*(\d+)\s*%\s+(\d+)\s*%", value, re.IGNORECASE)
+    if name == "fan_curve" and curve:
+        walk.add("fan1", f"{curve.group(1)} %", attr="fan1_curve_min", chip=chip)
+    current = _OD_VALUE.match(value.strip())
+    if name in _OD_ATTR and current:
+        walk.add("fan1", current.group(1), attr=_OD_ATTR[name], chip=chip)
 
 
 def _subfeature(walk: _Walk, line: str) -> bool:

@@ -9,10 +9,11 @@ import re
 from ..facts import Unit
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
-_VALUE = re.compile(rf"^\s*({NUMBER})\s*(?:\(\+/-\s*[\d.]+\)\s*)?(°\s*C|degrees\s*C|C\b|RPM|rpm|%|W|mW|V|mV|A|MHz)?",
-                    re.IGNORECASE)
-_UNITS: dict[str, Unit] = {"°c": "c", "degreesc": "c", "c": "c", "rpm": "rpm", "%": "%", "w": "w", "mw": "w",
-                           "v": "v", "mv": "v", "a": "a", "mhz": "mhz"}
+_VALUE = re.compile(rf"^\s*({NUMBER})(?![xX\d])\s*(?:\(\+/-\s*[\d.]+\)\s*)?(°\s*C|degrees\s*C|C\b|RPM|rpm|"
+                    r"percent\b|%|W(?:atts)?\b|mW|V(?:olts)?\b|mV|A(?:mps)?\b|MHz)?", re.IGNORECASE)
+_UNITS: dict[str, Unit] = {"°c": "c", "degreesc": "c", "c": "c", "rpm": "rpm", "%": "%", "percent": "%", "w": "w",
+                           "watts": "w", "mw": "w", "v": "v", "volts": "v", "mv": "v", "a": "a", "amps": "a",
+                           "mhz": "mhz"}
 # Words that stand where a number would: the reading's absence, and which kind of absence.
 WORDS = {"fault": "fault", "n/a": "n/a", "[n/a]": "n/a", "na": "n/a", "[not supported]": "n/a",
          "not supported": "n/a", "no reading": "n/a", "absent": "absent", "disabled": "disabled", "ns": "n/a",

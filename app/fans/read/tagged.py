@@ -1,0 +1,85 @@
+"""Readings in tagged and metric text: ``nvidia-smi -q -x`` XML, whole or an excerpt (``<gpu id=…>``,
+``<product_name>``, ``<fan_speed>30 %</fan_speed>``, ``<gpu_temp>``, ``<power_draw>``/``<average_power_draw>``),
+read by its tags without an XML parser (nothing is expanded, an excerpt reads as well as a document); Prometheus's
+text exposition of hwmon (node_exporter's ``node_hwmon_fan_rpm{chip="…",sensor="fan2"} 1077``,
+``node_hwmon_temp_celsius``, ``node_hwmon_pwm``, ``node_hwmon_fan_target_rpm``); and monitoring plugins'
+performance data (``'fan_Fan 1 Front Tach'=26%;;;0;100 'temp_CPU 1 Temp'=30C;…``, a BMC's through SNMP)."""
+
+from __future__ import annotations
+
+import re
+
+from ..facts import Reading
+from .values import parse
+
+_GPU = re.compile(r"<gpu\s+id=\"([^\"]*)\"")
+_TAG = re.compile(r"<(product_name|fan_speed|gpu_temp|power_draw|average_power_draw|instant_power_draw)>"
+                  r"([^<]*)</\1>")
+_FIELD = {"fan_speed": "fan.speed", "gpu_temp": "temperature.gpu", "power_draw": "power.draw",
+          "average_power_draw": "power.draw", "instant_power_draw": "power.draw"}
+_METRIC = re.compile(r"^node_hwmon_(fan_rpm|fan_target_rpm|fan_min_rpm|fan_max_rpm|temp_celsius|pwm|pwm_enable|"
+                     r"fan_alarm|fan_fault)\{([^}]*)\}\s+([-+0-9.eE]+|NaN)\s*$")
+_LABEL = re.compile(r"(\w+)=\"([^\"]*)\"")
+_PERF = re.compile(r"'(fan|temp)_([^']+)'=(-?[\d.]+)(%|RPM|rpm|C|F)?;")
+
+
+def xml(text: str) -> list[Reading]:
+    """nvidia-smi -q -x's GPUs (chip "nvidia", each GPU's index in order met)."""
+    if "<fan_speed>" not in text and "<gpu_temp>" not in text:
+        return []
+    found: list[Reading] = []
+    index, name = -1, ""
+    for line in text.splitlines():
+        if _GPU.search(line):
+            index, name = index + 1, ""
+        for tag, value in _TAG.findall(line):
+            index = max(index, 0)
+            if tag == "product_name":
+                name = value.strip()
+                continue
+            number, unit, raw = parse(value)
+            found.append(Reading("nvidia", _FIELD[tag], number, raw, unit, None, 0,
+                                 {"gpu": float(index), "name": name}))
+    return found
+
+
+def prometheus(text: str) -> list[Reading]:
+    """node_exporter's hwmon metrics: the attribute from the metric's name and its sensor label, in sysfs units
+    made plain (the exporter already gives degrees and RPM)."""
+    found: list[Reading] = []
+    for line in text.splitlines():
+        match = _METRIC.match(line.strip())
+        if not match:
+            continue
+        metric, labels, value = match.groups()
+        named = dict(_LABEL.findall(labels))
+        sensor, chip = named.get("sensor", ""), _chip(named.get("chip", ""))
+        number = int(re.sub(r"\D", "", sensor) or 0)
+        attr, unit = {"fan_rpm": (f"fan{number}_input", " RPM"), "fan_target_rpm": (f"fan{number}_target", " RPM"),
+                      "fan_min_rpm": (f"fan{number}_min", " RPM"), "fan_max_rpm": (f"fan{number}_max", " RPM"),
+                      "temp_celsius": (f"temp{number}_input", " C"), "pwm": (f"pwm{number}", ""),
+                      "pwm_enable": (f"pwm{number}_enable", ""), "fan_alarm": (f"fan{number}_alarm", ""),
+                      "fan_fault": (f"fan{number}_fault", "")}[metric]
+        reading, unit_read, raw = parse(value + unit)
+        found.append(Reading(chip, sensor, reading, raw, unit_read, attr))
+    return found
+
+
+def _chip(label: str) -> str:
+    """node_exporter's chip label ("platform_nct6775_656", "pci0000:00_0000:00:18_3") as the driver's name where
+    it shows one."""
+    named = re.search(r"(nct\d{4}|it\d{4}|k10temp|coretemp|amdgpu|thinkpad|dell_smm|applesmc|nvme|acpitz)", label)
+    return named.group(1) if named else label
+
+
+def perfdata(text: str) -> list[Reading]:
+    """Monitoring plugins' performance data: ``'fan_NAME'=26%`` and ``'temp_NAME'=30C`` (a BMC's, through SNMP)."""
+    found: list[Reading] = []
+    for kind, name, value, unit in _PERF.findall(text):
+        if kind == "temp":
+            celsius = float(value) if unit != "F" else (float(value) - 32) * 5 / 9
+            found.append(Reading("bmc", name, celsius, f"{value}{unit}", "c"))
+        else:
+            number, unit_read, raw = parse(f"{value} {unit or 'RPM'}")
+            found.append(Reading("bmc", name, number, raw, unit_read))
+    return found

@@ -1,0 +1,36 @@
+"""What must never be found on any machine, whatever its thread says: the fan wing's dangerous answers, checked
+against the facts the capture itself gives (tests/unit/test_fan_wing.py, tests/unit/test_fan_readers.py)."""
+
+from __future__ import annotations
+
+from app.fans import read
+from app.fans.adapt import machine
+from app.fans.chips import chip
+
+FAULTY = {"fan-fault", "fault-then-reading", "unlike-siblings", "stalled", "hot-not-cooled", "target-not-met",
+          "pump-stopped", "speed-not-a-reading"}
+
+
+def assert_nothing_dangerous(capture: str, answer: dict[str, object]) -> None:
+    """Never: a fan flagged, unreadable or stopped called at rest or fine; a rest warmer than its controller rests
+    at; a placeholder as the hottest reading; an embedded controller's fans sent to a BMC; "no fault" beside a
+    fault."""
+    found = answer["findings"]
+    assert isinstance(found, list)
+    facts = machine(read.read(capture)[0])
+    doubtful = {f.key for f in facts.fans if f.fault or (f.invalid and f.invalid != "too-slow") or
+                "FAULT" in (s.upper() for s in f.speeds)}  # a few RPM at 0 % duty is a counter's noise, not a doubt
+    bad_temps = {t.key for t in facts.temperatures if t.invalid}
+    for finding in found:
+        subjects = set(finding["subjects"])
+        if finding["kind"] in ("at-rest", "no-fault", "turning"):
+            assert not subjects & doubtful if finding["kind"] != "turning" else \
+                finding["subjects"][0] not in doubtful, finding
+        if finding["kind"] == "at-rest":
+            assert finding["facts"]["source_c"] < finding["facts"]["below_c"], finding
+        if finding["kind"] == "headers-read-zero" and finding["facts"].get("board") == "yes":
+            assert all(chip(s.partition("/")[0]).kind != "ec" for s in subjects), finding
+        if finding["kind"] == "hottest":
+            assert not subjects & bad_temps, finding
+    kinds = {f["kind"] for f in found}
+    assert not (FAULTY & kinds and "no-fault" in kinds), kinds

@@ -1,0 +1,119 @@
+"""The fan wing's general reader on real captures it was not written from (tests/fixtures/fans/reference/: each block
+a real machine's listing with its source): every one is read unless it holds no reading, and nothing dangerous is
+found on any; then each capture family on an excerpt of a real one."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli.replay import run
+from app.fans import read
+from app.fans.adapt import machine
+from app.fans.answer import explained
+from tests.support.fan_checks import assert_nothing_dangerous
+
+REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "fans" / "reference"
+# Blocks with no reading in them, refused on purpose (one line, exit 2): attribute names without values, a
+# structure without numbers, a daemon's configuration that names no fan reading, pwm curve points alone.
+NO_READING = {"configs_fancontrol_thinkfan_fan2go-10", "hwmon_superio_nct67xx_sysfs-02",
+              "hwmon_superio_nct67xx_sysfs-03", "sensors_laptops_thinkpad_dell_asus-13"}
+
+
+def reference_blocks() -> dict[str, str]:
+    found = {}
+    for path in sorted(REFERENCE.glob("*.txt")):
+        lines = path.read_text().splitlines()
+        starts = [i for i, line in enumerate(lines) if line.startswith("=== ")]
+        for n, start in enumerate(starts):
+            body = lines[start + 1:starts[n + 1] if n + 1 < len(starts) else len(lines)]
+            found[f"{path.stem}-{n + 1:02d}"] = "\n".join(line for line in body if not line.startswith("# source"))
+    return found
+
+
+BLOCKS = reference_blocks()
+
+
+def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
+    path = tmp_path / "capture.txt"
+    path.write_text(text + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    code = run([path], as_json=True, out=out, err=err)
+    return code, json.loads(out.getvalue()) if code == 0 else {"error": err.getvalue()}
+
+
+def test_the_reference_captures_are_there() -> None:
+    assert len(BLOCKS) == 72 and set(BLOCKS) >= NO_READING
+
+
+@pytest.mark.parametrize("key", sorted(BLOCKS))
+def test_every_reference_capture_is_read_and_nothing_dangerous_is_found(key: str, tmp_path: Path) -> None:
+    code, answer = explain(BLOCKS[key], tmp_path)
+    if key in NO_READING:
+        assert code == 2 and "not a capture FanWhy reads" in str(answer["error"]), answer
+        return
+    assert code == 0, answer
+    assert_nothing_dangerous(BLOCKS[key], answer)
+
+
+def lead(text: str) -> tuple[str, str]:
+    found, _, _ = explained(machine(read.read(text)[0]))
+    return found[0].kind, found[0].confidence
+
+
+def test_nvidia_smi_xml_by_its_tags_a_geforce_rests_and_a_data_center_card_has_no_fan() -> None:
+    geforce = BLOCKS["nvidia-smi_xml_geforce_fans-01"]  # RTX 3090 at 0 %, 32 °C
+    assert lead(geforce) == ("at-rest", "likely")
+    a10g = next(text for text in BLOCKS.values() if "A10G" in text)  # "0 %" on a card with no fan
+    found = {f.kind for f in explained(machine(read.read(a10g)[0]))[0]}
+    assert "gpu-fan-unreported" in found and "at-rest" not in found
+
+
+def test_a_key_equals_value_dump_of_hwmon_folders() -> None:
+    t420 = BLOCKS["sensors_laptops_thinkpad_dell_asus-02"]
+    (fan,) = machine(read.read(t420)[0]).fans
+    assert (fan.chip, fan.rpm, fan.duty_percent, fan.controller) == ("thinkpad", 3855, 100.0, "ec")
+
+
+def test_relative_sysfs_paths_and_amdgpus_overdrive_files() -> None:
+    rx9070 = BLOCKS["hwmon_amdgpu_sysfs_LACT-02"]
+    (fan,) = machine(read.read(rx9070)[0]).fans
+    assert fan.zero_rpm is False and fan.rest_below_c == 67 and fan.floor_percent == 30 and fan.rpm == 896
+    assert lead(BLOCKS["hwmon_amdgpu_sysfs_LACT-09"])[0] == "stalled"  # RX 7600S: 30 % asked, 0 RPM, zero-RPM off?
+
+
+def test_a_cut_sensors_json_and_sensors_errors() -> None:
+    cut = BLOCKS["sensors_laptops_thinkpad_dell_asus-04"]  # pretty sensors -j with "..." where the post cut it
+    facts = machine(read.read(cut)[0])
+    assert [(f.chip, f.rpm) for f in facts.fans] == [("thinkpad", 0.0)]
+    assert {t.label for t in facts.temperatures} >= {"Package id 0", "Core 0"}
+    compact = BLOCKS["sensors_laptops_thinkpad_dell_asus-05"]  # one line, after sensors' own error line
+    assert lead(compact) == ("speed-not-a-reading", "known")
+
+
+def test_percent_fans_and_hexadecimal_states_of_a_bmc() -> None:
+    hp = next(text for text in BLOCKS.values() if "43.51 percent" in text)
+    fans = {f.label: f for f in machine(read.read(hp)[0]).fans}
+    assert fans["Fan 1"].duty_percent == 43.51 and fans["Fan 1"].rpm is None
+    assert "Fans" not in fans and "UID Light" not in fans  # "0x00" is a state, not a reading
+
+
+def test_prometheus_hwmon_metrics_and_monitoring_perfdata() -> None:
+    metrics = ('node_hwmon_fan_rpm{chip="platform_nct6775_656",sensor="fan2"} 1077\n'
+               'node_hwmon_pwm{chip="platform_nct6775_656",sensor="pwm2"} 128\n'
+               'node_hwmon_temp_celsius{chip="platform_nct6775_656",sensor="temp1"} 45\n')
+    (fan,) = machine(read.read(metrics)[0]).fans
+    assert (fan.chip, fan.rpm, fan.duty_percent) == ("nct6775", 1077, 50.2)
+    xcc = next(text for text in BLOCKS.values() if "'fan_Fan 1 Front Tach'" in text)
+    facts = machine(read.read(xcc)[0])
+    assert {f.duty_percent for f in facts.fans} >= {26.0, 27.0} and all(f.chip == "bmc" for f in facts.fans)
+
+
+def test_a_speed_slower_than_any_fan_is_not_a_turning_fan() -> None:
+    slow = "/sys/class/hwmon/hwmon1/name:amdgpu\n/sys/class/hwmon/hwmon1/fan1_input:29\n" \
+           "/sys/class/hwmon/hwmon1/pwm1:65\n/sys/class/hwmon/hwmon1/temp1_input:40000\n"
+    found = {f.kind for f in explained(machine(read.read(slow)[0]))[0]}
+    assert "stalled" in found and "turning" not in found
