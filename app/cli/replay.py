@@ -85,10 +85,7 @@ def answer(snap: Snapshot, notes: list[Note], found: list[Finding] | None = None
     refused curve, a failed set, a daemon's log: it answers the question where it is there), then the fans: the fan
     wing's findings where one of them is a cause (a fault, a stall, a fan not cooling, a BMC's threshold), or where
     the named readers read no fan; else the verdict's account of the fans."""
-    named = bool(snap.fans or snap.gpus or snap.air or snap.host.temperatures)  # the named readers read something
-    fanless = not any(f.state != "dead" for f in snap.fans) and not snap.gpus and \
-        bool(machine and any(f.rpm or f.duty_percent for f in machine.fans))  # the wing read fans they did not
-    if found is not None and machine is not None and found and (found[0].cause or not named or fanless):
+    if found and machine is not None and _wing_speaks(snap, found, machine):
         from ..fans.words import answer as worded
 
         sentence, also = worded(found, machine)
@@ -100,6 +97,15 @@ def answer(snap: Snapshot, notes: list[Note], found: list[Finding] | None = None
     if not any(f.state != "dead" for f in snap.fans) and not (found and found[0].cause):
         return " ".join(said), also  # "no fan is read here" would deny the fan the notes name
     return " ".join([*said, sentence]), also
+
+
+def _wing_speaks(snap: Snapshot, found: list[Finding], machine: Machine) -> bool:
+    """The fan wing answers where its strongest finding is a cause, where the named readers read nothing, or where
+    they read no fan that turns and the wing did."""
+    named = bool(snap.fans or snap.gpus or snap.air or snap.host.temperatures)
+    fanless = not any(f.state != "dead" for f in snap.fans) and not snap.gpus and \
+        any(f.rpm or f.duty_percent for f in machine.fans)
+    return found[0].cause or not named or fanless
 
 
 def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, list[str]]:

@@ -151,12 +151,8 @@ def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
 def at_rest(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         design = chip(fan.chip).zero
-        asked = fan.duty_percent
-        if design not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or fan.zero_rpm is False or \
-                (fan.rpm != 0 and not (fan.rpm is None and asked == 0)) or (asked is not None and asked > 0):
-            continue
         source = source_of(machine, fan)
-        if source is None or (source.celsius or 0.0) >= rest_below(fan):
+        if not _may_rest(fan) or source is None or (source.celsius or 0.0) >= rest_below(fan):
             continue  # nothing read says it is cool, or it is warmer than its controller rests at: never "at rest"
         line = gpu_line(next((g.name for g in machine.gpus if g.index == fan.gpu), None)) if fan.chip == "nvidia" \
             else None
@@ -168,9 +164,26 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
         yield Hit("at-rest", (fan.key,), confidence, {"design": "rest-or-passive" if passive else design,
                                                       "below_c": rest_below(fan),
                                                       "source": source.key, "source_c": source.celsius or 0.0,
-                                                      "reading": "0 RPM" if fan.rpm == 0 else
-                                                      f"{fan.raw} at 0 % duty (a counter's noise, not a turning fan)"
-                                                      if fan.invalid == "too-slow" else "0 %"})
+                                                      "reading": _rest_reading(fan)})
+
+
+def _may_rest(fan: FanFact) -> bool:
+    """A fan whose controller stops it by design, that is there, not flagged, not set to keep turning, and whose
+    duty asks for nothing while its tachometer counts nothing."""
+    asked = fan.duty_percent
+    if chip(fan.chip).zero not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
+            fan.zero_rpm is False:
+        return False
+    counts_nothing = fan.rpm == 0 or (fan.rpm is None and asked == 0)
+    return counts_nothing and not (asked is not None and asked > 0)
+
+
+def _rest_reading(fan: FanFact) -> str:
+    if fan.rpm == 0:
+        return "0 RPM"
+    if fan.invalid == "too-slow":
+        return f"{fan.raw} at 0 % duty (a counter's noise, not a turning fan)"
+    return "0 %"
 
 
 @rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
