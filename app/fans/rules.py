@@ -12,6 +12,7 @@ from types import MappingProxyType
 from .chips import chip
 from .facts import FanFact, Machine, TempFact
 from .findings import Confidence, Finding, FindingKind
+from .roles import role
 
 ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
 IPMI = "IPMI v2.0 specification (threshold sensors, event assertion); ipmitool(1) sensor"
@@ -76,20 +77,26 @@ def turning(fan: FanFact) -> bool:
 
 def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
     """The hottest valid temperature of what the fan cools: its own device's (a card's, a cooler's; one card's own
-    readings where one listing holds several), else the CPU's, else any."""
+    readings where one listing holds several), else what its name says it cools, else the CPU's, else any."""
+    kind = chip(fan.chip).kind
+    if kind == "gpu" or re.match(r"GPU \d+\b", fan.label):
+        return _hottest(_own(machine, fan))
+    own = _hottest(_own(machine, fan)) if kind == "aio" else None
+    named = role(None, fan.label)  # a fan named for what it cools ("GPU Fan", "VRM HS", "Chipset fan")
+    by_name = _hottest([t for t in machine.temperatures if t.role == named]) \
+        if named not in ("unknown", "board") else None
+    return own or by_name or _hottest([t for t in machine.temperatures if t.role == "cpu"]) or \
+        _hottest(list(machine.temperatures))
+
+
+def _own(machine: Machine, fan: FanFact) -> list[TempFact]:
+    """The readings of the fan's own device: one card's of a listing of several, a GPU's by its index, its chip's."""
     device = re.match(r"GPU \d+\b", fan.label)
     if device:
-        return _hottest([t for t in machine.temperatures if t.chip == fan.chip and t.label.startswith(device.group(0))])
-    kind = chip(fan.chip).kind
-    if kind == "gpu" and fan.gpu is not None:  # one of several cards: its own temperature only
-        return _hottest([t for t in machine.temperatures if t.key == f"nvidia/gpu{fan.gpu}"])
-    if kind == "gpu":
-        return _hottest([t for t in machine.temperatures if t.chip == fan.chip])
-    if kind == "aio":
-        own = _hottest([t for t in machine.temperatures if t.chip == fan.chip])
-        if own is not None:
-            return own
-    return _hottest([t for t in machine.temperatures if t.role == "cpu"]) or _hottest(list(machine.temperatures))
+        return [t for t in machine.temperatures if t.chip == fan.chip and t.label.startswith(device.group(0))]
+    if fan.gpu is not None and chip(fan.chip).kind == "gpu":
+        return [t for t in machine.temperatures if t.key == f"nvidia/gpu{fan.gpu}"]
+    return [t for t in machine.temperatures if t.chip == fan.chip]
 
 
 def _hottest(temps: list[TempFact]) -> TempFact | None:

@@ -117,3 +117,25 @@ def test_a_speed_slower_than_any_fan_is_not_a_turning_fan() -> None:
            "/sys/class/hwmon/hwmon1/pwm1:65\n/sys/class/hwmon/hwmon1/temp1_input:40000\n"
     found = {f.kind for f in explained(machine(read.read(slow)[0]))[0]}
     assert "stalled" in found and "turning" not in found
+
+
+def test_a_section_names_its_generic_readings_and_a_reply_quotes_a_listing() -> None:
+    amd_smi = ("GPU: 0\n    TEMPERATURE:\n        EDGE: 45 °C\n        MEM: 62 °C\n"
+               "    FAN:\n        SPEED: 25.0 %\n        MAX: 255\n        RPM: 1200\n        USAGE: 9 %\n")
+    facts = machine(read.read(amd_smi)[0])
+    (fan,) = facts.fans
+    assert (fan.label, fan.rpm, fan.duty_percent) == ("FAN", 1200, 25.0)  # MAX and USAGE are not its speed
+    assert {t.role for t in facts.temperatures} == {"gpu", "memory"}
+    quoted = "> nct6798-isa-0290\n> Adapter: ISA adapter\n> fan2:        1850 RPM  (min =    0 RPM)\n"
+    (fan,) = machine(read.read(quoted)[0]).fans
+    assert (fan.chip, fan.rpm) == ("nct6798", 1850)
+
+
+def test_a_loggers_csv_is_a_sequence_and_a_fan_named_for_the_gpu_follows_it() -> None:
+    log = ("Date,Time,CPU Package [°C],CPU Fan [RPM],GPU Temperature [°C],GPU Fan [RPM]\n"
+           "1.12.2026,10:00:01,45,800,40,0\n1.12.2026,10:00:02,88,2400,84,0\n")
+    facts = machine(read.read(log)[0])
+    assert facts.snapshots == 2 and {f.label: f.rpm for f in facts.fans} == {"CPU Fan": 2400, "GPU Fan": 0}
+    found, _, _ = explained(facts)
+    hot = next(f for f in found if f.kind == "hot-not-cooled")
+    assert hot.subjects[0] == "-/GPU Fan" and hot.facts["source"] == "-/GPU Temperature"

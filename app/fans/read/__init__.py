@@ -15,6 +15,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("Prometheus metrics (node_exporter's hwmon)", tagged.prometheus),
     ("a monitoring plugin's performance data", tagged.perfdata),
     ("nvidia-smi --query-gpu CSV", csv.read),
+    ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("labelled readings (sensors, label: value, path:value)", lines.read),

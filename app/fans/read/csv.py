@@ -39,3 +39,31 @@ def read(text: str) -> list[Reading]:
                                                                                  "name": named.get("name", "")}))
         row += 1
     return found
+
+
+_UNIT_IN_HEADER = re.compile(r"^(.*?)\s*[\[(](RPM|rpm|°C|C|%|W)[\])]\s*$")
+
+
+def logged(text: str) -> list[Reading]:
+    """A sensor logger's CSV (HWiNFO, FanControl, a script): a header whose columns carry their units in brackets
+    (``CPU Fan [RPM]``, ``GPU Temperature [°C]``) and a row per moment; each row is a snapshot in turn."""
+    found: list[Reading] = []
+    columns: list[tuple[str, str] | None] | None = None
+    snapshot = 0
+    for line in text.splitlines():
+        separator = ";" if line.count(";") > line.count(",") else ","
+        cells = [c.strip().strip('"') for c in line.split(separator)]
+        if columns is None:
+            named = [_UNIT_IN_HEADER.match(c) for c in cells]
+            if len(cells) >= 2 and sum(1 for m in named if m) >= 1:
+                columns = [(m.group(1), m.group(2)) if m else None for m in named]
+            continue
+        if len(cells) != len(columns):
+            continue
+        for column, cell in zip(columns, cells, strict=True):
+            if column is not None and cell:
+                value, unit, raw = parse(f"{cell} {column[1]}")
+                if value is not None:
+                    found.append(Reading(None, column[0], value, raw, unit, None, snapshot))
+        snapshot += 1
+    return found

@@ -23,6 +23,10 @@ _PAIR = re.compile(rf"([A-Za-z][\w#+./()\[\] -]{{0,60}}?)\s*:\s*((?:{NUMBER})\s*
 # "node: label: value" (xCAT's rvitals, pdsh and clush prefix each line with the host that answered): the host is
 # the chip, so each machine's fans stay its own
 _HOST = re.compile(r"^([A-Za-z0-9][\w.-]{0,62}):\s+(?=[A-Za-z][^:]{0,60}:\s*[+-]?\d)")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+# a section's own words for readings that do not name their kind ("FAN:" then "  SPEED: 25 %", as amd-smi prints)
+_GENERIC = re.compile(r"^(speed|rpm|usage|current|value|reading|level|duty|edge|hotspot|junction|mem|max|min)$",
+                      re.IGNORECASE)
 _SUBFEATURE = re.compile(rf"^\s+((?:fan|temp|pwm)\d+(?:_[a-z_]+)?):\s+({NUMBER})\s*$")
 _FEATURE = re.compile(r"^([^:]{1,60}):\s*$")
 _THERMAL = re.compile(r"^temperatures:\s+((?:-?\d+\s*)+)$")
@@ -78,14 +82,9 @@ def _named(walk: _Walk, r: Reading) -> Reading:
 
 
 def _line(walk: _Walk, line: str) -> None:
+    line = _QUOTE.sub("", line)  # a reply's quote markers ("> fan1: 0 RPM")
     stripped = line.strip()
-    dump_chip = _DUMP_CHIP.match(stripped)
-    if dump_chip:
-        walk.chip = dump_chip.group(1)
-        return
-    dump = _DUMP_VALUE.match(stripped)
-    if dump and walk.chip and walk.chip.startswith("hwmon"):
-        _sysfs(walk, walk.chip, dump.group(1), dump.group(2))
+    if _dump(walk, stripped):
         return
     if not stripped or stripped.startswith(("$", "#", "//")) or _SKIP.match(stripped):
         return
@@ -99,6 +98,24 @@ def _line(walk: _Walk, line: str) -> None:
         walk.feature = feature.group(1).strip()
         return
     _sensors_extras(walk, stripped)
+    _pairs(walk, line, stripped)
+
+
+def _dump(walk: _Walk, stripped: str) -> bool:
+    """A ``key = value`` dump of hwmon folders: "## hwmon1 :" names the folder, "  - fan1_input = 3855" its files."""
+    dump_chip = _DUMP_CHIP.match(stripped)
+    if dump_chip:
+        walk.chip = dump_chip.group(1)
+        return True
+    dump = _DUMP_VALUE.match(stripped)
+    if dump and walk.chip and walk.chip.startswith("hwmon"):
+        _sysfs(walk, walk.chip, dump.group(1), dump.group(2))
+        return True
+    return False
+
+
+def _pairs(walk: _Walk, line: str, stripped: str) -> None:
+    """Every ``label: value`` pair of a line, a host's prefix apart, a section's generic labels named for it."""
     host = _HOST.match(stripped)
     if host:
         stripped = stripped[host.end():]
@@ -106,7 +123,16 @@ def _line(walk: _Walk, line: str) -> None:
         label = match.group(1).strip()
         if _SETTING.match(label):
             continue
-        walk.add(label, match.group(2), column, attr=_attr(label), chip=host.group(1) if host else None)
+        value = match.group(2)
+        if walk.feature and line[:1].isspace() and _GENERIC.match(label):
+            if re.search(r"fan|pump", walk.feature, re.IGNORECASE):  # one fan's section: its speed and its duty
+                if label.lower() not in ("speed", "rpm"):
+                    continue
+                value += " RPM" if label.lower() == "rpm" and re.fullmatch(NUMBER, value.strip()) else ""
+                label = walk.feature
+            else:
+                label = f"{walk.feature} {label}"
+        walk.add(label, value, column, attr=_attr(label), chip=host.group(1) if host else None)
 
 
 _MANUAL = re.compile(r"^(pwm\d+):\s+\S+\s+MANUAL CONTROL\b", re.IGNORECASE)
