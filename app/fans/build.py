@@ -39,7 +39,9 @@ def _fan_channel(r: Reading) -> str | None:
             return r.attr[4:]
         return None
     if r.chip == "nvidia":
-        return f"gpu{int(r.extra.get('gpu', 0))} fan" if r.label == "fan.speed" else None
+        if r.label != "fan.speed" or r.value is None:  # "[N/A]": no fan (the GPU's fact says it reports none)
+            return None
+        return f"gpu{int(r.extra.get('gpu', 0))} fan"
     if r.unit == "rpm" or (r.unit == "%" and _FAN_WORDS.search(r.label)) or \
             (r.chip == "bmc" and r.unit is None and _FAN_WORDS.search(r.label) and  # a BMC's empty slot: "na"
              (r.value is None or "na" in r.raw.lower().split())):

@@ -143,7 +143,7 @@ def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
         if not gpu.fan_reported or (gpu.fan_percent == 0 and gpu_line(gpu.name) == "datacenter"):
             yield Hit("gpu-fan-unreported", (f"nvidia/gpu{gpu.index}",), "possible",
                       {"gpu": float(gpu.index), "name": gpu.name or "", "reads": "n/a" if not gpu.fan_reported
-                       else "0 %"})
+                       else "0 %", "line": gpu_line(gpu.name) or ""})
 
 
 @rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; "

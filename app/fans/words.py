@@ -182,6 +182,16 @@ def _bias(n: Names, s: Sequence[str], f: Facts) -> str:
             f"rise{rise} to {_num(f['celsius'])} °C{alone}: the rate of change, not the heat, raised the fan{back}.")
 
 
+def _no_gpu_fan(n: Names, s: Sequence[str], f: Facts) -> str:
+    said = "reports no fan speed ([N/A])" if f.get("reads") == "n/a" else \
+        "reads 0 %, as data-center cards do for a fan they do not have"
+    if f.get("line") == "datacenter":
+        return (f"{n(s[0])} {said}: a data-center card has no fan of its own; the chassis fans cool it (a server's "
+                "BMC lists them: ipmitool sdr).")
+    return (f"{n(s[0])} {said}: it has no fan of its own (passively cooled by the chassis fans, or a laptop GPU whose "
+            "fans the laptop's embedded controller drives: read those instead).")
+
+
 def _no_fault(n: Names, s: Sequence[str], f: Facts) -> str:
     count = int(float(f["count"]))
     return "Neither fan read here reports a fault." if count == 2 else \
@@ -242,11 +252,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                    f"{_verb(s, 'it runs', 'they run')} at full speed."),
     "fixed-duty": lambda n, s, f: (f"The {n(s[0])} is held at {_num(f['duty'])} % by hand or by a program "
                                    "(pwm_enable 1: manual): it does not follow a temperature."),
-    "gpu-fan-unreported": lambda n, s, f: (f"{n(s[0])} " + ("reports no fan speed ([N/A])" if f.get("reads") == "n/a"
-                                                            else "reads 0 %, as data-center cards do for a fan they "
-                                                            "do not have") + ": it has no fan of its own (passively "
-                                           "cooled by the chassis fans, or a laptop GPU whose fans the laptop's "
-                                           "embedded controller drives: read those instead)."),
+    "gpu-fan-unreported": _no_gpu_fan,
     "at-rest": _rest,
     "turning": _turning,
     "no-fault": _no_fault,

@@ -139,3 +139,18 @@ def test_a_loggers_csv_is_a_sequence_and_a_fan_named_for_the_gpu_follows_it() ->
     found, _, _ = explained(facts)
     hot = next(f for f in found if f.kind == "hot-not-cooled")
     assert hot.subjects[0] == "-/GPU Fan" and hot.facts["source"] == "-/GPU Temperature"
+
+
+def test_the_h200s_own_answers_read_as_a_card_with_no_fan(tmp_path: Path) -> None:
+    """nvidia-smi on one H200 (driver 580.159.04, captured by the device tool): --query-gpu's fan.speed is [N/A],
+    and -q's temperature section lists limits (T.Limit, Shutdown, Slowdown) beside the readings."""
+    captures = REFERENCE.parent.parent / "captures"
+    code, answer = explain((captures / "h200-nvidia-smi-query.csv").read_text(), tmp_path)
+    assert code == 0 and answer["fans"] == [] and str(answer["sentence"]).startswith(
+        "GPU 0 (NVIDIA H200) reports no fan speed ([N/A]): a data-center card has no fan of its own")
+    facts = machine(read.read((captures / "h200-nvidia-smi-query.csv").read_text())[0])
+    assert facts.fans == () and [(g.name, g.fan_reported, g.temperature_c) for g in facts.gpus] == [
+        ("NVIDIA H200", False, 38.0)]
+    section = machine(read.read((captures / "h200-nvidia-smi-q-temperature-power.txt").read_text())[0])
+    assert {t.label: t.celsius for t in section.temperatures} == {"GPU Current Temp": 38.0,
+                                                                   "Memory Current Temp": 39.0}
