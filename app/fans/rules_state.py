@@ -219,7 +219,9 @@ def zero_then_turning(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         values = [v for s in fan.speeds if (v := parse(s)[0]) is not None]
         if len(values) >= 2 and values[0] == 0 and turning(fan) and there(fan):
-            yield Hit("zero-then-turning", (fan.key,), "known", {})
+            source = source_of(machine, fan)
+            yield Hit("zero-then-turning", (fan.key,), "known",
+                      {"source": source.key, "source_c": source.celsius or 0.0} if source else {})
 
 
 @rule("no fault anywhere", 25, f"{ABI} (fanN_fault, fanN_alarm); the BMC's status column (ipmitool(1))")

@@ -228,8 +228,11 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                         + ("a failed fan, or a reading the controller gets wrong" if float(f["rpm"])
                                            == 0 else "most likely a reading the controller gets wrong") + "."),
     "zero-then-turning": lambda n, s, f: (f"The {n.some(s)} read 0 RPM in an earlier reading and "
-                                          f"{_verb(s, 'turns', 'turn')} in a later one: the 0 was not a missing or "
-                                          "dead fan (a driver setting, a register map, or the fan starting)."),
+                                          f"{_verb(s, 'turns', 'turn')} in a later one"
+                                          + (f", with {n(f['source'])} at {_num(f['source_c'])} °C the hottest of "
+                                             "what it cools" if "source" in f else "")
+                                          + ": the 0 was not a missing or dead fan (a driver setting, a register "
+                                          "map, or the fan starting)."),
     "below-bmc-threshold": _bmc,
     "ec-cpu-unread": _ec,
     "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "

@@ -88,8 +88,8 @@ EXPECTED: dict[str, Expect] = {
                              "fan turns at 44 % under load): said only as one of two causes, after the warning"),
     "more-amdgpu-02": Expect("hot-not-cooled", ("speed-not-a-reading",), DANGER),
     "more-amdgpu-03": Expect("zero-then-turning", ("hottest",), ("hot-not-cooled", "fan-fault", "stalled"),
-                             gap="the memory's 61 °C taking the card out of zero-RPM is said only as the hottest "
-                             "reading"),
+                             gap="the memory at 60 °C is named as the hottest of what the fan cools, not as what "
+                             "took the card out of zero-RPM"),
     "more-amdgpu-04": Expect("firmware-floor", (), ("fan-fault", "at-rest")),
     "more-amdgpu-05": Expect(None, ("turning",), ("fan-fault", "no-fault"), gap="the idle card held at its top "
                              "clock (1528 MHz) is not a fan rule: the wing says only the fan's duty and temperature"),
