@@ -37,15 +37,21 @@ NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "nvfancontrol", "cat
 NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature reading was found in it"
 
 
-def fact_table(machine: Machine) -> list[str]:
-    """The fans as read, for captures only the general reader read: name, the raw speed, the duty."""
-    from ..fans.words import Names
+def fact_table(machine: Machine, found: list[Finding]) -> list[str]:
+    """The fans as the fan wing read them, where its words answer: each fan's raw speed, its duty, and what was
+    found of it (the strongest finding about it, in a word)."""
+    from ..fans.words import Names, state_word
 
     names = Names(machine)
-    rows = [(clean(names(f.key)), clean(f.raw or "-"), f"{f.duty_percent:.0f} %" if f.duty_percent is not None else "")
-            for f in machine.fans]
-    width = max((len(r[0]) for r in rows), default=0)
-    return [f"{name:<{width}}  {speed}  {duty}".rstrip() for name, speed, duty in rows]
+    rows = [("FAN", "SPEED", "DUTY", "FOUND")]
+    for fan in machine.fans:
+        about = next((f for f in found if fan.key in f.subjects and f.kind != "hottest"), None)
+        rows.append((clean(names(fan.key)), clean(fan.raw or "-"),
+                     f"{fan.duty_percent:.0f} %" if fan.duty_percent is not None else "-",
+                     state_word(about) if about is not None else ""))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    return [f"{a:<{widths[0]}}  {b:>{widths[1]}}  {c:>{widths[2]}}  {d}".rstrip() for a, b, c, d in rows] \
+        if len(rows) > 1 else []
 
 
 def finding_json(found: Finding) -> dict[str, object]:
@@ -148,6 +154,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
         return 2
     found, _, _ = explained(machine)
     sentence, also = answer(snap, replay.notes, found, machine)
+    wing = bool(found) and _wing_speaks(snap, found, machine)
     kinds = replay.kinds + general
     if as_json:
         out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
@@ -158,7 +165,8 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
                               "left_out": dict(snap.host.unsupported)}) + "\n")
         return 0
     lines = [clean(sentence).replace("`", ""), *("  · " + clean(a).replace("`", "") for a in also), NO_PROCESSES, ""]
-    lines += fan_table(snap.fans) or fact_table(machine) or ["No fan is read in these captures."]
+    table = fact_table(machine, found) if wing else fan_table(snap.fans) or fact_table(machine, found)
+    lines += table or ["No fan is read in these captures."]
     lines += ["", *(f"Left out: {clean(name)}: {clean(why)}" for name, why in snap.host.unsupported.items())]
     lines += ["Read as: " + "; ".join(kinds)]
     out.write("\n".join(lines) + "\n")

@@ -299,3 +299,23 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
     described = [f for f in ordered if not f.cause and not (causes and f.kind == "turning")]
     sentence = " ".join(said(f, names) for f in [*causes[:causes_in_sentence], *described])
     return sentence, [said(f, names) for f in causes[causes_in_sentence:]]
+
+
+# What a finding says of the fan it is about, in a word or two (the fan table's FOUND column).
+STATE_WORDS: Mapping[FindingKind, str] = {
+    "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
+    "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
+    "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
+    "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",
+    "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
+    "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
+    "turns-at-zero": "its lowest speed", "daemon-curve": "a daemon's curve", "daemon-not-followed":
+    "not its daemon's", "bias-chose-level": "a daemon's bias", "gpu-fan-unreported": "no fan", "at-rest": "at rest",
+    "turning": "running", "no-fault": "running", "empty-slots": "empty", "temperatures-left-out": "",
+    "hottest": "", "no-fan-read": ""}
+
+
+def state_word(finding: Finding) -> str:
+    """The fan table's word for what ``finding`` says of a fan ("possibly" where it is one of several causes)."""
+    word = STATE_WORDS[finding.kind]
+    return f"{word} (possibly)" if word and finding.confidence == "possible" else word

@@ -121,7 +121,9 @@ def test_the_terminal_answer_says_a_capture_has_no_processes(tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("The BMC reports the Fan3B (BMC)") and NO_PROCESSES in lines
-    assert any(line.startswith("FAN ") and "STATE" in line for line in lines)
+    assert any(line.startswith("FAN ") and "FOUND" in line for line in lines)  # the fan wing's table: it answers
+    assert any(line.startswith("Fan3B (BMC)") and line.endswith("FAILED") for line in lines)
+    assert any(line.startswith("Fan1A (BMC)") and line.endswith("running") for line in lines)
 
 
 def test_no_replayed_block_claims_an_idle_curve_or_calls_a_stalled_fan_at_rest(tmp_path: Path) -> None:
