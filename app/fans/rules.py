@@ -66,9 +66,11 @@ def there(fan: FanFact) -> bool:
 
 
 def not_turning(fan: FanFact) -> bool:
-    """A fan that is there and does not turn as far as its tachometer says: 0 RPM, a counter with no pulses, or a
-    speed slower than any fan turns."""
-    return there(fan) and (fan.rpm == 0 or fan.invalid in ("no-pulses", "too-slow"))
+    """A fan that is there and does not turn as far as what is read says: 0 RPM, a counter with no pulses, a speed
+    slower than any fan turns, or, with no speed read, a duty of 0 (NVML's intended speed: the fan is not asked to
+    turn)."""
+    return there(fan) and (fan.rpm == 0 or fan.invalid in ("no-pulses", "too-slow") or
+                           (fan.rpm is None and fan.invalid is None and fan.duty_percent == 0))
 
 
 def turning(fan: FanFact) -> bool:
@@ -124,9 +126,23 @@ def hot_not_cooled(machine: Machine) -> Iterator[Hit]:
         if not_turning(fan) and chip(fan.chip).zero != "empty" and source is not None and \
                 (source.celsius or 0.0) >= max(HOT_C, rest_below(fan)):
             facts: dict[str, float | str] = {"raw": fan.raw or "", **_temp_facts(source)}
+            if fan.rpm is None and fan.duty_percent == 0:
+                facts["reading"] = "0 %"
             if fan.duty_percent:
                 facts["duty"] = fan.duty_percent
             yield Hit("hot-not-cooled", (fan.key, source.key), "likely", facts)
+
+
+@rule("stopped while warmer than a rest", 50, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM stops only below its "
+      "stop temperature); NVML fan-stop; Documentation/hwmon/dell-smm-hwmon.rst")
+def warm_not_turning(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        source = source_of(machine, fan)
+        if not_turning(fan) and chip(fan.chip).zero in ("rest", "rest-or-unreported") and source is not None and \
+                rest_below(fan) <= (source.celsius or 0.0) < max(HOT_C, rest_below(fan)):
+            facts: dict[str, float | str] = {"below_c": rest_below(fan), **_temp_facts(source)}
+            facts["reading"] = "0 %" if fan.rpm is None and fan.duty_percent == 0 else fan.raw or "0 RPM"
+            yield Hit("warm-not-turning", (fan.key, source.key), "possible", facts)
 
 
 @rule("a pump that stops", 96, "liquidctl documentation (a cooler's pump runs while powered; its firmware keeps a "

@@ -76,7 +76,8 @@ def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The {n(s[0])} is driven at {_num(f['duty'])} % and reads {f['raw'] or '0 RPM'} while "
                 f"{n(f['source'])} is at {_num(f['source_c'])} °C: either its speed is not counted (the fan turns) "
                 "or it has stalled and nothing cools that part: check that it spins.")
-    return (f"The {n(s[0])} reads {f['raw'] or '0 RPM'} (not turning, as far as it counts) while {n(f['source'])} "
+    return (f"The {n(s[0])} reads {f['raw'] or f.get('reading') or '0 RPM'} (not turning, as far as it counts) while "
+            f"{n(f['source'])} "
             f"is at {_num(f['source_c'])} °C, hotter than any controller lets a fan rest: that part may be running "
             "without working cooling (a stopped or failed fan, or one whose speed is not counted): check that it "
             "spins.")
@@ -215,6 +216,10 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        + " and reads 0 with no fault flagged: its controller asks and the fan does "
                                        "not turn (stalled, unpowered, or not driven by that controller's output)."),
     "stalled": _stalled,
+    "warm-not-turning": lambda n, s, f: (f"The {n(s[0])} reads {f['reading']} while {n(f['source'])} is at "
+                                         f"{_num(f['source_c'])} °C, warmer than its controller rests a fan (about "
+                                         f"{_num(f['below_c'])} °C): about to start, or not cooling; watch that it "
+                                         "starts as the heat rises."),
     "firmware-floor": _floor,
     "daemon-curve": _curve,
     "bias-chose-level": _bias,
@@ -309,7 +314,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",
     "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
     "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
-    "turns-at-zero": "its lowest speed", "daemon-curve": "a daemon's curve", "daemon-not-followed":
+    "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "daemon-curve": "a daemon's curve", "daemon-not-followed":
     "not its daemon's", "bias-chose-level": "a daemon's bias", "gpu-fan-unreported": "no fan", "at-rest": "at rest",
     "turning": "running", "no-fault": "running", "empty-slots": "empty", "temperatures-left-out": "",
     "hottest": "", "no-fan-read": ""}

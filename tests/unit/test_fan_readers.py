@@ -154,3 +154,28 @@ def test_the_h200s_own_answers_read_as_a_card_with_no_fan(tmp_path: Path) -> Non
     section = machine(read.read((captures / "h200-nvidia-smi-q-temperature-power.txt").read_text())[0])
     assert {t.label: t.celsius for t in section.temperatures} == {"GPU Current Temp": 38.0,
                                                                    "Memory Current Temp": 39.0}
+
+
+TABLE = ("+-----------------------------------------------------------------------------+\n"
+         "| NVIDIA-SMI 535.161.07   Driver Version: 535.161.07   CUDA Version: 12.2     |\n"
+         "|-------------------------------+----------------------+----------------------+\n"
+         "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+         "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+         "|===============================+======================+======================|\n"
+         "|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |                  N/A |\n"
+         "|  0%   {0}C    P2   250W / 350W |   9000MiB / 24576MiB |     99%      Default |\n"
+         "+-------------------------------+----------------------+----------------------+\n")
+
+
+@pytest.mark.parametrize("text", [TABLE, "index, name, fan.speed [%], temperature.gpu, power.draw [W]\n"
+                                         "0, NVIDIA GeForce RTX 3090, 0 %, {0}, 250.00 W\n"])
+def test_a_geforce_at_0_percent_is_at_rest_only_while_cool(text: str, tmp_path: Path) -> None:
+    """NVML's fan speed is the intended speed: 0 % at 86 °C under load is a card whose fan does not cool it, never
+    fan-stop; at 65 °C it is past where fan-stop holds; at 40 °C it is at rest."""
+    for celsius, lead_kind in ((86, "hot-not-cooled"), (65, "warm-not-turning")):
+        code, answer = explain(text.format(celsius), tmp_path)
+        assert code == 0 and answer["findings"][0]["kind"] == lead_kind, answer["findings"]
+        assert "at-rest" not in {f["kind"] for f in answer["findings"]}
+        assert_nothing_dangerous(text.format(celsius), answer)
+    code, answer = explain(text.format(40), tmp_path)
+    assert "at-rest" in {f["kind"] for f in answer["findings"]}
