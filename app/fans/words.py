@@ -316,8 +316,8 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
     "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "daemon-curve": "a daemon's curve",
     "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias", "gpu-fan-unreported": "no fan",
-    "at-rest": "at rest", "turning": "running", "no-fault": "running", "empty-slots": "empty", "temperatures-left-out": "",
-    "hottest": "", "no-fan-read": ""}
+    "at-rest": "at rest", "turning": "running", "no-fault": "running", "empty-slots": "empty",
+    "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}
 
 
 def state_word(finding: Finding) -> str:
