@@ -106,6 +106,18 @@ def _hottest(temps: list[TempFact]) -> TempFact | None:
     return max(valid, key=lambda t: t.celsius or 0.0) if valid else None
 
 
+def hot_and_unturned(machine: Machine, fan: FanFact) -> TempFact | None:
+    """What a fan that does not turn should be cooling, where that is hot: the fan's source at or above 80 °C and
+    above its controller's rest. A board header reads 0 with nothing on it, so one counts only where its board
+    names it for what it cools ("CPU Fan")."""
+    source = source_of(machine, fan)
+    named = role(None, fan.label) not in ("unknown", "board")
+    if not_turning(fan) and (chip(fan.chip).zero != "empty" or named) and source is not None and \
+            (source.celsius or 0.0) >= max(HOT_C, rest_below(fan)):
+        return source
+    return None
+
+
 def rest_below(fan: FanFact) -> float:
     """Below what temperature a rest is the fan's controller's design: its own stop temperature where read, else
     its chip's documented one, else a cautious default."""
@@ -122,15 +134,15 @@ def _temp_facts(temp: TempFact | None) -> dict[str, float | str]:
       "(zero-RPM stops only below its stop temperature)")
 def hot_not_cooled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        source = source_of(machine, fan)
-        if not_turning(fan) and chip(fan.chip).zero != "empty" and source is not None and \
-                (source.celsius or 0.0) >= max(HOT_C, rest_below(fan)):
+        source = hot_and_unturned(machine, fan)
+        if source is not None:
             facts: dict[str, float | str] = {"raw": fan.raw or "", **_temp_facts(source)}
             if fan.rpm is None and fan.duty_percent == 0:
                 facts["reading"] = "0 %"
             if fan.duty_percent:
                 facts["duty"] = fan.duty_percent
-            yield Hit("hot-not-cooled", (fan.key, source.key), "likely", facts)
+            yield Hit("hot-not-cooled", (fan.key, source.key),
+                      "likely" if chip(fan.chip).zero != "empty" else "possible", facts)
 
 
 @rule("stopped while warmer than a rest", 50, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM stops only below its "
@@ -262,6 +274,14 @@ def unlike_siblings(machine: Machine) -> Iterator[Hit]:
             if fan.rpm == 0 or (fan.rpm or 0.0) > SIBLING_FAR * median:
                 yield Hit("unlike-siblings", (fan.key,), "possible",
                           {"rpm": fan.rpm or 0.0, "median_rpm": median, "siblings": len(speeds)})
+
+
+@rule("a BMC fan at 0 it calls fine", 60, f"{IPMI}: a status of ok means no threshold was crossed; an empty slot "
+      "reads no reading (ns, na) on most BMCs")
+def bmc_zero_ok(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.chip == "bmc" and fan.rpm == 0 and there(fan) and not fan.fault and (fan.status or "ok") == "ok":
+            yield Hit("bmc-zero-ok", (fan.key,), "possible", {"status": fan.status or "not given"})
 
 
 @rule("two drivers of one chip", 75, "Documentation/hwmon/nct6683.rst; the out-of-tree nct6687d README")

@@ -11,7 +11,7 @@ from .chips import chip, gpu_line
 from .facts import Curve, FanFact, Machine
 from .findings import Confidence
 from .read.values import parse
-from .rules import ABI, Hit, rest_below, rule, source_of, there, turning
+from .rules import ABI, Hit, hot_and_unturned, rest_below, rule, source_of, there, turning
 
 
 @rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
@@ -242,7 +242,8 @@ def _doubtful(fan: FanFact) -> bool:
 
 @rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent)")
 def empty_slots(machine: Machine) -> Iterator[Hit]:
-    empty = [f for f in machine.fans if f.present is False or (chip(f.chip).zero == "empty" and f.rpm == 0)]
+    empty = [f for f in machine.fans if f.present is False or
+             (chip(f.chip).zero == "empty" and f.rpm == 0 and hot_and_unturned(machine, f) is None)]
     if empty and any(turning(f) for f in machine.fans):
         yield Hit("empty-slots", tuple(f.key for f in empty), "likely", {"count": len(empty)})
 

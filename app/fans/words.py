@@ -216,6 +216,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        + " and reads 0 with no fault flagged: its controller asks and the fan does "
                                        "not turn (stalled, unpowered, or not driven by that controller's output)."),
     "stalled": _stalled,
+    "bmc-zero-ok": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM with the BMC's status "
+                                    f"{f['status']}: a slot with nothing in it, or a stopped fan the BMC has no "
+                                    "threshold for; which one, only the chassis tells (look, or listen)."),
     "warm-not-turning": lambda n, s, f: (f"The {n(s[0])} reads {f['reading']} while {n(f['source'])} is at "
                                          f"{_num(f['source_c'])} °C, warmer than its controller rests a fan (about "
                                          f"{_num(f['below_c'])} °C): about to start, or not cooling; watch that it "
@@ -314,7 +317,8 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",
     "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
     "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
-    "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "daemon-curve": "a daemon's curve",
+    "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "bmc-zero-ok": "0 RPM, status ok",
+    "daemon-curve": "a daemon's curve",
     "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias", "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "turning": "running", "no-fault": "running", "empty-slots": "empty",
     "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from app.fans import read
 from app.fans.adapt import machine
 from app.fans.chips import chip
+from app.fans.roles import role
 from app.fans.rules import HOT_C, not_turning, source_of
 
 FAULTY = {"fan-fault", "fault-then-reading", "unlike-siblings", "stalled", "hot-not-cooled", "target-not-met",
@@ -37,6 +38,8 @@ def assert_nothing_dangerous(capture: str, answer: dict[str, object]) -> None:
     assert not (FAULTY & kinds and "no-fault" in kinds), kinds
     for fan in facts.fans:  # a hot part whose fan does not turn is said, whatever else is
         source = source_of(facts, fan)
-        if not_turning(fan) and chip(fan.chip).zero != "empty" and source is not None and \
+        named = role(None, fan.label) not in ("unknown", "board")
+        if not_turning(fan) and (chip(fan.chip).zero != "empty" or named) and source is not None and \
                 (source.celsius or 0.0) >= HOT_C:
             assert any(f["kind"] == "hot-not-cooled" and fan.key in f["subjects"] for f in found), (fan, kinds)
+            assert not any(f["kind"] == "empty-slots" and fan.key in f["subjects"] for f in found), (fan, kinds)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,7 +183,29 @@ def test_a_geforce_at_0_percent_is_at_rest_only_while_cool(text: str, tmp_path: 
     assert "at-rest" in {f["kind"] for f in findings_of(answer)}
 
 
-def findings_of(answer: dict[str, object]) -> list[dict[str, str]]:
+def findings_of(answer: dict[str, object]) -> list[dict[str, Any]]:
     found = answer["findings"]
     assert isinstance(found, list)
     return found
+
+
+def test_a_board_header_named_for_the_cpu_at_0_beside_a_hot_cpu_is_said(tmp_path: Path) -> None:
+    board = ("asuswmisensors-isa-0000\nAdapter: ISA adapter\nCPU Fan:                    0 RPM\n"
+             "Chassis Fan 1:            900 RPM\nChassis Fan 2:              0 RPM\nCPU Temperature:          +{}°C\n")
+    _, answer = explain(board.format("91.0"), tmp_path)
+    found = findings_of(answer)
+    assert found[0]["kind"] == "hot-not-cooled" and found[0]["confidence"] == "possible"
+    assert_nothing_dangerous(board.format("91.0"), answer)
+    empty = next(f for f in found if f["kind"] == "empty-slots")
+    assert empty["subjects"] == ["asuswmisensors/Chassis Fan 2"]  # not the CPU's header: that one is a warning
+    _, answer = explain(board.format("45.0"), tmp_path)
+    assert "hot-not-cooled" not in {f["kind"] for f in findings_of(answer)}
+
+
+def test_a_bmc_fan_at_0_with_status_ok_is_neither_fine_nor_failed(tmp_path: Path) -> None:
+    listing = "FAN1 | 0 RPM | ok\nFAN2 | 5000 RPM | ok\nCPU Temp | 45 degrees C | ok\n"
+    _, answer = explain(listing, tmp_path)
+    found = findings_of(answer)
+    assert (found[0]["kind"], found[0]["subjects"], found[0]["confidence"]) == ("bmc-zero-ok", ["bmc/FAN1"],
+                                                                                 "possible")
+    assert not {"no-fault", "fan-fault"} & {f["kind"] for f in found}
