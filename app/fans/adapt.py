@@ -31,6 +31,7 @@ def fan_fact(fan: Fan) -> FanFact:
                    None else None, invalid=invalid, duty_percent=fan.percent,
                    target_rpm=float(fan.target_rpm) if fan.target_rpm is not None else None,
                    target_percent=fan.target_percent,
+                   floor_percent=fan.floor_percent if fan.gpu_index is not None else None,  # NVML's minimum duty
                    min_rpm=float(fan.min_rpm) if fan.min_rpm is not None else None,
                    max_rpm=float(fan.max_rpm) if fan.max_rpm is not None else None,
                    fault=True if fan.alarm_kind == "failed" else None, controller=controller, gpu=fan.gpu_index,

@@ -127,8 +127,11 @@ def firmware_floor(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if not fan.floor_percent or not there(fan):
             continue
-        facts: dict[str, float | str] = {"floor": fan.floor_percent}
-        if fan.duty_percent is not None:
+        facts: dict[str, float | str] = {"floor": fan.floor_percent, "controller": fan.controller}
+        if fan.target_percent is not None and fan.target_percent < fan.floor_percent - 0.5 and \
+                fan.controller == "manual":  # asked by hand for less than the driver accepts under manual control
+            facts.update(held="asked-below", target=fan.target_percent)
+        elif fan.duty_percent is not None:
             facts["duty"] = fan.duty_percent
             facts["held"] = "below" if fan.duty_percent < fan.floor_percent - 1 else \
                 "floor" if fan.duty_percent <= fan.floor_percent + 1 else "above"

@@ -150,10 +150,17 @@ def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
     floor = _num(f["floor"])
+    if f.get("held") == "floor" and f.get("controller") in ("firmware", "bios", "ec", "bmc"):
+        return (f"The {n(s[0])} is at {_num(f['duty'])} %, the lowest duty its controller runs it at ({floor} %): it "
+                "idles at its floor, and nothing is making it spin faster.")
     if f.get("held") == "floor":
         return (f"The {n(s[0])} is held at {_num(f['duty'])} %, the lowest duty its controller accepts ({floor} %): "
                 "a program or a curve holding the fan cannot take it lower; only the card's own automatic control "
                 "stops it.")
+    if f.get("held") == "asked-below":
+        return (f"The {n(s[0])} is set by hand and asked for {_num(f['target'])} %, below the {floor} % its driver "
+                "accepts under manual control: it keeps turning; only handing it back to the card's automatic "
+                "policy lets it stop.")
     if f.get("held") == "below":
         return (f"The {n(s[0])} is at {_num(f['duty'])} %, below the {floor} % a program or a curve can set: it is "
                 "under the card's own control (the only one that stops it).")

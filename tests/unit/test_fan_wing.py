@@ -208,3 +208,17 @@ def test_every_finding_kind_has_a_template_and_a_word_for_the_fan_table() -> Non
     from app.fans.words import STATE_WORDS, TEMPLATES
 
     assert set(TEMPLATES) == set(get_args(FindingKind)) == set(STATE_WORDS)
+
+
+def test_a_fan_asked_below_what_manual_control_accepts_keeps_turning() -> None:
+    """NVIDIA's driver takes 30-100 % under manual control on a GeForce (nvidia-settings' GPUTargetFanSpeed range):
+    0 % asked keeps the fan at its floor; 30 % asked is at the floor, not below it."""
+    from app.fans.facts import FanFact
+
+    def floor_finding(target: float) -> dict[str, float | str]:
+        fan = FanFact(key="nvidia/gpu0 fan 0", chip="nvidia", label="gpu0 fan 0", duty_percent=30.0,
+                      target_percent=target, floor_percent=30.0, controller="manual", gpu=0)
+        (found,) = [f for f in explained(Machine(fans=(fan,)))[0] if f.kind == "firmware-floor"]
+        return dict(found.facts)
+    assert floor_finding(0.0)["held"] == "asked-below"
+    assert floor_finding(30.0)["held"] == "floor"
