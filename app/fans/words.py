@@ -310,7 +310,10 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
     """The sentence (the leading causes, then what describes the fans) and the further causes."""
     names = Names(machine)
     ordered = grouped(found)
-    causes = [f for f in ordered if f.cause]
+    causes: list[Finding] = []
+    for f in (f for f in ordered if f.cause):  # one fan, one cause said: the strongest (its facts are in the JSON)
+        if not causes or len(f.subjects) != 1 or all(f.subjects[0] not in c.subjects for c in causes):
+            causes.append(f)
     described = [f for f in ordered if not f.cause and not (causes and f.kind == "turning")]
     sentence = " ".join(said(f, names) for f in [*causes[:causes_in_sentence], *described])
     return sentence, [said(f, names) for f in causes[causes_in_sentence:]]
