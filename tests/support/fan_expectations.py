@@ -105,7 +105,7 @@ EXPECTED: dict[str, Expect] = {
     "more-laptops-01": Expect("no-temperature", (), DANGER),
     "more-laptops-02": Expect("fault-then-reading", (), DANGER),
     "more-laptops-03": Expect("target-not-met", (), DANGER),
-    "more-laptops-04": Expect("ec-cpu-unread", (), (*DANGER, "headers-read-zero")),
+    "more-laptops-04": Expect("ec-cpu-unread", (), (*DANGER, "headers-read-zero", "no-temperature")),
     "more-liquidctl-daemons-01": Expect(None, (), ("pump-stopped", "fan-fault", "stalled"), gap="the fans' profile "
                                         "(its 35 % floor at 28 °C liquid) is not said; the pump's fixed 100 % is"),
     "more-liquidctl-daemons-02": Expect("daemon-curve", (), ("fan-fault",), gap="the card is hot at its firmware's "
