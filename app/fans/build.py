@@ -191,22 +191,25 @@ def temperatures_of(readings: Iterable[Reading]) -> tuple[TempFact, ...]:
     return tuple(_temperature(key, r, key in faults) for key, r in found.items())
 
 
+def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> Invalid | None:
+    """Why a temperature read from ``chip_name`` is not a reading, or None: no value, the driver's "not available",
+    at or below freezing (nothing inside a running machine is), past a signed 8-bit register, an open board input."""
+    owner = chip(chip_name)
+    if value is None or value in owner.not_available_c or value <= 0:
+        return "not-available"
+    if value > HOTTEST_REAL_C:
+        return "over-range"
+    if owner.unconnected_from_c is not None and value >= owner.unconnected_from_c and \
+            may_be_unconnected(chip_name, label):
+        return "unconnected"
+    return None
+
+
 def _temperature(key: str, r: Reading, fault: bool) -> TempFact:
-    owner = chip(r.chip)
     value = r.value
-    invalid: Invalid | None = None
     status = str(r.extra.get("status", "")) if r.extra else ""
-    if fault:
-        invalid = "fault"
-    elif value is None or status in _ABSENT_STATUS:
-        invalid = "not-available"
-    elif value in owner.not_available_c or value <= 0:
-        invalid = "not-available"  # nothing in a running machine is at or below freezing: no sensor there
-    elif value > HOTTEST_REAL_C:
-        invalid = "over-range"
-    elif owner.unconnected_from_c is not None and value >= owner.unconnected_from_c and \
-            may_be_unconnected(r.chip, r.label):
-        invalid = "unconnected"
+    invalid: Invalid | None = "fault" if fault else "not-available" if status in _ABSENT_STATUS else \
+        invalid_celsius(r.chip, r.label, value)
     label = r.label[:-6] if r.attr and r.label == r.attr and r.label.endswith("_input") else r.label
     return TempFact(key=key, chip=r.chip, label=label, celsius=None if invalid else value, raw=value,
                     role=role(r.chip, r.label), invalid=invalid)

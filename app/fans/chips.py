@@ -53,8 +53,8 @@ _ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
 
 SUPERIO = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
                source=f"{_ABI}; Documentation/hwmon/nct6775.rst, it87.rst")
-# An EC keeps its fans stopped while the machine is cool; the highest fan-on temperature documented for these
-# controllers is around 70 °C (thinkfan's default levels and Dell's SMM fan tables start the fan by then).
+# An EC keeps its fans stopped while the machine is cool. No EC documents the temperature it starts them at: 70 °C
+# is a cautious bound (docs/FAN-RULES.md, Thresholds), and the words say "probably" or name both causes.
 EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,
           source=f"{_ABI}; Documentation/admin-guide/laptops/thinkpad-acpi.rst; Documentation/hwmon/dell-smm-hwmon.rst")
 WMI = Chip("wmi", "bios", "empty", unconnected_from_c=108.0, source="Documentation/hwmon/asus_wmi_sensors.rst, "
@@ -68,7 +68,8 @@ NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODE
               source="NVML API reference: nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetFanControlPolicy_v2")
 GPU_SENSOR = Chip("gpu", "firmware", "unknown", source="Documentation/gpu/ (i915, xe, nouveau hwmon)")
 BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thresholds (35.x); ipmitool(1) sensor, sdr")
-AIO = Chip("aio", "firmware", "unknown", source="liquidctl documentation (docs/*-guide.md), the device's status")
+AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "
+           "channel with nothing on it reads 0 rpm; a pump is its own rule")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")

@@ -18,7 +18,8 @@ FindingKind = Literal[
     "hot-not-cooled", "pump-stopped", "fan-fault", "fault-then-reading", "target-not-met", "stalled",
     "below-bmc-threshold", "ec-cpu-unread", "speed-not-a-reading", "drivers-disagree", "zero-then-turning",
     "unlike-siblings", "headers-read-zero", "no-temperature", "no-control", "fixed-duty", "firmware-floor",
-    "turns-at-zero", "warm-not-turning", "bmc-zero-ok", "daemon-curve", "daemon-not-followed", "bias-chose-level",
+    "turns-at-zero", "warm-not-turning", "bmc-zero-ok", "zero-unknown",
+    "daemon-curve", "daemon-not-followed", "bias-chose-level",
     "gpu-fan-unreported", "at-rest", "turning", "no-fault", "empty-slots", "temperatures-left-out", "hottest",
     "no-fan-read"]
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})

@@ -17,7 +17,7 @@ from .roles import role
 ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
 IPMI = "IPMI v2.0 specification (threshold sensors, event assertion); ipmitool(1) sensor"
 STALL_DUTY = 20.0  # a duty at or above this spins any fan that is there (the lowest start duty fan makers give)
-HOT_C = 80.0  # a source this hot needs cooling whatever its controller's curve (above every fan-stop threshold)
+HOT_C = 80.0  # a source this hot needs cooling whatever its controller's curve (above the default stop temperatures)
 REST_UNKNOWN_C = 50.0  # with no rest temperature known for the chip, a rest is believed only below this
 SIBLING_FAR = 1.8  # a fan reading past this many times its siblings' median is not driven like them
 LIQUID_HOT_C = 45.0  # an AIO's liquid past this is not being cooled (coolers rate their loops to about 40-45 °C)
@@ -243,9 +243,8 @@ def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
 def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
     for temp in machine.temperatures:
         if chip(temp.chip).kind == "ec" and temp.role == "cpu" and temp.invalid and temp.raw is not None:
-            others = [t for t in machine.temperatures if t.role == "cpu" and t.celsius is not None]
             fans = [f.key for f in machine.fans if f.chip == temp.chip]
-            hot = max(others, key=lambda t: t.celsius or 0.0) if others else None
+            hot = _hottest([t for t in machine.temperatures if t.role == "cpu"])
             yield Hit("ec-cpu-unread", (temp.key, *fans), "likely",
                       {"raw_c": temp.raw, **({"other": hot.key, "other_c": hot.celsius or 0.0} if hot else {}),
                        "fan_rpm": next((f.rpm for f in machine.fans if f.chip == temp.chip and f.rpm is not None),
@@ -264,7 +263,7 @@ def not_a_reading(machine: Machine) -> Iterator[Hit]:
       "from its zone's target past an allowed percentage is nonfunctional); a server's fans of one zone are driven "
       "at one duty (IPMI v2.0, fan sensors)")
 def unlike_siblings(machine: Machine) -> Iterator[Hit]:
-    for name in sorted({f.chip for f in machine.fans if f.chip and chip(f.chip).kind in ("bmc", "unknown")}):
+    for name in sorted({f.chip for f in machine.fans if f.chip and chip(f.chip).kind == "bmc"}):
         fans = [f for f in machine.fans if f.chip == name and there(f) and not f.fault]
         speeds = sorted(f.rpm for f in fans if f.rpm)
         if len(speeds) < 3:
@@ -274,6 +273,15 @@ def unlike_siblings(machine: Machine) -> Iterator[Hit]:
             if fan.rpm == 0 or (fan.rpm or 0.0) > SIBLING_FAR * median:
                 yield Hit("unlike-siblings", (fan.key,), "possible",
                           {"rpm": fan.rpm or 0.0, "median_rpm": median, "siblings": len(speeds)})
+
+
+@rule("a fan at 0 whose controller is not known", 56, f"{ABI} (fanN_input: 0); what a 0 means is the controller's, "
+      "and nothing read names it")
+def zero_unknown(machine: Machine) -> Iterator[Hit]:
+    zeros = [f for f in machine.fans if chip(f.chip).zero == "unknown" and f.chip != "bmc" and f.rpm == 0 and
+             there(f) and f.duty_percent is None and not f.target_rpm and hot_and_unturned(machine, f) is None]
+    if zeros and any(turning(f) for f in machine.fans):  # every fan at 0: "every header at 0 RPM" says it
+        yield Hit("zero-unknown", tuple(f.key for f in zeros), "possible", {"count": len(zeros)})
 
 
 @rule("a BMC fan at 0 it calls fine", 60, f"{IPMI}: a status of ok means no threshold was crossed; an empty slot "
@@ -302,8 +310,7 @@ def headers_read_zero(machine: Machine) -> Iterator[Hit]:
     boards = [f for f in machine.fans if chip(f.chip).zero in ("empty", "unknown") and not f.target_rpm and
               not f.duty_percent and f.chip != "bmc"]
     if boards and all(f.rpm == 0 for f in boards) and not any(turning(f) for f in machine.fans):
-        hot = max((t for t in machine.temperatures if t.celsius is not None and t.role == "cpu"),
-                  key=lambda t: t.celsius or 0.0, default=None)
-        kinds = {chip(f.chip).zero for f in boards}
+        hot = _hottest([t for t in machine.temperatures if t.role == "cpu"])
+        board = all(chip(f.chip).kind in ("superio", "wmi") for f in boards)
         yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible",
-                  {"count": len(boards), "board": "yes" if kinds == {"empty"} else "no", **_temp_facts(hot)})
+                  {"count": len(boards), "board": "yes" if board else "no", **_temp_facts(hot)})

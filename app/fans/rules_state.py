@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import pairwise
 
+from .build import invalid_celsius
 from .chips import chip, gpu_line
 from .facts import Curve, FanFact, Machine
 from .findings import Confidence
@@ -77,8 +78,8 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
         if alone is not None:
             facts["alone"] = float(alone)
         before = machine.decisions[n - 1].first_c if n else None
-        if before is not None and (before <= -100 or before == 0):
-            facts["before"] = before  # the rise it saw came from a sensor's "not available" value
+        if before is not None and invalid_celsius("thinkpad", "", before) is not None:
+            facts["before"] = before  # the rise it saw came from a value that is no reading (-128, 0)
         if n + 1 < len(machine.decisions):
             facts["next"] = float(machine.decisions[n + 1].level)
         yield Hit("bias-chose-level", (), "known" if alone is not None else "likely", facts)

@@ -95,9 +95,10 @@ def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
     label = n(s[0]).removesuffix(" (BMC)")
     threshold = f"of {_num(f['lcr'])} RPM" if "lcr" in f else f"(its status reads {f.get('status', 'critical')})"
     return (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical threshold "
-            f"{threshold}: the BMC counts it as failing and drives every fan to full speed until it reads "
-            "above again, so the fans ramp up and down. The fan is most likely healthy and just slow (a quiet "
-            f"fan): lower the threshold to fit it (ipmitool sensor thresh {label} lower ...).")
+            f"{threshold}: the BMC counts it as failing, and a BMC that answers a failing fan with every fan at full "
+            "speed (Supermicro's does) ramps them up until it reads above again, then down: the fans cycle. The fan "
+            f"is most likely healthy and just slow (a quiet fan): lower the threshold to fit it (ipmitool sensor "
+            f"thresh {label} lower ...).")
 
 
 def _ec(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -223,6 +224,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        + " and reads 0 with no fault flagged: its controller asks and the fan does "
                                        "not turn (stalled, unpowered, or not driven by that controller's output)."),
     "stalled": _stalled,
+    "zero-unknown": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: "
+                                     "stopped, not connected, or not counted; nothing read says which (what controls "
+                                     f"{_verb(s, 'it', 'them')} is not named in the capture)."),
     "bmc-zero-ok": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM with the BMC's status "
                                     f"{f['status']}: a slot with nothing in it, or a stopped fan the BMC has no "
                                     "threshold for; which one, only the chassis tells (look, or listen)."),
@@ -328,6 +332,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
     "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
     "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "bmc-zero-ok": "0 RPM, status ok",
+    "zero-unknown": "0 RPM, unexplained",
     "daemon-curve": "a daemon's curve",
     "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias", "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "turning": "running", "no-fault": "running", "empty-slots": "empty",

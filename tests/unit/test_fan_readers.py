@@ -209,3 +209,18 @@ def test_a_bmc_fan_at_0_with_status_ok_is_neither_fine_nor_failed(tmp_path: Path
     assert (found[0]["kind"], found[0]["subjects"], found[0]["confidence"]) == ("bmc-zero-ok", ["bmc/FAN1"],
                                                                                  "possible")
     assert not {"no-fault", "fan-fault"} & {f["kind"] for f in found}
+
+
+def test_a_desktops_fans_are_not_judged_as_a_server_zone_and_its_zero_is_said_as_unseen(tmp_path: Path) -> None:
+    """Fans driven together is a server chassis's design (a BMC's zone), not a desktop's: a CPU fan at twice its
+    case fans is no wrong reading; a header at 0 with no chip named is said as unseen, never left out or fine."""
+    desktop = "CPU Fan: 2400 RPM\nChassis Fan 1: 800 RPM\nChassis Fan 2: 820 RPM\nChassis Fan 3: 0 RPM\n"
+    for header, chip_key in (("", "-"), ("boardfans-isa-0000\nAdapter: ISA adapter\n", "boardfans")):
+        _, answer = explain(header + desktop, tmp_path)  # no chip named, and a chip the table does not know
+        found = findings_of(answer)
+        assert "unlike-siblings" not in {f["kind"] for f in found} and "no-fault" not in {f["kind"] for f in found}
+        zero = next(f for f in found if f["kind"] == "zero-unknown")
+        assert zero["subjects"] == [f"{chip_key}/Chassis Fan 3"] and zero["confidence"] == "possible"
+    server = "".join(f"FAN{n} | {rpm} RPM | ok\n" for n, rpm in ((1, 5400), (2, 5300), (3, 5350), (4, 0)))
+    _, answer = explain(server, tmp_path)
+    assert "unlike-siblings" in {f["kind"] for f in findings_of(answer)}

@@ -129,7 +129,8 @@ def test_golden_sentences() -> None:
     bmc = "FAN3  | 400.000  | RPM  | cr  | 300.000 | 500.000 | 700.000 | 25300.000 | 25400.000 | 25500.000\n"
     _, sentence, _ = explained(machine(read.read(bmc)[0]))
     assert sentence.startswith("The FAN3 (BMC) turns at 400 RPM, at or below the BMC's lower-critical threshold of "
-                               "500 RPM: the BMC counts it as failing and drives every fan to full speed")
+                               "500 RPM: the BMC counts it as failing, and a BMC that answers a failing fan with "
+                               "every fan at full speed (Supermicro's does) ramps them up")
     tach = "/xyz/openbmc_project/sensors/fan_tach/fan0:65535\n/xyz/openbmc_project/sensors/fan_tach/fan1:65535\n"
     _, sentence, _ = explained(machine(read.read(tach)[0]))
     assert sentence == ("The fan0 (BMC) and fan1 (BMC) read 65535 RPM, past any fan's speed (a counter's maximum or a "
