@@ -43,3 +43,17 @@ def assert_nothing_dangerous(capture: str, answer: dict[str, object]) -> None:
                 (source.celsius or 0.0) >= HOT_C:
             assert any(f["kind"] == "hot-not-cooled" and fan.key in f["subjects"] for f in found), (fan, kinds)
             assert not any(f["kind"] == "empty-slots" and fan.key in f["subjects"] for f in found), (fan, kinds)
+
+
+def nvidia_smi_table(row: str) -> str:
+    """nvidia-smi's table for one GeForce (driver 535's layout), its card row given: "| 40%   32C    P8    12W /
+    120W |      2MiB /  6144MiB |      0%      Default |"."""
+    return ("+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 535.161.07   Driver Version: 535.161.07   CUDA Version: 12.2     |\n"
+            "|-------------------------------+----------------------+----------------------+\n"
+            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+            "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+            "|===============================+======================+======================|\n"
+            "|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |                  N/A |\n"
+            f"{row}\n"
+            "+-------------------------------+----------------------+----------------------+\n")

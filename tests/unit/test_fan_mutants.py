@@ -19,6 +19,7 @@ from app.fans.facts import Machine
 from app.vendors.nvidia import NvidiaBackend
 from app.verdict.fanrest import _held, at_floor, drivers_disagree
 from tests.fakes.fake_nvml import FakeNvml, captured_card
+from tests.support.fan_checks import nvidia_smi_table
 
 
 def chip(root: Path, name: str, files: dict[str, object]) -> Path:
@@ -110,16 +111,8 @@ def test_a_learned_source_is_named_only_above_the_confidence_floor(tmp_path: Pat
 def test_a_card_ten_points_off_the_daemons_last_setting_is_not_following_it(tmp_path: Path) -> None:
     """The daemon logged 40 % then 30 %; the card reads 40 %: ten points off what was last set is not following."""
     log = tmp_path / "log.txt"
-    log.write_text("Updated GPU 0: Temp=40°C, Fan Speed=40%\nUpdated GPU 0: Temp=40°C, Fan Speed=30%\n"
-                   "+-----------------------------------------------------------------------------+\n"
-                   "| NVIDIA-SMI 535.161.07   Driver Version: 535.161.07   CUDA Version: 12.2     |\n"
-                   "|-------------------------------+----------------------+----------------------+\n"
-                   "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
-                   "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
-                   "|===============================+======================+======================|\n"
-                   "|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |                  N/A |\n"
-                   "| 40%   32C    P8    12W / 120W |      2MiB /  6144MiB |      0%      Default |\n"
-                   "+-------------------------------+----------------------+----------------------+\n")
+    log.write_text("Updated GPU 0: Temp=40°C, Fan Speed=40%\nUpdated GPU 0: Temp=40°C, Fan Speed=30%\n" +
+                   nvidia_smi_table("| 40%   32C    P8    12W / 120W |      2MiB /  6144MiB |      0%      Default |"))
     from app.cli.replay import answer, replayed
 
     snap, replay = replayed([log])

@@ -15,7 +15,7 @@ from app.cli.replay import run
 from app.fans import read
 from app.fans.adapt import machine
 from app.fans.answer import explained
-from tests.support.fan_checks import assert_nothing_dangerous
+from tests.support.fan_checks import assert_nothing_dangerous, nvidia_smi_table
 
 REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "fans" / "reference"
 # Blocks with no reading in them, refused on purpose (one line, exit 2): attribute names without values, a
@@ -157,15 +157,7 @@ def test_the_h200s_own_answers_read_as_a_card_with_no_fan(tmp_path: Path) -> Non
                                                                    "Memory Current Temp": 39.0}
 
 
-TABLE = ("+-----------------------------------------------------------------------------+\n"
-         "| NVIDIA-SMI 535.161.07   Driver Version: 535.161.07   CUDA Version: 12.2     |\n"
-         "|-------------------------------+----------------------+----------------------+\n"
-         "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
-         "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
-         "|===============================+======================+======================|\n"
-         "|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |                  N/A |\n"
-         "|  0%   {0}C    P2   250W / 350W |   9000MiB / 24576MiB |     99%      Default |\n"
-         "+-------------------------------+----------------------+----------------------+\n")
+TABLE = nvidia_smi_table("|  0%   {0}C    P2   250W / 350W |   9000MiB / 24576MiB |     99%      Default |")
 
 
 @pytest.mark.parametrize("text", [TABLE, "index, name, fan.speed [%], temperature.gpu, power.draw [W]\n"
