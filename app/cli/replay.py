@@ -22,10 +22,12 @@ from ..collect.serialize import to_json
 from ..core.fan import Note
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..fans import adapt, read
-from ..fans.answer import explained
+from ..fans.answer import findings
 from ..fans.facts import Decision, Level, Machine, Reading
 from ..fans.findings import Finding
 from ..fans.read.daemonlog import decisions
+from ..fans.words import Names, state_word
+from ..fans.words import answer as worded
 from ..verdict.fanrest import fan_answer
 from ..verdict.notes import note_words
 from .terminal import clean, fan_table
@@ -40,8 +42,6 @@ NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature readi
 def fact_table(machine: Machine, found: list[Finding]) -> list[str]:
     """The fans as the fan wing read them, where its words answer: each fan's raw speed, its duty, and what was
     found of it (the strongest finding about it, in a word)."""
-    from ..fans.words import Names, state_word
-
     names = Names(machine)
     rows = [("FAN", "SPEED", "DUTY", "FOUND")]
     for fan in machine.fans:
@@ -92,8 +92,6 @@ def answer(snap: Snapshot, notes: list[Note], found: list[Finding] | None = None
     wing's findings where one of them is a cause (a fault, a stall, a fan not cooling, a BMC's threshold), or where
     the named readers read no fan; else the verdict's account of the fans."""
     if found and machine is not None and _wing_speaks(snap, found, machine):
-        from ..fans.words import answer as worded
-
         sentence, also = worded(found, machine)
     else:
         sentence, also = fan_answer(snap)
@@ -152,7 +150,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
     if unread:
         err.write(f"fanwhy explain: {unread[0]}: {NOT_READ}\n")
         return 2
-    found, _, _ = explained(machine)
+    found = findings(machine)  # worded once, by answer(), where the wing speaks
     sentence, also = answer(snap, replay.notes, found, machine)
     wing = bool(found) and _wing_speaks(snap, found, machine)
     kinds = replay.kinds + general
