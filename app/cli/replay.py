@@ -11,6 +11,7 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -20,15 +21,17 @@ from ..collect.fans import FanService
 from ..collect.registry import registered
 from ..collect.serialize import to_json
 from ..core.fan import Note
+from ..core.finding import Finding
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..fans import adapt, read
 from ..fans.answer import findings
+from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
-from ..fans.findings import Finding
 from ..fans.read.daemonlog import decisions
+from ..fans.read.profiles import profiles
+from ..fans.rules_state import driven
 from ..fans.words import Names, state_word
 from ..fans.words import answer as worded
-from ..verdict.fanrest import fan_answer
 from ..verdict.notes import note_words
 from .terminal import clean, fan_table
 
@@ -88,13 +91,10 @@ def replayed(paths: list[Path], strict: bool = True) -> tuple[Snapshot, Replay]:
 def answer(snap: Snapshot, notes: list[Note], found: list[Finding] | None = None,
            machine: Machine | None = None) -> tuple[str, list[str]]:
     """The sentence and the other causes for a replay: what the captures show was done to the control first (a
-    refused curve, a failed set, a daemon's log: it answers the question where it is there), then the fans: the fan
-    wing's findings where one of them is a cause (a fault, a stall, a fan not cooling, a BMC's threshold), or where
-    the named readers read no fan; else the verdict's account of the fans."""
-    if found and machine is not None and _wing_speaks(snap, found, machine):
-        sentence, also = worded(found, machine)
-    else:
-        sentence, also = fan_answer(snap)
+    refused curve, a failed set, a daemon's log: it answers the question where it is there), then the fan wing's
+    findings in words."""
+    sentence, also = worded(found, machine) if found and machine is not None else ("", [])
+    sentence = sentence or "No fan is read in these captures."
     said = note_words(notes, snap)
     if not said:
         return sentence, also
@@ -103,9 +103,10 @@ def answer(snap: Snapshot, notes: list[Note], found: list[Finding] | None = None
     return " ".join([*said, sentence]), also
 
 
-def _wing_speaks(snap: Snapshot, found: list[Finding], machine: Machine) -> bool:
-    """The fan wing answers where its strongest finding is a cause, where the named readers read nothing, or where
-    they read no fan that turns and the wing did."""
+def _wing_table(snap: Snapshot, found: list[Finding], machine: Machine) -> bool:
+    """The fan wing's table of facts where its strongest finding is a cause, where the named readers read nothing,
+    or where they read no fan that turns and the wing did; else the named readers' table (speed, duty, floor, what
+    each fan follows)."""
     named = bool(snap.fans or snap.gpus or snap.air or snap.host.temperatures)
     fanless = not any(f.state != "dead" for f in snap.fans) and not snap.gpus and \
         any(f.rpm or f.duty_percent for f in machine.fans)
@@ -119,8 +120,10 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     kinds: list[str] = []
     steps: list[Decision] = []
     levels: list[Level] = []
+    texts: list[str] = []
     for path in paths:
         named = next((k for k in replay.kinds if k.startswith(f"{path.name}: ")), "")
+        texts.append(text_of(path))
         if any(tool in named for tool in NAMED_ONLY):
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         text = text_of(path)
@@ -134,7 +137,21 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             kinds.append(f"{path.name}: {kind}")
         elif path in replay.unread and logged:
             kinds.append(f"{path.name}: a fan daemon's log (thinkfan)")
-    return adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels), kinds
+    machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
+                            snap.air)
+    return with_profiles(machine, texts), kinds
+
+
+def with_profiles(machine: Machine, texts: list[str]) -> Machine:
+    """``machine`` with the speed profiles its captures set on its one cooler (liquidctl's ``set ... speed``), the
+    channels they drive held by them rather than by the cooler's firmware."""
+    coolers = {f.chip for f in machine.fans if chip(f.chip).kind == "aio"}
+    set_on = [c for text in texts for c in profiles(text, next(iter(coolers)) if len(coolers) == 1 else None)]
+    if not set_on:
+        return machine
+    machine = replace(machine, curves=(*machine.curves, *set_on))
+    held = {f.key for c in set_on if (f := driven(machine, c)) is not None}
+    return replace(machine, fans=tuple(replace(f, controller="daemon") if f.key in held else f for f in machine.fans))
 
 
 def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
@@ -150,9 +167,9 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
     if unread:
         err.write(f"fanwhy explain: {unread[0]}: {NOT_READ}\n")
         return 2
-    found = findings(machine)  # worded once, by answer(), where the wing speaks
+    found = findings(machine)
     sentence, also = answer(snap, replay.notes, found, machine)
-    wing = bool(found) and _wing_speaks(snap, found, machine)
+    wing = bool(found) and _wing_table(snap, found, machine)
     kinds = replay.kinds + general
     if as_json:
         out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,

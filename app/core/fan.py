@@ -7,7 +7,6 @@ one rule that sets it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import field
 from types import MappingProxyType
@@ -105,29 +104,6 @@ class Fan:
         if self.rpm is not None:
             return f"{self.rpm:,} RPM"
         return f"{self.percent:.0f} %" if self.percent is not None else "speed unknown"
-
-
-_CPU_CHIPS = ("coretemp", "k10temp", "zenpower")
-_CPU_WORDS = ("cpu", "package", "tctl", "tdie", "peci")
-
-
-def heat_of(source: str | None) -> str | None:
-    """What heats a fan's source, for the chain from a fan to a process. Sources are named "chip label" ("k10temp
-    Tctl", "nct6798 CPUTIN", "BMC Inlet Temp") or "GPU N": "gpu:N" (a GPU's own temperature), "gpu" (a graphics
-    card's hwmon sensor), "cpu", "inlet", "exhaust", "board"; None when nothing is known."""
-    if not source:
-        return None
-    match = re.fullmatch(r"GPU (\d+)", source)
-    if match:
-        return f"gpu:{match.group(1)}"
-    chip, _, label = source.partition(" ")
-    words = source.lower()
-    if chip == "BMC":
-        return next((role for role, names in (("inlet", ("inlet", "ambient")), ("exhaust", ("exhaust",)),
-                                              ("cpu", ("cpu",))) if any(n in words for n in names)), "board")
-    if any(c in words for c in _CPU_CHIPS) or any(w in label.lower() for w in _CPU_WORDS):
-        return "cpu"
-    return "gpu" if chip in ("amdgpu", "radeon") or "gpu" in words else "board"
 
 
 def source_guessed(fan: Fan) -> bool:

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Literal, Mapping, Never, TypeVar
 
 from .fan import AirSensor, Fan
+from .finding import Finding
 from .ledger import PowerLedger
 from .record import record
 
@@ -337,6 +338,8 @@ class Verdict:
     causes: tuple[Cause, ...]
     confidence: float
     busy: bool
+    # What the fan wing found of the fans, the strongest first: the first leads (kind, subjects, facts, confidence)
+    fan_findings: tuple[Finding, ...] = ()
 
 
 @record

@@ -7,15 +7,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Literal
 
-from ..core.fan import Fan
+from ..core.fan import AirSensor, Fan
 from ..core.model import GpuSample, HostSensor
 from .build import MAX_RPM, fans_of, gpus_of, temperatures_of
 from .chips import chip
-from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, TempFact
+from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .roles import role
 
 _CONTROL: dict[str, Controller] = {"manual": "manual", "full-speed": "none"}
+
+
+def source_key(source: str) -> tuple[str, str, str]:
+    """(the temperature's key, its chip, its label) of a live fan's source: "GPU 0" is NVML's "nvidia/gpu0", "BMC
+    Inlet Temp" the BMC's "bmc/Inlet Temp", "nct6798 CPUTIN" "nct6798/CPUTIN"."""
+    gpu = source.removeprefix("GPU ")
+    if gpu.isdigit():
+        return f"nvidia/gpu{gpu}", "nvidia", source
+    owner, _, label = source.partition(" ")
+    owner = "bmc" if owner == "BMC" else owner
+    return f"{owner}/{label}", owner, label
 
 
 def fan_fact(fan: Fan) -> FanFact:
@@ -36,7 +48,13 @@ def fan_fact(fan: Fan) -> FanFact:
                    max_rpm=float(fan.max_rpm) if fan.max_rpm is not None else None,
                    fault=True if fan.alarm_kind == "failed" else None, controller=controller, gpu=fan.gpu_index,
                    status=str(fan.alarm_facts["status"]).lower() if "status" in fan.alarm_facts else None,
-                   pump="pump" in label.lower())
+                   pump="pump" in label.lower(),
+                   follows=source_key(fan.source)[0] if fan.source and _how(fan) else None, follows_how=_how(fan))
+
+
+def _how(fan: Fan) -> Literal["declared", "learned"] | None:
+    """How a live fan's source is known, where it is not a guess."""
+    return "declared" if fan.source_from == "declared" else "learned" if fan.source_from == "learned" else None
 
 
 def temp_fact(sensor: HostSensor) -> TempFact:
@@ -44,32 +62,61 @@ def temp_fact(sensor: HostSensor) -> TempFact:
                     celsius=sensor.temperature_c, raw=sensor.temperature_c, role=role(sensor.chip, sensor.label))
 
 
+def air_fact(air: AirSensor) -> TempFact:
+    """A BMC's temperature (the air in, the air out, a CPU)."""
+    kind: Role = air.role if air.role != "other" else role("bmc", air.label)
+    return TempFact(key=f"bmc/{air.label}", chip="bmc", label=air.label, celsius=air.temperature_c,
+                    raw=air.temperature_c, role=kind)
+
+
+def followed(fans: Sequence[Fan]) -> list[TempFact]:
+    """The temperatures live fans follow or are beside (a daemon's configured input, a learned source, one named
+    like the fan), as facts: readings all, whether or not the fan follows them."""
+    found = {}
+    for fan in fans:
+        if fan.source and fan.source_c is not None:
+            key, owner, label = source_key(fan.source)
+            found[key] = TempFact(key=key, chip=owner, label=label, celsius=fan.source_c, raw=fan.source_c,
+                                  role=role(owner, label))
+    return list(found.values())
+
+
 def gpu_fact(gpu: GpuSample) -> GpuFact:
-    return GpuFact(index=gpu.index, name=gpu.name, temperature_c=gpu.temperature_c, power_w=gpu.power_w,
-                   utilization_percent=gpu.utilization_percent, fan_percent=gpu.fan_speed_percent,
-                   fan_reported=not gpu.passively_cooled)
+    """A live GPU as the fan rules see it: its name, temperature and fan. Its load (power, utilization) is the
+    verdict's to weigh, not a fan fact, so a tick whose fans and temperatures stand still makes the same facts."""
+    return GpuFact(index=gpu.index, name=gpu.name, temperature_c=gpu.temperature_c,
+                   fan_percent=gpu.fan_speed_percent, fan_reported=not gpu.passively_cooled)
 
 
 def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iterable[HostSensor] = (),
             gpus: Iterable[GpuSample] = (), curves: Sequence[Curve] = (), decisions: Sequence[Decision] = (),
-            levels: Sequence[Level] = ()) -> Machine:
+            levels: Sequence[Level] = (), air: Iterable[AirSensor] = ()) -> Machine:
     """One machine's facts: what its captures' text says, then what the live readers read of chips (and GPUs) the
     text did not name."""
     fan_facts = list(fans_of(readings))
-    temps = list(temperatures_of(readings))
-    gpu_facts = list(gpus_of(readings))
     declared = {f"{f.chip}/fan{f.channel}" for f in fans if f.source_from == "declared" and f.control == "manual"}
     fan_facts = [replace(f, controller="daemon") if f.key in declared else f for f in fan_facts]
     read_chips = {f.chip for f in fan_facts}
     fan_facts += [f for f in map(fan_fact, fans) if f.chip not in read_chips]
-    temp_chips = {t.chip for t in temps}
-    temps += [t for t in map(temp_fact, sensors) if t.chip not in temp_chips]
+    gpu_facts = list(gpus_of(readings))
     known = {g.index for g in gpu_facts}
     gpu_facts += [g for g in map(gpu_fact, gpus) if g.index not in known]
-    for gpu in gpu_facts:  # a GPU's own temperature, for its fan's rules
-        if gpu.temperature_c is not None and f"nvidia/gpu{gpu.index}" not in {t.key for t in temps}:
-            temps.append(TempFact(key=f"nvidia/gpu{gpu.index}", chip="nvidia", label=f"GPU {gpu.index}",
-                                  celsius=gpu.temperature_c, raw=gpu.temperature_c, role="gpu"))
+    temps = _temperatures(list(temperatures_of(readings)), fans, sensors, air, gpu_facts)
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
     return Machine(tuple(fan_facts), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves), tuple(decisions),
                    tuple(levels))
+
+
+def _temperatures(temps: list[TempFact], fans: Sequence[Fan], sensors: Iterable[HostSensor],
+                  air: Iterable[AirSensor], gpus: Sequence[GpuFact]) -> list[TempFact]:
+    """The text's temperatures, then the live readers' of chips the text did not name: the host's, the BMC's,
+    those fans are known to follow, and each GPU's own (for its fan's rules)."""
+    temp_chips = {t.chip for t in temps}
+    temps += [t for t in map(temp_fact, sensors) if t.chip not in temp_chips]
+    temps += [t for t in map(air_fact, air) if t.chip not in temp_chips]
+    temps += [t for t in followed(fans) if t.key not in {k.key for k in temps}]
+    for gpu in gpus:
+        if gpu.temperature_c is not None and f"nvidia/gpu{gpu.index}" not in {t.key for t in temps}:
+            temps.append(TempFact(key=f"nvidia/gpu{gpu.index}", chip="nvidia", label=f"GPU {gpu.index}",
+                                  celsius=gpu.temperature_c, raw=gpu.temperature_c, role="gpu"))
+    return temps

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..core.finding import Finding
 from . import rules, rules_state  # noqa: F401  # rules_state registers its rules with app.fans.rules on import
 from .facts import Machine
-from .findings import Finding
 from .words import answer
 
 

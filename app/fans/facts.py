@@ -74,6 +74,8 @@ class FanFact:
     zero_rpm: bool | None = None  # the controller's zero-RPM (fan-stop) setting, where a capture shows it
     rest_below_c: float | None = None  # the controller's own stop temperature, where a capture shows it
     speeds: tuple[str, ...] = ()
+    follows: str | None = None  # the key of the temperature it follows, where its controller declares it or its
+    follows_how: Literal["declared", "learned"] | None = None  # history shows it ("learned"), never a guess
 
 
 @record

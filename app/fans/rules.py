@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from types import MappingProxyType
 
+from ..core.finding import Confidence, Finding, FindingKind
+from ..core.record import record
 from .chips import chip
 from .facts import FanFact, Machine, TempFact
-from .findings import Confidence, Finding, FindingKind
 from .roles import role
 
 ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
@@ -23,7 +23,7 @@ SIBLING_FAR = 1.8  # a fan reading past this many times its siblings' median is 
 LIQUID_HOT_C = 45.0  # an AIO's liquid past this is not being cooled (coolers rate their loops to about 40-45 °C)
 
 
-@dataclass(frozen=True)
+@record
 class Hit:
     kind: FindingKind
     subjects: tuple[str, ...]
@@ -31,7 +31,7 @@ class Hit:
     facts: dict[str, float | str]
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     name: str
     priority: int
@@ -79,7 +79,11 @@ def turning(fan: FanFact) -> bool:
 
 def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
     """The hottest valid temperature of what the fan cools: its own device's (a card's, a cooler's; one card's own
-    readings where one listing holds several), else what its name says it cools, else the CPU's, else any."""
+    readings where one listing holds several), else what its name says it cools, else the CPU's, else any; first of
+    all the one its controller declares it follows, or its history shows it does."""
+    declared = _hottest([t for t in machine.temperatures if t.key == fan.follows]) if fan.follows else None
+    if declared is not None:
+        return declared
     kind = chip(fan.chip).kind
     if kind == "gpu" or re.match(r"GPU \d+\b", fan.label):
         return _hottest(_own(machine, fan))

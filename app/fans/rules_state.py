@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import pairwise
 
+from ..core.finding import Confidence
 from .build import invalid_celsius
 from .chips import chip, gpu_line
 from .facts import Curve, FanFact, Machine
-from .findings import Confidence
-from .read.values import parse
 from .rules import ABI, Hit, hot_and_unturned, rest_below, rule, source_of, there, turning
+from .values import parse
 
 
 @rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
@@ -28,14 +28,19 @@ def daemon_curve(machine: Machine) -> Iterator[Hit]:
         if curve.floor_percent is not None:
             facts["floor"] = curve.floor_percent
         asks = _now(machine, curve, facts)
-        number = curve.output.removeprefix("pwm")
-        fan = next((f for f in machine.fans if f.key == f"{curve.chip}/fan{number}"), None)
+        fan = driven(machine, curve)
         if fan is not None and fan.duty_percent is not None and asks is not None:
             facts["duty"] = fan.duty_percent
             if abs(fan.duty_percent - asks) > OFF_CURVE_POINTS:
                 yield Hit("daemon-not-followed", (fan.key,), "likely", facts)
                 continue
         yield Hit("daemon-curve", (fan.key,) if fan else (), "known", facts)
+
+
+def driven(machine: Machine, curve: Curve) -> FanFact | None:
+    """The fan ``curve`` drives: hwmon's ``fanN`` of its ``pwmN``, or the cooler's channel it names."""
+    wanted = {f"{curve.chip}/fan{curve.output.removeprefix('pwm')}".lower(), f"{curve.chip}/{curve.output}".lower()}
+    return next((f for f in machine.fans if f.key.lower() in wanted), None)
 
 
 def _now(machine: Machine, curve: Curve, facts: dict[str, float | str]) -> float | None:
@@ -171,6 +176,17 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
                                                       "reading": _rest_reading(fan)})
 
 
+@rule("a fan at 0 with nothing read to judge it", 40, f"{ABI} (fanN_input: 0; tempN_input); "
+      "Documentation/hwmon/dell-smm-hwmon.rst and thinkpad-acpi.rst (an embedded controller stops its fans while "
+      "cool, and may leave the tachometer unfilled)")
+def zero_unjudged(machine: Machine) -> Iterator[Hit]:
+    """A fan its controller may rest, at 0, with no temperature of what it cools read: a rest and a tachometer that
+    does not report stay two explanations, and neither is chosen."""
+    for fan in machine.fans:
+        if _may_rest(fan) and source_of(machine, fan) is None:
+            yield Hit("zero-unjudged", (fan.key,), "possible", {"reading": _rest_reading(fan)})
+
+
 def _may_rest(fan: FanFact) -> bool:
     """A fan whose controller stops it by design, that is there, not flagged, not set to keep turning, and whose
     duty asks for nothing while its tachometer counts nothing."""
@@ -206,6 +222,8 @@ def fastest(machine: Machine) -> Iterator[Hit]:
         source = source_of(machine, lead)
         if source is not None:
             facts.update(source=source.key, source_c=source.celsius or 0.0)
+            if source.key == lead.follows and lead.follows_how:
+                facts["follows"] = lead.follows_how
         yield Hit("turning", (lead.key, *(f.key for f in moving if f is not lead)), "known", facts)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from ..core.finding import Finding, FindingKind
 from .facts import Machine
-from .findings import Finding, FindingKind
 
 Facts = Mapping[str, float | str]
 
@@ -109,9 +109,6 @@ def _ec(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
-    if "source" not in f:
-        return (f"The {n.some(s)} reads 0 RPM: at rest, or a driver that does not report the speed; the "
-                "temperature that would tell them apart is not read.")
     where = _source(n, f, " with")
     if f.get("design") == "rest-or-passive":
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
@@ -138,7 +135,14 @@ def _turning(n: Names, s: Sequence[str], f: Facts) -> str:
     share = f", {100 * float(f['rpm']) / float(f['max_rpm']):.0f} % of its {_num(f['max_rpm'])} RPM maximum" \
         if "max_rpm" in f and "duty" not in f else ""
     by = f", set by {_CONTROLLERS[str(f['controller'])]}" if str(f.get("controller")) in _CONTROLLERS else ""
-    return f"The {n(s[0])} runs at {_num(f['rpm'])} RPM{duty}{share}{by}{_source(n, f)}."
+    return f"The {n(s[0])} runs at {_num(f['rpm'])} RPM{duty}{share}{by}{_follows(n, f)}."
+
+
+def _follows(n: Names, f: Facts) -> str:
+    """", following nct6798/CPUTIN at 62 °C" where its controller declares the source (or its history shows it),
+    ", with … at …" where the source is only the reading nearest what it cools."""
+    how = {"declared": ", following", "learned": ", following (as its history shows)"}.get(str(f.get("follows")))
+    return _source(n, f, how) if how else _source(n, f)
 
 
 def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -276,6 +280,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                    "(pwm_enable 1: manual): it does not follow a temperature."),
     "gpu-fan-unreported": _no_gpu_fan,
     "at-rest": _rest,
+    "zero-unjudged": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}: at "
+                                      "rest, or a tachometer that does not report; no temperature of what it cools "
+                                      "is read that would tell them apart."),
     "turning": _turning,
     "no-fault": _no_fault,
     "empty-slots": lambda n, s, f: f"({n.some(s)} {'has' if len(s) == 1 else 'have'} no fan on "
@@ -290,7 +297,7 @@ def said(finding: Finding, names: Names) -> str:
     return TEMPLATES[finding.kind](names, finding.subjects, finding.facts)
 
 
-_JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "no-control", "zero-then-turning",
+_JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "zero-unjudged", "no-control", "zero-then-turning",
            "unlike-siblings")
 
 
@@ -318,7 +325,9 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
     for f in (f for f in ordered if f.cause):  # one fan, one cause said: the strongest (its facts are in the JSON)
         if not causes or len(f.subjects) != 1 or all(f.subjects[0] not in c.subjects for c in causes):
             causes.append(f)
-    described = [f for f in ordered if not f.cause and not (causes and f.kind == "turning")]
+    told = {s for c in causes for s in c.subjects}  # a fan a cause is said of is not described again
+    described = [f for f in ordered if not f.cause and not (causes and f.kind == "turning") and
+                 not (f.subjects and set(f.subjects) <= told)]
     sentence = " ".join(said(f, names) for f in [*causes[:causes_in_sentence], *described])
     return sentence, [said(f, names) for f in causes[causes_in_sentence:]]
 
@@ -335,7 +344,8 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "zero-unknown": "0 RPM, unexplained",
     "daemon-curve": "a daemon's curve",
     "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias", "gpu-fan-unreported": "no fan",
-    "at-rest": "at rest", "turning": "running", "no-fault": "running", "empty-slots": "empty",
+    "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
+    "empty-slots": "empty",
     "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}
 
 

@@ -9,12 +9,14 @@ says so and invents no cause.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Mapping, Sequence
 
+from ..core.finding import Finding
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
 from .fanchain import chassis_clause, fan_causes, gpu_fan_clause, no_heat
-from .fanrest import hottest, idle_fans
+from .fanwing import account, danger_causes
 from .words import label, short_command
 
 BUSY_UTIL_PERCENT = 20.0
@@ -264,8 +266,13 @@ def _cpu_spread(users: Sequence[ProcessSample], busy_cores: float, cores: int) -
 
 
 def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Verdict:
-    """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy."""
-    busy_since = busy_since or {}
+    """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy. It carries
+    the fan wing's findings (``fan_findings``)."""
+    found, fans = account(snap)
+    return replace(_verdict(snap, busy_since or {}, found, fans), fan_findings=found)
+
+
+def _verdict(snap: Snapshot, busy_since: Mapping[int, float], found: tuple[Finding, ...], fans: str) -> Verdict:
     causes: list[Cause] = []
     confidences: dict[int, float] = {}
     for gpu in snap.gpus:
@@ -285,6 +292,8 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
     if cpu is not None:
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
     causes.extend(fan_causes(snap))
+    if not any(c.kind == "fan_fault" for c in causes):  # a fault the live fans do not flag, found by the wing
+        causes.extend(danger_causes(found, snap))
     causes.sort(key=lambda c: -c.score)
     main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
     confidence = 0.8
@@ -296,20 +305,21 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
         return Verdict(headline=chain.summary, causes=tuple(causes), busy=main is not None,
                        confidence=round(confidence * (sure if isinstance(sure, float) else 1.0), 2))
     if main is None:
-        return _idle(snap, causes)
+        return _idle(snap, causes, fans)
     return Verdict(headline=main.summary, causes=tuple(causes), confidence=confidence, busy=True)
 
 
-def _idle(snap: Snapshot, causes: Sequence[Cause]) -> Verdict:
-    """Nothing computes: a GPU held awake in P0 is the answer, else that nothing is busy (and where the fans are)."""
+def _idle(snap: Snapshot, causes: Sequence[Cause], fans: str) -> Verdict:
+    """Nothing computes: a GPU held awake in P0 is the answer, else that nothing is busy, and what the fan wing
+    finds of the fans (``fans``)."""
     awake = next((c for c in causes if c.kind == "idle_wake"), None)
     if awake is not None:
         return Verdict(headline=awake.summary, causes=tuple(causes), confidence=0.8, busy=False)
     temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
                       if g.temperature_c is not None)
     fault = next((c for c in causes if c.kind == "fan_fault"), None)  # a stalled or failed fan is the news
-    hot = hottest(snap)
-    fans = fault.summary if fault is not None and fault.summary else idle_fans(snap.fans, hot[0] if hot else None)
+    fans = fault.summary if fault is not None and fault.summary else \
+        fans or "No fan is read here, so what the fans do cannot be seen."
     spun = [g for g in snap.gpus if isinstance(g.fan_speed_percent, (int, float))]
     if not snap.fans and spun:  # a GPU's own reading, with no fan list made from it (no floor read)
         lead = max(spun, key=lambda g: float(g.fan_speed_percent or 0))

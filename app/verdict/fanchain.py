@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..core.fan import Fan, heat_of, source_guessed
+from ..core.fan import Fan, source_guessed
 from ..core.model import Cause, ProcessSample, Snapshot, frozen_map
 from ..core.record import record
+from ..fans.adapt import source_key
+from ..fans.chips import chip
+from ..fans.roles import role
 from .words import label
 
 LOUD_STATES = ("running", "full")
@@ -32,6 +35,24 @@ class Group:
     @property
     def lead(self) -> Fan:
         return max(self.fans, key=loudness)
+
+
+def heat_of(source: str | None) -> str | None:
+    """What heats a fan's source, for the chain from a fan to a process: "gpu:N" for a GPU's own temperature ("GPU
+    N"), "gpu" for a graphics card's sensor, else what the fan wing's one classifier says the temperature measures
+    (``app.fans.roles``: "cpu", "inlet", "exhaust", "board", ...); None with no source."""
+    if not source:
+        return None
+    if source.startswith("the hottest of "):  # a daemon's several inputs: the CPU's heat where the CPU is one
+        heats = [heat_of(" ".join(item.split())) for item in source.removeprefix("the hottest of ").split(",")]
+        return "cpu" if "cpu" in heats else heats[0]
+    key, owner, label = source_key(source)
+    if owner == "nvidia":
+        return f"gpu:{key.removeprefix('nvidia/gpu')}"
+    if chip(owner).kind == "gpu":
+        return "gpu"
+    found = role(owner, label)
+    return found if found != "unknown" else role(None, source)
 
 
 def loudness(fan: Fan) -> float:

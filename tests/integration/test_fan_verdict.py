@@ -76,15 +76,22 @@ def test_an_amdgpu_card_at_rest_in_zero_rpm(tmp_path: Path) -> None:
     (fan,) = state.fans
     assert fan.state == "stopped" and fan.source == "amdgpu edge" and fan.rpm == 0 and fan.target_rpm is None
     verdict = explain(state)
-    assert verdict.headline == ("Nothing is busy (GPU 0 idles at 53 °C). The fans are at rest (fan-stop: they start "
-                                "when their sources warm up).")
+    lead = verdict.fan_findings[0]  # zero-RPM by the card's design, with the edge read cooler than it rests at
+    assert (lead.kind, lead.confidence, lead.subjects, lead.facts["source_c"]) == \
+        ("at-rest", "likely", ("amdgpu/fan1",), 53.0)
+    assert verdict.headline.startswith("Nothing is busy (GPU 0 idles at 53 °C). The amdgpu fan1 reads 0 RPM"), \
+        verdict.headline
+    assert "at rest by its controller's design" in verdict.headline
 
 
 def test_a_geforce_at_its_floor_and_under_load(tmp_path: Path) -> None:
     service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path))
-    idle = with_fans(snap(nvml_gpus("rtx2080-floor", idle=True)), service)
-    assert explain(idle).headline == ("Nothing is busy (GPU 0 idles at 15 °C). The fans are at their idle floor "
-                                      "(30 % is this card's minimum).")
+    idle = explain(with_fans(snap(nvml_gpus("rtx2080-floor", idle=True)), service))
+    lead = idle.fan_findings[0]  # NVML's minimum duty is the floor the card's fan idles at
+    assert (lead.kind, lead.facts["floor"], lead.facts["held"]) == ("firmware-floor", 30.0, "floor"), lead
+    assert idle.headline.startswith("Nothing is busy (GPU 0 idles at 15 °C). The fan 0 of GPU 0 is at 31 %"), \
+        idle.headline
+    assert "it idles at its floor" in idle.headline
     train = proc(11, "python train.py", sm=97.0, memory=8 << 30)
     loaded = with_fans(snap(nvml_gpus("rtx3090-load-shaped", fans=2), [train]), service)
     verdict = explain(loaded)
@@ -98,7 +105,9 @@ def test_a_blower_workstation_card_idles_at_its_floor(tmp_path: Path) -> None:
     service = FanService(sys_root=str(tmp_path), etc_root=str(tmp_path))
     state = with_fans(snap(nvml_gpus("a5000-blower", idle=True)), service)
     assert state.fans[0].state == "floor"
-    assert explain(state).headline.endswith("The fans are at their idle floor (30 % is this card's minimum).")
+    idle = explain(state)
+    assert (idle.fan_findings[0].kind, idle.fan_findings[0].facts["held"]) == ("firmware-floor", "floor")
+    assert "the lowest duty its controller runs it at (30 %): it idles at its floor" in idle.headline, idle.headline
     busy = proc(3, "python render.py", sm=60.0)
     cards = nvml_gpus("a5000-blower")
     loaded = explain(with_fans(snap(cards, [busy]), service))

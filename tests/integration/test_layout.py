@@ -287,15 +287,15 @@ def test_the_token_is_read_and_compared_only_by_the_access_policy() -> None:
     assert not found, found
 
 
-# The engine's three packages in a line: verdict and store build on core alone; collect assembles them (docs/
-# ARCHITECTURE.md, "The engine in a line").
-ENGINE_ORDER = {"verdict": {"core"}, "store": {"core"},
+# The engine's three packages in a line: verdict builds on core and the fan wing, store on core alone; collect
+# assembles them (docs/ARCHITECTURE.md, "The engine in a line").
+ENGINE_ORDER = {"verdict": {"core", "fans"}, "store": {"core"},
                 "collect": {"core", "vendors", "attribution", "fans", "verdict", "store"}}
 
 
 def test_the_engine_packages_are_in_a_line() -> None:
-    """verdict imports only core; store imports only core (it is handed which verdicts to keep and how a recording's
-    receipt is measured); collect imports them both and nothing imports collect back from them."""
+    """verdict imports only core and the fan wing; store imports only core (it is handed which verdicts to keep and
+    how a recording's receipt is measured); collect imports them both and nothing imports collect back from them."""
     wrong = []
     for folder, may in ENGINE_ORDER.items():
         for path in sorted((ROOT / "app" / folder).glob("*.py")):

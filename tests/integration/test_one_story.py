@@ -73,13 +73,21 @@ def test_every_corpus_answer_names_each_fan_at_the_speed_its_table_shows(block, 
     out, err = io.StringIO(), io.StringIO()
     assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
     answer = json.loads(out.getvalue())
-    speeds = {f["name"]: Fan(id="x", chip="c", channel=0, label=None, rpm=f["rpm"], percent=f["percent"]).speed
-              for f in answer["fans"]}
+    speeds = {f["name"]: _spoken(f["rpm"], f["percent"]) for f in answer["fans"]}
     for text in (answer["sentence"], *answer["also"]):
-        for name, speed in speeds.items():
-            named = re.search(rf"The {re.escape(name)} (?:runs at|reads|at) ", text)
+        for name, spoken in speeds.items():
+            named = re.search(rf"The {re.escape(name)} (?:runs at|reads|is at|at) ", text)
             if named:
-                assert text[named.end():].startswith(speed), (name, speed, text)
+                assert text[named.end():].startswith(spoken), (name, spoken, text)
+
+
+def _spoken(rpm: int | None, percent: float | None) -> tuple[str, ...]:
+    """How a fan's speed may be said: as the fan table writes it ("19 % (1,472 RPM)"), or as the fan wing's words
+    do ("1,472 RPM (19 % duty)", "51 % duty")."""
+    table = Fan(id="x", chip="c", channel=0, label=None, rpm=rpm, percent=percent).speed
+    duty = f"{percent:.0f} % duty" if percent is not None else ""
+    wing = f"{rpm:,} RPM" + (f" ({duty})" if duty else "") if rpm is not None else duty
+    return (table, wing) if wing else (table,)
 
 
 def test_a_process_holding_memory_at_0_sm_is_named_present_and_idle() -> None:

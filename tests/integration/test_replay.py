@@ -178,8 +178,10 @@ def test_nvidia_smis_table_gives_each_card_and_its_fan(tmp_path: Path) -> None:
     answer = explained(capture(tmp_path, "nvidia-06"))
     assert {f["name"]: f["percent"] for f in answer["fans"]} == {"GPU 0 fan 0": 30.0, "GPU 1 fan 0": 31.0,
                                                                   "GPU 2 fan 0": 51.0}
-    assert answer["sentence"].startswith("GPU 2's fan runs at 51 %, probably following the GPU at 68 °C (by design; "
-                                         "nothing read says what sets its speed): GPU 2 draws 76 W")
+    lead = answer["findings"][0]  # the one heard: the fastest, with its own card's temperature beside it
+    assert (lead["kind"], lead["subjects"][0], lead["facts"]["duty"], lead["facts"]["source_c"]) == \
+        ("turning", "nvidia/gpu2 fan 0", 51.0, 68.0), lead
+    assert answer["sentence"].startswith("The fan 0 of GPU 2 is at 51 % duty"), answer["sentence"]
 
 
 def test_a_laptop_ecs_fans_at_0_rpm_are_not_empty_headers(tmp_path: Path) -> None:
@@ -187,8 +189,11 @@ def test_a_laptop_ecs_fans_at_0_rpm_are_not_empty_headers(tmp_path: Path) -> Non
     with no duty read, FanWhy says it cannot tell rest from a tachometer that does not report."""
     answer = explained(capture(tmp_path, "laptops-07"))
     assert all(f["state"] == "unknown" for f in answer["fans"]) and len(answer["fans"]) == 2
-    assert "probably at rest (Dell's embedded controller" in answer["sentence"]
-    assert "or its tachometer does not report" in answer["sentence"] and "BMC" not in answer["sentence"]
+    rests = [f for f in answer["findings"] if f["kind"] == "at-rest"]  # Dell's EC stops its fans while cool
+    assert sorted(s for f in rests for s in f["subjects"]) == ["dell_ddv/CPU Fan", "dell_ddv/Video Fan"]
+    assert all(f["facts"]["source_c"] < f["facts"]["below_c"] == 70 for f in rests)
+    assert not {"headers-read-zero", "empty-slots"} & {f["kind"] for f in answer["findings"]}
+    assert "at rest" in answer["sentence"] and "BMC" not in answer["sentence"]
 
 
 def test_a_dell_fan_at_0_rpm_beside_a_hot_cpu_is_not_called_probably_at_rest(tmp_path: Path) -> None:

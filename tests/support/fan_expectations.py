@@ -106,8 +106,8 @@ EXPECTED: dict[str, Expect] = {
     "more-laptops-02": Expect("fault-then-reading", (), DANGER),
     "more-laptops-03": Expect("target-not-met", (), DANGER),
     "more-laptops-04": Expect("ec-cpu-unread", (), (*DANGER, "headers-read-zero", "no-temperature")),
-    "more-liquidctl-daemons-01": Expect(None, (), ("pump-stopped", "fan-fault", "stalled"), gap="the fans' profile "
-                                        "(its 35 % floor at 28 °C liquid) is not said; the pump's fixed 100 % is"),
+    "more-liquidctl-daemons-01": Expect("daemon-curve", (), ("pump-stopped", "fan-fault", "stalled"),
+                                        subject="/Fan"),  # the profile's 35 % at 28 °C liquid; the pump's 100 % noted
     "more-liquidctl-daemons-02": Expect("daemon-curve", (), ("fan-fault",), gap="the card is hot at its firmware's "
                                         "40 %: the capture holds only the fancontrol curve meant to raise it"),
     "more-liquidctl-daemons-03": Expect("bias-chose-level", (), ("fan-fault", "hot-not-cooled")),

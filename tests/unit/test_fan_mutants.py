@@ -15,9 +15,8 @@ from app.collect.hwmon import chip_temperatures, read_fans
 from app.core.fan import CONFIDENCE_FLOOR, Fan
 from app.fans.adapt import fan_fact
 from app.fans.answer import findings
-from app.fans.facts import Machine
+from app.fans.facts import Machine, TempFact
 from app.vendors.nvidia import NvidiaBackend
-from app.verdict.fanrest import _held, at_floor, drivers_disagree
 from tests.fakes.fake_nvml import FakeNvml, captured_card
 from tests.support.fan_checks import nvidia_smi_table
 
@@ -72,27 +71,40 @@ def _fan(chip_name: str, channel: int, **values: Any) -> Fan:
     return Fan(id=f"hwmon:{chip_name}/fan{channel}", chip=chip_name, channel=channel, label=None, **values)
 
 
+def _kinds(*fans: Fan, temps: tuple[TempFact, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """The fan wing's findings on these live fans (and temperatures): each kind with its subjects."""
+    return {f.kind: f.subjects for f in findings(Machine(tuple(map(fan_fact, fans)), temps))}
+
+
 def test_two_drivers_of_one_chip_that_agree_are_not_said_to_disagree() -> None:
-    agree = [_fan("nct6683", 1, rpm=900), _fan("nct6687", 1, rpm=905)]
-    assert drivers_disagree(agree) == ""
-    assert "disagree" in drivers_disagree([_fan("nct6683", 1, rpm=900), _fan("nct6687", 1, rpm=0)])
+    assert "drivers-disagree" not in _kinds(_fan("nct6683", 1, rpm=900), _fan("nct6687", 1, rpm=905))
+    assert _kinds(_fan("nct6683", 1, rpm=900), _fan("nct6687", 1, rpm=0))["drivers-disagree"] == \
+        ("nct6683", "nct6687")
 
 
 def test_fans_are_at_rest_only_when_every_one_is() -> None:
+    """A card in zero-RPM beside a board fan at its floor: the card's fan rests, the board's does not."""
     resting = _fan("amdgpu", 1, rpm=0, percent=0.0, stopped=True, state="stopped")
     at_its_floor = _fan("nct6798", 2, rpm=700, percent=31.0, floor_percent=30.0, state="floor")
-    said = at_floor([resting, at_its_floor]) or ""
-    assert "at rest" not in said and "idle floor" in said
-    assert "at rest" in (at_floor([resting]) or "")
+    edge = (TempFact("amdgpu/edge", "amdgpu", "edge", 40.0, 40.0, role="gpu"),)
+    found = _kinds(resting, at_its_floor, temps=edge)
+    assert found["at-rest"] == ("amdgpu/fan1",) and "nct6798/fan2" not in found["at-rest"]
+    turning = _fan("amdgpu", 1, rpm=700)  # a card that rests by design, turning with no duty read: not at rest
+    assert "at-rest" not in _kinds(turning, temps=edge)
 
 
 def test_a_target_at_the_floor_is_not_below_it() -> None:
-    held = _fan("GPU 0", 0, percent=30.0, target_percent=30.0, floor_percent=30.0, control="manual",
-                controller="set by software")
-    assert "below the" not in _held(held)
-    asked = _fan("GPU 0", 0, percent=30.0, target_percent=0.0, floor_percent=30.0, control="manual",
-                 controller="set by software")
-    assert "below the 30 %" in _held(asked)
+    """NVML's target at its minimum duty (within half a point: it counts whole percents) is at the floor; under it,
+    asked below what manual control accepts."""
+    def held(target: float) -> str:
+        fan = _fan("GPU 0", 0, rpm=1500, percent=30.0, target_percent=target, floor_percent=30.0, control="manual",
+                   gpu_index=0)
+        facts = Machine((fan_fact(fan),))
+        floor = next(f for f in findings(facts) if f.kind == "firmware-floor")
+        return str(floor.facts["held"])
+
+    assert held(30.0) == held(29.5) == "floor"
+    assert held(0.0) == held(29.0) == "asked-below"
 
 
 def test_a_learned_source_is_named_only_above_the_confidence_floor(tmp_path: Path) -> None:

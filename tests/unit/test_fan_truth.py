@@ -75,10 +75,11 @@ def test_with_no_floor_known_a_fan_at_70_percent_is_loud_and_no_floor_is_claimed
     verdict = explain(snap([], fans=(fan,)))
     assert verdict.headline.startswith("The SYS_FAN1 (it8792 fan1) runs at 70 % (2,100 RPM)"), verdict.headline
     assert "floor" not in verdict.headline and "idle curve" not in verdict.headline
-    quiet = replace(fan, percent=30.0, rpm=900)
-    assert explain(snap([], fans=(quiet,))).headline == (
-        "Nothing is busy. The SYS_FAN1 (it8792 fan1) runs at 30 % (900 RPM); no idle floor is known for it: at 30 % "
-        "duty, a low speed.")
+    quiet = explain(snap([], fans=(replace(fan, percent=30.0, rpm=900),)))
+    (lead,) = quiet.fan_findings  # the fan wing's account: turning at what is read, no floor invented
+    assert (lead.kind, lead.confidence, lead.facts["duty"], lead.facts["rpm"]) == ("turning", "known", 30.0, 900.0)
+    assert quiet.headline.startswith("Nothing is busy. The SYS_FAN1 (it8792) runs at 900 RPM (30 % duty)")
+    assert "floor" not in quiet.headline and "curve" not in quiet.headline
 
 
 def test_no_fan_read_is_said_and_no_curve_is_invented() -> None:
@@ -87,9 +88,9 @@ def test_no_fan_read_is_said_and_no_curve_is_invented() -> None:
     dead = Fan("hwmon:nct6776/fan1", "nct6776", 1, None, rpm=None, dead="the driver reports a fault on this channel",
                state="dead")
     assert "No fan is read here" in explain(snap([], fans=(dead,))).headline
-    empty = replace(dead, rpm=0, dead="0 RPM: no fan on this header (or one the BMC drives)")
-    assert "Every fan header read here is at 0 RPM: nothing is plugged in, or the fans are wired to something else" \
-        in explain(snap([], fans=(empty,))).headline  # a Supermicro -F board: its BMC drives the fans
+    empty = explain(snap([], fans=(replace(dead, rpm=0, dead="0 RPM: no fan on this header (or one the BMC drives)"),)))
+    assert [(f.kind, f.confidence) for f in empty.fan_findings] == [("headers-read-zero", "possible")]
+    assert "BMC" in empty.headline and "at rest" not in empty.headline  # a Supermicro -F board: its BMC drives them
 
 
 def test_an_amdgpu_fans_source_is_the_hottest_sensor_and_said_as_a_guess(tmp_path: Path) -> None:
@@ -142,8 +143,9 @@ def test_0_rpm_with_no_duty_read_is_not_called_at_rest() -> None:
     """A ThinkPad whose EC does not fill the tachometer: 0 RPM while the fan runs."""
     fan = Fan("hwmon:thinkpad/fan1", "thinkpad", 1, None, rpm=0)
     assert fan_state(fan) == "unknown"
-    headline = explain(snap([], fans=(replace(fan, state="unknown"),))).headline
-    assert "at rest, or its tachometer does not report" in headline and "fan-stop" not in headline
+    verdict = explain(snap([], fans=(replace(fan, state="unknown"),)))
+    assert [(f.kind, f.confidence) for f in verdict.fan_findings] == [("zero-unjudged", "possible")]
+    assert "at rest, or a tachometer that does not report" in verdict.headline and "fan-stop" not in verdict.headline
 
 
 def test_every_fan_reader_range_checks_its_raw_values() -> None:
@@ -182,10 +184,15 @@ def test_a_board_fan_named_for_a_place_probably_follows_that_place_and_says_it_i
     sensors = (HostSensor("asusec", "VRM", 48.0), HostSensor("asusec", "Chipset", 67.0))
     (fan,) = with_fans(snap([]), _board(tmp_path / "a"), tmp_path / "a", sensors).fans
     assert fan.source == "asusec VRM" and fan.source_from == "named" and fan.source_c == 48.0
-    words = explain(snap([], fans=(fan,))).headline
-    assert "probably following asusec VRM at 48 °C (by its name" in words, words
+    turning = explain(snap([], fans=(fan,))).fan_findings[0]  # said beside its fan, never as what it follows
+    assert turning.facts["source"] == "asusec/VRM" and "follows" not in turning.facts
     declared = with_fans(snap([]), _board(tmp_path / "b", pwm2="120", pwm2_temp_sel="2"), tmp_path / "b", sensors)
     assert declared.fans[0].source_from == "declared"
+    verdict = explain(declared)
+    assert (verdict.fan_findings[0].facts["source"], verdict.fan_findings[0].facts["follows"]) == \
+        ("asusec/Chipset", "declared")
+    assert "following Chipset (asusec) at 67 °C" in verdict.headline or \
+        "following asusec Chipset at 67 °C" in verdict.headline, verdict.headline
     chassis = with_fans(snap([]), _board(tmp_path / "c", fan2_label="Chassis Fan 1"), tmp_path / "c", sensors)
     assert chassis.fans[0].source is None
 

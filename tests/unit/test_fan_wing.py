@@ -205,7 +205,7 @@ def test_the_wing_gives_no_comfort_beside_a_fan_nothing_vouches_for() -> None:
 def test_every_finding_kind_has_a_template_and_a_word_for_the_fan_table() -> None:
     from typing import get_args
 
-    from app.fans.findings import FindingKind
+    from app.core.finding import FindingKind
     from app.fans.words import STATE_WORDS, TEMPLATES
 
     assert set(TEMPLATES) == set(get_args(FindingKind)) == set(STATE_WORDS)

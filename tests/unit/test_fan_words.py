@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.core.fan import AirSensor, Fan, fan_state, heat_of
-from app.verdict.fanchain import chassis_clause, fan_causes, gpu_fan_clause, groups, loudness, sentence
-from app.verdict.fanrest import at_floor
+from app.core.fan import AirSensor, Fan, fan_state
+from app.verdict.fanchain import chassis_clause, fan_causes, gpu_fan_clause, groups, heat_of, loudness, sentence
 from tests.support.builders import gpu, proc, snap
 
 
@@ -22,8 +21,8 @@ from tests.support.builders import gpu, proc, snap
     ("BMC CPU1 Temp", "cpu"), ("BMC System Temp", "board"),
     ("coretemp Core 0", "cpu"), ("k10temp Tctl", "cpu"), ("zenpower Tdie", "cpu"),
     ("nct6798 CPUTIN", "cpu"), ("nct6798 PECI Agent 0", "cpu"), ("it8620 Package", "cpu"), ("x tctl", "cpu"),
-    ("x tdie", "cpu"), ("nct6798 SYSTIN", "board"), ("acpitz temp1", "board"),
-    ("amdgpu edge", "gpu"), ("radeon temp1", "gpu"), ("nvme gpu-bay", "gpu"),
+    ("x tdie", "cpu"), ("nct6798 SYSTIN", "board"), ("acpitz temp1", "unknown"),
+    ("amdgpu edge", "gpu"), ("amdgpu mem", "gpu"), ("radeon temp1", "gpu"), ("nvme gpu-bay", "storage"),
     ("the hottest of coretemp temp2, thinkpad temp3", "cpu"),
 ])
 def test_what_heats_a_source(source: str | None, heat: str | None) -> None:
@@ -121,16 +120,9 @@ def test_each_clause_of_the_chain() -> None:
     assert sentence(fans, nobody) == f"{start}: GPU 0 draws 300 W."
 
 
-def test_at_the_floor_at_rest_and_the_gpus_own_fan_clause() -> None:
+def test_the_gpus_own_fan_clause() -> None:
     floor = loud(30.0, state="floor")
     rest = loud(0.0, state="stopped", stopped=True)
-    assert at_floor([]) is None and at_floor([loud(60.0)]) is None
-    assert at_floor([floor]) == "The fans are at their idle floor (30 % is this card's minimum)."
-    assert at_floor([rest, replace(rest, id="b")]) == "The fans are at rest (fan-stop: they start when their sources " \
-                                                      "warm up)."
-    board = Fan("h", "nct6798", 1, None, percent=20, floor_percent=20, state="floor")
-    assert at_floor([floor, board]) == "The fans are at their idle floor."
-    assert at_floor([replace(floor, state="dead"), floor]) == at_floor([floor])
     assert gpu_fan_clause([], 0) is None and gpu_fan_clause([floor], 1) is None
     assert gpu_fan_clause([rest], 0) == "its fan rests (fan-stop)"
     assert gpu_fan_clause([rest, replace(rest, id="b")], 0) == "its fans rest (fan-stop)"

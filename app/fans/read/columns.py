@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Reading, Unit
-from .values import parse
+from ..values import parse
 
 _HEADER = re.compile(r"^\s*(GPU|Device)\s+.*\bTemp\b.*\bFan\b", re.IGNORECASE)
 _ROW = re.compile(r"^\s*(\d+)\s+\S")

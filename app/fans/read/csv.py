@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Reading
-from .values import parse
+from ..values import parse
 
 _QUERY = re.compile(r"--query-gpu[= ]([\w.,]+)")
 FIELDS = ("index", "name", "fan.speed", "temperature.gpu", "power.draw", "utilization.gpu")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from ..facts import Reading, Unit
-from .values import parse
+from ..values import parse
 
 MAX_DEPTH = 32  # a document nested deeper than any reader writes is not walked further
 

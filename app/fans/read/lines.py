@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Reading
-from .values import NUMBER, parse, word
+from ..values import NUMBER, parse, word
 
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
                    r"[0-9a-f_]+$", re.IGNORECASE)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Reading
-from .values import parse, word
+from ..values import parse, word
 
 _PROMPT = re.compile(r"^\s*(\$|#|\[[^\]]*\]\s*[#$]|\w+@\S+[#$]|>)")  # a shell command piped to grep, not a row
 # ipmitool's threshold columns, in its order (ipmitool(1): "sensor list")

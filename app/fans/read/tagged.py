@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Reading
-from .values import parse
+from ..values import parse
 
 _GPU = re.compile(r"<gpu\s+id=\"([^\"]*)\"")
 _TAG = re.compile(r"<(product_name|fan_speed|gpu_temp|power_draw|average_power_draw|instant_power_draw)>"

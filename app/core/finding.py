@@ -1,6 +1,6 @@
 """What a rule concludes, as data: a kind, what it is about, the facts it rests on, how sure, and how strongly it
 answers "why is my fan running?" (``priority``: the highest leads). Words are made of findings elsewhere
-(``app.fans.words``); nothing here is a sentence."""
+(``app.fans.words``); nothing here is a sentence. The fan wing (``app.fans``) makes them; the verdict carries them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import field
 from types import MappingProxyType
 from typing import Literal
 
-from ..core.record import record
+from .record import record
 
 # known: read, or declared by what controls the fan; likely: what the hardware's documented design makes of the
 # facts; possible: one of several explanations the facts leave open.
@@ -20,7 +20,8 @@ FindingKind = Literal[
     "unlike-siblings", "headers-read-zero", "no-temperature", "no-control", "fixed-duty", "firmware-floor",
     "turns-at-zero", "warm-not-turning", "bmc-zero-ok", "zero-unknown",
     "daemon-curve", "daemon-not-followed", "bias-chose-level",
-    "gpu-fan-unreported", "at-rest", "turning", "no-fault", "empty-slots", "temperatures-left-out", "hottest",
+    "gpu-fan-unreported", "at-rest", "zero-unjudged", "turning", "no-fault", "empty-slots", "temperatures-left-out",
+    "hottest",
     "no-fan-read"]
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..facts import Unit
+from .facts import Unit
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
 _VALUE = re.compile(rf"^\s*({NUMBER})(?![xX\d])\s*(?:\(\+/-\s*[\d.]+\)\s*)?(°\s*C|degrees\s*C|C\b|RPM|rpm|"

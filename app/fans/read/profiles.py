@@ -1,0 +1,29 @@
+"""The speed profiles a cooler was given on its command line: liquidctl's ``set <channel> speed <temperature>
+<duty> ...`` (pairs of °C and %, on the cooler's liquid temperature; liquidctl(8), "Speed profiles"), each as the
+curve it imposes on that channel. The cooler is named by the listing beside it: the one whose channels are read. A
+single ``set <channel> speed <duty>`` (a fixed duty) is what the capture's notes say (app.collect.control_captures)."""
+
+from __future__ import annotations
+
+import re
+
+from ..facts import Curve
+
+_SET = re.compile(r"liquidctl(?:\.exe)?\b[^\n]*?\bset\s+(\w+)\s+speed((?:\s+\d+)+)\s*(?:--\S+\s*)*$", re.MULTILINE)
+_ERROR = re.compile(r"^ERROR:", re.MULTILINE)  # liquidctl's failure: what it was asked to set is not in effect
+LIQUID = "Liquid temperature"  # what a cooler's profile follows (liquidctl's drivers: the liquid it reads)
+
+
+def profiles(text: str, cooler: str | None) -> tuple[Curve, ...]:
+    """The curves liquidctl's ``set ... speed`` commands in ``text`` impose on ``cooler``'s channels; a fixed duty
+    None without a cooler read to put them on, where liquidctl reported an error, or for a list of numbers that
+    is not pairs."""
+    if cooler is None or _ERROR.search(text):
+        return ()
+    found: dict[str, Curve] = {}
+    for match in _SET.finditer(text):
+        channel, numbers = match.group(1).lower(), [float(n) for n in match.group(2).split()]
+        if len(numbers) >= 4 and len(numbers) % 2 == 0:
+            points = tuple(zip(numbers[::2], numbers[1::2], strict=True))
+            found[channel] = Curve("liquidctl", cooler, channel, LIQUID, points)  # the last set of a channel holds
+    return tuple(found.values())
