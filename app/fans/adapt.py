@@ -93,6 +93,10 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
             levels: Sequence[Level] = (), air: Iterable[AirSensor] = ()) -> Machine:
     """One machine's facts: what its captures' text says, then what the live readers read of chips (and GPUs) the
     text did not name."""
+    if not readings:  # a live machine: its readers' records alone
+        gpu_facts = list(map(gpu_fact, gpus))
+        return Machine(tuple(map(fan_fact, fans)), tuple(_temperatures([], fans, sensors, air, gpu_facts)),
+                       tuple(gpu_facts), 1, tuple(curves), tuple(decisions), tuple(levels))
     fan_facts = list(fans_of(readings))
     declared = {f"{f.chip}/fan{f.channel}" for f in fans if f.source_from == "declared" and f.control == "manual"}
     fan_facts = [replace(f, controller="daemon") if f.key in declared else f for f in fan_facts]
@@ -114,9 +118,11 @@ def _temperatures(temps: list[TempFact], fans: Sequence[Fan], sensors: Iterable[
     temp_chips = {t.chip for t in temps}
     temps += [t for t in map(temp_fact, sensors) if t.chip not in temp_chips]
     temps += [t for t in map(air_fact, air) if t.chip not in temp_chips]
-    temps += [t for t in followed(fans) if t.key not in {k.key for k in temps}]
+    keys = {k.key for k in temps}
+    temps += [t for t in followed(fans) if t.key not in keys]
+    keys = {k.key for k in temps}
     for gpu in gpus:
-        if gpu.temperature_c is not None and f"nvidia/gpu{gpu.index}" not in {t.key for t in temps}:
+        if gpu.temperature_c is not None and f"nvidia/gpu{gpu.index}" not in keys:
             temps.append(TempFact(key=f"nvidia/gpu{gpu.index}", chip="nvidia", label=f"GPU {gpu.index}",
                                   celsius=gpu.temperature_c, raw=gpu.temperature_c, role="gpu"))
     return temps

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Literal
 
@@ -109,8 +110,10 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
 )
 
 
+@lru_cache(maxsize=512)
 def chip(name: str | None) -> Chip:
-    """What the chip or driver ``name`` is (``UNKNOWN`` for one the table does not know)."""
+    """What the chip or driver ``name`` is (``UNKNOWN`` for one the table does not know). Looked up once per name
+    (every rule asks of every fan and temperature, every tick)."""
     if not name:
         return UNKNOWN
     key = name.strip().lower().replace("-", "_")

@@ -6,6 +6,7 @@ the CPU (CPUTIN, "CPU Temperature") is the CPU's only as far as the board wires 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .chips import chip
 from .facts import Role
@@ -27,6 +28,7 @@ _WORDS: tuple[tuple[Role, str], ...] = (
 _KIND_ROLE: dict[str, Role] = {"cpu": "cpu", "gpu": "gpu", "chipset": "chipset", "storage": "storage"}
 
 
+@lru_cache(maxsize=2048)
 def role(chip_name: str | None, label: str) -> Role:
     """What the temperature ``label`` of ``chip_name`` measures: ``unknown`` when neither says."""
     kind = chip(chip_name).kind

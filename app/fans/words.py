@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 
 from ..core.finding import Finding, FindingKind
 from .facts import Machine
@@ -21,15 +22,19 @@ class Names:
     """How a person names each fan and temperature of a machine, by key."""
 
     def __init__(self, machine: Machine) -> None:
-        self.names: dict[str, str] = {}
-        for fan in machine.fans:
-            self.names[fan.key] = _name(fan.chip, fan.label)
-        for temp in machine.temperatures:
-            self.names[temp.key] = _name(temp.chip, temp.label)
-        for gpu in machine.gpus:
-            self.names[f"nvidia/gpu{gpu.index}"] = f"GPU {gpu.index}" + (f" ({gpu.name})" if gpu.name else "")
+        self.machine = machine
+        self.names: dict[str, str] | None = None  # made when a sentence first names something
 
     def __call__(self, key: str | float) -> str:
+        if self.names is None:
+            machine, names = self.machine, {}
+            for fan in machine.fans:
+                names[fan.key] = _name(fan.chip, fan.label)
+            for temp in machine.temperatures:
+                names[temp.key] = _name(temp.chip, temp.label)
+            for gpu in machine.gpus:
+                names[f"nvidia/gpu{gpu.index}"] = f"GPU {gpu.index}" + (f" ({gpu.name})" if gpu.name else "")
+            self.names = names
         return self.names.get(str(key), str(key))
 
     def some(self, keys: Sequence[str]) -> str:
@@ -40,6 +45,7 @@ class Names:
         return " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
 
 
+@lru_cache(maxsize=2048)
 def _name(chip: str | None, label: str) -> str:
     if chip == "bmc":
         return f"{label} (BMC)"

@@ -9,7 +9,6 @@ says so and invents no cause.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable, Mapping, Sequence
 
 from ..core.finding import Finding
@@ -269,7 +268,8 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
     """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy. It carries
     the fan wing's findings (``fan_findings``)."""
     found, fans = account(snap)
-    return replace(_verdict(snap, busy_since or {}, found, fans), fan_findings=found)
+    verdict = _verdict(snap, busy_since or {}, found, fans)
+    return Verdict(verdict.headline, verdict.causes, verdict.confidence, verdict.busy, found)
 
 
 def _verdict(snap: Snapshot, busy_since: Mapping[int, float], found: tuple[Finding, ...], fans: str) -> Verdict:

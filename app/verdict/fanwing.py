@@ -45,8 +45,11 @@ def _explained(facts: Machine) -> tuple[tuple[Finding, ...], str]:
 
 def danger_causes(found: tuple[Finding, ...], snap: Snapshot) -> list[Cause]:
     """A cause for each finding of ``DANGER``, worded alone, with the fans and temperatures it is about."""
+    danger = [finding for finding in found if finding.kind in DANGER]
+    if not danger:
+        return []
     names = Names(machine_of(snap))
     return [Cause(kind="fan_fault", score=DANGER_SCORE, summary=said(finding, names),
                   numbers=frozen_map({"finding": finding.kind, "confidence": finding.confidence,
                                       "fan": ", ".join(finding.subjects)}))
-            for finding in found if finding.kind in DANGER]
+            for finding in danger]

@@ -78,3 +78,26 @@ def test_every_per_fan_call_answers_through_the_call_path() -> None:
     if out:
         Path(out, "fan-calls.json").write_text(json.dumps(answers, indent=1) + "\n")
     assert set(answers) == set(FAN_CALLS)
+
+
+def test_the_fan_wing_on_a_passive_card_finds_no_fan_of_its_own_and_nothing_wrong() -> None:
+    """The live verdict's fan findings on the real card: NVML gives no fan (its fan calls answer NotSupported, the
+    card says it is a data-center one), so the wing finds a GPU with no fan reading, no cause, and the card's own
+    temperature as the hottest read (nvidia-smi(1): fan.speed [N/A] where the board has none)."""
+    from app import build_collector
+    from app.collect.settings import Settings
+
+    collector = build_collector(Settings(backend="nvidia", db="none"))
+    try:
+        frame = collector.collect()
+    finally:
+        collector.backend.close()
+    assert frame is not None and frame.snapshot.verdict is not None
+    snap = frame.snapshot
+    found = snap.verdict.fan_findings
+    print(json.dumps([{"kind": f.kind, "subjects": f.subjects, "facts": dict(f.facts)} for f in found]))
+    unreported = [f for f in found if f.kind == "gpu-fan-unreported"]
+    assert sorted(f.facts["gpu"] for f in unreported) == [float(g.index) for g in snap.gpus]
+    assert not [f for f in found if f.cause], found  # nothing wrong with a passive card's cooling is read
+    hottest = next(f for f in found if f.kind == "hottest")
+    assert hottest.facts["celsius"] == max(g.temperature_c or 0 for g in snap.gpus)
