@@ -179,6 +179,7 @@ def _number(value: float | str | None) -> float | None:
 def temperatures_of(readings: Iterable[Reading]) -> tuple[TempFact, ...]:
     """A fact for each temperature the readings name (the last snapshot's value)."""
     found: dict[str, Reading] = {}
+    seen: dict[str, list[float | None]] = {}
     faults: set[str] = set()
     for r in readings:
         if r.chip == "nvidia" and "gpu" in r.extra:
@@ -188,7 +189,10 @@ def temperatures_of(readings: Iterable[Reading]) -> tuple[TempFact, ...]:
         elif r.unit == "c" and (r.attr is None or re.fullmatch(r"temp(\d+(_input)?|_\w+)", r.attr)):
             name = r.attr[:-6] if r.attr and r.attr.endswith("_input") else r.label
             found[f"{r.chip or '-'}/{name}"] = r
-    return tuple(_temperature(key, r, key in faults) for key, r in found.items())
+            seen.setdefault(f"{r.chip or '-'}/{name}", []).append(
+                None if invalid_celsius(r.chip, r.label, r.value) else r.value)
+    return tuple(_temperature(key, r, key in faults, tuple(seen[key]) if len(seen[key]) > 1 else ())
+                 for key, r in found.items())
 
 
 def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> Invalid | None:
@@ -205,14 +209,14 @@ def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> I
     return None
 
 
-def _temperature(key: str, r: Reading, fault: bool) -> TempFact:
+def _temperature(key: str, r: Reading, fault: bool, history: tuple[float | None, ...] = ()) -> TempFact:
     value = r.value
     status = str(r.extra.get("status", "")) if r.extra else ""
     invalid: Invalid | None = "fault" if fault else "not-available" if status in _ABSENT_STATUS else \
         invalid_celsius(r.chip, r.label, value)
     label = r.label[:-6] if r.attr and r.label == r.attr and r.label.endswith("_input") else r.label
     return TempFact(key=key, chip=r.chip, label=label, celsius=None if invalid else value, raw=value,
-                    role=role(r.chip, r.label), invalid=invalid)
+                    role=role(r.chip, r.label), invalid=invalid, history=history)
 
 
 def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:

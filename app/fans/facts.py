@@ -90,6 +90,7 @@ class TempFact:
     raw: float | None
     role: Role
     invalid: Invalid | None = None
+    history: tuple[float | None, ...] = ()  # its reading in each snapshot a paste holds, in turn (None: no reading)
 
 
 @record

@@ -236,14 +236,20 @@ def _share(fan: FanFact) -> float:
     return fan.rpm or 0.0
 
 
-@rule("a fan at 0 in one reading, turning in another", 58, f"{ABI} (fanN_input); the paste's own readings in turn")
+@rule("a fan at 0 in one reading, turning in another", 58, f"{ABI} (fanN_input); the paste's own readings in turn; "
+      "for a controller that stops its fans while cool: amdgpu thermal.rst (zero-RPM), dell-smm-hwmon.rst")
 def zero_then_turning(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         values = [v for s in fan.speeds if (v := parse(s)[0]) is not None]
         if len(values) >= 2 and values[0] == 0 and turning(fan) and there(fan):
             source = source_of(machine, fan)
-            yield Hit("zero-then-turning", (fan.key,), "known",
-                      {"source": source.key, "source_c": source.celsius or 0.0} if source else {})
+            facts: dict[str, float | str] = {"source": source.key, "source_c": source.celsius or 0.0} if source \
+                else {}
+            then = source.history[0] if source is not None and source.history else None
+            if then is not None and chip(fan.chip).zero in ("rest", "rest-or-unreported") and \
+                    then < rest_below(fan) and (source.celsius or 0.0) > then:  # rested while cool, started warm
+                facts.update(rested="yes", then_c=then)
+            yield Hit("zero-then-turning", (fan.key,), "known", facts)
 
 
 @rule("no fault anywhere", 25, f"{ABI} (fanN_fault, fanN_alarm); the BMC's status column (ipmitool(1))")

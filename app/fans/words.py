@@ -151,6 +151,17 @@ def _follows(n: Names, f: Facts) -> str:
     return _source(n, f, how) if how else _source(n, f)
 
 
+def _then_turning(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("rested") == "yes":
+        return (f"The {n.some(s)} read 0 RPM while {n(f['source'])} was at {_num(f['then_c'])} °C and "
+                f"{_verb(s, 'turns', 'turn')} now that it is at {_num(f['source_c'])} °C: its controller stops the "
+                "fan while cool and started it as it warmed (by design), not a missing or dead fan.")
+    return (f"The {n.some(s)} read 0 RPM in an earlier reading and {_verb(s, 'turns', 'turn')} in a later one"
+            + (f", with {n(f['source'])} at {_num(f['source_c'])} °C the hottest of what it cools" if "source" in f
+               else "")
+            + ": the 0 was not a missing or dead fan (a driver setting, a register map, or the fan starting).")
+
+
 def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
     status = f"status {f['status']}, " if f.get("status") else ""
     who = "The BMC reports" if all(k.startswith("bmc/") for k in s) else "Its driver reports"
@@ -256,12 +267,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                         f"{_num(f['median_rpm'])} RPM: fans of one chassis are driven together, so "
                                         + ("a failed fan, or a reading the controller gets wrong" if float(f["rpm"])
                                            == 0 else "most likely a reading the controller gets wrong") + "."),
-    "zero-then-turning": lambda n, s, f: (f"The {n.some(s)} read 0 RPM in an earlier reading and "
-                                          f"{_verb(s, 'turns', 'turn')} in a later one"
-                                          + (f", with {n(f['source'])} at {_num(f['source_c'])} °C the hottest of "
-                                             "what it cools" if "source" in f else "")
-                                          + ": the 0 was not a missing or dead fan (a driver setting, a register "
-                                          "map, or the fan starting)."),
+    "zero-then-turning": _then_turning,
     "below-bmc-threshold": _bmc,
     "ec-cpu-unread": _ec,
     "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "

@@ -47,7 +47,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 72 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 74 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -216,3 +216,18 @@ def test_a_desktops_fans_are_not_judged_as_a_server_zone_and_its_zero_is_said_as
     server = "".join(f"FAN{n} | {rpm} RPM | ok\n" for n, rpm in ((1, 5400), (2, 5300), (3, 5350), (4, 0)))
     _, answer = explain(server, tmp_path)
     assert "unlike-siblings" in {f["kind"] for f in findings_of(answer)}
+
+
+def test_a_dell_fan_at_rest_while_cool_then_started_as_it_warmed() -> None:
+    """Two `sensors` listings of one Dell laptop (off, then on): 0 RPM with the CPU at 36-39 °C, 3,035 RPM at 56-59
+    °C. Dell's EC stops its fans while cool (dell-smm-hwmon.rst): the 0 was a rest by design, not a dead fan; a rule
+    that drops the temperatures of the earlier listing, or the chip's rest, says only "was not a missing fan"."""
+    key = next(k for k, text in BLOCKS.items() if "Processor Fan: 3035 RPM" in text)
+    found = {f.kind: f for f in explained(machine(read.read(BLOCKS[key])[0]))[0]}
+    started = found["zero-then-turning"]
+    assert (started.facts["rested"], started.facts["then_c"], started.facts["source_c"]) == ("yes", 39.0, 59.0)
+    assert not {"fan-fault", "stalled", "at-rest", "hot-not-cooled"} & set(found)
+    (cool,) = [k for k, text in BLOCKS.items() if "Processor Fan:    0 RPM" in text and "pch_skylake" in text and
+               "Ambient:        +35.0°C" in text]
+    rest = {f.kind: f for f in explained(machine(read.read(BLOCKS[cool])[0]))[0]}["at-rest"]
+    assert (rest.confidence, rest.facts["source_c"], rest.facts["below_c"]) == ("likely", 39.0, 70.0)
