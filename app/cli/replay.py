@@ -38,7 +38,7 @@ from .terminal import clean, fan_table
 NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
 # Formats whose named reader knows what each field means (a card's target beside its speed, a level beside its
 # RPM): their files are not read again by the general reader, whose facts would count those fields as fans.
-NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "nvfancontrol", "cat of hwmon files", "/proc/acpi/ibm/fan")
+NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "cat of hwmon files", "/proc/acpi/ibm/fan")
 NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature reading was found in it"
 
 

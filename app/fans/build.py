@@ -71,7 +71,7 @@ def _kind(r: Reading) -> str:
             "max_level" if "max" in field_name else "percent"
     if suffix == "minimum_pwm":  # amdgpu's gpu_od fan_minimum_pwm: the lowest duty while it turns, in %
         return "floor"
-    return suffix or ("percent" if r.unit == "%" or r.chip == "nvidia" else "input")
+    return suffix or ("percent" if r.unit == "%" or (r.chip == "nvidia" and r.unit != "rpm") else "input")
 
 
 def _fan(key: str, found: list[Reading]) -> FanFact:
@@ -130,7 +130,7 @@ def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int,
                                                                                                   Invalid | None]:
     if speed is not None and speed.raw == "an error":
         return None, "error"
-    if speed is None or speed.value is None or speed.unit == "%" or speed.chip == "nvidia":
+    if speed is None or speed.value is None or speed.unit == "%" or (speed.chip == "nvidia" and speed.unit != "rpm"):
         return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else None)
     value = speed.value
     if value in no_pulses:

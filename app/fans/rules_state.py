@@ -14,6 +14,8 @@ from .facts import Curve, FanFact, Machine
 from .rules import ABI, Hit, hot_and_unturned, rest_below, rule, source_of, there, turning
 from .values import parse
 
+NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
+
 
 @rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
       "thinkfan.conf(5) (levels); fan2go's README (curves)")
@@ -250,6 +252,26 @@ def zero_then_turning(machine: Machine) -> Iterator[Hit]:
                     then < rest_below(fan) and (source.celsius or 0.0) > then:  # rested while cool, started warm
                 facts.update(rested="yes", then_c=then)
             yield Hit("zero-then-turning", (fan.key,), "known", facts)
+
+
+@rule("a fan that stops and starts again", 59, f"{ABI} (fanN_input); the paste's own readings in turn; "
+      "Documentation/gpu/amdgpu/thermal.rst (zero-RPM: the fan stops below a temperature and starts above it); NVML "
+      "fan-stop; dell-smm-hwmon.rst")
+def stops_and_starts(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        values = [v for s in fan.speeds if (v := parse(s)[0]) is not None]
+        changes = sum(1 for a, b in pairwise(values) if (a == 0) != (b == 0))
+        if changes < 3 or not there(fan):  # at least 0, turning, 0, turning (or the other way round)
+            continue
+        source = source_of(machine, fan)
+        facts: dict[str, float | str] = {"changes": float(changes), "readings": float(len(values)),
+                                         "top_rpm": max(values), "below_c": rest_below(fan)}
+        if source is not None:
+            facts.update(source=source.key, source_c=source.celsius or 0.0)
+        rests = chip(fan.chip).zero in ("rest", "rest-or-unreported")
+        near = source is not None and abs((source.celsius or 0.0) - rest_below(fan)) <= NEAR_REST_C
+        facts["design"] = "rest" if rests else "other"
+        yield Hit("stops-and-starts", (fan.key,), "likely" if rests and near else "possible", facts)
 
 
 @rule("no fault anywhere", 25, f"{ABI} (fanN_fault, fanN_alarm); the BMC's status column (ipmitool(1))")

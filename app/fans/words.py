@@ -162,6 +162,16 @@ def _then_turning(n: Names, s: Sequence[str], f: Facts) -> str:
             + ": the 0 was not a missing or dead fan (a driver setting, a register map, or the fan starting).")
 
 
+def _cycles(n: Names, s: Sequence[str], f: Facts) -> str:
+    changes = f"between 0 and {_num(f['top_rpm'])} RPM {_num(f['changes'])} times in {_num(f['readings'])} readings"
+    if f.get("design") == "rest" and "source" in f:
+        return (f"The {n(s[0])} went {changes} with {n(f['source'])} at {_num(f['source_c'])} °C, "
+                f"near where its controller stops the fan (about {_num(f['below_c'])} °C): fan-stop starts it when "
+                "warm and stops it once cooled, so at this temperature it cycles; that is the design, not a fault.")
+    return (f"The {n(s[0])} went {changes}: a fan its controller stops and starts, or a tachometer that drops out; "
+            "what is read does not say which.")
+
+
 def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
     status = f"status {f['status']}, " if f.get("status") else ""
     who = "The BMC reports" if all(k.startswith("bmc/") for k in s) else "Its driver reports"
@@ -268,6 +278,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                         + ("a failed fan, or a reading the controller gets wrong" if float(f["rpm"])
                                            == 0 else "most likely a reading the controller gets wrong") + "."),
     "zero-then-turning": _then_turning,
+    "stops-and-starts": _cycles,
     "below-bmc-threshold": _bmc,
     "ec-cpu-unread": _ec,
     "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "
@@ -347,6 +358,7 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
 # What a finding says of the fan it is about, in a word or two (the fan table's FOUND column).
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
+    "stops-and-starts": "stops and starts",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",

@@ -227,7 +227,29 @@ def test_a_dell_fan_at_rest_while_cool_then_started_as_it_warmed() -> None:
     started = found["zero-then-turning"]
     assert (started.facts["rested"], started.facts["then_c"], started.facts["source_c"]) == ("yes", 39.0, 59.0)
     assert not {"fan-fault", "stalled", "at-rest", "hot-not-cooled"} & set(found)
+    hot = BLOCKS[key].replace("Core 1:       +39.0°C", "Core 1:       +75.0°C").replace("+59.0°C", "+80.0°C")
+    hot_start = {f.kind: f for f in explained(machine(read.read(hot)[0]))[0]}["zero-then-turning"]
+    assert "rested" not in hot_start.facts  # a 0 at 75 °C is above where Dell's EC rests its fans: no rest
     (cool,) = [k for k, text in BLOCKS.items() if "Processor Fan:    0 RPM" in text and "pch_skylake" in text and
                "Ambient:        +35.0°C" in text]
     rest = {f.kind: f for f in explained(machine(read.read(BLOCKS[cool])[0]))[0]}["at-rest"]
     assert (rest.confidence, rest.facts["source_c"], rest.facts["below_c"]) == ("likely", 39.0, 70.0)
+
+
+def test_a_fan_that_stops_and_starts_is_said_and_only_a_resting_chip_makes_it_the_design() -> None:
+    """Four listings of a board's fan chip, its fan at 0, 900, 0 and 910 RPM: it stops and starts, which a board's
+    header does not do by design (a stalling fan or a dropping tachometer, said as possible); a card that stops its
+    fans while cool, near that temperature, cycles at its fan-stop threshold (likely). Two listings are no cycle."""
+    def listing(rpm: int, chip_name: str = "nct6798-isa-0290", celsius: float = 45.0) -> str:
+        return f"{chip_name}\nAdapter: ISA adapter\nfan2:   {rpm} RPM\nSYSTIN:   +{celsius}°C\n"
+
+    board = "\n".join(listing(r) for r in (0, 900, 0, 910))
+    found = {f.kind: f for f in explained(machine(read.read(board)[0]))[0]}
+    cycles = found["stops-and-starts"]
+    assert (cycles.confidence, cycles.facts["design"], cycles.facts["changes"]) == ("possible", "other", 3.0)
+    card = "\n".join(listing(r, "amdgpu-pci-0300", 55.0).replace("SYSTIN", "edge") for r in (900, 0, 905, 0))
+    found = {f.kind: f for f in explained(machine(read.read(card)[0]))[0]}
+    assert (found["stops-and-starts"].confidence, found["stops-and-starts"].facts["design"]) == ("likely", "rest")
+    for once in ((0, 900), (0, 900, 0)):  # started once, or started and stopped: no cycle yet
+        text = "\n".join(listing(r) for r in once)
+        assert "stops-and-starts" not in {f.kind for f in explained(machine(read.read(text)[0]))[0]}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, jsonish, lines, tables, tagged
+from . import columns, csv, daemonlog, jsonish, lines, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -15,6 +15,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("Prometheus metrics (node_exporter's hwmon)", tagged.prometheus),
     ("a monitoring plugin's performance data", tagged.perfdata),
     ("nvidia-smi --query-gpu CSV", csv.read),
+    ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
     ("a space-aligned GPU table (rocm-smi)", columns.read),

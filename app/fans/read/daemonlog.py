@@ -1,12 +1,14 @@
 """What a fan daemon logged it decided, and the levels it decides between: thinkfan's ``Temperatures(bias): 45(259),
 0(0) -> level 7`` lines (each sensor's reading and the bias thinkfan added for its rate of change, then the level
-chosen) and its levels, in the legacy ``(level, low, high)`` form or the YAML ``- [level, low, high]`` one."""
+chosen) and its levels, in the legacy ``(level, low, high)`` form or the YAML ``- [level, low, high]`` one; and
+what a GPU fan daemon logged it read, line by line: nvfancontrol's ``Temp: 54; Speed: [871] RPM ([26]%)`` (-d),
+each line a snapshot of the card's temperature, fan speed and duty."""
 
 from __future__ import annotations
 
 import re
 
-from ..facts import Decision, Level
+from ..facts import Decision, Level, Reading
 
 _STEP = re.compile(r"Temperatures\(bias\):\s*(.*?)->\s*(?:Fans:\s*)?level\s*(\d+|auto|full-speed|disengaged)",
                    re.IGNORECASE)
@@ -25,3 +27,20 @@ def decisions(text: str) -> tuple[tuple[Decision, ...], tuple[Level, ...]]:
         found.append(Decision("thinkfan", celsius, bias, int(step.group(2)), n, pairs[0][0]))
     levels = tuple(Level(int(m.group(1)), float(m.group(2)), float(m.group(3))) for m in _LEVEL.finditer(text))
     return tuple(found), levels
+
+
+_NVFAN = re.compile(r"Temp:\s*(\d+);\s*Speed:\s*\[([\d, ]+)\]\s*RPM\s*\(\[([\d, ]+)\]%\)")
+_ADAPTER = re.compile(r"NVIDIA graphics adapter #(\d+):\s*(.+?)\s*$", re.MULTILINE)
+
+
+def nvfancontrol(text: str) -> list[Reading]:
+    """nvfancontrol's debug lines as readings of the card's first fan and its temperature, one snapshot a line."""
+    adapter = _ADAPTER.search(text)
+    gpu = {"gpu": float(adapter.group(1)) if adapter else 0.0, "name": adapter.group(2) if adapter else ""}
+    found: list[Reading] = []
+    for n, line in enumerate(_NVFAN.finditer(text)):
+        celsius, rpm, duty = line.group(1), line.group(2).split(",")[0].strip(), line.group(3).split(",")[0].strip()
+        found += [Reading("nvidia", "temperature.gpu", float(celsius), celsius, "c", None, n, gpu),
+                  Reading("nvidia", "fan.speed", float(rpm), f"{rpm} RPM", "rpm", None, n, gpu),
+                  Reading("nvidia", "fan.speed", float(duty), f"{duty} %", "%", None, n, gpu)]
+    return found
