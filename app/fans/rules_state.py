@@ -248,8 +248,9 @@ def zero_then_turning(machine: Machine) -> Iterator[Hit]:
             facts: dict[str, float | str] = {"source": source.key, "source_c": source.celsius or 0.0} if source \
                 else {}
             then = source.history[0] if source is not None and source.history else None
-            if then is not None and chip(fan.chip).zero in ("rest", "rest-or-unreported") and \
-                    then < rest_below(fan) and (source.celsius or 0.0) > then:  # rested while cool, started warm
+            now = source.celsius if source is not None else None
+            if then is not None and now is not None and chip(fan.chip).zero in ("rest", "rest-or-unreported") and \
+                    then < rest_below(fan) and now > then:  # rested while cool, started as it warmed
                 facts.update(rested="yes", then_c=then)
             yield Hit("zero-then-turning", (fan.key,), "known", facts)
 
