@@ -169,8 +169,10 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
             else None
         if line == "datacenter":
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
-        # NVML with no target read and a card that does not say it is a GeForce: a 0 % may be a passive card's
-        passive = fan.chip == "nvidia" and fan.target_percent is None and line != "consumer"
+        # NVML with no target read and a card that does not say it is a GeForce, or another card's duty of 0 % with
+        # no speed read (rocm-smi's table): a 0 % may be a passive card's, which reports a duty for a fan it lacks
+        passive = (fan.chip == "nvidia" and fan.target_percent is None and line != "consumer") or \
+            (fan.chip != "nvidia" and chip(fan.chip).kind == "gpu" and fan.rpm is None and fan.invalid is None)
         confidence: Confidence = "likely" if design == "rest" and not passive else "possible"
         yield Hit("at-rest", (fan.key,), confidence, {"design": "rest-or-passive" if passive else design,
                                                       "below_c": rest_below(fan),

@@ -118,7 +118,7 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
     where = _source(n, f, " with")
     if f.get("design") == "rest-or-passive":
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
-                "card that reports 0 % for a fan it does not have; no target speed is read to tell them apart.")
+                "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
     if f.get("design") == "rest":
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
                 f"controller's design (it stops the fan while cooler than about {_num(f['below_c'])} °C).")

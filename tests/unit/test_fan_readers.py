@@ -47,7 +47,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 74 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 77 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -253,3 +253,17 @@ def test_a_fan_that_stops_and_starts_is_said_and_only_a_resting_chip_makes_it_th
     for once in ((0, 900), (0, 900, 0)):  # started once, or started and stopped: no cycle yet
         text = "\n".join(listing(r) for r in once)
         assert "stops-and-starts" not in {f.kind for f in explained(machine(read.read(text)[0]))[0]}
+
+
+def test_rocm_smis_per_card_lines_and_a_duty_of_0_with_no_speed_is_no_rest_claimed() -> None:
+    """`rocm-smi -a` read by its `GPU[N] : name: value` lines (the duty inside "124 (48.63)%"); a card's 0 % with no
+    speed read is at rest or a passive card's reading (Instinct cards have no fan and report one), never "at rest by
+    design" (likely): the table does not say which card it is."""
+    vega = next(text for text in BLOCKS.values() if "Fan Level: 124 (48.63)%" in text)
+    facts = machine(read.read(vega)[0])
+    (fan,) = facts.fans
+    assert (fan.key, fan.duty_percent, fan.rpm) == ("amdgpu/GPU 0 fan", 48.63, None)
+    assert [(t.key, t.celsius) for t in facts.temperatures] == [("amdgpu/GPU 0 edge", 81.0)]
+    instinct = next(text for text in BLOCKS.values() if "6.67%" in text)
+    rests = [f for f in explained(machine(read.read(instinct)[0]))[0] if f.kind == "at-rest"]
+    assert rests and all((f.confidence, f.facts["design"]) == ("possible", "rest-or-passive") for f in rests)

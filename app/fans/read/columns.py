@@ -1,6 +1,8 @@
 """Space-aligned tables whose header names a GPU column and its temperature, power and fan columns: ``rocm-smi``'s
 concise table (``GPU  Temp  AvgPwr  SCLK  MCLK  Fan  Perf ...``, newer ``Device ... Temp (DieEdge) Power ...``).
-A cell is the text under its header's span; ``N/A`` is kept as no reading. The card's chip is "amdgpu"."""
+A cell is the text under its header's span; ``N/A`` is kept as no reading. The card's chip is "amdgpu". Also
+``rocm-smi -a``'s per-card lines (``GPU[0] : Temperature (Sensor edge) (C): 69.0``, ``GPU[0] : Fan Level: 124
+(48.63)%``, ``Fan RPM: 1200``), the same readings by the same names."""
 
 from __future__ import annotations
 
@@ -38,3 +40,50 @@ def read(text: str) -> list[Reading]:
             found.append(Reading("amdgpu", f"GPU {row.group(1)} {wanted[0]}", value, raw,
                                  unit if unit is not None or value is None else wanted[1], None, snapshot))
     return found
+
+
+_DETAIL = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*(.+?)\s*:\s*(.+?)\s*$")
+_SENSOR = re.compile(r"temperature(?:\s*\(sensor (\w+)\))?", re.IGNORECASE)
+_SHARE = re.compile(r"\(?([\d.]+)\s*\)?\s*%\)?\s*$")  # "124 (48.63)%", "51 (20%)", "20"
+
+
+def detail(text: str) -> list[Reading]:
+    """``rocm-smi -a``'s ``GPU[N] : name: value`` lines: each card's temperatures, its fan's duty and speed, its
+    power; a name met again for the same card starts the next snapshot."""
+    found: list[Reading] = []
+    seen: set[tuple[str, str]] = set()
+    snapshot = 0
+    for line in text.splitlines():
+        match = _DETAIL.match(line)
+        if match is None:
+            continue
+        card, name, value = match.groups()
+        reading = _detail_reading(f"GPU {card}", name, value)
+        if reading is None:
+            continue
+        if (card, reading.label + str(reading.unit)) in seen:
+            snapshot, seen = snapshot + 1, set()
+        seen.add((card, reading.label + str(reading.unit)))
+        found.append(Reading(reading.chip, reading.label, reading.value, reading.raw, reading.unit, None, snapshot))
+    return found
+
+
+def _detail_reading(card: str, name: str, value: str) -> Reading | None:
+    lowered = name.lower()
+    sensor = _SENSOR.fullmatch(name.split(" (c)")[0].split(" (C)")[0].strip())
+    if sensor:
+        number = parse(value.rstrip("cC"))[0]
+        where = {"edge": "edge", "junction": "junction", "memory": "mem", "mem": "mem"}.get(
+            (sensor.group(1) or "edge").lower(), (sensor.group(1) or "edge").lower())
+        return Reading("amdgpu", f"{card} {where}", number, value, "c" if number is not None else None)
+    if lowered in ("fan level", "fan speed (%)", "fan speed"):
+        share = _SHARE.search(value)
+        number = float(share.group(1)) if share else None
+        return Reading("amdgpu", f"{card} fan", number, value, "%" if number is not None else None)
+    if lowered == "fan rpm":
+        number = parse(value)[0]
+        return Reading("amdgpu", f"{card} fan", number, value, "rpm" if number is not None else None)
+    if "power" in lowered and "(w)" in lowered:
+        number = parse(value)[0]
+        return Reading("amdgpu", f"{card} power", number, value, "w" if number is not None else None)
+    return None
