@@ -123,13 +123,13 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     texts: list[str] = []
     for path in paths:
         named = next((k for k in replay.kinds if k.startswith(f"{path.name}: ")), "")
-        texts.append(text_of(path))
-        if any(tool in named for tool in NAMED_ONLY):
-            continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         text = text_of(path)
-        logged, declared = decisions(text)
+        texts.append(text)
+        logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         steps += logged
         levels += declared
+        if any(tool in named for tool in NAMED_ONLY):
+            continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
         readings += found
         alone = adapt.machine(found)

@@ -106,7 +106,15 @@ def _text(path: Path) -> str:
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     if not text.strip():
         raise Unreadable(f"{path}: empty")
-    return "\n".join(line[:MAX_LINE] for line in text.splitlines())
+    return "\n".join(_unquoted(line[:MAX_LINE]) for line in text.splitlines())
+
+
+_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # a reply's quote marks (Markdown, e-mail): "> status: enabled"
+
+
+def _unquoted(line: str) -> str:
+    """A line without the quote marks a reply put before it: what was quoted is read as it was written."""
+    return _QUOTE.sub("", line)
 
 
 def _listing(text: str, chips: Chips) -> str | None:

@@ -20,7 +20,7 @@ FindingKind = Literal[
     "below-bmc-threshold", "ec-cpu-unread", "speed-not-a-reading", "drivers-disagree", "zero-then-turning",
     "unlike-siblings", "headers-read-zero", "no-temperature", "no-control", "fixed-duty", "firmware-floor",
     "turns-at-zero", "warm-not-turning", "bmc-zero-ok", "zero-unknown",
-    "daemon-curve", "daemon-not-followed", "bias-chose-level",
+    "daemon-curve", "daemon-not-followed", "bias-chose-level", "daemon-decided",
     "gpu-fan-unreported", "at-rest", "zero-unjudged", "turning", "no-fault", "empty-slots", "temperatures-left-out",
     "hottest",
     "no-fan-read"]

@@ -92,6 +92,21 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
         yield Hit("bias-chose-level", (), "known" if alone is not None else "likely", facts)
 
 
+@rule("a daemon's logged decisions", 54, "thinkfan(1) (each line: the readings, their biases, the level set); "
+      "thinkfan.conf(5) (levels)")
+def daemon_decided(machine: Machine) -> Iterator[Hit]:
+    """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
+    chose it for (where no bias made the choice: that is said by its own rule)."""
+    steps = machine.decisions
+    if steps and not any(step.bias > 0 for step in steps):
+        last = steps[-1]
+        facts: dict[str, float | str] = {"daemon": last.daemon, "level": float(last.level), "celsius": last.celsius,
+                                         "steps": float(len(steps))}
+        if len(steps) > 1:
+            facts.update(before_level=float(steps[-2].level), before_c=steps[-2].celsius)
+        yield Hit("daemon-decided", (), "known", facts)
+
+
 def _level_at(machine: Machine, celsius: float) -> int | None:
     """The highest level whose range holds ``celsius`` (thinkfan's levels overlap; rising, it takes the upper)."""
     holding = [lv.level for lv in machine.levels if lv.low_c <= celsius < lv.high_c]

@@ -162,6 +162,13 @@ def _then_turning(n: Names, s: Sequence[str], f: Facts) -> str:
             + ": the 0 was not a missing or dead fan (a driver setting, a register map, or the fan starting).")
 
 
+def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
+    before = f" (before it, level {_num(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
+        else ""
+    return (f"{f['daemon']} last logged setting the fan to level {_num(f['level'])}, for a reading of "
+            f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
+
+
 def _cycles(n: Names, s: Sequence[str], f: Facts) -> str:
     changes = f"between 0 and {_num(f['top_rpm'])} RPM {_num(f['changes'])} times in {_num(f['readings'])} readings"
     if f.get("design") == "rest" and "source" in f:
@@ -279,6 +286,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                            == 0 else "most likely a reading the controller gets wrong") + "."),
     "zero-then-turning": _then_turning,
     "stops-and-starts": _cycles,
+    "daemon-decided": _decided,
     "below-bmc-threshold": _bmc,
     "ec-cpu-unread": _ec,
     "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "
@@ -367,7 +375,8 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "bmc-zero-ok": "0 RPM, status ok",
     "zero-unknown": "0 RPM, unexplained",
     "daemon-curve": "a daemon's curve",
-    "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias", "gpu-fan-unreported": "no fan",
+    "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias",
+    "daemon-decided": "a daemon's level", "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
     "empty-slots": "empty",
     "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}

@@ -47,7 +47,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 77 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 78 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -267,3 +267,18 @@ def test_rocm_smis_per_card_lines_and_a_duty_of_0_with_no_speed_is_no_rest_claim
     instinct = next(text for text in BLOCKS.values() if "6.67%" in text)
     rests = [f for f in explained(machine(read.read(instinct)[0]))[0] if f.kind == "at-rest"]
     assert rests and all((f.confidence, f.facts["design"]) == ("possible", "rest-or-passive") for f in rests)
+
+
+def test_a_reply_that_quotes_a_daemons_log_and_the_ecs_fan_file(tmp_path: Path) -> None:
+    """Quote marks ("> ") before each line are a reply's, not the capture's: /proc/acpi/ibm/fan and thinkfan's
+    lines beneath them are read (fails when the quote marks are kept: nothing is read). thinkfan's last decision is
+    said, with the one before it; the fan at level 3 reading 0 RPM is the stall-or-unreported finding."""
+    key = next(k for k, text in BLOCKS.items() if "> thinkfan[465]" in text)
+    code, answer = explain(BLOCKS[key], tmp_path)
+    assert code == 0, answer
+    findings = answer["findings"]
+    assert isinstance(findings, list)
+    found = {f["kind"]: f for f in findings}
+    decided = found["daemon-decided"]["facts"]
+    assert (decided["level"], decided["celsius"], decided["before_level"], decided["before_c"]) == (3, 54, 7, 67)
+    assert found["stalled"]["subjects"] == ["thinkpad/fan1"] and "at-rest" not in found
