@@ -15,8 +15,8 @@ from .record import record
 # facts; possible: one of several explanations the facts leave open.
 Confidence = Literal["known", "likely", "possible"]
 FindingKind = Literal[
-    "hot-not-cooled", "pump-stopped", "fan-fault", "stops-and-starts", "fault-then-reading", "target-not-met",
-    "stalled",
+    "hot-not-cooled", "pump-stopped", "fan-fault", "stops-and-starts", "fan-loud", "fault-then-reading",
+    "target-not-met", "stalled",
     "below-bmc-threshold", "ec-cpu-unread", "speed-not-a-reading", "drivers-disagree", "zero-then-turning",
     "unlike-siblings", "headers-read-zero", "no-temperature", "no-control", "fixed-duty", "firmware-floor",
     "turns-at-zero", "warm-not-turning", "bmc-zero-ok", "zero-unknown",

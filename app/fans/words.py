@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from ..core.finding import Finding, FindingKind
 from .facts import Machine
+from .loud_words import loud
 
 Facts = Mapping[str, float | str]
 
@@ -286,6 +287,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                            == 0 else "most likely a reading the controller gets wrong") + "."),
     "zero-then-turning": _then_turning,
     "stops-and-starts": _cycles,
+    "fan-loud": lambda n, s, f: loud(f),
     "daemon-decided": _decided,
     "below-bmc-threshold": _bmc,
     "ec-cpu-unread": _ec,
@@ -366,7 +368,7 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
 # What a finding says of the fan it is about, in a word or two (the fan table's FOUND column).
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
-    "stops-and-starts": "stops and starts",
+    "stops-and-starts": "stops and starts", "fan-loud": "above its floor",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",

@@ -14,7 +14,7 @@ from typing import Callable, Mapping, Sequence
 from ..core.finding import Finding
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
-from .fanchain import chassis_clause, fan_causes, gpu_fan_clause, no_heat
+from .fanchain import Group, chassis_clause, fan_causes, gpu_fan_clause, loud, no_heat
 from .fanwing import account, danger_causes
 from .words import label, short_command
 
@@ -268,11 +268,14 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Ve
     """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy. It carries
     the fan wing's findings (``fan_findings``)."""
     found, fans = account(snap)
-    verdict = _verdict(snap, busy_since or {}, found, fans)
-    return Verdict(verdict.headline, verdict.causes, verdict.confidence, verdict.busy, found)
+    heard = loud(snap) if snap.fans else []
+    verdict = _verdict(snap, busy_since or {}, found, fans, heard)
+    return Verdict(verdict.headline, verdict.causes, verdict.confidence, verdict.busy,
+                   (*(finding for _, finding in heard), *found))
 
 
-def _verdict(snap: Snapshot, busy_since: Mapping[int, float], found: tuple[Finding, ...], fans: str) -> Verdict:
+def _verdict(snap: Snapshot, busy_since: Mapping[int, float], found: tuple[Finding, ...], fans: str,
+             heard: list[tuple[Group, Finding]]) -> Verdict:
     causes: list[Cause] = []
     confidences: dict[int, float] = {}
     for gpu in snap.gpus:
@@ -291,7 +294,7 @@ def _verdict(snap: Snapshot, busy_since: Mapping[int, float], found: tuple[Findi
     cpu = _cpu_cause(snap)
     if cpu is not None:
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
-    causes.extend(fan_causes(snap))
+    causes.extend(fan_causes(snap, heard))
     if not any(c.kind == "fan_fault" for c in causes):  # a fault the live fans do not flag, found by the wing
         causes.extend(danger_causes(found, snap))
     causes.sort(key=lambda c: -c.score)

@@ -13,13 +13,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core.fan import Fan, source_guessed
+from ..core.finding import CAUSE, Confidence, Finding
 from ..core.model import Cause, ProcessSample, Snapshot, frozen_map
 from ..core.record import record
+from ..fans import adapt
 from ..fans.adapt import source_key
 from ..fans.chips import chip
+from ..fans.facts import Machine
+from ..fans.loud_words import group_subject
 from ..fans.roles import role
+from ..fans.words import Names, said
 from .words import label
 
+NO_NAMES = Names(Machine())  # a loud fan's finding carries its own name
 LOUD_STATES = ("running", "full")
 LOUD_MIN = 0.1  # a tenth of its range above its floor: below that a fan is heard as idle
 NO_FLOOR_QUIET = 40.0  # with no floor known, a duty (or share of the maximum) up to this is not counted as loud
@@ -29,12 +35,30 @@ NO_FLOOR_QUIET = 40.0  # with no floor known, a duty (or share of the maximum) u
 class Group:
     """Fans a person hears as one: a card's fans, the chassis fans, or one board fan."""
 
-    subject: str  # "GPU 0's fans", "The chassis fans", "The CPU fan (nct6798 fan2)"
     fans: tuple[Fan, ...]
 
     @property
     def lead(self) -> Fan:
         return max(self.fans, key=loudness)
+
+    @property
+    def who(self) -> dict[str, float | str]:
+        """Which fans these are, as facts: a card's, the chassis', or one fan (its name, and whether it follows the
+        CPU)."""
+        fan = self.lead
+        facts: dict[str, float | str] = {"group": "gpu" if fan.gpu_index is not None else "chassis" if fan.chip ==
+                                         "bmc" else "fan", "count": float(len(self.fans)), "name": fan.name,
+                                         "labelled": "yes" if fan.label else "no"}
+        if fan.gpu_index is not None:
+            facts["gpu"] = float(fan.gpu_index)
+        if heat_of(fan.source) == "cpu":
+            facts["cpu"] = "yes"
+        return facts
+
+    @property
+    def subject(self) -> str:
+        """"GPU 0's fans", "The chassis fans", "The CPU fan (nct6798 fan2)": the fan wing's words for ``who``."""
+        return group_subject(self.who)
 
 
 def heat_of(source: str | None) -> str | None:
@@ -81,61 +105,39 @@ def groups(fans: Sequence[Fan]) -> list[Group]:
     found: list[Group] = []
     for index in sorted({f.gpu_index for f in live if f.gpu_index is not None}):
         own = tuple(f for f in live if f.gpu_index == index)
-        found.append(Group(f"GPU {index}'s fan{'s' if len(own) > 1 else ''}", own))
+        found.append(Group(own))
     chassis = tuple(f for f in live if f.chip == "bmc")
     if chassis:
-        found.append(Group("The chassis fans", chassis))
+        found.append(Group(chassis))
     for fan in live:
         if fan.gpu_index is None and fan.chip != "bmc":
-            found.append(Group(_subject(fan), (fan,)))
+            found.append(Group((fan,)))
     return found
 
 
-def _subject(fan: Fan) -> str:
-    """"The CPU fan (nct6798 fan2)" for a fan that follows the CPU, "The Case fan (nct6798 fan1)" for a labelled one,
-    "The nct6798 fan3" otherwise."""
-    if fan.label:
-        return f"The {fan.name}"
-    if heat_of(fan.source) == "cpu":
-        return f"The CPU fan ({fan.name})"
-    return f"The {fan.name}"
-
-
-def _speed(fan: Fan, group: Group) -> str:
-    """"run at 65 % (target 65 %)", "runs at 1,850 RPM, 900 above its idle floor"."""
-    plural = len(group.fans) > 1 or group.subject.endswith("fans")
-    verb, its = ("run", "their") if plural else ("runs", "its")
-    speed = f"{verb} at {fan.speed}"
-    if fan.target_percent is not None and fan.percent is not None:
-        speed += f" (target {fan.target_percent:.0f} %)"
-    elif fan.target_rpm is not None and fan.rpm is not None:
-        speed += f" (target {fan.target_rpm:,} RPM)"
-    if fan.percent is not None and fan.floor_percent:
-        speed += f", {fan.percent - fan.floor_percent:.0f} points above {its} {fan.floor_percent:.0f} % floor"
-    elif fan.rpm is not None and fan.floor_rpm:
-        speed += f", {fan.rpm - fan.floor_rpm:,} above {its} idle floor"
-    return speed
-
-
-def _follows(fan: Fan, snap: Snapshot) -> str:
-    if fan.source is None:
+def loud_finding(group: Group, snap: Snapshot) -> Finding:
+    """What the loudest fan of ``group`` does, as a finding for the fan wing's words: which fans, its speed against
+    its floor, what it follows and how that is known (``inlet_c`` for chassis fans that follow nothing read)."""
+    fan = group.lead
+    facts = group.who
+    for key, value in (("rpm", fan.rpm), ("duty", fan.percent), ("target_percent", fan.target_percent),
+                       ("target_rpm", fan.target_rpm), ("floor_percent", fan.floor_percent),
+                       ("floor_rpm", fan.floor_rpm), ("source_c", fan.source_c)):
+        if value is not None:
+            facts[key] = float(value)
+    if fan.source is not None:
+        facts["source"] = "the GPU" if fan.gpu_index is not None and fan.source_from == "design" else fan.source
+        facts["how"] = "guess-" + ("named" if fan.source_from == "named" else "card" if fan.chip in
+                                   ("amdgpu", "radeon") else "design") if source_guessed(fan) else fan.source_from or ""
+        if fan.source_from == "learned":
+            facts["sure"] = fan.confidence or 0.0
+    else:
         inlet = next((a for a in snap.air if a.role == "inlet"), None)
-        return f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else ""
-    return source_words(fan)
-
-
-def source_words(fan: Fan) -> str:
-    """", following nct6798 CPUTIN at 62 °C" with how that is known; "probably" for a guess."""
-    at = f" at {fan.source_c:.0f} °C" if fan.source_c is not None else ""
-    source = "the GPU" if fan.gpu_index is not None and fan.source_from == "design" else fan.source
-    if source_guessed(fan):
-        why = "by its name; nothing read says what sets its speed" if fan.source_from == "named" \
-            else "the hottest of the card's sensors; the card does not say" if fan.chip in ("amdgpu", "radeon") \
-            else "by design; nothing read says what sets its speed"
-        return f", probably following {source}{at} ({why})"
-    how = {"learned": f" (learned from its history, {100 * (fan.confidence or 0):.0f} % sure)",
-           "declared": "", "design": ""}.get(fan.source_from or "", "")
-    return f", following {source}{at}{how}"
+        if inlet is not None:
+            facts["inlet_c"] = inlet.temperature_c
+    sure: Confidence = "likely" if fan.source_from == "learned" or source_guessed(fan) else "known"
+    return Finding("fan-loud", "a fan above its idle floor", tuple(adapt.fan_fact(f).key for f in group.fans), sure,
+                   CAUSE + 10, frozen_map(facts))
 
 
 def _top_on_gpu(snap: Snapshot, index: int) -> ProcessSample | None:
@@ -200,10 +202,12 @@ def _heat(fan: Fan, snap: Snapshot) -> str:
     return _cpu_heat(snap) if heat == "cpu" else ""
 
 
-def sentence(group: Group, snap: Snapshot) -> str:
-    fan = group.lead
-    heat = _heat(fan, snap)
-    return f"{group.subject} {_speed(fan, group)}{_follows(fan, snap)}{': ' + heat if heat else ''}."
+def sentence(group: Group, snap: Snapshot, finding: Finding | None = None) -> str:
+    """The loud fan in the fan wing's words (``finding``, made here when not given), then what heats its source:
+    "…, following nct6798 CPUTIN at 82 °C: `python train.py` (alice) uses 61 % of the CPU."."""
+    heat = _heat(group.lead, snap)
+    words = said(finding or loud_finding(group, snap), NO_NAMES)
+    return f"{words}{': ' + heat if heat else ''}."
 
 
 def gpu_fan_clause(fans: Sequence[Fan], index: int) -> str | None:
@@ -235,19 +239,22 @@ def chassis_clause(fans: Sequence[Fan], snap: Snapshot) -> str | None:
     return f"the chassis fans run at {lead.speed}" + (f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else "")
 
 
-def fan_causes(snap: Snapshot) -> list[Cause]:
-    """A cause for each group of fans above its floor (the loudest first) and one for each fan fault."""
+def loud(snap: Snapshot) -> list[tuple[Group, Finding]]:
+    """Each group of fans above its floor, with the finding that words it, the loudest first."""
+    found = [(group, loud_finding(group, snap)) for group in groups(snap.fans) if loudness(group.lead) >= LOUD_MIN]
+    return sorted(found, key=lambda pair: -loudness(pair[0].lead))
+
+
+def fan_causes(snap: Snapshot, heard: list[tuple[Group, Finding]] | None = None) -> list[Cause]:
+    """A cause for each group of fans above its floor (``heard``, from ``loud``) and one for each fan fault."""
     if not snap.fans:
         return []
     causes = []
-    for group in groups(snap.fans):
+    for group, finding in loud(snap) if heard is None else heard:
         lead = group.lead
-        level = loudness(lead)
-        if level < LOUD_MIN:
-            continue
         sure = lead.confidence if lead.source_from == "learned" and lead.confidence is not None else 1.0
-        causes.append(Cause(kind="fan", score=0.55 + 0.44 * level, gpu_index=lead.gpu_index,
-                            summary=sentence(group, snap),
+        causes.append(Cause(kind="fan", score=0.55 + 0.44 * loudness(lead), gpu_index=lead.gpu_index,
+                            summary=sentence(group, snap, finding),
                             numbers=frozen_map({"fan": lead.id, "rpm": lead.rpm, "percent": lead.percent,
                                                 "floor_percent": lead.floor_percent, "source": lead.source,
                                                 "source_c": lead.source_c, "confidence": sure})))

@@ -184,13 +184,15 @@ def test_a_board_fan_named_for_a_place_probably_follows_that_place_and_says_it_i
     sensors = (HostSensor("asusec", "VRM", 48.0), HostSensor("asusec", "Chipset", 67.0))
     (fan,) = with_fans(snap([]), _board(tmp_path / "a"), tmp_path / "a", sensors).fans
     assert fan.source == "asusec VRM" and fan.source_from == "named" and fan.source_c == 48.0
-    turning = explain(snap([], fans=(fan,))).fan_findings[0]  # said beside its fan, never as what it follows
+    turning = next(f for f in explain(snap([], fans=(fan,))).fan_findings if f.kind == "turning")  # beside, not
+    # as what it follows
     assert turning.facts["source"] == "asusec/VRM" and "follows" not in turning.facts
     declared = with_fans(snap([]), _board(tmp_path / "b", pwm2="120", pwm2_temp_sel="2"), tmp_path / "b", sensors)
     assert declared.fans[0].source_from == "declared"
     verdict = explain(declared)
-    assert (verdict.fan_findings[0].facts["source"], verdict.fan_findings[0].facts["follows"]) == \
-        ("asusec/Chipset", "declared")
+    found = {f.kind: f for f in verdict.fan_findings}
+    assert (found["turning"].facts["source"], found["turning"].facts["follows"]) == ("asusec/Chipset", "declared")
+    assert (found["fan-loud"].facts["source"], found["fan-loud"].facts["how"]) == ("asusec Chipset", "declared")
     assert "following Chipset (asusec) at 67 °C" in verdict.headline or \
         "following asusec Chipset at 67 °C" in verdict.headline, verdict.headline
     chassis = with_fans(snap([]), _board(tmp_path / "c", fan2_label="Chassis Fan 1"), tmp_path / "c", sensors)
