@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, AlarmKind, Fan, fan_state, source_guessed
 from ..core.model import GpuSample, HostSample, HostSensor, frozen_map
-from ..verdict.alarms import alarm_words
+from ..fans.alarm_words import alarm_words
 from .bmc import BmcRun, BmcSource
 from .fancontrol import Declared
 from .fandaemons import ConfigSource, config_sources
@@ -256,7 +256,7 @@ class FanService:
 
     def _health(self, fan: Fan, now: float) -> tuple[AlarmKind, dict[str, float | str]] | None:
         """Far from its target longer than a spin-up, or at full speed while its source is cool: the kind and its
-        facts (``app.verdict.alarms`` puts them in words)."""
+        facts (``app.fans.alarm_words`` puts them in words)."""
         off = False
         if fan.target_rpm and fan.rpm is not None and not fan.stopped:
             off = abs(fan.rpm - fan.target_rpm) > max(OFF_TARGET_RPM, OFF_TARGET_SHARE * fan.target_rpm)

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from ..core.finding import Finding, FindingKind
 from .facts import Machine
-from .loud_words import loud
+from .live_words import loud
 
 Facts = Mapping[str, float | str]
 

@@ -14,7 +14,8 @@ from typing import Callable, Mapping, Sequence
 from ..core.finding import Finding
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
-from .fanchain import Group, chassis_clause, fan_causes, gpu_fan_clause, loud, no_heat
+from ..fans.live_words import cooling
+from .fanchain import Group, card_fans, chassis_fans, fan_causes, loud, no_heat
 from .fanwing import account, danger_causes
 from .words import label, short_command
 
@@ -56,16 +57,14 @@ def _state(gpu: GpuSample) -> str:
 
 
 def _fan_clause(gpu: GpuSample, snap: Snapshot) -> str:
-    """What cools the GPU, as measured: its own fans (at rest, at the floor, their speed), else the chassis'."""
-    own = gpu_fan_clause(snap.fans, gpu.index)
-    if own:
-        return own
-    if gpu.fan_speed_percent is not None:  # a backend that gives one speed and no fan detail
-        return f"its fan runs at {gpu.fan_speed_percent:.0f} %"
-    if gpu.passively_cooled:
-        chassis = chassis_clause(snap.fans, snap) or "the chassis fans answer its heat"
-        return f"it has no fan of its own (passively cooled): {chassis}"
-    return ""
+    """What cools the GPU, as measured: its own fans (at rest, at the floor, their speed), else the chassis', in the
+    fan wing's words."""
+    facts = card_fans(snap.fans, gpu.index)
+    if not facts and gpu.fan_speed_percent is not None:  # a backend that gives one speed and no fan detail
+        facts = {"duty": float(gpu.fan_speed_percent)}
+    elif not facts and gpu.passively_cooled:
+        facts = {"passive": "yes", **chassis_fans(snap.fans, snap)}
+    return cooling(facts)
 
 
 def _sm_on(proc: ProcessSample, index: int) -> float | None:

@@ -20,7 +20,7 @@ from ..fans import adapt
 from ..fans.adapt import source_key
 from ..fans.chips import chip
 from ..fans.facts import Machine
-from ..fans.loud_words import group_subject
+from ..fans.live_words import chassis, cooling, group_subject
 from ..fans.roles import role
 from ..fans.words import Names, said
 from .words import label
@@ -210,33 +210,47 @@ def sentence(group: Group, snap: Snapshot, finding: Finding | None = None) -> st
     return f"{words}{': ' + heat if heat else ''}."
 
 
-def gpu_fan_clause(fans: Sequence[Fan], index: int) -> str | None:
-    """What GPU ``index``'s own fans do, measured: at rest, at the floor, or their speed and target."""
-    if not fans:
-        return None
+def card_fans(fans: Sequence[Fan], index: int) -> dict[str, float | str]:
+    """GPU ``index``'s own fans as facts for the words of what cools it: how many, the loudest one's state, speed,
+    target and floor; {} with none read."""
     own = [f for f in fans if f.gpu_index == index and f.state != "dead"]
     if not own:
-        return None
+        return {}
     lead = max(own, key=loudness)
-    subject, s = ("its fans", "") if len(own) > 1 else ("its fan", "s")
-    if lead.state == "stopped":
-        return f"{subject} rest{s} (fan-stop)"
-    if lead.state == "floor" and lead.floor_percent:
-        return f"{subject} idle{s} at the floor ({lead.floor_percent:.0f} % is this card's minimum)"
-    target = f" (target {lead.target_percent:.0f} %)" if lead.target_percent is not None else ""
-    return f"{subject} run{s} at {lead.speed}{target}"
+    facts: dict[str, float | str] = {"own": "yes", "count": float(len(own)), "state": lead.state}
+    for key, value in (("rpm", lead.rpm), ("duty", lead.percent), ("target_percent", lead.target_percent),
+                       ("floor_percent", lead.floor_percent)):
+        if value is not None:
+            facts[key] = float(value)
+    return facts
+
+
+def chassis_fans(fans: Sequence[Fan], snap: Snapshot) -> dict[str, float | str]:
+    """The fastest chassis fan (the BMC's) and the inlet, as facts; {} with no chassis fan read."""
+    found = [f for f in fans if f.chip == "bmc" and f.state != "dead"]
+    if not found:
+        return {}
+    lead = max(found, key=lambda f: f.rpm or f.percent or 0)
+    facts: dict[str, float | str] = {}
+    if lead.rpm is not None:
+        facts["chassis_rpm"] = float(lead.rpm)
+    if lead.percent is not None:
+        facts["chassis_duty"] = float(lead.percent)
+    inlet = next((a for a in snap.air if a.role == "inlet"), None)
+    if inlet is not None:
+        facts["inlet_c"] = inlet.temperature_c
+    return facts
+
+
+def gpu_fan_clause(fans: Sequence[Fan], index: int) -> str | None:
+    """What GPU ``index``'s own fans do, in the fan wing's words; None with none read."""
+    facts = card_fans(fans, index)
+    return cooling(facts) if facts else None
 
 
 def chassis_clause(fans: Sequence[Fan], snap: Snapshot) -> str | None:
-    """"the chassis fans run at 9,800 RPM (inlet 24 °C)" when the BMC is read."""
-    if not fans:
-        return None
-    chassis = [f for f in fans if f.chip == "bmc" and f.state != "dead"]
-    if not chassis:
-        return None
-    lead = max(chassis, key=lambda f: f.rpm or f.percent or 0)
-    inlet = next((a for a in snap.air if a.role == "inlet"), None)
-    return f"the chassis fans run at {lead.speed}" + (f" (inlet {inlet.temperature_c:.0f} °C)" if inlet else "")
+    """"the chassis fans run at 9,800 RPM (inlet 24 °C)" when the BMC is read, in the fan wing's words."""
+    return chassis(chassis_fans(fans, snap)) or None
 
 
 def loud(snap: Snapshot) -> list[tuple[Group, Finding]]:

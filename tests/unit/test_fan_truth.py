@@ -12,7 +12,7 @@ from app.collect.fans import FanService
 from app.collect.hwmon import read_fans
 from app.core.fan import Fan, fan_state
 from app.core.model import HostSensor, Snapshot
-from app.verdict.alarms import alarm_words
+from app.fans.alarm_words import alarm_words
 from app.verdict.explain import explain
 from tests.support.builders import gpu as make_gpu
 from tests.support.builders import snap
