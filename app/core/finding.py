@@ -15,7 +15,7 @@ from .record import record
 # facts; possible: one of several explanations the facts leave open.
 Confidence = Literal["known", "likely", "possible"]
 FindingKind = Literal[
-    "hot-not-cooled", "pump-stopped", "fan-fault", "stops-and-starts", "fan-loud", "fault-then-reading",
+    "hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "stops-and-starts", "fan-loud", "fault-then-reading",
     "target-not-met", "stalled",
     "below-bmc-threshold", "ec-cpu-unread", "speed-not-a-reading", "drivers-disagree", "zero-then-turning",
     "unlike-siblings", "headers-read-zero", "no-temperature", "no-control", "fixed-duty", "firmware-floor",

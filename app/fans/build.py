@@ -97,6 +97,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         duty_percent=_duty(by_attr), target_rpm=None if owner.target_echoes or target is None else target.value,
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
         min_rpm=_value(by_attr, "min"), max_rpm=_value(by_attr, "max"), fault=_fault(by_attr, speed, status),
+        alarm=None if "alarm" not in by_attr else _value(by_attr, "alarm") == 1,
         status=status or None, present=_present(speed, status),
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
         pwm_enable=pwm_enable,

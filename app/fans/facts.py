@@ -63,6 +63,7 @@ class FanFact:
     min_rpm: float | None = None
     max_rpm: float | None = None
     fault: bool | None = None
+    alarm: bool | None = None  # its driver's alarm (hwmon fanN_alarm; sensors' "ALARM"): speed under its minimum
     status: str | None = None  # a BMC's status as read, lower case: "ok", "cr", "nc", "lower critical", "belowcrit"
     present: bool | None = None
     lower_critical_rpm: float | None = None

@@ -304,7 +304,7 @@ def _doubtful(fan: FanFact) -> bool:
     neither an empty header nor a rest."""
     if not there(fan):
         return False
-    return bool(fan.fault or fan.invalid or "FAULT" in (s.strip().upper() for s in fan.speeds)) or \
+    return bool(fan.fault or fan.alarm or fan.invalid or "FAULT" in (s.strip().upper() for s in fan.speeds)) or \
         (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
 
 

@@ -170,6 +170,13 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
             f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
 
 
+def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
+    under = f" under its {_num(f['min'])} RPM minimum" if "min" in f else ""
+    return (f"The driver raises the {n(s[0])}'s alarm ({f['raw'] or 'no speed read'}{under}): the fan is slowing or "
+            "failing, or its minimum is set above the speed this fan runs at; check that it spins at the speed it "
+            "should.")
+
+
 def _cycles(n: Names, s: Sequence[str], f: Facts) -> str:
     changes = f"between 0 and {_num(f['top_rpm'])} RPM {_num(f['changes'])} times in {_num(f['readings'])} readings"
     if f.get("design") == "rest" and "source" in f:
@@ -287,6 +294,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                            == 0 else "most likely a reading the controller gets wrong") + "."),
     "zero-then-turning": _then_turning,
     "stops-and-starts": _cycles,
+    "fan-alarm": _alarm,
     "fan-loud": lambda n, s, f: loud(f),
     "daemon-decided": _decided,
     "below-bmc-threshold": _bmc,
@@ -368,7 +376,7 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
 # What a finding says of the fan it is about, in a word or two (the fan table's FOUND column).
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
-    "stops-and-starts": "stops and starts", "fan-loud": "above its floor",
+    "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",

@@ -16,7 +16,7 @@ from ..fans.words import Names, said
 
 # The findings that are news whatever else the machine does: a fan that may not cool what it should. A GPU's load
 # does not explain them away, so they stand among the causes beside it.
-DANGER = frozenset({"hot-not-cooled", "pump-stopped", "fan-fault", "stalled", "target-not-met",
+DANGER = frozenset({"hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "stalled", "target-not-met",
                     "below-bmc-threshold", "fault-then-reading", "ec-cpu-unread"})
 DANGER_SCORE = 0.96  # below a fan at full speed for no heat (0.97), above any load
 

@@ -9,8 +9,8 @@ from app.fans.chips import chip
 from app.fans.roles import role
 from app.fans.rules import HOT_C, not_turning, source_of
 
-FAULTY = {"fan-fault", "fault-then-reading", "unlike-siblings", "stalled", "hot-not-cooled", "target-not-met",
-          "pump-stopped", "speed-not-a-reading"}
+FAULTY = {"fan-fault", "fan-alarm", "fault-then-reading", "unlike-siblings", "stalled", "hot-not-cooled",
+          "target-not-met", "pump-stopped", "speed-not-a-reading"}
 
 
 def assert_nothing_dangerous(capture: str, answer: dict[str, object]) -> None:
@@ -20,7 +20,7 @@ def assert_nothing_dangerous(capture: str, answer: dict[str, object]) -> None:
     found = answer["findings"]
     assert isinstance(found, list)
     facts = machine(read.read(capture)[0])
-    doubtful = {f.key for f in facts.fans if f.fault or (f.invalid and f.invalid != "too-slow") or
+    doubtful = {f.key for f in facts.fans if f.fault or f.alarm or (f.invalid and f.invalid != "too-slow") or
                 "FAULT" in (s.upper() for s in f.speeds)}  # a few RPM at 0 % duty is a counter's noise, not a doubt
     bad_temps = {t.key for t in facts.temperatures if t.invalid}
     for finding in found:

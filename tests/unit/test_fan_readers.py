@@ -282,3 +282,17 @@ def test_a_reply_that_quotes_a_daemons_log_and_the_ecs_fan_file(tmp_path: Path) 
     decided = found["daemon-decided"]["facts"]
     assert (decided["level"], decided["celsius"], decided["before_level"], decided["before_c"]) == (3, 54, 7, 67)
     assert found["stalled"]["subjects"] == ["thinkpad/fan1"] and "at-rest" not in found
+
+
+def test_a_fan_its_driver_raises_the_alarm_for_is_said_and_no_fault_is_never_claimed() -> None:
+    """`sensors` prints ALARM beside a fan whose fanN_alarm is set (hwmon sysfs ABI: a speed under fanN_min): 432
+    RPM under a 1,500 RPM minimum is the driver's alarm, a cause, and "no fault" is not said beside it (fails when
+    the ALARM flag is not read, or when a fan in alarm still counts as vouched for)."""
+    text = ("nct6779-isa-0a30\nAdapter: ISA adapter\nfan1:          0 RPM  (min =    0 RPM)\n"
+            "fan2:        987 RPM  (min =    0 RPM)\nfan3:        432 RPM  (min = 1500 RPM)  ALARM\n"
+            "fan4:       1210 RPM  (min =    0 RPM)\nCPUTIN:       +38.5°C  (high = +80.0°C, hyst = +75.0°C)\n")
+    found = {f.kind: f for f in explained(machine(read.read(text)[0]))[0]}
+    assert found["fan-alarm"].subjects == ("nct6779/fan3",) and found["fan-alarm"].facts["min"] == 1500.0
+    assert "no-fault" not in found
+    quiet = text.replace("  ALARM", "")
+    assert "fan-alarm" not in {f.kind for f in explained(machine(read.read(quiet)[0]))[0]}

@@ -137,17 +137,25 @@ def _pairs(walk: _Walk, line: str, stripped: str) -> None:
 
 _MANUAL = re.compile(r"^(pwm\d+):\s+\S+\s+MANUAL CONTROL\b", re.IGNORECASE)
 _LIMIT = re.compile(r"^(fan\d+):.*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
+_LOW_LIMIT = re.compile(r"^(fan\d+):.*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
+_ALARM = re.compile(r"^(fan\d+):.*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
 
 
 def _sensors_extras(walk: _Walk, line: str) -> None:
     """What ``sensors`` prints beside a value: a pwm output under manual control ("pwm1: 0% MANUAL CONTROL", its
-    pwm_enable 1) and a fan's maximum ("(min = 0 RPM, max = 5700 RPM)")."""
+    pwm_enable 1), a fan's limits ("(min = 1500 RPM, max = 5700 RPM)") and its alarm ("ALARM": fanN_alarm)."""
     manual = _MANUAL.match(line)
     if manual:
         walk.add(manual.group(1), "1", attr=f"{manual.group(1)}_enable")
     limit = _LIMIT.match(line)
     if limit:
         walk.add(limit.group(1), f"{limit.group(2)} RPM", attr=f"{limit.group(1)}_max")
+    low = _LOW_LIMIT.match(line)
+    if low:
+        walk.add(low.group(1), f"{low.group(2)} RPM", attr=f"{low.group(1)}_min")
+    alarm = _ALARM.match(line)
+    if alarm:
+        walk.add(alarm.group(1), "1", attr=f"{alarm.group(1)}_alarm")
 
 
 _ERROR = re.compile(r"^ERROR: Can't get value of subfeature ((fan|temp)\d+)_input", re.MULTILINE)
