@@ -27,11 +27,12 @@ from ..fans import adapt, read
 from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
+from ..fans.names import Names
 from ..fans.read.daemonlog import decisions
 from ..fans.read.profiles import profiles
 from ..fans.rules_state import driven
-from ..fans.words import Names, state_word
 from ..fans.words import answer as worded
+from ..fans.words import state_word
 from ..verdict.notes import note_words
 from .terminal import clean, fan_table
 

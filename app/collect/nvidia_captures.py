@@ -46,7 +46,8 @@ def card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
     return GpuSample(vendor="nvidia", index=index, name=name, temperature_c=number(temp), pstate=pstate,
                      power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),
                      memory_used_bytes=int(number(used) or 0) << 20, memory_total_bytes=int(number(total) or 0) << 20,
-                     fan_speed_percent=percent, fans=fans, passively_cooled=percent is None)
+                     fan_speed_percent=percent, fans=fans,
+                     passively_cooled=fan is not None and percent is None)  # "N/A" says so; a line not asked for not
 
 
 def cells(fan: str | None, temp: str | None, pstate: str | None, power: str | None, limit: str | None,
@@ -56,7 +57,8 @@ def cells(fan: str | None, temp: str | None, pstate: str | None, power: str | No
         word = (text or "").strip().split(" ")[0]
         return word if word[:1].isdigit() else None
     percent = first(fan)
-    return (f"{percent}%" if percent else None, first(temp), (pstate or "").strip() or None, first(power),
+    said = f"{percent}%" if percent else "N/A" if fan is not None else None  # "N/A" said; None: not in the capture
+    return (said, first(temp), (pstate or "").strip() or None, first(power),
             first(limit), first(used) or "0", first(total) or "0", first(util))
 
 
@@ -81,7 +83,7 @@ def xml(text: str, gpus: list[GpuSample]) -> str | None:
         name = gpu.find("product_name")
         gpus.append(card(int(minor) if minor and minor.isdigit() else index,
                                  name.text if name is not None and name.text else "NVIDIA GPU", cells(
-            value("fan_speed"), value("temperature/gpu_temp"), gpu.findtext("performance_state"),
+            gpu.findtext("fan_speed"), value("temperature/gpu_temp"), gpu.findtext("performance_state"),
             value(*(f"{group}/{field}" for group in ("gpu_power_readings", "power_readings")
                     for field in ("power_draw", "average_power_draw", "instant_power_draw"))),
             value("gpu_power_readings/current_power_limit", "power_readings/power_limit",
@@ -93,8 +95,8 @@ def xml(text: str, gpus: list[GpuSample]) -> str | None:
 def query(text: str, gpus: list[GpuSample]) -> str | None:
     """``nvidia-smi -q`` text: one block per "GPU 00000000:01:00.0" line, its values by their names."""
     if not re.search(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d", text, re.MULTILINE) or \
-            "Product Name" not in text:
-        return None
+            not any(mark in text for mark in ("Product Name", "NVSMI LOG", "GPU Current Temp")):
+        return None  # -q whole names the product; -q -d TEMPERATURE,... only its log header and sections
     for index, block in enumerate(re.split(r"^GPU [0-9A-Fa-f:.]+\s*$", text, flags=re.MULTILINE)[1:]):
         values: dict[str, str] = {}
         section = ""

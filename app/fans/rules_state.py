@@ -123,6 +123,25 @@ def no_temperature(machine: Machine) -> Iterator[Hit]:
                   {"count": len(machine.temperatures)})
 
 
+FULL_DUTY = 95.0  # a duty at or above this is full speed
+COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their ramps above idle temperatures)
+
+
+@rule("full speed while cool", 66, f"{ABI} (pwmN_enable 0: full speed, no control; pwmN); NVML "
+      "nvmlDeviceGetFanControlPolicy_v2 (manual); thinkpad-acpi.rst (disengaged, full-speed); controllers run their "
+      "fans at full as a failsafe when they lose their sensor (nct6775.rst, the BMC's full mode in ipmitool(1) raw)")
+def full_while_cool(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.duty_percent is None or fan.duty_percent < FULL_DUTY or fan.controller in ("manual", "daemon", "none") \
+                or not there(fan) or chip(fan.chip).kind == "aio":
+            continue  # held at a fixed duty, by a daemon, or with no control: said by their own rules; a cooler's
+            # duty in its status is the one last set by software (liquidctl), not one its firmware chose
+        source = source_of(machine, fan)
+        if source is not None and source.celsius is not None and source.celsius < COOL_C:
+            yield Hit("full-while-cool", (fan.key,), "likely", {"duty": fan.duty_percent, "source": source.key,
+                                                                 "source_c": source.celsius})
+
+
 @rule("a fan with no control", 55, f"{ABI} (pwmN_enable 0: no fan speed control, full speed)")
 def no_control(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:

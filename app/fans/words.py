@@ -3,13 +3,12 @@ reads these sentences back; tests assert findings, and a few golden sentences gu
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 
 from ..core.finding import Finding, FindingKind
 from .facts import Machine
 from .live_words import loud
+from .names import Names
 
 Facts = Mapping[str, float | str]
 
@@ -17,47 +16,6 @@ Facts = Mapping[str, float | str]
 def _num(value: float | str) -> str:
     number = float(value)
     return f"{number:,.0f}" if abs(number) >= 10 or number == int(number) else f"{number:.1f}"
-
-
-class Names:
-    """How a person names each fan and temperature of a machine, by key."""
-
-    def __init__(self, machine: Machine) -> None:
-        self.machine = machine
-        self.names: dict[str, str] | None = None  # made when a sentence first names something
-
-    def __call__(self, key: str | float) -> str:
-        if self.names is None:
-            machine, names = self.machine, {}
-            for fan in machine.fans:
-                names[fan.key] = _name(fan.chip, fan.label)
-            for temp in machine.temperatures:
-                names[temp.key] = _name(temp.chip, temp.label)
-            for gpu in machine.gpus:
-                names[f"nvidia/gpu{gpu.index}"] = f"GPU {gpu.index}" + (f" ({gpu.name})" if gpu.name else "")
-            self.names = names
-        return self.names.get(str(key), str(key))
-
-    def some(self, keys: Sequence[str]) -> str:
-        """"fan1", "fan1 and fan2", "fan1, fan2 and 3 more"."""
-        named = list(dict.fromkeys(self(k) for k in keys))
-        if len(named) > 3:
-            return f"{named[0]}, {named[1]} and {len(named) - 2} more"
-        return " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
-
-
-@lru_cache(maxsize=2048)
-def _name(chip: str | None, label: str) -> str:
-    if chip == "bmc":
-        return f"{label} (BMC)"
-    own = re.fullmatch(r"gpu(\d+) fan(?: (\d+))?", label)
-    if chip == "nvidia" and own:
-        return (f"fan {own.group(2)} of GPU {own.group(1)}" if own.group(2) else f"fan of GPU {own.group(1)}")
-    if not chip or chip == "-":
-        return label
-    if re.fullmatch(r"(fan|temp|pwm)\d+", label):  # a channel with no label of its own: "amdgpu fan1"
-        return f"{chip} {label}"
-    return f"{label} ({chip})"
 
 
 def _verb(subjects: Sequence[str], one: str, many: str) -> str:
@@ -168,6 +126,13 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
         else ""
     return (f"{f['daemon']} last logged setting the fan to level {_num(f['level'])}, for a reading of "
             f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
+
+
+def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"The {n(s[0])} runs at full speed ({_num(f['duty'])} %) while {n(f['source'])} is at "
+            f"{_num(f['source_c'])} °C, below where any fan curve asks for full: something other than that "
+            "temperature holds it there: a setting or a program (manual control, a fan tool), a controller that lost "
+            "its sensor or its driver (controllers run their fans at full as a failsafe), or a fault.")
 
 
 def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -295,6 +260,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "zero-then-turning": _then_turning,
     "stops-and-starts": _cycles,
     "fan-alarm": _alarm,
+    "full-while-cool": _full_cool,
     "fan-loud": lambda n, s, f: loud(f),
     "daemon-decided": _decided,
     "below-bmc-threshold": _bmc,
@@ -377,6 +343,7 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
     "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
+    "full-while-cool": "full, cool",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",

@@ -21,8 +21,9 @@ from ..fans.adapt import source_key
 from ..fans.chips import chip
 from ..fans.facts import Machine
 from ..fans.live_words import chassis, cooling, group_subject
+from ..fans.names import Names
 from ..fans.roles import role
-from ..fans.words import Names, said
+from ..fans.words import said
 from .words import label
 
 NO_NAMES = Names(Machine())  # a loud fan's finding carries its own name

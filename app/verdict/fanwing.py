@@ -12,7 +12,8 @@ from ..core.model import Cause, Snapshot, frozen_map
 from ..fans import adapt
 from ..fans.answer import explained
 from ..fans.facts import Machine
-from ..fans.words import Names, said
+from ..fans.names import Names
+from ..fans.words import said
 
 # The findings that are news whatever else the machine does: a fan that may not cool what it should. A GPU's load
 # does not explain them away, so they stand among the causes beside it.

@@ -296,3 +296,26 @@ def test_a_fan_its_driver_raises_the_alarm_for_is_said_and_no_fault_is_never_cla
     assert "no-fault" not in found
     quiet = text.replace("  ALARM", "")
     assert "fan-alarm" not in {f.kind for f in explained(machine(read.read(quiet)[0]))[0]}
+
+
+def test_a_fan_at_full_speed_while_what_it_cools_is_cool_is_held_by_something_else(tmp_path: Path) -> None:
+    """The H200's own `nvidia-smi -q -d TEMPERATURE,POWER` (a section listing with no product name and no fan line:
+    the fan is not said to be missing) and the same with a "Fan Speed : 100 %" line: full speed at 38 °C is held by
+    something other than that temperature (a setting, a controller that lost its sensor, a fault); at 60 % it is
+    not (fails when the rule ignores the temperature or the duty)."""
+    captures = REFERENCE.parent.parent / "captures"
+    text = (captures / "h200-nvidia-smi-q-temperature-power.txt").read_text()
+    def found(capture: str) -> list[dict[str, Any]]:
+        code, answer = explain(capture, tmp_path)
+        assert code == 0 and isinstance(answer["findings"], list), answer
+        return answer["findings"]
+
+    assert "gpu-fan-unreported" not in {f["kind"] for f in found(text)}
+    full = text.replace("    Temperature\n", "    Fan Speed                                          : 100 %\n"
+                        "    Temperature\n", 1)
+    lead = found(full)[0]
+    assert (lead["kind"], lead["facts"]["duty"], lead["facts"]["source_c"]) == ("full-while-cool", 100, 38), lead
+    assert "full-while-cool" not in {f["kind"] for f in found(full.replace(": 100 %", ": 60 %"))}
+    hot = full.replace("GPU Current Temp                               : 38 C",
+                       "GPU Current Temp                               : 85 C")
+    assert hot != full and "full-while-cool" not in {f["kind"] for f in found(hot)}
