@@ -28,7 +28,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read.daemonlog import decisions
+from ..fans.read.daemonlog import calibrations, decisions
 from ..fans.read.profiles import profiles
 from ..fans.rules_state import driven
 from ..fans.words import answer as worded
@@ -138,9 +138,12 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             kinds.append(f"{path.name}: {kind}")
         elif path in replay.unread and logged:
             kinds.append(f"{path.name}: a fan daemon's log (thinkfan)")
+        elif path in replay.unread and calibrations(text):
+            kinds.append(f"{path.name}: a fan daemon's log (fan2go)")
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
-    return with_profiles(machine, texts), kinds
+    measured = tuple(c for text in texts for c in calibrations(text))
+    return with_profiles(replace(machine, calibrations=measured) if measured else machine, texts), kinds
 
 
 def with_profiles(machine: Machine, texts: list[str]) -> Machine:

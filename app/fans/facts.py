@@ -144,6 +144,18 @@ class Level:
 
 
 @record
+class Calibration:
+    """What a fan daemon measured of a fan when it set it up (fan2go's initialization): the pwm it stops at, the one
+    it starts at, and the one past which it turns no faster."""
+
+    daemon: str
+    fan: str  # the daemon's name for the fan
+    min_pwm: float
+    start_pwm: float
+    max_pwm: float
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -155,3 +167,4 @@ class Machine:
     curves: tuple[Curve, ...] = ()
     decisions: tuple[Decision, ...] = ()
     levels: tuple[Level, ...] = ()
+    calibrations: tuple[Calibration, ...] = ()

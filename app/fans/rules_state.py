@@ -123,6 +123,16 @@ def no_temperature(machine: Machine) -> Iterator[Hit]:
                   {"count": len(machine.temperatures)})
 
 
+@rule("a daemon that measured no range", 63, "fan2go's README (fan initialization: the pwm a fan starts at, stops "
+      "at and turns no faster past, measured by watching its RPM; minPwm, startPwm, maxPwm)")
+def no_range(machine: Machine) -> Iterator[Hit]:
+    for found in machine.calibrations:
+        if found.max_pwm <= found.min_pwm:  # nothing between where it stops and where it tops out: no curve to map
+            yield Hit("daemon-no-range", (), "known", {"daemon": found.daemon, "fan": found.fan,
+                                                       "min": found.min_pwm, "start": found.start_pwm,
+                                                       "max": found.max_pwm})
+
+
 FULL_DUTY = 95.0  # a duty at or above this is full speed
 COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their ramps above idle temperatures)
 
@@ -353,5 +363,5 @@ def hottest(machine: Machine) -> Iterator[Hit]:
 @rule("no fan read", 5, f"{ABI}")
 def no_fan(machine: Machine) -> Iterator[Hit]:
     if not any(there(f) for f in machine.fans) and not machine.gpus and not machine.curves and \
-            not machine.decisions:
+            not machine.decisions and not machine.calibrations:
         yield Hit("no-fan-read", (), "known", {})

@@ -128,6 +128,13 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
             f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
 
 
+def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"{f['daemon']} measured no range for fan '{f['fan']}' (Min {_num(f['min'])}, Start {_num(f['start'])}, "
+            f"Max {_num(f['max'])}): it saw no speed change across the pwm it wrote (a tachometer that does not "
+            "report, a controller that ignores the pwm, or a fan too slow to stop while it watched), so its curve has "
+            "nothing to map onto and it does not regulate the fan: the fan runs at whatever its controller does.")
+
+
 def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The {n(s[0])} runs at full speed ({_num(f['duty'])} %) while {n(f['source'])} is at "
             f"{_num(f['source_c'])} °C, below where any fan curve asks for full: something other than that "
@@ -261,6 +268,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "stops-and-starts": _cycles,
     "fan-alarm": _alarm,
     "full-while-cool": _full_cool,
+    "daemon-no-range": _no_range,
     "fan-loud": lambda n, s, f: loud(f),
     "daemon-decided": _decided,
     "below-bmc-threshold": _bmc,
@@ -343,7 +351,7 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
     "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
-    "full-while-cool": "full, cool",
+    "full-while-cool": "full, cool", "daemon-no-range": "",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",

@@ -47,7 +47,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 78 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 79 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -319,3 +319,16 @@ def test_a_fan_at_full_speed_while_what_it_cools_is_cool_is_held_by_something_el
     hot = full.replace("GPU Current Temp                               : 38 C",
                        "GPU Current Temp                               : 85 C")
     assert hot != full and "full-while-cool" not in {f["kind"] for f in found(hot)}
+
+
+def test_a_fan_daemon_that_measured_no_range_cannot_regulate_its_fan(tmp_path: Path) -> None:
+    """fan2go logs what its initialization measured of each fan (its README: the pwm a fan starts at, stops at and
+    turns no faster past): Min 0, Start 0, Max 0 leaves its curve nothing to map onto; fans with a range are not
+    said (fails when the range is not compared, or the log is refused as no reading)."""
+    key = next(k for k, text in BLOCKS.items() if "PWM settings of fan 'front_high'" in text)
+    code, answer = explain(BLOCKS[key], tmp_path)
+    assert code == 0, answer
+    findings = answer["findings"]
+    assert isinstance(findings, list)
+    found = [f for f in findings if f["kind"] == "daemon-no-range"]
+    assert [f["facts"]["fan"] for f in found] == ["front_high"] and found[0]["facts"]["max"] == 0

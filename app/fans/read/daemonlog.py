@@ -2,13 +2,14 @@
 0(0) -> level 7`` lines (each sensor's reading and the bias thinkfan added for its rate of change, then the level
 chosen) and its levels, in the legacy ``(level, low, high)`` form or the YAML ``- [level, low, high]`` one; and
 what a GPU fan daemon logged it read, line by line: nvfancontrol's ``Temp: 54; Speed: [871] RPM ([26]%)`` (-d),
-each line a snapshot of the card's temperature, fan speed and duty."""
+each line a snapshot of the card's temperature, fan speed and duty; and what fan2go measured of each fan when it set
+it up (``PWM settings of fan 'cpu': Min 0, Start 0, Max 0``, or ``fan2go fan init``'s Min/Start/Max PWM table)."""
 
 from __future__ import annotations
 
 import re
 
-from ..facts import Decision, Level, Reading
+from ..facts import Calibration, Decision, Level, Reading
 
 _STEP = re.compile(r"Temperatures\(bias\):\s*(.*?)->\s*(?:Fans:\s*)?level\s*(\d+|auto|full-speed|disengaged)",
                    re.IGNORECASE)
@@ -44,3 +45,15 @@ def nvfancontrol(text: str) -> list[Reading]:
                   Reading("nvidia", "fan.speed", float(rpm), f"{rpm} RPM", "rpm", None, n, gpu),
                   Reading("nvidia", "fan.speed", float(duty), f"{duty} %", "%", None, n, gpu)]
     return found
+
+
+_FAN2GO = re.compile(r"PWM settings of fan '([^']+)':\s*Min (\d+),\s*Start (\d+),\s*Max (\d+)")
+_FAN2GO_TABLE = re.compile(r"^\s*(\S[^\n]*?)\s*\n\s*\n?\s*Min PWM\s+(\d+)\s*\n\s*Start PWM\s+(\d+)\s*\n"
+                           r"\s*Max PWM\s+(\d+)", re.MULTILINE)
+
+
+def calibrations(text: str) -> tuple[Calibration, ...]:
+    """fan2go's measured pwm range of each fan, the last one logged for a fan standing."""
+    found = {m.group(1): Calibration("fan2go", m.group(1), *(float(m.group(i)) for i in (2, 3, 4)))
+             for pattern in (_FAN2GO, _FAN2GO_TABLE) for m in pattern.finditer(text)}
+    return tuple(found.values())
