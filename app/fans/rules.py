@@ -20,6 +20,7 @@ STALL_DUTY = 20.0  # a duty at or above this spins any fan that is there (the lo
 HOT_C = 80.0  # a source this hot needs cooling whatever its controller's curve (above the default stop temperatures)
 REST_UNKNOWN_C = 50.0  # with no rest temperature known for the chip, a rest is believed only below this
 SIBLING_FAR = 1.8  # a fan reading past this many times its siblings' median is not driven like them
+NEAR_THRESHOLD = 0.5  # a fan at half its lower-critical threshold or more idles just under it; below, it is failing
 LIQUID_HOT_C = 45.0  # an AIO's liquid past this is not being cooled (coolers rate their loops to about 40-45 °C)
 
 
@@ -239,7 +240,9 @@ def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
             facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
             if fan.lower_critical_rpm is not None:
                 facts["lcr"] = fan.lower_critical_rpm
-            yield Hit("below-bmc-threshold", (fan.key,), "likely" if "lcr" in facts else "possible", facts)
+            if fan.lower_critical_rpm is not None and (fan.rpm or 0.0) >= NEAR_THRESHOLD * fan.lower_critical_rpm:
+                facts["near"] = "yes"  # just under the line: a quiet fan the threshold was not set for
+            yield Hit("below-bmc-threshold", (fan.key,), "likely" if "near" in facts else "possible", facts)
 
 
 @rule("an embedded controller whose CPU reads nothing", 87, "Documentation/admin-guide/laptops/thinkpad-acpi.rst; "

@@ -59,11 +59,15 @@ def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
 def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
     label = n(s[0]).removesuffix(" (BMC)")
     threshold = f"of {_num(f['lcr'])} RPM" if "lcr" in f else f"(its status reads {f.get('status', 'critical')})"
-    return (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical threshold "
-            f"{threshold}: the BMC counts it as failing, and a BMC that answers a failing fan with every fan at full "
-            "speed (Supermicro's does) ramps them up until it reads above again, then down: the fans cycle. The fan "
-            f"is most likely healthy and just slow (a quiet fan): lower the threshold to fit it (ipmitool sensor "
-            f"thresh {label} lower ...).")
+    said = (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical threshold "
+            f"{threshold}: the BMC counts it as failing")
+    if f.get("near") != "yes":  # far under its threshold, or no threshold read: both readings stand
+        return (f"{said}: a failing fan (a worn bearing, a blocked or half-seated fan: replace it), or a quiet one "
+                "slower than the threshold set for it (ipmitool sensor lists the threshold); if the latter, a BMC "
+                "that answers a failing fan with every fan at full speed makes the fans cycle.")
+    return (f"{said}, and a BMC that answers a failing fan with every fan at full speed (Supermicro's does) ramps "
+            "them up until it reads above again, then down: the fans cycle. The fan is most likely healthy and just "
+            f"slow (a quiet fan): lower the threshold to fit it (ipmitool sensor thresh {label} lower ...).")
 
 
 def _ec(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -332,3 +332,20 @@ def test_a_fan_daemon_that_measured_no_range_cannot_regulate_its_fan(tmp_path: P
     assert isinstance(findings, list)
     found = [f for f in findings if f["kind"] == "daemon-no-range"]
     assert [f["facts"]["fan"] for f in found] == ["front_high"] and found[0]["facts"]["max"] == 0
+
+
+def test_a_bmc_fan_under_its_threshold_is_a_quiet_fan_only_just_under_it() -> None:
+    """IPMI v2.0 threshold sensors: a fan at or under its lower-critical threshold is one the BMC counts failing. Just
+    under a threshold read (400 against 500 RPM) it is most likely a quiet fan the threshold was not set for
+    (likely); far under it (150), or with only a critical status and no threshold read, a failing fan stays as likely
+    as a quiet one (possible) (fails when "a quiet fan" is said without the threshold that shows it)."""
+    def finding(rpm: int, thresholds: bool = True) -> tuple[str, bool]:
+        lcr = "500.000" if thresholds else "na"
+        text = (f"FAN1             | 1400.000   | RPM        | ok    | 100.000   | 500.000   | na   | na | na | na\n"
+                f"FAN3             | {rpm}.000    | RPM        | cr    | 100.000   | {lcr}   | na   | na | na | na\n")
+        found = next(f for f in explained(machine(read.read(text)[0]))[0] if f.kind == "below-bmc-threshold")
+        return found.confidence, found.facts.get("near") == "yes"
+
+    assert finding(400) == ("likely", True)
+    assert finding(150) == ("possible", False)
+    assert finding(400, thresholds=False) == ("possible", False)
