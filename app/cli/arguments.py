@@ -181,10 +181,12 @@ def _add_explain(commands: Subparsers) -> None:
                                              "readings (sensors text, -u or -j; 'label: value unit' lines; "
                                              "path:value listings such as grep -r . /sys/class/hwmon/hwmon*/ or "
                                              "OpenBMC's sensors; | tables such as ipmitool sensor, sdr and "
-                                             "ipmiutil; ipmitool sensor get; nvidia-smi --query-gpu CSV; rocm-smi; "
-                                             "JSON from sensors -j, liquidctl, Redfish), nvidia-smi's table, -q and "
-                                             "-q -x, liquidctl status, fancontrol, thinkfan and fan2go "
-                                             "configurations and thinkfan's log. Several snapshots in one paste are "
+                                             "ipmiutil; ipmitool sensor get; nvidia-smi --query-gpu CSV; rocm-smi "
+                                             "and rocm-smi -a; JSON from sensors -j, liquidctl, Redfish), "
+                                             "nvidia-smi's table, -q (whole or -d sections) and -q -x, liquidctl "
+                                             "status and its set commands, fancontrol, thinkfan and fan2go "
+                                             "configurations, and the logs of thinkfan, fan2go and nvfancontrol; "
+                                             "a reply's quote marks are dropped. Several snapshots in one paste are "
                                              "read in turn; several files of one machine combine. Processes are not "
                                              "read from a capture: the answer says so.")
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE", help="a capture of one machine's sensors")
