@@ -15,13 +15,13 @@ from .record import record
 # facts; possible: one of several explanations the facts leave open.
 Confidence = Literal["known", "likely", "possible"]
 FindingKind = Literal[
-    "hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "full-while-cool", "stops-and-starts", "fan-loud",
-    "fault-then-reading", "target-not-met", "stalled", "below-bmc-threshold", "ec-cpu-unread", "speed-not-a-reading",
-    "drivers-disagree", "zero-then-turning", "unlike-siblings", "headers-read-zero", "no-temperature", "no-control",
-    "fixed-duty", "firmware-floor", "turns-at-zero", "warm-not-turning", "bmc-zero-ok", "zero-unknown",
-    "daemon-curve", "daemon-not-followed", "bias-chose-level", "daemon-decided", "daemon-no-range",
-    "gpu-fan-unreported", "at-rest", "zero-unjudged", "turning", "no-fault", "empty-slots", "temperatures-left-out",
-    "hottest", "no-fan-read"]
+    "hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "full-while-cool", "slow-while-hot",
+    "stops-and-starts", "fan-loud", "fault-then-reading", "target-not-met", "stalled", "below-bmc-threshold",
+    "ec-cpu-unread", "speed-not-a-reading", "drivers-disagree", "zero-then-turning", "unlike-siblings",
+    "headers-read-zero", "no-temperature", "no-control", "fixed-duty", "firmware-floor", "turns-at-zero",
+    "warm-not-turning", "bmc-zero-ok", "zero-unknown", "daemon-curve", "daemon-not-followed", "bias-chose-level",
+    "daemon-decided", "daemon-no-range", "gpu-fan-unreported", "at-rest", "zero-unjudged", "turning", "no-fault",
+    "empty-slots", "temperatures-left-out", "hottest", "no-fan-read"]
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 
 

@@ -11,7 +11,7 @@ from ..core.finding import Confidence
 from .build import invalid_celsius
 from .chips import chip, gpu_line
 from .facts import Curve, FanFact, Machine
-from .rules import ABI, Hit, hot_and_unturned, rest_below, rule, source_of, there, turning
+from .rules import ABI, HOT_C, Hit, hot_and_unturned, rest_below, rule, source_of, there, turning
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
@@ -131,6 +131,31 @@ def no_range(machine: Machine) -> Iterator[Hit]:
             yield Hit("daemon-no-range", (), "known", {"daemon": found.daemon, "fan": found.fan,
                                                        "min": found.min_pwm, "start": found.start_pwm,
                                                        "max": found.max_pwm})
+
+
+SLOW_DUTY = 40.0  # a duty at or below this, on a part past HOT_C, is not what an automatic curve gives there
+
+
+@rule("a slow fan on a hot part", 64, f"{ABI} (pwmN, pwmN_enable 2: the chip's automatic curve); NVML "
+      "nvmlDeviceGetTemperatureThreshold (the GPU's target temperature, which its automatic fan policy holds); "
+      "amdgpu thermal.rst (fan_target_temperature)")
+def slow_while_hot(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.duty_percent is None or fan.duty_percent > SLOW_DUTY or not turning_or_driven(fan) or \
+                chip(fan.chip).kind == "aio":
+            continue
+        source = source_of(machine, fan)
+        if source is not None and source.celsius is not None and source.celsius >= HOT_C and \
+                (fan.gpu is not None or chip(fan.chip).kind == "gpu" or source.role in ("cpu", "gpu")):
+            yield Hit("slow-while-hot", (fan.key,), "possible", {"duty": fan.duty_percent, "source": source.key,
+                                                                 "source_c": source.celsius,
+                                                                 "controller": fan.controller})
+
+
+def turning_or_driven(fan: FanFact) -> bool:
+    """A fan that turns, or one whose speed is not read but whose duty is (NVML's, rocm-smi's): not a stopped one
+    (that is "no cooling while hot", its own rule)."""
+    return turning(fan) or (fan.rpm is None and fan.invalid is None and bool(fan.duty_percent))
 
 
 FULL_DUTY = 95.0  # a duty at or above this is full speed

@@ -139,6 +139,15 @@ def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
             "nothing to map onto and it does not regulate the fan: the fan runs at whatever its controller does.")
 
 
+def _slow_hot(n: Names, s: Sequence[str], f: Facts) -> str:
+    who = {"manual": "set by hand", "daemon": "set by a fan daemon"}.get(str(f.get("controller")), "")
+    held = f" ({who})" if who else ""
+    return (f"The {n(s[0])} is at only {_num(f['duty'])} %{held} while {n(f['source'])} is at {_num(f['source_c'])} "
+            "°C: an automatic curve runs a fan far faster there. Something holds it low (a fan tool, a manual "
+            "setting, a curve tuned for silence), or it cannot go faster; raising it, or handing it back to the "
+            "automatic curve, cools that part.")
+
+
 def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The {n(s[0])} runs at full speed ({_num(f['duty'])} %) while {n(f['source'])} is at "
             f"{_num(f['source_c'])} °C, below where any fan curve asks for full: something other than that "
@@ -272,6 +281,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "stops-and-starts": _cycles,
     "fan-alarm": _alarm,
     "full-while-cool": _full_cool,
+    "slow-while-hot": _slow_hot,
     "daemon-no-range": _no_range,
     "fan-loud": lambda n, s, f: loud(f),
     "daemon-decided": _decided,
@@ -355,7 +365,7 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
     "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
-    "full-while-cool": "full, cool", "daemon-no-range": "",
+    "full-while-cool": "full, cool", "slow-while-hot": "slow, hot", "daemon-no-range": "",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",

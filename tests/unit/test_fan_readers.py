@@ -349,3 +349,14 @@ def test_a_bmc_fan_under_its_threshold_is_a_quiet_fan_only_just_under_it() -> No
     assert finding(400) == ("likely", True)
     assert finding(150) == ("possible", False)
     assert finding(400, thresholds=False) == ("possible", False)
+
+
+@pytest.mark.parametrize(("row", "slow"), [("30 %, 88", True), ("30 %, 62", False), ("75 %, 88", False)])
+def test_a_slow_fan_on_a_hot_gpu_is_said_as_held_low(row: str, slow: bool) -> None:
+    """A GeForce at 88 °C whose fan is at 30 % (nvidia-smi's CSV layout, values made up): no automatic curve runs a
+    fan that slowly there (the card's policy holds a target temperature well under it), so something holds it
+    low; at 62 °C, or at 75 % duty, nothing is said (fails when the temperature or the duty is not compared)."""
+    text = ("index, name, fan.speed [%], temperature.gpu, power.draw [W], utilization.gpu [%]\n"
+            f"0, NVIDIA GeForce RTX 3080, {row}, 320.12 W, 100 %\n")
+    kinds = {f.kind for f in explained(machine(read.read(text)[0]))[0]}
+    assert ("slow-while-hot" in kinds) is slow, kinds
