@@ -62,6 +62,20 @@ def temp_fact(sensor: HostSensor) -> TempFact:
                     celsius=sensor.temperature_c, raw=sensor.temperature_c, role=role(sensor.chip, sensor.label))
 
 
+def gpu_fans(gpus: Sequence[GpuSample], fans: Sequence[FanFact]) -> list[FanFact]:
+    """A fan fact for each GPU whose backend gives its fan one duty and no fan record (the basic backend, rocm-smi's
+    table): the same rules then judge it as any card's fan."""
+    owned = {f.gpu for f in fans if f.gpu is not None}
+    found = []
+    for gpu in gpus:
+        if gpu.fan_speed_percent is not None and gpu.index not in owned:
+            owner = "nvidia" if gpu.vendor == "nvidia" else "amdgpu" if gpu.vendor == "amd" else gpu.vendor
+            found.append(FanFact(key=f"{owner}/gpu{gpu.index} fan", chip=owner, label=f"gpu{gpu.index} fan",
+                                 raw=f"{gpu.fan_speed_percent:.0f} %", duty_percent=gpu.fan_speed_percent,
+                                 controller=chip(owner).controller, gpu=gpu.index))
+    return found
+
+
 def air_fact(air: AirSensor) -> TempFact:
     """A BMC's temperature (the air in, the air out, a CPU)."""
     kind: Role = air.role if air.role != "other" else role("bmc", air.label)
@@ -93,9 +107,11 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
             levels: Sequence[Level] = (), air: Iterable[AirSensor] = ()) -> Machine:
     """One machine's facts: what its captures' text says, then what the live readers read of chips (and GPUs) the
     text did not name."""
+    gpus = tuple(gpus)
     if not readings:  # a live machine: its readers' records alone
         gpu_facts = list(map(gpu_fact, gpus))
-        return Machine(tuple(map(fan_fact, fans)), tuple(_temperatures([], fans, sensors, air, gpu_facts)),
+        live = list(map(fan_fact, fans))
+        return Machine(tuple(live + gpu_fans(gpus, live)), tuple(_temperatures([], fans, sensors, air, gpu_facts)),
                        tuple(gpu_facts), 1, tuple(curves), tuple(decisions), tuple(levels))
     fan_facts = list(fans_of(readings))
     declared = {f"{f.chip}/fan{f.channel}" for f in fans if f.source_from == "declared" and f.control == "manual"}
@@ -105,6 +121,7 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     gpu_facts = list(gpus_of(readings))
     known = {g.index for g in gpu_facts}
     gpu_facts += [g for g in map(gpu_fact, gpus) if g.index not in known]
+    fan_facts += gpu_fans(gpus, fan_facts)
     temps = _temperatures(list(temperatures_of(readings)), fans, sensors, air, gpu_facts)
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
     return Machine(tuple(fan_facts), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves), tuple(decisions),

@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Sequence
 from ..core.finding import Finding
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
+from ..fans.facts import Machine
 from ..fans.live_words import cooling
 from .fanchain import Group, card_fans, chassis_fans, fan_causes, loud, no_heat
 from .fanwing import account, danger_causes
@@ -266,14 +267,14 @@ def _cpu_spread(users: Sequence[ProcessSample], busy_cores: float, cores: int) -
 def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Verdict:
     """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy. It carries
     the fan wing's findings (``fan_findings``)."""
-    found, fans = account(snap)
+    found, fans, facts = account(snap)
     heard = loud(snap) if snap.fans else []
-    verdict = _verdict(snap, busy_since or {}, found, fans, heard)
+    verdict = _verdict(snap, busy_since or {}, (found, facts), fans, heard)
     return Verdict(verdict.headline, verdict.causes, verdict.confidence, verdict.busy,
                    (*(finding for _, finding in heard), *found))
 
 
-def _verdict(snap: Snapshot, busy_since: Mapping[int, float], found: tuple[Finding, ...], fans: str,
+def _verdict(snap: Snapshot, busy_since: Mapping[int, float], wing: tuple[tuple[Finding, ...], Machine], fans: str,
              heard: list[tuple[Group, Finding]]) -> Verdict:
     causes: list[Cause] = []
     confidences: dict[int, float] = {}
@@ -295,7 +296,7 @@ def _verdict(snap: Snapshot, busy_since: Mapping[int, float], found: tuple[Findi
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
     causes.extend(fan_causes(snap, heard))
     if not any(c.kind == "fan_fault" for c in causes):  # a fault the live fans do not flag, found by the wing
-        causes.extend(danger_causes(found, snap))
+        causes.extend(danger_causes(*wing))
     causes.sort(key=lambda c: -c.score)
     main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
     confidence = 0.8
@@ -320,13 +321,7 @@ def _idle(snap: Snapshot, causes: Sequence[Cause], fans: str) -> Verdict:
     temps = ", ".join(f"GPU {g.index} idles at {g.temperature_c:.0f} °C" for g in snap.gpus[:3]
                       if g.temperature_c is not None)
     fault = next((c for c in causes if c.kind == "fan_fault"), None)  # a stalled or failed fan is the news
-    fans = fault.summary if fault is not None and fault.summary else \
-        fans or "No fan is read here, so what the fans do cannot be seen."
-    spun = [g for g in snap.gpus if isinstance(g.fan_speed_percent, (int, float))]
-    if not snap.fans and spun:  # a GPU's own reading, with no fan list made from it (no floor read)
-        lead = max(spun, key=lambda g: float(g.fan_speed_percent or 0))
-        fans = (f"GPU {lead.index}'s fan runs at {lead.fan_speed_percent:.0f} %; no idle floor is known for it, so "
-                "whether that is its idle speed cannot be said.")
+    fans = fault.summary if fault is not None and fault.summary else fans
     working = _working(snap)
     if working is not None:  # never "Nothing is busy" beside a process this answer shows at work
         return Verdict(headline=f"{working}. {fans}", causes=tuple(causes), confidence=0.6, busy=False)

@@ -27,13 +27,12 @@ def machine_of(snap: Snapshot) -> Machine:
     return adapt.machine((), snap.fans, snap.host.temperatures, snap.gpus, air=snap.air)
 
 
-def account(snap: Snapshot) -> tuple[tuple[Finding, ...], str]:
-    """(the findings, the strongest first, and their sentence) for the fans of ``snap``; ((), "") with no fan, no
-    temperature and no GPU read."""
+def account(snap: Snapshot) -> tuple[tuple[Finding, ...], str, Machine]:
+    """(the findings, the strongest first, their sentence, and the facts they were found in) for the fans of
+    ``snap``."""
     facts = machine_of(snap)
-    if not (facts.fans or facts.temperatures or facts.gpus):
-        return (), ""
-    return _explained(facts)
+    found, sentence = _explained(facts)
+    return found, sentence, facts
 
 
 @lru_cache(maxsize=4)
@@ -44,12 +43,12 @@ def _explained(facts: Machine) -> tuple[tuple[Finding, ...], str]:
     return tuple(found), sentence
 
 
-def danger_causes(found: tuple[Finding, ...], snap: Snapshot) -> list[Cause]:
+def danger_causes(found: tuple[Finding, ...], facts: Machine) -> list[Cause]:
     """A cause for each finding of ``DANGER``, worded alone, with the fans and temperatures it is about."""
     danger = [finding for finding in found if finding.kind in DANGER]
     if not danger:
         return []
-    names = Names(machine_of(snap))
+    names = Names(facts)
     return [Cause(kind="fan_fault", score=DANGER_SCORE, summary=said(finding, names),
                   numbers=frozen_map({"finding": finding.kind, "confidence": finding.confidence,
                                       "fan": ", ".join(finding.subjects)}))

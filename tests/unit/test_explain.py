@@ -121,9 +121,10 @@ def test_a_hidden_workload_is_the_cause() -> None:
 def test_everything_idle_invents_no_cause() -> None:
     verdict = explain(snap([gpu(util=0, temp=34), gpu(index=1, util=1, temp=31, fan=None)],
                            [proc(9, "python3 idle_notebook.py", sm=None, gpu_index=None, cpu=0.5)]))
-    assert verdict.headline == ("Nothing is busy (GPU 0 idles at 34 °C, GPU 1 idles at 31 °C). GPU 0's fan runs at "
-                                "30 %; no idle floor is known for it, so whether that is its idle speed cannot be "
-                                "said.")
+    assert verdict.headline.startswith("Nothing is busy (GPU 0 idles at 34 °C, GPU 1 idles at 31 °C). ")
+    assert "The fan of GPU 0 is at 30 % duty" in verdict.headline and "floor" not in verdict.headline
+    turning = next(f for f in verdict.fan_findings if f.kind == "turning")  # its one reading, no floor claimed
+    assert turning.facts["duty"] == 30.0 and "firmware-floor" not in {f.kind for f in verdict.fan_findings}
     assert verdict.causes == () and not verdict.busy
 
 
@@ -264,3 +265,13 @@ def test_an_idle_gpu_kept_awake_is_the_headline_through_the_fake_nvml() -> None:
             cpu_only.headline
     finally:
         collector.stop()
+
+
+def test_a_gpu_whose_backend_gives_one_fan_duty_is_judged_by_the_fan_rules() -> None:
+    """A backend that gives a card's fan one duty and no fan record (the basic backend): at 0 % while the card is at
+    90 °C the fan wing's no-cooling rule holds for it as for any card's fan, and it stands as a cause beside the
+    load (fails when such a card's fan reaches the rules as no fan at all)."""
+    verdict = explain(snap([gpu(util=95, temp=90, power=300, fan=0.0)], [proc(3, "python train.py", sm=95.0)]))
+    hot = [f for f in verdict.fan_findings if f.kind == "hot-not-cooled"]
+    assert hot and hot[0].subjects[0] == "nvidia/gpu0 fan", verdict.fan_findings
+    assert any(c.kind == "fan_fault" and c.numbers["finding"] == "hot-not-cooled" for c in verdict.causes)
