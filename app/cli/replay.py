@@ -24,6 +24,7 @@ from ..core.fan import Note
 from ..core.finding import Finding
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
 from ..fans import adapt, read
+from ..fans.alarm_words import state_word
 from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
@@ -32,7 +33,6 @@ from ..fans.read.daemonlog import calibrations, decisions
 from ..fans.read.profiles import profiles
 from ..fans.rules_state import driven
 from ..fans.words import answer as worded
-from ..fans.words import state_word
 from ..verdict.notes import note_words
 from .terminal import clean, fan_table
 

@@ -18,6 +18,7 @@ from ..core.fan import Fan, source_guessed
 from ..core.model import GpuSample, HostSample, ProcessSample, Snapshot
 from ..core.program import display_name
 from ..core.vocabulary import GIB
+from ..fans.alarm_words import alarmed, fan_cell
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -47,20 +48,10 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: frozense
     return [line(header), *(line(r) for r in rows)]
 
 
-_STATE_WORDS = {"stopped": "rest", "full": "full", "failed": "FAILED", "stalled": "STALLED?",
-                "off-target": "OFF TARGET"}
-
-
-def fan_cell(fan: Fan) -> str:
-    """A fan's speed and state in a cell: "rest", "31 % floor", "65 % (1,400 RPM)", "1,850 RPM", "full", "FAILED"."""
-    word = _STATE_WORDS.get(fan.state) or (f"{fan.speed} floor" if fan.state == "floor" else fan.speed)
-    return f"{word} (stale {fan.stale_s:.0f} s)" if fan.stale_s else word
-
-
 def _fan_column(gpu: GpuSample, fans: Sequence[Fan]) -> str:
     own = [f for f in fans if f.gpu_index == gpu.index and f.state != "dead"]
     if own:
-        return fan_cell(max(own, key=lambda f: (f.state in _STATE_WORDS, f.percent or 0.0)))
+        return fan_cell(max(own, key=lambda f: (alarmed(f), f.percent or 0.0)))
     return "passive" if gpu.passively_cooled else _num(gpu.fan_speed_percent, " %")
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 
 from ..core.bounded import runner
-from ..core.fan import MAX_RPM, AirSensor, AlarmKind, Fan, checked
+from ..core.fan import MAX_RPM, AirSensor, Fan, checked
 from ..core.model import frozen_map
 from ..core.record import record
 from ..core.vocabulary import dead_temperature
@@ -86,11 +86,11 @@ def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
         percent = checked(r.value if r.unit == "percent" else None, 0.0, 100.0, "the BMC's fan duty", unsupported,
                           "percent")
         dead = "no reading: no fan in this slot (or the BMC disabled it)" if r.value is None else None
-        kinds: dict[str, AlarmKind] = {"cr": "failed", "nc": "warning"}
-        kind = kinds.get(r.status) if dead is None else None
+        # the BMC's own status is a fact read: cr (critical) and nr (non-recoverable) are its fault flags (IPMI v2.0,
+        # threshold sensors); what a status means for the fan is the fan wing's to say
         found.append(Fan(id=f"bmc:{r.name}", chip="bmc", channel=n + 1, label=r.name, rpm=rpm, percent=percent,
-                         control="automatic", controller="the BMC", alarm_kind=kind,
-                         alarm_facts=frozen_map({"status": r.status} if kind else {}),
+                         control="automatic", controller="the BMC", status=r.status or None,
+                         fault=True if r.status in ("cr", "nr") and dead is None else None,
                          dead=dead, unsupported=frozen_map(unsupported)))
     return tuple(found)
 

@@ -9,10 +9,10 @@ Chips and configuration files are looked for again every ``DISCOVER_EVERY_S``: a
 
 What a fan follows, in order of trust: what its controller declares (a daemon's configuration, ``pwm_temp_sel``),
 what the hardware is built for (a graphics card's fan cools that GPU), else what its history shows
-(``app.collect.fanlearn``, refitted once a minute, one fan per tick). Health: a fan far from its target for longer
-than its spin-up (``SPIN_UP_S``: blocked or failing), a fan at full speed while what it follows is cool (a manual
-override or lost control), a fan the BMC reports critical; each is the fan's ``alarm``, which the ``fan`` alert rule
-holds and notifies like any other.
+(``app.collect.fanlearn``, refitted once a minute, one fan per tick). How each fan is doing (at rest, stalled,
+failed, off its target past its spin-up, at full speed for no heat) is the fan wing's judgement over the tick's
+facts (``app.fans.judged``): the same rules the verdict words, never a second copy here; a fan's ``alarm`` is what
+the ``fan`` alert rule holds and notifies like any other.
 """
 
 from __future__ import annotations
@@ -24,9 +24,13 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ..core.fan import CONFIDENCE_FLOOR, FULL_PERCENT, AirSensor, AlarmKind, Fan, fan_state, source_guessed
+from ..core.fan import CONFIDENCE_FLOOR, AirSensor, Fan
 from ..core.model import GpuSample, HostSample, HostSensor, frozen_map
-from ..fans.alarm_words import alarm_words
+from ..fans import adapt
+from ..fans.answer import judged
+from ..fans.control_words import declared_said
+from ..fans.judged import judge
+from ..fans.rules import far_from_target
 from .bmc import BmcRun, BmcSource
 from .fancontrol import Declared
 from .fandaemons import ConfigSource, config_sources
@@ -37,10 +41,6 @@ from .sources import Reading, Source, SourceClock, SourceStatus
 
 log = logging.getLogger(__name__)
 
-SPIN_UP_S = 10.0  # a fan reaches a new target within this; farther from it for longer is a fault
-OFF_TARGET_RPM = 300  # and off by more than this many RPM (or OFF_TARGET_SHARE of the target)
-OFF_TARGET_SHARE = 0.3
-COOL_C = 50.0  # a source below this (or below its curve's first point) does not need full speed
 LEARN_EVERY_S = 60.0
 LEARN_WINDOW_S = 600.0
 DISCOVER_EVERY_S = 30.0  # how often chips and configuration files that come and go are looked for
@@ -121,7 +121,8 @@ class FanService:
         explained = tuple(self._explain(fan, temps, now, declared) for fan in fans)
         self._record(explained, temps, now)
         self._learn_one(now)
-        return explained, found.air
+        facts = adapt.machine((), explained, host.temperatures, gpus, air=found.air)
+        return judge(explained, facts, judged(facts)[0]), found.air
 
     def temperatures(self) -> tuple[tuple[HostSensor, ...], dict[str, str]]:
         """The machine's temperatures from its sources' latest readings (the host sample's, when the sources are
@@ -212,16 +213,16 @@ class FanService:
         return self._names.get(f"{chip} {index}", f"{chip} {index}")
 
     def _explain(self, fan: Fan, temps: dict[str, float], now: float, declarations: Sequence[Declared]) -> Fan:
+        """A fan with what it follows and how long it has been off its target: the facts the fan wing judges."""
         if fan.dead:
-            return replace(fan, state="dead")
+            return fan
         fan = self._sourced(fan, temps, declarations)
         if fan.source in temps:
             fan = replace(fan, source_c=temps[fan.source])
-        if fan.alarm_kind is None and (health := self._health(fan, now)) is not None:
-            fan = replace(fan, alarm_kind=health[0], alarm_facts=frozen_map(health[1]))
-        if fan.alarm_kind is not None and fan.alarm is None:
-            fan = replace(fan, alarm=alarm_words(fan))
-        return replace(fan, state=fan_state(fan))
+        if not far_from_target(fan.rpm, fan.target_rpm):
+            self._off_since.pop(fan.id, None)
+            return fan
+        return replace(fan, off_target_s=round(now - self._off_since.setdefault(fan.id, now), 1))
 
     def _sourced(self, fan: Fan, temps: dict[str, float], declarations: Sequence[Declared]) -> Fan:
         """A fan with what it follows, the surest way known first: a daemon's configuration or the chip's own
@@ -251,26 +252,8 @@ class FanService:
         name = self._sensor_name(declared.source_chip, declared.source)
         return replace(fan, source=declared.follows or name, source_from="declared",
                        curve=declared.curve or fan.curve, floor_percent=declared.floor_percent or fan.floor_percent,
-                       controller=f"{declared.daemon} (its configuration under {self.etc_root})",
+                       controller=declared_said(declared.daemon, self.etc_root),
                        source_c=temps.get(name) if name else None)
-
-    def _health(self, fan: Fan, now: float) -> tuple[AlarmKind, dict[str, float | str]] | None:
-        """Far from its target longer than a spin-up, or at full speed while its source is cool: the kind and its
-        facts (``app.fans.alarm_words`` puts them in words)."""
-        off = False
-        if fan.target_rpm and fan.rpm is not None and not fan.stopped:
-            off = abs(fan.rpm - fan.target_rpm) > max(OFF_TARGET_RPM, OFF_TARGET_SHARE * fan.target_rpm)
-        if not off:
-            self._off_since.pop(fan.id, None)
-        else:
-            since = self._off_since.setdefault(fan.id, now)
-            if now - since >= SPIN_UP_S:
-                return "off-target", {"rpm": fan.rpm or 0, "target_rpm": fan.target_rpm or 0, "seconds": now - since}
-        cool = fan.curve[0][0] if fan.curve else COOL_C
-        full = (fan.percent is not None and fan.percent >= FULL_PERCENT) or fan.control == "full-speed"
-        if full and fan.source_c is not None and fan.source_c < cool and not source_guessed(fan):  # a guess is no proof
-            return "no-heat", {"source": fan.source or "its source", "source_c": fan.source_c, "control": fan.control}
-        return None
 
     # -- learning ----------------------------------------------------------------------------
     def _record(self, fans: Sequence[Fan], temps: dict[str, float], now: float) -> None:

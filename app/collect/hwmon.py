@@ -22,36 +22,22 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.fan import MAX_RPM, Fan, FanControl, checked
+from ..core.fan import MAX_RPM, Fan, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.record import record
 from ..core.vocabulary import dead_temperature, pwm_percent
+from ..fans.chips import chip
+from ..fans.control_words import pwm_control, zero_rpm_said
 from ..vendors.sysfs import asleep, read_int, read_text
 from .sources import Reading
 
-# The nct6775 driver's family (Documentation/hwmon/nct6775.rst): pwm_enable 2-5 name its automatic modes.
-_NCT6775 = re.compile(r"^nct(6106|6116|677[5-9]|679[1-9])$")
-_NCT_MODES = {2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III", 5: "SmartFan IV"}
-# Chips whose 0 RPM is a real state (a fan at rest), not an empty header.
-_STOPS_AT_ZERO = frozenset({"amdgpu", "thinkpad", "dell_smm", "dell_ddv", "asus"})  # cards, laptops' ECs
-NO_PULSES_RPM = 65535
-STALL_PWM = 51  # 20 % duty: every fan spins up by then (a fan's start-up duty is 10-20 %)
+NO_PULSES_RPM = 65535  # a 16-bit counter that saw no pulses (the hwmon drivers' placeholder)
 
 
-def _controller(chip: str, enable: int | None) -> tuple[FanControl, str | None]:
-    if enable is None:
-        return "unknown", None
-    if enable == 0:
-        return "full-speed", "no control: the fan runs at full speed (pwm_enable 0)"
-    if enable == 1:
-        return "manual", "set by software (pwm_enable 1: a fan daemon, or a person)"
-    if _NCT6775.match(chip) and enable in _NCT_MODES:
-        return "automatic", f"the board's {_NCT_MODES[enable]} (pwm_enable {enable})"
-    if chip == "thinkpad" and enable == 2:
-        return "automatic", "the embedded controller (EC auto, pwm_enable 2)"
-    if chip == "amdgpu" and enable == 2:
-        return "automatic", "the GPU's firmware (pwm_enable 2)"
-    return "automatic", f"the chip's own control (pwm_enable {enable})"
+def _may_stop(chip_name: str) -> bool:
+    """A chip whose 0 RPM can be a fan at rest (a card's zero-RPM, a laptop's EC), not an empty header: the chip
+    table's (``app.fans.chips``)."""
+    return chip(chip_name).zero in ("rest", "rest-or-unreported")
 
 
 def _temperature(chip_dir: Path, index: int) -> tuple[str, float | None]:
@@ -112,13 +98,15 @@ def read_chip(chip_dir: Path) -> tuple[Fan, ...]:
     return tuple(fans)
 
 
-def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
+def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
+    """Channel ``n`` as read: its values and what its chip's driver documents them to mean (a 65535 of a chip that
+    stops its fans is a counter at 0; a target that echoes the input is no target). What the fan is doing (at rest,
+    stalled, failed) is the fan wing's to judge (``app.fans.judged``), from these facts."""
     unsupported: dict[str, str] = {}
+    entry = chip(name)
     raw_rpm = read_int(chip_dir / f"fan{n}_input")
-    # 65535 is a counter that saw no pulses: on a fan that may stop, a fan at 0; elsewhere a dead channel (_dead)
-    no_pulses = raw_rpm == NO_PULSES_RPM and chip in _STOPS_AT_ZERO
-    if no_pulses:
-        rpm: int | None = 0
+    if raw_rpm is not None and raw_rpm in (*entry.no_pulses, NO_PULSES_RPM) and _may_stop(name):
+        rpm: int | None = 0  # on a fan that may stop, a counter with no pulses is a fan at 0; elsewhere a dead channel
     elif raw_rpm == NO_PULSES_RPM:
         rpm = raw_rpm
     else:
@@ -129,26 +117,27 @@ def _fan(chip_dir: Path, chip: str, n: int, pwm: str | None) -> Fan:
         unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
     if raw_rpm is None:
         unsupported["rpm"] = "no tachometer read for this output"
-    control, controller = _controller(chip, read_int(chip_dir / f"{pwm}_enable") if pwm else None)
+    enable = read_int(chip_dir / f"{pwm}_enable") if pwm else None
+    control, controller = pwm_control(name, enable)
     source, source_c = _source(chip_dir, pwm) if pwm else (None, None)
     curve = _curve(chip_dir, pwm) if pwm else ()
     target = read_int(chip_dir / f"fan{n}_target")
-    if chip == "amdgpu" and target is not None:  # the kernel fills it from the same reading as fan1_input
-        target, unsupported["target_rpm"] = None, "amdgpu's fan1_target repeats fan1_input: it is not a target"
+    if entry.target_echoes and target is not None:  # amdgpu fills it from the same reading as fan1_input
+        target, unsupported["target_rpm"] = None, f"{name}'s fan{n}_target repeats fan{n}_input: it is not a target"
     floor = curve[0][1] if curve else None
-    zero_rpm = False
-    if chip == "amdgpu":
-        floor, controller, zero_rpm = _amdgpu(chip_dir, floor, controller)
-    stopped, facts = _at_rest(chip, rpm, duty, target, zero_rpm, no_pulses)
+    zero_rpm = None
+    if (chip_dir / "device" / "gpu_od" / "fan_ctrl").is_dir():
+        floor, zero_rpm = _overdrive(chip_dir, floor)
+        controller = zero_rpm_said(controller) if zero_rpm else controller
     lowest = _lowest(rpm, duty, control)
     if lowest is not None:
         floor = 0.0
-    return Fan(id=f"hwmon:{chip}/fan{n}", chip=chip, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
+    return Fan(id=f"hwmon:{name}/fan{n}", chip=name, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
                percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"), floor_rpm=lowest,
                max_rpm=read_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
-               source=source, source_c=source_c, curve=curve, stopped=stopped,
-               alarm_kind="stalled" if facts else None, alarm_facts=frozen_map(facts or {}),
-               dead=_dead(chip_dir, chip, n, rpm), unsupported=frozen_map(unsupported))
+               source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
+               fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
+               raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm), unsupported=frozen_map(unsupported))
 
 
 def _lowest(rpm: int | None, duty: int | None, control: str) -> int | None:
@@ -156,38 +145,24 @@ def _lowest(rpm: int | None, duty: int | None, control: str) -> int | None:
     return rpm if duty == 0 and control == "manual" and rpm and rpm != NO_PULSES_RPM else None
 
 
-def _at_rest(chip: str, rpm: int | None, duty: int | None, target: int | None, zero_rpm: bool,
-             no_pulses: bool) -> tuple[bool, dict[str, float | str] | None]:
-    """(at rest on purpose, the facts of a stall) for a fan that may stop. At rest only when the duty (or a real
-    target) asks for nothing, or zero-RPM is on with no duty read; a tachometer that reads 0 while the duty asks for
-    a spinning fan is a stalled fan or a tachometer that does not report, never "at rest"."""
-    if rpm != 0 or chip not in _STOPS_AT_ZERO:
-        return False, None
-    if duty == 0 or (duty is None and (target == 0 or zero_rpm)):
-        return True, None
-    if duty is not None and duty >= STALL_PWM:
-        return False, {"reading": "no pulses (65535)" if no_pulses else "0 RPM", "duty": pwm_percent(duty)}
-    return False, None
-
-
-def _amdgpu(chip_dir: Path, floor: float | None, controller: str | None) -> tuple[float | None, str | None, bool]:
-    """amdgpu's overdrive settings: the minimum duty while the fan runs (its floor), and zero-RPM."""
+def _overdrive(chip_dir: Path, floor: float | None) -> tuple[float | None, bool | None]:
+    """amdgpu's overdrive fan settings (``device/gpu_od/fan_ctrl``): the minimum duty while the fan runs (its floor),
+    and whether zero-RPM is on (None where the card has no such file)."""
     minimum_pwm = _gpu_od(chip_dir, "fan_minimum_pwm")
-    zero_rpm = _gpu_od(chip_dir, "fan_zero_rpm_enable") == 1
-    if zero_rpm:
-        controller = (controller or "the GPU's firmware") + "; zero-RPM: the fan stops while the GPU is cool"
-    return (float(minimum_pwm) if minimum_pwm is not None else floor), controller, zero_rpm
+    zero = _gpu_od(chip_dir, "fan_zero_rpm_enable")
+    return (float(minimum_pwm) if minimum_pwm is not None else floor), (zero == 1 if zero is not None else None)
 
 
-def _dead(chip_dir: Path, chip: str, n: int, rpm: int | None) -> str | None:
-    """Why channel ``n`` cannot be a fan, or None."""
-    if read_int(chip_dir / f"fan{n}_enable") == 0 and chip != "amdgpu":  # amdgpu's fan1_enable is not this switch
+def _dead(chip_dir: Path, name: str, n: int, rpm: int | None) -> str | None:
+    """Why channel ``n`` cannot be a fan, or None. A fault the driver flags is a fan that failed, not a channel to
+    leave out (the fan wing says it)."""
+    if read_int(chip_dir / f"fan{n}_enable") == 0 and chip(name).kind != "gpu":  # amdgpu's fan1_enable is not this
         return "disabled (fan_enable 0)"
     if read_int(chip_dir / f"fan{n}_fault") == 1:
-        return "the driver reports a fault on this channel"
+        return None
     if rpm == NO_PULSES_RPM:
         return "65535 RPM: the counter saw no pulses (a stopped fan, or none)"
-    if rpm == 0 and chip not in _STOPS_AT_ZERO:
+    if rpm == 0 and not _may_stop(name):
         return "0 RPM: no fan on this header (or one the BMC drives)"
     return None
 
@@ -303,17 +278,13 @@ def _past_critical(sensor: HostSensor) -> str | None:
     return None
 
 
-_PACKAGE_CHIPS = ("coretemp", "k10temp", "zenpower")  # a CPU's own sensors: the hottest part of an idle machine
-_GPU_CHIPS = ("amdgpu", "radeon", "nouveau", "i915", "xe")  # a GPU's junction reaches 100-110 °C for real
-
-
 def apart(found: Sequence[HostSensor], left_out: dict[str, str]) -> tuple[HostSensor, ...]:
     """Leave out readings of 100 °C or more that nothing else of the machine backs: every other sensor under 60 °C
     (judged against the hottest reading under 100 °C, so two such inputs cannot vouch for each other), or, outside
     a GPU, 40 °C or more above the CPU's own sensor (an EC's unused slots at 111 °C beside a CPU at 49 °C). Inputs
     with nothing attached read 108-127 °C; they are not heat."""
     real = [s.temperature_c for s in found if s.temperature_c < 100]
-    cpu = max((s.temperature_c for s in found if s.chip in _PACKAGE_CHIPS), default=None)
+    cpu = max((s.temperature_c for s in found if chip(s.chip).kind == "cpu"), default=None)
     kept = []
     for sensor in found:
         why = None
@@ -321,7 +292,7 @@ def apart(found: Sequence[HostSensor], left_out: dict[str, str]) -> tuple[HostSe
             why = (f"{sensor.temperature_c:g} °C while every other sensor reads under 60 °C: an input with nothing "
                    "attached")
         elif sensor.temperature_c >= 100 and cpu is not None and sensor.temperature_c - cpu >= 40 and \
-                sensor.chip not in (*_GPU_CHIPS, *_PACKAGE_CHIPS):
+                chip(sensor.chip).kind not in ("gpu", "cpu"):  # a GPU's junction reaches 100-110 °C for real
             why = f"{sensor.temperature_c:g} °C while the CPU reads {cpu:g} °C: an input with nothing attached"
         if why:
             left_out[f"{sensor.chip} {sensor.label}"] = why

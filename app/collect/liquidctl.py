@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 
-from ..core.fan import MAX_RPM, AlarmKind, Fan, checked
+from ..core.fan import MAX_RPM, Fan, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.record import holder, record
 from ..core.vocabulary import dead_temperature
@@ -21,7 +21,6 @@ from .sources import Reading
 LiquidctlRun = Callable[[], str]
 _ROW = re.compile(r"^[├└│─\s]*([A-Za-z][\w .+/-]*?)\s{2,}(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
 _CHANNEL = re.compile(r"^(fan|pump)\s*(\d*)\s*(speed|duty)\s*(\d*)$", re.IGNORECASE)
-STALL_PERCENT = 20.0
 
 
 @holder
@@ -100,19 +99,12 @@ def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fa
     rpm = checked(channel.rpm, 0, MAX_RPM, "liquidctl's speed", unsupported, "rpm")
     percent = checked(channel.percent, 0.0, 100.0, "liquidctl's duty", unsupported, "percent")
     dead = None
-    kind: AlarmKind | None = None
-    facts: dict[str, float | str] = {}
-    if rpm == 0 and channel.kind == "pump":
-        kind, facts = "stalled", {"reading": "0 rpm", "pump": 1}
-    elif rpm == 0 and (percent or 0) >= STALL_PERCENT:
-        kind, facts = "stalled", {"reading": "0 rpm", "duty": percent or 0.0}
-    elif rpm == 0 and percent is None:
+    if rpm == 0 and percent is None and channel.kind != "pump":
         dead = "0 rpm: no fan on this channel (or a stopped one)"
     return Fan(id=f"liquidctl:{device}/{label}", chip=device, channel=channel.number, label=label, rpm=rpm,
                percent=percent, control="unknown", controller="the cooler's firmware" + (
                    " (liquidctl marks this device broken: it reads it, but cannot set it)" if broken else ""),
                source=source, source_from="design" if source else None, cools="the liquid loop",
-               alarm_kind=kind, alarm_facts=frozen_map(facts),
                dead=dead, unsupported=frozen_map(unsupported))
 
 

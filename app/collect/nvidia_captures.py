@@ -41,7 +41,7 @@ def card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
     percent = number(fan)
     fans = () if percent is None else (Fan(
         id=f"nvidia-smi:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, percent=percent, gpu_index=index,
-        source="GPU", source_from="design", cools="the GPU", stopped=percent == 0,
+        source="GPU", source_from="design", cools="the GPU",
         unsupported={"stopped": "0 % with no target: fan-stop, or a card that reports 0 %"} if percent == 0 else {}),)
     return GpuSample(vendor="nvidia", index=index, name=name, temperature_c=number(temp), pstate=pstate,
                      power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from ..core.bounded import read_text_file
-from ..core.fan import MAX_RPM, AlarmKind, Fan, FanControl, checked
+from ..core.fan import MAX_RPM, Fan, FanControl, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.record import record
 from ..core.vocabulary import dead_temperature
@@ -39,17 +39,8 @@ def parse_fan(text: str) -> Fan | None:
     if speed is None:
         unsupported["rpm"] = "no speed in /proc/acpi/ibm/fan"
     control, controller, percent = _level(level)
-    stopped, facts = False, {}
-    kind: AlarmKind | None = None
-    if fields.get("status") == "disabled":
-        kind, facts = "disabled", {"driver": "thinkpad_acpi"}
-    elif rpm == 0 and level == "0":
-        stopped = True
-    elif rpm == 0 and level.isdigit():
-        kind, facts = "stalled", {"reading": "0 RPM", "level": level}
     return Fan(id="acpi:thinkpad/fan1", chip=CHIP, channel=1, label=None, rpm=rpm, percent=percent, control=control,
-               controller=controller, stopped=stopped, alarm_kind=kind, alarm_facts=frozen_map(facts),
-               cools="the machine",
+               controller=controller, status=fields.get("status"), level=level or None, cools="the machine",
                unsupported=frozen_map(unsupported))
 
 

@@ -80,11 +80,20 @@ class Fan:
     curve: tuple[tuple[float, float], ...] = ()
     gpu_index: int | None = None  # the GPU it belongs to (a graphics card's own fan)
     cools: str | None = None  # what it cools, in words ("the GPU", "the chassis")
+    # What the fan wing judged of it (app.fans.judged), set by the fan service: never by a reader
     stopped: bool = False  # at rest on purpose (zero-RPM idle, fan-stop), not failed
     alarm: str | None = None  # what is wrong, in words (a BMC's critical status, a fan far from its target)
     alarm_kind: AlarmKind | None = None  # the same as a kind (``AlarmKind``): what the state and the verdict read
     alarm_facts: Mapping[str, float | str] = field(default_factory=lambda: _NO_FACTS)  # what its words are made of
     dead: str | None = None
+    # What its reader read, as facts for the fan wing (app.fans), which judges state, stopped and alarm from them:
+    fault: bool | None = None  # its driver or BMC flags a fault (hwmon fanN_fault, a BMC's critical status)
+    status: str | None = None  # its device's own status word, lower case (a BMC's "ok", "cr", "nc"; "disabled")
+    zero_rpm: bool | None = None  # its controller's zero-RPM (fan-stop) setting, where the device says it
+    pwm_enable: int | None = None  # hwmon's pwmN_enable as read
+    raw_rpm: int | None = None  # the tachometer's raw value where it is not the speed (65535: no pulses)
+    level: str | None = None  # an embedded controller's fan level as read (thinkpad_acpi: 0-7, auto, full-speed)
+    off_target_s: float | None = None  # how long it has been far from its target (the fan service's clock)
     state: FanState = "unknown"
     stale_s: float | None = None  # its source is failing: this reading is that many seconds old, not live
     unsupported: Mapping[str, str] = field(default_factory=lambda: _NONE)
@@ -123,6 +132,8 @@ def fan_state(fan: Fan) -> FanState:
         return _STATE_OF_ALARM.get(fan.alarm_kind, "failed")
     if fan.stopped:
         return "stopped"
+    if fan.rpm == 0 or (fan.rpm is None and fan.percent == 0):
+        return "unknown"  # not turning, and not judged at rest: a rest, a stall or a silent tachometer, not known
     if fan.percent is not None:
         if fan.percent >= FULL_PERCENT:
             return "full"
@@ -134,8 +145,7 @@ def fan_state(fan: Fan) -> FanState:
             return "floor"
         if fan.max_rpm and fan.rpm >= fan.max_rpm * FULL_PERCENT / 100:
             return "full"
-        # 0 RPM with no duty read: at rest, or a tachometer that does not report (a ThinkPad's EC): not known
-        return "running" if fan.rpm > 0 else "unknown"
+        return "running"
     return "unknown"
 
 

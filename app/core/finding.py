@@ -17,7 +17,8 @@ Confidence = Literal["known", "likely", "possible"]
 FindingKind = Literal[
     "hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "full-while-cool", "slow-while-hot",
     "stops-and-starts", "fan-loud", "fault-then-reading", "target-not-met", "stalled", "below-bmc-threshold",
-    "ec-cpu-unread", "speed-not-a-reading", "drivers-disagree", "zero-then-turning", "unlike-siblings",
+    "ec-cpu-unread", "off-target", "fan-disabled",
+    "speed-not-a-reading", "drivers-disagree", "zero-then-turning", "unlike-siblings",
     "headers-read-zero", "no-temperature", "no-control", "fixed-duty", "firmware-floor", "turns-at-zero",
     "warm-not-turning", "bmc-zero-ok", "zero-unknown", "daemon-curve", "daemon-not-followed", "bias-chose-level",
     "daemon-decided", "daemon-no-range", "gpu-fan-unreported", "at-rest", "zero-unjudged", "turning", "no-fault",

@@ -30,24 +30,35 @@ def source_key(source: str) -> tuple[str, str, str]:
     return f"{owner}/{label}", owner, label
 
 
-def fan_fact(fan: Fan) -> FanFact:
-    """A live reader's fan as a fact."""
+def fan_key(fan: Fan) -> tuple[str, str, str]:
+    """(its fact's key, its chip, its label) of a live fan: "nvidia/gpu0 fan 0", "nct6798/CPU Fan", "bmc/FAN1"."""
     owner = "nvidia" if fan.gpu_index is not None and fan.chip.startswith("GPU ") else fan.chip
     label = fan.label or (f"gpu{fan.gpu_index} fan {fan.channel}" if owner == "nvidia" else f"fan{fan.channel}")
+    return f"{owner}/{label}", owner, label
+
+
+def fan_fact(fan: Fan) -> FanFact:
+    """A live reader's fan as a fact: what it read, never what was judged of it (its state, alarm, rest), so a fan
+    made into a fact again after the wing judged it is the same fact."""
+    key, owner, label = fan_key(fan)
+    entry = chip(owner)
+    raw_rpm = fan.raw_rpm if fan.raw_rpm is not None else fan.rpm
     rpm: float | None = float(fan.rpm) if fan.rpm is not None else None
     invalid: Invalid | None = None
-    if rpm is not None and (rpm > MAX_RPM or rpm < 0):
-        rpm, invalid = None, "no-pulses" if fan.rpm in chip(owner).no_pulses else "over-range"
-    controller = _CONTROL.get(fan.control, chip(owner).controller)
-    return FanFact(key=f"{owner}/{label}", chip=owner, label=label, rpm=rpm, raw=f"{fan.rpm} RPM" if fan.rpm is not
-                   None else None, invalid=invalid, duty_percent=fan.percent,
+    if raw_rpm is not None and raw_rpm in entry.no_pulses:
+        rpm, invalid = None, "no-pulses"
+    elif rpm is not None and (rpm > MAX_RPM or rpm < 0):
+        rpm, invalid = None, "over-range"
+    controller = _CONTROL.get(fan.control, entry.controller)
+    return FanFact(key=key, chip=owner, label=label, rpm=rpm, raw=f"{raw_rpm} RPM" if raw_rpm is not None else None,
+                   invalid=invalid, duty_percent=fan.percent,
                    target_rpm=float(fan.target_rpm) if fan.target_rpm is not None else None,
                    target_percent=fan.target_percent,
                    floor_percent=fan.floor_percent if fan.gpu_index is not None else None,  # NVML's minimum duty
                    min_rpm=float(fan.min_rpm) if fan.min_rpm is not None else None,
                    max_rpm=float(fan.max_rpm) if fan.max_rpm is not None else None,
-                   fault=True if fan.alarm_kind == "failed" else None, controller=controller, gpu=fan.gpu_index,
-                   status=str(fan.alarm_facts["status"]).lower() if "status" in fan.alarm_facts else None,
+                   fault=fan.fault, controller=controller, gpu=fan.gpu_index, status=fan.status,
+                   pwm_enable=fan.pwm_enable, zero_rpm=fan.zero_rpm, off_target_s=fan.off_target_s,
                    pump="pump" in label.lower(),
                    follows=source_key(fan.source)[0] if fan.source and _how(fan) else None, follows_how=_how(fan))
 

@@ -1,52 +1,112 @@
-"""A fan's alarm in words: the one place they are written. Readers give a kind (``Fan.alarm_kind``) and the facts
-behind it (``Fan.alarm_facts``: the reading, the duty or level, the status, the source); the fan service puts them
-in words here before a snapshot is made, so the verdict, the page, the alerts and /api/fans say the same."""
+"""What a finding says of one fan, short: a word or two for the fan table's FOUND column (``state_word``), the clause
+a live fan's alarm carries (``alarm_clause``: ``Fan.alarm``, which the alert, the page and /api/fans show after the
+fan's name) and a live fan's cell in ``fanwhy top`` (``fan_cell``). The long sentences are ``app.fans.words``'s."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from ..core.fan import Fan
+from ..core.finding import Finding, FindingKind
+from .names import Names
 
+Facts = Mapping[str, float | str]
 CHECK = "(check it by ear or by its temperatures)"
 
 
-def alarm_words(fan: Fan) -> str | None:
-    """The words of ``fan``'s alarm, or None when it has none."""
-    facts, kind = fan.alarm_facts, fan.alarm_kind
-    if kind == "stalled":
-        return _stalled(facts)
-    if kind == "failed":
-        return "the BMC reports it critical (a failed or missing fan)"
-    if kind == "warning":
-        return "the BMC reports it past a warning threshold"
-    if kind == "disabled":
-        return f"{facts.get('driver', 'its driver')} reports the fan disabled (status: disabled)"
-    if kind == "off-target":
-        return (f"off target: {_int(facts.get('rpm')):,} RPM against a target of {_int(facts.get('target_rpm')):,} RPM "
-                f"for {_num(facts.get('seconds')):.0f} s (blocked, or failing)")
-    if kind == "no-heat":
-        how = "no control (pwm_enable 0)" if facts.get("control") == "full-speed" else \
-            "a manual override or lost control"
-        return f"full speed while {facts.get('source')} is at {_num(facts.get('source_c')):.0f} °C: {how}"
-    return None
+# What a finding says of the fan it is about, in a word or two (the fan table's FOUND column).
+STATE_WORDS: Mapping[FindingKind, str] = {
+    "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
+    "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
+    "full-while-cool": "full, cool", "slow-while-hot": "slow, hot", "daemon-no-range": "",
+    "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
+    "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU",
+    "off-target": "off target", "fan-disabled": "DISABLED", "speed-not-a-reading":
+    "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",
+    "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
+    "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
+    "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "bmc-zero-ok": "0 RPM, status ok",
+    "zero-unknown": "0 RPM, unexplained",
+    "daemon-curve": "a daemon's curve",
+    "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias",
+    "daemon-decided": "a daemon's level", "gpu-fan-unreported": "no fan",
+    "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
+    "empty-slots": "empty",
+    "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}
 
 
-def _stalled(facts: Mapping[str, float | str]) -> str:
-    get = facts.get
-    reading = get("reading", "0 RPM")
-    if get("pump"):
-        return (f"reads {reading}: a pump does not stop while the cooler runs; liquidctl cannot read this pump's "
-                "speed, or the pump failed (is the liquid cooling?)")
-    if get("level") is not None:
-        return (f"reads {reading} at level {get('level')}: stalled, or this model's embedded controller does not "
-                f"report the speed {CHECK}")
-    return f"reads {reading} at {_num(get('duty')):.0f} % duty: stalled, or its tachometer does not report {CHECK}"
+def state_word(finding: Finding) -> str:
+    """The fan table's word for what ``finding`` says of a fan ("possibly" where it is one of several causes)."""
+    word = STATE_WORDS[finding.kind]
+    return f"{word} (possibly)" if word and finding.confidence == "possible" else word
 
 
-def _num(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) else 0.0
+def _num(value: object) -> str:
+    return f"{float(value):,.0f}" if isinstance(value, (int, float)) else str(value)
 
 
-def _int(value: object) -> int:
-    return int(value) if isinstance(value, (int, float)) else 0
+def _stalled(n: Names, f: Facts) -> str:
+    asked = f" at {_num(f['duty'])} % duty" if "duty" in f else " with zero-RPM off"
+    tail = "or this controller does not report the speed" if f.get("tach_may_not_report") == "yes" else \
+        "or its tachometer does not report"
+    return f"reads {f.get('raw') or '0 RPM'}{asked}: stalled, {tail} {CHECK}"
+
+
+def _threshold(n: Names, f: Facts) -> str:
+    line = f"the BMC's lower-critical threshold of {_num(f['lcr'])} RPM" if "lcr" in f else \
+        f"a lower threshold (its status reads {f.get('status') or 'critical'})"
+    if f.get("near") == "yes":
+        return (f"at {_num(f['rpm'])} RPM, just under {line}: most likely a quiet fan the threshold was not set for; "
+                "the BMC counts it as failing and may run every fan at full because of it")
+    return f"at {_num(f['rpm'])} RPM, at or under {line}: the BMC counts it as failing"
+
+
+_CLAUSES: Mapping[FindingKind, object] = {
+    "stalled": _stalled,
+    "hot-not-cooled": lambda n, f: ((_stalled(n, f) if "duty" in f else
+                                     f"reads {f.get('raw') or f.get('reading') or '0 RPM'}: not cooling, or its speed "
+                                     f"is not counted {CHECK}") + f", while {n(f['source'])} is at "
+                                    f"{_num(f['source_c'])} °C"),
+    "pump-stopped": lambda n, f: (f"reads {f.get('raw') or '0 rpm'}: a pump does not stop while the cooler runs; its "
+                                  "speed is not reported, or the pump failed (is the liquid cooling?)"),
+    "target-not-met": lambda n, f: ("asked for " + (f"{_num(f['target_rpm'])} RPM" if "target_rpm" in f else
+                                                    f"{_num(f['target_percent'])} %")
+                                    + " and reads 0: its controller asks and the fan does not turn"),
+    "off-target": lambda n, f: (f"off target: {_num(f['rpm'])} RPM against a target of {_num(f['target_rpm'])} RPM "
+                                f"for {_num(f['seconds'])} s (blocked, or failing)"),
+    "fan-fault": lambda n, f: ("the BMC reports it critical (a failed or missing fan)" if f.get("status") else
+                               "its driver reports a fault (a failed fan, or one that is not there)"),
+    "fault-then-reading": lambda n, f: (f"read FAULT in {_num(f['faults'])} of {_num(f['readings'])} readings: its "
+                                        "driver flags a fault"),
+    "fan-disabled": lambda n, f: f"{f.get('chip') or 'its driver'} reports the fan disabled (status: disabled)",
+    "below-bmc-threshold": _threshold,
+    "fan-alarm": lambda n, f: "its driver raises the fan's alarm" + (f" (under its {_num(f['min'])} RPM minimum)"
+                                                                     if "min" in f else ""),
+    "ec-cpu-unread": lambda n, f: (f"its embedded controller's CPU temperature reads {_num(f['raw_c'])} °C, no "
+                                   "reading: a curve that follows it never asks for cooling"),
+    "full-while-cool": lambda n, f: (f"full speed while {n(f['source'])} is at {_num(f['source_c'])} °C: a manual "
+                                     "override or lost control"),
+    "no-control": lambda n, f: "no control (pwm_enable 0): full speed whatever the temperature",
+}
+
+
+def alarm_clause(finding: Finding, names: Names) -> str | None:
+    """The clause of a fan's alarm for ``finding`` ("reads 0 RPM at 60 % duty: stalled, ..."), None for a finding
+    that is no alarm."""
+    make = _CLAUSES.get(finding.kind)
+    return make(names, finding.facts) if callable(make) else None
+
+
+_CELLS = {"stopped": "rest", "full": "full", "failed": "FAILED", "stalled": "STALLED?", "off-target": "OFF TARGET"}
+
+
+def fan_cell(fan: Fan) -> str:
+    """A live fan's speed and state in a cell: "rest", "31 % floor", "65 % (1,400 RPM)", "1,850 RPM", "full",
+    "FAILED"; "(stale 12 s)" after a reading whose source is failing."""
+    word = _CELLS.get(fan.state) or (f"{fan.speed} floor" if fan.state == "floor" else fan.speed)
+    return f"{word} (stale {fan.stale_s:.0f} s)" if fan.stale_s else word
+
+
+def alarmed(fan: Fan) -> bool:
+    """A fan whose state has a word of its own in a cell (what the terminal shows first of a card's fans)."""
+    return fan.state in _CELLS

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..core.finding import Finding
 from . import rules, rules_state  # noqa: F401  # rules_state registers its rules with app.fans.rules on import
 from .facts import Machine
@@ -18,3 +20,12 @@ def explained(machine: Machine) -> tuple[list[Finding], str, list[str]]:
     found = findings(machine)
     sentence, also = answer(found, machine)
     return found, sentence, also
+
+
+@lru_cache(maxsize=4)
+def judged(machine: Machine) -> tuple[tuple[Finding, ...], str]:
+    """(the findings, their sentence) once per distinct set of facts: the fan service judges a tick's fans and the
+    verdict words them from the same facts, and a machine whose fans and temperatures stand still from one tick to
+    the next is not ruled on again (the facts are frozen records, equal when their values are)."""
+    found, sentence, _also = explained(machine)
+    return tuple(found), sentence

@@ -27,6 +27,7 @@ ChipKind = Literal["superio", "ec", "wmi", "gpu", "bmc", "aio", "cpu", "chipset"
 Zero = Literal["empty", "rest", "unreported", "rest-or-unreported", "failed", "unknown"]
 
 _NONE_INT: Mapping[int, Controller] = MappingProxyType({})
+_NO_NAMES: Mapping[int, str] = MappingProxyType({})
 
 
 @record
@@ -42,6 +43,8 @@ class Chip:
     not_available_c: tuple[float, ...] = ()  # temperatures the driver documents as "no sensor here"
     unconnected_from_c: float | None = None  # at or above this its thermistor inputs have nothing attached
     same_chip_as: tuple[str, ...] = ()  # other drivers of the same silicon (both may be loaded)
+    mode_names: Mapping[int, str] = field(default_factory=lambda: _NO_NAMES)  # its driver's name for a pwm_enable
+    duty_means_fan: bool = False  # it lists a duty only for a channel with a fan on it: a 0 there is not empty
     source: str = ""
 
 
@@ -61,16 +64,19 @@ EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MO
 WMI = Chip("wmi", "bios", "empty", unconnected_from_c=108.0, source="Documentation/hwmon/asus_wmi_sensors.rst, "
            "asus_ec_sensors.rst, gigabyte_wmi.rst (a board's firmware reading its own sensors)")
 # amdgpu: zero-RPM stops the fan below fan_zero_rpm_stop_temperature, whose range on RDNA3 cards tops out near
-# 60-67 °C; a stopped counter may read 65535 (Documentation/gpu/amdgpu/thermal.rst, the gpu_od fan_ctrl files)
-AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=60.0, no_pulses=(65535,), target_echoes=True,
+# 60-67 °C: a rest up to the top of that range is within the design (a real RX 7900 XTX rests with its junction at
+# 61 °C); a stopped counter may read 65535 (Documentation/gpu/amdgpu/thermal.rst, the gpu_od fan_ctrl files)
+AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=67.0, no_pulses=(65535,), target_echoes=True,
               pwm_enable=_GPU_MODES, source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon)")
 # NVIDIA: fan-stop ("0 %") on GeForce cards while cool; NVML's fan speed is the intended speed
 NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODES,
               source="NVML API reference: nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetFanControlPolicy_v2")
 GPU_SENSOR = Chip("gpu", "firmware", "unknown", source="Documentation/gpu/ (i915, xe, nouveau hwmon)")
 BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thresholds (35.x); ipmitool(1) sensor, sdr")
-AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "
-           "channel with nothing on it reads 0 rpm; a pump is its own rule")
+AIO = Chip("aio", "firmware", "empty", duty_means_fan=True,
+           source="liquidctl documentation (docs/*-guide.md), the device's status: a fan channel with nothing on it "
+           "reads 0 rpm and no duty (aquacomputer-quadro-guide); a channel with a duty is one whose state the device "
+           "reports (nzxt-hue2-guide: Smart Device V2); a pump is its own rule")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
@@ -86,6 +92,11 @@ DELL = Chip("ec", "ec", "rest", rest_below_c=70.0, error_values=(-1,), pwm_enabl
             source="Documentation/hwmon/dell-smm-hwmon.rst; i8kutils(1) (-1: the SMM call failed)")
 MAX31785 = Chip("controller", "unknown", "unknown", no_pulses=(65535,),
                 source="Documentation/hwmon/max31785.rst; openbmc phosphor-hwmon (65535: no tach, host off)")
+# The nct6775 driver's family names its automatic modes (Documentation/hwmon/nct6775.rst, pwm[1-7]_enable)
+NCT6775 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
+               mode_names=MappingProxyType({2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III",
+                                            5: "SmartFan IV"}),
+               source=f"{_ABI}; Documentation/hwmon/nct6775.rst (pwm_enable 2-5)")
 NCT6683 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
                same_chip_as=("nct6687",), source="Documentation/hwmon/nct6683.rst; the out-of-tree nct6687 driver")
 NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=MappingProxyType(
@@ -103,6 +114,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO,
 })
 PATTERNS: tuple[tuple[str, Chip], ...] = (
+    (r"nct(6106|6116|677[5-9]|679[1-9])", NCT6775),
     (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|it8\d{3}\w*|it87\w*|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
     (r"pch_\w+", CHIPSET),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next)\b.*", AIO),

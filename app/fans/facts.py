@@ -75,6 +75,7 @@ class FanFact:
     zero_rpm: bool | None = None  # the controller's zero-RPM (fan-stop) setting, where a capture shows it
     rest_below_c: float | None = None  # the controller's own stop temperature, where a capture shows it
     speeds: tuple[str, ...] = ()
+    off_target_s: float | None = None  # how long it has been far from its target, where a live clock measured it
     follows: str | None = None  # the key of the temperature it follows, where its controller declares it or its
     follows_how: Literal["declared", "learned"] | None = None  # history shows it ("learned"), never a guess
 

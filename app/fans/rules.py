@@ -21,6 +21,9 @@ HOT_C = 80.0  # a source this hot needs cooling whatever its controller's curve 
 REST_UNKNOWN_C = 50.0  # with no rest temperature known for the chip, a rest is believed only below this
 SIBLING_FAR = 1.8  # a fan reading past this many times its siblings' median is not driven like them
 NEAR_THRESHOLD = 0.5  # a fan at half its lower-critical threshold or more idles just under it; below, it is failing
+SPIN_UP_S = 10.0  # a fan reaches a new target within this (a few seconds); farther from it for longer is a fault
+OFF_TARGET_RPM = 300  # far from its target: off by more than this many RPM and OFF_TARGET_SHARE of the target
+OFF_TARGET_SHARE = 0.3
 LIQUID_HOT_C = 45.0  # an AIO's liquid past this is not being cooled (coolers rate their loops to about 40-45 °C)
 
 
@@ -206,9 +209,10 @@ def target_not_met(machine: Machine) -> Iterator[Hit]:
 def stalled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         asked = fan.duty_percent is not None and fan.duty_percent >= STALL_DUTY
-        if (asked or fan.zero_rpm is False) and not_turning(fan) and chip(fan.chip).zero != "empty" and \
-                not fan.target_rpm:
-            unreported = chip(fan.chip).zero in ("unreported", "rest-or-unreported")
+        entry = chip(fan.chip)
+        if (asked or fan.zero_rpm is False) and not_turning(fan) and not fan.target_rpm and \
+                (entry.zero != "empty" or (asked and entry.duty_means_fan)):
+            unreported = entry.zero in ("unreported", "rest-or-unreported")
             facts: dict[str, float | str] = {"tach_may_not_report": "yes" if unreported else "no",
                                              "raw": fan.raw or "0 RPM"}
             if asked:
@@ -216,6 +220,31 @@ def stalled(machine: Machine) -> Iterator[Hit]:
             else:
                 facts["zero_rpm"] = "off"  # its controller does not stop it: 0 is not a rest
             yield Hit("stalled", (fan.key,), "possible" if unreported else "likely", facts)
+
+
+def far_from_target(rpm: float | None, target_rpm: float | None) -> bool:
+    """A turning fan off its target by more than OFF_TARGET_RPM and OFF_TARGET_SHARE of it (the fan service clocks
+    how long; "off its target past its spin-up" judges that)."""
+    return bool(target_rpm) and rpm is not None and rpm > 0 and \
+        abs(rpm - (target_rpm or 0.0)) > max(OFF_TARGET_RPM, OFF_TARGET_SHARE * (target_rpm or 0.0))
+
+
+@rule("off its target past its spin-up", 91, f"{ABI} (fanN_target: the desired speed the chip regulates the fan "
+      "to; fanN_input); a fan reaches a new target within seconds")
+def off_target(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.off_target_s is not None and fan.off_target_s >= SPIN_UP_S and far_from_target(fan.rpm,
+                                                                                             fan.target_rpm):
+            yield Hit("off-target", (fan.key,), "likely", {"rpm": fan.rpm or 0.0, "target_rpm": fan.target_rpm or 0.0,
+                                                            "seconds": fan.off_target_s})
+
+
+@rule("a fan its driver disables", 94, "Documentation/admin-guide/laptops/thinkpad-acpi.rst (/proc/acpi/ibm/fan "
+      "status: disabled, the EC's fan control off)")
+def fan_disabled(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.status == "disabled" and there(fan):
+            yield Hit("fan-disabled", (fan.key,), "known", {"chip": fan.chip or ""})
 
 
 _LOWER_STATUS = ("lower critical", "lower non-recoverable", "belowcrit", "lcr", "lnr", "crit-lo", "lo-crit",

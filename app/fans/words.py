@@ -255,6 +255,11 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        + " and reads 0 with no fault flagged: its controller asks and the fan does "
                                        "not turn (stalled, unpowered, or not driven by that controller's output)."),
     "stalled": _stalled,
+    "off-target": lambda n, s, f: (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM against the {_num(f['target_rpm'])}"
+                                   f" RPM its controller aims at, for {_num(f['seconds'])} s, longer than any fan "
+                                   "takes to spin up: blocked, worn, or failing."),
+    "fan-disabled": lambda n, s, f: (f"The {n(s[0])} is disabled by its driver ({f['chip']} reports status: "
+                                     "disabled): nothing controls it; enable the fan control again."),
     "zero-unknown": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: "
                                      "stopped, not connected, or not counted; nothing read says which (what controls "
                                      f"{_verb(s, 'it', 'them')} is not named in the capture)."),
@@ -359,29 +364,3 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
                  not (f.subjects and set(f.subjects) <= told)]
     sentence = " ".join(said(f, names) for f in [*causes[:causes_in_sentence], *described])
     return sentence, [said(f, names) for f in causes[causes_in_sentence:]]
-
-
-# What a finding says of the fan it is about, in a word or two (the fan table's FOUND column).
-STATE_WORDS: Mapping[FindingKind, str] = {
-    "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
-    "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
-    "full-while-cool": "full, cool", "slow-while-hot": "slow, hot", "daemon-no-range": "",
-    "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
-    "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU", "speed-not-a-reading":
-    "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",
-    "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
-    "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
-    "turns-at-zero": "its lowest speed", "warm-not-turning": "stopped, warm", "bmc-zero-ok": "0 RPM, status ok",
-    "zero-unknown": "0 RPM, unexplained",
-    "daemon-curve": "a daemon's curve",
-    "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias",
-    "daemon-decided": "a daemon's level", "gpu-fan-unreported": "no fan",
-    "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
-    "empty-slots": "empty",
-    "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}
-
-
-def state_word(finding: Finding) -> str:
-    """The fan table's word for what ``finding`` says of a fan ("possibly" where it is one of several causes)."""
-    word = STATE_WORDS[finding.kind]
-    return f"{word} (possibly)" if word and finding.confidence == "possible" else word

@@ -106,16 +106,15 @@ def _fan(gpu_index: int, n: int, speed: float | None, target: float | None, poli
     controller: str | None = None
     if policy in _POLICIES:
         control, controller = _POLICIES[policy]
-    # fan-stop: the driver intends 0 % and aims at 0 %; a card that answers 0 % with no target may be a passive card
-    # that reports a number anyway (an A10G says "0 %"), so it is stopped only as far as FanWhy can tell
-    stopped = speed == 0 and (target == 0 or target is None)
-    if stopped and target is None:
+    # a card that answers 0 % with no target may be a passive card that reports a number anyway (an A10G says "0 %"):
+    # whether a 0 % is fan-stop is the fan wing's to judge, with the card's temperature
+    if speed == 0 and target is None:
         why.setdefault("stopped", "0 % with no target: fan-stop, or a passive card that reports 0 %")
     return Fan(id=f"nvml:{gpu_index}/fan{n}", chip=f"GPU {gpu_index}", channel=n, label=None,
                rpm=round(rpm) if rpm is not None else None, percent=speed, target_percent=target,
                floor_percent=statics.floor_percent, control=control, controller=controller,
                source="GPU", source_from="design", curve=(), gpu_index=gpu_index, cools=statics.cools,
-               stopped=stopped, unsupported=frozen_map(why))
+               unsupported=frozen_map(why))
 
 
 

@@ -216,7 +216,7 @@ class SimulatedBackend(Backend):
         return (Fan(id=f"nvml:{gpu.index}/fan0", chip=f"GPU {gpu.index}", channel=0, label=None,
                     percent=speed, target_percent=speed, floor_percent=FAN_FLOOR, control="automatic",
                     controller="the driver's temperature curve (NVML fan policy 0)", source="GPU",
-                    source_from="design", gpu_index=gpu.index, cools="the GPU", stopped=speed == 0,
+                    source_from="design", gpu_index=gpu.index, cools="the GPU",
                     unsupported=frozen_map({"rpm": "not simulated"})),)
 
     def processes(self) -> list[GpuProcessUsage]:

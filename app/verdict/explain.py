@@ -16,8 +16,8 @@ from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
 from ..fans.facts import Machine
 from ..fans.live_words import cooling
-from .fanchain import Group, card_fans, chassis_fans, fan_causes, loud, no_heat
-from .fanwing import account, danger_causes
+from .fanchain import Group, card_fans, chassis_fans, fan_causes, loud
+from .fanwing import account, danger_causes, no_heat
 from .words import label, short_command
 
 BUSY_UTIL_PERCENT = 20.0
@@ -295,8 +295,7 @@ def _verdict(snap: Snapshot, busy_since: Mapping[int, float], wing: tuple[tuple[
     if cpu is not None:
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
     causes.extend(fan_causes(snap, heard))
-    if not any(c.kind == "fan_fault" for c in causes):  # a fault the live fans do not flag, found by the wing
-        causes.extend(danger_causes(*wing))
+    causes.extend(danger_causes(*wing, snap.fans))  # a fan that may not cool, or at full for no heat: the wing's
     causes.sort(key=lambda c: -c.score)
     main = next((c for c in causes if c.kind in ("gpu_load", "gpu_failed", "cpu_load")), None)
     confidence = 0.8

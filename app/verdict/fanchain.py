@@ -5,7 +5,7 @@
 chassis fans, each board fan), each group worded from what is measured: its speed against its floor, its source
 and how that is known (declared, by design, learned with a confidence), and the heat behind the source. A fan at
 its floor or at rest is said to be; a fan fault (far from its target, at full speed while its source is cool, a
-BMC alarm) is a cause of its own.
+BMC alarm) is the fan wing's finding, a cause of its own (``app.verdict.fanwing``).
 """
 
 from __future__ import annotations
@@ -273,22 +273,4 @@ def fan_causes(snap: Snapshot, heard: list[tuple[Group, Finding]] | None = None)
                             numbers=frozen_map({"fan": lead.id, "rpm": lead.rpm, "percent": lead.percent,
                                                 "floor_percent": lead.floor_percent, "source": lead.source,
                                                 "source_c": lead.source_c, "confidence": sure})))
-    for fan in snap.fans:
-        if fan.alarm and fan.state != "dead":
-            causes.append(Cause(kind="fan_fault", score=0.97, gpu_index=fan.gpu_index,
-                                summary=f"The {fan.name}{_reading(fan)}: {fan.alarm}.",
-                                numbers=frozen_map({"fan": fan.id, "alarm": fan.alarm_kind, "rpm": fan.rpm,
-                                                    "percent": fan.percent, "target_rpm": fan.target_rpm,
-                                                    "source_c": fan.source_c})))
     return causes
-
-
-def _reading(fan: Fan) -> str:
-    """" at 13,300 RPM" beside a BMC's or a driver's status, which does not say the reading itself."""
-    known = fan.rpm is not None or fan.percent is not None
-    return f" at {fan.speed}" if fan.alarm_kind in ("failed", "warning") and known else ""
-
-
-def no_heat(cause: Cause) -> bool:
-    """A fan at full speed while what it follows is cool: a fault that is the answer itself."""
-    return cause.kind == "fan_fault" and cause.numbers.get("alarm") == "no-heat"

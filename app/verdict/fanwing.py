@@ -5,12 +5,13 @@ its own beside the load."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Sequence
 
+from ..core.fan import Fan
 from ..core.finding import Finding
 from ..core.model import Cause, Snapshot, frozen_map
 from ..fans import adapt
-from ..fans.answer import explained
+from ..fans.answer import judged
 from ..fans.facts import Machine
 from ..fans.names import Names
 from ..fans.words import said
@@ -18,8 +19,11 @@ from ..fans.words import said
 # The findings that are news whatever else the machine does: a fan that may not cool what it should. A GPU's load
 # does not explain them away, so they stand among the causes beside it.
 DANGER = frozenset({"hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "stalled", "target-not-met",
-                    "below-bmc-threshold", "fault-then-reading", "ec-cpu-unread"})
-DANGER_SCORE = 0.96  # below a fan at full speed for no heat (0.97), above any load
+                    "below-bmc-threshold", "fault-then-reading", "ec-cpu-unread", "off-target", "fan-disabled"})
+# A fan at full speed for no heat: a fault that is itself the noise, so it answers the question ahead of any load
+NO_HEAT = frozenset({"full-while-cool", "no-control"})
+DANGER_SCORE = 0.96  # below a fan at full speed for no heat, above any load
+NO_HEAT_SCORE = 0.97
 
 
 def machine_of(snap: Snapshot) -> Machine:
@@ -31,25 +35,30 @@ def account(snap: Snapshot) -> tuple[tuple[Finding, ...], str, Machine]:
     """(the findings, the strongest first, their sentence, and the facts they were found in) for the fans of
     ``snap``."""
     facts = machine_of(snap)
-    found, sentence = _explained(facts)
+    found, sentence = judged(facts)  # the fan service judged the same facts this tick: the rules ran once
     return found, sentence, facts
 
 
-@lru_cache(maxsize=4)
-def _explained(facts: Machine) -> tuple[tuple[Finding, ...], str]:
-    """The rules and the words, once per distinct set of facts: a machine whose fans and temperatures stand still
-    from one tick to the next is not ruled on again (the facts are frozen records, equal when their values are)."""
-    found, sentence, _also = explained(facts)
-    return tuple(found), sentence
-
-
-def danger_causes(found: tuple[Finding, ...], facts: Machine) -> list[Cause]:
-    """A cause for each finding of ``DANGER``, worded alone, with the fans and temperatures it is about."""
-    danger = [finding for finding in found if finding.kind in DANGER]
+def danger_causes(found: tuple[Finding, ...], facts: Machine, fans: Sequence[Fan] = ()) -> list[Cause]:
+    """A cause for each finding of ``DANGER`` and ``NO_HEAT``, worded alone, with the fans it is about (by the live
+    fans' ids where ``fans`` are given, as /api/fans names them; else by their facts' keys)."""
+    danger = [finding for finding in found if finding.kind in DANGER or finding.kind in NO_HEAT]
     if not danger:
         return []
     names = Names(facts)
-    return [Cause(kind="fan_fault", score=DANGER_SCORE, summary=said(finding, names),
+    ids = {adapt.fan_key(fan)[0]: fan.id for fan in fans}
+    return [Cause(kind="fan_fault", score=NO_HEAT_SCORE if finding.kind in NO_HEAT else DANGER_SCORE,
+                  gpu_index=_gpu_of(finding, facts), summary=said(finding, names),
                   numbers=frozen_map({"finding": finding.kind, "confidence": finding.confidence,
-                                      "fan": ", ".join(finding.subjects)}))
+                                      "fan": ", ".join(ids.get(s, s) for s in finding.subjects)}))
             for finding in danger]
+
+
+def _gpu_of(finding: Finding, facts: Machine) -> int | None:
+    """The GPU whose fan a finding is about, if it is about one."""
+    return next((f.gpu for f in facts.fans if f.key in finding.subjects and f.gpu is not None), None)
+
+
+def no_heat(cause: Cause) -> bool:
+    """A fan at full speed while what it follows is cool (or with no control): a fault that is the answer itself."""
+    return cause.kind == "fan_fault" and cause.numbers.get("finding") in NO_HEAT

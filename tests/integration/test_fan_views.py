@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from app.cli.terminal import fan_cell, render
+from app.cli.terminal import render
 from app.core.fan import Fan
+from app.fans.alarm_words import fan_cell
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import FakeNvml, captured_card
 from tests.support.hwmon import hwmon_tree

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from app.collect.bmc import ipmitool
 from app.collect.config import ConfigError, load_settings
-from app.collect.fans import SPIN_UP_S, FanService
+from app.collect.fans import FanService
 from app.core.model import HostSample, HostSensor
+from app.fans.rules import SPIN_UP_S
 from tests.fakes.fake_nvml import FakeNvml, captured_card
 from tests.support.hwmon import hwmon_tree
 from tests.support.servers import wait_for
@@ -208,7 +209,7 @@ def test_full_speed_while_its_source_is_cool_is_an_alarm(tmp_path: Path) -> None
     service = FanService(sys_root=str(root), etc_root=str(tmp_path / "etc"))
     fan = next(f for f in service.read([], host())[0] if f.channel == 2)
     assert fan.state == "full" and fan.alarm is not None
-    assert "full speed while nct6779 CPUTIN is at 35 °C: a manual override or lost control" in fan.alarm
+    assert "full speed while CPUTIN (nct6779) is at 35 °C: a manual override or lost control" in fan.alarm
 
 
 def test_an_undeclared_fan_learns_its_source_from_history(tmp_path: Path) -> None:

@@ -185,10 +185,10 @@ def test_nvidia_smis_table_gives_each_card_and_its_fan(tmp_path: Path) -> None:
 
 
 def test_a_laptop_ecs_fans_at_0_rpm_are_not_empty_headers(tmp_path: Path) -> None:
-    """Dell G16 (dell_ddv): the EC keeps both fans stopped below ~70 °C. 0 RPM there is a state, not a missing fan;
-    with no duty read, FanWhy says it cannot tell rest from a tachometer that does not report."""
+    """Dell G16 (dell_ddv): the EC keeps both fans stopped below ~70 °C and dell_smm reports their speed. 0 RPM there
+    is a state, not a missing fan: at rest, by the design its documentation gives."""
     answer = explained(capture(tmp_path, "laptops-07"))
-    assert all(f["state"] == "unknown" for f in answer["fans"]) and len(answer["fans"]) == 2
+    assert all(f["state"] == "stopped" for f in answer["fans"]) and len(answer["fans"]) == 2
     rests = [f for f in answer["findings"] if f["kind"] == "at-rest"]  # Dell's EC stops its fans while cool
     assert sorted(s for f in rests for s in f["subjects"]) == ["dell_ddv/CPU Fan", "dell_ddv/Video Fan"]
     assert all(f["facts"]["source_c"] < f["facts"]["below_c"] == 70 for f in rests)

@@ -95,10 +95,10 @@ JUDGED: dict[str, Judgement] = {
     "laptops-05": _j("no answer", "the thread could not say what the EC follows"),
     "laptops-06": _j("agree", "0 RPM with nothing above 39 °C: probably at rest (Dell's EC stops its fans while cool), "
                      "the unreported tachometer still named", ("probably at rest", "39 °C", "does not report"),
-                     {"Processor Fan (dell_smm fan1)": "unknown"}),
+                     {"Processor Fan (dell_smm fan1)": "stopped"}),
     "laptops-07": _j("agree", "0 RPM at 66 °C: probably at rest under Dell's EC; i8kutils reads -1, it cannot "
                      "reach the fan", ("probably at rest", "66 °C", "as -1", "cannot reach the fan"),
-                     {"CPU Fan (dell_ddv fan1)": "unknown"}),
+                     {"CPU Fan (dell_ddv fan1)": "stopped"}),
     "laptops-08": _j("agree", "both laptop fans run under the EC; no NVIDIA fan is claimed",
                      ("gpu_fan (asus fan2) runs at 2,600 RPM",), {"cpu_fan (asus fan1)": "running"}),
     "laptops-09": _j("agree", "under the EC's own control the fan is off at APU 42 °C; the 7,281 and 3,171 RPM were "
@@ -158,7 +158,7 @@ JUDGED: dict[str, Judgement] = {
                     ("GPU 2's fan runs at 51 %", "68 °C")),
     "nvidia-07": _j("agree", "all zeros: fan-stop or a driver that does not report; not a failed fan",
                     ("stopped by fan-stop, or a driver that does not report",),
-                    {"GPU 0 fan 0": "running", "GPU 0 fan 1": "running"}),
+                    {"GPU 0 fan 0": "unknown", "GPU 0 fan 1": "unknown"}),
     "servers-bmc-01": _j("agree", "the two dead rotors named, the other eight healthy",
                          ("Fan3B (BMC) at 0 RPM: the BMC reports it critical",),
                          {"Fan3B (BMC)": "failed", "Fan4B (BMC)": "failed", "Fan1A (BMC)": "running"}),

@@ -21,11 +21,13 @@ def test_empty_fan_slots_are_left_out_with_the_reason() -> None:
     assert all(f.controller == "the BMC" and f.alarm_kind is None for f in found)
 
 
-def test_a_failed_fan_carries_the_bmcs_alarm() -> None:
+def test_a_failed_fan_carries_the_bmcs_fault_flag() -> None:
+    """The BMC's critical status (cr) is its fault flag, read as a fact; the fan wing says what it means."""
     found = fans(parse(listing("dell-r320-failed-fans-sdr")))
     assert len(found) == 10
-    failed = [(f.label, f.rpm) for f in found if f.alarm_kind == "failed"]
-    assert failed == [("Fan3B", 0), ("Fan4B", 0)] and all(f.dead is None for f in found)
+    failed = [(f.label, f.rpm, f.status) for f in found if f.fault]
+    assert failed == [("Fan3B", 0, "cr"), ("Fan4B", 0, "cr")] and all(f.dead is None for f in found)
+    assert all(f.alarm_kind is None for f in found)  # no reader judges
 
 
 def test_fans_in_percent_and_the_fans_status_line_is_no_fan() -> None:

@@ -18,7 +18,9 @@ from app.fans.answer import findings
 from app.fans.facts import Machine, TempFact
 from app.vendors.nvidia import NvidiaBackend
 from tests.fakes.fake_nvml import FakeNvml, captured_card
+from tests.support.builders import snap
 from tests.support.fan_checks import nvidia_smi_table
+from tests.support.hwmon import judged_fans
 
 
 def chip(root: Path, name: str, files: dict[str, object]) -> Path:
@@ -31,13 +33,15 @@ def chip(root: Path, name: str, files: dict[str, object]) -> Path:
 
 
 def test_a_fan_at_0_rpm_under_a_small_duty_is_not_at_rest(tmp_path: Path) -> None:
-    """Zero-RPM means the duty asks for nothing: pwm 25 of 255 asks for a little, so 0 RPM is not a rest."""
-    chip(tmp_path, "amdgpu", {"fan1_input": 0, "pwm1": 25, "pwm1_enable": 2})
-    (fan,) = read_fans(tmp_path)
-    assert not fan.stopped
+    """Zero-RPM means the duty asks for nothing: pwm 25 of 255 asks for a little, so 0 RPM is not a rest (the card
+    at 40 °C, cool enough for its zero-RPM)."""
+    chip(tmp_path, "amdgpu", {"fan1_input": 0, "pwm1": 25, "pwm1_enable": 2, "temp1_input": 40000,
+                              "temp1_label": "edge"})
+    (fan,) = judged_fans(tmp_path)
+    assert not fan.stopped and fan.state != "stopped"
     (tmp_path / "class" / "hwmon" / "hwmon0" / "pwm1").write_text("0\n")
-    (fan,) = read_fans(tmp_path)
-    assert fan.stopped  # the duty asks for nothing: at rest
+    (fan,) = judged_fans(tmp_path)
+    assert fan.stopped and fan.state == "stopped"  # the duty asks for nothing: at rest
 
 
 def test_a_lowest_speed_is_learned_only_under_manual_control(tmp_path: Path) -> None:
@@ -143,7 +147,11 @@ def test_an_nvml_fan_at_0_while_the_driver_aims_at_60_is_not_fan_stop() -> None:
     backend.open()
     (gpu,) = backend.sample()
     (fan,) = gpu.fans
-    assert fan.percent == 0 and fan.target_percent == 60 and not fan.stopped
+    assert fan.percent == 0 and fan.target_percent == 60
     found = findings(Machine(fans=(fan_fact(fan),)))
     assert found[0].kind == "target-not-met" and found[0].facts["target_percent"] == 60
     assert "at-rest" not in {f.kind for f in found}
+    host = snap([gpu]).host  # as the fan service judges it, with the card's own temperature (cool: fan-stop's range)
+    (judged,) = FanService(sys_root="/nonexistent", etc_root="/nonexistent").read([gpu], host)[0]
+    assert judged.state == "stalled" and judged.alarm_kind == "stalled" and not judged.stopped
+    assert "asked for 60 % and reads 0" in (judged.alarm or "")

@@ -247,7 +247,7 @@ def test_a_fan_that_stops_and_starts_is_said_and_only_a_resting_chip_makes_it_th
     found = {f.kind: f for f in explained(machine(read.read(board)[0]))[0]}
     cycles = found["stops-and-starts"]
     assert (cycles.confidence, cycles.facts["design"], cycles.facts["changes"]) == ("possible", "other", 3.0)
-    card = "\n".join(listing(r, "amdgpu-pci-0300", 55.0).replace("SYSTIN", "edge") for r in (900, 0, 905, 0))
+    card = "\n".join(listing(r, "amdgpu-pci-0300", 62.0).replace("SYSTIN", "edge") for r in (900, 0, 905, 0))
     found = {f.kind: f for f in explained(machine(read.read(card)[0]))[0]}
     assert (found["stops-and-starts"].confidence, found["stops-and-starts"].facts["design"]) == ("likely", "rest")
     for once in ((0, 900), (0, 900, 0)):  # started once, or started and stopped: no cycle yet

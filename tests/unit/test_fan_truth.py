@@ -12,7 +12,6 @@ from app.collect.fans import FanService
 from app.collect.hwmon import read_fans
 from app.core.fan import Fan, fan_state
 from app.core.model import HostSensor, Snapshot
-from app.fans.alarm_words import alarm_words
 from app.verdict.explain import explain
 from tests.support.builders import gpu as make_gpu
 from tests.support.builders import snap
@@ -46,16 +45,28 @@ def test_an_amdgpu_fan_at_0_rpm_under_duty_is_stalled_or_unreported_never_at_res
     assert fan.state == "stalled" and not fan.stopped and fan.target_rpm is None
     assert "reads 0 RPM at 44 % duty: stalled, or its tachometer does not report" in (fan.alarm or "")
     headline = explain(state).headline
-    assert "rest" not in headline and "stalled, or its tachometer does not report" in headline, headline
+    assert "rest" not in headline and "it has stalled and nothing cools that part" in headline, headline
+    assert "junction (amdgpu) is at 82 °C" in headline  # what the stalled fan leaves uncooled
+
+
+COOL_CARD = (HostSensor("amdgpu", "edge", 38.0), HostSensor("amdgpu", "junction", 44.0),
+             HostSensor("amdgpu", "mem", 46.0))
 
 
 def test_65535_on_amdgpu_is_a_fan_with_no_pulses_not_a_dropped_channel(tmp_path: Path) -> None:
     root = amdgpu(tmp_path, fan1_input="65535", pwm1="128")
-    (fan,) = read_fans(root)
-    assert fan.dead is None and fan.rpm == 0 and fan.alarm_kind == "stalled"
-    assert "no pulses (65535) at 50 % duty" in (alarm_words(fan) or "")  # the words, as the fan service puts them
-    (resting,) = read_fans(amdgpu(tmp_path / "b", fan1_input="65535", pwm1="0"))
-    assert resting.stopped and resting.alarm_kind is None  # no pulses and no duty: at rest
+    (read,) = read_fans(root)
+    assert read.dead is None and read.rpm == 0 and read.raw_rpm == 65535  # the reader keeps the raw value; no verdict
+    assert not read.stopped and read.alarm_kind is None
+    base = snap([make_gpu(util=0, temp=40, power=12, fan=None)])
+    (fan,) = with_fans(base, root, tmp_path, COOL_CARD).fans
+    assert fan.state == "stalled" and fan.alarm_kind == "stalled" and not fan.stopped
+    assert "reads 65535 RPM at 50 % duty: stalled" in (fan.alarm or "")  # the wing's clause, as the service puts it
+    rest_root = amdgpu(tmp_path / "b", fan1_input="65535", pwm1="0")
+    (resting,) = with_fans(base, rest_root, tmp_path, COOL_CARD).fans
+    assert resting.stopped and resting.state == "stopped" and resting.alarm_kind is None  # no duty, cool: at rest
+    (hot,) = with_fans(base, rest_root, tmp_path, HOT_CARD).fans
+    assert not hot.stopped and hot.state != "stopped"  # no duty at 82 °C: never at rest
 
 
 def test_amdgpu_fan1_target_never_makes_an_off_target_alarm(tmp_path: Path) -> None:

@@ -206,7 +206,8 @@ def test_every_finding_kind_has_a_template_and_a_word_for_the_fan_table() -> Non
     from typing import get_args
 
     from app.core.finding import FindingKind
-    from app.fans.words import STATE_WORDS, TEMPLATES
+    from app.fans.alarm_words import STATE_WORDS
+    from app.fans.words import TEMPLATES
 
     assert set(TEMPLATES) == set(get_args(FindingKind)) == set(STATE_WORDS)
 

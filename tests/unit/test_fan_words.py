@@ -11,6 +11,7 @@ import pytest
 
 from app.core.fan import AirSensor, Fan, fan_state
 from app.verdict.fanchain import chassis_clause, fan_causes, gpu_fan_clause, groups, heat_of, loudness, sentence
+from app.verdict.fanwing import DANGER_SCORE, account, danger_causes
 from tests.support.builders import gpu, proc, snap
 
 
@@ -46,7 +47,8 @@ def test_a_fans_name(fan: Fan, name: str) -> None:
     (Fan("a", "c", 1, None, percent=33.0, floor_percent=30.0), "floor"),  # the floor and 3 points above
     (Fan("a", "c", 1, None, percent=33.1, floor_percent=30.0), "running"),
     (Fan("a", "c", 1, None, percent=94.9), "running"),
-    (Fan("a", "c", 1, None, percent=0.0), "running"),  # 0 % that is not a fan-stop: a value, not a state
+    (Fan("a", "c", 1, None, percent=0.0), "unknown"),  # 0 % not judged a fan-stop: at rest or stalled, not known
+    (Fan("a", "c", 1, None, percent=40.0, rpm=0), "unknown"),  # asked to turn, counts nothing, not judged stalled
     (Fan("a", "c", 1, None, rpm=1050, floor_rpm=1000), "floor"),
     (Fan("a", "c", 1, None, rpm=1051, floor_rpm=1000), "running"),
     (Fan("a", "c", 1, None, rpm=4750, max_rpm=5000), "full"),
@@ -148,8 +150,12 @@ def test_fan_causes_are_scored_by_loudness_and_faults_come_apart() -> None:
     assert cause.numbers["confidence"] == 1.0 and cause.numbers["fan"] == "nvml:0/fan0"
     learned = loud(65.0, source_from="learned", confidence=0.4)
     assert fan_causes(replace(state, fans=(learned,)))[0].numbers["confidence"] == 0.4
-    failed = Fan("bmc:FAN3", "bmc", 3, "FAN3", rpm=0, alarm="the BMC reports it critical", state="failed")
-    dead = replace(failed, id="bmc:FAN4", dead="no reading", state="dead")
-    faults = [c for c in fan_causes(replace(state, fans=(failed, dead))) if c.kind == "fan_fault"]
-    assert [c.summary for c in faults] == ["The FAN3 (BMC): the BMC reports it critical."]
-    assert faults[0].score == 0.97
+    failed = Fan("bmc:FAN3", "bmc", 3, "FAN3", rpm=0, fault=True, status="cr")  # the BMC's flag, as read
+    dead = replace(failed, id="bmc:FAN4", label="FAN4", fault=None, dead="no reading")
+    with_fault = replace(state, fans=(failed, dead))
+    assert [c for c in fan_causes(with_fault) if c.kind == "fan_fault"] == []  # the loud-fan chain makes none
+    found, _sentence, facts = account(with_fault)
+    faults = danger_causes(found, facts)  # the fan wing's finding is the one cause of a fault
+    assert [c.summary for c in faults] == ["The BMC reports the FAN3 (BMC) failed (status cr, reading 0 RPM): a "
+                                           "failed or missing fan; replace or reseat it unless the slot is empty."]
+    assert faults[0].score == DANGER_SCORE and faults[0].numbers["finding"] == "fan-fault"

@@ -6,10 +6,13 @@ from __future__ import annotations
 import pynvml
 import pytest
 
+from app.collect.fans import FanService
 from app.core.fan import Fan, fan_state
+from app.core.model import GpuSample
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.nvml_fans import PASSIVELY_COOLED, cools
 from tests.fakes.fake_nvml import FakeNvml, captured_card, load_dump
+from tests.support.builders import snap
 
 
 def sample(fake: FakeNvml):
@@ -19,14 +22,20 @@ def sample(fake: FakeNvml):
     return gpu
 
 
+def judged(gpu: GpuSample) -> tuple[Fan, ...]:
+    """A card's fans as the fan service gives them: NVML's facts judged by the fan wing with the card's temperature."""
+    return FanService(sys_root="/nonexistent", etc_root="/nonexistent").read([gpu], snap([gpu]).host)[0]
+
+
 def test_a_geforce_at_rest_is_stopped_not_passive() -> None:
     gpu = sample(FakeNvml([captured_card("rtx3090-idle", fans=2)]))
     assert not gpu.passively_cooled and len(gpu.fans) == 2
-    for fan in gpu.fans:
+    assert not any(f.stopped for f in gpu.fans)  # the reader reads; whether 0 % is a rest is the wing's judgement
+    for fan in judged(gpu):
         assert fan.percent == 0 and fan.target_percent == 0 and fan.stopped
-        assert fan.floor_percent == 30 and fan_state(fan) == "stopped"
+        assert fan.floor_percent == 30 and fan.state == "stopped"
         assert fan.control == "automatic" and "temperature curve" in (fan.controller or "")
-        assert fan.gpu_index == 0 and fan.cools == "the GPU" and fan.source == "GPU" and fan.source_from == "design"
+        assert fan.gpu_index == 0 and fan.cools == "the GPU" and fan.source == "GPU 0" and fan.source_from == "design"
 
 
 def test_a_card_at_its_floor_and_one_above_it() -> None:
@@ -57,8 +66,9 @@ def test_a_passive_card_that_reports_zero_percent_is_told_as_such() -> None:
     fake = FakeNvml([captured_card("a10g-passive")])
     for key in ("fan_target_0", "fan_min_max", "cooler", "fan_policy_0"):
         fake.set(0, key, pynvml.NVMLError_NotSupported())
-    (fan,) = sample(fake).fans
-    assert fan.percent == 0 and fan.stopped and fan.floor_percent is None and fan.control == "unknown"
+    (fan,) = judged(sample(fake))
+    assert fan.percent == 0 and fan.floor_percent is None and fan.control == "unknown"
+    assert not fan.stopped and fan.state == "unknown"  # fan-stop or no fan at all: neither is chosen
     assert "passive card that reports 0 %" in fan.unsupported["stopped"]
     assert fan.unsupported["target_percent"] == "not supported by this GPU"
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.collect.hwmon import _controller, read_fans
+from app.collect.hwmon import read_fans
 from app.core.vocabulary import dead_temperature
-from tests.support.hwmon import hwmon_tree
+from app.fans.control_words import pwm_control
+from tests.support.hwmon import hwmon_tree, judged_fans
 
 
 def test_a_board_curve_its_source_and_its_floor(tmp_path: Path) -> None:
@@ -28,7 +29,7 @@ def test_a_board_curve_its_source_and_its_floor(tmp_path: Path) -> None:
     ("it8792", 0, "full-speed", "full speed"), ("nct6798", 1, "manual", "software"), ("dell_smm", None, "unknown", ""),
 ])
 def test_each_driver_names_its_own_modes(chip: str, enable: int | None, control: str, words: str) -> None:
-    got_control, said = _controller(chip, enable)
+    got_control, said = pwm_control(chip, enable)
     assert got_control == control and words in (said or "")
 
 
@@ -52,9 +53,9 @@ def test_two_tachometers_share_one_pwm(tmp_path: Path) -> None:
 
 
 def test_an_amdgpu_card_at_rest_is_stopped_not_dead(tmp_path: Path) -> None:
-    (fan,) = read_fans(hwmon_tree(tmp_path, "amdgpu-rx7900xtx"))
+    (fan,) = judged_fans(hwmon_tree(tmp_path, "amdgpu-rx7900xtx"))
     assert fan.rpm == 0 and fan.target_rpm is None and fan.percent == 0.0  # fan1_target repeats fan1_input
-    assert fan.stopped and fan.dead is None  # zero-RPM idle at 53 °C (duty 0) is a state, not a failure
+    assert fan.stopped and fan.state == "stopped" and fan.dead is None  # zero-RPM idle at 53 °C (duty 0): a state
     assert fan.floor_percent == 15.0 and fan.max_rpm == 3200  # its minimum duty while it runs, from gpu_od
     assert fan.controller == "the GPU's firmware (pwm_enable 2)"
 
@@ -80,3 +81,19 @@ def test_no_hwmon_at_all_is_no_fan(tmp_path: Path) -> None:
                                                (-10.0, False)])
 def test_open_thermistors_are_not_heat(celsius: float, dead: bool) -> None:
     assert (dead_temperature(celsius) is not None) is dead
+
+
+def test_a_fan_its_driver_flags_faulted_is_a_failed_fan_not_a_channel_left_out(tmp_path: Path) -> None:
+    """``fanN_fault`` 1 is the driver's fault flag (the kernel's hwmon sysfs ABI): the fan is there and failed, so it
+    is shown failed with an alarm, never hidden as an empty channel."""
+    chip = tmp_path / "class" / "hwmon" / "hwmon0"
+    chip.mkdir(parents=True)
+    for name, value in (("name", "max31785"), ("fan1_input", "1200"), ("fan1_fault", "1"), ("fan2_input", "4100"),
+                        ("fan2_fault", "0")):
+        (chip / name).write_text(value + "\n")
+    read = {f.channel: f for f in read_fans(tmp_path)}
+    assert read[1].dead is None and read[1].fault is True and read[2].fault is None
+    judged = {f.channel: f for f in judged_fans(tmp_path)}
+    assert judged[1].state == "failed" and judged[1].alarm_kind == "failed"
+    assert "its driver reports a fault" in (judged[1].alarm or "")
+    assert judged[2].state == "running" and judged[2].alarm is None

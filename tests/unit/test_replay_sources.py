@@ -60,7 +60,7 @@ def test_nvidia_settings_zeros_are_not_called_at_rest_or_failed(tmp_path: Path) 
     found = {f["kind"]: f for f in answer["findings"]}  # no temperature read: rest and a silent tachometer stay two
     assert set(found) == {"zero-unjudged"} and found["zero-unjudged"]["confidence"] == "possible"
     assert "at rest, or a tachometer that does not report" in answer["sentence"]
-    assert [f["state"] for f in answer["fans"]] == ["running", "running"]  # its duty is read: 0 %
+    assert [f["state"] for f in answer["fans"]] == ["unknown", "unknown"]  # 0 % and 0 RPM, neither judged: not known
     assert all(f["stopped"] is False and f["alarm"] is None for f in answer["fans"])
 
 
