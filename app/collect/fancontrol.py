@@ -29,6 +29,7 @@ class Declared:
     floor_percent: float | None  # MINPWM: what it runs at below MINTEMP (0: the fan may stop)
     daemon: str = "fancontrol"  # the daemon that drives it (fancontrol, thinkfan, fan2go)
     follows: str | None = None  # the source in words, when it is not one file ("the hottest of 6 sensors")
+    follows_all: tuple[str, ...] = ()  # the sensors it follows, each named as the temperatures are ("coretemp temp2")
 
 
 def _pairs(value: str) -> dict[str, list[str]]:

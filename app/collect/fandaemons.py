@@ -20,6 +20,7 @@ from pathlib import Path
 from ..core.bounded import read_text_file
 from ..core.jsonvalue import Json, JsonObject, member, members
 from ..core.record import record
+from ..fans.control_words import hottest_of
 from ..fans.facts import Curve
 from . import fancontrol
 from .fancontrol import Declared
@@ -147,7 +148,7 @@ def thinkfan(source: str) -> Read:
     if config is None:
         return Read((), error)
     sources = _thinkfan_sources(members(member(config, "sensors")))
-    follows = (f"the hottest of {', '.join(sources)}" if len(sources) > 1 else sources[0]) if sources else None
+    follows = hottest_of(sources)
     curve = _thinkfan_curve(members(member(config, "levels")))
     declared = []
     for fan in members(member(config, "fans")):
@@ -159,7 +160,8 @@ def thinkfan(source: str) -> Read:
             path = _text(fan, "hwmon") or _text(fan, "pwm") or ""
             chip, pwm, fans = _text(fan, "name") or "hwmon", path.rsplit("/", 1)[-1] or "pwm1", ()
         declared.append(Declared(chip=chip, pwm=pwm, source_chip=None, source=None, fans=fans, curve=curve,
-                                 floor_percent=curve[0][1] if curve else None, daemon="thinkfan", follows=follows))
+                                 floor_percent=curve[0][1] if curve else None, daemon="thinkfan", follows=follows,
+                                 follows_all=tuple(sources)))
     return Read(tuple(declared), None if declared else "no fans declared")
 
 
@@ -186,7 +188,8 @@ def fan2go(source: str) -> Read:
             else None, source=_text(first, "sensor") if first else None,
             fans=(f"fan{channel}_input",), curve=curve,
             floor_percent=None, daemon="fan2go",
-            follows=", ".join(f"{_text(s, 'platform')} {_text(s, 'sensor')}" for s in followed) or None))
+            follows=", ".join(f"{_text(s, 'platform')} {_text(s, 'sensor')}" for s in followed) or None,
+            follows_all=tuple(f"{_text(s, 'platform')} {_text(s, 'sensor')}" for s in followed)))
     return Read(tuple(declared), None if declared else "no fans declared")
 
 

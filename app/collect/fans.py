@@ -250,7 +250,7 @@ class FanService:
     def _as_declared(self, fan: Fan, declared: Declared, temps: dict[str, float]) -> Fan:
         """A fan as a daemon's configuration declares it: its source, curve, floor and the daemon as controller."""
         name = self._sensor_name(declared.source_chip, declared.source)
-        return replace(fan, source=declared.follows or name, source_from="declared",
+        return replace(fan, source=declared.follows or name, source_from="declared", sources=declared.follows_all,
                        curve=declared.curve or fan.curve, floor_percent=declared.floor_percent or fan.floor_percent,
                        controller=declared_said(declared.daemon, self.etc_root),
                        source_c=temps.get(name) if name else None)

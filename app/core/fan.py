@@ -78,6 +78,7 @@ class Fan:
     confidence: float | None = None
     hysteresis_c: float | None = None
     curve: tuple[tuple[float, float], ...] = ()
+    sources: tuple[str, ...] = ()  # the temperatures it follows where a daemon takes the hottest of several
     gpu_index: int | None = None  # the GPU it belongs to (a graphics card's own fan)
     cools: str | None = None  # what it cools, in words ("the GPU", "the chassis")
     # What the fan wing judged of it (app.fans.judged), set by the fan service: never by a reader

@@ -41,6 +41,13 @@ def zero_rpm_said(controller: str | None) -> str:
     return (controller or "the GPU's firmware") + "; zero-RPM: the fan stops while the GPU is cool"
 
 
+def hottest_of(sources: list[str]) -> str | None:
+    """The words for what a daemon that takes the hottest of several sensors follows."""
+    if not sources:
+        return None
+    return f"the hottest of {', '.join(sources)}" if len(sources) > 1 else sources[0]
+
+
 def declared_said(daemon: str, where: str) -> str:
     """A fan a daemon's configuration drives."""
     return f"{daemon} (its configuration under {where})"

@@ -52,7 +52,7 @@ class Group:
                                          "labelled": "yes" if fan.label else "no"}
         if fan.gpu_index is not None:
             facts["gpu"] = float(fan.gpu_index)
-        if heat_of(fan.source) == "cpu":
+        if heat_of(fan.source, fan.sources) == "cpu":
             facts["cpu"] = "yes"
         return facts
 
@@ -62,15 +62,16 @@ class Group:
         return group_subject(self.who)
 
 
-def heat_of(source: str | None) -> str | None:
+def heat_of(source: str | None, several: Sequence[str] = ()) -> str | None:
     """What heats a fan's source, for the chain from a fan to a process: "gpu:N" for a GPU's own temperature ("GPU
     N"), "gpu" for a graphics card's sensor, else what the fan wing's one classifier says the temperature measures
-    (``app.fans.roles``: "cpu", "inlet", "exhaust", "board", ...); None with no source."""
+    (``app.fans.roles``: "cpu", "inlet", "exhaust", "board", ...); None with no source. A daemon that follows the
+    hottest of ``several`` sensors is heated by the CPU where the CPU is one of them."""
+    if several:
+        heats = [heat_of(item) for item in several]
+        return "cpu" if "cpu" in heats else heats[0]
     if not source:
         return None
-    if source.startswith("the hottest of "):  # a daemon's several inputs: the CPU's heat where the CPU is one
-        heats = [heat_of(" ".join(item.split())) for item in source.removeprefix("the hottest of ").split(",")]
-        return "cpu" if "cpu" in heats else heats[0]
     key, owner, label = source_key(source)
     if owner == "nvidia":
         return f"gpu:{key.removeprefix('nvidia/gpu')}"
@@ -195,7 +196,7 @@ def _gpus_heat(snap: Snapshot) -> str:
 def _heat(fan: Fan, snap: Snapshot) -> str:
     """What heats the fan's source: the chassis carries every card's heat, a GPU sensor its processes', the CPU its
     busiest process'."""
-    heat = heat_of(fan.source)
+    heat = heat_of(fan.source, fan.sources)
     if fan.chip == "bmc" or heat in ("inlet", "exhaust", "gpu"):
         return _gpus_heat(snap)
     if heat is not None and heat.startswith("gpu:"):

@@ -24,10 +24,14 @@ from tests.support.builders import gpu, proc, snap
     ("nct6798 CPUTIN", "cpu"), ("nct6798 PECI Agent 0", "cpu"), ("it8620 Package", "cpu"), ("x tctl", "cpu"),
     ("x tdie", "cpu"), ("nct6798 SYSTIN", "board"), ("acpitz temp1", "unknown"),
     ("amdgpu edge", "gpu"), ("amdgpu mem", "gpu"), ("radeon temp1", "gpu"), ("nvme gpu-bay", "storage"),
-    ("the hottest of coretemp temp2, thinkpad temp3", "cpu"),
 ])
 def test_what_heats_a_source(source: str | None, heat: str | None) -> None:
     assert heat_of(source) == heat
+
+
+def test_a_daemon_that_follows_the_hottest_of_several_is_heated_by_the_cpu_among_them() -> None:
+    assert heat_of("the hottest of coretemp temp2, thinkpad temp3", ("coretemp temp2", "thinkpad temp3")) == "cpu"
+    assert heat_of("the hottest of nvme x, thinkpad temp3", ("nvme Composite", "nct6798 SYSTIN")) == "storage"
 
 
 @pytest.mark.parametrize(("fan", "name"), [
