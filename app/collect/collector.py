@@ -36,7 +36,7 @@ from ..core.record import record
 from ..core.threads import spawn
 from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine
-from ..verdict.explain import BusyClock, explain
+from ..verdict.explain import Remembered
 from .energy import EnergyMeter
 from .fans import FanService, with_fans
 from .host import HostSampler
@@ -115,7 +115,7 @@ class Collector:
         # Alert events of recent frames, (seq, events), for a reader that missed frames: only these are
         # kept, not the frames with their snapshots and views.
         self._events: deque[tuple[int, tuple[Alert, ...]]] = deque(maxlen=64)
-        self._busy = BusyClock()
+        self._remembered = Remembered()  # since when each GPU is busy, whom the CPU cause named: causes hold
         # (GPU index, kind, code) -> how many such events since start (XID errors by code, for /metrics)
         self._gpu_event_counts: Counter[GpuEventKey] = Counter()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
@@ -350,7 +350,7 @@ class Collector:
             errors=tuple(errors),
         )
         # The verdict and the alerts are views of the finished snapshot (and of the ones before it).
-        verdict = explain(snapshot, self._busy.update(snapshot))
+        verdict = self._remembered.explain(snapshot)
         gpu_events = self.backend.events()
         for event in gpu_events:
             self._gpu_event_counts[(event.gpu_index, event.kind, event.value)] += 1

@@ -9,25 +9,24 @@ says so and invents no cause.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..core.finding import Finding
 from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
 from ..fans.facts import Machine
 from ..fans.live_words import cooling
+from .cpu import CpuHold, cpu_cause
 from .fanchain import Group, card_fans, chassis_fans, fan_causes, loud
 from .fanwing import account, danger_causes, no_heat
-from .words import label, short_command
+from .words import label
 
 BUSY_UTIL_PERCENT = 20.0
 BUSY_POWER_FRACTION = 0.4
 HOT_FRACTION = 0.85  # of the way from a cool 40 °C to the slowdown temperature
 COOL_C = 40.0
 IDLE_UTIL_PERCENT = 5.0
-CPU_BUSY_PERCENT = 50.0
 GPU_PREFERENCE = 0.15
-CPU_OWNER_SHARE = 0.5  # a process (or a group of them) is named only when it holds at least half the CPU load
 MEMORY_HOG_BYTES = 1 << 30
 
 Numbers = Mapping[str, float | str | None]
@@ -97,6 +96,19 @@ class BusyClock:
                 since[gpu.index] = self._since.get(gpu.index, snap.timestamp)
         self._since = since
         return since
+
+
+class Remembered:
+    """What the verdict keeps from one tick to the next (fed the snapshots in time order): since when each GPU is
+    busy (``BusyClock``) and whom the CPU cause named (``CpuHold``), so a cause holds while its facts hold."""
+
+    def __init__(self) -> None:
+        self.busy, self.cpu = BusyClock(), CpuHold()
+
+    def explain(self, snap: Snapshot) -> Verdict:
+        verdict = explain(snap, self.busy.update(snap), self.cpu.held)
+        self.cpu.update(verdict)
+        return verdict
 
 
 def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) -> tuple[list[Cause], float]:
@@ -220,62 +232,18 @@ def _idle_wake(gpu: GpuSample, snap: Snapshot) -> list[Cause]:
                   summary=f"GPU {gpu.index} is idle but stays in P0{watts}: {reason}.")]
 
 
-def _cpu_cause(snap: Snapshot) -> Cause | None:
-    host = snap.host
-    if host.cpu_percent is None or host.cpu_percent < CPU_BUSY_PERCENT:
-        return None
-    busy_cores = host.cpu_percent / 100.0 * (host.cpu_count or 1)  # the load, in cores
-    users = [p for p in snap.processes if (p.cpu_percent or 0) > 0 and p.pid not in host.own_pids]  # never FanWhy
-    top = max(users, key=lambda p: p.cpu_percent or 0, default=None)
-    temp = f" ({host.cpu_temperature_c:.0f} °C)" if host.cpu_temperature_c is not None else ""
-    blamed = top if top is not None and (top.cpu_percent or 0) / 100.0 >= CPU_OWNER_SHARE * busy_cores else None
-    if blamed is not None:
-        because = f" because of {label(blamed)} at {blamed.cpu_percent:.0f} % of a core"
-    else:
-        because = _cpu_spread(users, busy_cores, host.cpu_count or 1)
-    return Cause(kind="cpu_load", score=0.4 + 0.5 * host.cpu_percent / 100.0, pid=blamed.pid if blamed else None,
-                 numbers=frozen_map({"cpu_percent": host.cpu_percent, "cpu_temperature_c": host.cpu_temperature_c,
-                                     "process_cpu_percent": blamed.cpu_percent if blamed else None}),
-                 summary=f"the CPU is at {host.cpu_percent:.0f} %{temp}{because}")
-
-
-def _cpu_spread(users: Sequence[ProcessSample], busy_cores: float, cores: int) -> str:
-    """When no one process holds most of the CPU load: the program, service, container or user whose processes
-    together hold most of it; else only that the load is spread (nobody with a small share is blamed)."""
-    groupings: tuple[tuple[str, Callable[[ProcessSample], str | None]], ...] = (
-        ("", lambda p: f"`{short_command(p)}`" if p.command or p.name else None),
-        ("service ", lambda p: p.unit),
-        ("container ", lambda p: (p.container.name or p.container.id[:12]) if p.container else None),
-        ("user ", lambda p: p.user),
-    )
-    for prefix, key in groupings:
-        groups: dict[str, list[ProcessSample]] = {}
-        for proc in users:
-            name = key(proc)
-            if name:
-                groups.setdefault(name, []).append(proc)
-        if not groups:
-            continue
-        name, members = max(groups.items(), key=lambda g: sum(p.cpu_percent or 0 for p in g[1]))
-        cores_used = sum(p.cpu_percent or 0 for p in members) / 100.0
-        if len(members) > 1 and cores_used >= CPU_OWNER_SHARE * busy_cores:
-            return (f", spread over {len(members)} processes of {prefix}{name}: "
-                    f"{100.0 * cores_used / cores:.0f} % of the CPU")
-    return ", spread over many processes, none with a large share"
-
-
-def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None) -> Verdict:
-    """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy. It carries
-    the fan wing's findings (``fan_findings``)."""
+def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None, cpu_held: str | None = None) -> Verdict:
+    """The verdict for ``snap``; ``busy_since`` (from ``BusyClock``) says since when each GPU is busy, ``cpu_held``
+    (from ``CpuHold``) whom the CPU cause named last tick. It carries the fan wing's findings (``fan_findings``)."""
     found, fans, facts = account(snap)
     heard = loud(snap) if snap.fans else []
-    verdict = _verdict(snap, busy_since or {}, (found, facts), fans, heard)
+    verdict = _verdict(snap, busy_since or {}, (found, facts), fans, heard, cpu_held)
     return Verdict(verdict.headline, verdict.causes, verdict.confidence, verdict.busy,
                    (*(finding for _, finding in heard), *found))
 
 
 def _verdict(snap: Snapshot, busy_since: Mapping[int, float], wing: tuple[tuple[Finding, ...], Machine], fans: str,
-             heard: list[tuple[Group, Finding]]) -> Verdict:
+             heard: list[tuple[Group, Finding]], cpu_held: str | None = None) -> Verdict:
     causes: list[Cause] = []
     confidences: dict[int, float] = {}
     for gpu in snap.gpus:
@@ -291,7 +259,7 @@ def _verdict(snap: Snapshot, busy_since: Mapping[int, float], wing: tuple[tuple[
         gpu_causes, confidence = _gpu_causes(gpu, snap, busy_since)
         causes.extend(gpu_causes)
         confidences[gpu.index] = confidence
-    cpu = _cpu_cause(snap)
+    cpu = cpu_cause(snap, cpu_held)
     if cpu is not None:
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
     causes.extend(fan_causes(snap, heard))

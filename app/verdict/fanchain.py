@@ -1,7 +1,7 @@
 """The chain from a fan to a process: which fan is loud, what it follows, what heats that, and who.
 
 "The CPU fan (nct6798 fan2) runs at 1,850 RPM, 900 above its idle floor: it follows nct6798 CPUTIN at 82 °C, and
-`python train.py` (alice) uses 61 % of the CPU." Fans are grouped as a person hears them (a card's fans, the
+`python train.py` (alice) uses 244 % of a core." Fans are grouped as a person hears them (a card's fans, the
 chassis fans, each board fan), each group worded from what is measured: its speed against its floor, its source
 and how that is known (declared, by design, learned with a confidence), and the heat behind the source. A fan at
 its floor or at rest is said to be; a fan fault (far from its target, at full speed while its source is cool, a
@@ -171,7 +171,7 @@ def _cpu_heat(snap: Snapshot) -> str:
     top = max((p for p in snap.processes if (p.cpu_percent or 0) > 0 and p.pid not in snap.host.own_pids),
               key=lambda p: p.cpu_percent or 0, default=None)
     if top is not None and (top.cpu_percent or 0) / cores >= 5:
-        return f"{label(top)} uses {(top.cpu_percent or 0) / cores:.0f} % of the CPU"
+        return f"{label(top)} uses {top.cpu_percent or 0:.0f} % of a core"  # as the process table says it
     if snap.host.cpu_percent is not None:
         return f"the CPU is at {snap.host.cpu_percent:.0f} %"
     return ""
@@ -206,7 +206,7 @@ def _heat(fan: Fan, snap: Snapshot) -> str:
 
 def sentence(group: Group, snap: Snapshot, finding: Finding | None = None) -> str:
     """The loud fan in the fan wing's words (``finding``, made here when not given), then what heats its source:
-    "…, following nct6798 CPUTIN at 82 °C: `python train.py` (alice) uses 61 % of the CPU."."""
+    "…, following nct6798 CPUTIN at 82 °C: `python train.py` (alice) uses 244 % of a core."."""
     heat = _heat(group.lead, snap)
     words = said(finding or loud_finding(group, snap), NO_NAMES)
     return f"{words}{': ' + heat if heat else ''}."

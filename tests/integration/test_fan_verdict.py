@@ -52,7 +52,7 @@ def test_a_desktop_cpu_fan_and_the_process_behind_its_source(tmp_path: Path) -> 
     cpu = (HostSensor("nct6798", "CPUTIN", 82.0),)
     verdict = explain(with_fans(snap([], [train], cpu=62.0, cores=4), service, cpu))
     assert verdict.headline == ("The CPU fan (nct6798 fan2) runs at 100 % (1,850 RPM), 35 points above its 65 % floor, "
-                                "following nct6798 CPUTIN at 82 °C: `python train.py` (alice) uses 61 % of the CPU.")
+                                "following nct6798 CPUTIN at 82 °C: `python train.py` (alice) uses 244 % of a core.")
     assert verdict.causes[0].kind == "fan" and verdict.causes[0].numbers["fan"] == "hwmon:nct6798/fan2"
 
 
@@ -66,7 +66,7 @@ def test_a_thinkpad_fan_driven_by_thinkfan_from_its_hottest_sensor(tmp_path: Pat
                                 (HostSensor("coretemp", "Package id 0", 69.0),)))
     assert verdict.headline.startswith("The CPU fan (thinkpad fan1) runs at 100 % (3,855 RPM), following the hottest "
                                        "of coretemp temp1, acpitz temp1, the NVIDIA GPU at 01:00.0")
-    assert verdict.headline.endswith(": `make` (bob) uses 90 % of the CPU.")
+    assert verdict.headline.endswith(": `make` (bob) uses 180 % of a core.")
 
 
 def test_an_amdgpu_card_at_rest_in_zero_rpm(tmp_path: Path) -> None:

@@ -61,14 +61,14 @@ def test_a_cpu_load_spread_over_one_program_is_grouped_not_pinned_on_one_process
                for i in range(6)]
     verdict = explain(snap([], workers, cpu=88, cores=2))
     assert verdict.headline == ("The CPU is at 88 % (48 °C), spread over 6 processes of "
-                                "`python -m app.vendors.simulated_worker`: 87 % of the CPU.")
+                                "`python -m app.vendors.simulated_worker`: together 174 % of a core.")
     assert verdict.causes[0].pid is None
 
 
 def test_a_cpu_load_of_one_users_many_programs_names_the_user() -> None:
     jobs = [proc(200 + i, f"prog{i} --run", user="carol", gpu_index=None, cpu=40) for i in range(4)]
     verdict = explain(snap([], [*jobs, proc(300, "sshd", user="root", gpu_index=None, cpu=5)], cpu=90, cores=2))
-    assert "spread over 4 processes of user carol: 80 % of the CPU" in verdict.headline
+    assert "spread over 4 processes of user carol: together 160 % of a core" in verdict.headline
 
 
 def test_a_process_with_a_small_share_is_never_blamed() -> None:

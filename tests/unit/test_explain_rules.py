@@ -190,7 +190,8 @@ def test_the_cpu_cause_at_its_edges_and_with_its_numbers() -> None:
     verdict = explain(snap([], [owner], cpu=100.0, cores=2))
     cause = verdict.causes[0]
     assert cause.pid == 7 and "because of `python3 burn.py` (alice) at 100 % of a core" in verdict.headline
-    assert dict(cause.numbers) == {"cpu_percent": 100.0, "cpu_temperature_c": 48.0, "process_cpu_percent": 100.0}
+    assert dict(cause.numbers) == {"cpu_percent": 100.0, "cpu_temperature_c": 48.0, "process_cpu_percent": 100.0,
+                                   "busy_cores": 2.0, "blame": "pid:7"}
     assert cause.score == pytest.approx(0.4 + 0.5 * 100.0 / 100.0)
     assert explain(snap([], [replace(owner, cpu_percent=99.0)], cpu=100.0, cores=2)).causes[0].pid is None
     unknown = replace(snap([], [owner], cpu=100.0, cores=2), host=replace(snap([], cpu=100.0, cores=2).host,
@@ -205,11 +206,11 @@ def test_the_spread_groups_by_service_then_container_then_user_and_needs_two_mem
         return replace(proc(pid, f"prog{pid} --x", user=f"u{pid}", gpu_index=None, cpu=30.0), **changes)
 
     by_unit = [worker(i, unit="ollama.service", command=None, name=None) for i in range(1, 4)]
-    assert "spread over 3 processes of service ollama.service: 45 % of the CPU" in \
+    assert "spread over 3 processes of service ollama.service: together 90 % of a core" in \
         explain(snap([], by_unit, cpu=60.0, cores=2)).headline
     box = ContainerRef(runtime="docker", id="c" * 64, name=None)
     by_container = [worker(i, container=box) for i in range(1, 4)]
-    assert "spread over 3 processes of container cccccccccccc: 45 % of the CPU" in \
+    assert "spread over 3 processes of container cccccccccccc: together 90 % of a core" in \
         explain(snap([], by_container, cpu=60.0, cores=2)).headline
     lone = [worker(1, cpu_percent=80.0), worker(2, cpu_percent=5.0), worker(3, cpu_percent=0.0)]
     verdict = explain(snap([], lone, cpu=95.0, cores=2))
