@@ -253,34 +253,52 @@
     $("#causes").replaceChildren(...items);
   }
 
-  // Sorting and filtering of the process table survive every update.
-  const table = { key: "memory", descending: true, filter: "", gpu: "all" };
+  // Sorting and filtering of the process table survive every update; the sort a user picks survives a reload. With
+  // no sort picked, the busiest first by what is busy on this machine: GPU memory where there are GPUs, else CPU.
   const sortValue = {
     pid: (p) => p.pid, user: (p) => (p.user || "").toLowerCase(), name: (p) => (p.program || p.name || "").toLowerCase(),
     container: (p) => (p.container ? p.container.name || p.container.id : ""), memory: (p) => p.gpu_memory_bytes || 0,
     sm: (p) => p.sm_percent || 0, cpu: (p) => p.cpu_percent || 0, power: (p) => p.power_w || 0,
   };
+  const SORT_STORE = "fanwhy.processSort";
+  const picked = (() => {
+    try {
+      const saved = JSON.parse(localStorage.getItem(SORT_STORE) || "null");
+      return saved && Object.hasOwn(sortValue, saved.key) ? { key: saved.key, descending: !!saved.descending } : null;
+    } catch (error) { return null; }
+  })();
+  const table = { key: picked ? picked.key : null, descending: picked ? picked.descending : true, filter: "", gpu: "all" };
+  function sortKey() {
+    return table.key || (state.snap && state.snap.gpus && state.snap.gpus.length ? "memory" : "cpu");
+  }
+  function markSorted() {
+    const key = sortKey();
+    document.querySelectorAll("#processes th button[data-sort]").forEach((button) => button.parentElement
+      .setAttribute("aria-sort", button.dataset.sort === key ? (table.descending ? "descending" : "ascending") : "none"));
+  }
   function visibleProcesses(processes) {
     const needle = table.filter.toLowerCase();
     const gpu = table.gpu === "all" ? null : Number(table.gpu);
     const rows = processes.filter((p) => (gpu === null || p.gpus.some((g) => g.gpu_index === gpu)) && (!needle ||
       [p.program, p.name, p.user, p.command, p.container && (p.container.name || p.container.id), String(p.pid)]
         .some((v) => v && v.toLowerCase().includes(needle))));
-    const value = sortValue[table.key];
+    const value = sortValue[sortKey()];
     rows.sort((a, b) => {
       const x = value(a), y = value(b);
-      const order = x < y ? -1 : x > y ? 1 : a.pid - b.pid;
-      return table.descending ? -order : order;
+      const order = x < y ? -1 : x > y ? 1 : 0;
+      // ties: the busier on the CPU first, then the lower PID, whichever way the column sorts
+      return (table.descending ? -order : order) || (b.cpu_percent || 0) - (a.cpu_percent || 0) || a.pid - b.pid;
     });
+    markSorted();
     return rows;
   }
   document.querySelectorAll("#processes th button[data-sort]").forEach((button) => {
     button.addEventListener("click", () => {
       const key = button.dataset.sort;
-      table.descending = table.key === key ? !table.descending : !["pid", "user", "name", "container"].includes(key);
+      table.descending = sortKey() === key ? !table.descending : !["pid", "user", "name", "container"].includes(key);
       table.key = key;
-      document.querySelectorAll("#processes th").forEach((th) => th.hasAttribute("aria-sort") && th.setAttribute("aria-sort", "none"));
-      button.parentElement.setAttribute("aria-sort", table.descending ? "descending" : "ascending");
+      try { localStorage.setItem(SORT_STORE, JSON.stringify({ key, descending: table.descending })); } catch (error) { /* private mode */ }
+      markSorted();
       if (state.snap) render(state.snap);
     });
   });

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -340,6 +341,10 @@ def test_the_process_table_sorts_and_filters_and_the_gpu_selector(make_app: Any,
     assert page.get_attribute("#processes th:has(button[data-sort='pid'])", "aria-sort") == "ascending"
     ordered = [int(p) for p in page.evaluate(pids)]
     assert ordered == sorted(ordered)
+    page.reload()  # the sort a user picked survives a reload
+    page.wait_for_selector("#processes tr[data-pid='9001']", timeout=10_000)
+    assert page.get_attribute("#processes th:has(button[data-sort='pid'])", "aria-sort") == "ascending"
+    assert [int(p) for p in page.evaluate(pids)] == sorted(int(p) for p in page.evaluate(pids))
     page.fill("#proc-filter", "9001")
     page.wait_for_function(f"() => ({pids})().join() === '9001'", timeout=5_000)
     time.sleep(1.0)  # the filter survives live updates
@@ -414,6 +419,14 @@ def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, 
     headers = page.evaluate("() => [...document.querySelectorAll('#processes th')]"
                             ".filter((th) => th.offsetParent !== null).map((th) => th.textContent.trim())")
     assert "GPU memory" not in headers and "SM %" not in headers and "CPU %" in headers
+    # no GPU: the busiest on the CPU first, as the CPU % column says (a ranking the test reads back from the table)
+    assert page.get_attribute("#processes th:has(button[data-sort='cpu'])", "aria-sort") == "descending"
+    page.wait_for_function("() => document.querySelectorAll('#processes tbody tr[data-pid]').length >= 2",
+                           timeout=15_000)
+    rates = page.evaluate("""() => { const by = new Map(window.fanwhy.state.snap.processes
+        .map((p) => [String(p.pid), p.cpu_percent || 0]));
+        return [...document.querySelectorAll('#processes tbody tr[data-pid]')].map((r) => by.get(r.dataset.pid)); }""")
+    assert all(a >= b for a, b in pairwise(rates)), rates
     page.wait_for_selector("#away-causes li", timeout=10_000)
     away = page.text_content("#away-causes") or ""  # the verdicts written before the page opened: one cause at least
     assert away and "Nothing recorded" not in away, away
