@@ -278,23 +278,28 @@ class SnapshotCollector:
     @staticmethod
     def _fans(snap: Snapshot) -> Iterator[Metric]:
         """Each fan that is there (a dead channel has no sample): its speed both ways, its target, and 1 while it has
-        an alarm. ``source`` is what it follows ("" when not known)."""
-        labels = ["fan", "chip", "source"]
+        an alarm, labelled by what never changes (``fan``, ``chip``), so a series and an alert rule's ``for:`` outlive
+        a source FanWhy learns. What it follows and how that is known are ``fanwhy_fan_info``'s labels."""
+        labels = ["fan", "chip"]
         rpm = _gauge("fanwhy_fan_rpm", "Fan speed counted by its tachometer (RPM)", labels)
         percent = _gauge("fanwhy_fan_percent", "Fan duty its controller asks for (% of full speed; NVML's intended "
                                                "speed, which may pass 100)", labels)
         target = _gauge("fanwhy_fan_target_percent", "The duty the fan's controller aims at (%)", labels)
         alarm = _gauge("fanwhy_fan_alarm", "1 while a fan is failed, off its target or at full speed for no heat",
                        labels)
+        info = _gauge("fanwhy_fan_info", "1 for each fan, with what it follows (source, \"\" when not known) and "
+                                         "how that is known (declared, design, learned, named)",
+                      [*labels, "source", "source_from"])
         for fan in snap.fans:
             if fan.state == "dead":
                 continue
-            values = [fan.id, fan.chip, fan.source or ""]
+            values = [fan.id, fan.chip]
             for family, value in ((rpm, fan.rpm), (percent, fan.percent), (target, fan.target_percent)):
                 if value is not None:
                     family.add_metric(values, float(value))
             alarm.add_metric(values, 1.0 if fan.alarm else 0.0)
-        yield from (rpm, percent, target, alarm)
+            info.add_metric([*values, fan.source or "", fan.source_from or ""], 1.0)
+        yield from (rpm, percent, target, alarm, info)
 
     def _alerts(self, snap: Snapshot) -> Iterator[Metric]:
         active = _gauge("fanwhy_alert_active", "1 for each alert firing now", ["rule", "gpu", "severity"])

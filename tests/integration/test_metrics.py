@@ -306,7 +306,12 @@ def test_each_fan_is_a_sample_with_its_chip_and_source_and_promtool_is_content(m
     registry = services(app).registry
 
     def get(name: str, fan: str, source: str, chip: str) -> float | None:
-        return registry.get_sample_value(name, {"fan": fan, "chip": chip, "source": source})
+        """A fan series by its stable labels; where a sample is expected, its source is fanwhy_fan_info's."""
+        value = registry.get_sample_value(name, {"fan": fan, "chip": chip})
+        if value is not None:
+            assert registry.get_sample_value("fanwhy_fan_info", {"fan": fan, "chip": chip, "source": source,
+                                                                 "source_from": "design" if source else ""}) == 1.0
+        return value
 
     assert get("fanwhy_fan_percent", "nvml:0/fan1", "GPU 0", "GPU 0") == 65.0
     assert get("fanwhy_fan_target_percent", "nvml:0/fan1", "GPU 0", "GPU 0") == 65.0
