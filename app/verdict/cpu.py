@@ -4,8 +4,9 @@ the machine's average is high, when a process keeps a core's worth busy, or when
 whatever the average. Who is named: the one process that holds most of the load, else the program, service,
 container or user whose processes together do; else only that the load is spread.
 
-The answer holds while its facts hold: whom it named last tick (``CpuHold``) stays named while it keeps
-``OWNER_KEEP`` of the load, where a new name needs ``OWNER_SHARE``, so a load that hovers at a threshold does not
+The answer holds while its facts hold: a CPU that was a cause last tick (``CpuHold``) stays one while its average
+keeps ``CPU_KEEP_PERCENT``, and whom it named stays named while it keeps ``OWNER_KEEP`` of the load, where a new
+name needs ``OWNER_SHARE``, so a load that hovers at a threshold does not
 flip the headline's form from one tick to the next. Shares of the CPU are said as the process table says them: in
 % of one core.
 """
@@ -18,6 +19,7 @@ from ..core.model import Cause, ProcessSample, Snapshot, Verdict, frozen_map
 from .words import label, short_command
 
 CPU_BUSY_PERCENT = 50.0  # the machine's average at or above this is busy, whatever each process does
+CPU_KEEP_PERCENT = 40.0  # and a CPU that was a cause last tick stays one down to this (the cause holds its place)
 CORE_BUSY_PERCENT = 80.0  # a process at or above this share of one core keeps a core busy (psutil reads a pegged
 # core at 86-100 % of a core between its samples)
 CPU_HOT_C = 80.0  # a package at or above this runs its fan hard whatever the load (desktop parts throttle at 95-100)
@@ -72,7 +74,8 @@ def cpu_cause(snap: Snapshot, held: str | None = None) -> Cause | None:
     users = _users(snap)
     pegging = _pegging(snap, users)
     hot = host.cpu_temperature_c is not None and host.cpu_temperature_c >= CPU_HOT_C
-    if average < CPU_BUSY_PERCENT and not pegging and not hot:
+    busy_at = CPU_KEEP_PERCENT if held else CPU_BUSY_PERCENT
+    if average < busy_at and not pegging and not hot:
         return None
     busy_cores = max(average / 100.0 * (host.cpu_count or 1), sum(p.cpu_percent or 0.0 for p in pegging) / 100.0)
     blamed, blame, who = _blame(users, busy_cores, held)
@@ -81,7 +84,7 @@ def cpu_cause(snap: Snapshot, held: str | None = None) -> Cause | None:
                  numbers=frozen_map({"cpu_percent": host.cpu_percent, "cpu_temperature_c": host.cpu_temperature_c,
                                      "process_cpu_percent": blamed.cpu_percent if blamed else None,
                                      "busy_cores": round(busy_cores, 1), "blame": blame}),
-                 summary=_summary(snap, average >= CPU_BUSY_PERCENT, pegging, who, blamed is not None))
+                 summary=_summary(snap, average >= busy_at, pegging, who, blamed is not None))
 
 
 def _summary(snap: Snapshot, busy: bool, pegging: Sequence[ProcessSample], who: str, one: bool) -> str:

@@ -84,3 +84,15 @@ def test_the_named_process_stays_named_while_its_share_holds() -> None:
     assert all(forms), forms
     gone = remembered.explain(_shares(0.2 * 1.2)).headline  # under OWNER_KEEP: no longer its cause
     assert "because of `python3 duty.py`" not in gone
+
+
+def test_a_cpu_that_was_the_cause_stays_one_while_its_average_holds_40_percent() -> None:
+    """Two cores at 45 %, nobody at a core's worth: no cause afresh; once the CPU was the cause, it stays one."""
+    procs = [proc(7, "python3 duty.py", user="root", gpu_index=None, cpu=60.0),
+             proc(8, "python3 other.py", user="bob", gpu_index=None, cpu=30.0)]
+    assert not [c for c in explain(snap([], procs, cpu=45.0, cores=2)).causes if c.kind == "cpu_load"]
+    remembered = Remembered()
+    assert "because of `python3 duty.py`" in remembered.explain(snap([], procs, cpu=55.0, cores=2)).headline
+    kept = remembered.explain(snap([], procs, cpu=45.0, cores=2))
+    assert kept.headline.startswith("The CPU is at 45 % (48 °C) because of `python3 duty.py`"), kept.headline
+    assert not [c for c in remembered.explain(snap([], procs, cpu=35.0, cores=2)).causes if c.kind == "cpu_load"]
