@@ -189,7 +189,8 @@ def _add_explain(commands: Subparsers) -> None:
                                              "a reply's quote marks are dropped. Several snapshots in one paste are "
                                              "read in turn; several files of one machine combine. Processes are not "
                                              "read from a capture: the answer says so.")
-    replay.add_argument("files", nargs="+", type=Path, metavar="FILE", help="a capture of one machine's sensors")
+    replay.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                        help="a capture of one machine's sensors (- reads it from standard input)")
     replay.add_argument("--json", action="store_true", help="print the fans and the sentence as JSON")
 
 

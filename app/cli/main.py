@@ -10,6 +10,8 @@ import logging
 import os
 import signal
 import sys
+import tempfile
+from pathlib import Path
 from typing import Sequence
 
 from ..collect.config import DECLARED, ConfigError, load_settings
@@ -112,6 +114,16 @@ def _serve(settings: Settings, mode: str) -> int:
     return serve(settings, mode=mode)
 
 
+STDIN_LIMIT = (4 << 20) + 1  # one byte past what a capture file may hold: a larger paste is refused as a file is
+
+
+def _stdin_file(folder: Path) -> Path:
+    """Standard input as a file named ``stdin`` (what an error about it names), at most ``STDIN_LIMIT`` bytes."""
+    path = folder / "stdin"
+    path.write_bytes(sys.stdin.buffer.read(STDIN_LIMIT))
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     return _main(parser(argv).parse_args(argv))
@@ -137,7 +149,9 @@ def _main(args: argparse.Namespace) -> int:
         except ConfigError as error:
             print(f"fanwhy: {error}", file=sys.stderr)
             return 2
-        return replay(list(args.files), args.json)
+        with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:  # "-": the capture on standard input
+            files = [_stdin_file(Path(folder)) if str(p) == "-" else p for p in args.files]
+            return replay(files, args.json)
     flags = _flags_given(args)
     try:
         settings = _settings(args)

@@ -205,3 +205,15 @@ def test_a_dell_fan_at_0_rpm_beside_a_hot_cpu_is_not_called_probably_at_rest(tmp
     assert "85 °C" in answer["sentence"] and "probably at rest" not in answer["sentence"]
     lead = answer["findings"][0]
     assert lead["kind"] == "hot-not-cooled" and "at-rest" not in {f["kind"] for f in answer["findings"]}
+
+
+def test_a_capture_on_standard_input_is_read_as_a_file(tmp_path: Path) -> None:
+    """`fanwhy explain -` reads the paste from standard input (`xclip -o | fanwhy explain -`), as the same file."""
+    text = capture(tmp_path, "servers-bmc-01").read_text()
+    piped = subprocess.run([sys.executable, "-m", "app", "explain", "-"], input=text, capture_output=True, text=True,
+                           timeout=60, cwd=ROOT)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.splitlines()[0].startswith("The BMC reports the Fan3B (BMC)")
+    junk = subprocess.run([sys.executable, "-m", "app", "explain", "-"], input="hello world\n", capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+    assert junk.returncode == 2 and "stdin: not a capture FanWhy reads" in junk.stderr, junk.stderr
