@@ -153,7 +153,9 @@ def handle(state: TopState, key: str, view: View) -> Action:
     state.message = ""
     if key == "q":
         return "quit"
-    if key in ("\x1b",):
+    if key in ("\x1b",):  # closes what is open (help, a process's detail); else clears an applied filter
+        if not (state.help or state.detail):
+            state.filter, state.offset = "", 0
         state.help = state.detail = False
         return None
     if key in ("h", "?"):
@@ -218,9 +220,12 @@ def _move(state: TopState, key: str, pids: list[int]) -> None:
 
 
 def follow_selection(state: TopState, view: View, history: History) -> None:
-    """After a new snapshot: a selected process that ended is said so once, and the selection moves on."""
+    """After a new snapshot: the first row selected where none is; a selected process that ended is said so once,
+    and the selection moves on."""
     pids = [int_of(p.get("pid")) for p, _ in shown_processes(view, state)]
-    if state.selected is not None and state.selected not in pids and not state.detail:
+    if state.selected is None and pids and not state.detail:  # the first row is selected from the start
+        state.selected = pids[0]
+    elif state.selected is not None and state.selected not in pids and not state.detail:
         last = history.last.get(state.selected) or {}
         name = str_of(last.get("program")) or str_of(last.get("name")) or "?"
         state.message = f"PID {state.selected} ({clean(name)}) has ended"

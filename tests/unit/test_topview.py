@@ -84,6 +84,23 @@ def test_the_filter_is_typed_applied_and_cleared() -> None:
     assert state.filter == "" and len(shown_processes(V, state)) == 3
 
 
+def test_escape_clears_an_applied_filter_once_nothing_else_is_open() -> None:
+    state = TopState(filter="bob")
+    handle(state, "h", V)
+    handle(state, "\x1b", V)  # the first Esc closes the help
+    assert state.filter == "bob" and not state.help
+    handle(state, "\x1b", V)  # the next clears the filter
+    assert state.filter == "" and len(shown_processes(V, state)) == 3
+
+
+def test_the_first_row_is_selected_from_the_start_and_enter_opens_it() -> None:
+    state = TopState(sort="N")
+    follow_selection(state, V, History())
+    assert state.selected == 10 and state.message == ""  # no key pressed yet: the first row
+    handle(state, "\n", V)
+    assert state.detail
+
+
 def test_the_tree_puts_children_under_their_parents() -> None:
     state = TopState(sort="N")
     handle(state, "t", V)
