@@ -22,9 +22,10 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def spinner(*args: str) -> Iterator[subprocess.Popen[bytes]]:
-    """A process that burns one core (``while True: pass``), once it has run; killed at the end."""
-    proc = subprocess.Popen([sys.executable, "-c", "while True: pass", *args])
+def spinner(*args: str, code: str = "while True: pass") -> Iterator[subprocess.Popen[bytes]]:
+    """A process that burns one core (``while True: pass``, or the Python ``code`` given: a duty cycle), once it has
+    run; killed at the end."""
+    proc = subprocess.Popen([sys.executable, "-c", code, *args])
     try:
         wait_cpu(proc.pid, 0.05)
         yield proc

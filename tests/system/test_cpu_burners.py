@@ -11,30 +11,19 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from itertools import pairwise
 from typing import Any
 
 from tests.integration.test_cli import ROOT
-from tests.support.cpu import spinner, wait_cpu
+from tests.support.cpu import spinner
 
 Verdict = dict[str, Any]
 DUTY = "import time\nwhile True:\n    end = time.monotonic() + 0.088\n    while time.monotonic() < end: pass\n" \
     "    time.sleep(0.012)\n"  # 88 % of a core: on two cores, a machine at 44 %
 
 DEADLINE_S = 90.0
-
-
-@contextmanager
-def duty_burner() -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen([sys.executable, "-c", DUTY])
-    try:
-        wait_cpu(proc.pid, 0.05)
-        yield proc
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def _answer_until(accept: Callable[[Verdict], bool]) -> Verdict:
@@ -76,7 +65,7 @@ def test_one_burner_is_the_cause_and_is_named() -> None:
 
 def test_a_process_at_most_of_a_core_is_a_cause_under_the_machines_average_of_50() -> None:
     """88 % of one core is under half of a 2-core machine, and still a core's worth of heat."""
-    with duty_burner() as burner:
+    with spinner(code=DUTY) as burner:
         verdict = _answer_until(_names(burner.pid))
     assert "keeps one of the CPU's" in verdict["headline"] or "because of" in verdict["headline"], \
         verdict["headline"]
@@ -117,20 +106,15 @@ def test_a_steady_load_near_the_naming_threshold_keeps_one_headline_form_for_60_
     so the busiest holds about half the load, where a name is given or withheld, and which one is busiest changes.
     Read each second for 60 s, the answer keeps one form and one name (named once, it stays named while it keeps
     its share); the first two answers, FanWhy's own start-up in them, are not read."""
-    procs = [subprocess.Popen([sys.executable, "-c", code]) for code in (_duty(0.55), _duty(0.5, 0.75))]
     forms: list[tuple[str, object]] = []
-    try:
-        for proc in procs:
-            wait_cpu(proc.pid, 0.05)
+    with ExitStack() as stack:
+        for code in (_duty(0.55), _duty(0.5, 0.75)):
+            stack.enter_context(spinner(code=code))
         start = time.monotonic()
 
         def collect(verdict: Verdict) -> bool:
             forms.append(_form(verdict))
             return time.monotonic() - start >= 60.0 and len(forms) >= 30
         _answer_until(collect)
-    finally:
-        for proc in procs:
-            proc.kill()
-            proc.wait()
     changes = [(n, a, b) for n, (a, b) in enumerate(pairwise(forms)) if a != b]
     assert changes == [], (len(forms), changes)
