@@ -73,10 +73,13 @@ NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODE
               source="NVML API reference: nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetFanControlPolicy_v2")
 GPU_SENSOR = Chip("gpu", "firmware", "unknown", source="Documentation/gpu/ (i915, xe, nouveau hwmon)")
 BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thresholds (35.x); ipmitool(1) sensor, sdr")
-AIO = Chip("aio", "firmware", "empty", duty_means_fan=True,
-           source="liquidctl documentation (docs/*-guide.md), the device's status: a fan channel with nothing on it "
-           "reads 0 rpm and no duty (aquacomputer-quadro-guide); a channel with a duty is one whose state the device "
-           "reports (nzxt-hue2-guide: Smart Device V2); a pump is its own rule")
+AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "
+           "channel with nothing on it reads 0 rpm (aquacomputer-quadro-guide), and some hubs keep the duty last set "
+           "on a channel whatever is on it (lianli-uni-guide); a pump is its own rule")
+# NZXT's HUE 2 fan controllers report only the channels with a fan on them, each with its duty and speed
+HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
+                 source="liquidctl's nzxt-hue2-guide (Smart Device V2, RGB & Fan Controller: the device "
+                 "reports the state of each fan channel, as well as speed and duty)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
@@ -114,10 +117,11 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO,
 })
 PATTERNS: tuple[tuple[str, Chip], ...] = (
+    (r"nzxt (smart device v2|rgb & fan controller)\b.*", HUE2_FANS),
     (r"nct(6106|6116|677[5-9]|679[1-9])", NCT6775),
     (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|it8\d{3}\w*|it87\w*|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
     (r"pch_\w+", CHIPSET),
-    (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next)\b.*", AIO),
+    (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
     (r"dell\w*", DELL),
 )
 

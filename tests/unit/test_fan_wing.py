@@ -12,7 +12,7 @@ import pytest
 from app.cli.replay import run
 from app.fans import read
 from app.fans.adapt import machine
-from app.fans.answer import explained
+from app.fans.answer import explained, findings
 from app.fans.build import fans_of
 from app.fans.chips import chip
 from app.fans.facts import FanFact, Machine, TempFact
@@ -224,3 +224,15 @@ def test_a_fan_asked_below_what_manual_control_accepts_keeps_turning() -> None:
         return dict(found.facts)
     assert floor_finding(0.0)["held"] == "asked-below"
     assert floor_finding(30.0)["held"] == "floor"
+
+
+def test_a_hubs_duty_on_a_channel_at_0_is_a_stall_only_where_the_hub_lists_just_connected_channels() -> None:
+    """NZXT's HUE 2 controllers list a channel only with a fan on it (liquidctl's nzxt-hue2-guide): 0 rpm at 40 % is
+    a stall there. A Lian Li Uni hub keeps the duty last set on any channel (lianli-uni-guide): 0 rpm is no fan."""
+    def kinds(device: str) -> set[str]:
+        fan = FanFact(key=f"{device}/Fan 1", chip=device, label="Fan 1", rpm=0.0, raw="0 rpm", duty_percent=40.0,
+                      controller="firmware")
+        return {f.kind for f in findings(Machine(fans=(fan,)))}
+
+    assert "stalled" in kinds("NZXT Smart Device V2")
+    assert "stalled" not in kinds("Lian Li Uni SL") and "stalled" not in kinds("Corsair Commander Pro")
