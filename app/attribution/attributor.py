@@ -26,6 +26,7 @@ from ..core.vocabulary import MIB, UNATTRIBUTED_FLOOR_BYTES
 from .cgroups import CgroupMatch, read_cgroup, read_nspid
 from .docker import DockerClient, DockerContainer
 from .kubernetes import KubeClient
+from .listing import ProcessListing
 from .processes import ProcessInspector
 
 N = TypeVar("N", int, float)
@@ -51,6 +52,7 @@ class Attributor:
         self.proc_root = Path(proc_root) if proc_root is not None else inspector.proc_root
         self._cgroups: dict[tuple[int, float], tuple[CgroupMatch | None, tuple[int, ...]]] = {}
         self._host_pids = inspector.proc_root != Path("/proc")  # NVML's PIDs are then the host's, not ours
+        self.listing = ProcessListing(inspector)  # every process, on demand (a page of the API, top's screen)
 
     def attribute(self, gpus: Sequence[GpuSample], usages: Sequence[GpuProcessUsage]) -> Attribution:
         known_containers = {**(self.docker.containers() if self.docker is not None else {}),

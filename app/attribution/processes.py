@@ -41,6 +41,42 @@ class _Details:
     ppid: int | None = None
 
 
+@record
+class Identity:
+    """Who a process is: read once per process (per PID and start time)."""
+
+    name: str
+    program: str | None
+    user: str | None
+    command: str | None
+    start_time: float | None
+    denied: bool
+
+
+def identify(proc_root: Path, pid: int, stat: Stat, redactor: Redactor) -> Identity:
+    """A process's name, program, user and masked command line; ``denied`` when /proc refused a part."""
+    argv: list[str] = []
+    user = None
+    denied = False
+    try:
+        argv = read_cmdline(proc_root, pid)
+    except PermissionError:
+        denied = True
+    except OSError:
+        pass
+    try:
+        uid = read_uid(proc_root, pid)
+        user = user_name(uid) if uid is not None else None
+    except PermissionError:
+        denied = True
+    except OSError:
+        pass
+    masked = redactor.argv(argv)  # the name and the program are made from the masked words
+    name = process_name(stat.comm, masked)
+    return Identity(name=name, program=program(masked, name), user=user, command=redactor.line(masked),
+                    start_time=start_time(stat, proc_root), denied=denied)
+
+
 # The inode of the initial PID namespace (PROC_PID_INIT_INO in the kernel, include/linux/proc_ns.h).
 ROOT_PID_NAMESPACE_INODE = 0xEFFFFFFC
 
@@ -105,6 +141,8 @@ class ProcessInspector:
         self._known: dict[int, _Known] = {}
         self._scan: dict[int, tuple[int, float]] = {}  # pid -> (start ticks, cpu seconds) at the last scan
         self._scan_at: float | None = None
+        # the same two as one value, for a reader on another thread (app.attribution.listing): never mutated
+        self.last_scan: tuple[dict[int, tuple[int, float]], float] | None = None
         self._scan_due = False
         self._scan_machine: float | None = None  # the machine's busy CPU seconds at the last scan
         self._scan_own = 0  # FanWhy's own CPU ticks at the last scan
@@ -178,28 +216,11 @@ class ProcessInspector:
                         ppid=stat.ppid or None)
 
     def _identify(self, pid: int, stat: Stat, now: float, cpu_seconds: float | None = None) -> _Known:
-        argv: list[str] = []
-        user = None
-        denied = False
-        try:
-            argv = read_cmdline(self.proc_root, pid)
-        except PermissionError:
-            denied = True
-        except OSError:
-            pass
-        try:
-            uid = read_uid(self.proc_root, pid)
-            user = user_name(uid) if uid is not None else None
-        except PermissionError:
-            denied = True
-        except OSError:
-            pass
-        masked = self.redactor.argv(argv)  # the name and the program are made from the masked words
-        name = process_name(stat.comm, masked)
-        known = _Known(start_ticks=stat.start_ticks, name=name, program=program(masked, name), user=user,
-                       command=self.redactor.line(masked), start_time=start_time(stat, self.proc_root),
+        who = identify(self.proc_root, pid, stat, self.redactor)
+        known = _Known(start_ticks=stat.start_ticks, name=who.name, program=who.program, user=who.user,
+                       command=who.command, start_time=who.start_time,
                        cpu_seconds=stat.cpu_seconds if cpu_seconds is None else cpu_seconds, seen_at=now,
-                       denied=denied)
+                       denied=who.denied)
         self._known[pid] = known
         return known
 
@@ -244,6 +265,7 @@ class ProcessInspector:
         """Take ``baseline`` as the last scan: the next tick has the CPU % of every process since then (a one-shot
         answer reads it at its start, so its first tick needs no second one)."""
         self._scan, self._scan_at = dict(baseline.processes), baseline.at
+        self.last_scan = (self._scan, baseline.at)
         self._scan_due = True  # the next tick scans every process, whenever the last scan was
         # the baseline read every PID: a full scan, whose kernel threads that next scan does not read again
         self._kernel_threads, self._full_scan_at = set(baseline.kernel_threads), baseline.at
@@ -289,6 +311,7 @@ class ProcessInspector:
             busy_s = self._scan_machine - machine_then - (self._scan_own - own_then) / CLOCK_TICKS
             self._background = _background(busy_s, previous, current, set(top) | set(self._known), now - then)
         self._scan, self._scan_at, self._scan_due = current, now, False
+        self.last_scan = (current, now)
         return top
 
     def _forget(self, keep: Iterable[int]) -> None:

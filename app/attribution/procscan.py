@@ -40,7 +40,7 @@ def pids(proc_root: str | os.PathLike[str]) -> list[int]:
         return []
 
 
-def _read_cpu(proc_root: str, pid: int) -> tuple[int, float, int]:
+def read_cpu(proc_root: str, pid: int) -> tuple[int, float, int]:
     """(start ticks, CPU seconds, flags) of a process: the scan of every process needs no more than this."""
     data = stat_bytes(proc_root, pid)
     fields = data[data.rindex(b")") + 2:].split(None, 20)
@@ -63,7 +63,7 @@ def read_all_cpu(proc_root: str | os.PathLike[str],
         if pid in skip:
             continue
         try:
-            start, cpu, flags = _read_cpu(root, pid)
+            start, cpu, flags = read_cpu(root, pid)
         except (OSError, ValueError, IndexError):  # gone, or denied, since the listing
             continue
         if flags & PF_KTHREAD:

@@ -1,6 +1,7 @@
 """``fanwhy top``: the live answer in a terminal, for people on SSH. The standard library's curses paints what
 app.cli.topview lays out; the snapshots come from this machine's own collector (the one ``snapshot`` starts) or
-from a running FanWhy (``--server URL``: its ``/api/gpu/metrics``, masked and bounded as the page's).
+from a running FanWhy (``--server URL``: its ``/api/gpu/metrics`` and every process of ``/api/gpu/processes``, masked
+and bounded as the page's). The process rows are every process of the machine (app.attribution.listing), as htop lists.
 
 The terminal is always given back as it was: the screen is restored in a ``finally`` that an exception, Ctrl-C,
 SIGTERM and SIGHUP (a closed SSH session) all reach. Signals to processes are sent only after a confirmation, only
@@ -23,6 +24,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
+from ..attribution.listing import CEILING
 from ..core.jsonvalue import number, objects, text
 from .topstate import History, TopState, View, follow_selection, handle
 from .topview import ASCII, UNICODE, Glyphs, Line, Style, frame
@@ -51,12 +53,18 @@ class LocalFeed:
     def __init__(self, collector: Collector, interval_s: float):
         self.collector = collector
         collector.set_interval(interval_s)
+        self._listed: tuple[int, View | None] = (0, None)
 
     def latest(self) -> tuple[int, View | None, str]:
         frame_ = self.collector.latest()
         if frame_ is None:
             return 0, None, self.collector.hung or ""
-        return frame_.seq, frame_.view, self.collector.hung or ""
+        if self._listed[0] != frame_.seq:  # every process, as a screen of them needs: listed once a snapshot
+            from ..collect.serialize import process_view
+
+            _, rows = self.collector.attributor.listing.page(frame_.snapshot, "all", "cpu", 0, CEILING)
+            self._listed = (frame_.seq, {**frame_.view, "processes": [process_view(p) for p in rows]})
+        return frame_.seq, self._listed[1], self.collector.hung or ""
 
     def close(self) -> None:
         self.collector.stop(close_backend=True, join_s=1.0)
@@ -68,6 +76,7 @@ class RemoteFeed:
 
     def __init__(self, url: str, token: str | None, interval_s: float):
         self.url = url.rstrip("/") + "/api/gpu/metrics"
+        self.listing_url = url.rstrip("/") + f"/api/gpu/processes?kind=all&sort=cpu&limit={CEILING}"
         self.token = token
         self.interval_s = interval_s
         self._lock = threading.Lock()
@@ -81,11 +90,24 @@ class RemoteFeed:
             return self._state
 
     def fetch(self) -> View:
-        """One snapshot from the server; ValueError with the reason a person reads when there is none."""
+        """One snapshot from the server, with every process it lists (its snapshot's own rows where it lists none:
+        a server older than the listing); ValueError with the reason a person reads when there is none."""
+        view = self._get(self.url)
+        if not isinstance(view, dict) or "gpus" not in view:
+            raise ValueError(f"{self.url}: not a FanWhy snapshot")
+        try:
+            listing = self._get(self.listing_url)
+        except ValueError:
+            return view
+        if isinstance(listing, dict) and isinstance(listing.get("processes"), list):
+            view["processes"] = listing["processes"]
+        return view
+
+    def _get(self, url: str) -> object:
         import urllib.error  # only here: urllib.request (with TLS and http.client, ~20 ms) is not a local top's
         import urllib.request
 
-        request = urllib.request.Request(self.url, headers={"Accept": "application/json"})
+        request = urllib.request.Request(url, headers={"Accept": "application/json"})
         if self.token:
             request.add_header("Authorization", f"Bearer {self.token}")
         try:
@@ -93,18 +115,15 @@ class RemoteFeed:
                 body = response.read(MAX_VIEW_BYTES + 1)
         except urllib.error.HTTPError as error:
             reason = "the token was refused (FANWHY_TOKEN)" if error.code in (401, 403) else f"HTTP {error.code}"
-            raise ValueError(f"{self.url}: {reason}") from None
+            raise ValueError(f"{url}: {reason}") from None
         except (urllib.error.URLError, OSError) as error:
-            raise ValueError(f"{self.url}: {getattr(error, 'reason', error)}") from None
+            raise ValueError(f"{url}: {getattr(error, 'reason', error)}") from None
         if len(body) > MAX_VIEW_BYTES:
-            raise ValueError(f"{self.url}: more than {MAX_VIEW_BYTES >> 20} MiB: not a snapshot")
+            raise ValueError(f"{url}: more than {MAX_VIEW_BYTES >> 20} MiB: not a snapshot")
         try:
-            view = json.loads(body)
+            return json.loads(body)
         except ValueError:
-            raise ValueError(f"{self.url}: not JSON: is this a FanWhy server?") from None
-        if not isinstance(view, dict) or "gpus" not in view:
-            raise ValueError(f"{self.url}: not a FanWhy snapshot")
-        return view
+            raise ValueError(f"{url}: not JSON: is this a FanWhy server?") from None
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -177,10 +177,6 @@ class Collector:
         """Collect every ``seconds`` from the next tick on (``--watch N``)."""
         self.interval_s = seconds
 
-    def full_command(self, pid: int) -> str | None:
-        """The whole masked command line of a process of the latest snapshot (snapshots carry it bounded)."""
-        return self.attributor.inspector.full_command(pid)
-
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive() and not self._stop.is_set()

@@ -27,6 +27,11 @@ SLOWDOWN_REASONS = HEAT_REASONS | {"hw_power_brake_slowdown"}
 UNATTRIBUTED_FLOOR_BYTES = 64 * MIB
 
 
+# a page of processes (/api/gpu/processes, app.attribution.listing): which, in what order, and at most how many
+PROCESS_KINDS = ("all", "gpu", "cpu")
+PROCESS_SORTS = ("gpu_memory", "sm", "cpu", "pid")
+PROCESS_PAGE_CEILING = 1000
+
 def gpu_score(free_fraction: float, utilization_percent: float) -> float:
     """How good a GPU is to place new work on (the GPU Resource Tracking seed's formula): 0.6 x its free share
     of memory + 0.4 x its idle share. 1.0 is an empty, idle GPU."""

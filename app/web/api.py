@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
+from typing import TYPE_CHECKING, Sequence, TypedDict
 
 from flask import Blueprint, Flask, Response, jsonify
 
@@ -13,6 +13,7 @@ from ..core.jsonvalue import members
 from ..core.model import ProcessSample
 from ..core.threads import FAULTS
 from ..core.version import __version__
+from ..core.vocabulary import PROCESS_KINDS, PROCESS_PAGE_CEILING, PROCESS_SORTS
 from .rest import ApiError, allow_only, arg
 from .services import services
 
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-SORT_KEYS = ("gpu_memory", "sm", "cpu", "pid")
-KINDS = ("all", "gpu", "cpu")
 
 
 def _collector() -> Collector:
@@ -130,29 +129,21 @@ def fans() -> Response:
 
 @bp.get("/gpu/processes")
 def processes() -> Response:
-    """GPU users and top CPU users. ``gpu``, ``kind`` (all|gpu|cpu), ``sort``, ``limit``."""
-    allow_only(("gpu", "kind", "sort", "limit"))
+    """GPU users and then every other process (app.attribution.listing). ``gpu``, ``kind`` (all|gpu|cpu), ``sort``,
+    ``offset``, ``limit`` (at most PROCESS_PAGE_CEILING); ``count`` is how many match, ``next`` the next page's
+    offset."""
+    allow_only(("gpu", "kind", "sort", "offset", "limit"))
     frame = _frame()
     index = _gpu_arg(frame)
-    kind = arg("kind", str, "all", lambda v: v in KINDS, " or ".join(KINDS))
-    sort = arg("sort", str, "gpu_memory", lambda v: v in SORT_KEYS, " or ".join(SORT_KEYS))
-    limit = arg("limit", int, 100, lambda v: 1 <= v <= 1000, "an integer from 1 to 1000")
-    rows = list(frame.snapshot.processes)
-    if index is not None:
-        rows = [p for p in rows if any(g.gpu_index == index for g in p.gpus)]
-    if kind == "gpu":
-        rows = [p for p in rows if p.gpus]
-    elif kind == "cpu":
-        rows = [p for p in rows if not p.gpus]
-    keys: dict[str, Callable[[ProcessSample], tuple[float, ...]]] = {
-        "gpu_memory": lambda p: (-(p.gpu_memory_bytes or 0), -(p.cpu_percent or 0)),
-        "sm": lambda p: (-(p.sm_percent or 0), -(p.gpu_memory_bytes or 0)),
-        "cpu": lambda p: (-(p.cpu_percent or 0),),
-        "pid": lambda p: (p.pid,),
-    }
-    rows.sort(key=keys[sort])
-    return jsonify({"timestamp": frame.snapshot.timestamp, "count": len(rows),
-                    "processes": [process_view(p) for p in rows[:limit]]})
+    kind = arg("kind", str, "all", lambda v: v in PROCESS_KINDS, " or ".join(PROCESS_KINDS))
+    sort = arg("sort", str, "gpu_memory", lambda v: v in PROCESS_SORTS, " or ".join(PROCESS_SORTS))
+    offset = arg("offset", int, 0, lambda v: v >= 0, "an integer, 0 or more")
+    ceiling = PROCESS_PAGE_CEILING
+    limit = arg("limit", int, 100, lambda v: 1 <= v <= ceiling, f"an integer from 1 to {ceiling}")
+    count, rows = _collector().attributor.listing.page(frame.snapshot, kind, sort, offset, limit, index)
+    return jsonify({"timestamp": frame.snapshot.timestamp, "count": count, "offset": offset, "limit": limit,
+                    "next": offset + limit if offset + limit < count else None,
+                    "processes": [process_view(p) for p in rows]})
 
 
 @bp.get("/gpu/processes/<pid>")
@@ -163,12 +154,11 @@ def process(pid: str) -> Response:
     if not (pid.isascii() and pid.isdecimal()) or len(pid) > 10:
         raise ApiError(400, f"invalid pid: {pid[:40]!r}", "expected a process ID, a positive integer")
     frame = _frame()
-    row = next((p for p in frame.snapshot.processes if p.pid == int(pid)), None)
-    if row is None:
-        raise ApiError(404, f"no process {int(pid)} in the latest snapshot",
-                       "only a process FanWhy lists (a GPU user or a top CPU user) can be looked up")
-    return jsonify({"timestamp": frame.snapshot.timestamp, **process_view(row),
-                    "command_full": _collector().full_command(row.pid)})
+    found = _collector().attributor.listing.one(frame.snapshot, int(pid))
+    if found is None:
+        raise ApiError(404, f"no process {int(pid)}", "no such process now (a kernel thread is not listed)")
+    row, command = found
+    return jsonify({"timestamp": frame.snapshot.timestamp, **process_view(row), "command_full": command})
 
 
 @bp.get("/gpu/containers")

@@ -13,6 +13,7 @@ from flask import Blueprint, Flask, Response, jsonify, render_template
 
 from ..collect.serialize import GPU_HEADLINE
 from ..core.jsonvalue import Json, JsonObject
+from ..core.vocabulary import PROCESS_KINDS, PROCESS_PAGE_CEILING, PROCESS_SORTS
 from .history_api import MAX_STEP_S
 from .schemas import component_schemas
 
@@ -50,8 +51,10 @@ ANSWERS: dict[str, JsonObject] = {
         host={"type": "object"}, top_processes={"type": "array", "items": {"type": "object"}},
         top_containers={"type": "array", "items": {"type": "object"}}, unattributed=_array("Unattributed"),
         ledger=_array("PowerLedger"), alerts=_array("Alert")),
-    "/api/gpu/processes": _object(["timestamp", "count", "processes"], timestamp={"type": "number"},
-                                  count={"type": "integer"}, processes=_array("ProcessSample")),
+    "/api/gpu/processes": _object(["timestamp", "count", "offset", "limit", "next", "processes"],
+                                  timestamp={"type": "number"}, count={"type": "integer"},
+                                  offset={"type": "integer"}, limit={"type": "integer"},
+                                  next={"type": ["integer", "null"]}, processes=_array("ProcessSample")),
     "/api/gpu/processes/{pid}": {"allOf": [_ref("ProcessSample"), _object(
         ["timestamp", "command_full"], timestamp={"type": "number"}, command_full={"type": ["string", "null"]})]},
     "/api/gpu/containers": _object(["timestamp", "count", "containers", "users", "unattributed"],
@@ -154,10 +157,11 @@ SPEC: JsonObject = {
         "/api/gpu/summary": _get("The verdict (headline, ranked causes, confidence), backend, GPU headlines, top "
                                  "processes and containers, active alerts"),
         "/api/gpu/metrics": _get("The whole latest snapshot", [GPU]),
-        "/api/gpu/processes": _get("GPU users and top CPU users", [
-            GPU, _param("kind", "string", "all, gpu or cpu", enum=["all", "gpu", "cpu"]),
-            _param("sort", "string", "sort key", enum=["gpu_memory", "sm", "cpu", "pid"]),
-            _param("limit", "integer", "at most this many rows", minimum=1, maximum=1000)]),
+        "/api/gpu/processes": _get("GPU users, then every other process (kernel threads aside), a page at a time", [
+            GPU, _param("kind", "string", "all, gpu or cpu", enum=list(PROCESS_KINDS)),
+            _param("sort", "string", "sort key", enum=list(PROCESS_SORTS)),
+            _param("offset", "integer", "rows to skip (the previous page's next)", minimum=0),
+            _param("limit", "integer", "at most this many rows", minimum=1, maximum=PROCESS_PAGE_CEILING)]),
         "/api/gpu/processes/{pid}": _get(
             "One listed process with its whole masked command line (lists bound it to 4,096 characters)",
             [_param("pid", "integer", "a process ID FanWhy lists", "path", minimum=1)]),

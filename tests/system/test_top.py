@@ -215,6 +215,36 @@ def test_a_signal_to_another_users_process_is_refused(tmp_path: Path) -> None:
         hog.wait()
 
 
+def _filled(text: str) -> bool:
+    """Process rows from the column titles down to the key line, not one blank between."""
+    lines = text.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("PID "))
+    return all(LISTED.match(line + "\n") for line in lines[head + 1:-1])
+
+
+def test_the_screen_is_filled_with_every_process_locally_and_from_a_server() -> None:
+    """The snapshot holds five CPU users; a screen of 40 rows lists as many processes as it holds, as htop does."""
+    sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", f"fill-{i}"])
+                for i in range(40)]
+    try:
+        with top("--backend", "simulated", rows=40, cols=160) as tui:
+            screen = tui.wait(lambda t: "PID" in t and "fill-" in t and _filled(t))
+            assert screen.count("fill-") > 5
+            tui.press("q")
+            assert tui.end() == 0
+        token = "b7e1c0d2a9f84e3c8d6b5a4f3e2d1c0b"
+        with served(FANWHY_TOKEN=token) as url, \
+                top("--server", url, rows=40, cols=160, env={"FANWHY_TOKEN": token}) as tui:
+            screen = tui.wait(lambda t: "PID" in t and "fill-" in t and _filled(t))
+            assert screen.count("fill-") > 5
+            tui.press("q")
+            assert tui.end() == 0
+    finally:
+        for proc in sleepers:
+            proc.kill()
+            proc.wait()
+
+
 def test_read_only_sends_nothing() -> None:
     with top("--backend", "simulated", "--readonly", cols=100) as tui:
         tui.wait(lambda t: "HISTORY" in t and LISTED.search(t) is not None)
