@@ -27,6 +27,8 @@ _EXIT_CODES: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (4, "the backend named by --backend / FANWHY_BACKEND cannot start on this machine",
      ("serve", "exporter", "snapshot", "run", "top")),
     (5, "no snapshot in time (a GPU call hung: the driver may be stuck)", ("snapshot", "top")),
+    (6, "--server never gave a snapshot (not there, the token refused, not a FanWhy): the message says which",
+     ("top",)),
     (130, "interrupted (Ctrl-C) before the first answer", ("snapshot",)),
 )
 
@@ -234,6 +236,6 @@ def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _top_keys() -> str:
-    from .topkeys import HELP
+    from .topkeys import help_lines
 
-    return "keys:\n" + "\n".join("  " + line for line in HELP[2:])
+    return "keys:\n" + "\n".join("  " + line for line in help_lines(76))

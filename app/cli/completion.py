@@ -131,9 +131,9 @@ def man(parser: argparse.ArgumentParser) -> str:
             metavar = f" \\fI{action.metavar}\\fR" if action.metavar and action.nargs != 0 else ""
             out += [".TP", "\\fB" + _roff(", ".join(action.option_strings)) + "\\fR" + metavar,
                     _roff((action.help or "").replace("%%", "%"))]
-    from .topkeys import HELP
+    from .topkeys import help_lines
 
-    out += [".SH KEYS OF FANWHY TOP", ".nf", _roff("\n".join(HELP[2:])), ".fi"]
+    out += [".SH KEYS OF FANWHY TOP", ".nf", _roff("\n".join(help_lines(78))), ".fi"]
     out += [".SH EXIT STATUS", ".nf", _roff((parser.epilog or "").replace("exit codes:\n", "")), ".fi",
             ".SH SEE ALSO",
             "The README and docs/ of FanWhy: configuration (every FANWHY_* variable), the API, security."]

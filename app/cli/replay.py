@@ -20,6 +20,7 @@ from ..collect.fandaemons import curves
 from ..collect.fans import FanService
 from ..collect.registry import registered
 from ..collect.serialize import to_json
+from ..core.cells import shown, wrap
 from ..core.fan import Note
 from ..core.finding import Finding
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
@@ -34,7 +35,7 @@ from ..fans.read.profiles import profiles
 from ..fans.rules_state import driven
 from ..fans.words import answer as worded
 from ..verdict.notes import note_words
-from .terminal import clean, fan_table
+from .terminal import UNCUT, Cell, fan_table, table, terminal_width
 
 NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
 # Formats whose named reader knows what each field means (a card's target beside its speed, a level beside its
@@ -43,19 +44,17 @@ NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "cat of hwmon files"
 NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature reading was found in it"
 
 
-def fact_table(machine: Machine, found: list[Finding]) -> list[str]:
+def fact_table(machine: Machine, found: list[Finding], room: int) -> list[str]:
     """The fans as the fan wing read them, where its words answer: each fan's raw speed, its duty, and what was
-    found of it (the strongest finding about it, in a word)."""
+    found of it (the strongest finding about it, in a word), in ``room`` cells."""
     names = Names(machine)
-    rows = [("FAN", "SPEED", "DUTY", "FOUND")]
+    rows: list[list[Cell]] = []
     for fan in machine.fans:
         about = next((f for f in found if fan.key in f.subjects and f.kind != "hottest"), None)
-        rows.append((clean(names(fan.key)), clean(fan.raw or "-"),
+        rows.append([shown(names(fan.key)), shown(fan.raw or "-"),
                      f"{fan.duty_percent:.0f} %" if fan.duty_percent is not None else "-",
-                     state_word(about) if about is not None else ""))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    return [f"{a:<{widths[0]}}  {b:>{widths[1]}}  {c:>{widths[2]}}  {d}".rstrip() for a, b, c, d in rows] \
-        if len(rows) > 1 else []
+                     state_word(about) if about is not None else ""])
+    return table(["FAN", "SPEED", "DUTY", "FOUND"], rows, frozenset({1, 2}), room, (0, 1)) if rows else []
 
 
 def finding_json(found: Finding) -> dict[str, object]:
@@ -183,10 +182,19 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
                               "temperatures": to_json(list(snap.host.temperatures)),
                               "left_out": dict(snap.host.unsupported)}) + "\n")
         return 0
-    lines = [clean(sentence).replace("`", ""), *("  · " + clean(a).replace("`", "") for a in also), NO_PROCESSES, ""]
-    table = fact_table(machine, found) if wing else fan_table(snap.fans) or fact_table(machine, found)
-    lines += table or ["No fan is read in these captures."]
-    lines += ["", *(f"Left out: {clean(name)}: {clean(why)}" for name, why in snap.host.unsupported.items())]
-    lines += ["Read as: " + "; ".join(kinds)]
+    room = terminal_width()
+
+    def prose(text: str, indent: str = "  ") -> list[str]:  # wrapped to the terminal; whole into a pipe
+        return [text] if room >= UNCUT else wrap(text, room, indent=indent)
+
+    lines = [*prose(shown(sentence).replace("`", ""), ""),
+             *(line for a in also for line in prose("  · " + shown(a).replace("`", ""), "    ")),
+             *prose(NO_PROCESSES), ""]
+    fans = fact_table(machine, found, room) if wing else fan_table(snap.fans, room) or fact_table(machine, found, room)
+    lines += fans or ["No fan is read in these captures."]
+    lines.append("")
+    for name, why in snap.host.unsupported.items():
+        lines += prose(f"Left out: {shown(name)}: {shown(why)}")
+    lines += prose("Read as: " + "; ".join(kinds))
     out.write("\n".join(lines) + "\n")
     return 0

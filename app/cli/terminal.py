@@ -8,24 +8,29 @@ recolour the terminal with its name.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 import time
 from typing import Sequence
 
+from ..core.cells import fit, pad, shown, width
 from ..core.fan import Fan, source_guessed
 from ..core.model import GpuSample, HostSample, ProcessSample, Snapshot
 from ..core.program import display_name
 from ..core.vocabulary import GIB
 from ..fans.alarm_words import alarmed, fan_cell
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+UNCUT = 100_000  # the width of a pipe: nothing is cut
+MIN_COLUMN = 8  # a column a table shrinks to fit the terminal keeps at least this many cells (or its title's)
+
+Cell = str | tuple[str, str]  # a cell's text, or its text and a tail kept whole when the text is cut ("(probably)")
 
 
-def clean(text: object) -> str:
-    """``text`` with control characters (escape sequences, newlines) replaced: names come from processes."""
-    return _CONTROL.sub("?", str(text))
+def terminal_width() -> int:
+    """The terminal's columns ($COLUMNS, or its size); a pipe or a file without $COLUMNS: nothing is cut."""
+    if "COLUMNS" in os.environ or sys.stdout.isatty():
+        return shutil.get_terminal_size((100, 24)).columns
+    return UNCUT
 
 
 def _num(value: float | int | None, unit: str = "", digits: int = 0) -> str:
@@ -38,11 +43,39 @@ def _memory(used: int | None, total: int | None) -> str:
     return f"{used / GIB:.1f}/{total / GIB:.0f} GiB" if total else f"{used / GIB:.1f} GiB"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: frozenset[int]) -> list[str]:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+def _whole(cell: Cell) -> str:
+    return cell if isinstance(cell, str) else f"{cell[0]} {cell[1]}" if cell[1] else cell[0]
 
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w)
+
+def _fitted(cell: Cell, cells: int) -> str:
+    """``cell`` in ``cells`` cells: its text cut with an ellipsis, its tail (how sure a guess is) kept."""
+    if isinstance(cell, str) or not cell[1]:
+        return fit(_whole(cell), cells)
+    if width(_whole(cell)) <= cells:
+        return _whole(cell)
+    return f"{fit(cell[0], cells - width(cell[1]) - 1)} {cell[1]}"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Cell]], right: frozenset[int],
+           room: int = UNCUT, flexible: Sequence[int] = ()) -> list[str]:
+    """Columns two spaces apart, counted in cells. Wider than ``room``: the ``flexible`` columns give up cells,
+    the widest first, down to MIN_COLUMN (or their title), their cells cut with an ellipsis."""
+    widths = [max(width(_whole(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    # a column keeps its title, MIN_COLUMN, and room for its tails with a few cells of text before them
+    floors = [max(MIN_COLUMN, width(header[i]), *(width(r[i][1]) + 5 for r in rows if not isinstance(r[i], str)))
+              for i in range(len(header))]
+    excess = sum(widths) + 2 * (len(widths) - 1) - room
+    while excess > 0:
+        shrinkable = [i for i in flexible if widths[i] > floors[i]]
+        if not shrinkable:
+            break
+        widest = max(shrinkable, key=lambda i: widths[i])
+        given = min(excess, widths[widest] - floors[widest])
+        widths[widest] -= given
+        excess -= given
+
+    def line(cells: Sequence[Cell]) -> str:
+        return "  ".join(pad(_fitted(c, w), w, right=i in right)
                          for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
 
     return [line(header), *(line(r) for r in rows)]
@@ -55,117 +88,120 @@ def _fan_column(gpu: GpuSample, fans: Sequence[Fan]) -> str:
     return "passive" if gpu.passively_cooled else _num(gpu.fan_speed_percent, " %")
 
 
-def _follows(fan: Fan) -> str:
-    """What a fan follows, with how sure that is: a learned source with its confidence, a guess as a guess."""
+def _follows(fan: Fan) -> tuple[str, str]:
+    """What a fan follows, and how sure that is (a learned source's confidence, a guess as a guess): a cell whose
+    tail is never cut."""
     if fan.source is None:
-        return "–"
+        return "–", ""
     if fan.source_from == "learned":
-        return f"{fan.source} (learned, {100 * (fan.confidence or 0):.0f} % sure)"
+        return shown(fan.source), f"(learned, {100 * (fan.confidence or 0):.0f} % sure)"
     if source_guessed(fan):
-        return f"{fan.source} (probably)"
-    return fan.source
+        return shown(fan.source), "(probably)"
+    return shown(fan.source), ""
 
 
-def fan_table(fans: Sequence[Fan]) -> list[str]:
-    """Every fan with its speed and state, what it follows and what is wrong or left out (a replay's table)."""
-    rows = [[clean(f.name)[:36], fan_cell(f) if f.state != "dead" else "–", clean(_follows(f))[:48],
-             clean(f.dead or f.alarm or "")[:90]] for f in fans]
-    return _table(["FAN", "STATE", "FOLLOWS", "NOTE"], rows, frozenset({1})) if rows else []
+def _row(*cells: Cell) -> list[Cell]:
+    return list(cells)
 
 
-def _fan_rows(fans: Sequence[Fan], limit: int = 6) -> list[str]:
+def fan_table(fans: Sequence[Fan], room: int = UNCUT) -> list[str]:
+    """Every fan with its speed and state, what it follows and what is wrong or left out (a replay's table), in
+    ``room`` cells."""
+    rows = [_row(shown(f.name), fan_cell(f) if f.state != "dead" else "–", _follows(f), shown(f.dead or f.alarm or ""))
+            for f in fans]
+    return table(["FAN", "STATE", "FOLLOWS", "NOTE"], rows, frozenset({1}), room, (0, 2, 3)) if rows else []
+
+
+def _fan_rows(fans: Sequence[Fan], room: int, limit: int = 6) -> list[str]:
     """The machine's other fans (board, laptop, chassis): each one's speed, state and what it follows."""
-    rows = [[clean(f.name)[:36], fan_cell(f), clean(_follows(f))[:48]]
+    rows = [_row(shown(f.name), fan_cell(f), _follows(f))
             for f in fans if f.gpu_index is None and f.state != "dead"][:limit]
-    return _table(["FAN", "STATE", "FOLLOWS"], rows, frozenset({1})) if rows else []
+    return table(["FAN", "STATE", "FOLLOWS"], rows, frozenset({1}), room, (0, 2)) if rows else []
 
 
-def _gpu_rows(gpus: Sequence[GpuSample], fans: Sequence[Fan] = ()) -> list[str]:
+def _gpu_rows(gpus: Sequence[GpuSample], fans: Sequence[Fan] = (), room: int = UNCUT) -> list[str]:
     rows = []
     for g in gpus:
         if g.error:
-            rows.append([str(g.index), clean(g.name or "?")[:24], f"failed: {clean(g.error)}", "", "", "", ""])
+            rows.append([str(g.index), shown(g.name or "?"), f"failed: {shown(g.error)}", "", "", "", ""])
             continue
         if g.asleep:
-            rows.append([str(g.index), clean(g.name or "?")[:24], "asleep", "", "", "", ""])
+            rows.append([str(g.index), shown(g.name or "?"), "asleep", "", "", "", ""])
             continue
         power = _num(g.power_w, "")
         if g.power_limit_w:
             power += f"/{g.power_limit_w:.0f}"
-        rows.append([str(g.index), clean(g.name or "?")[:24], _num(g.utilization_percent, " %"),
+        rows.append([str(g.index), shown(g.name or "?"), _num(g.utilization_percent, " %"),
                      _memory(g.memory_used_bytes, g.memory_total_bytes), _num(g.temperature_c, " °C"),
                      _fan_column(g, fans),
                      power + (" W" if power != "–" else "")])
-    return _table(["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"], rows, frozenset({0, 2, 4, 5, 6}))
+    return table(["GPU", "NAME", "UTIL", "MEMORY", "TEMP", "FAN", "POWER"], rows, frozenset({0, 2, 4, 5, 6}),
+                  room, (1,))
 
 
-UNCUT = 100_000  # the width of a pipe: nothing is cut
-
-
-def fit(text: str, width: int) -> str:
-    """``text`` in ``width`` characters, cut with "…" when longer."""
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
-
-
-def _process_rows(processes: Sequence[ProcessSample], limit: int, width: int, gpus: bool) -> list[str]:
+def _process_rows(processes: Sequence[ProcessSample], limit: int, columns: int, gpus: bool) -> list[str]:
     """PID, user, (GPU, SM, GPU memory: only where there are GPUs), CPU, the program a person knows the process
-    by, and its command line in what is left of the terminal's ``width``, cut with "…"."""
+    by, and its command line in what is left of the terminal's ``columns``, cut with "…"."""
 
     def weight(p: ProcessSample) -> tuple[float, float]:
         return (p.sm_percent or 0.0, p.cpu_percent or 0.0)
 
     rows = []
     for p in sorted(processes, key=weight, reverse=True)[:limit]:
-        who = clean(p.user or "?")
+        who = shown(p.user or "?")
         if p.container is not None:
-            who += f" [{clean(p.container.name or p.container.id[:12])}]"
+            who += f" [{shown(p.container.name or p.container.id[:12])}]"
         gpu_cells = [",".join(str(u.gpu_index) for u in p.gpus) or "–", _num(p.sm_percent, " %"),
                      _memory(p.gpu_memory_bytes, None) if p.gpu_memory_bytes else "–"] if gpus else []
         rows.append([str(p.pid), fit(who, 24), *gpu_cells, _num(p.cpu_percent, " %"),
-                     fit(clean(display_name(p)), 32), clean(p.command or "")])
+                     fit(shown(display_name(p)), 32), shown(p.command or "")])
     if not rows:
         return []
     header = ["PID", "USER", *(["GPU", "SM", "GPU MEM"] if gpus else []), "CPU", "PROGRAM", "COMMAND"]
     right = frozenset({0, 3, 4, 5} if gpus else {0, 2})
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
-    room = width - sum(widths) - 2 * (len(header) - 1)
+    widths = [max(width(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    room = columns - sum(widths) - 2 * (len(header) - 1)
     if room < 12:  # no room for the command line: the program says which job it is
-        return _table(header[:-1], [r[:-1] for r in rows], right)
-    return _table(header, [[*r[:-1], fit(r[-1], room)] for r in rows], right)
+        return table(header[:-1], [r[:-1] for r in rows], right, columns, (1, len(header) - 2))
+    return table(header, [[*r[:-1], fit(r[-1], room)] for r in rows], right)
 
 
 def _host_line(host: HostSample) -> str:
-    memory = _memory(host.memory_used_bytes, host.memory_total_bytes)
-    cpu = f"CPU {_num(host.cpu_percent, ' %')} of {host.cpu_count or '?'} cores"
-    if host.cpu_temperature_c is not None:
-        cpu += f" at {host.cpu_temperature_c:.0f} °C"
-    load = " ".join(f"{x:.2f}" for x in host.load_average or ()) or "–"
-    return f"{cpu}, load {load}, memory {memory}"
+    return host_words(host.cpu_percent, host.cpu_count, host.cpu_temperature_c, host.load_average,
+                      host.memory_used_bytes, host.memory_total_bytes)
+
+
+def host_words(cpu_percent: float | None, cpu_count: int | None, cpu_temperature_c: float | None,
+               load_average: Sequence[float] | None, memory_used: int | None, memory_total: int | None) -> str:
+    """The CPU side in a line: "CPU 44 % of 16 cores at 62 °C, load 1.20 0.90 0.80, memory 7.1/31 GiB"."""
+    cpu = f"CPU {_num(cpu_percent, ' %')} of {cpu_count or '?'} cores"
+    if cpu_temperature_c is not None:
+        cpu += f" at {cpu_temperature_c:.0f} °C"
+    load = " ".join(f"{x:.2f}" for x in load_average or ()) or "–"
+    return f"{cpu}, load {load}, memory {_memory(memory_used, memory_total)}"
 
 
 def render(snap: Snapshot, processes: int = 8, width: int | None = None) -> str:
     """The snapshot as lines of text: the verdict first, then the GPUs, the processes and the host. ``width``: the
     terminal's columns ($COLUMNS, or its size): command lines fill what is left; written to a pipe or a file
     without $COLUMNS, they are whole."""
-    if width is None:
-        width = shutil.get_terminal_size((100, 24)).columns if "COLUMNS" in os.environ or sys.stdout.isatty() \
-            else UNCUT
+    columns = terminal_width() if width is None else width
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(snap.timestamp or time.time()))
-    lines = [f"{clean(snap.host.hostname)}  {stamp}  backend: {clean(snap.backend.name)}"]
+    lines = [f"{shown(snap.host.hostname)}  {stamp}  backend: {shown(snap.backend.name)}"]
     if snap.verdict is not None:
-        lines += [clean(snap.verdict.headline).replace("`", "")] if snap.verdict.headline else []
-        lines += ["  · " + clean(cause.summary).replace("`", "") for cause in snap.verdict.causes[1:4]]
+        lines += [shown(snap.verdict.headline).replace("`", "")] if snap.verdict.headline else []
+        lines += ["  · " + shown(cause.summary).replace("`", "") for cause in snap.verdict.causes[1:4]]
     lines.append("")
     if snap.gpus:
-        lines += _gpu_rows(snap.gpus, snap.fans)
+        lines += _gpu_rows(snap.gpus, snap.fans, columns)
     else:
-        lines.append(clean(snap.backend.no_gpu_summary or "No GPU found."))
-    table = _process_rows(snap.processes, processes, width, bool(snap.gpus))
+        lines.append(shown(snap.backend.no_gpu_summary or "No GPU found."))
+    table = _process_rows(snap.processes, processes, columns, bool(snap.gpus))
     if table:
         lines += ["", *table]
-    fans = _fan_rows(snap.fans)
+    fans = _fan_rows(snap.fans, columns)
     if fans:
         lines += ["", *fans]
     lines += ["", _host_line(snap.host)]
-    lines += [f"note: {clean(error)}" for error in snap.errors]
+    lines += [f"note: {shown(error)}" for error in snap.errors]
     return "\n".join(lines) + "\n"

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 MAX_VIEW_BYTES = 8 << 20  # a server's snapshot is a few kB a GPU: more is not a snapshot
 POLL_S = 0.1  # how often keys are read while waiting for the next snapshot
+UNANSWERED = 6  # the exit code of a top whose server never gave it a snapshot
 FIRST_POLL_S = 0.01  # until the first snapshot is on screen: it is drawn as soon as it is taken, not a poll later
 
 
@@ -79,6 +80,7 @@ class RemoteFeed:
         self.listing_url = url.rstrip("/") + f"/api/gpu/processes?kind=all&sort=cpu&limit={CEILING}"
         self.token = token
         self.interval_s = interval_s
+        self.timeout_s = max(5.0, 2 * interval_s)
         self._lock = threading.Lock()
         self._state: tuple[int, View | None, str] = (0, None, "")
         self._stop = threading.Event()
@@ -92,38 +94,16 @@ class RemoteFeed:
     def fetch(self) -> View:
         """One snapshot from the server, with every process it lists (its snapshot's own rows where it lists none:
         a server older than the listing); ValueError with the reason a person reads when there is none."""
-        view = self._get(self.url)
+        view = get_json(self.url, self.token, self.timeout_s)
         if not isinstance(view, dict) or "gpus" not in view:
-            raise ValueError(f"{self.url}: not a FanWhy snapshot")
+            raise Unanswered(f"{self.url}: not a FanWhy snapshot")
         try:
-            listing = self._get(self.listing_url)
-        except ValueError:
+            listing = get_json(self.listing_url, self.token, self.timeout_s)
+        except Unanswered:
             return view
         if isinstance(listing, dict) and isinstance(listing.get("processes"), list):
             view["processes"] = listing["processes"]
         return view
-
-    def _get(self, url: str) -> object:
-        import urllib.error  # only here: urllib.request (with TLS and http.client, ~20 ms) is not a local top's
-        import urllib.request
-
-        request = urllib.request.Request(url, headers={"Accept": "application/json"})
-        if self.token:
-            request.add_header("Authorization", f"Bearer {self.token}")
-        try:
-            with urllib.request.urlopen(request, timeout=max(5.0, 2 * self.interval_s)) as response:
-                body = response.read(MAX_VIEW_BYTES + 1)
-        except urllib.error.HTTPError as error:
-            reason = "the token was refused (FANWHY_TOKEN)" if error.code in (401, 403) else f"HTTP {error.code}"
-            raise ValueError(f"{url}: {reason}") from None
-        except (urllib.error.URLError, OSError) as error:
-            raise ValueError(f"{url}: {getattr(error, 'reason', error)}") from None
-        if len(body) > MAX_VIEW_BYTES:
-            raise ValueError(f"{url}: more than {MAX_VIEW_BYTES >> 20} MiB: not a snapshot")
-        try:
-            return json.loads(body)
-        except ValueError:
-            raise ValueError(f"{url}: not JSON: is this a FanWhy server?") from None
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -131,7 +111,7 @@ class RemoteFeed:
                 view = self.fetch()
                 with self._lock:
                     self._state = (self._state[0] + 1, view, "")
-            except ValueError as error:
+            except Unanswered as error:
                 with self._lock:
                     self._state = (self._state[0], self._state[1], str(error))
             self._stop.wait(self.interval_s)
@@ -140,14 +120,63 @@ class RemoteFeed:
         self._stop.set()
 
 
-def server_token(url: str, environ: Mapping[str, str] = os.environ) -> str | None:
-    """FANWHY_TOKEN, or asked for on the terminal (not echoed); None when there is none."""
-    token = environ.get("FANWHY_TOKEN", "").strip()
+class Unanswered(ValueError):
+    """A server gave no snapshot: why, in words a person reads; ``status`` its HTTP status when it answered."""
+
+    def __init__(self, reason: str, status: int | None = None):
+        super().__init__(reason)
+        self.status = status
+
+
+def get_json(url: str, token: str | None, timeout_s: float) -> object:
+    """``url``'s JSON (at most MAX_VIEW_BYTES); Unanswered with the reason when there is none."""
+    import urllib.error  # only here: urllib.request (with TLS and http.client, ~20 ms) is not a local top's
+    import urllib.request
+
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})
     if token:
-        return token
-    if not sys.stdin.isatty():
-        return None
-    return getpass.getpass(f"token for {url} (empty for none): ").strip() or None
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            body = response.read(MAX_VIEW_BYTES + 1)
+    except urllib.error.HTTPError as error:
+        reason = "the token was refused (FANWHY_TOKEN)" if error.code in (401, 403) else f"HTTP {error.code}"
+        raise Unanswered(f"{url}: {reason}", error.code) from None
+    except (urllib.error.URLError, OSError) as error:
+        raise Unanswered(f"{url}: {getattr(error, 'reason', error)}") from None
+    if len(body) > MAX_VIEW_BYTES:
+        raise Unanswered(f"{url}: more than {MAX_VIEW_BYTES >> 20} MiB: not a snapshot")
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise Unanswered(f"{url}: not JSON: is this a FanWhy server?") from None
+
+
+def first_contact(server: str, environ: Mapping[str, str] = os.environ) -> tuple[str | None, str]:
+    """(the token, "") once the server at ``server`` answered a snapshot (or said it is still starting), the token
+    asked for on the terminal (not echoed) only once the server said it wants one; (None, why) when it never
+    answered: no server there, a refused token, not a FanWhy."""
+    url = server.rstrip("/") + "/api/gpu/metrics"
+    token = environ.get("FANWHY_TOKEN", "").strip() or None
+    for asked in (False, True):
+        try:
+            view = get_json(url, token, 10.0)
+        except Unanswered as error:
+            if error.status == 503:  # there, with no snapshot yet: the screen waits for it
+                return token, ""
+            if error.status in (401, 403) and token is None and not asked and sys.stdin.isatty():
+                token = getpass.getpass(f"token for {server} (empty for none): ").strip() or None
+                if token is not None:
+                    continue
+            reason = str(error) if token is not None or error.status not in (401, 403) else \
+                f"{url}: the server wants its token (FANWHY_TOKEN, or typed when asked)"
+            if error.status is None and "JSON" not in reason and "MiB" not in reason:
+                reason += " (is FanWhy running there? `fanwhy serve` listens on FANWHY_HOST:FANWHY_PORT)"
+            return None, reason
+        if not isinstance(view, dict) or "gpus" not in view:
+            return None, f"{url}: not a FanWhy snapshot"
+        return token, ""
+    return None, f"{url}: the token was refused (FANWHY_TOKEN)"
 
 
 def glyphs_for_locale() -> Glyphs:
@@ -301,7 +330,7 @@ def _loop(screen: curses.window, feed: Feed, state: TopState, glyphs: Glyphs, at
             continue
         action = handle(state, key, view or {})
         if action == "quit":
-            return 0
+            return 0 if view is not None else UNANSWERED
         if isinstance(action, tuple):
             _, pid, name = action
             state.message = send(pid, name, view)
@@ -318,7 +347,11 @@ def main(settings: Settings, server: str | None, interval_s: float, readonly: bo
     state = TopState(readonly=readonly, can_signal=server is None)
     glyphs = glyphs_for_locale()
     if server:
-        feed: Feed = RemoteFeed(server, server_token(server), interval_s)
+        token, unanswered = first_contact(server)
+        if unanswered:
+            print(f"fanwhy top: {unanswered}", file=sys.stderr)
+            return UNANSWERED
+        feed: Feed = RemoteFeed(server, token, interval_s)
     else:
         from .start import started
 

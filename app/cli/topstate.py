@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..core.cells import shown
 from ..core.jsonvalue import Json, number, objects
-from .terminal import clean
 from .topkeys import ASCENDING, SIGNALS, SORTS
 
 Obj = Mapping[str, Json]
@@ -228,5 +228,5 @@ def follow_selection(state: TopState, view: View, history: History) -> None:
     elif state.selected is not None and state.selected not in pids and not state.detail:
         last = history.last.get(state.selected) or {}
         name = str_of(last.get("program")) or str_of(last.get("name")) or "?"
-        state.message = f"PID {state.selected} ({clean(name)}) has ended"
+        state.message = f"PID {state.selected} ({shown(name)}) has ended"
         state.selected = pids[0] if pids else None

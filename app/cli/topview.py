@@ -14,10 +14,13 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Literal
 
-from ..core.jsonvalue import Json, number, objects
+from ..core.cells import cut, pad, shown, wrap
+from ..core.cells import fit as fit_cells
+from ..core.cells import width as cell_width
+from ..core.jsonvalue import Json, members, number, objects
 from ..core.record import record
-from .terminal import clean
-from .topkeys import ASCENDING, HELP, SORTS
+from .terminal import host_words
+from .topkeys import ASCENDING, SORTS, TITLE, help_lines
 from .topstate import History, Obj, TopState, View, int_of, obj_of, shown_processes, str_of
 
 Style = Literal["normal", "title", "header", "selected", "alert", "warn", "dim", "good"]
@@ -52,12 +55,14 @@ def frame(view: View | None, state: TopState, history: History, width: int, heig
                        width, glyphs), "warn")]]
     if view is None:
         waiting = f"fanwhy top: {problem}" if problem else "fanwhy top: collecting the first snapshot..."
-        return _for(glyphs, [[(_fit(clean(waiting), width, glyphs), "warn" if problem else "title")]])
+        return _for(glyphs, [[(line, "warn" if problem else "title")]
+                             for line in wrap(shown(waiting), width, height - 1, "  ", glyphs.ellipsis)])
     lines = [_title(view, width, glyphs, problem)]
     if state.help:
-        body: list[Line] = [[(_fit(text, width, glyphs), "normal")] for text in HELP]
+        body: list[Line] = [[(_fit(text, width, glyphs), "normal")] for text in [TITLE, "", *help_lines(width)]]
         return _for(glyphs, [*[*lines, *body][:height - 1], _footer(state, width, glyphs)])
     lines += _verdict(view, width, glyphs)
+    lines += _host(view, width, glyphs)
     lines += _gpus(view, history, width, glyphs)
     fans = _fans(view, width, glyphs)
     room = height - len(lines) - 1
@@ -66,7 +71,7 @@ def frame(view: View | None, state: TopState, history: History, width: int, heig
     lines += fans
     room = height - len(lines) - 1
     if state.detail and state.selected is not None:
-        lines += _detail(state.selected, view, history, width, glyphs)[:room]
+        lines += _detail(state.selected, view, history, width, glyphs, room)
     else:
         lines += _processes(view, state, width, room, glyphs)
     lines = lines[:height - 1]
@@ -86,48 +91,54 @@ def _for(glyphs: Glyphs, lines: list[Line]) -> list[Line]:
 
 
 def _fit(text: str, width: int, glyphs: Glyphs) -> str:
-    return text if len(text) <= width else text[:max(0, width - 1)] + glyphs.ellipsis
+    return fit_cells(text, width, glyphs.ellipsis)
 
 
-def _wrap(text: str, width: int, lines: int) -> list[str]:
-    words, out, current = text.split(), [], ""
-    for word in words:
-        if current and len(current) + 1 + len(word) > width:
-            out.append(current)
-            current = word
-        else:
-            current = f"{current} {word}" if current else word
-    out.append(current)
-    if len(out) > lines:
-        out = out[:lines]
-        out[-1] = out[-1][:max(0, width - 1)] + "…"
-    return out
+def _bar(text: str, width: int, glyphs: Glyphs) -> str:
+    """``text`` across the whole width (a title or a key line, drawn in its own colour)."""
+    return pad(_fit(text, width, glyphs), width)
 
 
 def _title(view: View, width: int, glyphs: Glyphs, problem: str) -> Line:
     host = obj_of(view.get("host"))
     backend = str_of(obj_of(view.get("backend")).get("name")) or "?"
     stamp = time.strftime("%H:%M:%S", time.localtime(number(view.get("timestamp")) or time.time()))
-    text = f" fanwhy top  {clean(str_of(host.get('hostname')) or '?')}  {stamp}  backend {clean(backend)}"
+    text = f" fanwhy top  {shown(str_of(host.get('hostname')) or '?')}  {stamp}  backend {shown(backend)}"
     if problem:
-        text += f"  [{clean(problem)}]"
-    return [(_fit(text + "  h: help", width, glyphs).ljust(width), "title")]
+        text += f"  [{shown(problem)}]"
+    return [(_bar(text + "  h: help", width, glyphs), "title")]
 
 
 def _verdict(view: View, width: int, glyphs: Glyphs) -> list[Line]:
     verdict = obj_of(view.get("verdict"))
-    headline = clean(str_of(verdict.get("headline"))).replace("`", "")
+    headline = shown(str_of(verdict.get("headline"))).replace("`", "")
     style: Style = "normal" if verdict.get("busy") else "good"
-    lines: list[Line] = [[(text, style)] for text in _wrap(headline, width, 3)]
+    lines: list[Line] = [[(text, style)] for text in wrap(headline, width, 3)]
     fan = next((c for c in objects(verdict.get("causes")) if c.get("kind") in ("fan", "fan_fault")), None)
     summary = str_of(fan.get("summary")) if fan is not None else ""
     if summary and summary != verdict.get("headline"):
-        lines += [[(text, "normal")] for text in _wrap("Fans: " + clean(summary).replace("`", ""), width, 2)]
+        lines += [[(text, "normal")] for text in wrap("Fans: " + shown(summary).replace("`", ""), width, 2)]
     for alert in objects(view.get("alerts"))[:2]:
         if str_of(alert.get("state")) in ("", "firing"):
             said = str_of(alert.get("message")) or str_of(alert.get("rule")) or "alert"
-            lines.append([(_fit(f"! {clean(said)}", width, glyphs), "alert")])
+            lines.append([(_fit(f"! {shown(said)}", width, glyphs), "alert")])
     return lines
+
+
+def _host(view: View, width: int, glyphs: Glyphs) -> list[Line]:
+    """The CPU, its temperature, the load and the memory: what heats the machine besides its GPUs."""
+    host = obj_of(view.get("host"))
+    if not host or (host.get("cpu_count") is None and host.get("cpu_percent") is None):
+        return []
+    load = [v for v in (number(x) for x in members(host.get("load_average"))) if v is not None]
+
+    def whole(key: str) -> int | None:
+        found = number(host.get(key))
+        return int(found) if found is not None else None
+
+    said = host_words(number(host.get("cpu_percent")), whole("cpu_count"), number(host.get("cpu_temperature_c")),
+                      load or None, whole("memory_used_bytes"), whole("memory_total_bytes"))
+    return [[(_fit(said, width, glyphs), "normal")]]
 
 
 def spark(values: Sequence[float], width: int, glyphs: Glyphs, top: float = 100.0) -> str:
@@ -162,15 +173,15 @@ def _gpus(view: View, history: History, width: int, glyphs: Glyphs) -> list[Line
     gpus = objects(view.get("gpus"))
     if not gpus:
         summary = str_of(obj_of(view.get("backend")).get("no_gpu_summary")) or "No GPU found."
-        return [[("", "normal")], [(_fit(clean(summary), width, glyphs), "dim")]]
+        return [[("", "normal")], [(_fit(shown(summary), width, glyphs), "dim")]]
     fans = objects(view.get("fans"))
     head = f"{'GPU':>3} {'NAME':<20} {'UTIL':>5} {'MEMORY':>13} {'TEMP':>5} {'FAN/FLOOR':>9} {'POWER':>10}  "
-    lines: list[Line] = [[("", "normal")], [(_fit(head + "HISTORY", width, glyphs).ljust(width), "header")]]
+    lines: list[Line] = [[("", "normal")], [(_bar(head + "HISTORY", width, glyphs), "header")]]
     for gpu in gpus:
         index = int_of(gpu.get("index"))
-        name = clean(str_of(gpu.get("name")) or "?")[:20]
+        name = pad(cut(shown(str_of(gpu.get("name")) or "?"), 20), 20)
         if gpu.get("error"):
-            lines.append([(_fit(f"{index:>3} {name:<20} failed: {clean(str_of(gpu.get('error')))}", width, glyphs),
+            lines.append([(_fit(f"{index:>3} {name} failed: {shown(str_of(gpu.get('error')))}", width, glyphs),
                            "alert")])
             continue
         used, total = number(gpu.get("memory_used_bytes")), number(gpu.get("memory_total_bytes"))
@@ -178,10 +189,10 @@ def _gpus(view: View, history: History, width: int, glyphs: Glyphs) -> list[Line
         power, limit = number(gpu.get("power_w")), number(gpu.get("power_limit_w"))
         watts = "–" if power is None else f"{power:.0f}/{limit:.0f} W" if limit else f"{power:.0f} W"
         temp, slowdown = number(gpu.get("temperature_c")), number(gpu.get("temperature_slowdown_c"))
-        cells = (f"{index:>3} {name:<20} {_pct(gpu.get('utilization_percent')):>5} "
+        cells = (f"{index:>3} {name} {_pct(gpu.get('utilization_percent')):>5} "
                  f"{memory:>13} {(f'{temp:.0f}°C' if temp is not None else '–'):>5} "
                  f"{_fan_word(gpu, fans):>9} {watts:>10}  ")
-        room = max(0, width - len(cells))
+        room = max(0, width - cell_width(cells))
         hot = temp is not None and slowdown is not None and temp >= 0.9 * slowdown
         lines.append([(_fit(cells, width, glyphs), "warn" if hot else "normal"),
                       (spark(history.gpus.get(index, ()), room, glyphs), "good")])
@@ -192,7 +203,7 @@ def _fans(view: View, width: int, glyphs: Glyphs) -> list[Line]:
     board = [f for f in objects(view.get("fans")) if f.get("gpu_index") is None and f.get("state") != "dead"]
     if not board:
         return []
-    lines: list[Line] = [[("", "normal")], [(_fit(f"{'FAN':<28} {'SPEED':>18}  FOLLOWS", width, glyphs).ljust(width),
+    lines: list[Line] = [[("", "normal")], [(_bar(f"{'FAN':<28} {'SPEED':>18}  FOLLOWS", width, glyphs),
                                             "header")]]
     for fan in board[:6]:
         rpm = number(fan.get("rpm"))
@@ -204,8 +215,8 @@ def _fans(view: View, width: int, glyphs: Glyphs) -> list[Line]:
         source = str_of(fan.get("source")) or "–"
         how = {"learned": f" ({100 * (number(fan.get('confidence')) or 0):.0f} % sure)",
                "named": " (probably)"}.get(str_of(fan.get("source_from")), "")
-        label = clean(str_of(fan.get("name")) or "?")[:28]
-        text = f"{label:<28} {(speed + ' ' + word).strip():>18}  {clean(source)}{how}"
+        label = pad(cut(shown(str_of(fan.get("name")) or "?"), 28), 28)
+        text = f"{label} {(speed + ' ' + word).strip():>18}  {shown(source)}{how}"
         lines.append([(_fit(text, width, glyphs), "alert" if state in ("failed", "stalled") else "normal")])
     return lines
 
@@ -213,32 +224,34 @@ def _fans(view: View, width: int, glyphs: Glyphs) -> list[Line]:
 def _who(proc: Obj) -> str:
     container = obj_of(proc.get("container"))
     where = str_of(container.get("pod")) or str_of(container.get("name")) or str_of(container.get("id"))[:12]
-    return clean(str_of(proc.get("user")) or "?") + (f" [{clean(where)}]" if where else "")
+    return shown(str_of(proc.get("user")) or "?") + (f" [{shown(where)}]" if where else "")
 
 
 def _processes(view: View, state: TopState, width: int, room: int, glyphs: Glyphs) -> list[Line]:
     if room < 3:
         return []
-    shown = shown_processes(view, state)
+    listed = shown_processes(view, state)
     arrow = glyphs.up if (state.sort in ASCENDING) != state.reverse else glyphs.down
     titles = {letter: title + (arrow if letter == state.sort else "") for letter, (_, title) in SORTS.items()}
     head = (f"{titles['N']:>7} {titles['U']:<18} {'GPU':>3} {titles['G']:>8} {titles['S']:>5} {titles['P']:>5} "
             f"{titles['M']:>6} {titles['W']:>5}  {titles['C']}")
-    filtered = (f"  (filter: {state.filter})" if state.filter else "") + ("  (tree)" if state.tree else "")
-    lines: list[Line] = [[("", "normal")], [(_fit(head + filtered, width, glyphs).ljust(width), "header")]]
-    if not shown:
+    marks = (f"(filter: {shown(state.filter)}, Esc clears)" if state.filter else "") \
+        + ("  (tree)" if state.tree else "")
+    lines: list[Line] = [[(_fit(marks.strip(), width, glyphs), "dim")] if marks else [("", "normal")],
+                         [(_bar(head, width, glyphs), "header")]]
+    if not listed:
         lines.append([("no process" + (" matches the filter" if state.filter else " to show"), "dim")])
         return lines
     rows = room - 2
-    pids = [int_of(p.get("pid")) for p, _ in shown]
+    pids = [int_of(p.get("pid")) for p, _ in listed]
     if state.selected in pids:
         at = pids.index(state.selected)
         state.offset = min(max(state.offset, at - rows + 1), at)
-    state.offset = max(0, min(state.offset, max(0, len(shown) - rows)))
-    for proc, depth in shown[state.offset:state.offset + rows]:
+    state.offset = max(0, min(state.offset, max(0, len(listed) - rows)))
+    for proc, depth in listed[state.offset:state.offset + rows]:
         selected = int_of(proc.get("pid")) == state.selected
         text = _fit(_process_row(proc, depth, glyphs), width, glyphs)
-        lines.append([(text.ljust(width) if selected else text, "selected" if selected else "normal")])
+        lines.append([(pad(text, width) if selected else text, "selected" if selected else "normal")])
     return lines
 
 
@@ -257,14 +270,16 @@ def _process_row(proc: Obj, depth: int, glyphs: Glyphs) -> str:
     indent = ("  " * (depth - 1) + glyphs.last) if depth else ""
     program = str_of(proc.get("program")) or str_of(proc.get("name"))
     line = str_of(proc.get("command"))
-    command = clean(f"{program}  {line}" if program and line and not line.startswith(program) else line or program)
-    return (f"{int_of(proc.get('pid')):>7} {_fit(_who(proc), 18, glyphs):<18} {gpus:>3} "
+    command = shown(f"{program}  {line}" if program and line and not line.startswith(program) else line or program)
+    return (f"{int_of(proc.get('pid')):>7} {pad(_fit(_who(proc), 18, glyphs), 18)} {gpus:>3} "
             f"{_gib(proc.get('gpu_memory_bytes')):>8} "
             f"{_pct(proc.get('sm_percent')):>5} {_pct(proc.get('cpu_percent')):>5} {_gib(proc.get('rss_bytes')):>6} "
             f"{_watts(proc.get('power_w')):>5}  {indent}{command}")
 
 
-def _detail(pid: int, view: View, history: History, width: int, glyphs: Glyphs) -> list[Line]:
+def _detail(pid: int, view: View, history: History, width: int, glyphs: Glyphs, room: int) -> list[Line]:
+    """A process whole: who, its GPU memory, SM, power, energy and CPU, its whole command wrapped over what is left
+    of the screen (the two history lines kept), in ``room`` lines."""
     live = next((p for p in objects(view.get("processes")) if p.get("pid") == pid), None)
     proc: Obj = live or history.last.get(pid) or {}
     memory, sm = history.processes.get(pid, (deque(), deque()))
@@ -273,28 +288,31 @@ def _detail(pid: int, view: View, history: History, width: int, glyphs: Glyphs) 
     ended = "" if live is not None else "  (ended)"
     name = str_of(proc.get("program")) or str_of(proc.get("name")) or "?"
     rows = [
-        f"PID {pid}  {clean(name)}  user {_who(proc)}{ended}",
+        f"PID {pid}  {shown(name)}  user {_who(proc)}{ended}",
         f"GPU memory now {(number(proc.get('gpu_memory_bytes')) or 0) / GIB:.2f} GiB, most {top / GIB:.2f} GiB",
         f"SM now {_pct(proc.get('sm_percent'))}; power {_watts(proc.get('power_w'))} W; energy so far "
         f"{'–' if energy is None else format(energy, '.2f') + ' Wh'}; CPU {_pct(proc.get('cpu_percent'))}",
-        f"command (secrets masked): {clean(str_of(proc.get('command')) or '–')}",
     ]
-    lines: list[Line] = [[("", "normal")], [(_fit(" process detail (Enter or Esc: back)", width, glyphs).ljust(width),
+    lines: list[Line] = [[("", "normal")], [(_bar(" process detail (Enter or Esc: back)", width, glyphs),
                                             "header")]]
-    lines += [[(_fit(text, width, glyphs), "normal")] for text in rows]
+    for text in rows:
+        lines += [[(line, "normal")] for line in wrap(text, width, indent="  ")]
+    command = "command (secrets masked): " + shown(str_of(proc.get("command")) or "–")
+    lines += [[(line, "normal")] for line in wrap(command, width, max(1, room - len(lines) - 2), "  ",
+                                                  glyphs.ellipsis)]
     lines.append([("GPU mem ", "dim"), (spark(memory, width - 8, glyphs, top), "good")])
     lines.append([("SM %    ", "dim"), (spark(sm, width - 8, glyphs), "good")])
-    return lines
+    return lines[:room]
 
 
 def _footer(state: TopState, width: int, glyphs: Glyphs) -> Line:
     if state.editing is not None:
-        return [(_fit(f"filter: {state.editing}_   (Enter: apply, Esc: clear)", width, glyphs).ljust(width), "title")]
+        return [(_bar(f"filter: {state.editing}_   (Enter: apply, Esc: clear)", width, glyphs), "title")]
     if state.confirm is not None:
         pid, name = state.confirm
-        return [(_fit(f"send {name} to PID {pid}? y: yes, any other key: no", width, glyphs).ljust(width), "warn")]
+        return [(_bar(f"send {name} to PID {pid}? y: yes, any other key: no", width, glyphs), "warn")]
     if state.message:
-        return [(_fit(state.message, width, glyphs).ljust(width), "warn")]
+        return [(_bar(state.message, width, glyphs), "warn")]
     keys = "q quit  h help  / filter  t tree  Enter detail  G S P M W N U C sort"
     keys += "" if state.readonly or not state.can_signal else "  T k signal"
-    return [(_fit(keys, width, glyphs).ljust(width), "dim")]
+    return [(_bar(keys, width, glyphs), "dim")]

@@ -217,3 +217,26 @@ def test_a_capture_on_standard_input_is_read_as_a_file(tmp_path: Path) -> None:
     junk = subprocess.run([sys.executable, "-m", "app", "explain", "-"], input="hello world\n", capture_output=True,
                           text=True, timeout=60, cwd=ROOT)
     assert junk.returncode == 2 and "stdin: not a capture FanWhy reads" in junk.stderr, junk.stderr
+
+
+def test_every_answer_fits_the_terminal_and_keeps_each_probably(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a terminal of 72 columns every line of every corpus machine's answer fits in its cells (prose wrapped,
+    table cells cut with an ellipsis) and every "(probably)" of the whole answer is still there; into a pipe
+    nothing is cut."""
+    import io
+
+    from app.core.cells import width
+
+    for key in sorted(BY_KEY):
+        path = capture(tmp_path, key)
+        monkeypatch.delenv("COLUMNS", raising=False)
+        whole = io.StringIO()
+        run([path], out=whole, err=io.StringIO())
+        monkeypatch.setenv("COLUMNS", "72")
+        narrow = io.StringIO()
+        run([path], out=narrow, err=io.StringIO())
+        lines = narrow.getvalue().splitlines()
+        assert all(width(line) <= 72 for line in lines), (key, [line for line in lines if width(line) > 72])
+        assert narrow.getvalue().count("(probably)") == whole.getvalue().count("(probably)"), key
+        assert "…" not in whole.getvalue() or "…" in BY_KEY[key].capture, key

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ClassVar
 
 import pexpect
 import pyte
@@ -28,6 +29,27 @@ ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 90.0  # a collector starting on a busy 2-core machine, then a frame
 DOWN = "\x1bOB"  # the Down key as the terminal sends it once curses has put it in keypad mode (terminfo kcud1)
 LISTED = re.compile(r"^\s+\d+ \S+ ", re.MULTILINE)  # a process row
+
+
+class Screen(pyte.Screen):
+    """pyte's screen with the scrolls it lacks: SU and SD (CSI n S, CSI n T, ECMA-48 8.3.147 and 8.3.113), which
+    ncurses sends to move a block of rows (a list that shifts by a row) where the terminal has them."""
+
+    def _at_top(self, move: Callable[[int], None], count: int) -> None:
+        y, x = self.cursor.y, self.cursor.x
+        self.cursor.y = (self.margins or pyte.screens.Margins(0, self.lines - 1)).top
+        move(count or 1)
+        self.cursor.y, self.cursor.x = y, x
+
+    def scroll_up(self, count: int = 1, *_: object, **__: object) -> None:
+        self._at_top(self.delete_lines, count)
+
+    def scroll_down(self, count: int = 1, *_: object, **__: object) -> None:
+        self._at_top(self.insert_lines, count)
+
+
+class Stream(pyte.ByteStream):
+    csi: ClassVar[dict[str, str]] = {**pyte.ByteStream.csi, "S": "scroll_up", "T": "scroll_down"}
 
 
 class Tui:
@@ -42,8 +64,8 @@ class Tui:
                     "FANWHY_SIM_GPUS": "2", "FANWHY_SIM_PEAK": "0.2", **(env or {})}
         command = [*(prefix or []), python, *argv]
         self.child = pexpect.spawn(command[0], command[1:], dimensions=(rows, cols), env=full_env, cwd=str(ROOT))
-        self.screen = pyte.Screen(cols, rows)
-        self.stream = pyte.ByteStream(self.screen)
+        self.screen = Screen(cols, rows)
+        self.stream = Stream(self.screen)
         self.raw = b""
 
     def pump(self) -> None:
@@ -245,6 +267,33 @@ def test_the_screen_is_filled_with_every_process_locally_and_from_a_server() -> 
             proc.wait()
 
 
+def test_without_a_gpu_the_cpu_side_and_names_shown_escaped_in_their_cells(tmp_path: Path) -> None:
+    """The basic backend on this machine (no GPU): CPU, memory and load on screen; a program named with a
+    right-to-left override shown escaped, a CJK command line cut at the screen's edge in cells."""
+    scripts = [tmp_path / "invoice\u202efdp.py", tmp_path / ("训练模型" * 8 + ".py")]
+    for script in scripts:
+        script.write_text("import time\ntime.sleep(600)\n")
+    sleepers = [subprocess.Popen([sys.executable, str(script)]) for script in scripts]
+    try:
+        with top("--backend", "basic", cols=120) as tui:
+            screen = tui.wait(lambda t: "PID" in t and "load" in t and "fdp.py" in t and "训练" in t)
+            assert re.search(r"CPU \d+ % of \d+ cores.*load [\d.]+ [\d.]+ [\d.]+, memory", screen), screen
+            assert "\u202e" not in tui.raw.decode(errors="replace") and "python invoice\\u202efdp.py" in screen
+            lines = screen.splitlines()
+            head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("PID "))
+            rows = [line for line in lines[head + 1:-1] if line.strip()]
+            assert all(LISTED.match(line + "\n") for line in rows), screen  # nothing spilled onto the next row
+            wide = next(y for y, line in enumerate(tui.screen.display) if "训练" in line)
+            used = [x for x, cell in tui.screen.buffer[wide].items() if cell.data.strip()]
+            assert max(used) == 119 and tui.screen.buffer[wide][119].data == "…"  # cut at the edge, in cells
+            tui.press("q")
+            assert tui.end() == 0
+    finally:
+        for proc in sleepers:
+            proc.kill()
+            proc.wait()
+
+
 def test_read_only_sends_nothing() -> None:
     with top("--backend", "simulated", "--readonly", cols=100) as tui:
         tui.wait(lambda t: "HISTORY" in t and LISTED.search(t) is not None)
@@ -266,10 +315,19 @@ def test_following_a_real_server_with_its_token() -> None:
             tui.wait(lambda t: "following a server" in t)
             tui.press("q")
             assert tui.end() == 0
-        with top("--server", url, env={"FANWHY_TOKEN": "0" * 8 + "wrong-token-value-x"}, cols=100) as tui:
-            tui.wait(lambda t: "the token was refused" in t)
-            tui.press("q")
-            assert tui.end() == 0
+        with top("--server", url, env={"FANWHY_TOKEN": "0" * 8 + "wrong-token-value-x"}) as tui:
+            said = tui.wait(lambda t: "the token was refused" in t)
+            assert tui.end() == 6 and "(empty for none)" not in said
+
+
+def test_no_server_there_is_said_at_once_with_its_cause_before_any_token_is_asked() -> None:
+    from tests.support.servers import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    with top("--server", url, env={"FANWHY_TOKEN": ""}) as tui:
+        said = tui.wait(lambda t: "is FanWhy running there?" in t)
+        assert tui.end() == 6
+        assert "token for" not in said and "Errno 111" in said
 
 
 def test_no_color_and_an_ascii_locale() -> None:

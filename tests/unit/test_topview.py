@@ -227,3 +227,54 @@ def test_until_the_first_snapshot_keys_are_waited_for_briefly_so_that_it_is_draw
     screen = Screen()
     assert top._loop(cast(Any, screen), Feed(), TopState(), UNICODE, {}) == 0  # a stand-in for a curses window
     assert screen.waits_ms == [int(top.FIRST_POLL_S * 1000), int(top.POLL_S * 1000)] and screen.waits_ms[0] <= 20
+
+
+def cells_of(lines: list) -> list[int]:
+    from app.core.cells import width
+
+    return [width("".join(t for t, _ in line)) for line in lines]
+
+
+def test_every_screen_fits_80_columns_help_filter_and_detail_with_the_whole_command_wrapped() -> None:
+    long = "python -m torch.distributed.run --nproc_per_node 8 train.py " + " ".join(f"--o{i}=v{i}" for i in range(40))
+    v = view(proc(10, "train", gmem=30, sm=80, cpu=100), proc(20, "serve", gmem=8, user="bob"))
+    v["processes"][0]["command"] = long
+    history = History()
+    history.remember(v)
+    help_screen = frame(v, TopState(help=True), history, 80, 24, UNICODE)
+    assert max(cells_of(help_screen)) <= 80 and "…" not in text(help_screen)  # wrapped, never cut
+    said = " ".join(text(help_screen).split())
+    assert "send SIGTERM or SIGKILL" in said and "--readonly or --server" in said
+    filtered = frame(v, TopState(filter="train", tree=True), history, 80, 24, UNICODE)
+    assert max(cells_of(filtered)) <= 80 and "(filter: train, Esc clears)  (tree)" in text(filtered)
+    state = TopState(selected=10)
+    handle(state, "\n", v)
+    detail = frame(v, state, history, 80, 24, UNICODE)
+    assert max(cells_of(detail)) <= 80 and len(detail) == 24
+    body = "".join("".join(t for t, _ in line).strip() for line in detail)
+    assert long.replace(" ", "") in body.replace(" ", "")  # the whole command, over as many lines as it takes
+    assert "GPU mem" in text(detail) and "SM %" in text(detail)
+
+
+def test_without_a_gpu_the_cpu_memory_and_load_are_shown() -> None:
+    v = view(proc(30, "make", cpu=190))
+    v["gpus"] = []
+    v["backend"] = {"name": "none", "no_gpu_summary": "No GPU found: no driver."}
+    v["host"] = {"hostname": "box", "cpu_percent": 47.5, "cpu_count": 2, "cpu_temperature_c": 71.0,
+                 "load_average": [1.9, 1.2, 0.7], "memory_used_bytes": 3 * GIB, "memory_total_bytes": 8 * GIB}
+    screen = text(frame(v, TopState(), History(), 80, 24, UNICODE))
+    assert "CPU 48 % of 2 cores at 71 °C, load 1.90 1.20 0.70, memory 3.0/8 GiB" in screen
+    assert "No GPU found: no driver." in screen and "make" in screen
+
+
+def test_wide_and_bidirectional_names_take_their_cells_and_are_shown_escaped() -> None:
+    wide = proc(40, "训练", cpu=50)
+    wide["command"] = "python 训练模型_" + "长" * 60 + ".py"
+    evil = proc(41, "invoice\u202efdp.exe", cpu=40, user="eve\u202e")
+    evil["command"] = "invoice\u202efdp.exe --run"
+    lines = frame(view(wide, evil), TopState(), History(), 80, 24, UNICODE)
+    assert max(cells_of(lines)) <= 80
+    screen = text(lines)
+    assert "\u202e" not in screen and "invoice\\u202e" in screen and "eve\\u202e" in screen
+    row = next(line for line in screen.splitlines() if line.startswith("     40 "))
+    assert row.rstrip().endswith("…")
