@@ -102,6 +102,7 @@
         const c = chart("chart-host-" + metric, [metric], [body.points.map((p) => p[0]), body.points.map((p) => p[1])],
           null, false);
         c.fanwhyLive = body.source === "raw";
+        c.fanwhyGap = body.gap_s;
         if (limit) c.setScale("y", { min: 0, max: limit });
         // a sensor this machine does not have (no hwmon temperature, no fan): no empty chart for it
         const figure = document.getElementById("chart-host-" + metric).closest("figure");
@@ -134,6 +135,7 @@
         const ys = body.points.map((p) => p[1]);
         const c = chart("chart-" + metric, [metric], [xs, ys], threshold(metric), false);
         c.fanwhyLive = body.source === "raw";
+        c.fanwhyGap = body.gap_s;
       });
       status(results[0].points.length ? "" : "No history for this range yet: points appear as they are collected.");
     } catch (error) {
@@ -179,6 +181,11 @@
       const c = state.charts[id];
       if (!c || !c.fanwhyLive) return;
       const xs = c.data[0].slice(), ys = c.data[1].slice();
+      const last = xs.length ? xs[xs.length - 1] : null;
+      if (last !== null && c.fanwhyGap && snap.timestamp - last > c.fanwhyGap) {  // no sample since: a gap, not a slope
+        xs.push(last + (snap.timestamp - last) / 2);
+        ys.push(null);
+      }
       xs.push(snap.timestamp);
       ys.push(value === undefined ? null : value);
       let cut = 0;

@@ -15,6 +15,7 @@ import socket
 from ..collect.assemble import history_path
 from ..collect.config import ConfigError
 from ..collect.settings import Settings
+from ..store.lock import holder
 from ..store.schema import SCHEMA_VERSION, file_version, newer_message, ownership
 
 
@@ -60,6 +61,9 @@ def check_history(settings: Settings) -> None:
         found = file_version(path)
         if found is not None and found > SCHEMA_VERSION:
             raise ConfigError(f"FANWHY_DB: {newer_message(path, found)}", "db")
+        held = holder(path)
+        if held is not None:
+            raise ConfigError(str(held), "db")
         return
     try:  # permissions alone do not say it (root, read-only mounts, /sys): create it, then take it away again
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ would have finished importing.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,8 @@ from .host import HostSampler
 from .registry import liquidctl_command, registered
 from .settings import Settings
 from .sources import FansOf
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ..store.history import History
@@ -81,9 +84,14 @@ def open_history(settings: Settings) -> History | None:
     if path is None:
         return None
     from ..store.history import History
+    from ..store.lock import HistoryInUse
 
-    return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20),
-                   keep=VerdictChanges().row).open()
+    try:
+        return History(path, retention_hours=settings.retention_hours, max_bytes=int(settings.db_max_mb * 2**20),
+                       keep=VerdictChanges().row).open()
+    except HistoryInUse as error:  # one started since the check before serving (app.cli.preflight): no history here
+        log.warning("no history: %s", error)
+        return None
 
 
 def _kube() -> KubeClient | None:

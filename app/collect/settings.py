@@ -174,7 +174,8 @@ class Settings:
                               low=0.01, high=1)
     # what is kept
     db: str = setting(
-        "", "FANWHY_DB", "the SQLite history; `none` turns history off",
+        "", "FANWHY_DB", "the SQLite history; `none` turns history off. One FanWhy writes a file (it holds a lock on "
+                         "`<file>.lock` while it runs): a second one on the same file is refused with one line",
         shown="`~/.local/share/fanwhy/history.db` (`$XDG_DATA_HOME`; the demo: `demo-history.db` beside it)")
     retention_hours: float = setting(168.0, "FANWHY_RETENTION_HOURS", "how long per-minute history is kept (full "
                                                                       "rate is kept for the last hour)", low=1,

@@ -4,13 +4,13 @@ The collector hands each snapshot to ``submit``; one writer thread commits each 
 interval at risk). A failed write (a full disk, a locked or read-only file) is logged and counted, live monitoring goes
 on, and the writer reconnects every few seconds until writes succeed again. A database that is not a database (or fails
 its quick check), at start or while running, is moved aside with a warning and a new one is started (app.store.schema
-says whose file it is); a file put in place of ours (another inode) is kept if it is a history and left alone if it is
-another program's; a deleted folder is made again; a reader never answers from a deleted or replaced file. /api/health
-reports each as ``degraded`` with its reason.
+says whose file it is; app.store.lock keeps a second FanWhy off it); a file put in place of ours (another inode) is
+kept if it is a history and left alone if it is another program's; a deleted folder is made again; a reader never
+answers from a deleted or replaced file. /api/health reports each as ``degraded`` with its reason.
 
-Rollback journal (TRUNCATE), not WAL: WAL maps a ``-shm`` file into memory, and a fault in that file (made
-immutable while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. The rows, what
-is kept and the queries: app.store.rows, .retention, .queries; recordings hook in (``tick_hooks``, ``trim_hooks``).
+Rollback journal (TRUNCATE), not WAL: WAL maps a ``-shm`` file into memory, and a fault in that file (made immutable
+while running, measured) kills the process with SIGBUS; a rollback journal maps nothing. The rows, what is kept and the
+queries: app.store.rows, .retention, .queries; recordings hook in (``tick_hooks``, ``trim_hooks``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 from ..core.jsonvalue import EventRow, Json
 from ..core.model import Snapshot
 from ..core.threads import spawn
-from . import queries, retention, rows
+from . import lock, queries, retention, rows
 from .queries import Window
 from .schema import APPLICATION_ID, ForeignFile, identity_of, mark, migrate, ownership
 
@@ -54,6 +54,7 @@ class History:
         self._local = threading.local()
         self._thread: threading.Thread | None = None
         self._write: sqlite3.Connection | None = None
+        self._lock: int | None = None  # the file's lock (app.store.lock): one FanWhy writes it
         self._rolled_minute: int | None = None
         self._maintained_at = 0.0
         self.keep = keep  # which verdicts are kept as events (handed in: app.verdict.changes decides; none by default)
@@ -73,14 +74,14 @@ class History:
     # -- opening ----------------------------------------------------------------------------
     def open(self) -> History:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._write = self._connect_checked()
-        except sqlite3.DatabaseError as error:
-            if isinstance(error, sqlite3.OperationalError):
-                raise  # unreadable or unwritable, not broken: nothing to move aside
-            aside = self._move_aside(error)
-            self._write = self._connect_checked()
-            self.moved_aside = aside
+        with lock.held(self.path) as self._lock:  # HistoryInUse when another FanWhy writes this file
+            try:
+                self._write = self._connect_checked()
+            except sqlite3.DatabaseError as error:
+                if isinstance(error, sqlite3.OperationalError):
+                    raise  # unreadable or unwritable, not broken: nothing to move aside
+                self.moved_aside = self._move_aside(error)
+                self._write = self._connect_checked()
         self._opened()
         return self
 
@@ -93,8 +94,7 @@ class History:
 
     def _ours(self) -> bool:
         """Is the file at our path the one this History opened (its header may be gone)?"""
-        identity = identity_of(self.path)
-        return identity is not None and identity == self._identity
+        return (identity := identity_of(self.path)) is not None and identity == self._identity
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False, isolation_level=None)
@@ -199,6 +199,8 @@ class History:
         if self._write is not None:
             self._write.close()
             self._write = None
+        lock.release(self._lock)
+        self._lock = None
 
     # -- writing ----------------------------------------------------------------------------
     def submit(self, snap: Snapshot) -> None:
@@ -210,8 +212,7 @@ class History:
             self.error = "the history writer is behind; a snapshot was dropped"
 
     def flush(self, timeout: float = 10.0) -> bool:
-        """Wait until everything submitted so far is committed (for tests, recordings and shutdown). Without a
-        writer thread (opened, not started) the caller commits what is queued itself."""
+        """Wait until all submitted is committed (tests, recordings, shutdown); with no writer thread, commit here."""
         if self._thread is None:
             self._write_batch(self._waiting())
             return True
@@ -228,8 +229,7 @@ class History:
         return batch
 
     def _write_batch(self, batch: Sequence[Snapshot | _Flush | None]) -> None:
-        snaps = [s for s in batch if isinstance(s, Snapshot)]
-        if snaps:
+        if snaps := [s for s in batch if isinstance(s, Snapshot)]:
             self.write(snaps)
 
     def _run(self) -> None:

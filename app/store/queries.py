@@ -3,6 +3,7 @@ were away" ask for. Every function takes a connection (``History.reader()`` give
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sqlite3
@@ -20,12 +21,16 @@ class HistoryError(ValueError):
     """A history query that cannot be answered as asked (400 with this message)."""
 
 
+GAP_FACTOR = 3  # no sample over this many steps (or collector intervals, the longer) is a gap, not a slope
+
+
 @record
 class Window:
     since: float
     until: float
     step: float
     source: str
+    gap_s: float = 0.0  # a stretch between two points longer than this had no sample: a gap (0: none marked)
 
 
 def plan(since: float, until: float, step: float | None, *, now: float, raw_s: float, retention_s: float,
@@ -45,8 +50,32 @@ def plan(since: float, until: float, step: float | None, *, now: float, raw_s: f
                            f"{math.ceil((until - since) / MAX_POINTS)}")
     raw_ok = since >= now - raw_s - 1
     if step < 60 and raw_ok:
-        return Window(since, until, step, "raw")
-    return Window(since, until, max(60.0, math.ceil(step / 60.0) * 60.0), "minute")
+        return Window(since, until, step, "raw", GAP_FACTOR * max(step, interval_s))
+    minute = max(60.0, math.ceil(step / 60.0) * 60.0)
+    return Window(since, until, minute, "minute", GAP_FACTOR * minute)
+
+
+def gapped(points: list[list[float | None]], win: Window) -> list[list[float | None]]:
+    """``points`` with a point of no value ([t, None, None, None]) one step after the last point before each stretch
+    with no sample longer than the window's ``gap_s``: a chart breaks its line there instead of drawing a slope
+    across a time nothing was measured (FanWhy stopped, the machine asleep)."""
+    out: list[list[float | None]] = []
+    for point in points:
+        if out and win.gap_s > 0:
+            before, now = out[-1][0], point[0]
+            if before is not None and now is not None and now - before > win.gap_s:
+                out.append([before + win.step, None, None, None])
+        out.append(point)
+    return out
+
+
+def gaps(points: list[list[float | None]], win: Window) -> list[list[float]]:
+    """The stretches with no sample inside ``points`` (as ``gapped`` marks them): [from, to] in unix seconds."""
+    found = []
+    for before, point in itertools.pairwise(points):
+        if before[0] is not None and point[0] is not None and win.gap_s > 0 and point[0] - before[0] > win.gap_s:
+            found.append([before[0] + win.step, point[0]])
+    return found
 
 
 def series(db: sqlite3.Connection, kind: str, key: int | str, metric: str, win: Window) -> list[list[float | None]]:

@@ -11,7 +11,7 @@ from flask import Blueprint, Flask, Response, jsonify, request
 
 from ..core.jsonvalue import Json
 from ..store.history import History
-from ..store.queries import HistoryError
+from ..store.queries import HistoryError, gapped, gaps
 from ..store.recordings import Recorder, RecordingsFull
 from ..store.schema import FAN_METRICS, GPU_METRICS, HOST_METRICS, PROCESS_METRICS
 from ..verdict import away
@@ -105,7 +105,8 @@ def gpu_history() -> Response:
                                          "fan_metrics": list(FAN_METRICS),
                                          "process_metrics": list(PROCESS_METRICS)}) from None
     return jsonify({**subject, "metric": metric, "since": win.since, "until": win.until, "step": win.step,
-                    "source": win.source, "columns": ["t", "mean", "min", "max"], "points": points})
+                    "source": win.source, "columns": ["t", "mean", "min", "max"], "gap_s": win.gap_s,
+                    "gaps": gaps(points, win), "points": gapped(points, win)})
 
 
 @bp.get("/history/away")

@@ -52,6 +52,26 @@ def test_a_step_buckets_with_mean_min_max(history: History, clock: Clock) -> Non
     assert len(points) == 6
 
 
+def test_a_stretch_with_no_sample_is_a_gap_not_a_slope(history: History, clock: Clock) -> None:
+    """FanWhy stopped for 209 s: the series says so (a point of nulls where the stretch starts, and the stretch in
+    ``gaps``) instead of a line drawn from the last sample to the next. Samples a second apart are no gap."""
+    from app.store.queries import gapped, gaps
+
+    feed(history, clock, 60, util=lambda t: 10)
+    feed(history, clock, 60, util=lambda t: 90, start=T0 + 59 + 209)
+    win = history.window(T0, T0 + 59 + 209 + 59, step=1, interval_s=1)
+    points = history.gpu_series(0, "utilization_percent", win)
+    marked = gapped(points, win)
+    assert len(marked) == len(points) + 1
+    hole = next(i for i, p in enumerate(marked) if p[1] is None)
+    assert marked[hole] == [T0 + 60, None, None, None] and marked[hole - 1][1] == 10 and marked[hole + 1][1] == 90
+    assert gaps(points, win) == [[T0 + 60, T0 + 59 + 209]]
+    steady = history.window(T0, T0 + 59, step=1, interval_s=1)
+    assert gaps(history.gpu_series(0, "utilization_percent", steady), steady) == []
+    coarse = history.window(T0, T0 + 59 + 209 + 59, step=5, interval_s=1)  # buckets of 5 s: 15 s is the gap
+    assert gaps(history.gpu_series(0, "utilization_percent", coarse), coarse) == [[T0 + 60, T0 + 265]]
+
+
 def test_minutes_are_rolled_up_and_raw_rows_trimmed_after_an_hour(history: History, clock: Clock) -> None:
     feed(history, clock, 2 * 3600 + 120, util=lambda t: float(t // 60 % 2) * 100, every=4)  # 0/100 each minute
     with history.reader() as db:
@@ -255,6 +275,34 @@ def test_kill_9_while_writing_then_restart(tmp_path: Path) -> None:
         assert body["source"] == "raw" and len(body["points"]) >= written  # the first run's data is there
     finally:
         stop(again)
+
+
+def test_a_second_fanwhy_on_the_same_history_is_refused_with_one_line(tmp_path: Path) -> None:
+    """Two servers on one history file would interleave their pasts: the second is refused at start (exit 2, one
+    line naming the first's PID and what to do), the first goes on; once the first ends, the file is free again."""
+    from app.store.lock import HistoryInUse
+
+    db = tmp_path / "history.db"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    first = start_server(port, FANWHY_DB=str(db))
+    try:
+        wait_healthy(url)
+        second = start_server(free_port(), FANWHY_DB=str(db))
+        out, _ = second.communicate(timeout=120)
+        lines = [line for line in out.splitlines() if line.strip()]
+        assert second.returncode == 2, out
+        assert len(lines) == 1 and "another FanWhy (PID" in lines[0] and "FANWHY_DB" in lines[0], out
+        with pytest.raises(HistoryInUse):  # the worker's own open, should one start between the check and it
+            History(db).open()
+        from app.collect.assemble import open_history
+        from app.collect.settings import Settings
+
+        assert open_history(Settings(db=str(db))) is None  # that worker serves without a history, saying why
+        assert requests.get(f"{url}/api/health", timeout=5).status_code == 200
+    finally:
+        stop(first)
+    History(db).open().close()  # free once the first has ended
 
 
 def test_history_endpoints_and_their_errors(make_app: Any, fake_nvml: Any) -> None:

@@ -457,6 +457,30 @@ def test_the_x_axis_spans_the_chosen_range(make_app: Any, serve: Any, page: Page
     assert problems(page) == []
 
 
+def test_a_stretch_with_no_history_is_a_gap_in_the_chart(make_app: Any, serve: Any, page: Page) -> None:
+    """Samples 5 minutes ago, then none for 216 s, then more: the chart's line breaks across the stretch (a null
+    in its data) instead of a ramp from one sample to the next."""
+    from app.core.model import evolve
+
+    app = make_app(nvidia_selection(scenario("h200x2_load")), start=False)
+    fanwhy = app.extensions["fanwhy"]
+    taken = fanwhy.collector.collect().snapshot
+    now = time.time()
+    for at in [*range(300, 295, -1), *range(80, 75, -1)]:
+        fanwhy.history.write([evolve(taken, timestamp=now - at)])
+    live = serve(app)
+    page.goto(live.url)
+    page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
+    data = "window.fanwhyHistory.charts['chart-utilization_percent'].data"
+    page.wait_for_function(f"() => {data}[0].length >= 11", timeout=10_000)
+    xs, ys = page.evaluate(f"() => [{data}[0], {data}[1]]")
+    holes = [xs[i] for i, y in enumerate(ys) if y is None]
+    assert any(now - 296 < x < now - 80 for x in holes), (xs, ys)
+    kept = [x for x, y in zip(xs, ys, strict=True) if y is not None and now - 302 < x < now - 294]
+    assert len(kept) >= 4  # the samples themselves
+    assert problems(page) == []
+
+
 @pytest.mark.parametrize("width", [1400, 390])
 def test_no_value_overflows_its_card_and_the_cards_use_the_width(browser: Browser, server: str, width: int) -> None:
     context = browser.new_context(viewport={"width": width, "height": 900})

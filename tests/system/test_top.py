@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
 
 import pexpect
 import pyte
@@ -49,7 +48,9 @@ class Screen(pyte.Screen):
 
 
 class Stream(pyte.ByteStream):
-    csi: ClassVar[dict[str, str]] = {**pyte.ByteStream.csi, "S": "scroll_up", "T": "scroll_down"}
+    def __init__(self, screen: pyte.Screen) -> None:
+        self.csi = {**pyte.ByteStream.csi, "S": "scroll_up", "T": "scroll_down"}
+        super().__init__(screen)
 
 
 class Tui:
