@@ -19,6 +19,8 @@
   }
   const fmt = (value, suffix, digits) =>
     value === null || value === undefined ? null : Number(value).toFixed(digits || 0) + suffix;
+  // A speed in RPM as the verdict and the terminal write it: grouped by thousands ("1,147 RPM")
+  const rpm = (value) => Math.round(value).toLocaleString("en-US") + " RPM";
 
   // A missing value reads "N/A" with the reason on hover (and for screen readers); `short` replaces the
   // shortened reason when the snapshot says it in a word (passively_cooled).
@@ -70,8 +72,8 @@
     if (fan.state === "stopped") return "stopped (fan-stop)";
     if (fan.state === "failed" || fan.state === "off-target") return "FAULT: " + fan.alarm;
     if (fan.state === "stalled") return "CHECK: " + fan.alarm;
-    const speed = fan.percent !== null ? fmt(fan.percent, " %") + (fan.rpm ? " · " + fan.rpm + " RPM" : "")
-      : fan.rpm !== null ? fan.rpm + " RPM" : "speed unknown";
+    const speed = fan.percent !== null ? fmt(fan.percent, " %") + (fan.rpm ? " · " + rpm(fan.rpm) : "")
+      : fan.rpm !== null ? rpm(fan.rpm) : "speed unknown";
     if (fan.state === "floor") return speed + " · at its " + (fan.floor_percent ? fmt(fan.floor_percent, " % ") : "") + "floor";
     if (fan.state === "full") return speed + " · full speed";
     return speed + (fan.target_percent !== null && fan.target_percent !== undefined ? " (target " + fmt(fan.target_percent, " %") + ")" : "");
@@ -118,7 +120,7 @@
       setValue(f("fan"), own.map(fanText).filter((t, i, all) => all.indexOf(t) === i).join(" / "));
     } else {
       setValue(f("fan"), gpu.fan_speed_percent === null ? null : fmt(gpu.fan_speed_percent, " %") +
-        (gpu.fan_rpm ? " · " + gpu.fan_rpm + " RPM" : ""), why.fan_speed_percent,
+        (gpu.fan_rpm ? " · " + rpm(gpu.fan_rpm) : ""), why.fan_speed_percent,
         gpu.passively_cooled ? "passively cooled" : null);
     }
     setValue(f("split"), splitText(ledger), "no power reading");
@@ -221,6 +223,7 @@
     if (key === "confidence") return "sure at " + Math.round(value * 100) + " %";
     const [label, unit] = NUMBER_WORDS[key] || [key.replace(/_/g, " "), ""];
     if (unit === "bytes") return label + " " + fmtBytes(value);
+    if (unit === " RPM" && typeof value === "number") return label + " " + rpm(value);
     return label + " " + (typeof value === "number" ? Math.round(value * 10) / 10 : value) + unit;
   }
 
@@ -560,5 +563,5 @@
   socket.on("alert", alertToast);
   socket.on("alert_resolved", alertToast);
   window.fanwhy = { socket: socket, state: state, fmtBytes: fmtBytes, setSentence: setSentence, fanText: fanText,
-    keep: keep };
+    rpm: rpm, keep: keep };
 })();

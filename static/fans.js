@@ -36,8 +36,8 @@
     meter.low = fan.floor_rpm ? fan.floor_rpm * 1.05 : meter.max * 0.3;
     meter.high = meter.max * 0.9;
     meter.optimum = fan.floor_rpm || 0;
-    meter.title = fan.max_rpm ? "against its maximum, " + fan.max_rpm + " RPM" : "against its floor, " +
-      fan.floor_rpm + " RPM";
+    meter.title = fan.max_rpm ? "against its maximum, " + window.fanwhy.rpm(fan.max_rpm) : "against its floor, " +
+      window.fanwhy.rpm(fan.floor_rpm);
     return meter;
   }
 
@@ -47,7 +47,7 @@
     const meter = meterOf(fan);
     const span = document.createElement("span");
     const floorText = fan.floor_percent ? " · floor " + fan.floor_percent.toFixed(0) + " %" :
-      fan.floor_rpm ? " · floor " + fan.floor_rpm + " RPM" : "";
+      fan.floor_rpm ? " · floor " + window.fanwhy.rpm(fan.floor_rpm) : "";
     const quiet = fan.state === "floor" || fan.state === "stopped";
     span.textContent = window.fanwhy.keep(" " + window.fanwhy.fanText(fan) + (quiet ? "" : floorText));
     if (meter) td.append(meter);

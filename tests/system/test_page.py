@@ -374,6 +374,9 @@ def test_phone_width_and_accessibility(server: str, browser: Browser) -> None:
         page.wait_for_selector("#chart-utilization_percent canvas", timeout=10_000)
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390 + 1, f"the page scrolls sideways at phone width ({width} px)"
+        heads = page.evaluate("() => [...document.querySelectorAll('#processes thead th')]"
+                              ".filter((th) => th.offsetParent !== null).map((th) => th.textContent.trim())")
+        assert {"GPU", "GPU memory", "SM %", "CPU %", "Power"} <= set(heads), heads  # what a verdict quotes
         image = page.screenshot(full_page=True)
         target = os.environ.get("FANWHY_SCREENSHOT")
         if target:
@@ -638,6 +641,8 @@ def test_the_fans_panel_shows_each_fan_its_state_and_source(server: str, page: P
     assert "SmartFan IV" in cpu_fan.inner_text()
     assert page.inner_text("#fans-dead-summary") == "2 channels left out (not fans)"
     assert "Inlet Temp 24 °C" in page.inner_text("#fans-air")
+    bmc_fan = page.inner_text("#fans tr[data-fan='bmc:FAN1']")  # thousands grouped, as the verdict writes them
+    assert re.search(r"\d,\d{3}\sRPM", bmc_fan) and not re.search(r"\d{4}\sRPM", bmc_fan), bmc_fan
     page.select_option("#fan-pick", "hwmon:nct6798/fan2")  # its source is declared: its points have a temperature
     # its chart (another fan's may be drawn already when the page has run a while: wait for this one's caption)
     page.wait_for_function("() => document.querySelector('#fan-chart-caption').textContent.startsWith('CPU fan')"
