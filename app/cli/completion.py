@@ -1,7 +1,8 @@
 """Shell completion (bash, zsh) and a man page, generated from the argument parser: one source for the flags.
 
+    mkdir -p ~/.local/share/bash-completion/completions
     fanwhy --print-completion bash > ~/.local/share/bash-completion/completions/fanwhy
-    fanwhy --print-completion zsh  > ~/.zfunc/_fanwhy        # with fpath+=~/.zfunc before compinit
+    mkdir -p ~/.zfunc && fanwhy --print-completion zsh > ~/.zfunc/_fanwhy   # with fpath+=~/.zfunc before compinit
     fanwhy --print-man | man -l -
 """
 
@@ -58,10 +59,18 @@ _fanwhy() {{
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${{COMP_WORDS[i]}}"
         case "$word" in
-            {"|".join(commands)}) command="$word"; break ;;
-            --) return ;;
+            {"|".join(commands)}) [[ $command == __top ]] && command="$word" ;;
+            --)  # `run -- COMMAND ARGS`: the command's name, then what that command completes (or files)
+                if declare -F _command_offset >/dev/null; then _command_offset $((i + 1)); return; fi
+                if ((COMP_CWORD == i + 1)); then COMPREPLY=($(compgen -c -- "$cur")); else
+                    COMPREPLY=($(compgen -f -- "$cur")); fi
+                return ;;
         esac
     done
+    if [[ $command == explain && $cur != -* ]]; then  # the captures: files (and - for standard input)
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+    fi
     case "$command" in
 {chr(10).join(cases)}
     esac
@@ -104,8 +113,10 @@ def zsh(parser: argparse.ArgumentParser) -> str:
              "    if (( CURRENT == 2 )) && [[ $words[2] != -* ]]; then",
              "        _describe 'command' commands", "        return", "    fi",
              "    case $words[2] in"]
+    rest = {"explain": "'*:capture file:_files'", "run": "'*::command:_normal'"}  # files; a command, then its own
     for name, sub in commands.items():
-        lines.append(f"        {name}) _arguments \\\n        {specs(sub, name)} ;;")
+        tail = f" \\\n        {rest[name]}" if name in rest else ""
+        lines.append(f"        {name}) _arguments \\\n        {specs(sub, name)}{tail} ;;")
     lines += [f"        *) _arguments \\\n        {specs(parser)} ;;", "    esac", "}", "_fanwhy \"$@\"", ""]
     return "\n".join(lines)
 

@@ -4,10 +4,12 @@ tests/system/test_packaging.py.)"""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -33,7 +35,6 @@ def bash_script() -> str:
     ("fanwhy --backend ", ["auto", "nvidia", "amd", "basic", "simulated"]),
     ("fanwhy serve --server g", ["gevent"]),
     ("fanwhy --port ", []),  # a value of the user's: nothing offered
-    ("fanwhy run -- pyth", []),  # the command run: not fanwhy's to complete
 ])
 def test_bash_completes_commands_flags_and_values(bash_script: str, line: str, expected: list[str]) -> None:
     got = completions(bash_script, line)
@@ -41,6 +42,26 @@ def test_bash_completes_commands_flags_and_values(bash_script: str, line: str, e
         assert set(expected) <= set(got) and "--port" in got
     else:
         assert got == expected
+
+
+def test_explain_completes_files_and_run_completes_a_command_then_its_files(bash_script: str, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """`explain <Tab>` offers the captures (files), `run -- <Tab>` a command on PATH, then files for its arguments,
+    as bash-completion's own `_command_offset` would (here without bash-completion loaded: the fallback)."""
+    for name in ("sensors.txt", "ipmi-sdr.txt", "notes.md"):
+        (tmp_path / name).write_text("x\n")
+    tool = tmp_path / "bin" / "fanwhy-test-trainer"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", f"{tool.parent}:{os.environ['PATH']}")
+    assert completions(bash_script, "fanwhy explain s") == ["sensors.txt"]
+    assert set(completions(bash_script, "fanwhy explain ")) >= {"sensors.txt", "ipmi-sdr.txt", "notes.md"}
+    assert completions(bash_script, "fanwhy explain --j") == ["--json"]
+    assert completions(bash_script, "fanwhy run -- fanwhy-test-tr") == ["fanwhy-test-trainer"]
+    assert completions(bash_script, "fanwhy run -- fanwhy-test-trainer no") == ["notes.md"]
+    assert completions(bash_script, "fanwhy run --j") == ["--json"]
 
 
 def test_every_flag_a_command_lists_is_completed_there_and_no_other(bash_script: str) -> None:
@@ -74,3 +95,24 @@ def test_the_man_page_renders_without_warnings_and_lists_every_command() -> None
         assert heading in page
     text = re.sub(".\x08", "", done.stdout).replace("‐", "-")  # bold and underline are overstruck on a terminal
     assert "--watch" in text and "fanwhy snapshot" in text.lower()
+
+
+def test_the_readmes_completion_line_installs_on_a_fresh_home(tmp_path: Path) -> None:
+    """The README's bash line, run as written in a home where the folder does not exist yet: the file is made, and
+    loaded as bash-completion loads it, it completes."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    spans = [span for span in re.findall(r"`([^`\n]+)`", readme) if "--print-completion bash" in span]
+    assert len(spans) == 1 and spans[0].startswith("mkdir -p "), spans
+    line = spans[0]
+    home, bin_dir = tmp_path / "home", tmp_path / "bin"
+    home.mkdir()
+    bin_dir.mkdir()
+    (bin_dir / "fanwhy").write_text(f"#!/bin/sh\nexec {sys.executable} -m app \"$@\"\n")
+    (bin_dir / "fanwhy").chmod(0o755)
+    root = str(Path(__file__).resolve().parents[2])
+    env = {"HOME": str(home), "PATH": f"{bin_dir}:/usr/bin:/bin", "PYTHONPATH": root}
+    done = subprocess.run(["bash", "--norc", "--noprofile", "-c", line], env=env, cwd=root, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    script = (home / ".local" / "share" / "bash-completion" / "completions" / "fanwhy").read_text()
+    assert completions(script, "fanwhy sn") == ["snapshot"]
