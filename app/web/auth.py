@@ -36,6 +36,16 @@ def init_app(app: Flask, policy: AccessPolicy, refusals: Refusals | None = None)
             return render_template("login.html", message=WRONG_TOKEN), 401
         return render_template("login.html", message=""), 200
 
+    @app.post("/logout")
+    def logout() -> BaseResponse:
+        """Sign out: the cookie is cleared (the token itself stays the operator's) and the sign-in page opens. Reached
+        only with the token, and as a POST from this origin (the gate refuses a foreign one): no link signs a
+        person out."""
+        response = redirect(request.script_root + "/login", code=303)
+        response.delete_cookie(COOKIE, path=request.script_root or "/", secure=request.is_secure, httponly=True,
+                               samesite="Strict")
+        return response
+
     @app.before_request
     def require_token() -> BaseResponse | tuple[Response, int] | None:
         decision = policy.rest(request.environ, request.args.get("token") if request.path == "/" else None)

@@ -20,7 +20,8 @@ EXPORTER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 def index() -> str:
     settings = services().settings
     return render_template("index.html", interval_s=services().collector.interval_s,  # the collector's, now
-                           alert_util=settings.alert_gpu_util_percent, fleet=bool(settings.prometheus_url))
+                           alert_util=settings.alert_gpu_util_percent, fleet=bool(settings.prometheus_url),
+                           signed_in=bool(settings.token))
 
 
 def favicon() -> Response:

@@ -125,6 +125,22 @@ def test_the_login_form_sets_the_cookie(make_app: Any, fake_nvml: Any) -> None:
     assert client.get("/").status_code == 200 and client.get("/api/gpu/summary").status_code == 200
 
 
+def test_sign_out_clears_the_cookie_only_for_this_origin(make_app: Any, serve: Any, fake_nvml: Any) -> None:
+    """POST /logout with the session cookie: 303 to the sign-in page and the cookie expired (same name, path and
+    flags); a foreign site's form (another Origin) is refused before it signs anyone out; without the token, 401."""
+    live = serve(make_app(nvidia_selection(fake_nvml), token="main-token"))
+    cookie = {"Cookie": "fanwhy_token=main-token"}
+    foreign = requests.post(f"{live.url}/logout", headers={**cookie, "Origin": "http://evil.example"}, timeout=5,
+                            allow_redirects=False)
+    assert foreign.status_code == 403 and "Set-Cookie" not in foreign.headers
+    assert requests.post(f"{live.url}/logout", timeout=5, allow_redirects=False).status_code == 401
+    out = requests.post(f"{live.url}/logout", headers={**cookie, "Origin": live.url}, timeout=5, allow_redirects=False)
+    assert out.status_code == 303 and out.headers["Location"].endswith("/login")
+    expired = out.headers["Set-Cookie"]
+    assert expired.startswith("fanwhy_token=;") and "Max-Age=0" in expired and "HttpOnly" in expired
+    assert "SameSite=Strict" in expired and "Path=/" in expired
+
+
 def test_socket_io_stack_is_pinned_above_its_known_cves() -> None:
     def parse(text: str) -> tuple[int, ...]:
         return tuple(int(p) for p in text.split(".")[:3])

@@ -92,6 +92,42 @@ def test_the_form_signs_in_on_loopback(browser: Browser, tmp_path: Path) -> None
         assert sign_in(browser, url + "/", screenshot=tmp_path / "sign-in.png") == []
 
 
+def test_sign_out_clears_the_session_and_the_page_asks_again(browser: Browser) -> None:
+    """Signed in, a person signs out: the sign-in page opens, the page and the API no longer answer without the
+    token, and signing in again works. Without a token (loopback, FANWHY_TOKEN unset) there is nothing to leave."""
+    with served(FANWHY_TOKEN=TOKEN) as url:
+        context = browser.new_context()
+        page = context.new_page()
+        try:
+            page.goto(url + "/")
+            page.fill("input[name=token]", TOKEN)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#connection.pill-ok", timeout=30_000)
+            assert any(c["name"] == "fanwhy_token" for c in context.cookies())
+            page.click("#sign-out button")
+            page.wait_for_url(url + "/login", timeout=20_000)
+            assert not any(c["name"] == "fanwhy_token" for c in context.cookies())
+            page.goto(url + "/")
+            page.wait_for_url(url + "/login", timeout=20_000)
+            status = page.evaluate("async () => (await fetch('api/gpu/summary')).status")
+            assert status == 401
+            page.fill("input[name=token]", TOKEN)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#sign-out button", timeout=30_000)
+        finally:
+            context.close()
+    with served() as url:
+        context = browser.new_context()
+        page = context.new_page()
+        try:
+            page.goto(url + "/")
+            page.wait_for_selector("#connection.pill-ok", timeout=30_000)
+            assert page.locator("#sign-out").count() == 0
+            assert requests.post(f"{url}/logout", timeout=5).status_code == 404  # no sign-in, no sign-out
+        finally:
+            context.close()
+
+
 @contextmanager
 def foreign_site(form_to: str) -> Iterator[str]:
     """Another origin (another port) whose page posts the right token to ``form_to`` by itself."""
