@@ -10,6 +10,7 @@ themselves are what `make test` installed.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -29,6 +30,30 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DOCS = ROOT / "docs" / "screenshots"
+
+
+# what a screenshot shows, in words: the page's visible headings, table columns and buttons. Kept beside each picture
+# in docs/screenshots/ (NAME.json) when it is taken; every other run compares today's page with it, so a picture
+# of a page that has changed since (a column gone, a heading renamed) fails until it is taken again
+DESCRIBED = """() => {
+  const seen = (el) => el.offsetParent !== null || getComputedStyle(el).position === 'fixed';
+  const words = (sel) => [...document.querySelectorAll(sel)].filter(seen)
+    .map((el) => el.textContent.replace(/[▲▼]/g, '').replace(/\\s+/g, ' ').trim()).filter((t) => t);
+  return {headings: words('h1, h2'), columns: words('#processes thead th, #fans thead th'),
+          buttons: [...new Set(words('button'))].sort()};
+}"""
+
+
+def described(page: object, shots: Path, name: str) -> None:
+    """Writes what ``page`` shows beside its picture when the pictures are taken for docs/; else checks that the
+    committed picture shows the page as it is now."""
+    now = page.evaluate(DESCRIBED)  # type: ignore[attr-defined]
+    if shots == DOCS:
+        (DOCS / f"{name}.json").write_text(json.dumps(now, indent=1, ensure_ascii=False) + "\n")
+        return
+    committed = json.loads((DOCS / f"{name}.json").read_text())
+    assert now == committed, (f"docs/screenshots/{name}.png shows another page than today's: take it again with "
+                              f"FANWHY_UPDATE_SCREENSHOTS=1 (then commit it): {now} != {committed}")
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +113,7 @@ def test_make_run_on_a_machine_without_a_gpu(clone: Path, browser: Browser, tmp_
         shots.mkdir(exist_ok=True)
         page.screenshot(path=str(shots / "no-gpu.png"), full_page=True)
         assert (shots / "no-gpu.png").stat().st_size > 10_000
+        described(page, shots, "no-gpu")
     finally:
         context.close()
         stop(proc)
@@ -110,6 +136,7 @@ def test_the_demo_screenshots(clone: Path, browser: Browser, tmp_path: Path, sho
         shots.mkdir(exist_ok=True)
         page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
         assert (shots / f"{name}.png").stat().st_size > 10_000
+        described(page, shots, name)
     finally:
         context.close()
         stop(proc)
