@@ -83,7 +83,7 @@ def test_the_zsh_function_parses() -> None:
 def test_the_zsh_function_names_every_command() -> None:
     script = printed("--print-completion", "zsh")
     for name in ("serve", "snapshot", "run", "exporter"):
-        assert f"'{name}:" in script and f"        {name}) _arguments" in script
+        assert f"'{name}:" in script and f"        {name}) shift words" in script
 
 
 @pytest.mark.skipif(shutil.which("groff") is None, reason="groff not installed")
@@ -116,3 +116,37 @@ def test_the_readmes_completion_line_installs_on_a_fresh_home(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     script = (home / ".local" / "share" / "bash-completion" / "completions" / "fanwhy").read_text()
     assert completions(script, "fanwhy sn") == ["snapshot"]
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh not installed")
+@pytest.mark.parametrize(("line", "completed"), [
+    ("fanwhy sn", "fanwhy snapshot "),
+    ("fanwhy top --r", "fanwhy top --readonly "),
+    ("fanwhy run --j", "fanwhy run --json "),
+    ("fanwhy explain s", "fanwhy explain sensors.txt "),
+    ("fanwhy run -- fanwhy-test-tr", "fanwhy run -- fanwhy-test-trainer "),
+    ("fanwhy run -- fanwhy-test-trainer no", "fanwhy run -- fanwhy-test-trainer notes.md "),
+])
+def test_zsh_completes_as_a_person_presses_tab(tmp_path: Path, line: str, completed: str) -> None:
+    """The zsh function loaded by compinit in an interactive zsh (a pseudo-terminal), Tab pressed after ``line``:
+    the line zsh shows then. Commands, flags, the files `explain` reads, the command `run` runs and its files."""
+    import pexpect
+
+    folder, bin_dir, work = tmp_path / "zfunc", tmp_path / "bin", tmp_path / "work"
+    for made in (folder, bin_dir, work):
+        made.mkdir()
+    (folder / "_fanwhy").write_text(printed("--print-completion", "zsh"))
+    for name in ("fanwhy", "fanwhy-test-trainer"):
+        (bin_dir / name).write_text("#!/bin/sh\n")
+        (bin_dir / name).chmod(0o755)
+    for name in ("sensors.txt", "notes.md"):
+        (work / name).write_text("x\n")
+    shell = pexpect.spawn("zsh", ["-f"], env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path),
+                                              "TERM": "dumb"}, cwd=str(work), encoding="utf-8", timeout=30)
+    try:
+        shell.sendline(f"PS1='> '; fpath=({folder} $fpath); autoload -Uz compinit; compinit -u -D; echo READY")
+        shell.expect("READY")
+        shell.send(line + "\t")
+        shell.expect_exact(completed)
+    finally:
+        shell.close(force=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -15,6 +16,8 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from itertools import pairwise
 from typing import Any
+
+import requests
 
 from tests.integration.test_cli import ROOT
 from tests.support.cpu import spinner
@@ -118,3 +121,51 @@ def test_a_steady_load_near_the_naming_threshold_keeps_one_headline_form_for_60_
         _answer_until(collect)
     changes = [(n, a, b) for n, (a, b) in enumerate(pairwise(forms)) if a != b]
     assert changes == [], (len(forms), changes)
+
+
+def _shape(headline: str) -> str:
+    """A headline without its numbers, its code marks or its line breaks: what must hold while the load holds."""
+    return re.sub(r"\d[\d.,]*", "#", " ".join(headline.replace("`", "").split()))
+
+
+def test_the_page_the_api_and_top_keep_one_headline_for_60_s() -> None:
+    """The same steady load as above, served (the basic backend: no GPU) and read each second in three places at
+    once: `/api/gpu/summary`, the page in Chromium and `fanwhy top --server` in a pseudo-terminal. Each keeps one
+    headline (numbers aside) over 60 s, and the three say the same."""
+    from tests.support.browser import chromium
+    from tests.support.servers import free_port, start_server, stop, wait_healthy
+    from tests.system.test_top import top
+
+    token = "7d3e9a1c5b8f4e2a9c6d0b1e3f5a7c9e"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(port, FANWHY_BACKEND="basic", FANWHY_INTERVAL="1", FANWHY_TOKEN=token)
+    seen: dict[str, list[str]] = {"api": [], "page": [], "top": []}
+    try:
+        wait_healthy(url, headers={"Authorization": f"Bearer {token}"})
+        with ExitStack() as stack:
+            for code in (_duty(0.55), _duty(0.5, 0.75)):
+                stack.enter_context(spinner(code=code))
+            browser = stack.enter_context(chromium())
+            page = browser.new_page()
+            page.goto(f"{url}/?token={token}")
+            page.wait_for_selector("#connection.pill-ok", timeout=30_000)
+            tui = stack.enter_context(top("--server", url, cols=200, env={"FANWHY_TOKEN": token}))
+            tui.wait(lambda t: "PID" in t)
+            time.sleep(3)  # the server's first answers, its own start-up in the machine's CPU, are not read
+            start = time.monotonic()
+            while time.monotonic() - start < 60:
+                summary = requests.get(f"{url}/api/gpu/summary", headers={"Authorization": f"Bearer {token}"},
+                                       timeout=10).json()
+                seen["api"].append(_shape(summary["verdict"]["headline"]))
+                seen["page"].append(_shape(page.text_content("#headline") or ""))
+                tui.pump()
+                lines = tui.screen.display[1:4]
+                seen["top"].append(_shape(" ".join(line for line in lines if not line.startswith("CPU "))))
+                time.sleep(1)
+    finally:
+        stop(server)
+    for where, shapes in seen.items():
+        changes = [(n, a, b) for n, (a, b) in enumerate(pairwise(shapes)) if a != b]
+        assert len(shapes) >= 30 and changes == [], (where, changes)
+    assert seen["api"][-1] == seen["page"][-1] and seen["top"][-1].startswith(seen["api"][-1][:60]), seen

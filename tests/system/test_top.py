@@ -238,6 +238,18 @@ def test_a_signal_to_another_users_process_is_refused(tmp_path: Path) -> None:
         hog.wait()
 
 
+@contextmanager
+def sleeping(*argvs: list[str]) -> Iterator[None]:
+    """Processes that sleep (each ``argv``), there to be listed; killed at the end."""
+    procs = [subprocess.Popen(argv) for argv in argvs]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
 def _filled(text: str) -> bool:
     """Process rows from the column titles down to the key line, not one blank between."""
     lines = text.splitlines()
@@ -247,9 +259,7 @@ def _filled(text: str) -> bool:
 
 def test_the_screen_is_filled_with_every_process_locally_and_from_a_server() -> None:
     """The snapshot holds five CPU users; a screen of 40 rows lists as many processes as it holds, as htop does."""
-    sleepers = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", f"fill-{i}"])
-                for i in range(40)]
-    try:
+    with sleeping(*([sys.executable, "-c", "import time; time.sleep(600)", f"fill-{i}"] for i in range(40))):
         with top("--backend", "simulated", rows=40, cols=160) as tui:
             screen = tui.wait(lambda t: "PID" in t and "fill-" in t and _filled(t))
             assert screen.count("fill-") > 5
@@ -262,10 +272,6 @@ def test_the_screen_is_filled_with_every_process_locally_and_from_a_server() -> 
             assert screen.count("fill-") > 5
             tui.press("q")
             assert tui.end() == 0
-    finally:
-        for proc in sleepers:
-            proc.kill()
-            proc.wait()
 
 
 def test_without_a_gpu_the_cpu_side_and_names_shown_escaped_in_their_cells(tmp_path: Path) -> None:
@@ -274,25 +280,19 @@ def test_without_a_gpu_the_cpu_side_and_names_shown_escaped_in_their_cells(tmp_p
     scripts = [tmp_path / "invoice\u202efdp.py", tmp_path / ("训练模型" * 8 + ".py")]
     for script in scripts:
         script.write_text("import time\ntime.sleep(600)\n")
-    sleepers = [subprocess.Popen([sys.executable, str(script)]) for script in scripts]
-    try:
-        with top("--backend", "basic", cols=120) as tui:
-            screen = tui.wait(lambda t: "PID" in t and "load" in t and "fdp.py" in t and "训练" in t)
-            assert re.search(r"CPU \d+ % of \d+ cores.*load [\d.]+ [\d.]+ [\d.]+, memory", screen), screen
-            assert "\u202e" not in tui.raw.decode(errors="replace") and "python invoice\\u202efdp.py" in screen
-            lines = screen.splitlines()
-            head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("PID "))
-            rows = [line for line in lines[head + 1:-1] if line.strip()]
-            assert all(LISTED.match(line + "\n") for line in rows), screen  # nothing spilled onto the next row
-            wide = next(y for y, line in enumerate(tui.screen.display) if "训练" in line)
-            used = [x for x, cell in tui.screen.buffer[wide].items() if cell.data.strip()]
-            assert max(used) == 119 and tui.screen.buffer[wide][119].data == "…"  # cut at the edge, in cells
-            tui.press("q")
-            assert tui.end() == 0
-    finally:
-        for proc in sleepers:
-            proc.kill()
-            proc.wait()
+    with sleeping(*([sys.executable, str(script)] for script in scripts)), top("--backend", "basic", cols=120) as tui:
+        screen = tui.wait(lambda t: "PID" in t and "load" in t and "fdp.py" in t and "训练" in t)
+        assert re.search(r"CPU \d+ % of \d+ cores.*load [\d.]+ [\d.]+ [\d.]+, memory", screen), screen
+        assert "\u202e" not in tui.raw.decode(errors="replace") and "python invoice\\u202efdp.py" in screen
+        lines = screen.splitlines()
+        head = next(i for i, line in enumerate(lines) if line.lstrip().startswith("PID "))
+        rows = [line for line in lines[head + 1:-1] if line.strip()]
+        assert all(LISTED.match(line + "\n") for line in rows), screen  # nothing spilled onto the next row
+        wide = next(y for y, line in enumerate(tui.screen.display) if "训练" in line)
+        used = [x for x, cell in tui.screen.buffer[wide].items() if cell.data.strip()]
+        assert max(used) == 119 and tui.screen.buffer[wide][119].data == "…"  # cut at the edge, in cells
+        tui.press("q")
+        assert tui.end() == 0
 
 
 def test_read_only_sends_nothing() -> None:
