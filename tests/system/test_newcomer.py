@@ -26,7 +26,7 @@ from tests.support.servers import free_port, stop, wait_healthy
 from tests.system.test_page import CHROMIUM
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DOCS = ROOT / "docs" / "screenshots"
@@ -44,10 +44,10 @@ DESCRIBED = """() => {
 }"""
 
 
-def described(page: object, shots: Path, name: str) -> None:
+def described(page: Page, shots: Path, name: str) -> None:
     """Writes what ``page`` shows beside its picture when the pictures are taken for docs/; else checks that the
     committed picture shows the page as it is now."""
-    now = page.evaluate(DESCRIBED)  # type: ignore[attr-defined]
+    now = page.evaluate(DESCRIBED)
     if shots == DOCS:
         (DOCS / f"{name}.json").write_text(json.dumps(now, indent=1, ensure_ascii=False) + "\n")
         return
