@@ -129,9 +129,9 @@ def _shape(headline: str) -> str:
 
 
 def test_the_page_the_api_and_top_keep_one_headline_for_60_s() -> None:
-    """The same steady load as above, served (the basic backend: no GPU) and read each second in three places at
-    once: `/api/gpu/summary`, the page in Chromium and `fanwhy top --server` in a pseudo-terminal. Each keeps one
-    headline (numbers aside) over 60 s, and the three say the same."""
+    """A load whose machine average crosses the 50 % line every 3 s, served (the basic backend: no GPU) and read each
+    second in three places at once: `/api/gpu/summary`, the page in Chromium and `fanwhy top --server` in a
+    pseudo-terminal. Each keeps one headline (numbers aside) over 60 s, and the three say the same."""
     from tests.support.browser import chromium
     from tests.support.servers import free_port, start_server, stop, wait_healthy
     from tests.system.test_top import top
@@ -144,7 +144,9 @@ def test_the_page_the_api_and_top_keep_one_headline_for_60_s() -> None:
     try:
         wait_healthy(url, headers={"Authorization": f"Bearer {token}"})
         with ExitStack() as stack:
-            for code in (_duty(0.55), _duty(0.5, 0.75)):
+            # the machine moves between about 45 % and 65 % every 3 s: under the 50 % that makes the CPU a cause,
+            # over the 40 % a cause holds its place down to
+            for code in (_duty(0.55), _duty(0.35, 0.75)):
                 stack.enter_context(spinner(code=code))
             browser = stack.enter_context(chromium())
             page = browser.new_page()
@@ -152,7 +154,9 @@ def test_the_page_the_api_and_top_keep_one_headline_for_60_s() -> None:
             page.wait_for_selector("#connection.pill-ok", timeout=30_000)
             tui = stack.enter_context(top("--server", url, cols=200, env={"FANWHY_TOKEN": token}))
             tui.wait(lambda t: "PID" in t)
-            time.sleep(3)  # the server's first answers, its own start-up in the machine's CPU, are not read
+            # not read: the first answers, with the start-up of the server, Chromium and top in the machine's CPU (a
+            # first run read "spread over many processes" for 4 s while they started, then the burners)
+            time.sleep(10)
             start = time.monotonic()
             while time.monotonic() - start < 60:
                 summary = requests.get(f"{url}/api/gpu/summary", headers={"Authorization": f"Bearer {token}"},
