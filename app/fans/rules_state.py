@@ -367,7 +367,9 @@ def empty_slots(machine: Machine) -> Iterator[Hit]:
     empty = [f for f in machine.fans if f.present is False or
              (chip(f.chip).zero == "empty" and f.rpm == 0 and hot_and_unturned(machine, f) is None)]
     if empty and any(turning(f) for f in machine.fans):
-        yield Hit("empty-slots", tuple(f.key for f in empty), "likely", {"count": len(empty)})
+        # read at 0, not said absent by their controller: a fan that has stopped reads the same (a guess, said so)
+        zero = sum(1 for f in empty if f.present is not False)
+        yield Hit("empty-slots", tuple(f.key for f in empty), "likely", {"count": len(empty), "zero": zero})
 
 
 @rule("readings left out", 15, f"{ABI} (tempN_input, tempN_fault); Documentation/hwmon/nct6775.rst (open inputs)")

@@ -320,7 +320,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "turning": _turning,
     "no-fault": _no_fault,
     "empty-slots": lambda n, s, f: f"({n.some(s)} {'has' if len(s) == 1 else 'have'} no fan on "
-                                   f"{'it' if len(s) == 1 else 'them'}.)",
+                                   f"{'it' if len(s) == 1 else 'them'}" + (
+                                       ", most likely: 0 RPM beside fans that turn, as a stopped fan would read"
+                                       if f.get("zero") else "") + ".)",
     "temperatures-left-out": lambda n, s, f: f"Left out as no reading: {n.some(s)}.",
     "hottest": lambda n, s, f: f"The hottest temperature read is {n(s[0])} at {_num(f['celsius'])} °C.",
     "no-fan-read": lambda n, s, f: "No fan is read here, so what the fans do cannot be seen.",

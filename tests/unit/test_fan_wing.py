@@ -236,3 +236,18 @@ def test_a_hubs_duty_on_a_channel_at_0_is_a_stall_only_where_the_hub_lists_just_
 
     assert "stalled" in kinds("NZXT Smart Device V2")
     assert "stalled" not in kinds("Lian Li Uni SL") and "stalled" not in kinds("Corsair Commander Pro")
+
+
+def test_a_channel_read_at_0_is_said_empty_as_a_guess_and_one_its_controller_calls_absent_as_known() -> None:
+    """0 RPM beside fans that turn is most likely an empty header or channel, but a stopped fan reads the same: the
+    words say it is a guess. A slot its controller reports absent (a BMC's na/ns) is said plainly."""
+    def said(fan: FanFact) -> str:
+        turning = FanFact(key="hub/Fan 2", chip="Lian Li Uni SL", label="Fan 2", rpm=900.0, raw="900 rpm",
+                          duty_percent=40.0, controller="firmware")
+        return explained(Machine(fans=(turning, fan)))[1]
+
+    zero = said(FanFact(key="hub/Fan 1", chip="Lian Li Uni SL", label="Fan 1", rpm=0.0, raw="0 rpm",
+                        duty_percent=40.0, controller="firmware"))
+    absent = said(FanFact(key="bmc/FAN4", chip="bmc", label="FAN4", rpm=None, raw="na", present=False))
+    assert "has no fan on it, most likely" in zero and "as a stopped fan would read" in zero
+    assert "has no fan on it.)" in absent and "most likely" not in absent
