@@ -34,7 +34,7 @@ NAME = "gpu.fanwhy.test"  # the proxy's name, as the other host's resolver maps 
 
 
 def sign_in(browser: Browser, url: str, screenshot: Path | None = None, token: str = TOKEN) -> list[str]:
-    """Open ``url`` signed out, send a wrong token, then the right one; the console's problems."""
+    """Open ``url`` signed out, send a wrong token, then the right one, then sign out; the console's problems."""
     context = browser.new_context(ignore_https_errors=True, viewport={"width": 1000, "height": 700})
     page = context.new_page()
     found: list[str] = []
@@ -58,6 +58,9 @@ def sign_in(browser: Browser, url: str, screenshot: Path | None = None, token: s
         page.wait_for_selector("#connection.pill-ok", timeout=30_000)  # signed in: the page and its Socket.IO
         page.wait_for_selector("article.gpu", timeout=30_000)
         assert not page.url.endswith("/login")
+        page.click("#sign-out button")  # and out again, by the header's button, wherever the page is served from
+        page.wait_for_url("**/login", timeout=20_000)
+        assert not any(c["name"] == "fanwhy_token" for c in context.cookies())
     finally:
         context.close()
     # the wrong token's 401 is the form's answer, shown as its message
