@@ -11,6 +11,7 @@ from dataclasses import field
 from types import MappingProxyType
 from typing import Literal, Mapping, Never, TypeVar
 
+from .activity import Activity, BusyKind
 from .fan import AirSensor, Fan
 from .finding import Finding
 from .ledger import PowerLedger
@@ -97,6 +98,8 @@ class GpuSample:
     persistence_mode: bool | None = None
     display_active: bool | None = None
     pci_bus_id: str | None = None
+    activity: Activity | None = None  # its activity counters (NVML GPM); None: ``unsupported["activity"]`` says why
+    activity_instances: tuple[Activity, ...] = ()  # with MIG on: each GPU instance's
     source: str = ""
     error: str | None = None
     unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
@@ -340,6 +343,7 @@ class Verdict:
     busy: bool
     # What the fan wing found of the fans, the strongest first: the first leads (kind, subjects, facts, confidence)
     fan_findings: tuple[Finding, ...] = ()
+    busy_kinds: tuple[BusyKind, ...] = ()  # what kind of busy each GPU with activity counters is
 
 
 @record

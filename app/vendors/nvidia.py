@@ -28,6 +28,7 @@ from .calls import Library
 from .nvml_calls import GpuFailed, describe_init_error, nvml_calls
 from .nvml_events import XidWatcher
 from .nvml_fans import fans_of, read_statics
+from .nvml_gpm import FIRST_WINDOW, MIN_WINDOW_S, GpmWatcher, Reading, Target, support
 from .nvml_gpu import REST_AFTER_TICKS, REST_PERIOD_S, SLOW_PERIOD_S, GpuReader, GpuState, num, text
 from .nvml_processes import LIST_PERIOD_S, ProcessReader
 from .sysfs import ASLEEP, RESTING, PowerState
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 
 
 REINIT_BACKOFF_S = (2.0, 5.0, 15.0, 60.0, 300.0)
+LATE = "late: the activity counters' thread has not read the last window"
 
 
 class NvidiaBackend(Backend):
@@ -77,6 +79,8 @@ class NvidiaBackend(Backend):
         self._watch_xid = watch_xid
         self._xid_wait_ms = xid_wait_ms
         self._xid: XidWatcher | None = None
+        self._gpm: GpmWatcher | None = None  # the activity counters' thread, where a GPU answers GPM
+        self._kicked_at = float("-inf")  # when the GPM thread was last asked to read
 
     # -- life cycle -------------------------------------------------------------------------
     def open(self) -> None:
@@ -119,6 +123,8 @@ class NvidiaBackend(Backend):
         # the GPUs are opened, and read the first time after it, on a thread each (NVML is thread-safe).
         self._gpus = each_on_a_thread(lambda i: self._open_gpu(i, previous.get(i)), range(count), "fanwhy-nvml-open")
         self._cold = True
+        if any(g.gpm for g in self._gpus):
+            self._gpm = GpmWatcher(self._calls, self._clock)
         if self._watch_xid and self._gpus:
             self._xid = XidWatcher(nvml, [(g.index, g.handle) for g in self._gpus if g.handle is not None],
                                     self._wall, self._xid_wait_ms)
@@ -131,6 +137,11 @@ class NvidiaBackend(Backend):
         if self._xid is None:
             return "not watching"
         return self._xid.unsupported or "watching"
+
+    @property
+    def gpm(self) -> GpmWatcher | None:
+        """The activity counters' thread (None where no GPU answers GPM): its reads and CPU time are counted."""
+        return self._gpm
 
     def fans_apart(self) -> Callable[[], tuple[Fan, ...]] | None:
         """The GPUs' fans as a reader of their own (the fan service reads it on its own clock), and no longer in
@@ -169,6 +180,10 @@ class NvidiaBackend(Backend):
                 u.pop("fan_speed_percent", None)
             if gpu.num_fans:
                 gpu.fan_statics = read_statics(calls.get, gpu.handle)
+            why_not = support(calls, gpu.handle)
+            gpu.gpm = why_not is None
+            if why_not is not None:
+                u["activity"] = why_not
         except nvml.NVMLError as error:  # the handle itself: this GPU is unusable
             gpu.error = f"{type(error).__name__}: {error}"
         except GpuFailed as error:
@@ -176,6 +191,9 @@ class NvidiaBackend(Backend):
         return gpu
 
     def close(self) -> None:
+        if self._gpm is not None:  # its buffers are freed before NVML goes
+            self._gpm.stop()
+            self._gpm = None
         for gpu in self._gpus:
             if gpu.power is not None:
                 gpu.power.close()
@@ -226,8 +244,28 @@ class NvidiaBackend(Backend):
         self._maybe_reinit()
         if self._cold:  # the first read after an open: a thread each GPU, as the open (see _init)
             self._cold = False
-            return each_on_a_thread(self._sample_one, self._gpus, "fanwhy-nvml-open")
-        return [self._sample_one(gpu) for gpu in self._gpus]
+            samples = each_on_a_thread(self._sample_one, self._gpus, "fanwhy-nvml-open")
+        else:
+            samples = [self._sample_one(gpu) for gpu in self._gpus]
+        return self._counted(samples) if self._gpm is not None else samples
+
+    def _counted(self, samples: list[GpuSample]) -> list[GpuSample]:
+        """Each GPM GPU's sample with its latest window of activity (app/vendors/nvml_gpm.py), and the thread asked
+        to read the next one; a GPU left unread this tick (asleep, resting, failed) is not read by GPM either."""
+        gpm = self._gpm
+        assert gpm is not None
+        fresh_after = self._kicked_at - 2 * MIN_WINDOW_S  # read since the last kick (or kept: read < 100 ms before)
+        targets, out = [], []
+        for gpu, sample in zip(self._gpus, samples, strict=True):
+            if not gpu.gpm or sample.error is not None or gpu.asleep or gpu.handle is None:
+                out.append(sample)
+                continue
+            if not gpu.cached:
+                targets.append(Target(gpu.index, gpu.handle, bool(gpu.slow_values.get("mig_mode"))))
+            out.append(_with_activity(sample, gpm.latest(gpu.index), fresh_after))
+        self._kicked_at = self._clock()
+        gpm.kick(targets)
+        return out
 
     def _sample_one(self, gpu: GpuState) -> GpuSample:
         if gpu.power is None:
@@ -274,3 +312,13 @@ class NvidiaBackend(Backend):
         return usages
 
 
+def _with_activity(sample: GpuSample, reading: Reading | None, fresh_after: float) -> GpuSample:
+    """``sample`` with the GPU's latest window of activity, or with why there is none (never zeros)."""
+    late = reading is not None and reading.at < fresh_after
+    why = FIRST_WINDOW if reading is None else LATE if late else reading.reason
+    activity = None if late or reading is None else reading.activity
+    instances = () if late or reading is None else reading.instances
+    if why is None:
+        return evolve(sample, activity=activity, activity_instances=instances)
+    return evolve(sample, activity=activity, activity_instances=instances,
+                  unsupported=frozen_map({**sample.unsupported, "activity": why}))

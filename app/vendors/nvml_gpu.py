@@ -79,6 +79,7 @@ class GpuState:
     shutdown_c: float | None = None
     clock_sm_max_mhz: int | None = None
     num_fans: int | None = None
+    gpm: bool = False  # it answers NVML GPM (its activity counters); where not, static_unsupported["activity"] says why
     fan_statics: FanStatics = field(default_factory=lambda: FanStatics(None, None, None))
     static_unsupported: dict[str, str] = field(default_factory=dict)
     slow_values: SlowValues = field(default_factory=lambda: SlowValues(

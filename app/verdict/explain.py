@@ -9,13 +9,15 @@ says so and invents no cause.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
+from ..core.activity import BusyKind
 from ..core.finding import Finding
-from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, frozen_map
+from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, evolve, frozen_map
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
 from ..fans.facts import Machine
 from ..fans.live_words import cooling
+from .busykind import busy_kinds
 from .cpu import CpuHold, cpu_cause
 from .fanchain import Group, card_fans, chassis_fans, fan_causes, loud
 from .fanwing import account, danger_causes, no_heat
@@ -111,8 +113,10 @@ class Remembered:
         return verdict
 
 
-def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) -> tuple[list[Cause], float]:
-    """Causes for one GPU, and the confidence of its main cause."""
+def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float],
+                kind: BusyKind | None) -> tuple[list[Cause], float]:
+    """Causes for one GPU (``kind``: what kind of busy its activity counters say), and the confidence of its main
+    cause."""
     i = gpu.index
     util = gpu.utilization_percent or 0.0
     power_frac = _fraction(gpu.power_w, gpu.power_limit_w)
@@ -121,14 +125,16 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float])
     if not busy:
         return _idle_wake(gpu, snap), 0.9
 
-    numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
-                          "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
-                          "temperature_slowdown_c": gpu.temperature_slowdown_c,
-                          "fan_speed_percent": gpu.fan_speed_percent})
+    numbers: Numbers = frozen_map({"utilization_percent": gpu.utilization_percent, "power_w": gpu.power_w,
+                                   "power_limit_w": gpu.power_limit_w, "temperature_c": gpu.temperature_c,
+                                   "temperature_slowdown_c": gpu.temperature_slowdown_c,
+                                   "fan_speed_percent": gpu.fan_speed_percent})
     weight = max(util / 100.0, power_frac, heat_frac)
     score = 0.5 + 0.45 * min(1.0, weight)  # at most 0.95: throttling of the same GPU ranks above
     users = [p for p in snap.processes if any(u.gpu_index == i for u in p.gpus)]
-    load, confidence = _load_cause(gpu, snap, users, _lasting(gpu, snap, busy_since), score, numbers)
+    if kind is not None:
+        numbers = frozen_map({**numbers, **kind.numbers})
+    load, confidence = _load_cause(gpu, snap, users, _lasting(gpu, snap, busy_since), score, numbers, kind)
     return [load, *_throttle_causes(gpu, score, numbers), *_holder_causes(gpu, users)], confidence
 
 
@@ -140,13 +146,22 @@ def _lasting(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) ->
     return ""
 
 
+def _kind_clause(kind: BusyKind | None, sole: bool) -> str:
+    """What kind of busy, after the process that computes most: its own work when it is the one process computing,
+    else the GPU's (its counters do not split by process)."""
+    if kind is None:
+        return ""
+    return f": {kind.words}" if sole else f"; the GPU as a whole (its counters do not split by process): {kind.words}"
+
+
 def _load_cause(gpu: GpuSample, snap: Snapshot, users: Sequence[ProcessSample], lasting: str, score: float,
-                numbers: Numbers) -> tuple[Cause, float]:
-    """The main cause of a busy GPU: the process that computes most, else hidden work, else what is known."""
+                numbers: Numbers, kind: BusyKind | None = None) -> tuple[Cause, float]:
+    """The main cause of a busy GPU: the process that computes most, else hidden work, else what is known; with
+    what kind of busy the GPU's counters say."""
     i = gpu.index
     computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
     fan = _fan_clause(gpu, snap)
-    tail = f"; {fan}" if fan else ""
+    tail = f"{_kind_clause(kind, len(computing) == 1)}; {fan}" if fan else _kind_clause(kind, len(computing) == 1)
     state = f"GPU {i} is at {_state(gpu)}{lasting}"
     if computing:
         top = computing[0]
@@ -237,14 +252,17 @@ def explain(snap: Snapshot, busy_since: Mapping[int, float] | None = None, cpu_h
     (from ``CpuHold``) whom the CPU cause named last tick. It carries the fan wing's findings (``fan_findings``)."""
     found, fans, facts = account(snap)
     heard = loud(snap) if snap.fans else []
-    verdict = _verdict(snap, busy_since or {}, (found, facts), fans, heard, cpu_held)
+    kinds = tuple(k for gpu in snap.gpus for k in busy_kinds(gpu, snap.processes, label))
+    verdict = _verdict(snap, busy_since or {}, (found, facts), fans, heard, cpu_held, kinds)
     return Verdict(verdict.headline, verdict.causes, verdict.confidence, verdict.busy,
-                   (*(finding for _, finding in heard), *found))
+                   (*(finding for _, finding in heard), *found), kinds)
 
 
 def _verdict(snap: Snapshot, busy_since: Mapping[int, float], wing: tuple[tuple[Finding, ...], Machine], fans: str,
-             heard: list[tuple[Group, Finding]], cpu_held: str | None = None) -> Verdict:
+             heard: list[tuple[Group, Finding]], cpu_held: str | None = None,
+             kinds: Sequence[BusyKind] = ()) -> Verdict:
     causes: list[Cause] = []
+    whole = {k.gpu_index: k for k in kinds if k.gpu_instance is None}
     confidences: dict[int, float] = {}
     for gpu in snap.gpus:
         if gpu.asleep:
@@ -256,11 +274,12 @@ def _verdict(snap: Snapshot, busy_since: Mapping[int, float], wing: tuple[tuple[
                                 summary=f"GPU {gpu.index} has failed ({gpu.error}); a lost GPU can leave its fan "
                                         f"at full speed until it is reset."))
             continue
-        gpu_causes, confidence = _gpu_causes(gpu, snap, busy_since)
+        gpu_causes, confidence = _gpu_causes(gpu, snap, busy_since, whole.get(gpu.index))
         causes.extend(gpu_causes)
         confidences[gpu.index] = confidence
     cpu = cpu_cause(snap, cpu_held)
     if cpu is not None:
+        cpu = _fed(cpu, whole.values())
         causes.append(_cpu_ranked(cpu, snap, [c for c in causes if c.kind in ("gpu_load", "gpu_failed")]))
     causes.extend(fan_causes(snap, heard))
     causes.extend(danger_causes(*wing, snap.fans))  # a fan that may not cool, or at full for no heat: the wing's
@@ -275,11 +294,22 @@ def _verdict(snap: Snapshot, busy_since: Mapping[int, float], wing: tuple[tuple[
         return Verdict(headline=chain.summary, causes=tuple(causes), busy=main is not None,
                        confidence=round(confidence * (sure if isinstance(sure, float) else 1.0), 2))
     if main is None:
-        return _idle(snap, causes, fans)
+        return _idle(snap, causes, fans, whole)
     return Verdict(headline=main.summary, causes=tuple(causes), confidence=confidence, busy=True)
 
 
-def _idle(snap: Snapshot, causes: Sequence[Cause], fans: str) -> Verdict:
+def _fed(cpu: Cause, kinds: Iterable[BusyKind]) -> Cause:
+    """The CPU cause with the GPU its process feeds, where that GPU waits on it (a job bound by its CPU)."""
+    waiting = next((k for k in kinds if k.kind == "waiting" and k.pid is not None and k.pid == cpu.pid), None)
+    if waiting is None:
+        return cpu
+    sm = waiting.numbers.get("sm_active_percent")
+    return evolve(cpu, summary=f"{cpu.summary}, and GPU {waiting.gpu_index} waits on it "
+                               f"({sm if isinstance(sm, float) else 0.0:.1f} % of its SMs active)",
+                  numbers=frozen_map({**cpu.numbers, **waiting.numbers}))
+
+
+def _idle(snap: Snapshot, causes: Sequence[Cause], fans: str, kinds: Mapping[int, BusyKind] | None = None) -> Verdict:
     """Nothing computes: a GPU held awake in P0 is the answer, else that nothing is busy, and what the fan wing
     finds of the fans (``fans``)."""
     awake = next((c for c in causes if c.kind == "idle_wake"), None)
@@ -289,14 +319,14 @@ def _idle(snap: Snapshot, causes: Sequence[Cause], fans: str) -> Verdict:
                       if g.temperature_c is not None)
     fault = next((c for c in causes if c.kind == "fan_fault"), None)  # a stalled or failed fan is the news
     fans = fault.summary if fault is not None and fault.summary else fans
-    working = _working(snap)
+    working = _working(snap, kinds or {})
     if working is not None:  # never "Nothing is busy" beside a process this answer shows at work
         return Verdict(headline=f"{working}. {fans}", causes=tuple(causes), confidence=0.6, busy=False)
     headline = f"Nothing is busy{' (' + temps + ')' if temps else ''}. {fans}"
     return Verdict(headline=headline, causes=tuple(causes), confidence=0.9, busy=False)
 
 
-def _working(snap: Snapshot) -> str | None:
+def _working(snap: Snapshot, kinds: Mapping[int, BusyKind]) -> str | None:
     """A process that keeps a GPU's SMs busy while the card itself reports little (the two are sampled over
     different windows: a job that just started or just ended), said as it is; None when there is none."""
     found = [(u.sm_percent or 0.0, u.gpu_index, p) for p in snap.processes for u in p.gpus
@@ -307,6 +337,9 @@ def _working(snap: Snapshot) -> str | None:
     gpu = snap.gpu(index)
     util = f" while the card reports {gpu.utilization_percent:.0f} %" if gpu and gpu.utilization_percent is not None \
         else ""
+    kind = kinds.get(index)
+    if kind is not None:  # the card's own counters say what its kernels do
+        return f"{label(proc)} keeps {sm:.0f} % of GPU {index}'s SMs busy{util}: {kind.words}"
     return (f"{label(proc)} keeps {sm:.0f} % of GPU {index}'s SMs busy{util} (its latest samples and the card's "
             "are taken over different windows: a job that just started or ended)")
 

@@ -20,6 +20,8 @@ from typing import Any, Callable
 
 import pynvml
 
+from tests.fakes.fake_gpm import GpmFake
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "nvml"
 
 # A captured machine's PIDs are not this machine's. Read as they were, they name whatever process holds PID 657 here
@@ -102,7 +104,7 @@ def captured_card(key: str, fans: int = 1) -> dict[str, Any]:
     return table
 
 
-class FakeNvml:
+class FakeNvml(GpmFake):
     """Stands in for the ``pynvml`` module. Thread-safe enough for a collector and a test."""
 
     def __init__(self, gpus: list[dict[str, Any]], init_error: Exception | None = None,

@@ -19,14 +19,22 @@ def main() -> None:
     parser.add_argument("--token", default="")
     parser.add_argument("--device", type=int, default=0)
     parser.add_argument("--duty", type=float, default=1.0, help="share of each 200 ms spent computing (0-1)")
+    parser.add_argument("--kind", choices=("fp32", "tf32", "bf16", "tiny", "copy"), default="fp32",
+                        help="what the work is: an FP32 matmul (torch's default: no TF32), the same with TF32 on or in "
+                             "bf16, a loop of tiny kernels each waited for, or a 1 GiB device-to-device copy")
     parser.add_argument("--per-period", type=int, default=0,
                         help="run this many matmuls in each 200 ms, then rest: a known amount of GPU work, however "
                              "another process shares the GPU")
     args = parser.parse_args()
     device = torch.device("cuda", args.device)
     held = torch.empty(int(args.hold_gb * 2**30), dtype=torch.uint8, device=device)
-    a = torch.randn(8192, 8192, device=device)
-    b = torch.randn(8192, 8192, device=device)
+    if args.kind in ("tiny", "copy"):
+        other_work(args.kind, device, args.seconds)
+        return
+    torch.backends.cuda.matmul.allow_tf32 = args.kind == "tf32"
+    dtype = torch.bfloat16 if args.kind == "bf16" else torch.float32
+    a = torch.randn(8192, 8192, device=device, dtype=dtype)
+    b = torch.randn(8192, 8192, device=device, dtype=dtype)
     torch.cuda.synchronize(device)
     print("ready", flush=True)
     end = time.time() + args.seconds
@@ -51,6 +59,21 @@ def main() -> None:
                 torch.cuda.synchronize(device)
             time.sleep(max(0.0, start + period - time.time()))
     del held
+
+
+def other_work(kind: str, device: torch.device, seconds: float) -> None:
+    """A loop of tiny kernels, each waited for (the GPU waits on its host), or 1 GiB copied on the device."""
+    x = torch.randn(64, device=device) if kind == "tiny" else torch.empty(2**30, dtype=torch.uint8, device=device)
+    y = torch.empty_like(x)
+    torch.cuda.synchronize(device)
+    print("ready", flush=True)
+    end = time.time() + seconds
+    while time.time() < end:
+        if kind == "tiny":
+            x.add_(1.0)
+        else:
+            y.copy_(x)
+        torch.cuda.synchronize(device)
 
 
 if __name__ == "__main__":
