@@ -22,6 +22,7 @@ from ..collect.collector import Collector, Counters, Frame
 from ..core.model import GpuSample, Snapshot, Unattributed
 from ..core.version import __version__
 from ..core.vocabulary import THROTTLE_REASONS
+from .activity_metrics import activity_families
 from .services import services
 
 if TYPE_CHECKING:  # the standard's type (PEP 3333), from typeshed
@@ -96,6 +97,7 @@ class SnapshotCollector:
             return
         snap = frame.snapshot
         yield from self._gpus(snap, frame.counters)
+        yield from activity_families(snap)
         yield from self._processes(snap)
         yield from self._containers(snap)
         yield from self._host(snap)

@@ -371,3 +371,13 @@ def _eight() -> list[dict[str, Any]]:
                                          "encUtil": 0, "decUtil": 0}]
         tables.append(table)
     return tables
+
+
+def gpm_card(load: str = "bf16_matmul", **cells: Any) -> dict[str, Any]:
+    """The H200 of h200x2-load.json (its matmul process included) answering GPM with what one H200 counted under
+    ``load`` (tests/fixtures/nvml/h200-gpm.json)."""
+    from tests.fakes.fake_gpm import h200_load
+
+    table = load_dump("h200x2-load")[1]
+    table.update({"gpm_support": True, "gpm": h200_load(load), **cells})
+    return table

@@ -325,3 +325,34 @@ def test_each_fan_is_a_sample_with_its_chip_and_source_and_promtool_is_content(m
         text = app.test_client().get("/metrics").get_data()
         result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, timeout=30)
         assert result.returncode == 0 and not result.stdout.strip() and not result.stderr.strip(), result.stdout
+
+
+def test_the_activity_counters_are_ratios_with_the_kind_of_busy_and_pass_promtool(make_app: Any) -> None:
+    """Fakes shaped from one H200 under a bf16 matmul (tests/fixtures/nvml/h200-gpm.json)."""
+    from tests.fakes.fake_nvml import FakeNvml, gpm_card
+    from tests.support.gpm import counted_ticks
+
+    app = make_app(nvidia_selection(FakeNvml([gpm_card("bf16_matmul")])), start=False)
+    counted_ticks(app.extensions["fanwhy"].collector, 3)
+    labels = {"gpu": "0", "uuid": "GPU-4c1c74c1-e9d0-b580-e321-c7e5c81dddc9", "name": "NVIDIA H200", "gpu_instance": ""}
+    get = registry_of(app).get_sample_value
+    assert get("fanwhy_gpu_tensor_active_ratio", labels) == pytest.approx(0.8957)
+    assert get("fanwhy_gpu_tensor_kind_active_ratio", {**labels, "kind": "hmma"}) == pytest.approx(0.8957)
+    assert get("fanwhy_gpu_sm_active_ratio", labels) == pytest.approx(0.9229)
+    assert get("fanwhy_gpu_sm_occupancy_ratio", labels) == pytest.approx(0.1364)
+    assert get("fanwhy_gpu_pipe_active_ratio", {**labels, "pipe": "fp32"}) == 0.0
+    assert get("fanwhy_gpu_dram_active_ratio", labels) == pytest.approx(0.1573)
+    assert get("fanwhy_gpu_busy_kind", {**labels, "kind": "tensor"}) == 1.0
+    assert get("fanwhy_gpu_busy_kind", {**labels, "kind": "fp32"}) is None
+    if shutil.which("promtool") is not None:
+        text = app.test_client().get("/metrics").get_data()
+        result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, timeout=30)
+        assert result.returncode == 0 and not result.stdout.strip(), result.stdout.decode() + result.stderr.decode()
+
+
+def test_a_gpu_without_activity_counters_has_no_activity_sample(app: Any) -> None:
+    """The H200 dumps hold no GPM answer, so their GPUs say why (never a 0 passed off as a reading)."""
+    get = registry_of(app).get_sample_value
+    labels = {"gpu": "1", "uuid": "GPU-4c1c74c1-e9d0-b580-e321-c7e5c81dddc9", "name": "NVIDIA H200", "gpu_instance": ""}
+    assert get("fanwhy_gpu_sm_active_ratio", labels) is None and get("fanwhy_gpu_utilization_percent",
+                                                                      {k: labels[k] for k in ("gpu", "uuid", "name")})

@@ -190,7 +190,9 @@ def test_the_grafana_dashboard_queries_metrics_fanwhy_exports(client: Any) -> No
     queried = {name for panel in dashboard["panels"] for target in panel["targets"]
                for name in re.findall(r"\b(fanwhy_[a-z_]+)", target["expr"])}
     assert {"fanwhy_gpu_pstate", "fanwhy_gpu_xid_errors_total", "fanwhy_process_power_watts",
-            "fanwhy_gpu_ecc_errors_uncorrected", "fanwhy_gpu_mig_mode", "fanwhy_gpu_persistence_mode"} <= queried
+            "fanwhy_gpu_ecc_errors_uncorrected", "fanwhy_gpu_mig_mode", "fanwhy_gpu_persistence_mode",
+            "fanwhy_gpu_sm_active_ratio", "fanwhy_gpu_tensor_active_ratio", "fanwhy_gpu_pipe_active_ratio",
+            "fanwhy_gpu_dram_active_ratio", "fanwhy_gpu_busy_kind"} <= queried
 
 
 def test_a_prometheus_scrapes_a_node_by_a_name_outside_its_allowlist_with_the_token(
