@@ -89,7 +89,52 @@
     return idle + " · processes " + fmt(ledger.processes_w, " W") + " · unattributed " + fmt(ledger.unattributed_w, " W");
   }
 
-  function renderGpu(gpu, fans, ledger) {
+  // The GPU's activity counters (NVML GPM), in the order the terminal and the metrics show them: a bar each.
+  const ACTIVITY = [["SM active", "sm_active_percent"], ["Occupancy", "sm_occupancy_percent"],
+    ["Tensor", "tensor_percent"], ["FP32", "fp32_percent"], ["FP64", "fp64_percent"], ["FP16", "fp16_percent"],
+    ["DRAM", "dram_percent"]];
+  function activityBars(box, window, prefix) {
+    const rows = ACTIVITY.filter((a) => window[a[1]] !== null && window[a[1]] !== undefined);
+    while (box.children.length > rows.length) box.lastChild.remove();
+    rows.forEach((a, i) => {
+      let line = box.children[i];
+      if (!line) {
+        line = document.createElement("div");
+        line.className = "bar-row small";
+        line.append(document.createElement("span"), document.createElement("meter"), document.createElement("b"));
+        line.children[1].max = 100;
+        box.appendChild(line);
+      }
+      line.children[0].textContent = prefix + a[0];
+      line.children[1].value = window[a[1]];
+      line.children[2].textContent = keep(fmt(window[a[1]], " %", window[a[1]] < 1 && window[a[1]] > 0 ? 1 : 0));
+    });
+  }
+  // What kind of busy: the verdict's words beside the bars; where the counters are not read, why (never zeros).
+  function renderActivity(card, gpu, kinds) {
+    const f = (name) => card.querySelector('[data-f="' + name + '"]');
+    const windows = gpu.activity ? [gpu.activity] : gpu.activity_instances || [];
+    const mine = (kinds || []).filter((k) => k.gpu_index === gpu.index);
+    f("activity").hidden = !windows.length;
+    f("kind").textContent = mine.map((k) => (k.gpu_instance === null ? "" : "GPU instance " + k.gpu_instance +
+      ": ") + k.words.charAt(0).toUpperCase() + k.words.slice(1)).join(". ");
+    const box = f("activity-bars");
+    if (windows.length === 1) {
+      activityBars(box, windows[0], windows[0].gpu_instance === null ? "" : "GI " + windows[0].gpu_instance + " ");
+    } else {
+      box.textContent = "";
+      windows.forEach((w) => {
+        const one = document.createElement("div");
+        box.appendChild(one);
+        activityBars(one, w, "GI " + w.gpu_instance + " ");
+      });
+    }
+    const why = (gpu.unsupported || {}).activity;
+    setValue(f("activity-why"), windows.length ? (gpu.activity ? "window of " + fmt(gpu.activity.window_s, " s", 1) :
+      why || "per GPU instance") : null, why, null);
+  }
+
+  function renderGpu(gpu, fans, ledger, kinds) {
     const card = gpuCard(gpu);
     const f = (name) => card.querySelector('[data-f="' + name + '"]');
     const why = gpu.unsupported || {};
@@ -132,6 +177,7 @@
     const reasons = gpu.throttle_reasons;
     setValue(f("throttle"), reasons === null ? null : (reasons.length ? reasons.join(", ") : "none"),
       why.throttle_reasons);
+    renderActivity(card, gpu, kinds);
   }
 
   function renderSystem(host, fans) {
@@ -496,7 +542,8 @@
     errors.textContent = snap.errors.join(" · ");
     const seen = new Set();
     snap.gpus.forEach((gpu) => {
-      renderGpu(gpu, snap.fans, (snap.ledger || []).find((l) => l.gpu_index === gpu.index));
+      renderGpu(gpu, snap.fans, (snap.ledger || []).find((l) => l.gpu_index === gpu.index),
+        snap.verdict ? snap.verdict.busy_kinds : []);
       seen.add(gpu.uuid || "index-" + gpu.index);
       gpuCard(gpu).hidden = table.gpu !== "all" && Number(table.gpu) !== gpu.index;
     });

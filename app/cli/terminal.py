@@ -7,18 +7,21 @@ recolour the terminal with its name.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import sys
 import time
-from typing import Sequence
+from typing import Mapping, Sequence
 
+from ..core.activity import BusyKind
 from ..core.cells import fit, pad, shown, width
 from ..core.fan import Fan, source_guessed
 from ..core.model import GpuSample, HostSample, ProcessSample, Snapshot
 from ..core.program import display_name
 from ..core.vocabulary import GIB
 from ..fans.alarm_words import alarmed, fan_cell
+from ..verdict.busykind import SHORT
 
 UNCUT = 100_000  # the width of a pipe: nothing is cut
 MIN_COLUMN = 8  # a column a table shrinks to fit the terminal keeps at least this many cells (or its title's)
@@ -139,6 +142,36 @@ def _gpu_rows(gpus: Sequence[GpuSample], fans: Sequence[Fan] = (), room: int = U
                   room, (1,))
 
 
+def activity_line(window: Mapping[str, object], kind: str | None, lead: str = "    ", room: int = UNCUT) -> str:
+    """A GPU's activity counters in a line under its row (``window``: an Activity's fields, as the JSON view has
+    them), with the kind of busy in a few words: "    SM 96 %  occ 12 %  tensor 0 %  FP32 76 %  DRAM 5 %
+    (FP32, tensor idle)". FP64 and FP16 appear when they work; a GPU instance (MIG) is named first. ASCII only."""
+
+    def pct(name: str) -> float | None:
+        value = window.get(name)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    parts = []
+    for label, name in (("SM", "sm_active_percent"), ("occ", "sm_occupancy_percent"),
+                        ("tensor", "tensor_percent"), ("FP32", "fp32_percent"), ("FP64", "fp64_percent"),
+                        ("FP16", "fp16_percent"), ("DRAM", "dram_percent")):
+        value = pct(name)
+        if value is not None and (label not in ("FP64", "FP16") or value >= 1):
+            parts.append(f"{label} {_num(value, ' %', 1 if 0 < value < 1 else 0)}")
+    instance = window.get("gpu_instance")
+    line = (lead + (f"GI {instance}: " if instance is not None else "") + "  ".join(parts)
+            + (f"  ({SHORT.get(kind, kind)})" if kind else ""))
+    return fit(line, room)
+
+
+def _activity_rows(gpus: Sequence[GpuSample], kinds: Sequence[BusyKind], room: int) -> list[str]:
+    """A line under the GPU table for each GPU (or GPU instance) whose activity counters are read."""
+    said = {(k.gpu_index, k.gpu_instance): k.kind for k in kinds}
+    return [activity_line({f.name: getattr(window, f.name) for f in dataclasses.fields(window)},
+                          said.get((gpu.index, window.gpu_instance)), f"{gpu.index:>3} ", room)
+            for gpu in gpus for window in ((gpu.activity,) if gpu.activity is not None else gpu.activity_instances)]
+
+
 def _process_rows(processes: Sequence[ProcessSample], limit: int, columns: int, gpus: bool) -> list[str]:
     """PID, user, (GPU, SM, GPU memory: only where there are GPUs), CPU, the program a person knows the process
     by, and its command line in what is left of the terminal's ``columns``, cut with "…"."""
@@ -194,6 +227,7 @@ def render(snap: Snapshot, processes: int = 8, width: int | None = None) -> str:
     lines.append("")
     if snap.gpus:
         lines += _gpu_rows(snap.gpus, snap.fans, columns)
+        lines += _activity_rows(snap.gpus, snap.verdict.busy_kinds if snap.verdict else (), columns)
     else:
         lines.append(shown(snap.backend.no_gpu_summary or "No GPU found."))
     table = _process_rows(snap.processes, processes, columns, bool(snap.gpus))

@@ -19,7 +19,7 @@ from ..core.cells import fit as fit_cells
 from ..core.cells import width as cell_width
 from ..core.jsonvalue import Json, members, number, objects
 from ..core.record import record
-from .terminal import host_words
+from .terminal import activity_line, host_words
 from .topkeys import ASCENDING, SORTS, TITLE, help_lines
 from .topstate import History, Obj, TopState, View, int_of, obj_of, shown_processes, str_of
 
@@ -175,6 +175,8 @@ def _gpus(view: View, history: History, width: int, glyphs: Glyphs) -> list[Line
         summary = str_of(obj_of(view.get("backend")).get("no_gpu_summary")) or "No GPU found."
         return [[("", "normal")], [(_fit(shown(summary), width, glyphs), "dim")]]
     fans = objects(view.get("fans"))
+    kinds = {(int_of(k.get("gpu_index")), k.get("gpu_instance")): str_of(k.get("kind"))
+             for k in objects(obj_of(view.get("verdict")).get("busy_kinds"))}
     head = f"{'GPU':>3} {'NAME':<20} {'UTIL':>5} {'MEMORY':>13} {'TEMP':>5} {'FAN/FLOOR':>9} {'POWER':>10}  "
     lines: list[Line] = [[("", "normal")], [(_bar(head + "HISTORY", width, glyphs), "header")]]
     for gpu in gpus:
@@ -196,7 +198,15 @@ def _gpus(view: View, history: History, width: int, glyphs: Glyphs) -> list[Line
         hot = temp is not None and slowdown is not None and temp >= 0.9 * slowdown
         lines.append([(_fit(cells, width, glyphs), "warn" if hot else "normal"),
                       (spark(history.gpus.get(index, ()), room, glyphs), "good")])
+        lines += _activity(gpu, index, kinds, width, glyphs)
     return lines
+
+
+def _activity(gpu: Obj, index: int, kinds: dict[tuple[int, Json], str], width: int, glyphs: Glyphs) -> list[Line]:
+    """The GPU's activity counters under its row, with the kind of busy (app.cli.terminal.activity_line)."""
+    windows = [obj_of(gpu.get("activity"))] if gpu.get("activity") else objects(gpu.get("activity_instances"))
+    return [[(_fit(activity_line(w, kinds.get((index, w.get("gpu_instance"))), f"{index:>3} "), width, glyphs), "dim")]
+            for w in windows]
 
 
 def _fans(view: View, width: int, glyphs: Glyphs) -> list[Line]:

@@ -43,6 +43,11 @@ WORDS: dict[ActivityKind, str] = {
                  "{fp32:.0f} %, DRAM {dram:.0f} %)",
 }
 
+# The kind in two or three words, where a line has no room for the clause (the terminal's GPU rows).
+SHORT: dict[str, str] = {"tensor": "tensor cores", "fp32": "FP32, tensor idle", "fp64": "FP64 pipe",
+                         "fp16": "FP16, tensor idle", "memory": "memory-bound", "not_computing": "not computing",
+                         "waiting": "waits on its CPU", "computing": "computing"}
+
 
 def _v(value: float | None) -> float:
     return value or 0.0

@@ -1,5 +1,6 @@
-"""What kind of busy, in the verdict: each load one H200 ran, as its counters read it (tests/fixtures/nvml/h200-gpm.json;
-the card itself is read by tests/gpu/test_gpm_card.py), classified as NVIDIA's reading of those counters says."""
+"""What kind of busy, in the verdict: each load one H200 ran, as its counters read it
+(tests/fixtures/nvml/h200-gpm.json; the card itself is read by tests/gpu/test_gpm_card.py), classified as NVIDIA's
+reading of those counters says."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def one_job(load: str, cpu: float = 20.0) -> tuple[GpuSample, Any]:
 
 
 @pytest.mark.parametrize(("load", "kind"), [
-    ("fp32_matmul", "fp32"), ("tf32_matmul", "tensor"), ("bf16_matmul", "tensor"), ("d2d_copy", "memory"), ("tiny_kernels", "not_computing"),
+    ("fp32_matmul", "fp32"), ("tf32_matmul", "tensor"), ("bf16_matmul", "tensor"), ("d2d_copy", "memory"),
+    ("tiny_kernels", "not_computing"),
 ])
 def test_each_load_the_card_ran_is_its_kind(load: str, kind: str) -> None:
     card, job = one_job(load)

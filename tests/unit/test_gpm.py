@@ -11,8 +11,8 @@ import pytest
 
 from app.core.model import GpuSample
 from app.vendors.nvidia import LATE, NvidiaBackend
-from app.vendors.nvml_gpm import FIRST_WINDOW, MIG_ON, NOT_HOPPER, GpmReader
 from app.vendors.nvml_calls import nvml_calls
+from app.vendors.nvml_gpm import FIRST_WINDOW, MIG_ON, NOT_HOPPER, GpmReader
 from tests.fakes.fake_gpm import h200_load
 from tests.fakes.fake_nvml import FakeNvml, load_dump
 
