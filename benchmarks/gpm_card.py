@@ -71,8 +71,8 @@ def median(values: list[float]) -> float | None:
 def one_load(collector: Any, kind: str, seconds: int) -> dict[str, Any]:
     with load_running(kind, seconds + 20) as pid:
         dmon = subprocess.Popen(["nvidia-smi", "dmon", "-i", "0", "--gpm-metrics", ",".join(m for m, _ in DMON),
-                                 "-d", "1", "-c", str(seconds + SETTLE_TICKS)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
+                                 "-d", "1", "-c", str(seconds + SETTLE_TICKS)], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
         windows: list[Any] = []
         kinds: list[str] = []
         cpu: list[float] = []
