@@ -5,6 +5,9 @@
 
   const $ = (sel) => document.querySelector(sel);
   const GPU_METRICS = ["utilization_percent", "memory_percent", "temperature_c", "power_w"];
+  // The activity counters charted together (app/store/schema.py keeps them per GPU).
+  const ACTIVITY_METRICS = [["sm_active_percent", "SM active"], ["tensor_percent", "tensor"], ["fp32_percent", "FP32"],
+    ["dram_percent", "DRAM"]];
   // Without a GPU the host's series are charted instead (app/history.py HOST_METRICS).
   const HOST_METRICS = ["cpu_percent", "load1", "memory_percent", "cpu_temperature_c", "fan_rpm"];
   // fan_rpm: the loudest fan of the board, as app/store/rows.py stores it
@@ -121,6 +124,7 @@
     });
     if (state.host) return loadHostCharts();
     loadProcessCharts();
+    loadActivityChart();
     return loadGpuCharts();
   }
 
@@ -140,6 +144,30 @@
       status(results[0].points.length ? "" : "No history for this range yet: points appear as they are collected.");
     } catch (error) {
       status("History unavailable: " + error.message);
+    }
+  }
+
+  // The GPU's activity counters (NVML GPM) in one chart of four lines, 0-100 %; hidden where the GPU has none.
+  async function loadActivityChart() {
+    const since = "-" + state.range + "s";
+    try {
+      const bodies = await Promise.all(ACTIVITY_METRICS.map((m) =>
+        getJSON("api/gpu/history?gpu=" + state.gpu + "&metric=" + m[0] + "&since=" + since)));
+      const times = Array.from(new Set([].concat(...bodies.map((b) => b.points.map((p) => p[0])))))
+        .sort((a, b) => a - b);
+      const columns = bodies.map((b) => {
+        const byTime = new Map(b.points.map((p) => [p[0], p[1]]));
+        return times.map((t) => (byTime.has(t) ? byTime.get(t) : null));
+      });
+      const c = chart("chart-activity", ACTIVITY_METRICS.map((m) => m[1]), [times].concat(columns), null, false);
+      c.fanwhyLive = bodies[0].source === "raw";
+      c.fanwhyGap = bodies[0].gap_s;
+      c.setScale("y", { min: 0, max: 100 });
+      const gpu = state.latest && state.latest.gpus.find((g) => g.index === state.gpu);
+      document.getElementById("chart-activity").closest("figure").hidden =
+        !columns.some((column) => column.some((v) => v !== null)) && !(gpu && gpu.activity);
+    } catch (error) {
+      status("Activity history unavailable: " + error.message);
     }
   }
 
@@ -177,20 +205,21 @@
   // A pushed snapshot extends the live charts without refetching.
   function appendLive(snap) {
     const oldest = snap.timestamp - state.range;
-    const extend = (id, value) => {
+    const extend = (id, ...values) => {  // a value for each line of the chart
       const c = state.charts[id];
       if (!c || !c.fanwhyLive) return;
-      const xs = c.data[0].slice(), ys = c.data[1].slice();
+      const columns = c.data.map((column) => column.slice());
+      const xs = columns[0];
       const last = xs.length ? xs[xs.length - 1] : null;
       if (last !== null && c.fanwhyGap && snap.timestamp - last > c.fanwhyGap) {  // no sample since: a gap, not a slope
         xs.push(last + (snap.timestamp - last) / 2);
-        ys.push(null);
+        columns.slice(1).forEach((ys) => ys.push(null));
       }
       xs.push(snap.timestamp);
-      ys.push(value === undefined ? null : value);
+      columns.slice(1).forEach((ys, i) => ys.push(values[i] === undefined ? null : values[i]));
       let cut = 0;
       while (cut < xs.length && xs[cut] < oldest) cut++;
-      c.setData([xs.slice(cut), ys.slice(cut)]);
+      c.setData(columns.map((column) => column.slice(cut)));
     };
     if (state.host) {
       HOST_METRICS.forEach((metric) => extend("chart-host-" + metric, HOST_LIVE[metric](snap.host, snap)));
@@ -198,6 +227,7 @@
     }
     const gpu = snap.gpus.find((g) => g.index === state.gpu);
     if (gpu) GPU_METRICS.forEach((metric) => extend("chart-" + metric, gpu[metric]));
+    if (gpu) extend("chart-activity", ...ACTIVITY_METRICS.map((m) => (gpu.activity ? gpu.activity[m[0]] : null)));
   }
 
   function syncGpuChoices(snap) {

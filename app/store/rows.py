@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from ..core.jsonvalue import EventRow, SqlValue
 from ..core.ledger import PowerLedger
 from ..core.model import Alert, GpuSample, Snapshot
-from .schema import FAN_METRICS, GPU_METRICS, HOST_METRICS, LEDGER_METRICS
+from .schema import ACTIVITY_METRICS, FAN_METRICS, GPU_METRICS, HOST_METRICS, LEDGER_METRICS
 
 INT64 = (-(2**63), 2**63 - 1)  # what an SQLite INTEGER holds
 
@@ -46,6 +46,9 @@ def insert(db: sqlite3.Connection, snap: Snapshot, verdict_row: EventRow | None)
 def _gpu_value(gpu: GpuSample, ledger: PowerLedger | None, metric: str) -> SqlValue:
     if metric in LEDGER_METRICS:
         return getattr(ledger, LEDGER_METRICS[metric]) if ledger is not None else None
+    if metric in ACTIVITY_METRICS:  # the whole GPU's window; with MIG on (per GPU instance only) none is kept
+        activity: SqlValue = getattr(gpu.activity, metric) if gpu.activity is not None else None
+        return activity
     value: SqlValue = getattr(gpu, metric)
     return value
 

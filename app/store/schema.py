@@ -25,7 +25,11 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # What the writer stores and the readers may ask for (today's columns; a migration adds a new one).
 GPU_METRICS = ("utilization_percent", "memory_used_bytes", "memory_percent", "temperature_c", "power_w",
-               "fan_speed_percent", "clock_sm_mhz", "power_idle_w", "power_unattributed_w")
+               "fan_speed_percent", "clock_sm_mhz", "power_idle_w", "power_unattributed_w", "sm_active_percent",
+               "sm_occupancy_percent", "tensor_percent", "fp64_percent", "fp32_percent", "fp16_percent", "dram_percent")
+# The GPU's activity counters (schema version 4), read from its whole-GPU window (app.core.activity).
+ACTIVITY_METRICS = frozenset({"sm_active_percent", "sm_occupancy_percent", "tensor_percent", "fp64_percent",
+                              "fp32_percent", "fp16_percent", "dram_percent"})
 # The ledger's parts of a GPU's power (schema version 3), read from the snapshot's ledger, not from the GPU sample.
 LEDGER_METRICS = {"power_idle_w": "idle_w", "power_unattributed_w": "unattributed_w"}
 # The host side, so a machine without a GPU (or whose fan is the CPU's) has charts too; kept like a GPU's series
@@ -123,8 +127,20 @@ def _v3_ledger(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+_V4_COLUMNS = ("sm_active_percent", "sm_occupancy_percent", "tensor_percent", "fp64_percent", "fp32_percent",
+               "fp16_percent", "dram_percent")  # literal: this step's columns, never today's list
+
+
+def _v4_activity(db: sqlite3.Connection) -> None:
+    """3 -> 4: each GPU's activity counters (SM activity and occupancy, tensor, FP64/FP32/FP16 pipes, DRAM)."""
+    for column in _V4_COLUMNS:
+        db.execute(f"ALTER TABLE gpu_raw ADD COLUMN {column} REAL")
+        for part in ("min", "mean", "max"):
+            db.execute(f"ALTER TABLE gpu_minute ADD COLUMN {column}_{part} REAL")
+
+
 # MIGRATIONS[n] takes a file from version n to n + 1.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_fans, _v3_ledger)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_fans, _v3_ledger, _v4_activity)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -64,3 +64,25 @@ def test_the_card_shows_what_kind_of_busy_and_follows_the_load(make_app: Any, se
     page.wait_for_function("() => document.querySelector(\"article.gpu[data-gpu='0'] [data-f='kind']\")"
                            ".textContent.includes('Bound by memory bandwidth')", timeout=WAIT_MS)
     assert card.locator("[data-f='activity-bars'] .bar-row").nth(6).locator("b").inner_text() == "85\u00a0%"
+
+
+def test_the_activity_counters_are_kept_in_history_and_charted(make_app: Any, serve: Any, page: Page) -> None:
+    fake = FakeNvml([gpm_card("bf16_matmul"), load_dump("h200x2-load")[0]])
+    live = serve(make_app(nvidia_selection(fake)))
+    client = live.app.test_client()
+    deadline_points: list[Any] = []
+    for _ in range(200):  # until the writer has kept a few windows (a loaded machine: up to 20 s)
+        deadline_points = [p for p in client.get("/api/gpu/history?gpu=0&metric=tensor_percent&since=-900s")
+                           .get_json()["points"] if p[1] is not None]
+        if len(deadline_points) >= 3:
+            break
+        page.wait_for_timeout(100)
+    assert len(deadline_points) >= 3 and deadline_points[-1][1] == pytest.approx(89.57)
+    other = client.get("/api/gpu/history?gpu=1&metric=tensor_percent&since=-900s").get_json()["points"]
+    assert all(p[1] is None for p in other), "a GPU without counters keeps no activity, never zeros"
+    page.goto(live.url)
+    page.wait_for_selector("#chart-activity canvas", timeout=WAIT_MS)
+    figure = page.locator("#chart-activity").locator("xpath=..")
+    assert figure.is_visible() and "SM active" in page.locator("#chart-activity").inner_text()
+    page.select_option("#history-gpu", "1")
+    page.wait_for_function("() => document.getElementById('chart-activity').closest('figure').hidden", timeout=WAIT_MS)

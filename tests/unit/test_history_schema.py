@@ -91,7 +91,8 @@ def test_version_three_adds_the_ledgers_idle_and_unattributed_power_to_the_gpu_t
         for step in schema.MIGRATIONS[:2]:
             step(db)
     before = columns(old_history)
-    History(old_history).open().close()
+    with sqlite3.connect(old_history, isolation_level=None) as db:
+        schema.MIGRATIONS[2](db)
     after = columns(old_history)
     assert after["gpu_raw"] == [*before["gpu_raw"], "power_idle_w", "power_unattributed_w"]
     added = [f"power_{part}_w_{stat}" for part in ("idle", "unattributed") for stat in ("min", "mean", "max")]
@@ -126,3 +127,19 @@ def test_a_failed_step_leaves_the_file_at_its_version(old_history: Path, monkeyp
         schema.migrate(db)
     assert schema.file_version(old_history) == SCHEMA_VERSION  # the real steps held
     assert "half_done" not in columns(old_history)
+
+
+def test_version_four_adds_the_activity_counters_to_the_gpu_tables(old_history: Path) -> None:
+    with sqlite3.connect(old_history, isolation_level=None) as db:
+        for step in schema.MIGRATIONS[:3]:
+            step(db)
+        db.execute("PRAGMA user_version = 3")
+    before = columns(old_history)
+    History(old_history).open().close()
+    after = columns(old_history)
+    counters = ["sm_active_percent", "sm_occupancy_percent", "tensor_percent", "fp64_percent", "fp32_percent",
+                "fp16_percent", "dram_percent"]
+    assert after["gpu_raw"] == [*before["gpu_raw"], *counters]
+    assert after["gpu_minute"] == [*before["gpu_minute"], *(f"{c}_{s}" for c in counters for s in ("min", "mean", "max"))]
+    assert {k: v for k, v in after.items() if not k.startswith("gpu_")} == \
+        {k: v for k, v in before.items() if not k.startswith("gpu_")}
