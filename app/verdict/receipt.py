@@ -37,6 +37,13 @@ class _Gpu:
     throttled_s: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     xid: list[int] = field(default_factory=list)
     used: bool = False
+    counted_s: float = 0.0  # seconds its activity counters were read
+    activity_s: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # counter -> percent x seconds
+
+
+# The job's mean of each, over the seconds its GPU's activity counters were read (app.core.activity).
+RECEIPT_ACTIVITY = (("sm_active_percent", "SM"), ("tensor_percent", "tensor"), ("fp32_percent", "FP32"),
+                    ("dram_percent", "DRAM"))
 
 
 class ReceiptMeter:
@@ -97,6 +104,10 @@ class ReceiptMeter:
         for reason in gpu.throttle_reasons or ():
             if reason != "gpu_idle":
                 tally.throttled_s[reason] += dt
+        if gpu.activity is not None and used:
+            tally.counted_s += dt
+            for name, _ in RECEIPT_ACTIVITY:
+                tally.activity_s[name] += (getattr(gpu.activity, name) or 0.0) * dt
 
     def result(self) -> JsonObject:
         """The receipt: seconds, energy (idle apart), CPU seconds, fan seconds, and each GPU's figures."""
@@ -111,7 +122,8 @@ class ReceiptMeter:
                 "mean_power_w": round(t.board_wh * 3600.0 / t.seconds, 1) if t.seconds else None,
                 "peak_temperature_c": t.peak_c,
                 "throttled_s": {reason: round(s, 1) for reason, s in sorted(t.throttled_s.items())},
-                "xid": list(t.xid)}
+                "xid": list(t.xid),
+                "activity": _means(t)}
         seconds = (self._last - self._first) if self._first is not None and self._last is not None else 0.0
         return {"seconds": round(seconds, 1),
                 "energy_wh": round(sum(t.energy_wh for t in self._gpus.values() if t.used), 4),
@@ -119,6 +131,14 @@ class ReceiptMeter:
                 "cpu_seconds": round(self.cpu_seconds, 1),
                 "fans_above_floor_s": round(self.fans_loud_s, 1) if self.fans_seen else None,
                 "gpus": gpus}
+
+
+def _means(t: _Gpu) -> JsonObject | None:
+    """The job's mean activity on one GPU, over the seconds its counters were read; None where they never were."""
+    if not t.counted_s:
+        return None
+    means: JsonObject = {f"mean_{name}": round(t.activity_s[name] / t.counted_s, 1) for name, _ in RECEIPT_ACTIVITY}
+    return {"seconds": round(t.counted_s, 1), **means}
 
 
 def words(receipt: JsonObject, command: str, exit_code: int | None = None) -> str:
@@ -137,6 +157,10 @@ def words(receipt: JsonObject, command: str, exit_code: int | None = None) -> st
                      f"power peak {g.get('peak_power_w')} W, mean "
                      f"{g.get('mean_power_w')} W, peak {g.get('peak_temperature_c')} °C, throttled: {slow}, "
                      f"XID: {', '.join(str(x) for x in xid) if isinstance(xid, list) and xid else 'none'}")
+        activity = g.get("activity")
+        if isinstance(activity, dict):
+            means = ", ".join(f"{label} {activity.get('mean_' + name)} %" for name, label in RECEIPT_ACTIVITY)
+            lines.append(f"    what its SMs did (means over {activity.get('seconds')} s): {means}")
     if not gpus:
         lines.append("  no GPU used")
     lines.append(f"  CPU: {receipt['cpu_seconds']} s")

@@ -257,3 +257,27 @@ def test_a_signal_to_fanwhy_run_reaches_the_command_and_the_receipt_is_printed(s
     assert receipt["exit_code"] == 7 and receipt["command"][-1] == str(child)
     leftovers = [p for p in psutil.process_iter(["cmdline"]) if str(child) in " ".join(p.info["cmdline"] or [])]
     assert leftovers == []
+
+
+def test_the_receipt_gives_the_jobs_mean_activity_where_the_counters_are_read() -> None:
+    """Two seconds of an FP32 matmul then two of a copy, as one H200 counted them (tests/fixtures/nvml/h200-gpm.json);
+    a tick without a window (the first, or a GPU without counters) adds no second."""
+    from tests.unit.test_busy_kind import h200_under
+
+    meter = ReceiptMeter(pids=lambda: {7})
+    job = proc(7, "python train.py", sm=95)
+    for t, load in enumerate(["fp32_matmul", "fp32_matmul", "fp32_matmul", "d2d_copy", "d2d_copy"]):
+        card = h200_under(load) if t else replace(h200_under(load), activity=None)
+        meter.add(snap([card], [job], timestamp=1000.0 + t))
+    activity = meter.result()["gpus"]["0"]["activity"]  # type: ignore[index]  # the receipt's JSON
+    assert activity["seconds"] == 4.0
+    assert activity["mean_fp32_percent"] == pytest.approx((75.66 * 2 + 0 * 2) / 4, abs=0.05)
+    assert activity["mean_dram_percent"] == pytest.approx((4.6 * 2 + 84.93 * 2) / 4, abs=0.05)
+    assert activity["mean_tensor_percent"] == 0.0
+    said = words(meter.result(), "python train.py", 0)
+    assert "what its SMs did (means over 4.0 s): SM 95.6 %, tensor 0.0 %, FP32 37.8 %, DRAM 44.8 %" in said
+    bare = ReceiptMeter(pids=lambda: {7})
+    for t in range(3):
+        bare.add(snap([replace(h200_under("fp32_matmul"), activity=None)], [job], timestamp=1000.0 + t))
+    assert bare.result()["gpus"]["0"]["activity"] is None  # type: ignore[index]  # as above
+    assert "what its SMs did" not in words(bare.result(), "python train.py", 0)

@@ -140,6 +140,7 @@ def test_version_four_adds_the_activity_counters_to_the_gpu_tables(old_history: 
     counters = ["sm_active_percent", "sm_occupancy_percent", "tensor_percent", "fp64_percent", "fp32_percent",
                 "fp16_percent", "dram_percent"]
     assert after["gpu_raw"] == [*before["gpu_raw"], *counters]
-    assert after["gpu_minute"] == [*before["gpu_minute"], *(f"{c}_{s}" for c in counters for s in ("min", "mean", "max"))]
+    parts = ("min", "mean", "max")
+    assert after["gpu_minute"] == [*before["gpu_minute"], *(f"{c}_{part}" for c in counters for part in parts)]
     assert {k: v for k, v in after.items() if not k.startswith("gpu_")} == \
         {k: v for k, v in before.items() if not k.startswith("gpu_")}
