@@ -166,6 +166,10 @@ def main() -> int:
         results["fanwhy_without_xid_thread"] = both["fanwhy_without_xid_thread"]
         without_xid.stop(close_backend=False)
         results["fanwhy"]["stage_medians_ms"] = {k: round(statistics.median(v), 3) for k, v in stages.items()}
+        gpm = getattr(collector.backend, "gpm", None)  # the activity counters' thread: its own CPU, apart from the tick
+        if gpm is not None and gpm.reads:
+            results["fanwhy"]["gpm_thread"] = {"reads": gpm.reads,
+                                               "cpu_ms_per_read": round(1000 * gpm.cpu_s / gpm.reads, 3)}
         frame = collector.collect()
         assert frame is not None
         seen = {p.pid for p in frame.snapshot.processes if p.gpus}
