@@ -144,7 +144,7 @@ class AmdBackend(Backend):
 
     def _sample(self, card: _Card) -> GpuSample:
         lib, h = self._amdsmi, card.handle
-        u: dict[str, str] = {}
+        u: dict[str, str] = {"activity": "not read: FanWhy reads per-pipe activity counters through NVML GPM only"}
         activity = self._calls.get(u, "utilization_percent", "amdsmi_get_gpu_activity", h) or {}
         vram = self._calls.get(u, "memory_used_bytes", "amdsmi_get_gpu_vram_usage", h) or {}
         temperatures, thresholds = self._temperatures(h, u)

@@ -75,7 +75,7 @@ class NvidiaSmi:
 
     def _gpu(self, row: list[str | None]) -> GpuSample:
         v = dict(zip(GPU_FIELDS, row, strict=True))
-        unsupported = {}
+        unsupported = {"activity": "not read through nvidia-smi: the activity counters need NVML (nvidia-ml-py)"}
         names = {
             "utilization.gpu": "utilization_percent", "utilization.memory": "memory_utilization_percent",
             "memory.used": "memory_used_bytes", "memory.total": "memory_total_bytes",

@@ -187,7 +187,7 @@ class SimulatedBackend(Backend):
         gpu.temperature_c += (target - gpu.temperature_c) * min(1.0, dt / 8.0)
         power = 25.0 + (gpu.power_limit_w - 25.0) * util / 100.0 * 0.9
         gpu.energy_j += power * dt
-        unsupported = {"fan_rpm": "not simulated"}
+        unsupported = {"fan_rpm": "not simulated", "activity": "not simulated: no activity counters"}
         fans = self._fans(gpu)
         fan = fans[0].percent if fans else None
         if not gpu.has_fan:

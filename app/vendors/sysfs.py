@@ -168,7 +168,7 @@ def _card_fan(hwmon: Path, unsupported: dict[str, str]) -> tuple[float | None, i
 def sample_card(card: DrmCard, index: int) -> GpuSample:
     """Whatever the kernel reports for one card; the rest is None with the reason."""
     device = card.device
-    unsupported: dict[str, str] = {}
+    unsupported: dict[str, str] = {"activity": "not read from sysfs: the activity counters need the vendor's library"}
     missing = f"not exposed by the {card.vendor} kernel driver in sysfs"
 
     busy = read_int(device / "gpu_busy_percent")
