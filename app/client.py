@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from .core.origin import UserInfo, checked, open_same_origin
+
 
 class FanWhyError(RuntimeError):
     """FanWhy answered with an error (its message), or could not be reached."""
@@ -34,13 +36,17 @@ class Recording:
 
 
 def _call(url: str, method: str, body: dict[str, Any] | None, token: str | None, timeout: float) -> dict[str, Any]:
+    try:
+        checked(url)
+    except UserInfo as error:
+        raise FanWhyError(str(error)) from None
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, method=method,
                                      headers={"Content-Type": "application/json", "Accept": "application/json"})
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with open_same_origin(request, timeout) as response:
             answer: dict[str, Any] = json.load(response)
             return answer
     except urllib.error.HTTPError as error:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..attribution.listing import CEILING
 from ..core.jsonvalue import number, objects, text
+from ..core.origin import UserInfo, checked, open_same_origin
 from .topstate import History, TopState, View, follow_selection, handle
 from .topview import ASCII, UNICODE, Glyphs, Line, Style, frame
 
@@ -137,7 +138,7 @@ def get_json(url: str, token: str | None, timeout_s: float) -> object:
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        with open_same_origin(request, timeout_s) as response:
             body = response.read(MAX_VIEW_BYTES + 1)
     except urllib.error.HTTPError as error:
         reason = "the token was refused (FANWHY_TOKEN)" if error.code in (401, 403) else f"HTTP {error.code}"
@@ -156,7 +157,10 @@ def first_contact(server: str, environ: Mapping[str, str] = os.environ) -> tuple
     """(the token, "") once the server at ``server`` answered a snapshot (or said it is still starting), the token
     asked for on the terminal (not echoed) only once the server said it wants one; (None, why) when it never
     answered: no server there, a refused token, not a FanWhy."""
-    url = server.rstrip("/") + "/api/gpu/metrics"
+    try:
+        url = checked(server).rstrip("/") + "/api/gpu/metrics"
+    except UserInfo as error:
+        return None, str(error)
     token = environ.get("FANWHY_TOKEN", "").strip() or None
     for asked in (False, True):
         try:
