@@ -23,7 +23,7 @@ class Recorder(http.server.BaseHTTPRequestHandler):
     seen: list[dict[str, str]] = []
     redirect_to: str | None = None
 
-    def do_GET(self) -> None:  # noqa: N802  # http.server's name
+    def do_GET(self) -> None:  # http.server's name
         type(self).seen.append({"path": self.path, "authorization": self.headers.get("Authorization", "")})
         if self.redirect_to is not None and self.path == "/api/gpu/metrics":
             self.send_response(302)
