@@ -8,7 +8,7 @@ import http.server
 import json
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -20,8 +20,8 @@ SECRET = "hunter2-3b9e1f"
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):
-    seen: list[dict[str, str]] = []
-    redirect_to: str | None = None
+    seen: ClassVar[list[dict[str, str]]] = []  # each server gets its own (made by _serve)
+    redirect_to: ClassVar[str | None] = None
 
     def do_GET(self) -> None:  # http.server's name
         type(self).seen.append({"path": self.path, "authorization": self.headers.get("Authorization", "")})
