@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 REINIT_BACKOFF_S = (2.0, 5.0, 15.0, 60.0, 300.0)
 LATE = "late: the activity counters' thread has not read the last window"
+KICK_SPACING_S = MIN_WINDOW_S + 0.01  # the GPM thread is woken at most this often (NVML's 100 ms, and a margin)
 
 
 class NvidiaBackend(Backend):
@@ -254,7 +255,7 @@ class NvidiaBackend(Backend):
         to read the next one; a GPU left unread this tick (asleep, resting, failed) is not read by GPM either."""
         gpm = self._gpm
         assert gpm is not None
-        fresh_after = self._kicked_at - 2 * MIN_WINDOW_S  # read since the last kick (or kept: read < 100 ms before)
+        fresh_after = self._kicked_at - 2 * KICK_SPACING_S  # read since the last kick (or kept: read < 100 ms before)
         targets, out = [], []
         for gpu, sample in zip(self._gpus, samples, strict=True):
             if not gpu.gpm or sample.error is not None or gpu.asleep or gpu.handle is None:
@@ -263,8 +264,10 @@ class NvidiaBackend(Backend):
             if not gpu.cached:
                 targets.append(Target(gpu.index, gpu.handle, bool(gpu.slow_values.get("mig_mode"))))
             out.append(_with_activity(sample, gpm.latest(gpu.index), fresh_after))
-        self._kicked_at = self._clock()
-        gpm.kick(targets)
+        now = self._clock()
+        if now - self._kicked_at >= KICK_SPACING_S:  # sooner, the thread would find no window due: it is not woken
+            self._kicked_at = now
+            gpm.kick(targets)
         return out
 
     def _sample_one(self, gpu: GpuState) -> GpuSample:

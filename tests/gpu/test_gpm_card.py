@@ -23,15 +23,16 @@ AGREE_POINTS = 5.0
 
 
 def _card(tmp: Path, loads: str, user: int | None = None) -> dict[str, Any]:
-    out = tmp / f"gpm-{user}.json"
-    command = [sys.executable, "-m", "benchmarks.gpm_card", "--loads", loads, "--out", str(out)]
+    """benchmarks/gpm_card.py's report (its standard output), run as ``user`` where given."""
+    command = [sys.executable, "-m", "benchmarks.gpm_card", "--loads", loads]
     if user is not None:
         command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
-        tmp.chmod(0o777)
-    subprocess.run(command, cwd=ROOT, check=True, timeout=600, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-    result: dict[str, Any] = json.loads(out.read_text())
+    done = subprocess.run(command, cwd=ROOT, check=True, timeout=600, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    result: dict[str, Any] = json.loads(done.stdout)
+    (tmp / f"gpm-{user}.json").write_text(done.stdout)
     if os.environ.get("OUT"):
-        shutil.copy(out, Path(os.environ["OUT"]) / out.name)
+        shutil.copy(tmp / f"gpm-{user}.json", Path(os.environ["OUT"]) / f"gpm-{user}.json")
     return result
 
 

@@ -141,7 +141,7 @@ def test_the_shipped_prometheus_configs_pass_promtool_where_they_stand(name: str
     result = subprocess.run(["promtool", "check", "config", str(DEPLOY / name)], capture_output=True, text=True,
                             timeout=30, cwd="/")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "SUCCESS: 7 rules found" in result.stdout + result.stderr
+    assert "SUCCESS: 8 rules found" in result.stdout + result.stderr
 
 
 def test_the_shipped_token_file_is_a_placeholder_fanwhy_refuses() -> None:
