@@ -11,11 +11,11 @@ address with a password in it ends up in shell histories and on screens; ``shown
 from __future__ import annotations
 
 import urllib.parse
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     import urllib.request
-    from http.client import HTTPResponse
+    from http.client import HTTPMessage, HTTPResponse
 
 
 class OtherOrigin(OSError):
@@ -55,7 +55,7 @@ def open_same_origin(request: urllib.request.Request, timeout: float) -> HTTPRes
     import urllib.request
 
     class SameOrigin(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any,
+        def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str, headers: HTTPMessage,
                              newurl: str) -> urllib.request.Request | None:
             target = urllib.parse.urljoin(req.full_url, newurl)
             if origin(target) != origin(req.full_url):
