@@ -55,8 +55,8 @@ def open_same_origin(request: urllib.request.Request, timeout: float) -> HTTPRes
     import urllib.request
 
     class SameOrigin(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str, headers: HTTPMessage,
-                             newurl: str) -> urllib.request.Request | None:
+        def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
+                             headers: HTTPMessage, newurl: str) -> urllib.request.Request | None:
             target = urllib.parse.urljoin(req.full_url, newurl)
             if origin(target) != origin(req.full_url):
                 fp.close()  # the redirect's own answer: read no further
