@@ -14,9 +14,10 @@ process computing on that GPU; beside several it is said of the GPU.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import MappingProxyType
 
 from ..core.activity import Activity, ActivityKind, BusyKind
-from ..core.model import GpuSample, ProcessSample, frozen_map
+from ..core.model import GpuSample, ProcessSample
 
 SM_EFFECTIVE = 80.0  # DCGM: necessary (not sufficient) for effective use
 SM_INEFFECTIVE = 50.0  # DCGM: under 0.5, likely ineffective use
@@ -85,7 +86,7 @@ NUMBER_NAMES = {"sm": "sm_active_percent", "occupancy": "sm_occupancy_percent", 
 
 
 def _judged(gpu: GpuSample, activity: Activity, util: float, sole: ProcessSample | None,
-            who: str) -> BusyKind | None:
+            name: Callable[[ProcessSample], str]) -> BusyKind | None:
     kind = classify(activity, util, sole.cpu_percent if sole is not None else None)
     if kind is None:
         return None
@@ -95,10 +96,12 @@ def _judged(gpu: GpuSample, activity: Activity, util: float, sole: ProcessSample
                "dram": _v(activity.dram_percent), "util": util,
                "cpu": _v(sole.cpu_percent) if sole is not None else 0.0}
     figures["pipe"] = max(figures["tensor"], figures["fp32"], figures["fp64"], figures["fp16"])
-    numbers: dict[str, float | str | None] = {NUMBER_NAMES[k]: round(v, 2) for k, v in figures.items()}
+    who = name(sole) if kind == "waiting" and sole is not None else "its process"  # only "waiting" names it
+    numbers: dict[str, float | str | None] = {NUMBER_NAMES[k]: v for k, v in figures.items()}
+    numbers["activity_kind"] = kind
     return BusyKind(gpu_index=gpu.index, kind=kind, words=WORDS[kind].format(who=who, **figures),
                     pid=sole.pid if sole is not None else None, gpu_instance=activity.gpu_instance,
-                    numbers=frozen_map({"activity_kind": kind, **numbers}))
+                    numbers=MappingProxyType(numbers))
 
 
 def busy_kinds(gpu: GpuSample, processes: Sequence[ProcessSample],
@@ -112,8 +115,7 @@ def busy_kinds(gpu: GpuSample, processes: Sequence[ProcessSample],
     if gpu.activity is not None:
         computing = _computing(gpu, processes)
         sole = computing[0] if len(computing) == 1 else None
-        judged = _judged(gpu, gpu.activity, _v(gpu.utilization_percent), sole,
-                         name(sole) if sole is not None else "its process")
+        judged = _judged(gpu, gpu.activity, _v(gpu.utilization_percent), sole, name)
         return [judged] if judged is not None else []
-    kinds = (_judged(gpu, a, _v(a.sm_active_percent), None, "its process") for a in gpu.activity_instances)
+    kinds = (_judged(gpu, a, _v(a.sm_active_percent), None, name) for a in gpu.activity_instances)
     return [k for k in kinds if k is not None]

@@ -132,8 +132,8 @@ def _gpu_causes(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float],
     weight = max(util / 100.0, power_frac, heat_frac)
     score = 0.5 + 0.45 * min(1.0, weight)  # at most 0.95: throttling of the same GPU ranks above
     users = [p for p in snap.processes if any(u.gpu_index == i for u in p.gpus)]
-    if kind is not None:
-        numbers = frozen_map({**numbers, **kind.numbers})
+    if kind is not None:  # its figures are in the verdict's busy_kinds
+        numbers = frozen_map({**numbers, "activity_kind": kind.kind})
     load, confidence = _load_cause(gpu, snap, users, _lasting(gpu, snap, busy_since), score, numbers, kind)
     return [load, *_throttle_causes(gpu, score, numbers), *_holder_causes(gpu, users)], confidence
 
