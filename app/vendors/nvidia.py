@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 REINIT_BACKOFF_S = (2.0, 5.0, 15.0, 60.0, 300.0)
 LATE = "late: the activity counters' thread has not read the last window"
+RESTING_GPM = "not read while the GPU rests (so that it can suspend)"
 KICK_SPACING_S = MIN_WINDOW_S + 0.01  # the GPM thread is woken at most this often (NVML's 100 ms, and a margin)
 
 
@@ -261,8 +262,10 @@ class NvidiaBackend(Backend):
             if not gpu.gpm or sample.error is not None or gpu.asleep or gpu.handle is None:
                 out.append(sample)
                 continue
-            if not gpu.cached:
-                targets.append(Target(gpu.index, gpu.handle, bool(gpu.slow_values.get("mig_mode"))))
+            if gpu.cached:  # resting: no call to it, GPM's neither (its last window would only grow old)
+                out.append(evolve(sample, unsupported=frozen_map({**sample.unsupported, "activity": RESTING_GPM})))
+                continue
+            targets.append(Target(gpu.index, gpu.handle, bool(gpu.slow_values.get("mig_mode"))))
             out.append(_with_activity(sample, gpm.latest(gpu.index), fresh_after))
         now = self._clock()
         if now - self._kicked_at >= KICK_SPACING_S:  # sooner, the thread would find no window due: it is not woken

@@ -160,14 +160,13 @@ class GpmReader:
 
     def instances(self, handle: object) -> tuple[int, ...]:
         """The GPU instance IDs of a GPU with MIG on (those of its MIG devices: compute instances share one)."""
-        nvml, ids = self._calls.lib, set()
+        ids: set[int] = set()
         u: dict[str, str] = {}
         for i in range(self._calls.get(u, "activity", "nvmlDeviceGetMaxMigDeviceCount", handle) or 0):
             mig = self._calls.get(u, "activity", "nvmlDeviceGetMigDeviceHandleByIndex", handle, i)
             gi = self._calls.get(u, "activity", "nvmlDeviceGetGpuInstanceId", mig) if mig is not None else None
             if gi is not None:
                 ids.add(int(gi))
-        del nvml
         return tuple(sorted(ids))
 
     def forget(self, keep: set[tuple[int, int | None]]) -> None:

@@ -146,12 +146,14 @@ def _lasting(gpu: GpuSample, snap: Snapshot, busy_since: Mapping[int, float]) ->
     return ""
 
 
-def _kind_clause(kind: BusyKind | None, sole: bool) -> str:
-    """What kind of busy, after the process that computes most: its own work when it is the one process computing,
-    else the GPU's (its counters do not split by process)."""
+def _kind_clause(kind: BusyKind | None) -> str:
+    """What kind of busy, after the process that computes most: its own work when it is the one process computing
+    (``kind.pid``, app/verdict/busykind.py), else the GPU's (its counters do not split by process)."""
     if kind is None:
         return ""
-    return f": {kind.words}" if sole else f"; the GPU as a whole (its counters do not split by process): {kind.words}"
+    if kind.pid is not None:
+        return f": {kind.words}"
+    return f"; the GPU as a whole (its counters do not split by process): {kind.words}"
 
 
 def _load_cause(gpu: GpuSample, snap: Snapshot, users: Sequence[ProcessSample], lasting: str, score: float,
@@ -161,7 +163,7 @@ def _load_cause(gpu: GpuSample, snap: Snapshot, users: Sequence[ProcessSample], 
     i = gpu.index
     computing = sorted((p for p in users if (_sm_on(p, i) or 0) > 0), key=lambda p: -(_sm_on(p, i) or 0))
     fan = _fan_clause(gpu, snap)
-    tail = f"{_kind_clause(kind, len(computing) == 1)}; {fan}" if fan else _kind_clause(kind, len(computing) == 1)
+    tail = _kind_clause(kind) + (f"; {fan}" if fan else "")
     state = f"GPU {i} is at {_state(gpu)}{lasting}"
     if computing:
         top = computing[0]

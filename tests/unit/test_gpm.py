@@ -164,3 +164,30 @@ def test_the_tick_never_waits_for_a_gpm_call() -> None:
     assert late.utilization_percent is not None
     release.set()
     backend.close()
+
+
+def test_a_resting_gpu_is_not_read_by_gpm_either_and_says_so(tmp_path: Any) -> None:
+    """An idle GPU under runtime PM "auto" rests (read every 30 s so that it can suspend): GPM takes no sample of it
+    between its reads, and its row says why there is no window, not that the thread is late."""
+    from app.vendors.nvidia import RESTING_GPM
+    from app.vendors.nvml_gpu import REST_AFTER_TICKS
+    from tests.unit.test_asleep import power_state
+
+    table = h200("idle", utilization={"gpu": 0, "memory": 0}, compute_processes=[], graphics_processes=[],
+                 process_utilization=[])
+    bus = table["pci"]["busIdLegacy"]  # as sysfs names it
+    power_state(tmp_path, bus, "active")
+    (tmp_path / "bus" / "pci" / "devices" / bus / "power" / "control").write_text("auto\n")
+    fake, clock = FakeNvml([table]), Clock()
+    backend = NvidiaBackend(nvml=fake, clock=clock, watch_xid=False, sys_root=str(tmp_path))
+    backend.open()
+    for _ in range(REST_AFTER_TICKS + 2):
+        gpu = ticks(backend, clock, 1)[0]
+        backend.processes()
+    samples = fake.calls["gpm"]
+    gpu = backend.sample()[0]
+    assert gpu.unsupported.get("resting") and gpu.unsupported["activity"] == RESTING_GPM
+    clock.now += 1.0
+    backend.sample()
+    assert fake.calls["gpm"] == samples, "no GPM sample of a resting GPU"
+    backend.close()
