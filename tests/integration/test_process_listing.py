@@ -61,7 +61,7 @@ def test_every_process_is_listed_beyond_the_snapshots_five(client: Any, sleepers
     assert body["next"] is None
 
 
-def test_pages_are_disjoint_and_cover_the_listing(client: Any, sleepers: list[int]) -> None:
+def _walk(client: Any) -> list[int]:
     pages: list[int] = []
     offset: int | None = 0
     while offset is not None:
@@ -69,8 +69,25 @@ def test_pages_are_disjoint_and_cover_the_listing(client: Any, sleepers: list[in
         assert len(body["processes"]) <= 7 and body["offset"] == offset
         pages.extend(p["pid"] for p in body["processes"])
         offset = body["next"]
-    assert pages == sorted(pages) and len(pages) == len(set(pages))  # by PID, nothing twice
-    assert set(sleepers) <= set(pages) and H200_LOAD_PID not in pages  # kind=cpu: no GPU user
+    return pages
+
+
+def test_pages_are_disjoint_and_cover_the_listing(client: Any, sleepers: list[int]) -> None:
+    """Each page is read from a fresh scan, as offset paging over live processes must be: a process below the
+    offset that ends between two pages shifts the rest down one, so one row goes unseen. The walk is judged strictly
+    when no process ended while it ran (tried a few times: other tests start and end processes), else no more rows
+    are missed than processes ended."""
+    for _ in range(8):
+        before = every_pid()
+        pages = _walk(client)
+        ended = len(before - every_pid())
+        assert pages == sorted(pages) and len(pages) == len(set(pages))  # by PID, nothing twice
+        assert H200_LOAD_PID not in pages  # kind=cpu: no GPU user
+        missed = set(sleepers) - set(pages)
+        if ended == 0:
+            assert not missed
+            return
+        assert len(missed) <= ended
 
 
 def test_a_burner_heads_the_cpu_sort_with_its_own_share() -> None:
