@@ -116,7 +116,8 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
     if pwm is None:
         unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
     if raw_rpm is None:
-        unsupported["rpm"] = "no tachometer read for this output"
+        unsupported["rpm"] = ("no tachometer read for this output" if not (chip_dir / f"fan{n}_input").exists()
+                              else f"fan{n}_input holds no number the kernel writes: not a reading")
     enable = read_int(chip_dir / f"{pwm}_enable") if pwm else None
     control, controller = pwm_control(name, enable)
     source, source_c = _source(chip_dir, pwm) if pwm else (None, None)

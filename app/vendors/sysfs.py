@@ -88,14 +88,20 @@ def read_text(path: Path) -> str | None:
         return None
 
 
+SYSFS_INT_LIMIT = 1 << 64  # the kernel prints a sysfs number from a 64-bit long or u64 (hwmon sysfs ABI: integers)
+
+
 def read_int(path: Path, base: int = 10) -> int | None:
+    """A sysfs file's integer, or None when it holds no number the kernel could have written: unreadable, not an
+    integer, or past 64 bits (one such value costs its own reading, never its neighbours')."""
     text = read_text(path)
-    if text is None:
+    if text is None or len(text) > 24:
         return None
     try:
-        return int(text, base)
+        value = int(text, base)
     except ValueError:
         return None
+    return value if -SYSFS_INT_LIMIT < value < SYSFS_INT_LIMIT else None
 
 
 def drm_cards(sys_root: Path) -> list[DrmCard]:

@@ -97,3 +97,38 @@ def test_a_fan_its_driver_flags_faulted_is_a_failed_fan_not_a_channel_left_out(t
     assert judged[1].state == "failed" and judged[1].alarm_kind == "failed"
     assert "its driver reports a fault" in (judged[1].alarm or "")
     assert judged[2].state == "running" and judged[2].alarm is None
+
+
+HUGE = "9" * 309  # past a 64-bit number: no kernel wrote it (a sysfs number is printed from a long or a u64)
+
+
+@pytest.mark.parametrize("attribute", ["fan2_input", "pwm2", "pwm2_enable", "fan2_min", "fan2_target", "temp1_input"])
+def test_one_unreadable_number_costs_only_its_own_reading(tmp_path: Path, attribute: str) -> None:
+    root = hwmon_tree(tmp_path, "nct6798-b550f-headers")
+    chip = root / "class" / "hwmon" / "hwmon6"
+    (chip / "pwm2").write_text("128\n")
+    (chip / "temp1_input").write_text("41000\n")
+    (chip / attribute).write_text(HUGE + "\n")
+    fans = {f.channel: f for f in judged_fans(root)}
+    assert {n: f.rpm for n, f in fans.items() if f.dead is None and n != 2} == {3: 1039, 4: 1042}  # the others kept
+    assert 2 in fans  # the fan itself stays, without the value
+    if attribute == "fan2_input":
+        assert fans[2].rpm is None and "not a reading" in fans[2].unsupported["rpm"]
+    else:
+        assert fans[2].rpm == 2119
+
+
+def test_an_unreadable_number_in_a_pasted_tree_costs_one_reading(tmp_path: Path) -> None:
+    import json
+    from io import StringIO
+
+    from app.cli.replay import run
+
+    capture = tmp_path / "grep.txt"
+    lines = (Path(__file__).parent.parent / "fixtures" / "hwmon" / "nct6798-b550f-headers.txt").read_text()
+    pasted = "\n".join(f"/sys/class/hwmon/{line}" for line in lines.splitlines() if line.startswith("hwmon6/"))
+    capture.write_text(pasted.replace("hwmon6/fan3_input:1039", f"hwmon6/fan3_input:{HUGE}") + "\n")
+    out, err = StringIO(), StringIO()
+    assert run([capture], as_json=True, out=out, err=err) == 0, err.getvalue()
+    fans = {f["id"]: f["rpm"] for f in json.loads(out.getvalue())["fans"]}
+    assert (fans["hwmon:nct6798/fan2"], fans["hwmon:nct6798/fan3"], fans["hwmon:nct6798/fan4"]) == (2119, None, 1042)
