@@ -61,6 +61,22 @@ class Recorder:
         self._lock = threading.Lock()
         history.tick_hooks.append(self._sample)
         history.trim_hooks.append(_trim)
+        self._close_interrupted()
+
+    def _close_interrupted(self) -> None:
+        """A recording still open in the file when its server starts was cut by a crash (or a kill): nothing
+        samples it any more. It is closed "interrupted", at its last sample, with the statistics of the samples it
+        kept (no receipt: the meter died with the process); closed, it counts against the kept cap, not the live one.
+        """
+        try:
+            with self._history.reader() as db, immediate(db):
+                open_ids = [row[0] for row in db.execute("SELECT id FROM recordings WHERE stopped IS NULL")]
+                for rec_id in open_ids:
+                    last = db.execute("SELECT coalesce(max(ts), (SELECT started FROM recordings WHERE id = ?)) "
+                                      "FROM recording_samples WHERE rec = ?", (rec_id, rec_id)).fetchone()[0]
+                    _finish(db, rec_id, last, None, interrupted=True)
+        except sqlite3.Error:
+            pass  # the history's own health check says what is wrong with its file; recordings start closed next time
 
     def start(self, rec_id: str, label: str, gpus: Sequence[int] | None, interval_s: float, started: float) -> None:
         """Its row first, then its sampling: a recording that could not be stored never samples.
@@ -144,10 +160,13 @@ def _trim(db: sqlite3.Connection) -> None:
     db.execute(f"DELETE FROM recordings WHERE id IN ({old})", (MAX_RECORDINGS_KEPT,))
 
 
-def _finish(db: sqlite3.Connection, rec_id: str, stopped: float, receipt: JsonObject | None) -> None:
+def _finish(db: sqlite3.Connection, rec_id: str, stopped: float, receipt: JsonObject | None,
+            interrupted: bool = False) -> None:
     """Stopped: its per-GPU statistics and its receipt (energy with idle apart, power, heat, throttling, XIDs, fans),
     kept together; a recording stopped before receipts were kept has the statistics alone."""
-    stats = {"gpu_stats": recording_stats(db, rec_id), "receipt": receipt}
+    stats: dict[str, object] = {"gpu_stats": recording_stats(db, rec_id), "receipt": receipt}
+    if interrupted:
+        stats["interrupted"] = True
     db.execute("UPDATE recordings SET stopped = ?, stats = ? WHERE id = ?", (stopped, json.dumps(stats), rec_id))
 
 
@@ -209,10 +228,11 @@ def _recording_view(row: tuple[str, str, str | None, float, float, float | None,
                     sample_count: int) -> RecordingView:
     rec_id, label, gpus, interval_s, started, stopped, stats = row
     kept = json.loads(stats) if stats else None
-    receipt = None
+    receipt, interrupted = None, False
     if isinstance(kept, dict) and "gpu_stats" in kept:  # the statistics and the receipt
-        kept, receipt = kept["gpu_stats"], kept.get("receipt")
+        kept, receipt, interrupted = kept["gpu_stats"], kept.get("receipt"), kept.get("interrupted") is True
     return {"id": rec_id, "label": label, "gpus": json.loads(gpus) if gpus else None, "interval_s": interval_s,
             "started_at": started, "stopped_at": stopped,
             "duration_s": round((stopped or time.time()) - started, 3), "sample_count": sample_count,
-            "state": "stopped" if stopped else "recording", "gpu_stats": kept, "receipt": receipt}
+            "state": "interrupted" if interrupted else "stopped" if stopped else "recording", "gpu_stats": kept,
+            "receipt": receipt}

@@ -174,7 +174,7 @@ def stop_recording(rec_id: str) -> Response:
     found = recorder.get(rec_id[:64])
     if found is None:
         raise ApiError(404, f"no recording {rec_id[:64]!r}")
-    if found["state"] == "stopped":
+    if found["state"] != "recording":  # stopped, or closed as interrupted at a restart
         return jsonify(found)
     return jsonify(recorder.stop(rec_id, time.time()))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import time
@@ -23,7 +24,7 @@ from app.store.history import FAULT_SHOWN_S, History
 from app.store.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
 from tests.support.history import T0, Clock, feed, snap
-from tests.support.servers import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
 
 
 @pytest.fixture
@@ -331,3 +332,38 @@ def test_a_flush_without_a_writer_thread_commits_the_queue_itself(history: Histo
     assert time.monotonic() - began < 1.0
     with history.reader() as db:
         assert db.execute("SELECT count(*) FROM gpu_raw").fetchone()[0] == 1
+
+
+def test_recordings_cut_by_a_crash_are_closed_interrupted_at_restart(tmp_path: Path) -> None:
+    """kill -9 leaves recordings open in the file; the next server closes them "interrupted" at their last sample,
+    their samples kept, and they no longer count as running (a new one starts, stop answers what was kept)."""
+    db = tmp_path / "history.db"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = start_server(port, FANWHY_DB=str(db), FANWHY_INTERVAL="0.2")
+    try:
+        wait_healthy(url)
+        ids = [requests.post(f"{url}/api/recordings", json={"label": f"job {n}"}, timeout=30).json()["id"]
+               for n in range(MAX_LIVE_RECORDINGS)]
+        wait_for(lambda: all(requests.get(f"{url}/api/recordings/{i}", timeout=30).json()["sample_count"] >= 3
+                             for i in ids), timeout=60, every=0.3)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        stop(proc)  # its log read and closed
+    with sqlite3.connect(db) as con:
+        kept = dict(con.execute("SELECT rec, count(DISTINCT ts) FROM recording_samples GROUP BY rec").fetchall())
+        last = dict(con.execute("SELECT rec, max(ts) FROM recording_samples GROUP BY rec").fetchall())
+    proc = start_server(port, FANWHY_DB=str(db), FANWHY_INTERVAL="0.2")
+    try:
+        wait_healthy(url)
+        for rec_id in ids:
+            found = requests.get(f"{url}/api/recordings/{rec_id}", timeout=30).json()
+            assert found["state"] == "interrupted" and found["stopped_at"] == last[rec_id]
+            assert found["sample_count"] == kept[rec_id] >= 3 and found["gpu_stats"]["0"]["samples"] >= 3
+            assert requests.post(f"{url}/api/recordings/{rec_id}/stop", timeout=30).json()["state"] == "interrupted"
+        time.sleep(1.0)  # ticks go on: an interrupted recording is not sampled again
+        assert requests.get(f"{url}/api/recordings/{ids[0]}", timeout=30).json()["sample_count"] == kept[ids[0]]
+        assert requests.post(f"{url}/api/recordings", json={"label": "after"}, timeout=30).status_code == 201
+    finally:
+        assert "Traceback" not in stop(proc)
