@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 from .collect.config import ConfigError, load_settings
+from .core.cells import shown
 
 
 def _exporter_mode(proc: Path) -> bool:
@@ -44,7 +45,7 @@ def main() -> int:
     try:
         url, headers = url_and_headers(dict(os.environ))
     except ConfigError as error:  # the server itself would have refused these settings
-        print(f"fanwhy health check: {error}", file=sys.stderr)
+        print(f"fanwhy health check: {shown(error)}", file=sys.stderr)
         return 1
     context = ssl.create_default_context()
     context.check_hostname = False
@@ -54,7 +55,7 @@ def main() -> int:
                                     context=context) as response:
             return 0 if response.status == 200 else 1
     except (OSError, urllib.error.URLError) as error:
-        print(f"fanwhy health check: {url}: {error}", file=sys.stderr)
+        print(f"fanwhy health check: {url}: {shown(error)}", file=sys.stderr)
         return 1
 
 

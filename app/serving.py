@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .collect.config import is_wildcard
 from .collect.settings import Settings
+from .core.cells import shown
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -245,7 +246,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
             try:
                 return create_app({"SETTINGS": settings, "MODE": mode, "SERVER": model})
             except BackendUnavailable as error:
-                print(f"fanwhy: backend {settings.backend!r} cannot start: {error}", file=sys.stderr, flush=True)
+                print(f"fanwhy: backend {settings.backend!r} cannot start: {shown(error)}", file=sys.stderr, flush=True)
                 sys.exit(4)
 
     FanWhyServer().run()

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from ..collect.config import DECLARED, ConfigError, load_settings
 from ..collect.settings import Settings
+from ..core.cells import shown, shown_lines
 from .arguments import COMMAND_FLAGS, EXPORTER_SETTING, FLAG_OF, parser
 
 __all__ = ["COMMAND_FLAGS", "FLAG_OF", "main", "parser", "run", "served_settings", "snapshot"]
@@ -68,7 +69,7 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
     frame = collector.wait_frame(0, collector.watchdog_s + 1)
     if frame is None:
         collector.stop(join_s=1.0)
-        print(f"fanwhy: {collector.hung or 'no snapshot in time'}", file=sys.stderr)
+        print(f"fanwhy: {shown(collector.hung or 'no snapshot in time')}", file=sys.stderr)
         return 5
     if watch is not None:
         collector.set_interval(max(0.2, watch))
@@ -124,6 +125,13 @@ def _stdin_file(folder: Path) -> Path:
     return path
 
 
+class ShownFormatter(logging.Formatter):
+    """Log lines as the terminal shows untrusted text: a process's or a fan's name never acts on the terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return shown_lines(super().format(record))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     return _main(parser(argv).parse_args(argv))
@@ -139,15 +147,16 @@ def _main(args: argparse.Namespace) -> int:
     quiet = command in ("snapshot", "run")  # the terminal answer is the output; the server's log is for its operator
     # top owns the screen: a log line would be painted over it (what goes wrong is in its title instead)
     level = logging.CRITICAL if command == "top" else logging.WARNING if quiet else logging.INFO
-    logging.basicConfig(level=level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(ShownFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
     if command == "explain":  # another machine's captures: no setting of this one applies
         from .replay import run as replay
 
         try:
             _refuse_foreign(args)
         except ConfigError as error:
-            print(f"fanwhy: {error}", file=sys.stderr)
+            print(f"fanwhy: {shown(error)}", file=sys.stderr)
             return 2
         with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:  # "-": the capture on standard input
             files = [_stdin_file(Path(folder)) if str(p) == "-" else p for p in args.files]
@@ -176,7 +185,7 @@ def _main(args: argparse.Namespace) -> int:
         # imported here: a one-shot answer reads its CPU baseline before the collector's imports
         from .preflight import BackendFailed, PortUnavailable
 
-        print(f"fanwhy: {error.named(flags)}", file=sys.stderr)
+        print(f"fanwhy: {shown(error.named(flags))}", file=sys.stderr)
         return 4 if isinstance(error, BackendFailed) else 3 if isinstance(error, PortUnavailable) else 2
 
 

@@ -164,11 +164,11 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
         snap, replay = replayed(paths, strict=False)
         machine, general = facts(paths, snap, replay)
     except Unreadable as error:
-        err.write(f"fanwhy explain: {error}\n")
+        err.write(f"fanwhy explain: {shown(error)}\n")
         return 2
     unread = [p for p in replay.unread if not any(k.startswith(f"{p.name}: ") for k in general)]
     if unread:
-        err.write(f"fanwhy explain: {unread[0]}: {NOT_READ}\n")
+        err.write(f"fanwhy explain: {shown(unread[0])}: {NOT_READ}\n")
         return 2
     found = findings(machine)
     sentence, also = answer(snap, replay.notes, found, machine)
@@ -195,6 +195,6 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
     lines.append("")
     for name, why in snap.host.unsupported.items():
         lines += prose(f"Left out: {shown(name)}: {shown(why)}")
-    lines += prose("Read as: " + "; ".join(kinds))
+    lines += prose("Read as: " + shown("; ".join(kinds)))
     out.write("\n".join(lines) + "\n")
     return 0

@@ -30,6 +30,7 @@ import psutil
 
 from ..collect.collector import Collector
 from ..collect.settings import Settings
+from ..core.cells import shown
 from ..core.redact import MAX_COMMAND_CHARS, Redactor
 from ..verdict.receipt import ReceiptMeter, words
 
@@ -58,7 +59,7 @@ def run_command(argv: Sequence[str], collector: Collector, as_json: bool = False
         child = subprocess.Popen(list(argv))
     except OSError as error:
         _restore(previous)
-        print(f"fanwhy run: {argv[0]}: {error.strerror or error}", file=out)
+        print(f"fanwhy run: {shown(argv[0])}: {shown(error.strerror or error)}", file=out)
         return 127
     forward.started(child.pid)
     if on_start is not None:
@@ -89,12 +90,12 @@ def run_command(argv: Sequence[str], collector: Collector, as_json: bool = False
                "cpu_user_seconds": round(usage.ru_utime, 2), "cpu_system_seconds": round(usage.ru_stime, 2)}
     redactor = redactor or Redactor()
     program = os.path.basename(redactor.argv(argv[:1])[0])
-    shown = redactor.command(argv, MAX_COMMAND_CHARS) or program
+    line = shown(redactor.command(argv, MAX_COMMAND_CHARS) or program)
     if as_json:  # the words masked and each bounded, and the line as the text receipt shows it
-        masked = redactor.words(argv) or [program]
-        out.write(json.dumps({"command": masked, "command_line": shown, "exit_code": code, **receipt}) + "\n")
+        masked = [shown(word) for word in redactor.words(argv) or [program]]
+        out.write(json.dumps({"command": masked, "command_line": line, "exit_code": code, **receipt}) + "\n")
     else:
-        out.write(words(receipt, shown, code))
+        out.write(words(receipt, line, code))
     out.flush()
     return code
 

@@ -53,7 +53,9 @@ def started(settings: Settings, watch: bool) -> Collector | int:
 
         raise backend_failed(settings, error) from None
     except TimeoutError as error:
-        print(f"fanwhy: {error} (a GPU call hung: the driver may be stuck)", file=sys.stderr)
+        from ..core.cells import shown
+
+        print(f"fanwhy: {shown(error)} (a GPU call hung: the driver may be stuck)", file=sys.stderr)
         return 5
     collector.prime(baseline)  # the first tick measures every process against the baseline
     time.sleep(max(0.0, baseline.at + ONE_SHOT_WINDOW_S - time.monotonic()))

@@ -116,8 +116,7 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
     if pwm is None:
         unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
     if raw_rpm is None:
-        unsupported["rpm"] = ("no tachometer read for this output" if not (chip_dir / f"fan{n}_input").exists()
-                              else f"fan{n}_input holds no number the kernel writes: not a reading")
+        unsupported["rpm"] = _no_tachometer(chip_dir, n)
     enable = read_int(chip_dir / f"{pwm}_enable") if pwm else None
     control, controller = pwm_control(name, enable)
     source, source_c = _source(chip_dir, pwm) if pwm else (None, None)
@@ -139,6 +138,12 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
                raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm), unsupported=frozen_map(unsupported))
+
+
+def _no_tachometer(chip_dir: Path, n: int) -> str:
+    if (chip_dir / f"fan{n}_input").exists():
+        return f"fan{n}_input holds no number the kernel writes: not a reading"
+    return "no tachometer read for this output"
 
 
 def _lowest(rpm: int | None, duty: int | None, control: str) -> int | None:

@@ -6,6 +6,9 @@ out in the cells a terminal gives it.
   the text after them around, zero-width spaces and joiners) and the line and paragraph separators are written as
   escapes (``\\x1b``, ``\\u202e``), as ``less`` and ``git`` show them, so that what is on screen is what the
   process is called.
+- **Everywhere FanWhy speaks**: the terminal's tables, the CLI's error lines and receipts, the log, notification
+  bodies and recording labels go through ``shown``; machine answers (the API, ``--json``) keep the text as read,
+  escaped by JSON.
 - **Cells, not characters**: a wide character (East Asian Width W or F: CJK, most emoji) takes two cells, a
   combining mark none (UAX #11; what ``wcwidth`` counts). Fitting and padding count cells, so a CJK command line
   ends at the column it should.
@@ -31,6 +34,11 @@ def shown(text: object) -> str:
     if value.isascii() and value.isprintable():
         return value
     return "".join(_escape(ch) if unicodedata.category(ch) in _ESCAPED_CATEGORIES else ch for ch in value)
+
+
+def shown_lines(text: object) -> str:
+    """``text`` as ``shown`` writes it, its line breaks kept (a receipt, a traceback in a log line)."""
+    return "\n".join(shown(line) for line in str(text).split("\n"))
 
 
 @lru_cache(maxsize=4096)

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Protocol, Sequence, TypedDict
 
+from ..core.cells import shown
 from ..core.jsonvalue import JsonObject
 from ..core.model import Snapshot
 from .history import History
@@ -80,7 +81,9 @@ class Recorder:
 
     def start(self, rec_id: str, label: str, gpus: Sequence[int] | None, interval_s: float, started: float) -> None:
         """Its row first, then its sampling: a recording that could not be stored never samples.
-        RecordingsFull at MAX_LIVE_RECORDINGS running at once."""
+        RecordingsFull at MAX_LIVE_RECORDINGS running at once. The label is kept as ``shown`` writes it: every
+        place that shows it (a terminal, a receipt) gets text that cannot act on it."""
+        label = shown(label)
         with self._lock:  # never held across a database call: the writer takes it inside its own
             if len(self._live) >= MAX_LIVE_RECORDINGS:
                 raise RecordingsFull(f"{MAX_LIVE_RECORDINGS} recordings are running; stop one first")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol, Sequence, TypedDict
 from urllib.parse import urlsplit
 
+from ..core.cells import shown
 from ..core.model import Alert
 from ..core.redact import Redactor
 from ..core.threads import spawn
@@ -63,6 +64,8 @@ def parse_targets(text: str) -> list[tuple[str, str]]:
 
 def render(kind: str, host: str, alerts: Sequence[Alert]) -> tuple[bytes, dict[str, str]]:
     """The request body and headers of one message about ``alerts`` for a target of ``kind``."""
+    alerts = [replace(a, message=shown(a.message)) for a in alerts]  # a fan's or a process's name is untrusted
+    host = shown(host)
     lines = [f"{'✔' if a.state == 'resolved' else '▲'} {a.message}" for a in alerts]
     firing = [a for a in alerts if a.state != "resolved"]
     title = (f"FanWhy on {host}: {len(firing)} alert{'s' if len(firing) != 1 else ''}" if firing

@@ -126,12 +126,13 @@ def while_you_were_away() -> Response:
 
 
 def _gpu_indices(value: Json, present: list[int]) -> list[int] | None:
-    """A recording's ``gpus``: null for all, else a list of GPU indices that exist (400, 404 otherwise)."""
+    """A recording's ``gpus``: null for all, else a list of GPU indices that exist (400, 404 otherwise), each once
+    and in order (a GPU named twice is recorded once: the list is never longer than the machine's GPUs)."""
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in value):
         raise ApiError(400, "invalid gpus", "a list of GPU indices, or null for all")
-    gpus = [g for g in value if isinstance(g, int)]  # all of them (checked above): now typed so
+    gpus = sorted({g for g in value if isinstance(g, int)})  # all of them (checked above): now typed so
     missing = [g for g in gpus if g not in present]
     if missing:
         raise ApiError(404, f"no GPU {missing[0]}", {"gpus": present})
