@@ -367,3 +367,11 @@ def test_recordings_cut_by_a_crash_are_closed_interrupted_at_restart(tmp_path: P
         assert requests.post(f"{url}/api/recordings", json={"label": "after"}, timeout=30).status_code == 201
     finally:
         assert "Traceback" not in stop(proc)
+
+
+def test_a_recordings_gpus_are_each_kept_once(make_app: Any, fake_nvml: Any) -> None:
+    app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
+    client = app.test_client()
+    app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
+    answer = client.post("/api/recordings", json={"gpus": [1, 0] * 10_000 + [0]})  # 20,001 indices in 60 KB
+    assert answer.status_code == 201 and answer.get_json()["gpus"] == [0, 1]
