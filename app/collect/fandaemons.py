@@ -13,6 +13,7 @@ A file that does not parse, or has another shape, declares nothing (and says why
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -52,7 +53,7 @@ def _bounded(source: str) -> str | None:
 
     sizes: dict[str, int] = {}
     stack: list[tuple[str | None, int]] = [(None, 0)]  # the open collections: (anchor, expanded size so far)
-    for event in yaml.parse(source, Loader=yaml.BaseLoader):
+    for event in yaml.parse(source, Loader=_loader()):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append((event.anchor, 1))
             if len(stack) > YAML_MAX_DEPTH:
@@ -77,6 +78,15 @@ def _bounded(source: str) -> str | None:
     return None
 
 
+def _loader() -> type:
+    """PyYAML's libyaml parser where it was built with it (ten times the pure-Python one's speed), else that one;
+    both BaseLoader: every scalar a string, no object built."""
+    import yaml
+
+    fast: type | None = getattr(yaml, "CBaseLoader", None)
+    return fast if fast is not None else yaml.BaseLoader
+
+
 def _load(source: str) -> tuple[JsonObject | None, str | None]:
     import yaml
 
@@ -85,7 +95,7 @@ def _load(source: str) -> tuple[JsonObject | None, str | None]:
         if refused:
             return None, refused
         # every scalar as text, as thinkfan's yaml-cpp reads it: YAML 1.1 would turn a PCI address "01:00.0" into 3600.0
-        loaded = yaml.load(source, Loader=yaml.BaseLoader)  # BaseLoader builds no objects
+        loaded = yaml.load(source, Loader=_loader())  # a BaseLoader builds no objects
     except yaml.YAMLError as error:
         return None, f"not YAML: {str(error).splitlines()[0]}"
     if not isinstance(loaded, dict):
@@ -209,8 +219,15 @@ class ConfigSource:
         return str(self.path)
 
     def read(self) -> Reading:
-        read = self.parse(read_text_file(self.path, CONFIG_LIMIT))
+        read = _parsed(self.parse, read_text_file(self.path, CONFIG_LIMIT))
         return Reading(declared=read.declared, problem=read.error)
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(parse: Callable[[str], Read], text: str) -> Read:
+    """A configuration is read once a minute and parsed once per change (its text is the key): a large one within
+    CONFIG_LIMIT costs its parse when it is written, not every minute."""
+    return parse(text)
 
 
 def config_sources(etc_root: str | Path) -> list[ConfigSource]:

@@ -40,3 +40,24 @@ def test_a_broken_file_declares_nothing_and_says_why() -> None:
     assert thinkfan("sensors: [").declared == () and "not YAML" in (thinkfan("sensors: [").error or "")
     assert fan2go("- a list").error == "not a mapping of sensors, fans and levels"
     assert fan2go("sensors: []\n").error == "no fans declared"
+
+
+def test_a_configuration_is_parsed_once_per_change_not_each_minute(tmp_path: Path) -> None:
+    """A daemon's file is read once a minute; a large one within CONFIG_LIMIT (a 240 KB fan2go file took seconds
+    of CPU each time) is parsed again only when its text changes."""
+    from app.collect.fandaemons import ConfigSource, Read
+
+    calls: list[str] = []
+
+    def counted(text: str) -> Read:
+        calls.append(text)
+        return fan2go(text)
+
+    path = tmp_path / "fan2go.yaml"
+    path.write_text(config("fan2go-it8620.yaml"))
+    source = ConfigSource(path, counted, "fan2go")
+    first = [source.read() for _ in range(5)]
+    assert len(calls) == 1 and all(r == first[0] for r in first)
+    path.write_text(path.read_text() + "\n# changed\n")
+    source.read()
+    assert len(calls) == 2
