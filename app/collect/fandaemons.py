@@ -45,7 +45,7 @@ def _text(value: Json, key: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _bounded(source: str) -> str | None:
+def _bounded(source: str, loader: type) -> str | None:
     """Why ``source`` is not loaded: nested deeper than YAML_MAX_DEPTH, or larger than YAML_EXPANDED_LIMIT once its
     aliases are expanded (a few dozen aliases, each naming the last twice, stand for gigabytes). Found from its
     events, before anything is built: each anchor's expanded size is counted once and added at each alias."""
@@ -53,7 +53,7 @@ def _bounded(source: str) -> str | None:
 
     sizes: dict[str, int] = {}
     stack: list[tuple[str | None, int]] = [(None, 0)]  # the open collections: (anchor, expanded size so far)
-    for event in yaml.parse(source, Loader=_loader()):
+    for event in yaml.parse(source, Loader=loader):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append((event.anchor, 1))
             if len(stack) > YAML_MAX_DEPTH:
@@ -87,16 +87,21 @@ def _loader() -> type:
     return fast if fast is not None else yaml.BaseLoader
 
 
-def _load(source: str) -> tuple[JsonObject | None, str | None]:
+def _load(source: str, loader: type | None = None) -> tuple[JsonObject | None, str | None]:
+    """``source`` read, or why not. A file libyaml refuses is read again by the pure-Python parser, whose reasons
+    are the ones said (libyaml scans ahead and stops a deep nesting at its own limit, with its own words)."""
     import yaml
 
+    chosen = loader or _loader()
     try:
-        refused = _bounded(source)
+        refused = _bounded(source, chosen)
         if refused:
             return None, refused
         # every scalar as text, as thinkfan's yaml-cpp reads it: YAML 1.1 would turn a PCI address "01:00.0" into 3600.0
-        loaded = yaml.load(source, Loader=_loader())  # a BaseLoader builds no objects
+        loaded = yaml.load(source, Loader=chosen)  # a BaseLoader builds no objects
     except yaml.YAMLError as error:
+        if chosen is not yaml.BaseLoader:
+            return _load(source, yaml.BaseLoader)
         return None, f"not YAML: {str(error).splitlines()[0]}"
     if not isinstance(loaded, dict):
         return None, "not a mapping of sensors, fans and levels"

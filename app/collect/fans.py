@@ -96,6 +96,20 @@ class FanService:
         return tuple(source_clock.status(now) for source_clock in list(self._clocks.values()))
 
     @property
+    def bmc(self) -> tuple[bool, str | None]:
+        """Whether the BMC is read now, and why not: never asked (its reason at the start), or its source waiting
+        for a first answer or failing (``/api/fans``' ``bmc``)."""
+        if self.bmc_reason is not None:
+            return False, self.bmc_reason
+        clock = self._clocks.get("bmc")
+        if clock is None:
+            return False, "no BMC source"
+        status = clock.status(self._clock())
+        if status.state == "ok":
+            return True, None
+        return False, status.reason or "waiting for the BMC's first answer"
+
+    @property
     def config_errors(self) -> dict[str, str]:
         """Why a fan daemon's configuration declares nothing: its path -> the reason."""
         now = self._clock()
@@ -103,10 +117,13 @@ class FanService:
                 and (reason := c.status(now).reason)}
 
     def problems(self) -> list[str]:
-        """The sources failing at the last read, each one line (for /api/health)."""
-        return [f"fan source {s.name}: {s.reason}" + (f"; its last reading is {s.age_s:.0f} s old" if s.age_s
-                                                        is not None else "")
-                for s in self.statuses if s.state == "failing"]
+        """The sources failing at the last read, and the fan daemons' configurations refused (what such a daemon
+        does to its fans is then not known), each one line (for /api/health)."""
+        failing = [f"fan source {s.name}: {s.reason}" + (f"; its last reading is {s.age_s:.0f} s old" if s.age_s
+                                                           is not None else "")
+                   for s in self.statuses if s.state == "failing"]
+        return failing + [f"fan daemon configuration {path}: {why}" for path, why in self.config_errors.items()
+                          if not any(path in line for line in failing)]
 
     def read(self, gpus: Sequence[GpuSample], host: HostSample) -> tuple[tuple[Fan, ...], tuple[AirSensor, ...]]:
         now = self._clock()

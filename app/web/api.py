@@ -119,10 +119,11 @@ def fans() -> Response:
     which = arg("state", str, "all", lambda v: v in ("all", "live"), "all or live")
     frame = _frame()
     snap, service = frame.snapshot, _collector().fans
+    bmc_read, bmc_reason = service.bmc
     rows = [f for f in snap.fans if which == "all" or f.state != "dead"]
     return jsonify({"timestamp": snap.timestamp, "count": len(rows),
                     "fans": to_json(rows),
-                    "air": to_json(snap.air), "bmc": {"read": service.bmc_reason is None, "reason": service.bmc_reason},
+                    "air": to_json(snap.air), "bmc": {"read": bmc_read, "reason": bmc_reason},
                     "configs": dict(service.config_errors),
                     "sources": [status.view() for status in service.statuses]})
 

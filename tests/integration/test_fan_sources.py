@@ -261,6 +261,8 @@ def test_a_server_with_every_bad_source_at_once_keeps_its_good_fans_and_answers_
         state.write_text("hang")
         _until(lambda: _bmc_source(url)["state"] == "failing")
         assert "did not answer within 2 s" in _bmc_source(url)["reason"]
+        bmc = _fans(url)["bmc"]  # what /api/fans says of the BMC is what its source says
+        assert bmc["read"] is False and "did not answer within 2 s" in bmc["reason"], bmc
 
         def bmc_fans() -> list[dict]:
             return [f for f in _fans(url)["fans"] if f["id"].startswith("bmc:") and f["state"] != "dead"]
@@ -273,6 +275,10 @@ def test_a_server_with_every_bad_source_at_once_keeps_its_good_fans_and_answers_
                    for r in health["reasons"]), health["reasons"]
         assert any("hwmon chip hwmon12" in r for r in health["reasons"])
         assert any("hwmon chip hwmon9" in r for r in health["reasons"])
+        assert health["status"] != "ok"  # refused configurations: what those daemons do to the fans is not known
+        assert any(r.startswith(f"fan daemon configuration {etc / 'thinkfan.yaml'}: nested deeper")
+                   for r in health["reasons"]), health["reasons"]  # read, and refused
+        assert any(str(etc / "fancontrol") in r and "larger than 256 KiB" in r for r in health["reasons"])
         state.write_text("fail")
         _until(lambda: "exited 1" in (_bmc_source(url)["reason"] or ""))
         state.write_text("flood")
@@ -280,6 +286,7 @@ def test_a_server_with_every_bad_source_at_once_keeps_its_good_fans_and_answers_
         assert _rss_mib(proc.pid) < 400
         state.write_text("good")
         _until(lambda: _bmc_source(url)["state"] == "ok")
+        assert _fans(url)["bmc"] == {"read": True, "reason": None}
         assert {f["id"] for f in _fans(url)["fans"]} >= {"bmc:FAN1", *GOOD_FANS}
         assert not any(f["id"] == "bmc:FAN9" for f in _fans(url)["fans"])  # nothing of the flood was taken
         configs = _fans(url)["configs"]
