@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 LOGIN_BODIES = 8  # login forms being sent at once, in all (their own pool: see above)
+SOCKET_BODY_BYTES = 16 * 1024  # an Engine.IO poll's payload at most (its max_http_buffer_size): past it Engine.IO
+# closes the session and waits for its queue, so the request hung until the ping timeout; refused here at once (413)
 
 
 class BodyReader:
@@ -62,9 +64,12 @@ class BodyReader:
             if not chunked and not length:
                 return self.app(environ, start_response)
             pool = self._pool(environ)
-            if length is not None and length > self.max_bytes:
-                raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
+            limit = min(self.max_bytes, SOCKET_BODY_BYTES) if pool == "socket" else self.max_bytes
+            if length is not None and length > limit:
+                raise ApiError(413, "request entity too large", f"at most {limit} bytes")
             body = self._read_counted(environ, length, pool)
+            if len(body) > limit:  # a chunked poll: its size is known once read
+                raise ApiError(413, "request entity too large", f"at most {limit} bytes")
         except ApiError as refusal:
             if self.refusals is not None:
                 self.refusals.record("token" if refusal.status == 401 else "body", environ.get("REMOTE_ADDR"),

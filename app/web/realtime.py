@@ -23,6 +23,7 @@ from ..collect.collector import Collector
 from ..collect.serialize import to_json
 from ..collect.settings import Settings
 from ..core.model import Alert
+from .bodies import SOCKET_BODY_BYTES
 from .concurrency import Concurrency, Wake
 from .security import TokenBuckets
 from .sessions import Sessions
@@ -126,7 +127,7 @@ def init_app(app: Flask, collector: Collector, settings: Settings, concurrency: 
     others (FANWHY_COLLECTOR=off) serve clients."""
     socketio = SocketIO()
     socketio.init_app(app, async_mode=concurrency.async_mode, cors_allowed_origins=[], logger=False,
-                      engineio_logger=False, max_http_buffer_size=16 * 1024, serializer=JsonPacket,
+                      engineio_logger=False, max_http_buffer_size=SOCKET_BODY_BYTES, serializer=JsonPacket,
                       # python-socketio's client gives up when it has sent nothing for max(ping interval, ping
                       # timeout) + 5 s, and it sends only its answers to pings: at a 5 s ping and a 10 s timeout a
                       # server may be 10 s late with a ping (busy, or stopped a moment) and keep its clients

@@ -8,7 +8,9 @@ malformed one logged two tracebacks. Here, in front of Socket.IO's message handl
   it is dropped, and a connection that has had ``DROPPED_BUDGET`` packets dropped is closed;
 - **malformed packets**: one that Socket.IO cannot parse or place is counted and dropped; the connection is closed
   at the ``MALFORMED_BUDGET``-th;
-- each connection is logged once, one line, no traceback, when it is first limited and when it is closed.
+- each connection is logged once, one line, no traceback, when it is first limited and when it is closed, and
+  all connections together at most ``LOG_LINES`` lines a minute (a client that reconnects to send one malformed
+  packet each time is a new session each time): past it, one line a minute says how many were left out.
 
 **Room for a newcomer.** When FANWHY_MAX_SESSIONS are open, a new session is let in and the oldest session of the
 address that holds the most is closed; the loopback range (127.0.0.0/8, ::1) counts as one address there, since
@@ -39,6 +41,7 @@ RATE = 10.0  # packets a second, per connection: the page sends a handful a minu
 BURST = 40.0
 DROPPED_BUDGET = 200
 MALFORMED_BUDGET = 5
+LOG_LINES = 20  # lines a minute about sessions, all of them together
 
 
 @dataclass
@@ -72,6 +75,21 @@ class Sessions:
         self._close: Callable[[str, bool], None] = lambda sid, cut: None
         self.closed_for = {"flood": 0, "malformed": 0, "room": 0}
         self._room_logged_at = -math.inf
+        self._log_window, self._log_lines, self._log_left_out = -math.inf, 0, 0
+
+    def _may_log(self) -> bool:
+        """Within LOG_LINES this minute; the first line of a new minute says how many the last one left out."""
+        now = self._clock()
+        if now - self._log_window >= 60:
+            if self._log_left_out:
+                log.warning("Socket.IO: %d more session lines in the last minute were not logged (at most %d a "
+                            "minute)", self._log_left_out, LOG_LINES)
+            self._log_window, self._log_lines, self._log_left_out = now, 0, 0
+        if self._log_lines >= LOG_LINES:
+            self._log_left_out += 1
+            return False
+        self._log_lines += 1
+        return True
 
     # -- wiring ---------------------------------------------------------------------------------------------------
     def install(self, server: Server) -> None:
@@ -162,13 +180,16 @@ class Sessions:
     def _note(self, sid: str, session: Session, what: str) -> None:
         if not session.noted:
             session.noted = True
-            log.warning("Socket.IO session %s from %s: %s (logged once a session)", sid[:8], session.address, what)
+            if self._may_log():
+                log.warning("Socket.IO session %s from %s: %s (logged once a session)", sid[:8], session.address,
+                            what)
 
     def _shut(self, sid: str, session: Session, cause: str, why: str) -> None:
         session.closing = True
         self.closed_for[cause] += 1
         if cause != "room":
-            log.warning("Socket.IO session %s from %s closed: %s", sid[:8], session.address, why)
+            if self._may_log():
+                log.warning("Socket.IO session %s from %s closed: %s", sid[:8], session.address, why)
         elif self._clock() - self._room_logged_at >= 60:  # a churn of newcomers: one line a minute
             self._room_logged_at = self._clock()
             log.info("Socket.IO session %s from %s closed: room for a newcomer: %s (%d so since start; logged at "

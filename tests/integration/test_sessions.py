@@ -16,7 +16,7 @@ import requests
 import socketio
 import websocket
 
-from app.web.sessions import BURST, DROPPED_BUDGET, MALFORMED_BUDGET, Sessions, address_group
+from app.web.sessions import BURST, DROPPED_BUDGET, LOG_LINES, MALFORMED_BUDGET, Sessions, address_group
 from tests.support.servers import Probe, free_port, start_server, stop, wait_for, wait_healthy
 
 
@@ -76,6 +76,29 @@ def test_malformed_packets_close_the_connection_at_the_budget_without_a_tracebac
     assert closed == ["a"] and sessions.closed_for == {"flood": 0, "malformed": 1, "room": 0}
     assert len(caplog.records) == 2 and not any(r.exc_info for r in caplog.records)
     assert "malformed packet (ValueError: Unknown packet type.)" in caplog.records[0].getMessage()
+
+
+def test_a_reconnecting_malformed_flood_is_logged_within_a_budget_a_minute(caplog: pytest.LogCaptureFixture) -> None:
+    """Each reconnection is a new session, logged once: 1,000 of them in a minute write LOG_LINES lines, then one
+    line in the next minute says how many were left out."""
+    sessions, clock, _ = wired()
+
+    def parse(sid: str, data: Any) -> None:
+        raise ValueError("Unknown packet type.")
+
+    with caplog.at_level(logging.INFO, logger="app.web.sessions"):
+        for n in range(1000):
+            clock.now += 0.05
+            sessions.opened(f"s{n}", "127.0.0.9")
+            sessions.receive(f"s{n}", "42[", parse)
+            sessions.ended(f"s{n}")
+        assert len(caplog.records) == LOG_LINES
+        clock.now += 60
+        sessions.opened("late", "127.0.0.9")
+        sessions.receive("late", "42[", parse)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == LOG_LINES + 2 and f"{1000 - LOG_LINES} more session lines" in said[LOG_LINES]
+    assert said[-1].startswith("Socket.IO session late")
 
 
 def test_a_network_address_at_its_cap_is_refused_and_a_loopback_one_makes_room_within_itself() -> None:
@@ -200,3 +223,20 @@ def test_one_websocket_flooding_malformed_and_valid_packets_freezes_nothing(serv
                                                                                  ticks, max(probe.times))
     assert grown < 100_000, grown
     assert "Traceback" not in log.read_text()
+
+
+def test_a_poll_over_engineios_limit_is_refused_at_once_and_one_at_it_is_taken(server: Any) -> None:
+    """Engine.IO closes a session whose poll is over its max_http_buffer_size and waits for its queue: the request
+    hung until the ping timeout. The body reader refuses it first (413); the session goes on."""
+    from app.web.bodies import SOCKET_BODY_BYTES
+
+    _, url, _ = server
+    sid = json.loads(requests.get(f"{url}/socket.io/?EIO=4&transport=polling", timeout=30).text[1:])["sid"]
+    poll = f"{url}/socket.io/?EIO=4&transport=polling&sid={sid}"
+    assert requests.post(poll, data=b"40", timeout=30).text == "OK"
+    at_limit = ('42["x","' + "a" * (SOCKET_BODY_BYTES - 10) + '"]').encode()
+    assert len(at_limit) == SOCKET_BODY_BYTES
+    assert requests.post(poll, data=at_limit, timeout=30).status_code == 200
+    over = requests.post(poll, data=at_limit + b"a", timeout=30)  # hung past this timeout before
+    assert over.status_code == 413 and over.json()["detail"] == f"at most {SOCKET_BODY_BYTES} bytes"
+    assert requests.post(poll, data=b"3", timeout=30).text == "OK"  # the session is still open
