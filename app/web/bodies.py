@@ -5,8 +5,13 @@ A request with a body (a ``Content-Length`` above 0, or chunked) is read here in
   closes early) is a 400 JSON answer at once, never a server error from deep inside a handler;
 - **a body has a deadline** (FANWHY_BODY_TIMEOUT seconds from its first byte to its last), like the headers: a
   client that promises 100 bytes and sends 6 gets a 408 when it runs out, not a connection held for ever;
-- **bodies in flight are capped** per client address (FANWHY_CLIENT_BODIES) and in all (FANWHY_MAX_BODIES):
-  past either, a 429 or 503 at once, so slow senders cannot take every connection and lock everyone out;
+- **bodies in flight are capped** per client address (FANWHY_CLIENT_BODIES) and in all (FANWHY_MAX_BODIES): past
+  an address's cap, a 429 at once. **A pool that is full makes room** rather than refusing: a body still arriving
+  after ``SLOW_BODY_S``, or any body of an address already known slow (one of its bodies missed its deadline or
+  was cut in the last ``SLOW_MEMORY_S``), is cut (a 408 to its sender) for a newcomer: a known slow address's
+  first, then the oldest of the address holding the most. So slow senders, many or few, renewing or not, hold only
+  what nobody else asks for, and a login or a POST from anyone else is read: a body of 64 KiB arrives in
+  milliseconds, not seconds;
 - a body larger than MAX_CONTENT_LENGTH is a 413 as soon as that is known;
 - **with FANWHY_TOKEN, a body without the token is never read**: a 401 at once (Flask would say the same after the
   body), except the login form's and Engine.IO's polls (the gate checked their token or session id), which count in
@@ -36,6 +41,9 @@ if TYPE_CHECKING:  # the standard's types (PEP 3333), from typeshed
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 LOGIN_BODIES = 8  # login forms being sent at once, in all (their own pool: see above)
+SLOW_BODY_S = 1.0  # a body still arriving after this may be cut to make room for a newcomer
+SLOW_MEMORY_S = 60.0  # how long an address whose body was late is remembered as slow
+SLOW_ADDRESSES = 4096  # slow addresses remembered at most (the oldest forgotten first)
 SOCKET_BODY_BYTES = 16 * 1024  # an Engine.IO poll's payload at most (its max_http_buffer_size): past it Engine.IO
 # closes the session and waits for its queue, so the request hung until the ping timeout; refused here at once (413)
 
@@ -56,6 +64,8 @@ class BodyReader:
         self._clock = clock
         self._lock = threading.Lock()  # held only to count, never across a read
         self._reading: Counter[tuple[str, str]] = Counter()  # (pool, client address) -> bodies being read
+        self._bodies: dict[int, _Body] = {}  # every body being read, by id
+        self._slow: dict[str, float] = {}  # address -> when one of its bodies was last late or cut
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         chunked = "chunked" in (environ.get("HTTP_TRANSFER_ENCODING") or "").lower()
@@ -91,39 +101,74 @@ class BodyReader:
     def _read_counted(self, environ: WSGIEnvironment, length: int | None, pool: str) -> bytes:
         key = (pool, environ.get("REMOTE_ADDR") or "?")
         in_all = LOGIN_BODIES if pool == "login" else self.in_all  # main and socket: FANWHY_MAX_BODIES each
+        body = _Body(key, self._clock(), environ.get("gunicorn.socket"))
         with self._lock:
             if self._reading[key] >= self.per_client:
                 raise ApiError(429, "too many bodies in flight",
                               f"at most {self.per_client} requests per client may be sending a body at once "
                               "(FANWHY_CLIENT_BODIES)")
             if sum(n for (p, _), n in self._reading.items() if p == pool) >= in_all:
-                raise ApiError(503, "server busy", f"at most {in_all} requests may be sending a body at once "
-                                                  f"({'login forms' if pool == 'login' else 'FANWHY_MAX_BODIES'})")
+                victim = self._room(key)
+                if victim is None:
+                    raise ApiError(503, "server busy", f"at most {in_all} requests may be sending a body at once "
+                                   f"({'login forms' if pool == 'login' else 'FANWHY_MAX_BODIES'})")
+                self._forget(victim)
+                victim.cut()
             self._reading[key] += 1
+            self._bodies[id(body)] = body
         try:
-            return self._read(environ, length)
+            return self._read(environ, length, body.stopped)
+        except ApiError as refused:
+            if refused.status == 408:
+                self._remember_slow(key[1])
+            raise
         finally:
             with self._lock:
-                self._reading[key] -= 1
-                if not self._reading[key]:
-                    del self._reading[key]
+                self._forget(body)
 
-    def _read(self, environ: WSGIEnvironment, length: int | None) -> bytes:
+    def _remember_slow(self, address: str) -> None:
+        with self._lock:
+            self._slow.pop(address, None)
+            self._slow[address] = self._clock()
+            while len(self._slow) > SLOW_ADDRESSES:
+                del self._slow[next(iter(self._slow))]
+
+    def _known_slow(self, address: str, now: float) -> bool:
+        return now - self._slow.get(address, -SLOW_MEMORY_S) < SLOW_MEMORY_S
+
+    def _room(self, key: tuple[str, str]) -> _Body | None:
+        """The body to cut for a newcomer of ``key`` (held under the lock): a slow body of its pool, a known slow
+        address's first, then the address holding the most, the oldest."""
+        now = self._clock()
+        slow = [b for b in self._bodies.values() if b.key[0] == key[0] and b.sock is not None
+                and not b.stopped.is_set() and (now - b.started >= SLOW_BODY_S or self._known_slow(b.key[1], now))]
+        if not slow:
+            return None
+        return min(slow, key=lambda b: (not self._known_slow(b.key[1], now), -self._reading[b.key], b.started))
+
+    def _forget(self, body: _Body) -> None:
+        if self._bodies.pop(id(body), None) is not None:
+            self._reading[body.key] -= 1
+            if not self._reading[body.key]:
+                del self._reading[body.key]
+
+    def _read(self, environ: WSGIEnvironment, length: int | None, stopped: threading.Event) -> bytes:
         """The body, read in pieces; each wait for the socket is bounded by what is left of the deadline, and at
         the deadline the socket's reading side is shut: gunicorn's ``read(n)`` waits for its n bytes one recv after
         another, each within the time left, so a sender of one byte every few seconds was never cut off."""
         sock = environ.get("gunicorn.socket")
         before = sock.gettimeout() if sock is not None else None
-        with _shut_at(sock, self.timeout_s) as cut:
+        began = self._clock()
+        with _shut_at(sock, self.timeout_s, stopped) as cut:
             try:
                 body = self._pieces(environ["wsgi.input"], sock, length, self._clock() + self.timeout_s)
             except TimeoutError:
-                raise self._late() from None
+                raise self._late(began) from None
             except ApiError:
                 raise
             except Exception as error:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, NoMoreData, a reset
                 if cut.is_set():
-                    raise self._late() from None
+                    raise self._late(began) from None
                 raise ApiError(400, "malformed body", f"the body could not be read: {type(error).__name__}") \
                     from None
             finally:
@@ -132,7 +177,7 @@ class BodyReader:
                         sock.settimeout(before)
         if length is not None and len(body) < length:
             if cut.is_set():
-                raise self._late()
+                raise self._late(began)
             raise ApiError(400, "malformed body", f"the body ended after {len(body)} of {length} bytes")
         return body
 
@@ -155,15 +200,30 @@ class BodyReader:
                 raise ApiError(413, "request entity too large", f"at most {self.max_bytes} bytes")
         return b"".join(parts)
 
-    def _late(self) -> ApiError:
+    def _late(self, began: float) -> ApiError:
+        if self._clock() - began < self.timeout_s * 0.99:  # cut before its deadline: room for a newcomer
+            return ApiError(408, "request timeout", f"the body was still arriving after {SLOW_BODY_S:g} s while "
+                                                    "every place was taken: cut to make room for another sender")
         return ApiError(408, "request timeout", f"the body did not arrive within {self.timeout_s:g} s "
                                                 "(FANWHY_BODY_TIMEOUT)")
 
 
+class _Body:
+    """A body being read: its pool and address, when it began, its socket; ``cut`` ends its read now (a 408)."""
+
+    def __init__(self, key: tuple[str, str], started: float, sock: socket.socket | None):
+        self.key, self.started, self.sock = key, started, sock
+        self.stopped = threading.Event()
+
+    def cut(self) -> None:
+        if self.sock is not None:
+            _shut_reading(self.sock, self.stopped)
+
+
 @contextlib.contextmanager
-def _shut_at(sock: socket.socket | None, seconds: float) -> Iterator[threading.Event]:
-    """An event set, and the socket's reading side shut, once ``seconds`` pass inside the block."""
-    cut = threading.Event()
+def _shut_at(sock: socket.socket | None, seconds: float, cut: threading.Event) -> Iterator[threading.Event]:
+    """``cut`` set, and the socket's reading side shut, once ``seconds`` pass inside the block (or sooner, by
+    ``_Body.cut``)."""
     timer = threading.Timer(seconds, _shut_reading, (sock, cut)) if sock is not None else None
     if timer is not None:
         timer.daemon = True

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.support.servers import free_port, start_server, stop, wait_healthy
+from tests.support.servers import free_port, start_server, stop, wait_for, wait_healthy
 
 BODY_TIMEOUT_S = 2.0
 
@@ -239,4 +239,113 @@ def test_with_a_token_bodies_without_it_are_refused_unread_and_cannot_take_the_t
         for sock in held:
             sock.close()
         output = stop(proc)
+    assert "Traceback" not in output, output
+
+
+def _status(sock: socket.socket) -> int:
+    """The status of the answer on ``sock`` (any content type), read to its head."""
+    data = b""
+    with sock:
+        while b"\r\n" not in data:
+            piece = sock.recv(65536)
+            if not piece:
+                break
+            data += piece
+    return int(data.split()[1])
+
+
+@contextlib.contextmanager
+def _renewed_trickles(port: int, head: bytes, sources: list[str]) -> Iterator[list[int]]:
+    """One trickler per source: a body of 150 promised bytes, one sent every 0.4 s, opened again as soon as it is
+    answered (a 408 at its deadline, or when it is cut to make room): the statuses they were answered with. Entered
+    once each trickling address has been late once (the steady state of a trickling attack; before that, a body
+    younger than SLOW_BODY_S is not cut)."""
+    done = threading.Event()
+    seen: list[int] = []
+    late: set[str] = set()
+
+    def trickler(source: str) -> None:
+        while not done.is_set():
+            try:
+                sock = _open(port, head, source=source)
+                sock.settimeout(0.4)
+                while not done.is_set():
+                    try:
+                        data = sock.recv(4096)
+                    except TimeoutError:
+                        sock.send(b" ")
+                        continue
+                    if data:
+                        seen.append(int(data.split()[1]))
+                        if seen[-1] == 408:
+                            late.add(source)
+                    break
+                sock.close()
+                time.sleep(0.05)  # and again
+            except OSError:
+                time.sleep(0.1)
+
+    threads = [threading.Thread(target=trickler, args=(s,), daemon=True) for s in sources]
+    for thread in threads:
+        thread.start()
+    try:
+        wait_for(lambda: late == set(sources), timeout=120, every=0.1)  # each address late once: known slow
+        yield seen
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join(10)
+
+
+def _spaced(send: Callable[[], int], times: int = 20) -> list[int]:
+    answers = []
+    for _ in range(times):
+        answers.append(send())
+        time.sleep(0.25)
+    return answers
+
+
+def test_renewed_trickles_from_many_addresses_hold_only_their_share(port: int) -> None:
+    """64 trickled POSTs from 16 addresses, each renewed when answered, fill every place (FANWHY_MAX_BODIES): a
+    POST from another address makes room (the oldest slow body of the fullest address is cut) and is answered;
+    at least 19 of 20."""
+    sources = [f"127.0.7.{1 + i % 16}" for i in range(64)]
+    with _renewed_trickles(port, _post(length=150) + b"{", sources) as seen:
+        body = json.dumps({"label": "between the trickles"}).encode()
+
+        def one() -> int:
+            sock = _open(port, _post(length=len(body)) + body, source="127.0.7.200")
+            status, answer, _ = _answer(sock)
+            if status == 201:
+                stop_one = _open(port, f"POST /api/recordings/{answer['id']}/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                       "Content-Length: 0\r\n\r\n".encode(), source="127.0.7.201")
+                assert _status(stop_one) == 200
+            return status
+        answers = _spaced(one)
+    assert sum(s == 201 for s in answers) >= 19, answers
+    assert 408 in seen  # the tricklers were answered (at their deadline, or cut for room), never left hanging
+
+
+def test_renewed_login_trickles_leave_sign_in_to_everyone_else() -> None:
+    """Before sign-in: 64 renewed trickles of the login form from 16 addresses (the login pool holds 8) leave at
+    least 19 of 20 sign-ins from another address answered, and the token holders' POSTs too."""
+    port = free_port()
+    proc = start_server(port, FANWHY_TOKEN=TOKEN, FANWHY_BODY_TIMEOUT=str(BODY_TIMEOUT_S), FANWHY_CLIENT_BODIES="4",
+                        FANWHY_RATE_LIMIT="1000")
+    login = b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n" \
+            b"Content-Length: 150\r\n\r\ntoken="
+    form = f"token={TOKEN}".encode()
+    real = (b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            + f"Content-Length: {len(form)}\r\n\r\n".encode() + form)
+    body = json.dumps({"label": "with the token"}).encode()
+    post = _post(length=len(body)).replace(b"\r\n\r\n", f"\r\nAuthorization: Bearer {TOKEN}\r\n\r\n".encode()) + body
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {TOKEN}"})
+        with _renewed_trickles(port, login, [f"127.0.8.{1 + i % 16}" for i in range(64)]):
+            signed_in = _spaced(lambda: _status(_open(port, real, source="127.0.8.200")))
+            posted = _spaced(lambda: _status(_open(port, post, source="127.0.8.201")), times=10)
+    finally:
+        output = stop(proc)
+    assert sum(s == 302 for s in signed_in) >= 19, signed_in  # signed in: sent on to the page
+    assert posted.count(201) == 10, posted
     assert "Traceback" not in output, output
