@@ -13,20 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import curses
-import getpass
-import json
 import locale
 import os
 import signal
 import sys
-import threading
 import urllib.parse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from ..attribution.listing import CEILING
 from ..core.jsonvalue import number, objects, text
-from ..core.origin import UserInfo, checked, open_same_origin
+from .topremote import RemoteFeed, first_contact
 from .topstate import History, TopState, View, follow_selection, handle
 from .topview import ASCII, UNICODE, Glyphs, Line, Style, frame
 
@@ -34,7 +31,6 @@ if TYPE_CHECKING:
     from ..collect.collector import Collector
     from ..collect.settings import Settings
 
-MAX_VIEW_BYTES = 8 << 20  # a server's snapshot is a few kB a GPU: more is not a snapshot
 POLL_S = 0.1  # how often keys are read while waiting for the next snapshot
 UNANSWERED = 6  # the exit code of a top whose server never gave it a snapshot
 FIRST_POLL_S = 0.01  # until the first snapshot is on screen: it is drawn as soon as it is taken, not a poll later
@@ -70,117 +66,6 @@ class LocalFeed:
 
     def close(self) -> None:
         self.collector.stop(close_backend=True, join_s=1.0)
-
-
-class RemoteFeed:
-    """A running FanWhy, asked for its snapshot every ``interval_s`` on a thread of its own: a slow server never
-    holds the keys."""
-
-    def __init__(self, url: str, token: str | None, interval_s: float):
-        self.url = url.rstrip("/") + "/api/gpu/metrics"
-        self.listing_url = url.rstrip("/") + f"/api/gpu/processes?kind=all&sort=cpu&limit={CEILING}"
-        self.token = token
-        self.interval_s = interval_s
-        self.timeout_s = max(5.0, 2 * interval_s)
-        self._lock = threading.Lock()
-        self._state: tuple[int, View | None, str] = (0, None, "")
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="fanwhy-top-feed", daemon=True)
-        self._thread.start()
-
-    def latest(self) -> tuple[int, View | None, str]:
-        with self._lock:
-            return self._state
-
-    def fetch(self) -> View:
-        """One snapshot from the server, with every process it lists (its snapshot's own rows where it lists none:
-        a server older than the listing); ValueError with the reason a person reads when there is none."""
-        view = get_json(self.url, self.token, self.timeout_s)
-        if not isinstance(view, dict) or "gpus" not in view:
-            raise Unanswered(f"{self.url}: not a FanWhy snapshot")
-        try:
-            listing = get_json(self.listing_url, self.token, self.timeout_s)
-        except Unanswered:
-            return view
-        if isinstance(listing, dict) and isinstance(listing.get("processes"), list):
-            view["processes"] = listing["processes"]
-        return view
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                view = self.fetch()
-                with self._lock:
-                    self._state = (self._state[0] + 1, view, "")
-            except Unanswered as error:
-                with self._lock:
-                    self._state = (self._state[0], self._state[1], str(error))
-            self._stop.wait(self.interval_s)
-
-    def close(self) -> None:
-        self._stop.set()
-
-
-class Unanswered(ValueError):
-    """A server gave no snapshot: why, in words a person reads; ``status`` its HTTP status when it answered."""
-
-    def __init__(self, reason: str, status: int | None = None):
-        super().__init__(reason)
-        self.status = status
-
-
-def get_json(url: str, token: str | None, timeout_s: float) -> object:
-    """``url``'s JSON (at most MAX_VIEW_BYTES); Unanswered with the reason when there is none."""
-    import urllib.error  # only here: urllib.request (with TLS and http.client, ~20 ms) is not a local top's
-    import urllib.request
-
-    request = urllib.request.Request(url, headers={"Accept": "application/json"})
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with open_same_origin(request, timeout_s) as response:
-            body = response.read(MAX_VIEW_BYTES + 1)
-    except urllib.error.HTTPError as error:
-        reason = "the token was refused (FANWHY_TOKEN)" if error.code in (401, 403) else f"HTTP {error.code}"
-        raise Unanswered(f"{url}: {reason}", error.code) from None
-    except (urllib.error.URLError, OSError) as error:
-        raise Unanswered(f"{url}: {getattr(error, 'reason', error)}") from None
-    if len(body) > MAX_VIEW_BYTES:
-        raise Unanswered(f"{url}: more than {MAX_VIEW_BYTES >> 20} MiB: not a snapshot")
-    try:
-        return json.loads(body)
-    except ValueError:
-        raise Unanswered(f"{url}: not JSON: is this a FanWhy server?") from None
-
-
-def first_contact(server: str, environ: Mapping[str, str] = os.environ) -> tuple[str | None, str]:
-    """(the token, "") once the server at ``server`` answered a snapshot (or said it is still starting), the token
-    asked for on the terminal (not echoed) only once the server said it wants one; (None, why) when it never
-    answered: no server there, a refused token, not a FanWhy."""
-    try:
-        url = checked(server).rstrip("/") + "/api/gpu/metrics"
-    except UserInfo as error:
-        return None, str(error)
-    token = environ.get("FANWHY_TOKEN", "").strip() or None
-    for asked in (False, True):
-        try:
-            view = get_json(url, token, 10.0)
-        except Unanswered as error:
-            if error.status == 503:  # there, with no snapshot yet: the screen waits for it
-                return token, ""
-            if error.status in (401, 403) and token is None and not asked and sys.stdin.isatty():
-                token = getpass.getpass(f"token for {server} (empty for none): ").strip() or None
-                if token is not None:
-                    continue
-            reason = str(error) if token is not None or error.status not in (401, 403) else \
-                f"{url}: the server wants its token (FANWHY_TOKEN, or typed when asked)"
-            if error.status is None and "JSON" not in reason and "MiB" not in reason:
-                reason += " (is FanWhy running there? `fanwhy serve` listens on FANWHY_HOST:FANWHY_PORT)"
-            return None, reason
-        if not isinstance(view, dict) or "gpus" not in view:
-            return None, f"{url}: not a FanWhy snapshot"
-        return token, ""
-    return None, f"{url}: the token was refused (FANWHY_TOKEN)"
 
 
 def glyphs_for_locale() -> Glyphs:

@@ -102,7 +102,10 @@ def _bar(text: str, width: int, glyphs: Glyphs) -> str:
 def _title(view: View, width: int, glyphs: Glyphs, problem: str) -> Line:
     host = obj_of(view.get("host"))
     backend = str_of(obj_of(view.get("backend")).get("name")) or "?"
-    stamp = time.strftime("%H:%M:%S", time.localtime(number(view.get("timestamp")) or time.time()))
+    try:
+        stamp = time.strftime("%H:%M:%S", time.localtime(number(view.get("timestamp")) or time.time()))
+    except (OverflowError, ValueError, OSError):  # a time no clock shows (year 10,000 and past)
+        stamp = "--:--:--"
     text = f" fanwhy top  {shown(str_of(host.get('hostname')) or '?')}  {stamp}  backend {shown(backend)}"
     if problem:
         text += f"  [{shown(problem)}]"

@@ -103,7 +103,8 @@ class Settings:
     client_bodies: int = setting(4, "FANWHY_CLIENT_BODIES", "requests per client address that may be sending a body "
                                                             "at once; the next gets 429 at once", low=1)
     max_bodies: int = setting(64, "FANWHY_MAX_BODIES", "requests that may be sending a body at once, in all; the "
-                                                       "next gets 503 at once", low=1)
+                              "next cuts a slow one (still arriving after 1 s, or from an address late in the last "
+                              "minute) or gets 503 at once", low=1)
     min_tick_gap_s: float = setting(0.25, "FANWHY_MIN_TICK_GAP", "the least time between early ticks that clients "
                                                                  "may request (seconds)", low=0, unit=_SECONDS)
     watchdog_s: float = setting(0.0, "FANWHY_WATCHDOG", "seconds a vendor call may hang before the snapshot is "

@@ -34,9 +34,18 @@ def text(value: Json) -> str | None:
     return value if isinstance(value, str) else None
 
 
+NUMBER_LIMIT = float(1 << 63)  # no number FanWhy reads from another program is past a 64-bit integer
+
+
 def number(value: Json) -> float | None:
-    """A JSON number as a float; None for anything else (a boolean is not a number here)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A JSON number as a float; None for anything else (a boolean is not a number here), and for what no counter
+    or reading can be: NaN, an infinity, or a magnitude past NUMBER_LIMIT (an integer of 400 digits included)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    if isinstance(value, int) and not -NUMBER_LIMIT <= value <= NUMBER_LIMIT:  # before float(): no OverflowError
+        return None
+    found = float(value)
+    return found if -NUMBER_LIMIT <= found <= NUMBER_LIMIT else None  # NaN fails both comparisons
 
 
 def objects(value: Json) -> list[Mapping[str, Json]]:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from app.cli.top import Unanswered, first_contact, get_json
+from app.cli.topremote import Unanswered, first_contact, get_json
 from app.client import FanWhyError, _call
 
 TOKEN = "tok-7f3a9c2e5b1d4086"
