@@ -10,7 +10,6 @@ import logging
 import os
 import signal
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -118,6 +117,10 @@ def _serve(settings: Settings, mode: str) -> int:
 STDIN_LIMIT = (4 << 20) + 1  # one byte past what a capture file may hold: a larger paste is refused as a file is
 
 
+def _ended(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def _stdin_file(folder: Path) -> Path:
     """Standard input as a file named ``stdin`` (what an error about it names), at most ``STDIN_LIMIT`` bytes."""
     path = folder / "stdin"
@@ -158,8 +161,12 @@ def _main(args: argparse.Namespace) -> int:
         except ConfigError as error:
             print(f"fanwhy: {shown(error)}", file=sys.stderr)
             return 2
-        with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:  # "-": the capture on standard input
-            files = [_stdin_file(Path(folder)) if str(p) == "-" else p for p in args.files]
+        from ..core.scratch import scratch
+        from .replay import EXPLAIN_PREFIX
+
+        signal.signal(signal.SIGTERM, _ended)  # the scratch folder goes with a terminated explain (kill -9: the next)
+        with scratch(EXPLAIN_PREFIX) as folder:  # "-": the capture on standard input
+            files = [_stdin_file(folder) if str(p) == "-" else p for p in args.files]
             return replay(files, args.json)
     flags = _flags_given(args)
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +23,7 @@ from ..core.cells import shown, wrap
 from ..core.fan import Note
 from ..core.finding import Finding
 from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
+from ..core.scratch import scratch
 from ..fans import adapt, read
 from ..fans.alarm_words import state_word
 from ..fans.answer import findings
@@ -62,11 +62,14 @@ def finding_json(found: Finding) -> dict[str, object]:
             "priority": found.priority, "facts": dict(found.facts)}
 
 
+EXPLAIN_PREFIX = "fanwhy-explain-"  # its scratch folders: the capture's tree, made again from the text
+
+
 def replayed(paths: list[Path], strict: bool = True) -> tuple[Snapshot, Replay]:
     """The snapshot a machine's captures make (its fans and temperatures) and what each file was read as (a file
     none of the named readers knows: ``Unreadable``, or listed in ``Replay.unread`` without ``strict``)."""
-    with tempfile.TemporaryDirectory(prefix="fanwhy-explain-") as folder:
-        replay = load(paths, Path(folder), strict)
+    with scratch(EXPLAIN_PREFIX) as folder:
+        replay = load(paths, folder, strict)
         listing = replay.bmc
         liquid = replay.liquidctl
         service = FanService(sys_root=str(replay.sys_root), etc_root=str(replay.etc_root),

@@ -21,6 +21,7 @@ from typing import Literal
 
 from ..core.bounded import runner
 from ..core.fan import MAX_RPM, AirSensor, Fan, checked
+from ..core.jsonvalue import finite
 from ..core.model import frozen_map
 from ..core.record import record
 from ..core.vocabulary import dead_temperature
@@ -46,7 +47,7 @@ def _value(text: str) -> tuple[float | None, str | None]:
     """``3400 RPM`` -> (3400.0, "RPM"); ``43.51 percent``; ``24 degrees C``; ``no reading``, ``Disabled``, ``0x08``
     (a discrete sensor) -> (None, None)."""
     words = text.split(None, 1)
-    if not words or not _NUMBER.match(words[0]):
+    if not words or not _NUMBER.match(words[0]) or finite(float(words[0])) is None:
         return None, None
     return float(words[0]), words[1].strip() if len(words) > 1 else None
 
@@ -59,7 +60,7 @@ def parse(text: str) -> list[Reading]:
         if len(cells) < 3 or not cells[0] or line.startswith("#"):
             continue
         if len(cells) >= 10:  # sensor: name | value | unit | status | thresholds
-            value = float(cells[1]) if _NUMBER.match(cells[1]) else None
+            value = finite(float(cells[1])) if _NUMBER.match(cells[1]) else None
             readings.append(Reading(cells[0], value, cells[2] or None if value is not None else None,
                                     cells[3].lower(), raw=cells[1]))
         elif len(cells) == 5:  # elist: name | id | status | entity | reading

@@ -7,15 +7,24 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+MAX_CHIPS = 256  # chips one capture may make: a machine has a few dozen; past this the rest are left out, said
+
 
 class Chips:
-    """hwmon chip folders made as captures name them (hwmon3) or as ``sensors`` does (one per chip it lists)."""
+    """hwmon chip folders made as captures name them (hwmon3) or as ``sensors`` does (one per chip it lists), at
+    most MAX_CHIPS (``left_out`` counts the chips past them: a paste of 95,000 chips is not one machine, and
+    writing them all cost minutes and most of a gigabyte)."""
 
     def __init__(self, base: Path):
         self.base = base
         self._made: dict[str, Path] = {}
+        self.left_out: set[str] = set()
 
-    def folder(self, key: str, name: str | None = None) -> Path:
+    def folder(self, key: str, name: str | None = None) -> Path | None:
+        if key not in self._made and len(self._made) >= MAX_CHIPS:
+            if len(self.left_out) < 1 << 20:
+                self.left_out.add(key)
+            return None
         if key not in self._made:
             folder = self.base / (key if re.fullmatch(r"hwmon\d+", key) else f"hwmon{100 + len(self._made)}")
             folder.mkdir(parents=True, exist_ok=True)
@@ -26,11 +35,23 @@ class Chips:
         return folder
 
     def write(self, key: str, file: str, value: str, name: str | None = None) -> None:
-        if "/" in file.replace("device/", "", 1) or file.startswith(".") or not file:
-            return  # a device's deeper folders are not read (gpu_od's fan_ctrl is, below)
-        target = self.folder(key, name) / file
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(value.strip() + "\n")
+        """``file`` of chip ``key``: an attribute's name (``fan1_input``, ``device/vendor``) as sysfs names them;
+        anything else (a deeper folder, ``..``, a name longer than a file system takes) is not a reading and is
+        left out, never an error: a device's deeper folders are not read (gpu_od's fan_ctrl is, below)."""
+        if not _ATTRIBUTE.fullmatch(file):
+            return
+        folder = self.folder(key, name)
+        if folder is None:
+            return
+        target = folder / file
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(value.strip() + "\n")
+        except OSError:
+            return  # a value the tree cannot hold: that one reading is not read
+
+
+_ATTRIBUTE = re.compile(r"(?:device/)?[A-Za-z0-9_][\w-]{0,99}")
 
 
 _CAT = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?cat\s+/sys/class/hwmon/(hwmon\d+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")

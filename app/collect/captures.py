@@ -13,17 +13,17 @@ done to the control, apart (app.collect.control_captures). Anything else is refu
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.fan import Note
+from ..core.jsonvalue import loads, number
 from ..core.model import GpuSample
 from ..fans.facts import Curve
 from . import bmc, control_captures, liquidctl, nvidia_captures
-from .capture_tree import Chips, amdgpu_ls, cat_session
+from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
@@ -87,6 +87,9 @@ def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
                              "what was done to a fan's control (curve writes, liquidctl set, a fan daemon's log), "
                              "or a fancontrol, thinkfan or fan2go configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
+    if chips.left_out:
+        replay.kinds.append(f"the first {MAX_CHIPS} chips only: {len(chips.left_out):,} more left out (one "
+                            "machine has a few dozen)")
     return replay
 
 
@@ -106,7 +109,13 @@ def _text(path: Path) -> str:
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     if not text.strip():
         raise Unreadable(f"{path}: empty")
+    text = _NOT_A_READING.sub("N/A", text)
     return "\n".join(_unquoted(line[:MAX_LINE]) for line in text.splitlines())
+
+
+# A run of digits longer than any 64-bit counter's is no reading a tool printed: written as a word that says so,
+# here where a capture's text enters, so that no reader parses it into an infinity or an integer no float holds.
+_NOT_A_READING = re.compile(r"\d{20,}")
 
 
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # a reply's quote marks (Markdown, e-mail): "> status: enabled"
@@ -142,7 +151,10 @@ def _listing(text: str, chips: Chips) -> str | None:
 
 
 def _gpu_od(chips: Chips, chip: str, file: str, value: str) -> None:
-    target = chips.folder(chip) / file
+    folder = chips.folder(chip)
+    if folder is None:
+        return
+    target = folder / file
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("a") as handle:  # grep prints a multi-line file a line at a time
         handle.write(value.strip() + "\n")
@@ -153,7 +165,7 @@ def _sensors_json(text: str, chips: Chips) -> str | None:
     if not text.lstrip().startswith("{"):
         return None
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError:
         raise Unreadable("a sensors -j capture that is not whole JSON (cut short?)") from None
     if not isinstance(data, dict):
@@ -176,7 +188,7 @@ def _chip_name(key: str) -> str:
 def _subfeatures(chips: Chips, chip: str, name: str, label: str, values: Iterable[tuple[str, object]]) -> None:
     for sub, value in values:
         match = re.fullmatch(r"((fan|temp|pwm)\d+)(_[a-z_]+)?", str(sub))
-        if not match or not isinstance(value, (int, float)):
+        if not match or not isinstance(value, (int, float)) or number(value) is None:
             continue
         base, kind, suffix = match.group(1), match.group(2), match.group(3) or ""
         if kind == "temp" and suffix in ("_input", "_max", "_crit", "_min", "_crit_hyst", "_max_hyst", ""):

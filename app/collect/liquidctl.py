@@ -8,11 +8,11 @@ is said as a guess. A pump does not stop while the cooler runs: a pump at 0 rpm 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 
 from ..core.fan import MAX_RPM, Fan, checked
+from ..core.jsonvalue import finite, loads, members, number
 from ..core.model import HostSensor, frozen_map
 from ..core.record import holder, record
 from ..core.vocabulary import dead_temperature
@@ -35,11 +35,11 @@ def parse(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
     """(device, [(key, value, unit)]) from ``liquidctl status --json`` or its text tree."""
     stripped = text.lstrip()
     if stripped.startswith("["):
-        devices = json.loads(stripped)
+        devices = loads(stripped)
         return [(str(d.get("description", "liquidctl device")),
-                 [(str(s.get("key")), float(s["value"]), str(s.get("unit") or "")) for s in d.get("status", [])
-                  if isinstance(s, dict) and isinstance(s.get("value"), (int, float))])
-                for d in devices if isinstance(d, dict)]
+                 [(str(s.get("key")), value, str(s.get("unit") or "")) for s in members(d.get("status"))
+                  if isinstance(s, dict) and (value := number(s.get("value"))) is not None])
+                for d in members(devices) if isinstance(d, dict)]
     # a post with several readings of one device: the last is the device as it was left
     return list({name: (name, rows) for name, rows in listings(text)}.values())
 
@@ -53,8 +53,8 @@ def listings(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
             continue
         tree = re.match(r"^\s*[├└]", line) is not None
         match = _ROW.match(line) if tree else None
-        if match and found:
-            found[-1][1].append((match.group(1).strip(), float(match.group(2)), match.group(3) or ""))
+        if match and found and (value := finite(float(match.group(2)))) is not None:
+            found[-1][1].append((match.group(1).strip(), value, match.group(3) or ""))
         elif not tree:
             found.append((line.strip(), []))
     return [(name, rows) for name, rows in found if rows]

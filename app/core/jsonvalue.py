@@ -48,6 +48,28 @@ def number(value: Json) -> float | None:
     return found if -NUMBER_LIMIT <= found <= NUMBER_LIMIT else None  # NaN fails both comparisons
 
 
+def finite(value: float) -> float | None:
+    """``value`` when a reading can be it (``number``'s rule), else None: the check for a number parsed from text."""
+    return number(value)
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(text: str | bytes) -> Json:
+    """Another program's JSON, strictly: NaN and the infinities are not JSON, a number past a reading's range
+    (``number``) is read as null, and a nesting too deep for the parser is a ValueError like any other bad JSON."""
+    import json
+
+    try:
+        found: Json = json.loads(text, parse_constant=_no_constant, parse_float=lambda t: number(float(t)),
+                                 parse_int=lambda t: int(t) if len(t) <= 19 else None)
+    except RecursionError:
+        raise ValueError("JSON nested too deep") from None
+    return found
+
+
 def objects(value: Json) -> list[Mapping[str, Json]]:
     """The objects of a JSON array (anything else in it is skipped)."""
     return [v for v in members(value) if isinstance(v, Mapping)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..core.jsonvalue import finite
 from .facts import Unit
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
@@ -27,6 +28,8 @@ def parse(text: str) -> tuple[float | None, Unit | None, str]:
     if match is None:
         return None, None, raw
     number = float(match.group(1))
+    if finite(number) is None:  # 400 digits read as a float are an infinity: no reading is that
+        return None, None, raw
     unit_text = (match.group(2) or "").lower().replace(" ", "")
     if unit_text in ("mw", "mv"):
         number /= 1000.0

@@ -3,6 +3,7 @@ reads these sentences back; tests assert findings, and a few golden sentences gu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 
 from ..core.finding import Finding, FindingKind
@@ -15,6 +16,8 @@ Facts = Mapping[str, float | str]
 
 def _num(value: float | str) -> str:
     number = float(value)
+    if not math.isfinite(number):
+        return str(value)
     return f"{number:,.0f}" if abs(number) >= 10 or number == int(number) else f"{number:.1f}"
 
 

@@ -16,9 +16,10 @@ import atexit
 import itertools
 import os
 import shutil
-import tempfile
 import threading
 from pathlib import Path
+
+from ..core import scratch
 
 _CPU_CURVE = ((40.0, 77), (55.0, 128), (65.0, 191), (75.0, 255))  # (°C, pwm) SmartFan IV auto points
 _INLET_C = 24.0
@@ -43,22 +44,6 @@ def _remove_if_mine(root: Path, creator: int) -> None:
         shutil.rmtree(root, True)
 
 
-def _sweep(folder: Path) -> None:
-    """Trees whose maker is gone, ours alone: a one-shot answer leaves its process without running exit hooks (its
-    teardown skipped for speed) and a ``kill -9`` runs none, so each start removes what earlier ones left. A tree's
-    name carries its maker's pid; one whose pid is alive (or taken by another process since) is left."""
-    for tree in folder.glob(f"{_PREFIX}*-*"):
-        pid = tree.name[len(_PREFIX):].partition("-")[0]
-        try:
-            if not pid.isdigit() or tree.stat().st_uid != os.getuid():
-                continue
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(tree, True)
-        except OSError:
-            continue  # alive under another user (EPERM), or the tree went meanwhile
-
-
 class SimulatedMachine:
     """One per process: the tree lives in a temporary directory removed at exit."""
 
@@ -66,8 +51,7 @@ class SimulatedMachine:
     _lock = threading.Lock()
 
     def __init__(self) -> None:
-        _sweep(Path(tempfile.gettempdir()))
-        self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+        self.root = scratch.make(_PREFIX)
         self.sys_root, self.etc_root = self.root / "sys", self.root / "etc"
         self.etc_root.mkdir()
         self.cpu_c, self.case_pwm = 38.0, 90.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from ..core.fan import FULL_PERCENT, Fan, Note
+from ..core.jsonvalue import number
 from ..core.model import Snapshot
 
 Facts = Mapping[str, float | str]
@@ -20,7 +21,7 @@ def note_words(notes: Sequence[Note], snap: Snapshot) -> list[str]:
 
 def _n(facts: Facts, key: str) -> float:
     value = facts.get(key)
-    return float(value) if isinstance(value, (int, float)) else 0.0
+    return (number(value) or 0.0) if isinstance(value, (int, float)) else 0.0
 
 
 def _curve_refused(f: Facts, _: Snapshot) -> str:

@@ -24,12 +24,28 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
 )
 
 
+MAX_CHIPS = 256  # chips read from one text: a machine has a few dozen (the replay's tree keeps as many)
+
+
 def read(text: str) -> tuple[list[Reading], str | None]:
     """The readings of ``text`` and the format that read them; ([], None) for a text with no reading in it. What
-    ``sensors`` writes to stderr beside any of its formats (a subfeature it could not read) is read as well."""
+    ``sensors`` writes to stderr beside any of its formats (a subfeature it could not read) is read as well. The
+    readings of the first MAX_CHIPS chips only: past them a paste is not one machine, and judging every fan of
+    95,000 chips cost minutes."""
     errors = lines.sensors_errors(text)
     for name, parser in FORMATS:
         found = parser(text)
         if found:
-            return [*errors, *found], name
+            return _first_chips([*errors, *found]), name
     return errors, "sensors' errors" if errors else None
+
+
+def _first_chips(found: list[Reading]) -> list[Reading]:
+    chips: set[str | None] = set()
+    kept = []
+    for reading in found:
+        if reading.chip not in chips and len(chips) >= MAX_CHIPS:
+            continue
+        chips.add(reading.chip)
+        kept.append(reading)
+    return kept

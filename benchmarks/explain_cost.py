@@ -1,0 +1,73 @@
+"""What the largest paste ``fanwhy explain`` takes costs: a capture at its 4 MiB limit (``sensors`` text of tens of
+thousands of chips, as a hostile or mistaken paste may be), read in a fresh process, timed from start to exit,
+with the process's peak memory. Targets: within 10 s and 200 MB (exit 1 when missed). Run anywhere:
+``python -m benchmarks.explain_cost [--rounds 3] [--out result.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT_BYTES = 4 << 20  # app.collect.captures.MAX_BYTES
+TARGET_S, TARGET_MB = 10.0, 200.0
+
+
+def paste(path: Path) -> int:
+    """A sensors listing of as many chips as fit under the limit; how many."""
+    parts, size, n = [], 0, 0
+    while True:
+        chip = f"nct{n}-isa-0290\nAdapter: ISA adapter\nfan1: {900 + n % 700} RPM\ntemp1: +{30 + n % 40}.0°C\n\n"
+        if size + len(chip.encode()) >= LIMIT_BYTES:
+            break
+        parts.append(chip)
+        size += len(chip.encode())
+        n += 1
+    path.write_text("".join(parts))
+    return n
+
+
+def once(path: Path) -> tuple[float, float]:
+    """(seconds, peak MB) of one ``fanwhy explain`` of ``path`` in a process of its own."""
+    script = ("import resource, subprocess, sys, time\n"
+              "t = time.perf_counter()\n"
+              "done = subprocess.run([sys.executable, '-m', 'app', 'explain', sys.argv[1]], capture_output=True)\n"
+              "s = time.perf_counter() - t\n"
+              "print(done.returncode, s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600, check=True).stdout.split()
+    if out[0] != "0":
+        raise SystemExit(f"explain exited {out[0]}")
+    return float(out[1]), int(out[2]) / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "paste.txt"
+        chips = paste(path)
+        size = path.stat().st_size
+        runs = [once(path) for _ in range(args.rounds)]
+    seconds = statistics.median(s for s, _ in runs)
+    peak = max(mb for _, mb in runs)
+    result = {"bytes": size, "chips": chips, "runs": runs,
+              "median_s": round(seconds, 2), "peak_mb": round(peak, 1), "target_s": TARGET_S, "target_mb": TARGET_MB,
+              "when": time.strftime("%Y-%m-%d"), "python": sys.version.split()[0]}
+    print(json.dumps(result, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if seconds <= TARGET_S and peak <= TARGET_MB else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
