@@ -32,6 +32,11 @@ _TAKES_VALUE = {"python": frozenset({"-W", "-X", "-Q"}), "php": frozenset({"-d",
                 "node": frozenset({"-r", "--require", "--import", "--loader", "--title"}),
                 "java": frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules",
                                    "--add-opens", "--add-exports", "-javaagent"})}
+# the options after which an interpreter's next word is inline code: its text says nothing in a sentence and may
+# hold a secret, so the program is the interpreter and the option (also with FANWHY_NAMES_ONLY)
+_EVAL = {"php": ("-r",), "perl": ("-e", "-E"), "julia": ("-e", "-E", "--eval"), "Rscript": ("-e",), "lua": ("-e",),
+         "bun": ("-e", "--eval", "-p", "--print"), "deno": ("eval",), "ruby": ("-e",)}
+_EVAL_DEFAULT = ("-c", "-e", "--eval", "-p", "--print")
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9_-]{1,23}$")
 _SCRIPT = re.compile(r"\.(py|pyw|js|mjs|cjs|ts|rb|pl|php|sh|jl|R|lua)$")
 
@@ -95,11 +100,10 @@ def _words(rest: Sequence[str], takes: frozenset[str]) -> Iterator[tuple[int, st
 
 def _interpreted(head: str, rest: Sequence[str]) -> str:
     family = "node" if head.startswith("node") else "python" if head.startswith(("python", "pypy")) else \
-        "php" if head.startswith("php") else head
+        "php" if head.startswith("php") else re.sub(r"[\d.]+$", "", head)
     for i, word in _words(rest, _TAKES_VALUE.get(family, frozenset())):
-        if word in ("-c", "-e", "--eval", "-p", "--print") and family in ("python", "node", "ruby", "perl", "bash",
-                                                                            "sh", "zsh", "dash", "php"):
-            return f"{head} {word}"  # inline code: its text says nothing in a sentence
+        if word in _EVAL.get(family, _EVAL_DEFAULT):
+            return f"{head} {word}"  # inline code
         if word == "-m" and family == "python" and i + 1 < len(rest):
             return _module(head, rest[i + 1], rest[i + 2:])
         if not word.startswith("-"):

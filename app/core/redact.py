@@ -24,6 +24,13 @@ Secrets are recognised by their shape, not from a list of examples:
 - **structured text in an argument**: ``"key": "value"`` (JSON), ``key: value`` (YAML-ish) and ``key=value``
   whose key names a secret, and the user-info of a URL with no password (``https://ghp_x@github.com``: a token
   standing as the user name);
+- **by what the secret is, whatever the client**: a password hasher's plaintext (``openssl passwd -6 X``,
+  ``mkpasswd X``, ``slappasswd -s X``, ``caddy hash-password --plaintext X``, ``mosquitto_passwd -b f u X``); a
+  ``user:secret`` pair after any flag (``--src-creds u:X``, ``--user root:X``: not a port, a time or a tag); a
+  cookie's value (``curl -b sid=X``); ``domain/user:X@host``; SQL's ``IDENTIFIED BY X`` and ``PASSWORD 'X'``; a
+  glued short password flag (``ldapmodify -wX``, ``rar -hpX``, and ``-pX`` that reads as a password after any
+  program); the string literals of inline code (``node -e "login('admin','X')"``, ``python -c``, ``php -r``,
+  ``julia -e``: a literal of 6 or more characters);
 - **setters**: after ``set``, ``config`` or ``configure`` (``aws configure set aws_secret_access_key X``,
   ``git config user.password X``, ``npm config set //host/:_authToken X``) a name that says secret masks the
   value after it.
@@ -83,6 +90,19 @@ _FLAG_VALUE = re.compile(r"(?<!\S)(-{1,2}([A-Za-z][\w.-]*))(\s+)(?!-)([^\s'\"]+)
 _USER_SLASH = re.compile(r"^((?:userid=)?[^\s/@=-][^\s/@]*/)([^\s@]+)(@\S*)?$", re.IGNORECASE)
 
 _SETTER_VERBS = frozenset({"set", "config", "configure", "config:set"})
+# user:secret as a flag's value (not host:port, a time, image:tag or a version: the secret reads as a password)
+_USER_SECRET = re.compile(r"^([^\s:/@=]+:)([^\s/@]+)$")
+_GLUED_SHORT = re.compile(r"^(-[pPw])(.+)$")  # -pSECRET after a program the table does not know
+# domain/user:password@host (impacket, smbmap, crackmapexec)
+_DOMAIN_USER = re.compile(r"(?<![\w/:.-])([\w.-]+/[\w.$-]+:)([^\s@]+)(@[\w.-]+)")
+# SQL: CREATE USER u IDENTIFIED BY 'x' (Oracle, MySQL), ALTER ROLE u WITH PASSWORD 'x' (PostgreSQL)
+_SQL_PASSWORD = re.compile(r"(\bIDENTIFIED\s+BY\s+(?:PASSWORD\s+)?|(?<![\"'\w])PASSWORD(?:\s*=\s*|\s+)(?=['\"]))"
+                           r"('(?:[^']|'')*'|\"[^\"]*\"|[^\s,;)'\"]+)", re.IGNORECASE)
+_LITERAL = re.compile(r"""('|")((?:(?!\1)[^\\]|\\.){6,}?)\1""")  # a string literal of inline code
+# the flags that take inline code, by interpreter (what follows is code, not a file)
+_INLINE = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "bun": ("-e", "--eval", "-p", "--print"),
+           "deno": ("eval",), "ruby": ("-e",), "perl": ("-e", "-E"), "php": ("-r",), "julia": ("-e", "-E", "--eval"),
+           "Rscript": ("-e",), "lua": ("-e",), "osascript": ("-e",)}
 
 MAX_COMMAND_CHARS = 4096  # a command line is stored and sent up to this many characters
 
@@ -109,13 +129,32 @@ def redact_text(text: str) -> str:
         text = _SCHEME_AUTH.sub(rf"\g<1>{MASK}", text)
     if "=" in text or ":" in text:
         text = _KEY_VALUE.sub(_mask_key_value, text)
+    if "@" in text and "/" in text and ":" in text:
+        text = _DOMAIN_USER.sub(rf"\g<1>{MASK}\g<3>", text)
+    if "IDENTIFIED" in text.upper() or "PASSWORD" in text.upper():
+        text = _SQL_PASSWORD.sub(_mask_sql, text)
     if "-" in text and any(c.isspace() for c in text):  # ``--password X`` in a sentence (a notification's text)
         text = _FLAG_VALUE.sub(lambda m: f"{m.group(1)}{m.group(3)}{MASK}" if names_secret(m.group(2))
                                and m.group(4) != MASK else m.group(0), text)
-    if len(text) >= 20:
+    if len(text) >= 13:  # the shortest known token: xoxb- and 8 more
         text = _TOKEN.sub(MASK, text)
+    if len(text) >= 20:
         text = _WORD.sub(lambda m: MASK if high_entropy(m.group(0)) else m.group(0), text)
     return text
+
+
+def _mask_sql(match: re.Match[str]) -> str:
+    value = match.group(2)
+    return f"{match.group(1)}{value[0]}{MASK}{value[0]}" if value[0] in "'\"" else f"{match.group(1)}{MASK}"
+
+
+def inline_code(code: str) -> str:
+    """Inline code with its string literals of 6 or more characters masked: ``login('admin', '****')``."""
+    return _LITERAL.sub(lambda m: f"{m.group(1)}{MASK}{m.group(1)}" if m.group(2) != MASK else m.group(0), code)
+
+
+def _interpreter(program: str) -> str:
+    return re.sub(r"[\d.]+$", "", program).replace("pypy", "python").replace("nodejs", "node")
 
 
 def _mask_key_value(match: re.Match[str]) -> str:
@@ -186,6 +225,10 @@ def redact_argv(argv: Sequence[str], depth: int = 0) -> list[str]:
 def _masked_value(arg: str, how: str) -> str:
     if how in ("user:pass", "user%pass", "user,pass"):
         return _mask_after(arg, how[4])
+    if how == "name=value":
+        return _mask_after(arg, "=") if "=" in arg else MASK
+    if how == "code":
+        return inline_code(arg)
     return MASK
 
 
@@ -198,20 +241,32 @@ class _State:
         self.setting = False  # a setter verb was seen: a secret-named word masks the value after it
         self.pending: str | None = None  # how to mask the next word: a clients.Flag, or "generic"
         self.short_flag = False  # the word before was a short flag of a client the table does not know
+        self.before: str | None = None  # the word before this one
 
     def take(self, arg: str, depth: int) -> str:
+        before, self.before = self.before, arg
         after_short, self.short_flag = self.short_flag, False
         bare = not arg.startswith("-")
-        if bare and _name(arg) in clients.NAMES:
+        if bare and (_name(arg) in clients.NAMES or _interpreter(_name(arg)) in _INLINE):
             self.program, self.words = _name(arg), []
+            return arg
+        if arg in _INLINE.get(_interpreter(self.program), ()):
+            self.pending = "code"
             return arg
         shown = self._client(arg)
         if shown is not None:
             return shown
         if bare:
             self.words.append(arg)
-            if clients.positional(self.program, self.words) or (after_short and password_like(arg)):
+            if clients.positional(self.program, self.words) or (after_short and password_like(arg)) \
+                    or clients.hashed(self.program, self.words, before):
                 return MASK
+            pair = _USER_SECRET.match(arg) if before is not None and before.startswith("-") else None
+            if pair and password_like(pair.group(2)):
+                return f"{pair.group(1)}{MASK}"
+        glued = _GLUED_SHORT.match(arg) if self.program not in clients.NAMES else None
+        if glued and password_like(glued.group(2)) and "=" not in arg:
+            return f"{glued.group(1)}{MASK}"
         if self.setting and bare and _ASSIGNMENT.match(arg) is None and names_secret(arg):
             self.pending = "generic"
             return arg
@@ -267,14 +322,14 @@ def _redact_word(arg: str, depth: int) -> str:
     """One argument with no secret shape of its own: its free text, and, when it holds several words (a
     command passed to ``sh -c``; not a JSON document), each of them as an argument."""
     text = redact_text(arg)
-    if depth < 2 and _SPACE.search(text.strip()) and not text.lstrip().startswith(("{", "[")):
-        try:
-            words = shlex.split(text)
+    if depth < 2 and _SPACE.search(arg.strip()) and not arg.lstrip().startswith(("{", "[")):
+        try:  # the words as the shell reads them, before any masking changed their quotes
+            words = shlex.split(arg)
         except ValueError:
-            words = text.split()
+            words = arg.split()
         masked = redact_argv(words, depth + 1)
         if masked != words:
-            return " ".join(masked)
+            return redact_text(" ".join(masked))
     return text
 
 

@@ -168,6 +168,8 @@ def test_containers_endpoint_rejects_bad_input(client: Any) -> None:
     ("php -d mysql.default_password=Pw9k3Yqk3Yq worker.php", "Pw9k3Yqk3Yq",
      "php -d mysql.default_password=**** worker.php"),  # a title is kept whole (nginx: worker process), masked
     ("notifier xoxb-1234-5678-abcdefgh", "xoxb-1234-5678-abcdefgh", "notifier ****"),
+    ("worker -pZq7gluedsecret", "Zq7gluedsecret", "worker -p****"),  # a glued short flag that reads as a password
+    ("notify xoxb-123456789012", "xoxb-123456789012", "notify ****"),  # 17 characters: the shortest Slack token
 ])
 def test_a_process_whose_argv0_holds_a_command_line_has_its_program_masked(names_only: bool, title: str,
                                                                            secret: str, shown: str) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
-from tests.support.population import size
+from tests.support.population import exact_sleeper, size
 from tests.support.receivers import Receiver
 from tests.support.servers import asking, free_port, start_server, stop, wait_for
 from tests.unit.test_redact import secret_argv
@@ -151,10 +152,11 @@ def test_socket_io_stack_is_pinned_above_its_known_cves() -> None:
     assert "python-engineio==" in pins and "python-socketio==" in pins
 
 
-def every_output(server: Any, caplog: pytest.LogCaptureFixture, hook: Receiver) -> dict[str, str]:
-    """What leaves FanWhy: REST, a Socket.IO update, /metrics, a notification, the logs (every level: a server logs
-    at INFO, an operator may turn DEBUG on) and the history file. ``caplog`` must have captured from before the
-    server started (``capture_every_level``)."""
+def every_output(server: Any, caplog: pytest.LogCaptureFixture, hook: Receiver,
+                 pids: Sequence[int] = ()) -> dict[str, str]:
+    """What leaves FanWhy: REST (each of ``pids`` through its own route too: its whole command line), a Socket.IO
+    update, /metrics, a notification, the logs (every level: a server logs at INFO, an operator may turn DEBUG on)
+    and the history file. ``caplog`` must have captured from before the server started (``capture_every_level``)."""
     client = socketio.Client(reconnection=False)
     payloads: list[Any] = []
     client.on("gpu_status_update", payloads.append)
@@ -170,6 +172,8 @@ def every_output(server: Any, caplog: pytest.LogCaptureFixture, hook: Receiver) 
         "socket": json.dumps(payloads),
         "notifications": _notifications(hook),
         "logs": caplog.text,
+        "process detail": json.dumps([requests.get(f"{server.url}/api/gpu/processes/{pid}", timeout=5).json()
+                                      for pid in pids]),
     }
     history = server.app.extensions["fanwhy"].history
     history.flush()
@@ -220,11 +224,33 @@ def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path:
         proc.wait()
 
 
+# The shapes that leaked through every output, one real process each (a secret by what it is, not by client)
+ISSUED: list[tuple[list[str], str]] = [(argv, argv_secret) for argv_secret, argv in [
+    ("Zq8openssl", ["openssl", "passwd", "-6", "Zq8openssl"]),
+    ("Zq8mkpasswd", ["mkpasswd", "-m", "sha-512", "Zq8mkpasswd"]),
+    ("Zq8slap", ["slappasswd", "-s", "Zq8slap"]), ("Zq8caddy", ["caddy", "hash-password", "--plaintext", "Zq8caddy"]),
+    ("Zq8mosq", ["mosquitto_passwd", "-b", "f", "u", "Zq8mosq"]),
+    ("Zq8skopeo", ["skopeo", "--src-creds", "u:Zq8skopeo"]),
+    ("Zq8buildah", ["buildah", "push", "--creds", "u:Zq8buildah"]), ("Zq8etcd", ["etcdctl", "--user", "root:Zq8etcd"]),
+    ("Zq8trans", ["transmission-remote", "-n", "u:Zq8trans"]), ("Zq8ttyd", ["ttyd", "-c", "user:Zq8ttyd"]),
+    ("Zq8httpie", ["http", "-a", "u:Zq8httpie", "x.org"]), ("Zq8cookie", ["curl", "-b", "sessionid=Zq8cookie"]),
+    ("Zq8smb", ["smbclient", "//h/share", "Zq8smb"]), ("Zq8isql", ["isql", "DSN", "user", "Zq8isql"]),
+    ("Zq8pdftk", ["pdftk", "in.pdf", "input_pw", "Zq8pdftk"]), ("Zq8ngrok", ["ngrok", "authtoken", "Zq8ngrok"]),
+    ("Zq8domain", ["smbmap", "dom/admin:Zq8domain@10.0.0.1"]),
+    ("Zq8sqlby", ["mysql", "-e", "CREATE USER u IDENTIFIED BY 'Zq8sqlby'"]),
+    ("Zq8sqlpw", ["psql", "-c", "ALTER ROLE u WITH PASSWORD 'Zq8sqlpw'"]), ("Zq8ldap", ["ldapmodify", "-wZq8ldap"]),
+    ("Zq8rar", ["rar", "a", "-hpZq8rar", "x.rar"]), ("Zq8swaks", ["swaks", "-ap", "Zq8swaks"]),
+    ("Zq8sendemail", ["sendemail", "-xp", "Zq8sendemail"]), ("Zq8msmtp", ["msmtp", "--passwordeval=echo Zq8msmtp"]),
+    ("Zq8node", ["node", "-e", "login('admin','Zq8node')"]), ("xoxb-123456789012", ["notify", "xoxb-123456789012"]),
+]]
+
+
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(cases=st.lists(secret_argv(), min_size=8, max_size=8))
 def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list[tuple[list[str], str]],
                                                                     make_app: Any, serve: Any,
-                                                                    caplog: pytest.LogCaptureFixture) -> None:
+                                                                    caplog: pytest.LogCaptureFixture,
+                                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
     """Real processes whose command lines carry secrets of every known shape (wrappers in front, JSON, a token
     as a URL's user, setters; and the shapes that once leaked: PGPASSWORD=, --accessToken=, redis://:pw@, a
     quoted `mysql --password=`, `nohup sshpass -p`, `timeout 10 curl -u`, `sudo mysql -p`), each named as its
@@ -236,9 +262,12 @@ def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list
              (["nohup", "sshpass", "-p", "Zq7sshpass", "ssh", "h"], "Zq7sshpass"),
              (["timeout", "10", "curl", "-u", "bob:Zq7curl", "http://x"], "Zq7curl"),
              (["sudo", "mysql", "-pZq7mysql", "db"], "Zq7mysql"),
-             (["aws", "configure", "set", "aws_secret_access_key", "Zq7aws"], "Zq7aws")]
+             (["aws", "configure", "set", "aws_secret_access_key", "Zq7aws"], "Zq7aws"),
+             *ISSUED]
+    exact = exact_sleeper(str(tmp_path_factory.mktemp("sleeper")))
     procs = [subprocess.Popen([argv[0], "-c", "import time; time.sleep(60)", *argv[1:]], executable=sys.executable)
-             for argv, _ in cases]
+             for argv, _ in cases if (argv, _) not in ISSUED]
+    procs += [subprocess.Popen(argv, executable=exact) for argv, _ in ISSUED]  # each command line exactly
     try:
         fake = scenario("h100_load")
         fake.set(0, "compute_processes", [{"pid": p.pid, "usedGpuMemory": 2**28, "gpuInstanceId": 0,
@@ -249,7 +278,7 @@ def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list
         app = make_app(nvidia_selection(fake), top_cpu_processes=0, **notifying(receiver))
         server = serve(app)
         try:
-            outputs = every_output(server, caplog, receiver)
+            outputs = every_output(server, caplog, receiver, [p.pid for p in procs])
         finally:
             app.extensions["fanwhy"].stop()
             receiver.close()

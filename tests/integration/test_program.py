@@ -24,6 +24,10 @@ from app.core.program import MAX_LENGTH, program, program_of_command
     (["/usr/bin/python3", "-u", "-W", "ignore", "/srv/serve.py"], "python3 serve.py"),
     (["/usr/bin/python3", "/usr/local/bin/vllm", "serve", "meta-llama/Llama-3-8B"], "vllm serve"),
     (["vllm", "serve", "m"], "vllm serve"),
+    # inline code is never the program's name (it may hold a secret, and says nothing in a sentence)
+    (["julia", "-e", "login(\"Zq7secret\")"], "julia -e"), (["Rscript", "-e", "x <- 'Zq7secret'"], "Rscript -e"),
+    (["lua5.4", "-e", "pw='Zq7secret'"], "lua5.4 -e"), (["php", "-r", "echo 'Zq7secret';"], "php -r"),
+    (["bun", "-e", "fetch('Zq7secret')"], "bun -e"), (["perl", "-E", "say 'Zq7secret'"], "perl -E"),
     (["torchrun", "--nproc_per_node", "8", "train.py", "--epochs", "3"], "torchrun … train.py"),
     (["python", "-m", "torch.distributed.run", "--nproc_per_node=2", "src/train.py"], "torchrun … train.py"),
     (["accelerate", "launch", "--num_processes", "2", "finetune.py"], "accelerate launch … finetune.py"),

@@ -29,3 +29,25 @@ def members(population: Sequence[T]) -> Sequence[T]:
 def size(count: int) -> int:
     """How many of ``count`` generated members to run (the first of them, in the order they are drawn)."""
     return max(1, -(-count // stride()))
+
+
+_SLEEPER = "#include <unistd.h>\nint main(void) { sleep(120); return 0; }\n"
+
+
+def exact_sleeper(folder: str) -> str:
+    """A program that sleeps two minutes whatever its arguments (compiled here with the C compiler, once a folder),
+    so that a process can carry any command line exactly: ``Popen(argv, executable=exact_sleeper(...))`` shows
+    ``argv`` in /proc/PID/cmdline as it is (Python's own options would have to come first)."""
+    import shutil
+    import subprocess
+
+    path = os.path.join(folder, "exact-sleeper")
+    if not os.path.exists(path):
+        source = path + ".c"
+        with open(source, "w") as handle:
+            handle.write(_SLEEPER)
+        compiler = shutil.which("cc") or shutil.which("gcc")
+        if compiler is None:
+            raise RuntimeError("no C compiler (cc) to build the exact-argv sleeper: apt-get install gcc")
+        subprocess.run([compiler, "-O0", "-o", path, source], check=True, capture_output=True, timeout=120)
+    return path

@@ -32,8 +32,8 @@ def test_redact_argv(argv: list[str], expected: list[str]) -> None:
 
 
 def test_command_line_quotes_and_masks() -> None:
-    line = command_line(["python", "-c", "print('hi there')", "--token=abc"])
-    assert "abc" not in line and "--token=****" in line and "'print('\"'\"'hi there'\"'\"')'" in line
+    line = command_line(["python", "-c", "print('hi')", "--token=abc"])
+    assert "abc" not in line and "--token=****" in line and "'print('\"'\"'hi'\"'\"')'" in line
 
 
 # -- masking by shape: commands generated from the shapes of secrets, with secrets nobody listed ----------------
@@ -54,6 +54,16 @@ FLAG_NAMES = ["password", "db-password", "accessToken", "api-key", "authToken", 
 HEADERS = ["X-Api-Key", "Authorization", "X-Auth-Token", "Cookie", "Proxy-Authorization", "X-Vault-Token"]
 PARAMS = ["token", "api_key", "access_token", "apiKey", "sig", "password", "client_secret"]
 JSON_KEYS = ["password", "token", "api_key", "secret", "clientSecret", "auth_token", "passwd"]
+USER_FLAGS = ["src-creds", "creds", "user", "n", "c", "a", "dest-creds", "auth"]
+USERS = ["u", "root", "admin", "svc.acct"]
+
+
+def hashers(secret: str) -> list[list[str]]:
+    return [["openssl", "passwd", "-6", secret], ["openssl", "passwd", "-salt", "NaCl", "-1", secret],
+            ["mkpasswd", "-m", "sha-512", secret], ["slappasswd", "-s", secret],
+            ["caddy", "hash-password", "--plaintext", secret], ["mosquitto_passwd", "-b", "pw.txt", "bob", secret]]
+
+
 WRAPPERS: list[list[str]] = [
     [], ["sudo"], ["sudo", "-u", "db"], ["nohup"], ["timeout", "10"], ["timeout", "-s", "KILL", "5m"],
     ["env", "LANG=C"], ["env", "-i", "A=B"], ["nice"], ["nice", "-n", "10"], ["ionice", "-c", "3"],
@@ -93,6 +103,20 @@ def secret_argv(draw: st.DrawFn) -> tuple[list[str], str]:
         ["git", "clone", f"https://{secret}@github.com/x/y"],
         ["aws", "configure", "set", "aws_secret_access_key", secret],
         ["git", "config", "--global", "user.password", secret],
+        # secrets by what they are, whatever the client: a hasher's plaintext, user:secret after any flag, a
+        # cookie, positional passwords, SQL, glued short flags, mail clients, inline code
+        *hashers(secret),
+        ["tool", f"--{draw(st.sampled_from(USER_FLAGS))}", f"{draw(st.sampled_from(USERS))}:{secret}"],
+        ["curl", "-b", f"sessionid={secret}", "https://example.org/"], ["smbclient", "//h/share", secret],
+        ["isql", "DSN", "user", secret], ["pdftk", "in.pdf", "input_pw", secret, "output", "o.pdf"],
+        ["ngrok", "authtoken", secret], ["secretsdump.py", f"dom/admin:{secret}@10.0.0.1"],
+        ["mysql", "-e", f"CREATE USER u IDENTIFIED BY '{secret}'"],
+        ["psql", "-c", f"ALTER ROLE u WITH PASSWORD '{secret}'"], ["ldapmodify", f"-w{secret}"],
+        ["rar", "a", f"-hp{secret}", "x.rar"], ["swaks", "-ap", secret], ["sendemail", "-xp", secret],
+        ["msmtp", f"--passwordeval=echo {secret}"],
+        [*draw(st.sampled_from([["node", "-e"], ["bun", "-e"], ["julia", "-e"], ["Rscript", "-e"], ["lua", "-e"],
+                                 ["ruby", "-e"], ["python3", "-c"], ["perl", "-E"]])), f"login('admin','{secret}')"],
+        ["php", "-r", f"login('admin', '{secret}');"],
     ]))
     wrapper = draw(st.sampled_from(WRAPPERS))
     if wrapper:  # the program behind a wrapper (or two)
@@ -293,3 +317,28 @@ def test_free_text_masks_a_secret_flags_value() -> None:
     """A notification's or an alert's text: ``--password X`` in a sentence, as well as ``k=v``."""
     shown = Redactor().text("GPU 0 is busy: mysql-backup --password hunter2x --host db (PID 7)")
     assert "hunter2x" not in shown and "--password ****" in shown and "--host db" in shown
+
+
+@pytest.mark.parametrize(("argv", "shown"), [
+    # a hasher's plaintext, user:secret after any flag, a cookie, positional passwords, SQL, glued short flags, mail
+    # clients, inline code, the shortest Slack token; and what must stay as it was
+    (["openssl", "passwd", "-6", "hunter2x"], "openssl passwd -6 ****"),
+    (["openssl", "passwd", "-salt", "NaCl", "hunter2x"], "openssl passwd -salt NaCl ****"),
+    (["mkpasswd", "-m", "sha-512", "hunter2x"], "mkpasswd -m sha-512 ****"),
+    (["mosquitto_passwd", "-b", "f", "u", "hunter2x"], "mosquitto_passwd -b f u ****"),
+    (["etcdctl", "--user", "root:hunter2x", "get", "k"], "etcdctl --user root:**** get k"),
+    (["transmission-remote", "-n", "u:hunter2x"], "transmission-remote -n u:****"),
+    (["curl", "-b", "sessionid=hunter2x", "http://x"], "curl -b sessionid=**** http://x"),
+    (["smbclient", "//h/share", "hunter2x"], "smbclient //h/share ****"),
+    (["isql", "DSN", "user", "hunter2x"], "isql DSN user ****"),
+    (["smbmap", "dom/admin:hunter2x@10.0.0.1"], "smbmap dom/admin:****@10.0.0.1"),
+    (["ldapmodify", "-whunter2x"], "ldapmodify -w****"), (["rar", "a", "-hphunter2x", "x.rar"], "rar a -hp**** x.rar"),
+    (["worker", "-phunter2x"], "worker -p****"), (["notify", "xoxb-123456789012"], "notify ****"),
+    (["node", "-e", "login('admin','hunter2x')"], "node -e 'login('\"'\"'admin'\"'\"','\"'\"'****'\"'\"')'"),
+    (["docker", "run", "-p", "8080:80", "nginx:1.25"], "docker run -p 8080:80 nginx:1.25"),
+    (["docker", "build", "-t", "app:latest", "."], "docker build -t app:latest ."),
+    (["ssh", "-L", "8080:localhost:80", "host"], "ssh -L 8080:localhost:80 host"),
+    (["cron", "--at", "12:30"], "cron --at 12:30"),
+])
+def test_secrets_by_what_they_are(argv: list[str], shown: str) -> None:
+    assert Redactor().command(argv) == shown
