@@ -32,8 +32,10 @@ ONESHOT = Target("one-shot `fanwhy snapshot` ≤ 1.2 × a minimal NVML + psutil 
                  gpus=4)
 TOP_FIRST_FRAME = Target("`fanwhy top`: first frame ≤ 300 ms after start", 300.0)
 TOP_CPU = Target("`fanwhy top`: ≤ 1 % of one core at a 1 s refresh with 4 busy GPUs, beside nvitop", 1.0, gpus=4)
+EXPLAIN_S = Target("`fanwhy explain` of a 4 MiB paste ≤ 10 s", 10.0)
+EXPLAIN_MB = Target("and ≤ 200 MB of memory", 200.0)
 EVERY = (FLOOR_FOUR, FLOOR_ONE, NVITOP, PUSH, COLLECTOR_CPU, RSS, SERVER_CPU, SERVER_RSS, ONESHOT, TOP_FIRST_FRAME,
-         TOP_CPU)
+         TOP_CPU, EXPLAIN_S, EXPLAIN_MB)
 
 
 def judged(results: dict[str, Any], measured: list[tuple[Target, float | None]], gpus: int | None = None) -> int:
