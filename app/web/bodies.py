@@ -9,7 +9,8 @@ A request with a body (a ``Content-Length`` above 0, or chunked) is read here in
   an address's cap, a 429 at once. **A pool that is full makes room** rather than refusing: a body still arriving
   after ``SLOW_BODY_S``, or any body of an address already known slow (one of its bodies missed its deadline or
   was cut in the last ``SLOW_MEMORY_S``), is cut (a 408 to its sender) for a newcomer: a known slow address's
-  first, then the oldest of the address holding the most. So slow senders, many or few, renewing or not, hold only
+  first, then the oldest of the address holding the most; a known slow address is given no room (503). So slow
+  senders, many or few, renewing or not, hold only
   what nobody else asks for, and a login or a POST from anyone else is read: a body of 64 KiB arrives in
   milliseconds, not seconds;
 - a body larger than MAX_CONTENT_LENGTH is a 413 as soon as that is known;
@@ -137,9 +138,13 @@ class BodyReader:
         return now - self._slow.get(address, -SLOW_MEMORY_S) < SLOW_MEMORY_S
 
     def _room(self, key: tuple[str, str]) -> _Body | None:
-        """The body to cut for a newcomer of ``key`` (held under the lock): a slow body of its pool, a known slow
-        address's first, then the address holding the most, the oldest."""
+        """The body to cut for a newcomer of ``key`` (held under the lock): none for a known slow address (its
+        newcomers would only cut each other's bodies, every one read in turn: the 2,100 bodies of a slow-body flood
+        held the worker's memory up); else a slow body of its pool, a known slow address's first, then the address
+        holding the most, the oldest."""
         now = self._clock()
+        if self._known_slow(key[1], now):
+            return None
         slow = [b for b in self._bodies.values() if b.key[0] == key[0] and b.sock is not None
                 and not b.stopped.is_set() and (now - b.started >= SLOW_BODY_S or self._known_slow(b.key[1], now))]
         if not slow:
