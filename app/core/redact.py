@@ -122,6 +122,13 @@ def _masked_value(arg: str, how: str) -> str:
     return MASK
 
 
+def _pair_secret(word: str) -> bool:
+    """The second half of ``user:secret`` reads as a secret: 6 or more characters, a letter and a non-letter, not a
+    version or a port (a tag like ``latest`` or ``1.25`` stays)."""
+    return len(word) >= 6 and ":" not in word and any(c.isalpha() for c in word) \
+        and any(not c.isalpha() for c in word) and not word.replace(".", "").isdigit()
+
+
 class _State:
     """What the words so far say about the next one: the client they run, its bare words, a pending value."""
 
@@ -165,7 +172,7 @@ class _State:
                 or clients.hashed(self.program, self.words, before):
             return MASK
         pair = _USER_SECRET.match(arg) if before is not None and before.startswith("-") else None
-        if pair and password_like(pair.group(2)):
+        if pair and _pair_secret(pair.group(2)):
             return f"{pair.group(1)}{MASK}"
         return None
 
