@@ -6,7 +6,6 @@ reading has one deadline, and the thread is started again when it is stuck or en
 from __future__ import annotations
 
 import getpass
-import json
 import os
 import sys
 import threading
@@ -15,6 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..attribution.listing import CEILING
+from ..core.jsonvalue import TooDeep, loads
 from ..core.origin import UserInfo, checked, open_same_origin
 from .topstate import View
 
@@ -127,15 +127,11 @@ def get_json(url: str, token: str | None, timeout_s: float) -> object:
     if len(body) > MAX_VIEW_BYTES:
         raise Unanswered(f"{url}: more than {MAX_VIEW_BYTES >> 20} MiB: not a snapshot")
     try:
-        return json.loads(body, parse_constant=_no_constant)
-    except RecursionError:
+        return loads(body)
+    except TooDeep:
         raise Unanswered(f"{url}: JSON nested too deep: not a snapshot") from None
     except ValueError:
         raise Unanswered(f"{url}: not JSON: is this a FanWhy server?") from None
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")  # NaN, Infinity: Python writes them, JSON has none
 
 
 def _whole(response: HTTPResponse, deadline: float, url: str) -> bytes:

@@ -57,16 +57,21 @@ def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
+class TooDeep(ValueError):
+    """JSON nested deeper than the parser goes: bad JSON, said as such."""
+
+
 def loads(text: str | bytes) -> Json:
     """Another program's JSON, strictly: NaN and the infinities are not JSON, a number past a reading's range
-    (``number``) is read as null, and a nesting too deep for the parser is a ValueError like any other bad JSON."""
+    (``number``) is read as null, and a nesting too deep for the parser is ``TooDeep``, a ValueError like any other
+    bad JSON."""
     import json
 
     try:
         found: Json = json.loads(text, parse_constant=_no_constant, parse_float=lambda t: number(float(t)),
                                  parse_int=lambda t: int(t) if len(t) <= 19 else None)
     except RecursionError:
-        raise ValueError("JSON nested too deep") from None
+        raise TooDeep("JSON nested too deep") from None
     return found
 
 

@@ -74,6 +74,22 @@ def _body(body: bytes) -> Callable[[Any], None]:
     return answer
 
 
+def _trickled(body: bytes, pause_s: float) -> Callable[[Any], None]:
+    """An answer sent a byte every ``pause_s`` (until the reader gives up)."""
+    def answer(handler: Any) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        try:
+            for byte in body:
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+                time.sleep(pause_s)
+        except OSError:
+            pass  # the reader gave up: what these tests want
+    return answer
+
+
 def _drawn(view: Any) -> None:
     history = History()
     history.remember(view)
@@ -127,17 +143,7 @@ def test_json_nested_100000_deep_is_said_and_the_feed_keeps_asking(server: Any) 
 
 def test_a_byte_a_second_passes_the_one_deadline_and_is_said(server: Any) -> None:
     body = json.dumps(GOOD).encode()
-
-    def slow(handler: Any) -> None:
-        handler.send_response(200)
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        for byte in body:
-            handler.wfile.write(bytes([byte]))
-            handler.wfile.flush()
-            time.sleep(0.5)
-
-    server.answer = staticmethod(slow)
+    server.answer = staticmethod(_trickled(body, 0.5))
     feed = RemoteFeed(server.url, None, 1.0)  # its deadline: 5 s for the whole answer
     try:
         wait_for(lambda: "no whole answer within" in feed.latest()[2], timeout=60)
@@ -173,19 +179,6 @@ def test_one_read_has_one_deadline_for_the_whole_answer(server: Any) -> None:
     from app.cli.topremote import get_json
 
     body = json.dumps(GOOD).encode()
-
-    def slow(handler: Any) -> None:
-        handler.send_response(200)
-        handler.send_header("Content-Length", str(len(body)))
-        handler.end_headers()
-        try:
-            for byte in body:
-                handler.wfile.write(bytes([byte]))
-                handler.wfile.flush()
-                time.sleep(0.2)  # each byte well within the socket's timeout: only the whole read's deadline ends it
-        except OSError:
-            pass  # the reader gave up: what this test wants
-
-    server.answer = staticmethod(slow)
+    server.answer = staticmethod(_trickled(body, 0.2))  # each byte within the socket's timeout: only the deadline
     with pytest.raises(Unanswered, match="no whole answer within the deadline"):
         get_json(server.url + "/api/gpu/metrics", None, 2.0)
