@@ -206,7 +206,7 @@ def serve(settings: Settings, mode: str = "dashboard") -> int:
     import gunicorn.util
     from gunicorn.app.base import BaseApplication
 
-    from .web.realtime import keepalive_s
+    from .web.keepalive import keepalive_s
 
     gunicorn.util.write_error = json_error  # the workers' handle_error writes through it (this process only)
 

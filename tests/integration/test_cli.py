@@ -198,6 +198,23 @@ def test_a_public_bind_prints_a_url_a_browser_can_open() -> None:
         assert line.index(f"http://127.0.0.1:{port}/") < min(line.index(f"http://{a}:{port}/") for a in ipv4)
 
 
+@pytest.mark.parametrize("server", ["gevent", "threads"])
+def test_a_server_starts_and_stops_without_a_warning(server: str) -> None:
+    """A start prints the URL and its log, never a Python warning (gevent's "Monkey-patching ssl after ssl has
+    already been imported" came from the master importing Socket.IO, whose clients hold ssl's classes)."""
+    import requests
+
+    port = free_port()
+    proc = start_server(port, FANWHY_BACKEND="basic", FANWHY_SERVER=server)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}")
+        assert requests.get(f"http://127.0.0.1:{port}/", timeout=30).status_code == 200
+    finally:
+        output = stop(proc)
+    assert "FanWhy is serving" in output
+    assert not re.search(r"\w*Warning\b", output), output
+
+
 def test_the_addresses_a_wildcard_bind_lists() -> None:
     from types import SimpleNamespace
 
