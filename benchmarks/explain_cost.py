@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from benchmarks import targets
+from benchmarks.measure import save
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT_BYTES = 4 << 20  # app.collect.captures.MAX_BYTES
@@ -67,8 +68,7 @@ def main() -> int:
               "python": sys.version.split()[0]}
     missed = targets.judged(result, [(targets.EXPLAIN_S, seconds), (targets.EXPLAIN_MB, peak)])
     print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    save(json.dumps(result, indent=2), args.out)
     return missed
 
 

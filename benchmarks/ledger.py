@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.collect.assemble import build_collector  # noqa: E402
 from app.collect.config import load_settings  # noqa: E402
+from benchmarks.measure import save  # noqa: E402
 
 LOAD = ROOT / "tests" / "gpu" / "cuda_load.py"
 
@@ -150,8 +151,7 @@ def main() -> None:
     proc.wait()
     collector.stop()
     print(json.dumps(result, indent=2))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    save(json.dumps(result, indent=2), args.out)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import psutil
 import requests
 import socketio
 
-from benchmarks.measure import running_server
+from benchmarks.measure import running_server, save
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,8 +125,7 @@ def main() -> None:
           "clients and server share the machine")
     text = "\n".join(lines)
     sys.stdout.write(text + "\n")
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    save(text, args.out)
 
 
 def run_clients(url: str, count: int, seconds: float) -> None:

@@ -78,5 +78,12 @@ def report(result: dict[str, Any], out: str = "") -> None:
     """Print ``result`` as JSON, and write it to ``out`` when given."""
     text = json.dumps(result, indent=2)
     print(text)
+    save(text, out)
+
+
+def save(text: str, out: str) -> None:
+    """Write a benchmark's raw result to ``out`` (a path the user gives; its folders made). Raw results stay out
+    of the repository (``out/`` at its root is ignored by git); docs/PERFORMANCE.md quotes figures and commands."""
     if out:
-        Path(out).write_text(text)
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text if text.endswith("\n") else text + "\n")

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.ledger import start  # noqa: E402
+from benchmarks.measure import save  # noqa: E402
 
 
 def summary(samples: list[dict], pids: dict[str, int]) -> dict:
@@ -93,8 +94,7 @@ def main() -> None:
               "board_util_at_end": board, "expected_a_share": round(4 / 6, 3),
               "ways": {way: summary(rows, pids) for way, rows in ways.items()}}
     print(json.dumps(result, indent=1))
-    if args.out:
-        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    save(json.dumps(result, indent=1), args.out)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import targets
+from benchmarks.measure import save
 from benchmarks.peers import start_loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,8 +71,7 @@ def emit(results: dict[str, Any], out: str) -> int:
     """Print the results as JSON, and write them to ``out`` when given."""
     text = json.dumps(results, indent=1)
     print(text)
-    if out:
-        Path(out).write_text(text + "\n")
+    save(text, out)
     return 0
 
 

@@ -1,6 +1,6 @@
 """On a real NVIDIA GPU without fans (the H100s and H200s lent here are passive): NVML counts 0 fans, FanWhy makes no
 per-fan call and reports the fans absent with the reason, and every per-fan call it knows answers a clean NVML error
-through the one call path (none raises past it). Prints what each call answered, for benchmarks/results/."""
+through the one call path (none raises past it). Prints what each call answered."""
 
 from __future__ import annotations
 

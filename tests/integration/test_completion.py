@@ -97,10 +97,10 @@ def test_the_man_page_renders_without_warnings_and_lists_every_command() -> None
     assert "--watch" in text and "fanwhy snapshot" in text.lower()
 
 
-def test_the_readmes_completion_line_installs_on_a_fresh_home(tmp_path: Path) -> None:
-    """The README's bash line, run as written in a home where the folder does not exist yet: the file is made, and
+def test_the_documented_completion_line_installs_on_a_fresh_home(tmp_path: Path) -> None:
+    """docs/CLI.md's bash line, run as written in a home where the folder does not exist yet: the file is made, and
     loaded as bash-completion loads it, it completes."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "CLI.md").read_text()
     spans = [span for span in re.findall(r"`([^`\n]+)`", readme) if "--print-completion bash" in span]
     assert len(spans) == 1 and spans[0].startswith("mkdir -p "), spans
     line = spans[0]

@@ -198,6 +198,31 @@ def test_the_docs_point_only_to_files_that_exist() -> None:
     assert not missing, "\n".join(missing)
 
 
+def test_no_raw_result_is_kept_in_the_tree() -> None:
+    """Benchmarks write their raw output where the user says (``--out``; ``out/`` is ignored by git): under
+    benchmarks/ only the code, under docs/ only pages and the screenshots with their words."""
+    kept = [p for p in [*(ROOT / "benchmarks").rglob("*"), *(ROOT / "docs").rglob("*")]
+            if p.is_file() and "__pycache__" not in p.parts
+            and not (p.suffix == ".py" and ROOT / "benchmarks" in p.parents)
+            and not (p.suffix == ".md" and p.parent == ROOT / "docs")
+            and not (p.suffix in {".png", ".json"} and p.parent == ROOT / "docs" / "screenshots")]
+    assert not kept, [str(p.relative_to(ROOT)) for p in kept]
+    assert "/out/" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_the_readme_is_a_front_door_and_the_figures_one_table() -> None:
+    """The README stays short; docs/PERFORMANCE.md is one table whose every row names its command, and neither it nor
+    the CHANGELOG keeps a lab's notes (hosts by letter, raw result files)."""
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 120
+    performance = (ROOT / "docs" / "PERFORMANCE.md").read_text()
+    rows = [line for line in performance.splitlines() if line.startswith("| ") and not line.startswith("| measure")]
+    assert len(rows) >= 10 and all("benchmarks." in row or " above" in row for row in rows), rows
+    assert performance.count("\n## ") <= 2  # the table and how each figure is measured
+    for page in ("docs/PERFORMANCE.md", "CHANGELOG.md", "docs/HARDWARE.md"):
+        text = (ROOT / page).read_text()
+        assert not re.search(r"\bhosts? [A-Z]{1,2}\b|results/", text), page
+
+
 # Where the project's own words live: code (docstrings and comments too), tests, benchmarks, deploy files and pages.
 OWN_WORDS = ("app/**/*.py", "tests/**/*.py", "benchmarks/**/*.py", "deploy/**/*", "docs/*.md", "*.md", "Makefile",
              "Dockerfile", ".ci/run", "pyproject.toml", "requirements*.txt")

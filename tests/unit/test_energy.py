@@ -198,7 +198,7 @@ def test_shares_past_100_percent_are_normalised() -> None:
 
 def test_one_process_credited_with_all_the_activity_beside_others_is_a_doubt_said_aloud() -> None:
     """Two time-slicing processes came back from NVML on an H100 as one at the GPU's whole SM % and one at 0 %
-    (benchmarks/results/2026-11-27-h100-nvml-process-util-two-loads.json): the ledger says the split may be wrong."""
+    (benchmarks/nvml_process_util.py, on an H100): the ledger says the split may be wrong."""
     meter = EnergyMeter()
     *_, (ledger,) = meter.apply(0.0, [gpu(power=600.0, util=92.0)], [proc(11, (0, 64.0)), proc(12, (0, 0.0))], [], [])
     assert ledger.split_doubt is not None and "PID 11" in ledger.split_doubt and "1 other" in ledger.split_doubt
