@@ -2,8 +2,8 @@
 
     python3 benchmarks/nvml_calls.py
 
-This is what showed that nvmlDeviceGetProcessUtilization costs about 1.7 ms on an H200 while every other
-per-tick call costs microseconds (2026-11-26), so FanWhy reads it every 3 s and when processes change.
+It shows which calls are costly (per-process utilization above all, energy next; every other per-tick call costs
+microseconds), which is why FanWhy reads those in turns or on a slow clock.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Do one GPU's first NVML calls answer side by side when split across threads?
 
-Different GPUs do (``benchmarks/nvml_open.py``: four H200s' first calls in 21 ms on a thread each against 56 ms one
-after another). This asks the same of one GPU: a fresh process makes the calls FanWhy's opening and first sample
+Different GPUs do (``benchmarks/nvml_open.py`` measures it). This asks the same of one GPU: a fresh process makes the calls FanWhy's opening and first sample
 make (the static facts, then each field of the first sample, the process list) on the first GPU, either one after
 another or dealt round-robin to 2, 3 or 6 threads, and times them from the first to the last; the ways take turns,
 each in a fresh process, so each call is a first call. With a CUDA load on the GPU. Run on a GPU machine:

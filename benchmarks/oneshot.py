@@ -46,7 +46,7 @@ def timed_env(folder: Path | str = ROOT) -> dict[str, str]:
     """The environment of a timed answer (no history), with the sources of ``folder``/app and of every folder that
     holds one of ``INSTALLED`` compiled first, as pip leaves what it installs: where PYTHONDONTWRITEBYTECODE is set
     (the GPU machines set it) and the wheels were unpacked without compiling, every start would compile them again,
-    which no installed tool pays (pynvml alone: 86 ms to import from source on an H200 host, 12.5 ms compiled)."""
+    which no installed tool pays (pynvml alone imports several times slower from source than compiled)."""
     env = {**os.environ, "FANWHY_DB": "none"}
     subprocess.run([sys.executable, "-m", "compileall", "-q", "app"], cwd=folder, env=env, check=False)
     folders = set()

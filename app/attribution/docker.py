@@ -97,7 +97,7 @@ class DockerClient:
         self.error: str | None = None
 
     def _get(self, path: str) -> Json:
-        if not os.path.exists(self.socket_path):  # what connect() would say, before ~20 ms of http.client imports
+        if not os.path.exists(self.socket_path):  # what connect() would say, before http.client is imported
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
         connection = _unix_connection()(self.socket_path, self.timeout_s)
         try:

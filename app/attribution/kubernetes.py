@@ -57,7 +57,7 @@ def _containers_of(pod: Json) -> dict[str, DockerContainer]:
 class KubeClient:
     def __init__(self, api: str, token: Callable[[], str], node: str, ca_file: str | None = None,
                  refresh_s: float = 30.0, timeout_s: float = 2.0):
-        import ssl  # here, not at the top: TLS and urllib cost a one-shot answer outside a pod ~20 ms of imports
+        import ssl  # here, not at the top: TLS and urllib are imports a one-shot answer outside a pod does without
 
         self.api = api.rstrip("/")
         self._token = token

@@ -4,7 +4,7 @@ only). Its first answer's CPU % spans from here, so the window that figure needs
 start-up itself: the command line, the settings and the collector's imports happen inside it instead of before it.
 
 The command line is not parsed yet: any argument spelled ``snapshot`` or ``top`` begins it (``fanwhy run -- top``
-then costs one scan, ~2 ms, and nothing else). The scan reads /proc; where the settings name another
+then costs one scan and nothing else). The scan reads /proc; where the settings name another
 (FANWHY_HOST_PROC), it is not used and the command reads its own."""
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ def snapshot(settings: Settings, as_json: bool = False, watch: float | None = No
                 return 0
             frame = collector.wait_frame(frame.seq, collector.interval_s + collector.watchdog_s + 1) or frame
     finally:
-        # A one-shot answer leaves NVML to the process's exit (nvmlShutdown took ~0.1 s on an H100)
+        # A one-shot answer leaves NVML to the process's exit (nvmlShutdown is slow, and the exit does it)
         collector.stop(close_backend=watch is not None, join_s=1.0)
 
 
@@ -216,7 +216,7 @@ def run() -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     if one_shot:
         # The answer is out and nothing is left to save (no history, NVML left to the exit): skip the interpreter's
-        # teardown of every module, ~25 ms of a one-shot answer on an H100 host.
+        # teardown of every module, a noticeable part of a one-shot answer.
         logging.shutdown()
         sys.stderr.flush()
         os._exit(code)

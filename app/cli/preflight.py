@@ -101,7 +101,7 @@ def check_backend(settings: Settings) -> None:
 
     This runs in gunicorn's master, which then forks the worker: the backend is opened without a thread waiting for
     NVML's events and shut down at once, so the worker inherits no NVML held by a thread that does not follow it
-    across the fork (one that did hung the worker's own NVML in nvmlEventSetCreate on an H100 host)."""
+    across the fork (one that did hung the worker's own NVML in nvmlEventSetCreate)."""
     if settings.backend in ("auto", "simulated"):
         return  # auto falls back to basic; the simulated one starts worker processes: only the server opens it
     from ..vendors.base import BackendUnavailable

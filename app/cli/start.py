@@ -22,7 +22,7 @@ def started(settings: Settings, watch: bool) -> Collector | int:
     The order keeps one thread running Python at a time, the others only in the driver: under the GIL a thread
     that makes system calls waits for the GIL after each one while another runs Python (up to the interpreter's
     5 ms switch interval), so work of both kinds at once is slower than in turn. The baseline's scan of /proc
-    (~1.5 ms alone; 16-34 ms beside pynvml's import on a thread, on an H200 host) comes first and starts the CPU
+    (several times slower beside pynvml's import on a thread) comes first and starts the CPU
     window (read before anything else was imported, app.cli.early, where the command was run as a program);
     then NVML's ``nvmlInit`` on a thread (in the driver, the GIL free) while this thread imports the
     collector; then the GPUs are opened, on a thread each, while this one waits."""

@@ -109,7 +109,7 @@ class Unanswered(ValueError):
 
 def get_json(url: str, token: str | None, timeout_s: float) -> object:
     """``url``'s JSON (at most MAX_VIEW_BYTES); Unanswered with the reason when there is none."""
-    import urllib.error  # only here: urllib.request (with TLS and http.client, ~20 ms) is not a local top's
+    import urllib.error  # only here: urllib.request (with TLS and http.client) is not a local top's
     import urllib.request
 
     request = urllib.request.Request(url, headers={"Accept": "application/json"})

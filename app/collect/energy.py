@@ -17,7 +17,7 @@ is unattributed, with the reason.
 
 Energy integrates each part over the collector's ticks (watt-hours since FanWhy started; a gap longer than
 ``max_gap_s`` is not integrated). Kepler does the same split (idle by the lowest power seen, the rest by SM share);
-this one measures the idle per P-state and normalises the shares. docs/HOW-IT-WORKS.md has the H100 figures.
+this one measures the idle per P-state and normalises the shares. docs/HOW-IT-WORKS.md has how well it adds up.
 """
 
 from __future__ import annotations
@@ -82,9 +82,9 @@ def split(dynamic: float, users: Sequence[tuple[int, float | None]], hidden: flo
 
 def split_doubt(users: Sequence[tuple[int, float | None]]) -> str | None:
     """Why the split among a GPU's processes may be wrong: several hold it and NVML's samples credit one with all of
-    the activity. On an H100 (driver 580) two processes time-slicing one GPU came back as one process at the
-    GPU's whole SM % and the other at 0 %, every 200 ms sample, whichever way it was asked; an idle context holder
-    beside one worker reads the same, so the two cannot be told apart."""
+    the activity. NVML answers two processes time-slicing one GPU as one process at the GPU's whole SM % and the
+    other at 0 %, in every sample, whichever way it is asked; an idle context holder beside one worker reads the
+    same, so the two cannot be told apart (docs/HOW-IT-WORKS.md)."""
     working = [pid for pid, sm in users if sm]
     if len(users) > 1 and len(working) == 1:
         return (f"NVML credits all of this GPU's activity to PID {working[0]}; {len(users) - 1} other process(es) "

@@ -59,7 +59,7 @@ class HostSampler:
     def __init__(self, sensors_every_s: float = 5.0, proc_root: str = "/proc", sys_root: str = "/sys") -> None:
         self.hostname = os.uname().nodename  # what socket.gethostname() answers on Linux, without importing socket
         self.sensors_every_s = sensors_every_s
-        self.cpu_count = os.cpu_count()  # what psutil.cpu_count() answers, without importing psutil (~45 ms)
+        self.cpu_count = os.cpu_count()  # what psutil.cpu_count() answers, without importing psutil
         # FANWHY_HOST_PROC: the host's /proc, when FanWhy runs in a container with it mounted
         self._stat, self._meminfo = ProcFile(f"{proc_root}/stat"), ProcFile(f"{proc_root}/meminfo")
         self._cpu: tuple[int, int] | None = None

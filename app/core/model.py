@@ -39,13 +39,11 @@ _T = TypeVar("_T")
 
 def evolve(obj: _T, **changes: object) -> _T:
     """``dataclasses.replace`` for the collector's per-tick path: a copy of a model object with ``changes``,
-    in about a third of the time (1.1 vs 4.0 µs for a ProcessSample on this project's VM; model types have
-    no ``__post_init__`` and no slots, so ``__init__`` adds nothing). An unknown field name raises
-    TypeError, as ``replace`` does.
+    in a fraction of the time (model types have no ``__post_init__`` and no slots, so ``__init__`` adds
+    nothing). An unknown field name raises TypeError, as ``replace`` does.
 
-    Kept on a device measurement (the codebase review, H100, 4 CUDA processes, docs/PERFORMANCE.md): with plain
-    ``replace`` and a plain JSON converter the collector's tick went from 1.10-1.14 x to 1.25-1.27 x the raw
-    NVML floor, past the 1.2 x the engine is held to; with the two restored, 1.13-1.19 x."""
+    Kept because ``benchmarks/peers.py`` measured it: with plain ``replace`` and a plain JSON converter the
+    collector's tick went past the target the engine is held to (``benchmarks/targets.py``)."""
     copy = object.__new__(type(obj))
     values = copy.__dict__
     values.update(obj.__dict__)

@@ -3,8 +3,13 @@
 
 ``dataclass`` writes each method it generates as source text and compiles it when the class is created: six
 methods for a frozen class, one ``exec`` each on Python 3.11 and 3.12, after reading each annotation for a ClassVar
-or an InitVar. A one-shot answer defines some sixty such classes before it prints, and making them was the largest
-part of its start (docs/PERFORMANCE.md). ``__eq__``, ``__hash__`` and ``__repr__`` mean the same for every record
+or an InitVar. A one-shot answer defines some sixty such classes before it prints.
+
+Why not the standard ``dataclass``, which every maintainer knows: it was measured, and the difference is the user's
+wait. ``benchmarks/oneshot_cpu.py`` with a variant whose ``record`` is ``dataclass(frozen=True)`` and whose ``holder``
+is ``dataclass(eq=False)`` finds a one-shot answer spending about twice the CPU before it prints (the figure is in
+docs/PERFORMANCE.md); ``fanwhy top``'s first frame pays the same. So the one unusual module stays, held to behave
+exactly as ``dataclass`` does (tests/unit/test_record.py compares them). ``__eq__``, ``__hash__`` and ``__repr__`` mean the same for every record
 (the class, then the compared fields in order), and so do the guards that refuse an assignment or a deletion: they
 are written once below and shared. The fields are declared here (``dataclasses.Field`` objects, as dataclass
 makes them, so ``fields``, ``replace`` and ``asdict`` work), and a record refuses what would need dataclass's
@@ -201,10 +206,9 @@ def _bound(plan: _Plan, args: tuple[object, ...], kwargs: dict[str, object]) -> 
 
 def _first_init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None]:
     """An ``__init__`` that sets the fields through ``_bound`` for the first ``COMPILED_AFTER`` records of ``cls``,
-    then writes and compiles the record's own (``_init``) and puts it in its place. Compiling an ``__init__`` costs
-    a few tenths of a millisecond: a one-shot answer made records of 33 classes, most of them a few times, and
-    without compiling theirs it answered 4.5 ms sooner (one H200 host, docs/PERFORMANCE.md); half the classes it
-    defines are never made in it (a fan source the machine lacks, an alert that does not fire). The collector,
+    then writes and compiles the record's own (``_init``) and puts it in its place. Compiling an ``__init__`` is the
+    costly part of making a class, and a one-shot answer makes records of a few dozen classes, most of them a few
+    times; half the classes it defines are never made in it (a fan source the machine lacks, an alert that does not fire). The collector,
     making the same records every tick, runs the compiled ones from its ninth. A call the compiled ``__init__``
     would refuse is given to it at once, so that the error is Python's own. Two threads compiling at once write two
     equal ``__init__``s; either stays."""

@@ -84,8 +84,7 @@ def with_other_cards(primary: Backend, builders: Mapping[str, Callable[[], Backe
 def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backend]]) -> Callable[[float], Selection]:
     """``select_backend`` on a thread of its own, for ``fanwhy snapshot``: a driver that never answers (nvmlInit
     stuck) ends the command after a deadline instead of hanging it, and the opening overlaps with the caller's
-    imports (on an H100 in persistence mode that gained nothing measurable: its driver calls share the GIL with
-    the imports; see docs/PERFORMANCE.md). The function returned waits up to ``timeout`` seconds for the selection
+    imports where the driver lets go of the GIL. The function returned waits up to ``timeout`` seconds for the selection
     and returns it, re-raises what select_backend raised, or raises TimeoutError while a driver call has not
     returned."""
     outcome: list[Selection | Exception] = []
@@ -136,7 +135,7 @@ def _basic(o: VendorOptions) -> Backend:
 
 
 def _simulated(gpus: int, peak: float) -> Backend:
-    """The demo's backend, imported when chosen: a real machine's one-shot answer never loads it (16 ms)."""
+    """The demo's backend, imported when chosen: a real machine's one-shot answer never loads it."""
     from .simulated import SimulatedBackend
 
     return SimulatedBackend(gpus=gpus, peak=peak)

@@ -8,8 +8,9 @@ thread (app/vendors/nvml_events.py).
 This module is the backend's life cycle (open, close, re-initialise with backoff), runtime power (a GPU the kernel
 may suspend is not woken) and the order of each tick; one GPU's read is ``nvml_gpu.GpuReader``, the processes
 ``nvml_processes.ProcessReader``, the fans ``nvml_fans``; all of them share the per-GPU state ``GpuState``.
-NVML is initialised once for the life of the backend; slow calls (energy ~3.6 ms of CPU, ECC, MIG
-mode) run every 60 s; per-process utilization (~1.7 ms) at most once a second, never on an idle GPU.
+NVML is initialised once for the life of the backend; slow calls (energy, ECC, MIG
+mode) run every 60 s; per-process utilization, the costliest per-tick call, at most once a second, never on an idle
+GPU (``benchmarks/nvml_calls.py`` measures each call).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ class NvidiaBackend(Backend):
             self.driver_version = None
         count = nvml.nvmlDeviceGetCount()
         previous = {gpu.index: gpu for gpu in self._gpus}
-        # A GPU's first calls take the driver ~10 ms each GPU (an H200), answered side by side for several GPUs:
+        # A GPU's first calls are slow in the driver and answered side by side for several GPUs:
         # the GPUs are opened, and read the first time after it, on a thread each (NVML is thread-safe).
         self._gpus = each_on_a_thread(lambda i: self._open_gpu(i, previous.get(i)), range(count), "fanwhy-nvml-open")
         self._cold = True
@@ -147,7 +148,7 @@ class NvidiaBackend(Backend):
 
     def fans_apart(self) -> Callable[[], tuple[Fan, ...]] | None:
         """The GPUs' fans as a reader of their own (the fan service reads it on its own clock), and no longer in
-        the sample; None where no GPU has a fan (an H100, an H200: nothing to read)."""
+        the sample; None where no GPU has a fan (a passive card: nothing to read)."""
         if not any(g.num_fans != 0 and g.handle is not None for g in self._gpus):
             return None
         for gpu in self._gpus:  # its power state is read before any fan call: a sleeping GPU is not woken

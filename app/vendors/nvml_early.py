@@ -1,6 +1,6 @@
 """NVML's opening begun as soon as a terminal command knows it will collect (``snapshot``, ``top``, ``run``).
 
-``nvmlInit`` is the driver's own time (tens of milliseconds on a host of four H200s), during which a thread holds no
+``nvmlInit`` is the driver's own time, during which a thread holds no
 GIL: on a thread started before the collector's imports it overlaps with them. pynvml itself is imported by the
 caller, before the thread starts: an import is Python's work under the GIL, and beside another thread's imports it
 made both slower (each waits for the GIL after every system call the other lets it go for).

@@ -17,11 +17,10 @@ log = logging.getLogger(__name__)
 class XidWatcher:
     """One thread blocked in nvmlEventSetWait_v2 for critical XID errors on every GPU that supports them.
 
-    NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped. Each wait
-    costs about 0.2 ms of CPU however long it is (an H100 host), so it is long (twice a second was 0.04 % of a
-    core). NVML must not be shut down under the waiting thread: ``stop`` takes what shuts it down and the thread runs
-    it once it has left its wait and freed its set. (Taking a second NVML initialisation for the thread instead
-    hung nvmlEventSetCreate in gunicorn's gevent worker on an H100 host.)
+    NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped. A wait costs
+    the same CPU however long it is, so it is long. NVML must not be shut down under the waiting thread: ``stop`` takes what shuts it down and the thread runs
+    it once it has left its wait and freed its set. (A second NVML initialisation for the thread instead
+    hung nvmlEventSetCreate in gunicorn's gevent worker.)
     """
 
     def __init__(self, nvml: Library, handles: list[tuple[int, object]], wall_clock: Callable[[], float],

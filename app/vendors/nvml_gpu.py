@@ -18,8 +18,8 @@ from .sysfs import PowerState
 # nvmlClocksEventReason* bits (0x1 gpu_idle ... 0x100 display_clock_setting) and the names a person can read.
 CLOCKS_EVENT_REASONS: tuple[tuple[int, str], ...] = tuple((1 << bit, name) for bit, name in enumerate(THROTTLE_REASONS))
 
-# Energy costs ~3.6 ms of CPU a call on an H200, MIG mode and display ~0.1 ms (benchmarks/nvml_calls.py):
-# every 60 s they cost an 8-GPU machine 0.5 ms of CPU a second; every 10 s they cost six times that. (The ledger
+# Energy, MIG mode and display are NVML's slow answers (benchmarks/nvml_calls.py measures them): once a minute
+# they cost a many-GPU machine little; every few seconds they would be most of the collector. (The ledger
 # integrates the power read each tick; the counter is its check, and the exported energy counter.)
 SLOW_PERIOD_S = 60.0
 # An idle GPU the kernel may suspend (runtime PM "auto") is read every REST_PERIOD_S once it has been idle (0 %, no
@@ -57,7 +57,7 @@ class UtilSample(Protocol):
 
 
 class SlowValues(TypedDict):
-    """What NVML answers slowly (energy: about 3.6 ms of CPU a call), read every ``slow_period_s``."""
+    """What NVML answers slowly (energy above all), read every ``slow_period_s``."""
 
     energy_j: float | None
     ecc_errors_uncorrected: int | None
@@ -198,7 +198,7 @@ class GpuReader:
         return decode_clocks_event_reasons(int(mask)) if mask is not None else None
 
     def _slow(self, gpu: GpuState, handle: object) -> SlowValues:
-        """Energy (about 3.6 ms of CPU a call), ECC, MIG, persistence and display, every ``slow_period_s``."""
+        """Energy, ECC, MIG, persistence and display, every ``slow_period_s``."""
         now = self._clock()
         if now - gpu.slow_at < self._slow_period_s:
             return gpu.slow_values

@@ -1,5 +1,5 @@
 """The processes on NVIDIA GPUs: the compute and graphics lists (read again when a GPU's used memory changes, and
-at least every ``list_period_s``) and per-process utilization (the one costly call, ~1.7 ms of CPU on an H200: the
+at least every ``list_period_s``) and per-process utilization (the one costly call: the
 busy GPUs take turns for it, an idle GPU is never asked). Every call goes through ``Calls``."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ..core.model import GpuProcessUsage, UsageKind
 from .nvml_calls import Calls, GpuFailed, nvml_calls
 from .nvml_gpu import GpuState, UtilSample, num
 
-# The process lists (compute and graphics: about 0.3 ms of CPU a GPU on an H100) are read again when the GPU's used
+# The process lists (compute and graphics) are read again when the GPU's used
 # memory changed since the last list (a process that starts, ends or grows changes it) and at least this often.
 LIST_PERIOD_S = 5.0
 
@@ -120,15 +120,14 @@ class ProcessReader:
     def _process_utilization(self, gpu: GpuState, listed: frozenset[int]) -> tuple[dict[int, UtilSample], bool]:
         """The newest per-process utilization sample per PID.
 
-        The call costs about 1.7 ms of CPU on an H200 (every other per-tick call costs microseconds).
+        The call costs far more than any other per-tick call (``benchmarks/nvml_calls.py``).
         It runs at once when a GPU's processes change, or when it wakes from idle (at most once a
         period); otherwise every ``process_util_period_s`` per busy GPU, but never more than once per
         ``process_util_spacing_s`` in all: the GPUs take turns, the one read longest ago first. So
-        busy GPUs whose processes stay cost under 2 ms of CPU a second however many there are (8 are
-        each refreshed every 8 s); in between, the last samples stand. NVML raises NotFound when no
+        busy GPUs whose processes stay cost at most one call a second however many there are; in between, the last samples stand. NVML raises NotFound when no
         process ran in the window: everyone is at 0 %, which is a value. NotSupported means nobody's
         share is known: None. On a GPU whose utilization reads 0 % the call is skipped: everyone is
-        at 0 % (an idle H200 answered NotFound, after 3 ms), so idle GPUs cost nothing here.
+        at 0 % (an idle GPU answers NotFound, and slowly), so idle GPUs cost nothing here.
         """
         if gpu.idle:
             gpu.util_woke = True
@@ -145,7 +144,7 @@ class ProcessReader:
         nvml = self._calls.lib
         # the whole window every time: NVML answers each process's newest sample after ``since``, and with two
         # processes time-slicing one GPU their newest samples differ; asking only for what came after the newest of
-        # all (as this did) dropped the other one, which then read 0 % (found on an H100 with two loads)
+        # all (as this did) dropped the other one, which then read 0 %
         since = int((self._wall() - self._util_window_s) * 1e6)
         fn = getattr(nvml, "nvmlDeviceGetProcessUtilization", None)
         if fn is None:

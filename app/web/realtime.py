@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 class JsonPacket(Packet):  # type: ignore[misc]  # python-socketio ships no type hints
     """Socket.IO packets whose data is plain JSON. Everything FanWhy emits is made by app.collect.serialize (dicts,
     lists, strings, numbers: never bytes), so the check for binary parts, which walks the whole view on every emit
-    (half of an emit's CPU on an H100 host), is skipped."""
+    (most of an emit's CPU), is skipped."""
 
     @classmethod
     def data_is_binary(cls, data: object) -> bool:
