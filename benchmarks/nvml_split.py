@@ -1,10 +1,10 @@
 """Do one GPU's first NVML calls answer side by side when split across threads?
 
-Different GPUs do (``benchmarks/nvml_open.py`` measures it). This asks the same of one GPU: a fresh process makes the calls FanWhy's opening and first sample
-make (the static facts, then each field of the first sample, the process list) on the first GPU, either one after
-another or dealt round-robin to 2, 3 or 6 threads, and times them from the first to the last; the ways take turns,
-each in a fresh process, so each call is a first call. With a CUDA load on the GPU. Run on a GPU machine:
-``python -m benchmarks.nvml_split --rounds 15 --out split.json``.
+Different GPUs do (``benchmarks/nvml_open.py`` measures it). This asks the same of one GPU: a fresh process makes the
+calls FanWhy's opening and first sample make (the static facts, then each field of the first sample, the process list)
+on the first GPU, either one after another or dealt round-robin to 2, 3 or 6 threads, and times them from the first to
+the last; the ways take turns, each in a fresh process, so each call is a first call. With a CUDA load on the GPU. Run
+on a GPU machine: ``python -m benchmarks.nvml_split --rounds 15 --out split.json``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The terminal's answer: the verdict as a sentence, then a compact table of GPUs and of the top processes.
 
-A view of one Snapshot (the model, typed), in the manner of the one-shot GPU tools: what a person at a shell wants first, in 80
-columns. Untrusted names are printed with control characters removed, so a process cannot move the cursor or
-recolour the terminal with its name.
+A view of one Snapshot (the model, typed), in the manner of the one-shot GPU tools: what a person at a shell wants
+first, in 80 columns. Untrusted names are printed with control characters removed, so a process cannot move the cursor
+or recolour the terminal with its name.
 """
 
 from __future__ import annotations

@@ -9,15 +9,14 @@ Why not the standard ``dataclass``, which every maintainer knows: it was measure
 wait. ``benchmarks/oneshot_cpu.py`` with a variant whose ``record`` is ``dataclass(frozen=True)`` and whose ``holder``
 is ``dataclass(eq=False)`` finds a one-shot answer spending about twice the CPU before it prints (the figure is in
 docs/PERFORMANCE.md); ``fanwhy top``'s first frame pays the same. So the one unusual module stays, held to behave
-exactly as ``dataclass`` does (tests/unit/test_record.py compares them). ``__eq__``, ``__hash__`` and ``__repr__`` mean the same for every record
-(the class, then the compared fields in order), and so do the guards that refuse an assignment or a deletion: they
-are written once below and shared. The fields are declared here (``dataclasses.Field`` objects, as dataclass
-makes them, so ``fields``, ``replace`` and ``asdict`` work), and a record refuses what would need dataclass's
-general work: inherited fields, ClassVar, InitVar, keyword-only fields. Only ``__init__`` is particular to a
-class's fields; it is written as ``dataclass`` writes a frozen class's (each field set through
-``object.__setattr__``, defaults and default factories, ``__post_init__``) and compiled once a few records of the
-class were made (until then a general ``__init__`` sets the same fields in the same order): a class made only a
-few times in a run, or never, compiles none.
+exactly as ``dataclass`` does (tests/unit/test_record.py compares them). ``__eq__``, ``__hash__`` and ``__repr__`` mean
+the same for every record (the class, then the compared fields in order), and so do the guards that refuse an assignment
+or a deletion: they are written once below and shared. The fields are declared here (``dataclasses.Field`` objects, as
+dataclass makes them, so ``fields``, ``replace`` and ``asdict`` work), and a record refuses what would need dataclass's
+general work: inherited fields, ClassVar, InitVar, keyword-only fields. Only ``__init__`` is particular to a class's
+fields; it is written as ``dataclass`` writes a frozen class's (each field set through ``object.__setattr__``, defaults
+and default factories, ``__post_init__``) and compiled once a few records of the class were made (until then a general
+``__init__`` sets the same fields in the same order): a class made only a few times in a run, or never, compiles none.
 
 A record behaves as ``@dataclass(frozen=True)`` does: equal to another of exactly its class with equal compared
 fields, hashed on those fields, shown as ``Name(field=value, ...)``. A state holder behaves as
@@ -207,11 +206,11 @@ def _bound(plan: _Plan, args: tuple[object, ...], kwargs: dict[str, object]) -> 
 def _first_init(cls: type, declared: tuple[AnyField, ...]) -> Callable[..., None]:
     """An ``__init__`` that sets the fields through ``_bound`` for the first ``COMPILED_AFTER`` records of ``cls``,
     then writes and compiles the record's own (``_init``) and puts it in its place. Compiling an ``__init__`` is the
-    costly part of making a class, and a one-shot answer makes records of a few dozen classes, most of them a few
-    times; half the classes it defines are never made in it (a fan source the machine lacks, an alert that does not fire). The collector,
-    making the same records every tick, runs the compiled ones from its ninth. A call the compiled ``__init__``
-    would refuse is given to it at once, so that the error is Python's own. Two threads compiling at once write two
-    equal ``__init__``s; either stays."""
+    costly part of making a class, and a one-shot answer makes records of a few dozen classes, most of them a few times;
+    half the classes it defines are never made in it (a fan source the machine lacks, an alert that does not fire). The
+    collector, making the same records every tick, runs the compiled ones from its ninth. A call the compiled
+    ``__init__`` would refuse is given to it at once, so that the error is Python's own. Two threads compiling at once
+    write two equal ``__init__``s; either stays."""
     made = 0
     plan: _Plan | None = None
 

@@ -17,10 +17,10 @@ log = logging.getLogger(__name__)
 class XidWatcher:
     """One thread blocked in nvmlEventSetWait_v2 for critical XID errors on every GPU that supports them.
 
-    NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped. A wait costs
-    the same CPU however long it is, so it is long. NVML must not be shut down under the waiting thread: ``stop`` takes what shuts it down and the thread runs
-    it once it has left its wait and freed its set. (A second NVML initialisation for the thread instead
-    hung nvmlEventSetCreate in gunicorn's gevent worker.)
+    NVML is thread-safe; the wait times out every ``wait_ms`` so the thread notices when it is stopped. A wait costs the
+    same CPU however long it is, so it is long. NVML must not be shut down under the waiting thread: ``stop`` takes what
+    shuts it down and the thread runs it once it has left its wait and freed its set. (A second NVML initialisation for
+    the thread instead hung nvmlEventSetCreate in gunicorn's gevent worker.)
     """
 
     def __init__(self, nvml: Library, handles: list[tuple[int, object]], wall_clock: Callable[[], float],

@@ -120,14 +120,14 @@ class ProcessReader:
     def _process_utilization(self, gpu: GpuState, listed: frozenset[int]) -> tuple[dict[int, UtilSample], bool]:
         """The newest per-process utilization sample per PID.
 
-        The call costs far more than any other per-tick call (``benchmarks/nvml_calls.py``).
-        It runs at once when a GPU's processes change, or when it wakes from idle (at most once a
-        period); otherwise every ``process_util_period_s`` per busy GPU, but never more than once per
-        ``process_util_spacing_s`` in all: the GPUs take turns, the one read longest ago first. So
-        busy GPUs whose processes stay cost at most one call a second however many there are; in between, the last samples stand. NVML raises NotFound when no
-        process ran in the window: everyone is at 0 %, which is a value. NotSupported means nobody's
-        share is known: None. On a GPU whose utilization reads 0 % the call is skipped: everyone is
-        at 0 % (an idle GPU answers NotFound, and slowly), so idle GPUs cost nothing here.
+        The call costs far more than any other per-tick call (``benchmarks/nvml_calls.py``). It runs at once when a
+        GPU's processes change, or when it wakes from idle (at most once a period); otherwise every
+        ``process_util_period_s`` per busy GPU, but never more than once per ``process_util_spacing_s`` in all: the GPUs
+        take turns, the one read longest ago first. So busy GPUs whose processes stay cost at most one call a second
+        however many there are; in between, the last samples stand. NVML raises NotFound when no process ran in the
+        window: everyone is at 0 %, which is a value. NotSupported means nobody's share is known: None. On a GPU whose
+        utilization reads 0 % the call is skipped: everyone is at 0 % (an idle GPU answers NotFound, and slowly), so
+        idle GPUs cost nothing here.
         """
         if gpu.idle:
             gpu.util_woke = True

@@ -43,8 +43,9 @@ class Wake:
 
 class GeventWake(Wake):
     """Under gevent: ``notify`` sends an async watcher of the event loop (the one watcher that may be sent from
-    another thread); its callback, on the loop, sets a gevent Event the greenlet waits on. No native thread waits
-    on the greenlet's behalf (a pool thread blocked in the wait cost a handoff each frame). Made on the loop's thread, by the greenlet that waits."""
+    another thread); its callback, on the loop, sets a gevent Event the greenlet waits on. No native thread waits on the
+    greenlet's behalf (a pool thread blocked in the wait cost a handoff each frame). Made on the loop's thread, by the
+    greenlet that waits."""
 
     def __init__(self) -> None:
         from gevent import get_hub
