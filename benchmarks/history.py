@@ -21,7 +21,8 @@ from pathlib import Path
 
 import psutil
 
-from app.core.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot
+from app.core.model import GpuSample, HostSample
+from app.core.snapshot import BackendInfo, CollectorTiming, Snapshot
 from app.store.history import History
 
 HOST = HostSample(hostname="bench", cpu_percent=0, cpu_count=1, load_average=None, memory_used_bytes=0,

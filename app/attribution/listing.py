@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from ..core.model import ContainerRef, ProcessSample, Snapshot, evolve
+from ..core.model import ContainerRef, ProcessSample, evolve
+from ..core.snapshot import Snapshot
 from ..core.vocabulary import PROCESS_KINDS, PROCESS_PAGE_CEILING, PROCESS_SORTS
 from .cgroups import read_cgroup, read_nspid
 from .procscan import PF_KTHREAD, read_all_cpu, read_cpu

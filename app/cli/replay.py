@@ -22,8 +22,9 @@ from ..collect.serialize import to_json
 from ..core.cells import shown, wrap
 from ..core.fan import Note
 from ..core.finding import Finding
-from ..core.model import BackendInfo, CollectorTiming, HostSample, Snapshot
+from ..core.model import HostSample
 from ..core.scratch import scratch
+from ..core.snapshot import BackendInfo, CollectorTiming, Snapshot
 from ..fans import adapt, read
 from ..fans.alarm_words import state_word
 from ..fans.answer import findings

@@ -17,8 +17,9 @@ from typing import Mapping, Sequence
 from ..core.activity import BusyKind
 from ..core.cells import fit, pad, shown, width
 from ..core.fan import Fan, source_guessed
-from ..core.model import GpuSample, HostSample, ProcessSample, Snapshot
+from ..core.model import GpuSample, HostSample, ProcessSample
 from ..core.program import display_name
+from ..core.snapshot import Snapshot
 from ..core.vocabulary import GIB
 from ..fans.alarm_words import alarmed, fan_cell
 from ..verdict.busykind import SHORT

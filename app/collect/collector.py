@@ -21,18 +21,9 @@ from ..attribution.processes import ProcessInspector
 from ..attribution.procstat import CpuBaseline
 from ..core.fan import AirSensor, Fan
 from ..core.jsonvalue import JsonObject
-from ..core.model import (
-    Alert,
-    BackendInfo,
-    CollectorTiming,
-    GpuProcessUsage,
-    GpuSample,
-    HostSample,
-    Snapshot,
-    evolve,
-    frozen_map,
-)
+from ..core.model import GpuProcessUsage, GpuSample, HostSample, evolve, frozen_map
 from ..core.record import record
+from ..core.snapshot import Alert, BackendInfo, CollectorTiming, Snapshot
 from ..core.threads import spawn
 from ..vendors.factory import Selection, no_gpu_sentence
 from ..verdict.alerts import AlertEngine

@@ -10,7 +10,8 @@ from typing import Callable
 
 from ..core.fan import Fan
 from ..core.jsonvalue import Json, JsonObject
-from ..core.model import GpuSample, ProcessSample, Snapshot
+from ..core.model import GpuSample, ProcessSample
+from ..core.snapshot import Snapshot
 
 # Derived values worth sending, per type: their properties' names (the JSON Schema reads each one's return type).
 EXTRAS: dict[type, tuple[str, ...]] = {

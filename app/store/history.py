@@ -1,4 +1,4 @@
-"""The history's writer and its file: one writer thread, fault recovery, and readers that never outlive the file.
+"""The history's writer and readers: one writer thread, fault recovery, and readers that never outlive the file.
 
 The collector hands each snapshot to ``submit``; one writer thread commits each tick in one transaction (at most one
 interval at risk). A failed write (a full disk, a locked or read-only file) is logged and counted, live monitoring goes
@@ -28,16 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.jsonvalue import EventRow, Json
-from ..core.model import Snapshot
+from ..core.snapshot import Snapshot
 from ..core.threads import spawn
 from . import lock, queries, retention, rows
+from .historyfile import HistoryFile
 from .queries import Window
-from .schema import APPLICATION_ID, ForeignFile, identity_of, mark, migrate, ownership
 
 log = logging.getLogger(__name__)
 
 RECONNECT_S = 5.0
-FAULT_SHOWN_S = 600.0  # a recovered fault or a trim to the size cap stays in /api/health this long
 _CORRUPT = ("SQLITE_NOTADB", "SQLITE_CORRUPT")
 
 
@@ -65,96 +64,42 @@ class History:
         self.write_failures = 0
         self.written_ticks = 0
         self.moved_aside: Path | None = None
-        self.faults: list[tuple[float, str]] = []  # (when, what): recovered faults and trims to the cap
         self._generation = 0  # bumped on every reconnect: readers open a new connection
-        self._identity: tuple[int, int] | None = None
         self._reconnect_at = 0.0
-        self._fault_seen = threading.Event()  # a reader saw the file broken: the writer checks it
+        self.file = HistoryFile(self.path, clock)  # its checks, its identity, its faults
 
     # -- opening ----------------------------------------------------------------------------
     def open(self) -> History:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with lock.held(self.path) as self._lock:  # HistoryInUse when another FanWhy writes this file
             try:
-                self._write = self._connect_checked()
+                self._write = self.file.connect_checked()
             except sqlite3.DatabaseError as error:
                 if isinstance(error, sqlite3.OperationalError):
                     raise  # unreadable or unwritable, not broken: nothing to move aside
-                self.moved_aside = self._move_aside(error)
-                self._write = self._connect_checked()
+                self.moved_aside = self.file.move_aside(error)
+                self._write = self.file.connect_checked()
         self._opened()
         return self
 
     def _opened(self) -> None:
         self._generation += 1
-        identity = identity_of(self.path)
-        if identity is not None:
-            self._identity = identity
-            mark(self.path, identity)
+        self.file.opened()
 
-    def _ours(self) -> bool:
-        """Is the file at our path the one this History opened (its header may be gone)?"""
-        return (identity := identity_of(self.path)) is not None and identity == self._identity
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False, isolation_level=None)
-        connection.execute("PRAGMA journal_mode=TRUNCATE")
-        connection.execute("PRAGMA synchronous=NORMAL")
-        return connection
-
-    def _connect_checked(self) -> sqlite3.Connection:
-        connection = self._connect()
-        try:
-            verdict = connection.execute("PRAGMA quick_check").fetchone()[0]
-            if verdict != "ok":
-                raise sqlite3.DatabaseError(f"quick_check: {verdict}")
-            migrate(connection, self.path)
-            if connection.execute("PRAGMA application_id").fetchone()[0] == 0:
-                connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # marks the file as FanWhy's
-        except sqlite3.DatabaseError:
-            connection.close()
-            raise
-        return connection
-
-    def _move_aside(self, error: Exception, why: str = "") -> Path:
-        """Rename a broken history (and its journal) out of the way; only a file FanWhy recognises as its own."""
-        if self.path.exists() and ownership(self.path) == "other" and not self._ours():
-            raise ForeignFile(f"{why + ': ' if why else ''}{self.path} is not a FanWhy history ({error}); it is "
-                              f"left alone and no history is written until it is removed or FANWHY_DB names "
-                              f"another file")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{int(self._clock())}")
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            source = Path(str(self.path) + suffix)
-            if source.exists():
-                source.rename(Path(str(aside) + suffix))
-        self._fault(f"{why + ': ' if why else ''}history file {self.path} was not a usable database ({error}); "
-                    f"moved aside to {aside}, a new one was started")
-        return aside
-
-    def _fault(self, what: str) -> None:
-        log.warning("%s", what)
-        self.faults = [*self.faults[-9:], (self._clock(), what)]
+    @property
+    def faults(self) -> list[tuple[float, str]]:
+        return self.file.faults
 
     def recent_faults(self) -> list[str]:
         """What went wrong and was dealt with lately (for /api/health)."""
-        now = self._clock()
-        return [what for when, what in self.faults if now - when < FAULT_SHOWN_S]
+        return self.file.recent_faults()
 
     def note_read_error(self, error: sqlite3.Error) -> None:
         """A reader failed: the writer looks at the file before its next write."""
         self.error = f"history read failed: {type(error).__name__}: {error}"
-        self._fault_seen.set()
+        self.file.fault_seen.set()
 
     # -- faults while running -------------------------------------------------------------
-    def _check_file(self) -> None:
-        """Before a write: is the file at our path still the one we opened? (Replaced, deleted, broken.)"""
-        identity = identity_of(self.path)
-        if identity == self._identity and not self._fault_seen.is_set():
-            return
-        self._fault_seen.clear()
-        what = "was deleted" if identity is None else "was replaced" if identity != self._identity else "read failed"
-        self._reopen(f"history file {self.path} {what}")
-
     def _reopen(self, why: str) -> None:
         """A new write connection to whatever is at our path now: a usable history is kept, a broken file is
         moved aside and a new history started."""
@@ -162,30 +107,19 @@ class History:
             with contextlib.suppress(sqlite3.Error):
                 self._write.close()
             self._write = None
-        self._recreate_folder()
+        self.file.recreate_folder()
         aside = None
         try:
-            self._write = self._connect_checked()
-            self._fault(f"{why}; reopened")
+            self._write = self.file.connect_checked()
+            self.file.fault(f"{why}; reopened")
         except sqlite3.OperationalError:
             raise  # not writable now: write() keeps trying every RECONNECT_S
         except sqlite3.DatabaseError as error:
-            aside = self._move_aside(error, why)
-            self._write = self._connect_checked()
+            aside = self.file.move_aside(error, why)
+            self._write = self.file.connect_checked()
         self._rolled_minute = None
         self._opened()
         self.moved_aside = aside or self.moved_aside
-
-    def _recreate_folder(self) -> None:
-        """The history's folder, made again if it was deleted; an OperationalError saying why when it cannot be."""
-        if self.path.parent.is_dir():
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise sqlite3.OperationalError(f"the history's folder {self.path.parent} was deleted and cannot be "
-                                           f"made again: {error.strerror}") from None
-        self._fault(f"the history's folder {self.path.parent} was deleted; it was made again")
 
     def start(self) -> None:
         if self._thread is None:
@@ -251,7 +185,8 @@ class History:
         try:
             if self._write is None:
                 self._reopen("history was not writable")
-            self._check_file()
+            if (changed := self.file.changed()) is not None:  # replaced, deleted, broken
+                self._reopen(changed)
             db = self._write
             assert db is not None
             db.execute("BEGIN")
@@ -293,8 +228,8 @@ class History:
                 with contextlib.suppress(sqlite3.Error):
                     self._write.close()
                 self._write = None
-            aside = self._move_aside(error)
-            self._write = self._connect_checked()
+            aside = self.file.move_aside(error)
+            self._write = self.file.connect_checked()
             self._rolled_minute = None
             self._opened()
             self.moved_aside = aside
@@ -322,15 +257,15 @@ class History:
             for hook in self.trim_hooks:
                 hook(db)
             for cut in retention.enforce_size(db, self.max_bytes):
-                self._fault(cut)
+                self.file.fault(cut)
 
     # -- reading ----------------------------------------------------------------------------
     @contextmanager
     def reader(self) -> Iterator[sqlite3.Connection]:
         """A connection of this thread's own (SQLite connections are not shared across threads here), opened
         anew after the writer reopened the file. A failure is noted for the writer, then raised."""
-        if identity_of(self.path) != self._identity:  # deleted or replaced: never an answer from the old file
-            self._fault_seen.set()
+        if self.file.gone():  # deleted or replaced: never an answer from the old file
+            self.file.fault_seen.set()
             raise sqlite3.OperationalError(f"history file {self.path} was deleted or replaced; the writer is "
                                            "starting a new one")
         connection = getattr(self._local, "connection", None)
@@ -338,7 +273,7 @@ class History:
             if connection is not None:
                 with contextlib.suppress(sqlite3.Error):
                     connection.close()
-            connection = self._connect()
+            connection = self.file.connect()
             self._local.connection, self._local.generation = connection, self._generation
         try:
             yield connection

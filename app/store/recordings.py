@@ -18,7 +18,7 @@ from typing import Callable, Protocol, Sequence, TypedDict
 
 from ..core.cells import shown
 from ..core.jsonvalue import JsonObject
-from ..core.model import Snapshot
+from ..core.snapshot import Snapshot
 from .history import History
 from .rows import immediate
 

@@ -11,7 +11,8 @@ from contextlib import contextmanager
 
 from ..core.jsonvalue import EventRow, SqlValue
 from ..core.ledger import PowerLedger
-from ..core.model import Alert, GpuSample, Snapshot
+from ..core.model import GpuSample
+from ..core.snapshot import Alert, Snapshot
 from .schema import ACTIVITY_METRICS, FAN_METRICS, GPU_METRICS, HOST_METRICS, LEDGER_METRICS
 
 INT64 = (-(2**63), 2**63 - 1)  # what an SQLite INTEGER holds

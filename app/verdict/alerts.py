@@ -15,8 +15,9 @@ from dataclasses import asdict, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..core.fan import Fan
-from ..core.model import Alert, GpuEvent, GpuSample, Snapshot
+from ..core.model import GpuEvent, GpuSample
 from ..core.record import holder, record
+from ..core.snapshot import Alert, Snapshot
 from ..core.vocabulary import SLOWDOWN_REASONS
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from ..core.jsonvalue import EventRow
-from ..core.model import Cause, Snapshot
+from ..core.snapshot import Cause, Snapshot
 
 # The number that says how strong a cause was, per kind (the verdict's numbers), and its unit.
 PEAK_OF = {"gpu_load": ("utilization_percent", "%"), "cpu_load": ("cpu_percent", "%"), "idle_wake": ("power_w", "W"),

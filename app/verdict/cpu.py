@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..core.model import Cause, ProcessSample, Snapshot, Verdict, frozen_map
+from ..core.model import ProcessSample, frozen_map
+from ..core.snapshot import Cause, Snapshot, Verdict
 from .words import label, short_command
 
 CPU_BUSY_PERCENT = 50.0  # the machine's average at or above this is busy, whatever each process does

@@ -13,7 +13,8 @@ from typing import Iterable, Mapping, Sequence
 
 from ..core.activity import BusyKind
 from ..core.finding import Finding
-from ..core.model import Cause, GpuSample, ProcessSample, Snapshot, Unattributed, Verdict, evolve, frozen_map
+from ..core.model import GpuSample, ProcessSample, Unattributed, evolve, frozen_map
+from ..core.snapshot import Cause, Snapshot, Verdict
 from ..core.vocabulary import GIB, HEAT_REASONS, UNATTRIBUTED_FLOOR_BYTES
 from ..fans.facts import Machine
 from ..fans.live_words import cooling

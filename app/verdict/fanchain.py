@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 from ..core.fan import Fan, source_guessed
 from ..core.finding import CAUSE, Confidence, Finding
-from ..core.model import Cause, ProcessSample, Snapshot, frozen_map
+from ..core.model import ProcessSample, frozen_map
 from ..core.record import record
+from ..core.snapshot import Cause, Snapshot
 from ..fans import adapt
 from ..fans.adapt import source_key
 from ..fans.chips import chip

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from ..core.fan import Fan
 from ..core.finding import Finding
-from ..core.model import Cause, Snapshot, frozen_map
+from ..core.model import frozen_map
+from ..core.snapshot import Cause, Snapshot
 from ..fans import adapt
 from ..fans.answer import judged
 from ..fans.facts import Machine

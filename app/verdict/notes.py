@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..core.fan import FULL_PERCENT, Fan, Note
 from ..core.jsonvalue import number
-from ..core.model import Snapshot
+from ..core.snapshot import Snapshot
 
 Facts = Mapping[str, float | str]
 

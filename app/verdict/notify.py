@@ -20,8 +20,8 @@ from typing import Callable, Protocol, Sequence, TypedDict
 from urllib.parse import urlsplit
 
 from ..core.cells import shown
-from ..core.model import Alert
 from ..core.redact import Redactor
+from ..core.snapshot import Alert
 from ..core.threads import spawn
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from ..core.jsonvalue import JsonObject
 from ..core.ledger import PowerLedger
-from ..core.model import GpuSample, Snapshot
+from ..core.model import GpuSample
+from ..core.snapshot import Snapshot
 from .fanchain import LOUD_MIN, loudness
 
 MAX_GAP_S = 10.0  # a longer gap between snapshots (a stalled collector) adds nothing

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from prometheus_client.core import GaugeMetricFamily, Metric
 
 from ..core.activity import Activity
-from ..core.model import Snapshot
+from ..core.snapshot import Snapshot
 
 LABELS = ["gpu", "uuid", "name", "gpu_instance"]
 

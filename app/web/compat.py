@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 from flask import Blueprint, Flask, Response, jsonify
 
-from ..core.model import GpuSample, Snapshot
+from ..core.model import GpuSample
+from ..core.snapshot import Snapshot
 from .rest import ApiError, allow_only
 from .services import services
 

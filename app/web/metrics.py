@@ -19,7 +19,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from werkzeug.wrappers import Response as WerkzeugResponse
 
 from ..collect.collector import Collector, Counters, Frame
-from ..core.model import GpuSample, Snapshot, Unattributed
+from ..core.model import GpuSample, Unattributed
+from ..core.snapshot import Snapshot
 from ..core.version import __version__
 from ..core.vocabulary import THROTTLE_REASONS
 from .activity_metrics import activity_families

@@ -12,8 +12,9 @@ import time
 from flask import Blueprint, Flask, Response, jsonify, request
 
 from ..collect.collector import Collector, Frame
-from ..core.model import GpuSample, Snapshot
+from ..core.model import GpuSample
 from ..core.record import record
+from ..core.snapshot import Snapshot
 from ..core.vocabulary import gpu_score
 from .concurrency import Concurrency
 from .rest import ApiError, allow_only, arg

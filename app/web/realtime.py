@@ -22,7 +22,7 @@ from socketio.packet import Packet
 from ..collect.collector import Collector
 from ..collect.serialize import to_json
 from ..collect.settings import Settings
-from ..core.model import Alert
+from ..core.snapshot import Alert
 from .bodies import SOCKET_BODY_BYTES
 from .concurrency import Concurrency, Wake
 from .keepalive import ping_interval_s

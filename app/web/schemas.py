@@ -14,7 +14,7 @@ import typing
 
 from ..collect.serialize import EXTRAS
 from ..core.jsonvalue import JsonObject
-from ..core.model import Snapshot
+from ..core.snapshot import Snapshot
 
 _PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pynvml
 
 from app.collect.fans import FanService
-from app.core.model import GpuSample, HostSensor, Snapshot
+from app.core.model import GpuSample, HostSensor
+from app.core.snapshot import Snapshot
 from app.vendors.nvidia import NvidiaBackend
 from app.verdict.explain import explain
 from tests.fakes.fake_nvml import FakeNvml, captured_card

@@ -15,6 +15,7 @@ import requests
 from app.application import receipt_meter
 from app.core.jsonvalue import Json
 from app.store.history import History
+from app.store.historyfile import HistoryFile
 from app.store.queries import HistoryError
 from app.store.recordings import Recorder
 from app.store.schema import ForeignFile, ownership
@@ -193,19 +194,19 @@ def test_a_full_disk_is_recorded_and_writing_goes_on_afterwards(history: History
     feed(history, clock, 5)
     assert history._write is not None
     pages = history._write.execute("PRAGMA page_count").fetchone()[0]
-    connect = History._connect
+    connect = HistoryFile.connect
 
-    def full(self: History) -> sqlite3.Connection:  # SQLite's own "database or disk is full", on every
+    def full(self: HistoryFile) -> sqlite3.Connection:  # SQLite's own "database or disk is full", on every
         connection = connect(self)                  # connection: the writer reconnects while failing
         connection.execute(f"PRAGMA max_page_count = {pages}")
         return connection
 
-    monkeypatch.setattr(History, "_connect", full)
+    monkeypatch.setattr(HistoryFile, "connect", full)
     history._write.execute(f"PRAGMA max_page_count = {pages}")
     feed(history, clock, 2000, start=T0 + 10)
     assert history.write_failures > 0 and "full" in (history.error or "")
     assert (history.error or "").count("history write failed") == 1
-    monkeypatch.setattr(History, "_connect", connect)  # space again: the next reconnect writes
+    monkeypatch.setattr(HistoryFile, "connect", connect)  # space again: the next reconnect writes
     feed(history, clock, 10, start=T0 + 3000)
     assert history.error is None
     assert "history was not writable; reopened" in history.recent_faults()

@@ -20,7 +20,8 @@ import requests
 
 import app.store.recordings as recordings_module
 from app.application import receipt_meter
-from app.store.history import FAULT_SHOWN_S, History
+from app.store.history import History
+from app.store.historyfile import FAULT_SHOWN_S
 from app.store.recordings import MAX_LIVE_RECORDINGS, Recorder, RecordingsFull
 from tests.conftest import nvidia_selection
 from tests.support.history import T0, Clock, feed, snap
@@ -317,7 +318,7 @@ def test_recordings_count_toward_the_size_cap_and_health_says_so(tmp_path: Path,
 def test_health_degrades_while_the_cap_is_being_hit(make_app: Any, fake_nvml: Any) -> None:
     app = make_app(nvidia_selection(fake_nvml), rate_limit_per_s=0.0)
     history = app.extensions["fanwhy"].history
-    history._fault("history reached its 5 MB cap (FANWHY_DB_MAX_MB): data before ... was dropped")
+    history.file.fault("history reached its 5 MB cap (FANWHY_DB_MAX_MB): data before ... was dropped")
     app.extensions["fanwhy"].collector.wait_frame(0, timeout=5)
     health = app.test_client().get("/api/health").get_json()
     assert health["status"] == "degraded" and any("cap" in r for r in health["reasons"])

@@ -26,7 +26,7 @@ from app.cli.topview import UNICODE, frame
 from app.core.cells import shown, width
 from app.core.fan import Fan
 from app.core.jsonvalue import Json
-from app.core.model import Alert
+from app.core.snapshot import Alert
 from app.verdict.notify import KINDS, render
 from tests.support.builders import gpu, proc, snap
 

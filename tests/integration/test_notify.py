@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import pytest
 
-from app.core.model import Alert
+from app.core.snapshot import Alert
 from app.verdict.notify import Notifier, parse_targets, render
 from tests.support.receivers import Receiver
 from tests.support.servers import wait_for

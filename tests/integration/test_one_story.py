@@ -14,7 +14,7 @@ import pytest
 from app.cli.replay import run
 from app.collect.settings import Settings
 from app.core.fan import Fan
-from app.core.model import Snapshot
+from app.core.snapshot import Snapshot
 from app.verdict.explain import BUSY_UTIL_PERCENT, explain
 from tests.support.builders import gpu, proc, snap
 from tests.support.corpus import blocks

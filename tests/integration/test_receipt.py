@@ -23,8 +23,8 @@ from app.collect.assemble import build_collector
 from app.collect.settings import Settings
 from app.core.fan import Fan
 from app.core.ledger import PowerLedger
-from app.core.model import Alert
 from app.core.redact import MAX_COMMAND_CHARS, Redactor
+from app.core.snapshot import Alert
 from app.vendors.factory import Selection
 from app.vendors.nvidia import NvidiaBackend
 from app.verdict.receipt import ReceiptMeter, words

@@ -5,17 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from app.core.model import (
-    BackendInfo,
-    CollectorTiming,
-    ContainerRef,
-    GpuSample,
-    HostSample,
-    ProcessGpu,
-    ProcessSample,
-    Snapshot,
-    frozen_map,
-)
+from app.core.model import ContainerRef, GpuSample, HostSample, ProcessGpu, ProcessSample, frozen_map
+from app.core.snapshot import BackendInfo, CollectorTiming, Snapshot
 from app.vendors.nvml_fans import PASSIVELY_COOLED
 
 GIB = 1 << 30

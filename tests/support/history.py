@@ -6,15 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.fan import Fan
-from app.core.model import (
-    BackendInfo,
-    CollectorTiming,
-    GpuSample,
-    HostSample,
-    ProcessGpu,
-    ProcessSample,
-    Snapshot,
-)
+from app.core.model import GpuSample, HostSample, ProcessGpu, ProcessSample
+from app.core.snapshot import BackendInfo, CollectorTiming, Snapshot
 from app.store.history import History
 
 GIB = 1 << 30

@@ -9,17 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.core.model import (
-    Alert,
-    BackendInfo,
-    CollectorTiming,
-    GpuEvent,
-    GpuSample,
-    HostSample,
-    ProcessGpu,
-    ProcessSample,
-    Snapshot,
-)
+from app.core.model import GpuEvent, GpuSample, HostSample, ProcessGpu, ProcessSample
+from app.core.snapshot import Alert, BackendInfo, CollectorTiming, Snapshot
 from app.verdict.alerts import DEFAULT_RULES, AlertEngine, Rule, build_rules, parse_overrides
 
 

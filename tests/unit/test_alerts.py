@@ -9,16 +9,8 @@ import pytest
 
 from app.collect.assemble import alert_rules
 from app.collect.config import ConfigError, load_settings
-from app.core.model import (
-    BackendInfo,
-    CollectorTiming,
-    GpuEvent,
-    GpuSample,
-    HostSample,
-    ProcessGpu,
-    ProcessSample,
-    Snapshot,
-)
+from app.core.model import GpuEvent, GpuSample, HostSample, ProcessGpu, ProcessSample
+from app.core.snapshot import BackendInfo, CollectorTiming, Snapshot
 from app.verdict.alerts import AlertEngine, build_rules, parse_overrides
 
 
@@ -186,7 +178,7 @@ def test_a_fan_with_an_alarm_that_vanishes_resolves_and_dead_channels_never_fire
 
 
 def test_a_fired_alert_says_why_from_the_verdict_at_that_moment() -> None:
-    from app.core.model import Cause, Verdict
+    from app.core.snapshot import Cause, Verdict
 
     engine = only("gpu_utilization", threshold=50, hold_s=0)
     cause = Cause(kind="gpu_load", gpu_index=0, pid=42, score=0.9,

@@ -10,7 +10,7 @@ import pytest
 
 from app.collect.control_captures import read
 from app.core.fan import NoteKind
-from app.core.model import Snapshot
+from app.core.snapshot import Snapshot
 from app.verdict.notes import _WORDS, note_words
 from tests.support.builders import gpu, snap
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.core.model import Snapshot
+from app.core.snapshot import Snapshot
 from app.verdict.cpu import CORE_BUSY_PERCENT, CPU_BUSY_PERCENT, CPU_HOT_C, OWNER_KEEP, OWNER_SHARE
 from app.verdict.explain import Remembered, explain
 from tests.support.builders import proc, snap

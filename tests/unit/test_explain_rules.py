@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from app.core.model import Cause, ContainerRef, Unattributed, Verdict
+from app.core.model import ContainerRef, Unattributed
+from app.core.snapshot import Cause, Verdict
 from app.core.vocabulary import GIB
 from app.verdict.explain import (
     BUSY_POWER_FRACTION,

@@ -11,7 +11,8 @@ from pathlib import Path
 from app.collect.fans import FanService
 from app.collect.hwmon import read_fans
 from app.core.fan import Fan, fan_state
-from app.core.model import HostSensor, Snapshot
+from app.core.model import HostSensor
+from app.core.snapshot import Snapshot
 from app.verdict.explain import explain
 from tests.support.builders import gpu as make_gpu
 from tests.support.builders import snap

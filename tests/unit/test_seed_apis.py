@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from app.core.model import BackendInfo, CollectorTiming, GpuSample, HostSample, Snapshot
+from app.core.model import GpuSample, HostSample
+from app.core.snapshot import BackendInfo, CollectorTiming, Snapshot
 from app.web.picking import pick, score, world_size
 from app.web.services import services
 from tests.conftest import nvidia_selection
