@@ -10,9 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import Counter, deque
-from dataclasses import replace
-from functools import cached_property
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -20,9 +18,7 @@ from ..attribution.attributor import Attribution, Attributor
 from ..attribution.processes import ProcessInspector
 from ..attribution.procstat import CpuBaseline
 from ..core.fan import AirSensor, Fan
-from ..core.jsonvalue import JsonObject
 from ..core.model import GpuProcessUsage, GpuSample, HostSample, evolve, frozen_map
-from ..core.record import record
 from ..core.snapshot import Alert, BackendInfo, CollectorTiming, Snapshot
 from ..core.threads import spawn
 from ..vendors.factory import Selection, no_gpu_sentence
@@ -30,43 +26,14 @@ from ..verdict.alerts import AlertEngine
 from ..verdict.explain import Remembered
 from .energy import EnergyMeter
 from .fans import FanService, with_fans
+from .frames import Counters, Frame, Frames, GpuEventKey
 from .host import HostSampler
-from .serialize import snapshot_view
 
 if TYPE_CHECKING:  # a terminal answer writes no history: sqlite3 stays unloaded
     from ..store.history import History
 
 log = logging.getLogger(__name__)
 FIRST_FANS_S = 1.0  # the first tick waits this long at most for the fan sources' first readings
-
-
-GpuEventKey = tuple["int | None", str, int]  # (GPU index, kind, code)
-
-
-@record
-class Counters:
-    """What the collector has counted since it started, as of one frame. Views read these with the frame, never
-    off the live collector, so a page, a scrape and a health answer of the same frame agree."""
-
-    total_errors: int = 0
-    consecutive_failures: int = 0
-    gpu_events: tuple[tuple[GpuEventKey, int], ...] = ()  # XID errors by code (and other events), sorted
-    recent_alerts: tuple[Alert, ...] = ()  # fired and resolved, oldest first (the alert engine's history)
-
-
-@record
-class Frame:
-    """A published snapshot with its JSON view and the collector's counters, shared by every reader: everything a
-    view shows comes from here. The view is made when first read (a text answer reads none), then kept."""
-
-    seq: int
-    snapshot: Snapshot
-    monotonic: float
-    counters: Counters = Counters()
-
-    @cached_property
-    def view(self) -> JsonObject:  # two first readers at once make two equal views; one is kept
-        return snapshot_view(self.snapshot)
 
 
 class Collector:
@@ -102,16 +69,11 @@ class Collector:
         self.history = history
         self.watchdog_s = watchdog_s
         self._vendor_since: float | None = None  # when the collector entered the vendor calls now running
-        self._latest: Frame | None = None
-        # Alert events of recent frames, (seq, events), for a reader that missed frames: only these are
-        # kept, not the frames with their snapshots and views.
-        self._events: deque[tuple[int, tuple[Alert, ...]]] = deque(maxlen=64)
+        self.frames = Frames()  # what is published, and how readers wait for it
         self._remembered = Remembered()  # since when each GPU is busy, whom the CPU cause named: causes hold
         # (GPU index, kind, code) -> how many such events since start (XID errors by code, for /metrics)
         self._gpu_event_counts: Counter[GpuEventKey] = Counter()
         self.energy = EnergyMeter(max_gap_s=max(10.0, 5 * interval_s))
-        self._published = threading.Condition()
-        self._listeners: list[Callable[[], None]] = []  # told of each new frame (the broadcaster's wake)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._start_lock = threading.Lock()
@@ -142,8 +104,7 @@ class Collector:
         if self._thread is None or not self._thread.is_alive():
             self.host.close()  # its kept /proc descriptors (reopened if this collector collects again)
             self.fans.close()
-        with self._published:
-            self._published.notify_all()
+        self.frames.close()
 
     def prime(self, baseline: CpuBaseline) -> None:
         """The first tick's CPU % (the machine's and each process's) is measured since ``baseline``: one tick
@@ -160,9 +121,7 @@ class Collector:
     def _recount(self) -> None:
         """A tick that raised publishes no snapshot, but its error counts: the latest frame is replaced by one with
         the same snapshot, sequence and age and the counters of now (readers are not woken: no new data)."""
-        with self._published:
-            if self._latest is not None:
-                self._latest = replace(self._latest, counters=self.counters())
+        self.frames.recount(self.counters())
 
     def set_interval(self, seconds: float) -> None:
         """Collect every ``seconds`` from the next tick on (``--watch N``)."""
@@ -188,39 +147,20 @@ class Collector:
 
     # -- reading ----------------------------------------------------------------------------
     def latest(self) -> Frame | None:
-        return self._latest
+        return self.frames.latest()
 
     def wait_frame(self, after_seq: int, timeout: float) -> Frame | None:
         """The latest frame once it is newer than ``after_seq``, waiting up to ``timeout``; None after
         the timeout or on stop."""
-        deadline = time.monotonic() + timeout
-        with self._published:
-            while not self._stop.is_set():
-                if self._latest is not None and self._latest.seq > after_seq:
-                    return self._latest
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                self._published.wait(remaining)
-        return None
+        return self.frames.wait(after_seq, timeout)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call ``listener`` (on the collector's thread: it must only signal) after each new frame; returns the
-        function that unsubscribes it."""
-        with self._published:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._published:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        """Call ``listener`` after each new frame (app.collect.frames); returns the function that unsubscribes it."""
+        return self.frames.subscribe(listener)
 
     def alert_events(self, after_seq: int, upto_seq: int) -> list[Alert]:
-        """The alert events of the frames after ``after_seq`` up to ``upto_seq``, oldest first (those of
-        the last 64 frames that had any): a reader too slow for some frames still sends every event."""
-        with self._published:
-            return [alert for seq, events in self._events if after_seq < seq <= upto_seq for alert in events]
+        """The alert events of the frames after ``after_seq`` up to ``upto_seq``, oldest first."""
+        return self.frames.alert_events(after_seq, upto_seq)
 
     def request_tick(self) -> bool:
         """Ask for an early collection; False when one was asked for too recently."""
@@ -256,7 +196,7 @@ class Collector:
 
     def stale(self, frame: Frame | None = None) -> bool:
         """True while the backend hangs or the latest snapshot is older than three intervals."""
-        frame = frame or self._latest
+        frame = frame or self.frames.latest()
         if frame is None:
             return True
         return self.hung is not None or self._clock() - frame.monotonic > max(2.0, 3 * self.interval_s)
@@ -351,7 +291,7 @@ class Collector:
             self.total_errors += len(errors)
         else:
             self.consecutive_failures = 0
-        return self._publish(snapshot)
+        return self.frames.publish(snapshot, self._clock(), self.counters())
 
     def _backend_info(self, has_gpus: bool) -> BackendInfo:
         """Which backend answered; without a GPU, why (the technical reasons and a sentence)."""
@@ -363,24 +303,6 @@ class Collector:
                            no_gpu_reason="; ".join(filter(None, [skipped, backend_reason]))
                            or "the backend reported no GPU",
                            no_gpu_summary=no_gpu_sentence(self.selection))
-
-    def _publish(self, snapshot: Snapshot) -> Frame:
-        with self._published:
-            seq = self._latest.seq + 1 if self._latest is not None else 1
-            frame = Frame(seq=seq, snapshot=snapshot, monotonic=self._clock(),
-                          counters=self.counters())
-            self._latest = frame
-            if snapshot.alert_events:
-                self._events.append((seq, snapshot.alert_events))
-            self._published.notify_all()
-            listeners = tuple(self._listeners)
-        for listener in listeners:
-            try:
-                listener()
-            except Exception:  # a listener's failure is its own; the frame is published
-                log.exception("a frame listener failed")
-        return frame
-
 
 def _ms(seconds: float) -> float:
     return round(seconds * 1000.0, 3)

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Sequence, TypedDict
 
 from flask import Blueprint, Flask, Response, jsonify
 
-from ..collect.collector import Collector, Frame
+from ..collect.collector import Collector
+from ..collect.frames import Frame
 from ..collect.serialize import fan_view, gpu_headline, process_view, to_json
 from ..core.jsonvalue import members
 from ..core.model import ProcessSample

@@ -18,7 +18,8 @@ from prometheus_client import CollectorRegistry, PlatformCollector, ProcessColle
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from werkzeug.wrappers import Response as WerkzeugResponse
 
-from ..collect.collector import Collector, Counters, Frame
+from ..collect.collector import Collector
+from ..collect.frames import Counters, Frame
 from ..core.model import GpuSample, Unattributed
 from ..core.snapshot import Snapshot
 from ..core.version import __version__

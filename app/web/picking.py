@@ -11,7 +11,8 @@ import time
 
 from flask import Blueprint, Flask, Response, jsonify, request
 
-from ..collect.collector import Collector, Frame
+from ..collect.collector import Collector
+from ..collect.frames import Frame
 from ..core.model import GpuSample
 from ..core.record import record
 from ..core.snapshot import Snapshot
