@@ -20,8 +20,8 @@ from .verdict.receipt import ReceiptMeter
 from .web import (
     api,
     auth,
-    compat,
     fleet,
+    fleet_manager,
     history_api,
     metrics,
     openapi,
@@ -89,7 +89,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     auth.init_app(app, policy, refusals)
     rest.init_app(app)
     api.init_app(app)
-    compat.init_app(app)
+    fleet_manager.init_app(app)
     picking.init_app(app)
     registry, exposition = metrics.init_app(app, collector, seed_names=settings.seed_metrics)
     openapi.init_app(app)

@@ -15,7 +15,7 @@ from ..attribution.docker import DockerClient
 from ..attribution.kubernetes import KubeClient
 from ..attribution.processes import ProcessInspector
 from ..core.redact import Redactor
-from ..vendors.factory import Selection, default_builders, select_backend
+from ..vendors.factory import OWN_HISTORY, Selection, default_builders, select_backend
 from ..verdict.alerts import AlertEngine, Rule, build_rules, parse_overrides
 from ..verdict.changes import VerdictChanges
 from .bmc import ipmitool
@@ -66,16 +66,15 @@ def check_assembly(settings: Settings) -> None:
 
 
 def history_path(settings: Settings) -> Path | None:
-    """Where the history of ``settings`` lives; None for FANWHY_DB=none. The simulated GPUs of the demo never write
-    to the real history: they get a file of their own beside it."""
+    """Where the history of ``settings`` lives; None for FANWHY_DB=none. A backend whose readings must not mix with
+    the machine's (the demo's simulated GPUs: ``OWN_HISTORY``) gets a file of its own beside the default one."""
     if settings.db.lower() == "none":
         return None
     from ..store.schema import default_path  # here: a terminal answer (FANWHY_DB=none) loads no sqlite3
 
     path = Path(settings.db) if settings.db else default_path()
-    if settings.backend == "simulated" and path == default_path():
-        return path.with_name("demo-history.db")
-    return path
+    own = OWN_HISTORY.get(settings.backend)
+    return path.with_name(own) if own is not None and path == default_path() else path
 
 
 def open_history(settings: Settings) -> History | None:
@@ -103,24 +102,13 @@ def _kube() -> KubeClient | None:
     return kube
 
 
-def _sys_root(settings: Settings) -> str:
-    """Where hwmon is read: the simulated machine's tree for the demo, else FANWHY_SYS_ROOT."""
-    if settings.backend == "simulated":
-        from ..vendors.simulated_machine import SimulatedMachine
-
-        return str(SimulatedMachine.shared().sys_root)
-    return settings.sys_root
-
-
 def fan_service(settings: Settings, backend: Backend | None = None) -> FanService:
     """The fans of ``settings``: hwmon under FANWHY_SYS_ROOT, the daemons' configurations under FANWHY_ETC_ROOT, the
-    BMC unless FANWHY_BMC=off (the simulated backend brings a machine of its own: a hwmon tree and a BMC)."""
-    if settings.backend == "simulated":
-        from ..vendors.simulated_machine import SimulatedMachine
-
-        machine = SimulatedMachine.shared()
-        return FanService(sys_root=str(machine.sys_root), etc_root=str(machine.etc_root), bmc_run=machine.bmc_listing,
-                          bmc_every_s=2.0, threaded=True)
+    BMC unless FANWHY_BMC=off; or those of the machine the backend brings (``Backend.surroundings``: the demo's)."""
+    around = backend.surroundings() if backend is not None else None
+    if around is not None:
+        return FanService(sys_root=around.sys_root, etc_root=around.etc_root, bmc_run=around.bmc_run,
+                          bmc_every_s=around.bmc_every_s, threaded=True)
     bmc = ipmitool(settings.bmc_timeout_s, settings.bmc_command) if settings.bmc else "no BMC read: FANWHY_BMC=off"
     extra = registered(settings.host_proc, settings.sys_root, liquidctl_command())
     gpu_fans = backend.fans_apart() if backend is not None else None
@@ -136,6 +124,7 @@ def build_collector(settings: Settings, selection: Selection | None = None,
                     history: History | None = None) -> Collector:
     """The collector for ``settings``: the backend picked by the factory unless one is given."""
     selection = selection or select_backend(settings.backend, default_builders(settings.vendor_options))
+    around = selection.backend.surroundings()  # the demo's machine, where the backend brings one
     return Collector(
         selection,
         interval_s=settings.interval_s,
@@ -144,7 +133,7 @@ def build_collector(settings: Settings, selection: Selection | None = None,
                                                redactor=Redactor(settings.mask_patterns, settings.names_only)),
                               DockerClient(settings.docker_socket) if settings.docker_socket else None,
                               kube=_kube()),
-        host=HostSampler(proc_root=settings.host_proc, sys_root=_sys_root(settings)),
+        host=HostSampler(proc_root=settings.host_proc, sys_root=around.sys_root if around else settings.sys_root),
         fans=fan_service(settings, selection.backend),
         min_tick_gap_s=settings.min_tick_gap_s,
         history=history,

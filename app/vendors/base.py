@@ -10,10 +10,22 @@ from typing import Callable, Literal, Protocol, Sequence
 
 from ..core.fan import Fan
 from ..core.model import GpuEvent, GpuProcessUsage, GpuSample
+from ..core.record import record
 
 # Why a backend did not open, as a kind the sentence switches on (the message keeps the details): its library is
 # not installed, the vendor's driver is not there, it started and found no GPU, or it failed otherwise.
 SkipKind = Literal["no-library", "no-driver", "no-device", "failed"]
+
+
+@record
+class Surroundings:
+    """The machine around the GPUs, where a backend brings one of its own (the demo's): the hwmon tree and the fan
+    daemons' configurations to read instead of the real ones, and what prints its BMC's ``ipmitool sdr`` listing."""
+
+    sys_root: str
+    etc_root: str
+    bmc_run: Callable[[], str]
+    bmc_every_s: float
 
 
 class BackendUnavailable(Exception):
@@ -59,4 +71,9 @@ class Backend(Protocol):
     def fans_apart(self) -> Callable[[], tuple[Fan, ...]] | None:
         """The GPUs' fans as a reader the fan service runs on its own clock (and then not in ``sample``); None
         by default: the fans, if any, come with the sample."""
+        return None
+
+    def surroundings(self) -> Surroundings | None:
+        """The machine around the GPUs when the backend brings its own (the demo); None by default: the real one,
+        where the settings say (FANWHY_SYS_ROOT, FANWHY_ETC_ROOT, the BMC)."""
         return None

@@ -108,6 +108,11 @@ def select_in_background(choice: str, builders: Mapping[str, Callable[[], Backen
     return result
 
 
+# Backends whose readings must never mix with a real machine's history keep a file of their own, beside the default
+# one (the demo's simulated GPUs); decided by the choice, before any backend is opened.
+OWN_HISTORY: Mapping[str, str] = {"simulated": "demo-history.db"}
+
+
 def default_builders(options: VendorOptions | None = None,
                      watch_events: bool = True) -> dict[str, Callable[[], Backend]]:
     """Constructors for each backend, built with ``options`` (tests pass their own builders). ``watch_events=False``:

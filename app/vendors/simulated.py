@@ -24,7 +24,7 @@ import psutil
 
 from ..core.fan import Fan
 from ..core.model import GpuProcessUsage, GpuSample, frozen_map
-from .base import Backend, BackendUnavailable
+from .base import Backend, BackendUnavailable, Surroundings
 from .nvml_fans import PASSIVELY_COOLED
 from .simulated_machine import SimulatedMachine
 
@@ -96,6 +96,13 @@ class SimulatedBackend(Backend):
                     power_limit_w=450.0 if i == 0 else 700.0, job_memory_bytes=(6 + 3 * i) * GIB)
             for i in range(gpus)
         ]
+
+    def surroundings(self) -> Surroundings:
+        """The demo's machine (app.vendors.simulated_machine): a board's hwmon tree whose temperatures follow the
+        simulated load, and a BMC whose chassis fans answer the cards' heat."""
+        machine = SimulatedMachine.shared()
+        return Surroundings(sys_root=str(machine.sys_root), etc_root=str(machine.etc_root),
+                            bmc_run=machine.bmc_listing, bmc_every_s=2.0)
 
     def _launcher(self, job: str) -> list[str]:
         """The argv that starts ``job``'s worker under the job's own command line (files in a folder of ours)."""

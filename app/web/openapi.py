@@ -222,7 +222,7 @@ SPEC: JsonObject = {
                 "GetStopped": {"operationRef": "#/paths/~1api~1recordings~1{rec_id}/get",
                                "parameters": {"rec_id": "$response.body#/id"}}}},
                 "401": ERROR, "404": ERROR, "503": ERROR}}},
-        "/api/v1/monitoring/gpu-metrics": _get("The GPU Fleet Manager seed's format", tag="compat"),
+        "/api/v1/monitoring/gpu-metrics": _get("The GPU Fleet Manager seed's format", tag="fleet-manager"),
         "/api/fleet": _get("Every node a Prometheus scrapes (FANWHY_PROMETHEUS_URL)", extra={"502": ERROR},
                            tag="fleet"),
         "/api/openapi.json": _get("This document", tag="meta"),

@@ -223,6 +223,13 @@ def test_the_readme_is_a_front_door_and_the_figures_one_table() -> None:
         assert not re.search(r"\bhosts? [A-Z]{1,2}\b|results/", text), page
 
 
+def test_the_demo_is_a_backend_like_the_others() -> None:
+    """The assembly never asks which backend it was given: the demo's machine comes through
+    ``Backend.surroundings`` and its own history through the vendors' ``OWN_HISTORY``."""
+    source = (ROOT / "app" / "collect" / "assemble.py").read_text()
+    assert '"simulated"' not in source and "simulated_machine" not in source
+
+
 # Where the project's own words live: code (docstrings and comments too), tests, benchmarks, deploy files and pages.
 OWN_WORDS = ("app/**/*.py", "tests/**/*.py", "benchmarks/**/*.py", "deploy/**/*", "docs/*.md", "*.md", "Makefile",
              "Dockerfile", ".ci/run", "pyproject.toml", "requirements*.txt")

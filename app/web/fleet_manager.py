@@ -16,7 +16,7 @@ from ..core.snapshot import Snapshot
 from .rest import ApiError, allow_only
 from .services import services
 
-bp = Blueprint("compat", __name__, url_prefix="/api/v1")
+bp = Blueprint("fleet_manager", __name__, url_prefix="/api/v1")
 MB = 1024 * 1024
 
 
