@@ -35,7 +35,7 @@ def snapshot(ts: float, gpus: int) -> Snapshot:
     return Snapshot(timestamp=ts, backend=BackendInfo(name="bench"), host=HOST, processes=(), timing=TIMING,
                     gpus=tuple(GpuSample(vendor="nvidia", index=i, utilization_percent=wave, memory_used_bytes=2**34,
                                          memory_total_bytes=2**37, temperature_c=40 + wave / 2, power_w=100 + 5 * wave,
-                                         fan_speed_percent=None, clock_sm_mhz=1500) for i in range(gpus)))
+                                         clock_sm_mhz=1500) for i in range(gpus)))
 
 
 def main() -> None:

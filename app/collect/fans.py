@@ -132,7 +132,8 @@ class FanService:
         if not found.fans and not any(g.fans for g in gpus):
             return (), ()  # a machine with no fan to read (a passive datacenter card, no BMC): done
         self._names = dict(found.names)
-        fans = [*(f for g in gpus for f in g.fans), *found.fans]
+        read_here = {f.id for f in found.fans}  # a card's fan a source reads too (its hwmon chip) is that record
+        fans = [*(f for g in gpus for f in g.fans if f.id not in read_here), *found.fans]
         temps = self._temperatures(gpus, host, found.air, found.temperatures)
         declared = found.declared
         explained = tuple(self._explain(fan, temps, now, declared) for fan in fans)
@@ -342,14 +343,13 @@ def _named_source(fan: Fan, temps: dict[str, float]) -> str | None:
 
 
 def with_fans(gpu: GpuSample, fans: Sequence[Fan]) -> GpuSample:
-    """One fan list: a card's ``fans`` are its fans as explained (state, source), not the backend's raw copy; its
-    fan speed, speeds and RPM are theirs, also when the fans were read on their own clock (not in the sample)."""
-    own = tuple(f for f in fans if f.gpu_index == gpu.index)
-    if not own and not gpu.fans:
+    """One fan list: a card's ``fans`` are its fans as explained (state, source), not the backend's raw copy, also
+    when they were read on their own clock (not in the sample); where none of them is explained here (a card whose
+    fan a hwmon chip reads), the backend's. Its fan speed, speeds and RPM are read from that list."""
+    ids = {f.id for f in gpu.fans}  # the card's fan a source reads as its own (its hwmon chip) is the card's too
+    own = tuple(f for f in fans if f.gpu_index == gpu.index or f.id in ids)
+    if not own:
         return gpu
-    speeds = tuple(f.percent for f in own if f.percent is not None)
-    rpm = own[0].rpm if own and own[0].rpm is not None else gpu.fan_rpm
+    speeds = any(f.percent is not None for f in own)
     unsupported = {k: v for k, v in gpu.unsupported.items() if not (speeds and k == "fan_speed_percent")}
-    return replace(gpu, fans=own, fan_speed_percent=max(speeds) if speeds else gpu.fan_speed_percent,
-                   fan_speeds_percent=speeds or gpu.fan_speeds_percent, fan_rpm=rpm,
-                   unsupported=frozen_map(unsupported))
+    return replace(gpu, fans=own, unsupported=frozen_map(unsupported))

@@ -9,6 +9,7 @@ import re
 
 from ..core.fan import Fan
 from ..core.model import GpuSample
+from ..vendors.nvidia_smi import smi_fans
 
 _SMI_NAME = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s*\|")
 _SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A)\s+(\d+)C\s+(P\d+|N/A)\s+(\d+|N/A)W?\s*/\s*(\d+|N/A)W?\s*\|"
@@ -39,14 +40,10 @@ def card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
         return float(text.rstrip("%")) if text and text[0].isdigit() else None
 
     percent = number(fan)
-    fans = () if percent is None else (Fan(
-        id=f"nvidia-smi:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, percent=percent, gpu_index=index,
-        source="GPU", source_from="design", cools="the GPU",
-        unsupported={"stopped": "0 % with no target: fan-stop, or a card that reports 0 %"} if percent == 0 else {}),)
     return GpuSample(vendor="nvidia", index=index, name=name, temperature_c=number(temp), pstate=pstate,
                      power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),
                      memory_used_bytes=int(number(used) or 0) << 20, memory_total_bytes=int(number(total) or 0) << 20,
-                     fan_speed_percent=percent, fans=fans,
+                     fans=smi_fans(index, percent),
                      passively_cooled=fan is not None and percent is None)  # "N/A" says so; a line not asked for not
 
 
@@ -148,8 +145,7 @@ def settings(text: str, gpus: list[GpuSample]) -> str | None:
                            controller=controller))
     temp = gpu.get("GPUCoreTemp")
     gpus.append(GpuSample(vendor="nvidia", index=0, name="NVIDIA GPU (nvidia-settings)",
-                                 temperature_c=float(temp) if temp is not None else None, fans=tuple(entries),
-                                 fan_speed_percent=entries[0].percent if entries else None))
+                                 temperature_c=float(temp) if temp is not None else None, fans=tuple(entries)))
     return "nvidia-settings -q"
 
 
@@ -179,7 +175,7 @@ def nvfancontrol(text: str, gpus: list[GpuSample]) -> str | None:
               percent=float(percent) if int(percent) <= 100 else None, gpu_index=index, source="GPU",
               source_from="design", cools="the GPU", control="automatic" if auto else "manual", controller=controller)
     gpus.append(GpuSample(vendor="nvidia", index=index, name=name, temperature_c=float(temp),
-                          utilization_percent=float(load), fans=(fan,), fan_speed_percent=fan.percent))
+                          utilization_percent=float(load), fans=(fan,)))
     return "nvfancontrol log"
 
 

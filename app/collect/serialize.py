@@ -15,7 +15,7 @@ from ..core.snapshot import Snapshot
 
 # Derived values worth sending, per type: their properties' names (the JSON Schema reads each one's return type).
 EXTRAS: dict[type, tuple[str, ...]] = {
-    GpuSample: ("memory_percent",),
+    GpuSample: ("memory_percent", "fan_speed_percent", "fan_speeds_percent", "fan_rpm"),  # the fans' figures
     ProcessSample: ("gpu_memory_bytes", "sm_percent"),
 }
 _PLAIN = (str, int, float, bool, type(None))
@@ -64,8 +64,10 @@ def _converter(kind: type) -> Callable[[object], JsonObject]:
     return convert  # made by exec above: its signature is this function's
 
 
-def _rounded(value: Json) -> Json:
-    return round(value, 2) if isinstance(value, float) else value
+def _rounded(value: object) -> Json:
+    if isinstance(value, tuple):
+        return [_rounded(v) for v in value]
+    return round(value, 2) if isinstance(value, float) else value  # type: ignore[return-value]  # plain values only
 
 
 def to_json(value: object) -> Json:

@@ -78,10 +78,7 @@ class GpuSample:
     temperature_slowdown_c: float | None = None
     temperature_shutdown_c: float | None = None
     temperatures: Mapping[str, float] = field(default_factory=lambda: EMPTY)  # every sensor, e.g. hotspot
-    fan_speed_percent: float | None = None
-    fan_speeds_percent: tuple[float, ...] = ()
-    fan_rpm: int | None = None
-    fans: tuple[Fan, ...] = ()  # each fan (or fan controller) of the card, as its driver reports it
+    fans: tuple[Fan, ...] = ()  # each fan (or fan controller) of the card: the one list its fan figures come from
     # True when the hardware reports no fan of its own (NVML: 0 fans; amdsmi, nvidia-smi, hwmon: none reported):
     # the chassis fans cool it. The page and the verdict read this, not the reason's wording.
     passively_cooled: bool = False
@@ -104,6 +101,22 @@ class GpuSample:
     source: str = ""
     error: str | None = None
     unsupported: Mapping[str, str] = field(default_factory=lambda: EMPTY)
+
+    @property
+    def fan_speeds_percent(self) -> tuple[float, ...]:
+        """Each fan's duty, in the order of ``fans`` (those that report one)."""
+        return tuple(f.percent for f in self.fans if f.percent is not None)
+
+    @property
+    def fan_speed_percent(self) -> float | None:
+        """The card's fan speed: the highest of its fans' duties; None with no fan reporting one."""
+        speeds = self.fan_speeds_percent
+        return max(speeds) if speeds else None
+
+    @property
+    def fan_rpm(self) -> int | None:
+        """The card's first fan's tachometer, where it counts one."""
+        return self.fans[0].rpm if self.fans else None
 
     @property
     def memory_available_bytes(self) -> int | None:

@@ -15,6 +15,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Callable
 
@@ -22,6 +23,7 @@ from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from ..core.threads import spawn
 from .base import Backend, BackendUnavailable
 from .calls import Calls, Dialect, GpuFailed, Library
+from .sysfs import card_fans
 
 log = logging.getLogger(__name__)
 PASSIVELY_COOLED = "not supported: no fan reported (a passively cooled card, or the fan is the chassis')"
@@ -168,8 +170,9 @@ class AmdBackend(Backend):
             memory_total_bytes=int(total_mb * MB) if total_mb is not None else None,
             temperature_c=temperature, temperature_slowdown_c=thresholds.get("slowdown"),
             temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),
-            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (),
-            fan_rpm=int(rpm) if rpm is not None else None, power_w=watts, power_limit_w=limit,
+            fans=card_fans(Path("/sys/bus/pci/devices") / card.bdf if card.bdf else None, card.index, fan,
+                           int(rpm) if rpm is not None else None, f"amdsmi:{card.index}/fan0"),
+            power_w=watts, power_limit_w=limit,
             clock_sm_mhz=_int(gfx.get("clk", gfx.get("cur_clk"))), clock_sm_max_mhz=_int(gfx.get("max_clk")),
             clock_memory_mhz=_int(mem.get("clk", mem.get("cur_clk"))),
             energy_j=accumulator * resolution / 1e6 if accumulator is not None and resolution else None,

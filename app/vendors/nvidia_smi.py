@@ -11,6 +11,7 @@ import os
 import shutil
 
 from ..core.bounded import CommandError, run_bounded
+from ..core.fan import Fan
 from ..core.model import GpuProcessUsage, GpuSample, frozen_map
 from .nvml_gpu import decode_clocks_event_reasons
 
@@ -22,6 +23,17 @@ GPU_FIELDS = (
 APP_FIELDS = ("gpu_uuid", "pid", "process_name", "used_memory")
 _MISSING = {"[N/A]", "[Not Supported]", "N/A", "[Unknown Error]", "[Insufficient Permissions]", ""}
 MIB = 1024 * 1024
+
+
+
+def smi_fans(index: int, percent: float | None) -> tuple[Fan, ...]:
+    """The card's fan as nvidia-smi reports it: one duty ("fan.speed"), which the driver's curve sets from the GPU's
+    temperature; none where it says [N/A] (a passively cooled card). Live and in a capture alike."""
+    if percent is None:
+        return ()
+    stopped = {"stopped": "0 % with no target: fan-stop, or a card that reports 0 %"} if percent == 0 else {}
+    return (Fan(id=f"nvidia-smi:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, percent=percent,
+                gpu_index=index, source="GPU", source_from="design", cools="the GPU", unsupported=stopped),)
 
 
 class NvidiaSmiError(Exception):
@@ -103,7 +115,7 @@ class NvidiaSmi:
             memory_total_bytes=_mib(v["memory.total"]),
             memory_free_bytes=_mib(v["memory.free"]),
             temperature_c=_float(v["temperature.gpu"]),
-            fan_speed_percent=_float(v["fan.speed"]),
+            fans=smi_fans(index if index is not None else 0, _float(v["fan.speed"])),
             power_w=_float(v["power.draw"]),
             power_limit_w=_float(v["power.limit"]),
             clock_sm_mhz=_int(v["clocks.sm"]),

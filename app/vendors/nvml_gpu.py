@@ -126,7 +126,6 @@ class GpuReader:
         temperature = get(u, "temperature_c", "nvmlDeviceGetTemperature", h, nvml.NVML_TEMPERATURE_GPU)
         fans = read_fans(get, h, gpu.index, gpu.num_fans, gpu.fan_statics, u) \
             if not fans_apart or gpu.num_fans == 0 else ()
-        speeds = [f.percent for f in fans if f.percent is not None]
         power_mw = get(u, "power_w", "nvmlDeviceGetPowerUsage", h)
         limit_mw = get(u, "power_limit_w", "nvmlDeviceGetEnforcedPowerLimit", h)
         clock_sm = get(u, "clock_sm_mhz", "nvmlDeviceGetClockInfo", h, nvml.NVML_CLOCK_SM)
@@ -154,9 +153,6 @@ class GpuReader:
             temperature_c=num(temperature),
             temperature_slowdown_c=gpu.slowdown_c,
             temperature_shutdown_c=gpu.shutdown_c,
-            fan_speed_percent=max(speeds) if speeds else None,
-            fan_speeds_percent=tuple(speeds),
-            fan_rpm=rpm,
             fans=fans,
             power_w=power_mw / 1000.0 if power_mw is not None else None,
             power_limit_w=limit_mw / 1000.0 if limit_mw is not None else None,

@@ -196,7 +196,6 @@ class SimulatedBackend(Backend):
         gpu.energy_j += power * dt
         unsupported = {"fan_rpm": "not simulated", "activity": "not simulated: no activity counters"}
         fans = self._fans(gpu)
-        fan = fans[0].percent if fans else None
         if not gpu.has_fan:
             unsupported["fan_speed_percent"] = PASSIVELY_COOLED
         reasons = ("gpu_idle",) if util < 1 else (("sw_power_cap",) if power > 0.95 * gpu.power_limit_w else ())
@@ -205,7 +204,7 @@ class SimulatedBackend(Backend):
             utilization_percent=round(util, 1), memory_utilization_percent=round(util * 0.3, 1),
             memory_used_bytes=gpu.job_memory_bytes, memory_total_bytes=gpu.memory_total_bytes,
             temperature_c=round(gpu.temperature_c, 1), temperature_slowdown_c=87.0, temperature_shutdown_c=92.0,
-            fan_speed_percent=fan, fan_speeds_percent=(fan,) if fan is not None else (), fans=fans,
+            fans=fans,
             power_w=round(power, 1), power_limit_w=gpu.power_limit_w,
             clock_sm_mhz=int(210 + 15 * util), clock_memory_mhz=2619, clock_sm_max_mhz=1980,
             pstate="P0" if util > 0 else "P8", throttle_reasons=reasons, energy_j=round(gpu.energy_j, 3),

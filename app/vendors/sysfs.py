@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..core.bounded import read_file
+from ..core.fan import Fan
 from ..core.model import GpuSample, frozen_map
 from ..core.record import record
 from ..core.vocabulary import pwm_percent
@@ -138,6 +139,19 @@ def _hwmon(device: Path) -> Path | None:
     return found[0] if found else None
 
 
+def card_fans(device: Path | None, index: int, percent: float | None, rpm: int | None, fallback_id: str
+              ) -> tuple[Fan, ...]:
+    """A card's fan as its driver's one duty and tachometer show it, as a GPU's own fan. Where the card has a hwmon
+    chip, the fan keeps that chip's id (``hwmon:NAME/fan1``): the fan service reads the same fan there, richer, and
+    one fan is one record (``fallback_id`` otherwise)."""
+    if percent is None and rpm is None:
+        return ()
+    hwmon = _hwmon(device) if device is not None else None
+    chip = (read_text(hwmon / "name") or hwmon.name) if hwmon is not None else None
+    return (Fan(id=f"hwmon:{chip}/fan1" if chip else fallback_id, chip=chip or f"GPU {index}", channel=1, label=None,
+                rpm=rpm, percent=percent, gpu_index=index),)
+
+
 def _temperatures(hwmon: Path) -> dict[str, tuple[float, float | None, float | None]]:
     """label -> (current, critical, emergency) in °C, from temp*_input (millidegrees)."""
     found = {}
@@ -222,6 +236,7 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         memory_used_bytes=used, memory_total_bytes=total,
         temperature_c=temperature, temperature_slowdown_c=slowdown, temperature_shutdown_c=shutdown,
         temperatures=frozen_map(sensors),
-        fan_speed_percent=fan_pct, fan_rpm=fan_rpm, passively_cooled=passive, power_w=power, power_limit_w=power_cap,
+        fans=card_fans(device, index, fan_pct, fan_rpm, f"drm:{card.pci_bus_id}/fan1"), passively_cooled=passive,
+        power_w=power, power_limit_w=power_cap,
         pci_bus_id=card.pci_bus_id, source="sysfs", unsupported=frozen_map(unsupported),
     )

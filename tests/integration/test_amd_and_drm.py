@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from app.collect.fans import FanService, with_fans
 from app.core.model import GpuProcessUsage, GpuSample
 from app.vendors.amd import AmdBackend
 from app.vendors.base import BackendUnavailable
@@ -22,6 +23,7 @@ from app.vendors.simulated import SimulatedBackend
 from tests.fakes.fake_amdsmi import NO_PERMISSION, Card, FakeAmdSmi, mi300x, radeon
 from tests.fakes.fake_nvml import FakeNvml, desktop_card
 from tests.support import population
+from tests.support.builders import snap
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 DESKTOP = FIXTURES / "sysfs" / "desktop"
@@ -264,3 +266,24 @@ def test_every_backend_keeps_the_contract(index: int, tmp_path: Path) -> None:
         assert all(p.sm_percent is None or 0 <= p.sm_percent <= 100 for p in processes)
     finally:
         backend.close()
+
+
+def test_an_amd_cards_fan_is_one_record_on_the_card_and_in_the_machines_list(tmp_path: Path) -> None:
+    """The basic backend reads the card's fan from its hwmon chip, and so does the fan service: one fan, one record
+    (the service's, explained), on the card and in the machine's list, and the card's fan figures are read from it."""
+    tree = tmp_path / "sys"
+    shutil.copytree(DESKTOP, tree, symlinks=True)
+    (tree / "class" / "hwmon").mkdir(parents=True)
+    (tree / "class" / "hwmon" / "hwmon2").symlink_to(tree / "devices" / "pci0000:00" / "0000:03:00.0" / "hwmon" /
+                                                     "hwmon2")
+    backend = BasicBackend(sys_root=str(tree), nvidia_smi=NvidiaSmi(NO_SMI), proc_root=PROC)
+    backend.open()
+    gpus = backend.sample()
+    card = next(g for g in gpus if g.pci_bus_id == "0000:03:00.0")
+    assert [f.id for f in card.fans] == ["hwmon:amdgpu/fan1"]
+    fans, _ = FanService(sys_root=str(tree), etc_root=str(tmp_path / "etc")).read(gpus, snap([]).host)
+    amdgpu = [f for f in fans if f.chip == "amdgpu"]
+    assert len(amdgpu) == 1
+    joined = with_fans(card, fans)
+    assert joined.fans == (amdgpu[0],)
+    assert joined.fan_rpm == 1180 and joined.fan_speed_percent == pytest.approx(100 * 86 / 255, abs=0.1)

@@ -72,7 +72,7 @@ def test_a_thinkpad_fan_driven_by_thinkfan_from_its_hottest_sensor(tmp_path: Pat
 
 def test_an_amdgpu_card_at_rest_in_zero_rpm(tmp_path: Path) -> None:
     service = FanService(sys_root=str(hwmon_tree(tmp_path, "amdgpu-rx7900xtx")), etc_root=str(tmp_path / "etc"))
-    card = make_gpu(util=0, temp=53, power=12, fan=0.0)
+    card = make_gpu(util=0, temp=53, power=12, fan=0.0, fan_id="hwmon:amdgpu/fan1")  # as the sysfs backend reads it
     state = with_fans(snap([card]), service, (HostSensor("amdgpu", "edge", 53.0),))
     (fan,) = state.fans
     assert fan.state == "stopped" and fan.source == "amdgpu edge" and fan.rpm == 0 and fan.target_rpm is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -93,12 +94,12 @@ def _spoken(rpm: int | None, percent: float | None) -> tuple[str, ...]:
 def test_a_process_holding_memory_at_0_sm_is_named_present_and_idle() -> None:
     """GPU 0's fan runs loud while the only process on it holds 6 GiB and computes nothing: the answer names it
     as present and idle, never "no process on it is known"."""
-    card = gpu(0, util=1, temp=71, power=95, fan=80)
-    holder = proc(4242, "python3 serve.py", sm=0, memory=6 << 30, cpu=0)
-    shot = snap([card], [holder])
     fans = (Fan(id="nvml:0/fan0", chip="GPU 0", channel=0, label=None, percent=80.0, floor_percent=30.0,
                 gpu_index=0, source="GPU 0", source_from="design", control="automatic", controller="the card",
                 cools="the GPU", state="running"),)
+    card = replace(gpu(0, util=1, temp=71, power=95, fan=80), fans=fans)  # the card's fan is the explained one
+    holder = proc(4242, "python3 serve.py", sm=0, memory=6 << 30, cpu=0)
+    shot = snap([card], [holder])
     shot = Snapshot(**{**shot.__dict__, "fans": fans, "verdict": None})
     verdict = explain(shot)
     assert "no process on it is known" not in verdict.headline

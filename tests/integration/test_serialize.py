@@ -25,7 +25,7 @@ def reference(value: Any) -> Any:
         out = {f.name: reference(getattr(value, f.name)) for f in dataclasses.fields(value)}
         for name in EXTRAS.get(type(value), ()):
             extra = getattr(value, name)
-            out[name] = round(extra, 2) if isinstance(extra, float) else extra
+            out[name] = round(extra, 2) if isinstance(extra, float) else reference(extra)
         return out
     if isinstance(value, (list, tuple)):
         return [reference(v) for v in value]

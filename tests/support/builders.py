@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from app.core.fan import Fan
 from app.core.model import ContainerRef, GpuSample, HostSample, ProcessGpu, ProcessSample, frozen_map
 from app.core.snapshot import BackendInfo, CollectorTiming, Snapshot
 from app.vendors.nvml_fans import PASSIVELY_COOLED
@@ -12,13 +13,20 @@ from app.vendors.nvml_fans import PASSIVELY_COOLED
 GIB = 1 << 30
 
 
+def gpu_fans(index: int, percent: float | None, fan_id: str | None = None) -> tuple[Fan, ...]:
+    """A test card's one fan at ``percent`` (none for None: a passive card), as its backend reads it; ``fan_id``
+    that of the record a fan source keeps of it (an amdgpu card's hwmon chip: ``hwmon:amdgpu/fan1``)."""
+    return () if percent is None else (Fan(id=fan_id or f"nvml:{index}/fan0", chip=f"GPU {index}", channel=0,
+                                           label=None, percent=percent, gpu_index=index),)
+
+
 def gpu(index: int = 0, util: float = 0, temp: float = 34, power: float = 30, limit: float = 350,
-        fan: float | None = 30, **kw: Any) -> GpuSample:
+        fan: float | None = 30, fan_id: str | None = None, **kw: Any) -> GpuSample:
     unsupported = {} if fan is not None else {"fan_speed_percent": PASSIVELY_COOLED}
     kw.setdefault("throttle_reasons", ())
     return GpuSample(vendor="nvidia", index=index, uuid=f"GPU-{index}", name="Test GPU", utilization_percent=util,
                      temperature_c=temp, temperature_slowdown_c=87, power_w=power, power_limit_w=limit,
-                     fan_speed_percent=fan, memory_used_bytes=1 * GIB, memory_total_bytes=24 * GIB,
+                     fans=gpu_fans(index, fan, fan_id), memory_used_bytes=1 * GIB, memory_total_bytes=24 * GIB,
                      pstate="P2" if util else "P8", unsupported=frozen_map(unsupported),
                      passively_cooled=fan is None, **kw)
 

@@ -82,7 +82,7 @@ def test_the_wording_of_each_load_branch() -> None:
         "here); its fan runs at 30 %.")
     assert explain(snap([busy])).headline == (
         "GPU 0 is at 70 °C and 250 W, and no process on it is known; its fan runs at 30 %.")
-    bare = replace(gpu(util=90), temperature_c=None, power_w=None, fan_speed_percent=None)
+    bare = replace(gpu(util=90), temperature_c=None, power_w=None, fans=())
     assert explain(snap([bare])).headline == "GPU 0 is at 90 % utilization, and no process on it is known."
 
 
