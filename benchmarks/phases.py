@@ -37,7 +37,9 @@ WATCHED = {
     "app.collect.fans": ["FanService.wait_first", "FanService.read"],
     "app.attribution.attributor": ["Attributor.attribute"],
     "app.verdict.explain": ["explain"],
-    "app.cli.top": ["run_screen"],
+    "app.cli.top": ["run_screen", "LocalFeed.latest"],
+    "app.attribution.listing": ["ProcessListing.page"],
+    "app.collect.serialize": ["snapshot_view"],
     "app.cli.topview": ["frame"],
 }
 

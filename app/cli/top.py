@@ -46,22 +46,30 @@ class Feed(Protocol):
 
 
 class LocalFeed:
-    """This machine's collector, started as ``snapshot`` starts it, collecting every ``interval_s``."""
+    """This machine's collector, started as ``snapshot`` starts it, collecting every ``interval_s``.
+
+    A screen lists every process of the machine (read once a snapshot); the first snapshot is drawn at once with the
+    processes it holds itself (the GPUs' and the busiest), and with every process at the next poll: reading every
+    process the first time is most of the wait for a first frame."""
 
     def __init__(self, collector: Collector, interval_s: float):
         self.collector = collector
         collector.set_interval(interval_s)
         self._listed: tuple[int, View | None] = (0, None)
+        self._unlisted = False  # the view on screen is a snapshot's own: every process is still to be listed
 
     def latest(self) -> tuple[int, View | None, str]:
         frame_ = self.collector.latest()
         if frame_ is None:
             return 0, None, self.collector.hung or ""
-        if self._listed[0] != frame_.seq:  # every process, as a screen of them needs: listed once a snapshot
+        if self._listed[0] != frame_.seq and self._listed[1] is None:  # the first: on screen as soon as taken
+            self._listed, self._unlisted = (frame_.seq, frame_.view), True
+        elif self._listed[0] != frame_.seq or self._unlisted:
             from ..collect.serialize import process_view
 
             _, rows = self.collector.attributor.listing.page(frame_.snapshot, "all", "cpu", 0, CEILING)
             self._listed = (frame_.seq, {**frame_.view, "processes": [process_view(p) for p in rows]})
+            self._unlisted = False
         return frame_.seq, self._listed[1], self.collector.hung or ""
 
     def close(self) -> None:
@@ -200,9 +208,10 @@ def _loop(screen: curses.window, feed: Feed, state: TopState, glyphs: Glyphs, at
         seq, latest, problem = feed.latest()
         if problem != shown:  # a server that refuses, a collector that hangs: said as soon as known
             shown, dirty = problem, True
-        if seq != seen and latest is not None:
+        if latest is not None and (seq != seen or latest is not view):  # a new snapshot, or more of the same one
+            if seq != seen:
+                history.remember(latest)
             seen, view, dirty = seq, latest, True
-            history.remember(view)
             follow_selection(state, view, history)
         if dirty:
             height, width = screen.getmaxyx()

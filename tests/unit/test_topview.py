@@ -278,3 +278,91 @@ def test_wide_and_bidirectional_names_take_their_cells_and_are_shown_escaped() -
     assert "\u202e" not in screen and "invoice\\u202e" in screen and "eve\\u202e" in screen
     row = next(line for line in screen.splitlines() if line.startswith("     40 "))
     assert row.rstrip().endswith("…")
+
+
+def test_the_first_snapshot_is_drawn_with_its_own_processes_and_every_process_a_poll_later() -> None:
+    """A local top draws its first snapshot as soon as it is taken, with the processes the snapshot holds; every
+    process of the machine comes at the next poll (the same snapshot, listed), and once a snapshot after that."""
+    from types import SimpleNamespace
+
+    from app.cli.top import LocalFeed
+    from app.collect.frames import Frame
+    from tests.support.builders import gpu, snap
+    from tests.support.builders import proc as sample
+
+    shot = snap([gpu(0, util=90)], [sample(10, "python train.py", sm=90)])
+    everyone = [sample(10, "python train.py", sm=90), sample(20, "sshd", gpu_index=None)]
+    listed: list[int] = []
+
+    def page(snapshot: object, kind: str, sort: str, offset: int, limit: int) -> tuple[int, list[Any]]:
+        listed.append(1)
+        return len(everyone), everyone
+
+    frames = [Frame(seq=1, snapshot=shot, monotonic=0.0)]
+    collector = SimpleNamespace(latest=lambda: frames[-1], hung=None, set_interval=lambda s: None,
+                                attributor=SimpleNamespace(listing=SimpleNamespace(page=page)))
+    feed = LocalFeed(cast(Any, collector), 1.0)
+
+    def pids(v: Any) -> list[int]:
+        return [p["pid"] for p in v["processes"]]
+
+    seq, first, _ = feed.latest()
+    assert seq == 1 and first is not None and pids(first) == [10] and not listed
+    seq, second, _ = feed.latest()
+    assert seq == 1 and second is not first and pids(second) == [10, 20]
+    assert feed.latest()[1] is second and len(listed) == 1  # listed once a snapshot
+    frames.append(Frame(seq=2, snapshot=shot, monotonic=1.0))
+    seq, third, _ = feed.latest()
+    assert seq == 2 and pids(third) == [10, 20] and len(listed) == 2
+
+
+def test_more_of_the_same_snapshot_is_drawn_without_a_second_history_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    import curses
+
+    from app.cli import top
+
+    painted: list[str] = []
+
+    class Screen:
+        reads = 0
+
+        def getmaxyx(self) -> tuple[int, int]:
+            return 40, 120
+
+        def erase(self) -> None: ...
+
+        def addnstr(self, y: int, x: int, text: str, *rest: object) -> None:
+            painted.append(text)
+
+        def refresh(self) -> None: ...
+
+        def timeout(self, ms: int) -> None: ...
+
+        def get_wch(self) -> str:
+            self.reads += 1
+            if self.reads == 3:
+                return "q"
+            raise curses.error("no input")
+
+    partial, whole = view(proc(10, "train", gmem=30, sm=80)), V
+
+    class Feed:
+        asked = 0
+
+        def latest(self) -> tuple[int, dict[str, Any] | None, str]:
+            self.asked += 1
+            return (1, partial, "") if self.asked == 1 else (1, whole, "")
+
+        def close(self) -> None: ...
+
+    remembered: list[object] = []
+    real = History.remember
+
+    def remember(self: History, v: Any) -> None:
+        remembered.append(v)
+        real(self, v)
+
+    monkeypatch.setattr(History, "remember", remember)  # counted, then done as ever
+    assert top._loop(cast(Any, Screen()), Feed(), TopState(), UNICODE, {}) == 0
+    assert any("loader" in t for t in painted)  # the listed view reached the screen
+    assert remembered == [partial]  # one snapshot, one history point
