@@ -24,8 +24,9 @@ def started(settings: Settings, watch: bool) -> Collector | int:
     5 ms switch interval), so work of both kinds at once is slower than in turn. The baseline's scan of /proc
     (several times slower beside pynvml's import on a thread) comes first and starts the CPU
     window (read before anything else was imported, app.cli.early, where the command was run as a program);
-    then NVML's ``nvmlInit`` on a thread (in the driver, the GIL free) while this thread imports the
-    collector; then the GPUs are opened, on a thread each, while this one waits."""
+    then NVML's ``nvmlInit`` on a thread (in the driver, the GIL free) while this thread imports the backends;
+    then the GPUs are opened, on a thread each (their first calls mostly in the driver), while this one imports the
+    collector; then it waits for them."""
     from ..attribution.procstat import CpuBaseline, cpu_baseline
     from .early import taken
 
@@ -35,16 +36,17 @@ def started(settings: Settings, watch: bool) -> Collector | int:
         from ..vendors import nvml_early
 
         nvml_early.start()
-    from ..collect.assemble import build_collector
     from ..vendors.base import BackendUnavailable
     from ..vendors.factory import default_builders, select_in_background
     from ..vendors.nvidia import NvidiaBackend
-    from . import terminal  # noqa: F401  (what the answer is printed with)
 
     builders = default_builders(settings.vendor_options)
     if not watch:
         builders["nvidia"] = lambda: NvidiaBackend(watch_xid=False)
     selected = select_in_background(settings.backend, builders)
+    from ..collect.assemble import build_collector  # imported while the GPUs open (their first calls: in the driver)
+    from . import terminal  # noqa: F401  (what the answer is printed with)
+
     try:
         selection = selected(settings.watchdog_timeout_s)  # a vendor call longer than this is hung
         collector = build_collector(settings, selection)  # no history: a terminal answer writes none

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 POLL_S = 0.1  # how often keys are read while waiting for the next snapshot
 UNANSWERED = 6  # the exit code of a top whose server never gave it a snapshot
-FIRST_POLL_S = 0.01  # until the first snapshot is on screen: it is drawn as soon as it is taken, not a poll later
+FIRST_POLL_S = 0.002  # until the first snapshot is on screen: it is drawn as soon as it is taken, not a poll later
 
 
 class Feed(Protocol):
