@@ -102,9 +102,9 @@ def _client_ip(addr: object) -> str:
 
 
 def _give_back_memory(sleep: Callable[[float], object], period_s: float = 10.0) -> None:
-    """After a burst of connections their memory is free but glibc keeps it: measured, 1,000 refused WebSockets
-    left the worker 10 MiB larger for good. malloc_trim hands free heap pages back to the system (glibc only;
-    elsewhere this does nothing)."""
+    """After a burst of connections their memory is free but glibc keeps it, and the worker stays larger for
+    good (tests/system/test_exhaustion.py measures it). malloc_trim hands free heap pages back to the system (glibc
+    only; elsewhere this does nothing)."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):

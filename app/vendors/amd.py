@@ -75,8 +75,9 @@ class AmdBackend(Backend):
     name = "amd"
 
     def __init__(self, amdsmi: ModuleType | Library | None = None, clock: Callable[[], float] = time.monotonic,
-                 wall_clock: Callable[[], float] = time.time, watch_events: bool = True):
+                 wall_clock: Callable[[], float] = time.time, watch_events: bool = True, sys_root: str = "/sys"):
         self._amdsmi: Library = amdsmi  # amdsmi, or a fake
+        self._devices = Path(sys_root) / "bus" / "pci" / "devices"  # where a card's hwmon chip is (FANWHY_SYS_ROOT)
         self._clock = clock
         self._wall = wall_clock
         self._cards: list[_Card] = []
@@ -170,7 +171,7 @@ class AmdBackend(Backend):
             memory_total_bytes=int(total_mb * MB) if total_mb is not None else None,
             temperature_c=temperature, temperature_slowdown_c=thresholds.get("slowdown"),
             temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),
-            fans=card_fans(Path("/sys/bus/pci/devices") / card.bdf if card.bdf else None, card.index, fan,
+            fans=card_fans(self._devices / card.bdf if card.bdf else None, card.index, fan,
                            int(rpm) if rpm is not None else None, f"amdsmi:{card.index}/fan0"),
             power_w=watts, power_limit_w=limit,
             clock_sm_mhz=_int(gfx.get("clk", gfx.get("cur_clk"))), clock_sm_max_mhz=_int(gfx.get("max_clk")),

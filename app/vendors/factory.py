@@ -120,16 +120,16 @@ def default_builders(options: VendorOptions | None = None,
     o = options or VendorOptions()
     return {
         "nvidia": lambda: NvidiaBackend(sys_root=o.sys_root, watch_xid=watch_events),
-        "amd": _amd,
+        "amd": lambda: _amd(o.sys_root),
         "basic": lambda: _basic(o),
         "simulated": lambda: _simulated(o.sim_gpus, o.sim_peak),
     }
 
 
-def _amd() -> Backend:
+def _amd(sys_root: str) -> Backend:
     from .amd import AmdBackend
 
-    return AmdBackend()
+    return AmdBackend(sys_root=sys_root)
 
 
 def _basic(o: VendorOptions) -> Backend:

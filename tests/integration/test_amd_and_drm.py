@@ -287,3 +287,15 @@ def test_an_amd_cards_fan_is_one_record_on_the_card_and_in_the_machines_list(tmp
     joined = with_fans(card, fans)
     assert joined.fans == (amdgpu[0],)
     assert joined.fan_rpm == 1180 and joined.fan_speed_percent == pytest.approx(100 * 86 / 255, abs=0.1)
+
+
+def test_an_amdsmi_cards_fan_is_named_by_its_hwmon_chip_under_the_sys_root(tmp_path: Path) -> None:
+    """amdsmi reads the card's one duty; its hwmon chip (found by the card's PCI address under FANWHY_SYS_ROOT, as
+    the fan service reads hwmon there) names the record, so the service keeps one record of the fan."""
+    chip = tmp_path / "bus" / "pci" / "devices" / "0000:03:00.0" / "hwmon" / "hwmon4"
+    chip.mkdir(parents=True)
+    (chip / "name").write_text("amdgpu\n")
+    (gpu,) = amd(radeon(), sys_root=str(tmp_path)).sample()
+    assert [f.id for f in gpu.fans] == ["hwmon:amdgpu/fan1"] and gpu.fans[0].gpu_index == 0
+    (alone,) = amd(radeon(), sys_root=str(tmp_path / "elsewhere")).sample()
+    assert [f.id for f in alone.fans] == ["amdsmi:0/fan0"]
