@@ -26,7 +26,8 @@ Secrets are recognised by their shape, not from a list of examples:
   standing as the user name);
 - **by what the secret is, whatever the client**: a password hasher's plaintext (``openssl passwd -6 X``,
   ``mkpasswd X``, ``slappasswd -s X``, ``caddy hash-password --plaintext X``, ``mosquitto_passwd -b f u X``); a
-  ``user:secret`` pair after any flag (``--src-creds u:X``, ``--user root:X``: not a port, a time or a tag); a
+  ``user:secret`` pair after a flag that names credentials (``--src-creds u:X``, ``--user root:X``), or after any
+  flag where the second half reads as a secret (not a port, a time, a tag or a group: ``chown -c root:wheel``); a
   cookie's value (``curl -b sid=X``); ``domain/user:X@host``; SQL's ``IDENTIFIED BY X`` and ``PASSWORD 'X'``; a
   glued short password flag (``ldapmodify -wX``, ``rar -hpX``, and ``-pX`` that reads as a password after any
   program); the string literals of inline code (``node -e "login('admin','X')"``, ``python -c``, ``php -r``,
@@ -65,6 +66,8 @@ _USER_SLASH = re.compile(r"^((?:userid=)?[^\s/@=-][^\s/@]*/)([^\s@]+)(@\S*)?$", 
 _SETTER_VERBS = frozenset({"set", "config", "configure", "config:set"})
 # user:secret as a flag's value (not host:port, a time, image:tag or a version: the secret reads as a password)
 _USER_SECRET = re.compile(r"^([^\s:/@=]+:)([^\s/@]+)$")
+# a long flag that names what it takes as credentials: the second half of its user:secret is masked whatever it is
+_CREDENTIALS_FLAG = re.compile(r"^--[\w-]*(cred|user|auth|login|pass|secret|token)", re.IGNORECASE)
 _GLUED_SHORT = re.compile(r"^(-[pPw])(.+)$")  # -pSECRET after a program the table does not know
 # the flags that take inline code, by interpreter (what follows is code, not a file)
 _INLINE = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"), "bun": ("-e", "--eval", "-p", "--print"),
@@ -123,10 +126,13 @@ def _masked_value(arg: str, how: str) -> str:
 
 
 def _pair_secret(word: str) -> bool:
-    """The second half of ``user:secret`` reads as a secret: 6 or more characters, a letter and a non-letter, not a
-    version or a port (a tag like ``latest`` or ``1.25`` stays)."""
-    return len(word) >= 6 and ":" not in word and any(c.isalpha() for c in word) \
-        and any(not c.isalpha() for c in word) and not word.replace(".", "").isdigit()
+    """The second half of ``user:secret`` reads as a secret: 6 or more characters with a letter and a non-letter, or
+    letters of both cases (``ZqAAAAAAAA``); not a version or a port (a tag like ``latest``, ``Release`` or ``1.25``
+    stays)."""
+    letters = [c for c in word if c.isalpha()]
+    mixed_case = any(c.isupper() for c in letters[1:]) and any(c.islower() for c in letters)
+    return len(word) >= 6 and ":" not in word and bool(letters) \
+        and (len(letters) < len(word) or mixed_case) and not word.replace(".", "").isdigit()
 
 
 class _State:
@@ -172,7 +178,7 @@ class _State:
                 or clients.hashed(self.program, self.words, before):
             return MASK
         pair = _USER_SECRET.match(arg) if before is not None and before.startswith("-") else None
-        if pair and _pair_secret(pair.group(2)):
+        if pair and (_CREDENTIALS_FLAG.match(before or "") or _pair_secret(pair.group(2))):
             return f"{pair.group(1)}{MASK}"
         return None
 

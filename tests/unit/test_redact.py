@@ -54,7 +54,8 @@ FLAG_NAMES = ["password", "db-password", "accessToken", "api-key", "authToken", 
 HEADERS = ["X-Api-Key", "Authorization", "X-Auth-Token", "Cookie", "Proxy-Authorization", "X-Vault-Token"]
 PARAMS = ["token", "api_key", "access_token", "apiKey", "sig", "password", "client_secret"]
 JSON_KEYS = ["password", "token", "api_key", "secret", "clientSecret", "auth_token", "passwd"]
-USER_FLAGS = ["src-creds", "creds", "user", "n", "c", "a", "dest-creds", "auth"]
+USER_FLAGS = ["src-creds", "creds", "user", "dest-creds", "auth"]  # long flags that name credentials: any secret
+SHORT_FLAGS = ["n", "c", "a"]  # a short flag says nothing of its value (chown -c root:wheel): the secret must look one
 USERS = ["u", "root", "admin", "svc.acct"]
 
 
@@ -107,6 +108,7 @@ def secret_argv(draw: st.DrawFn) -> tuple[list[str], str]:
         # cookie, positional passwords, SQL, glued short flags, mail clients, inline code
         *hashers(secret),
         ["tool", f"--{draw(st.sampled_from(USER_FLAGS))}", f"{draw(st.sampled_from(USERS))}:{secret}"],
+        ["tool", f"-{draw(st.sampled_from(SHORT_FLAGS))}", f"{draw(st.sampled_from(USERS))}:{secret}9"],
         ["curl", "-b", f"sessionid={secret}", "https://example.org/"], ["smbclient", "//h/share", secret],
         ["isql", "DSN", "user", secret], ["pdftk", "in.pdf", "input_pw", secret, "output", "o.pdf"],
         ["ngrok", "authtoken", secret], ["secretsdump.py", f"dom/admin:{secret}@10.0.0.1"],
@@ -337,6 +339,10 @@ def test_free_text_masks_a_secret_flags_value() -> None:
     (["node", "-e", "login('admin','hunter2x')"], "node -e 'login('\"'\"'admin'\"'\"','\"'\"'****'\"'\"')'"),
     (["docker", "run", "-p", "8080:80", "nginx:1.25"], "docker run -p 8080:80 nginx:1.25"),
     (["docker", "build", "-t", "app:latest", "."], "docker build -t app:latest ."),
+    (["docker", "build", "-t", "app:Release", "."], "docker build -t app:Release ."),
+    (["tool", "--src-creds", "u:Zqabcdefgh"], "tool --src-creds u:****"),
+    (["tool", "-c", "u:ZqAAAAAAAA"], "tool -c u:****"),
+    (["chown", "-c", "root:wheel", "f"], "chown -c root:wheel f"),
     (["ssh", "-L", "8080:localhost:80", "host"], "ssh -L 8080:localhost:80 host"),
     (["cron", "--at", "12:30"], "cron --at 12:30"),
 ])
