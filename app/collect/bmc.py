@@ -72,9 +72,14 @@ def parse(text: str) -> list[Reading]:
     return readings
 
 
+# what ipmitool prints in place of a reading for a sensor it cannot read (an empty slot, a disabled probe); a
+# discrete sensor prints its state instead ("0x00", "Fully Redundant", "State Deasserted"): that is no fan
+_NO_READING = frozenset({"", "no reading", "disabled", "na", "n/a", "not available", "unavailable"})
+
+
 def _is_fan(reading: Reading) -> bool:
-    return reading.unit in ("RPM", "percent") or (reading.value is None and bool(re.search(r"fan", reading.name,
-                                                                                            re.IGNORECASE)))
+    return reading.unit in ("RPM", "percent") or (reading.value is None and reading.raw.strip().lower() in _NO_READING
+                                                   and bool(re.search(r"fan", reading.name, re.IGNORECASE)))
 
 
 def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:

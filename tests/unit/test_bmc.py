@@ -61,3 +61,18 @@ def test_a_discrete_cpu_sensor_and_an_absent_fan_in_both_layouts() -> None:
 
 def test_nothing_is_read_from_text_that_is_not_a_listing() -> None:
     assert parse("ipmitool: command not found\n\nCould not open device at /dev/ipmi0") == []
+
+
+def test_a_discrete_fan_sensor_is_no_fan_and_an_unread_slot_is_one() -> None:
+    """ipmitool prints a discrete sensor's state where a threshold sensor prints its reading ("Fully Redundant",
+    "0x01"), and "no reading", "Disabled" or "na" for a sensor it cannot read (ipmitool(1), sdr and sensor): a fan
+    group's redundancy is no fan, an unread fan slot is an empty one."""
+    text = ("Fan1 RPM         | 30h | ok  |  7.1 | 2160 RPM\n"
+            "Fan Redundancy   | 75h | ok  |  7.1 | Fully Redundant\n"
+            "Fan2 RPM         | 31h | ns  |  7.1 | No Reading\n"
+            "Fan Status       | 76h | ok  |  7.1 | 0x01\n"
+            "FAN3             | na         | RPM        | na    | na        | 300.000   | 500.000   | 25300.000 | "
+            "25400.000 | 25500.000\n")
+    found = fans(parse(text))
+    assert [(f.label, f.rpm, f.dead is not None) for f in found] == [("Fan1 RPM", 2160, False),
+                                                                     ("Fan2 RPM", None, True), ("FAN3", None, True)]
