@@ -353,11 +353,14 @@ def headers_read_zero(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("a driver's fan alarm", 72, f"{ABI} (fanN_alarm: the driver's alarm, raised for a speed under fanN_min); "
-      "sensors(1) (ALARM beside the reading)")
+      "sensors(1) (ALARM beside the reading); Documentation/hwmon/nct6775.rst (a reading the counter cannot make is "
+      "invalid: the driver raises the divisor, up to its largest)")
 def fan_alarm(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.alarm and there(fan) and not fan.fault:
             facts: dict[str, float | str] = {"raw": fan.raw or ""}
             if fan.min_rpm:
                 facts["min"] = fan.min_rpm
+            elif fan.min_rpm == 0 and fan.rpm == 0:  # no minimum to be under: the counter saw no pulses at all
+                facts["uncounted"] = "yes"
             yield Hit("fan-alarm", (fan.key,), "known", facts)

@@ -159,10 +159,15 @@ def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("uncounted") == "yes":
+        return (f"The driver raises the alarm of the {n.some(s)} at 0 RPM with no minimum set (0): "
+                f"{_verb(s, 'its', 'their')} speed counter sees no pulses at all: no fan on the header, a stopped "
+                "fan, or a fan whose speed wire this chip does not read (check that it spins).")
     under = f" under its {_num(f['min'])} RPM minimum" if "min" in f else ""
-    return (f"The driver raises the {n(s[0])}'s alarm ({f['raw'] or 'no speed read'}{under}): the fan is slowing or "
-            "failing, or its minimum is set above the speed this fan runs at; check that it spins at the speed it "
-            "should.")
+    return (f"The driver raises the alarm of the {n.some(s)} ({f['raw'] or 'no speed read'}{under}): "
+            f"{_verb(s, 'the fan is', 'the fans are')} slowing or failing, or {_verb(s, 'its', 'their')} minimum is "
+            f"set above the speed {_verb(s, 'it runs', 'they run')} at; check that {_verb(s, 'it spins', 'they spin')}"
+            " at the speed expected.")
 
 
 def _cycles(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -337,7 +342,7 @@ def said(finding: Finding, names: Names) -> str:
 
 
 _JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "zero-unjudged", "no-control", "zero-then-turning",
-           "unlike-siblings")
+           "unlike-siblings", "fan-alarm")
 
 
 def grouped(found: Sequence[Finding]) -> list[Finding]:

@@ -298,6 +298,23 @@ def test_a_fan_its_driver_raises_the_alarm_for_is_said_and_no_fault_is_never_cla
     assert "fan-alarm" not in {f.kind for f in explained(machine(read.read(quiet)[0]))[0]}
 
 
+def test_an_alarm_with_no_minimum_is_a_counter_that_sees_no_pulses_said_once_for_every_fan() -> None:
+    """With fanN_min at 0 there is no minimum to be under: an alarm beside 0 RPM is the tachometer counting no
+    pulses at all (nct6775.rst: a reading the counter cannot make is invalid, the driver raising the divisor to its
+    largest, 128 here). Said once for the three fans, never as a minimum set too high, never as no fault (fails
+    when the minimum's 0 is taken for "not read", or when the fans are not joined in one sentence)."""
+    text = ("nct6775-isa-0680\nAdapter: ISA adapter\n"
+            + "".join(f"fan{n}:           0 RPM  (min =    0 RPM, div = 128)  ALARM\n" for n in (1, 2, 3))
+            + "SYSTIN:        +38.0°C  (high =  +0.0°C, hyst =  +0.0°C)  ALARM  sensor = thermistor\n")
+    found, sentence, _ = explained(machine(read.read(text)[0]))
+    alarms = [f for f in found if f.kind == "fan-alarm"]
+    assert len(alarms) == 3 and all(f.facts.get("uncounted") == "yes" and "min" not in f.facts for f in alarms)
+    assert "no-fault" not in {f.kind for f in found} and "at-rest" not in {f.kind for f in found}
+    assert sentence.startswith("The driver raises the alarm of the nct6775 fan1, nct6775 fan2 and nct6775 fan3 at 0 "
+                               "RPM with no minimum set (0): their speed counter sees no pulses at all")
+    assert sentence.count("raises the alarm") == 1 and "set above" not in sentence
+
+
 def test_a_fan_at_full_speed_while_what_it_cools_is_cool_is_held_by_something_else(tmp_path: Path) -> None:
     """The H200's own `nvidia-smi -q -d TEMPERATURE,POWER` (a section listing with no product name and no fan line:
     the fan is not said to be missing) and the same with a "Fan Speed : 100 %" line: full speed at 38 °C is held by
