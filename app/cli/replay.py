@@ -45,6 +45,18 @@ NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "cat of hwmon files"
 NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature reading was found in it"
 
 
+def _why_not(path: Path) -> str:
+    """What a refused file looks like, where that helps: a JSON document that is not whole (cut before its first
+    whole reading)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64).lstrip()
+    except OSError:
+        return ""
+    return " (it starts as JSON but is not whole JSON: cut short before its first whole reading?)" \
+        if head[:1] in (b"{", b"[") else ""
+
+
 def fact_table(machine: Machine, found: list[Finding], room: int) -> list[str]:
     """The fans as the fan wing read them, where its words answer: each fan's raw speed, its duty, and what was
     found of it (the strongest finding about it, in a word), in ``room`` cells."""
@@ -172,7 +184,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
         return 2
     unread = [p for p in replay.unread if not any(k.startswith(f"{p.name}: ") for k in general)]
     if unread:
-        err.write(f"fanwhy explain: {shown(unread[0])}: {NOT_READ}\n")
+        err.write(f"fanwhy explain: {shown(unread[0])}: {NOT_READ}{_why_not(unread[0])}\n")
         return 2
     found = findings(machine)
     sentence, also = answer(snap, replay.notes, found, machine)

@@ -167,7 +167,7 @@ def _sensors_json(text: str, chips: Chips) -> str | None:
     try:
         data = loads(text)
     except ValueError:
-        raise Unreadable("a sensors -j capture that is not whole JSON (cut short?)") from None
+        return None  # not whole JSON (cut short, or a Python dict printed): the general reader mends what it can
     if not isinstance(data, dict):
         return None
     for chip_key, features in data.items():

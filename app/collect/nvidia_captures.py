@@ -9,10 +9,10 @@ import re
 
 from ..core.fan import Fan
 from ..core.model import GpuSample
-from ..vendors.nvidia_smi import smi_fans
+from ..vendors.nvidia_smi import READ_ERRORS, smi_fans
 
 _SMI_NAME = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s*\|")
-_SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A)\s+(\d+)C\s+(P\d+|N/A)\s+(\d+|N/A)W?\s*/\s*(\d+|N/A)W?\s*\|"
+_SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A|ERR!)\s+(\d+C|ERR!)\s+(P\d+|N/A)\s+(\d+|N/A|ERR!)W?\s*/\s*(\d+|N/A)W?\s*\|"
                           r"\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|\s*(\d+|N/A)%?")
 
 
@@ -37,14 +37,16 @@ def card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
     fan, temp, pstate, power, limit, used, total, util = cells
 
     def number(text: str | None) -> float | None:
-        return float(text.rstrip("%")) if text and text[0].isdigit() else None
+        return float(text.rstrip("%C")) if text and text[0].isdigit() else None
 
     percent = number(fan)
+    error = fan if fan in READ_ERRORS else None
     return GpuSample(vendor="nvidia", index=index, name=name, temperature_c=number(temp), pstate=pstate,
                      power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),
                      memory_used_bytes=int(number(used) or 0) << 20, memory_total_bytes=int(number(total) or 0) << 20,
-                     fans=smi_fans(index, percent),
-                     passively_cooled=fan is not None and percent is None)  # "N/A" says so; a line not asked for not
+                     fans=smi_fans(index, percent, error),
+                     # "N/A" says so; a line not asked for does not, nor a fan it failed to read
+                     passively_cooled=fan is not None and percent is None and error is None)
 
 
 def cells(fan: str | None, temp: str | None, pstate: str | None, power: str | None, limit: str | None,
@@ -54,7 +56,8 @@ def cells(fan: str | None, temp: str | None, pstate: str | None, power: str | No
         word = (text or "").strip().split(" ")[0]
         return word if word[:1].isdigit() else None
     percent = first(fan)
-    said = f"{percent}%" if percent else "N/A" if fan is not None else None  # "N/A" said; None: not in the capture
+    error = (fan or "").strip() if (fan or "").strip() in READ_ERRORS else None
+    said = f"{percent}%" if percent else error or ("N/A" if fan is not None else None)  # None: not in the capture
     return (said, first(temp), (pstate or "").strip() or None, first(power),
             first(limit), first(used) or "0", first(total) or "0", first(util))
 

@@ -49,8 +49,11 @@ def fan_fact(fan: Fan) -> FanFact:
         rpm, invalid = None, "no-pulses"
     elif rpm is not None and (rpm > MAX_RPM or rpm < 0):
         rpm, invalid = None, "over-range"
+    elif fan.read_error is not None and rpm is None:
+        invalid = "error"
     controller = _CONTROL.get(fan.control, entry.controller)
-    return FanFact(key=key, chip=owner, label=label, rpm=rpm, raw=f"{raw_rpm} RPM" if raw_rpm is not None else None,
+    return FanFact(key=key, chip=owner, label=label, rpm=rpm,
+                   raw=f"{raw_rpm} RPM" if raw_rpm is not None else fan.read_error,
                    invalid=invalid, duty_percent=fan.percent,
                    target_rpm=float(fan.target_rpm) if fan.target_rpm is not None else None,
                    target_percent=fan.target_percent,

@@ -39,9 +39,7 @@ def _fan_channel(r: Reading) -> str | None:
             return r.attr[4:]
         return None
     if r.chip == "nvidia":
-        if r.label != "fan.speed" or r.value is None:  # "[N/A]": no fan (the GPU's fact says it reports none)
-            return None
-        return f"gpu{int(r.extra.get('gpu', 0))} fan"
+        return _smi_channel(r)
     if r.unit == "rpm" or (r.unit == "%" and _FAN_WORDS.search(r.label)) or \
             (r.chip == "bmc" and r.unit is None and _FAN_WORDS.search(r.label) and  # a BMC's empty slot: "na"
              (r.value is None or "na" in r.raw.lower().split())):
@@ -53,6 +51,14 @@ def _fan_channel(r: Reading) -> str | None:
     return None
 
 
+def _smi_channel(r: Reading) -> str | None:
+    """nvidia-smi's fan.speed is the card's fan; "[N/A]" is none (the GPU's fact says it reports none), "[Unknown
+    Error]" a fan unread."""
+    if r.label != "fan.speed" or (r.value is None and not smi_error(r)):
+        return None
+    return f"gpu{int(r.extra.get('gpu', 0))} fan"
+
+
 # a cooler's fields in a dump (NVAPI's "Items[0].CurrentRpm", "Items[0].CurrentLevel"): the item is the channel
 _ITEM = re.compile(r"^(.*?\[\d+\])\.(\w+)$")
 
@@ -60,6 +66,8 @@ _ITEM = re.compile(r"^(.*?\[\d+\])\.(\w+)$")
 def _kind(r: Reading) -> str:
     """What a reading of a fan channel is: its speed ("input"), a duty ("pwm", "percent"), "pwm_enable", a target,
     a limit, a fault flag; NVAPI's cooler fields by their names."""
+    if smi_error(r):  # a fan whose speed nvidia-smi failed to read: its speed, unread
+        return "input"
     attr = r.attr or ""
     suffix = attr.partition("_")[2] if attr and not attr.startswith("fan_") else ""
     if attr.startswith("pwm"):
@@ -127,9 +135,19 @@ def _gpu(first: Reading) -> int | None:
     return int(gpu) if isinstance(gpu, (int, float)) else None
 
 
+def smi_error(r: Reading) -> bool:
+    """nvidia-smi's answer for a field it failed to read ("[Unknown Error]", "ERR!"), unlike "[N/A]" and "[Not
+    Supported]", which say the board has no such reading (nvidia-smi(1))."""
+    return r.chip == "nvidia" and r.value is None and r.raw.strip().lower() in _SMI_ERRORS
+
+
+_SMI_ERRORS = frozenset({"[unknown error]", "err!", "[insufficient permissions]", "[gpu is lost]",
+                         "[gpu requires reset]"})
+
+
 def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int, ...]) -> tuple[float | None,
                                                                                                   Invalid | None]:
-    if speed is not None and speed.raw == "an error":
+    if speed is not None and (speed.raw == "an error" or smi_error(speed)):
         return None, "error"
     if speed is None or speed.value is None or speed.unit == "%" or (speed.chip == "nvidia" and speed.unit != "rpm"):
         return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else None)
@@ -229,7 +247,8 @@ def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:
     return tuple(GpuFact(index=i, name=str(next(iter(f.values())).extra.get("name") or "") or None,
                          temperature_c=_field(f, "temperature.gpu"), power_w=_field(f, "power.draw"),
                          utilization_percent=_field(f, "utilization.gpu"), fan_percent=_field(f, "fan.speed"),
-                         fan_reported="fan.speed" not in f or f["fan.speed"].value is not None)
+                         fan_reported="fan.speed" not in f or f["fan.speed"].value is not None or
+                         smi_error(f["fan.speed"]))
                  for i, f in sorted(fields.items()))
 
 

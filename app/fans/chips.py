@@ -18,9 +18,10 @@ from .facts import Controller
 # superio: a board's fan chip (nct67xx, it87), its automatic modes set up by the BIOS; ec: a laptop's or small
 # machine's embedded controller; wmi: a board's firmware interface reading the same sensors; gpu: a graphics card;
 # bmc: a server's baseboard management controller; aio: a liquid cooler or fan hub; cpu, chipset, storage, acpi:
-# sensors without fans; controller: a dedicated fan controller chip (MAX31785, pwm-fan).
+# sensors without fans; controller: a dedicated fan controller chip (MAX31785, pwm-fan); psu: a power supply that
+# reports its own fan.
 ChipKind = Literal["superio", "ec", "wmi", "gpu", "bmc", "aio", "cpu", "chipset", "storage", "acpi", "controller",
-                   "unknown"]
+                   "psu", "unknown"]
 # What a fan at 0 RPM is on this chip, by its design: "empty" (a header with nothing on it, or a fan another
 # controller reads), "rest" (the controller stops its fans while cool: zero-RPM, fan-stop), "unreported" (the
 # controller may never fill the tachometer), "rest-or-unreported", "failed" (a pump, a BMC's rotor), "unknown".
@@ -80,6 +81,10 @@ AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-g
 HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
                  source="liquidctl's nzxt-hue2-guide (Smart Device V2, RGB & Fan Controller: the device "
                  "reports the state of each fan channel, as well as speed and duty)")
+# Corsair's HXi and RMi supplies run their own fan ("Fan control mode: Hardware") and stop it at light load: the
+# guide's own status shows 0 rpm in that mode. What starts it is the supply's load and heat, not a known temperature.
+PSU = Chip("psu", "firmware", "rest", source="liquidctl's corsair-hxi-rmi-psu-guide (fan control mode Hardware, its "
+           "status reading 0 rpm); Documentation/hwmon/corsair-psu.rst")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
@@ -114,13 +119,14 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,
     "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": CPU, "zenpower": CPU,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
-    "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO,
+    "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU,
 })
 PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt (smart device v2|rgb & fan controller)\b.*", HUE2_FANS),
     (r"nct(6106|6116|677[5-9]|679[1-9])", NCT6775),
     (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|it8\d{3}\w*|it87\w*|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
     (r"pch_\w+", CHIPSET),
+    (r"corsair (rm|hx)\d+i\b.*", PSU),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
     (r"dell\w*", DELL),
 )

@@ -91,7 +91,7 @@ def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
     kind = chip(fan.chip).kind
     if kind == "gpu" or re.match(r"GPU \d+\b", fan.label):
         return _hottest(_own(machine, fan))
-    own = _hottest(_own(machine, fan)) if kind == "aio" else None
+    own = _hottest(_own(machine, fan)) if kind in ("aio", "psu") else None  # a cooler's or a supply's own
     named = role(None, fan.label)  # a fan named for what it cools ("GPU Fan", "VRM HS", "Chipset fan")
     by_name = _hottest([t for t in machine.temperatures if t.role == named]) \
         if named not in ("unknown", "board") else None
@@ -292,7 +292,11 @@ def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
 def not_a_reading(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.invalid in ("no-pulses", "negative", "error", "over-range") and not fan.fault and there(fan):
-            yield Hit("speed-not-a-reading", (fan.key,), "known", {"raw": fan.raw or "", "why": fan.invalid})
+            facts: dict[str, float | str] = {"raw": fan.raw or "", "why": fan.invalid}
+            source = source_of(machine, fan)
+            if source is not None and (source.celsius or 0.0) >= HOT_C:  # unknown cooling of a hot part: said
+                facts.update(_temp_facts(source), hot="yes")
+            yield Hit("speed-not-a-reading", (fan.key,), "known", facts)
 
 
 @rule("a server fan unlike its siblings", 70, "openbmc phosphor-fan-presence (fan monitor: a rotor that deviates "

@@ -1,6 +1,7 @@
-"""The rules of a fan's state when nothing is wrong with it: who holds it (by hand, no control), at rest by its
-controller's design, turning and how fast, no fault anywhere, and what was left out or cannot be seen. Registered
-in ``app.fans.rules`` like the fault rules, at lower priorities."""
+"""The rules of what holds a fan where it is when nothing is wrong with it: a daemon's curve or decisions, a hand
+(a fixed duty, no control), a firmware floor, its controller's rest, and what a paste's readings in turn show.
+Registered in ``app.fans.rules`` like the fault rules, at lower priorities; what describes the fans read (the
+fastest, no fault, empty slots, what was left out) is ``app.fans.rules_read``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..core.finding import Confidence
 from .build import invalid_celsius
 from .chips import chip, gpu_line
 from .facts import Curve, FanFact, Machine
-from .rules import ABI, HOT_C, Hit, hot_and_unturned, rest_below, rule, source_of, there, turning
+from .rules import ABI, HOT_C, Hit, rest_below, rule, source_of, there, turning
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
@@ -226,7 +227,8 @@ def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
                        else "0 %", "line": gpu_line(gpu.name) or ""})
 
 
-@rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; "
+@rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; liquidctl's "
+      "corsair-hxi-rmi-psu-guide (a supply's own fan control); "
       "Documentation/hwmon/dell-smm-hwmon.rst (the EC stops its fans while cool)")
 def at_rest(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
@@ -234,19 +236,28 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
         source = source_of(machine, fan)
         if not _may_rest(fan) or source is None or (source.celsius or 0.0) >= rest_below(fan):
             continue  # nothing read says it is cool, or it is warmer than its controller rests at: never "at rest"
-        line = gpu_line(next((g.name for g in machine.gpus if g.index == fan.gpu), None)) if fan.chip == "nvidia" \
-            else None
-        if line == "datacenter":
+        passive = _maybe_passive(machine, fan)
+        if passive is None:
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
-        # NVML with no target read and a card that does not say it is a GeForce, or another card's duty of 0 % with
-        # no speed read (rocm-smi's table): a 0 % may be a passive card's, which reports a duty for a fan it lacks
-        passive = (fan.chip == "nvidia" and fan.target_percent is None and line != "consumer") or \
-            (fan.chip != "nvidia" and chip(fan.chip).kind == "gpu" and fan.rpm is None and fan.invalid is None)
         confidence: Confidence = "likely" if design == "rest" and not passive else "possible"
+        known_below = fan.rest_below_c or chip(fan.chip).rest_below_c  # None: only the cautious default bounds it
         yield Hit("at-rest", (fan.key,), confidence, {"design": "rest-or-passive" if passive else design,
-                                                      "below_c": rest_below(fan),
+                                                      "below_c": rest_below(fan), "below_known": "yes" if
+                                                      known_below else "no",
                                                       "source": source.key, "source_c": source.celsius or 0.0,
                                                       "reading": _rest_reading(fan)})
+
+
+def _maybe_passive(machine: Machine, fan: FanFact) -> bool | None:
+    """Whether a GPU fan's 0 may be a passive card's, which reports a duty for a fan it lacks: NVML with no target
+    read on a card that does not say it is a GeForce, or another card's 0 % with no speed read (rocm-smi's table);
+    None for a data-center card, which has no fan of its own."""
+    line = gpu_line(next((g.name for g in machine.gpus if g.index == fan.gpu), None)) if fan.chip == "nvidia" \
+        else None
+    if line == "datacenter":
+        return None
+    return (fan.chip == "nvidia" and fan.target_percent is None and line != "consumer") or \
+        (fan.chip != "nvidia" and chip(fan.chip).kind == "gpu" and fan.rpm is None and fan.invalid is None)
 
 
 @rule("a fan at 0 with nothing read to judge it", 40, f"{ABI} (fanN_input: 0; tempN_input); "
@@ -277,36 +288,6 @@ def _rest_reading(fan: FanFact) -> str:
     if fan.invalid == "too-slow":
         return f"{fan.raw} at 0 % duty (a counter's noise, not a turning fan)"
     return "0 %"
-
-
-@rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
-def fastest(machine: Machine) -> Iterator[Hit]:
-    moving = [f for f in machine.fans if (turning(f) or (f.rpm is None and not f.invalid and f.duty_percent))
-              and not _doubtful(f)]
-    if moving:
-        lead = max(moving, key=_share)
-        facts: dict[str, float | str] = {"controller": lead.controller}
-        if lead.rpm is not None:
-            facts["rpm"] = lead.rpm
-        if lead.duty_percent is not None:
-            facts["duty"] = lead.duty_percent
-        if lead.max_rpm:
-            facts["max_rpm"] = lead.max_rpm
-        source = source_of(machine, lead)
-        if source is not None:
-            facts.update(source=source.key, source_c=source.celsius or 0.0)
-            if source.key == lead.follows and lead.follows_how:
-                facts["follows"] = lead.follows_how
-        yield Hit("turning", (lead.key, *(f.key for f in moving if f is not lead)), "known", facts)
-
-
-def _share(fan: FanFact) -> float:
-    """How hard a fan runs, for picking the one heard: its duty, its share of its maximum, else its speed."""
-    if fan.duty_percent is not None:
-        return fan.duty_percent * 1000
-    if fan.max_rpm:
-        return 100_000.0 * (fan.rpm or 0.0) / fan.max_rpm
-    return fan.rpm or 0.0
 
 
 @rule("a fan at 0 in one reading, turning in another", 58, f"{ABI} (fanN_input); the paste's own readings in turn; "
@@ -344,53 +325,3 @@ def stops_and_starts(machine: Machine) -> Iterator[Hit]:
         near = source is not None and abs((source.celsius or 0.0) - rest_below(fan)) <= NEAR_REST_C
         facts["design"] = "rest" if rests else "other"
         yield Hit("stops-and-starts", (fan.key,), "likely" if rests and near else "possible", facts)
-
-
-@rule("no fault anywhere", 25, f"{ABI} (fanN_fault, fanN_alarm); the BMC's status column (ipmitool(1))")
-def no_fault(machine: Machine) -> Iterator[Hit]:
-    present = [f for f in machine.fans if there(f) and f.rpm != 0]
-    if len(present) >= 2 and all(turning(f) for f in present) and not any(_doubtful(f) for f in machine.fans):
-        yield Hit("no-fault", tuple(f.key for f in present), "known", {"count": len(present)})
-
-
-def _doubtful(fan: FanFact) -> bool:
-    """A fan nothing read vouches for: flagged, unreadable, FAULT in any reading, or at 0 RPM where its chip's 0 is
-    neither an empty header nor a rest."""
-    if not there(fan):
-        return False
-    return bool(fan.fault or fan.alarm or fan.invalid or "FAULT" in (s.strip().upper() for s in fan.speeds)) or \
-        (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
-
-
-@rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent)")
-def empty_slots(machine: Machine) -> Iterator[Hit]:
-    empty = [f for f in machine.fans if f.present is False or
-             (chip(f.chip).zero == "empty" and f.rpm == 0 and hot_and_unturned(machine, f) is None)]
-    if empty and any(turning(f) for f in machine.fans):
-        # read at 0, not said absent by their controller: a fan that has stopped reads the same (a guess, said so)
-        zero = sum(1 for f in empty if f.present is not False)
-        yield Hit("empty-slots", tuple(f.key for f in empty), "likely", {"count": len(empty), "zero": zero})
-
-
-@rule("readings left out", 15, f"{ABI} (tempN_input, tempN_fault); Documentation/hwmon/nct6775.rst (open inputs)")
-def left_out(machine: Machine) -> Iterator[Hit]:
-    bad = [t for t in machine.temperatures if t.invalid]
-    if bad and any(t.celsius is not None for t in machine.temperatures):
-        yield Hit("temperatures-left-out", tuple(t.key for t in bad), "known", {"count": len(bad)})
-
-
-@rule("the hottest reading", 10, f"{ABI} (tempN_input)")
-def hottest(machine: Machine) -> Iterator[Hit]:
-    valid = [t for t in machine.temperatures if t.celsius is not None]
-    if valid:
-        top = max(valid, key=lambda t: t.celsius or 0.0)
-        yield Hit("hottest", (top.key,), "known", {"celsius": top.celsius or 0.0, "role": top.role})
-
-
-@rule("no fan read", 5, f"{ABI}")
-def no_fan(machine: Machine) -> Iterator[Hit]:
-    read = [f for f in machine.fans if there(f) and (f.rpm is not None or f.duty_percent is not None or f.invalid or
-                                                      f.fault or f.status or f.floor_percent is not None)]
-    # a channel with nothing read of it (no speed, duty, flag or limit) is unseen, not a fan read
-    if not read and not machine.gpus and not machine.curves and not machine.decisions and not machine.calibrations:
-        yield Hit("no-fan-read", (), "known", {})

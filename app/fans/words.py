@@ -86,8 +86,10 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
                 "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
     if f.get("design") == "rest":
+        when = f"cooler than about {_num(f['below_c'])} °C" if f.get("below_known") != "no" else \
+            "cool and lightly loaded"
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
-                f"controller's design (it stops the fan while cooler than about {_num(f['below_c'])} °C).")
+                f"controller's design (it stops the fan while {when}).")
     return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
             "controller stops the fans while "
             "the machine is cool), or its tachometer does not report (some controllers never fill it); which one "
@@ -301,7 +303,10 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "below-bmc-threshold": _bmc,
     "ec-cpu-unread": _ec,
     "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "
-                                            f"{_verb(s, 'it turns', 'they turn')} is not known."),
+                                            f"{_verb(s, 'it turns', 'they turn')} is not known"
+                                            + (f", while {n(f['source'])} is at {_num(f['source_c'])} °C, hot enough"
+                                               " to need cooling: check that it spins" if f.get("hot") == "yes"
+                                               else "") + "."),
     "drivers-disagree": lambda n, s, f: (f"Two drivers read this board's one fan chip ({f['more']} and {f['fewer']})"
                                          f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
                                          f"{f['fewer']} {_num(f['fewer_n'])}: the zeros of {f['fewer']} are most "
@@ -327,7 +332,12 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                       "is read that would tell them apart."),
     "turning": _turning,
     "no-fault": _no_fault,
-    "empty-slots": lambda n, s, f: f"({n.some(s)} {'has' if len(s) == 1 else 'have'} no fan on "
+    "empty-slots": lambda n, s, f: (f"({n.some(s)} {_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and "
+                                    f"{_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: no fan on "
+                                    f"{_verb(s, 'it', 'them')}, or {_verb(s, 'a fan', 'fans')} whose speed "
+                                    f"{_verb(s, 'its', 'their')} controller does not count; look or listen.)")
+                                   if "duty" in f else
+                                   f"({n.some(s)} {'has' if len(s) == 1 else 'have'} no fan on "
                                    f"{'it' if len(s) == 1 else 'them'}" + (
                                        ", most likely: 0 RPM beside fans that turn, as a stopped fan would read"
                                        if f.get("zero") else "") + ".)",

@@ -21,14 +21,23 @@ GPU_FIELDS = (
     "pstate", "clocks_event_reasons.active",
 )
 APP_FIELDS = ("gpu_uuid", "pid", "process_name", "used_memory")
-_MISSING = {"[N/A]", "[Not Supported]", "N/A", "[Unknown Error]", "[Insufficient Permissions]", ""}
+# nvidia-smi(1): "[N/A]" and "[Not Supported]" say the board has no such reading; the others that it failed to read
+# one it has (a fan that answers "ERR!" is a fan whose speed is unknown, not a passively cooled card)
+_NOT_THERE = frozenset({"[N/A]", "[Not Supported]", "N/A", ""})
+READ_ERRORS = frozenset({"[Unknown Error]", "[Insufficient Permissions]", "ERR!", "[GPU is lost]",
+                         "[GPU requires reset]"})
+_MISSING = _NOT_THERE | READ_ERRORS
 MIB = 1024 * 1024
 
 
 
-def smi_fans(index: int, percent: float | None) -> tuple[Fan, ...]:
+def smi_fans(index: int, percent: float | None, error: str | None = None) -> tuple[Fan, ...]:
     """The card's fan as nvidia-smi reports it: one duty ("fan.speed"), which the driver's curve sets from the GPU's
-    temperature; none where it says [N/A] (a passively cooled card). Live and in a capture alike."""
+    temperature; a fan with its read error where it answers one ("ERR!"); none where it says [N/A] (a passively
+    cooled card). Live and in a capture alike."""
+    if percent is None and error is not None:
+        return (Fan(id=f"nvidia-smi:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, gpu_index=index,
+                    read_error=error, cools="the GPU"),)
     if percent is None:
         return ()
     stopped = {"stopped": "0 % with no target: fan-stop, or a card that reports 0 %"} if percent == 0 else {}
@@ -59,7 +68,7 @@ class NvidiaSmi:
             return None if os.access(self.binary, os.X_OK) else f"{self.binary} is not executable"
         return None if shutil.which(self.binary) else "nvidia-smi not found on PATH"
 
-    def _query(self, kind: str, fields: tuple[str, ...]) -> list[list[str | None]]:
+    def _query(self, kind: str, fields: tuple[str, ...]) -> list[list[str]]:
         argv = [self.binary, f"--query-{kind}={','.join(fields)}", "--format=csv,noheader,nounits"]
         try:
             result = run_bounded(argv, self.timeout_s)
@@ -71,7 +80,7 @@ class NvidiaSmi:
         rows = []
         for row in csv.reader(result.stdout.splitlines(), skipinitialspace=True):
             if row:
-                rows.append([_value(c) for c in row])
+                rows.append([c.strip() for c in row])
         return rows
 
     def gpus(self) -> list[GpuSample]:
@@ -85,8 +94,9 @@ class NvidiaSmi:
             rows = self._query("gpu", (*GPU_FIELDS[:-1], self._reasons_field))
         return [self._gpu(row) for row in rows if len(row) == len(GPU_FIELDS)]
 
-    def _gpu(self, row: list[str | None]) -> GpuSample:
-        v = dict(zip(GPU_FIELDS, row, strict=True))
+    def _gpu(self, row: list[str]) -> GpuSample:
+        fan_error = row[GPU_FIELDS.index("fan.speed")] if row[GPU_FIELDS.index("fan.speed")] in READ_ERRORS else None
+        v = dict(zip(GPU_FIELDS, (_value(c) for c in row), strict=True))
         unsupported = {"activity": "not read through nvidia-smi: the activity counters need NVML (nvidia-ml-py)"}
         names = {
             "utilization.gpu": "utilization_percent", "utilization.memory": "memory_utilization_percent",
@@ -98,14 +108,16 @@ class NvidiaSmi:
         for column, metric in names.items():
             if v.get(column) is None:
                 unsupported[metric] = "not reported by nvidia-smi ([N/A])"
-        if v.get("fan.speed") is None:
+        if fan_error is not None:
+            unsupported["fan_speed_percent"] = f"nvidia-smi could not read the fan ({fan_error})"
+        elif v.get("fan.speed") is None:
             unsupported["fan_speed_percent"] = (
                 "not supported: no fan reported by nvidia-smi (a passively cooled GPU has none)")
         reasons = v.get("clocks_event_reasons.active")
         index = _int(v["index"])
         return GpuSample(
             vendor="nvidia",
-            passively_cooled=v.get("fan.speed") is None,
+            passively_cooled=v.get("fan.speed") is None and fan_error is None,
             index=index if index is not None else 0,
             uuid=v["uuid"],
             name=v["name"],
@@ -115,7 +127,7 @@ class NvidiaSmi:
             memory_total_bytes=_mib(v["memory.total"]),
             memory_free_bytes=_mib(v["memory.free"]),
             temperature_c=_float(v["temperature.gpu"]),
-            fans=smi_fans(index if index is not None else 0, _float(v["fan.speed"])),
+            fans=smi_fans(index if index is not None else 0, _float(v["fan.speed"]), fan_error),
             power_w=_float(v["power.draw"]),
             power_limit_w=_float(v["power.limit"]),
             clock_sm_mhz=_int(v["clocks.sm"]),
@@ -128,7 +140,8 @@ class NvidiaSmi:
 
     def processes(self, uuid_to_index: dict[str, int]) -> list[GpuProcessUsage]:
         usages = []
-        for row in self._query("compute-apps", APP_FIELDS):
+        for cells in self._query("compute-apps", APP_FIELDS):
+            row = [_value(c) for c in cells]
             if len(row) != len(APP_FIELDS) or row[1] is None:
                 continue
             uuid, pid, name, used = row

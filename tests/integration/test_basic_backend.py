@@ -137,3 +137,20 @@ def test_no_gpu_at_all_says_why() -> None:
     assert backend.sample() == []
     assert backend.no_gpu_reason is not None
     assert "no DRM card" in backend.no_gpu_reason and "nvidia-smi" in backend.no_gpu_reason
+
+
+def test_a_fan_nvidia_smi_cannot_read_is_a_fan_with_its_error_not_a_passive_card() -> None:
+    """nvidia-smi(1) answers "[N/A]" for a reading the board does not have and "[Unknown Error]" for one it failed
+    to read: a GeForce at 84 °C whose fan answers the latter has a fan, of unknown speed, and that is said while
+    the card is hot (fails when the error is read as [N/A]: the card becomes passively cooled, its fan gone)."""
+    from app.fans import adapt
+    from app.fans.rules import findings
+
+    (gpu,) = basic(FIXTURES / "empty", str(SMI / "fan-error")).sample()
+    assert not gpu.passively_cooled and gpu.fan_speed_percent is None
+    assert [f.read_error for f in gpu.fans] == ["[Unknown Error]"]
+    assert "could not read the fan" in gpu.unsupported["fan_speed_percent"]
+    found = findings(adapt.machine((), gpu.fans, (), [gpu]))
+    assert found[0].kind == "speed-not-a-reading" and found[0].facts["why"] == "error"
+    assert found[0].facts.get("hot") == "yes" and found[0].facts["source_c"] == 84.0
+    assert "gpu-fan-unreported" not in {f.kind for f in found} and "at-rest" not in {f.kind for f in found}

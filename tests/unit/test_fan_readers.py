@@ -175,6 +175,23 @@ def test_a_geforce_at_0_percent_is_at_rest_only_while_cool(text: str, tmp_path: 
     assert "at-rest" in {f["kind"] for f in findings_of(answer)}
 
 
+@pytest.mark.parametrize("text", [TABLE.replace("|  0%   {0}C", "| ERR!  {0}C"),
+                                  "index, name, fan.speed [%], temperature.gpu, power.draw [W]\n"
+                                  "0, NVIDIA GeForce RTX 3080, [Unknown Error], {0}, 220.15 W\n"])
+def test_a_fan_nvidia_smi_failed_to_read_is_unknown_never_no_fan(text: str, tmp_path: Path) -> None:
+    """nvidia-smi(1) prints "[N/A]" for a reading the board does not have, "[Unknown Error]" (its table: "ERR!") for
+    one it failed to read: the card has a fan of unknown speed, not none of its own; said with the card's heat when
+    that needs cooling (fails when the error reads as [N/A], and when the table's ERR! row is refused)."""
+    for celsius, hot in ((91, True), (45, False)):
+        code, answer = explain(text.format(celsius), tmp_path)
+        found = findings_of(answer)
+        assert code == 0 and found[0]["kind"] == "speed-not-a-reading", found
+        assert found[0]["facts"]["why"] == "error" and (found[0]["facts"].get("hot") == "yes") is hot
+        assert not {"gpu-fan-unreported", "at-rest", "turning", "no-fault"} & {f["kind"] for f in found}
+    code, answer = explain(text.format(45).replace("[Unknown Error]", "[N/A]").replace("ERR!", "N/A "), tmp_path)
+    assert code != 0 or "speed-not-a-reading" not in {f["kind"] for f in findings_of(answer)}
+
+
 def findings_of(answer: dict[str, object]) -> list[dict[str, Any]]:
     found = answer["findings"]
     assert isinstance(found, list)
@@ -377,3 +394,91 @@ def test_a_slow_fan_on_a_hot_gpu_is_said_as_held_low(row: str, slow: bool) -> No
             f"0, NVIDIA GeForce RTX 3080, {row}, 320.12 W, 100 %\n")
     kinds = {f.kind for f in explained(machine(read.read(text)[0]))[0]}
     assert ("slow-while-hot" in kinds) is slow, kinds
+
+
+def test_a_channel_driven_at_a_duty_and_reading_0_is_empty_or_uncounted_never_surely_empty(tmp_path: Path) -> None:
+    """A cooler's fan channel at 0 rpm: with no duty read, most likely nothing on it; driven at 100 % it is as
+    likely a fan whose speed the cooler does not report (liquidctl's guides: some devices keep a duty on an empty
+    channel, some do not count a fan's speed), so both are said, as a guess (fails when a driven channel is judged
+    empty as "likely")."""
+    cooler = ("Corsair iCUE H150i Elite RGB\n├── Liquid temperature    33.6  °C\n{fans}"
+              "├── Pump speed            2498  rpm\n└── Pump duty               75  %\n")
+    driven = "".join(f"├── Fan {n} speed              0  rpm\n├── Fan {n} duty             100  %\n" for n in (1, 2))
+    code, answer = explain(cooler.format(fans=driven), tmp_path)
+    (empty,) = [f for f in findings_of(answer) if f["kind"] == "empty-slots"]
+    assert code == 0 and empty["confidence"] == "possible" and empty["facts"]["duty"] == 100 and \
+        len(empty["subjects"]) == 2
+    assert "or fans whose speed their controller does not count" in str(answer["sentence"])
+    bare = "".join(f"├── Fan {n} speed              0  rpm\n" for n in (1, 2))
+    code, answer = explain(cooler.format(fans=bare), tmp_path)
+    (empty,) = [f for f in findings_of(answer) if f["kind"] == "empty-slots"]
+    assert empty["confidence"] == "likely" and "duty" not in empty["facts"]
+
+
+def test_a_power_supplys_fan_at_0_is_its_own_rest_judged_by_its_own_heat(tmp_path: Path) -> None:
+    """A Corsair HXi/RMi supply stops its fan at light load under its own control (liquidctl's corsair-hxi-rmi-psu
+    guide shows "Fan control mode Hardware" with 0 rpm): a rest while the supply is cool, never an empty channel,
+    judged by the supply's temperatures, not a CPU's elsewhere in the paste (fails when the supply is read as a
+    cooler hub: "no fan on it"; or when its source is the 88 °C CPU)."""
+    psu = ("coretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +{cpu}°C\n\n"
+           "Corsair RM750i\n├── VRM temperature     {vrm}  °C\n├── Case temperature    36.5  °C\n"
+           "├── Fan control mode                 Hardware\n├── Fan speed              0  rpm\n"
+           "└── Total power           96.00  W\n\n"
+           "Corsair Hydro H100i Pro XT\n├── Liquid temperature    31.0  °C\n├── Fan 1 speed   900  rpm\n"
+           "└── Pump speed   2300  rpm\n")
+    code, answer = explain(psu.format(cpu="88.0", vrm="41.0"), tmp_path)
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert code == 0 and found["at-rest"]["facts"]["source_c"] == 41.0 and found["at-rest"]["facts"][
+        "below_known"] == "no"
+    assert "empty-slots" not in found and "hot-not-cooled" not in found
+    assert "while cool and lightly loaded" in str(answer["sentence"])
+    code, answer = explain(psu.format(cpu="45.0", vrm="86.0"), tmp_path)
+    assert findings_of(answer)[0]["kind"] == "hot-not-cooled"
+
+
+REDFISH = {"@odata.type": "#Thermal.v1_6_1.Thermal", "Fans": [
+    {"Name": "Fan 1 Tach", "LowerThresholdCritical": 630, "Reading": 0, "ReadingUnits": "RPM", "HotPluggable": True,
+     "LowerThresholdFatal": None, "Status": {"Health": "Critical", "State": "Enabled"}},
+    {"Name": "Fan 2 Tach", "LowerThresholdCritical": 630, "Reading": 5940, "ReadingUnits": "RPM",
+     "Status": {"Health": "OK", "State": "Enabled"}},
+    {"Name": "Fan 3 Tach", "Reading": None, "ReadingUnits": "RPM", "Status": {"State": "Absent"}},
+    {"Name": "Fan 4 Tach", "LowerThresholdCritical": 630, "Reading": 6120, "ReadingUnits": "RPM",
+     "Status": {"Health": "OK", "State": "Enabled"}}],
+    "Temperatures": [{"Name": "Ambient Temp", "ReadingCelsius": 24}]}
+
+
+@pytest.mark.parametrize("shape", ["json", "python", "cut"])
+def test_a_redfish_thermal_document_whole_printed_by_python_or_cut_short_is_read(shape: str, tmp_path: Path) -> None:
+    """Redfish's Resource.Status: Health "Critical" is the service's own judgement of a fan that is there (a failed
+    fan, said first, never fine), State "Absent" a slot with no fan. People paste the document as JSON, as Python
+    printed it (pprint of a response: single quotes, True, None) or cut after a screenful; each is read, a cut one up
+    to its last whole member (fails when Health is not read, when the Python form or the cut one is refused)."""
+    text = json.dumps(REDFISH, indent=4) if shape != "python" else repr(REDFISH)
+    if shape == "cut":
+        text = text[:text.index('"Fan 4 Tach"') + 40]  # cut inside the fourth fan
+    code, answer = explain(text, tmp_path)
+    assert code == 0, answer
+    found = findings_of(answer)
+    assert found[0]["kind"] == "fan-fault" and found[0]["subjects"] == ["bmc/Fan 1 Tach"]
+    assert not any(f["kind"] in ("no-fault", "turning", "at-rest") and "bmc/Fan 1 Tach" in f["subjects"]
+                   for f in found)
+    assert any(f["kind"] == "empty-slots" and "bmc/Fan 3 Tach" in f["subjects"] for f in found)
+    read_fans = {f.key for f in machine(read.read(text)[0]).fans}
+    assert read_fans >= {"bmc/Fan 1 Tach", "bmc/Fan 2 Tach", "bmc/Fan 3 Tach"}
+    assert ("bmc/Fan 4 Tach" in read_fans) is (shape != "cut"), read_fans
+
+
+def test_a_number_a_cut_ends_on_is_not_read(tmp_path: Path) -> None:
+    """The last number before a cut may have lost digits ("fan1_input": 12 of 1278): it is no reading, and a
+    document with nothing whole before its cut is refused, saying it is not whole JSON."""
+    code, answer = explain('{"nct6798-isa-0290": {"fan1": {"fan1_input": 12', tmp_path)
+    assert code == 2 and "not whole JSON" in str(answer["error"])
+
+
+@pytest.mark.parametrize("text", ["{'Fans': " + "[" * 100_000, "{'Fans': [{'Name': 'x', 'Reading': " + "9" * 100_000
+                                  + "}]}", "{'Fans': [{'Reading': __import__('os').getpid()}]}"])
+def test_a_hostile_python_printed_document_is_no_reading_never_a_traceback(text: str, tmp_path: Path) -> None:
+    """A Python-printed document is read as a literal only (ast.literal_eval: no call, no name): nesting past the
+    parser's limit, a 100,000-digit number and a call are no reading, each refused in one line."""
+    code, answer = explain(text, tmp_path)
+    assert code == 2 and "Traceback" not in str(answer["error"]) and str(answer["error"]).count("\n") == 1

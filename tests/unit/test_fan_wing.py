@@ -247,7 +247,10 @@ def test_a_channel_read_at_0_is_said_empty_as_a_guess_and_one_its_controller_cal
         return explained(Machine(fans=(turning, fan)))[1]
 
     zero = said(FanFact(key="hub/Fan 1", chip="Lian Li Uni SL", label="Fan 1", rpm=0.0, raw="0 rpm",
-                        duty_percent=40.0, controller="firmware"))
+                        controller="firmware"))
+    driven = said(FanFact(key="hub/Fan 1", chip="Lian Li Uni SL", label="Fan 1", rpm=0.0, raw="0 rpm",
+                          duty_percent=40.0, controller="firmware"))
     absent = said(FanFact(key="bmc/FAN4", chip="bmc", label="FAN4", rpm=None, raw="na", present=False))
     assert "has no fan on it, most likely" in zero and "as a stopped fan would read" in zero
+    assert "no fan on it, or a fan whose speed its controller does not count" in driven  # driven at 40 %: both
     assert "has no fan on it.)" in absent and "most likely" not in absent

@@ -5,6 +5,7 @@ a temperature, as ``amd-smi --json`` writes them)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
@@ -23,11 +24,57 @@ def read(text: str) -> list[Reading]:
     try:
         document, _ = json.JSONDecoder().raw_decode(text[start:])  # a stderr line after it is not the document's
     except (ValueError, RecursionError):
-        return _loose(text)  # an excerpt ("..." where it was cut): read by its keys, line by line
+        mended = _python_literal(text[start:]) or _cut_short(text[start:])
+        return list(_walk(mended)) if mended is not None else _loose(text)
     return list(_walk(document))
 
 
-_KEY = re.compile(r'"([^"]{1,80})"\s*:\s*(\{|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(\})')
+def _python_literal(text: str) -> object | None:
+    """A document printed by Python (``pprint(response.json())``: single quotes, True, None), read as the literal
+    it is (``ast.literal_eval`` evaluates no code); None where it is not one."""
+    if not re.match(r"[\[{]\s*[\[{]?\s*'", text):
+        return None
+    try:
+        document: object = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return document
+
+
+def _cut_short(text: str) -> object | None:
+    """A document cut short (a post's first screenful): every member complete before the cut, the open brackets
+    closed after it (RFC 8259: a member ends at the comma that separates it from the next); None where even that is
+    not a document."""
+    stack: list[str] = []
+    in_string = escaped = False
+    last: tuple[int, str] | None = None  # where the text stood after the last whole member, and what it left open
+    for n, c in enumerate(text):
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (c == "\\", c != '"')
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            if len(stack) >= MAX_DEPTH:
+                return None
+            stack.append("]" if c == "[" else "}")
+        elif c in "]}":
+            if not stack or stack.pop() != c:
+                return None
+            if not stack:
+                return None  # whole after all: raw_decode refused it for another reason
+        elif c == "," and stack:
+            last = (n, "".join(reversed(stack)))
+    if last is None:
+        return None
+    try:
+        document: object = json.loads(text[:last[0]] + last[1])
+    except (ValueError, RecursionError):
+        return None
+    return document
+
+
+# a number is whole only where something follows it: the one the cut ends on may have lost digits
+_KEY = re.compile(r'"([^"]{1,80})"\s*:\s*(\{|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?=\s*[,}\]\n]))|(\})')
 
 
 def _loose(text: str) -> list[Reading]:
@@ -87,9 +134,15 @@ def _redfish(document: dict[str, object]) -> Iterator[Reading]:
         name = str(fan.get("Name") or fan.get("FanName") or fan.get("MemberId") or "fan")
         value = fan.get("Reading")
         unit = str(fan.get("ReadingUnits") or "RPM")
-        health = fan.get("Status")
-        state = health.get("State", "") if isinstance(health, dict) else ""
-        extra: dict[str, float | str] = {"status": str(state).lower()}
+        status = fan.get("Status")
+        # Redfish's Resource.Status: State "Absent" is a slot with no fan; Health "Critical" or "Warning" is the
+        # service's own judgement of a fan that is there (the status a fault rule reads, as a BMC's cr)
+        state = str(status.get("State") or "").lower() if isinstance(status, dict) else ""
+        health = str(status.get("Health") or "").lower() if isinstance(status, dict) else ""
+        if "Reading" not in fan and state != "absent":
+            continue  # nothing read of it (a member cut short before its reading)
+        extra: dict[str, float | str] = {"status": state if state in ("absent", "disabled") or not health
+                                         else health}
         if isinstance(fan.get("LowerThresholdCritical"), (int, float)):
             extra["lcr"] = float(fan["LowerThresholdCritical"])  # type: ignore[arg-type]  # checked on the line above
         number = float(value) if isinstance(value, (int, float)) else None

@@ -1,0 +1,104 @@
+"""The rules that describe what was read: the fan heard (the fastest), no fault anywhere, empty slots, the
+temperatures left out, the hottest reading, and no fan read at all. Registered in ``app.fans.rules`` after the
+rules of state (``app.fans.rules_state``), at the lowest priorities: they describe, they do not answer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .chips import chip
+from .facts import FanFact, Machine
+from .rules import ABI, STALL_DUTY, Hit, hot_and_unturned, rule, source_of, there, turning
+
+
+@rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
+def fastest(machine: Machine) -> Iterator[Hit]:
+    moving = [f for f in machine.fans if (turning(f) or (f.rpm is None and not f.invalid and f.duty_percent))
+              and not _doubtful(f)]
+    if moving:
+        lead = max(moving, key=_share)
+        facts: dict[str, float | str] = {"controller": lead.controller}
+        if lead.rpm is not None:
+            facts["rpm"] = lead.rpm
+        if lead.duty_percent is not None:
+            facts["duty"] = lead.duty_percent
+        if lead.max_rpm:
+            facts["max_rpm"] = lead.max_rpm
+        source = source_of(machine, lead)
+        if source is not None:
+            facts.update(source=source.key, source_c=source.celsius or 0.0)
+            if source.key == lead.follows and lead.follows_how:
+                facts["follows"] = lead.follows_how
+        yield Hit("turning", (lead.key, *(f.key for f in moving if f is not lead)), "known", facts)
+
+
+def _share(fan: FanFact) -> float:
+    """How hard a fan runs, for picking the one heard: its duty, its share of its maximum, else its speed."""
+    if fan.duty_percent is not None:
+        return fan.duty_percent * 1000
+    if fan.max_rpm:
+        return 100_000.0 * (fan.rpm or 0.0) / fan.max_rpm
+    return fan.rpm or 0.0
+
+
+@rule("no fault anywhere", 25, f"{ABI} (fanN_fault, fanN_alarm); the BMC's status column (ipmitool(1))")
+def no_fault(machine: Machine) -> Iterator[Hit]:
+    present = [f for f in machine.fans if there(f) and f.rpm != 0]
+    if len(present) >= 2 and all(turning(f) for f in present) and not any(_doubtful(f) for f in machine.fans):
+        yield Hit("no-fault", tuple(f.key for f in present), "known", {"count": len(present)})
+
+
+def _doubtful(fan: FanFact) -> bool:
+    """A fan nothing read vouches for: flagged, unreadable, FAULT in any reading, or at 0 RPM where its chip's 0 is
+    neither an empty header nor a rest."""
+    if not there(fan):
+        return False
+    return bool(fan.fault or fan.alarm or fan.invalid or "FAULT" in (s.strip().upper() for s in fan.speeds)) or \
+        (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
+
+
+@rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent)")
+def empty_slots(machine: Machine) -> Iterator[Hit]:
+    empty = [f for f in machine.fans if _maybe_empty(machine, f)]
+    if empty and any(turning(f) for f in machine.fans):
+        # read at 0, not said absent by their controller: a fan that has stopped reads the same (a guess, said so);
+        # one its controller drives at a duty is as likely a fan whose speed it does not count: both said
+        asked = [f for f in empty if f.present is not False and (f.duty_percent or 0.0) >= STALL_DUTY]
+        rest = [f for f in empty if f not in asked]
+        if rest:
+            zero = sum(1 for f in rest if f.present is not False)
+            yield Hit("empty-slots", tuple(f.key for f in rest), "likely", {"count": len(rest), "zero": zero})
+        if asked:
+            yield Hit("empty-slots", tuple(f.key for f in asked), "possible",
+                      {"count": len(asked), "zero": len(asked), "duty": max(f.duty_percent or 0.0 for f in asked)})
+
+
+def _maybe_empty(machine: Machine, fan: FanFact) -> bool:
+    """A slot its controller says is empty, or a channel at 0 on a chip whose 0 is an empty header (never one beside
+    a hot part it should cool)."""
+    return fan.present is False or \
+        (chip(fan.chip).zero == "empty" and fan.rpm == 0 and hot_and_unturned(machine, fan) is None)
+
+
+@rule("readings left out", 15, f"{ABI} (tempN_input, tempN_fault); Documentation/hwmon/nct6775.rst (open inputs)")
+def left_out(machine: Machine) -> Iterator[Hit]:
+    bad = [t for t in machine.temperatures if t.invalid]
+    if bad and any(t.celsius is not None for t in machine.temperatures):
+        yield Hit("temperatures-left-out", tuple(t.key for t in bad), "known", {"count": len(bad)})
+
+
+@rule("the hottest reading", 10, f"{ABI} (tempN_input)")
+def hottest(machine: Machine) -> Iterator[Hit]:
+    valid = [t for t in machine.temperatures if t.celsius is not None]
+    if valid:
+        top = max(valid, key=lambda t: t.celsius or 0.0)
+        yield Hit("hottest", (top.key,), "known", {"celsius": top.celsius or 0.0, "role": top.role})
+
+
+@rule("no fan read", 5, f"{ABI}")
+def no_fan(machine: Machine) -> Iterator[Hit]:
+    read = [f for f in machine.fans if there(f) and (f.rpm is not None or f.duty_percent is not None or f.invalid or
+                                                      f.fault or f.status or f.floor_percent is not None)]
+    # a channel with nothing read of it (no speed, duty, flag or limit) is unseen, not a fan read
+    if not read and not machine.gpus and not machine.curves and not machine.decisions and not machine.calibrations:
+        yield Hit("no-fan-read", (), "known", {})
