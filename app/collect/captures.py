@@ -22,6 +22,7 @@ from ..core.fan import Note
 from ..core.jsonvalue import loads, number
 from ..core.model import GpuSample
 from ..fans.facts import Curve
+from ..fans.values import fahrenheit_to_celsius
 from . import bmc, control_captures, liquidctl, nvidia_captures
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 
@@ -30,7 +31,7 @@ MAX_LINE = 4096
 _HWMON_PATH = re.compile(r"^/sys/(?:class/hwmon|devices/\S*?/hwmon)/(hwmon\d+)/(\S+?):(.*)$")
 _HEADER = re.compile(r"^==> (/sys/\S*/(hwmon\d+)/(\S+)) <==$")
 _SENSORS_CHIP = re.compile(r"^([a-z0-9_]+)-([a-z0-9_]+)-[0-9a-f]+$", re.IGNORECASE)
-_SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|%)?(?!\w)")
+_SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|°F|%)?(?!\w)")
 _SENSORS_LIMIT = re.compile(r"\b(min|max)\s*=\s*(\d+)\s*RPM")
 _SUBFEATURE = re.compile(r"^\s+((?:fan|temp|pwm)\d+)(_[a-z_]+)?:\s+([+-]?\d+(?:\.\d+)?)\s*$")
 
@@ -237,6 +238,8 @@ def _plain_line(line: str, chips: Chips, chip: str, counts: dict[str, int]) -> b
     if not plain or not plain.group(3):
         return False
     name, value, unit = plain.group(1).strip(), float(plain.group(2)), plain.group(3)
+    if unit == "°F":  # sensors -f: the driver's °C, shown in Fahrenheit
+        value = fahrenheit_to_celsius(value)
     family = "fan" if unit == "RPM" else "pwm" if unit == "%" else "temp"
     counts[family] = counts.get(family, 0) + 1
     numbered = re.fullmatch(rf"{family}(\d+)", name)

@@ -10,8 +10,8 @@ from ..core.jsonvalue import finite
 from .facts import Unit
 
 NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
-_VALUE = re.compile(rf"^\s*({NUMBER})(?![xX\d])\s*(?:\(\+/-\s*[\d.]+\)\s*)?(°\s*C|degrees\s*C|C\b|RPM|rpm|"
-                    r"percent\b|%|W(?:atts)?\b|mW|V(?:olts)?\b|mV|A(?:mps)?\b|MHz)?", re.IGNORECASE)
+_VALUE = re.compile(rf"^\s*({NUMBER})(?![xX\d])\s*(?:\(\+/-\s*[\d.]+\)\s*)?(°\s*C|degrees\s*C|C\b|°\s*F|"
+                    r"degrees\s*F|RPM|rpm|percent\b|%|W(?:atts)?\b|mW|V(?:olts)?\b|mV|A(?:mps)?\b|MHz)?", re.IGNORECASE)
 _UNITS: dict[str, Unit] = {"°c": "c", "degreesc": "c", "c": "c", "rpm": "rpm", "%": "%", "percent": "%", "w": "w",
                            "watts": "w", "mw": "w", "v": "v", "volts": "v", "mv": "v", "a": "a", "amps": "a",
                            "mhz": "mhz"}
@@ -33,9 +33,16 @@ def parse(text: str) -> tuple[float | None, Unit | None, str]:
     unit_text = (match.group(2) or "").lower().replace(" ", "")
     if unit_text in ("mw", "mv"):
         number /= 1000.0
+    if unit_text in ("°f", "degreesf"):  # sensors -f shows the driver's °C in Fahrenheit
+        number, unit_text = fahrenheit_to_celsius(number), "°c"
     return number, _UNITS.get(unit_text), raw
 
 
 def word(text: str) -> str | None:
     """What a word in place of a number says ("fault", "n/a", "absent", "disabled"), or None."""
     return WORDS.get(text.strip().lower().split("  ")[0].strip())
+
+
+def fahrenheit_to_celsius(degrees_f: float) -> float:
+    """A temperature ``sensors -f`` printed, back in the °C every rule reads (rounded to the driver's 0.1)."""
+    return round((degrees_f - 32.0) * 5.0 / 9.0, 1)

@@ -482,3 +482,18 @@ def test_a_hostile_python_printed_document_is_no_reading_never_a_traceback(text:
     parser's limit, a 100,000-digit number and a call are no reading, each refused in one line."""
     code, answer = explain(text, tmp_path)
     assert code == 2 and "Traceback" not in str(answer["error"]) and str(answer["error"]).count("\n") == 1
+
+
+def test_temperatures_sensors_printed_in_fahrenheit_are_read_in_celsius(tmp_path: Path) -> None:
+    """``sensors -f`` prints every temperature in °F (sensors(1)): a laptop at 185 °F (85 °C) whose fan reads 0 RPM
+    is a hot part without a working fan, said first; its temperatures are never left out as unread (fails when °F
+    lines are dropped: the answer becomes "no temperature read", a rest it cannot rule out)."""
+    text = ("coretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +185.0°F  (high = +176.0°F, crit = +212.0°F)\n\n"
+            "thinkpad-isa-0000\nAdapter: ISA adapter\nfan1:           0 RPM\nCPU:          +185.0°F\n")
+    code, answer = explain(text, tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and found[0]["kind"] == "hot-not-cooled" and found[0]["facts"]["source_c"] == 85.0
+    assert "at-rest" not in {f["kind"] for f in found}
+    assert [t["temperature_c"] for t in answer["temperatures"]] == [85.0, 85.0] and not answer["left_out"]
+    facts = machine(read.read(text.replace("185.0", "104.0"))[0])
+    assert sorted(t.celsius for t in facts.temperatures) == [40.0, 40.0]

@@ -18,7 +18,8 @@ _PATH = re.compile(r"^((?:/|[\w.-]+/)\S*?)/([\w.-]+):\s*(\S.*)$")  # /sys/..., c
 _DUMP_CHIP = re.compile(r"^#+\s*(hwmon\d+)\s*:?\s*$")  # "## hwmon1 :" then "  - fan1_input = 3855"
 _DUMP_VALUE = re.compile(r"^-?\s*((?:fan|pwm|temp)\d+(?:_\w+)?|name)\s*=\s*(\S+)$")
 _PAIR = re.compile(rf"([A-Za-z][\w#+./()\[\] -]{{0,60}}?)\s*:\s*((?:{NUMBER})\s*(?:\(\+/-\s*[\d.]+\)\s*)?"
-                   r"(?:°\s*C|degrees\s*C|C\b|RPM|rpm|%|mW|W|mV|V|A|MHz)?|FAULT|N/A|\[N/A\]|\[Not Supported\])",
+                   r"(?:°\s*C|degrees\s*C|C\b|°\s*F|degrees\s*F|RPM|rpm|%|mW|W|mV|V|A|MHz)?"
+                   r"|FAULT|N/A|\[N/A\]|\[Not Supported\])",
                    re.IGNORECASE)
 # "node: label: value" (xCAT's rvitals, pdsh and clush prefix each line with the host that answered): the host is
 # the chip, so each machine's fans stay its own
