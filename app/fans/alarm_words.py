@@ -29,7 +29,8 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "zero-unknown": "0 RPM, unexplained",
     "daemon-curve": "a daemon's curve",
     "daemon-not-followed": "not its daemon's", "bias-chose-level": "a daemon's bias",
-    "daemon-decided": "a daemon's level", "gpu-fan-unreported": "no fan",
+    "daemon-decided": "a daemon's level", "trip-on": "on: zone's trip", "trip-not-followed": "OFF past its trip",
+    "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
     "empty-slots": "empty",
     "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}

@@ -5,7 +5,8 @@ a counter with no pulses, a driver's error value, a negative speed, an input wit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Literal
 
 from .chips import chip
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
@@ -31,6 +32,8 @@ def fans_of(readings: Iterable[Reading]) -> tuple[FanFact, ...]:
 def _fan_channel(r: Reading) -> str | None:
     """The channel a reading belongs to ("fan1" for fan1_input and pwm1, the label otherwise), None for one that is
     not a fan's."""
+    if r.attr == "cur_state":  # a kernel cooling device that is a fan: its state is its duty
+        return "fan"
     if r.attr:
         number = re.fullmatch(r"(?:fan|pwm)(\d+)(?:_\w+)?", r.attr)
         if number:
@@ -69,6 +72,8 @@ def _kind(r: Reading) -> str:
     if smi_error(r):  # a fan whose speed nvidia-smi failed to read: its speed, unread
         return "input"
     attr = r.attr or ""
+    if attr == "cur_state":
+        return "percent"
     suffix = attr.partition("_")[2] if attr and not attr.startswith("fan_") else ""
     if attr.startswith("pwm"):
         return "pwm_enable" if suffix == "enable" else suffix or "pwm"
@@ -101,7 +106,8 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     target = by_attr.get("target")
     label = _label(key, found)
     return FanFact(
-        key=key, chip=first.chip, label=label, rpm=rpm, raw=speed.raw if speed else None, invalid=invalid,
+        key=key, chip=first.chip, label=label, rpm=rpm, invalid=invalid,
+        raw=speed.raw if speed else first.raw if first.attr == "cur_state" else None,  # a cooling device's state
         duty_percent=_duty(by_attr), target_rpm=None if owner.target_echoes or target is None else target.value,
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
         min_rpm=_value(by_attr, "min"), max_rpm=_value(by_attr, "max"), fault=_fault(by_attr, speed, status),
@@ -112,7 +118,19 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         controller=owner.pwm_enable.get(pwm_enable, owner.controller) if pwm_enable is not None else owner.controller,
         gpu=_gpu(first), pump="pump" in label.lower(), speeds=tuple(speeds),
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
-        rest_below_c=_value(by_attr, "zero_rpm_stop"))
+        rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip
+        starts_at_c=_number(first.extra.get("trip")), hysteresis_c=_number(first.extra.get("hysteresis")),
+        zone_mode=_text(first.extra.get("mode")), follows=_text(first.extra.get("follows")),
+        follows_how=_declared(first.extra))
+
+
+def _text(value: float | str | None) -> str | None:
+    return str(value) if value else None
+
+
+def _declared(extra: Mapping[str, float | str]) -> Literal["declared"] | None:
+    """A fan whose reader read what it follows (a kernel cooling device's zone): declared, not guessed."""
+    return "declared" if extra.get("follows") else None
 
 
 def _label(key: str, found: list[Reading]) -> str:

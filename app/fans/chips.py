@@ -85,6 +85,11 @@ HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
 # guide's own status shows 0 rpm in that mode. What starts it is the supply's load and heat, not a known temperature.
 PSU = Chip("psu", "firmware", "rest", source="liquidctl's corsair-hxi-rmi-psu-guide (fan control mode Hardware, its "
            "status reading 0 rpm); Documentation/hwmon/corsair-psu.rst")
+# The kernel's thermal framework: a thermal zone turns the cooling devices bound to its active trip points on at a
+# trip and off once it falls below the trip less its hysteresis; a fan cooling device off below its trip is at rest
+KERNEL_FAN = Chip("controller", "kernel", "rest", source="Documentation/driver-api/thermal/sysfs-api.rst "
+                  "(trip_point_*_temp, _type active, _hyst; cooling_device cur_state, max_state); "
+                  "Documentation/devicetree/bindings/thermal/thermal-zones.yaml (trips, hysteresis, cooling-maps)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
@@ -126,6 +131,7 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nct(6106|6116|677[5-9]|679[1-9])", NCT6775),
     (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|it8\d{3}\w*|it87\w*|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
     (r"pch_\w+", CHIPSET),
+    (r"cooling_device\d+", KERNEL_FAN),
     (r"corsair (rm|hx)\d+i\b.*", PSU),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
     (r"dell\w*", DELL),

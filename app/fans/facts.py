@@ -14,8 +14,9 @@ from ..core.record import record
 
 # Who sets a fan's speed, as a kind: the device's own firmware (a graphics card, an AIO cooler), the board's BIOS
 # through its Super-I/O's automatic modes, a laptop's embedded controller, a server's BMC, a fan daemon, a person or
-# a program by hand (manual), nothing (full speed, no control), or not known.
-Controller = Literal["firmware", "bios", "ec", "bmc", "daemon", "manual", "none", "unknown"]
+# a program by hand (manual), nothing (full speed, no control), the kernel's thermal framework (a thermal zone's
+# active trip points turning a cooling device on and off), or not known.
+Controller = Literal["firmware", "bios", "ec", "bmc", "daemon", "manual", "none", "kernel", "unknown"]
 # Why a raw value is not a reading: a counter that saw no pulses (65535), a negative speed or a driver's error value,
 # past what the hardware can produce, a value a driver documents as "not available", an input with nothing on it,
 # a fault the driver flags.
@@ -74,6 +75,9 @@ class FanFact:
     pump: bool = False  # a liquid cooler's pump
     zero_rpm: bool | None = None  # the controller's zero-RPM (fan-stop) setting, where a capture shows it
     rest_below_c: float | None = None  # the controller's own stop temperature, where a capture shows it
+    starts_at_c: float | None = None  # where its controller turns it on (a thermal zone's active trip), if read
+    hysteresis_c: float | None = None  # how far below that its controller turns it off again
+    zone_mode: str | None = None  # that zone's mode as read ("enabled", "disabled")
     speeds: tuple[str, ...] = ()
     off_target_s: float | None = None  # how long it has been far from its target, where a live clock measured it
     follows: str | None = None  # the key of the temperature it follows, where its controller declares it or its

@@ -159,7 +159,8 @@ def warm_not_turning(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         source = source_of(machine, fan)
         if not_turning(fan) and chip(fan.chip).zero in ("rest", "rest-or-unreported") and source is not None and \
-                rest_below(fan) <= (source.celsius or 0.0) < max(HOT_C, rest_below(fan)):
+                rest_below(fan) <= (source.celsius or 0.0) < max(HOT_C, rest_below(fan)) and fan.starts_at_c is None:
+            # (a fan its zone's trip turns on is the trip rules': the zone read past its trip is said by them)
             facts: dict[str, float | str] = {"below_c": rest_below(fan), **_temp_facts(source)}
             facts["reading"] = "0 %" if fan.rpm is None and fan.duty_percent == 0 else fan.raw or "0 RPM"
             yield Hit("warm-not-turning", (fan.key, source.key), "possible", facts)

@@ -241,7 +241,8 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
         confidence: Confidence = "likely" if design == "rest" and not passive else "possible"
         known_below = fan.rest_below_c or chip(fan.chip).rest_below_c  # None: only the cautious default bounds it
-        yield Hit("at-rest", (fan.key,), confidence, {"design": "rest-or-passive" if passive else design,
+        trip = {"trip": fan.starts_at_c} if fan.starts_at_c is not None else {}  # where its zone turns it on
+        yield Hit("at-rest", (fan.key,), confidence, {**trip, "design": "rest-or-passive" if passive else design,
                                                       "below_c": rest_below(fan), "below_known": "yes" if
                                                       known_below else "no",
                                                       "source": source.key, "source_c": source.celsius or 0.0,
@@ -325,3 +326,44 @@ def stops_and_starts(machine: Machine) -> Iterator[Hit]:
         near = source is not None and abs((source.celsius or 0.0) - rest_below(fan)) <= NEAR_REST_C
         facts["design"] = "rest" if rests else "other"
         yield Hit("stops-and-starts", (fan.key,), "likely" if rests and near else "possible", facts)
+
+
+KERNEL_THERMAL = ("Documentation/driver-api/thermal/sysfs-api.rst (trip_point_*_temp, _type active, _hyst; "
+                  "cooling_device cur_state, max_state; a zone's mode); Documentation/devicetree/bindings/thermal/"
+                  "thermal-zones.yaml (trips, hysteresis, cooling-maps)")
+
+
+def _zone_facts(machine: Machine, fan: FanFact) -> dict[str, float | str] | None:
+    """A kernel cooling device's zone and trip as facts: its zone's temperature, the active trip that turns the fan
+    on, where the kernel turns it off again (the trip less its hysteresis), the zone's mode; None where unread."""
+    source = source_of(machine, fan) if fan.starts_at_c is not None and fan.controller == "kernel" else None
+    if source is None or source.celsius is None:
+        return None
+    return {"zone": source.key, "zone_c": source.celsius, "trip": fan.starts_at_c or 0.0,
+            "off_below": (fan.starts_at_c or 0.0) - (fan.hysteresis_c or 0.0),
+            "state": fan.raw or f"{fan.duty_percent or 0.0:.0f} %", "mode": fan.zone_mode or ""}
+
+
+@rule("a thermal zone's trip not acted on", 80, KERNEL_THERMAL)
+def trip_not_followed(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        facts = _zone_facts(machine, fan)
+        if facts is not None and not fan.duty_percent and float(facts["zone_c"]) >= float(facts["trip"]):
+            # a zone whose mode is disabled does not act on its trips (known); else the fan is most likely not bound
+            # to this trip (no cooling map), or something else holds its state
+            yield Hit("trip-not-followed", (fan.key, str(facts["zone"])),
+                      "known" if facts["mode"] == "disabled" else "likely", facts)
+
+
+@rule("a thermal zone's active trip", 57, KERNEL_THERMAL)
+def trip_on(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        facts = _zone_facts(machine, fan)
+        if facts is None or not fan.duty_percent:
+            continue
+        celsius = float(facts["zone_c"])
+        if celsius < float(facts["off_below"]):  # below where the kernel turns it off: held by something else
+            yield Hit("trip-on", (fan.key, str(facts["zone"])), "possible", {**facts, "held": "yes"})
+        else:
+            yield Hit("trip-on", (fan.key, str(facts["zone"])), "known",
+                      {**facts, "band": "yes" if celsius < float(facts["trip"]) else "no"})

@@ -3,26 +3,16 @@ reads these sentences back; tests assert findings, and a few golden sentences gu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 
 from ..core.finding import Finding, FindingKind
 from .facts import Machine
 from .live_words import loud
 from .names import Names
-
-Facts = Mapping[str, float | str]
-
-
-def _num(value: float | str) -> str:
-    number = float(value)
-    if not math.isfinite(number):
-        return str(value)
-    return f"{number:,.0f}" if abs(number) >= 10 or number == int(number) else f"{number:.1f}"
-
-
-def _verb(subjects: Sequence[str], one: str, many: str) -> str:
-    return one if len(subjects) == 1 else many
+from .wording import Facts
+from .wording import num as _num
+from .wording import verb as _verb
+from .words_held import _bias, _curve, _decided, _floor, _no_range, _not_followed, _trip_not_followed, _trip_on
 
 
 def _raw(facts: Facts) -> str:
@@ -85,6 +75,9 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
     if f.get("design") == "rest-or-passive":
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
                 "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
+    if "trip" in f:
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest: the "
+                f"kernel's thermal zone turns {_verb(s, 'it', 'them')} on at its active trip, {_num(f['trip'])} °C.")
     if f.get("design") == "rest":
         when = f"cooler than about {_num(f['below_c'])} °C" if f.get("below_known") != "no" else \
             "cool and lightly loaded"
@@ -98,7 +91,8 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
 
 _CONTROLLERS = {"firmware": "the device's own firmware", "bios": "the board's fan chip as the BIOS set it up",
                 "ec": "the embedded controller", "bmc": "the BMC", "daemon": "a fan daemon",
-                "manual": "hand (a fixed duty)", "none": "nothing (no control: full speed)"}
+                "manual": "hand (a fixed duty)", "none": "nothing (no control: full speed)",
+                "kernel": "the kernel's thermal zone"}
 
 
 def _turning(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -128,20 +122,6 @@ def _then_turning(n: Names, s: Sequence[str], f: Facts) -> str:
             + (f", with {n(f['source'])} at {_num(f['source_c'])} °C the hottest of what it cools" if "source" in f
                else "")
             + ": the 0 was not a missing or dead fan (a driver setting, a register map, or the fan starting).")
-
-
-def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
-    before = f" (before it, level {_num(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
-        else ""
-    return (f"{f['daemon']} last logged setting the fan to level {_num(f['level'])}, for a reading of "
-            f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
-
-
-def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
-    return (f"{f['daemon']} measured no range for fan '{f['fan']}' (Min {_num(f['min'])}, Start {_num(f['start'])}, "
-            f"Max {_num(f['max'])}): it saw no speed change across the pwm it wrote (a tachometer that does not "
-            "report, a controller that ignores the pwm, or a fan too slow to stop while it watched), so its curve has "
-            "nothing to map onto and it does not regulate the fan: the fan runs at whatever its controller does.")
 
 
 def _slow_hot(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -188,48 +168,6 @@ def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{who} the {n.some(s)} failed ({status}reading {f['raw'] or 'nothing'}): "
             f"{_verb(s, 'a failed or missing fan', 'failed or missing fans')}; replace or reseat "
             f"{_verb(s, 'it unless the slot is', 'them unless the slots are')} empty.")
-
-
-def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
-    floor = _num(f["floor"])
-    if f.get("held") == "floor" and f.get("controller") in ("firmware", "bios", "ec", "bmc"):
-        return (f"The {n(s[0])} is at {_num(f['duty'])} %, the lowest duty its controller runs it at ({floor} %): it "
-                "idles at its floor, and nothing is making it spin faster.")
-    if f.get("held") == "floor":
-        return (f"The {n(s[0])} is held at {_num(f['duty'])} %, the lowest duty its controller accepts ({floor} %): "
-                "a program or a curve holding the fan cannot take it lower; only the card's own automatic control "
-                "stops it.")
-    if f.get("held") == "asked-below":
-        return (f"The {n(s[0])} is set by hand and asked for {_num(f['target'])} %, below the {floor} % its driver "
-                "accepts under manual control: it keeps turning; only handing it back to the card's automatic "
-                "policy lets it stop.")
-    if f.get("held") == "below":
-        return (f"The {n(s[0])} is at {_num(f['duty'])} %, below the {floor} % a program or a curve can set: it is "
-                "under the card's own control (the only one that stops it).")
-    return (f"The {n(s[0])} accepts {floor}-100 % from a fan curve or a program: a point below {floor} % is refused, "
-            "and only the card's own zero-RPM mode stops the fan.")
-
-
-def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
-    source = f" from {n(f['source_key'])}" if "source_key" in f else f" from {f['source']}" if f.get("source") else ""
-    below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f else ""
-    steps = f" in {_num(f['points'])} steps" if float(f["points"]) > 2 else ""
-    now = f"; at {_num(f['now_c'])} °C now it asks for about {_num(f['asks'])} %" if "asks" in f else ""
-    return (f"{f['daemon']} drives {f['output']}{source}: {below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising"
-            f"{steps} to {_num(f['p1'])} % at {_num(f['t1'])} °C{now}.")
-
-
-def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
-    return (_curve(n, s, f)[:-1] + f", and the fan reads {_num(f['duty'])} %: it is not following {f['daemon']} "
-            f"(is {f['daemon']} running, and does it own the output?).")
-
-
-def _bias(n: Names, s: Sequence[str], f: Facts) -> str:
-    rise = f" from {_num(f['before'])} (a sensor's no-reading value)" if "before" in f else ""
-    alone = f"; at {_num(f['celsius'])} °C alone its levels give level {_num(f['alone'])}" if "alone" in f else ""
-    back = f"; the next cycle it chose level {_num(f['next'])}" if "next" in f else ""
-    return (f"{f['daemon']} chose level {_num(f['level'])} because it added a bias of {_num(f['bias'])} for a fast "
-            f"rise{rise} to {_num(f['celsius'])} °C{alone}: the rate of change, not the heat, raised the fan{back}.")
 
 
 def _no_gpu_fan(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -325,6 +263,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                    f"{_verb(s, 'it runs', 'they run')} at full speed."),
     "fixed-duty": lambda n, s, f: (f"The {n(s[0])} is held at {_num(f['duty'])} % by hand or by a program "
                                    "(pwm_enable 1: manual): it does not follow a temperature."),
+    "trip-on": _trip_on,
+    "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,
     "at-rest": _rest,
     "zero-unjudged": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}: at "

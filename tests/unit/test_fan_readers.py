@@ -494,6 +494,75 @@ def test_temperatures_sensors_printed_in_fahrenheit_are_read_in_celsius(tmp_path
     found = findings_of(answer)
     assert code == 0 and found[0]["kind"] == "hot-not-cooled" and found[0]["facts"]["source_c"] == 85.0
     assert "at-rest" not in {f["kind"] for f in found}
-    assert [t["temperature_c"] for t in answer["temperatures"]] == [85.0, 85.0] and not answer["left_out"]
+    temperatures = answer["temperatures"]
+    assert isinstance(temperatures, list) and [t["temperature_c"] for t in temperatures] == [85.0, 85.0]
+    assert not answer["left_out"]
     facts = machine(read.read(text.replace("185.0", "104.0"))[0])
-    assert sorted(t.celsius for t in facts.temperatures) == [40.0, 40.0]
+    assert [t.celsius for t in facts.temperatures] == [40.0, 40.0]
+
+
+def thermal_listing(zone_c: float, state: int, mode: str = "enabled") -> str:
+    """``grep . /sys/class/thermal/*/*`` of a small board: one zone with an active trip at 70 °C (hysteresis 10 °C)
+    and a gpio fan of two states, a processor cooling device beside it (sysfs-api.rst's files, millidegrees)."""
+    return ("/sys/class/thermal/cooling_device0/cur_state:0\n/sys/class/thermal/cooling_device0/max_state:3\n"
+            "/sys/class/thermal/cooling_device0/type:Processor\n"
+            f"/sys/class/thermal/cooling_device1/cur_state:{state}\n/sys/class/thermal/cooling_device1/max_state:1\n"
+            "/sys/class/thermal/cooling_device1/type:gpio-fan\n"
+            f"/sys/class/thermal/thermal_zone0/mode:{mode}\n/sys/class/thermal/thermal_zone0/policy:step_wise\n"
+            f"/sys/class/thermal/thermal_zone0/temp:{round(zone_c * 1000)}\n"
+            "/sys/class/thermal/thermal_zone0/trip_point_0_hyst:10000\n"
+            "/sys/class/thermal/thermal_zone0/trip_point_0_temp:70000\n"
+            "/sys/class/thermal/thermal_zone0/trip_point_0_type:active\n"
+            "/sys/class/thermal/thermal_zone0/trip_point_1_temp:85000\n"
+            "/sys/class/thermal/thermal_zone0/trip_point_1_type:critical\n"
+            "/sys/class/thermal/thermal_zone0/type:cpu-thermal\n")
+
+
+@pytest.mark.parametrize(("zone_c", "state", "mode", "lead", "confidence"), [
+    (74.0, 0, "enabled", "trip-not-followed", "likely"),  # past its trip, off: not bound, or held
+    (74.0, 0, "disabled", "trip-not-followed", "known"),  # a disabled zone does not act on its trips
+    (74.0, 1, "enabled", "trip-on", "known"),  # on because the zone is past its trip
+    (65.0, 1, "enabled", "trip-on", "known"),  # on in the band: off only below 60 °C
+    (55.0, 1, "enabled", "trip-on", "possible"),  # on below the band: something else holds it
+    (65.0, 0, "enabled", "at-rest", "likely"),  # off in the band: it turns on at 70 °C
+    (47.0, 0, "enabled", "at-rest", "likely"),
+])
+def test_a_kernel_thermal_zone_turns_its_fan_on_at_its_active_trip(zone_c: float, state: int, mode: str, lead: str,
+                                                                   confidence: str, tmp_path: Path) -> None:
+    """The kernel's thermal framework (Documentation/driver-api/thermal/sysfs-api.rst; thermal-zones.yaml): a zone
+    turns the cooling devices bound to an active trip on when its temperature reaches the trip and off once it is
+    below the trip less its hysteresis. A fan cooling device off past the trip is the kernel not acting, never at
+    rest; off in the band below the trip is the design; a Processor cooling device is no fan (fails when the trip,
+    its hysteresis, the zone's mode or the device's type is not read)."""
+    code, answer = explain(thermal_listing(zone_c, state, mode), tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and (found[0]["kind"], found[0]["confidence"]) == (lead, confidence), found
+    assert found[0]["subjects"][0] == "cooling_device1/fan"
+    kinds = {f["kind"] for f in found}
+    assert "warm-not-turning" not in kinds and ("at-rest" not in kinds or (state == 0 and zone_c < 70))
+    assert not any("cooling_device0" in s for f in found for s in f["subjects"])  # the processor: no fan
+    if lead == "trip-on" and confidence == "known":
+        assert found[0]["facts"]["band"] == ("yes" if zone_c < 70 else "no") and found[0]["facts"]["off_below"] == 60
+
+
+def test_a_listing_of_hwmon_and_thermal_files_reads_both(tmp_path: Path) -> None:
+    """One grep over /sys/class/hwmon and /sys/class/thermal: the hwmon fan and the zone are both read."""
+    text = ("/sys/class/hwmon/hwmon2/name:pwmfan\n/sys/class/hwmon/hwmon2/fan1_input:3120\n"
+            "/sys/class/hwmon/hwmon2/pwm1:153\n" + thermal_listing(74.0, 1))
+    facts = machine(read.read(text)[0])
+    assert {f.key for f in facts.fans} == {"pwmfan/fan1", "cooling_device1/fan"}
+    assert [t.celsius for t in facts.temperatures] == [74.0]
+
+
+def test_golden_sentences_of_a_thermal_zones_trip(tmp_path: Path) -> None:
+    _, answer = explain(thermal_listing(74.0, 0), tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The kernel's thermal zone cpu-thermal (thermal_zone0) is at 74 °C, past its active trip at 70 °C, yet the "
+        "gpio-fan (cooling_device1) is off (state 0 of 1): the kernel is not turning it on: the fan is most likely not "
+        "bound to this trip (no cooling map for it), or a program holds its state; check that it spins.")
+    _, answer = explain(thermal_listing(65.0, 1), tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The gpio-fan (cooling_device1) is on (state 1 of 1) because the kernel's thermal zone cpu-thermal "
+        "(thermal_zone0) at 65 °C is under its active trip at 70 °C but not yet below 60 °C, where the kernel turns "
+        "it off again.")
+

@@ -11,6 +11,7 @@ import re
 
 from ..facts import Reading
 from ..values import NUMBER, parse, word
+from . import thermal
 
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
                    r"[0-9a-f_]+$", re.IGNORECASE)
@@ -50,6 +51,7 @@ class _Walk:
         self.found: list[Reading] = []
         self.hwmon_names: dict[str, str] = {}
         self.labels: dict[tuple[str | None, str], str] = {}  # (chip, "temp2") -> "CPUTIN": a listing's label files
+        self.zones = thermal.Zones()  # /sys/class/thermal's zones and cooling devices, gathered to the end
 
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None) -> None:
         owner = chip if chip is not None else self.chip
@@ -71,7 +73,7 @@ def read(text: str) -> list[Reading]:
         _line(walk, line.rstrip())
     if walk.hwmon_names or walk.labels:  # grep -r . /sys/class/hwmon/hwmonN/: the chip is its name file
         walk.found = [_named(walk, r) for r in walk.found]
-    return walk.found
+    return [*walk.found, *walk.zones.readings()]
 
 
 def _named(walk: _Walk, r: Reading) -> Reading:
@@ -180,6 +182,8 @@ def _path(walk: _Walk, line: str) -> bool:
     hwmon = re.search(r"(?:^|/)(hwmon\d+)(?:/device)?$", folder)
     if re.search(r"(?:^|/)gpu_od/fan_ctrl$", folder):
         _gpu_od(walk, folder, name, value)
+        return True
+    if walk.zones.take(folder, name, value):
         return True
     kind = folder.rsplit("/", 1)[-1]  # OpenBMC: .../sensors/fan_tach/fan0, .../sensors/temperature/cpu0
     if hwmon:

@@ -1,0 +1,89 @@
+"""What holds a fan where it is, in words: a fan daemon's curve, its logged decisions and bias, the range it
+measured, a controller's floor, and a kernel thermal zone's active trip (``app.fans.words`` registers each as the
+template of its finding kind)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .names import Names
+from .wording import Facts
+from .wording import num as _num
+
+
+def _trip_on(n: Names, s: Sequence[str], f: Facts) -> str:
+    zone = f"{n(s[1])} at {_num(f['zone_c'])} °C"
+    if f.get("held") == "yes":
+        return (f"The {n(s[0])} is on ({f['state']}) while {zone} is below {_num(f['off_below'])} °C, where the "
+                "kernel's thermal zone turns it off: something other than the zone's trip holds it (a program "
+                "writing its cur_state).")
+    where = f"under its active trip at {_num(f['trip'])} °C but not yet below {_num(f['off_below'])} °C, where the " \
+        "kernel turns it off again" if f.get("band") == "yes" else \
+        f"past its active trip at {_num(f['trip'])} °C; the kernel keeps it on until the zone is below " \
+        f"{_num(f['off_below'])} °C"
+    return f"The {n(s[0])} is on ({f['state']}) because the kernel's thermal zone {zone} is {where}."
+
+
+def _trip_not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
+    said = (f"The kernel's thermal zone {n(s[1])} is at {_num(f['zone_c'])} °C, past its active trip at "
+            f"{_num(f['trip'])} °C, yet the {n(s[0])} is off ({f['state']})")
+    if f.get("mode") == "disabled":
+        return f"{said}: the zone is disabled (mode: disabled), so the kernel does not act on its trips."
+    return (f"{said}: the kernel is not turning it on: the fan is most likely not bound to this trip (no cooling "
+            "map for it), or a program holds its state; check that it spins.")
+
+
+def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
+    before = f" (before it, level {_num(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
+        else ""
+    return (f"{f['daemon']} last logged setting the fan to level {_num(f['level'])}, for a reading of "
+            f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
+
+
+def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"{f['daemon']} measured no range for fan '{f['fan']}' (Min {_num(f['min'])}, Start {_num(f['start'])}, "
+            f"Max {_num(f['max'])}): it saw no speed change across the pwm it wrote (a tachometer that does not "
+            "report, a controller that ignores the pwm, or a fan too slow to stop while it watched), so its curve has "
+            "nothing to map onto and it does not regulate the fan: the fan runs at whatever its controller does.")
+
+
+def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
+    floor = _num(f["floor"])
+    if f.get("held") == "floor" and f.get("controller") in ("firmware", "bios", "ec", "bmc"):
+        return (f"The {n(s[0])} is at {_num(f['duty'])} %, the lowest duty its controller runs it at ({floor} %): it "
+                "idles at its floor, and nothing is making it spin faster.")
+    if f.get("held") == "floor":
+        return (f"The {n(s[0])} is held at {_num(f['duty'])} %, the lowest duty its controller accepts ({floor} %): "
+                "a program or a curve holding the fan cannot take it lower; only the card's own automatic control "
+                "stops it.")
+    if f.get("held") == "asked-below":
+        return (f"The {n(s[0])} is set by hand and asked for {_num(f['target'])} %, below the {floor} % its driver "
+                "accepts under manual control: it keeps turning; only handing it back to the card's automatic "
+                "policy lets it stop.")
+    if f.get("held") == "below":
+        return (f"The {n(s[0])} is at {_num(f['duty'])} %, below the {floor} % a program or a curve can set: it is "
+                "under the card's own control (the only one that stops it).")
+    return (f"The {n(s[0])} accepts {floor}-100 % from a fan curve or a program: a point below {floor} % is refused, "
+            "and only the card's own zero-RPM mode stops the fan.")
+
+
+def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
+    source = f" from {n(f['source_key'])}" if "source_key" in f else f" from {f['source']}" if f.get("source") else ""
+    below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f else ""
+    steps = f" in {_num(f['points'])} steps" if float(f["points"]) > 2 else ""
+    now = f"; at {_num(f['now_c'])} °C now it asks for about {_num(f['asks'])} %" if "asks" in f else ""
+    return (f"{f['daemon']} drives {f['output']}{source}: {below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising"
+            f"{steps} to {_num(f['p1'])} % at {_num(f['t1'])} °C{now}.")
+
+
+def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (_curve(n, s, f)[:-1] + f", and the fan reads {_num(f['duty'])} %: it is not following {f['daemon']} "
+            f"(is {f['daemon']} running, and does it own the output?).")
+
+
+def _bias(n: Names, s: Sequence[str], f: Facts) -> str:
+    rise = f" from {_num(f['before'])} (a sensor's no-reading value)" if "before" in f else ""
+    alone = f"; at {_num(f['celsius'])} °C alone its levels give level {_num(f['alone'])}" if "alone" in f else ""
+    back = f"; the next cycle it chose level {_num(f['next'])}" if "next" in f else ""
+    return (f"{f['daemon']} chose level {_num(f['level'])} because it added a bias of {_num(f['bias'])} for a fast "
+            f"rise{rise} to {_num(f['celsius'])} °C{alone}: the rate of change, not the heat, raised the fan{back}.")
