@@ -566,3 +566,23 @@ def test_golden_sentences_of_a_thermal_zones_trip(tmp_path: Path) -> None:
         "(thermal_zone0) at 65 °C is under its active trip at 70 °C but not yet below 60 °C, where the kernel turns "
         "it off again.")
 
+
+
+@pytest.mark.parametrize("indent", ["  ", "Sensors:   "])
+def test_inxis_sensors_lines_are_read_fans_and_temperatures_with_their_driver(indent: str, tmp_path: Path) -> None:
+    """inxi (inxi -Fxz, the paste forums ask for) prints "System Temperatures: cpu: 84.0 C mobo: N/A" and "Fan
+    Speeds (rpm): cpu: 0 ...", with "gpu: amdgpu" naming the driver of the reading after it. A CPU at 84 °C whose
+    fan reads 0 RPM is a part without working cooling; the card's fan at 0 while it is at 41 °C is its zero-RPM rest
+    (fails when the fan line is not read: "no fan is read here")."""
+    hot = f"{indent}System Temperatures: cpu: 84.0 C pch: 62.0 C mobo: N/A\n  Fan Speeds (rpm): cpu: 0\n"
+    code, answer = explain("Sensors:\n" + hot if indent == "  " else hot, tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and found[0]["kind"] == "hot-not-cooled" and found[0]["facts"]["source_c"] == 84.0, found
+    card = (f"{indent}System Temperatures: cpu: 45.5 C mobo: 27.8 C gpu: amdgpu temp: 41.0 C\n"
+            "           Fan Speeds (RPM): fan-1: 0 fan-2: 1045 gpu: amdgpu fan: 0\n")
+    facts = machine(read.read(card)[0])
+    assert {(f.chip, f.label, f.rpm) for f in facts.fans} == {(None, "fan-1", 0.0), (None, "fan-2", 1045.0),
+                                                              ("amdgpu", "fan", 0.0)}
+    assert {(t.chip, t.celsius) for t in facts.temperatures} == {(None, 45.5), (None, 27.8), ("amdgpu", 41.0)}
+    code, answer = explain(card, tmp_path)
+    assert any(f["kind"] == "at-rest" and f["subjects"] == ["amdgpu/fan"] for f in findings_of(answer))

@@ -101,7 +101,8 @@ def _line(walk: _Walk, line: str) -> None:
         walk.feature = feature.group(1).strip()
         return
     _sensors_extras(walk, stripped)
-    _pairs(walk, line, stripped)
+    if not _inxi(walk, stripped):
+        _pairs(walk, line, stripped)
 
 
 def _dump(walk: _Walk, stripped: str) -> bool:
@@ -136,6 +137,33 @@ def _pairs(walk: _Walk, line: str, stripped: str) -> None:
             else:
                 label = f"{walk.feature} {label}"
         walk.add(label, value, column, attr=_attr(label), chip=host.group(1) if host else None)
+
+
+_INXI = re.compile(r"\b(Fan Speeds \((rpm|%)\)|System Temperatures):\s*(.+)$", re.IGNORECASE)
+_INXI_PAIR = re.compile(r"([A-Za-z][\w.-]*):\s+(\S+)(?:\s+([CF])\b)?")
+
+
+def _inxi(walk: _Walk, stripped: str) -> bool:
+    """inxi's sensors lines, "System Temperatures: cpu: 84.0 C mobo: N/A gpu: amdgpu temp: 41.0 C" and "Fan Speeds
+    (rpm): cpu: 0 fan-2: 1045 gpu: amdgpu fan: 0": each reading a "name: value" pair, a fan's unit in its heading,
+    and a word value naming the driver of the reading after it (gpu: amdgpu), whose chip it is."""
+    found = _INXI.search(stripped)
+    if found is None:
+        return False
+    fans = found.group(2)
+    driver = ""
+    for label, value, scale in _INXI_PAIR.findall(found.group(3)):
+        if not re.fullmatch(NUMBER, value):
+            driver = "" if value.upper() == "N/A" else value  # "gpu: amdgpu": the reading after it is that chip's
+            continue
+        if fans:
+            text = f"{value} {'RPM' if fans.lower() == 'rpm' else '%'}"
+            label = label if re.search(r"fan|pump", label, re.IGNORECASE) else f"{label} fan"
+        else:
+            text = f"{value} °{scale or 'C'}"
+        walk.add(label, text, chip=driver or None)
+        driver = ""
+    return True
 
 
 _MANUAL = re.compile(r"^(pwm\d+):\s+\S+\s+MANUAL CONTROL\b", re.IGNORECASE)
