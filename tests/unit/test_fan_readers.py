@@ -586,3 +586,26 @@ def test_inxis_sensors_lines_are_read_fans_and_temperatures_with_their_driver(in
     assert {(t.chip, t.celsius) for t in facts.temperatures} == {(None, 45.5), (None, 27.8), ("amdgpu", 41.0)}
     code, answer = explain(card, tmp_path)
     assert any(f["kind"] == "at-rest" and f["subjects"] == ["amdgpu/fan"] for f in findings_of(answer))
+
+
+def test_hps_hpasmcli_fans_and_temperatures_are_the_bmcs(tmp_path: Path) -> None:
+    """hpasmcli(8)'s "show fans" (a slot, present or not, its share of its maximum) and "show temp" (°C/°F, a
+    threshold): each fan a BMC fan at its duty, an absent slot no fan, each zone a temperature (fails when the
+    table is not read: "not a capture FanWhy reads")."""
+    text = ("Fan  Location        Present Speed  of max  Redundant  Partner  Hot-pluggable\n"
+            "---  --------        ------- -----  ------  ---------  -------  -------------\n"
+            "#1   SYSTEM          Yes     NORMAL  45%     Yes        0        Yes\n"
+            "#2   SYSTEM          Yes     HIGH    100%    Yes        0        Yes\n"
+            "#3   SYSTEM          No      -       N/A     No         0        Yes\n\n"
+            "Sensor   Location              Temp       Threshold\n"
+            "------   --------              ----       ---------\n"
+            "#1        PROCESSOR_ZONE       40C/104F   95C/203F\n"
+            "#2        CPU#1                61C/141F   95C/203F\n"
+            "#3        I/O_ZONE             -          -\n")
+    facts = machine(read.read(text)[0])
+    assert {(f.label, f.duty_percent, f.present) for f in facts.fans} == {
+        ("Fan 1 SYSTEM", 45.0, None), ("Fan 2 SYSTEM", 100.0, None), ("Fan 3 SYSTEM", None, False)}
+    assert {(t.label, t.celsius) for t in facts.temperatures} == {("PROCESSOR_ZONE (sensor 1)", 40.0),
+                                                                  ("CPU#1 (sensor 2)", 61.0)}
+    code, _ = explain(text, tmp_path)
+    assert code == 0

@@ -87,3 +87,29 @@ def _detail_reading(card: str, name: str, value: str) -> Reading | None:
         number = parse(value)[0]
         return Reading("amdgpu", f"{card} power", number, value, "w" if number is not None else None)
     return None
+
+
+_HPASM_FAN = re.compile(r"^#(\d+)\s+(\S+)\s+(Yes|No)\s+(\S+)\s+(\d+%|N/A|-)\s", re.IGNORECASE)
+_HPASM_TEMP = re.compile(r"^#(\d+)\s+(\S+)\s+(-|\d+C/\d+F)\s+(-|\d+C/\d+F)")
+
+
+def hpasmcli(text: str) -> list[Reading]:
+    """HP's ``hpasmcli -s "show fans"`` and ``"show temp"`` (hpasmcli(8)): each fan's slot, whether a fan is present
+    there and its share of its maximum speed, as the server's management controller reports them; each zone's
+    temperature and threshold. Read as the BMC's (chip "bmc")."""
+    if not re.search(r"^\s*(Fan\s+Location\s+Present|Sensor\s+Location\s+Temp)", text, re.MULTILINE):
+        return []
+    found: list[Reading] = []
+    for line in text.splitlines():
+        fan = _HPASM_FAN.match(line.strip())
+        if fan:
+            number, where, present, _speed, share = fan.groups()
+            value, _, raw = parse(share)
+            found.append(Reading("bmc", f"Fan {number} {where}", value if present.lower() == "yes" else None, raw,
+                                 "%" if value is not None else None, None, 0,
+                                 {"status": "ok" if present.lower() == "yes" else "absent"}))
+        temp = _HPASM_TEMP.match(line.strip())
+        if temp and temp.group(3) != "-":
+            found.append(Reading("bmc", f"{temp.group(2)} (sensor {temp.group(1)})", float(temp.group(3).split("C")[0]),
+                                 temp.group(3), "c"))
+    return found
