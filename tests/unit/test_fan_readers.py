@@ -609,3 +609,40 @@ def test_hps_hpasmcli_fans_and_temperatures_are_the_bmcs(tmp_path: Path) -> None
                                                                   ("CPU#1 (sensor 2)", 61.0)}
     code, _ = explain(text, tmp_path)
     assert code == 0
+
+
+def test_freeipmis_event_column_is_the_bmcs_status(tmp_path: Path) -> None:
+    """ipmi-sensors(8) (FreeIPMI) says a threshold sensor's state in its Event column: a fan turning at 300 RPM "At
+    or Below (<=) Lower Non-Recoverable Threshold" is one the BMC counts as failing, never "no fault" (fails when the
+    Event column is not read: the fan was "running" beside "neither fan reports a fault")."""
+    text = ("ID  | Name            | Type                     | Reading    | Units | Event\n"
+            "4   | CPU Temp        | Temperature              | 42.00      | C     | 'OK'\n"
+            "41  | FAN1            | Fan                      | 1500.00    | RPM   | 'OK'\n"
+            "43  | FAN3            | Fan                      | 300.00     | RPM   | "
+            "'At or Below (<=) Lower Non-Recoverable Threshold'\n")
+    code, answer = explain(text, tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and found[0]["kind"] == "below-bmc-threshold" and found[0]["subjects"] == ["bmc/FAN3"]
+    assert "no-fault" not in {f["kind"] for f in found}
+
+
+def test_dells_racadm_getsensorinfo_is_read_by_its_columns(tmp_path: Path) -> None:
+    """racadm getsensorinfo (Dell's RACADM CLI guide): rows under "<Sensor Name> <Status> <Reading> <lc> ..."
+    headers, names with spaces; a fan the iDRAC calls Critical at 0 RPM is a failed fan, said first (fails when the
+    listing is refused, or its Status column is not read)."""
+    text = ("Sensor Type : FAN\n"
+            "<Sensor Name>                   <Status>        <Reading>       <lc>            <uc>            <PST>\n"
+            "System Board Fan1A              Ok              6480 RPM        720 RPM         NA              Present\n"
+            "System Board Fan2A              Critical        0 RPM           720 RPM         NA              Present\n"
+            "System Board Fan3A              Ok              0 RPM           720 RPM         NA              Absent\n"
+            "\nSensor Type : TEMPERATURE\n"
+            "<Sensor Name>                   <Status>        <Reading>       <lc>            <uc>\n"
+            "CPU1 Temp                       Ok              58C             3C              93C\n")
+    facts = machine(read.read(text)[0])
+    assert {(f.label, f.rpm, f.lower_critical_rpm, f.present) for f in facts.fans} == {
+        ("System Board Fan1A", 6480.0, 720.0, None), ("System Board Fan2A", 0.0, 720.0, None),
+        ("System Board Fan3A", 0.0, 720.0, False)}
+    assert [(t.label, t.celsius) for t in facts.temperatures] == [("CPU1 Temp", 58.0)]
+    code, answer = explain(text, tmp_path)
+    assert code == 0 and findings_of(answer)[0]["kind"] == "fan-fault" and findings_of(answer)[0]["subjects"] == [
+        "bmc/System Board Fan2A"]

@@ -19,6 +19,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
+    ("Dell's racadm getsensorinfo", columns.racadm),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
     ("labelled readings (sensors, label: value, path:value)", lines.read),

@@ -113,3 +113,38 @@ def hpasmcli(text: str) -> list[Reading]:
             found.append(Reading("bmc", f"{temp.group(2)} (sensor {temp.group(1)})", float(temp.group(3).split("C")[0]),
                                  temp.group(3), "c"))
     return found
+
+
+def racadm(text: str) -> list[Reading]:
+    """Dell's ``racadm getsensorinfo``: under each ``<Sensor Name>  <Status>  <Reading>  <lc> ...`` header, rows whose
+    cells stand under the header's columns (a name has spaces); a fan's status (Ok, Critical), reading, lower
+    critical threshold and presence (PST: Present, Absent), a temperature's reading (Dell's iDRAC RACADM CLI guide).
+    Read as the BMC's (chip "bmc")."""
+    found: list[Reading] = []
+    spans: list[tuple[str, int]] = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("<"):
+            spans = [(m.group(1).lower(), m.start()) for m in re.finditer(r"<([^>]+)>", line)]
+            continue
+        if not spans or not line.strip() or ":" in line.split("  ")[0]:
+            spans = [] if not line.strip() else spans
+            continue
+        cells = {name: line[start:spans[i + 1][1] if i + 1 < len(spans) else None].strip()
+                 for i, (name, start) in enumerate(spans)}
+        reading = _racadm_row(cells)
+        if reading is not None:
+            found.append(reading)
+    return found
+
+
+def _racadm_row(cells: dict[str, str]) -> Reading | None:
+    name, value_text = cells.get("sensor name", ""), cells.get("reading", "")
+    if not name or not value_text:
+        return None
+    value, unit, raw = parse(value_text)
+    extra: dict[str, float | str] = {"status": "absent" if cells.get("pst", "").lower() == "absent" else
+                                     cells.get("status", "").lower()}
+    low = parse(cells.get("lc", ""))[0]
+    if low is not None and unit == "rpm":
+        extra["lcr"] = low
+    return Reading("bmc", name, value, raw, unit, None, 0, extra)

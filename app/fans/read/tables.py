@@ -40,7 +40,8 @@ def _row(cells: list[str], header: list[str] | None) -> Reading | None:
         name = named.get("name") or named.get("sensor") or ""
         value_text = named.get("reading") or named.get("value") or ""
         unit = named.get("unit") or named.get("units") or ""
-        return _reading(name, f"{value_text} {unit}".strip(), named.get("status", ""), {})
+        status = named.get("status") or _event(named.get("event", ""))
+        return _reading(name, f"{value_text} {unit}".strip(), status, {})
     if len(cells) >= 10:  # ipmitool sensor: name | reading | unit | status | lnr | lcr | lnc | unc | ucr | unr
         limits = {key: value for key, cell in zip(THRESHOLDS, cells[4:10], strict=True)
                   if (value := parse(cell)[0]) is not None}
@@ -50,6 +51,18 @@ def _row(cells: list[str], header: list[str] | None) -> Reading | None:
     if len(cells) == 5:  # ipmitool sdr elist: name | id | status | entity | reading unit
         return _reading(cells[0], cells[4], cells[2], {})
     return None
+
+
+# FreeIPMI's ipmi-sensors says a threshold sensor's state as an event ("'At or Below (<=) Lower Non-Recoverable
+# Threshold'", "'OK'"; ipmi-sensors(8)): the threshold it names is the status ipmitool's column would show
+_EVENTS = (("lower non-recoverable", "lower non-recoverable"), ("lower critical", "lower critical"),
+           ("lower non-critical", "nc"), ("upper non-recoverable", "upper non-recoverable"),
+           ("upper critical", "upper critical"), ("upper non-critical", "nc"), ("ok", "ok"))
+
+
+def _event(text: str) -> str:
+    event = text.strip().strip("'").lower()
+    return next((status for words, status in _EVENTS if words in event), "")
 
 
 def _reading(name: str, value_text: str, status: str, limits: dict[str, float]) -> Reading | None:
