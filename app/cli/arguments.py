@@ -180,7 +180,8 @@ def _add_explain(commands: Subparsers) -> None:
                                  formatter_class=_FORMATTER, epilog=exit_codes("explain"),
                                  description="Print why the fans run, with the fan table and the findings behind "
                                              "it, for the machine the FILEs were captured on: any paste of labelled "
-                                             "readings (sensors text, -u or -j; inxi's Sensors lines; "
+                                             "readings (sensors text, -u or -j; inxi's Sensors lines; tlp-stat -t; "
+                                             "nbfc status; ectool's kelvin; "
                                              "'label: value unit' lines; "
                                              "path:value listings such as grep -r . /sys/class/hwmon/hwmon*/, "
                                              "grep . /sys/class/thermal/*/* or "

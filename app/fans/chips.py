@@ -90,6 +90,11 @@ PSU = Chip("psu", "firmware", "rest", source="liquidctl's corsair-hxi-rmi-psu-gu
 KERNEL_FAN = Chip("controller", "kernel", "rest", source="Documentation/driver-api/thermal/sysfs-api.rst "
                   "(trip_point_*_temp, _type active, _hyst; cooling_device cur_state, max_state); "
                   "Documentation/devicetree/bindings/thermal/thermal-zones.yaml (trips, hysteresis, cooling-maps)")
+# NoteBook FanControl writes a laptop's embedded controller's fan registers from its own curve (auto control) or
+# at a speed set by hand; the EC stops the fan while cool, and the speed nbfc shows is the duty it reads back
+NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
+            pwm_enable=MappingProxyType({1: "manual", 2: "daemon"}),
+            source="NoteBook FanControl's README (nbfc status: auto control, current and target fan speed)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
@@ -124,7 +129,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,
     "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": CPU, "zenpower": CPU,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
-    "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU,
+    "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,
 })
 PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt (smart device v2|rgb & fan controller)\b.*", HUE2_FANS),

@@ -646,3 +646,23 @@ def test_dells_racadm_getsensorinfo_is_read_by_its_columns(tmp_path: Path) -> No
     code, answer = explain(text, tmp_path)
     assert code == 0 and findings_of(answer)[0]["kind"] == "fan-fault" and findings_of(answer)[0]["subjects"] == [
         "bmc/System Board Fan2A"]
+
+
+def test_tlp_stat_ectool_and_nbfc_are_read(tmp_path: Path) -> None:
+    """Laptop tools' own listings: tlp-stat -t ("CPU temp = 88 [°C]", "Fan speed = 4620 [/min]"), ectool's
+    temperatures in kelvin ("1: 355 K", the ChromiumOS EC's unit) beside "Fan 0 RPM: 0", and nbfc status (its
+    temperature, each fan's current speed in %, auto control or a speed set by hand). Each was refused."""
+    tlp = machine(read.read("+++ Temperatures\nCPU temp               =    48 [°C]\n"
+                            "Fan speed              =  4620 [/min]\n")[0])
+    assert [(f.label, f.rpm) for f in tlp.fans] == [("Fan", 4620.0)] and tlp.temperatures[0].celsius == 48.0
+    code, answer = explain("$ sudo ectool pwmgetfanrpm\nFan 0 RPM: 0\n$ sudo ectool temps all\n0: 352 K\n"
+                           "1: 355 K\n", tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and found[0]["kind"] == "hot-not-cooled" and round(found[0]["facts"]["source_c"]) == 82
+    status = ("Temperature                   : 57.00\n\nFan display name              : CPU fan\n"
+              "Auto control enabled          : {auto}\nCurrent fan speed             : 45.00\n"
+              "Target fan speed              : 45.00\n")
+    by_hand = machine(read.read(status.format(auto="false"))[0])
+    assert [(f.label, f.duty_percent, f.controller) for f in by_hand.fans] == [("CPU fan", 45.0, "manual")]
+    assert [f.controller for f in machine(read.read(status.format(auto="true"))[0]).fans] == ["daemon"]
+    assert by_hand.temperatures[0].celsius == 57.0 and by_hand.temperatures[0].role == "cpu"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, daemonlog, jsonish, lines, tables, tagged
+from . import columns, csv, daemonlog, jsonish, lines, nbfc, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -20,6 +20,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
     ("Dell's racadm getsensorinfo", columns.racadm),
+    ("NoteBook FanControl's status (nbfc status)", nbfc.read),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
     ("labelled readings (sensors, label: value, path:value)", lines.read),

@@ -94,7 +94,8 @@ def _line(walk: _Walk, line: str) -> None:
     if _CHIP.match(stripped):
         walk.chip, walk.feature = _CHIP.match(stripped).group(1), None  # type: ignore[union-attr]  # matched above
         return
-    if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped):
+    if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped) \
+            or _bracketed(walk, stripped) or _kelvin(walk, stripped):
         return
     feature = _FEATURE.match(stripped)
     if feature:
@@ -294,4 +295,31 @@ def _thermal(walk: _Walk, line: str) -> bool:
         return False
     for n, value in enumerate(match.group(1).split(), start=1):
         walk.add(f"temp{n}", f"{value} C", attr=f"temp{n}_input", chip="thinkpad")
+    return True
+
+
+# "CPU temp = 88 [°C]", "Fan speed = 4620 [/min]": a value and its unit in brackets (tlp-stat -t, tlp-stat -s)
+_BRACKETED = re.compile(r"^([A-Za-z][\w .()/-]{0,40}?)\s+=\s+([+-]?\d+(?:\.\d+)?)\s*\[([^\]]{1,8})\]\s*$")
+_BRACKET_UNITS = {"°c": "°C", "c": "°C", "/min": "RPM", "rpm": "RPM", "%": "%", "w": "W", "mw": "mW"}
+
+
+def _bracketed(walk: _Walk, line: str) -> bool:
+    match = _BRACKETED.match(line)
+    if match is None or match.group(3).lower() not in _BRACKET_UNITS:
+        return False
+    label = re.sub(r"\s+speed$", "", match.group(1).strip(), flags=re.IGNORECASE)  # tlp-stat's "Fan speed": a fan
+    walk.add(label, f"{match.group(2)} {_BRACKET_UNITS[match.group(3).lower()]}")
+    return True
+
+
+# "0: 352 K" (ectool temps: an embedded controller's sensors in kelvin; "(= 79 C)" after it on newer builds)
+_KELVIN = re.compile(r"^(\d+|[A-Za-z][\w -]{0,30}?):\s+(\d+)\s*K\b")
+
+
+def _kelvin(walk: _Walk, line: str) -> bool:
+    match = _KELVIN.match(line)
+    if match is None or not 200 <= int(match.group(2)) <= 500:
+        return False
+    label = f"temp{match.group(1)}" if match.group(1).isdigit() else match.group(1).strip()
+    walk.add(label, f"{int(match.group(2)) - 273.15:.1f} C")
     return True
