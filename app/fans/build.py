@@ -168,7 +168,8 @@ def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int,
     if speed is not None and (speed.raw == "an error" or smi_error(speed)):
         return None, "error"
     if speed is None or speed.value is None or speed.unit == "%" or (speed.chip == "nvidia" and speed.unit != "rpm"):
-        return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else None)
+        return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else
+                      "error" if speed is not None and _no_value(speed) else None)
     value = speed.value
     if value in no_pulses:
         return None, "no-pulses"
@@ -181,6 +182,14 @@ def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int,
     if 0 < value < MIN_RPM:
         return None, "too-slow"  # a saturated or garbled counter; "no pulses" only where the chip documents it
     return value, None
+
+
+def _no_value(speed: Reading) -> bool:
+    """A fan's speed that its driver gave no value for: sensors prints N/A where reading fanN_input fails
+    (sensors(1); the hwmon ABI lets a read return an error such as -ENODATA). A BMC's "na" is an empty slot instead,
+    and nvidia-smi's [N/A] a card without the reading (their own readers say so)."""
+    return speed.chip not in ("bmc", "nvidia") and speed.value is None and speed.raw.strip().upper() == "N/A" and \
+        not speed.extra.get("status")
 
 
 def _fault(by_attr: dict[str, Reading], speed: Reading | None, status: str) -> bool | None:

@@ -666,3 +666,15 @@ def test_tlp_stat_ectool_and_nbfc_are_read(tmp_path: Path) -> None:
     assert [(f.label, f.duty_percent, f.controller) for f in by_hand.fans] == [("CPU fan", 45.0, "manual")]
     assert [f.controller for f in machine(read.read(status.format(auto="true"))[0]).fans] == ["daemon"]
     assert by_hand.temperatures[0].celsius == 57.0 and by_hand.temperatures[0].role == "cpu"
+
+
+def test_a_fan_its_driver_gives_no_value_is_unknown_and_said_with_the_heat(tmp_path: Path) -> None:
+    """sensors prints N/A where reading fanN_input fails (the hwmon ABI lets a read return an error): the fan's
+    speed is unknown, said with the CPU's 88 °C, never "no fan is read" (fails when N/A is taken for no channel)."""
+    text = "thinkpad-isa-0000\nAdapter: ISA adapter\nfan1:           N/A\nCPU:          +{c}°C\n"
+    code, answer = explain(text.format(c="88.0"), tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and found[0]["kind"] == "speed-not-a-reading" and found[0]["facts"]["hot"] == "yes"
+    assert "no-fan-read" not in {f["kind"] for f in found}
+    _, answer = explain(text.format(c="45.0"), tmp_path)
+    assert findings_of(answer)[0]["kind"] == "speed-not-a-reading" and "hot" not in findings_of(answer)[0]["facts"]
