@@ -678,3 +678,10 @@ def test_a_fan_its_driver_gives_no_value_is_unknown_and_said_with_the_heat(tmp_p
     assert "no-fan-read" not in {f["kind"] for f in found}
     _, answer = explain(text.format(c="45.0"), tmp_path)
     assert findings_of(answer)[0]["kind"] == "speed-not-a-reading" and "hot" not in findings_of(answer)[0]["facts"]
+
+
+def test_acpis_thermal_zones_are_temperatures() -> None:
+    """acpi -t (acpi(1)): "Thermal 0: ok, 88.0 degrees C", the firmware's zones (it was refused)."""
+    facts = machine(read.read("Thermal 0: ok, 88.0 degrees C\nThermal 1: critical, 101.5 degrees C\n")[0])
+    assert [(t.label, t.celsius) for t in facts.temperatures] == [("Thermal 0", 88.0), ("Thermal 1", 101.5)]
+

@@ -95,7 +95,7 @@ def _line(walk: _Walk, line: str) -> None:
         walk.chip, walk.feature = _CHIP.match(stripped).group(1), None  # type: ignore[union-attr]  # matched above
         return
     if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped) \
-            or _bracketed(walk, stripped) or _kelvin(walk, stripped):
+            or _bracketed(walk, stripped) or _kelvin(walk, stripped) or _acpi(walk, stripped):
         return
     feature = _FEATURE.match(stripped)
     if feature:
@@ -322,4 +322,16 @@ def _kelvin(walk: _Walk, line: str) -> bool:
         return False
     label = f"temp{match.group(1)}" if match.group(1).isdigit() else match.group(1).strip()
     walk.add(label, f"{int(match.group(2)) - 273.15:.1f} C")
+    return True
+
+
+# acpi -t (acpi(1)): "Thermal 0: ok, 45.0 degrees C", the firmware's thermal zones
+_ACPI = re.compile(r"^(Thermal \d+):\s*[\w ]+,\s*([+-]?\d+(?:\.\d+)?) degrees C\b")
+
+
+def _acpi(walk: _Walk, line: str) -> bool:
+    match = _ACPI.match(line)
+    if match is None:
+        return False
+    walk.add(match.group(1), f"{match.group(2)} C", chip="acpitz")
     return True
