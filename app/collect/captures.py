@@ -107,11 +107,18 @@ def _text(path: Path) -> str:
         raise Unreadable(f"{path}: {error.strerror or error}") from None
     if len(data) > MAX_BYTES:
         raise Unreadable(f"{path}: larger than {MAX_BYTES >> 20} MiB: not one machine's capture")
-    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    text = _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], data.decode("utf-8", errors="replace").replace("\r\n", "\n"))
     if not text.strip():
         raise Unreadable(f"{path}: empty")
     text = _NOT_A_READING.sub("N/A", text)
     return "\n".join(_unquoted(line[:MAX_LINE]) for line in text.splitlines())
+
+
+# How pasted text writes "°" when it went through another encoding or font: "Â°" (UTF-8 read as Latin-1 and
+# written again), "\ufffd" (a Latin-1 ° read as UTF-8), "º" and "˚" (look-alikes), "℃"; and no-break spaces
+_AS_DEGREES = {"Â°": "°", "\ufffdC": "°C", "\ufffdF": "°F", "º": "°", "˚": "°", "℃": "°C", "℉": "°F", "\u00a0": " ",
+               "\u202f": " "}
+_DEGREES = re.compile("|".join(re.escape(k) for k in _AS_DEGREES))
 
 
 # A run of digits longer than any 64-bit counter's is no reading a tool printed: written as a word that says so,

@@ -685,3 +685,17 @@ def test_acpis_thermal_zones_are_temperatures() -> None:
     facts = machine(read.read("Thermal 0: ok, 88.0 degrees C\nThermal 1: critical, 101.5 degrees C\n")[0])
     assert [(t.label, t.celsius) for t in facts.temperatures] == [("Thermal 0", 88.0), ("Thermal 1", 101.5)]
 
+
+
+@pytest.mark.parametrize("degrees", ["Â°C".encode(), "ºC".encode(), "˚C".encode(), "℃".encode(), b"\xb0C",
+                                     "\u00a0°C".encode()])
+def test_a_degree_sign_another_encoding_wrote_is_still_a_temperature(degrees: bytes, tmp_path: Path) -> None:
+    """Pastes carry "°" as "Â°" (UTF-8 read as Latin-1 and written again), a lone Latin-1 byte, a look-alike (º, ˚),
+    "℃", or after a no-break space: each is read as °C (the temperatures were dropped, the hot CPU unseen)."""
+    path = tmp_path / "capture.txt"
+    path.write_bytes(b"k10temp-pci-00c3\nAdapter: PCI adapter\nTctl:         +88.0" + degrees + b"\n\n"
+                     b"nct6798-isa-0290\nAdapter: ISA adapter\nfan1:         612 RPM  (min =    0 RPM)\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
+    answer = json.loads(out.getvalue())
+    assert any(f["kind"] == "hottest" and f["facts"]["celsius"] == 88.0 for f in findings_of(answer))
