@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.cli.replay import run
+from app.collect.captures import text_of
 from app.fans import read
 from app.fans.adapt import machine
 from app.fans.answer import explained
@@ -699,3 +700,17 @@ def test_a_degree_sign_another_encoding_wrote_is_still_a_temperature(degrees: by
     assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
     answer = json.loads(out.getvalue())
     assert any(f["kind"] == "hottest" and f["facts"]["celsius"] == 88.0 for f in findings_of(answer))
+
+
+def test_a_decimal_comma_sensors_printed_in_its_locale_is_read(tmp_path: Path) -> None:
+    """sensors prints in the user's locale ("+88,0°C", "+0,86 V" in German or French): the CPU's 88 °C beside a fan
+    at 0 RPM is said; a thousands comma ("1,234 RPM") and a CSV row ("12,34,56") are left as they are (fails when
+    the comma is not read as the decimal mark: the temperatures were dropped and the fan called a possible rest)."""
+    text = ("coretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +88,0°C  (high = +80,0°C, crit = +100,0°C)\n\n"
+            "thinkpad-isa-0000\nAdapter: ISA adapter\nfan1:           0 RPM\nCPU:          +88,0°C\n")
+    code, answer = explain(text, tmp_path)
+    assert code == 0 and findings_of(answer)[0]["kind"] == "hot-not-cooled"
+    assert findings_of(answer)[0]["facts"]["source_c"] == 88.0
+    path = tmp_path / "other.txt"
+    path.write_text("fan1: 1,234 RPM\nrow: 12,34,56\n")
+    assert text_of(path) == "fan1: 1,234 RPM\nrow: 12,34,56"
