@@ -714,3 +714,18 @@ def test_a_decimal_comma_sensors_printed_in_its_locale_is_read(tmp_path: Path) -
     path = tmp_path / "other.txt"
     path.write_text("fan1: 1,234 RPM\nrow: 12,34,56\n")
     assert text_of(path) == "fan1: 1,234 RPM\nrow: 12,34,56"
+
+
+def test_sensors_output_whose_line_breaks_were_lost_reads_as_the_lines_it_was() -> None:
+    """A forum that joins lines turns sensors' output into one line: each chip header inside it starts its chip again,
+    so the fans are the board's (nct6798's, whose 0 RPM headers are empty) and the CPU is k10temp's, as in the
+    output it was (fails when the line is read as one: labels "ISA adapter fan1", "RPM) fan2", no chips)."""
+    lines = ("k10temp-pci-00c3\nAdapter: PCI adapter\nTctl:         +91.0°C\n\nnct6798-isa-0290\nAdapter: ISA adapter\n"
+             "fan1:           0 RPM  (min =    0 RPM)\nfan2:         640 RPM  (min =    0 RPM)\n"
+             "CPUTIN:       +45.0°C\n")
+    joined = " ".join(part.strip() for part in lines.splitlines() if part.strip())
+    def facts(text: str) -> set[tuple[str | None, str, float | None]]:
+        read_as = machine(read.read(text)[0])
+        return {(f.chip, f.label, f.rpm) for f in read_as.fans} | {(t.chip, t.label, t.celsius)
+                                                                   for t in read_as.temperatures}
+    assert facts(joined) == facts(lines) and ("nct6798", "fan2", 640.0) in facts(joined)

@@ -69,11 +69,27 @@ class _Walk:
 def read(text: str) -> list[Reading]:
     """Every labelled reading in ``text`` (an empty list when there is none)."""
     walk = _Walk()
-    for line in text.splitlines():
-        _line(walk, line.rstrip())
+    for pasted in text.splitlines():
+        for line in _uncollapsed(pasted):
+            _line(walk, line.rstrip())
     if walk.hwmon_names or walk.labels:  # grep -r . /sys/class/hwmon/hwmonN/: the chip is its name file
         walk.found = [_named(walk, r) for r in walk.found]
     return [*walk.found, *walk.zones.readings()]
+
+
+# sensors' output pasted where line breaks were lost: a chip header inside a line starts a chip, "Adapter: ISA
+# adapter" is a line of its own, and a reading starts after the limits in parentheses of the one before
+_INNER_CHIP = re.compile(r"\s(?=[a-z0-9_]+-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb)-[0-9a-f]{4}\b)")
+_ADAPTER = re.compile(r"\s*(Adapter:\s+\S+(?:\s\S+)?\s+(?:adapter|interface|device))\s+", re.IGNORECASE)
+_AFTER_LIMITS = re.compile(r"\)\s+(?=[A-Za-z][\w#+./ -]{0,40}:\s)")
+
+
+def _uncollapsed(line: str) -> list[str]:
+    """A line as sensors wrote it: one, or where a paste joined its lines (a chip header inside it), each again."""
+    if not _INNER_CHIP.search(line):
+        return [line]
+    text = _AFTER_LIMITS.sub(")\n", _ADAPTER.sub("\n\\1\n", _INNER_CHIP.sub("\n", line)))
+    return text.split("\n")
 
 
 def _named(walk: _Walk, r: Reading) -> Reading:
