@@ -153,8 +153,9 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             kinds.append(f"{path.name}: {kind}")
         elif path in replay.unread and logged:
             kinds.append(f"{path.name}: a fan daemon's log (thinkfan)")
-        elif path in replay.unread and calibrations(text):
-            kinds.append(f"{path.name}: a fan daemon's log (fan2go)")
+        elif path in replay.unread and (measured := calibrations(text)):
+            kinds.append(f"{path.name}: " + ("pwmconfig's test" if measured[0].uncorrelated else
+                                              "a fan daemon's log (fan2go)"))
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
     measured = tuple(c for text in texts for c in calibrations(text))

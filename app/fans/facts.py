@@ -151,13 +151,16 @@ class Level:
 @record
 class Calibration:
     """What a fan daemon measured of a fan when it set it up (fan2go's initialization): the pwm it stops at, the one
-    it starts at, and the one past which it turns no faster."""
+    it starts at, and the one past which it turns no faster; or, for pwmconfig, that no fan followed the output."""
 
     daemon: str
     fan: str  # the daemon's name for the fan
     min_pwm: float
     start_pwm: float
     max_pwm: float
+    # pwmconfig's test instead: it set the output to 0 and no fan it reads slowed ("no correlation"); each fan's
+    # speed before and after, as it printed them
+    uncorrelated: tuple[tuple[str, float, float], ...] = ()
 
 
 @record

@@ -124,11 +124,20 @@ def no_temperature(machine: Machine) -> Iterator[Hit]:
                   {"count": len(machine.temperatures)})
 
 
-@rule("a daemon that measured no range", 63, "fan2go's README (fan initialization: the pwm a fan starts at, stops "
+@rule("a daemon that measured no range", 63, "pwmconfig(8) (each output set to 0, every fan input watched); "
+      "fan2go's README (fan initialization: the pwm a fan starts at, stops "
       "at and turns no faster past, measured by watching its RPM; minPwm, startPwm, maxPwm)")
 def no_range(machine: Machine) -> Iterator[Hit]:
     for found in machine.calibrations:
-        if found.max_pwm <= found.min_pwm:  # nothing between where it stops and where it tops out: no curve to map
+        if found.uncorrelated:  # pwmconfig: the output at 0, and no fan slowed
+            turning = [(fan, was) for fan, was, _now in found.uncorrelated if was > 0]
+            facts: dict[str, float | str] = {"daemon": found.daemon, "fan": found.fan, "how": "no-correlation",
+                                             "fans": float(len(found.uncorrelated))}
+            if turning:
+                facts.update(turning=turning[0][0], was=turning[0][1],
+                             now=next(now for fan, _was, now in found.uncorrelated if fan == turning[0][0]))
+            yield Hit("daemon-no-range", (), "known", facts)
+        elif found.max_pwm <= found.min_pwm:  # nothing between where it stops and where it tops out: no curve to map
             yield Hit("daemon-no-range", (), "known", {"daemon": found.daemon, "fan": found.fan,
                                                        "min": found.min_pwm, "start": found.start_pwm,
                                                        "max": found.max_pwm})

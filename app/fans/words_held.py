@@ -41,6 +41,13 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("how") == "no-correlation":
+        seen = (f" ({f['turning']} read {_num(f['was'])} RPM before and {_num(f['now'])} after)" if "turning" in f
+                else "")
+        return (f"pwmconfig set {f['fan']} to 0 and none of the {_num(f['fans'])} fans it reads slowed{seen}: that "
+                "output drives no fan read here (the board's own controller overriding its pwm register, as BIOS fan "
+                "control does, an output not wired to a fan header, or a fan whose speed is read elsewhere), so "
+                "fancontrol cannot regulate a fan through it: the fans run at whatever their controller does.")
     return (f"{f['daemon']} measured no range for fan '{f['fan']}' (Min {_num(f['min'])}, Start {_num(f['start'])}, "
             f"Max {_num(f['max'])}): it saw no speed change across the pwm it wrote (a tachometer that does not "
             "report, a controller that ignores the pwm, or a fan too slow to stop while it watched), so its curve has "

@@ -729,3 +729,19 @@ def test_sensors_output_whose_line_breaks_were_lost_reads_as_the_lines_it_was() 
         return {(f.chip, f.label, f.rpm) for f in read_as.fans} | {(t.chip, t.label, t.celsius)
                                                                    for t in read_as.temperatures}
     assert facts(joined) == facts(lines) and ("nct6798", "fan2", 640.0) in facts(joined)
+
+
+def test_pwmconfigs_test_with_no_correlation_says_the_output_drives_no_fan(tmp_path: Path) -> None:
+    """pwmconfig(8) sets each pwm output to 0 and watches every fan input: an output after which every fan reads "no
+    correlation" drives none of the fans read (BIOS control overriding the register, an unwired output); an output a
+    fan followed is not said so (fails when pwmconfig's test is refused, or a correlated output is reported)."""
+    text = ("Testing pwm control hwmon2/pwm1 ...\n  hwmon2/fan1_input ... speed was 1078 now 1079\n"
+            "    no correlation\n  hwmon2/fan2_input ... speed was 0 now 0\n    no correlation\n\n"
+            "No correlations were detected.\n\nTesting pwm control hwmon2/pwm2 ...\n"
+            "  hwmon2/fan1_input ... speed was 1078 now 420\n    It appears that fan hwmon2/fan1_input\n"
+            "    is controlled by pwm hwmon2/pwm2\n")
+    code, answer = explain(text, tmp_path)
+    (found,) = [f for f in findings_of(answer) if f["kind"] == "daemon-no-range"]
+    assert code == 0 and found["facts"]["fan"] == "hwmon2/pwm1" and found["facts"]["how"] == "no-correlation"
+    assert (found["facts"]["was"], found["facts"]["now"], found["facts"]["fans"]) == (1078, 1079, 2)
+    assert "pwmconfig set hwmon2/pwm1 to 0 and none of the 2 fans it reads slowed" in str(answer["sentence"])

@@ -53,7 +53,26 @@ _FAN2GO_TABLE = re.compile(r"^\s*(\S[^\n]*?)\s*\n\s*\n?\s*Min PWM\s+(\d+)\s*\n\s
 
 
 def calibrations(text: str) -> tuple[Calibration, ...]:
-    """fan2go's measured pwm range of each fan, the last one logged for a fan standing."""
-    found = {m.group(1): Calibration("fan2go", m.group(1), *(float(m.group(i)) for i in (2, 3, 4)))
+    """fan2go's measured pwm range of each fan, the last one logged for a fan standing; pwmconfig's outputs that no
+    fan followed."""
+    found = {m.group(1): Calibration("fan2go", m.group(1), float(m.group(2)), float(m.group(3)), float(m.group(4)))
              for pattern in (_FAN2GO, _FAN2GO_TABLE) for m in pattern.finditer(text)}
-    return tuple(found.values())
+    return (*found.values(), *_pwmconfig(text))
+
+
+_PWM_TEST = re.compile(r"^Testing pwm control (\S+) \.\.\.\s*$", re.MULTILINE)
+_PWM_FAN = re.compile(r"^\s+(\S+) \.\.\. speed was (\d+) now (\d+)\s*\n\s+(no correlation|.*)$", re.MULTILINE)
+
+
+def _pwmconfig(text: str) -> list[Calibration]:
+    """pwmconfig(8) sets each pwm output to 0 and watches every fan input: an output after which every fan reads
+    "no correlation" drives none of the fans it reads."""
+    tests = list(_PWM_TEST.finditer(text))
+    found = []
+    for n, test in enumerate(tests):
+        block = text[test.end():tests[n + 1].start() if n + 1 < len(tests) else len(text)]
+        fans = _PWM_FAN.findall(block)
+        if fans and all(verdict == "no correlation" for *_, verdict in fans):
+            found.append(Calibration("pwmconfig", test.group(1), 0.0, 0.0, 0.0,
+                                     tuple((fan, float(was), float(now)) for fan, was, now, _ in fans)))
+    return found
