@@ -210,7 +210,13 @@ def _duty(by_attr: dict[str, Reading]) -> float | None:
     percent = by_attr.get("percent")
     if percent is not None and percent.unit is None and percent.chip != "nvidia" and not _ITEM.match(percent.label):
         return None
-    return percent.value if percent is not None and percent.value is not None and 0 <= percent.value <= 100 else None
+    top = NVIDIA_TOP_PERCENT if percent is not None and percent.chip == "nvidia" else 100.0
+    return percent.value if percent is not None and percent.value is not None and 0 <= percent.value <= top else None
+
+
+# nvidia-smi(1): fan.speed "may exceed 100% in certain cases" (the share of the product's maximum noise-tolerance
+# speed); no limit is documented, so twice that maximum is a cautious bound past which a reading is garbled
+NVIDIA_TOP_PERCENT = 200.0
 
 
 def _value(by_attr: dict[str, Reading], kind: str) -> float | None:

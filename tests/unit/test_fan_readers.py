@@ -745,3 +745,12 @@ def test_pwmconfigs_test_with_no_correlation_says_the_output_drives_no_fan(tmp_p
     assert code == 0 and found["facts"]["fan"] == "hwmon2/pwm1" and found["facts"]["how"] == "no-correlation"
     assert (found["facts"]["was"], found["facts"]["now"], found["facts"]["fans"]) == (1078, 1079, 2)
     assert "pwmconfig set hwmon2/pwm1 to 0 and none of the 2 fans it reads slowed" in str(answer["sentence"])
+
+
+def test_an_nvidia_fan_past_100_percent_is_a_duty(tmp_path: Path) -> None:
+    """nvidia-smi(1): fan.speed "may exceed 100% in certain cases": 110 % on a card at 45 °C is a fan held past
+    full while cool, not a value thrown away (fails with the 100 % cap: the card's fan had no duty at all)."""
+    code, answer = explain("index, name, fan.speed [%], temperature.gpu, power.draw [W]\n"
+                           "0, NVIDIA GeForce RTX 2080 Ti, 110 %, 45, 60.00 W\n", tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and lead["kind"] == "full-while-cool" and lead["facts"]["duty"] == 110
