@@ -31,6 +31,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
 from ..fans.names import Names
+from ..fans.read.bmcsettings import settings
 from ..fans.read.daemonlog import calibrations, decisions
 from ..fans.read.profiles import profiles
 from ..fans.rules_state import driven
@@ -148,18 +149,28 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
         readings += found
-        alone = adapt.machine(found)
-        if path in replay.unread and kind is not None and (alone.fans or alone.temperatures or alone.gpus):
-            kinds.append(f"{path.name}: {kind}")
-        elif path in replay.unread and logged:
-            kinds.append(f"{path.name}: a fan daemon's log (thinkfan)")
-        elif path in replay.unread and (measured := calibrations(text)):
-            kinds.append(f"{path.name}: " + ("pwmconfig's test" if measured[0].uncorrelated else
-                                              "a fan daemon's log (fan2go)"))
+        said = _read_as(text, kind, adapt.machine(found), bool(logged)) if path in replay.unread else None
+        if said is not None:
+            kinds.append(f"{path.name}: {said}")
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
     measured = tuple(c for text in texts for c in calibrations(text))
-    return with_profiles(replace(machine, calibrations=measured) if measured else machine, texts), kinds
+    machine = replace(machine, calibrations=measured, settings=tuple(s for text in texts for s in settings(text)))
+    return with_profiles(machine, texts), kinds
+
+
+def _read_as(text: str, kind: str | None, alone: Machine, logged: bool) -> str | None:
+    """What a file the named readers did not read was read as by the general reader, a daemon's log, a measured
+    calibration or a BMC's settings; None where nothing in it was read."""
+    if kind is not None and (alone.fans or alone.temperatures or alone.gpus):
+        return kind
+    if logged:
+        return "a fan daemon's log (thinkfan)"
+    measured = calibrations(text)
+    if measured:
+        return "pwmconfig's test" if measured[0].uncorrelated else "a fan daemon's log (fan2go)"
+    found = settings(text)
+    return f"the {found[0].controller}'s fan settings" if found else None
 
 
 def with_profiles(machine: Machine, texts: list[str]) -> Machine:

@@ -164,6 +164,17 @@ class Calibration:
 
 
 @record
+class Setting:
+    """A fan control setting a controller reports of itself: its name as the controller says it and its value as
+    read (Dell's iDRAC: ``ThirdPartyPCIFanResponse``, ``Enabled``; a Supermicro BMC's fan mode: ``fan mode``,
+    ``Full``)."""
+
+    controller: str  # "iDRAC", "Supermicro BMC"
+    name: str
+    value: str
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -176,3 +187,4 @@ class Machine:
     decisions: tuple[Decision, ...] = ()
     levels: tuple[Level, ...] = ()
     calibrations: tuple[Calibration, ...] = ()
+    settings: tuple[Setting, ...] = ()

@@ -100,5 +100,6 @@ def no_fan(machine: Machine) -> Iterator[Hit]:
     read = [f for f in machine.fans if there(f) and (f.rpm is not None or f.duty_percent is not None or f.invalid or
                                                       f.fault or f.status or f.floor_percent is not None)]
     # a channel with nothing read of it (no speed, duty, flag or limit) is unseen, not a fan read
-    if not read and not machine.gpus and not machine.curves and not machine.decisions and not machine.calibrations:
+    if not read and not (machine.gpus or machine.curves or machine.decisions or machine.calibrations or
+                         machine.settings):
         yield Hit("no-fan-read", (), "known", {})

@@ -12,7 +12,17 @@ from .names import Names
 from .wording import Facts
 from .wording import num as _num
 from .wording import verb as _verb
-from .words_held import _bias, _curve, _decided, _floor, _no_range, _not_followed, _trip_not_followed, _trip_on
+from .words_held import (
+    _bias,
+    _bmc_setting,
+    _curve,
+    _decided,
+    _floor,
+    _no_range,
+    _not_followed,
+    _trip_not_followed,
+    _trip_on,
+)
 
 
 def _raw(facts: Facts) -> str:
@@ -264,6 +274,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "fixed-duty": lambda n, s, f: (f"The {n(s[0])} is held at {_num(f['duty'])} % by hand or by a program "
                                    "(pwm_enable 1: manual): it does not follow a temperature."),
     "trip-on": _trip_on,
+    "bmc-setting": _bmc_setting,
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,
     "at-rest": _rest,

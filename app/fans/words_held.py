@@ -94,3 +94,20 @@ def _bias(n: Names, s: Sequence[str], f: Facts) -> str:
     back = f"; the next cycle it chose level {_num(f['next'])}" if "next" in f else ""
     return (f"{f['daemon']} chose level {_num(f['level'])} because it added a bias of {_num(f['bias'])} for a fast "
             f"rise{rise} to {_num(f['celsius'])} °C{alone}: the rate of change, not the heat, raised the fan{back}.")
+
+
+def _bmc_setting(n: Names, s: Sequence[str], f: Facts) -> str:
+    said = f"The {f['controller']}'s {f['setting']} is {f['value']}"
+    return said + {
+        "pcie-card": ": with a PCIe card Dell did not qualify, the iDRAC runs every fan faster to cool that card, "
+                     "whatever the temperatures read; if the card is cooled enough, disabling the response (racadm set "
+                     "System.ThermalSettings.ThirdPartyPCIFanResponse 0) lets the fans slow.",
+        "offset": ": the iDRAC adds that offset to every fan's speed, above what the temperatures ask.",
+        "floor": f": the iDRAC keeps every fan at {f['value']} % or faster, whatever the temperatures.",
+        "performance": ": the iDRAC runs the fans faster for the same temperatures than its default profile.",
+        "full": ": the BMC runs every fan at full speed, whatever the temperatures (Standard or Optimal hand them "
+                "back to the temperatures).",
+        "heavy-io": ": the BMC keeps the fans of the PCIe zone faster for add-in cards, whatever the CPU's "
+                    "temperature.",
+    }[str(f["effect"])]
+
