@@ -122,8 +122,9 @@ NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
 
 # Exact names first, then patterns (a driver and its numbered chips: nct6775 ... nct6799, it8686 ...).
 EXACT: Mapping[str, Chip] = MappingProxyType({
-    "amdgpu": AMDGPU, "radeon": AMDGPU, "nvidia": NVIDIA, "nouveau": GPU_SENSOR, "i915": GPU_SENSOR,
-    "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL, "i8k": DELL,
+    "amdgpu": AMDGPU, "radeon": AMDGPU, "nvidia": NVIDIA, "gpu_nvidia": NVIDIA, "nouveau": GPU_SENSOR,
+    "i915": GPU_SENSOR, "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL,
+    "i8k": DELL,
     "system76_acpi": EC, "system76": EC, "cros_ec": EC, "framework": EC, "msi_wmi_platform": EC, "asus": EC,
     "asus_nb_wmi": EC, "hp": EC, "applesmc": EC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,

@@ -783,3 +783,43 @@ def test_a_bmcs_own_fan_settings_are_said_as_what_they_impose(settings: str, eff
     assert code == 0 and [f["facts"]["effect"] for f in found] == ([effect] if effect else [])
     if effect:
         assert findings_of(answer)[0]["kind"] == "bmc-setting"
+
+
+def test_librehardwaremonitors_report_is_read_by_its_sensor_identifiers(tmp_path: Path) -> None:
+    """LibreHardwareMonitor's report (what FanControl users paste): "+- Name : value min max (/hardware/n/kind/i)",
+    the identifier naming the kind (fan RPM, control %, temperature °C) and the chip; a fan and the control of the
+    same number are one channel. An NVIDIA card's fan at 0 at 45 °C is its fan-stop rest; the board's CPU at 88 °C is
+    read (fails when the report is refused, or its controls are read as fans of their own)."""
+    text = ("Sensors\n|\n+- ASUS ROG STRIX B550-F GAMING (/motherboard)\n|  +- Nuvoton NCT6798D (/lpc/nct6798d/0)\n"
+            "|  |  +- CPU              :       88       41       91 (/lpc/nct6798d/0/temperature/0)\n"
+            "|  |  +- Fan #2           :  1071.42  1052.63  1090.91 (/lpc/nct6798d/0/fan/1)\n"
+            "|  |  +- Fan Control #2   :       45       30       45 (/lpc/nct6798d/0/control/1)\n"
+            "+- NVIDIA GeForce RTX 3070 (/gpu-nvidia/0)\n"
+            "|  +- GPU Core         :       45       40       47 (/gpu-nvidia/0/temperature/0)\n"
+            "|  +- GPU Fan 1        :        0        0        0 (/gpu-nvidia/0/fan/1)\n"
+            "|  +- GPU Fan          :        0        0        0 (/gpu-nvidia/0/control/1)\n")
+    facts = machine(read.read(text)[0])
+    assert {(f.chip, f.rpm, f.duty_percent) for f in facts.fans} == {("nct6798d", 1071.42, 45.0),
+                                                                     ("gpu-nvidia", 0.0, 0.0)}
+    assert {(t.chip, t.celsius, t.role) for t in facts.temperatures} == {("nct6798d", 88.0, "cpu"),
+                                                                         ("gpu-nvidia", 45.0, "gpu")}
+    code, answer = explain(text, tmp_path)
+    assert code == 0 and any(f["kind"] == "at-rest" and f["subjects"] == ["gpu-nvidia/fan2"]
+                             for f in findings_of(answer))
+
+
+def test_omreports_probe_blocks_are_sensors_their_thresholds_are_not(tmp_path: Path) -> None:
+    """Dell OpenManage's omreport chassis fans: a block per probe (Status, Probe Name, Reading, Minimum Failure
+    Threshold). A probe Critical at 0 RPM is a failed fan; a threshold is never a fan of its own (it was read as a
+    running "Minimum Failure Threshold" fan beside a failed fan said as possibly unplugged)."""
+    text = ("Fan Probes Information\nProbe List\nIndex                     : 0\nStatus                    : Ok\n"
+            "Probe Name                : System Board Fan1 RPM\nReading                   : 2880 RPM\n"
+            "Minimum Failure Threshold : 600 RPM\n\nIndex                     : 1\n"
+            "Status                    : Critical\n"
+            "Probe Name                : System Board Fan2 RPM\nReading                   : 0 RPM\n"
+            "Minimum Failure Threshold : 600 RPM\n")
+    facts = machine(read.read(text)[0])
+    assert {(f.label, f.rpm, f.lower_critical_rpm, f.fault) for f in facts.fans} == {
+        ("System Board Fan1 RPM", 2880.0, 600.0, None), ("System Board Fan2 RPM", 0.0, 600.0, True)}
+    code, answer = explain(text, tmp_path)
+    assert code == 0 and findings_of(answer)[0]["kind"] == "fan-fault"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, daemonlog, jsonish, lines, nbfc, tables, tagged
+from . import columns, csv, daemonlog, jsonish, lhm, lines, nbfc, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -17,10 +17,12 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("nvidia-smi --query-gpu CSV", csv.read),
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
     ("a sensor logger's CSV (units in its header)", csv.logged),
-    ("a | table (ipmitool sensor, sdr, ipmiutil) or ipmitool sensor get", tables.read),
+    ("a | table (ipmitool sensor, sdr, ipmiutil) or a sensor's key-value block (ipmitool sensor get, omreport)",
+     tables.read),
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
     ("Dell's racadm getsensorinfo", columns.racadm),
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
+    ("a LibreHardwareMonitor or Open Hardware Monitor report", lhm.read),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
     ("labelled readings (sensors, label: value, path:value)", lines.read),

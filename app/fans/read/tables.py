@@ -77,24 +77,37 @@ def _reading(name: str, value_text: str, status: str, limits: dict[str, float]) 
     return Reading("bmc", name, value, raw, unit, None, 0, extra)
 
 
+# Key-value blocks that name one sensor each: ipmitool's "sensor get" (Sensor ID, Sensor Reading, Status, its
+# thresholds), Dell OpenManage's "omreport chassis fans" and "temps" (Probe Name, Reading, Status, its failure and
+# warning thresholds). A block ends at a blank line or where its name key comes again.
+_NAME_KEYS = ("sensor id", "probe name", "sensor name")
+_READING_KEYS = ("sensor reading", "reading", "current reading")
+_BLOCK_LIMITS = {**_GET_KEYS, "minimum failure threshold": "lcr", "minimum warning threshold": "lnc",
+                 "maximum warning threshold": "unc", "maximum failure threshold": "ucr"}
+
+
 def _sensor_get(text: str) -> list[Reading]:
-    """``ipmitool sensor get NAME``: "Sensor ID : FAN2 (0x42)", then its reading, status and thresholds."""
+    """Each key-value block naming one sensor: its reading, its status and its thresholds (as ipmitool's columns)."""
     found: list[Reading] = []
-    name: str | None = None
     fields: dict[str, str] = {}
-    for line in [*text.splitlines(), "Sensor ID : "]:
+    for line in [*text.splitlines(), ""]:
         key, colon, value = line.partition(":")
         key = key.strip().lower()
-        if not colon:
-            continue
-        if key == "sensor id":
-            if name and "sensor reading" in fields:
-                limits = {_GET_KEYS[k]: v for k, t in fields.items()
-                          if k in _GET_KEYS and (v := parse(t)[0]) is not None}
-                reading = _reading(name, fields["sensor reading"], fields.get("status", ""), limits)
-                if reading is not None:
-                    found.append(reading)
-            name, fields = re.sub(r"\s*\(0x[0-9a-f]+\)\s*$", "", value.strip(), flags=re.IGNORECASE) or None, {}
-        elif name:
+        if not colon or (key in _NAME_KEYS and any(k in fields for k in _NAME_KEYS)):
+            reading = _block(fields)
+            if reading is not None:
+                found.append(reading)
+            fields = {}
+        if colon:
             fields[key] = value.strip()
     return found
+
+
+def _block(fields: dict[str, str]) -> Reading | None:
+    name = next((fields[k] for k in _NAME_KEYS if k in fields), None)
+    text = next((fields[k] for k in _READING_KEYS if k in fields), None)
+    if not name or text is None:
+        return None
+    limits = {_BLOCK_LIMITS[k]: v for k, t in fields.items() if k in _BLOCK_LIMITS and (v := parse(t)[0]) is not None}
+    name = re.sub(r"\s*\(0x[0-9a-f]+\)\s*$", "", name, flags=re.IGNORECASE)
+    return _reading(name, text, fields.get("status", ""), limits)
