@@ -823,3 +823,11 @@ def test_omreports_probe_blocks_are_sensors_their_thresholds_are_not(tmp_path: P
         ("System Board Fan1 RPM", 2880.0, 600.0, None), ("System Board Fan2 RPM", 0.0, 600.0, True)}
     code, answer = explain(text, tmp_path)
     assert code == 0 and findings_of(answer)[0]["kind"] == "fan-fault"
+
+
+def test_a_reading_s_limits_in_labelled_lines_are_not_fans() -> None:
+    """"Minimum Failure Threshold: 600 RPM" and "Maximum Warning Threshold: 9000 RPM" are a fan's limits, not fans:
+    no invariant allows a limit to be read as a reading (fails when they become two "running" fans)."""
+    facts = machine(read.read("Fan1 Reading: 2880 RPM\nMinimum Failure Threshold: 600 RPM\n"
+                              "Maximum Warning Threshold: 9000 RPM\nCPU Temp: 45 C\n")[0])
+    assert [(f.label, f.rpm) for f in facts.fans] == [("Fan1 Reading", 2880.0)]

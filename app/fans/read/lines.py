@@ -35,7 +35,8 @@ _THERMAL = re.compile(r"^temperatures:\s+((?:-?\d+\s*)+)$")
 # amdgpu's overdrive tables (OD_RANGE, FAN_CURVE, FAN_ZERO_RPM_...): settings and their ranges, not readings
 _SETTING = re.compile(r"(OD_|FAN_CURVE|FAN_ZERO|FAN_MINIMUM|FAN_TARGET|ACOUSTIC|SCLK|MCLK|VDDC)|"
                       r"(?i:.*\b(shutdown|slowdown|threshold|limit|max operating|target)\b.*temp|.*temp.*\b(limit|"
-                      r"threshold)\b)")  # and a tool's temperature limits (nvidia-smi -q's T.Limit, Slowdown Temp)
+                      r"threshold)\b)"  # and a tool's temperature limits (nvidia-smi -q's T.Limit, Slowdown Temp)
+                      r"|(?i:.*\b(thresholds?|failure|warning|minimum|maximum)\b)")  # and any reading's limits
 _SKIP = re.compile(r"^(adapter|sensor id|entity id|sensor type|assertion|deassertion|positive|negative|locating)",
                    re.IGNORECASE)
 
