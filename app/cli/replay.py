@@ -32,7 +32,7 @@ from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
 from ..fans.names import Names
 from ..fans.read.bmcsettings import settings
-from ..fans.read.daemonlog import calibrations, decisions
+from ..fans.read.daemonlog import calibrations, decisions, events
 from ..fans.read.profiles import profiles
 from ..fans.rules_state import driven
 from ..fans.words import answer as worded
@@ -155,7 +155,8 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
     measured = tuple(c for text in texts for c in calibrations(text))
-    machine = replace(machine, calibrations=measured, settings=tuple(s for text in texts for s in settings(text)))
+    machine = replace(machine, calibrations=measured, settings=tuple(s for text in texts for s in settings(text)),
+                      events=tuple(e for text in texts for e in events(text)))
     return with_profiles(machine, texts), kinds
 
 
@@ -170,7 +171,10 @@ def _read_as(text: str, kind: str | None, alone: Machine, logged: bool) -> str |
     if measured:
         return "pwmconfig's test" if measured[0].uncorrelated else "a fan daemon's log (fan2go)"
     found = settings(text)
-    return f"the {found[0].controller}'s fan settings" if found else None
+    if found:
+        return f"the {found[0].controller}'s fan settings"
+    stopped = events(text)
+    return f"a fan daemon's log ({stopped[0].daemon})" if stopped else None
 
 
 def with_profiles(machine: Machine, texts: list[str]) -> Machine:

@@ -175,6 +175,17 @@ class Setting:
 
 
 @record
+class DaemonEvent:
+    """What a fan daemon's log says it did as a whole: fancontrol aborted after an error and set its fans to full
+    speed as it left ("aborted", the error it printed), or refused to start on a configuration that no longer
+    matches the hwmon devices ("outdated")."""
+
+    daemon: str
+    event: Literal["aborted", "outdated"]
+    detail: str = ""
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -188,3 +199,4 @@ class Machine:
     levels: tuple[Level, ...] = ()
     calibrations: tuple[Calibration, ...] = ()
     settings: tuple[Setting, ...] = ()
+    events: tuple[DaemonEvent, ...] = ()

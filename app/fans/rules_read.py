@@ -101,5 +101,5 @@ def no_fan(machine: Machine) -> Iterator[Hit]:
                                                       f.fault or f.status or f.floor_percent is not None)]
     # a channel with nothing read of it (no speed, duty, flag or limit) is unseen, not a fan read
     if not read and not (machine.gpus or machine.curves or machine.decisions or machine.calibrations or
-                         machine.settings):
+                         machine.settings or machine.events):
         yield Hit("no-fan-read", (), "known", {})

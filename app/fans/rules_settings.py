@@ -1,5 +1,6 @@
-"""The rules of what a controller's own fan settings impose, whatever the temperatures: a server BMC's thermal
-settings (Dell's iDRAC) and fan mode (Supermicro's). Registered in ``app.fans.rules`` like the others."""
+"""The rules of what a controller's own settings or state impose, whatever the temperatures: a server BMC's thermal
+settings (Dell's iDRAC) and fan mode (Supermicro's), and a fan daemon that stopped (fancontrol aborting, which leaves
+its fans at full speed, or refusing an outdated configuration). Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
@@ -39,3 +40,12 @@ def _effect(setting: Setting) -> str | None:
     if setting.name == "fan mode":
         return {"full": "full", "heavy io": "heavy-io"}.get(value)
     return None
+
+
+@rule("a fan daemon that stopped", 67, "the lm-sensors fancontrol script and fancontrol(8) (on an error it prints "
+      "\"Aborting, restoring fans...\", sets each output it drove back to full speed and exits; it refuses a "
+      "configuration whose hwmon devices changed: \"Configuration appears to be outdated\")")
+def daemon_stopped(machine: Machine) -> Iterator[Hit]:
+    for event in machine.events:
+        yield Hit("daemon-stopped", (), "known", {"daemon": event.daemon, "event": event.event,
+                                                  "detail": event.detail})

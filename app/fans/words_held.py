@@ -111,3 +111,13 @@ def _bmc_setting(n: Names, s: Sequence[str], f: Facts) -> str:
                     "temperature.",
     }[str(f["effect"])]
 
+
+def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("event") == "outdated":
+        return (f"{f['daemon']} refused to start: its configuration no longer matches the hwmon devices (their "
+                "numbering or paths changed), so nothing drives the fans it was set up for: they run as their "
+                "chip's own control leaves them; run pwmconfig again.")
+    after = f" after \"{f['detail']}\"" if f.get("detail") else ""
+    return (f"{f['daemon']} aborted{after} and, as it does when it stops, set the fans it drives back to full "
+            "speed: they stay there until it runs again (the error names what its configuration points at).")
+

@@ -831,3 +831,25 @@ def test_a_reading_s_limits_in_labelled_lines_are_not_fans() -> None:
     facts = machine(read.read("Fan1 Reading: 2880 RPM\nMinimum Failure Threshold: 600 RPM\n"
                               "Maximum Warning Threshold: 9000 RPM\nCPU Temp: 45 C\n")[0])
     assert [(f.label, f.rpm) for f in facts.fans] == [("Fan1 Reading", 2880.0)]
+
+
+@pytest.mark.parametrize(("log", "event"), [
+    ("Enabling PWM on fans...\nStarting automatic fan control...\n"
+     "/usr/sbin/fancontrol: line 649: echo: write error: Invalid argument\n"
+     "Error writing PWM value to /sys/class/hwmon/hwmon1/pwm1\nAborting, restoring fans...\n"
+     "Verify fans have returned to full speed\n", "aborted"),
+    ("fancontrol[812]: Configuration appears to be outdated, please run pwmconfig again\n"
+     "systemd[1]: fancontrol.service: Main process exited, code=exited, status=1/FAILURE\n", "outdated"),
+    ("fancontrol[812]: Enabling PWM on fans...\nfancontrol[812]: Starting automatic fan control...\n", None),
+])
+def test_a_fan_daemon_that_stopped_is_the_answer(log: str, event: str | None, tmp_path: Path) -> None:
+    """The lm-sensors fancontrol script: on an error it prints "Aborting, restoring fans...", sets every output it
+    drove to full speed and exits ("Verify fans have returned to full speed"); it refuses a configuration whose
+    hwmon devices changed. Either is the answer, with the error it printed (fails when its log is refused, or a
+    running fancontrol is said to have stopped)."""
+    code, answer = explain(log, tmp_path)
+    stopped = [f for f in findings_of(answer) if f["kind"] == "daemon-stopped"] if code == 0 else []
+    assert [f["facts"]["event"] for f in stopped] == ([event] if event else [])
+    if event == "aborted":
+        assert stopped[0]["facts"]["detail"] == "Error writing PWM value to /sys/class/hwmon/hwmon1/pwm1"
+        assert findings_of(answer)[0]["kind"] == "daemon-stopped"

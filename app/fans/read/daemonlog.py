@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..facts import Calibration, Decision, Level, Reading
+from ..facts import Calibration, DaemonEvent, Decision, Level, Reading
 
 _STEP = re.compile(r"Temperatures\(bias\):\s*(.*?)->\s*(?:Fans:\s*)?level\s*(\d+|auto|full-speed|disengaged)",
                    re.IGNORECASE)
@@ -76,3 +76,20 @@ def _pwmconfig(text: str) -> list[Calibration]:
             found.append(Calibration("pwmconfig", test.group(1), 0.0, 0.0, 0.0,
                                      tuple((fan, float(was), float(now)) for fan, was, now, _ in fans)))
     return found
+
+
+_ABORTED = re.compile(r"Aborting, restoring fans")
+_FANCONTROL_ERROR = re.compile(r"^(?:.*?fancontrol\[\d+\]:\s*)?(Error [^\n]{1,160}|[^\n]*No such file or "
+                               r"directory)\s*$", re.MULTILINE)
+_OUTDATED = re.compile(r"Configuration appears to be outdated, please run pwmconfig again")
+
+
+def events(text: str) -> tuple[DaemonEvent, ...]:
+    """fancontrol's exits its log prints (the lm-sensors fancontrol script): "Aborting, restoring fans..." after an
+    error, with the last error line before it; "Configuration appears to be outdated" when it refuses to start."""
+    found: list[tuple[int, DaemonEvent]] = []
+    for abort in _ABORTED.finditer(text):
+        errors = [m.group(1).strip() for m in _FANCONTROL_ERROR.finditer(text[:abort.start()])]
+        found.append((abort.start(), DaemonEvent("fancontrol", "aborted", errors[-1] if errors else "")))
+    found += [(m.start(), DaemonEvent("fancontrol", "outdated")) for m in _OUTDATED.finditer(text)]
+    return (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
