@@ -853,3 +853,18 @@ def test_a_fan_daemon_that_stopped_is_the_answer(log: str, event: str | None, tm
     if event == "aborted":
         assert stopped[0]["facts"]["detail"] == "Error writing PWM value to /sys/class/hwmon/hwmon1/pwm1"
         assert findings_of(answer)[0]["kind"] == "daemon-stopped"
+
+
+def test_amd_smis_metric_text_keeps_each_cards_readings_its_own(tmp_path: Path) -> None:
+    """amd-smi metric prints "GPU: 0" at the margin and the card's FAN and TEMPERATURE sections under it: each card's
+    fan is judged by its own temperatures (GPU 0's fan at 0 RPM while GPU 0 is at 40 °C is its zero-RPM rest, though
+    GPU 1 is at 52 °C); fails when the cards' readings merge into one "FAN" and one "TEMPERATURE HOTSPOT"."""
+    text = ("GPU: 0\n    FAN:\n        SPEED: 0\n        MAX: 255\n        RPM: 0\n        USAGE: 0.0 %\n"
+            "    TEMPERATURE:\n        EDGE: 32 °C\n        HOTSPOT: 36 °C\n        MEM: 40 °C\n"
+            "GPU: 1\n    FAN:\n        RPM: 1450\n    TEMPERATURE:\n        EDGE: 41 °C\n        HOTSPOT: 52 °C\n")
+    facts = machine(read.read(text)[0])
+    assert {(f.chip, f.label, f.rpm) for f in facts.fans} == {("amdgpu", "GPU 0 FAN", 0.0),
+                                                              ("amdgpu", "GPU 1 FAN", 1450.0)}
+    code, answer = explain(text, tmp_path)
+    (rest,) = [f for f in findings_of(answer) if f["kind"] == "at-rest"]
+    assert code == 0 and rest["subjects"] == ["amdgpu/GPU 0 FAN"] and rest["facts"]["source_c"] == 40.0

@@ -30,6 +30,7 @@ _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _GENERIC = re.compile(r"^(speed|rpm|usage|current|value|reading|level|duty|edge|hotspot|junction|mem|max|min)$",
                       re.IGNORECASE)
 _SUBFEATURE = re.compile(rf"^\s+((?:fan|temp|pwm)\d+(?:_[a-z_]+)?):\s+({NUMBER})\s*$")
+_AMD_SMI_CARD = re.compile(r"^GPU:\s*(\d+)\s*$")
 _FEATURE = re.compile(r"^([^:]{1,60}):\s*$")
 _THERMAL = re.compile(r"^temperatures:\s+((?:-?\d+\s*)+)$")
 # amdgpu's overdrive tables (OD_RANGE, FAN_CURVE, FAN_ZERO_RPM_...): settings and their ranges, not readings
@@ -47,6 +48,7 @@ class _Walk:
     def __init__(self) -> None:
         self.chip: str | None = None
         self.feature: str | None = None
+        self.device: str | None = None  # amd-smi's "GPU: 1": the card the sections below are about
         self.snapshot = 0
         self.seen: set[tuple[str | None, str, int]] = set()
         self.found: list[Reading] = []
@@ -110,6 +112,11 @@ def _line(walk: _Walk, line: str) -> None:
         return
     if _CHIP.match(stripped):
         walk.chip, walk.feature = _CHIP.match(stripped).group(1), None  # type: ignore[union-attr]  # matched above
+        walk.device = None
+        return
+    card = _AMD_SMI_CARD.match(line)
+    if card:  # amd-smi metric's "GPU: 0" at the margin: an AMD card's sections follow
+        walk.chip, walk.feature, walk.device = "amdgpu", None, f"GPU {card.group(1)}"
         return
     if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped) \
             or _bracketed(walk, stripped) or _kelvin(walk, stripped) or _acpi(walk, stripped):
@@ -154,6 +161,8 @@ def _pairs(walk: _Walk, line: str, stripped: str) -> None:
                 label = walk.feature
             else:
                 label = f"{walk.feature} {label}"
+        if walk.device and line[:1].isspace():
+            label = f"{walk.device} {label}"  # one card's reading of a listing of several (app.fans.rules: _own)
         walk.add(label, value, column, attr=_attr(label), chip=host.group(1) if host else None)
 
 
