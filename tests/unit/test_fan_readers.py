@@ -126,7 +126,8 @@ def test_a_section_names_its_generic_readings_and_a_reply_quotes_a_listing() -> 
                "    FAN:\n        SPEED: 25.0 %\n        MAX: 255\n        RPM: 1200\n        USAGE: 9 %\n")
     facts = machine(read.read(amd_smi)[0])
     (fan,) = facts.fans
-    assert (fan.label, fan.rpm, fan.duty_percent) == ("FAN", 1200, 25.0)  # MAX and USAGE are not its speed
+    assert (fan.chip, fan.label, fan.rpm, fan.duty_percent) == ("amdgpu", "GPU 0 FAN", 1200, 25.0)  # MAX and USAGE
+    # are not its speed; the card is the "GPU: 0" the sections are under
     assert {t.role for t in facts.temperatures} == {"gpu", "memory"}
     quoted = "> nct6798-isa-0290\n> Adapter: ISA adapter\n> fan2:        1850 RPM  (min =    0 RPM)\n"
     (fan,) = machine(read.read(quoted)[0]).fans
