@@ -869,3 +869,22 @@ def test_amd_smis_metric_text_keeps_each_cards_readings_its_own(tmp_path: Path) 
     code, answer = explain(text, tmp_path)
     (rest,) = [f for f in findings_of(answer) if f["kind"] == "at-rest"]
     assert code == 0 and rest["subjects"] == ["amdgpu/GPU 0 FAN"] and rest["facts"]["source_c"] == 40.0
+
+
+def test_supermicros_ipmicfg_table_is_read_by_its_header(tmp_path: Path) -> None:
+    """ipmicfg -sdr: "Status | (#)Sensor | Reading | Low Limit | High Limit": each row a sensor by its name (its
+    number in parentheses dropped), its reading, its status ("Crit.") and its low limit as the lower-critical
+    threshold. A limit is never a reading and a status never a name (the rows were read as fans named "OK" and
+    "Crit." at 25,300 RPM, the high limit, beside "neither fan reports a fault")."""
+    text = (" Status | (#)Sensor        | Reading    | Low Limit  | High Limit |\n"
+            " ------ | ---------        | -------    | ---------  | ---------- |\n"
+            " OK     | (4) CPU Temp     | 36C/97F    | 0C/32F     | 95C/203F   |\n"
+            " OK     | (17) FAN1        | 1900 RPM   | 300 RPM    | 25300 RPM  |\n"
+            " Crit.  | (19) FAN3        | 200 RPM    | 300 RPM    | 25300 RPM  |\n")
+    facts = machine(read.read(text)[0])
+    assert {(f.label, f.rpm, f.lower_critical_rpm, f.status) for f in facts.fans} == {
+        ("FAN1", 1900.0, 300.0, "ok"), ("FAN3", 200.0, 300.0, "critical")}
+    assert [(t.label, t.celsius) for t in facts.temperatures] == [("CPU Temp", 36.0)]
+    code, answer = explain(text, tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and found[0]["kind"] == "below-bmc-threshold" and "no-fault" not in {f["kind"] for f in found}

@@ -24,24 +24,39 @@ def read(text: str) -> list[Reading]:
             line.count("|") >= 2 and not _PROMPT.match(line)]
     header: list[str] | None = None
     for cells in rows:
-        names = [c.lower() for c in cells]
-        if {"name", "status"} <= set(names) or {"name", "reading"} <= set(names) or {"sensor", "value"} <= set(names):
+        names = [_column(c) for c in cells]
+        if "name" in names and ({"status", "reading"} & set(names)):
             header = names
             continue
+        if all(re.fullmatch(r"-*", c) for c in cells):
+            continue  # the rule under a header
         reading = _row(cells, header)
         if reading is not None:
             found.append(reading)
     return found
 
 
+# A header's column names, as the tables name them: a sensor's name ("Name", "Sensor", "(#)Sensor", "Sensor Name"),
+# its reading ("Reading", "Value"), its unit, its status ("Status", "State", FreeIPMI's "Event"), its lower
+# critical limit (ipmicfg's "Low Limit")
+_COLUMNS = (("name", r"(\(#\))?\s*(sensor( name)?|name|probe)"), ("reading", r"reading|value|current reading"),
+            ("unit", r"units?"), ("status", r"status|state"), ("event", r"event"), ("lcr", r"low limit"))
+
+
+def _column(cell: str) -> str:
+    lowered = cell.strip().lower()
+    return next((name for name, pattern in _COLUMNS if re.fullmatch(pattern, lowered)), lowered)
+
+
 def _row(cells: list[str], header: list[str] | None) -> Reading | None:
     if header is not None and len(cells) == len(header):
         named = dict(zip(header, cells, strict=True))
-        name = named.get("name") or named.get("sensor") or ""
-        value_text = named.get("reading") or named.get("value") or ""
-        unit = named.get("unit") or named.get("units") or ""
+        name = re.sub(r"^\(\d+\)\s*", "", named.get("name", ""))  # ipmicfg's "(17) FAN1": its sensor number
+        unit = named.get("unit", "")
         status = named.get("status") or _event(named.get("event", ""))
-        return _reading(name, f"{value_text} {unit}".strip(), status, {})
+        low = parse(named.get("lcr", ""))
+        limits = {"lcr": low[0]} if low[0] is not None and low[1] == "rpm" else {}
+        return _reading(name, f"{named.get('reading', '')} {unit}".strip(), status, limits)
     if len(cells) >= 10:  # ipmitool sensor: name | reading | unit | status | lnr | lcr | lnc | unc | ucr | unr
         limits = {key: value for key, cell in zip(THRESHOLDS, cells[4:10], strict=True)
                   if (value := parse(cell)[0]) is not None}
@@ -65,13 +80,16 @@ def _event(text: str) -> str:
     return next((status for words, status in _EVENTS if words in event), "")
 
 
+_STATUS = {"crit.": "critical", "crit": "critical", "warn.": "nc", "n/a": ""}  # ipmicfg's shortened words
+
+
 def _reading(name: str, value_text: str, status: str, limits: dict[str, float]) -> Reading | None:
     if not name or not re.search(r"[A-Za-z]", name):
         return None
     value, unit, raw = parse(value_text)
     if unit is None and re.search(r"\bdegrees\b|\bC\b", value_text):
         unit = "c"
-    extra: dict[str, float | str] = {"status": status.strip().lower(), **limits}
+    extra: dict[str, float | str] = {"status": _STATUS.get(status.strip().lower(), status.strip().lower()), **limits}
     if value is None and (word(value_text.split(" ")[0] if value_text else "") is None or not status.strip()):
         return None  # a row whose reading is neither a number nor a word for none is not a sensor's
     return Reading("bmc", name, value, raw, unit, None, 0, extra)
