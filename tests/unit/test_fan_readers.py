@@ -888,3 +888,11 @@ def test_supermicros_ipmicfg_table_is_read_by_its_header(tmp_path: Path) -> None
     code, answer = explain(text, tmp_path)
     found = findings_of(answer)
     assert code == 0 and found[0]["kind"] == "below-bmc-threshold" and "no-fault" not in {f["kind"] for f in found}
+
+
+def test_a_markdown_table_of_another_tool_is_not_read_as_ipmitools() -> None:
+    """With no header it knows, a | row is ipmitool's only where its cells are what ipmitool puts there (a status
+    word, a sensor id, an entity): a post's table of settings is no reading (it was read by position as BMC fans)."""
+    text = ("| Setting | Before | After |\n|---|---|---|\n| Fan curve | 30 % | 100 % |\n"
+            "| Fan Speed | 1200 RPM | 3000 RPM |\n| Max | 95 C | 80 C |\n")
+    assert not machine(read.read(text)[0]).fans

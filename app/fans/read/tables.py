@@ -57,15 +57,20 @@ def _row(cells: list[str], header: list[str] | None) -> Reading | None:
         low = parse(named.get("lcr", ""))
         limits = {"lcr": low[0]} if low[0] is not None and low[1] == "rpm" else {}
         return _reading(name, f"{named.get('reading', '')} {unit}".strip(), status, limits)
-    if len(cells) >= 10:  # ipmitool sensor: name | reading | unit | status | lnr | lcr | lnc | unc | ucr | unr
+    # with no header, a row is ipmitool's only where its cells are what ipmitool puts there (ipmitool(1)): a status
+    # word, a sensor id and an entity; a table of another tool (a post's Markdown table) is not read by position
+    if len(cells) >= 10 and _IPMI_STATUS.fullmatch(cells[3].lower()):  # sensor: name | reading | unit | status | 6
         limits = {key: value for key, cell in zip(THRESHOLDS, cells[4:10], strict=True)
                   if (value := parse(cell)[0]) is not None}
         return _reading(cells[0], f"{cells[1]} {cells[2]}", cells[3], limits)
-    if len(cells) == 3:  # ipmitool sdr: name | reading unit | status
+    if len(cells) == 3 and _IPMI_STATUS.fullmatch(cells[2].lower()):  # sdr: name | reading unit | status
         return _reading(cells[0], cells[1], cells[2], {})
-    if len(cells) == 5:  # ipmitool sdr elist: name | id | status | entity | reading unit
-        return _reading(cells[0], cells[4], cells[2], {})
+    if len(cells) == 5 and re.fullmatch(r"[0-9a-f]{1,2}h", cells[1].lower()) and re.fullmatch(r"\d+\.\d+", cells[3]):
+        return _reading(cells[0], cells[4], cells[2], {})  # sdr elist: name | id | status | entity | reading unit
     return None
+
+
+_IPMI_STATUS = re.compile(r"ok|ns|na|nc|cr|nr|lnr|lcr|lnc|unc|ucr|unr|0x[0-9a-f]+|")
 
 
 # FreeIPMI's ipmi-sensors says a threshold sensor's state as an event ("'At or Below (<=) Lower Non-Recoverable
