@@ -9,7 +9,8 @@ import re
 
 from ..core.fan import Fan
 from ..core.model import GpuSample
-from ..vendors.nvidia_smi import READ_ERRORS, smi_fans
+from ..core.vocabulary import SMI_READ_ERRORS
+from ..vendors.nvidia_smi import smi_fans
 
 _SMI_NAME = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s*\|")
 _SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A|ERR!)\s+(\d+C|ERR!)\s+(P\d+|N/A)\s+(\d+|N/A|ERR!)W?\s*/\s*(\d+|N/A)W?\s*\|"
@@ -40,7 +41,7 @@ def card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:
         return float(text.rstrip("%C")) if text and text[0].isdigit() else None
 
     percent = number(fan)
-    error = fan if fan in READ_ERRORS else None
+    error = fan if fan in SMI_READ_ERRORS else None
     return GpuSample(vendor="nvidia", index=index, name=name, temperature_c=number(temp), pstate=pstate,
                      power_w=number(power), power_limit_w=number(limit), utilization_percent=number(util),
                      memory_used_bytes=int(number(used) or 0) << 20, memory_total_bytes=int(number(total) or 0) << 20,
@@ -56,7 +57,7 @@ def cells(fan: str | None, temp: str | None, pstate: str | None, power: str | No
         word = (text or "").strip().split(" ")[0]
         return word if word[:1].isdigit() else None
     percent = first(fan)
-    error = (fan or "").strip() if (fan or "").strip() in READ_ERRORS else None
+    error = (fan or "").strip() if (fan or "").strip() in SMI_READ_ERRORS else None
     said = f"{percent}%" if percent else error or ("N/A" if fan is not None else None)  # None: not in the capture
     return (said, first(temp), (pstate or "").strip() or None, first(power),
             first(limit), first(used) or "0", first(total) or "0", first(util))

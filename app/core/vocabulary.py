@@ -23,6 +23,12 @@ HEAT_REASONS = frozenset({"sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slow
 # power cap (sw_power_cap) is normal under load and is in neither.
 SLOWDOWN_REASONS = HEAT_REASONS | {"hw_power_brake_slowdown"}
 
+# nvidia-smi's answers in place of a value (nvidia-smi(1)): "[N/A]" and "[Not Supported]" say the board has no
+# such reading; the others that it failed to read one it has (a fan that answers "ERR!" has a fan of unknown speed)
+SMI_NOT_THERE = frozenset({"[N/A]", "[Not Supported]", "N/A", ""})
+SMI_READ_ERRORS = frozenset({"[Unknown Error]", "[Insufficient Permissions]", "ERR!", "[GPU is lost]",
+                             "[GPU requires reset]"})
+
 # Below this, used GPU memory that no process accounts for is driver and context overhead, not a workload.
 UNATTRIBUTED_FLOOR_BYTES = 64 * MIB
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
+from ..core.vocabulary import SMI_READ_ERRORS
 from .chips import chip
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .roles import may_be_unconnected, role
@@ -156,11 +157,7 @@ def _gpu(first: Reading) -> int | None:
 def smi_error(r: Reading) -> bool:
     """nvidia-smi's answer for a field it failed to read ("[Unknown Error]", "ERR!"), unlike "[N/A]" and "[Not
     Supported]", which say the board has no such reading (nvidia-smi(1))."""
-    return r.chip == "nvidia" and r.value is None and r.raw.strip().lower() in _SMI_ERRORS
-
-
-_SMI_ERRORS = frozenset({"[unknown error]", "err!", "[insufficient permissions]", "[gpu is lost]",
-                         "[gpu requires reset]"})
+    return r.chip == "nvidia" and r.value is None and r.raw.strip() in SMI_READ_ERRORS
 
 
 def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int, ...]) -> tuple[float | None,

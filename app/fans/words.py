@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from ..core.finding import Finding, FindingKind
+from ..core.vocabulary import SMI_READ_ERRORS
 from .facts import Machine
 from .live_words import loud
 from .names import Names
@@ -30,7 +31,8 @@ def _raw(facts: Facts) -> str:
     raw = str(facts.get("raw", ""))
     return {"no-pulses": f"{raw} (no pulses counted: a stopped fan, or none)", "negative": f"{raw} (a negative speed)",
             "error": "an error: its driver could not read it" if raw == "an error" else
-            f"{raw} (its driver gave no value)" if raw.upper() == "N/A" else f"{raw} (the driver's error value)",
+            f"{raw} (its driver gave no value)" if raw.upper() == "N/A" else
+            f"{raw} (nvidia-smi could not read it)" if raw in SMI_READ_ERRORS else f"{raw} (the driver's error value)",
             "too-slow": f"{raw}, slower than any fan turns (a fan stopping or starting, or a counter's noise)",
             "over-range": f"{raw}, past any fan's speed (a counter's maximum or a driver's error value)"}.get(
         str(facts.get("why", "")), raw)

@@ -13,6 +13,7 @@ import shutil
 from ..core.bounded import CommandError, run_bounded
 from ..core.fan import Fan
 from ..core.model import GpuProcessUsage, GpuSample, frozen_map
+from ..core.vocabulary import SMI_NOT_THERE, SMI_READ_ERRORS
 from .nvml_gpu import decode_clocks_event_reasons
 
 GPU_FIELDS = (
@@ -21,12 +22,7 @@ GPU_FIELDS = (
     "pstate", "clocks_event_reasons.active",
 )
 APP_FIELDS = ("gpu_uuid", "pid", "process_name", "used_memory")
-# nvidia-smi(1): "[N/A]" and "[Not Supported]" say the board has no such reading; the others that it failed to read
-# one it has (a fan that answers "ERR!" is a fan whose speed is unknown, not a passively cooled card)
-_NOT_THERE = frozenset({"[N/A]", "[Not Supported]", "N/A", ""})
-READ_ERRORS = frozenset({"[Unknown Error]", "[Insufficient Permissions]", "ERR!", "[GPU is lost]",
-                         "[GPU requires reset]"})
-_MISSING = _NOT_THERE | READ_ERRORS
+_MISSING = SMI_NOT_THERE | SMI_READ_ERRORS  # no number; a fan's read error is kept apart (its speed is unknown)
 MIB = 1024 * 1024
 
 
@@ -95,7 +91,8 @@ class NvidiaSmi:
         return [self._gpu(row) for row in rows if len(row) == len(GPU_FIELDS)]
 
     def _gpu(self, row: list[str]) -> GpuSample:
-        fan_error = row[GPU_FIELDS.index("fan.speed")] if row[GPU_FIELDS.index("fan.speed")] in READ_ERRORS else None
+        fan_cell = row[GPU_FIELDS.index("fan.speed")]
+        fan_error = fan_cell if fan_cell in SMI_READ_ERRORS else None
         v = dict(zip(GPU_FIELDS, (_value(c) for c in row), strict=True))
         unsupported = {"activity": "not read through nvidia-smi: the activity counters need NVML (nvidia-ml-py)"}
         names = {
