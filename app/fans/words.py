@@ -331,8 +331,10 @@ def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int =
     names = Names(machine)
     ordered = grouped(found)
     causes: list[Finding] = []
+    fan_keys = {fan.key for fan in machine.fans}
     for f in (f for f in ordered if f.cause):  # one fan, one cause said: the strongest (its facts are in the JSON)
-        if not causes or len(f.subjects) != 1 or all(f.subjects[0] not in c.subjects for c in causes):
+        fans = [s for s in f.subjects if s in fan_keys]  # (its other subjects are the temperatures it rests on)
+        if not causes or len(fans) != 1 or all(fans[0] not in c.subjects for c in causes):
             causes.append(f)
     told = {s for c in causes for s in c.subjects}  # a fan a cause is said of is not described again
     described = [f for f in ordered if not f.cause and not (causes and f.kind == "turning") and

@@ -896,3 +896,16 @@ def test_a_markdown_table_of_another_tool_is_not_read_as_ipmitools() -> None:
     text = ("| Setting | Before | After |\n|---|---|---|\n| Fan curve | 30 % | 100 % |\n"
             "| Fan Speed | 1200 RPM | 3000 RPM |\n| Max | 95 C | 80 C |\n")
     assert not machine(read.read(text)[0]).fans
+
+
+def test_one_fan_is_given_one_cause_in_the_sentence(tmp_path: Path) -> None:
+    """A fan asked for 45 % that reads 0 RPM on a card at 76 °C is "asked and not turning"; the weaker finding about
+    the same fan (stopped while warm) stays in the findings, not in the sentence a second time."""
+    text = ("  Attribute 'GPUCoreTemp' (host:0[gpu:0]): 76.\n"
+            "  Attribute 'GPUTargetFanSpeed' (host:0[fan:0]): 45.\n"
+            "  Attribute 'GPUCurrentFanSpeed' (host:0[fan:0]): 45.\n"
+            "  Attribute 'GPUCurrentFanSpeedRPM' (host:0[fan:0]): 0.\n")
+    code, answer = explain(text, tmp_path)
+    kinds = [f["kind"] for f in findings_of(answer)]
+    assert code == 0 and kinds[0] == "target-not-met" and "warm-not-turning" in kinds
+    assert str(answer["sentence"]).count("fan 0 of GPU 0") == 1
