@@ -140,6 +140,10 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"cooling_device\d+", KERNEL_FAN),
     (r"corsair (rm|hx)\d+i\b.*", PSU),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
+    # the kernel's cooler drivers by their hwmon names (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2,
+    # nzxt-kraken3, aquacomputer_d5next, gigabyte_waterforce, asus_rog_ryujin): a channel with nothing on it reads 0
+    (r"corsaircpro|nzxtsmart2|kraken[23]|z53|kraken2023\w*|aquaero|farbwerk\w*|highflow\w*|leakshield|aquastream\w*|"
+     r"poweradjust\d*|waterforce|rog_ryujin", AIO),
     (r"dell\w*", DELL),
 )
 

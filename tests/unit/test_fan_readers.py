@@ -16,6 +16,7 @@ from app.collect.captures import text_of
 from app.fans import read
 from app.fans.adapt import machine
 from app.fans.answer import explained
+from app.fans.chips import chip
 from tests.support.fan_checks import assert_nothing_dangerous, nvidia_smi_table
 
 REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "fans" / "reference"
@@ -909,3 +910,18 @@ def test_one_fan_is_given_one_cause_in_the_sentence(tmp_path: Path) -> None:
     kinds = [f["kind"] for f in findings_of(answer)]
     assert code == 0 and kinds[0] == "target-not-met" and "warm-not-turning" in kinds
     assert str(answer["sentence"]).count("fan 0 of GPU 0") == 1
+
+
+def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
+    """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
+    aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
+    "corsaircpro-hid-3-5" (a HID bus and address). A channel at 0 there is most likely empty, as on any hub (fails
+    when the header is not taken for a chip, or the chip is not known: the 0 was "stopped, not connected, or not
+    counted" with no chip named)."""
+    text = ("corsaircpro-hid-3-5\nAdapter: HID adapter\nfan1 4pin:     1190 RPM\nfan2 4pin:        0 RPM\n"
+            "temp1:         +31.5°C\n")
+    facts = machine(read.read(text)[0])
+    assert {f.chip for f in facts.fans} == {"corsaircpro"}
+    found, _, _ = explained(facts)
+    assert any(f.kind == "empty-slots" and f.subjects == ("corsaircpro/fan2 4pin",) for f in found)
+    assert all(chip(name).kind == "aio" for name in ("nzxtsmart2", "kraken2", "z53", "aquaero", "highflownext"))
