@@ -127,6 +127,9 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "i8k": DELL,
     "system76_acpi": EC, "system76": EC, "cros_ec": EC, "framework": EC, "msi_wmi_platform": EC, "asus": EC,
     "asus_nb_wmi": EC, "hp": EC, "applesmc": EC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
+    # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
+    # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
+    "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,
     "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": CPU, "zenpower": CPU,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
