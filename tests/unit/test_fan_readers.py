@@ -925,3 +925,6 @@ def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -
     found, _, _ = explained(facts)
     assert any(f.kind == "empty-slots" and f.subjects == ("corsaircpro/fan2 4pin",) for f in found)
     assert all(chip(name).kind == "aio" for name in ("nzxtsmart2", "kraken2", "z53", "aquaero", "highflownext"))
+    # and a handheld's EC stops its fan while cool, as any EC may: a 0 there is never an empty header
+    assert all(chip(name).kind == "ec" and chip(name).zero != "empty" for name in ("steamdeck_hwmon", "oxpec",
+                                                                                   "gpd_fan", "surface_fan"))
