@@ -366,6 +366,6 @@ def fan_alarm(machine: Machine) -> Iterator[Hit]:
             facts: dict[str, float | str] = {"raw": fan.raw or ""}
             if fan.min_rpm:
                 facts["min"] = fan.min_rpm
-            elif fan.min_rpm == 0 and fan.rpm == 0:  # no minimum to be under: the counter saw no pulses at all
+            if fan.rpm == 0 and fan.min_rpm is not None:  # at 0 the counter saw no pulses at all, whatever the minimum
                 facts["uncounted"] = "yes"
             yield Hit("fan-alarm", (fan.key,), "known", facts)

@@ -155,7 +155,8 @@ def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
     if f.get("uncounted") == "yes":
-        return (f"The driver raises the alarm of the {n.some(s)} at 0 RPM with no minimum set (0): "
+        limit = f"under its {_num(f['min'])} RPM minimum" if "min" in f else "with no minimum set (0)"
+        return (f"The driver raises the alarm of the {n.some(s)} at 0 RPM {limit}: "
                 f"{_verb(s, 'its', 'their')} speed counter sees no pulses at all: no fan on the header, a stopped "
                 "fan, or a fan whose speed wire this chip does not read (check that it spins).")
     under = f" under its {_num(f['min'])} RPM minimum" if "min" in f else ""

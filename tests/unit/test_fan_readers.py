@@ -928,3 +928,15 @@ def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -
     # and a handheld's EC stops its fan while cool, as any EC may: a 0 there is never an empty header
     assert all(chip(name).kind == "ec" and chip(name).zero != "empty" for name in ("steamdeck_hwmon", "oxpec",
                                                                                    "gpd_fan", "surface_fan"))
+
+
+def test_an_alarm_at_0_rpm_is_no_pulses_whatever_its_minimum() -> None:
+    """A board's empty header often carries the BIOS's small minimum (10 RPM) and so its alarm: at 0 RPM the alarm
+    says no pulses were counted (no fan, a stopped fan, a wire not read), not that a turning fan slowed under its
+    minimum (fails when 0 under a minimum is worded as a failing fan)."""
+    text = ("it8686-isa-0a40\nAdapter: ISA adapter\nfan1:        1212 RPM  (min =   10 RPM)\n"
+            "fan3:           0 RPM  (min =   10 RPM)  ALARM\n")
+    found, sentence, _ = explained(machine(read.read(text)[0]))
+    (alarm,) = [f for f in found if f.kind == "fan-alarm"]
+    assert alarm.facts["uncounted"] == "yes" and alarm.facts["min"] == 10.0
+    assert "sees no pulses at all" in sentence and "slowing or failing" not in sentence
