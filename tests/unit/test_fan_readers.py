@@ -831,8 +831,10 @@ def test_a_reading_s_limits_in_labelled_lines_are_not_fans() -> None:
     """"Minimum Failure Threshold: 600 RPM" and "Maximum Warning Threshold: 9000 RPM" are a fan's limits, not fans:
     no invariant allows a limit to be read as a reading (fails when they become two "running" fans)."""
     facts = machine(read.read("Fan1 Reading: 2880 RPM\nMinimum Failure Threshold: 600 RPM\n"
-                              "Maximum Warning Threshold: 9000 RPM\nCPU Temp: 45 C\n")[0])
+                              "Maximum Warning Threshold: 9000 RPM\nCPU Temp: 45 C\nCritical temperature: 100 C\n"
+                              "Emergency temp: 105 C\n")[0])
     assert [(f.label, f.rpm) for f in facts.fans] == [("Fan1 Reading", 2880.0)]
+    assert [(t.label, t.celsius) for t in facts.temperatures] == [("CPU Temp", 45.0)]
 
 
 @pytest.mark.parametrize(("log", "event"), [

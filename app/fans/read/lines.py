@@ -37,7 +37,8 @@ _THERMAL = re.compile(r"^temperatures:\s+((?:-?\d+\s*)+)$")
 _SETTING = re.compile(r"(OD_|FAN_CURVE|FAN_ZERO|FAN_MINIMUM|FAN_TARGET|ACOUSTIC|SCLK|MCLK|VDDC)|"
                       r"(?i:.*\b(shutdown|slowdown|threshold|limit|max operating|target)\b.*temp|.*temp.*\b(limit|"
                       r"threshold)\b)"  # and a tool's temperature limits (nvidia-smi -q's T.Limit, Slowdown Temp)
-                      r"|(?i:.*\b(thresholds?|failure|warning|minimum|maximum)\b)")  # and any reading's limits
+                      r"|(?i:.*\b(thresholds?|failure|warning|minimum|maximum|critical|emergency|hysteresis)\b)")
+# (and any reading's limits: "Critical temperature: 100 C" is where a part shuts down, not how hot it is)
 _SKIP = re.compile(r"^(adapter|sensor id|entity id|sensor type|assertion|deassertion|positive|negative|locating)",
                    re.IGNORECASE)
 
