@@ -942,3 +942,14 @@ def test_an_alarm_at_0_rpm_is_no_pulses_whatever_its_minimum() -> None:
     (alarm,) = [f for f in found if f.kind == "fan-alarm"]
     assert alarm.facts["uncounted"] == "yes" and alarm.facts["min"] == 10.0
     assert "sees no pulses at all" in sentence and "slowing or failing" not in sentence
+
+
+def test_a_json_documents_limits_are_not_readings() -> None:
+    """Any JSON document is read by its key paths: a key naming a limit ("edge_critical", "fan max",
+    "shutdown_temp") is not a reading (a card's 100 °C critical limit read as its temperature is a false alarm)."""
+    document = {"gpu": [{"temperature": {"edge": {"value": 45, "unit": "C"}, "edge_critical": {"value": 100,
+                                                                                               "unit": "C"}},
+                         "fan": {"speed": {"value": 30, "unit": "%"}, "max": 255, "rpm": 1200},
+                         "shutdown_temp": {"value": 105, "unit": "C"}}]}
+    facts = machine(read.read(json.dumps(document))[0])
+    assert [t.celsius for t in facts.temperatures] == [45.0]

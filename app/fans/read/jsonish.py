@@ -174,8 +174,15 @@ def _leaves(node: object, path: tuple[str, ...], depth: int) -> Iterator[Reading
         yield from _leaf(path, str(node))
 
 
+# a key path naming a reading's limit, not the reading ("edge_critical", "fan max", "shutdown_temp")
+_LIMIT = re.compile(r"(\b|_)(thresholds?|limit|crit(ical)?|emerg(ency)?|hyst(eresis)?|warning|failure|max(imum)?|"
+                    r"min(imum)?|target|shutdown|slowdown)(\b|_)")
+
+
 def _leaf(path: tuple[str, ...], text: str) -> Iterator[Reading]:
     words = " ".join(path).lower()
+    if _LIMIT.search(words):
+        return
     value, unit, raw = parse(text)
     if value is None and "fan" not in words:
         return
