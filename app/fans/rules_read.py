@@ -80,6 +80,21 @@ def _maybe_empty(machine: Machine, fan: FanFact) -> bool:
         (chip(fan.chip).zero == "empty" and fan.rpm == 0 and hot_and_unturned(machine, fan) is None)
 
 
+CONTROL_OFFSET_C = 5.0  # AMD's documented Tctl offsets are 10, 20 and 27 °C; a smaller gap is two sensors' noise
+
+
+@rule("a CPU's control temperature above its die's", 28, "Documentation/hwmon/k10temp.rst (Tdie is the real "
+      "measured temperature, Tctl is used for fan control; on some AMD CPUs they differ)")
+def control_offset(machine: Machine) -> Iterator[Hit]:
+    by_label = {(t.chip, t.label.strip().lower()): t for t in machine.temperatures if t.celsius is not None}
+    for (owner, label), tctl in by_label.items():
+        tdie = by_label.get((owner, "tdie"))
+        if label == "tctl" and tdie is not None and (tctl.celsius or 0.0) - (tdie.celsius or 0.0) >= CONTROL_OFFSET_C:
+            yield Hit("control-offset", (tctl.key, tdie.key), "known",
+                      {"tctl": tctl.celsius or 0.0, "tdie": tdie.celsius or 0.0,
+                       "offset": round((tctl.celsius or 0.0) - (tdie.celsius or 0.0))})
+
+
 @rule("readings left out", 15, f"{ABI} (tempN_input, tempN_fault); Documentation/hwmon/nct6775.rst (open inputs)")
 def left_out(machine: Machine) -> Iterator[Hit]:
     bad = [t for t in machine.temperatures if t.invalid]

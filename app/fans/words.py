@@ -297,6 +297,10 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                    f"{'it' if len(s) == 1 else 'them'}" + (
                                        ", most likely: 0 RPM beside fans that turn, as a stopped fan would read"
                                        if f.get("zero") else "") + ".)",
+    "control-offset": lambda n, s, f: (f"{n(s[0])} at {_num(f['tctl'])} °C is the temperature this AMD CPU gives "
+                                       f"fan control, {_num(f['offset'])} °C above its die's own ({n(s[1])}, "
+                                       f"{_num(f['tdie'])} °C): a fan curve that follows it runs as for a CPU "
+                                       f"{_num(f['offset'])} °C hotter."),
     "temperatures-left-out": lambda n, s, f: f"Left out as no reading: {n.some(s)}.",
     "hottest": lambda n, s, f: f"The hottest temperature read is {n(s[0])} at {_num(f['celsius'])} °C.",
     "no-fan-read": lambda n, s, f: "No fan is read here, so what the fans do cannot be seen.",

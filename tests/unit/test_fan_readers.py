@@ -953,3 +953,17 @@ def test_a_json_documents_limits_are_not_readings() -> None:
                          "shutdown_temp": {"value": 105, "unit": "C"}}]}
     facts = machine(read.read(json.dumps(document))[0])
     assert [t.celsius for t in facts.temperatures] == [45.0]
+
+
+@pytest.mark.parametrize(("tdie", "said"), [(48.0, True), (66.0, False)])
+def test_an_amd_cpus_control_temperature_above_its_die_is_said(tdie: float, said: bool) -> None:
+    """k10temp.rst: "Tdie is the real measured temperature, and Tctl is used for fan control"; on some AMD CPUs
+    Tctl is offset 10-27 °C above the die. A 20 °C gap is said (the fan runs for a CPU that much hotter); a 2 °C
+    one is two sensors' noise, not said (fails when the gap is not read, or any gap is said)."""
+    text = ("k10temp-pci-00c3\nAdapter: PCI adapter\nTctl:         +68.0°C\n"
+            f"Tdie:         +{tdie}°C\n\nnct6779-isa-0290\nAdapter: ISA adapter\nfan2:        1850 RPM\n")
+    found, sentence, _ = explained(machine(read.read(text)[0]))
+    offsets = [f for f in found if f.kind == "control-offset"]
+    assert bool(offsets) is said
+    if said:
+        assert offsets[0].facts["offset"] == 20 and "20 °C above its die's own" in sentence
