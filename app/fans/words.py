@@ -331,16 +331,22 @@ def grouped(found: Sequence[Finding]) -> list[Finding]:
     return out
 
 
+def _one_cause_a_fan(ordered: Sequence[Finding], fan_keys: set[str]) -> list[Finding]:
+    """The causes to say, the strongest first: one a fan (the others' facts stay in the findings); a finding's
+    subjects that are not fans are the temperatures it rests on."""
+    causes: list[Finding] = []
+    for f in (f for f in ordered if f.cause):
+        fans = [s for s in f.subjects if s in fan_keys]
+        if not causes or len(fans) != 1 or all(fans[0] not in c.subjects for c in causes):
+            causes.append(f)
+    return causes
+
+
 def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int = 3) -> tuple[str, list[str]]:
     """The sentence (the leading causes, then what describes the fans) and the further causes."""
     names = Names(machine)
     ordered = grouped(found)
-    causes: list[Finding] = []
-    fan_keys = {fan.key for fan in machine.fans}
-    for f in (f for f in ordered if f.cause):  # one fan, one cause said: the strongest (its facts are in the JSON)
-        fans = [s for s in f.subjects if s in fan_keys]  # (its other subjects are the temperatures it rests on)
-        if not causes or len(fans) != 1 or all(fans[0] not in c.subjects for c in causes):
-            causes.append(f)
+    causes = _one_cause_a_fan(ordered, {fan.key for fan in machine.fans})
     told = {s for c in causes for s in c.subjects}  # a fan a cause is said of is not described again
     described = [f for f in ordered if not f.cause and not (causes and f.kind == "turning") and
                  not (f.subjects and set(f.subjects) <= told)]
