@@ -57,7 +57,8 @@ def _doubtful(fan: FanFact) -> bool:
         (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
 
 
-@rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent)")
+@rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent); liquidctl's lianli-uni-guide and "
+      "corsair-platinum-pro-xt-guide (a duty kept, or 100 % by default, on a channel with no fan)")
 def empty_slots(machine: Machine) -> Iterator[Hit]:
     empty = [f for f in machine.fans if _maybe_empty(machine, f)]
     if empty and any(turning(f) for f in machine.fans):
