@@ -967,3 +967,14 @@ def test_an_amd_cpus_control_temperature_above_its_die_is_said(tdie: float, said
     assert bool(offsets) is said
     if said:
         assert offsets[0].facts["offset"] == 20 and "20 °C above its die's own" in sentence
+
+
+def test_a_loggers_two_columns_of_one_fan_are_one_fan() -> None:
+    """GPU-Z's sensor log writes one fan twice, "Fan Speed (%) [%]" and "Fan Speed (RPM) [RPM]": one fan with its
+    duty and its speed (they were two fans, each said as not cooling)."""
+    log = ("Date , GPU Temperature [°C] , Hot Spot [°C] , Fan Speed (%) [%] , Fan Speed (RPM) [RPM] ,\n"
+           "2026-12-01 10:00:01 , 84.0 , 97.0 , 0 , 0 ,\n2026-12-01 10:00:02 , 85.0 , 98.0 , 0 , 0 ,\n")
+    facts = machine(read.read(log)[0])
+    assert [(f.label, f.rpm, f.duty_percent) for f in facts.fans] == [("Fan Speed", 0.0, 0.0)]
+    found, _, _ = explained(facts)
+    assert found[0].kind == "hot-not-cooled" and [f.kind for f in found].count("hot-not-cooled") == 1

@@ -56,7 +56,9 @@ def logged(text: str) -> list[Reading]:
         if columns is None:
             named = [_UNIT_IN_HEADER.match(c) for c in cells]
             if len(cells) >= 2 and sum(1 for m in named if m) >= 1:
-                columns = [(m.group(1), m.group(2)) if m else None for m in named]
+                # GPU-Z writes one fan twice, "Fan Speed (%) [%]" and "Fan Speed (RPM) [RPM]": one fan, by its name
+                columns = [(re.sub(r"\s*\((%|rpm)\)$", "", m.group(1), flags=re.IGNORECASE), m.group(2)) if m
+                           else None for m in named]
             continue
         if len(cells) != len(columns):
             continue
