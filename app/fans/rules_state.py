@@ -178,9 +178,10 @@ COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their
 def full_while_cool(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.duty_percent is None or fan.duty_percent < FULL_DUTY or fan.controller in ("daemon", "none") \
-                or not there(fan) or chip(fan.chip).kind == "aio":
+                or not there(fan) or chip(fan.chip).kind == "aio" or fan.rpm == 0:
             continue  # by a daemon's curve or with no control: said by their own rules; a cooler's duty in its
-            # status is the one last set by software (liquidctl), not one its firmware chose
+            # status is the one last set by software (liquidctl), not one its firmware chose; a fan read at 0 RPM
+            # does not run at full (an empty header, a stall or an uncounted speed: their own rules)
         source = source_of(machine, fan)
         if source is not None and source.celsius is not None and source.celsius < COOL_C:
             yield Hit("full-while-cool", (fan.key,), "likely", {"duty": fan.duty_percent, "source": source.key,

@@ -978,3 +978,16 @@ def test_a_loggers_two_columns_of_one_fan_are_one_fan() -> None:
     assert [(f.label, f.rpm, f.duty_percent) for f in facts.fans] == [("Fan Speed", 0.0, 0.0)]
     found, _, _ = explained(facts)
     assert found[0].kind == "hot-not-cooled" and [f.kind for f in found].count("hot-not-cooled") == 1
+
+
+def test_a_fan_read_at_0_rpm_is_never_said_to_run_at_full_speed() -> None:
+    """pwm1 at 255 under manual control with fan1 at 0 RPM on a board header: not "runs at full speed" (it reads 0),
+    but a header driven at 100 % with nothing counted: no fan, or an uncounted one (fails when a duty alone makes a
+    fan "run at full")."""
+    text = ("/sys/class/hwmon/hwmon2/name: nct6798\n/sys/class/hwmon/hwmon2/fan1_input: 0\n"
+            "/sys/class/hwmon/hwmon2/fan2_input: 1230\n/sys/class/hwmon/hwmon2/pwm1: 255\n"
+            "/sys/class/hwmon/hwmon2/pwm1_enable: 1\n/sys/class/hwmon/hwmon2/temp1_input: 35000\n")
+    found, sentence, _ = explained(machine(read.read(text)[0]))
+    assert "full-while-cool" not in {f.kind for f in found} and "runs at full speed" not in sentence
+    assert any(f.kind == "empty-slots" and f.subjects == ("nct6798/fan1",) and f.confidence == "possible"
+               for f in found)
