@@ -195,8 +195,8 @@ def _add_explain(commands: Subparsers) -> None:
                                              "nvidia-smi's table, -q (whole or -d sections) and -q -x, liquidctl "
                                              "status and its set commands, fancontrol, thinkfan and fan2go "
                                              "configurations, the logs of thinkfan, fan2go, nvfancontrol and "
-                                             "fancontrol, pwmconfig's test, amd-smi metric, ipmicfg -sdr, and a BMC's "
-                                             "fan settings (racadm System.ThermalSettings, ipmitool raw); "
+                                             "fancontrol, pwmconfig's test, amd-smi metric, ipmicfg -sdr, and an "
+                                             "iDRAC's fan settings (racadm System.ThermalSettings); "
                                              "a reply's quote marks are dropped. Several snapshots in one paste are "
                                              "read in turn; several files of one machine combine. Processes are not "
                                              "read from a capture: the answer says so.")

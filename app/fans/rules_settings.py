@@ -1,5 +1,5 @@
 """The rules of what a controller's own settings or state impose, whatever the temperatures: a server BMC's thermal
-settings (Dell's iDRAC) and fan mode (Supermicro's), and a fan daemon that stopped (fancontrol aborting, which leaves
+settings (Dell's iDRAC), and a fan daemon that stopped (fancontrol aborting, which leaves
 its fans at full speed, or refusing an outdated configuration). Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell
 
 
 @rule("a BMC's fan setting", 61, "Dell's iDRAC RACADM CLI guide (System.ThermalSettings: ThirdPartyPCIFanResponse, "
-      "FanSpeedOffset, MinimumFanSpeed, ThermalProfile); Supermicro's BMC fan modes (ipmitool raw 0x30 0x45: "
-      "Standard, Full, Optimal, Heavy IO)")
+      "FanSpeedOffset, MinimumFanSpeed, ThermalProfile)")
 def bmc_setting(machine: Machine) -> Iterator[Hit]:
     for setting in machine.settings:
         effect = _effect(setting)
@@ -37,8 +36,6 @@ def _effect(setting: Setting) -> str | None:
         return "floor" if value.isdigit() and value != _DEFAULT_MINIMUM else None
     if setting.name == "ThermalProfile":
         return "performance" if "maximum performance" in value else None
-    if setting.name == "fan mode":
-        return {"full": "full", "heavy io": "heavy-io"}.get(value)
     return None
 
 

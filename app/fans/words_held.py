@@ -105,10 +105,6 @@ def _bmc_setting(n: Names, s: Sequence[str], f: Facts) -> str:
         "offset": ": the iDRAC adds that offset to every fan's speed, above what the temperatures ask.",
         "floor": f": the iDRAC keeps every fan at {f['value']} % or faster, whatever the temperatures.",
         "performance": ": the iDRAC runs the fans faster for the same temperatures than its default profile.",
-        "full": ": the BMC runs every fan at full speed, whatever the temperatures (Standard or Optimal hand them "
-                "back to the temperatures).",
-        "heavy-io": ": the BMC keeps the fans of the PCIe zone faster for add-in cards, whatever the CPU's "
-                    "temperature.",
     }[str(f["effect"])]
 
 

@@ -768,18 +768,14 @@ SDR = ("Fan1 RPM         | 30h | ok  |  7.1 | 9840 RPM\nFan2 RPM         | 31h |
     ("ThirdPartyPCIFanResponse=Disabled\nFanSpeedOffset=High\nMinimumFanSpeed=255\n", "offset"),
     ("ThirdPartyPCIFanResponse=Disabled\nFanSpeedOffset=Off\nMinimumFanSpeed=60\n", "floor"),
     ("ThermalProfile=Maximum Performance\n", "performance"),
-    ("# ipmitool raw 0x30 0xce 0x01 0x16 0x05 0x00 0x00 0x00\n 16 05 00 00 00 05 00 00 00 00\n", "pcie-card"),
-    ("# ipmitool raw 0x30 0xce 0x01 0x16 0x05 0x00 0x00 0x00\n 16 05 00 00 00 05 00 01 00 00\n", None),
-    ("# ipmitool raw 0x30 0x45 0x00\n 01\n", "full"),
-    ("# ipmitool raw 0x30 0x45 0x00\n 00\n", None),
+    ("# ipmitool raw 0x30 0x45 0x00\n 01\n", None),  # an OEM answer no vendor documents is not read as a setting
 ])
 def test_a_bmcs_own_fan_settings_are_said_as_what_they_impose(settings: str, effect: str | None,
                                                                tmp_path: Path) -> None:
     """Dell's RACADM guide (System.ThermalSettings: a third-party PCIe card's cooling response, a fan speed offset, a
-    minimum fan speed, 255 meaning none, the thermal profile) and Supermicro's fan modes (ipmitool raw 0x30 0x45
-    0x00: 00 Standard, 01 Full): a setting that runs every fan faster is the answer, before the fans' speeds; a
-    setting that leaves them to the temperatures is not said (fails when a setting is not read, or one at its
-    default is said)."""
+    minimum fan speed, 255 meaning none, the thermal profile): a setting that runs every fan faster is the answer,
+    before the fans' speeds; a setting that leaves them to the temperatures is not said (fails when a setting is not
+    read, or one at its default is said)."""
     code, answer = explain(settings + SDR, tmp_path)
     found = [f for f in findings_of(answer) if f["kind"] == "bmc-setting"]
     assert code == 0 and [f["facts"]["effect"] for f in found] == ([effect] if effect else [])
