@@ -374,6 +374,6 @@ def trip_on(machine: Machine) -> Iterator[Hit]:
         celsius = float(facts["zone_c"])
         if celsius < float(facts["off_below"]):  # below where the kernel turns it off: held by something else
             yield Hit("trip-on", (fan.key, str(facts["zone"])), "possible", {**facts, "held": "yes"})
-        else:
-            yield Hit("trip-on", (fan.key, str(facts["zone"])), "known",
+        else:  # likely: a listing shows no cooling map, so the zone is taken as the fan's, not read as it
+            yield Hit("trip-on", (fan.key, str(facts["zone"])), "likely",
                       {**facts, "band": "yes" if celsius < float(facts["trip"]) else "no"})

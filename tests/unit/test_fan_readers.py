@@ -524,8 +524,8 @@ def thermal_listing(zone_c: float, state: int, mode: str = "enabled") -> str:
 @pytest.mark.parametrize(("zone_c", "state", "mode", "lead", "confidence"), [
     (74.0, 0, "enabled", "trip-not-followed", "likely"),  # past its trip, off: not bound, or held
     (74.0, 0, "disabled", "trip-not-followed", "known"),  # a disabled zone does not act on its trips
-    (74.0, 1, "enabled", "trip-on", "known"),  # on because the zone is past its trip
-    (65.0, 1, "enabled", "trip-on", "known"),  # on in the band: off only below 60 °C
+    (74.0, 1, "enabled", "trip-on", "likely"),  # on because the zone is past its trip (the binding is taken)
+    (65.0, 1, "enabled", "trip-on", "likely"),  # on in the band: off only below 60 °C
     (55.0, 1, "enabled", "trip-on", "possible"),  # on below the band: something else holds it
     (65.0, 0, "enabled", "at-rest", "likely"),  # off in the band: it turns on at 70 °C
     (47.0, 0, "enabled", "at-rest", "likely"),
@@ -544,7 +544,7 @@ def test_a_kernel_thermal_zone_turns_its_fan_on_at_its_active_trip(zone_c: float
     kinds = {f["kind"] for f in found}
     assert "warm-not-turning" not in kinds and ("at-rest" not in kinds or (state == 0 and zone_c < 70))
     assert not any("cooling_device0" in s for f in found for s in f["subjects"])  # the processor: no fan
-    if lead == "trip-on" and confidence == "known":
+    if lead == "trip-on" and confidence == "likely":
         assert found[0]["facts"]["band"] == ("yes" if zone_c < 70 else "no") and found[0]["facts"]["off_below"] == 60
 
 
