@@ -81,8 +81,8 @@ AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-g
 HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
                  source="liquidctl's nzxt-hue2-guide (Smart Device V2, RGB & Fan Controller: the device "
                  "reports the state of each fan channel, as well as speed and duty)")
-# Corsair's HXi and RMi supplies run their own fan ("Fan control mode: Hardware") and stop it at light load: the
-# guide's own status shows 0 rpm in that mode. What starts it is the supply's load and heat, not a known temperature.
+# Corsair's HXi and RMi supplies run their own fan ("Fan control mode: Hardware"), and the guide's own status shows it
+# at 0 rpm in that mode: a rest by design; no document gives the temperature it starts at.
 PSU = Chip("psu", "firmware", "rest", source="liquidctl's corsair-hxi-rmi-psu-guide (fan control mode Hardware, its "
            "status reading 0 rpm); Documentation/hwmon/corsair-psu.rst")
 # The kernel's thermal framework: a thermal zone turns the cooling devices bound to its active trip points on at a

@@ -93,7 +93,7 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
                 f"kernel's thermal zone turns {_verb(s, 'it', 'them')} on at its active trip, {_num(f['trip'])} °C.")
     if f.get("design") == "rest":
         when = f"cooler than about {_num(f['below_c'])} °C" if f.get("below_known") != "no" else \
-            "cool and lightly loaded"
+            "cool (the temperature it starts at is not known)"
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
                 f"controller's design (it stops the fan while {when}).")
     return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
