@@ -138,6 +138,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     steps: list[Decision] = []
     levels: list[Level] = []
     texts: list[str] = []
+    whole = Machine()  # what each text says of the control as a whole: calibrations, settings, a daemon's exit
     for path in paths:
         named = next((k for k in replay.kinds if k.startswith(f"{path.name}: ")), "")
         text = text_of(path)
@@ -145,36 +146,34 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         steps += logged
         levels += declared
+        of_text = Machine(calibrations=calibrations(text), settings=settings(text), events=events(text))
+        whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
+                        settings=whole.settings + of_text.settings, events=whole.events + of_text.events)
         if any(tool in named for tool in NAMED_ONLY):
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
         readings += found
-        said = _read_as(text, kind, adapt.machine(found), bool(logged)) if path in replay.unread else None
+        said = _read_as(kind, adapt.machine(found), bool(logged), of_text) if path in replay.unread else None
         if said is not None:
             kinds.append(f"{path.name}: {said}")
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
-    measured = tuple(c for text in texts for c in calibrations(text))
-    machine = replace(machine, calibrations=measured, settings=tuple(s for text in texts for s in settings(text)),
-                      events=tuple(e for text in texts for e in events(text)))
+    machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events)
     return with_profiles(machine, texts), kinds
 
 
-def _read_as(text: str, kind: str | None, alone: Machine, logged: bool) -> str | None:
+def _read_as(kind: str | None, alone: Machine, logged: bool, of_text: Machine) -> str | None:
     """What a file the named readers did not read was read as by the general reader, a daemon's log, a measured
-    calibration or a BMC's settings; None where nothing in it was read."""
+    calibration, a BMC's settings or a daemon's exit; None where nothing in it was read."""
     if kind is not None and (alone.fans or alone.temperatures or alone.gpus):
         return kind
     if logged:
         return "a fan daemon's log (thinkfan)"
-    measured = calibrations(text)
-    if measured:
-        return "pwmconfig's test" if measured[0].uncorrelated else "a fan daemon's log (fan2go)"
-    found = settings(text)
-    if found:
-        return f"the {found[0].controller}'s fan settings"
-    stopped = events(text)
-    return f"a fan daemon's log ({stopped[0].daemon})" if stopped else None
+    if of_text.calibrations:
+        return "pwmconfig's test" if of_text.calibrations[0].uncorrelated else "a fan daemon's log (fan2go)"
+    if of_text.settings:
+        return f"the {of_text.settings[0].controller}'s fan settings"
+    return f"a fan daemon's log ({of_text.events[0].daemon})" if of_text.events else None
 
 
 def with_profiles(machine: Machine, texts: list[str]) -> Machine:
