@@ -8,6 +8,7 @@ FanWhy would say on that machine, without its processes (a capture has none, and
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from dataclasses import replace
@@ -54,8 +55,9 @@ def _why_not(path: Path) -> str:
             head = handle.read(64).lstrip()
     except OSError:
         return ""
+    # an object, or an array of objects, arrays or strings ("[ 8812.11] mce: ..." is a kernel log's time stamp)
     return " (it starts as JSON but is not whole JSON: cut short before its first whole reading?)" \
-        if head[:1] in (b"{", b"[") else ""
+        if head[:1] == b"{" or re.match(rb"\[\s*[\[{\"]", head) else ""
 
 
 def fact_table(machine: Machine, found: list[Finding], room: int) -> list[str]:

@@ -54,29 +54,28 @@ class Chips:
 _ATTRIBUTE = re.compile(r"(?:device/)?[A-Za-z0-9_][\w-]{0,99}")
 
 
-_CAT = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?cat\s+/sys/class/hwmon/(hwmon\d+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
-_ECHO_HEADER = re.compile(r"^(?:\S*[$#❯>]\s*)?echo\s+[\"']?=== (\w+) ===")
-_COMMAND = re.compile(r"^(?:\S*[$#❯>]\s*)?(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors)\b")
+# "cat /sys/class/hwmon/hwmon2/fan1_input", or by the device's path ("/sys/devices/platform/cooling_fan/hwmon/hwmon*/
+# fan1_input"): the chip is the folder as written (a glob in it is one chip)
+_PROMPT = r"^(?:\S*\s?[$#❯>]\s*)?"  # a shell's prompt: "$ ", "root@host:~# ", "pi@raspberrypi:~ $ "
+_CAT = re.compile(_PROMPT + r"(?:sudo\s+)?cat\s+/sys/(?:class/hwmon/|devices/\S*?/([\w.:-]+)/hwmon/)(hwmon[\d*]+)/"
+                  r"([\w*]+)(?:\s+\S*>\S*)?\s*$")
+_ECHO_HEADER = re.compile(_PROMPT + r"echo\s+[\"']?=== (\w+) ===")
+# vcgencmd measure_temp (Raspberry Pi's firmware tool): "temp=81.3'C", the SoC's own sensor
+_SOC_TEMP = re.compile(r"temp=([+-]?\d+(?:\.\d+)?)'C")
+_COMMAND = re.compile(_PROMPT + r"(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors|vcgencmd)\b")
 
 
 def cat_session(text: str, chips: Chips) -> str | None:
     """A shell session of ``cat /sys/class/hwmon/hwmonN/FILE`` commands and, after them, their output: single files
     answer in order; a glob (``fan*_input``) after an ``echo "=== name ==="`` answers under that header."""
-    commands: list[tuple[str, str, str | None]] = []
-    header: str | None = None
-    output: list[str] = []
+    session = _Session()
     for line in (raw.strip() for raw in text.splitlines()):
-        echo, cat = _ECHO_HEADER.match(line), _CAT.match(line)
-        if echo:
-            header = echo.group(1)
-        elif cat:
-            commands.append((cat.group(1), cat.group(2), header))
-            header = None
-        elif commands and line and not _COMMAND.match(line) and not re.match(r"^[-dl][-rwx]{9}", line) \
-                and not line.startswith("#"):  # a command's output comes after it
-            output.append(line)
+        session.line(line)
+    commands, output = session.commands, session.output
     if not commands:
         return None
+    if session.soc is not None:  # the SoC's temperature as the firmware reads it, where the kernel's zone puts it
+        chips.write("cpu_thermal", "temp1_input", str(round(session.soc * 1000)), "cpu_thermal")
     globbed = [c for c in commands if "*" in c[1]]
     if globbed:
         sections = _sections(output)
@@ -85,9 +84,34 @@ def cat_session(text: str, chips: Chips) -> str | None:
             for n, value in enumerate(sections.get(name or "", []), start=1):
                 chips.write(chip, pattern.replace("*", str(n)) if family else pattern, value, name)
     else:
-        for (chip, file, _), value in zip(commands, output, strict=False):  # a post may cut the output
-            chips.write(chip, file, value)
+        for (chip, file, name), value in zip(commands, output, strict=False):  # a post may cut the output
+            chips.write(chip, file, value, name)
     return "cat of hwmon files"
+
+
+class _Session:
+    """The ``cat`` commands of a session (each file's chip, name and the header an ``echo`` gave it), the output
+    lines after them, and vcgencmd's SoC temperature."""
+
+    def __init__(self) -> None:
+        self.commands: list[tuple[str, str, str | None]] = []
+        self.output: list[str] = []
+        self.header: str | None = None
+        self.soc: float | None = None
+
+    def line(self, line: str) -> None:
+        echo, cat, soc = _ECHO_HEADER.match(line), _CAT.match(line), _SOC_TEMP.fullmatch(line)
+        if soc:
+            self.soc = float(soc.group(1))
+        elif echo:
+            self.header = echo.group(1)
+        elif cat:
+            device, folder, file = cat.groups()  # a device's path names the chip by its device's folder
+            self.commands.append((f"{device}/{folder}" if device else folder, file, self.header or device))
+            self.header = None
+        elif self.commands and line and not _COMMAND.match(line) and not re.match(r"^[-dl][-rwx]{9}", line) \
+                and not line.startswith("#"):  # a command's output comes after it
+            self.output.append(line)
 
 
 def _sections(output: list[str]) -> dict[str, list[str]]:

@@ -306,17 +306,19 @@ def _nvidia(text: str, replay: Replay) -> str | None:
 def _thinkpad(text: str, replay: Replay) -> str | None:
     """``/proc/acpi/ibm/fan`` (level and speed) or ``/proc/acpi/ibm/thermal``, put where thinkpad_acpi has them."""
     base = replay.proc_root / "acpi" / "ibm"
+    found = []
     if re.search(r"^level:\s*\S+", text, re.MULTILINE) and re.search(r"^speed:\s*\d+", text, re.MULTILINE):
         # a post with several readings: the last is the machine as it was left
         blocks = re.split(r"\n(?=status:)", text)
         base.mkdir(parents=True, exist_ok=True)
         (base / "fan").write_text(blocks[-1])
-        return "/proc/acpi/ibm/fan"
-    if re.search(r"^temperatures:\s*-?\d+", text, re.MULTILINE):
+        found.append("/proc/acpi/ibm/fan")
+    thermal = re.findall(r"^temperatures:\s*-?\d+.*$", text, re.MULTILINE)
+    if thermal:  # often pasted beside the fan file: both are read (the last line, as the machine was left)
         base.mkdir(parents=True, exist_ok=True)
-        (base / "thermal").write_text(text)
-        return "/proc/acpi/ibm/thermal"
-    return None
+        (base / "thermal").write_text(thermal[-1] + "\n")
+        found.append("/proc/acpi/ibm/thermal")
+    return " and ".join(found) or None
 
 
 def _liquidctl(text: str, replay: Replay) -> str | None:

@@ -96,6 +96,10 @@ NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
             pwm_enable=MappingProxyType({1: "manual", 2: "daemon"}),
             source="NoteBook FanControl's README (nbfc status: auto control, current and target fan speed)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
+# a thermal zone's hwmon takes the zone's type as its name; the Raspberry Pi's SoC zone is "cpu_thermal", the SoC's
+# own sensor, which vcgencmd measure_temp reads as well
+SOC_ZONE = Chip("cpu", source="Documentation/driver-api/thermal/sysfs-api.rst (a zone's hwmon is named for its "
+                "type); Raspberry Pi's documentation of vcgencmd (measure_temp: the SoC's temperature)")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
 ACPI = Chip("acpi", source="Documentation/driver-api/thermal (ACPI thermal zones: the firmware's own zones)")
@@ -132,6 +136,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,
     "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": CPU, "zenpower": CPU,
+    "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,
 })

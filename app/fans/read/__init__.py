@@ -15,6 +15,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("Prometheus metrics (node_exporter's hwmon)", tagged.prometheus),
     ("a monitoring plugin's performance data", tagged.perfdata),
     ("nvidia-smi --query-gpu CSV", csv.read),
+    ("nvidia-smi dmon", columns.dmon),
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil) or a sensor's key-value block (ipmitool sensor get, omreport)",

@@ -148,3 +148,35 @@ def _racadm_row(cells: dict[str, str]) -> Reading | None:
     if low is not None and unit == "rpm":
         extra["lcr"] = low
     return Reading("bmc", name, value, raw, unit, None, 0, extra)
+
+
+_DMON_FIELDS: dict[str, tuple[str, Unit]] = {"pwr": ("power.draw", "w"), "gtemp": ("temperature.gpu", "c"),
+                                             "sm": ("utilization.gpu", "%")}
+
+
+def dmon(text: str) -> list[Reading]:
+    """``nvidia-smi dmon``: under its ``# gpu pwr gtemp mtemp sm ...`` header (``-o DT`` puts a date and a time
+    first), a row per GPU each second, ``-`` where the card reports nothing (nvidia-smi(1), dmon). Read as the
+    ``--query-gpu`` fields they are (power.draw, temperature.gpu, utilization.gpu), each row of a GPU a snapshot in
+    turn; dmon has no fan column."""
+    found: list[Reading] = []
+    header: list[str] | None = None
+    rows: dict[int, int] = {}
+    for line in text.splitlines():
+        words = line.lstrip("#").split()
+        if line.lstrip().startswith("#"):
+            lowered = [w.lower() for w in words]
+            if "gpu" in lowered and ("gtemp" in lowered or "pwr" in lowered):
+                header = lowered
+            continue
+        if header is None or len(words) != len(header) or not words[header.index("gpu")].isdigit():
+            continue
+        index = int(words[header.index("gpu")])
+        snapshot = rows[index] = rows.get(index, -1) + 1
+        for name, cell in zip(header, words, strict=True):
+            if name in _DMON_FIELDS:
+                field, unit = _DMON_FIELDS[name]
+                value, _, raw = parse(cell)
+                found.append(Reading("nvidia", field, value, raw, unit if value is not None else None, None, snapshot,
+                                     {"gpu": float(index), "name": ""}))
+    return found

@@ -11,7 +11,7 @@ import re
 
 from ..facts import Reading
 from ..values import NUMBER, parse, word
-from . import thermal
+from . import headed, thermal
 
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
                    r"[0-9a-f_]+(?:-[0-9a-f_]+)*$", re.IGNORECASE)  # "corsaircpro-hid-3-5": a HID bus and address
@@ -56,6 +56,7 @@ class _Walk:
         self.hwmon_names: dict[str, str] = {}
         self.labels: dict[tuple[str | None, str], str] = {}  # (chip, "temp2") -> "CPUTIN": a listing's label files
         self.zones = thermal.Zones()  # /sys/class/thermal's zones and cooling devices, gathered to the end
+        self.columns: headed.Spans | None = None  # a space-aligned table's header in force (until a blank line)
 
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None) -> None:
         owner = chip if chip is not None else self.chip
@@ -110,6 +111,9 @@ def _line(walk: _Walk, line: str) -> None:
     if _dump(walk, stripped):
         return
     if not stripped or stripped.startswith(("$", "#", "//")) or _SKIP.match(stripped):
+        walk.columns = None if not stripped else walk.columns
+        return
+    if _table(walk, line):
         return
     if _CHIP.match(stripped):
         walk.chip, walk.feature = _CHIP.match(stripped).group(1), None  # type: ignore[union-attr]  # matched above
@@ -120,7 +124,7 @@ def _line(walk: _Walk, line: str) -> None:
         walk.chip, walk.feature, walk.device = "amdgpu", None, f"GPU {card.group(1)}"
         return
     if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped) \
-            or _bracketed(walk, stripped) or _kelvin(walk, stripped) or _acpi(walk, stripped):
+            or _bracketed(walk, stripped) or _kelvin(walk, stripped) or _acpi(walk, stripped) or _soc(walk, stripped):
         return
     feature = _FEATURE.match(stripped)
     if feature:
@@ -363,4 +367,32 @@ def _acpi(walk: _Walk, line: str) -> bool:
     if match is None:
         return False
     walk.add(match.group(1), f"{match.group(2)} C", chip="acpitz")
+    return True
+
+
+# vcgencmd measure_temp (the Raspberry Pi firmware's tool): "temp=81.3'C", the SoC's own sensor, which the kernel's
+# thermal zone "cpu_thermal" reads too
+_SOC = re.compile(r"^temp=([+-]?\d+(?:\.\d+)?)'C$")
+
+
+def _soc(walk: _Walk, line: str) -> bool:
+    match = _SOC.match(line)
+    if match is None:
+        return False
+    walk.add("temp1", f"{match.group(1)} C", attr="temp1_input", chip="cpu_thermal")
+    return True
+
+
+def _table(walk: _Walk, line: str) -> bool:
+    """A space-aligned table's header, or one of its rows (app.fans.read.headed)."""
+    spans = headed.header(line)
+    if spans is not None:
+        walk.columns = spans
+        return True
+    cells = headed.row(walk.columns, line) if walk.columns is not None else None
+    if cells is None:
+        walk.columns = None
+        return False
+    for column, (label, text) in enumerate(cells):
+        walk.add(label, text, column)
     return True

@@ -1,0 +1,91 @@
+"""Pastes of shell sessions and tools' own lines that the fan wing once refused or misread: a ThinkPad's fan and
+thermal files in one paste, a Raspberry Pi's session (its prompt, its fan's hwmon by the device's path, vcgencmd's
+SoC temperature), nvidia-smi dmon, and auto-cpufreq's table. Each capture is written for its test in the shape the
+tool prints (the tool's manual or source), asserting findings and what must not be found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.fans import read
+from app.fans.adapt import machine
+from tests.unit.test_fan_readers import explain, findings_of
+
+THINKPAD = ("$ cat /proc/acpi/ibm/fan\nstatus:\t\tenabled\nspeed:\t\t0\nlevel:\t\tauto\n"
+            "commands:\tlevel <level> (<level> is 0-7, auto, disengaged, full-speed)\n"
+            "$ cat /proc/acpi/ibm/thermal\ntemperatures:\t{cpu} 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n")
+
+
+def kinds(answer: dict[str, object]) -> list[str]:
+    return [f["kind"] for f in findings_of(answer)]
+
+
+def test_a_thinkpads_fan_and_thermal_files_in_one_paste_are_both_read(tmp_path: Path) -> None:
+    """thinkpad-acpi.rst: /proc/acpi/ibm/fan's speed and /proc/acpi/ibm/thermal's temperatures (°C, the first the
+    CPU's on most models). Pasted together, the fan at 0 beside 86 °C is a hot part without working cooling, never
+    "no temperature is read" (fails when only the fan file is read, as it was)."""
+    code, answer = explain(THINKPAD.format(cpu=86), tmp_path)
+    assert code == 0 and kinds(answer)[0] == "hot-not-cooled", kinds(answer)
+    assert "at-rest" not in kinds(answer) and "/proc/acpi/ibm/thermal" in str(answer["read_as"])
+    code, answer = explain(THINKPAD.format(cpu=45), tmp_path)
+    assert code == 0 and "hot-not-cooled" not in kinds(answer)
+
+
+PI_SESSION = ("pi@raspberrypi:~ $ vcgencmd measure_temp\ntemp={soc}'C\n"
+              "pi@raspberrypi:~ $ cat /sys/devices/platform/cooling_fan/hwmon/hwmon*/fan1_input\n{rpm}\n"
+              "pi@raspberrypi:~ $ cat /sys/devices/platform/cooling_fan/hwmon/hwmon*/pwm1\n{pwm}\n")
+
+
+def test_a_raspberry_pis_session_reads_its_fan_and_its_socs_temperature(tmp_path: Path) -> None:
+    """A prompt with a space before "$" (user@host:~ $), a fan's hwmon named by its device's path with a glob, and
+    vcgencmd's "temp=81.3'C" (Raspberry Pi's documentation: the SoC's temperature). The fan at 0 RPM and pwm 0 while
+    the SoC is at 81 °C is not cooling it; at 2,900 RPM it runs and nothing is flagged. Was refused whole."""
+    code, answer = explain(PI_SESSION.format(soc="81.3", rpm=0, pwm=0), tmp_path)
+    assert code == 0 and kinds(answer)[0] == "hot-not-cooled", answer
+    assert findings_of(answer)[0]["facts"]["source_c"] == 81.3
+    code, answer = explain(PI_SESSION.format(soc="55.0", rpm=2900, pwm=128), tmp_path)
+    assert code == 0 and "hot-not-cooled" not in kinds(answer) and "cooling_fan fan1" in str(answer["sentence"])
+    alone = machine(read.read("temp=45.3'C\n")[0])
+    assert [(t.celsius, t.role) for t in alone.temperatures] == [(45.3, "cpu")]
+
+
+DMON = ("# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
+        "# Idx      W      C      C      %      %      %      %    MHz    MHz\n"
+        "    0    312     84      -     99     45      0      0  10501   1920\n"
+        "    1     21     33      -      0      0      0      0    405    210\n"
+        "    0    310     86      -     99     44      0      0  10501   1905\n")
+
+
+def test_nvidia_smi_dmon_is_read_as_each_gpus_temperature_power_and_use() -> None:
+    """nvidia-smi(1), dmon: a row per GPU a second under "# gpu pwr gtemp ...", "-" where nothing is reported (the
+    memory temperature here). Each GPU's last row is its state; dmon has no fan column, so no fan is made of it.
+    Was refused ("no reading")."""
+    found = machine(read.read(DMON)[0])
+    assert [(g.index, g.temperature_c, g.power_w, g.utilization_percent) for g in found.gpus] == \
+        [(0, 86.0, 310.0, 99.0), (1, 33.0, 21.0, 0.0)]
+    assert not found.fans and read.read(DMON)[1] == "nvidia-smi dmon"
+
+
+AUTO_CPUFREQ = ("Core\tUsage\tTemperature\tFrequency\nCPU0\t 87.0%\t    {t} °C\t 3400 MHz\n"
+                "CPU1\t 91.0%\t    {t} °C\t 3400 MHz\n\nCPU fan speed: {rpm} RPM\n")
+
+
+def test_a_space_aligned_table_with_a_temperature_column_is_read_with_the_lines_around_it(tmp_path: Path) -> None:
+    """auto-cpufreq's per-core table (Core, Usage, Temperature, Frequency) and its "CPU fan speed" line below: the
+    fan at 0 RPM beside cores at 92 °C is not cooling them, which leads (while the table was not read, "every fan is
+    at 0, nothing tells which" did); a fan at 2,400 RPM beside them is running."""
+    code, answer = explain(AUTO_CPUFREQ.expandtabs(8).format(t=92, rpm=0), tmp_path)
+    assert code == 0 and kinds(answer)[0] == "hot-not-cooled" and findings_of(answer)[0]["facts"]["source_c"] == 92
+    assert "at-rest" not in kinds(answer) and "no-fault" not in kinds(answer)
+    found = machine(read.read(AUTO_CPUFREQ.expandtabs(8).format(t=92, rpm=2400))[0])
+    assert [(t.label, t.celsius, t.role) for t in found.temperatures] == [("CPU0", 92.0, "cpu"), ("CPU1", 92.0, "cpu")]
+    assert [f.rpm for f in found.fans] == [2400.0]
+
+
+def test_a_kernel_log_is_refused_without_calling_it_cut_json(tmp_path: Path) -> None:
+    """A refusal's hint fits the text: "[ 8812.112233] mce: ..." is a kernel log's time stamp, not a JSON array cut
+    short; a JSON object cut before its first reading still gets the hint."""
+    code, answer = explain("[ 8812.112233] mce: CPU2: Core temperature above threshold, cpu clock throttled", tmp_path)
+    assert code == 2 and "not a capture FanWhy reads" in str(answer["error"]) and "JSON" not in str(answer["error"])
+    code, answer = explain('{"coretemp-isa-0000": {"Adapter": "ISA adapter", "Package id 0": {"temp1_in', tmp_path)
+    assert code == 2 and "starts as JSON" in str(answer["error"])
