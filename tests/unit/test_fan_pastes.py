@@ -89,3 +89,37 @@ def test_a_kernel_log_is_refused_without_calling_it_cut_json(tmp_path: Path) -> 
     assert code == 2 and "not a capture FanWhy reads" in str(answer["error"]) and "JSON" not in str(answer["error"])
     code, answer = explain('{"coretemp-isa-0000": {"Adapter": "ISA adapter", "Package id 0": {"temp1_in', tmp_path)
     assert code == 2 and "starts as JSON" in str(answer["error"])
+
+
+FAN2GO_DETECT = ("$ fan2go detect\n=========== hwmon: ============\n\n> Platform: nct6798-isa-0290\n"
+                 "  Fans     Index  PWM Channel  RPM Channel  Label   RPM   PWM  Mode\n"
+                 "           1      1            1            hwmon3  0     255  Manual\n"
+                 "           2      2            2            hwmon3  1180  120  Auto\n"
+                 "  Sensors  Index  Label                 Value\n"
+                 "           1      SYSTIN (temp1_input)  31000\n"
+                 "           5      AUXTIN2 (temp5_input) -13000\n"
+                 "> Platform: k10temp-pci-00c3\n  Sensors  Index  Label               Value\n"
+                 "           1      Tctl (temp1_input)  {tctl}\n")
+FAN2GO_OLD = ("> asus-isa-0\n  Fans     Index  Label    RPM  PWM  Auto\n           1      cpu_fan  0    0    true\n"
+              "  Sensors  Index  Label                 Value\n           1      hwmon2 (temp1_input)  43050\n")
+
+
+def test_fan2go_detect_is_read_as_each_chips_fans_their_control_and_temperatures(tmp_path: Path) -> None:
+    """fan2go's cmd/detect.go: per chip a Fans table (RPM, PWM 0-255, Mode: Auto, Manual or Disabled; older releases
+    an Auto column of true or false) and a Sensors table in millidegrees. A fan held at 255 by hand reading 0 is
+    never "running" or "at rest"; the one in Auto at 1,180 RPM runs under the board's chip; Tctl at 88.75 °C is
+    the CPU's. Was refused ("no reading")."""
+    found = machine(read.read(FAN2GO_DETECT.format(tctl=88750))[0])
+    fans = {f.key: f for f in found.fans}
+    assert (fans["nct6798/fan1"].rpm, fans["nct6798/fan1"].duty_percent, fans["nct6798/fan1"].controller) == \
+        (0.0, 100.0, "manual")
+    assert (fans["nct6798/fan2"].rpm, fans["nct6798/fan2"].pwm_enable, fans["nct6798/fan2"].controller) == \
+        (1180.0, 2, "bios")
+    temps = {t.label: t for t in found.temperatures}
+    assert temps["Tctl"].celsius == 88.75 and temps["Tctl"].role == "cpu" and temps["SYSTIN"].celsius == 31.0
+    code, answer = explain(FAN2GO_DETECT.format(tctl=88750), tmp_path)
+    about_fan1 = [f["kind"] for f in findings_of(answer) if "nct6798/fan1" in f["subjects"]]
+    assert code == 0 and about_fan1 and not {"turning", "at-rest", "no-fault"} & set(about_fan1), about_fan1
+    old = machine(read.read(FAN2GO_OLD)[0])
+    assert [(f.label, f.rpm, f.pwm_enable) for f in old.fans] == [("cpu_fan", 0.0, 2)]
+    assert [(t.label, t.celsius) for t in old.temperatures] == [("temp1", 43.05)]

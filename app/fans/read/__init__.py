@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, daemonlog, jsonish, lhm, lines, nbfc, tables, tagged
+from . import columns, csv, daemonlog, fan2go, jsonish, lhm, lines, nbfc, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -23,6 +23,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
     ("Dell's racadm getsensorinfo", columns.racadm),
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
+    ("fan2go detect", fan2go.detect),
     ("a LibreHardwareMonitor or Open Hardware Monitor report", lhm.read),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
