@@ -22,7 +22,7 @@ _WORDS: tuple[tuple[Role, str], ...] = (
     ("chipset", r"chipset|pch|southbridge"),
     ("storage", r"dev/sd|dev/nvme|nvme|ssd|hdd|disk|drive|composite"),
     ("gpu", r"gpu|vga|graphics|edge|junction|hotspot"),
-    ("cpu", r"cpu|package|tctl|tdie|tccd|core|peci|soc|apu|proc"),
+    ("cpu", r"cpu|package|pkg|tctl|tdie|tccd|core|peci|soc|apu|proc"),  # x86_pkg_temp: the CPU package's zone
     ("board", r"system|systin|board|mb\b|motherboard|peripheral|pcie|auxtin|tsensor|t_sensor|sensor"),
 )
 _KIND_ROLE: dict[str, Role] = {"cpu": "cpu", "gpu": "gpu", "chipset": "chipset", "storage": "storage"}

@@ -123,3 +123,18 @@ def test_fan2go_detect_is_read_as_each_chips_fans_their_control_and_temperatures
     old = machine(read.read(FAN2GO_OLD)[0])
     assert [(f.label, f.rpm, f.pwm_enable) for f in old.fans] == [("cpu_fan", 0.0, 2)]
     assert [(t.label, t.celsius) for t in old.temperatures] == [("temp1", 43.05)]
+
+
+def test_glances_sensors_and_pasted_thermal_zones_are_read(tmp_path: Path) -> None:
+    """glances' SENSORS section ("Package id 0    93C", "cpu_fan    0RPM": no colon, the unit on the value) and
+    paste(1) of the zones' type and temp files (the Arch wiki's idiom: "x86_pkg_temp<TAB>94000", millidegrees as
+    sysfs-api.rst gives them, x86_pkg_temp the CPU package's zone). Both were refused; the fan at 0 beside the
+    package at 93 °C is not cooling it."""
+    code, answer = explain("SENSORS\nacpitz 1                 50C\nPackage id 0             93C\n"
+                           "cpu_fan                 0RPM\n", tmp_path)
+    assert code == 0 and kinds(answer)[0] == "hot-not-cooled" and findings_of(answer)[0]["facts"]["source_c"] == 93
+    zones = machine(read.read("$ paste <(cat /sys/class/thermal/thermal_zone*/type) <(cat /sys/class/thermal/"
+                              "thermal_zone*/temp)\nacpitz\t27800\nINT3400 Thermal\t20000\nx86_pkg_temp\t94000\n")[0])
+    assert [(t.label, t.celsius, t.role) for t in zones.temperatures][-1] == ("x86_pkg_temp", 94.0, "cpu")
+    assert [t.celsius for t in zones.temperatures] == [27.8, 20.0, 94.0]
+    assert not read.read("acpitz\t27800\nx86_pkg_temp\t94000\n")[0]  # a tab-separated pair alone is no reading

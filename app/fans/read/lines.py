@@ -11,7 +11,7 @@ import re
 
 from ..facts import Reading
 from ..values import NUMBER, parse, word
-from . import headed, thermal
+from . import headed, oneline, thermal
 
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
                    r"[0-9a-f_]+(?:-[0-9a-f_]+)*$", re.IGNORECASE)  # "corsaircpro-hid-3-5": a HID bus and address
@@ -57,6 +57,7 @@ class _Walk:
         self.labels: dict[tuple[str | None, str], str] = {}  # (chip, "temp2") -> "CPUTIN": a listing's label files
         self.zones = thermal.Zones()  # /sys/class/thermal's zones and cooling devices, gathered to the end
         self.columns: headed.Spans | None = None  # a space-aligned table's header in force (until a blank line)
+        self.pasted_zones = -1  # zones of ``paste <(cat .../thermal_zone*/type) <(cat .../temp)`` met so far
 
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None) -> None:
         owner = chip if chip is not None else self.chip
@@ -110,8 +111,12 @@ def _line(walk: _Walk, line: str) -> None:
     stripped = line.strip()
     if _dump(walk, stripped):
         return
+    if re.search(r"thermal_zone\S*/type\b.*thermal_zone\S*/temp\b", stripped):
+        walk.pasted_zones = 0  # paste(1) of the zones' type and temp files: "x86_pkg_temp<TAB>94000" lines follow
     if not stripped or stripped.startswith(("$", "#", "//")) or _SKIP.match(stripped):
         walk.columns = None if not stripped else walk.columns
+        return
+    if _pasted_zone(walk, line):
         return
     if _table(walk, line):
         return
@@ -124,15 +129,15 @@ def _line(walk: _Walk, line: str) -> None:
         walk.chip, walk.feature, walk.device = "amdgpu", None, f"GPU {card.group(1)}"
         return
     if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped) \
-            or _bracketed(walk, stripped) or _kelvin(walk, stripped) or _acpi(walk, stripped) or _soc(walk, stripped):
+            or _one_line(walk, stripped, oneline.LINES):
         return
     feature = _FEATURE.match(stripped)
     if feature:
         walk.feature = feature.group(1).strip()
         return
     _sensors_extras(walk, stripped)
-    if not _inxi(walk, stripped):
-        _pairs(walk, line, stripped)
+    if not _inxi(walk, stripped) and not _pairs(walk, line, stripped):
+        _one_line(walk, stripped, (oneline.spaced,))
 
 
 def _dump(walk: _Walk, stripped: str) -> bool:
@@ -148,12 +153,14 @@ def _dump(walk: _Walk, stripped: str) -> bool:
     return False
 
 
-def _pairs(walk: _Walk, line: str, stripped: str) -> None:
-    """Every ``label: value`` pair of a line, a host's prefix apart, a section's generic labels named for it."""
+def _pairs(walk: _Walk, line: str, stripped: str) -> bool:
+    """Every ``label: value`` pair of a line, a host's prefix apart, a section's generic labels named for it; False
+    for a line with none."""
     host = _HOST.match(stripped)
     if host:
         stripped = stripped[host.end():]
-    for column, match in enumerate(_PAIR.finditer(stripped)):
+    pairs = list(_PAIR.finditer(stripped))
+    for column, match in enumerate(pairs):
         label = match.group(1).strip()
         if _SETTING.match(label):
             continue
@@ -171,6 +178,22 @@ def _pairs(walk: _Walk, line: str, stripped: str) -> None:
         if walk.device and line[:1].isspace():
             label = f"{walk.device} {label}"  # one card's reading of a listing of several (app.fans.rules: _own)
         walk.add(label, value, column, attr=_attr(label), chip=host.group(1) if host else None)
+    return bool(pairs)
+
+
+_PASTED_ZONE = re.compile(r"^([A-Za-z][\w .-]{0,40}?)\t+(-?\d{1,6})$")
+
+
+def _pasted_zone(walk: _Walk, line: str) -> bool:
+    """A zone's type and its temperature in millidegrees, a tab between, in the order paste(1) gave them."""
+    match = _PASTED_ZONE.match(line.strip(" "))
+    if walk.pasted_zones < 0 or match is None:
+        return False
+    zone = f"thermal_zone{walk.pasted_zones}"
+    walk.zones.take(zone, "type", match.group(1))
+    walk.zones.take(zone, "temp", match.group(2))
+    walk.pasted_zones += 1
+    return True
 
 
 _INXI = re.compile(r"\b(Fan Speeds \((rpm|%)\)|System Temperatures):\s*(.+)$", re.IGNORECASE)
@@ -331,56 +354,14 @@ def _thermal(walk: _Walk, line: str) -> bool:
     return True
 
 
-# "CPU temp = 88 [°C]", "Fan speed = 4620 [/min]": a value and its unit in brackets (tlp-stat -t, tlp-stat -s)
-_BRACKETED = re.compile(r"^([A-Za-z][\w .()/-]{0,40}?)\s+=\s+([+-]?\d+(?:\.\d+)?)\s*\[([^\]]{1,8})\]\s*$")
-_BRACKET_UNITS = {"°c": "°C", "c": "°C", "/min": "RPM", "rpm": "RPM", "%": "%", "w": "W", "mw": "mW"}
-
-
-def _bracketed(walk: _Walk, line: str) -> bool:
-    match = _BRACKETED.match(line)
-    if match is None or match.group(3).lower() not in _BRACKET_UNITS:
-        return False
-    label = re.sub(r"\s+speed$", "", match.group(1).strip(), flags=re.IGNORECASE)  # tlp-stat's "Fan speed": a fan
-    walk.add(label, f"{match.group(2)} {_BRACKET_UNITS[match.group(3).lower()]}")
-    return True
-
-
-# "0: 352 K" (ectool temps: an embedded controller's sensors in kelvin; "(= 79 C)" after it on newer builds)
-_KELVIN = re.compile(r"^(\d+|[A-Za-z][\w -]{0,30}?):\s+(\d+)\s*K\b")
-
-
-def _kelvin(walk: _Walk, line: str) -> bool:
-    match = _KELVIN.match(line)
-    if match is None or not 200 <= int(match.group(2)) <= 500:
-        return False
-    label = f"temp{match.group(1)}" if match.group(1).isdigit() else match.group(1).strip()
-    walk.add(label, f"{int(match.group(2)) - 273.15:.1f} C")
-    return True
-
-
-# acpi -t (acpi(1)): "Thermal 0: ok, 45.0 degrees C", the firmware's thermal zones
-_ACPI = re.compile(r"^(Thermal \d+):\s*[\w ]+,\s*([+-]?\d+(?:\.\d+)?) degrees C\b")
-
-
-def _acpi(walk: _Walk, line: str) -> bool:
-    match = _ACPI.match(line)
-    if match is None:
-        return False
-    walk.add(match.group(1), f"{match.group(2)} C", chip="acpitz")
-    return True
-
-
-# vcgencmd measure_temp (the Raspberry Pi firmware's tool): "temp=81.3'C", the SoC's own sensor, which the kernel's
-# thermal zone "cpu_thermal" reads too
-_SOC = re.compile(r"^temp=([+-]?\d+(?:\.\d+)?)'C$")
-
-
-def _soc(walk: _Walk, line: str) -> bool:
-    match = _SOC.match(line)
-    if match is None:
-        return False
-    walk.add("temp1", f"{match.group(1)} C", attr="temp1_input", chip="cpu_thermal")
-    return True
+def _one_line(walk: _Walk, line: str, readers: tuple[oneline.Reader, ...]) -> bool:
+    """The first of ``readers`` (app.fans.read.oneline) that reads ``line``, its reading added."""
+    for reader in readers:
+        found = reader(line)
+        if found is not None:
+            walk.add(found.label, found.text, attr=found.attr, chip=found.chip)
+            return True
+    return False
 
 
 def _table(walk: _Walk, line: str) -> bool:

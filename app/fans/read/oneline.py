@@ -1,0 +1,76 @@
+"""Tools that print one reading a line in a shape of their own, each read here into a label, a value's text, and
+where given its chip and attribute: tlp-stat's ``CPU temp = 88 [°C]``, ectool's kelvin, ``acpi -t``, vcgencmd's
+``temp=81.3'C``, and a label with its value two spaces on (glances' SENSORS section). The labelled-line walk
+(``lines.read``) tries them in turn."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+
+class Found(NamedTuple):
+    label: str
+    text: str
+    chip: str | None = None
+    attr: str | None = None
+
+
+Reader = Callable[[str], Found | None]
+
+# "CPU temp = 88 [°C]", "Fan speed = 4620 [/min]": a value and its unit in brackets (tlp-stat -t, tlp-stat -s)
+_BRACKETED = re.compile(r"^([A-Za-z][\w .()/-]{0,40}?)\s+=\s+([+-]?\d+(?:\.\d+)?)\s*\[([^\]]{1,8})\]\s*$")
+_BRACKET_UNITS = {"°c": "°C", "c": "°C", "/min": "RPM", "rpm": "RPM", "%": "%", "w": "W", "mw": "mW"}
+
+
+def bracketed(line: str) -> Found | None:
+    match = _BRACKETED.match(line)
+    if match is None or match.group(3).lower() not in _BRACKET_UNITS:
+        return None
+    label = re.sub(r"\s+speed$", "", match.group(1).strip(), flags=re.IGNORECASE)  # tlp-stat's "Fan speed": a fan
+    return Found(label, f"{match.group(2)} {_BRACKET_UNITS[match.group(3).lower()]}")
+
+
+# "0: 352 K" (ectool temps: an embedded controller's sensors in kelvin; "(= 79 C)" after it on newer builds)
+_KELVIN = re.compile(r"^(\d+|[A-Za-z][\w -]{0,30}?):\s+(\d+)\s*K\b")
+
+
+def kelvin(line: str) -> Found | None:
+    match = _KELVIN.match(line)
+    if match is None or not 200 <= int(match.group(2)) <= 500:
+        return None
+    label = f"temp{match.group(1)}" if match.group(1).isdigit() else match.group(1).strip()
+    return Found(label, f"{int(match.group(2)) - 273.15:.1f} C")
+
+
+# acpi -t (acpi(1)): "Thermal 0: ok, 45.0 degrees C", the firmware's thermal zones
+_ACPI = re.compile(r"^(Thermal \d+):\s*[\w ]+,\s*([+-]?\d+(?:\.\d+)?) degrees C\b")
+
+
+def acpi(line: str) -> Found | None:
+    match = _ACPI.match(line)
+    return Found(match.group(1), f"{match.group(2)} C", "acpitz") if match else None
+
+
+# vcgencmd measure_temp (the Raspberry Pi firmware's tool): "temp=81.3'C", the SoC's own sensor, which the kernel's
+# thermal zone "cpu_thermal" reads too
+_SOC = re.compile(r"^temp=([+-]?\d+(?:\.\d+)?)'C$")
+
+
+def soc(line: str) -> Found | None:
+    match = _SOC.match(line)
+    return Found("temp1", f"{match.group(1)} C", "cpu_thermal", "temp1_input") if match else None
+
+
+# "Package id 0          93C", "cpu_fan           0RPM" (glances' SENSORS section): a label, two or more spaces, and a
+# value whose unit is written with it. Tried only where no "label: value" pair was found on the line.
+_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)\s{2,}([+-]?\d+(?:\.\d+)?\s?(?:°C|°F|C|F|RPM|rpm))$")
+
+
+def spaced(line: str) -> Found | None:
+    match = _SPACED.match(line)
+    return Found(match.group(1), match.group(2)) if match else None
+
+
+LINES: tuple[Reader, ...] = (bracketed, kelvin, acpi, soc)
