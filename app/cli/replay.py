@@ -35,6 +35,7 @@ from ..fans.names import Names
 from ..fans.read.bmcsettings import settings
 from ..fans.read.daemonlog import calibrations, decisions, events
 from ..fans.read.profiles import profiles
+from ..fans.read.sel import events as bmc_log
 from ..fans.rules_state import driven
 from ..fans.words import answer as worded
 from ..verdict.notes import note_words
@@ -148,9 +149,11 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         steps += logged
         levels += declared
-        of_text = Machine(calibrations=calibrations(text), settings=settings(text), events=events(text))
+        of_text = Machine(calibrations=calibrations(text), settings=settings(text), events=events(text),
+                          bmc_events=bmc_log(text))
         whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
-                        settings=whole.settings + of_text.settings, events=whole.events + of_text.events)
+                        settings=whole.settings + of_text.settings, events=whole.events + of_text.events,
+                        bmc_events=whole.bmc_events + of_text.bmc_events)
         if any(tool in named for tool in NAMED_ONLY):
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
@@ -160,7 +163,8 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             kinds.append(f"{path.name}: {said}")
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
-    machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events)
+    machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events,
+                      bmc_events=whole.bmc_events)
     return with_profiles(machine, texts), kinds
 
 
@@ -175,6 +179,8 @@ def _read_as(kind: str | None, alone: Machine, logged: bool, of_text: Machine) -
         return "pwmconfig's test" if of_text.calibrations[0].uncorrelated else "a fan daemon's log (fan2go)"
     if of_text.settings:
         return f"the {of_text.settings[0].controller}'s fan settings"
+    if any("fan" in e.sensor_type.lower() for e in of_text.bmc_events):  # a log of a fan's events: the rules read
+        return "a BMC's event log (ipmitool sel)"
     return f"a fan daemon's log ({of_text.events[0].daemon})" if of_text.events else None
 
 

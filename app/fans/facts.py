@@ -186,6 +186,21 @@ class DaemonEvent:
 
 
 @record
+class BmcEvent:
+    """One record of a BMC's event log (the SEL, as ``ipmitool sel list`` or ``sel elist`` prints it) about a sensor
+    crossing a threshold: the sensor's type and name as logged, which threshold ("lower critical", "upper
+    non-recoverable"), whether the event was asserted or deasserted, and the reading and threshold where the log
+    gives them (``Reading 200 < Threshold 300 RPM``)."""
+
+    sensor_type: str
+    sensor: str
+    threshold: str
+    asserted: bool
+    reading: float | None = None
+    limit: float | None = None
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -200,3 +215,4 @@ class Machine:
     calibrations: tuple[Calibration, ...] = ()
     settings: tuple[Setting, ...] = ()
     events: tuple[DaemonEvent, ...] = ()
+    bmc_events: tuple[BmcEvent, ...] = ()  # a BMC's event log, in the order it was logged

@@ -1,12 +1,13 @@
-"""The rules of what a controller's own settings or state impose, whatever the temperatures: a server BMC's thermal
-settings (Dell's iDRAC), and a fan daemon that stopped (fancontrol aborting, which leaves
-its fans at full speed, or refusing an outdated configuration). Registered in ``app.fans.rules`` like the others."""
+"""The rules of what a controller's own settings, log or state impose, whatever the temperatures: a server BMC's
+thermal settings (Dell's iDRAC), a BMC's event log of a fan crossing its lower threshold, and a fan daemon that
+stopped (fancontrol aborting, which leaves its fans at full speed, or refusing an outdated configuration).
+Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .facts import Machine, Setting
+from .facts import BmcEvent, Machine, Setting
 from .rules import Hit, rule
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
@@ -46,3 +47,43 @@ def daemon_stopped(machine: Machine) -> Iterator[Hit]:
     for event in machine.events:
         yield Hit("daemon-stopped", (), "known", {"daemon": event.daemon, "event": event.event,
                                                   "detail": event.detail})
+
+
+@rule("a BMC's log of a fan under its lower threshold", 86, "IPMI v2.0 threshold sensors (an event is asserted when "
+      "the reading goes below a lower threshold and deasserted when it rises back above it, past the hysteresis); "
+      "ipmitool(1) sel list and elist; Supermicro's BMC fan behaviour on a critical fan")
+def bmc_fan_logged(machine: Machine) -> Iterator[Hit]:
+    for sensor, records in _fan_records(machine.bmc_events).items():
+        facts = _falls(sensor, [r for r in records if r.threshold.startswith("lower")])
+        if facts is None:
+            continue
+        subject = next((f.key for f in machine.fans if f.chip == "bmc" and f.label == sensor), None)
+        # fallen and come back more than once: the fan reaches its threshold when every fan is raised, so it turns
+        # and is slower than its threshold at a low duty (likely); once, or never back: failing or slow (possible)
+        yield Hit("bmc-fan-logged", (subject,) if subject else (), "likely" if float(facts["falls"]) > 1 and
+                  facts["recovered"] == "yes" else "possible", facts)
+
+
+def _falls(sensor: str, lower: list[BmcEvent]) -> dict[str, float | str] | None:
+    """What a fan's lower-threshold events show: how often it fell under (its lower-critical threshold, or any lower
+    one where none is logged), whether it came back above after the first fall, whether the log ends with it under;
+    None where it never fell under."""
+    falls = [r for r in lower if r.asserted and r.threshold == "lower critical"] or [r for r in lower if r.asserted]
+    if not falls:
+        return None
+    recovered = any(not r.asserted for r in lower[lower.index(falls[0]):])
+    facts: dict[str, float | str] = {"sensor": sensor, "threshold": falls[-1].threshold, "falls": len(falls),
+                                     "recovered": "yes" if recovered else "no",
+                                     "ends_below": "yes" if lower[-1].asserted else "no"}
+    if falls[-1].reading is not None and falls[-1].limit is not None:
+        facts.update(rpm=falls[-1].reading, lcr=falls[-1].limit)
+    return facts
+
+
+def _fan_records(records: tuple[BmcEvent, ...]) -> dict[str, list[BmcEvent]]:
+    """A BMC's logged threshold events of its fan sensors, by sensor, in the order logged."""
+    found: dict[str, list[BmcEvent]] = {}
+    for record in records:
+        if "fan" in record.sensor_type.lower():
+            found.setdefault(record.sensor, []).append(record)
+    return found

@@ -15,6 +15,7 @@ from .wording import num as _num
 from .wording import verb as _verb
 from .words_held import (
     _bias,
+    _bmc_logged,
     _bmc_setting,
     _curve,
     _daemon_stopped,
@@ -279,6 +280,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                    "(pwm_enable 1: manual): it does not follow a temperature."),
     "trip-on": _trip_on,
     "bmc-setting": _bmc_setting,
+    "bmc-fan-logged": _bmc_logged,
     "daemon-stopped": _daemon_stopped,
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,

@@ -117,3 +117,18 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{f['daemon']} aborted{after} and, as it does when it stops, set the fans it drives back to full "
             "speed: they stay there until it runs again (the error names what its configuration points at).")
 
+
+
+def _bmc_logged(n: Names, s: Sequence[str], f: Facts) -> str:
+    reading = f" (last read at {_num(f['rpm'])} RPM against {_num(f['lcr'])})" if "lcr" in f else ""
+    if f.get("recovered") == "yes" and float(f["falls"]) > 1:
+        return (f"The BMC's event log shows {f['sensor']} falling under its {f['threshold']} threshold "
+                f"{_num(f['falls'])} times and rising back above it between{reading}: a BMC that answers a fan under "
+                "that threshold with every fan at full speed (Supermicro's does) raises them until the fan reads "
+                "above again, then slows them: the fans cycle. A fan that comes back when the fans are raised turns: "
+                "most likely it is healthy and slower at a low duty than the threshold set for it (a quiet fan): "
+                f"lower the threshold to fit it (ipmitool sensor thresh {f['sensor']} lower ...).")
+    where = "ends with it under" if f.get("ends_below") == "yes" else "shows it falling under"
+    return (f"The BMC's event log {where} its {f['threshold']} threshold{reading}: the BMC counts {f['sensor']} as "
+            "failing (and may run every fan at full speed for it): a failing fan, or a quiet one slower than its "
+            "threshold; ipmitool sensor shows its speed and threshold now.")

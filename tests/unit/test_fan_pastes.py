@@ -138,3 +138,33 @@ def test_glances_sensors_and_pasted_thermal_zones_are_read(tmp_path: Path) -> No
     assert [(t.label, t.celsius, t.role) for t in zones.temperatures][-1] == ("x86_pkg_temp", 94.0, "cpu")
     assert [t.celsius for t in zones.temperatures] == [27.8, 20.0, 94.0]
     assert not read.read("acpitz\t27800\nx86_pkg_temp\t94000\n")[0]  # a tab-separated pair alone is no reading
+
+
+SEL = ("   1 | 11/28/2026 | 14:02:11 | Fan FAN2 | Lower Critical going low  | Asserted{reading}\n"
+       "   2 | 11/28/2026 | 14:02:11 | Fan FAN2 | Lower Non-recoverable going low  | Asserted\n"
+       "   3 | 11/28/2026 | 14:02:14 | Fan FAN2 | Lower Non-recoverable going low  | Deasserted\n"
+       "   4 | 11/28/2026 | 14:02:14 | Fan FAN2 | Lower Critical going low  | Deasserted\n"
+       "   5 | 11/28/2026 | 14:02:40 | Temperature CPU Temp | Upper Critical going high | Asserted\n")
+
+
+def test_a_bmcs_event_log_of_a_fan_falling_under_its_threshold_and_back_is_the_quiet_fan_cycle(tmp_path: Path) -> None:
+    """IPMI v2.0 threshold events as ipmitool's sel list prints them: FAN2 asserted under its lower-critical
+    threshold, deasserted back above it, asserted again: it turns when the fans are raised, so most likely a quiet
+    fan under a threshold set too high (likely), and the BMC's full-speed answer makes the fans cycle. Fallen once
+    (back or not), the BMC counts it failing: a failing or a quiet fan (possible). A temperature's upper event is no
+    fan's. Was refused ("no reading")."""
+    again = "   6 | 11/28/2026 | 14:03:05 | Fan FAN2 | Lower Critical going low  | Asserted\n"
+    code, answer = explain(SEL.format(reading="") + again, tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and found[0]["kind"] == "bmc-fan-logged" and found[0]["confidence"] == "likely", found
+    facts = found[0]["facts"]
+    assert (facts["sensor"], facts["falls"], facts["recovered"]) == ("FAN2", 2, "yes")
+    assert "fan-fault" not in kinds(answer) and "a BMC's event log" in str(answer["read_as"])
+    code, answer = explain(SEL.format(reading=" | Reading 200 < Threshold 300 RPM").split("   2 |")[0], tmp_path)
+    found = findings_of(answer)
+    assert found[0]["kind"] == "bmc-fan-logged" and found[0]["confidence"] == "possible"
+    assert (found[0]["facts"]["rpm"], found[0]["facts"]["lcr"], found[0]["facts"]["ends_below"]) == (200, 300, "yes")
+    code, answer = explain(SEL.format(reading=""), tmp_path)  # fallen once and back: no cycle seen
+    assert findings_of(answer)[0]["confidence"] == "possible" and findings_of(answer)[0]["facts"]["recovered"] == "yes"
+    code, answer = explain(SEL.format(reading="").splitlines()[-1], tmp_path)
+    assert code == 2  # an upper temperature event alone: no fan's record, no reading

@@ -17,6 +17,7 @@ from app.fans.build import fans_of
 from app.fans.chips import chip
 from app.fans.facts import FanFact, Machine, TempFact
 from app.fans.read.daemonlog import decisions
+from app.fans.read.sel import events as bmc_log
 from app.fans.roles import role
 from app.fans.rules import RULES
 from tests.support.corpus import every_block
@@ -140,6 +141,15 @@ def test_golden_sentences() -> None:
     assert sentence == ("The embedded controller's own CPU temperature (CPU temp (system76_acpi)) reads 0 °C, which "
                         "is no reading: a controller whose fan curve follows it never asks for cooling. Its fan reads "
                         "0 RPM.")
+    sel = "".join(f"   {n} | 11/28/2026 | 14:0{n}:11 | Fan FAN1 | Lower Critical going low | {state}\n"
+                  for n, state in enumerate(("Asserted", "Deasserted", "Asserted"), start=1))
+    _, sentence, _ = explained(Machine(bmc_events=bmc_log(sel)))
+    assert sentence.startswith("The BMC's event log shows FAN1 falling under its lower critical threshold 2 times "
+                               "and rising back above it between: a BMC that answers a fan under that threshold with "
+                               "every fan at full speed (Supermicro's does) raises them")
+    _, sentence, _ = explained(Machine(bmc_events=bmc_log(sel.split("   2 |")[0])))
+    assert sentence.startswith("The BMC's event log ends with it under its lower critical threshold: the BMC counts "
+                               "FAN1 as failing")
 
 
 def test_temperatures_are_judged_by_their_chip() -> None:
