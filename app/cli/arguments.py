@@ -182,7 +182,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "it, for the machine the FILEs were captured on: any paste of labelled "
                                              "readings (sensors text, -u or -j; inxi's Sensors lines; tlp-stat -t; "
                                              "nbfc status; ectool's kelvin; vcgencmd measure_temp; auto-cpufreq's "
-                                             "table; "
+                                             "table; HWiNFO's summary copied as text; glances' sensors; "
                                              "'label: value unit' lines; "
                                              "path:value listings such as grep -r . /sys/class/hwmon/hwmon*/, "
                                              "grep . /sys/class/thermal/*/* or "

@@ -108,7 +108,7 @@ def _text(path: Path) -> str:
     if len(data) > MAX_BYTES:
         raise Unreadable(f"{path}: larger than {MAX_BYTES >> 20} MiB: not one machine's capture")
     text = _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], data.decode("utf-8", errors="replace").replace("\r\n", "\n"))
-    text = _DECIMAL_COMMA.sub(".", text)
+    text = _THOUSANDS.sub("", _DECIMAL_COMMA.sub(".", text))
     if not text.strip():
         raise Unreadable(f"{path}: empty")
     text = _NOT_A_READING.sub("N/A", text)
@@ -125,6 +125,8 @@ _DEGREES = re.compile("|".join(re.escape(k) for k in _AS_DEGREES))
 # sensors prints numbers in the user's locale (it calls setlocale): "+88,0°C", "+0,86 V" where the decimal mark is a
 # comma. A comma between digits with one or two digits and a unit after it is that mark ("1,234 RPM" and CSV's
 # "12,34,56" are not)
+# a fan's speed with a thousands separator ("1,912 RPM", as Windows tools print it): one number
+_THOUSANDS = re.compile(r"(?<=\b\d),(?=\d{3}\s*RPM\b)|(?<=\b\d\d),(?=\d{3}\s*RPM\b)", re.IGNORECASE)
 _DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d{1,2}\s*(?:°|C\b|F\b|V\b|mV\b|W\b|A\b|%|RPM\b))")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.collect.captures import text_of
 from app.fans import read
 from app.fans.adapt import machine
 from tests.unit.test_fan_readers import explain, findings_of
@@ -168,3 +169,28 @@ def test_a_bmcs_event_log_of_a_fan_falling_under_its_threshold_and_back_is_the_q
     assert findings_of(answer)[0]["confidence"] == "possible" and findings_of(answer)[0]["facts"]["recovered"] == "yes"
     code, answer = explain(SEL.format(reading="").splitlines()[-1], tmp_path)
     assert code == 2  # an upper temperature event alone: no fan's record, no reading
+
+
+HWINFO = ("CPU [#0]: AMD Ryzen 9 5950X: Enhanced\nSensor\tCurrent\tMinimum\tMaximum\tAverage\n"
+          "CPU (Tctl/Tdie)\t{tctl} °C\t38.1 °C\t91.0 °C\t84.2 °C\n"
+          "CPU Package Power\t141.2 W\t22.0 W\t143.3 W\t128.9 W\n"
+          "ASUS ROG CROSSHAIR VIII HERO (Nuvoton NCT6798D)\nCPU\t{fan} RPM\t0 RPM\t1,912 RPM\t231 RPM\n"
+          "Chassis1\t812 RPM\t790 RPM\t840 RPM\t811 RPM\n")
+
+
+def test_a_monitors_summary_reads_its_current_column_and_a_thousands_separator(tmp_path: Path) -> None:
+    """HWiNFO's sensor summary copied as text (Sensor, Current, Minimum, Maximum, Average): the Current cell is the
+    reading, never the Average (what was read when the label took the row's first values); a group's name between
+    rows does not end the table; "1,912 RPM" is one speed (a thousands separator), never 1.9 RPM."""
+    found = machine(read.read(text_of_capture(HWINFO.format(tctl="90.3", fan="1,212"), tmp_path))[0])
+    assert sorted((f.label, f.rpm) for f in found.fans) == [("CPU", 1212.0), ("Chassis1", 812.0)]
+    assert [(t.label, t.celsius, t.role) for t in found.temperatures] == [("CPU (Tctl/Tdie)", 90.3, "cpu")]
+    code, answer = explain(HWINFO.format(tctl="90.3", fan="0"), tmp_path)
+    assert code == 0 and kinds(answer)[0] == "hot-not-cooled" and findings_of(answer)[0]["facts"]["source_c"] == 90.3
+
+
+def text_of_capture(text: str, tmp_path: Path) -> str:
+    """``text`` as a capture file's text enters the readers (app.collect.captures.text_of)."""
+    path = tmp_path / "summary.txt"
+    path.write_text(text)
+    return text_of(path)

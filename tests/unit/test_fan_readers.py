@@ -707,7 +707,8 @@ def test_a_degree_sign_another_encoding_wrote_is_still_a_temperature(degrees: by
 
 def test_a_decimal_comma_sensors_printed_in_its_locale_is_read(tmp_path: Path) -> None:
     """sensors prints in the user's locale ("+88,0°C", "+0,86 V" in German or French): the CPU's 88 °C beside a fan
-    at 0 RPM is said; a thousands comma ("1,234 RPM") and a CSV row ("12,34,56") are left as they are (fails when
+    at 0 RPM is said; a thousands comma ("1,234 RPM") is one number, never 1.234, and a CSV row ("12,34,56") is left
+    as it is (fails when
     the comma is not read as the decimal mark: the temperatures were dropped and the fan called a possible rest)."""
     text = ("coretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +88,0°C  (high = +80,0°C, crit = +100,0°C)\n\n"
             "thinkpad-isa-0000\nAdapter: ISA adapter\nfan1:           0 RPM\nCPU:          +88,0°C\n")
@@ -716,7 +717,7 @@ def test_a_decimal_comma_sensors_printed_in_its_locale_is_read(tmp_path: Path) -
     assert findings_of(answer)[0]["facts"]["source_c"] == 88.0
     path = tmp_path / "other.txt"
     path.write_text("fan1: 1,234 RPM\nrow: 12,34,56\n")
-    assert text_of(path) == "fan1: 1,234 RPM\nrow: 12,34,56"
+    assert text_of(path) == "fan1: 1234 RPM\nrow: 12,34,56"
 
 
 def test_sensors_output_whose_line_breaks_were_lost_reads_as_the_lines_it_was() -> None:

@@ -1,40 +1,58 @@
-"""Space-aligned tables whose header names a temperature or a fan column, a row per part: auto-cpufreq's
-``Core  Usage  Temperature  Frequency`` then ``CPU0  87.0%  92 °C  3400 MHz``, and tables like it. A cell is the
-text under its header's span; the row's first cell names the part. Read inside the labelled-line walk
-(``lines.read``), so the lines around such a table (auto-cpufreq's ``CPU fan speed: 0 RPM``) are read with it."""
+"""Tables whose header names a temperature or a fan column, or a "Current" column, a row per part: auto-cpufreq's
+``Core  Usage  Temperature  Frequency`` then ``CPU0  87.0%  92 °C  3400 MHz`` (cells under their header's span), and
+a sensor monitor's summary copied as text, HWiNFO's ``Sensor  Current  Minimum  Maximum  Average`` with a row per
+sensor (cells split at tabs or wide gaps; the Current cell is the reading, its unit written in it). Read inside the
+labelled-line walk (``lines.read``), so the lines around such a table (auto-cpufreq's ``CPU fan speed: 0 RPM``) are
+read with it."""
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 _WANTED = re.compile(r"^(temp|temperature|fan|fan speed|rpm)$", re.IGNORECASE)
+_CURRENT = re.compile(r"^(current|value|reading)$", re.IGNORECASE)
 _DEFAULT_UNIT = {"temp": "°C", "temperature": "°C", "fan": "RPM", "fan speed": "RPM", "rpm": "RPM"}
-Spans = list[tuple[str, int, int]]
+_CELLS = re.compile(r"\t+|\s{2,}")
 
 
-def header(line: str) -> Spans | None:
-    """The columns of a header line (three or more words, one a temperature or a fan), or None."""
+class Table(NamedTuple):
+    spans: list[tuple[str, int, int]]  # each column's name and the span of the header it stands under
+    current: int | None  # the column of a summary's current value (its cells split, not spanned), or None
+
+
+def header(line: str) -> Table | None:
+    """The columns of a header line (three or more words, one a temperature, a fan or a current value), or None."""
     if ":" in line or "=" in line or "|" in line:
         return None
+    names = _CELLS.split(line.strip())
+    if len(names) >= 3 and any(_CURRENT.match(n) for n in names[1:]) and \
+            all(re.fullmatch(r"[A-Za-z][\w ().%-]*", n) for n in names):
+        return Table([(n, 0, 0) for n in names], next(i for i, n in enumerate(names) if _CURRENT.match(n)))
     starts = [(m.group(0), m.start()) for m in re.finditer(r"\S+(?: \S+)?", line)]
     if len(starts) < 3 or not any(_WANTED.match(name) for name, _ in starts[1:]) or \
             not all(re.fullmatch(r"[A-Za-z][\w ()%.-]*", name) for name, _ in starts):
         return None
-    return [(name, start, starts[i + 1][1] if i + 1 < len(starts) else 1 << 16)
-            for i, (name, start) in enumerate(starts)]
+    return Table([(name, start, starts[i + 1][1] if i + 1 < len(starts) else 1 << 16)
+                  for i, (name, start) in enumerate(starts)], None)
 
 
-def row(spans: Spans, line: str) -> list[tuple[str, str]] | None:
+def row(table: Table, line: str) -> list[tuple[str, str]] | None:
     """(label, value text) for each wanted cell of a row, or None for a line that is not one of the table's rows."""
+    if table.current is not None:
+        cells = _CELLS.split(line.strip())
+        if len(cells) != len(table.spans) or not re.match(r"[+-]?\d", cells[table.current]):
+            return None if len(cells) != 1 else []  # a one-cell line: a group's name (a chip, a device), kept going
+        return [(cells[0], cells[table.current])]
     first = re.match(r"\s*([A-Za-z][\w#.-]*):?\s", line)
     if first is None or not re.search(r"\d", line[first.end():]):
         return None
-    cells: dict[str, str] = {}
+    cells_at: dict[str, str] = {}
     for token in re.finditer(r"\S+", line[first.end():]):
         start, end = token.start() + first.end(), token.end() + first.end()
-        column = max(spans, key=lambda s: min(s[2], end) - max(s[1], start))
-        cells[column[0]] = f"{cells.get(column[0], '')} {token.group(0)}".strip()
-    wanted = [(name, text) for name, text in cells.items() if _WANTED.match(name)]
+        column = max(table.spans, key=lambda s: min(s[2], end) - max(s[1], start))
+        cells_at[column[0]] = f"{cells_at.get(column[0], '')} {token.group(0)}".strip()
+    wanted = [(name, text) for name, text in cells_at.items() if _WANTED.match(name)]
     several = len(wanted) > 1
     out = []
     for name, text in wanted:

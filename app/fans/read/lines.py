@@ -56,7 +56,7 @@ class _Walk:
         self.hwmon_names: dict[str, str] = {}
         self.labels: dict[tuple[str | None, str], str] = {}  # (chip, "temp2") -> "CPUTIN": a listing's label files
         self.zones = thermal.Zones()  # /sys/class/thermal's zones and cooling devices, gathered to the end
-        self.columns: headed.Spans | None = None  # a space-aligned table's header in force (until a blank line)
+        self.columns: headed.Table | None = None  # a space-aligned table's header in force (until a blank line)
         self.pasted_zones = -1  # zones of ``paste <(cat .../thermal_zone*/type) <(cat .../temp)`` met so far
 
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None) -> None:
