@@ -55,10 +55,11 @@ _ATTRIBUTE = re.compile(r"(?:device/)?[A-Za-z0-9_][\w-]{0,99}")
 
 
 # "cat /sys/class/hwmon/hwmon2/fan1_input", or by the device's path ("/sys/devices/platform/cooling_fan/hwmon/hwmon*/
-# fan1_input"): the chip is the folder as written (a glob in it is one chip)
+# fan1_input", "/sys/class/drm/card1/device/hwmon/hwmon4/pwm1"): the chip is the folder as written (a glob in it is
+# one chip)
 _PROMPT = r"^(?:\S*\s?[$#❯>]\s*)?"  # a shell's prompt: "$ ", "root@host:~# ", "pi@raspberrypi:~ $ "
-_CAT = re.compile(_PROMPT + r"(?:sudo\s+)?cat\s+/sys/(?:class/hwmon/|devices/\S*?/([\w.:-]+)/hwmon/)(hwmon[\d*]+)/"
-                  r"([\w*]+)(?:\s+\S*>\S*)?\s*$")
+_CAT = re.compile(_PROMPT + r"(?:sudo\s+)?cat\s+/sys/(?:class/hwmon/|devices/\S*?/([\w.:-]+)/hwmon/|class/drm/"
+                  r"(card\d+)/device/hwmon/)(hwmon[\d*]+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
 _ECHO_HEADER = re.compile(_PROMPT + r"echo\s+[\"']?=== (\w+) ===")
 # vcgencmd measure_temp (Raspberry Pi's firmware tool): "temp=81.3'C", the SoC's own sensor
 _SOC_TEMP = re.compile(r"temp=([+-]?\d+(?:\.\d+)?)'C")
@@ -106,7 +107,8 @@ class _Session:
         elif echo:
             self.header = echo.group(1)
         elif cat:
-            device, folder, file = cat.groups()  # a device's path names the chip by its device's folder
+            device, card, folder, file = cat.groups()  # a device's path names the chip by its device's folder
+            device = device or card  # (a graphics card's by its card: its name file, where read, says its driver)
             self.commands.append((f"{device}/{folder}" if device else folder, file, self.header or device))
             self.header = None
         elif self.commands and line and not _COMMAND.match(line) and not re.match(r"^[-dl][-rwx]{9}", line) \

@@ -194,3 +194,25 @@ def text_of_capture(text: str, tmp_path: Path) -> str:
     path = tmp_path / "summary.txt"
     path.write_text(text)
     return text_of(path)
+
+
+def test_a_graphics_cards_hwmon_by_its_drm_path_and_psutils_sensors_are_read(tmp_path: Path) -> None:
+    """A session of cat under /sys/class/drm/card1/device/hwmon/hwmon4/ (where AMD's documentation points): its name
+    file makes it amdgpu's, so 0 RPM under 34 % duty beside a 94 °C junction is not cooling it (was refused). And
+    psutil's sensors_fans() and sensors_temperatures() as Python prints them (psutil's documentation: RPM, °C):
+    each chip's items by label (was refused)."""
+    session = ("$ cat /sys/class/drm/card1/device/hwmon/hwmon4/name\namdgpu\n"
+               "$ cat /sys/class/drm/card1/device/hwmon/hwmon4/fan1_input\n0\n"
+               "$ cat /sys/class/drm/card1/device/hwmon/hwmon4/pwm1\n87\n"
+               "$ cat /sys/class/drm/card1/device/hwmon/hwmon4/temp2_input\n94000\n")
+    code, answer = explain(session, tmp_path)
+    assert code == 0 and kinds(answer)[0] in ("hot-not-cooled", "stalled") and "amdgpu fan1" in str(answer["sentence"])
+    assert "at-rest" not in kinds(answer)
+    printed = ("{'thinkpad': [sfan(label='', current=0)]}\n{'coretemp': [shwtemp(label='Package id 0', current=93.0, "
+               "high=100.0, critical=100.0), shwtemp(label='Core 0', current=91.0, high=100.0, critical=100.0)]}\n")
+    found = machine(read.read(printed)[0])
+    assert [(f.chip, f.label, f.rpm) for f in found.fans] == [("thinkpad", "fan1", 0.0)]
+    assert [(t.chip, t.label, t.celsius, t.role) for t in found.temperatures] == \
+        [("coretemp", "Package id 0", 93.0, "cpu"), ("coretemp", "Core 0", 91.0, "cpu")]
+    code, answer = explain(printed, tmp_path)
+    assert code == 0 and kinds(answer)[0] == "hot-not-cooled"

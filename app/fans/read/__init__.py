@@ -14,6 +14,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("nvidia-smi -q -x XML", tagged.xml),
     ("Prometheus metrics (node_exporter's hwmon)", tagged.prometheus),
     ("a monitoring plugin's performance data", tagged.perfdata),
+    ("psutil's sensors_fans() and sensors_temperatures()", tagged.psutil),
     ("nvidia-smi --query-gpu CSV", csv.read),
     ("nvidia-smi dmon", columns.dmon),
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),

@@ -3,7 +3,8 @@
 read by its tags without an XML parser (nothing is expanded, an excerpt reads as well as a document); Prometheus's
 text exposition of hwmon (node_exporter's ``node_hwmon_fan_rpm{chip="…",sensor="fan2"} 1077``,
 ``node_hwmon_temp_celsius``, ``node_hwmon_pwm``, ``node_hwmon_fan_target_rpm``); and monitoring plugins'
-performance data (``'fan_Fan 1 Front Tach'=26%;;;0;100 'temp_CPU 1 Temp'=30C;…``, a BMC's through SNMP)."""
+performance data (``'fan_Fan 1 Front Tach'=26%;;;0;100 'temp_CPU 1 Temp'=30C;…``, a BMC's through SNMP); and
+psutil's sensors as Python prints them."""
 
 from __future__ import annotations
 
@@ -82,4 +83,25 @@ def perfdata(text: str) -> list[Reading]:
         else:
             number, unit_read, raw = parse(f"{value} {unit or 'RPM'}")
             found.append(Reading("bmc", name, number, raw, unit_read))
+    return found
+
+
+# psutil's sensors_fans() and sensors_temperatures() as Python prints them: {'thinkpad': [sfan(label='',
+# current=0)], 'coretemp': [shwtemp(label='Package id 0', current=93.0, high=100.0, critical=100.0)]}; each
+# chip's list, its items' labels and current values (psutil's documentation: RPM and °C)
+_PSUTIL_CHIP = re.compile(r"'([\w-]+)':\s*\[")
+_PSUTIL_ITEM = re.compile(r"\b(sfan|shwtemp)\(label='((?:[^'\\]|\\.)*)',\s*current=(-?[\d.]+)")
+
+
+def psutil(text: str) -> list[Reading]:
+    found: list[Reading] = []
+    chips = [(m.start(), m.group(1)) for m in _PSUTIL_CHIP.finditer(text)]
+    for item in _PSUTIL_ITEM.finditer(text):
+        chip = next((name for start, name in reversed(chips) if start < item.start()), None)
+        kind, label, value = item.groups()
+        unit = "RPM" if kind == "sfan" else "°C"
+        count = sum(1 for r in found if r.chip == chip and r.unit == ("rpm" if kind == "sfan" else "c")) + 1
+        number, parsed_unit, raw = parse(f"{value} {unit}")
+        found.append(Reading(chip, label or f"{'fan' if kind == 'sfan' else 'temp'}{count}", number, raw,
+                             parsed_unit))
     return found
