@@ -11,7 +11,7 @@ from itertools import pairwise
 from ..core.finding import Confidence
 from .build import invalid_celsius
 from .chips import chip, gpu_line
-from .facts import Curve, FanFact, Machine
+from .facts import Curve, FanFact, Machine, TempFact
 from .rules import ABI, HOT_C, Hit, rest_below, rule, source_of, there, turning
 from .values import parse
 
@@ -176,16 +176,28 @@ COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their
       "nvmlDeviceGetFanControlPolicy_v2 (manual); thinkpad-acpi.rst (disengaged, full-speed); controllers run their "
       "fans at full as a failsafe when they lose their sensor (nct6775.rst, the BMC's full mode in ipmitool(1) raw)")
 def full_while_cool(machine: Machine) -> Iterator[Hit]:
+    together: dict[tuple[float, str, str], list[str]] = {}
     for fan in machine.fans:
-        if fan.duty_percent is None or fan.duty_percent < FULL_DUTY or fan.controller in ("daemon", "none") \
-                or not there(fan) or chip(fan.chip).kind == "aio" or fan.rpm == 0:
-            continue  # by a daemon's curve or with no control: said by their own rules; a cooler's duty in its
-            # status is the one last set by software (liquidctl), not one its firmware chose; a fan read at 0 RPM
-            # does not run at full (an empty header, a stall or an uncounted speed: their own rules)
-        source = source_of(machine, fan)
-        if source is not None and source.celsius is not None and source.celsius < COOL_C:
-            yield Hit("full-while-cool", (fan.key,), "likely", {"duty": fan.duty_percent, "source": source.key,
-                                                                 "source_c": source.celsius})
+        source = _cool_source_of_full(machine, fan)
+        if source is not None:
+            held = "" if fan.controller != "manual" else "pwm_enable 1" if fan.pwm_enable == 1 else "manual"
+            together.setdefault((fan.duty_percent or 0.0, source.key, held), []).append(fan.key)
+    for (duty, source_key, held), fans in together.items():  # fans at one duty beside one cool source: one finding
+        celsius = next(t.celsius for t in machine.temperatures if t.key == source_key) or 0.0
+        # read as held by hand: what holds them is known, not guessed
+        yield Hit("full-while-cool", tuple(fans), "known" if held else "likely",
+                  {"duty": duty, "source": source_key, "source_c": celsius, **({"held": held} if held else {})})
+
+
+def _cool_source_of_full(machine: Machine, fan: FanFact) -> TempFact | None:
+    """The cool temperature a fan at full speed cools, where the fan's own control leaves it to this rule."""
+    if fan.duty_percent is None or fan.duty_percent < FULL_DUTY or fan.controller in ("daemon", "none") \
+            or not there(fan) or chip(fan.chip).kind == "aio" or fan.rpm == 0:
+        return None  # by a daemon's curve or with no control: said by their own rules; a cooler's duty in its
+        # status is the one last set by software (liquidctl), not one its firmware chose; a fan read at 0 RPM
+        # does not run at full (an empty header, a stall or an uncounted speed: their own rules)
+    source = source_of(machine, fan)
+    return source if source is not None and source.celsius is not None and source.celsius < COOL_C else None
 
 
 @rule("a fan with no control", 55, f"{ABI} (pwmN_enable 0: no fan speed control, full speed)")
@@ -197,9 +209,13 @@ def no_control(machine: Machine) -> Iterator[Hit]:
 
 @rule("a fan held at a fixed duty", 55, f"{ABI} (pwmN_enable 1: manual, the duty written is kept)")
 def fixed_duty(machine: Machine) -> Iterator[Hit]:
+    held: dict[tuple[float, bool], list[str]] = {}
     for fan in machine.fans:
-        if fan.controller == "manual" and fan.duty_percent and turning(fan):
-            yield Hit("fixed-duty", (fan.key,), "known", {"duty": fan.duty_percent})
+        if fan.controller == "manual" and fan.duty_percent and turning(fan) and \
+                _cool_source_of_full(machine, fan) is None:  # at full while cool: that rule says it held
+            held.setdefault((fan.duty_percent, fan.pwm_enable == 1), []).append(fan.key)
+    for (duty, by_pwm_enable), fans in held.items():  # the fans held at one duty: one finding
+        yield Hit("fixed-duty", tuple(fans), "known", {"duty": duty, **({"pwm_enable": 1.0} if by_pwm_enable else {})})
 
 
 @rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; fanN_input)")

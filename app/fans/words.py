@@ -148,10 +148,16 @@ def _slow_hot(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
-    return (f"The {n(s[0])} runs at full speed ({_num(f['duty'])} %) while {n(f['source'])} is at "
-            f"{_num(f['source_c'])} °C, below where any fan curve asks for full: something other than that "
-            "temperature holds it there: a setting or a program (manual control, a fan tool), a controller that lost "
-            "its sensor or its driver (controllers run their fans at full as a failsafe), or a fault.")
+    said = (f"The {n.some(s)} {_verb(s, 'runs', 'run')} at full speed ({_num(f['duty'])} %) while {n(f['source'])} "
+            f"is at {_num(f['source_c'])} °C, below where any fan curve asks for full: ")
+    if "held" in f:  # its control read as manual: what holds it is known
+        how = "pwm_enable 1: manual" if f["held"] == "pwm_enable 1" else \
+            f"{_verb(s, 'its', 'their')} control set to manual"
+        return said + (f"{_verb(s, 'it is', 'they are')} held there by hand or by a program ({how}), not by a "
+                       "temperature.")
+    return said + (f"something other than that temperature holds {_verb(s, 'it', 'them')} there: a setting or a "
+                   "program (manual control, a fan tool), a controller that lost its sensor or its driver (controllers "
+                   "run their fans at full as a failsafe), or a fault.")
 
 
 def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -276,8 +282,10 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        "sees heat, so it never asks for cooling."),
     "no-control": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'has', 'have')} no speed control (pwm_enable 0): "
                                    f"{_verb(s, 'it runs', 'they run')} at full speed."),
-    "fixed-duty": lambda n, s, f: (f"The {n(s[0])} is held at {_num(f['duty'])} % by hand or by a program "
-                                   "(pwm_enable 1: manual): it does not follow a temperature."),
+    "fixed-duty": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'is', 'are')} held at {_num(f['duty'])} % by hand or "
+                                   "by a program (" + ("pwm_enable 1: manual" if "pwm_enable" in f else
+                                                       f"{_verb(s, 'its', 'their')} control set to manual") +
+                                   f"): {_verb(s, 'it does', 'they do')} not follow a temperature."),
     "trip-on": _trip_on,
     "bmc-setting": _bmc_setting,
     "bmc-fan-logged": _bmc_logged,

@@ -216,3 +216,31 @@ def test_a_graphics_cards_hwmon_by_its_drm_path_and_psutils_sensors_are_read(tmp
         [("coretemp", "Package id 0", 93.0, "cpu"), ("coretemp", "Core 0", 91.0, "cpu")]
     code, answer = explain(printed, tmp_path)
     assert code == 0 and kinds(answer)[0] == "hot-not-cooled"
+
+
+def test_a_fan_held_by_hand_is_said_as_held_not_as_a_list_of_guesses(tmp_path: Path) -> None:
+    """nvidia-settings(1): GPUFanControlState 1 is the user's control through GPUTargetFanSpeed; older sensors print
+    it87's "pwm1: 255 (enable = 1, ...)", pwm_enable 1 (it87.rst: manual). Both fans of the card at 100 % beside a
+    41 °C core are one finding, known: held there by hand, never "likely" with the list of what may hold a fan at full
+    (a setting, a lost sensor, a fault), which the control read already answers; nor said twice (held, then full)."""
+    text = "".join(f"  Attribute '{a}' (desk:0[{t}]): {v}.\n" for a, t, v in (
+        ("GPUFanControlState", "gpu:0", 1), ("GPUTargetFanSpeed", "fan:0", 100), ("GPUTargetFanSpeed", "fan:1", 100),
+        ("GPUCurrentFanSpeed", "fan:0", 100), ("GPUCurrentFanSpeed", "fan:1", 100),
+        ("GPUCurrentFanSpeedRPM", "fan:0", 3100), ("GPUCurrentFanSpeedRPM", "fan:1", 3080),
+        ("GPUCoreTemp", "gpu:0", 41)))
+    code, answer = explain(text, tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and lead["kind"] == "full-while-cool" and len(lead["subjects"]) == 2, lead
+    assert lead["confidence"] == "known" and lead["facts"]["held"] == "manual"
+    assert "fixed-duty" not in kinds(answer) and "a controller that lost" not in str(answer["sentence"])
+    code, answer = explain(text.replace("(desk:0[gpu:0]): 1.", "(desk:0[gpu:0]): 0."), tmp_path)
+    assert findings_of(answer)[0]["confidence"] == "likely" and "held" not in findings_of(answer)[0]["facts"]
+    board = ("it8728-isa-0a30\nAdapter: ISA adapter\nfan1:        2170 RPM  (min =    0 RPM)\n"
+             "temp3:        +{t}°C  (low  = +127.0°C, high = +127.0°C)  sensor = Intel PECI\n"
+             "pwm1:         255  (enable = {e}, freq = 25882 Hz)\n")
+    held = machine(read.read(board.format(t="46.0", e=1))[0]).fans[0]
+    assert (held.pwm_enable, held.controller, held.duty_percent) == (1, "manual", 100.0)
+    assert findings_of(explain(board.format(t="46.0", e=1), tmp_path)[1])[0]["facts"]["held"] == "pwm_enable 1"
+    hot = findings_of(explain(board.format(t="75.0", e=1), tmp_path)[1])  # not cool: held, by the other rule
+    assert [f["facts"]["pwm_enable"] for f in hot if f["kind"] == "fixed-duty"] == [1]
+    assert machine(read.read(board.format(t="46.0", e=2))[0]).fans[0].controller == "bios"

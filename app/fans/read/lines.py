@@ -224,6 +224,7 @@ def _inxi(walk: _Walk, stripped: str) -> bool:
 
 
 _MANUAL = re.compile(r"^(pwm\d+):\s+\S+\s+MANUAL CONTROL\b", re.IGNORECASE)
+_ENABLE = re.compile(r"^(pwm\d+):\s+\d+%?\s+\(enable\s*=\s*(\d)\b")  # older sensors: "pwm1: 255  (enable = 1, ...)"
 _LIMIT = re.compile(r"^(fan\d+):.*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _LOW_LIMIT = re.compile(r"^(fan\d+):.*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _ALARM = re.compile(r"^(fan\d+):.*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
@@ -232,9 +233,9 @@ _ALARM = re.compile(r"^(fan\d+):.*\bALARM\b")  # sensors' flag for fanN_alarm: t
 def _sensors_extras(walk: _Walk, line: str) -> None:
     """What ``sensors`` prints beside a value: a pwm output under manual control ("pwm1: 0% MANUAL CONTROL", its
     pwm_enable 1), a fan's limits ("(min = 1500 RPM, max = 5700 RPM)") and its alarm ("ALARM": fanN_alarm)."""
-    manual = _MANUAL.match(line)
+    manual = _MANUAL.match(line) or _ENABLE.match(line)
     if manual:
-        walk.add(manual.group(1), "1", attr=f"{manual.group(1)}_enable")
+        walk.add(manual.group(1), manual.group(2) if manual.re is _ENABLE else "1", attr=f"{manual.group(1)}_enable")
     limit = _LIMIT.match(line)
     if limit:
         walk.add(limit.group(1), f"{limit.group(2)} RPM", attr=f"{limit.group(1)}_max")
