@@ -101,7 +101,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     speed = by_attr.get("input")
     rpm, invalid = _speed(speed, owner.no_pulses, owner.error_values)
     extra = speed.extra if speed is not None else first.extra
-    status = str(extra.get("status", "")) if speed is not None else ""
+    status = str(extra.get("status", ""))  # a BMC's status beside its speed, or beside the share it reports instead
     enable = by_attr.get("pwm_enable")
     pwm_enable = int(enable.value) if enable is not None and enable.value is not None else None
     target = by_attr.get("target")

@@ -244,3 +244,23 @@ def test_a_fan_held_by_hand_is_said_as_held_not_as_a_list_of_guesses(tmp_path: P
     hot = findings_of(explain(board.format(t="75.0", e=1), tmp_path)[1])  # not cool: held, by the other rule
     assert [f["facts"]["pwm_enable"] for f in hot if f["kind"] == "fixed-duty"] == [1]
     assert machine(read.read(board.format(t="46.0", e=2))[0]).fans[0].controller == "bios"
+
+
+ILO = ("</>hpiLO-> show /system1/fan1\n\n/system1/fan1\n  Targets\n  Properties\n    DeviceID=fan1\n"
+       "    ElementName=Fan 1\n    OperationalStatus={status}\n    VariableSpeed=Yes\n    DesiredSpeed={speed}\n"
+       "    HealthState={status}\n\n</>hpiLO-> show /system1/sensor3\n\n/system1/sensor3\n  Properties\n"
+       "    DeviceID=09-PCI 1\n    ElementName=Temp 9\n    SensorType=Temperature\n    OperationalStatus=Ok\n"
+       "    RateUnits=Celsius\n    CurrentReading=81\n    HealthState=Ok\n")
+
+
+def test_hpe_ilos_command_line_fans_and_sensors_are_read(tmp_path: Path) -> None:
+    """HPE iLO's SMASH CLP (the iLO scripting and command line guide): a fan's ElementName, DesiredSpeed (a share of
+    its full speed) and OperationalStatus; a sensor's CurrentReading in RateUnits Celsius. The fan at 82 % is the
+    BMC's; a fan whose status reads Failed is a fault, its status read beside the share it reports in place of a
+    speed (it was read only beside a speed). Was refused."""
+    found = machine(read.read(ILO.format(status="Ok", speed=82))[0])
+    assert [(f.label, f.duty_percent, f.chip) for f in found.fans] == [("Fan 1", 82.0, "bmc")]
+    assert [(t.label, t.celsius) for t in found.temperatures] == [("Temp 9", 81.0)]
+    code, answer = explain(ILO.format(status="Failed", speed=0), tmp_path)
+    assert code == 0 and "fan-fault" in kinds(answer) and "no-fault" not in kinds(answer), kinds(answer)
+    assert kinds(answer)[0] == "hot-not-cooled"  # beside Temp 9 at 81 °C the heat leads; the fault is known

@@ -102,9 +102,11 @@ def _reading(name: str, value_text: str, status: str, limits: dict[str, float]) 
 
 # Key-value blocks that name one sensor each: ipmitool's "sensor get" (Sensor ID, Sensor Reading, Status, its
 # thresholds), Dell OpenManage's "omreport chassis fans" and "temps" (Probe Name, Reading, Status, its failure and
-# warning thresholds). A block ends at a blank line or where its name key comes again.
-_NAME_KEYS = ("sensor id", "probe name", "sensor name")
-_READING_KEYS = ("sensor reading", "reading", "current reading")
+# warning thresholds); HPE iLO's SMASH CLP ("show /system1/fan1": ElementName=Fan 1, DesiredSpeed=82, a share of
+# the fan's full speed, OperationalStatus=Ok; "show /system1/sensor3": CurrentReading=40 with RateUnits=Celsius:
+# HPE's iLO scripting and command line guide). A block ends at a blank line or where its name key comes again.
+_NAME_KEYS = ("sensor id", "probe name", "sensor name", "elementname")
+_READING_KEYS = ("sensor reading", "reading", "current reading", "desiredspeed", "currentreading")
 _BLOCK_LIMITS = {**_GET_KEYS, "minimum failure threshold": "lcr", "minimum warning threshold": "lnc",
                  "maximum warning threshold": "unc", "maximum failure threshold": "ucr"}
 
@@ -115,6 +117,8 @@ def _sensor_get(text: str) -> list[Reading]:
     fields: dict[str, str] = {}
     for line in [*text.splitlines(), ""]:
         key, colon, value = line.partition(":")
+        if not colon and re.match(r"^\s+\w+=", line):  # SMASH CLP's "    DesiredSpeed=82"
+            key, colon, value = line.partition("=")
         key = key.strip().lower()
         if not colon or (key in _NAME_KEYS and any(k in fields for k in _NAME_KEYS)):
             reading = _block(fields)
@@ -133,4 +137,10 @@ def _block(fields: dict[str, str]) -> Reading | None:
         return None
     limits = {_BLOCK_LIMITS[k]: v for k, t in fields.items() if k in _BLOCK_LIMITS and (v := parse(t)[0]) is not None}
     name = re.sub(r"\s*\(0x[0-9a-f]+\)\s*$", "", name, flags=re.IGNORECASE)
-    return _reading(name, text, fields.get("status", ""), limits)
+    if "desiredspeed" in fields and re.fullmatch(r"\d+", text):
+        text += " %"  # SMASH CLP: a fan's speed as a share of its full speed
+    elif "currentreading" in fields and fields.get("rateunits", fields.get("baseunits", "")).lower() in \
+            ("celsius", "degree c", "degrees c"):
+        text += " C"
+    status = fields.get("status") or fields.get("operationalstatus") or fields.get("healthstate", "")
+    return _reading(name, text, status, limits)
