@@ -190,7 +190,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "OpenBMC's sensors; hpasmcli show fans and show temp; "
                                              "racadm getsensorinfo; omreport chassis fans; iLO's show "
                                              "/system1/fan1; "
-                                             "a LibreHardwareMonitor report; "
+                                             "a LibreHardwareMonitor report; HWMonitor's saved report; "
                                              "| tables such as ipmitool sensor, sdr, FreeIPMI's ipmi-sensors and "
                                              "ipmiutil; ipmitool sensor get; nvidia-smi --query-gpu CSV and dmon; "
                                              "rocm-smi "

@@ -264,3 +264,24 @@ def test_hpe_ilos_command_line_fans_and_sensors_are_read(tmp_path: Path) -> None
     code, answer = explain(ILO.format(status="Failed", speed=0), tmp_path)
     assert code == 0 and "fan-fault" in kinds(answer) and "no-fault" not in kinds(answer), kinds(answer)
     assert kinds(answer)[0] == "hot-not-cooled"  # beside Temp 9 at 81 °C the heat leads; the fault is known
+
+
+HWMONITOR = ("Hardware monitors\n---------------------------------------------\n\nHardware monitor\tITE IT8686\n"
+             "\tVoltage 0\t1.39 Volts [0x57] (CPU VCORE)\n\tTemperature 0\t37 degC (98 degF) [0x25] (SYSTIN)\n"
+             "\tTemperature 1\t{cpu} degC (186 degF) [0x56] (CPU)\n\tFan 0\t{rpm} RPM [0x0] (CPU)\n"
+             "\tFan 1\t1088 RPM [0x26B] (SYSTEM 1)\n\tFan PWM 0\t100 pc [0xFF] (CPU)\n"
+             "\tFan PWM 1\t37 pc [0x5E] (SYSTEM 1)\n")
+
+
+def test_cpuid_hwmonitors_saved_report_is_read(tmp_path: Path) -> None:
+    """HWMonitor's report: a chip per "Hardware monitor" line (its part number, it8686, is the chip table's: a
+    board's Super-I/O), each sensor's value and unit (degC, RPM, pc) and its name in the last parentheses (never
+    the °F one); "Fan n" and "Fan PWM n" are one channel. The CPU header at 100 % reading 0 RPM beside the CPU at
+    86 °C is not cooling it. Was refused."""
+    found = machine(read.read(HWMONITOR.format(cpu=86, rpm=1900))[0])
+    assert sorted((f.label, f.rpm, f.duty_percent, f.chip) for f in found.fans) == \
+        [("CPU", 1900.0, 100.0, "it8686"), ("SYSTEM 1", 1088.0, 37.0, "it8686")]
+    assert [(t.label, t.celsius) for t in found.temperatures] == [("SYSTIN", 37.0), ("CPU", 86.0)]
+    code, answer = explain(HWMONITOR.format(cpu=86, rpm=0), tmp_path)
+    assert code == 0 and kinds(answer)[0] in ("hot-not-cooled", "stalled") and "at-rest" not in kinds(answer)
+    assert "it8686/fan1" in findings_of(answer)[0]["subjects"]

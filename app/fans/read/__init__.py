@@ -27,6 +27,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
     ("fan2go detect", fan2go.detect),
     ("a LibreHardwareMonitor or Open Hardware Monitor report", lhm.read),
+    ("CPUID HWMonitor's saved report", lhm.hwmonitor),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
     ("labelled readings (sensors, label: value, path:value)", lines.read),
