@@ -229,19 +229,30 @@ def temperatures_of(readings: Iterable[Reading]) -> tuple[TempFact, ...]:
     """A fact for each temperature the readings name (the last snapshot's value)."""
     found: dict[str, Reading] = {}
     seen: dict[str, list[float | None]] = {}
-    faults: set[str] = set()
-    for r in readings:
+    rows = list(readings)
+    faults, disabled = _turned_off(rows)
+    for r in rows:
         if r.chip == "nvidia" and "gpu" in r.extra:
             continue  # a GPU's own temperature, from its GPU fact (app.fans.adapt)
-        if r.attr and re.fullmatch(r"temp\d+_fault", r.attr) and r.value == 1:
-            faults.add(f"{r.chip or '-'}/{r.attr[:-6]}")
-        elif r.unit == "c" and (r.attr is None or re.fullmatch(r"temp(\d+(_input)?|_\w+)", r.attr)):
+        if r.unit == "c" and (r.attr is None or re.fullmatch(r"temp(\d+(_input)?|_\w+)", r.attr)):
             name = r.attr[:-6] if r.attr and r.attr.endswith("_input") else r.label
             found[f"{r.chip or '-'}/{name}"] = r
             seen.setdefault(f"{r.chip or '-'}/{name}", []).append(
                 None if invalid_celsius(r.chip, r.label, r.value) else r.value)
-    return tuple(_temperature(key, r, key in faults, tuple(seen[key]) if len(seen[key]) > 1 else ())
+    return tuple(_temperature(key, r, key in faults, tuple(seen[key]) if len(seen[key]) > 1 else (), key in disabled)
                  for key, r in found.items())
+
+
+def _turned_off(readings: Iterable[Reading]) -> tuple[set[str], set[str]]:
+    """The temperatures whose driver flags a fault (tempN_fault 1) and those whose input is disabled (tempN_type 0)."""
+    faults: set[str] = set()
+    disabled: set[str] = set()
+    for r in readings:
+        if r.attr and re.fullmatch(r"temp\d+_fault", r.attr) and r.value == 1:
+            faults.add(f"{r.chip or '-'}/{r.attr[:-6]}")
+        elif r.attr and r.attr.endswith("_type") and r.value == 0:
+            disabled.add(f"{r.chip or '-'}/{r.attr[:-5]}")
+    return faults, disabled
 
 
 def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> Invalid | None:
@@ -258,10 +269,11 @@ def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> I
     return None
 
 
-def _temperature(key: str, r: Reading, fault: bool, history: tuple[float | None, ...] = ()) -> TempFact:
+def _temperature(key: str, r: Reading, fault: bool, history: tuple[float | None, ...] = (),
+                 disabled: bool = False) -> TempFact:
     value = r.value
     status = str(r.extra.get("status", "")) if r.extra else ""
-    invalid: Invalid | None = "fault" if fault else "not-available" if status in _ABSENT_STATUS else \
+    invalid: Invalid | None = "fault" if fault else "not-available" if status in _ABSENT_STATUS or disabled else \
         invalid_celsius(r.chip, r.label, value)
     label = r.label[:-6] if r.attr and r.label == r.attr and r.label.endswith("_input") else r.label
     return TempFact(key=key, chip=r.chip, label=label, celsius=None if invalid else value, raw=value,

@@ -285,3 +285,17 @@ def test_cpuid_hwmonitors_saved_report_is_read(tmp_path: Path) -> None:
     code, answer = explain(HWMONITOR.format(cpu=86, rpm=0), tmp_path)
     assert code == 0 and kinds(answer)[0] in ("hot-not-cooled", "stalled") and "at-rest" not in kinds(answer)
     assert "it8686/fan1" in findings_of(answer)[0]["subjects"]
+
+
+def test_a_temperature_input_the_chip_has_disabled_is_no_reading() -> None:
+    """sensors prints "sensor = disabled" for an input whose tempN_type is 0 (sysfs-interface.rst; it87.rst: the
+    type is 0 for disabled, 3 for a diode, 4 for a thermistor): its 29 °C is not a reading, left out; the PECI input
+    beside it is the CPU's reading."""
+    text = ("it8688-isa-0a40\nAdapter: ISA adapter\nfan1:        1400 RPM  (min =    0 RPM)\n"
+            "temp1:                 +{t}°C  (low  = +127.0°C, high = +127.0°C)  sensor = disabled\n"
+            "temp3:                 +36.0°C  (low  = +127.0°C, high = +127.0°C)  sensor = Intel PECI\n")
+    temps = {t.label: t for t in machine(read.read(text.format(t="49.0"))[0]).temperatures}
+    assert temps["temp1"].celsius is None and temps["temp1"].invalid == "not-available"
+    assert temps["temp3"].celsius == 36.0
+    enabled = machine(read.read(text.format(t="49.0").replace("sensor = disabled", "sensor = thermistor"))[0])
+    assert {t.label: t.celsius for t in enabled.temperatures}["temp1"] == 49.0

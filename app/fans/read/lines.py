@@ -228,6 +228,8 @@ _ENABLE = re.compile(r"^(pwm\d+):\s+\d+%?\s+\(enable\s*=\s*(\d)\b")  # older sen
 _LIMIT = re.compile(r"^(fan\d+):.*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _LOW_LIMIT = re.compile(r"^(fan\d+):.*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _ALARM = re.compile(r"^(fan\d+):.*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
+# sensors' "sensor = disabled": the input's tempN_type is 0, turned off in the chip (sysfs-interface.rst, it87.rst)
+_DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°C.*\bsensor = disabled\b")
 
 
 def _sensors_extras(walk: _Walk, line: str) -> None:
@@ -245,6 +247,9 @@ def _sensors_extras(walk: _Walk, line: str) -> None:
     alarm = _ALARM.match(line)
     if alarm:
         walk.add(alarm.group(1), "1", attr=f"{alarm.group(1)}_alarm")
+    disabled = _DISABLED.match(line)
+    if disabled:
+        walk.add(disabled.group(1), "0", attr=f"{disabled.group(1).strip()}_type")
 
 
 _ERROR = re.compile(r"^ERROR: Can't get value of subfeature ((fan|temp)\d+)_input", re.MULTILINE)
