@@ -169,9 +169,12 @@ class Setting:
     read (Dell's iDRAC: ``ThirdPartyPCIFanResponse``, ``Enabled``; a Supermicro BMC's fan mode: ``fan mode``,
     ``Full``)."""
 
-    controller: str  # "iDRAC", "Supermicro BMC"
+    controller: str  # "iDRAC", "Supermicro BMC", "GPU 1"
     name: str
     value: str
+
+
+PERF_LEVEL = "power_dpm_force_performance_level"  # an amdgpu card's performance level, as a Setting of the card
 
 
 @record

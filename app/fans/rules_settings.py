@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .facts import BmcEvent, Machine, Setting
+from .facts import PERF_LEVEL, BmcEvent, Machine, Setting
 from .rules import Hit, rule
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
@@ -87,3 +87,26 @@ def _fan_records(records: tuple[BmcEvent, ...]) -> dict[str, list[BmcEvent]]:
         if "fan" in record.sensor_type.lower():
             found.setdefault(record.sensor, []).append(record)
     return found
+
+
+LEVEL_HEAT_C = 15.0  # a change of temperature this large between two readings of an idle card is not noise
+
+
+@rule("a GPU's heat that followed its performance level", 58, "Documentation/gpu/amdgpu/thermal.rst "
+      "(power_dpm_force_performance_level: auto lets the driver pick the clocks, low forces the lowest, high the "
+      "highest; a card's power and heat follow its clocks)")
+def level_and_heat(machine: Machine) -> Iterator[Hit]:
+    levels: dict[str, list[str]] = {}
+    for setting in machine.settings:
+        if setting.name == PERF_LEVEL:
+            levels.setdefault(setting.controller, []).append(setting.value)
+    for card, seen in levels.items():
+        temp = next((t for t in machine.temperatures if t.chip == "amdgpu" and t.label.startswith(f"{card} ")
+                     and len(t.history) >= 2 and None not in (t.history[0], t.history[-1])), None)
+        if temp is None or seen[0] == seen[-1]:
+            continue
+        before, after = temp.history[0] or 0.0, temp.history[-1] or 0.0
+        if abs(before - after) >= LEVEL_HEAT_C:  # the level changed and the heat with it, between two readings
+            yield Hit("level-and-heat", (temp.key,), "likely", {"card": card, "level_before": seen[0],
+                                                                "level_after": seen[-1], "before_c": before,
+                                                                "after_c": after})

@@ -93,8 +93,7 @@ EXPECTED: dict[str, Expect] = {
                              gap="the memory at 60 °C is named as the hottest of what the fan cools, not as what "
                              "took the card out of zero-RPM"),
     "more-amdgpu-04": Expect("firmware-floor", (), ("fan-fault", "at-rest")),
-    "more-amdgpu-05": Expect(None, ("turning",), ("fan-fault", "no-fault"), gap="the idle card held at its top "
-                             "clock (1528 MHz) is not a fan rule: the wing says only the fan's duty and temperature"),
+    "more-amdgpu-05": Expect("level-and-heat", ("turning",), ("fan-fault", "no-fault")),
     "more-desktop-superio-01": Expect(None, ("temperatures-left-out", "hottest"), ("fan-fault", "hot-not-cooled")),
     "more-desktop-superio-02": Expect(None, ("temperatures-left-out",), ("pump-stopped", "fan-fault"),
                                       gap="a driver's wrong label (the CPU_OPT header read as Water_Flow on a "

@@ -299,3 +299,26 @@ def test_a_temperature_input_the_chip_has_disabled_is_no_reading() -> None:
     assert temps["temp3"].celsius == 36.0
     enabled = machine(read.read(text.format(t="49.0").replace("sensor = disabled", "sensor = thermistor"))[0])
     assert {t.label: t.celsius for t in enabled.temperatures}["temp1"] == 49.0
+
+
+ROCM = (" GPU  Temp    AvgPwr   SCLK     MCLK     Fan      Perf    SCLK OD\n"
+        "  1   79.0c   31.0W    1528Mhz  945Mhz   18.82%   auto      0%\n"
+        "$ rocm-smi --setperflevel low\n GPU  Temp    AvgPwr   SCLK     MCLK     Fan      Perf    SCLK OD\n"
+        "  1   {after}c   3.0W     852Mhz   167Mhz   12.94%   {level}       0%\n")
+
+
+def test_a_cards_heat_that_followed_its_performance_level_is_said(tmp_path: Path) -> None:
+    """amdgpu's power_dpm_force_performance_level (Documentation/gpu/amdgpu/thermal.rst: auto lets the driver pick
+    the clocks, low forces the lowest): rocm-smi before and after the level changed, the card from 79 °C to 36 °C:
+    the heat came with the level (likely), leading. The same level in both, or a change of a few degrees, is not
+    said."""
+    code, answer = explain(ROCM.format(after="36.0", level="low"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and lead["kind"] == "level-and-heat" and lead["confidence"] == "likely", lead
+    assert (lead["facts"]["level_before"], lead["facts"]["level_after"], lead["facts"]["before_c"],
+            lead["facts"]["after_c"]) == ("auto", "low", 79, 36)
+    assert "level-and-heat" not in kinds(explain(ROCM.format(after="36.0", level="auto"), tmp_path)[1])
+    assert "level-and-heat" not in kinds(explain(ROCM.format(after="72.0", level="low"), tmp_path)[1])
+    detail = "GPU[1]\t\t: Performance Level: {}\nGPU[1]\t\t: Temperature (Sensor edge) (C): {}\n"
+    code, answer = explain(detail.format("high", "80.0") + detail.format("auto", "41.0"), tmp_path)
+    assert findings_of(answer)[0]["kind"] == "level-and-heat"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from app.fans.answer import explained, findings
 from app.fans.build import fans_of
 from app.fans.chips import chip
 from app.fans.facts import FanFact, Machine, TempFact
+from app.fans.read.columns import perf_levels
 from app.fans.read.daemonlog import decisions
 from app.fans.read.sel import events as bmc_log
 from app.fans.roles import role
@@ -150,6 +152,12 @@ def test_golden_sentences() -> None:
     _, sentence, _ = explained(Machine(bmc_events=bmc_log(sel.split("   2 |")[0])))
     assert sentence.startswith("The BMC's event log ends with it under its lower critical threshold: the BMC counts "
                                "FAN1 as failing")
+    card = "GPU[1]\t\t: Performance Level: {}\nGPU[1]\t\t: Temperature (Sensor edge) (C): {}\n"
+    text = card.format("auto", "79.0") + card.format("low", "36.0")
+    _, sentence, _ = explained(replace(machine(read.read(text)[0]), settings=perf_levels(text)))
+    assert sentence == ("GPU 1's performance level went from auto to low and its temperature from 79 °C to 36 °C: the "
+                        "heat came with the clocks that level lets the card hold (amdgpu's "
+                        "power_dpm_force_performance_level): at auto the card holds clocks that keep it at 79 °C.")
 
 
 def test_temperatures_are_judged_by_their_chip() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ..facts import Reading, Unit
+from ..facts import PERF_LEVEL, Reading, Setting, Unit
 from ..values import parse
 
 _HEADER = re.compile(r"^\s*(GPU|Device)\s+.*\bTemp\b.*\bFan\b", re.IGNORECASE)
@@ -23,23 +23,54 @@ def read(text: str) -> list[Reading]:
     snapshot = -1
     for line in text.splitlines():
         if _HEADER.match(line):
-            starts = [(m.group(0).lower(), m.start()) for m in re.finditer(r"\S+(?: \(\w+\))?", line)]
-            spans = [(name, start, starts[i + 1][1] if i + 1 < len(starts) else 1 << 16)
-                     for i, (name, start) in enumerate(starts)]
+            spans = _spans(line)
             snapshot += 1
             continue
         row = _ROW.match(line)
         if spans is None or row is None:
             continue
-        for token in re.finditer(r"\S+", line):
-            column = max(spans, key=lambda s: min(s[2], token.end()) - max(s[1], token.start()))
-            wanted = _WANTED.get(column[0].split(" ")[0])
+        for token, column in _cells(spans, line):
+            wanted = _WANTED.get(column.split(" ")[0])
             if wanted is None or token.start() == row.start(1):
                 continue
             value, unit, raw = parse(token.group(0))
             found.append(Reading("amdgpu", f"GPU {row.group(1)} {wanted[0]}", value, raw,
                                  unit if unit is not None or value is None else wanted[1], None, snapshot))
     return found
+
+
+def _spans(header: str) -> list[tuple[str, int, int]]:
+    """Each column of a concise table's header with the span of text it stands over."""
+    starts = [(m.group(0).lower(), m.start()) for m in re.finditer(r"\S+(?: \(\w+\))?", header)]
+    return [(name, start, starts[i + 1][1] if i + 1 < len(starts) else 1 << 16) for i, (name, start) in
+            enumerate(starts)]
+
+
+def _cells(spans: list[tuple[str, int, int]], line: str) -> list[tuple[re.Match[str], str]]:
+    """Each word of a row with the column it stands under most."""
+    return [(token, max(spans, key=lambda s: min(s[2], token.end()) - max(s[1], token.start()))[0])
+            for token in re.finditer(r"\S+", line)]
+
+
+_LEVEL = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*Performance Level:\s*(\w+)\s*$", re.IGNORECASE)
+
+
+def perf_levels(text: str) -> tuple[Setting, ...]:
+    """Each card's performance level as rocm-smi shows it, in the order read: the concise table's Perf column, or
+    ``GPU[0] : Performance Level: auto`` (``--showperflevel``, ``-a``): amdgpu's power_dpm_force_performance_level
+    (Documentation/gpu/amdgpu/thermal.rst)."""
+    found: list[Setting] = []
+    spans: list[tuple[str, int, int]] | None = None
+    for line in text.splitlines():
+        level = _LEVEL.match(line)
+        if level:
+            found.append(Setting(f"GPU {level.group(1)}", PERF_LEVEL, level.group(2).lower()))
+        elif _HEADER.match(line):
+            spans = _spans(line)
+        elif spans is not None and (row := _ROW.match(line)):
+            found += [Setting(f"GPU {row.group(1)}", PERF_LEVEL, token.group(0).lower())
+                      for token, column in _cells(spans, line) if column == "perf" and token.group(0) != "N/A"]
+    return tuple(found)
 
 
 _DETAIL = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*(.+?)\s*:\s*(.+?)\s*$")
