@@ -69,9 +69,7 @@ def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
         # one listing a file (the first kind that reads it); a post often adds a daemon's configuration, a
         # ThinkPad's /proc/acpi/ibm/fan or liquidctl's status beside it, which are read as well
         config = _config(text, replay.etc_root)
-        main = _listing(text, chips) or _sensors_json(text, chips) or _sensors_text(text, chips) \
-            or _ipmitool(text, replay) or _nvidia(text, replay) or _ipmiutil(text, replay) \
-            or cat_session(text, chips) or amdgpu_ls(text, chips)
+        main = _main(text, chips, replay)
         notes = control_captures.read(text)
         replay.notes += notes
         control = "what was done to the control (" + ", ".join(n.kind for n in notes) + ")" if notes else None
@@ -92,6 +90,16 @@ def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
         replay.kinds.append(f"the first {MAX_CHIPS} chips only: {len(chips.left_out):,} more left out (one "
                             "machine has a few dozen)")
     return replay
+
+
+def _main(text: str, chips: Chips, replay: Replay) -> str | None:
+    """What one file is read as: a board's listing (the hwmon tree), and beside it a GPU's or a BMC's own listing (a
+    post often gives ``sensors`` and ``nvidia-smi`` together), or a session of ``cat`` or ``amdgpu-ls``."""
+    board = _listing(text, chips) or _sensors_json(text, chips) or _sensors_text(text, chips)
+    device = _ipmitool(text, replay) or _nvidia(text, replay) or _ipmiutil(text, replay)
+    if board or device:
+        return " + ".join(k for k in (board, device) if k)
+    return cat_session(text, chips) or amdgpu_ls(text, chips)
 
 
 def text_of(path: Path) -> str:

@@ -322,3 +322,28 @@ def test_a_cards_heat_that_followed_its_performance_level_is_said(tmp_path: Path
     detail = "GPU[1]\t\t: Performance Level: {}\nGPU[1]\t\t: Temperature (Sensor edge) (C): {}\n"
     code, answer = explain(detail.format("high", "80.0") + detail.format("auto", "41.0"), tmp_path)
     assert findings_of(answer)[0]["kind"] == "level-and-heat"
+
+
+SMI_ROW = ("+-----------------------------------------------------------------------------------------+\n"
+           "| NVIDIA-SMI 550.120                Driver Version: 550.120        CUDA Version: 12.4     |\n"
+           "|-----------------------------------------+------------------------+----------------------+\n"
+           "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+           "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+           "|=========================================+========================+======================|\n"
+           "|   0  NVIDIA GeForce RTX 3080        Off |   00000000:0A:00.0  On |                  N/A |\n"
+           "| 30%   83C    P2            310W /  320W |    9000MiB /  10240MiB |    100%      Default |\n"
+           "+-----------------------------------------+------------------------+----------------------+\n")
+
+
+def test_sensors_and_nvidia_smi_in_one_paste_are_both_read(tmp_path: Path) -> None:
+    """A post often gives sensors and nvidia-smi's table together: the board's fans and the card (83 °C at 30 %,
+    310 W) are both read, and the card leads; the card was left out (one listing a file)."""
+    board = ("$ sensors\nk10temp-pci-00c3\nAdapter: PCI adapter\nTctl:         +45.5°C\n\nnct6798-isa-0290\n"
+             "Adapter: ISA adapter\nfan1:                   650 RPM  (min =    0 RPM)\n"
+             "fan2:                  1900 RPM  (min =    0 RPM)\n\n$ nvidia-smi\n")
+    code, answer = explain(board + SMI_ROW, tmp_path)
+    assert code == 0 and "nvidia-smi" in str(answer["read_as"]) and "sensors" in str(answer["read_as"])
+    lead = findings_of(answer)[0]
+    assert lead["kind"] == "slow-while-hot" and lead["facts"]["source_c"] == 83, lead
+    turning = {s for f in findings_of(answer) if f["kind"] == "turning" for s in f["subjects"]}
+    assert {"nct6798/fan1", "nct6798/fan2"} <= turning, turning
