@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .facts import PERF_LEVEL, BmcEvent, Machine, Setting
+from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
 from .rules import Hit, rule
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
@@ -53,11 +53,12 @@ def daemon_stopped(machine: Machine) -> Iterator[Hit]:
       "the reading goes below a lower threshold and deasserted when it rises back above it, past the hysteresis); "
       "ipmitool(1) sel list and elist; Supermicro's BMC fan behaviour on a critical fan")
 def bmc_fan_logged(machine: Machine) -> Iterator[Hit]:
+    bmc_fans = {f.label: f.key for f in machine.fans if f.chip == "bmc"}
     for sensor, records in _fan_records(machine.bmc_events).items():
         facts = _falls(sensor, [r for r in records if r.threshold.startswith("lower")])
         if facts is None:
             continue
-        subject = next((f.key for f in machine.fans if f.chip == "bmc" and f.label == sensor), None)
+        subject = bmc_fans.get(sensor)
         # fallen and come back more than once: the fan reaches its threshold when every fan is raised, so it turns
         # and is slower than its threshold at a low duty (likely); once, or never back: failing or slow (possible)
         yield Hit("bmc-fan-logged", (subject,) if subject else (), "likely" if float(facts["falls"]) > 1 and
@@ -100,9 +101,12 @@ def level_and_heat(machine: Machine) -> Iterator[Hit]:
     for setting in machine.settings:
         if setting.name == PERF_LEVEL:
             levels.setdefault(setting.controller, []).append(setting.value)
+    read_twice: dict[str, TempFact] = {}  # each card's first temperature read in two snapshots ("GPU 1 edge")
+    for t in machine.temperatures:
+        if t.chip == "amdgpu" and len(t.history) >= 2 and None not in (t.history[0], t.history[-1]):
+            read_twice.setdefault(" ".join(t.label.split()[:2]), t)
     for card, seen in levels.items():
-        temp = next((t for t in machine.temperatures if t.chip == "amdgpu" and t.label.startswith(f"{card} ")
-                     and len(t.history) >= 2 and None not in (t.history[0], t.history[-1])), None)
+        temp = read_twice.get(card)
         if temp is None or seen[0] == seen[-1]:
             continue
         before, after = temp.history[0] or 0.0, temp.history[-1] or 0.0

@@ -169,6 +169,10 @@ def test_a_bmcs_event_log_of_a_fan_falling_under_its_threshold_and_back_is_the_q
     assert findings_of(answer)[0]["confidence"] == "possible" and findings_of(answer)[0]["facts"]["recovered"] == "yes"
     code, answer = explain(SEL.format(reading="").splitlines()[-1], tmp_path)
     assert code == 2  # an upper temperature event alone: no fan's record, no reading
+    listing = "FAN2 | 400.000 | RPM | ok | na | na | 500.000 | na | na | na\n"  # the same fan in ipmitool sensor
+    logged = [f for f in findings_of(explain(listing + SEL.format(reading="") + again, tmp_path)[1])
+              if f["kind"] == "bmc-fan-logged"]
+    assert [f["subjects"] for f in logged] == [["bmc/FAN2"]]
 
 
 HWINFO = ("CPU [#0]: AMD Ryzen 9 5950X: Enhanced\nSensor\tCurrent\tMinimum\tMaximum\tAverage\n"

@@ -89,19 +89,20 @@ def perfdata(text: str) -> list[Reading]:
 # psutil's sensors_fans() and sensors_temperatures() as Python prints them: {'thinkpad': [sfan(label='',
 # current=0)], 'coretemp': [shwtemp(label='Package id 0', current=93.0, high=100.0, critical=100.0)]}; each
 # chip's list, its items' labels and current values (psutil's documentation: RPM and °C)
-_PSUTIL_CHIP = re.compile(r"'([\w-]+)':\s*\[")
-_PSUTIL_ITEM = re.compile(r"\b(sfan|shwtemp)\(label='((?:[^'\\]|\\.)*)',\s*current=(-?[\d.]+)")
+_PSUTIL = re.compile(r"'([\w-]+)':\s*\[|\b(sfan|shwtemp)\(label='((?:[^'\\]|\\.)*)',\s*current=(-?[\d.]+)")
 
 
 def psutil(text: str) -> list[Reading]:
     found: list[Reading] = []
-    chips = [(m.start(), m.group(1)) for m in _PSUTIL_CHIP.finditer(text)]
-    for item in _PSUTIL_ITEM.finditer(text):
-        chip = next((name for start, name in reversed(chips) if start < item.start()), None)
-        kind, label, value = item.groups()
-        unit = "RPM" if kind == "sfan" else "°C"
-        count = sum(1 for r in found if r.chip == chip and r.unit == ("rpm" if kind == "sfan" else "c")) + 1
-        number, parsed_unit, raw = parse(f"{value} {unit}")
-        found.append(Reading(chip, label or f"{'fan' if kind == 'sfan' else 'temp'}{count}", number, raw,
-                             parsed_unit))
+    chip: str | None = None
+    counts: dict[tuple[str | None, str], int] = {}
+    for match in _PSUTIL.finditer(text):  # a chip's name, then its items, in the order printed
+        if match.group(1):
+            chip = match.group(1)
+            continue
+        kind, label, value = match.group(2), match.group(3), match.group(4)
+        counts[(chip, kind)] = counts.get((chip, kind), 0) + 1
+        number, unit, raw = parse(f"{value} {'RPM' if kind == 'sfan' else '°C'}")
+        found.append(Reading(chip, label or f"{'fan' if kind == 'sfan' else 'temp'}{counts[(chip, kind)]}", number,
+                             raw, unit))
     return found
