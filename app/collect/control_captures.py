@@ -6,7 +6,7 @@ Read here: amdgpu's ``gpu_od/fan_ctrl/fan_curve`` with its ``OD_RANGE`` and the 
 ``set`` commands with their errors and two ``status`` listings taken around a change, a fan daemon's
 "Updated GPU n: ... Fan Speed=n%" log, i8kutils' ``/proc/i8k``, ``i8kfan`` and ``i8kmon`` (-1: no SMM interface),
 System76's EC console and a log of its ``ec=``/``pkg=``/``fan=`` readings, pwm writes on a Gigabyte IT8689 board,
-and ``framework_tool``'s settings with the ``--thermal`` readings after each.
+``framework_tool``'s settings with the ``--thermal`` readings after each, and nvidia-settings refusing a fan write.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ _EC_LOG = re.compile(r"\bpkg=(\d+)C\s+ec=(\d+)C\s+fan=(\d+)rpm|\bec=(\d+)C\s+pkg
 _IT8689 = re.compile(r"\bit8689", re.IGNORECASE)
 _PWM_STATE = re.compile(r"^enable=1\s*\n(?:\w+=\d+\s*\n)*?val=(\d+)", re.MULTILINE)
 _PWM_ECHO = re.compile(r"echo (\d+) > pwm\d\b[^\n]*?(?:still ~?(\d+) RPM)?$", re.MULTILINE)
+# nvidia-settings(1) refusing a write: "ERROR: Error assigning value 1 to attribute 'GPUFanControlState' (...)"
+_NV_REFUSED = re.compile(r"Error assigning value (\d+) to attribute '(GPUFanControlState|GPUTargetFanSpeed)'")
 _FW_STEP = re.compile(r"framework_tool (--fansetduty|--fansetrpm|--autofanctrl)\b")
 _FW_RPM = re.compile(r"Fan Speed:\s*(\d+) RPM")
 _FW_TEMP = re.compile(r"^\s*(\w+):\s+(\d+) C\s*$", re.MULTILINE)
@@ -140,6 +142,15 @@ def _embedded_controller(text: str) -> list[Note]:
     return [_note("ec-lost-cpu", cpu_c=max(p for p, _, _ in lost), rpm=max(r for _, _, r in lost))]
 
 
+def _nvidia_settings(text: str) -> list[Note]:
+    """nvidia-settings refused to take a card's fan (GPUFanControlState) or to set its speed (GPUTargetFanSpeed)."""
+    refused = {m.group(2): m.group(1) for m in _NV_REFUSED.finditer(text)}
+    if not refused:
+        return []
+    attribute = "GPUFanControlState" if "GPUFanControlState" in refused else "GPUTargetFanSpeed"
+    return [_note("control-refused", attribute=attribute, value=float(refused[attribute]))]
+
+
 def _gigabyte(text: str) -> list[Note]:
     """pwm outputs set by hand on a Gigabyte IT8689 board, whose own fan controller keeps the fans."""
     if not _IT8689.search(text):
@@ -179,4 +190,4 @@ def _framework(text: str) -> list[Note]:
 
 _READERS: tuple[Callable[[str], list[Note]], ...] = (
     _amdgpu_curve, _liquidctl_commands, _liquidctl_listings, _daemon_log, _i8k, _embedded_controller,
-    _gigabyte, _framework)
+    _gigabyte, _framework, _nvidia_settings)

@@ -128,9 +128,16 @@ def _manual_then_auto(f: Facts, _: Snapshot) -> str:
             f"{f.get('manual')} RPM readings before it followed --fansetduty and --fansetrpm, settings, not heat.")
 
 
+def _control_refused(f: Facts, _: Snapshot) -> str:
+    return (f"nvidia-settings refused to set {f.get('attribute')} to {_n(f, 'value'):.0f}: the card's fan is not "
+            "under manual control, so it stays on the card's own curve. Most likely manual fan control is not "
+            "enabled: the NVIDIA X driver allows it only with the Coolbits option's value 4 set, on a running X "
+            "server (the driver's README, Coolbits).")
+
+
 _WORDS: Mapping[str, Callable[[Facts, Snapshot], str]] = {
     "curve-refused": _curve_refused, "curve-locked": _curve_locked, "set-failed": _set_failed,
     "profile-on-liquid": _profile_on_liquid, "asked-duty": _asked_duty, "duty-ignored": _duty_ignored,
     "daemon-not-obeyed": _daemon_not_obeyed,
     "tool-cannot-reach": _tool_cannot_reach, "ec-lost-cpu": _ec_lost_cpu, "board-keeps-fans": _board_keeps_fans,
-    "manual-then-auto": _manual_then_auto}
+    "manual-then-auto": _manual_then_auto, "control-refused": _control_refused}

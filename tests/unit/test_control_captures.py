@@ -92,3 +92,19 @@ def test_a_daemon_log_is_said_only_where_the_card_does_not_follow_it() -> None:
     (said,) = note_words(notes, _snap(49.0))
     assert "40 % and then 30 %" in said and "reads 49 %" in said
     assert note_words(notes, _snap(31.0)) == []  # the card follows it: nothing to say
+
+
+def test_nvidia_settings_refusing_a_fan_write_is_a_note_and_an_assignment_is_not() -> None:
+    """nvidia-settings(1) prints "Error assigning value 1 to attribute 'GPUFanControlState'" when it cannot take the
+    fan (the NVIDIA X driver's README: manual fan control needs Coolbits' value 4): a note that the card stays on
+    its own curve; a write it took ("assigned value 1") makes none."""
+    refused = ("ERROR: Error assigning value 1 to attribute 'GPUFanControlState' (desk:0[gpu:0]) as specified in "
+               "assignment '[gpu:0]/GPUFanControlState=1' (Unknown Error).\n"
+               "ERROR: Error assigning value 80 to attribute 'GPUTargetFanSpeed' (desk:0[fan:0]) as specified in "
+               "assignment '[fan:0]/GPUTargetFanSpeed=80' (Unknown Error).\n")
+    (note,) = read(refused)
+    assert note.kind == "control-refused" and note.facts["attribute"] == "GPUFanControlState"
+    assert "stays on the card's own curve" in note_words([note], snap([]))[0]
+    assert kinds("  Attribute 'GPUFanControlState' (desk:0[gpu:0]) assigned value 1.\n") == []
+    (speed,) = read(refused.splitlines()[1])
+    assert (speed.facts["attribute"], speed.facts["value"]) == ("GPUTargetFanSpeed", 80)
