@@ -6,7 +6,8 @@ Read here: amdgpu's ``gpu_od/fan_ctrl/fan_curve`` with its ``OD_RANGE`` and the 
 ``set`` commands with their errors and two ``status`` listings taken around a change, a fan daemon's
 "Updated GPU n: ... Fan Speed=n%" log, i8kutils' ``/proc/i8k``, ``i8kfan`` and ``i8kmon`` (-1: no SMM interface),
 System76's EC console and a log of its ``ec=``/``pkg=``/``fan=`` readings, pwm writes on a Gigabyte IT8689 board,
-``framework_tool``'s settings with the ``--thermal`` readings after each, and nvidia-settings refusing a fan write.
+``framework_tool``'s settings with the ``--thermal`` readings after each, nvidia-settings refusing a fan write,
+and the kernel refusing a write to a pwm or fan file.
 """
 
 from __future__ import annotations
@@ -34,6 +35,10 @@ _PWM_STATE = re.compile(r"^enable=1\s*\n(?:\w+=\d+\s*\n)*?val=(\d+)", re.MULTILI
 _PWM_ECHO = re.compile(r"echo (\d+) > pwm\d\b[^\n]*?(?:still ~?(\d+) RPM)?$", re.MULTILINE)
 # nvidia-settings(1) refusing a write: "ERROR: Error assigning value 1 to attribute 'GPUFanControlState' (...)"
 _NV_REFUSED = re.compile(r"Error assigning value (\d+) to attribute '(GPUFanControlState|GPUTargetFanSpeed)'")
+# a write to a fan's control file and the shell's or tee's error for it, on the same line or the next:
+# "echo 1 > /sys/class/hwmon/hwmon3/pwm1_enable" then "bash: echo: write error: Invalid argument"
+_WRITE = re.compile(r"(/sys/\S*?/((?:pwm|fan)\d+(?:_enable|_target|_mode)?))\b[^\n]*(?:\n[^\n]*?)?"
+                    r"(Invalid argument|Permission denied|Device or resource busy|Operation not supported)")
 _FW_STEP = re.compile(r"framework_tool (--fansetduty|--fansetrpm|--autofanctrl)\b")
 _FW_RPM = re.compile(r"Fan Speed:\s*(\d+) RPM")
 _FW_TEMP = re.compile(r"^\s*(\w+):\s+(\d+) C\s*$", re.MULTILINE)
@@ -151,6 +156,12 @@ def _nvidia_settings(text: str) -> list[Note]:
     return [_note("control-refused", attribute=attribute, value=float(refused[attribute]))]
 
 
+def _write_refused(text: str) -> list[Note]:
+    """A write to a fan's pwm, pwm_enable or target file that the kernel refused, with the error it gave."""
+    found = {m.group(2): m.group(3) for m in _WRITE.finditer(text)}
+    return [_note("write-refused", file=file, error=error) for file, error in found.items()]
+
+
 def _gigabyte(text: str) -> list[Note]:
     """pwm outputs set by hand on a Gigabyte IT8689 board, whose own fan controller keeps the fans."""
     if not _IT8689.search(text):
@@ -190,4 +201,4 @@ def _framework(text: str) -> list[Note]:
 
 _READERS: tuple[Callable[[str], list[Note]], ...] = (
     _amdgpu_curve, _liquidctl_commands, _liquidctl_listings, _daemon_log, _i8k, _embedded_controller,
-    _gigabyte, _framework, _nvidia_settings)
+    _gigabyte, _framework, _nvidia_settings, _write_refused)

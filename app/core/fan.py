@@ -170,7 +170,7 @@ class AirSensor:
 # temperature, a board whose firmware keeps its fans, manual settings then the controller's own.
 NoteKind = Literal["curve-refused", "curve-locked", "set-failed", "profile-on-liquid", "asked-duty", "duty-ignored",
                    "daemon-not-obeyed", "tool-cannot-reach", "ec-lost-cpu", "board-keeps-fans",
-                   "manual-then-auto", "control-refused"]
+                   "manual-then-auto", "control-refused", "write-refused"]
 
 
 @record

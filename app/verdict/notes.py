@@ -135,9 +135,21 @@ def _control_refused(f: Facts, _: Snapshot) -> str:
             "server (the driver's README, Coolbits).")
 
 
+def _write_refused(f: Facts, _: Snapshot) -> str:
+    file, error = f.get("file"), f.get("error")
+    why = {"Invalid argument": "the driver does not take that value or mode for this channel (each driver lists "
+                               "the pwm_enable modes and values it supports; sysfs-interface.rst)",
+           "Permission denied": "writing it needs root",
+           "Device or resource busy": "the driver or the firmware holds the channel",
+           "Operation not supported": "this driver does not let software set it"}.get(str(error), "")
+    return (f"The write to {file} was refused ({error}): {why}, so nothing changed and the fan stays as its own "
+            "control set it.")
+
+
 _WORDS: Mapping[str, Callable[[Facts, Snapshot], str]] = {
     "curve-refused": _curve_refused, "curve-locked": _curve_locked, "set-failed": _set_failed,
     "profile-on-liquid": _profile_on_liquid, "asked-duty": _asked_duty, "duty-ignored": _duty_ignored,
     "daemon-not-obeyed": _daemon_not_obeyed,
     "tool-cannot-reach": _tool_cannot_reach, "ec-lost-cpu": _ec_lost_cpu, "board-keeps-fans": _board_keeps_fans,
-    "manual-then-auto": _manual_then_auto, "control-refused": _control_refused}
+    "manual-then-auto": _manual_then_auto, "control-refused": _control_refused,
+    "write-refused": _write_refused}

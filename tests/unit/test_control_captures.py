@@ -108,3 +108,18 @@ def test_nvidia_settings_refusing_a_fan_write_is_a_note_and_an_assignment_is_not
     assert kinds("  Attribute 'GPUFanControlState' (desk:0[gpu:0]) assigned value 1.\n") == []
     (speed,) = read(refused.splitlines()[1])
     assert (speed.facts["attribute"], speed.facts["value"]) == ("GPUTargetFanSpeed", 80)
+
+
+def test_a_write_to_a_fan_file_the_kernel_refused_is_a_note() -> None:
+    """A write to pwmN, pwmN_enable or fanN_target followed by the shell's or tee's error (on its line or the next):
+    a note with the file and the error, said as nothing changed; a write with no error makes none, and an error
+    about another file (a fan curve's, which amdgpu's note reads) makes no write note."""
+    shell = "$ echo 1 | sudo tee /sys/class/hwmon/hwmon3/pwm1_enable\ntee: /sys/class/hwmon/hwmon3/pwm1_enable: {}\n"
+    (note,) = read(shell.format("Invalid argument"))
+    assert (note.kind, note.facts["file"], note.facts["error"]) == ("write-refused", "pwm1_enable", "Invalid argument")
+    assert "refused (Invalid argument)" in note_words([note], snap([]))[0]
+    (note,) = read("# echo 255 > /sys/class/hwmon/hwmon2/pwm2\nbash: echo: write error: Permission denied\n")
+    assert (note.facts["file"], note.facts["error"]) == ("pwm2", "Permission denied")
+    assert kinds("$ echo 1 > /sys/class/hwmon/hwmon3/pwm1_enable\n$ cat /sys/class/hwmon/hwmon3/pwm1_enable\n1\n") == []
+    assert "write-refused" not in kinds("echo 's 0 50 20' > /sys/class/drm/card0/device/gpu_od/fan_ctrl/fan_curve\n"
+                                        "bash: echo: write error: Invalid argument\n")
