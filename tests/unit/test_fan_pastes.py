@@ -351,3 +351,12 @@ def test_sensors_and_nvidia_smi_in_one_paste_are_both_read(tmp_path: Path) -> No
     assert lead["kind"] == "slow-while-hot" and lead["facts"]["source_c"] == 83, lead
     turning = {s for f in findings_of(answer) if f["kind"] == "turning" for s in f["subjects"]}
     assert {"nct6798/fan1", "nct6798/fan2"} <= turning, turning
+
+
+def test_windows_acpi_thermal_zone_in_tenths_of_a_kelvin_is_read() -> None:
+    """MSAcpi_ThermalZoneTemperature's CurrentTemperature is in tenths of a kelvin (Microsoft's documentation):
+    3632 is 90 °C, the firmware's zone; a number outside what a zone reads is no temperature."""
+    text = "CurrentTemperature : {}\nInstanceName       : ACPI\\ThermalZone\\TZ00_0\n"
+    found = machine(read.read(text.format(3632))[0])
+    assert [(t.chip, round(t.celsius or 0)) for t in found.temperatures] == [("acpitz", 90)]  # 363.2 K
+    assert not machine(read.read(text.format(9999))[0]).temperatures

@@ -1,6 +1,7 @@
 """Tools that print one reading a line in a shape of their own, each read here into a label, a value's text, and
 where given its chip and attribute: tlp-stat's ``CPU temp = 88 [°C]``, ectool's kelvin, ``acpi -t``, vcgencmd's
-``temp=81.3'C``, and a label with its value two spaces on (glances' SENSORS section). The labelled-line walk
+``temp=81.3'C``, Windows' ACPI zone in tenths of a kelvin, and a label with its value two spaces on (glances'
+SENSORS section). The labelled-line walk
 (``lines.read``) tries them in turn."""
 
 from __future__ import annotations
@@ -73,4 +74,16 @@ def spaced(line: str) -> Found | None:
     return Found(match.group(1), match.group(2)) if match else None
 
 
-LINES: tuple[Reader, ...] = (bracketed, kelvin, acpi, soc)
+# Windows' MSAcpi_ThermalZoneTemperature (PowerShell's Get-CimInstance): "CurrentTemperature : 3132", an ACPI
+# thermal zone's temperature in tenths of a kelvin (Microsoft's documentation of the class)
+_TENTHS_KELVIN = re.compile(r"^CurrentTemperature\s*:\s*(\d{4})\s*$")
+
+
+def acpi_zone_tenths_kelvin(line: str) -> Found | None:
+    match = _TENTHS_KELVIN.match(line)
+    if match is None or not 2000 <= int(match.group(1)) <= 5000:
+        return None
+    return Found("ACPI thermal zone", f"{int(match.group(1)) / 10.0 - 273.15:.1f} C", "acpitz")
+
+
+LINES: tuple[Reader, ...] = (bracketed, kelvin, acpi, soc, acpi_zone_tenths_kelvin)
