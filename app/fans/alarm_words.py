@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from ..core.fan import Fan
 from ..core.finding import Finding, FindingKind
+from .facts import FanFact
 from .names import Names
 
 Facts = Mapping[str, float | str]
@@ -38,9 +39,12 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}
 
 
-def state_word(finding: Finding) -> str:
-    """The fan table's word for what ``finding`` says of a fan ("possibly" where it is one of several causes)."""
+def state_word(finding: Finding, fan: FanFact | None = None) -> str:
+    """The fan table's word for what ``finding`` says of ``fan`` ("possibly" where it is one of several causes); a
+    fan whose speed is not read is never "running": only its duty is known."""
     word = STATE_WORDS[finding.kind]
+    if word == "running" and fan is not None and fan.rpm is None:
+        return "speed not read"
     return f"{word} (possibly)" if word and finding.confidence == "possible" else word
 
 

@@ -95,7 +95,7 @@ LEVEL_HEAT_C = 15.0  # a change of temperature this large between two readings o
 
 @rule("a GPU's heat that followed its performance level", 58, "Documentation/gpu/amdgpu/thermal.rst "
       "(power_dpm_force_performance_level: auto lets the driver pick the clocks, low forces the lowest, high the "
-      "highest; a card's power and heat follow its clocks)")
+      "highest); that the heat moved with the level is read from the two readings, not from the document")
 def level_and_heat(machine: Machine) -> Iterator[Hit]:
     levels: dict[str, list[str]] = {}
     for setting in machine.settings:

@@ -138,6 +138,6 @@ def _level_heat(n: Names, s: Sequence[str], f: Facts) -> str:
     hot_level, hot_c = (f["level_before"], f["before_c"]) if float(f["before_c"]) > float(f["after_c"]) else \
         (f["level_after"], f["after_c"])
     return (f"{f['card']}'s performance level went from {f['level_before']} to {f['level_after']} and its "
-            f"temperature from {_num(f['before_c'])} °C to {_num(f['after_c'])} °C: the heat came with the clocks "
-            f"that level lets the card hold (amdgpu's power_dpm_force_performance_level): at {hot_level} the card "
-            f"holds clocks that keep it at {_num(hot_c)} °C.")
+            f"temperature from {_num(f['before_c'])} °C to {_num(f['after_c'])} °C: most likely the heat came with "
+            f"the clocks that level lets the card hold (amdgpu's power_dpm_force_performance_level; a load that "
+            f"changed between the readings would too): at {hot_level} it was at {_num(hot_c)} °C.")

@@ -10,6 +10,8 @@ from pathlib import Path
 from app.collect.captures import text_of
 from app.fans import read
 from app.fans.adapt import machine
+from app.fans.alarm_words import state_word
+from app.fans.answer import explained
 from tests.unit.test_fan_readers import explain, findings_of
 
 THINKPAD = ("$ cat /proc/acpi/ibm/fan\nstatus:\t\tenabled\nspeed:\t\t0\nlevel:\t\tauto\n"
@@ -292,9 +294,9 @@ def test_cpuid_hwmonitors_saved_report_is_read(tmp_path: Path) -> None:
 
 
 def test_a_temperature_input_the_chip_has_disabled_is_no_reading() -> None:
-    """sensors prints "sensor = disabled" for an input whose tempN_type is 0 (sysfs-interface.rst; it87.rst: the
-    type is 0 for disabled, 3 for a diode, 4 for a thermistor): its 29 °C is not a reading, left out; the PECI input
-    beside it is the CPU's reading."""
+    """sensors prints "sensor = disabled" for an input whose tempN_type is 0 (the it87 driver takes 0 to disable an
+    input, 3 for a diode, 4 for a thermistor; w83793.rst: 0 stops the channel's monitoring): its 29 °C is not a
+    reading, left out; the PECI input beside it is the CPU's reading."""
     text = ("it8688-isa-0a40\nAdapter: ISA adapter\nfan1:        1400 RPM  (min =    0 RPM)\n"
             "temp1:                 +{t}°C  (low  = +127.0°C, high = +127.0°C)  sensor = disabled\n"
             "temp3:                 +36.0°C  (low  = +127.0°C, high = +127.0°C)  sensor = Intel PECI\n")
@@ -360,3 +362,13 @@ def test_windows_acpi_thermal_zone_in_tenths_of_a_kelvin_is_read() -> None:
     found = machine(read.read(text.format(3632))[0])
     assert [(t.chip, round(t.celsius or 0)) for t in found.temperatures] == [("acpitz", 90)]  # 363.2 K
     assert not machine(read.read(text.format(9999))[0]).temperatures
+
+
+def test_a_fan_whose_speed_is_not_read_is_never_running_in_the_table() -> None:
+    """An iLO fan reports only the share it is asked for (DesiredSpeed): the fan table says its speed is not read,
+    never "running" (a fan FanWhy cannot see turning is not said to turn); a fan with a speed read runs."""
+    found = machine(read.read(ILO.format(status="Ok", speed=82))[0])
+    turning = next(f for f in explained(found)[0] if f.kind == "turning")
+    assert state_word(turning, found.fans[0]) == "speed not read"
+    counted = machine(read.read("nct6798-isa-0290\nfan1:  900 RPM\n")[0])
+    assert state_word(next(f for f in explained(counted)[0] if f.kind == "turning"), counted.fans[0]) == "running"

@@ -228,7 +228,8 @@ _ENABLE = re.compile(r"^(pwm\d+):\s+\d+%?\s+\(enable\s*=\s*(\d)\b")  # older sen
 _LIMIT = re.compile(r"^(fan\d+):.*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _LOW_LIMIT = re.compile(r"^(fan\d+):.*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _ALARM = re.compile(r"^(fan\d+):.*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
-# sensors' "sensor = disabled": the input's tempN_type is 0, turned off in the chip (sysfs-interface.rst, it87.rst)
+# sensors' "sensor = disabled": the input's tempN_type is 0, turned off in the chip (sysfs-interface.rst; the it87
+# driver and w83793.rst: 0 stops the channel's monitoring)
 _DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°C.*\bsensor = disabled\b")
 
 
