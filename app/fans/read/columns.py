@@ -10,6 +10,7 @@ import re
 
 from ..facts import PERF_LEVEL, Reading, Setting, Unit
 from ..values import parse
+from . import headed
 
 _HEADER = re.compile(r"^\s*(GPU|Device)\s+.*\bTemp\b.*\bFan\b", re.IGNORECASE)
 _ROW = re.compile(r"^\s*(\d+)\s+\S")
@@ -19,7 +20,7 @@ _WANTED: dict[str, tuple[str, Unit]] = {"temp": ("edge", "c"), "fan": ("fan", "%
 
 def read(text: str) -> list[Reading]:
     found: list[Reading] = []
-    spans: list[tuple[str, int, int]] | None = None
+    spans: headed.Spans | None = None
     snapshot = -1
     for line in text.splitlines():
         if _HEADER.match(line):
@@ -39,17 +40,14 @@ def read(text: str) -> list[Reading]:
     return found
 
 
-def _spans(header: str) -> list[tuple[str, int, int]]:
-    """Each column of a concise table's header with the span of text it stands over."""
-    starts = [(m.group(0).lower(), m.start()) for m in re.finditer(r"\S+(?: \(\w+\))?", header)]
-    return [(name, start, starts[i + 1][1] if i + 1 < len(starts) else 1 << 16) for i, (name, start) in
-            enumerate(starts)]
+def _spans(header: str) -> headed.Spans:
+    """Each column of a concise table's header ("Temp (DieEdge)" one column), lower case, with its span."""
+    return [(name.lower(), start, end) for name, start, end in headed.spans(header, r"\S+(?: \(\w+\))?")]
 
 
-def _cells(spans: list[tuple[str, int, int]], line: str) -> list[tuple[re.Match[str], str]]:
+def _cells(columns: headed.Spans, line: str) -> list[tuple[re.Match[str], str]]:
     """Each word of a row with the column it stands under most."""
-    return [(token, max(spans, key=lambda s: min(s[2], token.end()) - max(s[1], token.start()))[0])
-            for token in re.finditer(r"\S+", line)]
+    return [(token, headed.column(columns, token.start(), token.end())) for token in re.finditer(r"\S+", line)]
 
 
 _LEVEL = re.compile(r"^\s*GPU\[(\d+)\]\s*:\s*Performance Level:\s*(\w+)\s*$", re.IGNORECASE)
@@ -60,7 +58,7 @@ def perf_levels(text: str) -> tuple[Setting, ...]:
     ``GPU[0] : Performance Level: auto`` (``--showperflevel``, ``-a``): amdgpu's power_dpm_force_performance_level
     (Documentation/gpu/amdgpu/thermal.rst)."""
     found: list[Setting] = []
-    spans: list[tuple[str, int, int]] | None = None
+    spans: headed.Spans | None = None
     for line in text.splitlines():
         level = _LEVEL.match(line)
         if level:

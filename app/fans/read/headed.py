@@ -16,8 +16,24 @@ _DEFAULT_UNIT = {"temp": "°C", "temperature": "°C", "fan": "RPM", "fan speed":
 _CELLS = re.compile(r"\t+|\s{2,}")
 
 
+Spans = list[tuple[str, int, int]]
+
+
+def spans(header: str, word: str) -> Spans:
+    """Each column of a space-aligned header (its words as ``word`` matches them) with the span of text it stands
+    over, to where the next column starts."""
+    starts = [(m.group(0), m.start()) for m in re.finditer(word, header)]
+    return [(name, start, starts[i + 1][1] if i + 1 < len(starts) else 1 << 16) for i, (name, start) in
+            enumerate(starts)]
+
+
+def column(columns: Spans, start: int, end: int) -> str:
+    """The column the text from ``start`` to ``end`` of a row stands under most."""
+    return max(columns, key=lambda s: min(s[2], end) - max(s[1], start))[0]
+
+
 class Table(NamedTuple):
-    spans: list[tuple[str, int, int]]  # each column's name and the span of the header it stands under
+    spans: Spans  # each column's name and the span of the header it stands under
     current: int | None  # the column of a summary's current value (its cells split, not spanned), or None
 
 
@@ -29,12 +45,11 @@ def header(line: str) -> Table | None:
     if len(names) >= 3 and any(_CURRENT.match(n) for n in names[1:]) and \
             all(re.fullmatch(r"[A-Za-z][\w ().%-]*", n) for n in names):
         return Table([(n, 0, 0) for n in names], next(i for i, n in enumerate(names) if _CURRENT.match(n)))
-    starts = [(m.group(0), m.start()) for m in re.finditer(r"\S+(?: \S+)?", line)]
-    if len(starts) < 3 or not any(_WANTED.match(name) for name, _ in starts[1:]) or \
-            not all(re.fullmatch(r"[A-Za-z][\w ()%.-]*", name) for name, _ in starts):
+    found = spans(line, r"\S+(?: \S+)?")
+    if len(found) < 3 or not any(_WANTED.match(name) for name, _, _ in found[1:]) or \
+            not all(re.fullmatch(r"[A-Za-z][\w ()%.-]*", name) for name, _, _ in found):
         return None
-    return Table([(name, start, starts[i + 1][1] if i + 1 < len(starts) else 1 << 16)
-                  for i, (name, start) in enumerate(starts)], None)
+    return Table(found, None)
 
 
 def row(table: Table, line: str) -> list[tuple[str, str]] | None:
@@ -49,9 +64,8 @@ def row(table: Table, line: str) -> list[tuple[str, str]] | None:
         return None
     cells_at: dict[str, str] = {}
     for token in re.finditer(r"\S+", line[first.end():]):
-        start, end = token.start() + first.end(), token.end() + first.end()
-        column = max(table.spans, key=lambda s: min(s[2], end) - max(s[1], start))
-        cells_at[column[0]] = f"{cells_at.get(column[0], '')} {token.group(0)}".strip()
+        name = column(table.spans, token.start() + first.end(), token.end() + first.end())
+        cells_at[name] = f"{cells_at.get(name, '')} {token.group(0)}".strip()
     wanted = [(name, text) for name, text in cells_at.items() if _WANTED.match(name)]
     several = len(wanted) > 1
     out = []

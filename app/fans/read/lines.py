@@ -114,7 +114,8 @@ def _line(walk: _Walk, line: str) -> None:
     if re.search(r"thermal_zone\S*/type\b.*thermal_zone\S*/temp\b", stripped):
         walk.pasted_zones = 0  # paste(1) of the zones' type and temp files: "x86_pkg_temp<TAB>94000" lines follow
     if not stripped or stripped.startswith(("$", "#", "//")) or _SKIP.match(stripped):
-        walk.columns = None if not stripped else walk.columns
+        if not stripped:
+            walk.columns = None  # a blank line ends a table
         return
     if _pasted_zone(walk, line):
         return
