@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..fans.read import oneline
+from ..fans.values import parse
+
 MAX_CHIPS = 256  # chips one capture may make: a machine has a few dozen; past this the rest are left out, said
 
 
@@ -61,8 +64,6 @@ _PROMPT = r"^(?:\S*\s?[$#❯>]\s*)?"  # a shell's prompt: "$ ", "root@host:~# ",
 _CAT = re.compile(_PROMPT + r"(?:sudo\s+)?cat\s+/sys/(?:class/hwmon/|devices/\S*?/([\w.:-]+)/hwmon/|class/drm/"
                   r"(card\d+)/device/hwmon/)(hwmon[\d*]+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
 _ECHO_HEADER = re.compile(_PROMPT + r"echo\s+[\"']?=== (\w+) ===")
-# vcgencmd measure_temp (Raspberry Pi's firmware tool): "temp=81.3'C", the SoC's own sensor
-_SOC_TEMP = re.compile(r"temp=([+-]?\d+(?:\.\d+)?)'C")
 _COMMAND = re.compile(_PROMPT + r"(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors|vcgencmd)\b")
 
 
@@ -101,9 +102,9 @@ class _Session:
         self.soc: float | None = None
 
     def line(self, line: str) -> None:
-        echo, cat, soc = _ECHO_HEADER.match(line), _CAT.match(line), _SOC_TEMP.fullmatch(line)
-        if soc:
-            self.soc = float(soc.group(1))
+        echo, cat, soc = _ECHO_HEADER.match(line), _CAT.match(line), oneline.soc(line)
+        if soc is not None:  # vcgencmd measure_temp's "temp=81.3'C" (app.fans.read.oneline)
+            self.soc = parse(soc.text)[0]
         elif echo:
             self.header = echo.group(1)
         elif cat:

@@ -177,16 +177,18 @@ COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their
       "fans at full as a failsafe when they lose their sensor (nct6775.rst, the BMC's full mode in ipmitool(1) raw)")
 def full_while_cool(machine: Machine) -> Iterator[Hit]:
     together: dict[tuple[float, str, str], list[str]] = {}
+    celsius: dict[str, float] = {}
     for fan in machine.fans:
         source = _cool_source_of_full(machine, fan)
         if source is not None:
             held = "" if fan.controller != "manual" else "pwm_enable 1" if fan.pwm_enable == 1 else "manual"
             together.setdefault((fan.duty_percent or 0.0, source.key, held), []).append(fan.key)
+            celsius[source.key] = source.celsius or 0.0
     for (duty, source_key, held), fans in together.items():  # fans at one duty beside one cool source: one finding
-        celsius = next(t.celsius for t in machine.temperatures if t.key == source_key) or 0.0
         # read as held by hand: what holds them is known, not guessed
         yield Hit("full-while-cool", tuple(fans), "known" if held else "likely",
-                  {"duty": duty, "source": source_key, "source_c": celsius, **({"held": held} if held else {})})
+                  {"duty": duty, "source": source_key, "source_c": celsius[source_key],
+                   **({"held": held} if held else {})})
 
 
 def _cool_source_of_full(machine: Machine, fan: FanFact) -> TempFact | None:

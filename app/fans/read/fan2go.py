@@ -11,6 +11,7 @@ import re
 
 from ..facts import Reading
 from ..values import parse
+from . import headed
 
 # "> Platform: nct6798-isa-0290", "> nct6798-isa-0" (a reply's quote marks may have taken the ">")
 _PLATFORM = re.compile(r"^\s*(?:>\s*)?(?:(?:Platform|Device):\s*(\S+)|([a-z0-9_]+-(?:isa|pci|acpi|virtual|platform|hid|"
@@ -23,7 +24,7 @@ _MODES = {"auto": 2.0, "true": 2.0, "manual": 1.0, "disabled": 0.0}
 def detect(text: str) -> list[Reading]:
     found: list[Reading] = []
     chip: str | None = None
-    columns: list[tuple[str, int]] = []
+    columns: headed.Spans = []
     table = ""
     for line in text.splitlines():
         platform = _PLATFORM.match(line)
@@ -34,7 +35,7 @@ def detect(text: str) -> list[Reading]:
         header = _HEADER.match(line)
         if header and chip is not None:
             table = header.group(1).lower()
-            columns = [(m.group(0).lower(), m.start()) for m in re.finditer(r"\S+(?: \S+)*", line)]
+            columns = headed.spans(line.lower(), r"\S+(?: \S+)*")  # "PWM Channel": one column
             continue
         if not columns or not line.strip():
             continue
@@ -43,8 +44,7 @@ def detect(text: str) -> list[Reading]:
             found += _sensor(chip, row.group(1), row.group(2), row.group(3)) if row else []
             columns = columns if row else []
             continue
-        cells = {name: line[start:columns[i + 1][1] if i + 1 < len(columns) else None].strip()
-                 for i, (name, start) in enumerate(columns)}
+        cells = {name: line[start:end].strip() for name, start, end in columns}
         if not cells.get("index", "").isdigit():
             columns = []
             continue
