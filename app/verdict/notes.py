@@ -129,6 +129,10 @@ def _manual_then_auto(f: Facts, _: Snapshot) -> str:
 
 
 def _control_refused(f: Facts, _: Snapshot) -> str:
+    if f.get("attribute") == "GPUTargetFanSpeed":  # the control was taken (or not asked for); the speed was refused
+        return (f"nvidia-settings refused to set GPUTargetFanSpeed to {_n(f, 'value'):.0f} %: the speed asked was "
+                "not set (outside the range the card takes, or its fan not under manual control), so the fan stays "
+                "where it was.")
     return (f"nvidia-settings refused to set {f.get('attribute')} to {_n(f, 'value'):.0f}: the card's fan is not "
             "under manual control, so it stays on the card's own curve. Most likely manual fan control is not "
             "enabled: the NVIDIA X driver allows it only with the Coolbits option's value 4 set, on a running X "

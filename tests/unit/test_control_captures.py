@@ -108,6 +108,7 @@ def test_nvidia_settings_refusing_a_fan_write_is_a_note_and_an_assignment_is_not
     assert kinds("  Attribute 'GPUFanControlState' (desk:0[gpu:0]) assigned value 1.\n") == []
     (speed,) = read(refused.splitlines()[1])
     assert (speed.facts["attribute"], speed.facts["value"]) == ("GPUTargetFanSpeed", 80)
+    assert "not under manual control, so it stays on" not in note_words([speed], snap([]))[0]  # control not refused
 
 
 def test_a_write_to_a_fan_file_the_kernel_refused_is_a_note() -> None:
