@@ -100,6 +100,9 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     owner = chip(first.chip)
     speed = by_attr.get("input")
     rpm, invalid = _speed(speed, owner.no_pulses, owner.error_values)
+    share = _share_off_scale(by_attr) if speed is None else None
+    if share is not None:  # a speed read back as a share of a range, outside it: not a reading
+        invalid = "off-scale"
     extra = speed.extra if speed is not None else first.extra
     status = str(extra.get("status", ""))  # a BMC's status beside its speed, or beside the share it reports instead
     enable = by_attr.get("pwm_enable")
@@ -108,8 +111,9 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     label = _label(key, found)
     return FanFact(
         key=key, chip=first.chip, label=label, rpm=rpm, invalid=invalid,
-        raw=speed.raw if speed else first.raw if first.attr == "cur_state" else None,  # a cooling device's state
-        duty_percent=_duty(by_attr), target_rpm=None if owner.target_echoes or target is None else target.value,
+        raw=speed.raw if speed else f"{share.raw} %" if share else first.raw if first.attr == "cur_state" else None,
+        duty_percent=_duty(by_attr), target_rpm=None if owner.target_echoes or target is None or target.unit == "%"
+        else target.value, target_percent=_percent(target),
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
         min_rpm=_value(by_attr, "min"), max_rpm=_value(by_attr, "max"), fault=_fault(by_attr, speed, status),
         alarm=None if "alarm" not in by_attr else _value(by_attr, "alarm") == 1,
@@ -202,13 +206,28 @@ def _fault(by_attr: dict[str, Reading], speed: Reading | None, status: str) -> b
 
 def _duty(by_attr: dict[str, Reading]) -> float | None:
     pwm = by_attr.get("pwm")
+    if pwm is not None and pwm.unit == "%":
+        return _percent(pwm)
     if pwm is not None and pwm.value is not None and 0 <= pwm.value <= 255:
-        return round(100.0 * pwm.value / 255.0, 1) if pwm.unit != "%" else pwm.value
+        return round(100.0 * pwm.value / 255.0, 1)
     percent = by_attr.get("percent")
     if percent is not None and percent.unit is None and percent.chip != "nvidia" and not _ITEM.match(percent.label):
         return None
     top = NVIDIA_TOP_PERCENT if percent is not None and percent.chip == "nvidia" else 100.0
     return percent.value if percent is not None and percent.value is not None and 0 <= percent.value <= top else None
+
+
+def _percent(r: Reading | None) -> float | None:
+    """A share in %, None where it is not one (none read, or outside 0-100 %)."""
+    return r.value if r is not None and r.unit == "%" and r.value is not None and 0 <= r.value <= 100 else None
+
+
+def _share_off_scale(by_attr: dict[str, Reading]) -> Reading | None:
+    """A duty read back in % that is outside 0-100 %: a value scaled against a range that does not fit it (nbfc's
+    current speed: the EC's register scaled between its configuration's minimum and maximum, nbfc-linux's
+    src/fan.c), not a duty."""
+    pwm = by_attr.get("pwm")
+    return pwm if pwm is not None and pwm.unit == "%" and pwm.value is not None and _percent(pwm) is None else None
 
 
 # nvidia-smi(1): fan.speed "may exceed 100% in certain cases" (the share of the product's maximum noise-tolerance

@@ -46,6 +46,7 @@ class Chip:
     same_chip_as: tuple[str, ...] = ()  # other drivers of the same silicon (both may be loaded)
     mode_names: Mapping[int, str] = field(default_factory=lambda: _NO_NAMES)  # its driver's name for a pwm_enable
     duty_means_fan: bool = False  # it lists a duty only for a channel with a fan on it: a 0 there is not empty
+    reads_back_duty: bool = False  # the duty it lists is read back from the controller, beside the one it asks
     source: str = ""
 
 
@@ -93,8 +94,9 @@ KERNEL_FAN = Chip("controller", "kernel", "rest", source="Documentation/driver-a
 # NoteBook FanControl writes a laptop's embedded controller's fan registers from its own curve (auto control) or
 # at a speed set by hand; the EC stops the fan while cool, and the speed nbfc shows is the duty it reads back
 NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
-            pwm_enable=MappingProxyType({1: "manual", 2: "daemon"}),
-            source="NoteBook FanControl's README (nbfc status: auto control, current and target fan speed)")
+            pwm_enable=MappingProxyType({1: "manual", 2: "daemon"}), reads_back_duty=True,
+            source="NoteBook FanControl's README (nbfc status: auto control, current and target fan speed); "
+            "nbfc-linux src/fan.c (the target written, the current speed read back from the EC)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 # a thermal zone's hwmon takes the zone's type as its name; the Raspberry Pi's SoC zone is "cpu_thermal", the SoC's
 # own sensor, which vcgencmd measure_temp reads as well

@@ -19,8 +19,9 @@ from ..core.record import record
 Controller = Literal["firmware", "bios", "ec", "bmc", "daemon", "manual", "none", "kernel", "unknown"]
 # Why a raw value is not a reading: a counter that saw no pulses (65535), a negative speed or a driver's error value,
 # past what the hardware can produce, a value a driver documents as "not available", an input with nothing on it,
-# a fault the driver flags.
-Invalid = Literal["no-pulses", "negative", "error", "over-range", "too-slow", "not-available", "unconnected", "fault"]
+# a fault the driver flags, a share read back outside 0-100 % (a value scaled against a range that does not fit it).
+Invalid = Literal["no-pulses", "negative", "error", "over-range", "too-slow", "not-available", "unconnected", "fault",
+                  "off-scale"]
 Role = Literal["cpu", "gpu", "memory", "liquid", "inlet", "exhaust", "board", "chipset", "vrm", "storage", "unknown"]
 Unit = Literal["rpm", "c", "%", "w", "v", "a", "mhz"]
 

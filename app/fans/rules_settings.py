@@ -1,13 +1,16 @@
 """The rules of what a controller's own settings, log or state impose, whatever the temperatures: a server BMC's
-thermal settings (Dell's iDRAC), a BMC's event log of a fan crossing its lower threshold, and a fan daemon that
-stopped (fancontrol aborting, which leaves its fans at full speed, or refusing an outdated configuration).
+thermal settings (Dell's iDRAC), a BMC's event log of a fan crossing its lower threshold, a fan daemon that
+stopped (fancontrol aborting, which leaves its fans at full speed, or refusing an outdated configuration), a
+daemon in its critical mode, and a speed a daemon asks that its controller does not read back.
 Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
+from .read.nbfc import CRITICAL
 from .rules import Hit, rule
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
@@ -114,3 +117,33 @@ def level_and_heat(machine: Machine) -> Iterator[Hit]:
             yield Hit("level-and-heat", (temp.key,), "likely", {"card": card, "level_before": seen[0],
                                                                 "level_after": seen[-1], "before_c": before,
                                                                 "after_c": after})
+
+
+NBFC_SOURCE = "nbfc-linux src/fan.c"
+CRITICAL_OFFSET_C = 15.0  # nbfc leaves its critical mode this far under its critical temperature (src/fan.c)
+
+
+@rule("a fan daemon in its critical mode", 68, f"{NBFC_SOURCE} (Fan_SetTemperature: past the configuration's "
+      "critical temperature the fan is critical until 15 °C under it; Fan_GetTargetSpeed: 100 % while critical, "
+      "whatever its curve or a speed set by hand)")
+def daemon_critical(machine: Machine) -> Iterator[Hit]:
+    fans = {f.label: f.key for f in machine.fans if f.chip == "nbfc"}
+    for setting in machine.settings:
+        if setting.controller == "nbfc" and setting.name == CRITICAL:
+            subject = fans.get(setting.value)
+            yield Hit("daemon-critical", (subject,) if subject else (), "known",
+                      {"daemon": "nbfc", "fan": setting.value, "offset_c": CRITICAL_OFFSET_C})
+
+
+OFF_ASKED_POINTS = 10.0  # a read-back this far from the speed asked is not a rounding of the controller's steps
+
+
+@rule("a speed asked that is not read back", 56, f"{NBFC_SOURCE} (each cycle Fan_ECFlush writes the speed asked to "
+      "the embedded controller's write register and Fan_UpdateCurrentSpeed reads its read register back)")
+def read_back_off_target(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if chip(fan.chip).reads_back_duty and fan.target_percent is not None and fan.duty_percent is not None and \
+                abs(fan.target_percent - fan.duty_percent) >= OFF_ASKED_POINTS:
+            # one reading: the controller may still be changing speed, or the register written does not drive it
+            yield Hit("read-back-off-target", (fan.key,), "possible",
+                      {"asked": fan.target_percent, "reads": fan.duty_percent})

@@ -18,12 +18,14 @@ from .words_held import (
     _bmc_logged,
     _bmc_setting,
     _curve,
+    _daemon_critical,
     _daemon_stopped,
     _decided,
     _floor,
     _level_heat,
     _no_range,
     _not_followed,
+    _read_back_off,
     _trip_not_followed,
     _trip_on,
 )
@@ -36,7 +38,9 @@ def _raw(facts: Facts) -> str:
             f"{raw} (its driver gave no value)" if raw.upper() == "N/A" else
             f"{raw} (nvidia-smi could not read it)" if raw in SMI_READ_ERRORS else f"{raw} (the driver's error value)",
             "too-slow": f"{raw}, slower than any fan turns (a fan stopping or starting, or a counter's noise)",
-            "over-range": f"{raw}, past any fan's speed (a counter's maximum or a driver's error value)"}.get(
+            "over-range": f"{raw}, past any fan's speed (a counter's maximum or a driver's error value)",
+            "off-scale": f"{raw}, outside 0-100 %: the register read back does not fit the range it is scaled "
+                         "against (a configuration written for another model)"}.get(
         str(facts.get("why", "")), raw)
 
 
@@ -291,6 +295,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "bmc-setting": _bmc_setting,
     "bmc-fan-logged": _bmc_logged,
     "level-and-heat": _level_heat,
+    "daemon-critical": _daemon_critical,
+    "read-back-off-target": _read_back_off,
     "daemon-stopped": _daemon_stopped,
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,

@@ -141,3 +141,16 @@ def _level_heat(n: Names, s: Sequence[str], f: Facts) -> str:
             f"temperature from {_num(f['before_c'])} °C to {_num(f['after_c'])} °C: most likely the heat came with "
             f"the clocks that level lets the card hold (amdgpu's power_dpm_force_performance_level; a load that "
             f"changed between the readings would too): at {hot_level} it was at {_num(hot_c)} °C.")
+
+
+def _daemon_critical(n: Names, s: Sequence[str], f: Facts) -> str:
+    fan = f"The {n(s[0])}" if s else f"nbfc's {f['fan']}"
+    return (f"{fan} is in nbfc's critical mode: the temperature passed its configuration's critical temperature, so "
+            f"nbfc asks 100 % whatever its curve or a speed set by hand, until the temperature is "
+            f"{_num(f['offset_c'])} °C under that critical temperature.")
+
+
+def _read_back_off(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"The {n(s[0])} is asked for {_num(f['asked'])} % and its controller reads back {_num(f['reads'])} %: the "
+            "fan is not at the speed asked: still changing, or the register written does not drive this fan (a "
+            "configuration written for another model); read it again, and listen.")
