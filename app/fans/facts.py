@@ -182,10 +182,11 @@ PERF_LEVEL = "power_dpm_force_performance_level"  # an amdgpu card's performance
 class DaemonEvent:
     """What a fan daemon's log says it did as a whole: fancontrol aborted after an error and set its fans to full
     speed as it left ("aborted", the error it printed), or refused to start on a configuration that no longer
-    matches the hwmon devices ("outdated")."""
+    matches the hwmon devices ("outdated"); pwmconfig set the outputs it tests to full speed, where it leaves them
+    when it ends ("left-full")."""
 
     daemon: str
-    event: Literal["aborted", "outdated"]
+    event: Literal["aborted", "outdated", "left-full"]
     detail: str = ""
 
 

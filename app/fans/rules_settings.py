@@ -45,11 +45,14 @@ def _effect(setting: Setting) -> str | None:
 
 @rule("a fan daemon that stopped", 67, "the lm-sensors fancontrol script and fancontrol(8) (on an error it prints "
       "\"Aborting, restoring fans...\", sets each output it drove back to full speed and exits; it refuses a "
-      "configuration whose hwmon devices changed: \"Configuration appears to be outdated\")")
+      "configuration whose hwmon devices changed: \"Configuration appears to be outdated\"); the lm-sensors "
+      "pwmconfig script (pwmdisable sets each output it tests to full speed, pwmN_enable 0 or 1 with pwmN 255, and "
+      "is what it restores them with: \"restore each fan to full speed after testing\")")
 def daemon_stopped(machine: Machine) -> Iterator[Hit]:
     for event in machine.events:
-        yield Hit("daemon-stopped", (), "known", {"daemon": event.daemon, "event": event.event,
-                                                  "detail": event.detail})
+        # what pwmconfig did is known; that nothing has set the outputs back since is likely
+        yield Hit("daemon-stopped", (), "likely" if event.event == "left-full" else "known",
+                  {"daemon": event.daemon, "event": event.event, "detail": event.detail})
 
 
 @rule("a BMC's log of a fan under its lower threshold", 86, "IPMI v2.0 threshold sensors (an event is asserted when "

@@ -44,7 +44,9 @@ def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
     if f.get("how") == "no-correlation":
         seen = (f" ({f['turning']} read {_num(f['was'])} RPM before and {_num(f['now'])} after)" if "turning" in f
                 else "")
-        return (f"pwmconfig set {f['fan']} to 0 and none of the {_num(f['fans'])} fans it reads slowed{seen}: that "
+        which = "the one fan it reads did not slow" if float(f["fans"]) == 1 else \
+            f"none of the {_num(f['fans'])} fans it reads slowed"
+        return (f"pwmconfig set {f['fan']} to 0 and {which}{seen}: that "
                 "output drives no fan read here (the board's own controller overriding its pwm register, as BIOS fan "
                 "control does, an output not wired to a fan header, or a fan whose speed is read elsewhere), so "
                 "fancontrol cannot regulate a fan through it: the fans run at whatever their controller does.")
@@ -113,6 +115,11 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"{f['daemon']} refused to start: its configuration no longer matches the hwmon devices (their "
                 "numbering or paths changed), so nothing drives the fans it was set up for: they run as their "
                 "chip's own control leaves them; run pwmconfig again.")
+    if f.get("event") == "left-full":
+        return ("pwmconfig set the pwm outputs it tests to full speed (pwm_enable 0, or manual at 255), and that is "
+                "how it leaves them when it ends: until fancontrol runs or their automatic mode is set back "
+                "(pwmN_enable 2 or more, or a reboot), those fans most likely stay at full; the speeds it printed "
+                "are the fans at full, not as they usually run.")
     after = f" after \"{f['detail']}\"" if f.get("detail") else ""
     return (f"{f['daemon']} aborted{after} and, as it does when it stops, set the fans it drives back to full "
             "speed: they stay there until it runs again (the error names what its configuration points at).")

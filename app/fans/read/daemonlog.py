@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Calibration, DaemonEvent, Decision, Level, Reading
+from .pwmconfig import FULL_SPEED
 
 _STEP = re.compile(r"Temperatures\(bias\):\s*(.*?)->\s*(?:Fans:\s*)?level\s*(\d+|auto|full-speed|disengaged)",
                    re.IGNORECASE)
@@ -86,10 +87,12 @@ _OUTDATED = re.compile(r"Configuration appears to be outdated, please run pwmcon
 
 def events(text: str) -> tuple[DaemonEvent, ...]:
     """fancontrol's exits its log prints (the lm-sensors fancontrol script): "Aborting, restoring fans..." after an
-    error, with the last error line before it; "Configuration appears to be outdated" when it refuses to start."""
+    error, with the last error line before it; "Configuration appears to be outdated" when it refuses to start;
+    pwmconfig's "Giving the fans some time to reach full speed...", printed once it set its outputs to full."""
     found: list[tuple[int, DaemonEvent]] = []
     for abort in _ABORTED.finditer(text):
         errors = [m.group(1).strip() for m in _FANCONTROL_ERROR.finditer(text[:abort.start()])]
         found.append((abort.start(), DaemonEvent("fancontrol", "aborted", errors[-1] if errors else "")))
     found += [(m.start(), DaemonEvent("fancontrol", "outdated")) for m in _OUTDATED.finditer(text)]
+    found += [(m.start(), DaemonEvent("pwmconfig", "left-full")) for m in FULL_SPEED.finditer(text)]
     return (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
