@@ -24,6 +24,7 @@ from ..core.model import GpuSample
 from ..fans.facts import Curve
 from ..fans.values import fahrenheit_to_celsius
 from . import bmc, control_captures, liquidctl, nvidia_captures
+from .pasted import cleaned
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 
 MAX_BYTES = 4 << 20
@@ -115,12 +116,14 @@ def _text(path: Path) -> str:
         raise Unreadable(f"{path}: {error.strerror or error}") from None
     if len(data) > MAX_BYTES:
         raise Unreadable(f"{path}: larger than {MAX_BYTES >> 20} MiB: not one machine's capture")
-    text = _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], data.decode("utf-8", errors="replace").replace("\r\n", "\n"))
+    decoded = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    text = cleaned("\n".join(_unquoted(line) for line in decoded.split("\n")))
+    text = _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], text)
     text = _THOUSANDS.sub("", _DECIMAL_COMMA.sub(".", text))
     if not text.strip():
         raise Unreadable(f"{path}: empty")
     text = _NOT_A_READING.sub("N/A", text)
-    return "\n".join(_unquoted(line[:MAX_LINE]) for line in text.splitlines())
+    return "\n".join(line[:MAX_LINE] for line in text.splitlines())
 
 
 # How pasted text writes "°" when it went through another encoding or font: "Â°" (UTF-8 read as Latin-1 and

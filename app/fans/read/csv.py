@@ -10,6 +10,9 @@ from ..facts import Reading
 from ..values import parse
 
 _QUERY = re.compile(r"--query-gpu[= ]([\w.,]+)")
+# what nvidia-smi writes in a numeric field: a number with or without its unit, a [bracketed] answer ([N/A],
+# [Unknown Error], [Not Supported]), N/A or ERR!
+_CELL = re.compile(r"^(?:[-+]?\d+(?:\.\d+)?\s*(?:%|W|C|°C|RPM|MiB|MHz)?|\[[\w /]+\]|N/A|ERR!)$", re.IGNORECASE)
 FIELDS = ("index", "name", "fan.speed", "temperature.gpu", "power.draw", "utilization.gpu")
 
 
@@ -31,6 +34,8 @@ def read(text: str) -> list[Reading]:
         if fields is None or len(cells) != len(fields) or not stripped:
             continue
         named = dict(zip(fields, cells, strict=True))
+        if not all(_CELL.match(cell) for name, cell in named.items() if name in FIELDS[2:]):
+            continue  # a line of prose around the rows, not a row: nvidia-smi writes numbers or [bracketed] words
         index = int(named["index"]) if named.get("index", "").isdigit() else row
         for name, cell in named.items():
             if name in FIELDS[2:]:

@@ -1,0 +1,57 @@
+"""What a forum or an issue tracker wraps around a paste is not part of it: each of the 72 corpus captures, wrapped
+as people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a
+Markdown code block's four-space indent, HTML's &deg;, Windows' line ends, trailing spaces, a sentence before and
+after), gives the same findings as bare. Before app.collect.pasted, a fence line was read as a second GPU's row, an
+indent hid the nvidia-smi table and the thinkfan log, and &deg; dropped every temperature."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from app.cli.replay import run
+from app.collect.pasted import cleaned
+from tests.support.corpus import every_block
+
+WRAPPERS: dict[str, Callable[[str], str]] = {
+    "fence": lambda t: f"```\n{t}\n```\n",
+    "details": lambda t: f"<details><summary>sensors</summary>\n\n```console\n$ cat out.txt\n{t}\n```\n</details>\n",
+    "quote": lambda t: "".join(f"> {line}\n" for line in t.splitlines()),
+    "indent": lambda t: "".join(f"    {line}\n" for line in t.splitlines()),
+    "entity": lambda t: t.replace("°", "&deg;"),
+    "crlf": lambda t: t.replace("\n", "\r\n"),
+    "trailing": lambda t: "".join(f"{line}   \n" for line in t.splitlines()),
+    "prose": lambda t: f"Here is the output, the fans are loud:\n\n{t}\n\nAny idea? Thanks!\n",
+}
+
+
+def findings(text: str, folder: Path) -> list[tuple[str, str, tuple[str, ...]]] | None:
+    path = folder / "capture.txt"
+    path.write_bytes(text.encode())
+    out, err = io.StringIO(), io.StringIO()
+    if run([path], as_json=True, out=out, err=err) != 0:
+        return None
+    return [(f["kind"], f["confidence"], tuple(f["subjects"])) for f in json.loads(out.getvalue())["findings"]]
+
+
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+def test_a_wrapped_capture_is_read_as_the_bare_one(wrapper: str, tmp_path: Path) -> None:
+    changed = []
+    for block in every_block():
+        bare, wrapped = findings(block.capture, tmp_path), findings(WRAPPERS[wrapper](block.capture), tmp_path)
+        if bare != wrapped:
+            changed.append((block.key, bare[:1] if bare else None, wrapped[:1] if wrapped else None))
+    assert not changed, changed
+
+
+def test_forum_markup_is_taken_off() -> None:
+    """BBCode's [code], a <pre> block and numeric entities, as forums write them; a paragraph only partly indented
+    keeps its indentation (sensors' continuation lines stay under their reading)."""
+    text = "[code]\nfan1: 1200 RPM\n[/code]\n<pre>\ntemp1: +45.0&#176;C\n</pre>\n"
+    assert cleaned(text) == "fan1: 1200 RPM\ntemp1: +45.0°C\n"
+    kept = "edge:  +45.0°C  (crit = +100.0°C)\n       (emerg = +105.0°C)"
+    assert cleaned(kept) == kept
