@@ -24,8 +24,8 @@ from ..core.model import GpuSample
 from ..fans.facts import Curve
 from ..fans.values import fahrenheit_to_celsius
 from . import bmc, control_captures, liquidctl, nvidia_captures
-from .pasted import cleaned
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
+from .pasted import cleaned
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
