@@ -19,7 +19,7 @@ from ..core.vocabulary import dead_temperature
 from .sources import Reading
 
 LiquidctlRun = Callable[[], str]
-_ROW = re.compile(r"^[├└│─\s]*([A-Za-z][\w .+/-]*?)\s{2,}(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
+_ROW = re.compile(r"^[├└│─\s]*([A-Za-z][\w .+/-]*?)(?:\s{2,}|\t\s*)(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
 _CHANNEL = re.compile(r"^(fan|pump)\s*(\d*)\s*(speed|duty)\s*(\d*)$", re.IGNORECASE)
 
 

@@ -1,6 +1,7 @@
 """What a paste carries that its tool did not print, taken off before any reader sees it: a forum's or an issue
 tracker's markup (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities
-such as ``&deg;``) and the indentation a Markdown code block adds (four spaces before every line of a paragraph).
+such as ``&deg;``), the indentation a Markdown code block adds (four spaces before every line of a paragraph) and
+the blank line a page puts after every line when it sets each as a paragraph.
 What is left is the text as the tool wrote it."""
 
 from __future__ import annotations
@@ -20,4 +21,15 @@ def cleaned(text: str) -> str:
     if _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     lines = [line for line in text.split("\n") if not _MARKUP_LINE.match(line)]
+    if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
+        lines = "\n".join(lines).replace("\n\n", "\n").split("\n")
     return "\n\n".join(textwrap.dedent(paragraph) for paragraph in "\n".join(lines).split("\n\n"))
+
+
+DOUBLE_SPACED_MIN = 4  # lines of text, each followed by a blank one, before a paste is taken as double-spaced
+
+
+def _double_spaced(lines: list[str]) -> bool:
+    """No two lines of text next to each other, and enough of them that it is the paste's spacing, not its shape."""
+    filled = [bool(line.strip()) for line in lines]
+    return sum(filled) >= DOUBLE_SPACED_MIN and not any(a and b for a, b in zip(filled, filled[1:]))

@@ -1,7 +1,7 @@
 """What a forum or an issue tracker wraps around a paste is not part of it: each of the 72 corpus captures, wrapped
 as people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a
-Markdown code block's four-space indent, HTML's &deg;, Windows' line ends, trailing spaces, a sentence before and
-after), gives the same findings as bare. Before app.collect.pasted, a fence line was read as a second GPU's row, an
+Markdown code block's four-space indent, HTML's &deg;, Windows' line ends, trailing spaces, a blank line after every
+line, a root prompt around it, a sentence before and after), gives the same findings as bare. Before app.collect.pasted, a fence line was read as a second GPU's row, an
 indent hid the nvidia-smi table and the thinkfan log, and &deg; dropped every temperature."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.cli.replay import run
+from app.collect.liquidctl import parse
 from app.collect.pasted import cleaned
 from tests.support.corpus import every_block
 
@@ -25,6 +26,8 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "entity": lambda t: t.replace("°", "&deg;"),
     "crlf": lambda t: t.replace("\n", "\r\n"),
     "trailing": lambda t: "".join(f"{line}   \n" for line in t.splitlines()),
+    "double-spaced": lambda t: t.replace("\n", "\n\n"),
+    "prompt": lambda t: f"root@pve:~# cat capture\n{t}\nroot@pve:~# \n",
     "prose": lambda t: f"Here is the output, the fans are loud:\n\n{t}\n\nAny idea? Thanks!\n",
 }
 
@@ -55,3 +58,14 @@ def test_forum_markup_is_taken_off() -> None:
     assert cleaned(text) == "fan1: 1200 RPM\ntemp1: +45.0°C\n"
     kept = "edge:  +45.0°C  (crit = +100.0°C)\n       (emerg = +105.0°C)"
     assert cleaned(kept) == kept
+
+
+def test_double_spaced_and_tab_separated_pastes_are_read() -> None:
+    """A page that set every line as a paragraph (a blank line after each) is read as the lines it holds; liquidctl's
+    tree with a tab where the terminal had spaces keeps its readings (the tab was no separator: nothing read)."""
+    assert cleaned("fan1: 1200 RPM\n\nfan2: 0 RPM\n\ntemp1: +45.0°C\n\ntemp2: +50.0°C\n") == (
+        "fan1: 1200 RPM\nfan2: 0 RPM\ntemp1: +45.0°C\ntemp2: +50.0°C\n")
+    assert cleaned("fan1: 1200 RPM\n\nfan2: 0 RPM\n") == "fan1: 1200 RPM\n\nfan2: 0 RPM\n"  # too short to tell
+    tree = "Corsair Hydro H100i Pro XT\n├── Liquid temperature\t31.5  °C\n├── Fan 1 speed\t1192  rpm\n"
+    assert parse(tree) == [("Corsair Hydro H100i Pro XT", [("Liquid temperature", 31.5, "°C"),
+                                                          ("Fan 1 speed", 1192.0, "rpm")])]
