@@ -7,6 +7,7 @@ What is left is the text as the tool wrote it."""
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import textwrap
 
@@ -32,4 +33,4 @@ DOUBLE_SPACED_MIN = 4  # lines of text, each followed by a blank one, before a p
 def _double_spaced(lines: list[str]) -> bool:
     """No two lines of text next to each other, and enough of them that it is the paste's spacing, not its shape."""
     filled = [bool(line.strip()) for line in lines]
-    return sum(filled) >= DOUBLE_SPACED_MIN and not any(a and b for a, b in zip(filled, filled[1:]))
+    return sum(filled) >= DOUBLE_SPACED_MIN and not any(a and b for a, b in itertools.pairwise(filled))

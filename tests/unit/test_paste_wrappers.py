@@ -1,8 +1,9 @@
 """What a forum or an issue tracker wraps around a paste is not part of it: each of the 72 corpus captures, wrapped
 as people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a
 Markdown code block's four-space indent, HTML's &deg;, Windows' line ends, trailing spaces, a blank line after every
-line, a root prompt around it, a sentence before and after), gives the same findings as bare. Before app.collect.pasted, a fence line was read as a second GPU's row, an
-indent hid the nvidia-smi table and the thinkfan log, and &deg; dropped every temperature."""
+line, a root prompt around it, a sentence before and after), gives the same findings as bare. Before
+app.collect.pasted, a fence line was read as a second GPU's row, an indent hid the nvidia-smi table and the thinkfan
+log, and &deg; dropped every temperature."""
 
 from __future__ import annotations
 
