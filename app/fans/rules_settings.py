@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
+from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
 
@@ -17,14 +18,16 @@ _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell
 
 
 @rule("a BMC's fan setting", 61, "Dell's iDRAC RACADM CLI guide (System.ThermalSettings: ThirdPartyPCIFanResponse, "
-      "FanSpeedOffset, MinimumFanSpeed, ThermalProfile)")
+      "FanSpeedOffset, MinimumFanSpeed, ThermalProfile); Supermicro's SMCIPMITool and IPMICFG (the fan modes: "
+      "Standard, Full, Optimal, Heavy IO) and superfans' presets (Full: all fans at 100 %, unless a zone's duty is "
+      "written, which only Full keeps; Heavy IO: peripheral zone target 75 %)")
 def bmc_setting(machine: Machine) -> Iterator[Hit]:
     for setting in machine.settings:
         effect = _effect(setting)
         if effect is not None:
             # the card response raises the fans only where a card Dell did not qualify is fitted, which no reading
             # shows: likely; the others act on every fan: known
-            yield Hit("bmc-setting", (), "likely" if effect == "pcie-card" else "known",
+            yield Hit("bmc-setting", (), "likely" if effect in ("pcie-card", "heavy-io") else "known",
                       {"controller": setting.controller, "setting": setting.name, "value": setting.value,
                        "effect": effect})
 
@@ -40,6 +43,8 @@ def _effect(setting: Setting) -> str | None:
         return "floor" if value.isdigit() and value != _DEFAULT_MINIMUM else None
     if setting.name == "ThermalProfile":
         return "performance" if "maximum performance" in value else None
+    if setting.name == FAN_MODE:
+        return "full-mode" if value.startswith("full") else "heavy-io" if value.startswith("heavy") else None
     return None
 
 

@@ -107,6 +107,11 @@ def _bmc_setting(n: Names, s: Sequence[str], f: Facts) -> str:
         "offset": ": the iDRAC adds that offset to every fan's speed, above what the temperatures ask.",
         "floor": f": the iDRAC keeps every fan at {f['value']} % or faster, whatever the temperatures.",
         "performance": ": the iDRAC runs the fans faster for the same temperatures than its default profile.",
+        "full-mode": ": in that mode the BMC runs every fan at full speed, whatever the temperatures, unless a duty "
+                     "was written for its zone (as fan tools do), which it then keeps; Standard or Optimal lets the "
+                     "fans follow the temperatures (IPMICFG -fan 2 sets Optimal, or the BMC's web page).",
+        "heavy-io": ": in that mode the BMC runs the peripheral zone's fans (FANA, FANB, ...) at a higher duty than "
+                    "Standard or Optimal would, for add-in cards, whatever they need.",
     }[str(f["effect"])]
 
 
