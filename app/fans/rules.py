@@ -181,7 +181,8 @@ def pump_stopped(machine: Machine) -> Iterator[Hit]:
 def fan_fault(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.fault and there(fan) and not _below_threshold(fan):
-            yield Hit("fan-fault", (fan.key,), "known", {"raw": fan.raw or "", "status": fan.status or ""})
+            share = f"{fan.duty_percent:g} %" if fan.duty_percent is not None else ""  # a BMC that reports a share
+            yield Hit("fan-fault", (fan.key,), "known", {"raw": fan.raw or share, "status": fan.status or ""})
 
 
 @rule("a fault between readings", 95, f"{ABI} (fanN_fault, fanN_input)")

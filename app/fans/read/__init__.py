@@ -19,8 +19,8 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("nvidia-smi dmon", columns.dmon),
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
     ("a sensor logger's CSV (units in its header)", csv.logged),
-    ("a | table (ipmitool sensor, sdr, ipmiutil) or a sensor's key-value block (ipmitool sensor get, omreport, "
-     "iLO's show /system1)",
+    ("a | table (ipmitool sensor, sdr, ipmiutil; FreeIPMI's, or its comma-separated output) or a sensor's key-value "
+     "block (ipmitool sensor get, omreport, iLO's show /system1)",
      tables.read),
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
     ("Dell's racadm getsensorinfo", columns.racadm),

@@ -21,7 +21,7 @@ def read(text: str) -> list[Reading]:
     """The rows of every ``|`` table in ``text``, and every ``ipmitool sensor get`` block."""
     found = _sensor_get(text)
     rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in text.splitlines() if
-            line.count("|") >= 2 and not _PROMPT.match(line)]
+            line.count("|") >= 2 and not _PROMPT.match(line)] or _comma_rows(text)
     header: list[str] | None = None
     for cells in rows:
         names = [_column(c) for c in cells]
@@ -34,6 +34,19 @@ def read(text: str) -> list[Reading]:
         if reading is not None:
             found.append(reading)
     return found
+
+
+def _comma_rows(text: str) -> list[list[str]]:
+    """FreeIPMI's ``ipmi-sensors --comma-separated-output`` (ipmi-sensors(8)): a header naming its columns (ID,
+    Name, Type, State, Reading, Units, Event) and a row a sensor, each split at its commas; none without that
+    header."""
+    lines = [line.strip() for line in text.splitlines() if line.count(",") >= 3]
+    start = next((n for n, line in enumerate(lines) if {"name", "reading"} <= {_column(c) for c in line.split(",")}),
+                 None)
+    if start is None:
+        return []
+    width = lines[start].count(",")
+    return [[c.strip() for c in line.split(",")] for line in lines[start:] if line.count(",") == width]
 
 
 # A header's column names, as the tables name them: a sensor's name ("Name", "Sensor", "(#)Sensor", "Sensor Name"),

@@ -1,6 +1,7 @@
-"""A Supermicro BMC's fan mode, as Supermicro's SMCIPMITool and IPMICFG print it and as superfans decodes it: Full runs
-every fan at full speed whatever the temperatures (known), Heavy IO raises the peripheral zone (likely), Standard
-and Optimal follow the temperatures and are no cause."""
+"""What people paste of a server's BMC beyond ipmitool's tables: a Supermicro BMC's fan mode, as Supermicro's
+SMCIPMITool and IPMICFG print it and as superfans decodes it (Full runs every fan at full speed whatever the
+temperatures: known; Heavy IO raises the peripheral zone: likely; Standard and Optimal follow the temperatures and
+are no cause), and FreeIPMI's ipmi-sensors with --comma-separated-output."""
 
 from __future__ import annotations
 
@@ -37,3 +38,21 @@ def test_a_mode_that_holds_the_fans_is_the_cause(text: str, mode: str, effect: s
 def test_a_mode_that_follows_the_temperatures_is_no_cause(text: str, tmp_path: Path) -> None:
     _, answer = explain(text, tmp_path)
     assert "bmc-setting" not in [f["kind"] for f in findings_of(answer)]
+
+
+FREEIPMI_CSV = ("ID,Name,Type,State,Reading,Units,Event\n4,4-CPU 1,Temperature,Nominal,40.00,C,'OK'\n"
+                "12,12-Fan 1,Fan,Nominal,29.00,%,'OK'\n14,14-Fan 3,Fan,Critical,0.00,%,'Failed'\n"
+                "39,39-P/S 1 Inlet,Temperature,N/A,N/A,C,N/A\n")
+
+
+def test_freeipmis_comma_separated_output_is_read(tmp_path: Path) -> None:
+    """ipmi-sensors(8) --comma-separated-output (with --output-sensor-state): the fan its BMC holds critical at 0 %
+    is failed, said with the share it reports; an N/A temperature is no reading (it was refused whole)."""
+    code, answer = explain(FREEIPMI_CSV, tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and lead["kind"] == "fan-fault" and lead["subjects"] == ["bmc/14-Fan 3"]
+    assert lead["facts"]["raw"] == "0 %"
+    hottest = [f for f in findings_of(answer) if f["kind"] == "hottest"]
+    assert hottest and hottest[0]["facts"]["celsius"] == 40.0
+    _, bare = explain(FREEIPMI_CSV.replace("ID,Name,Type,State,Reading,Units,Event\n", ""), tmp_path)
+    assert bare.get("fans", []) == []  # no header: commas alone are not a BMC's table
