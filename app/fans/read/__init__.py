@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, daemonlog, fan2go, jsonish, lhm, lines, nbfc, pwmconfig, tables, tagged
+from . import columns, csv, daemonlog, fan2go, gpustat, jsonish, lhm, lines, nbfc, pwmconfig, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -17,6 +17,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("psutil's sensors_fans() and sensors_temperatures()", tagged.psutil),
     ("nvidia-smi --query-gpu CSV", csv.read),
     ("nvidia-smi dmon", columns.dmon),
+    ("gpustat", gpustat.read),
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil; FreeIPMI's, or its comma-separated output) or a sensor's key-value "

@@ -1,0 +1,34 @@
+"""GPU tools' own lines, read as their sources print them: gpustat (gpustat/core.py, GPUStat.print_to: the
+temperature, the fan's share only with -F, the utilization, the power with -P; ``??`` for a value NVML did not
+give)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.fans import read
+from app.fans.adapt import machine
+from tests.unit.test_fan_readers import explain, findings_of
+
+GPUSTAT = ("server1  Sat Dec  5 12:00:00 2026  535.104.05\n"
+           "[0] NVIDIA GeForce RTX 3090 | {t0}°C,  {fan} %, 100 %,  340 / 350 W | 22000 / 24576 MB | alice(21990M)\n"
+           "[1] NVIDIA GeForce RTX 3090 | 45'C,  ?? %,   0 %,   21 / 350 W |     3 / 24576 MB |\n")
+
+
+def test_gpustat_with_its_fan_column(tmp_path: Path) -> None:
+    """-F's first share is the fan, the second the utilization; a card whose fan is at 0 % at 86 °C is not
+    cooled, never at rest; ?? is no reading (the card reports no fan), never 0 %."""
+    facts = machine(read.read(GPUSTAT.format(t0=86, fan=0))[0])
+    assert [(g.index, g.temperature_c, g.power_w, g.utilization_percent) for g in facts.gpus] == [
+        (0, 86.0, 340.0, 100.0), (1, 45.0, 21.0, 0.0)]
+    assert [(f.gpu, f.duty_percent) for f in facts.fans] == [(0, 0.0)]
+    code, answer = explain(GPUSTAT.format(t0=86, fan=0), tmp_path)
+    assert code == 0 and findings_of(answer)[0]["kind"] == "hot-not-cooled"
+    assert "at-rest" not in [f["kind"] for f in findings_of(answer)]
+
+
+def test_gpustat_without_its_fan_column_reads_no_fan() -> None:
+    """Without -F the one share is the utilization: no fan is read (not 100 % of a fan)."""
+    text = "[0] NVIDIA GeForce RTX 3090 | 84'C, 100 % | 22000 / 24576 MB | alice(21990M)\n"
+    facts = machine(read.read(text)[0])
+    assert facts.fans == () and [(g.temperature_c, g.utilization_percent) for g in facts.gpus] == [(84.0, 100.0)]
