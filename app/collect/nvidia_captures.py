@@ -18,11 +18,12 @@ _SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A|ERR!)\s+(\d+C|ERR!)\s+(P\d+|N/A)\s+(
 
 
 def table(text: str, gpus: list[GpuSample]) -> str | None:
-    """``nvidia-smi``'s table: each card's name, fan (N/A: none of its own), temperature, power and utilization."""
-    if "NVIDIA-SMI" not in text:
+    """``nvidia-smi``'s table: each card's name, fan (N/A: none of its own), temperature, power and utilization;
+    and nvitop's copy of it, drawn with box-drawing bars (``│``) where nvidia-smi draws ``|``."""
+    if "NVIDIA-SMI" not in text and "NVITOP" not in text:
         return None
     pending: tuple[int, str] | None = None
-    for line in text.splitlines():
+    for line in text.replace("│", "|").splitlines():
         name = _SMI_NAME.match(line)
         if name:
             pending = (int(name.group(1)), name.group(2).strip())
@@ -31,7 +32,7 @@ def table(text: str, gpus: list[GpuSample]) -> str | None:
         if numbers and pending is not None:
             gpus.append(card(*pending, numbers.groups()))
             pending = None
-    return "nvidia-smi table" if gpus else None
+    return ("nvitop's table" if "NVIDIA-SMI" not in text else "nvidia-smi table") if gpus else None
 
 
 def card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:

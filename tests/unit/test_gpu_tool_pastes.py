@@ -1,6 +1,6 @@
-"""GPU tools' own lines, read as their sources print them: gpustat (gpustat/core.py, GPUStat.print_to: the
-temperature, the fan's share only with -F, the utilization, the power with -P; ``??`` for a value NVML did not
-give)."""
+"""GPU tools' own lines, read as their sources print them: nvitop's copy of nvidia-smi's table (box-drawing bars),
+gpustat (gpustat/core.py, GPUStat.print_to: the temperature, the fan's share only with -F, the utilization, the power
+with -P; ``??`` for a value NVML did not give)."""
 
 from __future__ import annotations
 
@@ -32,3 +32,18 @@ def test_gpustat_without_its_fan_column_reads_no_fan() -> None:
     text = "[0] NVIDIA GeForce RTX 3090 | 84'C, 100 % | 22000 / 24576 MB | alice(21990M)\n"
     facts = machine(read.read(text)[0])
     assert facts.fans == () and [(g.temperature_c, g.utilization_percent) for g in facts.gpus] == [(84.0, 100.0)]
+
+
+NVITOP = ("$ nvitop -1\n"
+          "│ NVITOP 1.3.2       Driver Version: 535.104.05      CUDA Driver Version: 12.2 │\n"
+          "│ GPU  Name        Persistence-M│ Bus-Id        Disp.A │ Volatile Uncorr. ECC │\n"
+          "│   0  GeForce RTX 3090    Off  │ 00000000:01:00.0 Off │                  N/A │\n"
+          "│  0%   86C    P2   340W / 350W │  22000MiB / 24576MiB │    100%      Default │\n")
+
+
+def test_nvitops_table_is_read_as_nvidia_smis(tmp_path: Path) -> None:
+    """nvitop draws nvidia-smi's table with box-drawing bars (│): the card at 86 °C with its fan at 0 % is not
+    cooled (the paste was refused)."""
+    code, answer = explain(NVITOP, tmp_path)
+    assert code == 0 and findings_of(answer)[0]["kind"] == "hot-not-cooled"
+    assert "nvitop" in str(answer["read_as"])
