@@ -250,9 +250,10 @@ def firmware_floor(machine: Machine) -> Iterator[Hit]:
 def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
     for gpu in machine.gpus:
         if not gpu.fan_reported or (gpu.fan_percent == 0 and gpu_line(gpu.name) == "datacenter"):
+            hot = {"celsius": gpu.temperature_c} if (gpu.temperature_c or 0.0) >= HOT_C else {}
             yield Hit("gpu-fan-unreported", (f"nvidia/gpu{gpu.index}",), "possible",
                       {"gpu": float(gpu.index), "name": gpu.name or "", "reads": "n/a" if not gpu.fan_reported
-                       else "0 %", "line": gpu_line(gpu.name) or ""})
+                       else "0 %", "line": gpu_line(gpu.name) or "", **hot})
 
 
 @rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; liquidctl's "

@@ -47,3 +47,18 @@ def test_nvitops_table_is_read_as_nvidia_smis(tmp_path: Path) -> None:
     code, answer = explain(NVITOP, tmp_path)
     assert code == 0 and findings_of(answer)[0]["kind"] == "hot-not-cooled"
     assert "nvitop" in str(answer["read_as"])
+
+
+P40 = ("index, name, fan.speed [%], temperature.gpu, power.draw [W], utilization.gpu [%]\n"
+       "0, Tesla P40, [N/A], {t}, 248.51 W, 100 %\n")
+
+
+def test_a_hot_card_with_no_fan_of_its_own_is_said_hot(tmp_path: Path) -> None:
+    """A passively cooled card ([N/A]: nvidia-smi(1), no fan reported) at 92 °C: what cools it is the airflow around
+    it, and its heat is said with that (it was said only as "the hottest reading"); at 60 °C nothing more is said."""
+    _, answer = explain(P40.format(t=92), tmp_path)
+    found = [f for f in findings_of(answer) if f["kind"] == "gpu-fan-unreported"]
+    assert found and found[0]["facts"]["celsius"] == 92.0 and "92 °C, so the airflow" in str(answer["sentence"])
+    _, answer = explain(P40.format(t=60), tmp_path)
+    found = [f for f in findings_of(answer) if f["kind"] == "gpu-fan-unreported"]
+    assert found and "celsius" not in found[0]["facts"]
