@@ -245,17 +245,6 @@ def firmware_floor(machine: Machine) -> Iterator[Hit]:
             yield Hit("firmware-floor", (fan.key,), "known", facts)
 
 
-@rule("a GPU with no fan reading", 45, "nvidia-smi(1) (--query-gpu fan.speed: [N/A] where the board reports none); "
-      "NVML nvmlDeviceGetFanSpeed_v2 (NotSupported)")
-def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
-    for gpu in machine.gpus:
-        if not gpu.fan_reported or (gpu.fan_percent == 0 and gpu_line(gpu.name) == "datacenter"):
-            hot = {"celsius": gpu.temperature_c} if (gpu.temperature_c or 0.0) >= HOT_C else {}
-            yield Hit("gpu-fan-unreported", (f"nvidia/gpu{gpu.index}",), "possible",
-                      {"gpu": float(gpu.index), "name": gpu.name or "", "reads": "n/a" if not gpu.fan_reported
-                       else "0 %", "line": gpu_line(gpu.name) or "", **hot})
-
-
 @rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; liquidctl's "
       "corsair-hxi-rmi-psu-guide (a supply's own fan control); "
       "Documentation/hwmon/dell-smm-hwmon.rst (the EC stops its fans while cool)")

@@ -166,3 +166,13 @@ def _read_back_off(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The {n(s[0])} is asked for {_num(f['asked'])} % and its controller reads back {_num(f['reads'])} %: the "
             "fan is not at the speed asked: still changing, or the register written does not drive this fan (a "
             "configuration written for another model); read it again, and listen.")
+
+
+def _passive_cards(n: Names, s: Sequence[str], f: Facts) -> str:
+    gpus, fans = int(float(f["gpus"])), int(float(f["fans"]))
+    cards, chassis = s[:gpus], s[gpus:gpus + fans]
+    what = f"a card with no fan of its own, at {_num(f['gpu_c'])} °C): the card's" if gpus == 1 else \
+        f"cards with no fan of their own, the hottest at {_num(f['gpu_c'])} °C): the cards'"
+    return (f"The BMC's fans ({n.some(chassis)}, about {_num(f['rpm'])} RPM) are the only cooling of {n.some(cards)}"
+            f" ({what} heat is most likely what the fans run for, since the BMC's own readings are cool (the hottest, "
+            f"{n(s[-1])}, at {_num(f['bmc_c'])} °C).")

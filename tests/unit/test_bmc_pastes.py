@@ -56,3 +56,11 @@ def test_freeipmis_comma_separated_output_is_read(tmp_path: Path) -> None:
     assert hottest and hottest[0]["facts"]["celsius"] == 40.0
     _, bare = explain(FREEIPMI_CSV.replace("ID,Name,Type,State,Reading,Units,Event\n", ""), tmp_path)
     assert bare.get("fans", []) == []  # no header: commas alone are not a BMC's table
+
+
+def test_golden_sentence_of_full_mode(tmp_path: Path) -> None:
+    _, answer = explain(SMC.format(mode="Full Speed"), tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The Supermicro BMC's fan mode is Full Speed: in that mode the BMC runs every fan at full speed, whatever the "
+        "temperatures, unless a duty was written for its zone (as fan tools do), which it then keeps; Standard or "
+        "Optimal lets the fans follow the temperatures (IPMICFG -fan 2 sets Optimal, or the BMC's web page).")

@@ -62,3 +62,36 @@ def test_a_hot_card_with_no_fan_of_its_own_is_said_hot(tmp_path: Path) -> None:
     _, answer = explain(P40.format(t=60), tmp_path)
     found = [f for f in findings_of(answer) if f["kind"] == "gpu-fan-unreported"]
     assert found and "celsius" not in found[0]["facts"]
+
+
+SERVER = ("$ ipmitool sdr\nCPU1 Temp        | {cpu} degrees C      | ok\nSystem Temp      | 27 degrees C      | ok\n"
+          "FAN1             | 9800 RPM          | ok\nFAN2             | 9700 RPM          | ok\n"
+          "$ nvidia-smi --query-gpu=index,name,fan.speed,temperature.gpu,power.draw,utilization.gpu --format=csv\n"
+          "index, name, fan.speed [%], temperature.gpu, power.draw [W], utilization.gpu [%]\n"
+          "0, NVIDIA A100-PCIE-40GB, {fan}, {gpu}, 249.51 W, 100 %\n")
+
+
+def test_passive_cards_are_what_a_cool_servers_fans_run_for(tmp_path: Path) -> None:
+    """A100s with no fan of their own at 84 °C beside a BMC whose own readings are cool (41 °C): the chassis fans
+    are the cards' only cooling and most likely run for them (likely), leading. Not where the BMC's own reading is
+    warm (65 °C: it has its own reason), nor where the card is cool or has a fan of its own."""
+    code, answer = explain(SERVER.format(cpu=41, fan="[N/A]", gpu=84), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["confidence"]) == ("passive-cards", "likely")
+    assert lead["subjects"] == ["nvidia/gpu0", "bmc/FAN1", "bmc/FAN2", "bmc/CPU1 Temp"]
+    assert (lead["facts"]["gpu_c"], lead["facts"]["bmc_c"]) == (84.0, 41.0)
+    with_bmc_gpu = SERVER.format(cpu=41, fan="[N/A]", gpu=84).replace(
+        "FAN1 ", "GPU1 Temp        | 84 degrees C      | ok\nFAN1 ", 1)  # a GPU's heat the BMC reads is not its own
+    _, answer = explain(with_bmc_gpu, tmp_path)
+    assert findings_of(answer)[0]["kind"] == "passive-cards"
+    for cpu, fan, gpu in ((65, "[N/A]", 84), (41, "[N/A]", 45), (41, "30 %", 84)):
+        _, answer = explain(SERVER.format(cpu=cpu, fan=fan, gpu=gpu), tmp_path)
+        assert "passive-cards" not in [f["kind"] for f in findings_of(answer)], (cpu, fan, gpu)
+
+
+def test_golden_sentence_of_passive_cards(tmp_path: Path) -> None:
+    _, answer = explain(SERVER.format(cpu=41, fan="[N/A]", gpu=84), tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The BMC's fans (FAN1 (BMC) and FAN2 (BMC), about 9,800 RPM) are the only cooling of GPU 0 (NVIDIA "
+        "A100-PCIE-40GB) (a card with no fan of its own, at 84 °C): the card's heat is most likely what the fans run "
+        "for, since the BMC's own readings are cool (the hottest, CPU1 Temp (BMC), at 41 °C).")

@@ -69,3 +69,20 @@ def test_a_quoted_status_is_read() -> None:
     """A status pasted as a quote ("> " before each line) is read like the bare one (it was: no fan read)."""
     quoted = "".join(f"> {line}\n" for line in status("45.00", "45.00").splitlines())
     assert [(f.label, f.duty_percent) for f in machine(read.read(quoted)[0]).fans] == [("Fan #1", 45.0)]
+
+
+def test_golden_sentences_of_nbfc(tmp_path: Path) -> None:
+    _, answer = explain(status("182.50", "100.00"), tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The Fan #1 (nbfc) reads 182.50 %, outside 0-100 %: the register read back does not fit the range it is "
+        "scaled against (a configuration written for another model): how fast it turns is not known.")
+    _, answer = explain(status("14.29", "0.00"), tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The Fan #1 (nbfc) is asked for 0 % and its controller reads back 14 %: the fan is not at the speed asked: "
+        "still changing, or the register written does not drive this fan (a configuration written for another "
+        "model); read it again, and listen.")
+    _, answer = explain(status("100.00", "100.00", temp="91.00", auto="True", critical="True"), tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The Fan #1 (nbfc) is in nbfc's critical mode: the temperature passed its configuration's critical "
+        "temperature, so nbfc asks 100 % whatever its curve or a speed set by hand, until the temperature is 15 °C "
+        "under that critical temperature.")

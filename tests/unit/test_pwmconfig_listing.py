@@ -43,3 +43,12 @@ def test_past_full_speed_the_fans_are_at_full_and_stay_there(tmp_path: Path) -> 
                                                                     ("dell_smm/fan2", 0.0, None)}
     code, answer = explain(HEAD, tmp_path)
     assert code == 0 and "daemon-stopped" not in kinds(answer)
+
+
+def test_golden_sentence_of_pwmconfig_left_at_full(tmp_path: Path) -> None:
+    _, answer = explain(HEAD + FANS, tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "pwmconfig set the pwm outputs it tests to full speed (pwm_enable 0, or manual at 255), and that is how it "
+        "leaves them when it ends: until fancontrol runs or their automatic mode is set back (pwmN_enable 2 or more, "
+        "or a reboot), those fans most likely stay at full; the speeds it printed are the fans at full, not as they "
+        "usually run.")

@@ -1,0 +1,58 @@
+"""The rules of a GPU with no fan of its own: a card that reports none (nvidia-smi's ``[N/A]``, NVML's NotSupported,
+or 0 % on a data-center card), and such cards, hot, beside the server BMC's fans that are their only cooling.
+Registered in ``app.fans.rules`` like the others."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from .chips import gpu_line
+from .facts import GpuFact, Machine, TempFact
+from .rules import HOT_C, Hit, rule, turning
+
+# A passive card this warm, beside a BMC whose own readings are all under BMC_COOL_C, is what the chassis fans run
+# for: no BMC fan table asks for much below 50 °C, and a data-center card under load runs at 60 °C and above
+PASSIVE_WARM_C = 60.0
+BMC_COOL_C = 50.0
+NVIDIA_SMI = "nvidia-smi(1) (--query-gpu fan.speed: [N/A] where the board reports none); NVML " \
+    "nvmlDeviceGetFanSpeed_v2 (NotSupported)"
+
+
+def fanless(gpu: GpuFact) -> bool:
+    """A card that reports no fan of its own: [N/A], or 0 % on a data-center card (they report 0 for none)."""
+    return not gpu.fan_reported or (gpu.fan_percent == 0 and gpu_line(gpu.name) == "datacenter")
+
+
+@rule("a GPU with no fan reading", 45, NVIDIA_SMI)
+def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
+    for gpu in machine.gpus:
+        if fanless(gpu):
+            hot: dict[str, float | str] = {"celsius": _celsius(gpu)} if _celsius(gpu) >= HOT_C else {}
+            yield Hit("gpu-fan-unreported", (f"nvidia/gpu{gpu.index}",), "possible",
+                      {"gpu": float(gpu.index), "name": gpu.name or "", "reads": "n/a" if not gpu.fan_reported
+                       else "0 %", "line": gpu_line(gpu.name) or "", **hot})
+
+
+@rule("passive cards cooled by the BMC's fans", 64, f"{NVIDIA_SMI}; NVIDIA's data-center board product briefs "
+      "(thermal solution: passive: the server's airflow cools the card); a BMC drives its fans for the hottest "
+      "part it cools (IPMI v2.0, fan and temperature sensors of one chassis)")
+def passive_cards(machine: Machine) -> Iterator[Hit]:
+    warm = sorted((g for g in machine.gpus if fanless(g) and _celsius(g) >= PASSIVE_WARM_C), key=lambda g: -_celsius(g))
+    fans = [f for f in machine.fans if f.chip == "bmc" and turning(f)]
+    hottest = _bmc_hottest(machine)
+    if not warm or not fans or hottest is None or (hottest.celsius or 0.0) >= BMC_COOL_C:
+        return
+    rpms = sorted(f.rpm or 0.0 for f in fans)
+    yield Hit("passive-cards", (*(f"nvidia/gpu{g.index}" for g in warm), *(f.key for f in fans), hottest.key),
+              "likely", {"gpus": float(len(warm)), "fans": float(len(fans)), "gpu_c": _celsius(warm[0]),
+                         "rpm": rpms[len(rpms) // 2], "bmc_c": hottest.celsius or 0.0})
+
+
+def _celsius(gpu: GpuFact) -> float:
+    return gpu.temperature_c if gpu.temperature_c is not None else 0.0
+
+
+def _bmc_hottest(machine: Machine) -> TempFact | None:
+    """The hottest of the BMC's own readings (not a GPU's it reports), None where it reads none."""
+    own = [t for t in machine.temperatures if t.chip == "bmc" and t.role != "gpu" and t.celsius is not None]
+    return max(own, key=lambda t: t.celsius or 0.0) if own else None
