@@ -6,10 +6,11 @@ capture that cannot be read whole raises ValueError with the one line a person s
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..core.fan import Fan
 from ..core.model import GpuSample
-from ..core.vocabulary import SMI_READ_ERRORS
+from ..core.vocabulary import SMI_READ_ERRORS, THROTTLE_REASONS
 from ..vendors.nvidia_smi import smi_fans
 
 _SMI_NAME = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s*\|")
@@ -109,12 +110,34 @@ def query(text: str, gpus: list[GpuSample]) -> str | None:
             elif (key := name.strip()) and f"{section}/{key}" not in values:
                 values[f"{section}/{key}"] = rest.strip()
                 values.setdefault(key, rest.strip())
-        gpus.append(card(index, values.get("Product Name", "NVIDIA GPU"), cells(
+        gpus.append(_slowing(values, card(index, values.get("Product Name", "NVIDIA GPU"), cells(
             values.get("Fan Speed"), values.get("GPU Current Temp"), values.get("Performance State"),
             values.get("Power Draw") or values.get("Average Power Draw") or values.get("Instantaneous Power Draw"),
             values.get("Current Power Limit") or values.get("Power Limit"), values.get("FB Memory Usage/Used"),
-            values.get("FB Memory Usage/Total"), values.get("Utilization/GPU") or values.get("Utilization/Gpu"))))
+            values.get("FB Memory Usage/Total"), values.get("Utilization/GPU") or values.get("Utilization/Gpu")))))
     return "nvidia-smi -q" if gpus else None
+
+
+# nvidia-smi -q's "Clocks Event Reasons" ("Clocks Throttle Reasons" before driver 535): each reason "Active" or "Not
+# Active" (nvidia-smi(1)), named as NVML's reasons are (app.core.vocabulary.THROTTLE_REASONS)
+_REASON_SECTIONS = ("Clocks Event Reasons", "Clocks Throttle Reasons")
+
+
+def _slowing(values: dict[str, str], gpu: GpuSample) -> GpuSample:
+    """The card with the clock event reasons -q lists as active and the temperature it slows at."""
+    active = []
+    for section in _REASON_SECTIONS:
+        for key, value in values.items():
+            name = key.removeprefix(f"{section}/")
+            if key.startswith(f"{section}/") and value.strip().lower() == "active":
+                reason = "gpu_idle" if name == "Idle" else name.lower().replace(" ", "_")
+                if reason in THROTTLE_REASONS:
+                    active.append(reason)
+    slowdown = (values.get("GPU Slowdown Temp") or "").split(" ")[0]
+    return replace(gpu, throttle_reasons=tuple(active) if any(s in " ".join(values) for s in _REASON_SECTIONS)
+                   else gpu.throttle_reasons,
+                   temperature_slowdown_c=float(slowdown) if slowdown.lstrip("-").isdigit() else
+                   gpu.temperature_slowdown_c)
 
 
 _SETTING = re.compile(r"Attribute '(\w+)' \([^)\[]*\[(gpu|fan):(\d+)\]\):\s*(-?\d+)")

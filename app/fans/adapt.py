@@ -11,6 +11,7 @@ from typing import Literal
 
 from ..core.fan import AirSensor, Fan
 from ..core.model import GpuSample, HostSensor
+from ..core.vocabulary import HEAT_REASONS
 from .build import MAX_RPM, fans_of, gpus_of, temperatures_of
 from .chips import chip
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
@@ -110,10 +111,13 @@ def followed(fans: Sequence[Fan]) -> list[TempFact]:
 
 
 def gpu_fact(gpu: GpuSample) -> GpuFact:
-    """A live GPU as the fan rules see it: its name, temperature and fan. Its load (power, utilization) is the
-    verdict's to weigh, not a fan fact, so a tick whose fans and temperatures stand still makes the same facts."""
+    """A live GPU as the fan rules see it: its name, temperature and fan, and whether it slows its clocks for heat
+    (its own report that its cooling is at its limit). Its load (power, utilization) is the verdict's to weigh, not
+    a fan fact, so a tick whose fans and temperatures stand still makes the same facts."""
     return GpuFact(index=gpu.index, name=gpu.name, temperature_c=gpu.temperature_c,
-                   fan_percent=gpu.fan_speed_percent, fan_reported=not gpu.passively_cooled)
+                   fan_percent=gpu.fan_speed_percent, fan_reported=not gpu.passively_cooled,
+                   heat_slowdown=tuple(r for r in gpu.throttle_reasons or () if r in HEAT_REASONS),
+                   slowdown_c=gpu.temperature_slowdown_c)
 
 
 def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iterable[HostSensor] = (),

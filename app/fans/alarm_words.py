@@ -33,7 +33,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "daemon-decided": "a daemon's level", "trip-on": "on: zone's trip", "trip-not-followed": "OFF past its trip",
     "bmc-setting": "", "daemon-stopped": "", "control-offset": "", "bmc-fan-logged": "under its threshold",
     "level-and-heat": "", "read-back-off-target": "not at the speed asked", "daemon-critical": "full: critical",
-    "passive-cards": "cooling passive cards",
+    "passive-cards": "cooling passive cards", "slowing-for-heat": "card at its heat limit",
     "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
     "empty-slots": "empty",

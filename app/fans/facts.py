@@ -103,7 +103,8 @@ class TempFact:
 @record
 class GpuFact:
     """A GPU as its vendor's tool reports it: ``fan_reported`` False where the tool says the card has no fan reading
-    ("[N/A]", NotSupported)."""
+    ("[N/A]", NotSupported); ``heat_slowdown`` the reasons it reports for slowing its clocks for heat
+    (``sw_thermal_slowdown``, ``hw_thermal_slowdown``, ``hw_slowdown``), and the temperature it slows at."""
 
     index: int
     name: str | None = None
@@ -112,6 +113,8 @@ class GpuFact:
     utilization_percent: float | None = None
     fan_percent: float | None = None
     fan_reported: bool = True
+    heat_slowdown: tuple[str, ...] = ()
+    slowdown_c: float | None = None
 
 
 @record

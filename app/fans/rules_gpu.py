@@ -1,6 +1,6 @@
-"""The rules of a GPU with no fan of its own: a card that reports none (nvidia-smi's ``[N/A]``, NVML's NotSupported,
-or 0 % on a data-center card), and such cards, hot, beside the server BMC's fans that are their only cooling.
-Registered in ``app.fans.rules`` like the others."""
+"""The rules of what a GPU reports of itself: no fan of its own (nvidia-smi's ``[N/A]``, NVML's NotSupported, or 0 %
+on a data-center card), such cards warm beside the server BMC's fans that are their only cooling, and a card slowing
+its clocks for heat. Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
@@ -56,3 +56,22 @@ def _bmc_hottest(machine: Machine) -> TempFact | None:
     """The hottest of the BMC's own readings (not a GPU's it reports), None where it reads none."""
     own = [t for t in machine.temperatures if t.chip == "bmc" and t.role != "gpu" and t.celsius is not None]
     return max(own, key=lambda t: t.celsius or 0.0) if own else None
+
+
+@rule("a GPU slowing its clocks for heat", 73, "nvidia-smi(1) (Clocks Event Reasons: SW Thermal Slowdown, HW Thermal "
+      "Slowdown, HW Slowdown: Active); NVML nvmlDeviceGetCurrentClocksEventReasons")
+def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
+    for gpu in machine.gpus:
+        if not gpu.heat_slowdown:
+            continue
+        fan = next((f for f in machine.fans if f.gpu == gpu.index and f.duty_percent is not None), None)
+        facts: dict[str, float | str] = {"reasons": ", ".join(gpu.heat_slowdown)}
+        if gpu.temperature_c is not None:
+            facts["celsius"] = gpu.temperature_c
+        if gpu.slowdown_c is not None:
+            facts["slowdown_c"] = gpu.slowdown_c
+        if fan is not None and fan.duty_percent is not None:
+            facts["duty"] = fan.duty_percent
+        elif fanless(gpu):
+            facts["passive"] = "yes"
+        yield Hit("slowing-for-heat", (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), "known", facts)

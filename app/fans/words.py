@@ -27,6 +27,7 @@ from .words_held import (
     _not_followed,
     _passive_cards,
     _read_back_off,
+    _slowing_for_heat,
     _trip_not_followed,
     _trip_on,
 )
@@ -304,6 +305,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "daemon-critical": _daemon_critical,
     "read-back-off-target": _read_back_off,
     "passive-cards": _passive_cards,
+    "slowing-for-heat": _slowing_for_heat,
     "daemon-stopped": _daemon_stopped,
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,

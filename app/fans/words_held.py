@@ -10,6 +10,8 @@ from .names import Names
 from .wording import Facts
 from .wording import num as _num
 
+FULL_DUTY = 95.0  # a fan at this duty or more is at full: nothing more to give
+
 
 def _trip_on(n: Names, s: Sequence[str], f: Facts) -> str:
     zone = f"{n(s[1])} at {_num(f['zone_c'])} °C"
@@ -176,3 +178,21 @@ def _passive_cards(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The BMC's fans ({n.some(chassis)}, about {_num(f['rpm'])} RPM) are the only cooling of {n.some(cards)}"
             f" ({what} heat is most likely what the fans run for, since the BMC's own readings are cool (the hottest, "
             f"{n(s[-1])}, at {_num(f['bmc_c'])} °C).")
+
+
+def _slowing_for_heat(n: Names, s: Sequence[str], f: Facts) -> str:
+    at = f" at {_num(f['celsius'])} °C" if "celsius" in f else ""
+    limit = f", its slowdown temperature {_num(f['slowdown_c'])} °C" if "slowdown_c" in f else ""
+    reasons = ", ".join(" ".join(w.upper() if w in ("sw", "hw") else w.capitalize() for w in r.split("_"))
+                        for r in str(f["reasons"]).split(", "))
+    said = f"{n(s[0])} reports its clocks slowed for heat ({reasons}){at}{limit}: it runs as hot as it is let"
+    if "duty" in f and float(f["duty"]) >= FULL_DUTY:
+        return (f"{said}, and its fan is at full ({_num(f['duty'])} %) for it: what cools the card is at its limit "
+                "(the airflow around it, dust in its heatsink, or a fan that turns slower than asked).")
+    if "duty" in f:
+        return (f"{said}, while its fan is at only {_num(f['duty'])} %: something holds the fan lower than the heat "
+                "asks (a fan tool, a manual setting, a curve tuned for silence); raising it cools the card.")
+    if f.get("passive") == "yes":
+        return (f"{said}, and it has no fan of its own: the airflow around it (a server's fans, or a fan ducted to "
+                "it) is not enough.")
+    return f"{said}: what cools it is at its limit."

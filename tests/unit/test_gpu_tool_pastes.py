@@ -4,6 +4,7 @@ with -P; ``??`` for a value NVML did not give)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from app.fans import read
@@ -95,3 +96,47 @@ def test_golden_sentence_of_passive_cards(tmp_path: Path) -> None:
         "The BMC's fans (FAN1 (BMC) and FAN2 (BMC), about 9,800 RPM) are the only cooling of GPU 0 (NVIDIA "
         "A100-PCIE-40GB) (a card with no fan of its own, at 84 °C): the card's heat is most likely what the fans run "
         "for, since the BMC's own readings are cool (the hottest, CPU1 Temp (BMC), at 41 °C).")
+
+
+QUERY = ("==============NVSMI LOG==============\n\nAttached GPUs                             : 1\n"
+         "GPU 00000000:01:00.0\n    Product Name                          : NVIDIA GeForce RTX 3090\n"
+         "    Fan Speed                             : {fan}\n    {section}\n"
+         "        Idle                              : Not Active\n"
+         "        SW Power Cap                      : Not Active\n"
+         "        HW Slowdown                       : {hw}\n"
+         "        SW Thermal Slowdown               : {sw}\n"
+         "    Temperature\n        GPU Current Temp                  : 93 C\n"
+         "        GPU Slowdown Temp                 : 95 C\n")
+
+
+def query(fan: str = "100 %", hw: str = "Not Active", sw: str = "Active",
+          section: str = "Clocks Event Reasons") -> str:
+    return QUERY.format(fan=fan, hw=hw, sw=sw, section=section)
+
+
+def test_a_gpu_slowing_for_heat_is_why_its_fan_is_at_full(tmp_path: Path) -> None:
+    """nvidia-smi -q's Clocks Event Reasons (Clocks Throttle Reasons before driver 535; nvidia-smi(1)): SW Thermal
+    Slowdown active at 93 °C with the fan at 100 % leads, known, with the slowdown temperature; with the fan at 45 %
+    the fan is held low; with no reason active it is not found. The section was not read."""
+    for section in ("Clocks Event Reasons", "Clocks Throttle Reasons"):
+        code, answer = explain(query(section=section), tmp_path)
+        lead = findings_of(answer)[0]
+        assert code == 0 and (lead["kind"], lead["confidence"]) == ("slowing-for-heat", "known"), section
+        assert (lead["facts"]["reasons"], lead["facts"]["slowdown_c"], lead["facts"]["duty"]) == (
+            "sw_thermal_slowdown", 95.0, 100.0)
+        assert "is at its limit" in str(answer["sentence"])
+    _, answer = explain(query(fan="45 %"), tmp_path)
+    assert "while its fan is at only 45 %" in str(answer["sentence"])
+    _, answer = explain(query(sw="Not Active"), tmp_path)
+    assert "slowing-for-heat" not in [f["kind"] for f in findings_of(answer)]
+    _, answer = explain(query(hw="Active", sw="Not Active"), tmp_path)
+    assert findings_of(answer)[0]["facts"]["reasons"] == "hw_slowdown"
+
+
+def test_a_live_gpus_heat_slowdown_reaches_the_fan_facts() -> None:
+    """The live sample's NVML reasons: only the heat ones (a power cap is the load's, not the cooling's)."""
+    from app.fans.adapt import gpu_fact
+    from tests.support.builders import gpu
+    fact = gpu_fact(replace(gpu(0), throttle_reasons=("sw_power_cap", "hw_thermal_slowdown"),
+                            temperature_slowdown_c=87.0))
+    assert (fact.heat_slowdown, fact.slowdown_c) == (("hw_thermal_slowdown",), 87.0)
