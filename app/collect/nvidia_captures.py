@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..core.fan import Fan
 from ..core.model import GpuSample
 from ..core.vocabulary import SMI_READ_ERRORS, THROTTLE_REASONS
 from ..vendors.nvidia_smi import smi_fans
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 _SMI_NAME = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(?:On|Off)\s*\|")
 _SMI_NUMBERS = re.compile(r"^\|\s*(\d+%|N/A|ERR!)\s+(\d+C|ERR!)\s+(P\d+|N/A)\s+(\d+|N/A|ERR!)W?\s*/\s*(\d+|N/A)W?\s*\|"
@@ -84,15 +88,29 @@ def xml(text: str, gpus: list[GpuSample]) -> str | None:
                          and found.text[:1].isdigit()), None)
         minor = value("minor_number")
         name = gpu.find("product_name")
-        gpus.append(card(int(minor) if minor and minor.isdigit() else index,
+        gpus.append(_xml_slowing(gpu, card(int(minor) if minor and minor.isdigit() else index,
                                  name.text if name is not None and name.text else "NVIDIA GPU", cells(
             gpu.findtext("fan_speed"), value("temperature/gpu_temp"), gpu.findtext("performance_state"),
             value(*(f"{group}/{field}" for group in ("gpu_power_readings", "power_readings")
                     for field in ("power_draw", "average_power_draw", "instant_power_draw"))),
             value("gpu_power_readings/current_power_limit", "power_readings/power_limit",
                   "power_readings/current_power_limit"),
-            value("fb_memory_usage/used"), value("fb_memory_usage/total"), value("utilization/gpu_util"))))
+            value("fb_memory_usage/used"), value("fb_memory_usage/total"), value("utilization/gpu_util")))))
     return "nvidia-smi -q -x" if gpus else None
+
+
+def _xml_slowing(gpu: Element, sample: GpuSample) -> GpuSample:
+    """-q -x's <clocks_event_reasons> (<clocks_throttle_reasons> before driver 535): each reason's element, "Active"
+    or "Not Active", named for its reason (clocks_event_reason_sw_thermal_slowdown); its slowdown temperature."""
+    group = next((g for tag in ("clocks_event_reasons", "clocks_throttle_reasons") if (g := gpu.find(tag)) is not None),
+                 None)
+    if group is None:
+        return sample
+    active = tuple(reason for child in group if (child.text or "").strip().lower() == "active" and
+                   (reason := re.sub(r"^clocks_(?:event|throttle)_reason_", "", child.tag)) in THROTTLE_REASONS)
+    slowdown = (gpu.findtext("temperature/gpu_temp_slow_threshold") or "").split(" ")[0]
+    return replace(sample, throttle_reasons=active, temperature_slowdown_c=float(slowdown) if slowdown.isdigit()
+                   else sample.temperature_slowdown_c)
 
 
 def query(text: str, gpus: list[GpuSample]) -> str | None:

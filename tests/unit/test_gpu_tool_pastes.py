@@ -140,3 +140,18 @@ def test_a_live_gpus_heat_slowdown_reaches_the_fan_facts() -> None:
     fact = gpu_fact(replace(gpu(0), throttle_reasons=("sw_power_cap", "hw_thermal_slowdown"),
                             temperature_slowdown_c=87.0))
     assert (fact.heat_slowdown, fact.slowdown_c) == (("hw_thermal_slowdown",), 87.0)
+
+
+def test_the_xml_report_of_a_gpu_slowing_for_heat(tmp_path: Path) -> None:
+    """nvidia-smi -q -x's <clocks_event_reasons> (<clocks_throttle_reasons> before driver 535)."""
+    for group in ("event", "throttle"):
+        text = (f"<nvidia_smi_log><gpu id=\"00000000:01:00.0\"><product_name>NVIDIA GeForce RTX 3090</product_name>"
+                f"<fan_speed>100 %</fan_speed><clocks_{group}_reasons>"
+                f"<clocks_{group}_reason_gpu_idle>Not Active</clocks_{group}_reason_gpu_idle>"
+                f"<clocks_{group}_reason_hw_thermal_slowdown>Active</clocks_{group}_reason_hw_thermal_slowdown>"
+                f"</clocks_{group}_reasons><temperature><gpu_temp>93 C</gpu_temp>"
+                f"<gpu_temp_slow_threshold>95 C</gpu_temp_slow_threshold></temperature></gpu></nvidia_smi_log>")
+        _, answer = explain(text, tmp_path)
+        lead = findings_of(answer)[0]
+        assert (lead["kind"], lead["facts"]["reasons"], lead["facts"]["slowdown_c"]) == (
+            "slowing-for-heat", "hw_thermal_slowdown", 95.0), group
