@@ -36,6 +36,7 @@ from ..fans.read import nbfc
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
+from ..fans.read.kernlog import events as heat_log
 from ..fans.read.profiles import profiles
 from ..fans.read.sel import events as bmc_log
 from ..fans.rules_state import driven
@@ -153,10 +154,11 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         levels += declared
         of_text = Machine(calibrations=calibrations(text),
                           settings=settings(text) + perf_levels(text) + nbfc.settings(text), events=events(text),
-                          bmc_events=bmc_log(text))
+                          bmc_events=bmc_log(text), heat_events=heat_log(text))
         whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
                         settings=whole.settings + of_text.settings, events=whole.events + of_text.events,
-                        bmc_events=whole.bmc_events + of_text.bmc_events)
+                        bmc_events=whole.bmc_events + of_text.bmc_events,
+                        heat_events=whole.heat_events + of_text.heat_events)
         if any(tool in named for tool in NAMED_ONLY):
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
@@ -167,7 +169,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
     machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events,
-                      bmc_events=whole.bmc_events)
+                      bmc_events=whole.bmc_events, heat_events=whole.heat_events)
     return with_profiles(machine, texts), kinds
 
 
@@ -184,6 +186,8 @@ def _read_as(kind: str | None, alone: Machine, logged: bool, of_text: Machine) -
         return f"the {of_text.settings[0].controller}'s fan settings"
     if any("fan" in e.sensor_type.lower() for e in of_text.bmc_events):  # a log of a fan's events: the rules read
         return "a BMC's event log (ipmitool sel)"
+    if of_text.heat_events:
+        return "the kernel's log (a CPU slowed for heat)"
     return f"a fan daemon's log ({of_text.events[0].daemon})" if of_text.events else None
 
 

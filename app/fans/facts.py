@@ -209,6 +209,18 @@ class BmcEvent:
 
 
 @record
+class HeatEvent:
+    """A CPU the kernel logged slowing its clock for heat (x86's therm_throt: "CPU2: Core temperature above threshold,
+    cpu clock throttled (total events = 1)"): the CPU, the level ("Core" or "Package"), the events counted so far,
+    and whether the log later says it was back to normal ("Core temperature/speed normal")."""
+
+    cpu: str
+    level: str
+    count: int
+    ended: bool
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -224,3 +236,4 @@ class Machine:
     settings: tuple[Setting, ...] = ()
     events: tuple[DaemonEvent, ...] = ()
     bmc_events: tuple[BmcEvent, ...] = ()  # a BMC's event log, in the order it was logged
+    heat_events: tuple[HeatEvent, ...] = ()  # a kernel's log of CPUs slowed for heat

@@ -1,7 +1,8 @@
 """The rules of what a controller's own settings, log or state impose, whatever the temperatures: a server BMC's
 thermal settings (Dell's iDRAC), a BMC's event log of a fan crossing its lower threshold, a fan daemon that
 stopped (fancontrol aborting, which leaves its fans at full speed, or refusing an outdated configuration), a
-daemon in its critical mode, and a speed a daemon asks that its controller does not read back.
+daemon in its critical mode, a speed a daemon asks that its controller does not read back, and a CPU the kernel
+logged slowing for heat.
 Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
@@ -155,3 +156,16 @@ def read_back_off_target(machine: Machine) -> Iterator[Hit]:
             # one reading: the controller may still be changing speed, or the register written does not drive it
             yield Hit("read-back-off-target", (fan.key,), "possible",
                       {"asked": fan.target_percent, "reads": fan.duty_percent})
+
+
+@rule("a CPU the kernel logged slowing for heat", 72, "arch/x86/kernel/cpu/mce/therm_throt.c (\"temperature above "
+      "threshold, cpu clock throttled\" when the CPU's thermal sensor asserts at its limit, \"temperature/speed "
+      "normal\" when it clears)")
+def cpu_slowed(machine: Machine) -> Iterator[Hit]:
+    if not machine.heat_events:
+        return
+    cpus = sorted({e.cpu for e in machine.heat_events}, key=lambda c: int(c[3:]) if c[3:].isdigit() else 0)
+    levels = sorted({e.level for e in machine.heat_events})
+    yield Hit("cpu-slowed", (), "known", {"cpus": ", ".join(cpus), "levels": " and ".join(levels),
+                                          "events": float(max(e.count for e in machine.heat_events)),
+                                          "ended": "yes" if all(e.ended for e in machine.heat_events) else "no"})

@@ -196,3 +196,15 @@ def _slowing_for_heat(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"{said}, and it has no fan of its own: the airflow around it (a server's fans, or a fan ducted to "
                 "it) is not enough.")
     return f"{said}: what cools it is at its limit."
+
+
+def _cpu_slowed(n: Names, s: Sequence[str], f: Facts) -> str:
+    events = int(float(f["events"]))
+    cpus = str(f["cpus"]).split(", ")
+    who = cpus[0] if len(cpus) == 1 else f"{', '.join(cpus[:-1])} and {cpus[-1]}"
+    after = "it logged them back to normal after" if f.get("ended") == "yes" else "the log does not show all of " \
+        "them back to normal"
+    return (f"The kernel logged {who} slowing {'its clock' if len(cpus) == 1 else 'their clocks'} for heat "
+            f"({f['levels']} temperature above threshold, up to {events} event{'s' if events != 1 else ''}; {after}): "
+            "the CPU reached its thermal limit, so its cooling did not keep up at that moment (a fan too slow or "
+            "clogged, dried-out paste on its heatsink, or more load than the cooler was made for).")
