@@ -52,3 +52,11 @@ def test_golden_sentence_of_pwmconfig_left_at_full(tmp_path: Path) -> None:
         "leaves them when it ends: until fancontrol runs or their automatic mode is set back (pwmN_enable 2 or more, "
         "or a reboot), those fans most likely stay at full; the speeds it printed are the fans at full, not as they "
         "usually run.")
+
+
+def test_its_no_correlation_verdict_is_read_with_trailing_spaces(tmp_path: Path) -> None:
+    """A paste that kept the terminal's trailing spaces ("no correlation   ") is read as the bare one."""
+    test = ("Testing pwm control hwmon3/pwm1 ...\n  hwmon3/fan1_input ... speed was 4356 now 4350\n"
+            "    no correlation   \n")
+    _, answer = explain(HEAD + FANS + test, tmp_path)
+    assert "daemon-no-range" in [f["kind"] for f in findings_of(answer)]

@@ -73,7 +73,7 @@ def _pwmconfig(text: str) -> list[Calibration]:
     for n, test in enumerate(tests):
         block = text[test.end():tests[n + 1].start() if n + 1 < len(tests) else len(text)]
         fans = _PWM_FAN.findall(block)
-        if fans and all(verdict == "no correlation" for *_, verdict in fans):
+        if fans and all(verdict.strip() == "no correlation" for *_, verdict in fans):
             found.append(Calibration("pwmconfig", test.group(1), 0.0, 0.0, 0.0,
                                      tuple((fan, float(was), float(now)) for fan, was, now, _ in fans)))
     return found
