@@ -32,7 +32,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read import nbfc
+from ..fans.read import msiec, nbfc
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
@@ -152,8 +152,8 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         steps += logged
         levels += declared
-        of_text = Machine(calibrations=calibrations(text),
-                          settings=settings(text) + perf_levels(text) + nbfc.settings(text), events=events(text),
+        controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text)
+        of_text = Machine(calibrations=calibrations(text), settings=controls, events=events(text),
                           bmc_events=bmc_log(text), heat_events=heat_log(text))
         whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
                         settings=whole.settings + of_text.settings, events=whole.events + of_text.events,

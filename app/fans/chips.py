@@ -97,6 +97,10 @@ NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
             pwm_enable=MappingProxyType({1: "manual", 2: "daemon"}), reads_back_duty=True,
             source="NoteBook FanControl's README (nbfc status: auto control, current and target fan speed); "
             "nbfc-linux src/fan.c (the target written, the current speed read back from the EC)")
+# msi-ec: an MSI laptop's embedded controller (its temperatures read 0 where it has none, a discrete GPU that is off:
+# no reading, as any temperature at or below 0 °C is)
+MSI_EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0,
+              source="the msi-ec driver's README (realtime_temperature, realtime_fan_speed, fan_mode, cooler_boost)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 # a thermal zone's hwmon takes the zone's type as its name; the Raspberry Pi's SoC zone is "cpu_thermal", the SoC's
 # own sensor, which vcgencmd measure_temp reads as well
@@ -132,7 +136,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "i915": GPU_SENSOR, "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL,
     "i8k": DELL,
     "system76_acpi": EC, "system76": EC, "cros_ec": EC, "framework": EC, "msi_wmi_platform": EC, "asus": EC,
-    "asus_nb_wmi": EC, "hp": EC, "applesmc": EC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
+    "asus_nb_wmi": EC, "hp": EC, "msi_ec": MSI_EC, "applesmc": EC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
     "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,

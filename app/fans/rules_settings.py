@@ -1,8 +1,8 @@
 """The rules of what a controller's own settings, log or state impose, whatever the temperatures: a server BMC's
 thermal settings (Dell's iDRAC), a BMC's event log of a fan crossing its lower threshold, a fan daemon that
 stopped (fancontrol aborting, which leaves its fans at full speed, or refusing an outdated configuration), a
-daemon in its critical mode, a speed a daemon asks that its controller does not read back, and a CPU the kernel
-logged slowing for heat.
+daemon in its critical mode, a speed a daemon asks that its controller does not read back, a CPU the kernel
+logged slowing for heat, and a laptop embedded controller's fan settings (msi-ec).
 Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
+from .read import msiec
 from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
@@ -169,3 +170,26 @@ def cpu_slowed(machine: Machine) -> Iterator[Hit]:
     yield Hit("cpu-slowed", (), "known", {"cpus": ", ".join(cpus), "levels": " and ".join(levels),
                                           "events": float(max(e.count for e in machine.heat_events)),
                                           "ended": "yes" if all(e.ended for e in machine.heat_events) else "no"})
+
+
+@rule("an embedded controller's fan setting", 69, "the msi-ec driver's README (cooler_boost: \"boosting the "
+      "airflow\"; fan_mode: auto adjusts the speed, silent disables the fan, basic holds one speed, advanced six "
+      "fixed levels)")
+def ec_setting(machine: Machine) -> Iterator[Hit]:
+    for setting in machine.settings:
+        effect = _ec_effect(setting)
+        if effect is not None:
+            yield Hit("ec-setting", (), "known", {"controller": setting.controller, "setting": setting.name,
+                                                  "value": setting.value, "effect": effect})
+
+
+def _ec_effect(setting: Setting) -> str | None:
+    """What an MSI embedded controller's setting does to its fans, or None where it leaves them to the temperatures."""
+    if setting.controller != msiec.CONTROLLER:
+        return None
+    value = setting.value.strip().lower()
+    if setting.name == "cooler_boost":
+        return "boost" if value == "on" else None
+    if setting.name == "fan_mode":
+        return {"silent": "off", "basic": "fixed", "advanced": "fixed"}.get(value)
+    return None

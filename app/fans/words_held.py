@@ -208,3 +208,15 @@ def _cpu_slowed(n: Names, s: Sequence[str], f: Facts) -> str:
             f"({f['levels']} temperature above threshold, up to {events} event{'s' if events != 1 else ''}; {after}): "
             "the CPU reached its thermal limit, so its cooling did not keep up at that moment (a fan too slow or "
             "clogged, dried-out paste on its heatsink, or more load than the cooler was made for).")
+
+
+def _ec_setting(n: Names, s: Sequence[str], f: Facts) -> str:
+    said = f"The {f['controller']}'s {f['setting']} is {f['value']}"
+    return said + {
+        "boost": ": it runs the fans at full for more airflow, whatever the temperatures (Cooler Boost); off hands "
+                 "them back to its fan mode.",
+        "off": ": in that mode the embedded controller keeps its fans off, whatever the temperatures; auto lets it "
+               "run them for the heat.",
+        "fixed": ": in that mode the embedded controller holds its fans at the fixed speeds set for it, not at what "
+                 "the temperatures ask; auto lets it follow them.",
+    }[str(f["effect"])]

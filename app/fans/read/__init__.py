@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, daemonlog, fan2go, gpustat, jsonish, lhm, lines, nbfc, pwmconfig, tables, tagged
+from . import columns, csv, daemonlog, fan2go, gpustat, jsonish, lhm, lines, msiec, nbfc, pwmconfig, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -26,6 +26,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
     ("Dell's racadm getsensorinfo", columns.racadm),
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
+    ("the msi-ec driver's files", msiec.read),
     ("fan2go detect", fan2go.detect),
     ("pwmconfig's listing of outputs and fan inputs", pwmconfig.read),
     ("a LibreHardwareMonitor or Open Hardware Monitor report", lhm.read),
