@@ -203,9 +203,13 @@ def _add_explain(commands: Subparsers) -> None:
                                              "status and its set commands, fancontrol, thinkfan and fan2go "
                                              "configurations, fan2go detect, the logs of thinkfan, fan2go, "
                                              "nvfancontrol and "
-                                             "fancontrol, pwmconfig's test, amd-smi metric, ipmicfg -sdr, and an "
-                                             "iDRAC's fan settings (racadm System.ThermalSettings); "
-                                             "a reply's quote marks are dropped. Several snapshots in one paste are "
+                                             "fancontrol, pwmconfig's listing and test, amd-smi metric, ipmicfg "
+                                             "-sdr, FreeIPMI's comma-separated output, gpustat, nvitop's table, "
+                                             "the msi-ec driver's files, the platform profile, the "
+                                             "kernel's log of a CPU slowed for heat, an iDRAC's fan settings (racadm "
+                                             "System.ThermalSettings) and a Supermicro BMC's fan mode; a forum's "
+                                             "markup and a reply's quote marks are dropped. Several snapshots in one "
+                                             "paste are "
                                              "read in turn; several files of one machine combine. Processes are not "
                                              "read from a capture: the answer says so.")
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE",

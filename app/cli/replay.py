@@ -32,7 +32,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read import msiec, nbfc
+from ..fans.read import msiec, nbfc, platform
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
@@ -152,7 +152,8 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         steps += logged
         levels += declared
-        controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text)
+        controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text) + \
+            platform.settings(text)
         of_text = Machine(calibrations=calibrations(text), settings=controls, events=events(text),
                           bmc_events=bmc_log(text), heat_events=heat_log(text))
         whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
@@ -183,7 +184,7 @@ def _read_as(kind: str | None, alone: Machine, logged: bool, of_text: Machine) -
     if of_text.calibrations:
         return "pwmconfig's test" if of_text.calibrations[0].uncorrelated else "a fan daemon's log (fan2go)"
     if of_text.settings:
-        return f"the {of_text.settings[0].controller}'s fan settings"
+        return f"the {of_text.settings[0].controller}'s settings"
     if any("fan" in e.sensor_type.lower() for e in of_text.bmc_events):  # a log of a fan's events: the rules read
         return "a BMC's event log (ipmitool sel)"
     if of_text.heat_events:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
-from .read import msiec
+from .read import msiec, platform
 from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
@@ -193,3 +193,14 @@ def _ec_effect(setting: Setting) -> str | None:
     if setting.name == "fan_mode":
         return {"silent": "off", "basic": "fixed", "advanced": "fixed"}.get(value)
     return None
+
+
+
+@rule("a platform profile biased to performance", 59, "Documentation/ABI/testing/sysfs-platform_profile (profiles "
+      "bias the firmware's automatic power, thermal and fan behaviour towards low power or towards performance, "
+      "\"and higher power consumption and thermals\"); power-profiles-daemon's profiles map onto it")
+def platform_profile(machine: Machine) -> Iterator[Hit]:
+    for setting in machine.settings:
+        if setting.controller == platform.CONTROLLER and setting.value in ("performance", "balanced-performance"):
+            # the firmware decides what the profile changes; that its fans run faster for the same work is likely
+            yield Hit("platform-profile", (), "likely", {"profile": setting.value})

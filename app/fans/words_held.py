@@ -220,3 +220,9 @@ def _ec_setting(n: Names, s: Sequence[str], f: Facts) -> str:
         "fixed": ": in that mode the embedded controller holds its fans at the fixed speeds set for it, not at what "
                  "the temperatures ask; auto lets it follow them.",
     }[str(f["effect"])]
+
+
+def _platform_profile(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"The platform profile is {f['profile']}: the firmware is biased towards speed, with more power and heat, "
+            "so its fans most likely run faster for the same work than under balanced or quiet (powerprofilesctl "
+            "set balanced, or the desktop's power mode).")
