@@ -196,9 +196,13 @@ def _cycles(n: Names, s: Sequence[str], f: Facts) -> str:
 def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
     status = f"status {f['status']}, " if f.get("status") else ""
     who = "The BMC reports" if all(k.startswith("bmc/") for k in s) else "Its driver reports"
+    others = (f" The others turn at about {_num(f['others_rpm'])} RPM: a BMC that counts a fan failed may run the "
+              "rest faster for it (Supermicro's runs every fan at full), so they stay loud until "
+              f"{_verb(s, 'it is', 'they are')} replaced."
+              if "others_rpm" in f else "")
     return (f"{who} the {n.some(s)} failed ({status}reading {f['raw'] or 'nothing'}): "
             f"{_verb(s, 'a failed or missing fan', 'failed or missing fans')}; replace or reseat "
-            f"{_verb(s, 'it unless the slot is', 'them unless the slots are')} empty.")
+            f"{_verb(s, 'it unless the slot is', 'them unless the slots are')} empty.{others}")
 
 
 def _no_gpu_fan(n: Names, s: Sequence[str], f: Facts) -> str:

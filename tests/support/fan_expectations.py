@@ -127,7 +127,10 @@ EXPECTED: dict[str, Expect] = {
 # Held-out machines a rule's author has since seen: each with the rule written after reading its thread. Counted
 # apart from the held-out third (docs/FAN-CORPUS.md), so that third stays a measure of rules it never shaped.
 SEEN = {"nvidia-02": "the rule 'a fan that stops and starts again' was written after reading this machine's thread "
-                     "(a search found it; it was not recognised as a corpus machine until the test named it)"}
+                     "(a search found it; it was not recognised as a corpus machine until the test named it)",
+        "servers-bmc-01": "the words of 'a fault flagged' for a BMC's failed fan (the others may run faster for it) "
+                          "were written after reading this machine's capture in a search result (not recognised as a "
+                          "corpus machine until the corpus page changed); its judgement did not change"}
 
 
 def held_out(keys: list[str]) -> list[str]:

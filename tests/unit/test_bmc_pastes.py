@@ -5,10 +5,13 @@ are no cause), and FreeIPMI's ipmi-sensors with --comma-separated-output."""
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
 import pytest
 
+from app.cli.replay import run
 from app.fans.read.bmcsettings import FAN_MODE, settings
 from tests.unit.test_fan_readers import explain, findings_of
 
@@ -64,3 +67,20 @@ def test_golden_sentence_of_full_mode(tmp_path: Path) -> None:
         "The Supermicro BMC's fan mode is Full Speed: in that mode the BMC runs every fan at full speed, whatever the "
         "temperatures, unless a duty was written for its zone (as fan tools do), which it then keeps; Standard or "
         "Optimal lets the fans follow the temperatures (IPMICFG -fan 2 sets Optimal, or the BMC's web page).")
+
+
+def test_a_failed_bmc_fan_is_said_with_what_the_others_turn_at(tmp_path: Path) -> None:
+    """A BMC that counts a fan failed may run the rest faster for it: the failed fan leads, said with the others'
+    speed (their middle one); a hwmon fan's FAULT has no such siblings to name."""
+    sdr = ("FAN1             | 9600 RPM          | ok\nFAN2             | 9800 RPM          | ok\n"
+           "FAN3             | 0 RPM             | cr\nFAN4             | 9700 RPM          | ok\n")
+    _, answer = explain(sdr, tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["subjects"], lead["facts"]["others_rpm"]) == ("fan-fault", ["bmc/FAN3"], 9700.0)
+    assert "The others turn at about 9,700 RPM" in str(answer["sentence"])
+    (tmp_path / "sensors.txt").write_text("nct6798-isa-0290\nfan1:       FAULT\nfan2:      1200 RPM\n")
+    (tmp_path / "sdr.txt").write_text(sdr.replace("| cr", "| ok"))  # a BMC's fans beside the board's: not siblings
+    out, err = io.StringIO(), io.StringIO()
+    assert run([tmp_path / "sensors.txt", tmp_path / "sdr.txt"], as_json=True, out=out, err=err) == 0
+    faults = [f for f in json.loads(out.getvalue())["findings"] if f["kind"] == "fan-fault"]
+    assert faults and "others_rpm" not in faults[0]["facts"]
