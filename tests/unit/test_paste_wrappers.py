@@ -70,3 +70,17 @@ def test_double_spaced_and_tab_separated_pastes_are_read() -> None:
     tree = "Corsair Hydro H100i Pro XT\n├── Liquid temperature\t31.5  °C\n├── Fan 1 speed\t1192  rpm\n"
     assert parse(tree) == [("Corsair Hydro H100i Pro XT", [("Liquid temperature", 31.5, "°C"),
                                                           ("Fan 1 speed", 1192.0, "rpm")])]
+
+
+def test_several_commands_of_several_tools_in_one_paste_are_all_read() -> None:
+    """`$ sensors` then `$ ipmitool sdr` in one paste: each command's output is read with its own format (only the
+    first format that read anything was, and the board's fans were dropped); one tool's output twice is not read
+    twice."""
+    from app.fans import read
+    text = ("$ sensors\nnct6798-isa-0290\nAdapter: ISA adapter\nfan1:       FAULT\nfan2:      1200 RPM\n"
+            "$ ipmitool sdr\nFAN1             | 9600 RPM          | ok\nCPU Temp         | 44 degrees C      | ok\n")
+    found, kind = read.read(text)
+    assert {(r.chip, r.label) for r in found} >= {("nct6798", "fan1"), ("bmc", "FAN1")}
+    assert kind is not None and " and " in kind
+    twice = "$ sensors\nfan1: 1200 RPM\n$ sensors\nfan1: 1300 RPM\n"
+    assert len(read.read(twice)[0]) == 2

@@ -4,6 +4,7 @@ in a text reads it (a JSON document whole; then tool tables; then labelled lines
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from ..facts import Reading
@@ -42,15 +43,41 @@ MAX_CHIPS = 256  # chips read from one text: a machine has a few dozen (the repl
 
 def read(text: str) -> tuple[list[Reading], str | None]:
     """The readings of ``text`` and the format that read them; ([], None) for a text with no reading in it. What
-    ``sensors`` writes to stderr beside any of its formats (a subfeature it could not read) is read as well. The
+    ``sensors`` writes to stderr beside any of its formats (a subfeature it could not read) is read as well, and so
+    is a command's output of another format in a paste of several commands (``$ sensors`` then ``$ ipmitool sdr``):
+    each command's output is read on its own, and those a format other than the whole text's reads are added. The
     readings of the first MAX_CHIPS chips only: past them a paste is not one machine, and judging every fan of
     95,000 chips cost minutes."""
     errors = lines.sensors_errors(text)
+    found, name = _first(text)
+    if not found:
+        return errors, "sensors' errors" if errors else None
+    names = [name]
+    for output in _outputs(text):
+        more, other = _first(output)
+        if more and other not in names:  # another tool's output among the commands: read as that tool's
+            found, names = [*found, *more], [*names, other]
+    return _first_chips([*errors, *found]), " and ".join(n for n in names if n)
+
+
+def _first(text: str) -> tuple[list[Reading], str | None]:
     for name, parser in FORMATS:
         found = parser(text)
         if found:
-            return _first_chips([*errors, *found]), name
-    return errors, "sensors' errors" if errors else None
+            return found, name
+    return [], None
+
+
+# a shell prompt before a command ("$ ", "# ", "root@host:~# ", "pi@raspberrypi:~ $ ", "PS C:\> ")
+_PROMPT = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*\s?[$#]|[$#❯]|PS [^>]*>)\s+\S", re.MULTILINE)
+
+
+def _outputs(text: str) -> list[str]:
+    """Each command's output in a paste of several, split at the prompts; none where fewer than two commands."""
+    starts = [m.start() for m in _PROMPT.finditer(text)]
+    if len(starts) < 2:
+        return []
+    return [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
 
 
 def _first_chips(found: list[Reading]) -> list[Reading]:
