@@ -7,8 +7,9 @@ Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
+from ..core.finding import FindingKind
 from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
 from .read import msiec, platform
@@ -24,12 +25,18 @@ _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell
       "Standard, Full, Optimal, Heavy IO) and superfans' presets (Full: all fans at 100 %, unless a zone's duty is "
       "written, which only Full keeps; Heavy IO: peripheral zone target 75 %)")
 def bmc_setting(machine: Machine) -> Iterator[Hit]:
+    # the card response raises the fans only where a card Dell did not qualify is fitted, which no reading shows:
+    # likely; Heavy IO's raise is a mode's target, not read: likely; the others act on every fan: known
+    return _setting_hits(machine, "bmc-setting", _effect, likely=("pcie-card", "heavy-io"))
+
+
+def _setting_hits(machine: Machine, kind: FindingKind, effect_of: Callable[[Setting], str | None],
+                  likely: tuple[str, ...] = ()) -> Iterator[Hit]:
+    """A finding of ``kind`` for each setting ``effect_of`` finds an effect in (known, or likely for ``likely``)."""
     for setting in machine.settings:
-        effect = _effect(setting)
+        effect = effect_of(setting)
         if effect is not None:
-            # the card response raises the fans only where a card Dell did not qualify is fitted, which no reading
-            # shows: likely; the others act on every fan: known
-            yield Hit("bmc-setting", (), "likely" if effect in ("pcie-card", "heavy-io") else "known",
+            yield Hit(kind, (), "likely" if effect in likely else "known",
                       {"controller": setting.controller, "setting": setting.name, "value": setting.value,
                        "effect": effect})
 
@@ -176,11 +183,7 @@ def cpu_slowed(machine: Machine) -> Iterator[Hit]:
       "airflow\"; fan_mode: auto adjusts the speed, silent disables the fan, basic holds one speed, advanced six "
       "fixed levels)")
 def ec_setting(machine: Machine) -> Iterator[Hit]:
-    for setting in machine.settings:
-        effect = _ec_effect(setting)
-        if effect is not None:
-            yield Hit("ec-setting", (), "known", {"controller": setting.controller, "setting": setting.name,
-                                                  "value": setting.value, "effect": effect})
+    return _setting_hits(machine, "ec-setting", _ec_effect)
 
 
 def _ec_effect(setting: Setting) -> str | None:
