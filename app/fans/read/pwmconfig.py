@@ -1,7 +1,8 @@
 """What pwmconfig(8) printed of the machine before its tests (lm-sensors' prog/pwm/pwmconfig): each hwmon device's
 name (``hwmon3 is dell_smm``), each pwm output (``hwmon3/pwm1  current value: 255`` in newer versions; ``hwmon0/pwm1
 is currently setup for automatic speed control`` where its ``pwmN_enable`` is above 1) and each fan input's speed
-(``hwmon3/fan1_input  current speed: 4356 RPM``; ``0 ... skipping!`` for an input that read 0 or -1). The speeds are
+(``hwmon3/fan1_input  current speed: 4356 RPM``; ``0 ... skipping!`` for an input that read 0 or -1: not a speed,
+as it may be the driver's error and is read with the fans at full, so never a rest). The speeds are
 read after pwmconfig set every output it tests to full speed (its pwmdisable: ``pwmN_enable`` 0, or 1 with ``pwmN``
 255; "Giving the fans some time to reach full speed..."), so they are the fans at full, not as they usually run; once
 that line is printed the outputs' values and modes listed before it are no longer theirs, and are not read."""
@@ -14,7 +15,7 @@ from ..facts import Reading
 
 _DEVICE = re.compile(r"^\s*(hwmon\d+)(?:/device)?\s+is\s+(\S+)\s*$", re.MULTILINE)
 _ITEM = re.compile(r"^\s*(hwmon\d+)(?:/device)?/(pwm\d+|fan\d+_input)\s+current (?:value|speed):\s*(-?\d+)"
-                   r"(?:\s*RPM|\s*\.\.\. skipping!)?\s*$", re.MULTILINE)
+                   r"(?:\s*RPM|\s*(\.\.\. skipping!))?\s*$", re.MULTILINE)
 _AUTO = re.compile(r"^\s*(hwmon\d+)(?:/device)?/(pwm\d+) is currently setup for automatic speed control\.",
                    re.MULTILINE)
 # printed once the outputs it tests are set to full speed (pwmdisable), before it reads the fan inputs
@@ -35,7 +36,9 @@ def read(text: str) -> list[Reading]:
 
 
 def _reading(names: dict[str, str], item: re.Match[str]) -> Reading:
-    device, attr, value = item.group(1), item.group(2), float(item.group(3))
+    device, attr = item.group(1), item.group(2)
     fan = attr.startswith("fan")
-    return Reading(names.get(device, device), attr.removesuffix("_input"), value,
+    if item.group(4):  # "0 ... skipping!": the input read 0 or -1 (an error), and at the full speed pwmconfig set
+        return Reading(names.get(device, device), attr.removesuffix("_input"), None, "0 or -1 (skipped)", "rpm", attr)
+    return Reading(names.get(device, device), attr.removesuffix("_input"), float(item.group(3)),
                    f"{item.group(3)} RPM" if fan else item.group(3), "rpm" if fan else None, attr)
