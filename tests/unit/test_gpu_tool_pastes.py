@@ -18,11 +18,12 @@ GPUSTAT = ("server1  Sat Dec  5 12:00:00 2026  535.104.05\n"
 
 def test_gpustat_with_its_fan_column(tmp_path: Path) -> None:
     """-F's first share is the fan, the second the utilization; a card whose fan is at 0 % at 86 °C is not
-    cooled, never at rest; ?? is no reading (the card reports no fan), never 0 %."""
+    cooled, never at rest; ?? is no reading (NVML gave nothing, for whatever reason), neither 0 % nor "no fan"."""
     facts = machine(read.read(GPUSTAT.format(t0=86, fan=0))[0])
     assert [(g.index, g.temperature_c, g.power_w, g.utilization_percent) for g in facts.gpus] == [
         (0, 86.0, 340.0, 100.0), (1, 45.0, 21.0, 0.0)]
     assert [(f.gpu, f.duty_percent) for f in facts.fans] == [(0, 0.0)]
+    assert facts.gpus[1].fan_reported  # ?? is any failed NVML call: not "no fan of its own"
     code, answer = explain(GPUSTAT.format(t0=86, fan=0), tmp_path)
     assert code == 0 and findings_of(answer)[0]["kind"] == "hot-not-cooled"
     assert "at-rest" not in [f["kind"] for f in findings_of(answer)]

@@ -2,8 +2,9 @@
 22000 / 24576 MB | alice(21990M)``. After the name come the temperature (``°C``, ``'C`` in older versions), the fan's
 speed in % only where ``--show-fan``/``-F`` asked for it, the utilization, the encoder and decoder's in brackets
 where asked, and the power draw (``-P``: ``120 / 350 W``): so two shares before the power are the fan and the
-utilization, one is the utilization alone. ``??`` is a value NVML did not give. Read as nvidia-smi's fields of the
-GPU of that index."""
+utilization, one is the utilization alone. ``??`` is a value NVML did not give (gpustat prints it for any error,
+NotSupported included): not read, so a card is never called fanless from it. Read as nvidia-smi's fields of the GPU
+of that index."""
 
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ def read(text: str) -> list[Reading]:
         if power:
             fields.append(("power.draw", power.group(1), "w"))
         for field, raw, unit in fields:
-            value = None if raw == "??" else float(raw)
-            found.append(Reading("nvidia", field, value, "[N/A]" if value is None else raw, unit if value is not None
-                                 else None, None, 0, gpu))
+            if raw != "??":  # NVML gave nothing (an error or no such value: gpustat does not say which): not read
+                found.append(Reading("nvidia", field, float(raw), raw, unit, None, 0, gpu))
     return found
