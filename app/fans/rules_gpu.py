@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from .chips import gpu_line
 from .facts import GpuFact, Machine, TempFact
 from .rules import HOT_C, Hit, rule, turning
+from .rules_state import COOL_C, FULL_DUTY
 
-# A passive card this warm, beside a BMC whose own readings are all under BMC_COOL_C, is what the chassis fans run
-# for: no BMC fan table asks for much below 50 °C, and a data-center card under load runs at 60 °C and above
+# A passive card this warm, beside a BMC whose own readings are all under COOL_C, is what the chassis fans run for:
+# a data-center card under load runs at 60 °C and above (a cautious bound, docs/FAN-RULES.md, Thresholds)
 PASSIVE_WARM_C = 60.0
-BMC_COOL_C = 50.0
 NVIDIA_SMI = "nvidia-smi(1) (--query-gpu fan.speed: [N/A] where the board reports none); NVML " \
     "nvmlDeviceGetFanSpeed_v2 (NotSupported)"
 
@@ -40,7 +40,7 @@ def passive_cards(machine: Machine) -> Iterator[Hit]:
     warm = sorted((g for g in machine.gpus if fanless(g) and _celsius(g) >= PASSIVE_WARM_C), key=lambda g: -_celsius(g))
     fans = [f for f in machine.fans if f.chip == "bmc" and turning(f)]
     hottest = _bmc_hottest(machine)
-    if not warm or not fans or hottest is None or (hottest.celsius or 0.0) >= BMC_COOL_C:
+    if not warm or not fans or hottest is None or (hottest.celsius or 0.0) >= COOL_C:
         return
     rpms = sorted(f.rpm or 0.0 for f in fans)
     yield Hit("passive-cards", (*(f"nvidia/gpu{g.index}" for g in warm), *(f.key for f in fans), hottest.key),
@@ -72,6 +72,8 @@ def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
             facts["slowdown_c"] = gpu.slowdown_c
         if fan is not None and fan.duty_percent is not None:
             facts["duty"] = fan.duty_percent
+            if fan.duty_percent >= FULL_DUTY:
+                facts["full"] = "yes"
         elif fanless(gpu):
             facts["passive"] = "yes"
         yield Hit("slowing-for-heat", (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), "known", facts)

@@ -10,8 +10,6 @@ from .names import Names
 from .wording import Facts
 from .wording import num as _num
 
-FULL_DUTY = 95.0  # a fan at this duty or more is at full: nothing more to give
-
 
 def _trip_on(n: Names, s: Sequence[str], f: Facts) -> str:
     zone = f"{n(s[1])} at {_num(f['zone_c'])} °C"
@@ -186,7 +184,7 @@ def _slowing_for_heat(n: Names, s: Sequence[str], f: Facts) -> str:
     reasons = ", ".join(" ".join(w.upper() if w in ("sw", "hw") else w.capitalize() for w in r.split("_"))
                         for r in str(f["reasons"]).split(", "))
     said = f"{n(s[0])} reports its clocks slowed for heat ({reasons}){at}{limit}: it runs as hot as it is let"
-    if "duty" in f and float(f["duty"]) >= FULL_DUTY:
+    if f.get("full") == "yes":
         return (f"{said}, and its fan is at full ({_num(f['duty'])} %) for it: what cools the card is at its limit "
                 "(the airflow around it, dust in its heatsink, or a fan that turns slower than asked).")
     if "duty" in f:
