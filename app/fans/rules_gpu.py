@@ -76,4 +76,6 @@ def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
                 facts["full"] = "yes"
         elif fanless(gpu):
             facts["passive"] = "yes"
-        yield Hit("slowing-for-heat", (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), "known", facts)
+        # HW Slowdown alone is NVML's thermal-or-power-brake slowdown: heat is then likely, not known
+        sure = "known" if set(gpu.heat_slowdown) - {"hw_slowdown"} else "likely"
+        yield Hit("slowing-for-heat", (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), sure, facts)
