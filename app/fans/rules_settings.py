@@ -181,7 +181,7 @@ def cpu_slowed(machine: Machine) -> Iterator[Hit]:
 
 @rule("an embedded controller's fan setting", 69, "the msi-ec driver's README (cooler_boost: \"boosting the "
       "airflow\"; fan_mode: auto adjusts the speed, silent disables the fan, basic holds one speed, advanced six "
-      "fixed levels)")
+      "fixed levels set by hand)")
 def ec_setting(machine: Machine) -> Iterator[Hit]:
     return _setting_hits(machine, "ec-setting", _ec_effect)
 
@@ -194,7 +194,7 @@ def _ec_effect(setting: Setting) -> str | None:
     if setting.name == "cooler_boost":
         return "boost" if value == "on" else None
     if setting.name == "fan_mode":
-        return {"silent": "off", "basic": "fixed", "advanced": "fixed"}.get(value)
+        return {"silent": "off", "basic": "fixed", "advanced": "levels"}.get(value)
     return None
 
 

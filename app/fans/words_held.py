@@ -218,8 +218,10 @@ def _ec_setting(n: Names, s: Sequence[str], f: Facts) -> str:
                  "them back to its fan mode.",
         "off": ": in that mode the embedded controller keeps its fans off, whatever the temperatures; auto lets it "
                "run them for the heat.",
-        "fixed": ": in that mode the embedded controller holds its fans at the fixed speeds set for it, not at what "
+        "fixed": ": in that mode the embedded controller holds its fans at the one speed set for it, not at what "
                  "the temperatures ask; auto lets it follow them.",
+        "levels": ": in that mode the embedded controller runs its fans at the six levels set for it by hand, not "
+                  "at its own automatic curve; auto hands them back to it.",
     }[str(f["effect"])]
 
 

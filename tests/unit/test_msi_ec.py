@@ -32,7 +32,8 @@ def test_the_files_are_read_as_the_ecs_fans_and_temperatures() -> None:
 
 @pytest.mark.parametrize(("text", "effect"), [(grep(boost="on", fan=100), "boost"),
                                                (grep(mode="silent", fan=0), "off"),
-                                               (grep(mode="advanced"), "fixed")])
+                                               (grep(mode="basic"), "fixed"),
+                                               (grep(mode="advanced"), "levels")])
 def test_a_setting_that_holds_the_fans_is_said(text: str, effect: str, tmp_path: Path) -> None:
     code, answer = explain(text, tmp_path)
     found = [f for f in findings_of(answer) if f["kind"] == "ec-setting"]
