@@ -178,14 +178,15 @@ def pump_stopped(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("a fault flagged", 95, f"{ABI} (fanN_fault; lm-sensors prints FAULT); {IPMI} (status cr, nr); a BMC that "
-      "counts a fan failed raises the others (Supermicro's runs every fan at full)")
+      "counts a fan failed may raise the others (Supermicro's runs every fan at full)")
 def fan_fault(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.fault and there(fan) and not _below_threshold(fan):
             share = f"{fan.duty_percent:g} %" if fan.duty_percent is not None else ""  # a BMC that reports a share
             facts: dict[str, float | str] = {"raw": fan.raw or share, "status": fan.status or ""}
-            others = sorted(f.rpm or 0.0 for f in machine.fans if f.chip == "bmc" and not f.fault and turning(f))
-            if fan.chip == "bmc" and others:  # what the rest turn at while the BMC counts this one failed
+            others = sorted(f.rpm or 0.0 for f in machine.fans if f.chip == "bmc" and not f.fault and turning(f)) \
+                if fan.chip == "bmc" else []
+            if others:  # what the rest turn at while the BMC counts this one failed
                 facts["others_rpm"] = others[len(others) // 2]
             yield Hit("fan-fault", (fan.key,), "known", facts)
 
