@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..core.finding import Confidence
 from .chips import gpu_line
 from .facts import GpuFact, Machine, TempFact
 from .rules import HOT_C, Hit, rule, turning
@@ -77,5 +78,5 @@ def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
         elif fanless(gpu):
             facts["passive"] = "yes"
         # HW Slowdown alone is NVML's thermal-or-power-brake slowdown: heat is then likely, not known
-        sure = "known" if set(gpu.heat_slowdown) - {"hw_slowdown"} else "likely"
+        sure: Confidence = "known" if set(gpu.heat_slowdown) - {"hw_slowdown"} else "likely"
         yield Hit("slowing-for-heat", (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), sure, facts)
