@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from tests import cgroup_helper
 from tests.conftest import nvidia_selection
 from tests.fakes.docker_api import FakeDockerApi, container
 from tests.fakes.fake_nvml import absent_pid, scenario
+from tests.support.children import sleeping
 
 GB = 10**9
 A, B, C = "a" * 64, "b" * 64, "c" * 64
@@ -26,10 +26,8 @@ A, B, C = "a" * 64, "b" * 64, "c" * 64
 
 @pytest.fixture
 def sleeper() -> Iterator[subprocess.Popen]:
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    yield proc
-    proc.kill()
-    proc.wait()
+    with sleeping() as proc:
+        yield proc
 
 
 def gpu(used: int, util: float = 90.0, index: int = 0) -> GpuSample:
@@ -113,14 +111,10 @@ def test_a_recycled_pid_is_never_given_the_old_process_container(tmp_path: Path)
 
 
 def test_rollups_per_user_and_container(sleeper: Any) -> None:
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
+    with sleeping() as other:
         result = Attributor(ProcessInspector(top_cpu=0)).attribute(
             [gpu(6 * GB), gpu(1 * GB, index=1)],
             [use(sleeper.pid, 2 * GB, sm=30), use(other.pid, 3 * GB, sm=40), use(other.pid, 1 * GB, sm=5, index=1)])
-    finally:
-        other.kill()
-        other.wait()
     (user,) = result.users
     assert user.gpu_memory_bytes == 6 * GB and user.sm_percent == 75
     assert user.pids == tuple(sorted((sleeper.pid, other.pid)))

@@ -7,7 +7,6 @@ import logging
 import shutil
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import nvidia_selection
 from tests.fakes.fake_nvml import scenario
+from tests.support.children import start_sleeping
 from tests.support.population import exact_sleeper, size
 from tests.support.receivers import Receiver
 from tests.support.servers import asking, free_port, start_server, stop, wait_for
@@ -204,10 +204,9 @@ def test_secrets_are_masked_in_every_output(make_app: Any, serve: Any, tmp_path:
     """Fails when the raw command line is logged, at any level (its mutant: a log.info of argv in the reader of
     /proc/PID/cmdline)."""
     capture_every_level(caplog)
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--password={SECRET}",
-                             "--token", SECRET, f"HF_TOKEN={SECRET}", f"postgres://bob:{SECRET}@db/x",
-                             "nohup", "sshpass", "-p", SECRET, "ssh", "h", f'{{"password": "{SECRET}"}}',
-                             f"https://{SECRET}@github.com/x/y"])
+    proc = start_sleeping(f"--password={SECRET}", "--token", SECRET, f"HF_TOKEN={SECRET}",
+                          f"postgres://bob:{SECRET}@db/x", "nohup", "sshpass", "-p", SECRET, "ssh", "h",
+                          f'{{"password": "{SECRET}"}}', f"https://{SECRET}@github.com/x/y")
     try:
         fake = scenario("h100_load")
         fake.run_on(0, proc.pid)
@@ -295,7 +294,7 @@ def test_generated_secrets_of_real_processes_leave_through_no_output(cases: list
 
 
 def test_extra_mask_patterns_and_names_only(make_app: Any) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--db", "acct-12345-xyz"])
+    proc = start_sleeping("--db", "acct-12345-xyz")
     try:
         fake = scenario("h100_load")
         fake.run_on(0, proc.pid, sm_percent=None)

@@ -17,6 +17,7 @@ from app.attribution.listing import CEILING
 from app.attribution.processes import ProcessInspector
 from tests.fakes.fake_nvml import H200_LOAD_PID
 from tests.support.builders import snap
+from tests.support.children import start_sleeping
 from tests.support.cpu import Share, spinner
 
 SLEEPERS = 12
@@ -24,9 +25,10 @@ SLEEPERS = 12
 
 @pytest.fixture
 def sleepers() -> Iterator[list[int]]:
-    procs = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", f"sleeper-{i}"])
-             for i in range(SLEEPERS)]
+    procs: list[subprocess.Popen[bytes]] = []
     try:
+        for i in range(SLEEPERS):
+            procs.append(start_sleeping(f"sleeper-{i}", seconds=600))
         yield [p.pid for p in procs]
     finally:
         for p in procs:

@@ -18,19 +18,14 @@ from app.attribution.processes import ProcessInspector
 from app.attribution.procscan import CLOCK_TICKS
 from app.attribution.procstat import CpuBaseline, cpu_baseline
 from app.core.model import GpuProcessUsage, UsageKind
+from tests.support.children import sleeping
 from tests.support.cpu import Share, spinner, wait_cpu
 
 
 @pytest.fixture
 def sleeper() -> Iterator[subprocess.Popen]:
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--password=hunter2",
-                             "--token", "abc123"])
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and b"sleep" not in Path(f"/proc/{proc.pid}/cmdline").read_bytes():
-        time.sleep(0.01)  # past its exec: before it, /proc shows the parent's command line, or none
-    yield proc
-    proc.kill()
-    proc.wait()
+    with sleeping("--password=hunter2", "--token", "abc123") as proc:
+        yield proc
 
 
 def usage(pid: int, gpu: int = 0, memory: int | None = 2**30, kind: UsageKind = "compute") -> GpuProcessUsage:
