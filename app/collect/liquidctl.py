@@ -102,7 +102,8 @@ def _fan(device: str, channel: _Channel, source: str | None, broken: bool) -> Fa
     if rpm == 0 and percent is None and channel.kind != "pump":
         dead = "0 rpm: no fan on this channel (or a stopped one)"
     return Fan(id=f"liquidctl:{device}/{label}", chip=device, channel=channel.number, label=label, rpm=rpm,
-               percent=percent, control="unknown", controller="the cooler's firmware" + (
+               raw_rpm=channel.rpm if rpm is None else None, percent=percent, control="unknown",
+               controller="the cooler's firmware" + (
                    " (liquidctl marks this device broken: it reads it, but cannot set it)" if broken else ""),
                source=source, source_from="design" if source else None, cools="the liquid loop",
                dead=dead, unsupported=frozen_map(unsupported))

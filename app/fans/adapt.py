@@ -12,7 +12,7 @@ from typing import Literal
 from ..core.fan import AirSensor, Fan
 from ..core.model import GpuSample, HostSensor
 from ..core.vocabulary import HEAT_REASONS
-from .build import MAX_RPM, fans_of, gpus_of, temperatures_of
+from .build import MAX_RPM, fans_of, gpus_of, judged_rpm, temperatures_of
 from .chips import chip
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .roles import role
@@ -50,6 +50,8 @@ def fan_fact(fan: Fan) -> FanFact:
         rpm, invalid = None, "no-pulses"
     elif rpm is not None and (rpm > MAX_RPM or rpm < 0):
         rpm, invalid = None, "over-range"
+    elif rpm is None and raw_rpm is not None:  # a value its reader would not take as a speed: why, as in a paste
+        invalid = judged_rpm(raw_rpm, entry.no_pulses, entry.error_values)[1]
     elif fan.read_error is not None and rpm is None:
         invalid = "error"
     controller = _CONTROL.get(fan.control, entry.controller)

@@ -44,13 +44,21 @@ def _fan_channel(r: Reading) -> str | None:
         return None
     if r.chip == "nvidia":
         return _smi_channel(r)
-    if r.unit == "rpm" or (r.unit == "%" and _FAN_WORDS.search(r.label)) or \
-            (r.chip == "bmc" and r.unit is None and _FAN_WORDS.search(r.label) and  # a BMC's empty slot: "na"
-             (r.value is None or "na" in r.raw.lower().split())):
+    if r.unit == "rpm" or (r.unit == "%" and _FAN_WORDS.search(r.label)):
         return r.label
-    if r.unit is None and re.search(r"rpm|level", r.label, re.IGNORECASE) and _ITEM.match(r.label):
+    return _unitless_channel(r) if r.unit is None else None
+
+
+def _unitless_channel(r: Reading) -> str | None:
+    """The channel of a reading with no unit: a fan's by its label's words and what stands in its value."""
+    named = _FAN_WORDS.search(r.label) is not None
+    if named and r.value is None and r.raw.strip().upper() in ("FAULT", "N/A"):  # sensors(1): fanN_fault, no input
+        return r.label
+    if named and r.chip == "bmc" and (r.value is None or "na" in r.raw.lower().split()):  # a BMC's empty slot: "na"
+        return r.label
+    if re.search(r"rpm|level", r.label, re.IGNORECASE) and _ITEM.match(r.label):
         return _ITEM.match(r.label).group(1)  # type: ignore[union-attr]  # matched on the line above
-    if r.unit is None and re.search(r"\brpm\b", r.label, re.IGNORECASE):
+    if re.search(r"\brpm\b", r.label, re.IGNORECASE):
         return r.label
     return None
 
@@ -171,7 +179,14 @@ def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int,
     if speed is None or speed.value is None or speed.unit == "%" or (speed.chip == "nvidia" and speed.unit != "rpm"):
         return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else
                       "error" if speed is not None and _no_value(speed) else None)
-    value = speed.value
+    return judged_rpm(speed.value, no_pulses, errors)
+
+
+def judged_rpm(value: float, no_pulses: tuple[int, ...], errors: tuple[int, ...]) -> tuple[float | None,
+                                                                                          Invalid | None]:
+    """A tachometer's raw value as a speed, or None and why it is none: the chip's no-pulse placeholder (65535 on
+    amdgpu), its driver's error value (-1 on dell_smm), a negative count, one faster than any fan, one too slow to
+    be a turning fan. The one place a raw speed is judged, for pastes and live readers alike."""
     if value in no_pulses:
         return None, "no-pulses"
     if value in errors:

@@ -167,14 +167,19 @@ def warm_not_turning(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("a pump that stops", 96, "liquidctl documentation (a cooler's pump runs while powered; its firmware keeps a "
-      "minimum duty)")
+      "minimum duty; the pump moves the CPU's heat from the cold plate to the radiator, so a stopped one leaves the "
+      "CPU hot while the loop's liquid stays cool)")
 def pump_stopped(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.pump and chip(fan.chip).kind == "aio" and not_turning(fan):
             liquid = source_of(machine, fan)
-            hot = liquid is not None and (liquid.celsius or 0.0) >= LIQUID_HOT_C
-            yield Hit("pump-stopped", (fan.key,), "likely" if hot else "possible", {"raw": fan.raw or "",
-                                                                                   **_temp_facts(liquid)})
+            cpu = _hottest([t for t in machine.temperatures if t.role == "cpu"])
+            cpu_hot = cpu is not None and (cpu.celsius or 0.0) >= HOT_C
+            hot = cpu_hot or (liquid is not None and (liquid.celsius or 0.0) >= LIQUID_HOT_C)
+            facts: dict[str, float | str] = {"raw": fan.raw or "", **_temp_facts(liquid)}
+            if cpu is not None and cpu_hot:
+                facts.update(cpu=cpu.key, cpu_c=cpu.celsius or 0.0)
+            yield Hit("pump-stopped", (fan.key,), "likely" if hot else "possible", facts)
 
 
 @rule("a fault flagged", 95, f"{ABI} (fanN_fault; lm-sensors prints FAULT); {IPMI} (status cr, nr); a BMC that "

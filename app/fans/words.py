@@ -226,13 +226,20 @@ def _no_fault(n: Names, s: Sequence[str], f: Facts) -> str:
         f"None of the {count} fans read here reports a fault."
 
 
+def _pump(n: Names, s: Sequence[str], f: Facts) -> str:
+    liquid = f" ({n(f['source'])} is at {_num(f['source_c'])} °C)" if "source" in f else ""
+    if "cpu" in f:  # the CPU it cools is hot: what a stopped pump leaves
+        return (f"The {n(s[0])} reads {f['raw']} while {n(f['cpu'])} is at {_num(f['cpu_c'])} °C{liquid}: a cooler's "
+                "pump runs whenever it is powered, and a stopped one leaves the CPU hot while the liquid stays cool, "
+                "so most likely it has stopped: check that it turns.")
+    return (f"The {n(s[0])} reads {f['raw']}: a cooler's pump runs whenever it is powered, so either its speed is not "
+            f"reported or it has stopped{liquid}: check that the pump turns (by ear, or by the CPU's temperature "
+            "under load).")
+
+
 TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = {
     "hot-not-cooled": _hot,
-    "pump-stopped": lambda n, s, f: (f"The {n(s[0])} reads {f['raw']}: a cooler's pump runs whenever it is "
-                                     "powered, so either its speed is not reported or it has stopped"
-                                     + (f" ({n(f['source'])} is at {_num(f['source_c'])} °C)" if "source" in f
-                                        else "") + ": check that the pump turns (by ear, or by the CPU's "
-                                     "temperature under load)."),
+    "pump-stopped": _pump,
     "fan-fault": _fault,
     "fault-then-reading": lambda n, s, f: (f"The {n(s[0])} read FAULT in {_num(f['faults'])} of {_num(f['readings'])}"
                                            f" readings and {f['values']} in the others: its driver flags a fault, so"

@@ -137,6 +137,10 @@ def test_glances_sensors_and_pasted_thermal_zones_are_read(tmp_path: Path) -> No
     code, answer = explain("SENSORS\nacpitz 1                 50C\nPackage id 0             93C\n"
                            "cpu_fan                 0RPM\n", tmp_path)
     assert code == 0 and kinds(answer)[0] == "hot-not-cooled" and findings_of(answer)[0]["facts"]["source_c"] == 93
+    # glances 4 writes a fan's speed with "R" (its sensors plugin's SENSOR_FAN_UNIT): was read as no fan at all
+    four = machine(read.read("SENSORS\nPackage id 0                  79C\nthinkpad 0                  4521R\n")[0])
+    assert [(f.label, f.rpm) for f in four.fans] == [("thinkpad 0", 4521.0)]
+    assert not machine(read.read("SENSORS\nrevision                  12R3\n")[0]).fans
     zones = machine(read.read("$ paste <(cat /sys/class/thermal/thermal_zone*/type) <(cat /sys/class/thermal/"
                               "thermal_zone*/temp)\nacpitz\t27800\nINT3400 Thermal\t20000\nx86_pkg_temp\t94000\n")[0])
     assert [(t.label, t.celsius, t.role) for t in zones.temperatures][-1] == ("x86_pkg_temp", 94.0, "cpu")
@@ -373,3 +377,20 @@ def test_a_fan_whose_speed_is_not_read_is_never_running_in_the_table() -> None:
     assert state_word(turning, found.fans[0]) == "speed not read"
     counted = machine(read.read("nct6798-isa-0290\nfan1:  900 RPM\n")[0])
     assert state_word(next(f for f in explained(counted)[0] if f.kind == "turning"), counted.fans[0]) == "running"
+
+
+def test_proc_i8k_and_i8kctl_are_read_by_their_documented_fields(tmp_path: Path) -> None:
+    """i8kctl(1)'s own example ("1.0 A17 B5W123K 52 2 1 8040 6420 1 2": the CPU at 52 °C, the left fan high at 8040
+    RPM, the right low at 6420), both fans off at 52 °C (Dell's controller rests them), and -1 where the SMM call
+    failed (the driver's error value: no speed). Was refused; ten numbers on a line with no i8k named stay no
+    reading."""
+    example = machine(read.read("$ i8kctl\n1.0 A17 B5W123K 52 2 1 8040 6420 1 2\n")[0])
+    # state 1 of 2 is pwm 128 of 255, as dell_smm's own pwm1 gives it
+    assert [(f.label, f.rpm, f.duty_percent) for f in example.fans] == [("Left fan", 8040.0, 100.0),
+                                                                        ("Right fan", 6420.0, 50.2)]
+    assert [(t.label, t.celsius) for t in example.temperatures] == [("CPU", 52.0)]
+    code, answer = explain("$ cat /proc/i8k\n1.0 A17 B5W123K 52 0 0 0 0 1 2\n", tmp_path)
+    assert code == 0 and kinds(answer)[0] == "at-rest"
+    code, answer = explain("$ i8kctl\n1.0 A05 XYZ 61 -1 -1 -1 -1 1 -1\n", tmp_path)
+    assert code == 0 and kinds(answer)[0] == "speed-not-a-reading" and findings_of(answer)[0]["facts"]["why"] == "error"
+    assert not read.read("1.0 A17 B5W123K 52 2 1 8040 6420 1 2\n")[0]

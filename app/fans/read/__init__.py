@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, daemonlog, fan2go, gpustat, jsonish, lhm, lines, msiec, nbfc, pwmconfig, tables, tagged
+from . import columns, csv, daemonlog, fan2go, gpustat, i8k, jsonish, lhm, lines, msiec, nbfc, pwmconfig, tables, tagged
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -28,6 +28,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("Dell's racadm getsensorinfo", columns.racadm),
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
     ("the msi-ec driver's files", msiec.read),
+    ("/proc/i8k or i8kctl (Dell's SMM: the CPU's temperature, each fan's state and speed)", i8k.read),
     ("fan2go detect", fan2go.detect),
     ("pwmconfig's listing of outputs and fan inputs", pwmconfig.read),
     ("a LibreHardwareMonitor or Open Hardware Monitor report", lhm.read),

@@ -65,13 +65,17 @@ def soc(line: str) -> Found | None:
 
 
 # "Package id 0          93C", "cpu_fan           0RPM" (glances' SENSORS section): a label, two or more spaces, and a
-# value whose unit is written with it. Tried only where no "label: value" pair was found on the line.
-_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)\s{2,}([+-]?\d+(?:\.\d+)?\s?(?:°C|°F|C|F|RPM|rpm))$")
+# value whose unit is written with it. Tried only where no "label: value" pair was found on the line. Glances 4
+# writes a fan's speed as a whole number and "R" (its sensors plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}').
+_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)\s{2,}([+-]?\d+(?:\.\d+)?\s?(?:°C|°F|C|F|RPM|rpm)|[+-]?\d+R)$")
 
 
 def spaced(line: str) -> Found | None:
     match = _SPACED.match(line)
-    return Found(match.group(1), match.group(2)) if match else None
+    if match is None:
+        return None
+    value = match.group(2)
+    return Found(match.group(1), value[:-1] + " RPM" if value.endswith("R") else value)
 
 
 # Windows' MSAcpi_ThermalZoneTemperature (PowerShell's Get-CimInstance): "CurrentTemperature : 3132", an ACPI

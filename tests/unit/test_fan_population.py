@@ -1,0 +1,123 @@
+"""The dangerous answers, looked for on machines nobody pasted: every chip family FanWhy knows (a laptop's embedded
+controller, a board's Super-I/O, a GPU, a BMC, a cooler) with a fan in each state a driver can report (turning, 0,
+the no-pulse placeholder 65535, -1, a negative count, FAULT, with and without a duty) beside each temperature from cool
+to throttling. On every one of them ``fanwhy explain`` answers or refuses, and nothing it finds is dangerous
+(tests/support/fan_checks.py): a fan flagged, unreadable or stopped never at rest, fine or turning; a hot part
+whose fan does not turn is said."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli.replay import run
+from app.fans import read
+from app.fans.adapt import machine
+from tests.support.fan_checks import assert_nothing_dangerous, nvidia_smi_table
+
+CORE = "coretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +{c}.0°C  (high = +100.0°C, crit = +100.0°C)\n"
+
+# Each a chip as ``sensors`` (or its tool) prints it: {speed} is the fan's reading, {c} the part it cools
+MACHINES = {
+    "thinkpad": "thinkpad-isa-0000\nAdapter: ISA adapter\nfan1:        {speed}\nCPU:          +{c}.0°C\n\n" + CORE,
+    "dell_smm": "dell_smm-isa-0000\nAdapter: ISA adapter\nProcessor Fan: {speed}\nCPU:            +{c}.0°C\n\n" + CORE,
+    "asus-laptop": "asus-isa-0000\nAdapter: ISA adapter\ncpu_fan:        {speed}\n\n" + CORE,
+    "hp-laptop": "hp-isa-0000\nAdapter: ISA adapter\nfan1:        {speed}\nfan2:        {speed}\n\n" + CORE,
+    "nct6798": "nct6798-isa-0290\nAdapter: ISA adapter\nfan1:        {speed}  (min =    0 RPM)\n"
+               "fan2:        {speed}  (min =    0 RPM)\nSYSTIN:        +31.0°C\n\n" + CORE,
+    "it8686": "it8686-isa-0a40\nAdapter: ISA adapter\nCPU Fan:     {speed}  (min =    0 RPM)\n"
+              "CPU:           +{c}.0°C  (low  = +0.0°C, high = +90.0°C)  sensor = thermistor\n",
+    "amdgpu": "amdgpu-pci-0300\nAdapter: PCI adapter\nfan1:        {speed}  (min =    0 RPM, max = 3300 RPM)\n"
+              "edge:         +{c}.0°C  (crit = +100.0°C, hyst = -273.1°C)\n"
+              "junction:     +{c}.0°C  (crit = +110.0°C, hyst = -273.1°C)\n",
+    "nouveau": "nouveau-pci-0100\nAdapter: PCI adapter\nfan1:        {speed}\ntemp1:        +{c}.0°C  "
+               "(high = +95.0°C, hyst =  +3.0°C)\n",
+    "bmc": "CPU Temp         | {c}.000     | degrees C  | ok    | 0.000     | 0.000     | 0.000     | 90.000    | "
+           "95.000    | 95.000\nFAN1             | {bmc}  | RPM        | {status}    | 300.000   | 500.000   | "
+           "700.000   | 25300.000 | 25400.000 | 25500.000\n",
+    "cooler": "Corsair Hydro H100i Pro XT\n├── Liquid temperature    33.6  °C\n├── Fan 1 speed           {rpm}  rpm\n"
+              "├── Pump speed            {rpm}  rpm\n└── Firmware version     1.1.15\n\n" + CORE,
+}
+
+SPEEDS = {"turning": "1240 RPM", "zero": "0 RPM", "placeholder": "65535 RPM", "error": "-1 RPM",
+          "negative": "-3200 RPM", "fault": "FAULT", "unread": "N/A"}  # sensors(1): FAULT for fanN_fault, N/A unread
+CELSIUS = (35, 55, 75, 88, 97)
+
+
+def capture(family: str, state: str, celsius: int) -> str:
+    speed = SPEEDS[state]
+    rpm = speed.split()[0] if state not in ("fault",) else "0"
+    rpm = "0" if state == "unread" else rpm
+    bmc = "na" if state in ("fault", "unread") else f"{rpm}.000"
+    status = "nr" if state in ("fault", "zero") else "ns" if state == "unread" else "ok"
+    return MACHINES[family].format(speed=speed, c=celsius, rpm=rpm, bmc=bmc, status=status)
+
+
+def explain(text: str, folder: Path) -> tuple[int, dict[str, object]]:
+    path = folder / "capture.txt"
+    path.write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    code = run([path], as_json=True, out=out, err=err)
+    assert code in (0, 2), err.getvalue()
+    return code, json.loads(out.getvalue()) if code == 0 else {}
+
+
+@pytest.mark.parametrize("family", sorted(MACHINES))
+def test_no_fan_state_beside_any_temperature_gives_a_dangerous_answer(family: str, tmp_path: Path) -> None:
+    for state, celsius in itertools.product(SPEEDS, CELSIUS):
+        text = capture(family, state, celsius)
+        code, answer = explain(text, tmp_path)
+        assert code == 0, (family, state, celsius)  # every one has readings in it: no refusal
+        assert_nothing_dangerous(text, answer)
+        # a reading that is no speed is said (a BMC's "na | ns" is a slot with no sensor: ipmitool(1))
+        if state in ("placeholder", "error", "negative", "fault", "unread") and (family, state) != ("bmc", "unread"):
+            found = answer["findings"]
+            assert isinstance(found, list)
+            kinds = {f["kind"] for f in found}
+            assert kinds & {"speed-not-a-reading", "hot-not-cooled", "fan-fault", "pump-stopped"}, (family, state)
+        if family != "cooler":  # every fan line is a fan (a cooler's tree is read with the live liquidctl reader)
+            fans = machine(read.read(text)[0]).fans
+            assert len(fans) == MACHINES[family].count("{speed}") + MACHINES[family].count("{bmc}"), (family, state)
+
+
+@pytest.mark.parametrize(("duty", "celsius"), list(itertools.product(("0%", "30%", "100%", "ERR!"), CELSIUS)))
+def test_no_geforce_fan_reading_beside_any_temperature_gives_a_dangerous_answer(duty: str, celsius: int,
+                                                                                tmp_path: Path) -> None:
+    text = nvidia_smi_table(f"| {duty:>4}  {celsius}C    P2   250W / 350W |   9000MiB / 24576MiB |     99%      "
+                            "Default |")
+    code, answer = explain(text, tmp_path)
+    assert code == 0
+    assert_nothing_dangerous(text, answer)
+
+
+def test_a_live_fan_whose_driver_gives_its_error_value_is_not_a_speed(tmp_path: Path) -> None:
+    """dell_smm's fan1_input reads -1 where the SMM call fails (Documentation/hwmon/dell-smm-hwmon.rst); the live
+    reader keeps it as the raw value, and the wing says it is no speed, as it does of the same line pasted (fails
+    when the live path drops the raw value: the fan is then only 'speed unknown', with no finding)."""
+    from app.fans.answer import explained
+    from tests.support.hwmon import judged_fans
+
+    chip = tmp_path / "class" / "hwmon" / "hwmon3"
+    chip.mkdir(parents=True)
+    for name, value in (("name", "dell_smm"), ("fan1_input", "-1"), ("fan1_label", "Processor Fan"),
+                        ("temp1_input", "52000")):
+        (chip / name).write_text(value + "\n")
+    found, _, _ = explained(machine([], fans=judged_fans(tmp_path)))
+    lead = found[0]
+    assert lead.kind == "speed-not-a-reading" and lead.facts["why"] == "error", found
+
+
+def test_a_pump_at_0_beside_a_hot_cpu_is_most_likely_stopped(tmp_path: Path) -> None:
+    """A cooler's pump carries the CPU's heat to the radiator: at 0 rpm beside a CPU at 97 °C (the liquid still
+    cool) it has most likely stopped, and the CPU is named; beside a cool CPU it stays possible (its speed may just
+    not be reported). Fails when the rule weighs the liquid alone."""
+    for celsius, confidence in ((97, "likely"), (35, "possible")):
+        _, answer = explain(capture("cooler", "zero", celsius), tmp_path)
+        found = answer["findings"]
+        assert isinstance(found, list)
+        pump = next(f for f in found if f["kind"] == "pump-stopped")
+        assert pump["confidence"] == confidence and ("cpu" in pump["facts"]) is (celsius == 97), pump
