@@ -297,7 +297,11 @@ def _may_rest(fan: FanFact) -> bool:
     if chip(fan.chip).zero not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
             fan.zero_rpm is False:
         return False
-    counts_nothing = fan.rpm == 0 or (fan.rpm is None and asked == 0)
+    # beside a duty of 0: no speed read at all, a counter's noise, or the chip's documented count of no pulses (a
+    # stopped counter: amdgpu's 65535); a driver's error value or a negative count is no sign of rest (a stopped fan
+    # and a failed one read alike): the rule for readings that are no speed says it
+    counts_nothing = fan.rpm == 0 or (fan.rpm is None and asked == 0 and
+                                      fan.invalid in (None, "too-slow", "no-pulses"))
     return counts_nothing and not (asked is not None and asked > 0)
 
 

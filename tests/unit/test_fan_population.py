@@ -121,3 +121,35 @@ def test_a_pump_at_0_beside_a_hot_cpu_is_most_likely_stopped(tmp_path: Path) -> 
         assert isinstance(found, list)
         pump = next(f for f in found if f["kind"] == "pump-stopped")
         assert pump["confidence"] == confidence and ("cpu" in pump["facts"]) is (celsius == 97), pump
+
+
+SYSFS_CHIPS = ("thinkpad", "dell_smm", "nct6798", "it8686", "amdgpu", "nouveau", "asus")
+SYSFS_SPEEDS = ("1240", "0", "65535", "-1")
+DUTIES = ((None, None), (0, 1), (102, 1), (255, 1), (102, 2), (0, 2))  # (pwm1, pwm1_enable): none, manual, auto
+
+
+def sysfs(chip: str, speed: str, duty: tuple[int | None, int | None], celsius: int) -> str:
+    """``grep . /sys/class/hwmon/hwmon3/*`` of one chip: its name, fan1_input, pwm1 and pwm1_enable where given, and
+    its temperature (millidegrees, as sysfs gives them)."""
+    root = "/sys/class/hwmon/hwmon3"
+    lines = [f"{root}/name:{chip}", f"{root}/fan1_input:{speed}", f"{root}/temp1_input:{celsius * 1000}"]
+    pwm, enable = duty
+    if pwm is not None:
+        lines += [f"{root}/pwm1:{pwm}", f"{root}/pwm1_enable:{enable}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("chip", SYSFS_CHIPS)
+def test_no_sysfs_fan_with_any_duty_beside_any_temperature_gives_a_dangerous_answer(chip: str, tmp_path: Path) -> None:
+    for speed, duty, celsius in itertools.product(SYSFS_SPEEDS, DUTIES, CELSIUS):
+        text = sysfs(chip, speed, duty, celsius)
+        code, answer = explain(text, tmp_path)
+        assert code == 0, (chip, speed, duty, celsius)
+        assert_nothing_dangerous(text, answer)
+        found = answer["findings"]
+        assert isinstance(found, list)
+        kinds = {f["kind"] for f in found}
+        if speed in ("65535", "-1") and chip != "nct6798":  # no speed: said (a Super-I/O's 65535 may be no fan)
+            assert kinds & {"speed-not-a-reading", "hot-not-cooled", "stalled"}, (chip, speed, duty, celsius, kinds)
+        if speed == "0" and duty[0] == 255 and chip in ("amdgpu", "nouveau"):  # full duty, no turn: a card's fan
+            assert kinds & {"stalled", "hot-not-cooled"}, (chip, duty, celsius, kinds)
