@@ -153,3 +153,53 @@ def test_no_sysfs_fan_with_any_duty_beside_any_temperature_gives_a_dangerous_ans
             assert kinds & {"speed-not-a-reading", "hot-not-cooled", "stalled"}, (chip, speed, duty, celsius, kinds)
         if speed == "0" and duty[0] == 255 and chip in ("amdgpu", "nouveau"):  # full duty, no turn: a card's fan
             assert kinds & {"stalled", "hot-not-cooled"}, (chip, duty, celsius, kinds)
+
+
+CARDS = ("NVIDIA GeForce RTX 3090", "NVIDIA RTX A6000", "NVIDIA A100-SXM4-80GB", "Tesla T4")
+SMI_FANS = ("0 %", "30 %", "100 %", "[N/A]", "[Unknown Error]")
+
+
+@pytest.mark.parametrize("card", CARDS)
+def test_no_nvidia_smi_fan_reading_of_any_card_beside_any_temperature_gives_a_dangerous_answer(card: str,
+                                                                                               tmp_path: Path) -> None:
+    """nvidia-smi --query-gpu's CSV for a GeForce, a workstation card with a blower, and data-center cards (which
+    have no fan of their own: [N/A])."""
+    for fan, celsius in itertools.product(SMI_FANS, CELSIUS):
+        text = (f"index, name, fan.speed [%], temperature.gpu, power.draw [W]\n"
+                f"0, {card}, {fan}, {celsius}, 250.00 W\n")
+        code, answer = explain(text, tmp_path)
+        assert code == 0, (card, fan, celsius)
+        assert_nothing_dangerous(text, answer)
+        found = answer["findings"]
+        assert isinstance(found, list)
+        kinds = {f["kind"] for f in found}
+        if fan == "[Unknown Error]":  # a fan nvidia-smi failed to read: never none, never fine
+            assert "speed-not-a-reading" in kinds and not {"turning", "at-rest", "no-fault"} & kinds, (card, kinds)
+        if fan == "0 %" and celsius >= 75 and "GeForce" in card:  # fan-stop ends well below this
+            assert "at-rest" not in kinds, (card, celsius, kinds)
+
+
+BMC_STATES = (("1240.000", "ok"), ("400.000", "cr"), ("0.000", "nr"), ("na", "na"), ("na", "ns"), ("600.000", "ok"))
+
+
+@pytest.mark.parametrize(("speed", "status"), BMC_STATES)
+def test_no_bmc_fan_state_beside_any_temperature_gives_a_dangerous_answer(speed: str, status: str,
+                                                                          tmp_path: Path) -> None:
+    """ipmitool sensor's rows for four fans (one in the state given, three turning) under thresholds of 300, 500
+    and 700 RPM, beside a CPU from cool to throttling."""
+    for celsius in CELSIUS:
+        rows = [f"CPU Temp         | {celsius}.000     | degrees C  | ok    | 0.000     | 0.000     | 0.000     | "
+                "90.000    | 95.000    | 95.000"]
+        for n, (value, state) in enumerate([(speed, status)] + [("1240.000", "ok")] * 3, start=1):
+            rows.append(f"FAN{n}             | {value:<10}| RPM        | {state:<6}| 300.000   | 500.000   | "
+                        "700.000   | 25300.000 | 25400.000 | 25500.000")
+        text = "\n".join(rows) + "\n"
+        code, answer = explain(text, tmp_path)
+        assert code == 0, (speed, status, celsius)
+        assert_nothing_dangerous(text, answer)
+        found = answer["findings"]
+        assert isinstance(found, list)
+        about = {f["kind"] for f in found if "bmc/FAN1" in f["subjects"]}
+        if status in ("cr", "nr"):  # the BMC counts it failing: said, never fine
+            assert about & {"fan-fault", "below-bmc-threshold", "hot-not-cooled"}, (speed, status, celsius, about)
+            assert not about & {"turning", "at-rest"}, (speed, status, celsius, about)
