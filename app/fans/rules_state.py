@@ -295,7 +295,7 @@ def _may_rest(fan: FanFact) -> bool:
     duty asks for nothing while its tachometer counts nothing."""
     asked = fan.duty_percent
     if chip(fan.chip).zero not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
-            fan.zero_rpm is False:
+            fan.zero_rpm is False or "FAULT" in (s.strip().upper() for s in fan.speeds):  # flagged in any reading
         return False
     # beside a duty of 0: no speed read at all, a counter's noise, or the chip's documented count of no pulses (a
     # stopped counter: amdgpu's 65535); a driver's error value or a negative count is no sign of rest (a stopped fan

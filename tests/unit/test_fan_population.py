@@ -203,3 +203,17 @@ def test_no_bmc_fan_state_beside_any_temperature_gives_a_dangerous_answer(speed:
         if status in ("cr", "nr"):  # the BMC counts it failing: said, never fine
             assert about & {"fan-fault", "below-bmc-threshold", "hot-not-cooled"}, (speed, status, celsius, about)
             assert not about & {"turning", "at-rest"}, (speed, status, celsius, about)
+
+
+@pytest.mark.parametrize("family", sorted(set(MACHINES) - {"bmc", "cooler"}))
+def test_no_two_readings_of_one_machine_in_turn_give_a_dangerous_answer(family: str, tmp_path: Path) -> None:
+    """Two ``sensors`` outputs of one machine in one paste, the fan in one state and then another: a fan flagged
+    FAULT in either is never at rest or fine for the other's 0 or its speed (found: FAULT then 0 was 'at rest')."""
+    for first, then, celsius in itertools.product(("turning", "zero", "fault", "placeholder", "error"),
+                                                  ("turning", "zero", "fault", "placeholder", "error"), (35, 97)):
+        if first == then:
+            continue
+        text = capture(family, first, celsius) + "\n" + capture(family, then, celsius)
+        code, answer = explain(text, tmp_path)
+        assert code == 0, (family, first, then, celsius)
+        assert_nothing_dangerous(text, answer)
