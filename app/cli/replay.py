@@ -188,7 +188,7 @@ def _read_as(kind: str | None, alone: Machine, logged: bool, of_text: Machine) -
     if any("fan" in e.sensor_type.lower() for e in of_text.bmc_events):  # a log of a fan's events: the rules read
         return "a BMC's event log (ipmitool sel)"
     if of_text.heat_events:
-        return "the kernel's log (a CPU slowed for heat)"
+        return "the kernel's log (a part acting for heat)"
     return f"a fan daemon's log ({of_text.events[0].daemon})" if of_text.events else None
 
 

@@ -210,14 +210,18 @@ class BmcEvent:
 
 @record
 class HeatEvent:
-    """A CPU the kernel logged slowing its clock for heat (x86's therm_throt: "CPU2: Core temperature above threshold,
-    cpu clock throttled (total events = 1)"): the CPU, the level ("Core" or "Package"), the events counted so far,
-    and whether the log later says it was back to normal ("Core temperature/speed normal")."""
+    """A part the kernel logged acting for heat: a CPU slowing its clock (x86's therm_throt: "CPU2: Core temperature
+    above threshold, cpu clock throttled (total events = 1)"; ``level`` "Core" or "Package") or a GPU's driver at one
+    of its thresholds (nouveau's therm: "temperature (102 C) hit the 'fanboost' threshold"; ``level`` the threshold,
+    ``celsius`` what it read). ``part`` is the CPU ("CPU2") or the GPU's device ("0000:01:00.0"), ``count`` the
+    events so far, ``ended`` whether the log later says it passed ("temperature/speed normal", "went below")."""
 
-    cpu: str
+    part: str
     level: str
     count: int
     ended: bool
+    source: str = "therm_throt"  # what logged it: "therm_throt" (the CPU) or "nouveau"
+    celsius: float | None = None
 
 
 @record
@@ -236,4 +240,4 @@ class Machine:
     settings: tuple[Setting, ...] = ()
     events: tuple[DaemonEvent, ...] = ()
     bmc_events: tuple[BmcEvent, ...] = ()  # a BMC's event log, in the order it was logged
-    heat_events: tuple[HeatEvent, ...] = ()  # a kernel's log of CPUs slowed for heat
+    heat_events: tuple[HeatEvent, ...] = ()  # a kernel's log of parts acting for heat

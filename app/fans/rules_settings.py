@@ -2,8 +2,8 @@
 thermal settings (Dell's iDRAC), a BMC's event log of a fan crossing its lower threshold, a fan daemon that
 stopped (fancontrol aborting, which leaves its fans at full speed, or refusing an outdated configuration), a
 daemon in its critical mode, a speed a daemon asks that its controller does not read back, a CPU the kernel
-logged slowing for heat, and a laptop embedded controller's fan settings (msi-ec).
-Registered in ``app.fans.rules`` like the others."""
+logged slowing for heat, a GPU's driver at its heat threshold (nouveau), and a laptop embedded controller's fan
+settings (msi-ec). Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
@@ -170,13 +170,32 @@ def read_back_off_target(machine: Machine) -> Iterator[Hit]:
       "threshold, cpu clock throttled\" when the CPU's thermal sensor asserts at its limit, \"temperature/speed "
       "normal\" when it clears)")
 def cpu_slowed(machine: Machine) -> Iterator[Hit]:
-    if not machine.heat_events:
+    logged = [e for e in machine.heat_events if e.source == "therm_throt"]
+    if not logged:
         return
-    cpus = sorted({e.cpu for e in machine.heat_events}, key=lambda c: int(c[3:]) if c[3:].isdigit() else 0)
-    levels = sorted({e.level for e in machine.heat_events})
+    cpus = sorted({e.part for e in logged}, key=lambda c: int(c[3:]) if c[3:].isdigit() else 0)
+    levels = sorted({e.level for e in logged})
     yield Hit("cpu-slowed", (), "known", {"cpus": ", ".join(cpus), "levels": " and ".join(levels),
-                                          "events": float(max(e.count for e in machine.heat_events)),
-                                          "ended": "yes" if all(e.ended for e in machine.heat_events) else "no"})
+                                          "events": float(max(e.count for e in logged)),
+                                          "ended": "yes" if all(e.ended for e in logged) else "no"})
+
+
+NOUVEAU_THRESHOLDS = ("fanboost", "downclock", "critical", "shutdown")  # nvkm's order: each one hotter
+
+
+@rule("a GPU's driver at its heat threshold", 74, "drivers/gpu/drm/nouveau/nvkm/subdev/therm/temp.c "
+      "(nvkm_therm_sensor_event: at 'fanboost' the driver sets the fan to 100 % and automatic mode; at 'downclock' "
+      "it lowers the clocks; at 'critical' it pauses the card; at 'shutdown' it powers the machine off)")
+def gpu_threshold(machine: Machine) -> Iterator[Hit]:
+    for device in dict.fromkeys(e.part for e in machine.heat_events if e.source == "nouveau"):
+        logged = [e for e in machine.heat_events if e.source == "nouveau" and e.part == device]
+        top = max(logged, key=lambda e: NOUVEAU_THRESHOLDS.index(e.level))  # the hottest threshold it reached
+        facts: dict[str, float | str] = {"device": device, "threshold": top.level, "ended": "yes" if top.ended else
+                                         "no", "celsius": top.celsius if top.celsius is not None else 0.0}
+        boost = next((e for e in logged if e.level == "fanboost" and e.celsius is not None), None)
+        if boost is not None and boost.celsius is not None:
+            facts["fanboost_c"] = boost.celsius
+        yield Hit("gpu-threshold", (), "known", facts)
 
 
 @rule("an embedded controller's fan setting", 69, "the msi-ec driver's README (cooler_boost: \"boosting the "

@@ -211,6 +211,24 @@ def _cpu_slowed(n: Names, s: Sequence[str], f: Facts) -> str:
             "clogged, dried-out paste on its heatsink, or more load than the cooler was made for).")
 
 
+_THRESHOLD_DOES = {
+    "fanboost": "so the driver set the card's fan to full speed (100 %)",
+    "downclock": "so the driver lowered the card's clocks",
+    "critical": "so the driver paused the card",
+    "shutdown": "so the driver powered the machine off",
+}
+
+
+def _gpu_threshold(n: Names, s: Sequence[str], f: Facts) -> str:
+    boost = f"; it had set the fan to full at its 'fanboost' threshold ({_num(f['fanboost_c'])} °C)" \
+        if "fanboost_c" in f and f["threshold"] != "fanboost" else ""
+    after = "; the log shows it back below that threshold after, where the driver leaves the fan to its curve again" \
+        if f.get("ended") == "yes" else "; the log does not show it back below"
+    return (f"The nouveau driver logged the card at {f['device']} reaching its '{f['threshold']}' heat threshold at "
+            f"{_num(f['celsius'])} °C, {_THRESHOLD_DOES.get(str(f['threshold']), 'as its driver does there')}{boost}"
+            f"{after}.")
+
+
 def _ec_setting(n: Names, s: Sequence[str], f: Facts) -> str:
     said = f"The {f['controller']}'s {f['setting']} is {f['value']}"
     return said + {

@@ -17,9 +17,9 @@ JOURNAL = ("Oct 29 19:16:03 host kernel: mce: CPU0: Package temperature above th
 
 
 def test_each_cpu_and_level_its_count_and_whether_it_cleared() -> None:
-    assert [(e.cpu, e.level, e.count, e.ended) for e in events(DMESG)] == [
+    assert [(e.part, e.level, e.count, e.ended) for e in events(DMESG)] == [
         ("CPU2", "Core", 3, True), ("CPU2", "Package", 1, False)]
-    assert [(e.cpu, e.level, e.count, e.ended) for e in events(JOURNAL)] == [("CPU0", "Package", 1, True)]
+    assert [(e.part, e.level, e.count, e.ended) for e in events(JOURNAL)] == [("CPU0", "Package", 1, True)]
     assert events("CPU0: Core temperature/speed normal\n") == ()  # cleared with nothing logged before: no event
 
 
@@ -35,3 +35,28 @@ def test_a_cpu_slowed_for_heat_is_the_cause(tmp_path: Path) -> None:
     assert str(answer["sentence"]).startswith(
         "The kernel logged CPU0 slowing its clock for heat (Package temperature above threshold, up to 1 event; it "
         "logged them back to normal after): the CPU reached its thermal limit")
+
+
+NOUVEAU = ("[ 5234.100000] nouveau 0000:01:00.0: therm: temperature (102 C) hit the 'fanboost' threshold\n"
+           "[ 5240.100000] nouveau 0000:01:00.0: therm: temperature (107 C) hit the 'downclock' threshold\n")
+
+
+def test_nouveau_at_its_heat_thresholds(tmp_path: Path) -> None:
+    """nouveau's therm (nvkm_therm_sensor_event) logs "temperature (%i C) hit the '%s' threshold" rising and "went
+    below" falling; at fanboost the driver sets the fan to 100 %. Such a log was refused; now the hottest threshold
+    reached leads, known, with the fanboost that set the fan to full, and whether the log shows it passed."""
+    assert [(e.part, e.level, e.ended, e.celsius, e.source) for e in events(NOUVEAU)] == [
+        ("0000:01:00.0", "fanboost", False, 102.0, "nouveau"), ("0000:01:00.0", "downclock", False, 107.0, "nouveau")]
+    code, answer = explain(NOUVEAU, tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["confidence"]) == ("gpu-threshold", "known")
+    assert (lead["facts"]["threshold"], lead["facts"]["celsius"], lead["facts"]["fanboost_c"], lead["facts"]["ended"]) \
+        == ("downclock", 107.0, 102.0, "no")
+    assert "cpu-slowed" not in {f["kind"] for f in findings_of(answer)}  # a GPU's driver is no CPU's log
+    boost = NOUVEAU.splitlines()[0] + "\n[ 5300.0] nouveau 0000:01:00.0: therm: temperature (96 C) went below the " \
+        "'fanboost' threshold\n"
+    _, answer = explain(boost, tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["facts"]["threshold"], lead["facts"]["ended"]) == ("fanboost", "yes")
+    assert "set the card's fan to full speed (100 %)" in str(answer["sentence"])
+    assert not events("nouveau 0000:01:00.0: therm: programmed thresholds [ 90(3), 95(3), 105(5), 135(5) ]\n")
