@@ -95,7 +95,9 @@ def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
     named = role(None, fan.label)  # a fan named for what it cools ("GPU Fan", "VRM HS", "Chipset fan")
     by_name = _hottest([t for t in machine.temperatures if t.role == named]) \
         if named not in ("unknown", "board") else None
-    return own or by_name or _hottest([t for t in machine.temperatures if t.role == "cpu"]) or \
+    # a server's chassis fans cool every part the BMC reads (its GPUs' included): the hottest of them, not the CPU's
+    chassis = _hottest([t for t in machine.temperatures if t.chip == "bmc"]) if kind == "bmc" else None
+    return own or by_name or chassis or _hottest([t for t in machine.temperatures if t.role == "cpu"]) or \
         _hottest(list(machine.temperatures))
 
 

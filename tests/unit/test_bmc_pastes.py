@@ -84,3 +84,20 @@ def test_a_failed_bmc_fan_is_said_with_what_the_others_turn_at(tmp_path: Path) -
     assert run([tmp_path / "sensors.txt", tmp_path / "sdr.txt"], as_json=True, out=out, err=err) == 0
     faults = [f for f in json.loads(out.getvalue())["findings"] if f["kind"] == "fan-fault"]
     assert faults and "others_rpm" not in faults[0]["facts"]
+
+
+GPU_SERVER = ("CPU1 Temp        | 52 degrees C      | ok\nCPU2 Temp        | 49 degrees C      | ok\n"
+              "GPU1 Temp        | 84 degrees C      | ok\nGPU2 Temp        | {gpu} degrees C      | ok\n"
+              "Inlet Temp       | 24 degrees C      | ok\n"
+              + "".join(f"FAN{n}             | {{rpm}} RPM         | ok\n" for n in range(1, 5)))
+
+
+def test_a_chassis_fan_is_said_with_the_hottest_part_its_bmc_reads(tmp_path: Path) -> None:
+    """A server's chassis fans cool every part its BMC reads, GPUs included: fans at 15,500 RPM beside GPUs at
+    84-86 °C and CPUs at 49-52 °C are said with the hottest GPU, not the CPU (was 'with CPU1 Temp at 52 °C'); the
+    same fans at 0 beside it are a hot part without cooling."""
+    _, answer = explain(GPU_SERVER.format(gpu=86, rpm=15500), tmp_path)
+    lead = findings_of(answer)[0]
+    assert lead["kind"] == "turning" and (lead["facts"]["source"], lead["facts"]["source_c"]) == ("bmc/GPU2 Temp", 86)
+    _, answer = explain(GPU_SERVER.format(gpu=86, rpm=0), tmp_path)
+    assert {"hot-not-cooled", "fan-fault"} & {f["kind"] for f in findings_of(answer)}
