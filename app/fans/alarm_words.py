@@ -21,7 +21,8 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
     "full-while-cool": "full, cool", "slow-while-hot": "slow, hot", "daemon-no-range": "",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
-    "below-bmc-threshold": "under its threshold", "ec-cpu-unread": "EC reads no CPU",
+    "below-bmc-threshold": "under its threshold", "bmc-warning": "under its warning",
+    "ec-cpu-unread": "EC reads no CPU",
     "off-target": "off target", "fan-disabled": "DISABLED", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",
     "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",

@@ -70,6 +70,7 @@ class FanFact:
     present: bool | None = None
     lower_critical_rpm: float | None = None
     lower_nonrecoverable_rpm: float | None = None
+    lower_noncritical_rpm: float | None = None  # a BMC's warning threshold, above the lower-critical one
     pwm_enable: int | None = None
     controller: Controller = "unknown"
     gpu: int | None = None  # the GPU it belongs to (a graphics card's own fan)

@@ -188,7 +188,7 @@ def pump_stopped(machine: Machine) -> Iterator[Hit]:
       "counts a fan failed may raise the others (Supermicro's runs every fan at full)")
 def fan_fault(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if fan.fault and there(fan) and not _below_threshold(fan):
+        if fan.fault and there(fan) and not below_threshold(fan):
             share = f"{fan.duty_percent:g} %" if fan.duty_percent is not None else ""  # a BMC that reports a share
             facts: dict[str, float | str] = {"raw": fan.raw or share, "status": fan.status or ""}
             others = sorted(f.rpm or 0.0 for f in machine.fans if f.chip == "bmc" and not f.fault and turning(f)) \
@@ -266,7 +266,7 @@ _LOWER_STATUS = ("lower critical", "lower non-recoverable", "belowcrit", "lcr", 
                  "nonrec-lo", "lo-nonrec")  # ipmitool's and ipmiutil's names for a reading under a lower threshold
 
 
-def _below_threshold(fan: FanFact) -> bool:
+def below_threshold(fan: FanFact) -> bool:
     """A BMC fan that turns and is at or under its lower-critical threshold: by the threshold read, or by a status
     that names a lower threshold (or a critical status on a turning fan, with no threshold read)."""
     if fan.chip != "bmc" or not turning(fan):
@@ -280,7 +280,7 @@ def _below_threshold(fan: FanFact) -> bool:
       "threshold asserts a critical event; Supermicro's BMC then runs every fan at full speed")
 def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if _below_threshold(fan):
+        if below_threshold(fan):
             facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
             if fan.lower_critical_rpm is not None:
                 facts["lcr"] = fan.lower_critical_rpm

@@ -1,6 +1,6 @@
-"""The rules that describe what was read: the fan heard (the fastest), no fault anywhere, empty slots, the
-temperatures left out, the hottest reading, and no fan read at all. Registered in ``app.fans.rules`` after the
-rules of state (``app.fans.rules_state``), at the lowest priorities: they describe, they do not answer."""
+"""The rules that describe what was read: the fan heard (the fastest), no fault anywhere, a BMC's warning, empty
+slots, the temperatures left out, the hottest reading, and no fan read at all. Registered in ``app.fans.rules``
+after the rules of state (``app.fans.rules_state``), at the lowest priorities: they describe, they do not answer."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from .chips import chip
 from .facts import FanFact, Machine
-from .rules import ABI, STALL_DUTY, Hit, hot_and_unturned, rule, source_of, there, turning
+from .rules import ABI, STALL_DUTY, Hit, below_threshold, hot_and_unturned, rule, source_of, there, turning
 
 
 @rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
@@ -55,6 +55,20 @@ def _doubtful(fan: FanFact) -> bool:
         return False
     return bool(fan.fault or fan.alarm or fan.invalid or "FAULT" in (s.strip().upper() for s in fan.speeds)) or \
         (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
+
+
+@rule("a BMC fan under its warning threshold", 45, "IPMI v2.0 (a reading at or below the lower non-critical "
+      "threshold asserts a non-critical event; the lower-critical one, below it, a critical one); ipmitool(1) "
+      "(status nc)")
+def bmc_warning(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.chip != "bmc" or not turning(fan) or below_threshold(fan):
+            continue  # at or under the lower-critical threshold: the failing fan's rule says it
+        lnc = fan.lower_noncritical_rpm
+        if (fan.rpm or 0.0) <= lnc if lnc is not None else (fan.status or "") in ("nc", "lnc", "lower non-critical"):
+            facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
+            facts.update({k: v for k, v in (("lnc", lnc), ("lcr", fan.lower_critical_rpm)) if v is not None})
+            yield Hit("bmc-warning", (fan.key,), "known", facts)
 
 
 @rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent); liquidctl's lianli-uni-guide and "

@@ -13,6 +13,7 @@ from .names import Names
 from .wording import Facts
 from .wording import num as _num
 from .wording import verb as _verb
+from .words_bmc import _bmc, _bmc_warning
 from .words_held import (
     _bias,
     _bmc_logged,
@@ -72,20 +73,6 @@ def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
     asked = f"{_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and" if "duty" in f else \
         f"{_verb(s, 'has', 'have')} zero-RPM off (its controller does not stop {_verb(s, 'it', 'them')}) and"
     return f"The {n.some(s)} {asked} {_verb(s, 'reads', 'read')} {f.get('raw') or '0 RPM'}: stalled, {tail}."
-
-
-def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
-    label = n(s[0]).removesuffix(" (BMC)")
-    threshold = f"of {_num(f['lcr'])} RPM" if "lcr" in f else f"(its status reads {f.get('status', 'critical')})"
-    said = (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical threshold "
-            f"{threshold}: the BMC counts it as failing")
-    if f.get("near") != "yes":  # far under its threshold, or no threshold read: both readings stand
-        return (f"{said}: a failing fan (a worn bearing, a blocked or half-seated fan: replace it), or a quiet one "
-                "slower than the threshold set for it (ipmitool sensor lists the threshold); if the latter, a BMC "
-                "that answers a failing fan with every fan at full speed makes the fans cycle.")
-    return (f"{said}, and a BMC that answers a failing fan with every fan at full speed (Supermicro's does) ramps "
-            "them up until it reads above again, then down: the fans cycle. The fan is most likely healthy and just "
-            f"slow (a quiet fan): lower the threshold to fit it (ipmitool sensor thresh {label} lower ...).")
 
 
 def _ec(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -287,6 +274,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "fan-loud": lambda n, s, f: loud(f),
     "daemon-decided": _decided,
     "below-bmc-threshold": _bmc,
+    "bmc-warning": _bmc_warning,
     "ec-cpu-unread": _ec,
     "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "
                                             f"{_verb(s, 'it turns', 'they turn')} is not known"

@@ -101,3 +101,27 @@ def test_a_chassis_fan_is_said_with_the_hottest_part_its_bmc_reads(tmp_path: Pat
     assert lead["kind"] == "turning" and (lead["facts"]["source"], lead["facts"]["source_c"]) == ("bmc/GPU2 Temp", 86)
     _, answer = explain(GPU_SERVER.format(gpu=86, rpm=0), tmp_path)
     assert {"hot-not-cooled", "fan-fault"} & {f["kind"] for f in findings_of(answer)}
+
+
+SUPERMICRO = ("CPU Temp         | 45.000     | degrees C  | ok    | 0.000     | 0.000     | 0.000     | 85.000    | "
+              "90.000    | 90.000\n"
+              + "".join(f"FAN{n}             | {rpm:<11}| RPM        | {status:<6}| 300.000   | 500.000   | "
+                        "700.000   | 25300.000 | 25400.000 | 25500.000\n"
+                        for n, (rpm, status) in enumerate((("{rpm}", "{status}"), ("1400.000", "ok"),
+                                                           ("1500.000", "ok")), start=1)))
+
+
+def test_a_bmc_fan_under_its_lower_non_critical_threshold_is_its_warning(tmp_path: Path) -> None:
+    """IPMI's lower non-critical threshold sits above the lower-critical one: a fan at 600 RPM under a 700 RPM
+    warning line and over the 500 RPM critical one is flagged (status nc), known, with both thresholds, and is not
+    failing; at 450 RPM the failing fan's rule says it instead; at 1,200 nothing is flagged."""
+    _, answer = explain(SUPERMICRO.format(rpm="600.000", status="nc"), tmp_path)
+    warned = [f for f in findings_of(answer) if f["kind"] == "bmc-warning"]
+    assert [(f["subjects"], f["confidence"], f["facts"]["lnc"], f["facts"]["lcr"]) for f in warned] == [
+        (["bmc/FAN1"], "known", 700.0, 500.0)]
+    assert not {"fan-fault", "below-bmc-threshold"} & {f["kind"] for f in findings_of(answer)}
+    _, answer = explain(SUPERMICRO.format(rpm="450.000", status="cr"), tmp_path)
+    kinds = {f["kind"] for f in findings_of(answer)}
+    assert "below-bmc-threshold" in kinds and "bmc-warning" not in kinds
+    _, answer = explain(SUPERMICRO.format(rpm="1200.000", status="ok"), tmp_path)
+    assert "bmc-warning" not in {f["kind"] for f in findings_of(answer)}

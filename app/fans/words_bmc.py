@@ -1,0 +1,35 @@
+"""A server BMC's fan thresholds in words: a fan at or under its lower-critical threshold (failing to the BMC, and
+the quiet-fan cycle where the BMC answers it with every fan at full) and one under its lower non-critical threshold
+(the BMC's warning). ``app.fans.words`` registers each as the template of its finding kind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .names import Names
+from .wording import Facts
+from .wording import num as _num
+
+
+def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
+    label = n(s[0]).removesuffix(" (BMC)")
+    threshold = f"of {_num(f['lcr'])} RPM" if "lcr" in f else f"(its status reads {f.get('status', 'critical')})"
+    said = (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical threshold "
+            f"{threshold}: the BMC counts it as failing")
+    if f.get("near") != "yes":  # far under its threshold, or no threshold read: both readings stand
+        return (f"{said}: a failing fan (a worn bearing, a blocked or half-seated fan: replace it), or a quiet one "
+                "slower than the threshold set for it (ipmitool sensor lists the threshold); if the latter, a BMC "
+                "that answers a failing fan with every fan at full speed makes the fans cycle.")
+    return (f"{said}, and a BMC that answers a failing fan with every fan at full speed (Supermicro's does) ramps "
+            "them up until it reads above again, then down: the fans cycle. The fan is most likely healthy and just "
+            f"slow (a quiet fan): lower the threshold to fit it (ipmitool sensor thresh {label} lower ...).")
+
+
+def _bmc_warning(n: Names, s: Sequence[str], f: Facts) -> str:
+    threshold = f"its lower non-critical threshold of {_num(f['lnc'])} RPM" if "lnc" in f else \
+        f"its lower non-critical threshold (its status reads {f.get('status', 'nc')})"
+    critical = f" of {_num(f['lcr'])} RPM" if "lcr" in f else ""
+    return (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, under {threshold}: the BMC flags it with a warning, not a "
+            "failure (a fan slower than the thresholds were set for, or one wearing out); should it fall to its "
+            f"lower-critical threshold{critical}, the BMC counts it as failing, and a BMC that answers that with "
+            "every fan at full speed (Supermicro's does) makes the fans cycle.")
