@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -101,33 +101,34 @@ def test_a_paste_of_thousands_of_chips_is_read_up_to_its_cap_and_says_so(tmp_pat
     assert any("3,000 more left out" in kind for kind in said["read_as"]), said["read_as"]
 
 
-def _ours() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob(f"{EXPLAIN_PREFIX}*")}
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
-def test_a_killed_explain_leaves_no_scratch_folder(signum: int) -> None:
+def test_a_killed_explain_leaves_no_scratch_folder(signum: int, tmp_path: Path) -> None:
     """Killed while it waits for its standard input: SIGTERM removes the folder on the way out; after SIGKILL the
-    next explain removes it."""
-    before = _ours()
-    child = subprocess.Popen([sys.executable, "-m", "app", "explain", "-"], cwd=ROOT, stdin=subprocess.PIPE,
+    next explain removes it. In a temporary directory of the test's own (TMPDIR): any explain sweeps the folders of
+    ended processes, so one run beside it in the same directory could remove what the kill left before it is seen."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+
+    def ours() -> set[str]:
+        return {p.name for p in tmp_path.glob(f"{EXPLAIN_PREFIX}*")}
+
+    child = subprocess.Popen([sys.executable, "-m", "app", "explain", "-"], cwd=ROOT, env=env, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        wait_for(lambda: any(n.startswith(f"{EXPLAIN_PREFIX}{child.pid}-") for n in _ours()), timeout=60)
+        wait_for(lambda: any(n.startswith(f"{EXPLAIN_PREFIX}{child.pid}-") for n in ours()), timeout=60)
         child.send_signal(signum)
         child.wait(60)
     finally:
         for stream in (child.stdin, child.stdout, child.stderr):
             if stream is not None:
                 stream.close()
-    left = {n for n in _ours() - before if n.startswith(f"{EXPLAIN_PREFIX}{child.pid}-")}
+    left = {n for n in ours() if n.startswith(f"{EXPLAIN_PREFIX}{child.pid}-")}
     if signum == signal.SIGTERM:
         assert not left and child.returncode == 128 + signal.SIGTERM
         return
     assert left  # kill -9 runs nothing
-    capture = Path(tempfile.mkdtemp()) / "c.txt"
+    capture = tmp_path / "c.txt"
     capture.write_text("nct6798-isa-0290\nAdapter: ISA adapter\nfan1:  1000 RPM\n")
-    done = subprocess.run([sys.executable, "-m", "app", "explain", str(capture)], cwd=ROOT, capture_output=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-m", "app", "explain", str(capture)], cwd=ROOT, env=env,
+                          capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert not {n for n in _ours() if n.startswith(f"{EXPLAIN_PREFIX}{child.pid}-")}
+    assert not {n for n in ours() if n.startswith(f"{EXPLAIN_PREFIX}{child.pid}-")}

@@ -394,3 +394,17 @@ def test_proc_i8k_and_i8kctl_are_read_by_their_documented_fields(tmp_path: Path)
     code, answer = explain("$ i8kctl\n1.0 A05 XYZ 61 -1 -1 -1 -1 1 -1\n", tmp_path)
     assert code == 0 and kinds(answer)[0] == "speed-not-a-reading" and findings_of(answer)[0]["facts"]["why"] == "error"
     assert not read.read("1.0 A17 B5W123K 52 2 1 8040 6420 1 2\n")[0]
+
+
+def test_a_relative_listing_is_read_in_the_hwmon_folder_its_shell_was_in() -> None:
+    """`grep -r . pwm*` run in a hwmon folder lists "pwm1:101" alone: read as that folder's, its chip named by its
+    name file, or else by the platform device's driver (nct6687.2592: the out-of-tree nct6687, whose pwm_enable 99
+    is the firmware's control). Was read as fans of no chip; a listing with no folder named stays as it was."""
+    prompt = "/sys/devices/platform/nct6687.2592/hwmon/hwmon1# grep -r . pwm*\n"
+    listing = "pwm1:101\npwm1_enable:99\nfan1_input:1100\n"
+    (fan,) = machine(read.read(prompt + listing)[0]).fans
+    assert (fan.chip, fan.duty_percent, fan.pwm_enable, fan.controller) == ("nct6687", 39.6, 99, "bios")
+    (named,) = machine(read.read(prompt + "name:nct6683\n" + listing)[0]).fans
+    assert named.chip == "nct6683"  # the name file says which driver read it
+    (bare,) = machine(read.read(listing)[0]).fans
+    assert bare.chip is None

@@ -12,6 +12,7 @@ import re
 from ..facts import Reading
 from ..values import NUMBER, parse, word
 from . import headed, oneline, thermal
+from .shellfolder import in_folder
 
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
                    r"[0-9a-f_]+(?:-[0-9a-f_]+)*$", re.IGNORECASE)  # "corsaircpro-hid-3-5": a HID bus and address
@@ -75,7 +76,7 @@ class _Walk:
 def read(text: str) -> list[Reading]:
     """Every labelled reading in ``text`` (an empty list when there is none)."""
     walk = _Walk()
-    for pasted in text.splitlines():
+    for pasted in in_folder(text).splitlines():
         for line in _uncollapsed(pasted):
             _line(walk, line.rstrip())
     if walk.hwmon_names or walk.labels:  # grep -r . /sys/class/hwmon/hwmonN/: the chip is its name file
