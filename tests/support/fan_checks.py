@@ -3,9 +3,13 @@ against the facts the capture itself gives (tests/unit/test_fan_wing.py, tests/u
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from app.fans import read
 from app.fans.adapt import machine
 from app.fans.chips import chip
+from app.fans.facts import Machine
 from app.fans.roles import role
 from app.fans.rules import HOT_C, not_turning, source_of
 
@@ -19,7 +23,12 @@ def assert_nothing_dangerous(capture: str, answer: dict[str, object]) -> None:
     fault."""
     found = answer["findings"]
     assert isinstance(found, list)
-    facts = machine(read.read(capture)[0])
+    assert_nothing_dangerous_in(machine(read.read(capture)[0]), found)
+
+
+def assert_nothing_dangerous_in(facts: Machine, found: Sequence[Mapping[str, Any]]) -> None:
+    """``assert_nothing_dangerous`` on a machine's facts and its findings (as the JSON answer gives them), for a live
+    machine as for a paste's."""
     # a few RPM with no duty asked is a counter's noise, and a chip's documented no-pulse count (amdgpu's 65535) at
     # 0 % duty a stopped counter: neither is a doubt there; under a duty both are
     doubtful = {f.key for f in facts.fans if f.fault or f.alarm or
