@@ -87,14 +87,15 @@ def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
     found = []
     for n, r in enumerate(r for r in readings if _is_fan(r) and not r.name.lower().rstrip().endswith("fans")):
         unsupported: dict[str, str] = {}
-        rpm = checked(round(r.value) if r.unit == "RPM" and r.value is not None else None, 0, MAX_RPM,
-                      "the BMC's fan speed", unsupported, "rpm")
+        raw = round(r.value) if r.unit == "RPM" and r.value is not None else None
+        rpm = checked(raw, 0, MAX_RPM, "the BMC's fan speed", unsupported, "rpm")
         percent = checked(r.value if r.unit == "percent" else None, 0.0, 100.0, "the BMC's fan duty", unsupported,
                           "percent")
         dead = "no reading: no fan in this slot (or the BMC disabled it)" if r.value is None else None
         # the BMC's own status is a fact read: cr (critical) and nr (non-recoverable) are its fault flags (IPMI v2.0,
         # threshold sensors); what a status means for the fan is the fan wing's to say
         found.append(Fan(id=f"bmc:{r.name}", chip="bmc", channel=n + 1, label=r.name, rpm=rpm, percent=percent,
+                         raw_rpm=raw if rpm is None else None,  # a value that is no speed: kept, for the wing
                          control="automatic", controller="the BMC", status=r.status or None,
                          fault=True if r.status in ("cr", "nr") and dead is None else None,
                          dead=dead, unsupported=frozen_map(unsupported)))

@@ -40,6 +40,7 @@ def parse_fan(text: str) -> Fan | None:
         unsupported["rpm"] = "no speed in /proc/acpi/ibm/fan"
     control, controller, percent = _level(level)
     return Fan(id="acpi:thinkpad/fan1", chip=CHIP, channel=1, label=None, rpm=rpm, percent=percent, control=control,
+               raw_rpm=speed if rpm is None else None,  # a value that is no speed: kept, for the wing to say why
                controller=controller, status=fields.get("status"), level=level or None, cools="the machine",
                unsupported=frozen_map(unsupported))
 

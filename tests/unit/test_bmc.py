@@ -76,3 +76,17 @@ def test_a_discrete_fan_sensor_is_no_fan_and_an_unread_slot_is_one() -> None:
     found = fans(parse(text))
     assert [(f.label, f.rpm, f.dead is not None) for f in found] == [("Fan1 RPM", 2160, False),
                                                                      ("Fan2 RPM", None, True), ("FAN3", None, True)]
+
+
+def test_a_live_bmc_speed_that_is_no_speed_is_said_as_in_a_paste() -> None:
+    """The live BMC reader keeps a speed out of any fan's range (a counter's 65535) as the raw value, and the wing
+    says it is no speed, as it does of the same line pasted (was dropped: the fan was 'speed unknown', no finding)."""
+    from app.fans.adapt import machine
+    from app.fans.answer import explained
+
+    text = "FAN1             | 65535 RPM         | ok\nFAN2             | 4200 RPM          | ok\n"
+    live = fans(parse(text))
+    assert live[0].rpm is None and live[0].raw_rpm == 65535
+    found, _, _ = explained(machine([], fans=live))
+    assert [(f.kind, f.subjects) for f in found if f.kind == "speed-not-a-reading"] == [
+        ("speed-not-a-reading", ("bmc/FAN1",))]

@@ -243,3 +243,20 @@ def test_no_live_hwmon_fan_in_any_state_gives_a_dangerous_answer(chip: str, tmp_
         kinds = {f["kind"] for f in found}
         if speed == "-1" and chip in ("dell_smm", "thinkpad", "asus"):  # a driver's error value: no speed, said
             assert kinds & {"speed-not-a-reading", "hot-not-cooled", "stalled"}, (chip, speed, duty, celsius, kinds)
+
+
+@pytest.mark.parametrize("level", ["auto", "0", "3", "7", "disengaged", "full-speed"])
+def test_no_thinkpad_fan_file_at_any_level_gives_a_dangerous_answer(level: str, tmp_path: Path) -> None:
+    """``/proc/acpi/ibm/fan`` at each level thinkpad_acpi reports (auto, 0-7, full-speed, disengaged) with a speed of
+    0, a turning one and 65535, beside the CPU from cool to throttling: nothing dangerous, and 65535 said as no
+    speed (found: it was dropped, and the fan at disengaged was 'at 100 % duty' with nothing said of its reading)."""
+    for speed, celsius in itertools.product(("0", "2900", "65535"), CELSIUS):
+        text = (f"$ cat /proc/acpi/ibm/fan\nstatus:\t\tenabled\nspeed:\t\t{speed}\nlevel:\t\t{level}\n$ sensors\n"
+                + CORE.format(c=celsius))
+        code, answer = explain(text, tmp_path)
+        assert code == 0, (level, speed, celsius)
+        assert_nothing_dangerous(text, answer)
+        found = answer["findings"]
+        assert isinstance(found, list)
+        if speed == "65535":
+            assert {"speed-not-a-reading", "hot-not-cooled"} & {f["kind"] for f in found}, (level, celsius, found)
