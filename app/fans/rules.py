@@ -77,6 +77,11 @@ def not_turning(fan: FanFact) -> bool:
                            (fan.rpm is None and fan.invalid is None and fan.duty_percent == 0))
 
 
+def flagged_in_a_reading(fan: FanFact) -> bool:
+    """Whether any of a paste's readings of the fan is FAULT (sensors(1) prints it for fanN_fault)."""
+    return "FAULT" in (s.strip().upper() for s in fan.speeds)
+
+
 def turning(fan: FanFact) -> bool:
     return fan.rpm is not None and fan.rpm > 0
 

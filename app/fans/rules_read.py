@@ -8,7 +8,18 @@ from collections.abc import Iterator
 
 from .chips import chip
 from .facts import FanFact, Machine
-from .rules import ABI, STALL_DUTY, Hit, below_threshold, hot_and_unturned, rule, source_of, there, turning
+from .rules import (
+    ABI,
+    STALL_DUTY,
+    Hit,
+    below_threshold,
+    flagged_in_a_reading,
+    hot_and_unturned,
+    rule,
+    source_of,
+    there,
+    turning,
+)
 
 
 @rule("the fastest fan", 30, f"{ABI} (fanN_input, pwmN, fanN_max)")
@@ -53,7 +64,7 @@ def _doubtful(fan: FanFact) -> bool:
     neither an empty header nor a rest."""
     if not there(fan):
         return False
-    return bool(fan.fault or fan.alarm or fan.invalid or "FAULT" in (s.strip().upper() for s in fan.speeds)) or \
+    return bool(fan.fault or fan.alarm or fan.invalid or flagged_in_a_reading(fan)) or \
         (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
 
 
@@ -65,7 +76,11 @@ def bmc_warning(machine: Machine) -> Iterator[Hit]:
         if fan.chip != "bmc" or not turning(fan) or below_threshold(fan):
             continue  # at or under the lower-critical threshold: the failing fan's rule says it
         lnc = fan.lower_noncritical_rpm
-        if (fan.rpm or 0.0) <= lnc if lnc is not None else (fan.status or "") in ("nc", "lnc", "lower non-critical"):
+        if lnc is not None:  # its threshold read: judged by it
+            warned = (fan.rpm or 0.0) <= lnc
+        else:  # only its status: ipmitool's nc, ipmiutil's and a sensor get's names for the lower non-critical
+            warned = (fan.status or "") in ("nc", "lnc", "lower non-critical")
+        if warned:
             facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
             facts.update({k: v for k, v in (("lnc", lnc), ("lcr", fan.lower_critical_rpm)) if v is not None})
             yield Hit("bmc-warning", (fan.key,), "known", facts)

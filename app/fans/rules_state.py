@@ -12,7 +12,7 @@ from ..core.finding import Confidence
 from .build import invalid_celsius
 from .chips import chip, gpu_line
 from .facts import Curve, FanFact, Machine, TempFact
-from .rules import ABI, HOT_C, Hit, rest_below, rule, source_of, there, turning
+from .rules import ABI, HOT_C, Hit, flagged_in_a_reading, rest_below, rule, source_of, there, turning
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
@@ -295,7 +295,7 @@ def _may_rest(fan: FanFact) -> bool:
     duty asks for nothing while its tachometer counts nothing."""
     asked = fan.duty_percent
     if chip(fan.chip).zero not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
-            fan.zero_rpm is False or "FAULT" in (s.strip().upper() for s in fan.speeds):  # flagged in any reading
+            fan.zero_rpm is False or flagged_in_a_reading(fan):
         return False
     # beside a duty of 0: no speed read at all, a counter's noise, or the chip's documented count of no pulses (a
     # stopped counter: amdgpu's 65535); a driver's error value or a negative count is no sign of rest (a stopped fan

@@ -216,10 +216,10 @@ def _no_fault(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _pump(n: Names, s: Sequence[str], f: Facts) -> str:
     liquid = f" ({n(f['source'])} is at {_num(f['source_c'])} °C)" if "source" in f else ""
-    if "cpu" in f:  # the CPU it cools is hot: what a stopped pump leaves
+    if "cpu" in f:  # the CPU is hot: what a stopped pump leaves, where the cooler is the CPU's
         return (f"The {n(s[0])} reads {f['raw']} while {n(f['cpu'])} is at {_num(f['cpu_c'])} °C{liquid}: a cooler's "
-                "pump runs whenever it is powered, and a stopped one leaves the CPU hot while the liquid stays cool, "
-                "so most likely it has stopped: check that it turns.")
+                "pump runs whenever it is powered, and a stopped one leaves the part it cools hot while the liquid "
+                "stays cool, so where the cooler is on the CPU it has most likely stopped: check that it turns.")
     return (f"The {n(s[0])} reads {f['raw']}: a cooler's pump runs whenever it is powered, so either its speed is not "
             f"reported or it has stopped{liquid}: check that the pump turns (by ear, or by the CPU's temperature "
             "under load).")

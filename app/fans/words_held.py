@@ -222,8 +222,8 @@ _THRESHOLD_DOES = {
 def _gpu_threshold(n: Names, s: Sequence[str], f: Facts) -> str:
     boost = f"; it had set the fan to full at its 'fanboost' threshold ({_num(f['fanboost_c'])} °C)" \
         if "fanboost_c" in f and f["threshold"] != "fanboost" else ""
-    after = "; the log shows it back below that threshold after, where the driver leaves the fan to its curve again" \
-        if f.get("ended") == "yes" else "; the log does not show it back below"
+    after = "; the log shows it back below that threshold after" if f.get("ended") == "yes" else \
+        "; the log does not show it back below"
     return (f"The nouveau driver logged the card at {f['device']} reaching its '{f['threshold']}' heat threshold at "
             f"{_num(f['celsius'])} °C, {_THRESHOLD_DOES.get(str(f['threshold']), 'as its driver does there')}{boost}"
             f"{after}.")

@@ -408,3 +408,6 @@ def test_a_relative_listing_is_read_in_the_hwmon_folder_its_shell_was_in() -> No
     assert named.chip == "nct6683"  # the name file says which driver read it
     (bare,) = machine(read.read(listing)[0]).fans
     assert bare.chip is None
+    # sensors' own lines beside a prompt in a hwmon folder stay its chip's (grep's "file:content" has no space)
+    beside = "/sys/class/hwmon/hwmon3# sensors\nnct6798-isa-0290\nAdapter: ISA adapter\nfan1:   1200 RPM\n"
+    assert [(f.chip, f.rpm) for f in machine(read.read(beside)[0]).fans] == [("nct6798", 1200.0)]

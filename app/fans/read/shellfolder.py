@@ -10,7 +10,8 @@ import re
 # pwm*"): its listing names the attributes alone ("pwm1:101"); a platform device's folder is named for its driver
 # and instance (the driver model's platform_device naming: "nct6687.2592")
 _FOLDER = re.compile(r"(?:^|\s|:)(/sys/\S*?/hwmon\d+)/?\s*(?:[#$]|\n)|\bcd\s+(/sys/\S*?/hwmon\d+)/?\s*$", re.MULTILINE)
-_RELATIVE = re.compile(r"^(name|(?:fan|pwm|temp|in|power)\d+(?:_\w+)?):\s*\S", re.MULTILINE)
+# grep's "file:content", no space between: sensors' "fan1:   1200 RPM" beside such a prompt is not one
+_RELATIVE = re.compile(r"^(name|(?:fan|pwm|temp|in|power)\d+(?:_\w+)?):\S+$", re.MULTILINE)
 _PLATFORM = re.compile(r"/sys/devices/platform/([a-z][a-z0-9_]*)\.\d+/hwmon/hwmon\d+$")
 
 
