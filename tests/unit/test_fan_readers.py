@@ -592,6 +592,27 @@ def test_inxis_sensors_lines_are_read_fans_and_temperatures_with_their_driver(in
     assert any(f["kind"] == "at-rest" and f["subjects"] == ["amdgpu/fan"] for f in findings_of(answer))
 
 
+def test_inxis_nvidia_fan_duty_and_its_wrapped_fan_line(tmp_path: Path) -> None:
+    """inxi prints an NVIDIA card's fan as a duty ("gpu: nvidia fan: 29%", as forum pastes of inxi 3.x show it) and
+    wraps a long fan line onto the next ("    fan-6: 0 fan-7: 0 gpu: nvidia fan: 0%"). The card's fan and its
+    temperature are the card's (as nvidia-smi's fields): at 0 % beside the card at 81 °C, a part without working
+    cooling (fails when the duty is dropped: it was, and the answer named only the CPU fan); the wrapped fans are
+    read (they were lost)."""
+    hot = ("Sensors:\n  System Temperatures: cpu: 45.0 C mobo: 38.0 C gpu: nvidia temp: 81 C\n"
+           "  Fan Speeds (rpm): cpu: 1400 case-1: 900 gpu: nvidia fan: 0%\nInfo:\n  Processes: 378\n")
+    facts = machine(read.read(hot)[0])
+    assert [(g.index, g.temperature_c, g.fan_percent) for g in facts.gpus] == [(0, 81.0, 0.0)]
+    code, answer = explain(hot, tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and lead["kind"] == "hot-not-cooled" and lead["facts"]["source_c"] == 81.0, lead
+    wrapped = ("Sensors:\n  System Temperatures: cpu: 16.0 C mobo: 31.0 C gpu: nvidia temp: 40 C\n"
+               "  Fan Speeds (rpm): fan-1: 994 fan-2: 563 fan-3: 0 fan-4: 0 fan-5: 0\n"
+               "    fan-6: 0 fan-7: 0 gpu: nvidia fan: 29%\nRepos:\n  Packages: 2539 pm: dpkg pkgs: 2529\n")
+    facts = machine(read.read(wrapped)[0])
+    assert sorted(f.label for f in facts.fans if f.chip is None) == [f"fan-{n}" for n in range(1, 8)]
+    assert [(g.index, g.fan_percent) for g in facts.gpus] == [(0, 29.0)]
+
+
 def test_hps_hpasmcli_fans_and_temperatures_are_the_bmcs(tmp_path: Path) -> None:
     """hpasmcli(8)'s "show fans" (a slot, present or not, its share of its maximum) and "show temp" (°C/°F, a
     threshold): each fan a BMC fan at its duty, an absent slot no fan, each zone a temperature (fails when the

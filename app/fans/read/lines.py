@@ -11,7 +11,7 @@ import re
 
 from ..facts import Reading
 from ..values import NUMBER, parse, word
-from . import headed, oneline, thermal
+from . import headed, inxi, oneline, thermal
 from .shellfolder import in_folder
 
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
@@ -58,9 +58,11 @@ class _Walk:
         self.labels: dict[tuple[str | None, str], str] = {}  # (chip, "temp2") -> "CPUTIN": a listing's label files
         self.zones = thermal.Zones()  # /sys/class/thermal's zones and cooling devices, gathered to the end
         self.columns: headed.Table | None = None  # a space-aligned table's header in force (until a blank line)
+        self.inxi_fans: str | None = None  # inxi's "Fan Speeds (rpm):" line in force: its unit, for a wrapped line
         self.pasted_zones = -1  # zones of ``paste <(cat .../thermal_zone*/type) <(cat .../temp)`` met so far
 
-    def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None) -> None:
+    def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None,
+            extra: dict[str, float | str] | None = None) -> None:
         owner = chip if chip is not None else self.chip
         key = (owner, attr or label, column)
         if key in self.seen:  # the same label again: the next reading of this machine
@@ -70,7 +72,8 @@ class _Walk:
         value, unit, raw = parse(text)
         if value is None and word(text) is None:
             return
-        self.found.append(Reading(owner, label.strip(), value, raw, unit, attr, self.snapshot + column))
+        self.found.append(Reading(owner, label.strip(), value, raw, unit, attr, self.snapshot + column,
+                                  **({"extra": extra} if extra else {})))
 
 
 def read(text: str) -> list[Reading]:
@@ -110,6 +113,8 @@ def _named(walk: _Walk, r: Reading) -> Reading:
 def _line(walk: _Walk, line: str) -> None:
     line = _QUOTE.sub("", line)  # a reply's quote markers ("> fan1: 0 RPM")
     stripped = line.strip()
+    if inxi.wrapped(walk, stripped):  # inxi wrapped its fan line: more fans
+        return
     if _dump(walk, stripped):
         return
     if re.search(r"thermal_zone\S*/type\b.*thermal_zone\S*/temp\b", stripped):
@@ -138,7 +143,7 @@ def _line(walk: _Walk, line: str) -> None:
         walk.feature = feature.group(1).strip()
         return
     _sensors_extras(walk, stripped)
-    if not _inxi(walk, stripped) and not _pairs(walk, line, stripped):
+    if not inxi.heading(walk, stripped) and not _pairs(walk, line, stripped):
         _one_line(walk, stripped, (oneline.spaced,))
 
 
@@ -195,33 +200,6 @@ def _pasted_zone(walk: _Walk, line: str) -> bool:
     walk.zones.take(zone, "type", match.group(1))
     walk.zones.take(zone, "temp", match.group(2))
     walk.pasted_zones += 1
-    return True
-
-
-_INXI = re.compile(r"\b(Fan Speeds \((rpm|%)\)|System Temperatures):\s*(.+)$", re.IGNORECASE)
-_INXI_PAIR = re.compile(r"([A-Za-z][\w.-]*):\s+(\S+)(?:\s+([CF])\b)?")
-
-
-def _inxi(walk: _Walk, stripped: str) -> bool:
-    """inxi's sensors lines, "System Temperatures: cpu: 84.0 C mobo: N/A gpu: amdgpu temp: 41.0 C" and "Fan Speeds
-    (rpm): cpu: 0 fan-2: 1045 gpu: amdgpu fan: 0": each reading a "name: value" pair, a fan's unit in its heading,
-    and a word value naming the driver of the reading after it (gpu: amdgpu), whose chip it is."""
-    found = _INXI.search(stripped)
-    if found is None:
-        return False
-    fans = found.group(2)
-    driver = ""
-    for label, value, scale in _INXI_PAIR.findall(found.group(3)):
-        if not re.fullmatch(NUMBER, value):
-            driver = "" if value.upper() == "N/A" else value  # "gpu: amdgpu": the reading after it is that chip's
-            continue
-        if fans:
-            text = f"{value} {'RPM' if fans.lower() == 'rpm' else '%'}"
-            label = label if re.search(r"fan|pump", label, re.IGNORECASE) else f"{label} fan"
-        else:
-            text = f"{value} °{scale or 'C'}"
-        walk.add(label, text, chip=driver or None)
-        driver = ""
     return True
 
 
