@@ -12,6 +12,7 @@ from typing import Literal
 from ..core.fan import AirSensor, Fan
 from ..core.model import GpuSample, HostSensor
 from ..core.vocabulary import HEAT_REASONS
+from . import ectable
 from .build import MAX_RPM, fans_of, gpus_of, judged_rpm, temperatures_of
 from .chips import chip
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
@@ -144,8 +145,14 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     fan_facts += gpu_fans(gpus, fan_facts)
     temps = _temperatures(list(temperatures_of(readings)), fans, sensors, air, gpu_facts)
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
-    return Machine(tuple(fan_facts), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves), tuple(decisions),
-                   tuple(levels))
+    return Machine(tuple(_with_tables(fan_facts, temps)), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves),
+                   tuple(decisions), tuple(levels))
+
+
+def _with_tables(fans: list[FanFact], temps: list[TempFact]) -> list[FanFact]:
+    """Each fan with what its embedded controller's fan table asks at the temperatures read, where one is read."""
+    asked = {f.chip: ectable.asking(temps, f.chip) for f in fans}
+    return [replace(f, table_percent=asked[f.chip][0]) if asked[f.chip] else f for f in fans]  # type: ignore[index]
 
 
 def _temperatures(temps: list[TempFact], fans: Sequence[Fan], sensors: Iterable[HostSensor],

@@ -312,7 +312,8 @@ def _temperature(key: str, r: Reading, fault: bool, history: tuple[float | None,
         invalid_celsius(r.chip, r.label, value)
     label = r.label[:-6] if r.attr and r.label == r.attr and r.label.endswith("_input") else r.label
     return TempFact(key=key, chip=r.chip, label=label, celsius=None if invalid else value, raw=value,
-                    role=role(r.chip, r.label), invalid=invalid, history=history)
+                    role=role(r.chip, r.label), invalid=invalid, history=history,
+                    fan_off_c=_number(r.extra.get("fan_off")), fan_max_c=_number(r.extra.get("fan_max")))
 
 
 def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:

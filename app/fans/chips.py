@@ -118,6 +118,14 @@ THINKPAD = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=
 # Dell's EC stops its fans while the machine is cool and dell_smm reports their speed: a 0 there is a rest
 DELL = Chip("ec", "ec", "rest", rest_below_c=70.0, error_values=(-1,), pwm_enable=_EC_MODES,
             source="Documentation/hwmon/dell-smm-hwmon.rst; i8kutils(1) (-1: the SMM call failed)")
+# The Chrome EC (Chromebooks, Framework laptops): its thermal engine asks every fan for the highest of each sensor's
+# share between that sensor's fan_off and fan_max, and a share of 0 turns the fans off (common/thermal.c, fan.c:
+# fan_percent_to_rpm, which regulates each fan to a speed its tachometer counts); it marks a stalled fan 0xfffe
+# (older ECs) or 0 (ec_commands.h)
+CROS_EC = Chip("ec", "ec", "rest", rest_below_c=70.0, no_pulses=(65534,), pwm_enable=_EC_MODES,
+               source="Chrome EC common/thermal.c (thermal_control, thermal_fan_percent), common/fan.c "
+               "(fan_percent_to_rpm), include/ec_commands.h (EC_FAN_SPEED_STALLED); "
+               "Documentation/hwmon/cros_ec_hwmon.rst")
 MAX31785 = Chip("controller", "unknown", "unknown", no_pulses=(65535,),
                 source="Documentation/hwmon/max31785.rst; openbmc phosphor-hwmon (65535: no tach, host off)")
 # The nct6775 driver's family names its automatic modes (Documentation/hwmon/nct6775.rst, pwm[1-7]_enable)
@@ -135,7 +143,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "amdgpu": AMDGPU, "radeon": AMDGPU, "nvidia": NVIDIA, "gpu_nvidia": NVIDIA, "nouveau": GPU_SENSOR,
     "i915": GPU_SENSOR, "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL,
     "i8k": DELL,
-    "system76_acpi": EC, "system76": EC, "cros_ec": EC, "framework": EC, "msi_wmi_platform": EC, "asus": EC,
+    "system76_acpi": EC, "system76": EC, "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC, "asus": EC,
     "asus_nb_wmi": EC, "hp": EC, "msi_ec": MSI_EC, "applesmc": EC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)

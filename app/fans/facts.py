@@ -84,6 +84,7 @@ class FanFact:
     off_target_s: float | None = None  # how long it has been far from its target, where a live clock measured it
     follows: str | None = None  # the key of the temperature it follows, where its controller declares it or its
     follows_how: Literal["declared", "learned"] | None = None  # history shows it ("learned"), never a guess
+    table_percent: float | None = None  # what its embedded controller's fan table asks (app.fans.ectable)
 
 
 @record
@@ -99,6 +100,10 @@ class TempFact:
     role: Role
     invalid: Invalid | None = None
     history: tuple[float | None, ...] = ()  # its reading in each snapshot a paste holds, in turn (None: no reading)
+    # where an embedded controller's fan table uses it (the Chrome EC's): the fans are off at or below fan_off and
+    # at full speed from fan_max, as ectool temps all lists them
+    fan_off_c: float | None = None
+    fan_max_c: float | None = None
 
 
 @record

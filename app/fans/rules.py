@@ -11,6 +11,7 @@ from types import MappingProxyType
 from ..core.finding import Confidence, Finding, FindingKind
 from ..core.record import record
 from .chips import chip
+from .ectable import CUSTOM_FIRST_STEP
 from .facts import FanFact, Machine, TempFact
 from .roles import role
 
@@ -229,17 +230,23 @@ def target_not_met(machine: Machine) -> Iterator[Hit]:
 def stalled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         asked = fan.duty_percent is not None and fan.duty_percent >= STALL_DUTY
+        # its embedded controller's table asks for a share (the Chrome EC's: any share above 0 turns the fans; a
+        # board's own steps may wait for up to CUSTOM_FIRST_STEP): read no duty, the table's ask stands for it
+        table = fan.duty_percent is None and (fan.table_percent or 0.0) > 0
         entry = chip(fan.chip)
-        if (asked or fan.zero_rpm is False) and not_turning(fan) and not fan.target_rpm and \
+        if (asked or table or fan.zero_rpm is False) and not_turning(fan) and not fan.target_rpm and \
                 (entry.zero != "empty" or (asked and entry.duty_means_fan)):
             unreported = entry.zero in ("unreported", "rest-or-unreported")
             facts: dict[str, float | str] = {"tach_may_not_report": "yes" if unreported else "no",
                                              "raw": fan.raw or "0 RPM"}
-            if asked:
-                facts["duty"] = fan.duty_percent or 0.0
+            if asked or table:
+                facts["duty"] = fan.duty_percent if asked and fan.duty_percent is not None else fan.table_percent or 0.0
             else:
                 facts["zero_rpm"] = "off"  # its controller does not stop it: 0 is not a rest
-            yield Hit("stalled", (fan.key,), "possible" if unreported else "likely", facts)
+            if table:
+                facts["by"] = "table"
+            sure = not unreported and (not table or (fan.table_percent or 0.0) >= CUSTOM_FIRST_STEP)
+            yield Hit("stalled", (fan.key,), "likely" if sure else "possible", facts)
 
 
 def far_from_target(rpm: float | None, target_rpm: float | None) -> bool:

@@ -293,7 +293,7 @@ def zero_unjudged(machine: Machine) -> Iterator[Hit]:
 def _may_rest(fan: FanFact) -> bool:
     """A fan whose controller stops it by design, that is there, not flagged, not set to keep turning, and whose
     duty asks for nothing while its tachometer counts nothing."""
-    asked = fan.duty_percent
+    asked = fan.duty_percent if fan.duty_percent is not None else fan.table_percent  # its EC's table asks, if read
     if chip(fan.chip).zero not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
             fan.zero_rpm is False or flagged_in_a_reading(fan):
         return False

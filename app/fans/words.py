@@ -24,6 +24,7 @@ from .words_held import (
     _daemon_stopped,
     _decided,
     _ec_setting,
+    _ec_table,
     _floor,
     _gpu_threshold,
     _level_heat,
@@ -70,7 +71,9 @@ def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
 def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
     tail = ("or its controller does not report the speed: judge it by ear or by its temperatures" if
             f.get("tach_may_not_report") == "yes" else "or its tachometer does not report")
-    asked = f"{_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and" if "duty" in f else \
+    how = f"asked for {_num(f.get('duty', 0))} % by its embedded controller's fan table" if f.get("by") == "table" \
+        else f"driven at {_num(f.get('duty', 0))} %"
+    asked = f"{_verb(s, 'is', 'are')} {how} and" if "duty" in f else \
         f"{_verb(s, 'has', 'have')} zero-RPM off (its controller does not stop {_verb(s, 'it', 'them')}) and"
     return f"The {n.some(s)} {asked} {_verb(s, 'reads', 'read')} {f.get('raw') or '0 RPM'}: stalled, {tail}."
 
@@ -312,6 +315,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "cpu-slowed": _cpu_slowed,
     "gpu-threshold": _gpu_threshold,
     "ec-setting": _ec_setting,
+    "ec-table": _ec_table,
     "platform-profile": _platform_profile,
     "daemon-stopped": _daemon_stopped,
     "trip-not-followed": _trip_not_followed,

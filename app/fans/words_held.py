@@ -247,3 +247,17 @@ def _platform_profile(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The platform profile is {f['profile']}: the firmware is biased towards speed, with more power and heat, "
             "so its fans most likely run faster for the same work than under balanced or quiet (powerprofilesctl "
             "set balanced, or the desktop's power mode).")
+
+
+def _ec_table(n: Names, s: Sequence[str], f: Facts) -> str:
+    sensor = f"{n(s[0])} at {_num(f['sensor_c'])} °C"
+    span = f"the table runs the fans from off at {_num(f['fan_off_c'])} °C to full speed at " \
+        f"{_num(f['fan_max_c'])} °C"
+    if float(f["percent"]) == 0:
+        return (f"The embedded controller's fan table asks for no cooling: every sensor it uses is at or below the "
+                f"temperature it turns the fans off at (the nearest, {sensor}: {span}), so by its table its fans are "
+                "off.")
+    ask = "full speed" if float(f["percent"]) >= 100 else f"{_num(f['percent'])} %"
+    most = f", the most of the {_num(f['sensors'])} sensors it uses" if float(f["sensors"]) > 1 else ""
+    return (f"The embedded controller's fan table asks for {ask}, for {sensor}{most} ({span}): that sensor is what "
+            "the fans answer to.")

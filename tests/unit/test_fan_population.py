@@ -260,3 +260,21 @@ def test_no_thinkpad_fan_file_at_any_level_gives_a_dangerous_answer(level: str, 
         assert isinstance(found, list)
         if speed == "65535":
             assert {"speed-not-a-reading", "hot-not-cooled"} & {f["kind"] for f in found}, (level, celsius, found)
+
+
+@pytest.mark.parametrize("fan", ["Fan 0 RPM: 0", "Fan 0 RPM: 2400", "Fan 0 stalled (RPM: 65534)", "Fan 0 RPM: 65535"])
+def test_no_chrome_ec_fan_beside_any_place_in_its_table_gives_a_dangerous_answer(fan: str, tmp_path: Path) -> None:
+    """``ectool temps all`` with the EC's fan table (a CPU sensor from 20 °C below its fan_off to past its fan_max)
+    and ``pwmgetfanrpm`` with the fan at 0, turning, marked stalled, or at a count no speed is: nothing dangerous; a
+    fan at 0 while the table asks for cooling never at rest (the Chrome EC runs its fans at any share above 0)."""
+    header = "--sensor name -------- temperature -------- ratio (fan_off and fan_max) --\n"
+    for kelvin in range(318, 385, 6):
+        ratio = 0 if kelvin < 338 else 100 if kelvin > 370 else 100 * (kelvin - 338) // 32
+        text = (f"$ ectool temps all\n{header}cpu@4c                {kelvin} K (= {kelvin - 273} C)  {ratio:>10}% "
+                f"(338 K and 370 K)\n$ ectool pwmgetfanrpm\n{fan}\n")
+        code, answer = explain(text, tmp_path)
+        assert code == 0, (fan, kelvin)
+        assert_nothing_dangerous(text, answer)
+        found = answer["findings"]
+        assert isinstance(found, list)
+        assert any(f["kind"] == "ec-table" and f["facts"]["percent"] == ratio for f in found), (fan, kelvin)

@@ -8,7 +8,23 @@ import re
 from collections.abc import Callable
 
 from ..facts import Reading
-from . import columns, csv, daemonlog, fan2go, gpustat, i8k, jsonish, lhm, lines, msiec, nbfc, pwmconfig, tables, tagged
+from . import (
+    columns,
+    csv,
+    daemonlog,
+    ectool,
+    fan2go,
+    gpustat,
+    i8k,
+    jsonish,
+    lhm,
+    lines,
+    msiec,
+    nbfc,
+    pwmconfig,
+    tables,
+    tagged,
+)
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -29,6 +45,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
     ("the msi-ec driver's files", msiec.read),
     ("/proc/i8k or i8kctl (Dell's SMM: the CPU's temperature, each fan's state and speed)", i8k.read),
+    ("the Chrome EC's ectool (temps all, with its fan table; pwmgetfanrpm)", ectool.read),
     ("fan2go detect", fan2go.detect),
     ("pwmconfig's listing of outputs and fan inputs", pwmconfig.read),
     ("a LibreHardwareMonitor or Open Hardware Monitor report", lhm.read),
