@@ -182,7 +182,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "it, for the machine the FILEs were captured on: any paste of labelled "
                                              "readings (sensors text, -u or -j; inxi's Sensors lines; tlp-stat -t; "
                                              "nbfc status; ectool's temps all (with the EC's fan table), "
-                                             "pwmgetfanrpm and kelvin; vcgencmd measure_temp; auto-cpufreq's "
+                                             "pwmgetfanrpm and kelvin; hddtemp; vcgencmd measure_temp; auto-cpufreq's "
                                              "table; HWiNFO's summary copied as text; glances' sensors; psutil's "
                                              "sensors; "
                                              "'label: value unit' lines; "

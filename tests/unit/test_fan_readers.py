@@ -613,6 +613,19 @@ def test_inxis_nvidia_fan_duty_and_its_wrapped_fan_line(tmp_path: Path) -> None:
     assert [(g.index, g.fan_percent) for g in facts.gpus] == [(0, 29.0)]
 
 
+def test_hddtemps_drives_are_storage_temperatures(tmp_path: Path) -> None:
+    """hddtemp(8) prints "/dev/sda: WDC WD40EFRX-68N32N0: 52°C", the model between the device and its temperature,
+    and "drive is sleeping" for a drive it did not wake: each read drive a storage temperature, a sleeping one none
+    (fails when the line is taken as a path's reading: it was, and the paste was refused)."""
+    text = ("$ sudo hddtemp /dev/sd[abc]\n/dev/sda: WDC WD40EFRX-68N32N0: 52°C\n/dev/sdb: ST4000VN008-2DR166: 55 C\n"
+            "/dev/sdc: ST4000VN008-2DR166: drive is sleeping\n")
+    facts = machine(read.read(text)[0])
+    assert [(t.label, t.celsius, t.role) for t in facts.temperatures] == [("/dev/sda", 52.0, "storage"),
+                                                                         ("/dev/sdb", 55.0, "storage")]
+    code, answer = explain(text, tmp_path)
+    assert code == 0 and findings_of(answer)[-1]["kind"] == "no-fan-read"
+
+
 def test_hps_hpasmcli_fans_and_temperatures_are_the_bmcs(tmp_path: Path) -> None:
     """hpasmcli(8)'s "show fans" (a slot, present or not, its share of its maximum) and "show temp" (°C/°F, a
     threshold): each fan a BMC fan at its duty, an absent slot no fan, each zone a temperature (fails when the

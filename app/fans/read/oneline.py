@@ -1,8 +1,8 @@
 """Tools that print one reading a line in a shape of their own, each read here into a label, a value's text, and
 where given its chip and attribute: tlp-stat's ``CPU temp = 88 [°C]``, ectool's kelvin, ``acpi -t``, vcgencmd's
-``temp=81.3'C``, Windows' ACPI zone in tenths of a kelvin, and a label with its value two spaces on (glances'
-SENSORS section). The labelled-line walk
-(``lines.read``) tries them in turn."""
+``temp=81.3'C``, Windows' ACPI zone in tenths of a kelvin, hddtemp's drives (tried before a path's reading), and a
+label with its value two spaces on (glances' SENSORS section). The labelled-line walk (``lines.read``) tries them in
+turn."""
 
 from __future__ import annotations
 
@@ -90,4 +90,14 @@ def acpi_zone_tenths_kelvin(line: str) -> Found | None:
     return Found("ACPI thermal zone", f"{int(match.group(1)) / 10.0 - 273.15:.1f} C", "acpitz")
 
 
-LINES: tuple[Reader, ...] = (bracketed, kelvin, acpi, soc, acpi_zone_tenths_kelvin)
+# hddtemp(8): "/dev/sda: WDC WD40EFRX-68N32N0: 52°C", a drive's temperature with its model between ("/dev/sdb: ST4000:
+# drive is sleeping" and "S.M.A.R.T. not available" give none)
+_HDDTEMP = re.compile(r"^(/dev/[\w/-]+):\s+.+?:\s+([+-]?\d+(?:\.\d+)?)\s*°?\s*([CF])$")
+
+
+def hddtemp(line: str) -> Found | None:
+    match = _HDDTEMP.match(line)
+    return Found(match.group(1), f"{match.group(2)} °{match.group(3)}", "drivetemp") if match else None
+
+
+LINES: tuple[Reader, ...] = (bracketed, kelvin, acpi, soc, acpi_zone_tenths_kelvin)  # hddtemp before a path's
