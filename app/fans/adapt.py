@@ -151,8 +151,11 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
 
 def _with_tables(fans: list[FanFact], temps: list[TempFact]) -> list[FanFact]:
     """Each fan with what its embedded controller's fan table asks at the temperatures read, where one is read."""
-    asked = {f.chip: ectable.asking(temps, f.chip) for f in fans}
-    return [replace(f, table_percent=asked[f.chip][0]) if asked[f.chip] else f for f in fans]  # type: ignore[index]
+    found = []
+    for fan in fans:
+        asked = ectable.asking(temps, fan.chip)
+        found.append(replace(fan, table_percent=asked[0]) if asked is not None else fan)
+    return found
 
 
 def _temperatures(temps: list[TempFact], fans: Sequence[Fan], sensors: Iterable[HostSensor],

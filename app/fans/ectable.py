@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .facts import TempFact
+from .facts import FanFact, TempFact
 
 CUSTOM_FIRST_STEP = 33.0  # the highest share a board's own fan steps start turning at, in the Chrome EC's boards
 
@@ -34,3 +34,14 @@ def asking(temps: Iterable[TempFact], chip_name: str | None) -> tuple[float, Tem
         return None
     top, _, sensor = max(shares, key=lambda x: (x[0], x[1]))  # at 0: the one nearest the temperature it starts at
     return top, sensor
+
+
+def asked(fan: FanFact, least: float) -> tuple[float | None, bool]:
+    """The duty a fan is asked for, at or above ``least``, and whether it is its embedded controller's table's: a
+    duty read, or with none read the share its table asks (any share above 0 turns the Chrome EC's fans; a board's
+    own steps may wait for up to CUSTOM_FIRST_STEP); None where nothing asks it to turn."""
+    if fan.duty_percent is not None:
+        return (fan.duty_percent if fan.duty_percent >= least else None), False
+    if (fan.table_percent or 0.0) > 0:
+        return fan.table_percent, True
+    return None, False

@@ -10,6 +10,7 @@ from types import MappingProxyType
 
 from ..core.finding import Confidence, Finding, FindingKind
 from ..core.record import record
+from . import ectable
 from .chips import chip
 from .ectable import CUSTOM_FIRST_STEP
 from .facts import FanFact, Machine, TempFact
@@ -229,23 +230,20 @@ def target_not_met(machine: Machine) -> Iterator[Hit]:
 @rule("a duty with no speed", 90, f"{ABI} (pwmN: the duty asked; fanN_input: the speed counted)")
 def stalled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        asked = fan.duty_percent is not None and fan.duty_percent >= STALL_DUTY
-        # its embedded controller's table asks for a share (the Chrome EC's: any share above 0 turns the fans; a
-        # board's own steps may wait for up to CUSTOM_FIRST_STEP): read no duty, the table's ask stands for it
-        table = fan.duty_percent is None and (fan.table_percent or 0.0) > 0
+        duty, table = ectable.asked(fan, STALL_DUTY)
         entry = chip(fan.chip)
-        if (asked or table or fan.zero_rpm is False) and not_turning(fan) and not fan.target_rpm and \
-                (entry.zero != "empty" or (asked and entry.duty_means_fan)):
+        if (duty is not None or fan.zero_rpm is False) and not_turning(fan) and not fan.target_rpm and \
+                (entry.zero != "empty" or (duty is not None and not table and entry.duty_means_fan)):
             unreported = entry.zero in ("unreported", "rest-or-unreported")
             facts: dict[str, float | str] = {"tach_may_not_report": "yes" if unreported else "no",
                                              "raw": fan.raw or "0 RPM"}
-            if asked or table:
-                facts["duty"] = fan.duty_percent if asked and fan.duty_percent is not None else fan.table_percent or 0.0
+            if duty is not None:
+                facts["duty"] = duty
             else:
                 facts["zero_rpm"] = "off"  # its controller does not stop it: 0 is not a rest
             if table:
                 facts["by"] = "table"
-            sure = not unreported and (not table or (fan.table_percent or 0.0) >= CUSTOM_FIRST_STEP)
+            sure = not unreported and (not table or (duty or 0.0) >= CUSTOM_FIRST_STEP)
             yield Hit("stalled", (fan.key,), "likely" if sure else "possible", facts)
 
 

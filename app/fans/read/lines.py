@@ -135,8 +135,7 @@ def _line(walk: _Walk, line: str) -> None:
     if card:  # amd-smi metric's "GPU: 0" at the margin: an AMD card's sections follow
         walk.chip, walk.feature, walk.device = "amdgpu", None, f"GPU {card.group(1)}"
         return
-    if _one_line(walk, stripped, (oneline.hddtemp,)) or _path(walk, stripped) or _subfeature(walk, line) or \
-            _thermal(walk, stripped) or _od_range(walk, stripped) \
+    if _path(walk, stripped) or _subfeature(walk, line) or _thermal(walk, stripped) or _od_range(walk, stripped) \
             or _one_line(walk, stripped, oneline.LINES):
         return
     feature = _FEATURE.match(stripped)
@@ -248,6 +247,8 @@ def _attr(label: str) -> str | None:
 
 
 def _path(walk: _Walk, line: str) -> bool:
+    if _one_line(walk, line, (oneline.hddtemp,)):  # hddtemp's "/dev/sda: MODEL: 52°C": a drive, not a path's value
+        return True
     match = _PATH.match(line)
     if not match or "://" in line:
         return False
