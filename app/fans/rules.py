@@ -241,8 +241,8 @@ def stalled(machine: Machine) -> Iterator[Hit]:
                 facts["duty"] = duty
             else:
                 facts["zero_rpm"] = "off"  # its controller does not stop it: 0 is not a rest
-            if table:
-                facts["by"] = "table"
+            if table:  # below a board's first step the fan may be held off by the board's own steps
+                facts["by"] = "table" if (duty or 0.0) >= CUSTOM_FIRST_STEP else "table-low"
             sure = not unreported and (not table or (duty or 0.0) >= CUSTOM_FIRST_STEP)
             yield Hit("stalled", (fan.key,), "likely" if sure else "possible", facts)
 

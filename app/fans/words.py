@@ -71,8 +71,10 @@ def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
 def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
     tail = ("or its controller does not report the speed: judge it by ear or by its temperatures" if
             f.get("tach_may_not_report") == "yes" else "or its tachometer does not report")
-    how = f"asked for {_num(f.get('duty', 0))} % by its embedded controller's fan table" if f.get("by") == "table" \
-        else f"driven at {_num(f.get('duty', 0))} %"
+    how = f"asked for {_num(f.get('duty', 0))} % by its embedded controller's fan table" \
+        if str(f.get("by", "")).startswith("table") else f"driven at {_num(f.get('duty', 0))} %"
+    if f.get("by") == "table-low":  # a board's own fan steps may start above this share (Chrome EC common/fan.c)
+        tail = f"or held off by the board's own first fan step, which may start above {_num(f.get('duty', 0))} %"
     asked = f"{_verb(s, 'is', 'are')} {how} and" if "duty" in f else \
         f"{_verb(s, 'has', 'have')} zero-RPM off (its controller does not stop {_verb(s, 'it', 'them')}) and"
     return f"The {n.some(s)} {asked} {_verb(s, 'reads', 'read')} {f.get('raw') or '0 RPM'}: stalled, {tail}."

@@ -100,6 +100,8 @@ def test_a_fan_at_0_judged_by_the_table(tmp_path: Path, cpu_k: int, rpm: str, le
     assert asked is not None and facts.fans[0].table_percent == asked[0]
     if asked[0] > 0:
         assert stall and stall[0].confidence == ("likely" if asked[0] >= ectable.CUSTOM_FIRST_STEP else "possible")
+        # under a board's first step the words name that step as the other cause, not a tachometer
+        assert stall[0].facts["by"] == ("table" if asked[0] >= ectable.CUSTOM_FIRST_STEP else "table-low")
     else:
         assert [f.kind for f in found if f.kind == "at-rest"] == ["at-rest"]
     assert_nothing_dangerous_in(facts, [{"kind": f.kind, "subjects": list(f.subjects), "facts": dict(f.facts)}
