@@ -39,7 +39,7 @@ from ..fans.read.daemonlog import calibrations, decisions, events
 from ..fans.read.kernlog import events as heat_log
 from ..fans.read.profiles import profiles
 from ..fans.read.sel import events as bmc_log
-from ..fans.rules_state import driven
+from ..fans.rules_daemon import driven
 from ..fans.words import answer as worded
 from ..verdict.notes import note_words
 from .terminal import UNCUT, Cell, fan_table, table, terminal_width
@@ -92,7 +92,7 @@ def replayed(paths: list[Path], strict: bool = True) -> tuple[Snapshot, Replay]:
         replay = load(paths, folder, strict)
         listing = replay.bmc
         liquid = replay.liquidctl
-        service = FanService(sys_root=str(replay.sys_root), etc_root=str(replay.etc_root),
+        service = FanService(sys_root=str(replay.sys_root), etc_root=str(replay.etc_root), etc_said="in the paste",
                              bmc_run=(lambda: listing) if listing else "no ipmitool listing in the captures",
                              bmc_every_s=3600.0, every_s=0,
                              extra=registered(replay.proc_root, replay.sys_root,

@@ -23,7 +23,7 @@ from ..core.jsonvalue import loads, number
 from ..core.model import GpuSample
 from ..fans.facts import Curve
 from ..fans.values import fahrenheit_to_celsius
-from . import bmc, control_captures, liquidctl, nvidia_captures
+from . import bmc, control_captures, liquidctl, nvidia_captures, thinkfan
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 from .pasted import cleaned
 
@@ -293,6 +293,9 @@ def _config(text: str, etc: Path) -> str | None:
     if re.search(r"^\s*(fans|sensors)\s*:", text, re.MULTILINE) and re.search(r"^\s*levels\s*:", text, re.MULTILINE):
         (etc / "thinkfan.yaml").write_text(text)
         return "thinkfan configuration"
+    if thinkfan.legacy(text).declared:  # thinkfan.conf.legacy(5): where thinkfan keeps it, /etc/thinkfan.conf
+        (etc / "thinkfan.conf").write_text(text)
+        return "thinkfan configuration (legacy syntax)"
     return None
 
 

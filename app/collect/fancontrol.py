@@ -30,6 +30,8 @@ class Declared:
     daemon: str = "fancontrol"  # the daemon that drives it (fancontrol, thinkfan, fan2go)
     follows: str | None = None  # the source in words, when it is not one file ("the hottest of 6 sensors")
     follows_all: tuple[str, ...] = ()  # the sensors it follows, each named as the temperatures are ("coretemp temp2")
+    firmware_c: tuple[float, float | None] | None = None  # (from, to) °C where it hands the fan back to its firmware
+    stepped: bool = False  # levels, each held from where it starts (thinkfan's), not a line between two points
 
 
 def _pairs(value: str) -> dict[str, list[str]]:

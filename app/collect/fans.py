@@ -52,8 +52,10 @@ class FanService:
 
     def __init__(self, sys_root: str = "/sys", etc_root: str = "/etc", bmc_run: BmcRun | str | None = None,
                  bmc_every_s: float = 10.0, every_s: float = 5.0, clock: Callable[[], float] = time.monotonic,
-                 threaded: bool = False, extra: Sequence[Source] = (), bmc_timeout_s: float = 10.0):
+                 threaded: bool = False, extra: Sequence[Source] = (), bmc_timeout_s: float = 10.0,
+                 etc_said: str | None = None):
         self.sys_root, self.etc_root, self.every_s, self._clock = sys_root, etc_root, every_s, clock
+        self.etc_said = etc_said or f"under {etc_root}"  # where a daemon's configuration is, in words
         self.threaded = threaded
         self.bmc_reason = bmc_run if isinstance(bmc_run, str) else None
         fixed: list[Source] = [*extra]
@@ -268,10 +270,14 @@ class FanService:
     def _as_declared(self, fan: Fan, declared: Declared, temps: dict[str, float]) -> Fan:
         """A fan as a daemon's configuration declares it: its source, curve, floor and the daemon as controller."""
         name = self._sensor_name(declared.source_chip, declared.source)
+        controller = declared_said(declared.daemon, self.etc_said)
+        if fan.level == "auto":  # an embedded controller's own level: the daemon gave the fan back to it
+            controller = fan.controller or controller
+        elif fan.level:
+            controller = f"{controller}, at level {fan.level}"
         return replace(fan, source=declared.follows or name, source_from="declared", sources=declared.follows_all,
                        curve=declared.curve or fan.curve, floor_percent=declared.floor_percent or fan.floor_percent,
-                       controller=declared_said(declared.daemon, self.etc_root),
-                       source_c=temps.get(name) if name else None)
+                       controller=controller, source_c=temps.get(name) if name else None)
 
     # -- learning ----------------------------------------------------------------------------
     def _record(self, fans: Sequence[Fan], temps: dict[str, float], now: float) -> None:

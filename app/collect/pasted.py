@@ -24,7 +24,19 @@ def cleaned(text: str) -> str:
     lines = [line for line in text.split("\n") if not _MARKUP_LINE.match(line)]
     if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
         lines = "\n".join(lines).replace("\n\n", "\n").split("\n")
-    return "\n\n".join(textwrap.dedent(paragraph) for paragraph in "\n".join(lines).split("\n\n"))
+    return "\n\n".join(_unindented(paragraph) for paragraph in "\n".join(lines).split("\n\n"))
+
+
+CODE_INDENT = 4  # CommonMark: an indented code block's every line starts with four or more spaces
+
+
+def _unindented(paragraph: str) -> str:
+    """A paragraph Markdown set as a code block (every line indented four spaces or more) without that indentation;
+    any other paragraph as it is, since a paragraph indented less is the tool's own shape (YAML's nesting after a
+    blank line, a continuation line)."""
+    lines = [line.expandtabs(CODE_INDENT) for line in paragraph.split("\n") if line.strip()]
+    indent = min((len(line) - len(line.lstrip(" ")) for line in lines), default=0)
+    return textwrap.dedent(paragraph) if indent >= CODE_INDENT else paragraph
 
 
 DOUBLE_SPACED_MIN = 4  # lines of text, each followed by a blank one, before a paste is taken as double-spaced

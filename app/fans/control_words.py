@@ -50,4 +50,4 @@ def hottest_of(sources: list[str]) -> str | None:
 
 def declared_said(daemon: str, where: str) -> str:
     """A fan a daemon's configuration drives."""
-    return f"{daemon} (its configuration under {where})"
+    return f"{daemon} (its configuration {where})"

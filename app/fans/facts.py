@@ -134,6 +134,8 @@ class Curve:
     source: str | None  # "temp1_input", or the source in words where it is not one input
     points: tuple[tuple[float, float], ...]
     floor_percent: float | None = None
+    firmware_c: tuple[float, float | None] | None = None  # (from, to) °C where it gives the fan back to its firmware
+    stepped: bool = False  # levels, each held from where it starts (thinkfan's), not a line drawn between points
 
 
 @record

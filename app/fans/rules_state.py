@@ -9,109 +9,13 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from ..core.finding import Confidence
-from .build import invalid_celsius
 from .chips import chip, gpu_line
-from .facts import Curve, FanFact, Machine, TempFact
+from .facts import FanFact, Machine, TempFact
 from .rules import ABI, HOT_C, Hit, flagged_in_a_reading, rest_below, rule, source_of, there, turning
+from .rules_daemon import driven
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
-
-
-@rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
-      "thinkfan.conf(5) (levels); fan2go's README (curves)")
-def daemon_curve(machine: Machine) -> Iterator[Hit]:
-    for curve in machine.curves:
-        if not curve.points:
-            continue
-        (t0, p0), (t1, p1) = curve.points[0], curve.points[-1]
-        facts: dict[str, float | str] = {"daemon": curve.daemon, "output": f"{curve.chip} {curve.output}",
-                                         "source": curve.source or "", "t0": t0, "p0": p0, "t1": t1, "p1": p1,
-                                         "points": len(curve.points)}
-        if curve.floor_percent is not None:
-            facts["floor"] = curve.floor_percent
-        asks = _now(machine, curve, facts)
-        fan = driven(machine, curve)
-        if fan is not None and fan.duty_percent is not None and asks is not None:
-            facts["duty"] = fan.duty_percent
-            if abs(fan.duty_percent - asks) > OFF_CURVE_POINTS:
-                yield Hit("daemon-not-followed", (fan.key,), "likely", facts)
-                continue
-        yield Hit("daemon-curve", (fan.key,) if fan else (), "known", facts)
-
-
-def driven(machine: Machine, curve: Curve) -> FanFact | None:
-    """The fan ``curve`` drives: hwmon's ``fanN`` of its ``pwmN``, or the cooler's channel it names."""
-    wanted = {f"{curve.chip}/fan{curve.output.removeprefix('pwm')}".lower(), f"{curve.chip}/{curve.output}".lower()}
-    return next((f for f in machine.fans if f.key.lower() in wanted), None)
-
-
-def _now(machine: Machine, curve: Curve, facts: dict[str, float | str]) -> float | None:
-    """What ``curve`` asks for at the temperature it follows, where that is read (put in ``facts``)."""
-    wanted = f"{curve.chip}/{(curve.source or '').removesuffix('_input')}"
-    temp = next((t for t in machine.temperatures if t.key == wanted and t.celsius is not None), None)
-    if temp is None or temp.celsius is None:
-        return None
-    asks = _asks(curve, temp.celsius)
-    if asks is not None:
-        facts.update(now_c=temp.celsius, asks=asks, source_key=temp.key)
-    return asks
-
-
-OFF_CURVE_POINTS = 10.0  # a duty this far from what the curve asks at the temperature read is not the curve's
-
-
-def _asks(curve: Curve, celsius: float) -> float | None:
-    """The duty ``curve`` asks for at ``celsius``: its floor (or first point) below, its last point above, linear
-    between points (as fancontrol draws it; thinkfan's levels are steps, whose linear reading is close enough to
-    tell a fan that follows from one that does not)."""
-    points = curve.points
-    if celsius < points[0][0]:
-        return curve.floor_percent if curve.floor_percent is not None else points[0][1]
-    for (ta, pa), (tb, pb) in pairwise(points):
-        if ta <= celsius <= tb:
-            return pa if tb == ta else pa + (pb - pa) * (celsius - ta) / (tb - ta)
-    return points[-1][1]
-
-
-@rule("a daemon's bias chose the level", 62, "thinkfan(1) (-b: a bias added to a reading that rises fast); "
-      "thinkfan.conf(5) (levels, each on between its two temperatures); thinkpad-acpi.rst (-128: not available)")
-def bias_chose(machine: Machine) -> Iterator[Hit]:
-    for n, step in enumerate(machine.decisions):
-        alone = _level_at(machine, step.celsius)
-        if step.bias <= 0 or (alone is not None and alone >= step.level):
-            continue
-        facts: dict[str, float | str] = {"daemon": step.daemon, "celsius": step.celsius, "bias": step.bias,
-                                         "level": float(step.level)}
-        if alone is not None:
-            facts["alone"] = float(alone)
-        before = machine.decisions[n - 1].first_c if n else None
-        if before is not None and invalid_celsius("thinkpad", "", before) is not None:
-            facts["before"] = before  # the rise it saw came from a value that is no reading (-128, 0)
-        if n + 1 < len(machine.decisions):
-            facts["next"] = float(machine.decisions[n + 1].level)
-        yield Hit("bias-chose-level", (), "known" if alone is not None else "likely", facts)
-
-
-@rule("a daemon's logged decisions", 54, "thinkfan(1) (each line: the readings, their biases, the level set); "
-      "thinkfan.conf(5) (levels)")
-def daemon_decided(machine: Machine) -> Iterator[Hit]:
-    """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
-    chose it for (where no bias made the choice: that is said by its own rule)."""
-    steps = machine.decisions
-    if steps and not any(step.bias > 0 for step in steps):
-        last = steps[-1]
-        facts: dict[str, float | str] = {"daemon": last.daemon, "level": float(last.level), "celsius": last.celsius,
-                                         "steps": float(len(steps))}
-        if len(steps) > 1:
-            facts.update(before_level=float(steps[-2].level), before_c=steps[-2].celsius)
-        yield Hit("daemon-decided", (), "known", facts)
-
-
-def _level_at(machine: Machine, celsius: float) -> int | None:
-    """The highest level whose range holds ``celsius`` (thinkfan's levels overlap; rising, it takes the upper)."""
-    holding = [lv.level for lv in machine.levels if lv.low_c <= celsius < lv.high_c]
-    return max(holding) if holding else None
 
 
 @rule("no temperature to follow", 60, f"{ABI} (tempN_input); Documentation/admin-guide/laptops/thinkpad-acpi.rst "
@@ -212,8 +116,9 @@ def no_control(machine: Machine) -> Iterator[Hit]:
 @rule("a fan held at a fixed duty", 55, f"{ABI} (pwmN_enable 1: manual, the duty written is kept)")
 def fixed_duty(machine: Machine) -> Iterator[Hit]:
     held: dict[tuple[float, bool], list[str]] = {}
+    by_daemon = {f.key for c in machine.curves if (f := driven(machine, c)) is not None}  # its curve's rule says it
     for fan in machine.fans:
-        if fan.controller == "manual" and fan.duty_percent and turning(fan) and \
+        if fan.controller == "manual" and fan.duty_percent and turning(fan) and fan.key not in by_daemon and \
                 _cool_source_of_full(machine, fan) is None:  # at full while cool: that rule says it held
             held.setdefault((fan.duty_percent, fan.pwm_enable == 1), []).append(fan.key)
     for (duty, by_pwm_enable), fans in held.items():  # the fans held at one duty: one finding

@@ -78,15 +78,29 @@ def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     source = f" from {n(f['source_key'])}" if "source_key" in f else f" from {f['source']}" if f.get("source") else ""
-    below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f else ""
-    steps = f" in {_num(f['points'])} steps" if float(f["points"]) > 2 else ""
+    firmware = "its firmware's own control (level auto)"
+    if "step0_c" in f:  # a daemon's levels, each from where it starts, the one it gives back to the firmware among them
+        steps = [(float(f[f"step{i}_c"]), f"{_num(f[f'step{i}_p'])} %") for i in range(len(f)) if f"step{i}_c" in f]
+        if "firmware_from" in f:
+            steps.append((float(f["firmware_from"]), firmware))
+        shape = "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))
+    else:
+        below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f and float(f["t0"]) > 0 \
+            and f["floor"] != f["p0"] else ""
+        through = f" through {_num(f['points'])} points" if float(f["points"]) > 2 else ""
+        shape = (f"{below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising{through} to {_num(f['p1'])} % at "
+                 f"{_num(f['t1'])} °C")
+        if "firmware_from" in f:
+            shape += f", and {firmware} from {_num(f['firmware_from'])} °C"
     now = f"; at {_num(f['now_c'])} °C now it asks for about {_num(f['asks'])} %" if "asks" in f else ""
-    return (f"{f['daemon']} drives {f['output']}{source}: {below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising"
-            f"{steps} to {_num(f['p1'])} % at {_num(f['t1'])} °C{now}.")
+    if "duty" in f:
+        now += f"; the fan is at {_num(f['duty'])} % now"
+    return f"{f['daemon']} drives {f['output']}{source}: {shape}{now}."
 
 
 def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
-    return (_curve(n, s, f)[:-1] + f", and the fan reads {_num(f['duty'])} %: it is not following {f['daemon']} "
+    curve = _curve(n, s, {k: v for k, v in f.items() if k != "duty"})
+    return (curve[:-1] + f", and the fan reads {_num(f['duty'])} %: it is not following {f['daemon']} "
             f"(is {f['daemon']} running, and does it own the output?).")
 
 

@@ -22,11 +22,12 @@ import requests
 
 from app.collect.assemble import build_collector
 from app.collect.collector import Collector
-from app.collect.fandaemons import fan2go, thinkfan
+from app.collect.fandaemons import fan2go
 from app.collect.fans import FanService
 from app.collect.hwmon import judged_temperatures
 from app.collect.settings import Settings
 from app.collect.sources import Reading
+from app.collect.thinkfan import thinkfan
 from app.core.bounded import CommandError, read_file, run_bounded
 from app.core.fan import Fan
 from app.core.model import GpuSample, HostSample

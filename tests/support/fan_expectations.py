@@ -34,7 +34,8 @@ EXPECTED: dict[str, Expect] = {
     "desktop-superio-04": Expect("drivers-disagree", (), ("at-rest", "headers-read-zero")),
     "desktop-superio-10": Expect("speed-not-a-reading", (), DANGER),
     "laptops-02": Expect("stalled", (), DANGER, confidence="possible"),
-    "laptops-03": Expect("fixed-duty", (), DANGER),
+    "laptops-03": Expect("daemon-curve", (), (*DANGER, "fixed-duty")),  # level 1 held by thinkfan's levels: the
+    # thread's "held at level 1 by software"; never "held by hand, not following a temperature" with a daemon named
     "liquidctl-daemons-01": Expect("pump-stopped", (), ("fan-fault", "at-rest"), confidence="possible"),
     "servers-bmc-01": Expect("fan-fault", (), ("no-fault",)),
     "servers-bmc-06": Expect("zero-unknown", (), ("no-fault", "fan-fault"), gap="the nodes reading about 22,000 "

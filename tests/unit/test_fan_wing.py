@@ -16,7 +16,7 @@ from app.fans.adapt import machine
 from app.fans.answer import explained, findings
 from app.fans.build import fans_of
 from app.fans.chips import chip
-from app.fans.facts import FanFact, Machine, TempFact
+from app.fans.facts import Curve, FanFact, Machine, TempFact
 from app.fans.read.columns import perf_levels
 from app.fans.read.daemonlog import decisions
 from app.fans.read.sel import events as bmc_log
@@ -273,3 +273,16 @@ def test_a_channel_read_at_0_is_said_empty_as_a_guess_and_one_its_controller_cal
     assert "has no fan on it, most likely" in zero and "as a stopped fan would read" in zero
     assert "no fan on it, or a fan whose speed its controller does not count" in driven  # driven at 40 %: both
     assert "has no fan on it.)" in absent and "most likely" not in absent
+
+
+def test_golden_sentences_of_a_daemons_levels() -> None:
+    """thinkfan's levels are steps, each said from where it starts, the one it gives back to the firmware (level
+    auto) among them; fancontrol's curve is a line between its two ends (no "0 % below" a floor equal to its start)."""
+    levels = Curve("thinkfan", "thinkpad", "pwm1", "acpitz temp1", ((0.0, 0.0), (70.0, 100.0)), 0.0, (45.0, 75.0),
+                   stepped=True)
+    _, sentence, _ = explained(Machine(curves=(levels,)))
+    assert sentence == ("thinkfan drives thinkpad pwm1 from acpitz temp1: level by level, 0 % from 0 °C, its "
+                        "firmware's own control (level auto) from 45 °C, 100 % from 70 °C.")
+    line = Curve("fancontrol", "it8728", "pwm2", "temp1_input", ((20.0, 0.0), (60.0, 100.0)), 0.0)
+    _, sentence, _ = explained(Machine(curves=(line,)))
+    assert sentence == "fancontrol drives it8728 pwm2 from temp1_input: 0 % at 20 °C rising to 100 % at 60 °C."

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.collect.fandaemons import fan2go, thinkfan
+from app.collect.fandaemons import fan2go
+from app.collect.thinkfan import thinkfan
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fandaemons"
 
@@ -27,6 +28,40 @@ def test_thinkfan_limit_lists_take_each_levels_highest_lower_limit() -> None:
     (fan,) = thinkfan(config("thinkfan-e540-limits.yaml")).declared
     assert fan.curve == ((0.0, 0.0), (45.0, 42.9), (55.0, 100.0), (65.0, 100.0))
     assert "the NVIDIA GPU at 01:00.0" in (fan.follows or "")
+
+
+def test_thinkfans_legacy_syntax_is_read_as_thinkfan_reads_it() -> None:
+    """thinkfan.conf.legacy(5): ``tp_fan``, ``hwmon`` paths and ``(level, low, high)`` lines (here a real dotfiles'
+    generator's levels, one of them 127: thinkpad_acpi's 0x40 bit, full speed); and the complex form, whose level
+    starts at the highest of its lower bounds."""
+    text = ("tp_fan /proc/acpi/ibm/fan\nhwmon /sys/devices/platform/coretemp.0/temp1_input\n\n# level  min  max\n"
+            "(0,     0,      42)\n(1,     40,     47)\n(7,     73,     93)\n(127,   85,     32767)\n")
+    (fan,) = thinkfan(text).declared
+    assert (fan.chip, fan.pwm, fan.stepped) == ("thinkpad", "pwm1", True)
+    assert fan.curve == ((0.0, 0.0), (40.0, 14.3), (73.0, 100.0), (85.0, 100.0))
+    assert fan.follows == "coretemp.0/temp1_input"
+    complex_form = ("pwm_fan /sys/class/hwmon/hwmon2/pwm1\n{0 (0 0) (50 60)}\n{128 (45 55) (70 80)}\n"
+                    "{255 (65 75) (99 99)}\n")
+    (hwmon,) = thinkfan(complex_form).declared
+    assert (hwmon.chip, hwmon.pwm, hwmon.curve) == ("hwmon", "pwm1", ((0.0, 0.0), (55.0, 50.2), (75.0, 100.0)))
+
+
+def test_thinkfans_defaults_its_auto_level_and_a_hwmon_fans_pwm_scale() -> None:
+    """No fan named: thinkfan drives /proc/acpi/ibm/fan ("Using default fan control in /proc/acpi/ibm/fan"); "level
+    auto" is the range it gives the fan back to the firmware, not a duty (a ThinkPad X220's configuration as its
+    owner posted it, under a heading line); a hwmon fan's speeds are pwm values 0-255, not the EC's 0-7; several
+    fans take one speed each from a list."""
+    x220 = ("/etc/thinkfan.yaml\nsensors:\n  - hwmon: /sys/class/thermal/thermal_zone0/temp\n"
+            "  - tpacpi: /proc/acpi/ibm/fan\nlevels:\n  - [0, 0, 50]\n  - [\"level auto\", 45, 75]\n"
+            "  - [\"level disengaged\", 70, 255]\n")
+    (fan,) = thinkfan(x220).declared
+    assert (fan.chip, fan.curve, fan.firmware_c) == ("thinkpad", ((0.0, 0.0), (70.0, 100.0)), (45.0, 75.0))
+    two = ("sensors:\n  - hwmon: /sys/class/hwmon/hwmon1/temp1_input\nfans:\n  - hwmon: /sys/class/hwmon/hwmon2/pwm1\n"
+           "  - hwmon: /sys/class/hwmon/hwmon2/pwm2\nlevels:\n  - speed: [0, 64]\n    upper_limit: [50]\n"
+           "  - speed: [128, 255]\n    lower_limit: [45]\n")
+    first, second = thinkfan(two).declared
+    assert (first.pwm, first.curve) == ("pwm1", ((0.0, 0.0), (45.0, 50.2)))
+    assert (second.pwm, second.curve) == ("pwm2", ((0.0, 25.1), (45.0, 100.0)))
 
 
 def test_fan2go_names_each_fan_by_chip_and_channel_with_its_sensor() -> None:

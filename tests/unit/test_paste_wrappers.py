@@ -84,3 +84,19 @@ def test_several_commands_of_several_tools_in_one_paste_are_all_read() -> None:
     assert kind is not None and " and " in kind
     twice = "$ sensors\nfan1: 1200 RPM\n$ sensors\nfan1: 1300 RPM\n"
     assert len(read.read(twice)[0]) == 2
+
+
+def test_a_yaml_configuration_keeps_its_nesting_across_blank_lines(tmp_path: Path) -> None:
+    """thinkfan.conf(5)'s YAML as a ThinkPad E540's owner pasted it, a blank line between the list's entries: the
+    entries after a blank line are indented two spaces, the nesting, not a Markdown code block (CommonMark's indented
+    block needs four), so the configuration is read and its levels described. Each paragraph was dedented before
+    (the YAML broke, and the configuration said nothing)."""
+    text = ("sensors:\n  - hwmon: /sys/class/hwmon\n    name: coretemp\n    indices: [1]\n\n"
+            "  - hwmon: /sys/class/hwmon\n    name: acpitz\n    indices: [1]\n\n"
+            "fans:\n  - tpacpi: /proc/acpi/ibm/fan\n\n"
+            "levels:\n  - speed: 0\n    upper_limit: [50, 50]\n\n  - speed: 3\n    lower_limit: [45, 45]\n"
+            "    upper_limit: [65, 65]\n\n  - speed: \"level full-speed\"\n    lower_limit: [65, 65]\n")
+    assert cleaned(text) == text
+    assert [k for k, _, _ in findings(text, tmp_path) or []] == ["daemon-curve"]
+    code = "Here it is:\n\n    fan1: 1200 RPM\n      (continued)\n"  # a code block: four spaces off, no more
+    assert cleaned(code) == "Here it is:\n\nfan1: 1200 RPM\n  (continued)\n"

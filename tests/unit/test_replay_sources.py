@@ -75,10 +75,11 @@ def test_ipmiutil_sensor_lines_are_the_bmcs_fans_and_air() -> None:
 
 
 def test_a_thinkpads_ec_level_and_a_speed_it_does_not_report(tmp_path: Path) -> None:
-    """ThinkPad E-series: thinkfan holds level 3, the EC's speed stays 0 (its speed field is not a tachometer)."""
+    """ThinkPad E-series: thinkfan holds level 3 (its configuration in the paste drives the fan), the EC's speed
+    stays 0 (its speed field is not a tachometer)."""
     answer = explained(corpus(tmp_path, "laptops-02"))
     (fan,) = answer["fans"]
-    assert fan["controller"].startswith("set by software (level 3 of 7") and fan["state"] == "stalled"
+    assert fan["controller"] == "thinkfan (its configuration in the paste), at level 3" and fan["state"] == "stalled"
     lead = answer["findings"][0]
     assert (lead["kind"], lead["confidence"], lead["facts"]["tach_may_not_report"]) == ("stalled", "possible", "yes")
 
