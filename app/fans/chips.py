@@ -167,6 +167,16 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"corsaircpro|nzxtsmart2|kraken[23]|z53|kraken2023\w*|aquaero|farbwerk\w*|highflow\w*|leakshield|aquastream\w*|"
      r"poweradjust\d*|waterforce|rog_ryujin", AIO),
     (r"dell\w*", DELL),
+    # the BSDs' drivers by their device names (OpenBSD's it(4), lm(4), acpithinkpad(4), asmc(4), ipmi(4), km(4),
+    # cpu(4), acpitz(4), aibs(4) as sysctl hw.sensors names them; FreeBSD's dev.cpu.N.temperature)
+    (r"it\d{1,2}|lm\d{1,2}|wbsio\d*|nct\d{1,2}", SUPERIO),
+    (r"acpithinkpad\d*", THINKPAD),
+    (r"asmc\d*", EC),
+    (r"ipmi\d*", BMC),
+    (r"cpu\d*|km\d*|ksmn\d*", CPU),
+    (r"acpitz\d+", ACPI),
+    (r"pchtemp\d*", CHIPSET),
+    (r"aibs\d*", WMI),
 )
 
 

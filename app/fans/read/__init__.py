@@ -22,6 +22,7 @@ from . import (
     msiec,
     nbfc,
     pwmconfig,
+    sysctl,
     tables,
     tagged,
 )
@@ -52,6 +53,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("CPUID HWMonitor's saved report", lhm.hwmonitor),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
+    ("the BSDs' sysctl sensors (OpenBSD's hw.sensors, FreeBSD's dev.cpu, acpi_ibm, asmc)", sysctl.read),
     ("labelled readings (sensors, label: value, path:value)", lines.read),
 )
 
