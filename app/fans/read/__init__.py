@@ -25,6 +25,7 @@ from . import (
     sysctl,
     tables,
     tagged,
+    tegra,
 )
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
@@ -53,6 +54,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("CPUID HWMonitor's saved report", lhm.hwmonitor),
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
+    ("an NVIDIA Jetson's tegrastats (and its pwm-fan's files)", tegra.read),
     ("the BSDs' sysctl sensors (OpenBSD's hw.sensors, FreeBSD's dev.cpu, acpi_ibm, asmc)", sysctl.read),
     ("labelled readings (sensors, label: value, path:value)", lines.read),
 )
