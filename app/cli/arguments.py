@@ -205,7 +205,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "and fan2go configurations, fan2go detect, the logs of thinkfan, fan2go, "
                                              "nvfancontrol and "
                                              "fancontrol, pwmconfig's listing and test, amd-smi metric, /proc/i8k and "
-                                             "i8kctl, the BSDs' sysctl sensors, tegrastats, ipmicfg "
+                                             "i8kctl, the BSDs' sysctl sensors, tegrastats, smartctl, ipmicfg "
                                              "-sdr, FreeIPMI's comma-separated output, gpustat, nvitop's table, "
                                              "the msi-ec driver's files, the platform profile, the "
                                              "kernel's log of a CPU slowed for heat or nouveau at its heat "

@@ -22,6 +22,7 @@ from . import (
     msiec,
     nbfc,
     pwmconfig,
+    smart,
     sysctl,
     tables,
     tagged,
@@ -56,6 +57,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("rocm-smi -a's per-card lines", columns.detail),
     ("an NVIDIA Jetson's tegrastats (and its pwm-fan's files)", tegra.read),
     ("the BSDs' sysctl sensors (OpenBSD's hw.sensors, FreeBSD's dev.cpu, acpi_ibm, asmc)", sysctl.read),
+    ("smartctl's drive temperatures (ATA attributes, the NVMe health log, SCSI)", smart.read),
     ("labelled readings (sensors, label: value, path:value)", lines.read),
 )
 
