@@ -724,6 +724,30 @@ def test_acpis_thermal_zones_are_temperatures() -> None:
     assert [(t.label, t.celsius) for t in facts.temperatures] == [("Thermal 0", 88.0), ("Thermal 1", 101.5)]
 
 
+def test_acpis_cooling_devices_are_the_kernels_fans() -> None:
+    """acpi -c (and -V): "Cooling 0: Fan 0 of 1" is a kernel cooling device of the fan type at its state 0 of 1, as
+    /sys/class/thermal's cooling_device0 (its Processor and LCD devices are no fans). Off beside a zone at 84 °C, it
+    is said as a part without working cooling, never at rest (the fan was not read: "no fan is read here")."""
+    text = ("Thermal 0: ok, 27.8 degrees C\nThermal 1: ok, 84.0 degrees C\nCooling 0: Fan 0 of 1\n"
+            "Cooling 1: Processor 0 of 10\nCooling 2: LCD 5 of 15\n")
+    facts = machine(read.read(text)[0])
+    (fan,) = facts.fans
+    assert (fan.key, fan.duty_percent) == ("cooling_device0/fan", 0.0)
+    found, _, _ = explained(facts)
+    assert found[0].kind == "hot-not-cooled" and not {"at-rest", "no-fault"} & {f.kind for f in found}
+
+
+def test_turbostats_core_and_package_temperatures() -> None:
+    """turbostat(8)'s CoreTmp and PkgTmp columns: the package's from the summary row, each core's once (its
+    hyperthread's row leaves it out), each interval a snapshot (the table was refused)."""
+    header = "Core\tCPU\tBusy%\tBzy_MHz\tCoreTmp\tPkgTmp\tPkgWatt\n"
+    rows = "-\t-\t99.62\t2394\t{core}\t{pkg}\t44.95\n0\t0\t99.61\t2394\t{core}\t{pkg}\t44.95\n0\t4\t99.63\t2394\n"
+    readings, kind = read.read(header + rows.format(core=97, pkg=99) + header + rows.format(core=71, pkg=72))
+    assert kind == "turbostat's table (CoreTmp, PkgTmp)"
+    assert [(r.label, r.value, r.snapshot) for r in readings] == [
+        ("Package id 0", 99.0, 0), ("Core 0", 97.0, 0), ("Package id 0", 72.0, 1), ("Core 0", 71.0, 1)]
+
+
 
 @pytest.mark.parametrize("degrees", ["Â°C".encode(), "ºC".encode(), "˚C".encode(), "℃".encode(), b"\xb0C",
                                      "\u00a0°C".encode()])

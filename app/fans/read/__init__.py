@@ -28,6 +28,7 @@ from . import (
     tables,
     tagged,
     tegra,
+    turbostat,
 )
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
@@ -57,6 +58,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("a space-aligned GPU table (rocm-smi)", columns.read),
     ("rocm-smi -a's per-card lines", columns.detail),
     ("a Mac's SMC (smcFanControl's smc -f, osx-cpu-temp)", macsmc.read),
+    ("turbostat's table (CoreTmp, PkgTmp)", turbostat.read),
     ("an NVIDIA Jetson's tegrastats (and its pwm-fan's files)", tegra.read),
     ("the BSDs' sysctl sensors (OpenBSD's hw.sensors, FreeBSD's dev.cpu, acpi_ibm, asmc)", sysctl.read),
     ("smartctl's drive temperatures (ATA attributes, the NVMe health log, SCSI)", smart.read),

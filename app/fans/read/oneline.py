@@ -1,8 +1,8 @@
 """Tools that print one reading a line in a shape of their own, each read here into a label, a value's text, and
-where given its chip and attribute: tlp-stat's ``CPU temp = 88 [°C]``, ectool's kelvin, ``acpi -t``, vcgencmd's
-``temp=81.3'C``, Windows' ACPI zone in tenths of a kelvin, hddtemp's drives (tried before a path's reading), and a
-label with its value two spaces on (glances' SENSORS section). The labelled-line walk (``lines.read``) tries them in
-turn."""
+where given its chip and attribute: tlp-stat's ``CPU temp = 88 [°C]``, ectool's kelvin, ``acpi -t`` and ``-c``,
+vcgencmd's ``temp=81.3'C``, Windows' ACPI zone in tenths of a kelvin, hddtemp's drives (tried before a path's
+reading), and a label with its value two spaces on (glances' SENSORS section). The labelled-line walk
+(``lines.read``) tries them in turn."""
 
 from __future__ import annotations
 
@@ -54,6 +54,20 @@ def acpi(line: str) -> Found | None:
     return Found(match.group(1), f"{match.group(2)} C", "acpitz") if match else None
 
 
+# acpi -c (acpi(1), in -V too): "Cooling 0: Fan 0 of 1", a kernel cooling device, its type, state and highest
+# state; a fan's is its duty (as /sys/class/thermal's cooling_deviceN, app.fans.read.thermal); other types (Processor,
+# LCD, intel_powerclamp) are no fan
+_ACPI_COOLING = re.compile(r"^Cooling (\d+):\s*(\S*fan\S*)\s+(\d+) of (\d+)\s*$", re.IGNORECASE)
+
+
+def acpi_cooling(line: str) -> Found | None:
+    match = _ACPI_COOLING.match(line)
+    if match is None or int(match.group(4)) <= 0:
+        return None
+    share = round(100.0 * int(match.group(3)) / int(match.group(4)), 1)
+    return Found(match.group(2), f"{share} %", f"cooling_device{match.group(1)}", "cur_state")
+
+
 # vcgencmd measure_temp (the Raspberry Pi firmware's tool): "temp=81.3'C", the SoC's own sensor, which the kernel's
 # thermal zone "cpu_thermal" reads too
 _SOC = re.compile(r"^temp=([+-]?\d+(?:\.\d+)?)'C$")
@@ -100,4 +114,5 @@ def hddtemp(line: str) -> Found | None:
     return Found(match.group(1), f"{match.group(2)} °{match.group(3)}", "drivetemp") if match else None
 
 
-LINES: tuple[Reader, ...] = (bracketed, kelvin, acpi, soc, acpi_zone_tenths_kelvin)  # hddtemp before a path's
+# (hddtemp is not among them: the path reader tries it first, before a path's value)
+LINES: tuple[Reader, ...] = (bracketed, kelvin, acpi, acpi_cooling, soc, acpi_zone_tenths_kelvin)
