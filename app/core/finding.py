@@ -24,7 +24,7 @@ FindingKind = Literal[
     "daemon-decided", "daemon-no-range", "trip-not-followed", "trip-on", "bmc-setting", "daemon-stopped",
     "control-offset", "bmc-fan-logged", "level-and-heat", "read-back-off-target", "daemon-critical",
     "passive-cards", "slowing-for-heat", "gpu-threshold", "cpu-slowed", "ec-setting", "ec-table", "platform-profile",
-    "gpu-fan-unreported", "bmc-warning", "at-rest", "zero-unjudged", "turning", "no-fault",
+    "gpu-fan-unreported", "bmc-warning", "duty-not-driving", "at-rest", "zero-unjudged", "turning", "no-fault",
     "empty-slots", "temperatures-left-out", "hottest", "no-fan-read"]
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 

@@ -125,6 +125,29 @@ def fixed_duty(machine: Machine) -> Iterator[Hit]:
         yield Hit("fixed-duty", tuple(fans), "known", {"duty": duty, **({"pwm_enable": 1.0} if by_pwm_enable else {})})
 
 
+DUTY_APART_POINTS = 50.0  # two fans of one controller asked this far apart ...
+SAME_SPEED_SHARE = 0.05  # ... that turn within this share of each other: the duties are not what turns them
+
+
+@rule("duties that do not set the speed", 57, "Intel's 4-Wire PWM Controlled Fans Specification (a fan's speed "
+      "follows the duty cycle of its PWM input); sysfs-interface.rst (pwmN, fanN_input)")
+def duty_not_driving(machine: Machine) -> Iterator[Hit]:
+    """Two fans of one controller asked for duties far apart that turn at the same speed: what is read as their duty
+    does not turn them (the controller does not apply it, or both fans run from one signal or at full)."""
+    fans = [f for f in machine.fans if not f.pump and f.duty_percent is not None and turning(f) and there(f)]
+    said: set[str] = set()
+    for a in fans:
+        for b in fans:
+            if a.key >= b.key or a.chip != b.chip or {a.key, b.key} & said or a.rpm is None or b.rpm is None or \
+                    a.duty_percent is None or b.duty_percent is None:
+                continue
+            if abs(a.duty_percent - b.duty_percent) >= DUTY_APART_POINTS and \
+                    abs(a.rpm - b.rpm) <= SAME_SPEED_SHARE * max(a.rpm, b.rpm):
+                said |= {a.key, b.key}
+                yield Hit("duty-not-driving", (a.key, b.key), "likely",
+                          {"duty_a": a.duty_percent, "rpm_a": a.rpm, "duty_b": b.duty_percent, "rpm_b": b.rpm})
+
+
 @rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; fanN_input)")
 def turns_at_zero(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:

@@ -275,3 +275,9 @@ def _ec_table(n: Names, s: Sequence[str], f: Facts) -> str:
     most = f", the most of the {_num(f['sensors'])} sensors it uses" if float(f["sensors"]) > 1 else ""
     return (f"The embedded controller's fan table asks for {ask}, for {sensor}{most} ({span}): that sensor is what "
             "the fans answer to.")
+
+
+def _duty_not_driving(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"The {n(s[0])} is asked for {_num(f['duty_a'])} % and the {n(s[1])} for {_num(f['duty_b'])} %, yet they "
+            f"turn at the same speed ({_num(f['rpm_a'])} and {_num(f['rpm_b'])} RPM): the duties read are not what "
+            "turns them (their controller does not apply them, or the fans run from one signal or at full).")

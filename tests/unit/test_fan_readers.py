@@ -1047,3 +1047,20 @@ def test_a_fan_read_at_0_rpm_is_never_said_to_run_at_full_speed() -> None:
     assert "full-while-cool" not in {f.kind for f in found} and "runs at full speed" not in sentence
     assert any(f.kind == "empty-slots" and f.subjects == ("nct6798/fan1",) and f.confidence == "possible"
                for f in found)
+
+
+def test_duties_far_apart_at_one_speed_are_not_what_turns_the_fans(tmp_path: Path) -> None:
+    """A Corsair H100i Pro XT (liquidctl#397): its fans asked for 100 % and 20 % turn at 1,192 and 1,188 RPM, as they
+    did before the duties were swapped: the cooler does not apply them. A PWM fan's speed follows its duty (Intel's
+    4-wire fan specification), so two fans of one controller that far apart at one speed is said; fans that do
+    follow their duties are not."""
+    status = ("Corsair Hydro H100i Pro XT (experimental)\n├── Liquid temperature    33.0  °C\n"
+              "├── Fan 1 speed           {a}  rpm\n├── Fan 1 duty             100  %\n"
+              "├── Fan 2 speed           {b}  rpm\n├── Fan 2 duty              20  %\n"
+              "├── Pump speed            1951  rpm\n└── Pump duty               55  %\n")
+    _, answer = explain(status.format(a=1192, b=1188), tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["confidence"]) == ("duty-not-driving", "likely")
+    assert lead["facts"] == {"duty_a": 100.0, "rpm_a": 1192.0, "duty_b": 20.0, "rpm_b": 1188.0}
+    _, following = explain(status.format(a=1850, b=610), tmp_path)
+    assert "duty-not-driving" not in {f["kind"] for f in findings_of(following)}

@@ -80,7 +80,8 @@ def test_a_broken_file_declares_nothing_and_says_why() -> None:
 def test_a_configuration_is_parsed_once_per_change_not_each_minute(tmp_path: Path) -> None:
     """A daemon's file is read once a minute; a large one within CONFIG_LIMIT (a 240 KB fan2go file took seconds
     of CPU each time) is parsed again only when its text changes."""
-    from app.collect.fandaemons import ConfigSource, Read
+    from app.collect.daemonyaml import Read
+    from app.collect.fandaemons import ConfigSource
 
     calls: list[str] = []
 
