@@ -62,6 +62,10 @@ def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The {n(s[0])} is driven at {_num(f['duty'])} % and reads {f['raw'] or '0 RPM'} while "
                 f"{n(f['source'])} is at {_num(f['source_c'])} °C: either its speed is not counted (the fan turns) "
                 "or it has stalled and nothing cools that part: check that it spins.")
+    if not f["raw"] and f.get("reading") == "0 %":  # a duty of 0 and no speed read: nothing asks it to turn
+        return (f"The {n(s[0])} is asked for 0 % (its speed is not read) while {n(f['source'])} is at "
+                f"{_num(f['source_c'])} °C, hotter than any controller lets a fan rest: nothing is driving it to cool "
+                "that part (a controller without its sensor, a setting, or no fan there): check that it spins.")
     return (f"The {n(s[0])} reads {f['raw'] or f.get('reading') or '0 RPM'} (not turning, as far as it counts) while "
             f"{n(f['source'])} "
             f"is at {_num(f['source_c'])} °C, hotter than any controller lets a fan rest: that part may be running "

@@ -30,6 +30,8 @@ def test_a_jetson_fan_asked_for_nothing_beside_a_hot_soc_is_said() -> None:
     machine = adapt.machine(read(hot)[0])
     (fan,) = machine.fans
     assert (fan.key, fan.duty_percent, fan.target_percent) == ("pwm-fan/fan1", 0.0, 0.0)
-    found, _, _ = explained(machine)
+    found, sentence, _ = explained(machine)
     assert found[0].kind == "hot-not-cooled" and "pwm-fan/fan1" in found[0].subjects
+    assert sentence.startswith("The pwm-fan fan1 is asked for 0 % (its speed is not read) while CPU (tegra) is at "
+                               "88 °C, hotter than any controller lets a fan rest: nothing is driving it")
     assert not {"at-rest", "no-fault"} & {f.kind for f in found}
