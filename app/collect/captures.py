@@ -286,7 +286,8 @@ def _config(text: str, etc: Path) -> str | None:
     if re.search(r"^\s*(FCTEMPS|FCFANS|MINTEMP|MAXTEMP)\s*=", text, re.MULTILINE):
         (etc / "fancontrol").write_text(text)
         return "fancontrol configuration"
-    if re.search(r"^\s*fans\s*:", text, re.MULTILINE) and re.search(r"^\s*curves\s*:", text, re.MULTILINE):
+    if re.search(r"^\s*fans\s*:", text, re.MULTILINE) and \
+            re.search(r"^\s*(curves|-?\s*platform)\s*:", text, re.MULTILINE):  # fan2go's current schema, or its first
         (etc / "fan2go").mkdir(exist_ok=True)
         (etc / "fan2go" / "fan2go.yaml").write_text(text)
         return "fan2go configuration"

@@ -1,7 +1,11 @@
 """A fan daemon's YAML configuration (thinkfan's, fan2go's) loaded within bounds, every scalar as text, and what
-its readers return: the outputs it declares, or why it declares none."""
+its readers return: the outputs it declares, or why it declares none. A configuration pasted among other text (a
+prompt and its ``cat`` line, a heading, the daemon's log after it) is loaded from its first top-level key to the first
+line that is neither indented, a list item, a comment, nor another top-level key."""
 
 from __future__ import annotations
+
+import re
 
 from ..core.jsonvalue import Json, JsonObject, member
 from ..core.record import record
@@ -9,6 +13,7 @@ from .fancontrol import Declared
 
 YAML_MAX_DEPTH = 32  # thinkfan's and fan2go's deepest real nesting is 4
 YAML_EXPANDED_LIMIT = 1_000_000  # characters, aliases expanded: a real configuration is under 10,000
+_TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:(\s|$)")
 
 
 @record
@@ -90,3 +95,28 @@ def number(value: Json) -> float | None:
         return float(value) if isinstance(value, str) else None
     except ValueError:
         return None
+
+
+def yaml_block(text: str) -> str | None:
+    """The YAML configuration inside ``text`` (see the module's docstring); None where no top-level key starts one."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if _TOP_KEY.match(line)), None)
+    if start is None:
+        return None
+    kept = []
+    for line in lines[start:]:
+        if line.strip() and not (line[0] in " \t-#" or _TOP_KEY.match(line)):
+            break
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def load_pasted(text: str) -> tuple[JsonObject | None, str | None]:
+    """``text`` loaded whole, else the configuration inside it (``yaml_block``), or why neither loads."""
+    config, error = load(text)
+    if config is not None:
+        return config, None
+    block = yaml_block(text)
+    if block is None or block == text:
+        return None, error
+    return load(block)

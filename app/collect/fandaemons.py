@@ -1,8 +1,6 @@
 """What the fan daemons are configured to do, each configuration a source of the collector: fancontrol
 (``/etc/fancontrol``, app.collect.fancontrol), thinkfan (``/etc/thinkfan.yaml`` or ``.conf``, app.collect.thinkfan) and
-fan2go (``/etc/fan2go/fan2go.yaml``, here), all read into the same ``Declared`` records. fan2go names each fan by its
-chip (``platform``) and channel and lists the sensor ids it follows; a sensor's ``min``/``max`` are where its curve
-starts and reaches full speed.
+fan2go (``/etc/fan2go/fan2go.yaml``, app.collect.fan2go), all read into the same ``Declared`` records.
 
 A file that does not parse, or has another shape, declares nothing (and says why in ``errors``).
 """
@@ -16,45 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..core.bounded import read_text_file
-from ..core.jsonvalue import member, members
 from ..core.record import record
 from ..fans.facts import Curve
 from . import fancontrol
-from .daemonyaml import Read, load, number, text_at
-from .fancontrol import Declared
+from .daemonyaml import Read
+from .fan2go import fan2go
 from .sources import Reading
 from .thinkfan import thinkfan
 
 CONFIG_LIMIT = 256 << 10  # a fan daemon's configuration: real ones are a few KB
-
-def fan2go(source: str) -> Read:
-    """The fans a fan2go YAML configuration drives, each with the sensors it follows."""
-    config, error = load(source)
-    if config is None:
-        return Read((), error)
-    sensors = {text_at(s, "id"): s for s in members(member(config, "sensors")) if isinstance(s, dict)}
-    declared = []
-    for fan in members(member(config, "fans")):
-        if not isinstance(fan, dict):
-            continue
-        channel = member(fan, "fan")
-        followed = [sensors[str(t)] for t in members(member(fan, "temps")) if str(t) in sensors]
-        first = followed[0] if followed else None
-        curve: tuple[tuple[float, float], ...] = ()
-        if first is not None:
-            low, high = number(member(first, "min")), number(member(first, "max"))
-            if low is not None and high is not None:
-                curve = ((low, 0.0), (high, 100.0))
-        declared.append(Declared(
-            chip=text_at(fan, "platform") or "hwmon", pwm=f"pwm{channel}",
-            source_chip=text_at(first, "platform") if first else None,
-            source=text_at(first, "sensor") if first else None,
-            fans=(f"fan{channel}_input",), curve=curve,
-            floor_percent=None, daemon="fan2go",
-            follows=", ".join(f"{text_at(s, 'platform')} {text_at(s, 'sensor')}" for s in followed) or None,
-            follows_all=tuple(f"{text_at(s, 'platform')} {text_at(s, 'sensor')}" for s in followed)))
-    return Read(tuple(declared), None if declared else "no fans declared")
-
 
 @record
 class ConfigSource:

@@ -14,8 +14,7 @@ What thinkfan's own documents and source say, and this reads so:
   fan's own ``levels`` replace the global ones (thinkfan.conf(5), Fan Syntax).
 - with no fan named thinkfan drives /proc/acpi/ibm/fan, with no sensor named it reads /proc/acpi/ibm/thermal
   (thinkfan's messages "Using default fan control in ..." and "Using default temperature inputs in ...").
-- a configuration pasted among other text (a heading, the daemon's log) is read from its first top-level key
-  (``sensors:``, ``fans:``, ``levels:``) to the first line that is neither indented nor another of them.
+- a configuration pasted among other text (a heading, the daemon's log) is read as app.collect.daemonyaml finds it.
 A file that is neither declares nothing, and says why.
 """
 
@@ -29,7 +28,7 @@ from ..core.jsonvalue import Json, member, members
 from ..core.record import record
 from ..core.vocabulary import pwm_percent
 from ..fans.control_words import hottest_of
-from .daemonyaml import Read, load, number, text_at
+from .daemonyaml import Read, load_pasted, number, text_at
 from .fancontrol import Declared
 
 TPACPI_TOP_LEVEL = 7  # the embedded controller's fastest regular level
@@ -37,7 +36,6 @@ EC_FULL_SPEED_BIT, EC_AUTO_BIT = 0x40, 0x80  # thinkpad_acpi's TP_EC_FAN_FULLSPE
 TPACPI_FAN = "/proc/acpi/ibm/fan"
 AUTO = "auto"  # a level that hands the fan back to its firmware
 
-_TOP_KEYS = re.compile(r"^(sensors|fans|levels)\s*:")
 _LEGACY_LEVEL = re.compile(r"^\s*[({]\s*(\"[^\"]*\"|-?\d+)\s*,?\s*(.*?)\s*[)}]\s*(?:#.*)?$")
 _LEGACY_FAN = re.compile(r"^\s*(tp_fan|pwm_fan|fan)\s+(\S+)")
 _LEGACY_SENSOR = re.compile(r"^\s*(hwmon|tp_thermal|sensor|nv_thermal|atasmart)\s+(\S+)")
@@ -141,30 +139,10 @@ def _yaml_fan(fan: Json) -> tuple[str, str] | None:
     return text_at(fan, "name") or "hwmon", pwm if pwm.startswith("pwm") else "pwm1"
 
 
-def _yaml_block(text: str) -> str | None:
-    """The YAML configuration inside ``text``: from its first top-level key to the first line that is neither
-    indented, a list item, a comment, nor another top-level key."""
-    lines = text.split("\n")
-    start = next((i for i, line in enumerate(lines) if _TOP_KEYS.match(line)), None)
-    if start is None:
-        return None
-    kept = []
-    for line in lines[start:]:
-        if line.strip() and not (line[0] in " \t-#" or _TOP_KEYS.match(line)):
-            break
-        kept.append(line)
-    return "\n".join(kept)
-
-
 def _from_yaml(text: str) -> Read:
-    config, error = load(text)
+    config, error = load_pasted(text)
     if config is None:
-        block = _yaml_block(text)
-        if block is None or block == text:
-            return Read((), error)
-        config, error = load(block)
-        if config is None:
-            return Read((), error)
+        return Read((), error)
     fans = [f for f in members(member(config, "fans")) if isinstance(f, dict)]
     named = [(n, f) for n, f in ((_yaml_fan(f), f) for f in fans) if n is not None]
     own = {i: _yaml_levels(members(member(f, "levels"))) for i, (_, f) in enumerate(named) if "levels" in f}

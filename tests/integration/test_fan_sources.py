@@ -22,7 +22,7 @@ import requests
 
 from app.collect.assemble import build_collector
 from app.collect.collector import Collector
-from app.collect.fandaemons import fan2go
+from app.collect.fan2go import fan2go
 from app.collect.fans import FanService
 from app.collect.hwmon import judged_temperatures
 from app.collect.settings import Settings

@@ -21,8 +21,8 @@ from tests.support.fan_checks import assert_nothing_dangerous, nvidia_smi_table
 
 REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "fans" / "reference"
 # Blocks with no reading in them, refused on purpose (one line, exit 2): attribute names without values, a
-# structure without numbers, a daemon's configuration that names no fan reading, pwm curve points alone.
-NO_READING = {"configs_fancontrol_thinkfan_fan2go-10", "hwmon_superio_nct67xx_sysfs-02",
+# structure without numbers, pwm curve points alone. (A daemon's configuration is read: the curve it imposes.)
+NO_READING = {"hwmon_superio_nct67xx_sysfs-02",
               "hwmon_superio_nct67xx_sysfs-03", "sensors_laptops_thinkpad_dell_asus-13"}
 
 

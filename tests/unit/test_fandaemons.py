@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.collect.fandaemons import fan2go
+from app.collect.fan2go import fan2go
 from app.collect.thinkfan import thinkfan
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fandaemons"
@@ -67,8 +67,24 @@ def test_thinkfans_defaults_its_auto_level_and_a_hwmon_fans_pwm_scale() -> None:
 def test_fan2go_names_each_fan_by_chip_and_channel_with_its_sensor() -> None:
     front, bottom, top = fan2go(config("fan2go-it8620.yaml")).declared
     assert (top.chip, top.pwm, top.fans, top.daemon) == ("it8620", "pwm5", ("fan5_input",), "fan2go")
-    assert (top.source_chip, top.source, top.curve) == ("coretemp", "package", ((45.0, 0.0), (70.0, 100.0)))
+    # never_stop: yes, so the curve's 0 % is the fan's minimum, fan2go's 1 % (it replaces values under MinPwm with it)
+    assert (top.source_chip, top.source, top.curve) == ("coretemp", "package", ((45.0, 1.0), (70.0, 100.0)))
     assert front.follows == "acpitz temp1" and bottom.source == "temp3"
+
+
+def test_fan2gos_current_schema_names_each_fan_its_curve_and_sensors() -> None:
+    """fan2go's current example configuration: a fan's controller and channels under ``hwmon``, its curve by id, a
+    linear curve by steps or from min to max, a function of curves following each of their sensors. Pasted after
+    the prompt that printed it, it is read as well (the whole text is no YAML)."""
+    text = config("fan2go-current.yaml")
+    cpu, front = fan2go(text).declared
+    assert (cpu.chip, cpu.pwm, cpu.fans, cpu.follows) == ("nct6798", "pwm1", ("fan1_input",), "coretemp temp1")
+    # neverStop: its 0 % is the fan's minimum, fan2go's 1 %
+    assert cpu.curve == ((40.0, 1.0), (41.0, 1.0), (65.0, 33.0), (80.0, 100.0)) and cpu.floor_percent == 1.0
+    assert (front.chip, front.pwm, front.curve) == ("it8620", "pwm4", ())
+    assert front.follows_all == ("coretemp temp1", "it8620 temp3", "drivetemp temp1")
+    pasted = "$ cat /etc/fan2go/fan2go.yaml\n" + text + "$ sudo systemctl status fan2go\n● fan2go.service - active\n"
+    assert fan2go(pasted).declared == (cpu, front)
 
 
 def test_a_broken_file_declares_nothing_and_says_why() -> None:
