@@ -258,9 +258,12 @@ def _ec_setting(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _platform_profile(n: Names, s: Sequence[str], f: Facts) -> str:
-    return (f"The platform profile is {f['profile']}: the firmware is biased towards speed, with more power and heat, "
-            "so its fans most likely run faster for the same work than under balanced or quiet (powerprofilesctl "
-            "set balanced, or the desktop's power mode).")
+    fix = "smbios-thermal-ctl --set-thermal-mode=balanced" if f.get("set_by") == "thermal_mode" else \
+        "powerprofilesctl set balanced, or the desktop's power mode"
+    said = "The Dell's thermal mode is performance" if f.get("set_by") == "thermal_mode" else \
+        f"The platform profile is {f['profile']}"
+    return (f"{said}: the firmware is biased towards speed, with more power and heat, so its fans most likely run "
+            f"faster for the same work than under balanced or quiet ({fix}).")
 
 
 def _ec_table(n: Names, s: Sequence[str], f: Facts) -> str:

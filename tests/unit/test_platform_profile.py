@@ -1,5 +1,7 @@
 """The platform profile (Documentation/ABI/testing/sysfs-platform_profile: a bias of the firmware's automatic power,
-thermal and fan behaviour) as people paste it: the sysfs file, and power-profiles-daemon's powerprofilesctl."""
+thermal and fan behaviour) as people paste it: the sysfs file, power-profiles-daemon's powerprofilesctl, and a Dell's
+thermal mode as libsmbios' smbios-thermal-ctl -g prints it (the kernel's dell-pc driver offers the same modes as the
+profiles)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,10 @@ from tests.unit.test_fan_readers import explain, findings_of
 LIST = ("$ powerprofilesctl list\n{a} performance:\n    CpuDriver:\tamd_pstate\n    PlatformDriver:\tplatform_profile\n"
         "    Degraded:   no\n\n{b} balanced:\n    CpuDriver:\tamd_pstate\n    PlatformDriver:\tplatform_profile\n")
 
+DELL = ("$ sudo smbios-thermal-ctl -g\nHelper function to Get current Thermal Mode settings\n\n Print Current Status "
+        "of Thermal Information:\n------------\n\nCurrent Thermal Modes: \n\t {mode}\n\nCurrent Active Acoustic "
+        "Controller (AAC) Mode: \n\t AAC mode Disabled\n")
+
 
 @pytest.mark.parametrize(("text", "profile"), [
     ("$ cat /sys/firmware/acpi/platform_profile\nperformance\n", "performance"),
@@ -20,6 +26,8 @@ LIST = ("$ powerprofilesctl list\n{a} performance:\n    CpuDriver:\tamd_pstate\n
     ("$ powerprofilesctl get\nbalanced\n", "balanced"),
     (LIST.format(a="*", b=" "), "performance"),
     (LIST.format(a=" ", b="*"), "balanced"),
+    (DELL.format(mode="Cool Bottom"), "cool"),
+    (DELL.format(mode="Performance"), "performance"),
 ])
 def test_the_profile_in_force_is_read(text: str, profile: str) -> None:
     assert [s.value for s in settings(text)] == [profile]
@@ -32,3 +40,12 @@ def test_a_profile_biased_to_performance_is_said_and_balanced_is_not(tmp_path: P
         "platform-profile", "likely", "performance")
     code, answer = explain(LIST.format(a=" ", b="*"), tmp_path)
     assert code != 0 or "platform-profile" not in [f["kind"] for f in findings_of(answer)]
+
+
+def test_a_dells_performance_thermal_mode_is_said_with_its_own_tool(tmp_path: Path) -> None:
+    text = DELL.format(mode="Performance") + "$ sensors\ndell_smm-isa-0000\nAdapter: ISA adapter\n" \
+        "Processor Fan: 4850 RPM  (min =    0 RPM, max = 4900 RPM)\nCPU:            +52.0°C\n"
+    code, answer = explain(text, tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["facts"]["set_by"]) == ("platform-profile", "thermal_mode")
+    assert "smbios-thermal-ctl --set-thermal-mode=balanced" in str(answer["sentence"])

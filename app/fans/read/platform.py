@@ -1,7 +1,10 @@
 """The platform profile a machine's firmware runs under, as people paste it: ``/sys/firmware/acpi/platform_profile``
 (cat, or grep's ``path:value``) and power-profiles-daemon's ``powerprofilesctl get`` or ``list`` (its active profile
-marked ``*``). The kernel's sysfs-platform_profile names the profiles: low-power, cool, quiet, balanced,
-balanced-performance, performance, each a bias of the firmware's automatic power, thermal and fan behaviour."""
+marked ``*``), and a Dell's thermal mode as libsmbios' ``smbios-thermal-ctl -g`` prints it (``Current Thermal
+Modes:`` then the mode): Balanced, Cool Bottom, Quiet or Performance, which the kernel's dell-pc driver offers as the
+balanced, cool, quiet and performance profiles. The kernel's sysfs-platform_profile names the profiles: low-power,
+cool, quiet, balanced, balanced-performance, performance, each a bias of the firmware's automatic power, thermal and
+fan behaviour."""
 
 from __future__ import annotations
 
@@ -14,11 +17,18 @@ _WORD = "|".join(sorted(map(re.escape, PROFILES), key=len, reverse=True))
 _SYSFS = re.compile(rf"platform_profile(?::|\s*\n)\s*({_WORD})\s*$", re.MULTILINE)
 _GET = re.compile(rf"powerprofilesctl(?:\s+get)?\s*\n\s*({_WORD})\s*$", re.MULTILINE)
 _LISTED = re.compile(rf"^\*\s*({_WORD}):", re.MULTILINE)
+_DELL = re.compile(r"Current Thermal Modes:\s*\n\s*(Balanced|Cool Bottom|Quiet|Performance)\b")
+_DELL_PROFILES = {"Balanced": "balanced", "Cool Bottom": "cool", "Quiet": "quiet", "Performance": "performance"}
 CONTROLLER = "platform"
 NAME = "platform_profile"
+DELL_NAME = "thermal_mode"  # a Dell's, as smbios-thermal-ctl set it
 
 
 def settings(text: str) -> tuple[Setting, ...]:
     """The profile in force: the last one the paste shows."""
-    found = [(m.start(), m.group(1)) for pattern in (_SYSFS, _GET, _LISTED) for m in pattern.finditer(text)]
-    return (Setting(CONTROLLER, NAME, max(found)[1]),) if found else ()
+    found = [(m.start(), m.group(1), NAME) for pattern in (_SYSFS, _GET, _LISTED) for m in pattern.finditer(text)]
+    found += [(m.start(), _DELL_PROFILES[m.group(1)], DELL_NAME) for m in _DELL.finditer(text)]
+    if not found:
+        return ()
+    _, value, name = max(found)
+    return (Setting(CONTROLLER, name, value),)
