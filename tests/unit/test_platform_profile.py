@@ -28,6 +28,8 @@ DELL = ("$ sudo smbios-thermal-ctl -g\nHelper function to Get current Thermal Mo
     (LIST.format(a=" ", b="*"), "balanced"),
     (DELL.format(mode="Cool Bottom"), "cool"),
     (DELL.format(mode="Performance"), "performance"),
+    ("$ cat /sys/devices/platform/asus-nb-wmi/throttle_thermal_policy\n1\n", "performance"),
+    ("/sys/devices/platform/asus-nb-wmi/fan_boost_mode:2\n", "quiet"),
 ])
 def test_the_profile_in_force_is_read(text: str, profile: str) -> None:
     assert [s.value for s in settings(text)] == [profile]

@@ -2,7 +2,10 @@
 (cat, or grep's ``path:value``) and power-profiles-daemon's ``powerprofilesctl get`` or ``list`` (its active profile
 marked ``*``), and a Dell's thermal mode as libsmbios' ``smbios-thermal-ctl -g`` prints it (``Current Thermal
 Modes:`` then the mode): Balanced, Cool Bottom, Quiet or Performance, which the kernel's dell-pc driver offers as the
-balanced, cool, quiet and performance profiles. The kernel's sysfs-platform_profile names the profiles: low-power,
+balanced, cool, quiet and performance profiles, and an ASUS laptop's ``throttle_thermal_policy`` or ``fan_boost_mode``
+(``cat``, or grep's ``path:value``): 0 default, 1 overboost, 2 silent (Documentation/ABI/testing/
+sysfs-platform-asus-wmi), which asus-wmi offers as the balanced, performance and quiet profiles. The kernel's
+sysfs-platform_profile names the profiles: low-power,
 cool, quiet, balanced, balanced-performance, performance, each a bias of the firmware's automatic power, thermal and
 fan behaviour."""
 
@@ -19,15 +22,19 @@ _GET = re.compile(rf"powerprofilesctl(?:\s+get)?\s*\n\s*({_WORD})\s*$", re.MULTI
 _LISTED = re.compile(rf"^\*\s*({_WORD}):", re.MULTILINE)
 _DELL = re.compile(r"Current Thermal Modes:\s*\n\s*(Balanced|Cool Bottom|Quiet|Performance)\b")
 _DELL_PROFILES = {"Balanced": "balanced", "Cool Bottom": "cool", "Quiet": "quiet", "Performance": "performance"}
+_ASUS = re.compile(r"(?:throttle_thermal_policy|fan_boost_mode)(?::|\s*\n)\s*([012])\s*$", re.MULTILINE)
+_ASUS_PROFILES = {"0": "balanced", "1": "performance", "2": "quiet"}
 CONTROLLER = "platform"
 NAME = "platform_profile"
 DELL_NAME = "thermal_mode"  # a Dell's, as smbios-thermal-ctl set it
+ASUS_NAME = "throttle_thermal_policy"  # an ASUS laptop's (or its fan_boost_mode)
 
 
 def settings(text: str) -> tuple[Setting, ...]:
     """The profile in force: the last one the paste shows."""
     found = [(m.start(), m.group(1), NAME) for pattern in (_SYSFS, _GET, _LISTED) for m in pattern.finditer(text)]
     found += [(m.start(), _DELL_PROFILES[m.group(1)], DELL_NAME) for m in _DELL.finditer(text)]
+    found += [(m.start(), _ASUS_PROFILES[m.group(1)], ASUS_NAME) for m in _ASUS.finditer(text)]
     if not found:
         return ()
     _, value, name = max(found)
