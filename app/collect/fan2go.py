@@ -77,10 +77,12 @@ def _current(config: JsonObject, fan: JsonObject) -> Declared | None:
     curves = {text_at(c, "id"): c for c in members(member(config, "curves")) if isinstance(c, dict)}
     points, followed = _curve(curves, sensors, text_at(fan, "curve"), depth=0)
     points = _kept_turning(points, fan)
+    function = member(curves.get(text_at(fan, "curve")), "function")
     return Declared(chip=_chip(text_at(hwmon, "platform")), pwm=f"pwm{int(pwm)}", source_chip=None, source=None,
                     fans=(f"fan{int(rpm or pwm)}_input",), curve=points,
                     floor_percent=points[0][1] if points else None, daemon="fan2go",
-                    follows=", ".join(followed) or None, follows_all=tuple(followed))
+                    follows=", ".join(followed) or None, follows_all=tuple(followed),
+                    combined=(text_at(function, "type") or "function") if isinstance(function, dict) else None)
 
 
 MAX_NESTING = 8  # a function of curves of functions: real ones are one deep

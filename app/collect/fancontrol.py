@@ -32,6 +32,7 @@ class Declared:
     follows_all: tuple[str, ...] = ()  # the sensors it follows, each named as the temperatures are ("coretemp temp2")
     firmware_c: tuple[float, float | None] | None = None  # (from, to) °C where it hands the fan back to its firmware
     stepped: bool = False  # levels, each held from where it starts (thinkfan's), not a line between two points
+    combined: str | None = None  # how it combines other curves (fan2go's function: "average", "maximum" ...)
 
 
 def _pairs(value: str) -> dict[str, list[str]]:

@@ -136,6 +136,7 @@ class Curve:
     floor_percent: float | None = None
     firmware_c: tuple[float, float | None] | None = None  # (from, to) °C where it gives the fan back to its firmware
     stepped: bool = False  # levels, each held from where it starts (thinkfan's), not a line drawn between points
+    combined: str | None = None  # how it combines other curves (fan2go's function: "average", "maximum" ...)
 
 
 @record

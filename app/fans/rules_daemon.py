@@ -16,10 +16,11 @@ MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
 
 
 @rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
-      "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README (curves)")
+      "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README and example "
+      "configuration (curves; a function curve combines others: average, maximum ...)")
 def daemon_curve(machine: Machine) -> Iterator[Hit]:
     for curve in machine.curves:
-        if not curve.points:
+        if not curve.points and not curve.combined:
             continue
         facts = _curve_facts(curve)
         asks = _now(machine, curve, facts)
@@ -33,11 +34,15 @@ def daemon_curve(machine: Machine) -> Iterator[Hit]:
 
 
 def _curve_facts(curve: Curve) -> dict[str, float | str]:
-    """A curve as facts: its ends, its floor, each level of a stepped one, where it hands the fan to its firmware."""
-    (t0, p0), (t1, p1) = curve.points[0], curve.points[-1]
+    """A curve as facts: its ends, its floor, each level of a stepped one, where it hands the fan to its firmware; a
+    combination of curves, by how it combines them."""
     facts: dict[str, float | str] = {"daemon": curve.daemon, "output": f"{curve.chip} {curve.output}",
-                                     "source": curve.source or "", "t0": t0, "p0": p0, "t1": t1, "p1": p1,
-                                     "points": len(curve.points)}
+                                     "source": curve.source or "", "points": len(curve.points)}
+    if curve.points:
+        (t0, p0), (t1, p1) = curve.points[0], curve.points[-1]
+        facts.update(t0=t0, p0=p0, t1=t1, p1=p1)
+    if curve.combined:
+        facts["combined"] = curve.combined
     if curve.floor_percent is not None:
         facts["floor"] = curve.floor_percent
     if curve.firmware_c is not None:
@@ -75,6 +80,8 @@ def _asks(curve: Curve, celsius: float) -> float | None:
     between points (as fancontrol draws it; thinkfan's levels are steps, whose linear reading is close enough to
     tell a fan that follows from one that does not)."""
     points = curve.points
+    if not points:
+        return None  # a combination of curves over several sensors: no one temperature gives its duty
     if celsius < points[0][0]:
         return curve.floor_percent if curve.floor_percent is not None else points[0][1]
     for (ta, pa), (tb, pb) in pairwise(points):

@@ -84,6 +84,9 @@ def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
         if "firmware_from" in f:
             steps.append((float(f["firmware_from"]), firmware))
         shape = "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))
+    elif "t0" not in f:  # a combination of other curves (fan2go's function curve), one over each sensor
+        over = f" over {f['source']}" if f.get("source") else ""
+        return f"{f['daemon']} drives {f['output']} by the {f.get('combined', 'combination')} of its curves{over}."
     else:
         below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f and float(f["t0"]) > 0 \
             and f["floor"] != f["p0"] else ""

@@ -286,3 +286,6 @@ def test_golden_sentences_of_a_daemons_levels() -> None:
     line = Curve("fancontrol", "it8728", "pwm2", "temp1_input", ((20.0, 0.0), (60.0, 100.0)), 0.0)
     _, sentence, _ = explained(Machine(curves=(line,)))
     assert sentence == "fancontrol drives it8728 pwm2 from temp1_input: 0 % at 20 °C rising to 100 % at 60 °C."
+    combined = Curve("fan2go", "it8620", "pwm4", "coretemp temp1, it8620 temp3", (), combined="average")
+    _, sentence, _ = explained(Machine(curves=(combined,)))  # fan2go's function curve: no one temperature's duty
+    assert sentence == "fan2go drives it8620 pwm4 by the average of its curves over coretemp temp1, it8620 temp3."

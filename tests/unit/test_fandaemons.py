@@ -81,7 +81,7 @@ def test_fan2gos_current_schema_names_each_fan_its_curve_and_sensors() -> None:
     assert (cpu.chip, cpu.pwm, cpu.fans, cpu.follows) == ("nct6798", "pwm1", ("fan1_input",), "coretemp temp1")
     # neverStop: its 0 % is the fan's minimum, fan2go's 1 %
     assert cpu.curve == ((40.0, 1.0), (41.0, 1.0), (65.0, 33.0), (80.0, 100.0)) and cpu.floor_percent == 1.0
-    assert (front.chip, front.pwm, front.curve) == ("it8620", "pwm4", ())
+    assert (front.chip, front.pwm, front.curve, front.combined) == ("it8620", "pwm4", (), "average")
     assert front.follows_all == ("coretemp temp1", "it8620 temp3", "drivetemp temp1")
     pasted = "$ cat /etc/fan2go/fan2go.yaml\n" + text + "$ sudo systemctl status fan2go\n● fan2go.service - active\n"
     assert fan2go(pasted).declared == (cpu, front)
