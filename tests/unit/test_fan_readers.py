@@ -1064,3 +1064,18 @@ def test_duties_far_apart_at_one_speed_are_not_what_turns_the_fans(tmp_path: Pat
     assert lead["facts"] == {"duty_a": 100.0, "rpm_a": 1192.0, "duty_b": 20.0, "rpm_b": 1188.0}
     _, following = explain(status.format(a=1850, b=610), tmp_path)
     assert "duty-not-driving" not in {f["kind"] for f in findings_of(following)}
+
+
+def test_ipmitools_csv_output_is_read_as_its_tables(tmp_path: Path) -> None:
+    """``ipmitool -c sdr`` and ``-c sensor`` (ipmitool(1): "Present output in CSV format"), which have no header: the
+    same rows as the ``|`` tables, a failed fan and a fan under its lower-critical threshold said as there (both were
+    refused)."""
+    _, sdr = explain("# ipmitool -c sdr\nCPU Temp,45,degrees C,ok\nFAN1,0,RPM,cr\nFAN2,1200,RPM,ok\n", tmp_path)
+    lead = findings_of(sdr)[0]
+    assert (lead["kind"], lead["subjects"][0]) == ("fan-fault", "bmc/FAN1")
+    _, sensor = explain("# ipmitool -c sensor\nFAN1,300.000,RPM,cr,100.000,300.000,500.000,25300.000,25400.000,"
+                        "25500.000\nFAN2,1200.000,RPM,ok,100.000,300.000,500.000,25300.000,25400.000,25500.000\n",
+                        tmp_path)
+    lead = findings_of(sensor)[0]
+    assert (lead["kind"], lead["facts"]["lcr"]) == ("below-bmc-threshold", 300.0)
+    assert explain("a,b,c,d\n1,2,3,4\n", tmp_path)[0] == 2  # four columns with no ipmitool status: not its table

@@ -44,9 +44,23 @@ def _comma_rows(text: str) -> list[list[str]]:
     start = next((n for n, line in enumerate(lines) if {"name", "reading"} <= {_column(c) for c in line.split(",")}),
                  None)
     if start is None:
-        return []
+        return _ipmitool_csv(lines)
     width = lines[start].count(",")
     return [[c.strip() for c in line.split(",")] for line in lines[start:] if line.count(",") == width]
+
+
+def _ipmitool_csv(lines: list[str]) -> list[list[str]]:
+    """ipmitool's ``-c`` output (ipmitool(1): "Present output in CSV format"), which has no header: ``sdr`` rows are
+    name, reading, unit, status (read as the ``|`` table's three cells), ``sensor`` rows its ten cells; a row is
+    ipmitool's only where its status cell is ipmitool's."""
+    rows = []
+    for line in lines:
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) == 4 and _IPMI_STATUS.fullmatch(cells[3].lower()):
+            rows.append([cells[0], f"{cells[1]} {cells[2]}".strip() or "no reading", cells[3]])
+        elif len(cells) == 10 and _IPMI_STATUS.fullmatch(cells[3].lower()):
+            rows.append(cells)
+    return rows
 
 
 # A header's column names, as the tables name them: a sensor's name ("Name", "Sensor", "(#)Sensor", "Sensor Name"),
