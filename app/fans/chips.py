@@ -47,6 +47,7 @@ class Chip:
     mode_names: Mapping[int, str] = field(default_factory=lambda: _NO_NAMES)  # its driver's name for a pwm_enable
     duty_means_fan: bool = False  # it lists a duty only for a channel with a fan on it: a 0 there is not empty
     reads_back_duty: bool = False  # the duty it lists is read back from the controller, beside the one it asks
+    stall_reads_zero: bool = False  # it reports a stalled fan as 0 RPM with no fault, as it reports a fan at rest
     source: str = ""
 
 
@@ -122,7 +123,9 @@ DELL = Chip("ec", "ec", "rest", rest_below_c=70.0, error_values=(-1,), pwm_enabl
 # share between that sensor's fan_off and fan_max, and a share of 0 turns the fans off (common/thermal.c, fan.c:
 # fan_percent_to_rpm, which regulates each fan to a speed its tachometer counts); it marks a stalled fan 0xfffe
 # (older ECs) or 0 (ec_commands.h)
-CROS_EC = Chip("ec", "ec", "rest", rest_below_c=70.0, no_pulses=(65534,), pwm_enable=_EC_MODES,
+# (EC_FAN_SPEED_STALLED_DEPRECATED: newer ECs report a stalled fan's speed as 0, and cros_ec_hwmon flags a fault
+# only for 0xfffe, so its 0 may be a stall)
+CROS_EC = Chip("ec", "ec", "rest", rest_below_c=70.0, no_pulses=(65534,), pwm_enable=_EC_MODES, stall_reads_zero=True,
                source="Chrome EC common/thermal.c (thermal_control, thermal_fan_percent), common/fan.c "
                "(fan_percent_to_rpm), include/ec_commands.h (EC_FAN_SPEED_STALLED); "
                "Documentation/hwmon/cros_ec_hwmon.rst")

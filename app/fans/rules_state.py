@@ -175,7 +175,8 @@ def firmware_floor(machine: Machine) -> Iterator[Hit]:
 
 @rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; liquidctl's "
       "corsair-hxi-rmi-psu-guide (a supply's own fan control); "
-      "Documentation/hwmon/dell-smm-hwmon.rst (the EC stops its fans while cool)")
+      "Documentation/hwmon/dell-smm-hwmon.rst (the EC stops its fans while cool); Chrome EC include/ec_commands.h "
+      "(EC_FAN_SPEED_STALLED_DEPRECATED: a stalled fan read as 0 on newer ECs)")
 def at_rest(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         design = chip(fan.chip).zero
@@ -185,14 +186,16 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
         passive = _maybe_passive(machine, fan)
         if passive is None:
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
-        confidence: Confidence = "likely" if design == "rest" and not passive else "possible"
+        stall = chip(fan.chip).stall_reads_zero and fan.rpm == 0  # a stall reads the same 0: rest is not likely
+        confidence: Confidence = "likely" if design == "rest" and not passive and not stall else "possible"
         known_below = fan.rest_below_c or chip(fan.chip).rest_below_c  # None: only the cautious default bounds it
         trip = {"trip": fan.starts_at_c} if fan.starts_at_c is not None else {}  # where its zone turns it on
         yield Hit("at-rest", (fan.key,), confidence, {**trip, "design": "rest-or-passive" if passive else design,
                                                       "below_c": rest_below(fan), "below_known": "yes" if
                                                       known_below else "no",
                                                       "source": source.key, "source_c": source.celsius or 0.0,
-                                                      "reading": _rest_reading(fan)})
+                                                      "reading": _rest_reading(fan),
+                                                      **({"stall_reads_zero": "yes"} if stall else {})})
 
 
 def _maybe_passive(machine: Machine, fan: FanFact) -> bool | None:

@@ -34,6 +34,7 @@ from .words_held import (
     _passive_cards,
     _platform_profile,
     _read_back_off,
+    _rest,
     _slowing_for_heat,
     _trip_not_followed,
     _trip_on,
@@ -90,25 +91,6 @@ def _ec(n: Names, s: Sequence[str], f: Facts) -> str:
     fan = " Its fan reads 0 RPM." if f.get("fan_rpm") == 0 else ""
     return (f"The embedded controller's own CPU temperature ({n(s[0])}) reads {_num(f['raw_c'])} °C, which is no "
             f"reading{other}: a controller whose fan curve follows it never asks for cooling.{fan}")
-
-
-def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
-    where = _source(n, f, " with")
-    if f.get("design") == "rest-or-passive":
-        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
-                "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
-    if "trip" in f:
-        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest: the "
-                f"kernel's thermal zone turns {_verb(s, 'it', 'them')} on at its active trip, {_num(f['trip'])} °C.")
-    if f.get("design") == "rest":
-        when = f"cooler than about {_num(f['below_c'])} °C" if f.get("below_known") != "no" else \
-            "cool (the temperature it starts at is not known)"
-        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
-                f"controller's design (it stops the fan while {when}).")
-    return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
-            "controller stops the fans while "
-            "the machine is cool), or its tachometer does not report (some controllers never fill it); which one "
-            "cannot be told from here.")
 
 
 _CONTROLLERS = {"firmware": "the device's own firmware", "bios": "the board's fan chip as the BIOS set it up",

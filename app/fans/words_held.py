@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from .names import Names
 from .wording import Facts
 from .wording import num as _num
+from .wording import verb as _verb
 
 
 def _trip_on(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -289,3 +290,23 @@ def _duty_not_driving(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The {n(s[0])} is asked for {_num(f['duty_a'])} % and the {n(s[1])} for {_num(f['duty_b'])} %, yet they "
             f"turn at the same speed ({_num(f['rpm_a'])} and {_num(f['rpm_b'])} RPM): the duties read are not what "
             "turns them (their controller does not apply them, or the fans run from one signal or at full).")
+
+
+def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
+    where = f" with {n(f['source'])} at {_num(f['source_c'])} °C" if "source" in f else ""
+    if f.get("design") == "rest-or-passive":
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
+                "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
+    if "trip" in f:
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest: the "
+                f"kernel's thermal zone turns {_verb(s, 'it', 'them')} on at its active trip, {_num(f['trip'])} °C.")
+    if f.get("design") == "rest":
+        when = f"cooler than about {_num(f['below_c'])} °C" if f.get("below_known") != "no" else \
+            "cool (the temperature it starts at is not known)"
+        stall = ("; or stalled: this controller reads a stalled fan as 0 too, and its own table, which tells them "
+                 "apart, is not read") if f.get("stall_reads_zero") == "yes" else ""
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
+                f"controller's design (it stops the fan while {when}){stall}.")
+    return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
+            "controller stops the fans while the machine is cool), or its tachometer does not report (some "
+            "controllers never fill it); which one cannot be told from here.")

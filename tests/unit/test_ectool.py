@@ -113,3 +113,17 @@ def test_a_stalled_fan_is_a_fault_and_never_at_rest(tmp_path: Path) -> None:
     code, answer = explain(text, tmp_path)
     kinds = [f["kind"] for f in findings_of(answer)]
     assert code == 0 and "fan-fault" in kinds and "at-rest" not in kinds and "turning" not in kinds
+
+
+def test_a_cros_ec_fan_at_0_with_no_table_read_may_be_stalled(tmp_path: Path) -> None:
+    """Newer Chrome ECs report a stalled fan's speed as 0 (ec_commands.h: EC_FAN_SPEED_STALLED_DEPRECATED; the
+    cros_ec_hwmon driver flags a fault only for 0xfffe), as they report a fan at rest: with no fan table read, a cool
+    machine's 0 is at rest or stalled, possible, never a likely rest. Its sensors keep their bus address in their
+    names ("cpu_f75303@4c")."""
+    text = ("cros_ec-isa-0000\nAdapter: ISA adapter\nfan1:           0 RPM\nlocal_f75303@4d: +41.0°C\n"
+            "cpu_f75303@4c:   +45.0°C\n")
+    code, answer = explain(text, tmp_path)
+    rest = next(f for f in findings_of(answer) if f["kind"] == "at-rest")
+    assert code == 0 and (rest["confidence"], rest["facts"]["stall_reads_zero"]) == ("possible", "yes")
+    assert rest["facts"]["source"] == "cros_ec/cpu_f75303@4c"
+    assert "or stalled: this controller reads a stalled fan as 0 too" in str(answer["sentence"])

@@ -19,7 +19,8 @@ _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|
 _PATH = re.compile(r"^((?:/|[\w.-]+/)\S*?)/([\w.-]+):\s*(\S.*)$")  # /sys/..., card0/device/hwmon/hwmon4/...
 _DUMP_CHIP = re.compile(r"^#+\s*(hwmon\d+)\s*:?\s*$")  # "## hwmon1 :" then "  - fan1_input = 3855"
 _DUMP_VALUE = re.compile(r"^-?\s*((?:fan|pwm|temp)\d+(?:_\w+)?|name)\s*=\s*(\S+)$")
-_PAIR = re.compile(rf"([A-Za-z][\w#+./()\[\] -]{{0,60}}?)\s*:\s*((?:{NUMBER})\s*(?:\(\+/-\s*[\d.]+\)\s*)?"
+# a label may name a sensor at its bus address ("cpu_f75303@4c", as cros_ec_hwmon names the EC's sensors)
+_PAIR = re.compile(rf"([A-Za-z][\w#+./()\[\]@ -]{{0,60}}?)\s*:\s*((?:{NUMBER})\s*(?:\(\+/-\s*[\d.]+\)\s*)?"
                    r"(?:°\s*C|degrees\s*C|C\b|°\s*F|degrees\s*F|RPM|rpm|%|mW|W|mV|V|A|MHz)?"
                    r"|FAULT|N/A|\[N/A\]|\[Not Supported\])",
                    re.IGNORECASE)
