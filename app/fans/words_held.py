@@ -264,8 +264,8 @@ def _ec_setting(n: Names, s: Sequence[str], f: Facts) -> str:
 def _platform_profile(n: Names, s: Sequence[str], f: Facts) -> str:
     fix, said = {
         "thermal_mode": ("smbios-thermal-ctl --set-thermal-mode=balanced", "The Dell's thermal mode is performance"),
-        "throttle_thermal_policy": ("its throttle_thermal_policy back to 0, or the desktop's power mode",
-                                    "The ASUS thermal policy is overboost (1)"),
+        "fan_boost_mode": ("its fan_boost_mode back to 0, or the desktop's power mode",
+                           "The ASUS fan boost mode is overboost (1)"),
     }.get(str(f.get("set_by")), ("powerprofilesctl set balanced, or the desktop's power mode",
                                  f"The platform profile is {f['profile']}"))
     return (f"{said}: the firmware is biased towards speed, with more power and heat, so its fans most likely run "

@@ -2,9 +2,10 @@
 (cat, or grep's ``path:value``) and power-profiles-daemon's ``powerprofilesctl get`` or ``list`` (its active profile
 marked ``*``), and a Dell's thermal mode as libsmbios' ``smbios-thermal-ctl -g`` prints it (``Current Thermal
 Modes:`` then the mode): Balanced, Cool Bottom, Quiet or Performance, which the kernel's dell-pc driver offers as the
-balanced, cool, quiet and performance profiles, and an ASUS laptop's ``throttle_thermal_policy`` or ``fan_boost_mode``
-(``cat``, or grep's ``path:value``): 0 default, 1 overboost, 2 silent (Documentation/ABI/testing/
-sysfs-platform-asus-wmi), which asus-wmi offers as the balanced, performance and quiet profiles. The kernel's
+balanced, cool, quiet and performance profiles, and an ASUS laptop's ``fan_boost_mode`` (``cat``, or grep's
+``path:value``): 0 normal, 1 overboost, 2 silent (Documentation/ABI/testing/sysfs-platform-asus-wmi). Its
+``throttle_thermal_policy`` is not read: on Vivobooks the same file has meant 1 silent, 2 overboost in some kernels
+(asus-wmi's *_VIVO modes), so a value there does not say the mode on every machine. The kernel's
 sysfs-platform_profile names the profiles: low-power,
 cool, quiet, balanced, balanced-performance, performance, each a bias of the firmware's automatic power, thermal and
 fan behaviour."""
@@ -22,12 +23,12 @@ _GET = re.compile(rf"powerprofilesctl(?:\s+get)?\s*\n\s*({_WORD})\s*$", re.MULTI
 _LISTED = re.compile(rf"^\*\s*({_WORD}):", re.MULTILINE)
 _DELL = re.compile(r"Current Thermal Modes:\s*\n\s*(Balanced|Cool Bottom|Quiet|Performance)\b")
 _DELL_PROFILES = {"Balanced": "balanced", "Cool Bottom": "cool", "Quiet": "quiet", "Performance": "performance"}
-_ASUS = re.compile(r"(?:throttle_thermal_policy|fan_boost_mode)(?::|\s*\n)\s*([012])\s*$", re.MULTILINE)
+_ASUS = re.compile(r"fan_boost_mode(?::|\s*\n)\s*([012])\s*$", re.MULTILINE)
 _ASUS_PROFILES = {"0": "balanced", "1": "performance", "2": "quiet"}
 CONTROLLER = "platform"
 NAME = "platform_profile"
 DELL_NAME = "thermal_mode"  # a Dell's, as smbios-thermal-ctl set it
-ASUS_NAME = "throttle_thermal_policy"  # an ASUS laptop's (or its fan_boost_mode)
+ASUS_NAME = "fan_boost_mode"  # an ASUS laptop's
 
 
 def settings(text: str) -> tuple[Setting, ...]:
