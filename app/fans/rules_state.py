@@ -130,22 +130,38 @@ SAME_SPEED_SHARE = 0.05  # ... that turn within this share of each other: the du
 
 
 @rule("duties that do not set the speed", 57, "Intel's 4-Wire PWM Controlled Fans Specification (a fan's speed "
-      "follows the duty cycle of its PWM input); sysfs-interface.rst (pwmN, fanN_input)")
+      "follows the duty cycle of its PWM input); sysfs-interface.rst (pwmN, fanN_input); liquidctl's guides (a "
+      "cooler's fans are one model, sold as a set)")
 def duty_not_driving(machine: Machine) -> Iterator[Hit]:
     """Two fans of one controller asked for duties far apart that turn at the same speed: what is read as their duty
-    does not turn them (the controller does not apply it, or both fans run from one signal or at full)."""
-    fans = [f for f in machine.fans if not f.pump and f.duty_percent is not None and turning(f) and there(f)]
+    does not turn them (the controller does not apply it, or both fans run from one signal or at full). Likely for a
+    cooler's fans, one model; possible for a board's, which may be two models whose speeds happen to meet."""
+    by_chip: dict[str | None, list[FanFact]] = {}
+    for fan in machine.fans:
+        if not fan.pump and fan.duty_percent is not None and turning(fan) and there(fan):
+            by_chip.setdefault(fan.chip, []).append(fan)
+    for chip_name, fans in by_chip.items():
+        one_set = chip(chip_name).kind == "aio"
+        for a, b in _same_speed_far_duties(fans):
+            yield Hit("duty-not-driving", (a.key, b.key), "likely" if one_set else "possible",
+                      {"duty_a": a.duty_percent or 0.0, "rpm_a": a.rpm or 0.0, "duty_b": b.duty_percent or 0.0,
+                       "rpm_b": b.rpm or 0.0, "one_set": "yes" if one_set else "no"})
+
+
+def _same_speed_far_duties(fans: list[FanFact]) -> Iterator[tuple[FanFact, FanFact]]:
+    """Each pair of ``fans`` (each fan in one pair at most, the pair in key order) within SAME_SPEED_SHARE of each
+    other's speed and DUTY_APART_POINTS apart in duty; by speed, so only a fan's next few neighbours are compared."""
     said: set[str] = set()
-    for a in fans:
-        for b in fans:
-            if a.key >= b.key or a.chip != b.chip or {a.key, b.key} & said or a.rpm is None or b.rpm is None or \
-                    a.duty_percent is None or b.duty_percent is None:
-                continue
-            if abs(a.duty_percent - b.duty_percent) >= DUTY_APART_POINTS and \
-                    abs(a.rpm - b.rpm) <= SAME_SPEED_SHARE * max(a.rpm, b.rpm):
+    ordered = sorted(fans, key=lambda f: f.rpm or 0.0)
+    for n, a in enumerate(ordered):
+        for b in ordered[n + 1:]:
+            if (b.rpm or 0.0) - (a.rpm or 0.0) > SAME_SPEED_SHARE * (b.rpm or 0.0):
+                break
+            apart = abs((a.duty_percent or 0.0) - (b.duty_percent or 0.0)) >= DUTY_APART_POINTS
+            if apart and not {a.key, b.key} & said:
                 said |= {a.key, b.key}
-                yield Hit("duty-not-driving", (a.key, b.key), "likely",
-                          {"duty_a": a.duty_percent, "rpm_a": a.rpm, "duty_b": b.duty_percent, "rpm_b": b.rpm})
+                first, second = sorted((a, b), key=lambda f: f.key)
+                yield first, second
 
 
 @rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; fanN_input)")

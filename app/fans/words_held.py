@@ -289,7 +289,8 @@ def _ec_table(n: Names, s: Sequence[str], f: Facts) -> str:
 def _duty_not_driving(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The {n(s[0])} is asked for {_num(f['duty_a'])} % and the {n(s[1])} for {_num(f['duty_b'])} %, yet they "
             f"turn at the same speed ({_num(f['rpm_a'])} and {_num(f['rpm_b'])} RPM): the duties read are not what "
-            "turns them (their controller does not apply them, or the fans run from one signal or at full).")
+            "turns them (their controller does not apply them, or the fans run from one signal or at full)"
+            + ("." if f.get("one_set") == "yes" else ", unless they are two models whose speeds happen to meet."))
 
 
 def _rest(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -1061,9 +1061,16 @@ def test_duties_far_apart_at_one_speed_are_not_what_turns_the_fans(tmp_path: Pat
     _, answer = explain(status.format(a=1192, b=1188), tmp_path)
     lead = findings_of(answer)[0]
     assert (lead["kind"], lead["confidence"]) == ("duty-not-driving", "likely")
-    assert lead["facts"] == {"duty_a": 100.0, "rpm_a": 1192.0, "duty_b": 20.0, "rpm_b": 1188.0}
+    assert lead["facts"] == {"duty_a": 100.0, "rpm_a": 1192.0, "duty_b": 20.0, "rpm_b": 1188.0, "one_set": "yes"}
     _, following = explain(status.format(a=1850, b=610), tmp_path)
     assert "duty-not-driving" not in {f["kind"] for f in findings_of(following)}
+    # a board's two headers may carry two models whose speeds happen to meet: possible, and said so
+    board = ("nct6798-isa-0290\nAdapter: ISA adapter\nfan1:  1190 RPM  (min = 0 RPM)\nfan2:  1195 RPM  (min = 0 RPM)\n"
+             "pwm1:   100%  (mode = pwm)  MANUAL CONTROL\npwm2:    20%  (mode = pwm)  MANUAL CONTROL\n")
+    _, header = explain(board, tmp_path)
+    found = next(f for f in findings_of(header) if f["kind"] == "duty-not-driving")
+    assert (found["confidence"], found["facts"]["one_set"]) == ("possible", "no")
+    assert "two models whose speeds happen to meet" in str(header["sentence"])
 
 
 def test_ipmitools_csv_output_is_read_as_its_tables(tmp_path: Path) -> None:
