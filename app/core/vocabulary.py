@@ -16,6 +16,19 @@ GIB = 1 << 30
 THROTTLE_REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost",
                     "sw_thermal_slowdown", "hw_thermal_slowdown", "hw_power_brake_slowdown", "display_clock_setting")
 
+
+
+def decode_clocks_event_reasons(mask: int) -> tuple[str, ...]:
+    """Names of the bits set in an nvmlClocksEventReason mask (nvml.h: bit i is THROTTLE_REASONS[i]; unknown bits
+    as hex). NVML's answer and nvidia-smi's ``clocks_event_reasons.active`` (``clocks_throttle_reasons.active``
+    before driver 535) are this mask."""
+    known = (1 << len(THROTTLE_REASONS)) - 1
+    names = [name for bit, name in enumerate(THROTTLE_REASONS) if mask & (1 << bit)]
+    if mask & ~known:
+        names.append(hex(mask & ~known))
+    return tuple(names)
+
+
 # Of those, "for heat": the verdict calls these a thermal
 # throttle ("the cooling is at its limit"). hw_slowdown is NVML's thermal-or-power-brake slowdown, counted here.
 HEAT_REASONS = frozenset({"sw_thermal_slowdown", "hw_thermal_slowdown", "hw_slowdown"})

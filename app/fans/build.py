@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-from ..core.vocabulary import SMI_READ_ERRORS
+from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
 from .chips import chip
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .roles import may_be_unconnected, role
@@ -326,8 +326,16 @@ def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:
                          temperature_c=_field(f, "temperature.gpu"), power_w=_field(f, "power.draw"),
                          utilization_percent=_field(f, "utilization.gpu"), fan_percent=_field(f, "fan.speed"),
                          fan_reported="fan.speed" not in f or f["fan.speed"].value is not None or
-                         smi_error(f["fan.speed"]))
+                         smi_error(f["fan.speed"]), heat_slowdown=_heat_reasons(f))
                  for i, f in sorted(fields.items()))
+
+
+def _heat_reasons(fields: dict[str, Reading]) -> tuple[str, ...]:
+    """The reasons for heat a row's clock event reasons hold: the mask's bits, or each reason's own "Active"."""
+    mask = fields.get("reasons.active")
+    active = decode_clocks_event_reasons(int(mask.value)) if mask is not None and mask.value is not None else \
+        tuple(name.removeprefix("reasons.") for name, r in fields.items() if name.startswith("reasons.") and r.value)
+    return tuple(r for r in active if r in HEAT_REASONS)
 
 
 def _field(fields: dict[str, Reading], name: str) -> float | None:

@@ -13,8 +13,7 @@ import shutil
 from ..core.bounded import CommandError, run_bounded
 from ..core.fan import Fan
 from ..core.model import GpuProcessUsage, GpuSample, frozen_map
-from ..core.vocabulary import SMI_NOT_THERE, SMI_READ_ERRORS
-from .nvml_gpu import decode_clocks_event_reasons
+from ..core.vocabulary import SMI_NOT_THERE, SMI_READ_ERRORS, decode_clocks_event_reasons
 
 GPU_FIELDS = (
     "index", "uuid", "name", "utilization.gpu", "utilization.memory", "memory.total", "memory.used",

@@ -10,7 +10,7 @@ from typing import Callable, Protocol, SupportsFloat, TypedDict
 
 from ..core.model import GpuSample, UsageKind, frozen_map
 from ..core.record import holder
-from ..core.vocabulary import THROTTLE_REASONS
+from ..core.vocabulary import THROTTLE_REASONS, decode_clocks_event_reasons
 from .nvml_calls import Calls
 from .nvml_fans import PASSIVELY_COOLED, FanStatics, read_fans
 from .sysfs import PowerState
@@ -26,17 +26,6 @@ SLOW_PERIOD_S = 60.0
 # process) for REST_AFTER_TICKS ticks: NVML calls every second would keep it awake (and its fan with it).
 REST_AFTER_TICKS = 5
 REST_PERIOD_S = 30.0
-
-
-def decode_clocks_event_reasons(mask: int) -> tuple[str, ...]:
-    """Names of the bits set in an nvmlClocksEventReason mask (unknown bits as hex)."""
-    names = [name for bit, name in CLOCKS_EVENT_REASONS if mask & bit]
-    known = 0
-    for bit, _ in CLOCKS_EVENT_REASONS:
-        known |= bit
-    if mask & ~known:
-        names.append(hex(mask & ~known))
-    return tuple(names)
 
 
 class MemoryInfo(Protocol):

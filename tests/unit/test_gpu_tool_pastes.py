@@ -157,3 +157,28 @@ def test_the_xml_report_of_a_gpu_slowing_for_heat(tmp_path: Path) -> None:
         lead = findings_of(answer)[0]
         assert (lead["kind"], lead["facts"]["reasons"], lead["facts"]["slowdown_c"]) == (
             "slowing-for-heat", "hw_thermal_slowdown", 95.0), group
+
+
+def test_the_query_csvs_clock_event_reasons(tmp_path: Path) -> None:
+    """--query-gpu's clocks_event_reasons.active (clocks_throttle_reasons.active before driver 535) is NVML's mask in
+    hex (nvml.h: 0x20 SW Thermal Slowdown, 0x40 HW Thermal Slowdown, 0x4 SW Power Cap); each reason asked by name
+    is "Active" or "Not Active" (nvidia-smi --help-query-gpu). A passive card slowing for heat is said so; a power cap
+    alone is the load's, not the cooling's. Both were not read."""
+    head = "name, temperature.gpu [C], fan.speed [%], power.draw [W], {field}\n"
+    for field in ("clocks_throttle_reasons.active", "clocks_event_reasons.active"):
+        _, answer = explain(head.format(field=field) + "Tesla P40, 88, [N/A], 180.52 W, 0x0000000000000020\n",
+                            tmp_path)
+        lead = findings_of(answer)[0]
+        assert (lead["kind"], lead["facts"]["reasons"], lead["facts"].get("passive")) == (
+            "slowing-for-heat", "sw_thermal_slowdown", "yes"), field
+        _, answer = explain(head.format(field=field) + "Tesla P40, 88, [N/A], 250.00 W, 0x0000000000000004\n",
+                            tmp_path)
+        assert "slowing-for-heat" not in [f["kind"] for f in findings_of(answer)]
+    named = ("index, name, temperature.gpu, fan.speed, clocks_throttle_reasons.hw_thermal_slowdown, "
+             "clocks_throttle_reasons.sw_thermal_slowdown\n0, NVIDIA GeForce RTX 3090, 91, 100 %, {hw}, {sw}\n")
+    _, answer = explain(named.format(hw="Active", sw="Not Active"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["facts"]["reasons"], lead["facts"]["full"]) == (
+        "slowing-for-heat", "hw_thermal_slowdown", "yes")
+    _, answer = explain(named.format(hw="Not Active", sw="Not Active"), tmp_path)
+    assert "slowing-for-heat" not in [f["kind"] for f in findings_of(answer)]

@@ -15,11 +15,11 @@ import pynvml
 import pytest
 
 from app.core.model import GpuProcessUsage
+from app.core.vocabulary import decode_clocks_event_reasons
 from app.vendors import nvml_early
 from app.vendors.base import BackendUnavailable
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.nvml_fans import PASSIVELY_COOLED
-from app.vendors.nvml_gpu import decode_clocks_event_reasons
 from tests.fakes.fake_nvml import H100_LOAD_PID, H200_LOAD_PID, FakeNvml, desktop_card, load_dump, scenario
 
 

@@ -14,6 +14,11 @@ _QUERY = re.compile(r"--query-gpu[= ]([\w.,]+)")
 # [Unknown Error], [Not Supported]), N/A or ERR!
 _CELL = re.compile(r"^(?:[-+]?\d+(?:\.\d+)?\s*(?:%|W|C|°C|RPM|MiB|MHz)?|\[[\w /]+\]|N/A|ERR!)$", re.IGNORECASE)
 FIELDS = ("index", "name", "fan.speed", "temperature.gpu", "power.draw", "utilization.gpu")
+# the clock event reasons (nvidia-smi --help-query-gpu): ``clocks_event_reasons.active`` (``clocks_throttle_reasons``
+# before driver 535) is NVML's mask in hex; each reason of its own (``clocks_event_reasons.sw_thermal_slowdown``) is
+# "Active" or "Not Active"
+_REASON = re.compile(r"^clocks_(?:event|throttle)_reasons\.(\w+)$")
+_REASON_CELL = re.compile(r"^(?:0x[0-9a-f]{1,16}|active|not active|\[[\w /]+\]|N/A)$", re.IGNORECASE)
 
 
 def read(text: str) -> list[Reading]:
@@ -28,22 +33,35 @@ def read(text: str) -> list[Reading]:
             fields, row = query.group(1).split(","), 0
             continue
         cells = [c.strip() for c in stripped.split(",")]
-        if any(c.split(" ")[0] in FIELDS for c in cells):  # a header row: "fan.speed [%], temperature.gpu"
+        # a header row: "fan.speed [%], temperature.gpu [C]"
+        if any(c.split(" ")[0] in FIELDS or _REASON.match(c) for c in cells):
             fields, row = [c.split(" ")[0] for c in cells], 0
             continue
         if fields is None or len(cells) != len(fields) or not stripped:
             continue
         named = dict(zip(fields, cells, strict=True))
-        if not all(_CELL.match(cell) for name, cell in named.items() if name in FIELDS[2:]):
+        if not all((_REASON_CELL if _REASON.match(name) else _CELL).match(cell) for name, cell in named.items()
+                   if name in FIELDS[2:] or _REASON.match(name)):
             continue  # a line of prose around the rows, not a row: nvidia-smi writes numbers or [bracketed] words
         index = int(named["index"]) if named.get("index", "").isdigit() else row
+        extra: dict[str, float | str] = {"gpu": float(index), "name": named.get("name", "")}
         for name, cell in named.items():
             if name in FIELDS[2:]:
                 value, unit, raw = parse(cell)
-                found.append(Reading("nvidia", name, value, raw, unit, None, 0, {"gpu": float(index),
-                                                                                 "name": named.get("name", "")}))
+                found.append(Reading("nvidia", name, value, raw, unit, None, 0, extra))
+            elif reason := _REASON.match(name):
+                found.append(Reading("nvidia", f"reasons.{reason.group(1)}", _reasons(cell), cell, None, None, 0,
+                                     extra))
         row += 1
     return found
+
+
+def _reasons(cell: str) -> float | None:
+    """A reasons cell as a number: the mask (0x...), 1 for "Active", 0 for "Not Active", None for no answer."""
+    text = cell.strip().lower()
+    if text.startswith("0x"):
+        return float(int(text, 16))
+    return 1.0 if text == "active" else 0.0 if text == "not active" else None
 
 
 _UNIT_IN_HEADER = re.compile(r"^(.*?)\s*[\[(](RPM|rpm|°C|C|%|W)[\])]\s*$")
