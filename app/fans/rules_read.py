@@ -60,11 +60,11 @@ def no_fault(machine: Machine) -> Iterator[Hit]:
 
 
 def _doubtful(fan: FanFact) -> bool:
-    """A fan nothing read vouches for: flagged, unreadable, FAULT in any reading, or at 0 RPM where its chip's 0 is
-    neither an empty header nor a rest."""
+    """A fan nothing read vouches for: flagged, unreadable, FAULT in any reading, at or under its BMC's lower-critical
+    threshold (the BMC counts it failing), or at 0 RPM where its chip's 0 is neither an empty header nor a rest."""
     if not there(fan):
         return False
-    return bool(fan.fault or fan.alarm or fan.invalid or flagged_in_a_reading(fan)) or \
+    return bool(fan.fault or fan.alarm or fan.invalid or flagged_in_a_reading(fan) or below_threshold(fan)) or \
         (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
 
 
