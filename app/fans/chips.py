@@ -72,8 +72,12 @@ WMI = Chip("wmi", "bios", "empty", unconnected_from_c=108.0, source="Documentati
 AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=67.0, no_pulses=(65535,), target_echoes=True,
               pwm_enable=_GPU_MODES, source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon)")
 # NVIDIA: fan-stop ("0 %") on GeForce cards while cool; NVML's fan speed is the intended speed
-NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODES,
-              source="NVML API reference: nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetFanControlPolicy_v2")
+# NVML's fan speed is the fan's current speed and its target the one asked (nvmlDeviceGetTargetFanSpeed: under a
+# speed set with nvmlDeviceSetFanSpeed_v2 the driver attempts to reach it; "the actual current speed of the fan is
+# reported in nvmlDeviceGetFanSpeed_v2"), as nvidia-settings' GPUCurrentFanSpeed beside GPUTargetFanSpeed
+NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODES, reads_back_duty=True,
+              source="NVML API reference: nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetTargetFanSpeed, "
+              "nvmlDeviceGetFanControlPolicy_v2")
 GPU_SENSOR = Chip("gpu", "firmware", "unknown", source="Documentation/gpu/ (i915, xe, nouveau hwmon)")
 BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thresholds (35.x); ipmitool(1) sensor, sdr")
 AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "

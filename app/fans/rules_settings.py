@@ -16,6 +16,7 @@ from .read import msiec, platform
 from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
+from .rules_state import off_asked
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
 
@@ -152,18 +153,18 @@ def daemon_critical(machine: Machine) -> Iterator[Hit]:
                       {"daemon": "nbfc", "fan": setting.value, "offset_c": CRITICAL_OFFSET_C})
 
 
-OFF_ASKED_POINTS = 10.0  # a read-back this far from the speed asked is not a rounding of the controller's steps
-
-
 @rule("a speed asked that is not read back", 56, f"{NBFC_SOURCE} (each cycle Fan_ECFlush writes the speed asked to "
-      "the embedded controller's write register and Fan_UpdateCurrentSpeed reads its read register back)")
+      "the embedded controller's write register and Fan_UpdateCurrentSpeed reads its read register back); NVML API "
+      "reference (nvmlDeviceGetTargetFanSpeed: the speed set, which the driver attempts to reach; "
+      "nvmlDeviceGetFanSpeed_v2: the fan's current speed)")
 def read_back_off_target(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if chip(fan.chip).reads_back_duty and fan.target_percent is not None and fan.duty_percent is not None and \
-                abs(fan.target_percent - fan.duty_percent) >= OFF_ASKED_POINTS:
-            # one reading: the controller may still be changing speed, or the register written does not drive it
+        if off_asked(fan):
+            # one reading: the controller may still be changing speed, or what was written does not drive it
             yield Hit("read-back-off-target", (fan.key,), "possible",
-                      {"asked": fan.target_percent, "reads": fan.duty_percent})
+                      {"asked": fan.target_percent or 0.0, "reads": fan.duty_percent or 0.0,
+                       "by": "gpu" if chip(fan.chip).kind == "gpu" else "ec"})
+
 
 
 @rule("a CPU the kernel logged slowing for heat", 72, "arch/x86/kernel/cpu/mce/therm_throt.c (\"temperature above "

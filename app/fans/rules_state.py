@@ -117,12 +117,22 @@ def no_control(machine: Machine) -> Iterator[Hit]:
 def fixed_duty(machine: Machine) -> Iterator[Hit]:
     held: dict[tuple[float, bool], list[str]] = {}
     by_daemon = {f.key for c in machine.curves if (f := driven(machine, c)) is not None}  # its curve's rule says it
-    for fan in machine.fans:
+    for fan in machine.fans:  # at full while cool, or not at the duty set: those rules say it held
         if fan.controller == "manual" and fan.duty_percent and turning(fan) and fan.key not in by_daemon and \
-                _cool_source_of_full(machine, fan) is None:  # at full while cool: that rule says it held
+                _cool_source_of_full(machine, fan) is None and not off_asked(fan):
             held.setdefault((fan.duty_percent, fan.pwm_enable == 1), []).append(fan.key)
     for (duty, by_pwm_enable), fans in held.items():  # the fans held at one duty: one finding
         yield Hit("fixed-duty", tuple(fans), "known", {"duty": duty, **({"pwm_enable": 1.0} if by_pwm_enable else {})})
+
+
+OFF_ASKED_POINTS = 10.0  # a read-back this far from the speed asked is not a rounding of the controller's steps
+
+
+def off_asked(fan: FanFact) -> bool:
+    """A fan whose controller reads back a duty OFF_ASKED_POINTS or more from the one set for it: a speed set by a
+    person or a program (a GPU's own automatic target is the firmware's, and the fan follows it in its own time)."""
+    return chip(fan.chip).reads_back_duty and fan.controller != "firmware" and fan.target_percent is not None and \
+        fan.duty_percent is not None and abs(fan.target_percent - fan.duty_percent) >= OFF_ASKED_POINTS
 
 
 DUTY_APART_POINTS = 50.0  # two fans of one controller asked this far apart ...

@@ -181,6 +181,10 @@ def _daemon_critical(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _read_back_off(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("by") == "gpu":
+        return (f"The {n(s[0])} is set to {_num(f['asked'])} % and runs at {_num(f['reads'])} %: the fan is not at the "
+                "speed set: still changing, or the card's driver or firmware keeps it elsewhere (what was set is not "
+                "what drives it now); read it again, and listen.")
     return (f"The {n(s[0])} is asked for {_num(f['asked'])} % and its controller reads back {_num(f['reads'])} %: the "
             "fan is not at the speed asked: still changing, or the register written does not drive this fan (a "
             "configuration written for another model); read it again, and listen.")

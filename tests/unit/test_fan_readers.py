@@ -970,6 +970,28 @@ def test_one_fan_is_given_one_cause_in_the_sentence(tmp_path: Path) -> None:
     assert str(answer["sentence"]).count("fan 0 of GPU 0") == 1
 
 
+def test_a_gpu_fan_set_by_hand_that_runs_elsewhere_is_not_held_at_its_speed(tmp_path: Path) -> None:
+    """NVML (nvmlDeviceGetTargetFanSpeed: the speed set, which the driver attempts to reach; nvmlDeviceGetFanSpeed_v2:
+    the fan's current speed), as nvidia-settings' GPUTargetFanSpeed and GPUCurrentFanSpeed: a fan set by hand to 50 %
+    that runs at 100 % is not at the speed set (possible: one reading), never "held at 100 % by hand" (it was); at
+    the speed set it is held there; on the card's own policy its target is the firmware's, not a setting."""
+    text = ("  Attribute 'GPUCoreTemp' (host:0[gpu:0]): 80.\n"
+            "  Attribute 'GPUFanControlState' (host:0[gpu:0]): {state}.\n"
+            "  Attribute 'GPUTargetFanSpeed' (host:0[fan:0]): {target}.\n"
+            "  Attribute 'GPUCurrentFanSpeed' (host:0[fan:0]): 100.\n"
+            "  Attribute 'GPUCurrentFanSpeedRPM' (host:0[fan:0]): 3320.\n")
+    code, answer = explain(text.format(state=1, target=50), tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and (found[0]["kind"], found[0]["confidence"]) == ("read-back-off-target", "possible")
+    assert (found[0]["facts"]["asked"], found[0]["facts"]["reads"]) == (50.0, 100.0)
+    assert "fixed-duty" not in [f["kind"] for f in found]
+    _, answer = explain(text.format(state=1, target=100), tmp_path)
+    kinds = [f["kind"] for f in findings_of(answer)]
+    assert "fixed-duty" in kinds and "read-back-off-target" not in kinds
+    _, answer = explain(text.format(state=0, target=50), tmp_path)
+    assert "read-back-off-target" not in [f["kind"] for f in findings_of(answer)]
+
+
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
