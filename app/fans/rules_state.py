@@ -118,11 +118,20 @@ def fixed_duty(machine: Machine) -> Iterator[Hit]:
     held: dict[tuple[float, bool], list[str]] = {}
     by_daemon = {f.key for c in machine.curves if (f := driven(machine, c)) is not None}  # its curve's rule says it
     for fan in machine.fans:  # at full while cool, or not at the duty set: those rules say it held
-        if fan.controller == "manual" and fan.duty_percent and turning(fan) and fan.key not in by_daemon and \
-                _cool_source_of_full(machine, fan) is None and not off_asked(fan):
-            held.setdefault((fan.duty_percent, fan.pwm_enable == 1), []).append(fan.key)
+        if fan.key in by_daemon:
+            continue
+        if (fan.controller == "manual" and fan.duty_percent and turning(fan) and
+                _cool_source_of_full(machine, fan) is None and not off_asked(fan)) or stopped_by_hand(fan):
+            held.setdefault((fan.duty_percent or 0.0, fan.pwm_enable == 1), []).append(fan.key)
     for (duty, by_pwm_enable), fans in held.items():  # the fans held at one duty: one finding
         yield Hit("fixed-duty", tuple(fans), "known", {"duty": duty, **({"pwm_enable": 1.0} if by_pwm_enable else {})})
+
+
+def stopped_by_hand(fan: FanFact) -> bool:
+    """A fan set by hand to 0 % that does not turn: its controller's automatic control is off (pwm_enable 1 keeps
+    the duty written), so its stop is the setting, not a rest by design, and nothing starts it as its source heats."""
+    return fan.controller == "manual" and fan.duty_percent == 0 and fan.rpm in (0, None) and fan.invalid is None and \
+        there(fan) and not fan.fault
 
 
 OFF_ASKED_POINTS = 10.0  # a read-back this far from the speed asked is not a rounding of the controller's steps
@@ -252,7 +261,7 @@ def _may_rest(fan: FanFact) -> bool:
     duty asks for nothing while its tachometer counts nothing."""
     asked = fan.duty_percent if fan.duty_percent is not None else fan.table_percent  # its EC's table asks, if read
     if chip(fan.chip).zero not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
-            fan.zero_rpm is False or flagged_in_a_reading(fan):
+            fan.zero_rpm is False or flagged_in_a_reading(fan) or stopped_by_hand(fan):
         return False
     # beside a duty of 0: no speed read at all, a counter's noise, or the chip's documented count of no pulses (a
     # stopped counter: amdgpu's 65535); a driver's error value or a negative count is no sign of rest (a stopped fan

@@ -292,7 +292,10 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "fixed-duty": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'is', 'are')} held at {_num(f['duty'])} % by hand or "
                                    "by a program (" + ("pwm_enable 1: manual" if "pwm_enable" in f else
                                                        f"{_verb(s, 'its', 'their')} control set to manual") +
-                                   f"): {_verb(s, 'it does', 'they do')} not follow a temperature."),
+                                   f"): {_verb(s, 'it does', 'they do')} not follow a temperature" +
+                                   (f"; stopped by that setting (not resting by design), {_verb(s, 'it', 'they')} "
+                                    f"will not start as what {_verb(s, 'it cools', 'they cool')} heats up until "
+                                    "handed back to automatic control." if not float(f["duty"]) else ".")),
     "trip-on": _trip_on,
     "bmc-setting": _bmc_setting,
     "bmc-fan-logged": _bmc_logged,

@@ -992,6 +992,27 @@ def test_a_gpu_fan_set_by_hand_that_runs_elsewhere_is_not_held_at_its_speed(tmp_
     assert "read-back-off-target" not in [f["kind"] for f in findings_of(answer)]
 
 
+def test_a_fan_set_to_zero_by_hand_is_held_stopped_not_at_rest(tmp_path: Path) -> None:
+    """sysfs-interface.rst: pwmN_enable 1 is manual control, the duty written is kept; amdgpu's automatic control
+    (pwm1_enable 2) is what stops a fan while cool (zero-RPM, Documentation/gpu/amdgpu/thermal.rst). A card's fan set
+    to 0 % by hand at 0 RPM is held there, and will not start as the card heats: never "at rest by its controller's
+    design" (it was); under automatic control the same readings are a rest."""
+    text = ("/sys/class/drm/card0/device/hwmon/hwmon2/name:amdgpu\n"
+            "/sys/class/drm/card0/device/hwmon/hwmon2/pwm1_enable:{mode}\n"
+            "/sys/class/drm/card0/device/hwmon/hwmon2/pwm1:0\n"
+            "/sys/class/drm/card0/device/hwmon/hwmon2/fan1_input:0\n"
+            "/sys/class/drm/card0/device/hwmon/hwmon2/temp2_label:junction\n"
+            "/sys/class/drm/card0/device/hwmon/hwmon2/temp2_input:58000\n")
+    code, answer = explain(text.format(mode=1), tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and (found[0]["kind"], found[0]["facts"]["duty"]) == ("fixed-duty", 0.0)
+    assert not {"at-rest", "zero-unjudged"} & {f["kind"] for f in found}
+    assert "will not start" in str(answer["sentence"])
+    _, answer = explain(text.format(mode=2), tmp_path)
+    kinds = [f["kind"] for f in findings_of(answer)]
+    assert kinds[0] == "at-rest" and "fixed-duty" not in kinds
+
+
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
