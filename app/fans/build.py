@@ -96,6 +96,12 @@ def _kind(r: Reading) -> str:
     return suffix or ("percent" if r.unit == "%" or (r.chip == "nvidia" and r.unit != "rpm") else "input")
 
 
+def _pwm_mode(by_attr: dict[str, Reading]) -> int | None:
+    """pwmN_mode as sysfs-interface.rst has it: 0 DC, 1 PWM; None where not read or another value."""
+    mode = by_attr.get("mode")
+    return int(mode.value) if mode is not None and mode.value in (0, 1) else None
+
+
 def _fan(key: str, found: list[Reading]) -> FanFact:
     by_attr: dict[str, Reading] = {}
     speeds: list[str] = []
@@ -129,6 +135,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
         lower_noncritical_rpm=_number(extra.get("lnc")),
         pwm_enable=pwm_enable,
+        pwm_mode=_pwm_mode(by_attr),
         controller=owner.pwm_enable.get(pwm_enable, owner.controller) if pwm_enable is not None else owner.controller,
         gpu=_gpu(first), pump="pump" in label.lower(), speeds=tuple(speeds),
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,

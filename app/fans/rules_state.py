@@ -183,11 +183,14 @@ def _same_speed_far_duties(fans: list[FanFact]) -> Iterator[tuple[FanFact, FanFa
                 yield first, second
 
 
-@rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; fanN_input)")
+@rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; pwmN_mode; "
+      "fanN_input); Intel's 4-Wire PWM Controlled Fans Specification (3.4: at 0 % a fan stays at its minimum speed, "
+      "type A, or stops, type B; a 3-wire fan has no PWM input)")
 def turns_at_zero(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.duty_percent == 0 and fan.controller == "manual" and turning(fan):
-            yield Hit("turns-at-zero", (fan.key,), "known", {"rpm": fan.rpm or 0.0})
+            yield Hit("turns-at-zero", (fan.key,), "known", {"rpm": fan.rpm or 0.0, **(
+                {"mode": "pwm" if fan.pwm_mode else "dc"} if fan.pwm_mode is not None else {})})
 
 
 @rule("a firmware floor", 52, "Documentation/gpu/amdgpu/thermal.rst (fan_curve: OD_RANGE, the duty a point may ask "

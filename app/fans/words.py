@@ -250,8 +250,12 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "bias-chose-level": _bias,
     "daemon-not-followed": _not_followed,
     "turns-at-zero": lambda n, s, f: (f"The {n(s[0])} is asked for 0 % by hand and still turns at {_num(f['rpm'])} "
-                                      "RPM: that is its lowest speed (it has no fan-stop: the fan or its firmware "
-                                      "keeps it turning), so nothing is making it spin faster."),
+                                      + ("RPM: a PWM fan keeps its lowest speed at 0 % (most do; some stop), and a "
+                                         "3-pin fan on a header in PWM mode gets full voltage whatever the duty (it "
+                                         "has no PWM input; DC mode would slow it): it is one or the other." if
+                                         f.get("mode") == "pwm" else
+                                         "RPM: that is its lowest speed (it has no fan-stop: the fan or its firmware "
+                                         "keeps it turning), so nothing is making it spin faster.")),
     "unlike-siblings": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_num(f['rpm'])} RPM while "
                                         f"{_num(f['siblings'])} fans beside {_verb(s, 'it', 'them')} turn at about "
                                         f"{_num(f['median_rpm'])} RPM: fans of one chassis are driven together, so "

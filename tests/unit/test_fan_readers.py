@@ -1013,6 +1013,28 @@ def test_a_fan_set_to_zero_by_hand_is_held_stopped_not_at_rest(tmp_path: Path) -
     assert kinds[0] == "at-rest" and "fixed-duty" not in kinds
 
 
+def test_sensors_pwm_lines_with_their_mode_say_manual_control_and_the_mode(tmp_path: Path) -> None:
+    """sensors prints a pwm output's mode before MANUAL CONTROL ("pwm1: 64%  (mode = dc)  MANUAL CONTROL", as real
+    nct6775 listings show): the manual control was not read when a mode stood between (the fan was "set by the
+    board's fan chip as the BIOS set it up"). A fan asked for 0 % by hand on a header in PWM mode that turns fast is
+    a PWM fan at its lowest speed or a 3-pin fan the PWM signal does not slow (Intel's 4-wire PWM fan specification:
+    a 3-wire fan has no PWM input), not only "its lowest speed"."""
+    text = ("it8686-isa-0a40\nAdapter: ISA adapter\nfan1:        1506 RPM  (min =    0 RPM)\n"
+            "fan3:         812 RPM  (min =    0 RPM)\ntemp1:        +33.0°C  (low  = +127.0°C, high = +127.0°C)  "
+            "sensor = thermistor\npwm1:            0%  (mode = {mode})  MANUAL CONTROL\n"
+            "pwm3:           38%  (mode = pwm)\n")
+    facts = machine(read.read(text.format(mode="pwm"))[0])
+    assert [(f.key, f.controller, f.pwm_enable, f.pwm_mode) for f in facts.fans] == [
+        ("it8686/fan1", "manual", 1, 1), ("it8686/fan3", "bios", None, 1)]
+    code, answer = explain(text.format(mode="pwm"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["facts"]["mode"]) == ("turns-at-zero", "pwm")
+    assert "3-pin fan" in str(answer["sentence"])
+    _, answer = explain(text.format(mode="dc"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["facts"]["mode"]) == ("turns-at-zero", "dc") and "3-pin" not in str(answer["sentence"])
+
+
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them

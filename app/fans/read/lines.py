@@ -204,7 +204,10 @@ def _pasted_zone(walk: _Walk, line: str) -> bool:
     return True
 
 
-_MANUAL = re.compile(r"^(pwm\d+):\s+\S+\s+MANUAL CONTROL\b", re.IGNORECASE)
+# sensors' pwm line: the duty, its pwmN_mode "(mode = pwm)" or "(mode = dc)" where the driver has one, and "MANUAL
+# CONTROL" where pwmN_enable is 1
+_MANUAL = re.compile(r"^(pwm\d+):\s+\S+(?:\s+\(mode\s*=\s*\w+\))?\s+MANUAL CONTROL\b", re.IGNORECASE)
+_MODE = re.compile(r"^(pwm\d+):.*?\(mode\s*=\s*(dc|pwm)\)", re.IGNORECASE)
 _ENABLE = re.compile(r"^(pwm\d+):\s+\d+%?\s+\(enable\s*=\s*(\d)\b")  # older sensors: "pwm1: 255  (enable = 1, ...)"
 _LIMIT = re.compile(r"^(fan\d+):.*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _LOW_LIMIT = re.compile(r"^(fan\d+):.*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
@@ -215,11 +218,15 @@ _DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°C.*\bsensor = disabled
 
 
 def _sensors_extras(walk: _Walk, line: str) -> None:
-    """What ``sensors`` prints beside a value: a pwm output under manual control ("pwm1: 0% MANUAL CONTROL", its
-    pwm_enable 1), a fan's limits ("(min = 1500 RPM, max = 5700 RPM)") and its alarm ("ALARM": fanN_alarm)."""
+    """What ``sensors`` prints beside a value: a pwm output's mode ("(mode = pwm)": pwmN_mode 1; "dc": 0) and its
+    manual control ("pwm1: 0% MANUAL CONTROL", its pwm_enable 1), a fan's limits ("(min = 1500 RPM, max = 5700
+    RPM)") and its alarm ("ALARM": fanN_alarm)."""
     manual = _MANUAL.match(line) or _ENABLE.match(line)
     if manual:
         walk.add(manual.group(1), manual.group(2) if manual.re is _ENABLE else "1", attr=f"{manual.group(1)}_enable")
+    mode = _MODE.match(line)
+    if mode:
+        walk.add(mode.group(1), "1" if mode.group(2).lower() == "pwm" else "0", attr=f"{mode.group(1)}_mode")
     limit = _LIMIT.match(line)
     if limit:
         walk.add(limit.group(1), f"{limit.group(2)} RPM", attr=f"{limit.group(1)}_max")
