@@ -11,7 +11,7 @@ from itertools import pairwise
 from ..core.finding import Confidence
 from .chips import chip, gpu_line
 from .facts import FanFact, Machine, TempFact
-from .rules import ABI, HOT_C, Hit, flagged_in_a_reading, rest_below, rule, source_of, there, turning
+from .rules import ABI, HOT_C, STALL_DUTY, Hit, flagged_in_a_reading, rest_below, rule, source_of, there, turning
 from .rules_daemon import driven
 from .values import parse
 
@@ -181,6 +181,25 @@ def _same_speed_far_duties(fans: list[FanFact]) -> Iterator[tuple[FanFact, FanFa
                 said |= {a.key, b.key}
                 first, second = sorted((a, b), key=lambda f: f.key)
                 yield first, second
+
+
+@rule("outputs and fans crossed", 54, "pwmconfig(8) (it tests each PWM output against every fan: which fan an output "
+      "drives is found, not given by its number); sysfs-interface.rst (pwmN, fanN_input)")
+def channels_crossed(machine: Machine) -> Iterator[Hit]:
+    """On a board's fan chip, a fan that turns while its output is set to 0 % by hand beside one that reads 0 RPM
+    while its output asks for a speed: an output and a tachometer are paired by their numbers only, so the asking
+    output may drive the turning fan (the board wired them so, or the fans sit on other headers than their numbers
+    say)."""
+    by_chip: dict[str | None, list[FanFact]] = {}
+    for fan in machine.fans:
+        if chip(fan.chip).kind == "superio" and there(fan) and not fan.fault and fan.duty_percent is not None:
+            by_chip.setdefault(fan.chip, []).append(fan)
+    for fans in by_chip.values():
+        unasked = [f for f in fans if f.duty_percent == 0 and f.controller == "manual" and turning(f)]
+        idle = [f for f in fans if (f.duty_percent or 0.0) >= STALL_DUTY and f.rpm == 0]
+        for a, b in zip(unasked, idle, strict=False):
+            yield Hit("channels-crossed", (a.key, b.key), "possible",
+                      {"rpm": a.rpm or 0.0, "duty": b.duty_percent or 0.0})
 
 
 @rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; pwmN_mode; "

@@ -19,6 +19,7 @@ from .words_held import (
     _bmc_logged,
     _bmc_setting,
     _cpu_slowed,
+    _crossed,
     _curve,
     _daemon_critical,
     _daemon_stopped,
@@ -249,6 +250,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "daemon-curve": _curve,
     "bias-chose-level": _bias,
     "daemon-not-followed": _not_followed,
+    "channels-crossed": _crossed,
     "turns-at-zero": lambda n, s, f: (f"The {n(s[0])} is asked for 0 % by hand and still turns at {_num(f['rpm'])} "
                                       + ("RPM: a PWM fan keeps its lowest speed at 0 % (most do; some stop), and a "
                                          "3-pin fan on a header in PWM mode gets full voltage whatever the duty (it "

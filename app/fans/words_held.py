@@ -315,3 +315,10 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
             "controller stops the fans while the machine is cool), or its tachometer does not report (some "
             "controllers never fill it); which one cannot be told from here.")
+
+
+def _crossed(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM though its output asks 0 %, and the {n(s[1])} reads 0 RPM "
+            f"though its output asks {_num(f['duty'])} %: a board's fan chip pairs an output and a fan by their "
+            f"numbers only (pwmconfig tests which fan each output drives), so the {n(s[1])}'s output may be what "
+            f"turns the {n(s[0])}; pwmconfig would tell.")

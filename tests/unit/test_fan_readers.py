@@ -1035,6 +1035,30 @@ def test_sensors_pwm_lines_with_their_mode_say_manual_control_and_the_mode(tmp_p
     assert (lead["kind"], lead["facts"]["mode"]) == ("turns-at-zero", "dc") and "3-pin" not in str(answer["sentence"])
 
 
+CROSSED = ("nct6776-isa-0a10\nAdapter: ISA adapter\nfan1:          2571 RPM  (min =    0 RPM)\n"
+           "fan2:          {fan2} RPM  (min =    0 RPM)\n"
+           "CPUTIN:         +34.0°C  (high = +80.0°C, hyst = +75.0°C)  sensor = CPU diode\n"
+           "pwm1:                0%  (mode = dc){manual}\npwm2:               57%  (mode = pwm)  MANUAL CONTROL\n"
+           "\ncoretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +42.0°C  (high = +71.0°C, crit = +91.0°C)\n")
+
+
+def test_an_output_set_to_zero_beside_a_fan_that_reads_nothing_may_be_crossed(tmp_path: Path) -> None:
+    """A real nct6776 listing (a firewall appliance's single 40 mm PWM fan, set up with fancontrol): fan1 turns at
+    2,571 RPM while pwm1 is set to 0 % by hand, fan2 reads 0 RPM while pwm2 asks 57 %. pwmconfig(8) tests each output
+    against every fan because the numbers do not pair them: pwm2 may drive the fan read as fan1 (it was "its lowest
+    speed ... nothing is making it spin faster"). Not found when fan2 turns too, nor when pwm1 is not set by hand."""
+    code, answer = explain(CROSSED.format(fan2="   0", manual="  MANUAL CONTROL"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["confidence"], lead["subjects"]) == (
+        "channels-crossed", "possible", ["nct6776/fan1", "nct6776/fan2"])
+    assert str(answer["sentence"]).startswith(
+        "The nct6776 fan1 turns at 2,571 RPM though its output asks 0 %, and the nct6776 fan2 reads 0 RPM though its "
+        "output asks 57 %: a board's fan chip pairs an output and a fan by their numbers only")
+    for fan2, manual in (("1200", "  MANUAL CONTROL"), ("   0", "")):
+        _, answer = explain(CROSSED.format(fan2=fan2, manual=manual), tmp_path)
+        assert "channels-crossed" not in [f["kind"] for f in findings_of(answer)], (fan2, manual)
+
+
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
