@@ -110,6 +110,14 @@ def test_prometheus_hwmon_metrics_and_monitoring_perfdata() -> None:
                'node_hwmon_temp_celsius{chip="platform_nct6775_656",sensor="temp1"} 45\n')
     (fan,) = machine(read.read(metrics)[0]).fans
     assert (fan.chip, fan.rpm, fan.duty_percent) == ("nct6775", 1077, 50.2)
+    # the exporter's annotations (collector/hwmon_linux.go): the chip's driver name and a sensor's label file, so
+    # an nct6798 is one and its CPUTIN is the input the board wired as the CPU's (they were "nct6775", "temp1")
+    annotated = metrics + ('node_hwmon_chip_names{chip="platform_nct6775_656",chip_name="nct6798"} 1\n'
+                           'node_hwmon_sensor_label{chip="platform_nct6775_656",label="CPUTIN",sensor="temp1"} 1\n'
+                           'node_hwmon_pwm_mode{chip="platform_nct6775_656",sensor="pwm2"} 1\n')
+    facts = machine(read.read(annotated)[0])
+    assert [(f.chip, f.pwm_mode) for f in facts.fans] == [("nct6798", 1)]
+    assert [(t.chip, t.label, t.role) for t in facts.temperatures] == [("nct6798", "CPUTIN", "cpu")]
     xcc = next(text for text in BLOCKS.values() if "'fan_Fan 1 Front Tach'" in text)
     facts = machine(read.read(xcc)[0])
     assert {f.duty_percent for f in facts.fans} >= {26.0, 27.0} and all(f.chip == "bmc" for f in facts.fans)

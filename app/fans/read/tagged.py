@@ -19,7 +19,9 @@ _TAG = re.compile(r"<(product_name|fan_speed|gpu_temp|power_draw|average_power_d
 _FIELD = {"fan_speed": "fan.speed", "gpu_temp": "temperature.gpu", "power_draw": "power.draw",
           "average_power_draw": "power.draw", "instant_power_draw": "power.draw"}
 _METRIC = re.compile(r"^node_hwmon_(fan_rpm|fan_target_rpm|fan_min_rpm|fan_max_rpm|temp_celsius|pwm|pwm_enable|"
-                     r"fan_alarm|fan_fault)\{([^}]*)\}\s+([-+0-9.eE]+|NaN)\s*$")
+                     r"pwm_mode|fan_alarm|fan_fault)\{([^}]*)\}\s+([-+0-9.eE]+|NaN)\s*$")
+# node_exporter's annotations (collector/hwmon_linux.go): a chip's driver name, a sensor's label file
+_NAMES = re.compile(r"^node_hwmon_(chip_names|sensor_label)\{([^}]*)\}\s+1(?:\.0)?\s*$")
 _LABEL = re.compile(r"(\w+)=\"([^\"]*)\"")
 _PERF = re.compile(r"'(fan|temp)_([^']+)'=(-?[\d.]+)(%|RPM|rpm|C|F)?;")
 
@@ -46,24 +48,42 @@ def xml(text: str) -> list[Reading]:
 
 def prometheus(text: str) -> list[Reading]:
     """node_exporter's hwmon metrics: the attribute from the metric's name and its sensor label, in sysfs units
-    made plain (the exporter already gives degrees and RPM)."""
+    made plain (the exporter already gives degrees and RPM); the chip by its driver's name and the sensor by its
+    label where the exporter's annotations give them."""
+    chips, labels = _annotations(text)
     found: list[Reading] = []
     for line in text.splitlines():
         match = _METRIC.match(line.strip())
         if not match:
             continue
-        metric, labels, value = match.groups()
-        named = dict(_LABEL.findall(labels))
-        sensor, chip = named.get("sensor", ""), _chip(named.get("chip", ""))
+        metric, tags, value = match.groups()
+        named = dict(_LABEL.findall(tags))
+        sensor, device = named.get("sensor", ""), named.get("chip", "")
+        chip = chips.get(device) or _chip(device)
         number = int(re.sub(r"\D", "", sensor) or 0)
         attr, unit = {"fan_rpm": (f"fan{number}_input", " RPM"), "fan_target_rpm": (f"fan{number}_target", " RPM"),
                       "fan_min_rpm": (f"fan{number}_min", " RPM"), "fan_max_rpm": (f"fan{number}_max", " RPM"),
                       "temp_celsius": (f"temp{number}_input", " C"), "pwm": (f"pwm{number}", ""),
-                      "pwm_enable": (f"pwm{number}_enable", ""), "fan_alarm": (f"fan{number}_alarm", ""),
-                      "fan_fault": (f"fan{number}_fault", "")}[metric]
+                      "pwm_enable": (f"pwm{number}_enable", ""), "pwm_mode": (f"pwm{number}_mode", ""),
+                      "fan_alarm": (f"fan{number}_alarm", ""), "fan_fault": (f"fan{number}_fault", "")}[metric]
         reading, unit_read, raw = parse(value + unit)
-        found.append(Reading(chip, sensor, reading, raw, unit_read, attr))
+        found.append(Reading(chip, labels.get((device, sensor)) or sensor, reading, raw, unit_read, attr))
     return found
+
+
+def _annotations(text: str) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
+    """node_hwmon_chip_names' driver name of each chip and node_hwmon_sensor_label's label of each sensor."""
+    chips: dict[str, str] = {}
+    labels: dict[tuple[str, str], str] = {}
+    for line in text.splitlines():
+        match = _NAMES.match(line.strip())
+        if match:
+            named = dict(_LABEL.findall(match.group(2)))
+            if match.group(1) == "chip_names" and named.get("chip") and named.get("chip_name"):
+                chips[named["chip"]] = named["chip_name"]
+            elif named.get("chip") and named.get("sensor") and named.get("label"):
+                labels[(named["chip"], named["sensor"])] = named["label"]
+    return chips, labels
 
 
 def _chip(label: str) -> str:
