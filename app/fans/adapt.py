@@ -65,7 +65,7 @@ def fan_fact(fan: Fan) -> FanFact:
                    min_rpm=float(fan.min_rpm) if fan.min_rpm is not None else None,
                    max_rpm=float(fan.max_rpm) if fan.max_rpm is not None else None,
                    fault=fan.fault, controller=controller, gpu=fan.gpu_index, status=fan.status,
-                   pwm_enable=fan.pwm_enable, zero_rpm=fan.zero_rpm, off_target_s=fan.off_target_s,
+                   pwm_enable=fan.pwm_enable, zero_rpm=fan.zero_rpm, off_target_s=fan.off_target_s, level=fan.level,
                    pump="pump" in label.lower(),
                    follows=source_key(fan.source)[0] if fan.source and _how(fan) else None, follows_how=_how(fan))
 

@@ -73,6 +73,7 @@ class FanFact:
     lower_noncritical_rpm: float | None = None  # a BMC's warning threshold, above the lower-critical one
     pwm_enable: int | None = None
     pwm_mode: int | None = None  # its output's kind (sysfs-interface.rst pwmN_mode): 0 DC (a voltage), 1 PWM (a signal)
+    level: str | None = None  # an embedded controller's fan level as read (thinkpad_acpi: 0-7, auto, full-speed)
     controller: Controller = "unknown"
     gpu: int | None = None  # the GPU it belongs to (a graphics card's own fan)
     pump: bool = False  # a liquid cooler's pump

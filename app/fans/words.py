@@ -30,6 +30,7 @@ from .words_held import (
     _floor,
     _gpu_threshold,
     _level_heat,
+    _no_control,
     _no_range,
     _not_followed,
     _passive_cards,
@@ -293,8 +294,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "no-temperature": lambda n, s, f: (f"None of the {_num(f['count'])} temperatures read here is a reading (they "
                                        "read as not available): a controller or fan daemon that follows them never "
                                        "sees heat, so it never asks for cooling."),
-    "no-control": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'has', 'have')} no speed control (pwm_enable 0): "
-                                   f"{_verb(s, 'it runs', 'they run')} at full speed."),
+    "no-control": _no_control,
     "fixed-duty": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'is', 'are')} held at {_num(f['duty'])} % by hand or "
                                    "by a program (" + ("pwm_enable 1: manual" if "pwm_enable" in f else
                                                        f"{_verb(s, 'its', 'their')} control set to manual") +

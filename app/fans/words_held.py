@@ -322,3 +322,14 @@ def _crossed(n: Names, s: Sequence[str], f: Facts) -> str:
             f"though its output asks {_num(f['duty'])} %: a board's fan chip pairs an output and a fan by their "
             f"numbers only (pwmconfig tests which fan each output drives), so the {n(s[1])}'s output may be what "
             f"turns the {n(s[0])}; pwmconfig would tell.")
+
+
+def _no_control(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "level" not in f:  # pwm_enable 0
+        return (f"The {n.some(s)} {_verb(s, 'has', 'have')} no speed control (pwm_enable 0): "
+                f"{_verb(s, 'it runs', 'they run')} at full speed.")
+    stale = (f"; its speed reading ({f['raw']}) is no speed (on some ThinkPads it goes stale as the fan ramps up)"
+             if f.get("raw") else "")
+    return (f"The {n(s[0])} is at level {f['level']}: its embedded controller drives it as fast as it can go, with no "
+            f"regulation (thinkpad_acpi's full-speed level, which may pass the fan's rated speed){stale}: level auto "
+            "hands it back to the embedded controller.")

@@ -1067,6 +1067,30 @@ def test_an_output_set_to_zero_beside_a_fan_that_reads_nothing_may_be_crossed(tm
         assert "channels-crossed" not in [f["kind"] for f in findings_of(answer)], (fan2, manual)
 
 
+def test_a_thinkpads_full_speed_level_is_why_its_fan_is_loud(tmp_path: Path) -> None:
+    """thinkpad-acpi.rst: the "full-speed" level, also known as "disengaged", has the EC drive the fan as fast as it
+    can go with no regulation, and the tachometer may go stale meanwhile. A fan at that level reading 65535 was only
+    "how fast it turns is not known"; at full-speed with a speed, it said nothing of its level at all."""
+    for level, speed in (("disengaged", "65535"), ("full-speed", "6120")):
+        code, answer = explain(f"status:\t\tenabled\nspeed:\t\t{speed}\nlevel:\t\t{level}\n", tmp_path)
+        lead = findings_of(answer)[0]
+        assert code == 0 and (lead["kind"], lead["facts"]["level"]) == ("no-control", level), level
+        assert str(answer["sentence"]).startswith(f"The thinkpad fan1 is at level {level}: its embedded controller "
+                                                  "drives it as fast as it can go"), level
+        assert ("is no speed" in str(answer["sentence"])) == (speed == "65535")
+    _, answer = explain("status:\t\tenabled\nspeed:\t\t2900\nlevel:\t\tauto\n", tmp_path)
+    assert "no-control" not in [f["kind"] for f in findings_of(answer)]
+    # a level someone set is no fault: the live fan is "full", with no alarm (pwm_enable 0's no-control raises one)
+    from app.collect.thinkpad import parse_fan
+    from app.fans.adapt import machine as live_machine
+    from app.fans.judged import judge
+    fan = parse_fan("status:\t\tenabled\nspeed:\t\t6120\nlevel:\t\tfull-speed\n")
+    assert fan is not None
+    facts = live_machine((), (fan,))
+    (judged,) = judge((fan,), facts, explained(facts)[0])
+    assert (judged.state, judged.alarm_kind) == ("full", None)
+
+
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
