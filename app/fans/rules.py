@@ -320,6 +320,8 @@ def not_a_reading(machine: Machine) -> Iterator[Hit]:
         if fan.invalid in ("no-pulses", "negative", "error", "over-range", "off-scale") and not fan.fault and \
                 there(fan):
             facts: dict[str, float | str] = {"raw": fan.raw or "", "why": fan.invalid}
+            if chip(fan.chip).kind == "gpu" and (fan.raw or "").upper() == "N/A":
+                facts["card"] = "yes"  # a card's tool gives no fan value for a card with no fan of its own too
             source = source_of(machine, fan)
             if source is not None and (source.celsius or 0.0) >= HOT_C:  # unknown cooling of a hot part: said
                 facts.update(_temp_facts(source), hot="yes")

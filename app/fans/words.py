@@ -32,6 +32,7 @@ from .words_held import (
     _level_heat,
     _no_control,
     _no_range,
+    _not_a_reading,
     _not_followed,
     _passive_cards,
     _platform_profile,
@@ -275,11 +276,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "below-bmc-threshold": _bmc,
     "bmc-warning": _bmc_warning,
     "ec-cpu-unread": _ec,
-    "speed-not-a-reading": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {_raw(f)}: how fast "
-                                            f"{_verb(s, 'it turns', 'they turn')} is not known"
-                                            + (f", while {n(f['source'])} is at {_num(f['source_c'])} °C, hot enough"
-                                               " to need cooling: check that it spins" if f.get("hot") == "yes"
-                                               else "") + "."),
+    "speed-not-a-reading": lambda n, s, f: _not_a_reading(n, s, f, _raw(f)),
     "drivers-disagree": lambda n, s, f: (f"Two drivers read this board's one fan chip ({f['more']} and {f['fewer']})"
                                          f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
                                          f"{f['fewer']} {_num(f['fewer_n'])}: the zeros of {f['fewer']} are most "

@@ -333,3 +333,13 @@ def _no_control(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"The {n(s[0])} is at level {f['level']}: its embedded controller drives it as fast as it can go, with no "
             f"regulation (thinkpad_acpi's full-speed level, which may pass the fan's rated speed){stale}: level auto "
             "hands it back to the embedded controller.")
+
+
+def _not_a_reading(n: Names, s: Sequence[str], f: Facts, raw: str) -> str:
+    card = f.get("card") == "yes"  # a card's tool's N/A: a card with no fan of its own gives one too
+    hot = (f", while {n(f['source'])} is at {_num(f['source_c'])} °C, hot enough to need cooling: check "
+           + ("what cools it (its fan, or the airflow past it)" if card else "that it spins")) \
+        if f.get("hot") == "yes" else ""
+    return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {raw}: how fast {_verb(s, 'it turns', 'they turn')} is not "
+            "known" + (" (a card with no fan of its own, as data-center cards are, gives no value either)" if card
+                       else "") + hot + ".")

@@ -182,3 +182,20 @@ def test_the_query_csvs_clock_event_reasons(tmp_path: Path) -> None:
         "slowing-for-heat", "hw_thermal_slowdown", "yes")
     _, answer = explain(named.format(hw="Not Active", sw="Not Active"), tmp_path)
     assert "slowing-for-heat" not in [f["kind"] for f in findings_of(answer)]
+
+
+def test_a_cards_fan_its_tool_gives_no_value_for_is_not_only_a_fan_to_check(tmp_path: Path) -> None:
+    """amd-smi metric's FAN block reads N/A on a card with no fan of its own (a data-center card) as it does where
+    the driver fails: beside a hot hotspot, what to check is what cools the card, not only "that it spins"; a
+    board's fan that reads N/A stays a fan to check."""
+    card = ("GPU: 1\n    FAN:\n        SPEED: N/A\n        MAX: N/A\n        RPM: N/A\n        USAGE: N/A\n"
+            "    TEMPERATURE:\n        EDGE: N/A\n        HOTSPOT: 88 °C\n        MEM: 79 °C\n")
+    _, answer = explain(card, tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["facts"]["card"], lead["facts"]["hot"]) == ("speed-not-a-reading", "yes", "yes")
+    assert "check what cools it" in str(answer["sentence"]) and "check that it spins" not in str(answer["sentence"])
+    board = "nct6798-isa-0290\nAdapter: ISA adapter\nfan2:          N/A\nCPUTIN:        +88.0°C\n"
+    _, answer = explain(board, tmp_path)
+    lead = findings_of(answer)[0]
+    assert lead["kind"] == "speed-not-a-reading" and "card" not in lead["facts"]
+    assert "check that it spins" in str(answer["sentence"])
