@@ -36,6 +36,8 @@ def _fan_channel(r: Reading) -> str | None:
     if r.attr == "cur_state":  # a kernel cooling device that is a fan: its state is its duty
         return "fan"
     if r.attr:
+        if r.attr.startswith("label_"):  # a labelled fan's limit or flag (app.fans.read.lines): that fan's
+            return r.label
         number = re.fullmatch(r"(?:fan|pwm)(\d+)(?:_\w+)?", r.attr)
         if number:
             return f"fan{number.group(1)}"

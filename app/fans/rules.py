@@ -383,17 +383,3 @@ def headers_read_zero(machine: Machine) -> Iterator[Hit]:
         board = all(chip(f.chip).kind in ("superio", "wmi") for f in boards)
         yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible",
                   {"count": len(boards), "board": "yes" if board else "no", **_temp_facts(hot)})
-
-
-@rule("a driver's fan alarm", 72, f"{ABI} (fanN_alarm: the driver's alarm, raised for a speed under fanN_min); "
-      "sensors(1) (ALARM beside the reading); Documentation/hwmon/nct6775.rst (a reading the counter cannot make is "
-      "invalid: the driver raises the divisor, up to its largest)")
-def fan_alarm(machine: Machine) -> Iterator[Hit]:
-    for fan in machine.fans:
-        if fan.alarm and there(fan) and not fan.fault:
-            facts: dict[str, float | str] = {"raw": fan.raw or ""}
-            if fan.min_rpm:
-                facts["min"] = fan.min_rpm
-            if fan.rpm == 0 and fan.min_rpm is not None:  # at 0 the counter saw no pulses at all, whatever the minimum
-                facts["uncounted"] = "yes"
-            yield Hit("fan-alarm", (fan.key,), "known", facts)

@@ -1,6 +1,7 @@
-"""The rules that describe what was read: the fan heard (the fastest), no fault anywhere, a BMC's warning, empty
-slots, the temperatures left out, the hottest reading, and no fan read at all. Registered in ``app.fans.rules``
-after the rules of state (``app.fans.rules_state``), at the lowest priorities: they describe, they do not answer."""
+"""The rules that describe what was read: a driver's fan alarm (what the driver flags, said as it is), the fan
+heard (the fastest), no fault anywhere, a BMC's warning, empty slots, the temperatures left out, the hottest reading,
+and no fan read at all. Registered in ``app.fans.rules`` after the rules of state (``app.fans.rules_state``), mostly at
+the lowest priorities: they describe, they do not answer."""
 
 from __future__ import annotations
 
@@ -148,3 +149,24 @@ def no_fan(machine: Machine) -> Iterator[Hit]:
     if not read and not (machine.gpus or machine.curves or machine.decisions or machine.calibrations or
                          machine.settings or machine.events):
         yield Hit("no-fan-read", (), "known", {})
+
+
+@rule("a driver's fan alarm", 72, f"{ABI} (fanN_alarm: the driver's alarm, raised for a speed under fanN_min); "
+      "sensors(1) (ALARM beside the reading); Documentation/hwmon/nct6775.rst (a reading the counter cannot make is "
+      "invalid: the driver raises the divisor, up to its largest)")
+def fan_alarm(machine: Machine) -> Iterator[Hit]:
+    above: dict[float, list[FanFact]] = {}  # flagged while turning above their minimum, by that minimum: one finding
+    for fan in machine.fans:
+        if fan.alarm and there(fan) and not fan.fault:
+            if fan.rpm and fan.min_rpm is not None and fan.rpm > fan.min_rpm:  # not what this reading shows
+                above.setdefault(fan.min_rpm, []).append(fan)
+                continue
+            facts: dict[str, float | str] = {"raw": fan.raw or ""}
+            if fan.min_rpm:
+                facts["min"] = fan.min_rpm
+            if fan.rpm == 0 and fan.min_rpm is not None:  # at 0 the counter saw no pulses at all, whatever the minimum
+                facts["uncounted"] = "yes"
+            yield Hit("fan-alarm", (fan.key,), "known", facts)
+    for minimum, fans in above.items():
+        yield Hit("fan-alarm", tuple(f.key for f in fans), "known",
+                  {"min": minimum, "above": "yes", **({"raw": fans[0].raw or ""} if len(fans) == 1 else {})})

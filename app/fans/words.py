@@ -159,6 +159,12 @@ def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The driver raises the alarm of the {n.some(s)} at 0 RPM {limit}: "
                 f"{_verb(s, 'its', 'their')} speed counter sees no pulses at all: no fan on the header, a stopped "
                 "fan, or a fan whose speed wire this chip does not read (check that it spins).")
+    if f.get("above") == "yes":  # the flag and the values shown disagree: neither is taken for the other
+        at = f" at {f['raw']}" if "raw" in f else ""
+        return (f"The driver raises the alarm of the {n.some(s)} though {_verb(s, 'it turns', 'they turn')}{at} "
+                f"above {_verb(s, 'its', 'their')} {_num(f['min'])} RPM minimum: the alarm is not what this reading "
+                "shows (one raised earlier and not yet cleared, or a limit in the chip other than the one shown); the "
+                "speed itself is read.")
     under = f" under its {_num(f['min'])} RPM minimum" if "min" in f else ""
     return (f"The driver raises the alarm of the {n.some(s)} ({f['raw'] or 'no speed read'}{under}): "
             f"{_verb(s, 'the fan is', 'the fans are')} slowing or failing, or {_verb(s, 'its', 'their')} minimum is "

@@ -43,7 +43,8 @@ def account(snap: Snapshot) -> tuple[tuple[Finding, ...], str, Machine]:
 def danger_causes(found: tuple[Finding, ...], facts: Machine, fans: Sequence[Fan] = ()) -> list[Cause]:
     """A cause for each finding of ``DANGER`` and ``NO_HEAT``, worded alone, with the fans it is about (by the live
     fans' ids where ``fans`` are given, as /api/fans names them; else by their facts' keys)."""
-    danger = [finding for finding in found if finding.kind in DANGER or finding.kind in NO_HEAT]
+    danger = [finding for finding in found if (finding.kind in DANGER or finding.kind in NO_HEAT) and
+              finding.facts.get("above") != "yes"]  # a driver's alarm its fan's own speed does not bear out
     if not danger:
         return []
     names = Names(facts)

@@ -1091,6 +1091,44 @@ def test_a_thinkpads_full_speed_level_is_why_its_fan_is_loud(tmp_path: Path) -> 
     assert (judged.state, judged.alarm_kind) == ("full", None)
 
 
+LABELLED = ("w83627ehf-isa-0290\nAdapter: ISA adapter\n"
+            "Case Fan:      0 RPM  (min = 2636 RPM, div = 128)  ALARM\n"
+            "CPU Fan:    1110 RPM  (min =    0 RPM, div = 16)  ALARM\n"
+            "Aux Fan:    1088 RPM  (min = 5273 RPM, div = 8)  ALARM\n"
+            "fan4:          0 RPM  (min = 2109 RPM, div = 128)  ALARM\n"
+            "Sys Temp:    +43.0°C  (high =  +2.0°C, hyst =  +4.0°C)  ALARM  sensor = thermistor\n"
+            "CPU Temp:    +30.0°C  (high = +80.0°C, hyst = +75.0°C)  sensor = diode\n")
+
+
+def test_a_labelled_fans_limits_and_alarm_are_read_as_fanN_s_are(tmp_path: Path) -> None:
+    """A real w83627ehf listing (an ASUS P6T) whose fans sensors.conf labels ("CPU Fan:"): their minimum and ALARM
+    were read only for lines named fanN, so "Aux Fan" at 1,088 RPM under its 5,273 RPM minimum was "running". A fan
+    flagged while it turns above its minimum (CPU Fan: 1,110 RPM, minimum 0) is a flag the reading does not bear out
+    (sysfs-interface.rst: fanN_alarm is the chip's alarm condition; the limit is fanN_min): said as such, with no
+    live alarm and no fault among the causes; fans flagged so are one finding."""
+    facts = machine(read.read(LABELLED)[0])
+    assert [(f.label, f.rpm, f.min_rpm, f.alarm) for f in facts.fans] == [
+        ("Case Fan", 0.0, 2636.0, True), ("CPU Fan", 1110.0, 0.0, True), ("Aux Fan", 1088.0, 5273.0, True),
+        ("fan4", 0.0, 2109.0, True)]
+    found = {tuple(f.subjects): f for f in explained(facts)[0] if f.kind == "fan-alarm"}
+    assert found[("w83627ehf/Aux Fan",)].facts["min"] == 5273.0 and "above" not in found[("w83627ehf/Aux Fan",)].facts
+    assert found[("w83627ehf/CPU Fan",)].facts["above"] == "yes"
+    assert found[("w83627ehf/Case Fan",)].facts["uncounted"] == "yes"
+    from app.fans.judged import _of
+    assert _of(found[("w83627ehf/CPU Fan",)]) == (None, None)
+    assert _of(found[("w83627ehf/Aux Fan",)]) == (None, "warning")
+    both = LABELLED.replace("Aux Fan:    1088 RPM  (min = 5273", "Aux Fan:    1088 RPM  (min =    0")
+    (grouped,) = [f for f in explained(machine(read.read(both)[0]))[0] if f.facts.get("above") == "yes"]
+    assert grouped.subjects == ("w83627ehf/CPU Fan", "w83627ehf/Aux Fan") and "raw" not in grouped.facts
+    _, answer = explain(both, tmp_path)
+    assert "though they turn above their 0 RPM minimum" in str(answer["sentence"])
+    from app.verdict.fanwing import danger_causes
+    flagged = machine(read.read(both)[0])
+    causes = danger_causes(tuple(explained(flagged)[0]), flagged)
+    assert {c.numbers["fan"] for c in causes if c.numbers["finding"] == "fan-alarm"} == {
+        "w83627ehf/Case Fan", "w83627ehf/fan4"}  # the fans at 0 under a minimum; not the two turning above theirs
+
+
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them

@@ -65,7 +65,7 @@ class _Walk:
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None,
             extra: dict[str, float | str] | None = None) -> None:
         owner = chip if chip is not None else self.chip
-        key = (owner, attr or label, column)
+        key = (owner, f"{attr}/{label}" if attr and attr.startswith("label_") else attr or label, column)
         if key in self.seen:  # the same label again: the next reading of this machine
             self.snapshot += 1 + max((k[2] for k in self.seen), default=0)
             self.seen = set()
@@ -209,9 +209,11 @@ def _pasted_zone(walk: _Walk, line: str) -> bool:
 _MANUAL = re.compile(r"^(pwm\d+):\s+\S+(?:\s+\(mode\s*=\s*\w+\))?\s+MANUAL CONTROL\b", re.IGNORECASE)
 _MODE = re.compile(r"^(pwm\d+):.*?\(mode\s*=\s*(dc|pwm)\)", re.IGNORECASE)
 _ENABLE = re.compile(r"^(pwm\d+):\s+\d+%?\s+\(enable\s*=\s*(\d)\b")  # older sensors: "pwm1: 255  (enable = 1, ...)"
-_LIMIT = re.compile(r"^(fan\d+):.*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
-_LOW_LIMIT = re.compile(r"^(fan\d+):.*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
-_ALARM = re.compile(r"^(fan\d+):.*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
+# a fan's line: "fan1:" or the label sensors.conf gives it ("CPU Fan:"), a speed in RPM, then its limits and flag
+_FAN_LINE = r"^([^:]{1,60}):\s+-?\d+\s*RPM"
+_LIMIT = re.compile(_FAN_LINE + r".*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
+_LOW_LIMIT = re.compile(_FAN_LINE + r".*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
+_ALARM = re.compile(_FAN_LINE + r".*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
 # sensors' "sensor = disabled": the input's tempN_type is 0, turned off in the chip (sysfs-interface.rst; the it87
 # driver and w83793.rst: 0 stops the channel's monitoring)
 _DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°C.*\bsensor = disabled\b")
@@ -229,16 +231,23 @@ def _sensors_extras(walk: _Walk, line: str) -> None:
         walk.add(mode.group(1), "1" if mode.group(2).lower() == "pwm" else "0", attr=f"{mode.group(1)}_mode")
     limit = _LIMIT.match(line)
     if limit:
-        walk.add(limit.group(1), f"{limit.group(2)} RPM", attr=f"{limit.group(1)}_max")
+        walk.add(limit.group(1), f"{limit.group(2)} RPM", attr=_of_fan(limit.group(1), "max"))
     low = _LOW_LIMIT.match(line)
     if low:
-        walk.add(low.group(1), f"{low.group(2)} RPM", attr=f"{low.group(1)}_min")
+        walk.add(low.group(1), f"{low.group(2)} RPM", attr=_of_fan(low.group(1), "min"))
     alarm = _ALARM.match(line)
     if alarm:
-        walk.add(alarm.group(1), "1", attr=f"{alarm.group(1)}_alarm")
+        walk.add(alarm.group(1), "1", attr=_of_fan(alarm.group(1), "alarm"))
     disabled = _DISABLED.match(line)
     if disabled:
         walk.add(disabled.group(1), "0", attr=f"{disabled.group(1).strip()}_type")
+
+
+def _of_fan(label: str, what: str) -> str:
+    """The attribute of a fan's limit or flag: fanN_min where sensors names the channel, else label_min (a label
+    sensors.conf gave: the reading belongs to the fan of that label)."""
+    channel = label.strip()
+    return f"{channel}_{what}" if re.fullmatch(r"fan\d+", channel) else f"label_{what}"
 
 
 _ERROR = re.compile(r"^ERROR: Can't get value of subfeature ((fan|temp)\d+)_input", re.MULTILINE)
