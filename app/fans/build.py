@@ -301,12 +301,15 @@ def _turned_off(readings: Iterable[Reading]) -> tuple[set[str], set[str]]:
 
 def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> Invalid | None:
     """Why a temperature read from ``chip_name`` is not a reading, or None: no value, the driver's "not available",
-    at or below freezing (nothing inside a running machine is), past a signed 8-bit register, an open board input."""
+    at or below freezing (nothing inside a running machine is), past a signed 8-bit register, a value on an
+    arbitrary scale (its chip's relative labels), an open board input."""
     owner = chip(chip_name)
     if value is None or value in owner.not_available_c or value <= 0:
         return "not-available"
     if value > HOTTEST_REAL_C:
         return "over-range"
+    if label.strip() in owner.relative_labels:
+        return "relative"
     if owner.unconnected_from_c is not None and value >= owner.unconnected_from_c and \
             may_be_unconnected(chip_name, label):
         return "unconnected"

@@ -48,6 +48,7 @@ class Chip:
     duty_means_fan: bool = False  # it lists a duty only for a channel with a fan on it: a 0 there is not empty
     reads_back_duty: bool = False  # the duty it lists is read back from the controller, beside the one it asks
     stall_reads_zero: bool = False  # it reports a stalled fan as 0 RPM with no fault, as it reports a fan at rest
+    relative_labels: tuple[str, ...] = ()  # its readings under these labels are on an arbitrary scale, not in °C
     source: str = ""
 
 
@@ -107,6 +108,11 @@ NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
 MSI_EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0,
               source="the msi-ec driver's README (realtime_temperature, realtime_fan_speed, fan_mode, cooler_boost)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
+# before family 17h k10temp has one value, temp1 with no label, and it is AMD's Tctl: "a non-physical temperature on
+# an arbitrary scale"; from 17h the driver labels it (Tctl, Tdie, Tccd1...) and aims to report the real temperature
+K10TEMP = Chip("cpu", relative_labels=("temp1",), source="Documentation/hwmon/k10temp.rst (before family 17h, temp1 "
+               "is Tctl: a non-physical temperature on an arbitrary scale; from 17h the labelled values aim at the "
+               "real one)")
 # a thermal zone's hwmon takes the zone's type as its name; the Raspberry Pi's SoC zone is "cpu_thermal", the SoC's
 # own sensor, which vcgencmd measure_temp reads as well
 SOC_ZONE = Chip("cpu", source="Documentation/driver-api/thermal/sysfs-api.rst (a zone's hwmon is named for its "
@@ -156,7 +162,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
     "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,
-    "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": CPU, "zenpower": CPU,
+    "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
     "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,

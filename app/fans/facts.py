@@ -19,9 +19,10 @@ from ..core.record import record
 Controller = Literal["firmware", "bios", "ec", "bmc", "daemon", "manual", "none", "kernel", "unknown"]
 # Why a raw value is not a reading: a counter that saw no pulses (65535), a negative speed or a driver's error value,
 # past what the hardware can produce, a value a driver documents as "not available", an input with nothing on it,
-# a fault the driver flags, a share read back outside 0-100 % (a value scaled against a range that does not fit it).
+# a fault the driver flags, a share read back outside 0-100 % (a value scaled against a range that does not fit it),
+# a value on an arbitrary scale (an older AMD CPU's Tctl: degrees relative to where it needs full cooling).
 Invalid = Literal["no-pulses", "negative", "error", "over-range", "too-slow", "not-available", "unconnected", "fault",
-                  "off-scale"]
+                  "off-scale", "relative"]
 Role = Literal["cpu", "gpu", "memory", "liquid", "inlet", "exhaust", "board", "chipset", "vrm", "storage", "unknown"]
 Unit = Literal["rpm", "c", "%", "w", "v", "a", "mhz"]
 

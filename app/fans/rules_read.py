@@ -126,11 +126,16 @@ def control_offset(machine: Machine) -> Iterator[Hit]:
                        "offset": round((tctl.celsius or 0.0) - (tdie.celsius or 0.0))})
 
 
-@rule("readings left out", 15, f"{ABI} (tempN_input, tempN_fault); Documentation/hwmon/nct6775.rst (open inputs)")
+@rule("readings left out", 15, f"{ABI} (tempN_input, tempN_fault); Documentation/hwmon/nct6775.rst (open inputs); "
+      "k10temp.rst (before family 17h, temp1 is Tctl: a non-physical temperature on an arbitrary scale)")
 def left_out(machine: Machine) -> Iterator[Hit]:
-    bad = [t for t in machine.temperatures if t.invalid]
+    bad = [t for t in machine.temperatures if t.invalid and t.invalid != "relative"]
     if bad and any(t.celsius is not None for t in machine.temperatures):
         yield Hit("temperatures-left-out", tuple(t.key for t in bad), "known", {"count": len(bad)})
+    relative = [t for t in machine.temperatures if t.invalid == "relative"]  # said whatever else is read
+    if relative:
+        yield Hit("temperatures-left-out", tuple(t.key for t in relative), "known",
+                  {"count": len(relative), "relative": "yes"})
 
 
 @rule("the hottest reading", 10, f"{ABI} (tempN_input)")

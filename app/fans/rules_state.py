@@ -22,7 +22,7 @@ NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan tha
       "(-128: not available)")
 def no_temperature(machine: Machine) -> Iterator[Hit]:
     ec_cpu = [t for t in machine.temperatures if chip(t.chip).kind == "ec" and t.role == "cpu"]
-    if machine.temperatures and all(t.celsius is None for t in machine.temperatures) and \
+    if machine.temperatures and all(t.celsius is None and t.invalid != "relative" for t in machine.temperatures) and \
             len(ec_cpu) < len(machine.temperatures):  # an EC's own CPU reading alone: said by its own rule
         yield Hit("no-temperature", tuple(t.key for t in machine.temperatures), "known",
                   {"count": len(machine.temperatures)})

@@ -168,6 +168,24 @@ def test_temperatures_are_judged_by_their_chip() -> None:
     assert temp("nct6776-isa-0290\nCPUTIN:       +123.5°C\n").invalid == "unconnected"
     assert temp("amdgpu-pci-0300\njunction:     +110.0°C\n").invalid is None  # a GPU's junction reaches it for real
     assert temp("thinkpad-isa-0000\ntemp3:        -128.0°C\n").invalid == "not-available"
+    # k10temp.rst: before family 17h its one value, temp1 (no label), is Tctl, "a non-physical temperature on an
+    # arbitrary scale"; from 17h the labelled Tctl/Tdie aim at the real temperature
+    assert temp("k10temp-pci-00c3\ntemp1:         +5.5°C  (high = +70.0°C)\n").invalid == "relative"
+    assert temp("k10temp-pci-00c3\nTctl:         +45.5°C\n").invalid is None
+
+
+def test_an_older_amd_cpus_relative_value_is_neither_hot_nor_cool_nor_missing() -> None:
+    """A real FX-era listing: every nct6776 fan at 0 RPM, k10temp temp1 at +5.5 °C. The relative value was "the
+    CPU at 5.5 °C" (a cool CPU for the rest and hottest rules); alone it made "none of the temperatures is a
+    reading: a controller never sees heat" though it is the very value AMD's cooling follows."""
+    text = ("nct6776-isa-0290\nfan1:           0 RPM  (min =    0 RPM)\nfan2:         900 RPM  (min =    0 RPM)\n"
+            "\nk10temp-pci-00c3\nAdapter: PCI adapter\ntemp1:         +5.5°C  (high = +70.0°C)\n")
+    found, sentence, _ = explained(machine(read.read(text)[0]))
+    kinds = {f.kind for f in found}
+    assert "hottest" not in kinds and "no-temperature" not in kinds
+    (relative,) = [f for f in found if f.kind == "temperatures-left-out"]
+    assert relative.facts["relative"] == "yes" and relative.subjects == ("k10temp/temp1",)
+    assert "an older AMD CPU's Tctl, on an arbitrary scale" in sentence
 
 
 def test_a_bias_that_chose_the_level_and_where_its_rise_came_from() -> None:

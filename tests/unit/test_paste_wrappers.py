@@ -30,6 +30,9 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "double-spaced": lambda t: t.replace("\n", "\n\n"),
     "prompt": lambda t: f"root@pve:~# cat capture\n{t}\nroot@pve:~# \n",
     "prose": lambda t: f"Here is the output, the fans are loud:\n\n{t}\n\nAny idea? Thanks!\n",
+    # a poster's bold on the lines they point at (Markdown's ** around a line or a word, BBCode's [b])
+    "bold": lambda t: "".join(f"**{line}**\n" if n % 3 == 1 else f"[b]{line}[/b]\n" if n % 3 == 2 and line else
+                              f"{line}\n" for n, line in enumerate(t.splitlines())),
 }
 
 
@@ -59,6 +62,9 @@ def test_forum_markup_is_taken_off() -> None:
     assert cleaned(text) == "fan1: 1200 RPM\ntemp1: +45.0°C\n"
     kept = "edge:  +45.0°C  (crit = +100.0°C)\n       (emerg = +105.0°C)"
     assert cleaned(kept) == kept
+    # a poster's bold inside a line: "**fan2:  0 RPM**" read as a label "**fan2" made a second fan of fan2
+    assert cleaned("**fan2:           0 RPM**  (min =    0 RPM)\n**AUXTIN:      +127.5°C ** (high\n") == (
+        "fan2:           0 RPM  (min =    0 RPM)\nAUXTIN:      +127.5°C  (high\n")
 
 
 def test_double_spaced_and_tab_separated_pastes_are_read() -> None:
