@@ -5,10 +5,12 @@ the lowest priorities: they describe, they do not answer."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from .chips import chip
 from .facts import FanFact, Machine
+from .roles import role
 from .rules import (
     ABI,
     STALL_DUTY,
@@ -88,20 +90,41 @@ def bmc_warning(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent); liquidctl's lianli-uni-guide and "
-      "corsair-platinum-pro-xt-guide (a duty kept, or 100 % by default, on a channel with no fan)")
+      "corsair-platinum-pro-xt-guide (a duty kept, or 100 % by default, on a channel with no fan); boards' manuals "
+      "(the CPU cooler's fan on CPU_FAN, CPU_OPT an optional second)")
 def empty_slots(machine: Machine) -> Iterator[Hit]:
     empty = [f for f in machine.fans if _maybe_empty(machine, f)]
-    if empty and any(turning(f) for f in machine.fans):
-        # read at 0, not said absent by their controller: a fan that has stopped reads the same (a guess, said so);
-        # one its controller drives at a duty is as likely a fan whose speed it does not count: both said
-        asked = [f for f in empty if f.present is not False and (f.duty_percent or 0.0) >= STALL_DUTY]
-        rest = [f for f in empty if f not in asked]
-        if rest:
-            zero = sum(1 for f in rest if f.present is not False)
-            yield Hit("empty-slots", tuple(f.key for f in rest), "likely", {"count": len(rest), "zero": zero})
-        if asked:
-            yield Hit("empty-slots", tuple(f.key for f in asked), "possible",
-                      {"count": len(asked), "zero": len(asked), "duty": max(f.duty_percent or 0.0 for f in asked)})
+    if not empty or not any(turning(f) for f in machine.fans):
+        return
+    asked, named, rest = _kinds_of_empty(empty)
+    if named:
+        yield Hit("empty-slots", _keys(named), "possible", {"count": len(named), "zero": len(named), "named": "cpu"})
+    if rest:
+        yield Hit("empty-slots", _keys(rest), "likely",
+                  {"count": len(rest), "zero": sum(1 for f in rest if f.present is not False)})
+    if asked:
+        yield Hit("empty-slots", _keys(asked), "possible",
+                  {"count": len(asked), "zero": len(asked), "duty": max(f.duty_percent or 0.0 for f in asked)})
+
+
+def _kinds_of_empty(empty: list[FanFact]) -> tuple[list[FanFact], list[FanFact], list[FanFact]]:
+    """(those asked for a duty, the CPU's header, the rest) of the slots that may be empty. Read at 0, not said
+    absent by their controller: a fan that has stopped reads the same (a guess, said so); one its controller drives
+    at a duty is as likely a fan whose speed it does not count, and the CPU's header as likely a stopped fan."""
+    asked = [f for f in empty if f.present is not False and (f.duty_percent or 0.0) >= STALL_DUTY]
+    named = [f for f in empty if f not in asked and _cpu_header(f)]
+    return asked, named, [f for f in empty if f not in asked and f not in named]
+
+
+def _keys(fans: list[FanFact]) -> tuple[str, ...]:
+    return tuple(f.key for f in fans)
+
+
+def _cpu_header(fan: FanFact) -> bool:
+    """A header the board names for the CPU's cooler ("CPU Fan", "CPU_FAN"; not CPU_OPT, the optional second one):
+    it usually carries that cooler's fan, so its 0 is as likely a stopped fan as an empty header."""
+    return fan.present is not False and role(None, fan.label) == "cpu" and \
+        re.search(r"opt", fan.label, re.IGNORECASE) is None
 
 
 def _maybe_empty(machine: Machine, fan: FanFact) -> bool:

@@ -27,6 +27,7 @@ from .words_held import (
     _duty_not_driving,
     _ec_setting,
     _ec_table,
+    _empty,
     _floor,
     _gpu_threshold,
     _level_heat,
@@ -328,15 +329,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                       "is read that would tell them apart."),
     "turning": _turning,
     "no-fault": _no_fault,
-    "empty-slots": lambda n, s, f: (f"({n.some(s)} {_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and "
-                                    f"{_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: no fan on "
-                                    f"{_verb(s, 'it', 'them')}, or {_verb(s, 'a fan', 'fans')} whose speed "
-                                    f"{_verb(s, 'its', 'their')} controller does not count; look or listen.)")
-                                   if "duty" in f else
-                                   f"({n.some(s)} {'has' if len(s) == 1 else 'have'} no fan on "
-                                   f"{'it' if len(s) == 1 else 'them'}" + (
-                                       ", most likely: 0 RPM beside fans that turn, as a stopped fan would read"
-                                       if f.get("zero") else "") + ".)",
+    "empty-slots": _empty,
     "control-offset": lambda n, s, f: (f"{n(s[0])} at {_num(f['tctl'])} °C is the temperature this AMD CPU gives "
                                        f"fan control, {_num(f['offset'])} °C above its die's own ({n(s[1])}, "
                                        f"{_num(f['tdie'])} °C): a fan curve that follows it runs as for a CPU "

@@ -343,3 +343,17 @@ def _not_a_reading(n: Names, s: Sequence[str], f: Facts, raw: str) -> str:
     return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {raw}: how fast {_verb(s, 'it turns', 'they turn')} is not "
             "known" + (" (a card with no fan of its own, as data-center cards are, gives no value either)" if card
                        else "") + hot + ".")
+
+
+def _empty(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "duty" in f:
+        return (f"({n.some(s)} {_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and {_verb(s, 'reads', 'read')} "
+                f"0 RPM beside fans that turn: no fan on {_verb(s, 'it', 'them')}, or {_verb(s, 'a fan', 'fans')} "
+                f"whose speed {_verb(s, 'its', 'their')} controller does not count; look or listen.)")
+    if f.get("named") == "cpu":
+        return (f"({n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: no fan on "
+                f"{_verb(s, 'it', 'them')}, or a stopped one: a header named for the CPU usually carries its cooler's "
+                "fan (a liquid cooler's pump may sit on another); look or listen.)")
+    return (f"({n.some(s)} {_verb(s, 'has', 'have')} no fan on {_verb(s, 'it', 'them')}"
+            + (", most likely: 0 RPM beside fans that turn, as a stopped fan would read" if f.get("zero") else "")
+            + ".)")

@@ -174,6 +174,19 @@ def test_temperatures_are_judged_by_their_chip() -> None:
     assert temp("k10temp-pci-00c3\nTctl:         +45.5°C\n").invalid is None
 
 
+def test_the_cpu_header_at_zero_is_not_most_likely_empty() -> None:
+    """Boards' manuals put the CPU cooler's fan on CPU_FAN (CPU_OPT is an optional second): a header named for the
+    CPU at 0 beside turning fans is as likely a stopped fan as an empty header (possible, both said); CPU_OPT and a
+    system header stay most likely empty."""
+    text = ("nct6798-isa-0290\nCPU Fan:        0 RPM\nCPU_OPT:        0 RPM\nSYS Fan 1:      0 RPM\n"
+            "SYS Fan 2:    900 RPM\n")
+    found = {f.subjects: f for f in explained(machine(read.read(text)[0]))[0] if f.kind == "empty-slots"}
+    assert (found[("nct6798/CPU Fan",)].confidence, found[("nct6798/CPU Fan",)].facts["named"]) == ("possible", "cpu")
+    assert found[("nct6798/CPU_OPT", "nct6798/SYS Fan 1")].confidence == "likely"
+    _, sentence, _ = explained(machine(read.read(text)[0]))
+    assert "(CPU Fan (nct6798) reads 0 RPM beside fans that turn: no fan on it, or a stopped one" in sentence
+
+
 def test_an_older_amd_cpus_relative_value_is_neither_hot_nor_cool_nor_missing() -> None:
     """A real FX-era listing: every nct6776 fan at 0 RPM, k10temp temp1 at +5.5 °C. The relative value was "the
     CPU at 5.5 °C" (a cool CPU for the rest and hottest rules); alone it made "none of the temperatures is a
