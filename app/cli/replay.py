@@ -71,7 +71,8 @@ def fact_table(machine: Machine, found: list[Finding], room: int) -> list[str]:
     rows: list[list[Cell]] = []
     for fan in machine.fans:
         about = next((f for f in found if fan.key in f.subjects and f.kind != "hottest"), None)
-        rows.append([shown(names(fan.key)), shown(fan.raw or "-"),
+        speed = f"{fan.rpm:.0f} RPM" if fan.rpm is not None else fan.raw or "-"  # "300.000 RPM" as read: 300 RPM
+        rows.append([shown(names(fan.key)), shown(speed),
                      f"{fan.duty_percent:.0f} %" if fan.duty_percent is not None else "-",
                      state_word(about, fan) if about is not None else ""])
     return table(["FAN", "SPEED", "DUTY", "FOUND"], rows, frozenset({1, 2}), room, (0, 1)) if rows else []

@@ -83,9 +83,11 @@ def _is_fan(reading: Reading) -> bool:
 
 
 def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
-    """The chassis fans of a listing (a fan sensor of another kind, "Fans | 0x00", is a status, not a fan)."""
+    """The chassis fans of a listing (a fan sensor of another kind, "Fans | 0x00", is a status, not a fan); a name
+    listed again (a loop or ``watch`` of the command) is one fan, as its last reading shows it."""
+    latest = {r.name: r for r in readings if _is_fan(r) and not r.name.lower().rstrip().endswith("fans")}
     found = []
-    for n, r in enumerate(r for r in readings if _is_fan(r) and not r.name.lower().rstrip().endswith("fans")):
+    for n, r in enumerate(latest.values()):
         unsupported: dict[str, str] = {}
         raw = round(r.value) if r.unit == "RPM" and r.value is not None else None
         rpm = checked(raw, 0, MAX_RPM, "the BMC's fan speed", unsupported, "rpm")

@@ -106,12 +106,9 @@ def _pwm_mode(by_attr: dict[str, Reading]) -> int | None:
 
 def _fan(key: str, found: list[Reading]) -> FanFact:
     by_attr: dict[str, Reading] = {}
-    speeds: list[str] = []
     for r in found:
-        kind = _kind(r)
-        by_attr[kind] = r  # the last snapshot's value is the current one
-        if kind == "input":
-            speeds.append(r.raw)
+        by_attr[_kind(r)] = r  # the last snapshot's value is the current one
+    speeds, statuses = _in_turn(found)
     first = found[0]
     owner = chip(first.chip)
     speed = by_attr.get("input")
@@ -139,12 +136,19 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         pwm_enable=pwm_enable,
         pwm_mode=_pwm_mode(by_attr),
         controller=owner.pwm_enable.get(pwm_enable, owner.controller) if pwm_enable is not None else owner.controller,
-        gpu=_gpu(first), pump="pump" in label.lower(), speeds=tuple(speeds),
+        gpu=_gpu(first), pump="pump" in label.lower(), speeds=speeds, statuses=statuses,
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
         rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip
         starts_at_c=_number(first.extra.get("trip")), hysteresis_c=_number(first.extra.get("hysteresis")),
         zone_mode=_text(first.extra.get("mode")), follows=_text(first.extra.get("follows")),
         follows_how=_declared(first.extra))
+
+
+def _in_turn(found: list[Reading]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A fan's speed as read in each snapshot, and a BMC's status beside each (none where no status was read)."""
+    inputs = [r for r in found if _kind(r) == "input"]
+    statuses = tuple(str(r.extra.get("status", "")) for r in inputs)
+    return tuple(r.raw for r in inputs), statuses if any(statuses) else ()
 
 
 def _text(value: float | str | None) -> str | None:

@@ -84,6 +84,7 @@ class FanFact:
     hysteresis_c: float | None = None  # how far below that its controller turns it off again
     zone_mode: str | None = None  # that zone's mode as read ("enabled", "disabled")
     speeds: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()  # a BMC's status beside each of those speeds, in order ("" where none)
     off_target_s: float | None = None  # how long it has been far from its target, where a live clock measured it
     follows: str | None = None  # the key of the temperature it follows, where its controller declares it or its
     follows_how: Literal["declared", "learned"] | None = None  # history shows it ("learned"), never a guess

@@ -24,7 +24,7 @@ _OF: Mapping[FindingKind, tuple[FanState | None, AlarmKind | None]] = {
     "fan-disabled": ("failed", "disabled"), "pump-stopped": ("stalled", "stalled"),
     "hot-not-cooled": ("stalled", "stalled"), "stalled": ("stalled", "stalled"),
     "target-not-met": ("stalled", "stalled"), "off-target": ("off-target", "off-target"),
-    "fan-alarm": (None, "warning"), "ec-cpu-unread": (None, "warning"),
+    "fan-alarm": (None, "warning"), "ec-cpu-unread": (None, "warning"), "bmc-failing-at-times": (None, "warning"),
     "full-while-cool": ("full", "no-heat"), "no-control": ("full", "no-heat"),
     "at-rest": ("stopped", None), "warm-not-turning": ("unknown", None), "zero-unjudged": ("unknown", None),
 }

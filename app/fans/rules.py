@@ -80,8 +80,9 @@ def not_turning(fan: FanFact) -> bool:
 
 
 def flagged_in_a_reading(fan: FanFact) -> bool:
-    """Whether any of a paste's readings of the fan is FAULT (sensors(1) prints it for fanN_fault)."""
-    return "FAULT" in (s.strip().upper() for s in fan.speeds)
+    """Whether any of a paste's readings of the fan is FAULT (sensors(1) prints it for fanN_fault) or has a BMC status
+    that counts it failing (cr, nr, a lower-critical one)."""
+    return "FAULT" in (s.strip().upper() for s in fan.speeds) or any(s in FAILING_STATUS for s in fan.statuses)
 
 
 def turning(fan: FanFact) -> bool:
@@ -274,6 +275,7 @@ def fan_disabled(machine: Machine) -> Iterator[Hit]:
 
 _LOWER_STATUS = ("lower critical", "lower non-recoverable", "belowcrit", "lcr", "lnr", "crit-lo", "lo-crit",
                  "nonrec-lo", "lo-nonrec")  # ipmitool's and ipmiutil's names for a reading under a lower threshold
+FAILING_STATUS = frozenset({*_LOWER_STATUS, "cr", "nr", "critical", "non-recoverable"})  # IPMI's critical events
 
 
 def below_threshold(fan: FanFact) -> bool:

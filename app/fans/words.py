@@ -13,7 +13,7 @@ from .names import Names
 from .wording import Facts
 from .wording import num as _num
 from .wording import verb as _verb
-from .words_bmc import _bmc, _bmc_warning
+from .words_bmc import _bmc, _bmc_warning, _failing_at_times
 from .words_held import (
     _bias,
     _bmc_logged,
@@ -282,6 +282,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "daemon-decided": _decided,
     "below-bmc-threshold": _bmc,
     "bmc-warning": _bmc_warning,
+    "bmc-failing-at-times": _failing_at_times,
     "ec-cpu-unread": _ec,
     "speed-not-a-reading": lambda n, s, f: _not_a_reading(n, s, f, _raw(f)),
     "drivers-disagree": lambda n, s, f: (f"Two drivers read this board's one fan chip ({f['more']} and {f['fewer']})"

@@ -33,3 +33,19 @@ def _bmc_warning(n: Names, s: Sequence[str], f: Facts) -> str:
             "failure (a fan slower than the thresholds were set for, or one wearing out); should it fall to its "
             f"lower-critical threshold{critical}, the BMC counts it as failing, and a BMC that answers that with "
             "every fan at full speed (Supermicro's does) makes the fans cycle.")
+
+
+def _failing_at_times(n: Names, s: Sequence[str], f: Facts) -> str:
+    label = n(s[0]).removesuffix(" (BMC)")
+    said = (f"The BMC counted the {n(s[0])} failing (status {f['status']}) in {_num(f['failing'])} of "
+            f"{_num(f['readings'])} readings and read it turning in the others ({_num(f['slowest'])}-"
+            f"{_num(f['fastest'])} RPM)")
+    raised = (f"; the other fans went from {_num(f['raised_from'])} to {_num(f['raised_to'])} RPM after it" if
+              "raised_from" in f else "")
+    if f.get("quiet") == "yes":
+        return (f"{said}{raised}: it turns so slowly that the BMC at times reads no speed, counts it failed, and a BMC "
+                "that answers a failing fan with every fan at full speed (Supermicro's does) ramps them up until it "
+                "reads a speed again, then down: the fans cycle. The fan is most likely healthy and slow: raise its "
+                f"lowest duty, or set its thresholds to fit (ipmitool sensor thresh {label} lower ...).")
+    return (f"{said}{raised}: a fan or connector that fails at times (check it is seated, and its bearing), or a "
+            "reading the BMC loses at times.")

@@ -20,7 +20,8 @@ from ..fans.words import said
 # The findings that are news whatever else the machine does: a fan that may not cool what it should. A GPU's load
 # does not explain them away, so they stand among the causes beside it.
 DANGER = frozenset({"hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "stalled", "target-not-met",
-                    "below-bmc-threshold", "fault-then-reading", "ec-cpu-unread", "off-target", "fan-disabled"})
+                    "below-bmc-threshold", "fault-then-reading", "ec-cpu-unread", "off-target", "fan-disabled",
+                    "bmc-failing-at-times"})
 # A fan at full speed for no heat: a fault that is itself the noise, so it answers the question ahead of any load
 NO_HEAT = frozenset({"full-while-cool", "no-control"})
 DANGER_SCORE = 0.96  # below a fan at full speed for no heat, above any load

@@ -54,7 +54,7 @@ def test_a_discrete_cpu_sensor_and_an_absent_fan_in_both_layouts() -> None:
     found = fans(readings)
     assert [(f.label, f.rpm) for f in found if f.dead is None] == [("FAN 2", 675), ("FAN 3", 675), ("FAN 4", 750),
                                                                    ("FAN A", 975)]
-    assert [f.label for f in found if f.dead] == ["FAN 1", "FAN 1"]  # in the sdr and in the sensor listing
+    assert [f.label for f in found if f.dead] == ["FAN 1"]  # in the sdr and in the sensor listing: one slot
     assert [r.value for role, r in temperatures(readings) if r.name == "Peripheral Temp"] == [30.0, 30.0]
     assert not [r for role, r in temperatures(readings) if r.name == "System Temp"]  # 0 °C: no probe there
 

@@ -125,3 +125,41 @@ def test_a_bmc_fan_under_its_lower_non_critical_threshold_is_its_warning(tmp_pat
     assert "below-bmc-threshold" in kinds and "bmc-warning" not in kinds
     _, answer = explain(SUPERMICRO.format(rpm="1200.000", status="ok"), tmp_path)
     assert "bmc-warning" not in {f["kind"] for f in findings_of(answer)}
+
+
+LOOP_ROW = ("{name}             | {rpm:<10} | RPM        | {status:<5} | 0.000     | 0.000     | 100.000   | "
+            "1700.000  | 1800.000  | 1900.000\n")
+# a real loop of ipmitool sensor on a Supermicro X10SLM-F with quiet fans (FAN4 at 200-300 RPM): in turn
+LOOP = [("300.000", "ok", "200.000", "ok"), ("300.000", "ok", "200.000", "ok"), ("300.000", "ok", "0.000", "nr"),
+        ("300.000", "ok", "0.000", "nr"), ("1400.000", "ok", "1200.000", "ok"), ("1300.000", "ok", "1000.000", "ok"),
+        ("300.000", "ok", "300.000", "ok")]
+
+
+def loop(rows: list[tuple[str, str, str, str]]) -> str:
+    return "$ while true; do ipmitool sensor | grep \"FAN[2,4]\"; sleep 1; done\n" + "".join(
+        LOOP_ROW.format(name="FAN2", rpm=a, status=sa) + LOOP_ROW.format(name="FAN4", rpm=b, status=sb)
+        for a, sa, b, sb in rows)
+
+
+def test_a_bmc_fan_failing_in_some_readings_of_a_loop_is_the_quiet_fan_cycle(tmp_path: Path) -> None:
+    """IPMI v2.0: a reading at or below a lower threshold asserts its event and deasserts back above it. A loop of
+    ipmitool sensor where FAN4 reads 0 with status nr twice and 200-300 RPM otherwise, and FAN2 goes from 300 to
+    1,400 RPM after it, is the quiet-fan cycle (likely); it was "FAN2 runs at 300 RPM ... Neither fan read here
+    reports a fault", FAN4's nr forgotten for its last reading, and each fan listed once a reading. A fast fan that
+    fails in one reading is one failing at times (possible); one reading alone is no cycle."""
+    code, answer = explain(loop(LOOP), tmp_path)
+    found = findings_of(answer)
+    lead = found[0]
+    assert code == 0 and (lead["kind"], lead["confidence"], lead["subjects"]) == (
+        "bmc-failing-at-times", "likely", ["bmc/FAN4"])
+    assert {k: lead["facts"][k] for k in ("failing", "readings", "slowest", "raised_from", "raised_to", "quiet")} == {
+        "failing": 2, "readings": 7, "slowest": 200.0, "raised_from": 300.0, "raised_to": 1400.0, "quiet": "yes"}
+    assert "no-fault" not in {f["kind"] for f in found}
+    assert [f["label"] for f in answer["fans"]] == ["FAN2", "FAN4"]  # one row a fan, as its last reading shows it
+    fast = [("5000.000", "ok", "5100.000", "ok"), ("5000.000", "ok", "0.000", "nr"),
+            ("5000.000", "ok", "5000.000", "ok")]
+    _, answer = explain(loop(fast), tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["confidence"]) == ("bmc-failing-at-times", "possible") and "quiet" not in lead["facts"]
+    _, answer = explain(loop(LOOP[2:3]), tmp_path)
+    assert "bmc-failing-at-times" not in {f["kind"] for f in findings_of(answer)}
