@@ -10,6 +10,7 @@ from ..core.vocabulary import SMI_READ_ERRORS
 from .facts import Machine
 from .live_words import loud
 from .names import Names
+from .values import parse
 from .wording import Facts
 from .wording import num as _num
 from .wording import verb as _verb
@@ -190,7 +191,10 @@ def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
               "rest faster for it (Supermicro's runs every fan at full), so they stay loud until "
               f"{_verb(s, 'it is', 'they are')} replaced."
               if "others_rpm" in f else "")
-    return (f"{who} the {n.some(s)} failed ({status}reading {f['raw'] or 'nothing'}): "
+    number, unit, _ = parse(str(f["raw"] or ""))  # "0.000 RPM" as ipmitool prints it: 0 RPM; "na RPM": nothing
+    read = f"{_num(number)} RPM" if number is not None and unit == "rpm" else \
+        "nothing" if not f["raw"] or str(f["raw"]).lower().startswith("na") else f["raw"]
+    return (f"{who} the {n.some(s)} failed ({status}reading {read}): "
             f"{_verb(s, 'a failed or missing fan', 'failed or missing fans')}; replace or reseat "
             f"{_verb(s, 'it unless the slot is', 'them unless the slots are')} empty.{others}")
 
