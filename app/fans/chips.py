@@ -175,6 +175,9 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"cooling_device\d+", KERNEL_FAN),
     (r"corsair (rm|hx)\d+i\b.*", PSU),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
+    # the other coolers liquidctl's device guides name, as its status heads them (MSI MPG Coreliquid, Gigabyte Aorus
+    # Waterforce, ASUS ROG Ryujin, Razer Hanbo, EVGA CLC, Asetek)
+    (r"(msi mpg coreliquid|gigabyte aorus waterforce|asus rog ryujin|razer hanbo|evga clc|asetek)\b.*", AIO),
     # the kernel's cooler drivers by their hwmon names (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2,
     # nzxt-kraken3, aquacomputer_d5next, gigabyte_waterforce, asus_rog_ryujin): a channel with nothing on it reads 0
     (r"corsaircpro|nzxtsmart2|kraken[23]|z53|kraken2023\w*|aquaero|farbwerk\w*|highflow\w*|leakshield|aquastream\w*|"

@@ -1129,7 +1129,7 @@ def test_a_labelled_fans_limits_and_alarm_are_read_as_fanN_s_are(tmp_path: Path)
         "w83627ehf/Case Fan", "w83627ehf/fan4"}  # the fans at 0 under a minimum; not the two turning above theirs
 
 
-def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -> None:
+def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp_path: Path) -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
     "corsaircpro-hid-3-5" (a HID bus and address). A channel at 0 there is most likely empty, as on any hub (fails
@@ -1142,6 +1142,15 @@ def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers() -
     found, _, _ = explained(facts)
     assert any(f.kind == "empty-slots" and f.subjects == ("corsaircpro/fan2 4pin",) for f in found)
     assert all(chip(name).kind == "aio" for name in ("nzxtsmart2", "kraken2", "z53", "aquaero", "highflownext"))
+    # liquidctl's other coolers by the names its status heads them with (its device guides): a cooler's 100 % pump is
+    # the duty last set by software, not a fan "at full while cool" for no reason (it was, on an MSI K360)
+    assert all(chip(name).kind == "aio" for name in ("MSI MPG Coreliquid K360", "Gigabyte Aorus Waterforce X II 360",
+                                                     "ASUS ROG RYUJIN II 360", "Razer Hanbo Chroma", "EVGA CLC 280"))
+    k360 = ("MSI MPG Coreliquid K360\n├── Fan 1 speed          1546  rpm\n├── Fan 1 duty             60  %\n"
+            "├── Pump speed           2777  rpm\n├── Pump duty             100  %\n"
+            "└── Temperature inlet      25  °C\n")
+    _, answer = explain(k360, tmp_path)
+    assert "full-while-cool" not in [f["kind"] for f in findings_of(answer)]
     # and a handheld's EC stops its fan while cool, as any EC may: a 0 there is never an empty header
     assert all(chip(name).kind == "ec" and chip(name).zero != "empty" for name in ("steamdeck_hwmon", "oxpec",
                                                                                    "gpd_fan", "surface_fan"))
