@@ -212,9 +212,9 @@ def channels_crossed(machine: Machine) -> Iterator[Hit]:
     for fans in by_chip.values():
         unasked = [f for f in fans if f.duty_percent == 0 and f.controller == "manual" and turning(f)]
         idle = [f for f in fans if (f.duty_percent or 0.0) >= STALL_DUTY and f.rpm == 0]
-        for a, b in zip(unasked, idle, strict=False):
-            yield Hit("channels-crossed", (a.key, b.key), "possible",
-                      {"rpm": a.rpm or 0.0, "duty": b.duty_percent or 0.0})
+        if len(unasked) == 1 and len(idle) == 1:  # one of each: several would pair by guess (an empty header too)
+            yield Hit("channels-crossed", (unasked[0].key, idle[0].key), "possible",
+                      {"rpm": unasked[0].rpm or 0.0, "duty": idle[0].duty_percent or 0.0})
 
 
 @rule("turning at a duty of 0", 53, f"{ABI} (pwmN 0 under pwmN_enable 1: the output asks for nothing; pwmN_mode; "

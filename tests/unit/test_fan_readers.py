@@ -1065,6 +1065,12 @@ def test_an_output_set_to_zero_beside_a_fan_that_reads_nothing_may_be_crossed(tm
     for fan2, manual in (("1200", "  MANUAL CONTROL"), ("   0", "")):
         _, answer = explain(CROSSED.format(fan2=fan2, manual=manual), tmp_path)
         assert "channels-crossed" not in [f["kind"] for f in findings_of(answer)], (fan2, manual)
+    # two outputs asking a speed over two fans at 0 (empty headers, as boards have): which would be the one is a
+    # guess, so none is said
+    two = CROSSED.format(fan2="   0", manual="  MANUAL CONTROL").replace(
+        "pwm2:", "fan3:             0 RPM  (min =    0 RPM)\npwm3:               57%  (mode = pwm)\npwm2:")
+    _, answer = explain(two, tmp_path)
+    assert "channels-crossed" not in [f["kind"] for f in findings_of(answer)]
 
 
 def test_a_thinkpads_full_speed_level_is_why_its_fan_is_loud(tmp_path: Path) -> None:
