@@ -13,7 +13,7 @@ from ..core.fan import AirSensor, Fan
 from ..core.model import GpuSample, HostSensor
 from ..core.vocabulary import HEAT_REASONS
 from . import ectable
-from .build import MAX_RPM, fans_of, gpus_of, judged_rpm, temperatures_of
+from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, temperatures_of
 from .chips import chip
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .roles import role
@@ -108,8 +108,9 @@ def followed(fans: Sequence[Fan]) -> list[TempFact]:
     for fan in fans:
         if fan.source and fan.source_c is not None:
             key, owner, label = source_key(fan.source)
-            found[key] = TempFact(key=key, chip=owner, label=label, celsius=fan.source_c, raw=fan.source_c,
-                                  role=role(owner, label))
+            invalid = invalid_celsius(owner, label, fan.source_c)  # a followed input at its ceiling is none
+            found[key] = TempFact(key=key, chip=owner, label=label, celsius=None if invalid else fan.source_c,
+                                  raw=fan.source_c, role=role(owner, label), invalid=invalid)
     return list(found.values())
 
 
@@ -166,7 +167,7 @@ def _temperatures(temps: list[TempFact], fans: Sequence[Fan], sensors: Iterable[
     temps += [t for t in map(temp_fact, sensors) if t.chip not in temp_chips]
     temps += [t for t in map(air_fact, air) if t.chip not in temp_chips]
     keys = {k.key for k in temps}
-    temps += [t for t in followed(fans) if t.key not in keys]
+    temps += [t for t in followed(fans) if t.key not in keys and t.chip not in temp_chips]
     keys = {k.key for k in temps}
     for gpu in gpus:
         if gpu.temperature_c is not None and f"nvidia/gpu{gpu.index}" not in keys:

@@ -28,7 +28,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
     "no-control": "full (no control)", "fixed-duty": "held by hand", "firmware-floor": "at its floor",
     "turns-at-zero": "its lowest speed", "channels-crossed": "output crossed",
-    "bmc-failing-at-times": "failing at times",
+    "bmc-failing-at-times": "failing at times", "follows-no-reading": "follows no reading",
     "duty-not-driving": "duty not applied", "warm-not-turning": "stopped, warm", "bmc-zero-ok": "0 RPM, status ok",
     "zero-unknown": "0 RPM, unexplained",
     "daemon-curve": "a daemon's curve",

@@ -5,8 +5,7 @@ a counter with no pulses, a driver's error value, a negative speed, an input wit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Literal
+from collections.abc import Iterable
 
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
 from .chips import chip
@@ -140,8 +139,8 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
         rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip
         starts_at_c=_number(first.extra.get("trip")), hysteresis_c=_number(first.extra.get("hysteresis")),
-        zone_mode=_text(first.extra.get("mode")), follows=_text(first.extra.get("follows")),
-        follows_how=_declared(first.extra))
+        zone_mode=_text(first.extra.get("mode")), follows=(follows := _follows(by_attr, first)),
+        follows_how="declared" if follows else None)
 
 
 def _in_turn(found: list[Reading]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -151,13 +150,21 @@ def _in_turn(found: list[Reading]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(r.raw for r in inputs), statuses if any(statuses) else ()
 
 
+def _follows(by_attr: dict[str, Reading], first: Reading) -> str | None:
+    """What a fan follows where its reader or its chip declares it (never a guess): a thermal zone's cooling
+    device's zone, or a Super-I/O output's selected source."""
+    return _text(first.extra.get("follows")) or _selected(by_attr, first)
+
+
+def _selected(by_attr: dict[str, Reading], first: Reading) -> str | None:
+    """The temperature a Super-I/O output's automatic mode follows, as its chip declares it (nct6775.rst:
+    pwmN_temp_sel, the index of a tempN), as that temperature's key."""
+    chosen = by_attr.get("temp_sel")
+    return f"{first.chip or '-'}/temp{int(chosen.value)}" if chosen is not None and chosen.value else None
+
+
 def _text(value: float | str | None) -> str | None:
     return str(value) if value else None
-
-
-def _declared(extra: Mapping[str, float | str]) -> Literal["declared"] | None:
-    """A fan whose reader read what it follows (a kernel cooling device's zone): declared, not guessed."""
-    return "declared" if extra.get("follows") else None
 
 
 def _label(key: str, found: list[Reading]) -> str:

@@ -16,7 +16,7 @@ from .read import msiec, platform
 from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
-from .rules_state import off_asked
+from .rules_state import FULL_DUTY, off_asked
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
 
@@ -229,3 +229,24 @@ def platform_profile(machine: Machine) -> Iterator[Hit]:
         if setting.controller == platform.CONTROLLER and setting.value in ("performance", "balanced-performance"):
             # the firmware decides what the profile changes; that its fans run faster for the same work is likely
             yield Hit("platform-profile", (), "likely", {"profile": setting.value, "set_by": setting.name})
+
+
+@rule("a curve that follows no reading", 67, "Documentation/hwmon/nct6775.rst (pwm[1-7]_temp_sel: the temperature "
+      "source of the automatic fan modes); sysfs-interface.rst (tempN_input; pwmN_auto_channels_temp); nct6775.rst "
+      "and it87's inputs: an open thermistor input reads its ceiling")
+def follows_no_reading(machine: Machine) -> Iterator[Hit]:
+    temps = {t.key: t for t in machine.temperatures}
+    for fan in machine.fans:
+        source = temps.get(fan.follows or "")
+        if fan.follows_how != "declared" or source is None or not source.invalid or source.invalid == "relative" \
+                or fan.controller in ("manual", "daemon", "none"):
+            continue  # a duty set by hand or by a daemon does not come from the chip's own curve
+        facts: dict[str, float | str] = {"why": source.invalid}
+        if source.raw is not None:
+            facts["raw_c"] = source.raw
+        if fan.duty_percent is not None:
+            facts["duty"] = fan.duty_percent
+        full = (fan.duty_percent or 0.0) >= FULL_DUTY
+        if full:
+            facts["full"] = "yes"
+        yield Hit("follows-no-reading", (fan.key, source.key), "known" if full else "likely", facts)

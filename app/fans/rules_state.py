@@ -102,6 +102,8 @@ def _cool_source_of_full(machine: Machine, fan: FanFact) -> TempFact | None:
         return None  # by a daemon's curve or with no control: said by their own rules; a cooler's duty in its
         # status is the one last set by software (liquidctl), not one its firmware chose; a fan read at 0 RPM
         # does not run at full (an empty header, a stall or an uncounted speed: their own rules)
+    if fan.follows_how == "declared" and any(t.key == fan.follows and t.invalid for t in machine.temperatures):
+        return None  # its chip's curve follows an input that is no reading: that rule says why it is at full
     source = source_of(machine, fan)
     return source if source is not None and source.celsius is not None and source.celsius < COOL_C else None
 

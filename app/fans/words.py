@@ -30,6 +30,7 @@ from .words_held import (
     _ec_table,
     _empty,
     _floor,
+    _follows_no_reading,
     _gpu_threshold,
     _level_heat,
     _no_control,
@@ -264,6 +265,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "bias-chose-level": _bias,
     "daemon-not-followed": _not_followed,
     "channels-crossed": _crossed,
+    "follows-no-reading": _follows_no_reading,
     "turns-at-zero": lambda n, s, f: (f"The {n(s[0])} is asked for 0 % by hand and still turns at {_num(f['rpm'])} "
                                       + ("RPM: a PWM fan keeps its lowest speed at 0 % (most do; some stop), and a "
                                          "3-pin fan on a header in PWM mode gets full voltage whatever the duty (it "

@@ -357,3 +357,17 @@ def _empty(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"({n.some(s)} {_verb(s, 'has', 'have')} no fan on {_verb(s, 'it', 'them')}"
             + (", most likely: 0 RPM beside fans that turn, as a stopped fan would read" if f.get("zero") else "")
             + ".)")
+
+
+def _follows_no_reading(n: Names, s: Sequence[str], f: Facts) -> str:
+    value = f"{_num(f['raw_c'])} °C" if "raw_c" in f else "nothing"
+    what = {"unconnected": "an input with no sensor on it, at its ceiling", "over-range": "past any real reading",
+            "not-available": "its driver's value for no reading", "fault": "an input its driver flags as faulty"}.get(
+        str(f.get("why")), "no reading")
+    duty = f" at {_num(f['duty'])} %" if "duty" in f else ""
+    if f.get("full") == "yes":
+        return (f"The {n(s[0])} runs{duty} because its chip's own curve follows {n(s[1])} (its temperature source, "
+                f"pwm_temp_sel), which reads {value}: {what}, which the curve takes for heat; point the curve at the "
+                "CPU's input (the BIOS's fan source setting, or pwm_temp_sel).")
+    return (f"The {n(s[0])} runs{duty} on its chip's own curve, which follows {n(s[1])} (its temperature source, "
+            f"pwm_temp_sel), reading {value}: {what}; what the curve asks is not the board's heat.")

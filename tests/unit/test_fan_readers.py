@@ -1135,6 +1135,39 @@ def test_a_labelled_fans_limits_and_alarm_are_read_as_fanN_s_are(tmp_path: Path)
         "w83627ehf/Case Fan", "w83627ehf/fan4"}  # the fans at 0 under a minimum; not the two turning above theirs
 
 
+SELECTED = ("/sys/class/hwmon/hwmon2/name:nct6798\n/sys/class/hwmon/hwmon2/fan1_input:1850\n"
+            "/sys/class/hwmon/hwmon2/pwm1:{pwm}\n/sys/class/hwmon/hwmon2/pwm1_enable:{enable}\n"
+            "/sys/class/hwmon/hwmon2/pwm1_temp_sel:{sel}\n/sys/class/hwmon/hwmon2/temp2_input:38500\n"
+            "/sys/class/hwmon/hwmon2/temp2_label:CPUTIN\n/sys/class/hwmon/hwmon2/temp3_input:127000\n"
+            "/sys/class/hwmon/hwmon2/temp3_label:AUXTIN0\n")
+
+
+def test_a_chips_curve_that_follows_an_open_input_runs_its_fan_at_full(tmp_path: Path) -> None:
+    """nct6775.rst: pwmN_temp_sel is the temperature source of the chip's automatic modes. A curve following AUXTIN0,
+    an open input at its 127 °C ceiling, runs the fan at full: said as that (known). It was "full while cool:
+    something holds it there", and the followed input at 127 °C was "the hottest temperature read" (a placeholder
+    as the hottest reading). A curve on CPUTIN, or an output set by hand, is not this."""
+    code, answer = explain(SELECTED.format(pwm=255, enable=5, sel=3), tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and (found[0]["kind"], found[0]["confidence"], found[0]["subjects"]) == (
+        "follows-no-reading", "known", ["nct6798/fan1", "nct6798/temp3"])
+    assert "full-while-cool" not in {f["kind"] for f in found}
+    assert next(f for f in found if f["kind"] == "hottest")["subjects"] == ["nct6798/temp2"]
+    for pwm, enable, sel in ((255, 5, 2), (255, 1, 3)):
+        _, answer = explain(SELECTED.format(pwm=pwm, enable=enable, sel=sel), tmp_path)
+        assert "follows-no-reading" not in {f["kind"] for f in findings_of(answer)}, (enable, sel)
+    _, answer = explain(SELECTED.format(pwm=128, enable=5, sel=3), tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["confidence"]) == ("follows-no-reading", "likely")
+    # live: the hwmon reader's fan with the source its chip declares, read at its ceiling
+    from app.core.fan import Fan
+    from app.fans.adapt import machine as live_machine
+    fan = Fan("hwmon:nct6798/fan1", "nct6798", 1, None, rpm=1850, percent=100.0, control="automatic",
+              source="nct6798 AUXTIN0", source_c=127.0, source_from="declared")
+    found, _, _ = explained(live_machine((), (fan,)))
+    assert found[0].kind == "follows-no-reading" and "full-while-cool" not in {f.kind for f in found}
+
+
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp_path: Path) -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
