@@ -1164,8 +1164,8 @@ def test_a_chips_curve_that_follows_an_open_input_runs_its_fan_at_full(tmp_path:
     from app.fans.adapt import machine as live_machine
     fan = Fan("hwmon:nct6798/fan1", "nct6798", 1, None, rpm=1850, percent=100.0, control="automatic",
               source="nct6798 AUXTIN0", source_c=127.0, source_from="declared")
-    found, _, _ = explained(live_machine((), (fan,)))
-    assert found[0].kind == "follows-no-reading" and "full-while-cool" not in {f.kind for f in found}
+    live, _, _ = explained(live_machine((), (fan,)))
+    assert live[0].kind == "follows-no-reading" and "full-while-cool" not in {f.kind for f in live}
 
 
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp_path: Path) -> None:
