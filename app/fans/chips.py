@@ -121,6 +121,11 @@ CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_*
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
 ACPI = Chip("acpi", source="Documentation/driver-api/thermal (ACPI thermal zones: the firmware's own zones)")
 CONTROLLER = Chip("controller", "unknown", "unknown", source=f"{_ABI}; Documentation/hwmon/max31785.rst, pwm-fan.rst")
+# a single-board computer's fan on a PWM line: a thermal cooling device whose states the zone it is mapped to steps
+# (cooling-levels: the duty of each state); whether a 0 is below its first trip cannot be told without the trips
+PWM_FAN = Chip("controller", "kernel", "unknown", source="Documentation/devicetree/bindings/hwmon/pwm-fan.yaml "
+               "(cooling-levels: the PWM duty of each cooling state); Documentation/hwmon/pwm-fan.rst; "
+               "thermal-zones.yaml (cooling-maps)")
 UNKNOWN = Chip("unknown")
 
 THINKPAD = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=MappingProxyType(
@@ -161,7 +166,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
     "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,
-    "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": CONTROLLER, "pwm_fan": CONTROLLER,
+    "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": PWM_FAN, "pwm_fan": PWM_FAN,
     "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
     "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,

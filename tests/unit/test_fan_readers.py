@@ -1181,6 +1181,12 @@ def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp
     found, _, _ = explained(facts)
     assert any(f.kind == "empty-slots" and f.subjects == ("corsaircpro/fan2 4pin",) for f in found)
     assert all(chip(name).kind == "aio" for name in ("nzxtsmart2", "kraken2", "z53", "aquaero", "highflownext"))
+    # a single-board computer's PWM fan is a thermal cooling device its zone steps (pwm-fan.yaml's cooling-levels):
+    # turning, it is set by the kernel's thermal zone; a 0 there is not judged without the zone's trips
+    assert (chip("pwmfan").controller, chip("pwmfan").zero) == ("kernel", "unknown")
+    pi = "pwmfan-isa-0000\nAdapter: ISA adapter\nfan1:        7500 RPM\n\ncpu_thermal-virtual-0\ntemp1:  +67.5°C\n"
+    _, answer = explain(pi, tmp_path)
+    assert "set by the kernel's thermal zone" in str(answer["sentence"])
     # liquidctl's other coolers by the names its status heads them with (its device guides): a cooler's 100 % pump is
     # the duty last set by software, not a fan "at full while cool" for no reason (it was, on an MSI K360)
     assert all(chip(name).kind == "aio" for name in ("MSI MPG Coreliquid K360", "Gigabyte Aorus Waterforce X II 360",
