@@ -166,7 +166,6 @@ def read_back_off_target(machine: Machine) -> Iterator[Hit]:
                        "by": "gpu" if chip(fan.chip).kind == "gpu" else "ec"})
 
 
-
 @rule("a CPU the kernel logged slowing for heat", 72, "arch/x86/kernel/cpu/mce/therm_throt.c (\"temperature above "
       "threshold, cpu clock throttled\" when the CPU's thermal sensor asserts at its limit, \"temperature/speed "
       "normal\" when it clears)")
@@ -239,7 +238,7 @@ def follows_no_reading(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         source = temps.get(fan.follows or "")
         if fan.follows_how != "declared" or source is None or not source.invalid or source.invalid == "relative" \
-                or fan.controller in ("manual", "daemon", "none"):
+                or fan.controller in ("manual", "daemon", "none") or chip(fan.chip).kind != "superio":
             continue  # a duty set by hand or by a daemon does not come from the chip's own curve
         facts: dict[str, float | str] = {"why": source.invalid}
         if source.raw is not None:
