@@ -311,8 +311,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                                        f"{_verb(s, 'its', 'their')} control set to manual") +
                                    f"): {_verb(s, 'it does', 'they do')} not follow a temperature" +
                                    (f"; stopped by that setting (not resting by design), {_verb(s, 'it', 'they')} "
-                                    f"will not start as what {_verb(s, 'it cools', 'they cool')} heats up until "
-                                    "handed back to automatic control." if not float(f["duty"]) else ".")),
+                                    f"will not start as what {_verb(s, 'it cools', 'they cool')} heats up unless "
+                                    "the program that set it raises it, or it is handed back to automatic control."
+                                    if not float(f["duty"]) else ".")),
     "trip-on": _trip_on,
     "bmc-setting": _bmc_setting,
     "bmc-fan-logged": _bmc_logged,
