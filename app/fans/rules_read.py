@@ -97,8 +97,10 @@ def empty_slots(machine: Machine) -> Iterator[Hit]:
     if not empty or not any(turning(f) for f in machine.fans):
         return
     asked, named, rest = _kinds_of_empty(empty)
-    if named:
-        yield Hit("empty-slots", _keys(named), "possible", {"count": len(named), "zero": len(named), "named": "cpu"})
+    for kind, headers in (("pump", [f for f in named if f.pump]), ("cpu", [f for f in named if not f.pump])):
+        if headers:
+            yield Hit("empty-slots", _keys(headers), "possible",
+                      {"count": len(headers), "zero": len(headers), "named": kind})
     if rest:
         yield Hit("empty-slots", _keys(rest), "likely",
                   {"count": len(rest), "zero": sum(1 for f in rest if f.present is not False)})
@@ -121,9 +123,10 @@ def _keys(fans: list[FanFact]) -> tuple[str, ...]:
 
 
 def _cpu_header(fan: FanFact) -> bool:
-    """A header the board names for the CPU's cooler ("CPU Fan", "CPU_FAN"; not CPU_OPT, the optional second one):
-    it usually carries that cooler's fan, so its 0 is as likely a stopped fan as an empty header."""
-    return fan.present is not False and role(None, fan.label) == "cpu" and \
+    """A header the board names for the CPU's cooler ("CPU Fan", "CPU_FAN"; not CPU_OPT, the optional second one) or
+    for a pump ("SYS_FAN5_PUMP", "W_PUMP"): it is there for that cooler's fan or pump, so its 0 is as likely a
+    stopped one as an empty header."""
+    return fan.present is not False and (fan.pump or role(None, fan.label) == "cpu") and \
         re.search(r"opt", fan.label, re.IGNORECASE) is None
 
 

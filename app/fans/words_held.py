@@ -350,6 +350,10 @@ def _empty(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"({n.some(s)} {_verb(s, 'is', 'are')} driven at {_num(f['duty'])} % and {_verb(s, 'reads', 'read')} "
                 f"0 RPM beside fans that turn: no fan on {_verb(s, 'it', 'them')}, or {_verb(s, 'a fan', 'fans')} "
                 f"whose speed {_verb(s, 'its', 'their')} controller does not count; look or listen.)")
+    if f.get("named") == "pump":
+        return (f"({n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: no pump on "
+                f"{_verb(s, 'it', 'them')}, or a stopped one (a stopped pump leaves the CPU's heat in its cold plate); "
+                "look or listen.)")
     if f.get("named") == "cpu":
         return (f"({n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: no fan on "
                 f"{_verb(s, 'it', 'them')}, or a stopped one: a header named for the CPU usually carries its cooler's "

@@ -185,6 +185,11 @@ def test_the_cpu_header_at_zero_is_not_most_likely_empty() -> None:
     assert found[("nct6798/CPU_OPT", "nct6798/SYS Fan 1")].confidence == "likely"
     _, sentence, _ = explained(machine(read.read(text)[0]))
     assert "(CPU Fan (nct6798) reads 0 RPM beside fans that turn: no fan on it, or a stopped one" in sentence
+    # a header named for a pump (a real it8792's SYS_FAN5_PUMP) is as likely a stopped pump: said apart from the CPU's
+    pump = text.replace("CPU_OPT:", "SYS_FAN5_PUMP:")
+    found = {f.subjects: f for f in explained(machine(read.read(pump)[0]))[0] if f.kind == "empty-slots"}
+    assert found[("nct6798/SYS_FAN5_PUMP",)].facts["named"] == "pump"
+    assert found[("nct6798/CPU Fan",)].facts["named"] == "cpu"
 
 
 def test_an_older_amd_cpus_relative_value_is_neither_hot_nor_cool_nor_missing() -> None:
