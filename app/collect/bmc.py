@@ -84,8 +84,9 @@ def _is_fan(reading: Reading) -> bool:
 
 def fans(readings: Sequence[Reading]) -> tuple[Fan, ...]:
     """The chassis fans of a listing (a fan sensor of another kind, "Fans | 0x00", is a status, not a fan); a name
-    listed again (a loop or ``watch`` of the command) is one fan, as its last reading shows it."""
-    latest = {r.name: r for r in readings if _is_fan(r) and not r.name.lower().rstrip().endswith("fans")}
+    listed again (a loop or ``watch`` of the command) is one fan, as its last reading shows it; two sensors of one
+    name under two entities (elist's entity column) stay two fans."""
+    latest = {(r.name, r.entity): r for r in readings if _is_fan(r) and not r.name.lower().rstrip().endswith("fans")}
     found = []
     for n, r in enumerate(latest.values()):
         unsupported: dict[str, str] = {}

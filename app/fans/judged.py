@@ -33,7 +33,7 @@ _OF: Mapping[FindingKind, tuple[FanState | None, AlarmKind | None]] = {
 def _of(finding: Finding) -> tuple[FanState | None, AlarmKind | None]:
     if finding.kind == "at-rest" and finding.confidence == "possible":  # a rest or a silent tachometer: not told
         return "unknown", None
-    if finding.kind == "fan-alarm" and finding.facts.get("above") == "yes":  # a flag the reading does not bear out
+    if finding.kind == "fan-alarm" and finding.facts.get("unbacked") == "yes":  # under a minimum of 0: no speed is
         return None, None
     if finding.kind == "no-control" and "level" in finding.facts:  # a level set (a person, a daemon): no fault
         return "full", None

@@ -33,7 +33,8 @@ def failing_at_times(machine: Machine) -> Iterator[Hit]:
                                          "fastest": max(turning), "status": fan.statuses[failing[0]]}
         raised = _others_raised(machine, fan, failing[0])
         if raised:
-            facts.update(raised_from=raised[0], raised_to=raised[1])
+            facts.update(raised_from=raised[0], raised_to=raised[1],
+                         others=sum(1 for f in machine.fans if f.chip == "bmc" and f is not fan))
         if slowest < QUIET_RPM:
             facts["quiet"] = "yes"
         yield Hit("bmc-failing-at-times", (fan.key,), "likely" if slowest < QUIET_RPM else "possible", facts)

@@ -198,6 +198,7 @@ def fan_alarm(machine: Machine) -> Iterator[Hit]:
             if fan.rpm == 0 and fan.min_rpm is not None:  # at 0 the counter saw no pulses at all, whatever the minimum
                 facts["uncounted"] = "yes"
             yield Hit("fan-alarm", (fan.key,), "known", facts)
-    for minimum, fans in above.items():
+    for minimum, fans in above.items():  # under a minimum of 0 no speed can be: the flag is not about the speed
         yield Hit("fan-alarm", tuple(f.key for f in fans), "known",
-                  {"min": minimum, "above": "yes", **({"raw": fans[0].raw or ""} if len(fans) == 1 else {})})
+                  {"min": minimum, "above": "yes", **({"unbacked": "yes"} if minimum == 0 else {}),
+                   **({"raw": fans[0].raw or ""} if len(fans) == 1 else {})})

@@ -343,9 +343,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        f"{_num(f['tdie'])} °C): a fan curve that follows it runs as for a CPU "
                                        f"{_num(f['offset'])} °C hotter."),
     "temperatures-left-out": lambda n, s, f: (f"Left out as no reading: {n.some(s)}." if "relative" not in f else
-                                              f"Left out as no temperature: {n.some(s)}, an older AMD CPU's Tctl, on "
-                                              "an arbitrary scale that its cooling is set by, not degrees of the "
-                                              "chip (k10temp before family 17h)."),
+                                              f"Left out as no temperature: {n.some(s)}, an AMD CPU's Tctl as "
+                                              "k10temp gives it unlabelled, a relative value on an arbitrary scale "
+                                              "that its cooling is set by, not degrees of the chip."),
     "hottest": lambda n, s, f: f"The hottest temperature read is {n(s[0])} at {_num(f['celsius'])} °C.",
     "no-fan-read": lambda n, s, f: "No fan is read here, so what the fans do cannot be seen.",
 }

@@ -40,7 +40,8 @@ def _failing_at_times(n: Names, s: Sequence[str], f: Facts) -> str:
     said = (f"The BMC counted the {n(s[0])} failing (status {f['status']}) in {_num(f['failing'])} of "
             f"{_num(f['readings'])} readings and read it turning in the others ({_num(f['slowest'])}-"
             f"{_num(f['fastest'])} RPM)")
-    raised = (f"; the other fans went from {_num(f['raised_from'])} to {_num(f['raised_to'])} RPM after it" if
+    other = "the other fan" if f.get("others") == 1 else "the other fans"
+    raised = (f"; {other} went from {_num(f['raised_from'])} to {_num(f['raised_to'])} RPM after it" if
               "raised_from" in f else "")
     if f.get("quiet") == "yes":
         return (f"{said}{raised}: it turns so slowly that the BMC at times reads no speed, counts it failed, and a BMC "

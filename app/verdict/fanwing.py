@@ -45,7 +45,7 @@ def danger_causes(found: tuple[Finding, ...], facts: Machine, fans: Sequence[Fan
     """A cause for each finding of ``DANGER`` and ``NO_HEAT``, worded alone, with the fans it is about (by the live
     fans' ids where ``fans`` are given, as /api/fans names them; else by their facts' keys)."""
     danger = [finding for finding in found if (finding.kind in DANGER or finding.kind in NO_HEAT) and
-              finding.facts.get("above") != "yes"]  # a driver's alarm its fan's own speed does not bear out
+              finding.facts.get("unbacked") != "yes"]  # a driver's alarm no speed could raise (a minimum of 0)
     if not danger:
         return []
     names = Names(facts)

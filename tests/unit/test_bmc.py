@@ -90,3 +90,14 @@ def test_a_live_bmc_speed_that_is_no_speed_is_said_as_in_a_paste() -> None:
     found, _, _ = explained(machine([], fans=live))
     assert [(f.kind, f.subjects) for f in found if f.kind == "speed-not-a-reading"] == [
         ("speed-not-a-reading", ("bmc/FAN1",))]
+
+
+def test_one_name_under_two_entities_is_two_fans_and_a_loop_is_one() -> None:
+    """ipmitool sdr elist names each sensor's entity: two "Fan RPM" sensors of two power supplies (entities 10.1 and
+    10.2) are two fans, the failed one kept; the same row read again (a loop of the command) is one fan, as its last
+    reading shows it."""
+    text = ("Fan RPM          | 70h | ok  | 10.1 | 5040 RPM\n"
+            "Fan RPM          | 71h | cr  | 10.2 | 0 RPM\n")
+    assert [(f.label, f.rpm, f.fault) for f in fans(parse(text))] == [("Fan RPM", 5040, None), ("Fan RPM", 0, True)]
+    loop = "FAN1             | 30h | ok  |  7.1 | 2160 RPM\n" + "FAN1             | 30h | ok  |  7.1 | 2280 RPM\n"
+    assert [(f.label, f.rpm) for f in fans(parse(loop))] == [("FAN1", 2280)]

@@ -1123,6 +1123,11 @@ def test_a_labelled_fans_limits_and_alarm_are_read_as_fanN_s_are(tmp_path: Path)
     from app.fans.judged import _of
     assert _of(found[("w83627ehf/CPU Fan",)]) == (None, None)
     assert _of(found[("w83627ehf/Aux Fan",)]) == (None, "warning")
+    # above a minimum that is not 0 the flag may be a dip under it between readings: the warning stays
+    dipped = LABELLED.replace("CPU Fan:    1110 RPM  (min =    0 RPM", "CPU Fan:    1110 RPM  (min =  900 RPM")
+    (flag,) = [f for f in explained(machine(read.read(dipped)[0]))[0] if f.subjects == ("w83627ehf/CPU Fan",)
+               and f.kind == "fan-alarm"]
+    assert flag.facts["above"] == "yes" and "unbacked" not in flag.facts and _of(flag) == (None, "warning")
     both = LABELLED.replace("Aux Fan:    1088 RPM  (min = 5273", "Aux Fan:    1088 RPM  (min =    0")
     (grouped,) = [f for f in explained(machine(read.read(both)[0]))[0] if f.facts.get("above") == "yes"]
     assert grouped.subjects == ("w83627ehf/CPU Fan", "w83627ehf/Aux Fan") and "raw" not in grouped.facts

@@ -203,7 +203,7 @@ def test_an_older_amd_cpus_relative_value_is_neither_hot_nor_cool_nor_missing() 
     assert "hottest" not in kinds and "no-temperature" not in kinds
     (relative,) = [f for f in found if f.kind == "temperatures-left-out"]
     assert relative.facts["relative"] == "yes" and relative.subjects == ("k10temp/temp1",)
-    assert "an older AMD CPU's Tctl, on an arbitrary scale" in sentence
+    assert "an AMD CPU's Tctl as k10temp gives it unlabelled, a relative value on an arbitrary scale" in sentence
 
 
 def test_a_bias_that_chose_the_level_and_where_its_rise_came_from() -> None:
