@@ -117,8 +117,8 @@ def _text(path: Path) -> str:
     if len(data) > MAX_BYTES:
         raise Unreadable(f"{path}: larger than {MAX_BYTES >> 20} MiB: not one machine's capture")
     decoded = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    text = cleaned("\n".join(_unquoted(line) for line in decoded.split("\n")))
-    text = _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], text)
+    text = cleaned("\n".join(_unquoted(_unmangled(line)) for line in decoded.split("\n")))
+    text = _QUESTION_DEGREES.sub(r"\1°", _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], text))
     text = _THOUSANDS.sub("", _DECIMAL_COMMA.sub(".", text))
     if not text.strip():
         raise Unreadable(f"{path}: empty")
@@ -126,11 +126,37 @@ def _text(path: Path) -> str:
     return "\n".join(line[:MAX_LINE] for line in text.splitlines())
 
 
+# UTF-8 that went through Windows' code page 1252 or Latin-1 and was written out again as UTF-8: "├──" as "â”œâ”€â”€",
+# "°" as "Â°". Such a line, turned back into those bytes, is valid UTF-8; a line that is not is left as it is.
+_MANGLED_MARKS = ("Ã", "Â", "â")
+
+
+def _unmangled(line: str) -> str:
+    if not any(mark in line for mark in _MANGLED_MARKS):
+        return line
+    try:
+        return b"".join(_byte(char) for char in line).decode("utf-8")
+    except UnicodeError:
+        return line
+
+
+def _byte(char: str) -> bytes:
+    """The byte code page 1252 wrote ``char`` from, or Latin-1's for the five bytes 1252 leaves undefined (Windows
+    passes those through as the control characters of the same number)."""
+    try:
+        return char.encode("cp1252")
+    except UnicodeError:
+        return char.encode("latin-1")
+
+
 # How pasted text writes "°" when it went through another encoding or font: "Â°" (UTF-8 read as Latin-1 and
 # written again), "\ufffd" (a Latin-1 ° read as UTF-8), "º" and "˚" (look-alikes), "℃"; and no-break spaces
 _AS_DEGREES = {"Â°": "°", "\ufffdC": "°C", "\ufffdF": "°F", "º": "°", "˚": "°", "℃": "°C", "℉": "°F", "\u00a0": " ",
                "\u202f": " "}
 _DEGREES = re.compile("|".join(re.escape(k) for k in _AS_DEGREES))
+# a ° lost to an encoding that has none and written as "?" ("+45.0?C", "113.0?F"): after a number and before the
+# scale's letter, nothing else
+_QUESTION_DEGREES = re.compile(r"(?<=\d)([ \t]{0,3})\?(?=[CF]\b)")
 
 
 # sensors prints numbers in the user's locale (it calls setlocale): "+88,0°C", "+0,86 V" where the decimal mark is a

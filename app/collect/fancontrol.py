@@ -48,11 +48,18 @@ def _pairs(value: str) -> dict[str, list[str]]:
     return pairs
 
 
-def _percent(raw: str | None) -> float | None:
+def _number(raw: str | None) -> float | None:
+    """A setting's number, or None where it is not one (a damaged or mangled line is skipped, as fancontrol's own
+    checks refuse it)."""
     try:
-        return pwm_percent(float(raw)) if raw is not None else None
+        return float(raw) if raw is not None else None
     except ValueError:
         return None
+
+
+def _percent(raw: str | None) -> float | None:
+    number = _number(raw)
+    return pwm_percent(number) if number is not None else None
 
 
 def parse(text: str) -> tuple[Declared, ...]:
@@ -82,9 +89,9 @@ def parse(text: str) -> tuple[Declared, ...]:
         source_chip, source = chip(sources[0]) if sources else (None, None)
         curve: list[tuple[float, float]] = []
         for temp_key, pwm_key, default in (("MINTEMP", "MINSTOP", None), ("MAXTEMP", "MAXPWM", "255")):
-            temp, duty = one(temp_key, output), _percent(one(pwm_key, output) or default)
+            temp, duty = _number(one(temp_key, output)), _percent(one(pwm_key, output) or default)
             if temp is not None and duty is not None:
-                curve.append((float(temp), duty))
+                curve.append((temp, duty))
         declared.append(Declared(chip=pwm_chip, pwm=pwm, source_chip=source_chip, source=source,
                                  fans=tuple(chip(f)[1] for f in settings["FCFANS"].get(output, [])),
                                  curve=tuple(curve), floor_percent=_percent(one("MINPWM", output) or "0")))

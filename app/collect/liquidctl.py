@@ -19,7 +19,10 @@ from ..core.vocabulary import dead_temperature
 from .sources import Reading
 
 LiquidctlRun = Callable[[], str]
-_ROW = re.compile(r"^[├└│─\s]*([A-Za-z][\w .+/-]*?)(?:\s{2,}|\t\s*)(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
+# a status row under its device: "├── Fan speed   1190  rpm", the tree's glyphs drawn as "|--" or "`--" by a console
+# without them, or as "???" where an encoding without them replaced each with "?"
+_TREE = re.compile(r"^\s*(?:[├└]|[|`+]-|\?{2,3}\s)")
+_ROW = re.compile(r"^[├└│─|`+?\s-]*([A-Za-z][\w .+/-]*?)(?:\s{2,}|\t\s*)(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
 _CHANNEL = re.compile(r"^(fan|pump)\s*(\d*)\s*(speed|duty)\s*(\d*)$", re.IGNORECASE)
 
 
@@ -51,7 +54,7 @@ def listings(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith(("#", "$", "ERROR", "··•")) or "liquidctl" in line.lower():
             continue
-        tree = re.match(r"^\s*[├└]", line) is not None
+        tree = _TREE.match(line) is not None
         match = _ROW.match(line) if tree else None
         if match and found and (value := finite(float(match.group(2)))) is not None:
             found[-1][1].append((match.group(1).strip(), value, match.group(3) or ""))

@@ -1,6 +1,7 @@
 """What a paste carries that its tool did not print, taken off before any reader sees it: a forum's or an issue
 tracker's markup (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities
-such as ``&deg;``, the bold a poster put on a line: ``**`` or ``[b]``), the indentation a Markdown code block adds
+such as ``&deg;``, the bold a poster put on a line: ``**`` or ``[b]``, HTML's ``<br>`` at each line's end, as a page's
+source carries it), the indentation a Markdown code block adds
 (four spaces before every line of a paragraph) and the blank line a page puts after every line when it sets each as a
 paragraph. What is left is the text as the tool wrote it."""
 
@@ -18,13 +19,16 @@ _ENTITY = re.compile(r"&(?:#\d{1,5}|#x[0-9a-f]{1,4}|[a-z]{2,8});", re.IGNORECASE
 # emphasis a poster added inside the lines: Markdown's strong ("**fan2:  0 RPM**") and BBCode's [b], [i], [u]; no
 # tool FanWhy reads writes either
 _EMPHASIS = re.compile(r"\*\*|\[/?[biu]\]", re.IGNORECASE)
+# HTML's line break, as a page's source (or a scraped post) ends each line with it: one line end, whether or not the
+# text's own line end follows it
+_BREAK = re.compile(r"<br\s*/?>[ \t]*\r?\n?", re.IGNORECASE)
 
 
 def cleaned(text: str) -> str:
     """``text`` without the markup a forum added around what a tool printed."""
     if _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
-    text = _EMPHASIS.sub("", text)
+    text = _BREAK.sub("\n", _EMPHASIS.sub("", text))
     lines = [line for line in text.split("\n") if not _MARKUP_LINE.match(line)]
     if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
         lines = "\n".join(lines).replace("\n\n", "\n").split("\n")

@@ -44,3 +44,11 @@ def test_an_output_without_a_tachometer() -> None:
 
 def test_not_a_fancontrol_file_declares_nothing() -> None:
     assert parse("") == () and parse("# a comment\nINTERVAL=10\nFCTEMPS=\n") == ()
+
+
+def test_a_setting_that_is_not_a_number_leaves_that_point_out() -> None:
+    """A damaged line ("MAXTEMP=hwmon4/pwm5=90<br", a number with an editor's or a page's debris on it) drops that
+    point of the curve, not the whole file: before, it raised ValueError in the reader's thread."""
+    text = config("nct6799-amdgpu-k10temp").replace("hwmon4/pwm5=90", "hwmon4/pwm5=90<br")
+    cpu, case = parse(text)
+    assert "90<br" in text and cpu.curve == ((50.0, 9.4),) and case.curve == ((40.0, 9.4), (80.0, 75.3))

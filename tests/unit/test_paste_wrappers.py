@@ -1,7 +1,8 @@
 """What a forum or an issue tracker wraps around a paste is not part of it: each of the 72 corpus captures, wrapped
 as people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a
-Markdown code block's four-space indent, HTML's &deg;, Windows' line ends, trailing spaces, a blank line after every
-line, a root prompt around it, a sentence before and after), gives the same findings as bare. Before
+Markdown code block's four-space indent, HTML's &deg; and <br>, Windows' line ends, trailing spaces, a blank line after
+every line, a root prompt around it, a sentence before and after, a ° lost to "?" or dropped, UTF-8 read as Windows'
+code page 1252 and written again), gives the same findings as bare. Before
 app.collect.pasted, a fence line was read as a second GPU's row, an indent hid the nvidia-smi table and the thinkfan
 log, and &deg; dropped every temperature."""
 
@@ -30,6 +31,13 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "double-spaced": lambda t: t.replace("\n", "\n\n"),
     "prompt": lambda t: f"root@pve:~# cat capture\n{t}\nroot@pve:~# \n",
     "prose": lambda t: f"Here is the output, the fans are loud:\n\n{t}\n\nAny idea? Thanks!\n",
+    "br": lambda t: "".join(f"{line}<br />\n" for line in t.splitlines()),
+    "question-degrees": lambda t: t.replace("°", "?"),
+    "no-degree-sign": lambda t: t.replace("°", ""),
+    # what a Windows console or editor makes of UTF-8 (├── as â”œâ”€â”€, ° as Â°); the five bytes code page 1252 leaves
+    # undefined pass through as the control characters of the same number
+    "cp1252": lambda t: "".join(chr(b) if b in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else bytes([b]).decode("cp1252")
+                                for b in t.encode()),
     # a poster's bold on the lines they point at (Markdown's ** around a line or a word, BBCode's [b])
     "bold": lambda t: "".join(f"**{line}**\n" if n % 3 == 1 else f"[b]{line}[/b]\n" if n % 3 == 2 and line else
                               f"{line}\n" for n, line in enumerate(t.splitlines())),
@@ -76,6 +84,18 @@ def test_double_spaced_and_tab_separated_pastes_are_read() -> None:
     tree = "Corsair Hydro H100i Pro XT\n├── Liquid temperature\t31.5  °C\n├── Fan 1 speed\t1192  rpm\n"
     assert parse(tree) == [("Corsair Hydro H100i Pro XT", [("Liquid temperature", 31.5, "°C"),
                                                           ("Fan 1 speed", 1192.0, "rpm")])]
+
+
+
+def test_liquidctl_tree_glyphs_a_console_could_not_draw() -> None:
+    """liquidctl's status tree as a console without its box-drawing glyphs shows it: each glyph replaced with "?" by an
+    encoding that has none, or drawn in ASCII ("|--", "`--"); the rows are the same readings (before, no row was
+    read and the cooler was "no fan read")."""
+    want = [("Corsair Hydro H100i Pro XT", [("Liquid temperature", 31.5, "°C"), ("Fan 1 speed", 1192.0, "rpm")])]
+    assert parse("Corsair Hydro H100i Pro XT\n??? Liquid temperature    31.5  °C\n??? Fan 1 speed    1192  rpm\n"
+                 ) == want  # the "?" of a lost ° is the capture reader's (the question-degrees wrapper)
+    assert parse("Corsair Hydro H100i Pro XT\n|-- Liquid temperature    31.5  °C\n`-- Fan 1 speed    1192  rpm\n"
+                 ) == want
 
 
 def test_several_commands_of_several_tools_in_one_paste_are_all_read() -> None:

@@ -216,7 +216,7 @@ _LOW_LIMIT = re.compile(_FAN_LINE + r".*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE
 _ALARM = re.compile(_FAN_LINE + r".*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
 # sensors' "sensor = disabled": the input's tempN_type is 0, turned off in the chip (sysfs-interface.rst; the it87
 # driver and w83793.rst: 0 stops the channel's monitoring)
-_DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°C.*\bsensor = disabled\b")
+_DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°?\s*[CF]\b.*\bsensor = disabled\b")
 
 
 def _sensors_extras(walk: _Walk, line: str) -> None:
