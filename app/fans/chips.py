@@ -166,6 +166,10 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
     "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,
+    # gaming laptops' ECs: acer-wmi's Predator sensors (drivers/platform/x86/acer-wmi.c registers hwmon "acer", the
+    # fans' speeds read from the EC) and the out-of-tree legion-laptop's (LenovoLegionLinux's README: a fan that is
+    # off reads 0, and the discrete GPU's temperature reads 0 while it sleeps)
+    "acer": EC, "legion_hwmon": EC,
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": PWM_FAN, "pwm_fan": PWM_FAN,
     "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
     "cpu_thermal": SOC_ZONE,

@@ -1204,6 +1204,12 @@ def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp
     # and a handheld's EC stops its fan while cool, as any EC may: a 0 there is never an empty header
     assert all(chip(name).kind == "ec" and chip(name).zero != "empty" for name in ("steamdeck_hwmon", "oxpec",
                                                                                    "gpd_fan", "surface_fan"))
+    # so do gaming laptops' (acer-wmi's "acer", legion-laptop's "legion_hwmon"): two fans at 0 RPM at 42 °C are at
+    # rest or unreported, not "stopped, not connected, or not counted" of an unknown chip
+    legion = ("legion_hwmon-isa-0000\nAdapter: ISA adapter\nFan 1:    0 RPM\nFan 2:    0 RPM\n"
+              "CPU Temperature:  +42.0°C\nGPU Temperature:   +0.0°C\n")
+    _, answer = explain(legion, tmp_path)
+    assert [f["kind"] for f in findings_of(answer)][0] == "at-rest" and chip("acer").kind == "ec"
 
 
 def test_an_alarm_at_0_rpm_is_no_pulses_whatever_its_minimum() -> None:
