@@ -13,6 +13,7 @@ done to the control, apart (app.collect.control_captures). Anything else is refu
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -116,7 +117,7 @@ def _text(path: Path) -> str:
         raise Unreadable(f"{path}: {error.strerror or error}") from None
     if len(data) > MAX_BYTES:
         raise Unreadable(f"{path}: larger than {MAX_BYTES >> 20} MiB: not one machine's capture")
-    decoded = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+    decoded = _ANSI.sub("", decoded_bytes(data)).replace("\r\n", "\n")
     text = cleaned("\n".join(_unquoted(_unmangled(line)) for line in decoded.split("\n")))
     text = _QUESTION_DEGREES.sub(r"\1°", _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], text))
     text = _THOUSANDS.sub("", _DECIMAL_COMMA.sub(".", text))
@@ -124,6 +125,23 @@ def _text(path: Path) -> str:
         raise Unreadable(f"{path}: empty")
     text = _NOT_A_READING.sub("N/A", text)
     return "\n".join(line[:MAX_LINE] for line in text.splitlines())
+
+
+def decoded_bytes(data: bytes) -> str:
+    """A capture's bytes as text: UTF-8 (a byte-order mark, as Windows' Notepad writes one, taken off), or UTF-16
+    where the file says so with its mark or shows it by its zero bytes (Windows PowerShell 5's ``>`` writes a
+    command's output as UTF-16 LE)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
+    high = data[1::2].count(0)
+    if high > len(data) // 4 and data[0::2].count(0) < high // 4:
+        return data.decode("utf-16-le", errors="replace")  # no mark: ASCII's every other byte is zero
+    return data.decode("utf-8-sig", errors="replace")
+
+
+# a terminal's colours and cursor moves, as a `script` log or a tool forced to colour keeps them: ESC [ ... letter (CSI),
+# ESC ] ... BEL or ESC \ (OSC: a title), ESC ( B (a character set)
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]")
 
 
 # UTF-8 that went through Windows' code page 1252 or Latin-1 and was written out again as UTF-8: "├──" as "â”œâ”€â”€",

@@ -2,7 +2,8 @@
 as people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a
 Markdown code block's four-space indent, HTML's &deg; and <br>, Windows' line ends, trailing spaces, a blank line after
 every line, a root prompt around it, a sentence before and after, a ° lost to "?" or dropped, UTF-8 read as Windows'
-code page 1252 and written again), gives the same findings as bare. Before
+code page 1252 and written again, a byte-order mark, a terminal's colour codes), gives the same findings as bare; so does
+the capture saved as UTF-16, as Windows PowerShell 5 writes a command's output. Before
 app.collect.pasted, a fence line was read as a second GPU's row, an indent hid the nvidia-smi table and the thinkfan
 log, and &deg; dropped every temperature."""
 
@@ -38,15 +39,21 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     # undefined pass through as the control characters of the same number
     "cp1252": lambda t: "".join(chr(b) if b in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else bytes([b]).decode("cp1252")
                                 for b in t.encode()),
+    "bom": lambda t: "\ufeff" + t,  # Windows' Notepad saves UTF-8 with a byte-order mark
+    # a `script` log or a tool forced to colour: each line in a colour, a label in bold, a window title (OSC)
+    "ansi": lambda t: "\x1b]0;root@host: ~\x07" + "".join(
+        f"\x1b[1;32m{line}\x1b[0m\n" if n % 2 else
+        (f"\x1b[1m{line.split(':', 1)[0]}\x1b[0m:{line.split(':', 1)[1]}\n" if ":" in line else f"{line}\n")
+        for n, line in enumerate(t.splitlines())),
     # a poster's bold on the lines they point at (Markdown's ** around a line or a word, BBCode's [b])
     "bold": lambda t: "".join(f"**{line}**\n" if n % 3 == 1 else f"[b]{line}[/b]\n" if n % 3 == 2 and line else
                               f"{line}\n" for n, line in enumerate(t.splitlines())),
 }
 
 
-def findings(text: str, folder: Path) -> list[tuple[str, str, tuple[str, ...]]] | None:
+def findings(text: str, folder: Path, encoding: str = "utf-8") -> list[tuple[str, str, tuple[str, ...]]] | None:
     path = folder / "capture.txt"
-    path.write_bytes(text.encode())
+    path.write_bytes(text.encode(encoding))
     out, err = io.StringIO(), io.StringIO()
     if run([path], as_json=True, out=out, err=err) != 0:
         return None
@@ -60,6 +67,15 @@ def test_a_wrapped_capture_is_read_as_the_bare_one(wrapper: str, tmp_path: Path)
         bare, wrapped = findings(block.capture, tmp_path), findings(WRAPPERS[wrapper](block.capture), tmp_path)
         if bare != wrapped:
             changed.append((block.key, bare[:1] if bare else None, wrapped[:1] if wrapped else None))
+    assert not changed, changed
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_a_capture_saved_as_utf16_is_read_as_the_bare_one(encoding: str, tmp_path: Path) -> None:
+    """With its byte-order mark (PowerShell 5's ``>``) and without one: every other byte zero (before, no capture in
+    UTF-16 was read at all)."""
+    changed = [block.key for block in every_block()
+               if findings(block.capture, tmp_path) != findings(block.capture, tmp_path, encoding)]
     assert not changed, changed
 
 
