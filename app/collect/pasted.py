@@ -1,12 +1,14 @@
-"""What a paste carries that its tool did not print, taken off before any reader sees it: a forum's or an issue
-tracker's markup (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities
-such as ``&deg;``, the bold a poster put on a line: ``**`` or ``[b]``, HTML's ``<br>`` at each line's end, as a page's
-source carries it), the indentation a Markdown code block adds
-(four spaces before every line of a paragraph) and the blank line a page puts after every line when it sets each as a
-paragraph. What is left is the text as the tool wrote it."""
+"""What a paste carries that its tool did not print, taken off before any reader sees it: the encoding it was saved in
+(a byte-order mark, UTF-16), a terminal's colour codes, a reply's quote marks, a forum's or an issue tracker's markup
+(Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities such as
+``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line: ``**`` or ``[b]``), the indentation a
+Markdown code block adds (four spaces before every line of a paragraph), the blank line a page puts after every line
+when it sets each as a paragraph, and what another encoding did to the text (UTF-8 shown through code page 1252, a °
+written "?"). What is left is the text as the tool wrote it (``as_printed``)."""
 
 from __future__ import annotations
 
+import codecs
 import html
 import itertools
 import re
@@ -54,3 +56,79 @@ def _double_spaced(lines: list[str]) -> bool:
     """No two lines of text next to each other, and enough of them that it is the paste's spacing, not its shape."""
     filled = [bool(line.strip()) for line in lines]
     return sum(filled) >= DOUBLE_SPACED_MIN and not any(a and b for a, b in itertools.pairwise(filled))
+
+
+def as_printed(data: bytes) -> str:
+    """A capture file's bytes as the text its tool printed: decoded (``decoded_bytes``), without a terminal's codes,
+    a reply's quote marks, a forum's markup (``cleaned``) or the damage an encoding did on the way, with sensors'
+    locale numbers in the C locale's form."""
+    decoded = _ANSI.sub("", decoded_bytes(data)).replace("\r\n", "\n")
+    text = cleaned("\n".join(_unquoted(_unmangled(line)) for line in decoded.split("\n")))
+    text = _QUESTION_DEGREES.sub(r"\1°", _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], text))
+    return _THOUSANDS.sub("", _DECIMAL_COMMA.sub(".", text))
+
+
+def decoded_bytes(data: bytes) -> str:
+    """A capture's bytes as text: UTF-8 (a byte-order mark, as Windows' Notepad writes one, taken off), or UTF-16
+    where the file says so with its mark or shows it by its zero bytes (Windows PowerShell 5's ``>`` writes a
+    command's output as UTF-16 LE)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
+    high = data[1::2].count(0)
+    if high > len(data) // 4 and data[0::2].count(0) < high // 4:
+        return data.decode("utf-16-le", errors="replace")  # no mark: ASCII's every other byte is zero
+    return data.decode("utf-8-sig", errors="replace")
+
+
+# a terminal's colours and cursor moves, as a `script` log or a tool forced to colour keeps them: ESC [ ... letter
+# (CSI), ESC ] ... BEL or ESC \ (OSC: a title), ESC ( B (a character set)
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]")
+
+
+# UTF-8 that went through Windows' code page 1252 or Latin-1 and was written out again as UTF-8: "├──" as "â”œâ”€â”€",
+# "°" as "Â°". Such a line, turned back into those bytes, is valid UTF-8; a line that is not is left as it is.
+_MANGLED_MARKS = ("Ã", "Â", "â")
+
+
+def _unmangled(line: str) -> str:
+    if not any(mark in line for mark in _MANGLED_MARKS):
+        return line
+    try:
+        return b"".join(_byte(char) for char in line).decode("utf-8")
+    except UnicodeError:
+        return line
+
+
+def _byte(char: str) -> bytes:
+    """The byte code page 1252 wrote ``char`` from, or Latin-1's for the five bytes 1252 leaves undefined (Windows
+    passes those through as the control characters of the same number)."""
+    try:
+        return char.encode("cp1252")
+    except UnicodeError:
+        return char.encode("latin-1")
+
+
+# How pasted text writes "°" when it went through another encoding or font: "Â°" (UTF-8 read as Latin-1 and
+# written again), "\ufffd" (a Latin-1 ° read as UTF-8), "º" and "˚" (look-alikes), "℃"; and no-break spaces
+_AS_DEGREES = {"Â°": "°", "\ufffdC": "°C", "\ufffdF": "°F", "º": "°", "˚": "°", "℃": "°C", "℉": "°F", "\u00a0": " ",
+               "\u202f": " "}
+_DEGREES = re.compile("|".join(re.escape(k) for k in _AS_DEGREES))
+# a ° lost to an encoding that has none and written as "?" ("+45.0?C", "113.0?F"): after a number and before the
+# scale's letter, nothing else
+_QUESTION_DEGREES = re.compile(r"(?<=\d)([ \t]{0,3})\?(?=[CF]\b)")
+
+
+# sensors prints numbers in the user's locale (it calls setlocale): "+88,0°C", "+0,86 V" where the decimal mark is a
+# comma. A comma between digits with one or two digits and a unit after it is that mark ("1,234 RPM" and CSV's
+# "12,34,56" are not)
+# a fan's speed with a thousands separator ("1,912 RPM", as Windows tools print it): one number
+_THOUSANDS = re.compile(r"(?<=\b\d),(?=\d{3}\s*RPM\b)|(?<=\b\d\d),(?=\d{3}\s*RPM\b)", re.IGNORECASE)
+_DECIMAL_COMMA = re.compile(r"(?<=\d),(?=\d{1,2}\s*(?:°|C\b|F\b|V\b|mV\b|W\b|A\b|%|RPM\b))")
+
+
+_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # a reply's quote marks (Markdown, e-mail): "> status: enabled"
+
+
+def _unquoted(line: str) -> str:
+    """A line without the quote marks a reply put before it: what was quoted is read as it was written."""
+    return _QUOTE.sub("", line)

@@ -1209,7 +1209,7 @@ def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp
     legion = ("legion_hwmon-isa-0000\nAdapter: ISA adapter\nFan 1:    0 RPM\nFan 2:    0 RPM\n"
               "CPU Temperature:  +42.0°C\nGPU Temperature:   +0.0°C\n")
     _, answer = explain(legion, tmp_path)
-    assert [f["kind"] for f in findings_of(answer)][0] == "at-rest" and chip("acer").kind == "ec"
+    assert next(f["kind"] for f in findings_of(answer)) == "at-rest" and chip("acer").kind == "ec"
 
 
 def test_an_alarm_at_0_rpm_is_no_pulses_whatever_its_minimum() -> None:

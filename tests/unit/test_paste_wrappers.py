@@ -2,8 +2,8 @@
 as people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a
 Markdown code block's four-space indent, HTML's &deg; and <br>, Windows' line ends, trailing spaces, a blank line after
 every line, a root prompt around it, a sentence before and after, a ° lost to "?" or dropped, UTF-8 read as Windows'
-code page 1252 and written again, a byte-order mark, a terminal's colour codes), gives the same findings as bare; so does
-the capture saved as UTF-16, as Windows PowerShell 5 writes a command's output. Before
+code page 1252 and written again, a byte-order mark, a terminal's colour codes), gives the same findings as bare; so
+does the capture saved as UTF-16, as Windows PowerShell 5 writes a command's output. Before
 app.collect.pasted, a fence line was read as a second GPU's row, an indent hid the nvidia-smi table and the thinkfan
 log, and &deg; dropped every temperature."""
 
