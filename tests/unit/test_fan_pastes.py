@@ -296,6 +296,12 @@ def test_cpuid_hwmonitors_saved_report_is_read(tmp_path: Path) -> None:
     code, answer = explain(HWMONITOR.format(cpu=86, rpm=0), tmp_path)
     assert code == 0 and kinds(answer)[0] in ("hot-not-cooled", "stalled") and "at-rest" not in kinds(answer)
     assert "it8686/fan1" in findings_of(answer)[0]["subjects"]
+    # CPU-Z's report of the same monitors writes °C where HWMonitor writes degC (a real W83627EHF's: "30°C (86°F)");
+    # its temperatures were dropped, the fans read with nothing they cool
+    cpuz = HWMONITOR.format(cpu=86, rpm=1900).replace(" degC (98 degF)", "°C (98°F)").replace(" degC (186 degF)",
+                                                                                             "°C (186°F)")
+    assert [(t.label, t.celsius) for t in machine(read.read(cpuz)[0]).temperatures] == [("SYSTIN", 37.0),
+                                                                                        ("CPU", 86.0)]
 
 
 def test_a_temperature_input_the_chip_has_disabled_is_no_reading() -> None:

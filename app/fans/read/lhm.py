@@ -4,7 +4,8 @@ min max (/hardware/index/type/n)". The identifier names the sensor's kind (fan: 
 temperature: °C) and its hardware (lpc/nct6798d is the board's Super-I/O, gpu-nvidia an NVIDIA card, amdcpu and
 intelcpu the CPU). A fan and the control of the same number on one chip are one channel. CPUID HWMonitor's saved
 report: under "Hardware monitor<TAB><chip>", each sensor "<TAB><Kind> <n><TAB><value> <unit> [0x..] (<name>)", its
-units degC, RPM and pc (a percentage); "Fan n" and "Fan PWM n" are one channel."""
+units degC (°C in CPU-Z's report of the same monitors), RPM and pc (a percentage); "Fan n" and "Fan PWM n" are one
+channel."""
 
 from __future__ import annotations
 
@@ -37,9 +38,9 @@ def _chip(hardware: str) -> str:
 
 
 _MONITOR = re.compile(r"^Hardware monitor\t+(.+?)\s*$")
-_HW_SENSOR = re.compile(r"^\t(Temperature|Fan PWM|Fan|Pump)\s+(\d+)\t+(-?[\d.]+)\s+(degC|RPM|pc)\b"
+_HW_SENSOR = re.compile(r"^\t(Temperature|Fan PWM|Fan|Pump)\s+(\d+)\t+(-?[\d.]+)\s*(degC|°C|RPM|pc)(?![\w])"
                         r"(?:.*\(([^)]*)\)\s*$)?")  # its name: the last parentheses (not the °F one)
-_HW_UNITS: dict[str, Unit] = {"degC": "c", "RPM": "rpm", "pc": "%"}
+_HW_UNITS: dict[str, Unit] = {"degC": "c", "°C": "c", "RPM": "rpm", "pc": "%"}
 
 
 def hwmonitor(text: str) -> list[Reading]:
