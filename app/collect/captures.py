@@ -85,7 +85,7 @@ def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
                              "ipmiutil sensor, nvidia-smi's table, -q or -q -x, nvidia-settings -q, nvfancontrol's "
                              "log, /proc/acpi/ibm/fan or thermal, liquidctl status, amdgpu-ls, cat of hwmon files, "
                              "what was done to a fan's control (curve writes, liquidctl set, a fan daemon's log), "
-                             "or a fancontrol, thinkfan or fan2go configuration)")
+                             "or a fancontrol, thinkfan, fan2go or fw-fanctrl configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
     if chips.left_out:
         replay.kinds.append(f"the first {MAX_CHIPS} chips only: {len(chips.left_out):,} more left out (one "
@@ -268,6 +268,10 @@ def _config(text: str, etc: Path) -> str | None:
     if re.search(r"^\s*(fans|sensors)\s*:", text, re.MULTILINE) and re.search(r"^\s*levels\s*:", text, re.MULTILINE):
         (etc / "thinkfan.yaml").write_text(text)
         return "thinkfan configuration"
+    if re.search(r'"strategies"\s*:', text) and re.search(r'"speedCurve"\s*:', text):  # fw-fanctrl's config.json
+        (etc / "fw-fanctrl").mkdir(exist_ok=True)
+        (etc / "fw-fanctrl" / "config.json").write_text(text)
+        return "fw-fanctrl configuration"
     if thinkfan.legacy(text).declared:  # thinkfan.conf.legacy(5): where thinkfan keeps it, /etc/thinkfan.conf
         (etc / "thinkfan.conf").write_text(text)
         return "thinkfan configuration (legacy syntax)"

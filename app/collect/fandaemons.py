@@ -1,6 +1,7 @@
 """What the fan daemons are configured to do, each configuration a source of the collector: fancontrol
 (``/etc/fancontrol``, app.collect.fancontrol), thinkfan (``/etc/thinkfan.yaml`` or ``.conf``, app.collect.thinkfan) and
-fan2go (``/etc/fan2go/fan2go.yaml``, app.collect.fan2go), all read into the same ``Declared`` records.
+fan2go (``/etc/fan2go/fan2go.yaml``, app.collect.fan2go) and fw-fanctrl (``/etc/fw-fanctrl/config.json``,
+app.collect.fwfanctrl), all read into the same ``Declared`` records.
 
 A file that does not parse, or has another shape, declares nothing (and says why in ``errors``).
 """
@@ -19,6 +20,7 @@ from ..fans.facts import Curve
 from . import fancontrol
 from .daemonyaml import Read
 from .fan2go import fan2go
+from .fwfanctrl import fwfanctrl
 from .sources import Reading
 from .thinkfan import thinkfan
 
@@ -56,7 +58,8 @@ def config_sources(etc_root: str | Path) -> list[ConfigSource]:
     root = Path(etc_root)
     known = ((root / "fancontrol", lambda t: Read(fancontrol.parse(t)), "fancontrol"),
              (root / "thinkfan.yaml", thinkfan, "thinkfan-yaml"), (root / "thinkfan.conf", thinkfan, "thinkfan-conf"),
-             (root / "fan2go" / "fan2go.yaml", fan2go, "fan2go"))
+             (root / "fan2go" / "fan2go.yaml", fan2go, "fan2go"),
+             (root / "fw-fanctrl" / "config.json", fwfanctrl, "fw-fanctrl"))
     return [ConfigSource(path, parse, key) for path, parse, key in known if os.path.lexists(path)]
 
 

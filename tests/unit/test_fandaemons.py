@@ -3,9 +3,13 @@ the fans they drive, what those follow and the curve."""
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
+from app.cli.replay import run
 from app.collect.fan2go import fan2go
+from app.collect.fwfanctrl import fwfanctrl
 from app.collect.thinkfan import thinkfan
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fandaemons"
@@ -113,3 +117,36 @@ def test_a_configuration_is_parsed_once_per_change_not_each_minute(tmp_path: Pat
     path.write_text(path.read_text() + "\n# changed\n")
     source.read()
     assert len(calls) == 2
+
+
+def test_fw_fanctrl_drives_the_framework_ec_fan_by_the_strategy_it_uses() -> None:
+    """fw-fanctrl's own default configuration (github.com/TamtamHero/fw-fanctrl, src/fw_fanctrl/_resources/
+    config.json at 1479f266): the default strategy "lazy" on mains power, a flat 15 % below 50 °C (its floor: it
+    never stops the fan), then the line through its points to 100 % at 85 °C; the other strategies are not in use.
+    A strategy named for battery (``strategyOnDischarging``) is a second curve, said as the battery's; one named but
+    missing declares nothing, said as such."""
+    text = config("fw-fanctrl-config.json")
+    (fan,) = fwfanctrl(text).declared
+    assert (fan.chip, fan.pwm, fan.daemon) == ("cros_ec", "pwm1", "fw-fanctrl")
+    assert fan.floor_percent == 15.0 and fan.curve == ((50.0, 15.0), (65.0, 25.0), (70.0, 35.0), (75.0, 50.0),
+                                                       (85.0, 100.0))
+    assert fan.follows is not None and "ectool temps all" in fan.follows
+    mains, battery = fwfanctrl(text.replace('"strategyOnDischarging": ""', '"strategyOnDischarging": "laziest"')
+                               ).declared
+    assert mains.daemon == "fw-fanctrl" and battery.daemon == "fw-fanctrl (on battery: 'laziest')"
+    assert battery.floor_percent == 0.0 and battery.curve[0] == (45.0, 0.0)
+    missing = fwfanctrl(text.replace('"defaultStrategy": "lazy"', '"defaultStrategy": "gone"'))
+    assert missing.declared == () and missing.error == "no strategy with a speed curve is named"
+    assert fwfanctrl("not json").declared == ()
+
+
+def test_a_pasted_fw_fanctrl_configuration_is_its_curve_not_readings(tmp_path: Path) -> None:
+    """``fanwhy explain`` of the configuration after its ``cat`` line: the curve it imposes, and no fan or temperature
+    read from its fields (the general JSON reader took "fanSpeedUpdateFrequency" for a fan at 5 % and a curve
+    point's temp for a sensor)."""
+    path = tmp_path / "config.txt"
+    path.write_text("$ cat /etc/fw-fanctrl/config.json\n" + config("fw-fanctrl-config.json"))
+    out, err = io.StringIO(), io.StringIO()
+    assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
+    answer = json.loads(out.getvalue())
+    assert [f["kind"] for f in answer["findings"]] == ["daemon-curve"] and answer["fans"] == []
