@@ -22,6 +22,7 @@ from ..core.fan import Note
 from ..core.jsonvalue import loads, number
 from ..core.model import GpuSample
 from ..fans.facts import Curve
+from ..fans.read.chipheader import twins
 from ..fans.values import fahrenheit_to_celsius
 from . import bmc, control_captures, liquidctl, nvidia_captures, thinkfan
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
@@ -211,9 +212,12 @@ def _sensors_text(text: str, chips: Chips) -> str | None:
     counts: dict[str, int] = {}
     found = 0
     kind = "sensors"
+    twin = twins(text)
     for line in text.splitlines():
         if _SENSORS_CHIP.match(line.strip()) and not line.startswith(" "):
             chip, label, counts = line.strip(), None, {}
+            if _chip_name(chip).lower() in twin:  # two devices of one driver: each by its whole header, as read
+                chips.folder(chip, chip.lower())
             continue
         if chip is None or line.startswith("Adapter:"):
             continue

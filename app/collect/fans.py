@@ -28,6 +28,7 @@ from ..core.fan import CONFIDENCE_FLOOR, AirSensor, Fan
 from ..core.model import GpuSample, HostSample, HostSensor, frozen_map
 from ..fans import adapt
 from ..fans.answer import judged
+from ..fans.chips import driver_of
 from ..fans.control_words import declared_said
 from ..fans.judged import judge
 from ..fans.rules import far_from_target
@@ -254,7 +255,7 @@ class FanService:
             fan = replace(fan, source=f"{fan.chip} {fan.source}", source_from="declared")
         elif fan.gpu_index is not None:
             fan = replace(fan, source=f"GPU {fan.gpu_index}")
-        elif fan.chip in ("amdgpu", "radeon"):  # with none of the card's temperatures read, no source is named
+        elif driver_of(fan.chip) in ("amdgpu", "radeon"):  # none of the card's temperatures read: no source named
             hottest = _hottest_of_card(fan.chip, temps)
             fan = replace(fan, source=hottest, source_from="design" if hottest else None, cools="the GPU")
         fit = self._fits.get(fan.id)

@@ -14,7 +14,7 @@ from ..core.model import GpuSample, HostSensor
 from ..core.vocabulary import HEAT_REASONS
 from . import ectable
 from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, temperatures_of
-from .chips import chip
+from .chips import chip, driver_of
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .roles import role
 
@@ -138,7 +138,8 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     fan_facts = list(fans_of(readings))
     declared = {f"{f.chip}/fan{f.channel}" for f in fans if f.source_from == "declared" and f.control == "manual"}
     fan_facts = [replace(f, controller="daemon") if f.key in declared else f for f in fan_facts]
-    read_chips = {f.chip for f in fan_facts}
+    # a chip the text read, and its driver where the text names two devices of it by their headers
+    read_chips = {f.chip for f in fan_facts} | {driver_of(f.chip) for f in fan_facts}
     fan_facts += [f for f in map(fan_fact, fans) if f.chip not in read_chips]
     gpu_facts = list(gpus_of(readings))
     known = {g.index for g in gpu_facts}
@@ -163,7 +164,7 @@ def _temperatures(temps: list[TempFact], fans: Sequence[Fan], sensors: Iterable[
                   air: Iterable[AirSensor], gpus: Sequence[GpuFact]) -> list[TempFact]:
     """The text's temperatures, then the live readers' of chips the text did not name: the host's, the BMC's,
     those fans are known to follow, and each GPU's own (for its fan's rules)."""
-    temp_chips = {t.chip for t in temps}
+    temp_chips = {t.chip for t in temps} | {driver_of(t.chip) for t in temps}
     temps += [t for t in map(temp_fact, sensors) if t.chip not in temp_chips]
     temps += [t for t in map(air_fact, air) if t.chip not in temp_chips]
     keys = {k.key for k in temps}

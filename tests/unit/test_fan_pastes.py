@@ -417,3 +417,31 @@ def test_a_relative_listing_is_read_in_the_hwmon_folder_its_shell_was_in() -> No
     # sensors' own lines beside a prompt in a hwmon folder stay its chip's (grep's "file:content" has no space)
     beside = "/sys/class/hwmon/hwmon3# sensors\nnct6798-isa-0290\nAdapter: ISA adapter\nfan1:   1200 RPM\n"
     assert [(f.chip, f.rpm) for f in machine(read.read(beside)[0]).fans] == [("nct6798", 1200.0)]
+
+
+TWO_CARDS = ("amdgpu-pci-0300\nAdapter: PCI adapter\nfan1:           0 RPM  (min =    0 RPM, max = 3200 RPM)\n"
+             "edge:         +35.0°C  (crit = +100.0°C, hyst = -273.1°C)\njunction:     +36.0°C\n\n"
+             "amdgpu-pci-0b00\nAdapter: PCI adapter\nfan1:        3100 RPM  (min =    0 RPM, max = 3200 RPM)\n"
+             "edge:         +88.0°C  (crit = +100.0°C, hyst = -273.1°C)\njunction:     +99.0°C\n")
+
+
+def test_two_devices_of_one_driver_are_two_devices_not_two_readings_of_one(tmp_path: Path) -> None:
+    """sensors heads each device with its driver, bus and address (libsensors' chip name): two cards at
+    amdgpu-pci-0300 and amdgpu-pci-0b00 are two fans, each with its own junction. Read as one chip, the second card
+    was a later reading of the first: "read 0 RPM at 36 °C and turns now that it is at 99 °C", a time series made
+    of two cards. The same header met again stays the next reading of that device."""
+    code, answer = explain(TWO_CARDS, tmp_path)
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert code == 0 and "rest-then-turning" not in found and "started-as-warmed" not in found
+    assert found["at-rest"]["subjects"] == ["amdgpu-pci-0300/fan1"]
+    assert found["at-rest"]["facts"]["source"] == "amdgpu-pci-0300/junction"
+    assert found["turning"]["subjects"] == ["amdgpu-pci-0b00/fan1"]
+    dual = ("coretemp-isa-0000\nAdapter: ISA adapter\nCore 0:        +41.0°C\n\n"
+            "coretemp-isa-0001\nAdapter: ISA adapter\nCore 0:        +86.0°C\n")
+    temps = {t.key: t for t in machine(read.read(dual)[0]).temperatures}
+    assert {k: t.celsius for k, t in temps.items()} == {"coretemp-isa-0000/Core 0": 41.0,
+                                                        "coretemp-isa-0001/Core 0": 86.0}
+    assert all(t.role == "cpu" and not t.history for t in temps.values())  # the chip table knows them: coretemp
+    again = machine(read.read(TWO_CARDS.split("\n\n")[0] + "\n\n" + TWO_CARDS.split("\n\n")[0].replace(
+        "fan1:           0 RPM", "fan1:        1200 RPM"))[0])
+    assert [f.key for f in again.fans] == ["amdgpu/fan1"] and again.snapshots == 2

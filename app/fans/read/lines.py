@@ -12,10 +12,9 @@ import re
 from ..facts import Reading
 from ..values import NUMBER, parse, word
 from . import headed, inxi, oneline, thermal
+from .chipheader import chip_of, twins
 from .shellfolder import in_folder
 
-_CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
-                   r"[0-9a-f_]+(?:-[0-9a-f_]+)*$", re.IGNORECASE)  # "corsaircpro-hid-3-5": a HID bus and address
 _PATH = re.compile(r"^((?:/|[\w.-]+/)\S*?)/([\w.-]+):\s*(\S.*)$")  # /sys/..., card0/device/hwmon/hwmon4/...
 _DUMP_CHIP = re.compile(r"^#+\s*(hwmon\d+)\s*:?\s*$")  # "## hwmon1 :" then "  - fan1_input = 3855"
 _DUMP_VALUE = re.compile(r"^-?\s*((?:fan|pwm|temp)\d+(?:_\w+)?|name)\s*=\s*(\S+)$")
@@ -61,6 +60,7 @@ class _Walk:
         self.columns: headed.Table | None = None  # a space-aligned table's header in force (until a blank line)
         self.inxi_fans: str | None = None  # inxi's "Fan Speeds (rpm):" line in force: its unit, for a wrapped line
         self.pasted_zones = -1  # zones of ``paste <(cat .../thermal_zone*/type) <(cat .../temp)`` met so far
+        self.twins: frozenset[str] = frozenset()  # chip names sensors heads at two addresses or more (``twins``)
 
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None,
             extra: dict[str, float | str] | None = None) -> None:
@@ -80,6 +80,7 @@ class _Walk:
 def read(text: str) -> list[Reading]:
     """Every labelled reading in ``text`` (an empty list when there is none)."""
     walk = _Walk()
+    walk.twins = twins(text)
     for pasted in in_folder(text).splitlines():
         for line in _uncollapsed(pasted):
             _line(walk, line.rstrip())
@@ -128,9 +129,9 @@ def _line(walk: _Walk, line: str) -> None:
         return
     if _table(walk, line):
         return
-    if _CHIP.match(stripped):
-        walk.chip, walk.feature = _CHIP.match(stripped).group(1), None  # type: ignore[union-attr]  # matched above
-        walk.device = None
+    header = chip_of(stripped, walk.twins)
+    if header:
+        walk.chip, walk.feature, walk.device = header, None, None
         return
     card = _AMD_SMI_CARD.match(line)
     if card:  # amd-smi metric's "GPU: 0" at the margin: an AMD card's sections follow
