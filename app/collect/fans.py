@@ -26,12 +26,13 @@ from dataclasses import replace
 
 from ..core.fan import CONFIDENCE_FLOOR, AirSensor, Fan
 from ..core.model import GpuSample, HostSample, HostSensor, frozen_map
+from ..core.vocabulary import driver_of
 from ..fans import adapt
 from ..fans.answer import judged
-from ..fans.chips import driver_of
 from ..fans.control_words import declared_said
 from ..fans.judged import judge
 from ..fans.rules import far_from_target
+from ..vendors.sysfs import chip_names
 from .bmc import BmcRun, BmcSource
 from .fancontrol import Declared
 from .fandaemons import ConfigSource, config_sources
@@ -164,18 +165,23 @@ class FanService:
     # -- reading ----------------------------------------------------------------------------
     def _discover(self, now: float) -> None:
         """Start a clock for each hwmon chip and configuration file that appeared; stop those whose chip or file is
-        gone (a hot-unplugged device). A listing of folders, nothing read from a driver."""
+        gone (a hot-unplugged device), and restart one whose name changed (a second device of its driver came or
+        went). A listing of folders and the chips' name files, nothing read from a driver."""
         if now - self._discovered_at < min(DISCOVER_EVERY_S, self.every_s or DISCOVER_EVERY_S):
             return
         self._discovered_at = now
         wanted: dict[str, Source] = {}
+        named = chip_names(self.sys_root)  # two devices of one driver: each by its address, as lm-sensors names it
         for chip_dir in hwmon_chips(self.sys_root):
-            wanted[chip_dir.name] = ChipSource(chip_dir, period_s=self.every_s)
+            wanted[chip_dir.name] = ChipSource(chip_dir, period_s=self.every_s, as_name=named.get(chip_dir.name))
         for config in config_sources(self.etc_root):
             wanted[config.key] = config
         for key in [k for k in self._clocks if k not in wanted and k not in self._fixed]:
             self._clocks.pop(key).stop()
         for key, source in wanted.items():
+            if isinstance(source, ChipSource) and key in self._clocks and self._clocks[key].source != source:
+                # renamed: a second device of its driver came or went
+                self._clocks.pop(key).stop()
             if key not in self._clocks:
                 self._start(source)
 

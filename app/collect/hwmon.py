@@ -28,7 +28,7 @@ from ..core.record import record
 from ..core.vocabulary import dead_temperature, pwm_percent
 from ..fans.chips import chip
 from ..fans.control_words import pwm_control, zero_rpm_said
-from ..vendors.sysfs import asleep, read_int, read_text
+from ..vendors.sysfs import asleep, chip_names, read_int, read_text
 from .sources import Reading
 
 NO_PULSES_RPM = 65535  # a 16-bit counter that saw no pulses (the hwmon drivers' placeholder)
@@ -86,9 +86,10 @@ def _numbers(chip_dir: Path, pattern: str) -> list[int]:
     return sorted(int(m.group(1)) for p in chip_dir.iterdir() if (m := re.fullmatch(pattern, p.name)))
 
 
-def read_chip(chip_dir: Path) -> tuple[Fan, ...]:
-    """The fans of one hwmon chip directory."""
-    chip = read_text(chip_dir / "name") or chip_dir.name
+def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
+    """The fans of one hwmon chip directory, named ``name`` (``chip_names``: its driver's, or with its device's
+    address where a driver has two devices) or by its ``name`` file."""
+    chip = name or read_text(chip_dir / "name") or chip_dir.name
     channels = _numbers(chip_dir, r"fan(\d+)_input")
     pwms = _numbers(chip_dir, r"pwm(\d+)")
     fans = []
@@ -199,6 +200,7 @@ class ChipSource:
     chip_dir: Path
     period_s: float = 5.0
     timeout_s: float = 3.0
+    as_name: str | None = None  # its name where its driver has two devices (``chip_names``); else its name file's
 
     @property
     def key(self) -> str:
@@ -213,17 +215,19 @@ class ChipSource:
             raise OSError(f"{self.chip_dir} is not a chip folder (gone, a loop, or not a folder)")
         if not awake(self.chip_dir):
             return Reading()
-        found, left_out, names = chip_temperatures(self.chip_dir)
-        return Reading(fans=read_chip(self.chip_dir), temperatures=found, left_out=left_out, names=names)
+        found, left_out, names = chip_temperatures(self.chip_dir, self.as_name)
+        return Reading(fans=read_chip(self.chip_dir, self.as_name), temperatures=found, left_out=left_out,
+                       names=names)
 
 
 def read_fans(sys_root: str | Path = "/sys") -> tuple[Fan, ...]:
     """Every fan under ``sys_root``/class/hwmon, chip by chip in the kernel's order (a sleeping device's are not
     read; a chip that cannot be read is skipped)."""
     fans: list[Fan] = []
+    named = chip_names(sys_root)
     for chip_dir in chips(sys_root):
         with contextlib.suppress(OSError):
-            fans.extend(ChipSource(chip_dir).read().fans)
+            fans.extend(ChipSource(chip_dir, as_name=named.get(chip_dir.name)).read().fans)
     return tuple(fans)
 
 
@@ -237,9 +241,10 @@ def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor
     why; ``chip_temperatures``), chip by chip; a chip that cannot be read is one reason, not the end of the rest."""
     found: list[HostSensor] = []
     left_out: dict[str, str] = {}
+    named = chip_names(sys_root)
     for chip_dir in chips(sys_root):
         try:
-            reading = ChipSource(chip_dir).read()
+            reading = ChipSource(chip_dir, as_name=named.get(chip_dir.name)).read()
         except OSError as error:
             left_out[chip_dir.name] = f"not read: {error}"
             continue
@@ -248,7 +253,8 @@ def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor
     return apart(found, left_out), left_out
 
 
-def chip_temperatures(chip_dir: Path) -> tuple[tuple[HostSensor, ...], dict[str, str], dict[str, str]]:
+def chip_temperatures(chip_dir: Path, name: str | None = None
+                      ) -> tuple[tuple[HostSensor, ...], dict[str, str], dict[str, str]]:
     """The temperatures of one chip that read real values, with their label, warning (``_max``) and critical
     limits; those left out, "chip label" -> why: an open thermistor's -70, 0 or 127 °C and up, or a placeholder's
     -1 (``dead_temperature``), a reading at or above its own critical limit of 100 °C or more, an input the driver
@@ -256,7 +262,7 @@ def chip_temperatures(chip_dir: Path) -> tuple[tuple[HostSensor, ...], dict[str,
     found: list[HostSensor] = []
     left_out: dict[str, str] = {}
     names: dict[str, str] = {}
-    chip = read_text(chip_dir / "name") or chip_dir.name
+    chip = name or read_text(chip_dir / "name") or chip_dir.name
     for n in _numbers(chip_dir, r"temp(\d+)_input"):
         label, value = _temperature(chip_dir, n)
         names[f"{chip} temp{n}"] = f"{chip} {label}"

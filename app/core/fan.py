@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from .record import record
+from .vocabulary import driver_of
 
 FanControl = Literal["full-speed", "manual", "automatic", "unknown"]
 # Where the source came from: the controller's own configuration (pwm_temp_sel, /etc/fancontrol, thinkfan, fan2go),
@@ -122,7 +123,7 @@ def source_guessed(fan: Fan) -> bool:
     sensors) and a card's own fan whose controller nothing read names. The verdict and the terminal say "probably"."""
     if fan.source_from == "named":
         return True
-    return fan.source_from == "design" and (fan.chip in ("amdgpu", "radeon") or fan.control == "unknown")
+    return fan.source_from == "design" and (driver_of(fan.chip) in ("amdgpu", "radeon") or fan.control == "unknown")
 
 
 def fan_state(fan: Fan) -> FanState:

@@ -6,6 +6,8 @@ a copy of, ``UNATTRIBUTED_FLOOR_BYTES`` in static/app.js, is compared with this 
 
 from __future__ import annotations
 
+import re
+
 BACKENDS = ("auto", "nvidia", "amd", "basic", "simulated")  # FANWHY_BACKEND
 
 MIB = 1 << 20
@@ -73,3 +75,16 @@ def dead_temperature(celsius: float) -> str | None:
 def pwm_percent(pwm: float) -> float:
     """A hwmon duty (``pwmN``, 0-255, 255 is full speed) as a percentage, to one decimal."""
     return round(100.0 * pwm / 255.0, 1)
+
+
+# a chip named with its bus and address after the driver's name, as libsensors names a chip ("amdgpu-pci-0b00",
+# "w83795g-i2c-0-2f", "coretemp-isa-0001") and as FanWhy names one of two devices of one driver ("amdgpu-hwmon5")
+_ADDRESSED = re.compile(r"(.+?)[-_](?:(?:isa|pci|acpi|virtual|platform|hid|i2c|usb|spi|mdio|sdio|scsi|nvme)"
+                        r"(?:[-_][0-9a-f]+)+|hwmon\d+)", re.IGNORECASE)
+
+
+def driver_of(name: str | None) -> str | None:
+    """The driver's name of a chip named with its bus and address ("amdgpu-pci-0b00": "amdgpu"); any other name as
+    it is."""
+    device = _ADDRESSED.fullmatch(name.strip()) if name else None
+    return device.group(1) if device else name

@@ -11,10 +11,10 @@ from typing import Literal
 
 from ..core.fan import AirSensor, Fan
 from ..core.model import GpuSample, HostSensor
-from ..core.vocabulary import HEAT_REASONS
+from ..core.vocabulary import HEAT_REASONS, driver_of
 from . import ectable
 from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, temperatures_of
-from .chips import chip, driver_of
+from .chips import chip
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .roles import role
 

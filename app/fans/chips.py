@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from ..core.record import record
+from ..core.vocabulary import driver_of
 from .facts import Controller
 
 # superio: a board's fan chip (nct67xx, it87), its automatic modes set up by the BIOS; ec: a laptop's or small
@@ -215,19 +216,9 @@ def chip(name: str | None) -> Chip:
     if key in EXACT:
         return EXACT[key]
     found = next((entry for pattern, entry in PATTERNS if re.fullmatch(pattern, key)), UNKNOWN)
-    device = _ADDRESSED.fullmatch(key)  # a device named by its whole sensors header ("amdgpu-pci-0b00"): its driver's
-    return chip(device.group(1)) if found is UNKNOWN and device else found
+    driver = driver_of(name.strip())  # a device named by its whole sensors header ("amdgpu-pci-0b00"): its driver's
+    return chip(driver) if found is UNKNOWN and driver != name.strip() else found
 
-
-# a sensors chip header's bus and address after the driver's name ("amdgpu-pci-0b00", "w83795g-i2c-0-2f")
-_ADDRESSED = re.compile(r"(.+?)_(?:isa|pci|acpi|virtual|platform|hid|i2c|usb|spi|mdio|sdio|scsi|nvme)(?:_[0-9a-f]+)+")
-
-
-def driver_of(name: str | None) -> str | None:
-    """The driver's name of a chip named by its whole sensors header ("amdgpu-pci-0b00": "amdgpu"); any other name as
-    it is."""
-    device = _ADDRESSED.fullmatch(name.strip().lower().replace("-", "_")) if name else None
-    return name[:len(device.group(1))] if name and device else name
 
 
 # NVIDIA's product lines as their fans behave (NVIDIA's product pages and nvidia-smi(1)'s fan.speed): consumer

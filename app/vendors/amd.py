@@ -23,7 +23,7 @@ from ..core.model import GpuEvent, GpuProcessUsage, GpuSample, frozen_map
 from ..core.threads import spawn
 from .base import Backend, BackendUnavailable
 from .calls import Calls, Dialect, GpuFailed, Library
-from .sysfs import card_fans
+from .sysfs import card_fans, chip_names
 
 log = logging.getLogger(__name__)
 PASSIVELY_COOLED = "not supported: no fan reported (a passively cooled card, or the fan is the chassis')"
@@ -78,6 +78,8 @@ class AmdBackend(Backend):
                  wall_clock: Callable[[], float] = time.time, watch_events: bool = True, sys_root: str = "/sys"):
         self._amdsmi: Library = amdsmi  # amdsmi, or a fake
         self._devices = Path(sys_root) / "bus" / "pci" / "devices"  # where a card's hwmon chip is (FANWHY_SYS_ROOT)
+        self._sys_root = sys_root
+        self._chip_names: dict[str, str] | None = None  # the hwmon chips' names, where two cards share a driver
         self._clock = clock
         self._wall = wall_clock
         self._cards: list[_Card] = []
@@ -135,6 +137,8 @@ class AmdBackend(Backend):
 
     # -- sampling ---------------------------------------------------------------------------
     def sample(self) -> list[GpuSample]:
+        # two cards' hwmon chips share the name "amdgpu": each card's fan keeps its own chip's name (chip_names)
+        self._chip_names = chip_names(self._sys_root) if len(self._cards) > 1 else None
         return [self._sample_or_error(card) for card in self._cards]
 
     def _sample_or_error(self, card: _Card) -> GpuSample:
@@ -172,7 +176,7 @@ class AmdBackend(Backend):
             temperature_c=temperature, temperature_slowdown_c=thresholds.get("slowdown"),
             temperature_shutdown_c=thresholds.get("shutdown"), temperatures=frozen_map(temperatures),
             fans=card_fans(self._devices / card.bdf if card.bdf else None, card.index, fan,
-                           int(rpm) if rpm is not None else None, f"amdsmi:{card.index}/fan0"),
+                           int(rpm) if rpm is not None else None, f"amdsmi:{card.index}/fan0", self._chip_names),
             power_w=watts, power_limit_w=limit,
             clock_sm_mhz=_int(gfx.get("clk", gfx.get("cur_clk"))), clock_sm_max_mhz=_int(gfx.get("max_clk")),
             clock_memory_mhz=_int(mem.get("clk", mem.get("cur_clk"))),

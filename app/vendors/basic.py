@@ -13,7 +13,7 @@ from ..core.model import GpuProcessUsage, GpuSample, frozen_map
 from .base import Backend
 from .fdinfo import FdinfoReader
 from .nvidia_smi import NvidiaSmi, NvidiaSmiError
-from .sysfs import ASLEEP, asleep, drm_cards, normalize_pci, sample_card
+from .sysfs import ASLEEP, DrmCard, asleep, chip_names, drm_cards, normalize_pci, sample_card
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,11 @@ class BasicBackend(Backend):
     def close(self) -> None:
         pass
 
+    def _chip_names(self, cards: list[DrmCard]) -> dict[str, str] | None:
+        """The hwmon chips' names where two cards' chips share a driver (each card's fan keeps its own chip's name,
+        ``chip_names``); None with one such card, whose chip keeps its driver's name."""
+        return chip_names(self.sys_root) if sum(1 for c in cards if c.vendor != "nvidia") > 1 else None
+
     def sample(self) -> list[GpuSample]:
         samples: list[GpuSample] = []
         smi_error = self._smi_reason
@@ -67,6 +72,7 @@ class BasicBackend(Backend):
         cards = [c for c in drm_cards(self.sys_root) if normalize_pci(c.pci_bus_id) not in self.exclude_pci]
         next_index = self.index_offset + len(samples)
         self._pci_to_index = {}
+        names = self._chip_names(cards)
         for card in cards:
             if card.pci_bus_id:
                 self._pci_to_index[normalize_pci(card.pci_bus_id)] = next_index
@@ -80,7 +86,7 @@ class BasicBackend(Backend):
                 samples.append(GpuSample(vendor=card.vendor, index=next_index, pci_bus_id=card.pci_bus_id,
                                          source="sysfs", asleep=True, unsupported=frozen_map({"asleep": ASLEEP})))
             else:
-                samples.append(sample_card(card, next_index))
+                samples.append(sample_card(card, next_index, names))
             next_index += 1
 
         self.no_drm_card = not cards

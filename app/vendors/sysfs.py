@@ -139,15 +139,53 @@ def _hwmon(device: Path) -> Path | None:
     return found[0] if found else None
 
 
-def card_fans(device: Path | None, index: int, percent: float | None, rpm: int | None, fallback_id: str
-              ) -> tuple[Fan, ...]:
+def chip_names(sys_root: str | Path) -> dict[str, str]:
+    """Each hwmon chip under ``sys_root`` (``hwmon5``) by its name: its driver's (``amdgpu``), or, where one driver
+    has two devices or more (two AMD cards, a dual-socket server's two ``coretemp``), the name lm-sensors gives each
+    (``amdgpu-pci-0b00``, ``coretemp-isa-0001``), so that one card's fan and temperatures are not the other's. A
+    listing and the ``name`` files, nothing read from a driver."""
+    base = Path(sys_root) / "class" / "hwmon"
+    try:
+        entries = [e for e in sorted(os.listdir(base)) if e.startswith("hwmon")]
+    except OSError:
+        return {}
+    names = {e: read_text(base / e / "name") or e for e in entries}
+    seen: dict[str, int] = {}
+    for name in names.values():
+        seen[name] = seen.get(name, 0) + 1
+    return {e: addressed(base / e, n) if seen[n] > 1 else n for e, n in names.items()}
+
+
+def addressed(chip_dir: Path, name: str) -> str:
+    """``name`` with its device's bus and address as libsensors prints a chip's name (lib/sysfs.c): a PCI device's
+    ``(domain << 16) | (bus << 8) | (slot << 3) | function`` in hex, a platform device's number after its dot, an I2C
+    client's bus and address; for any other device, or none, the hwmon entry's own name (``amdgpu-hwmon5``)."""
+    try:
+        device = os.path.basename(os.path.realpath(chip_dir / "device"))
+    except OSError:
+        device = ""
+    pci = re.fullmatch(r"([0-9a-f]{4}):([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])", device)
+    if pci:
+        domain, bus, slot, function = (int(g, 16) for g in pci.groups())
+        return f"{name}-pci-{(domain << 16) | (bus << 8) | (slot << 3) | function:04x}"
+    i2c = re.fullmatch(r"(\d+)-([0-9a-f]{4})", device)
+    if i2c:
+        return f"{name}-i2c-{int(i2c.group(1))}-{int(i2c.group(2), 16):02x}"
+    platform = re.fullmatch(r"[a-z0-9_-]+\.(\d+)", device, re.IGNORECASE)
+    if platform:
+        return f"{name}-isa-{int(platform.group(1)):04x}"
+    return f"{name}-{chip_dir.name}"
+
+
+def card_fans(device: Path | None, index: int, percent: float | None, rpm: int | None, fallback_id: str,
+              names: dict[str, str] | None = None) -> tuple[Fan, ...]:
     """A card's fan as its driver's one duty and tachometer show it, as a GPU's own fan. Where the card has a hwmon
-    chip, the fan keeps that chip's id (``hwmon:NAME/fan1``): the fan service reads the same fan there, richer, and
-    one fan is one record (``fallback_id`` otherwise)."""
+    chip, the fan keeps that chip's id (``hwmon:NAME/fan1``, NAME as ``chip_names`` gives it in ``names``): the fan
+    service reads the same fan there, richer, and one fan is one record (``fallback_id`` otherwise)."""
     if percent is None and rpm is None:
         return ()
     hwmon = _hwmon(device) if device is not None else None
-    chip = (read_text(hwmon / "name") or hwmon.name) if hwmon is not None else None
+    chip = ((names or {}).get(hwmon.name) or read_text(hwmon / "name") or hwmon.name) if hwmon is not None else None
     return (Fan(id=f"hwmon:{chip}/fan1" if chip else fallback_id, chip=chip or f"GPU {index}", channel=1, label=None,
                 rpm=rpm, percent=percent, gpu_index=index),)
 
@@ -185,8 +223,9 @@ def _card_fan(hwmon: Path, unsupported: dict[str, str]) -> tuple[float | None, i
     return percent, rpm, False
 
 
-def sample_card(card: DrmCard, index: int) -> GpuSample:
-    """Whatever the kernel reports for one card; the rest is None with the reason."""
+def sample_card(card: DrmCard, index: int, names: dict[str, str] | None = None) -> GpuSample:
+    """Whatever the kernel reports for one card; the rest is None with the reason (its fan named by its hwmon chip
+    as ``names`` gives it, ``chip_names``)."""
     device = card.device
     unsupported: dict[str, str] = {"activity": "not read from sysfs: the activity counters need the vendor's library"}
     missing = f"not exposed by the {card.vendor} kernel driver in sysfs"
@@ -236,7 +275,8 @@ def sample_card(card: DrmCard, index: int) -> GpuSample:
         memory_used_bytes=used, memory_total_bytes=total,
         temperature_c=temperature, temperature_slowdown_c=slowdown, temperature_shutdown_c=shutdown,
         temperatures=frozen_map(sensors),
-        fans=card_fans(device, index, fan_pct, fan_rpm, f"drm:{card.pci_bus_id}/fan1"), passively_cooled=passive,
+        fans=card_fans(device, index, fan_pct, fan_rpm, f"drm:{card.pci_bus_id}/fan1", names),
+        passively_cooled=passive,
         power_w=power, power_limit_w=power_cap,
         pci_bus_id=card.pci_bus_id, source="sysfs", unsupported=frozen_map(unsupported),
     )

@@ -17,6 +17,7 @@ from ..core.finding import CAUSE, Confidence, Finding
 from ..core.model import ProcessSample, frozen_map
 from ..core.record import record
 from ..core.snapshot import Cause, Snapshot
+from ..core.vocabulary import driver_of
 from ..fans import adapt
 from ..fans.adapt import source_key
 from ..fans.chips import chip
@@ -130,7 +131,7 @@ def loud_finding(group: Group, snap: Snapshot) -> Finding:
             facts[key] = float(value)
     if fan.source is not None:
         facts["source"] = "the GPU" if fan.gpu_index is not None and fan.source_from == "design" else fan.source
-        facts["how"] = "guess-" + ("named" if fan.source_from == "named" else "card" if fan.chip in
+        facts["how"] = "guess-" + ("named" if fan.source_from == "named" else "card" if driver_of(fan.chip) in
                                    ("amdgpu", "radeon") else "design") if source_guessed(fan) else fan.source_from or ""
         if fan.source_from == "learned":
             facts["sure"] = fan.confidence or 0.0

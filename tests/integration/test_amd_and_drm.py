@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.collect.fans import FanService, with_fans
+from app.collect.hwmon import judged_temperatures
 from app.core.model import GpuProcessUsage, GpuSample
+from app.fans.chips import chip
 from app.vendors.amd import AmdBackend
 from app.vendors.base import BackendUnavailable
 from app.vendors.basic import BasicBackend
@@ -20,6 +23,7 @@ from app.vendors.fdinfo import FdinfoReader, parse_fdinfo
 from app.vendors.nvidia import NvidiaBackend
 from app.vendors.nvidia_smi import NvidiaSmi
 from app.vendors.simulated import SimulatedBackend
+from app.vendors.sysfs import chip_names
 from tests.fakes.fake_amdsmi import NO_PERMISSION, Card, FakeAmdSmi, mi300x, radeon
 from tests.fakes.fake_nvml import FakeNvml, desktop_card
 from tests.support import population
@@ -299,3 +303,77 @@ def test_an_amdsmi_cards_fan_is_named_by_its_hwmon_chip_under_the_sys_root(tmp_p
     assert [f.id for f in gpu.fans] == ["hwmon:amdgpu/fan1"] and gpu.fans[0].gpu_index == 0
     (alone,) = amd(radeon(), sys_root=str(tmp_path / "elsewhere")).sample()
     assert [f.id for f in alone.fans] == ["amdsmi:0/fan0"]
+
+
+def _two_amd_cards(tmp_path: Path) -> Path:
+    """The desktop tree with a second AMD card (0000:0b:00.0) beside the first (0000:03:00.0), each with its hwmon
+    chip named "amdgpu" and its `device` link back to the card, as the kernel makes them."""
+    tree = tmp_path / "sys"
+    shutil.copytree(DESKTOP, tree, symlinks=True)
+    pci = tree / "devices" / "pci0000:00"
+    shutil.copytree(pci / "0000:03:00.0", pci / "0000:0b:00.0")
+    (pci / "0000:0b:00.0" / "hwmon" / "hwmon2").rename(pci / "0000:0b:00.0" / "hwmon" / "hwmon7")
+    second = pci / "0000:0b:00.0" / "hwmon" / "hwmon7"
+    (second / "fan1_input").write_text("3100\n")
+    (second / "temp2_input").write_text("99000\n")
+    (tree / "class" / "drm" / "card3").mkdir()
+    (tree / "class" / "drm" / "card3" / "device").symlink_to("../../../devices/pci0000:00/0000:0b:00.0")
+    (tree / "class" / "hwmon").mkdir(parents=True)
+    for card, hwmon in (("0000:03:00.0", "hwmon2"), ("0000:0b:00.0", "hwmon7")):
+        (pci / card / "hwmon" / hwmon / "device").symlink_to("../..")
+        (tree / "class" / "hwmon" / hwmon).symlink_to(pci / card / "hwmon" / hwmon)
+    return tree
+
+
+def test_two_amd_cards_keep_their_own_fan_and_temperatures(tmp_path: Path) -> None:
+    """Both cards' hwmon chips are named "amdgpu": the second card's fan had the first's id (hwmon:amdgpu/fan1), so
+    each card claimed both fans and one card's junction stood for the other's. Each is now named as lm-sensors names
+    it, by its PCI address (amdgpu-pci-0300, amdgpu-pci-0b00): one fan a card, following its own junction. Tested
+    on a tree built like the kernel's (fakes: no machine of two AMD cards was at hand)."""
+    tree = _two_amd_cards(tmp_path)
+    assert chip_names(tree) == {"hwmon2": "amdgpu-pci-0300", "hwmon7": "amdgpu-pci-0b00"}
+    backend = BasicBackend(sys_root=str(tree), nvidia_smi=NvidiaSmi(NO_SMI), proc_root=PROC)
+    backend.open()
+    gpus = {g.pci_bus_id: g for g in backend.sample()}
+    first, second = gpus["0000:03:00.0"], gpus["0000:0b:00.0"]
+    assert [f.id for f in first.fans] == ["hwmon:amdgpu-pci-0300/fan1"]
+    assert [f.id for f in second.fans] == ["hwmon:amdgpu-pci-0b00/fan1"]
+    host = replace(snap([]).host, temperatures=judged_temperatures(tree)[0])  # the host sampler's reading
+    assert {t.chip for t in host.temperatures} >= {"amdgpu-pci-0300", "amdgpu-pci-0b00"}
+    fans, _ = FanService(sys_root=str(tree), etc_root=str(tmp_path / "etc")).read(list(gpus.values()), host)
+    by_chip = {f.chip: f for f in fans}
+    assert by_chip["amdgpu-pci-0b00"].rpm == 3100 and by_chip["amdgpu-pci-0300"].rpm == 1180
+    assert by_chip["amdgpu-pci-0b00"].source == "amdgpu-pci-0b00 junction"
+    assert by_chip["amdgpu-pci-0300"].source == "amdgpu-pci-0300 junction"
+    assert [f.chip for f in with_fans(second, fans).fans] == ["amdgpu-pci-0b00"]
+    assert [f.chip for f in with_fans(first, fans).fans] == ["amdgpu-pci-0300"]
+    # amdsmi's two cards by the same tree: each card's fan record is its own chip's
+    other = {**radeon(), "uuid": "2dff744c-0000-1000-80ab-000000000002", "bdf": "0000:0b:00.0"}
+    tree_pci = tmp_path / "bus" / "pci" / "devices"
+    tree_pci.mkdir(parents=True)
+    for bdf in ("0000:03:00.0", "0000:0b:00.0"):
+        (tree_pci / bdf).symlink_to(tree / "devices" / "pci0000:00" / bdf)
+    (tmp_path / "class").symlink_to(tree / "class")
+    ids = [[f.id for f in g.fans] for g in amd(radeon(), other, sys_root=str(tmp_path)).sample()]
+    assert ids == [["hwmon:amdgpu-pci-0300/fan1"], ["hwmon:amdgpu-pci-0b00/fan1"]]
+
+
+def test_a_chip_of_one_device_keeps_its_drivers_name_and_twins_are_named_as_lm_sensors_names_them(
+        tmp_path: Path) -> None:
+    """lm-sensors' chip names (lib/sysfs.c): a platform device's number after its dot in hex (nct6775.656:
+    isa-0290; coretemp.1: isa-0001), an I2C client's bus and address; a name only one chip has stays as it is."""
+    base = tmp_path / "class" / "hwmon"
+    devices = tmp_path / "devices" / "platform"
+    for hwmon, name, device in (("hwmon0", "coretemp", "coretemp.0"), ("hwmon1", "coretemp", "coretemp.1"),
+                                ("hwmon2", "nct6798", "nct6775.656"), ("hwmon3", "lm75", "1-0048"),
+                                ("hwmon4", "lm75", "1-0049"), ("hwmon5", "acpitz", None), ("hwmon6", "acpitz", None)):
+        folder = base / hwmon
+        folder.mkdir(parents=True)
+        (folder / "name").write_text(name + "\n")
+        if device:
+            (devices / device).mkdir(parents=True)
+            (folder / "device").symlink_to(devices / device)
+    assert chip_names(tmp_path) == {"hwmon0": "coretemp-isa-0000", "hwmon1": "coretemp-isa-0001",
+                                    "hwmon2": "nct6798", "hwmon3": "lm75-i2c-1-48", "hwmon4": "lm75-i2c-1-49",
+                                    "hwmon5": "acpitz-hwmon5", "hwmon6": "acpitz-hwmon6"}
+    assert chip("coretemp-isa-0001").kind == "cpu" and chip("acpitz-hwmon6").kind == "acpi"

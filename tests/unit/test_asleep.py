@@ -63,9 +63,9 @@ def test_the_basic_backend_reads_no_sensor_of_a_sleeping_card(tmp_path: Path, mo
     real = sysfs.sample_card
     touched: list[str | None] = []
 
-    def counted(card: sysfs.DrmCard, index: int) -> object:
+    def counted(card: sysfs.DrmCard, index: int, names: dict[str, str] | None = None) -> object:
         touched.append(card.pci_bus_id)
-        return real(card, index)
+        return real(card, index, names)
 
     monkeypatch.setattr(basic_module, "sample_card", counted)
     backend = BasicBackend(sys_root=root, nvidia_smi=NvidiaSmi("/nonexistent/nvidia-smi", 1.0))
