@@ -445,3 +445,10 @@ def test_two_devices_of_one_driver_are_two_devices_not_two_readings_of_one(tmp_p
     again = machine(read.read(TWO_CARDS.split("\n\n")[0] + "\n\n" + TWO_CARDS.split("\n\n")[0].replace(
         "fan1:           0 RPM", "fan1:        1200 RPM"))[0])
     assert [f.key for f in again.fans] == ["amdgpu/fan1"] and again.snapshots == 2
+    # a listing of /sys/class/hwmon with two cards' chips named "amdgpu": each by its entry, as the live reader names
+    # a device it cannot address (both were one fan, the second card's readings over the first's)
+    listing = "".join(f"/sys/class/hwmon/{h}/name:amdgpu\n/sys/class/hwmon/{h}/fan1_input:{rpm}\n"
+                      f"/sys/class/hwmon/{h}/temp2_label:junction\n/sys/class/hwmon/{h}/temp2_input:{mc}\n"
+                      for h, rpm, mc in (("hwmon3", 0, 36000), ("hwmon5", 3100, 99000)))
+    two = machine(read.read(listing)[0])
+    assert sorted((f.key, f.rpm) for f in two.fans) == [("amdgpu-hwmon3/fan1", 0.0), ("amdgpu-hwmon5/fan1", 3100.0)]

@@ -31,3 +31,12 @@ def chip_of(line: str, twins: frozenset[str]) -> str | None:
     if header is None:
         return None
     return line.lower() if header.group(1).lower() in twins else header.group(1)
+
+
+def apart_names(names: dict[str, str]) -> dict[str, str]:
+    """A listing's hwmon entries by their name files (``hwmon3`` -> ``amdgpu``), two entries of one name each with
+    its entry after it (``amdgpu-hwmon3``, ``amdgpu-hwmon5``), as the live reader names a device it cannot address."""
+    seen: dict[str, int] = {}
+    for name in names.values():
+        seen[name] = seen.get(name, 0) + 1
+    return {entry: f"{name}-{entry}" if seen[name] > 1 else name for entry, name in names.items()}

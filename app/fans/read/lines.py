@@ -12,7 +12,7 @@ import re
 from ..facts import Reading
 from ..values import NUMBER, parse, word
 from . import headed, inxi, oneline, thermal
-from .chipheader import chip_of, twins
+from .chipheader import apart_names, chip_of, twins
 from .shellfolder import in_folder
 
 _PATH = re.compile(r"^((?:/|[\w.-]+/)\S*?)/([\w.-]+):\s*(\S.*)$")  # /sys/..., card0/device/hwmon/hwmon4/...
@@ -85,6 +85,7 @@ def read(text: str) -> list[Reading]:
         for line in _uncollapsed(pasted):
             _line(walk, line.rstrip())
     if walk.hwmon_names or walk.labels:  # grep -r . /sys/class/hwmon/hwmonN/: the chip is its name file
+        walk.hwmon_names = apart_names(walk.hwmon_names)
         walk.found = [_named(walk, r) for r in walk.found]
     return [*walk.found, *walk.zones.readings()]
 
