@@ -293,13 +293,19 @@ def _ipmitool(text: str, replay: Replay) -> str | None:
 
 
 def _nvidia(text: str, replay: Replay) -> str | None:
-    """nvidia-smi's table, -q -x or -q, or nvidia-settings -q (app.collect.nvidia_captures)."""
+    """nvidia-smi's table, -q -x or -q, or nvidia-settings -q (app.collect.nvidia_captures). A card the text lists
+    twice (a table before and one after) is one card, as it was left: its last listing."""
+    start = len(replay.gpus)
     try:
-        return nvidia_captures.table(text, replay.gpus) or nvidia_captures.xml(text, replay.gpus) \
+        kind = nvidia_captures.table(text, replay.gpus) or nvidia_captures.xml(text, replay.gpus) \
             or nvidia_captures.query(text, replay.gpus) or nvidia_captures.settings(text, replay.gpus) \
             or nvidia_captures.nvfancontrol(text, replay.gpus) or nvidia_captures.assignment(text, replay.gpus)
     except ValueError as error:
         raise Unreadable(str(error)) from None
+    added = replay.gpus[start:]
+    last = {g.index: g for g in added}
+    replay.gpus[start:] = [last[index] for index in dict.fromkeys(g.index for g in added)]
+    return kind
 
 
 def _thinkpad(text: str, replay: Replay) -> str | None:

@@ -199,3 +199,18 @@ def test_a_cards_fan_its_tool_gives_no_value_for_is_not_only_a_fan_to_check(tmp_
     lead = findings_of(answer)[0]
     assert lead["kind"] == "speed-not-a-reading" and "card" not in lead["facts"]
     assert "check that it spins" in str(answer["sentence"])
+
+
+def test_an_nvidia_smi_table_pasted_twice_is_each_card_once(tmp_path: Path) -> None:
+    """A post with nvidia-smi's table twice (before and after, or one shown twice): the corpus' three-card table
+    (nvidia-06) pasted twice is three cards, each as its last table shows it; it was six fans, each card's fan
+    named twice in every finding."""
+    from tests.support.corpus import every_block
+
+    capture = next(b.capture for b in every_block() if b.key == "nvidia-06")
+    _, once = explain(capture, tmp_path)
+    _, twice = explain(capture + "\n" + capture, tmp_path)
+    assert [f["id"] for f in twice["fans"]] == [f["id"] for f in once["fans"]]  # type: ignore[attr-defined]
+    assert len(once["fans"]) == 3  # type: ignore[arg-type]
+    assert [(f["kind"], f["subjects"]) for f in findings_of(twice)] == [(f["kind"], f["subjects"])
+                                                                        for f in findings_of(once)]
