@@ -104,6 +104,11 @@ NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
             pwm_enable=MappingProxyType({1: "manual", 2: "daemon"}), reads_back_duty=True,
             source="NoteBook FanControl's README (nbfc status: auto control, current and target fan speed); "
             "nbfc-linux src/fan.c (the target written, the current speed read back from the EC)")
+# fw-fanctrl sets a Framework laptop's EC fans to the duty its curve asks (ectool fanduty); paused, the EC's own
+# control has them again (ectool autofanctrl); the EC stops its fans while cool, its curve may ask 0 %
+FW_FANCTRL = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
+                  pwm_enable=MappingProxyType({2: "daemon", 3: "ec"}), source="fw-fanctrl's FanController "
+                  "(adaptSpeed, pause: ectool autofanctrl) and EctoolHardwareController (ectool fanduty)")
 # msi-ec: an MSI laptop's embedded controller (its temperatures read 0 where it has none, a discrete GPU that is off:
 # no reading, as any temperature at or below 0 °C is)
 MSI_EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0,
@@ -176,6 +181,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,
+    "fw_fanctrl": FW_FANCTRL,
 })
 PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt (smart device v2|rgb & fan controller)\b.*", HUE2_FANS),

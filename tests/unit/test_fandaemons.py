@@ -150,3 +150,21 @@ def test_a_pasted_fw_fanctrl_configuration_is_its_curve_not_readings(tmp_path: P
     assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
     answer = json.loads(out.getvalue())
     assert [f["kind"] for f in answer["findings"]] == ["daemon-curve"] and answer["fans"] == []
+
+
+def test_fw_fanctrls_status_is_the_duty_it_set_and_the_temperature_it_follows() -> None:
+    """``fw-fanctrl print`` as its StatusRuntimeResult writes it: the duty it set on the EC's fans, by a daemon;
+    paused (``Active: False``) the EC's own control has them, and the duty shown is only the last one it set."""
+    from app.fans import read
+    from app.fans.adapt import machine
+
+    status = ("$ fw-fanctrl print\nStrategy: 'lazy'\nSpeed: 25%\nTemp: 66.0°C\nMovingAverageTemp: 63.4°C\n"
+              "EffectiveTemp: 63.4°C\nActive: {active}\n")
+    found, kind = read.read(status.format(active="True"))
+    (fan,) = machine(found).fans
+    assert kind == "fw-fanctrl's status (fw-fanctrl print)"
+    assert (fan.chip, fan.duty_percent, fan.controller) == ("fw-fanctrl", 25.0, "daemon")
+    temps = {t.label: t.celsius for t in machine(found).temperatures}
+    assert temps == {"EC hottest sensor": 66.0, "EC moving average": 63.4, "temperature followed": 63.4}
+    paused = machine(read.read(status.format(active="False"))[0])
+    assert all(f.duty_percent is None for f in paused.fans)

@@ -210,7 +210,8 @@ def test_an_nvidia_smi_table_pasted_twice_is_each_card_once(tmp_path: Path) -> N
     capture = next(b.capture for b in every_block() if b.key == "nvidia-06")
     _, once = explain(capture, tmp_path)
     _, twice = explain(capture + "\n" + capture, tmp_path)
-    assert [f["id"] for f in twice["fans"]] == [f["id"] for f in once["fans"]]  # type: ignore[attr-defined]
-    assert len(once["fans"]) == 3  # type: ignore[arg-type]
+    fans_once, fans_twice = once["fans"], twice["fans"]
+    assert isinstance(fans_once, list) and isinstance(fans_twice, list)
+    assert [f["id"] for f in fans_twice] == [f["id"] for f in fans_once] and len(fans_once) == 3
     assert [(f["kind"], f["subjects"]) for f in findings_of(twice)] == [(f["kind"], f["subjects"])
                                                                         for f in findings_of(once)]
