@@ -373,6 +373,13 @@ def test_windows_acpi_thermal_zone_in_tenths_of_a_kelvin_is_read() -> None:
     found = machine(read.read(text.format(3632))[0])
     assert [(t.chip, round(t.celsius or 0)) for t in found.temperatures] == [("acpitz", 90)]  # 363.2 K
     assert not machine(read.read(text.format(9999))[0]).temperatures
+    # PowerShell's table of the same class (Get-WmiObject ... | Select CurrentTemperature), as a real post shows it:
+    # the property's name, a rule of dashes, a value a zone; it was refused as holding no reading
+    table = ("PS C:\\> Get-WmiObject MSAcpi_ThermalZoneTemperature -Namespace \"root/wmi\" | Select "
+             "CurrentTemperature\nCurrentTemperature\n------------------\n              3312\n              3632\n")
+    zones = machine(read.read(table)[0]).temperatures
+    assert [(t.chip, t.label, t.celsius) for t in zones] == [("acpitz", "ACPI thermal zone 0", 58.1),
+                                                            ("acpitz", "ACPI thermal zone 1", 90.1)]
 
 
 def test_a_fan_whose_speed_is_not_read_is_never_running_in_the_table() -> None:

@@ -23,6 +23,7 @@ from . import (
     macsmc,
     msiec,
     nbfc,
+    oneline,
     pwmconfig,
     smart,
     sysctl,
@@ -64,6 +65,8 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("an NVIDIA Jetson's tegrastats (and its pwm-fan's files)", tegra.read),
     ("the BSDs' sysctl sensors (OpenBSD's hw.sensors, FreeBSD's dev.cpu, acpi_ibm, asmc)", sysctl.read),
     ("smartctl's drive temperatures (ATA attributes, the NVMe health log, SCSI)", smart.read),
+    ("Windows' ACPI thermal zones as PowerShell's table shows them (MSAcpi_ThermalZoneTemperature)",
+     oneline.acpi_zone_table),
     ("labelled readings (sensors, label: value, path:value)", lines.read),
 )
 

@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from ..facts import Reading
+
 
 class Found(NamedTuple):
     label: str
@@ -102,6 +104,20 @@ def acpi_zone_tenths_kelvin(line: str) -> Found | None:
     if match is None or not 2000 <= int(match.group(1)) <= 5000:
         return None
     return Found("ACPI thermal zone", f"{int(match.group(1)) / 10.0 - 273.15:.1f} C", "acpitz")
+
+
+# the same class as PowerShell's table shows it ("| Select CurrentTemperature"): the property's name, a rule of dashes,
+# then one value a zone
+_ZONE_TABLE = re.compile(r"^[ \t]*CurrentTemperature[ \t]*\n[ \t]*-{5,}[ \t]*\n((?:[ \t]*\d{4}[ \t]*(?:\n|$))+)",
+                         re.MULTILINE)
+
+
+def acpi_zone_table(text: str) -> list[Reading]:
+    """Each ACPI thermal zone of PowerShell's table of MSAcpi_ThermalZoneTemperature, in tenths of a kelvin."""
+    values = [int(v) for m in _ZONE_TABLE.finditer(text) for v in m.group(1).split() if 2000 <= int(v) <= 5000]
+    return [Reading("acpitz", "ACPI thermal zone" + (f" {n}" if len(values) > 1 else ""),
+                    round(v / 10.0 - 273.15, 1), f"{v} (tenths of a kelvin)", "c")
+            for n, v in enumerate(values)]
 
 
 # hddtemp(8): "/dev/sda: WDC WD40EFRX-68N32N0: 52°C", a drive's temperature with its model between ("/dev/sdb: ST4000:
