@@ -380,6 +380,9 @@ def test_windows_acpi_thermal_zone_in_tenths_of_a_kelvin_is_read() -> None:
     zones = machine(read.read(table)[0]).temperatures
     assert [(t.chip, t.label, t.celsius) for t in zones] == [("acpitz", "ACPI thermal zone 0", 58.1),
                                                             ("acpitz", "ACPI thermal zone 1", 90.1)]
+    wmic = "C:\\>wmic /namespace:\\\\root\\wmi PATH MSAcpi_ThermalZoneTemperature get CurrentTemperature\n" \
+           "CurrentTemperature\n3312\n\n"  # wmic's table: no rule under the name
+    assert [t.celsius for t in machine(read.read(wmic)[0]).temperatures] == [58.1]
 
 
 def test_a_fan_whose_speed_is_not_read_is_never_running_in_the_table() -> None:

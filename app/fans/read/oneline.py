@@ -107,9 +107,10 @@ def acpi_zone_tenths_kelvin(line: str) -> Found | None:
 
 
 # the same class as PowerShell's table shows it ("| Select CurrentTemperature"): the property's name, a rule of dashes,
-# then one value a zone
-_ZONE_TABLE = re.compile(r"^[ \t]*CurrentTemperature[ \t]*\n[ \t]*-{5,}[ \t]*\n((?:[ \t]*\d{4}[ \t]*(?:\n|$))+)",
-                         re.MULTILINE)
+# then one value a zone; wmic's ("wmic /namespace:\\root\wmi PATH MSAcpi_ThermalZoneTemperature get
+# CurrentTemperature") the same without the rule
+_ZONE_TABLE = re.compile(r"^[ \t]*CurrentTemperature[ \t]*\r?\n(?:[ \t]*-{5,}[ \t]*\n)?"
+                         r"((?:[ \t]*\d{4}[ \t]*(?:\n|$))+)", re.MULTILINE)
 
 
 def acpi_zone_table(text: str) -> list[Reading]:
