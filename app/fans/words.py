@@ -15,6 +15,7 @@ from .wording import Facts
 from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
+from .words_gpu import no_gpu_fan as _no_gpu_fan
 from .words_held import (
     _bias,
     _bmc_logged,
@@ -198,21 +199,6 @@ def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{who} the {n.some(s)} failed ({status}reading {read}): "
             f"{_verb(s, 'a failed or missing fan', 'failed or missing fans')}; replace or reseat "
             f"{_verb(s, 'it unless the slot is', 'them unless the slots are')} empty.{others}")
-
-
-def _no_gpu_fan(n: Names, s: Sequence[str], f: Facts) -> str:
-    said = "reports no fan speed ([N/A])" if f.get("reads") == "n/a" else \
-        "reads 0 %, as data-center cards do for a fan they do not have"
-    at = f" It is at {_num(f.get('celsius', 0.0))} °C"
-    hot = "" if "celsius" not in f else (
-        f"{at}, so the airflow that cools it matters now: it has nothing of its own to raise (in a server, the BMC's "
-        "fans; in a desktop case, a passive card needs a fan or duct of its own)." if f.get("line") == "datacenter" else
-        f"{at}: the fans that cool it (the laptop's, or the chassis') are the ones to read.")
-    if f.get("line") == "datacenter":
-        return (f"{n(s[0])} {said}: a data-center card has no fan of its own; the chassis fans cool it (a server's "
-                "BMC lists them: ipmitool sdr).") + hot
-    return (f"{n(s[0])} {said}: it has no fan of its own (passively cooled by the chassis fans, or a laptop GPU whose "
-            "fans the laptop's embedded controller drives: read those instead).") + hot
 
 
 def _no_fault(n: Names, s: Sequence[str], f: Facts) -> str:

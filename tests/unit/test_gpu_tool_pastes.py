@@ -66,6 +66,23 @@ def test_a_hot_card_with_no_fan_of_its_own_is_said_hot(tmp_path: Path) -> None:
     assert found and "celsius" not in found[0]["facts"]
 
 
+def test_a_laptop_gpu_is_said_as_one(tmp_path: Path) -> None:
+    """NVIDIA names its mobile parts "... Laptop GPU" (earlier "with Max-Q Design"): such a card's fan.speed is [N/A]
+    (nvidia-smi(1)) because the laptop's embedded controller drives the fans that cool it; the answer says so, not
+    "passively cooled by the chassis fans, or a laptop GPU", and at 93 °C points at the laptop's fans."""
+    from app.fans.chips import gpu_line
+
+    assert [gpu_line(n) for n in ("NVIDIA GeForce RTX 3060 Laptop GPU", "GeForce GTX 1070 with Max-Q Design",
+                                  "NVIDIA RTX A2000 Laptop GPU", "NVIDIA GeForce RTX 3060", "Tesla P40")] == \
+        ["laptop", "laptop", "laptop", "consumer", "datacenter"]
+    csv = "name, fan.speed [%], temperature.gpu\nNVIDIA GeForce RTX 3060 Laptop GPU, [N/A], {t}\n"
+    _, answer = explain(csv.format(t=93), tmp_path)
+    (found,) = [f for f in findings_of(answer) if f["kind"] == "gpu-fan-unreported"]
+    assert found["facts"]["line"] == "laptop" and found["facts"]["celsius"] == 93.0
+    assert "a laptop's GPU has no fan the card drives" in str(answer["sentence"])
+    assert "chassis" not in str(answer["sentence"])
+
+
 SERVER = ("$ ipmitool sdr\nCPU1 Temp        | {cpu} degrees C      | ok\nSystem Temp      | 27 degrees C      | ok\n"
           "FAN1             | 9800 RPM          | ok\nFAN2             | 9700 RPM          | ok\n"
           "$ nvidia-smi --query-gpu=index,name,fan.speed,temperature.gpu,power.draw,utilization.gpu --format=csv\n"
