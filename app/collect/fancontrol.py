@@ -33,6 +33,8 @@ class Declared:
     firmware_c: tuple[float, float | None] | None = None  # (from, to) °C where it hands the fan back to its firmware
     stepped: bool = False  # levels, each held from where it starts (thinkfan's), not a line between two points
     combined: str | None = None  # how it combines other curves (fan2go's function: "average", "maximum" ...)
+    strategy: str | None = None  # the named curve it uses (fw-fanctrl's strategies)
+    on_battery: bool = False  # a curve it uses on battery only (fw-fanctrl's strategyOnDischarging)
 
 
 def _pairs(value: str) -> dict[str, list[str]]:

@@ -27,17 +27,16 @@ def fwfanctrl(source: str) -> Read:
     if not isinstance(config, dict):
         return Read((), "not a JSON object")
     strategies = member(config, "strategies")
-    names = [n for n in (_text(member(config, "defaultStrategy")), _text(member(config, "strategyOnDischarging")))
-             if n]
+    mains, battery = _text(member(config, "defaultStrategy")), _text(member(config, "strategyOnDischarging"))
     declared = []
-    for n, name in enumerate(dict.fromkeys(names)):
-        strategy = member(strategies, name)
+    for name, on_battery in ((mains, False), (battery if battery != mains else None, True)):
+        strategy = member(strategies, name) if name else None
         points = _points(member(strategy, "speedCurve")) if isinstance(strategy, dict) else ()
         if points:
             floor, curve = _rising(points)
             declared.append(Declared(chip="cros_ec", pwm="pwm1", source_chip="cros_ec", source=None, fans=(),
-                                     curve=curve, floor_percent=floor, daemon=DAEMON if n == 0 else
-                                     f"{DAEMON} (on battery: '{name}')", follows=FOLLOWS))
+                                     curve=curve, floor_percent=floor, daemon=DAEMON, follows=FOLLOWS,
+                                     strategy=name, on_battery=on_battery))
     return Read(tuple(declared), None if declared else "no strategy with a speed curve is named")
 
 

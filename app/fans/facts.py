@@ -141,6 +141,8 @@ class Curve:
     firmware_c: tuple[float, float | None] | None = None  # (from, to) °C where it gives the fan back to its firmware
     stepped: bool = False  # levels, each held from where it starts (thinkfan's), not a line drawn between points
     combined: str | None = None  # how it combines other curves (fan2go's function: "average", "maximum" ...)
+    strategy: str | None = None  # the named curve it uses (fw-fanctrl's strategies)
+    on_battery: bool = False  # a curve it uses on battery only (fw-fanctrl's strategyOnDischarging)
 
 
 @record

@@ -43,6 +43,10 @@ def _curve_facts(curve: Curve) -> dict[str, float | str]:
         facts.update(t0=t0, p0=p0, t1=t1, p1=p1)
     if curve.combined:
         facts["combined"] = curve.combined
+    if curve.strategy:
+        facts["strategy"] = curve.strategy
+    if curve.on_battery:
+        facts["on_battery"] = "yes"
     if curve.floor_percent is not None:
         facts["floor"] = curve.floor_percent
     if curve.firmware_c is not None:

@@ -99,7 +99,9 @@ def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     now = f"; at {_num(f['now_c'])} °C now it asks for about {_num(f['asks'])} %" if "asks" in f else ""
     if "duty" in f:
         now += f"; the fan is at {_num(f['duty'])} % now"
-    return f"{f['daemon']} drives {f['output']}{source}: {shape}{now}."
+    strategy = f" (strategy '{f['strategy']}')" if f.get("strategy") else ""
+    battery = ", on battery," if f.get("on_battery") else ""
+    return f"{f['daemon']}{strategy}{battery} drives {f['output']}{source}: {shape}{now}."
 
 
 def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:

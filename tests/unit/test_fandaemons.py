@@ -133,7 +133,8 @@ def test_fw_fanctrl_drives_the_framework_ec_fan_by_the_strategy_it_uses() -> Non
     assert fan.follows is not None and "ectool temps all" in fan.follows
     mains, battery = fwfanctrl(text.replace('"strategyOnDischarging": ""', '"strategyOnDischarging": "laziest"')
                                ).declared
-    assert mains.daemon == "fw-fanctrl" and battery.daemon == "fw-fanctrl (on battery: 'laziest')"
+    assert (mains.daemon, mains.strategy, mains.on_battery) == ("fw-fanctrl", "lazy", False)
+    assert (battery.daemon, battery.strategy, battery.on_battery) == ("fw-fanctrl", "laziest", True)
     assert battery.floor_percent == 0.0 and battery.curve[0] == (45.0, 0.0)
     missing = fwfanctrl(text.replace('"defaultStrategy": "lazy"', '"defaultStrategy": "gone"'))
     assert missing.declared == () and missing.error == "no strategy with a speed curve is named"
