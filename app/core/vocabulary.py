@@ -7,6 +7,8 @@ a copy of, ``UNATTRIBUTED_FLOOR_BYTES`` in static/app.js, is compared with this 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable, Mapping
 
 BACKENDS = ("auto", "nvidia", "amd", "basic", "simulated")  # FANWHY_BACKEND
 
@@ -88,3 +90,10 @@ def driver_of(name: str | None) -> str | None:
     it is."""
     device = _ADDRESSED.fullmatch(name.strip()) if name else None
     return device.group(1) if device else name
+
+
+def apart(names: Mapping[str, str], qualified: Callable[[str, str], str]) -> dict[str, str]:
+    """Each entry's name (``hwmon5`` -> ``amdgpu``), or, where two entries or more share one, the ``qualified`` name
+    of each (``qualified(entry, name)``): two devices of one driver are two devices."""
+    shared = Counter(names.values())
+    return {entry: qualified(entry, name) if shared[name] > 1 else name for entry, name in names.items()}

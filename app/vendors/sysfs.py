@@ -15,7 +15,7 @@ from ..core.bounded import read_file
 from ..core.fan import Fan
 from ..core.model import GpuSample, frozen_map
 from ..core.record import record
-from ..core.vocabulary import pwm_percent
+from ..core.vocabulary import apart, pwm_percent
 
 SYSFS_LIMIT = 65536  # a sysfs attribute is at most a page; 64 KiB leaves room for any architecture's page
 VENDORS = {0x1002: "amd", 0x8086: "intel", 0x10DE: "nvidia"}
@@ -149,11 +149,7 @@ def chip_names(sys_root: str | Path) -> dict[str, str]:
         entries = [e for e in sorted(os.listdir(base)) if e.startswith("hwmon")]
     except OSError:
         return {}
-    names = {e: read_text(base / e / "name") or e for e in entries}
-    seen: dict[str, int] = {}
-    for name in names.values():
-        seen[name] = seen.get(name, 0) + 1
-    return {e: addressed(base / e, n) if seen[n] > 1 else n for e, n in names.items()}
+    return apart({e: read_text(base / e / "name") or e for e in entries}, lambda e, n: addressed(base / e, n))
 
 
 def addressed(chip_dir: Path, name: str) -> str:

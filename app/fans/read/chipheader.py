@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ...core.vocabulary import apart
+
 _CHIP = re.compile(r"^([a-z0-9_]+)-(?:isa|pci|acpi|virtual|i2c|platform|hid|usb|spi|mdio|sdio|scsi|nvme|\w+)-"
                    r"[0-9a-f_]+(?:-[0-9a-f_]+)*$", re.IGNORECASE)  # "corsaircpro-hid-3-5": a HID bus and address
 
@@ -36,7 +38,4 @@ def chip_of(line: str, twins: frozenset[str]) -> str | None:
 def apart_names(names: dict[str, str]) -> dict[str, str]:
     """A listing's hwmon entries by their name files (``hwmon3`` -> ``amdgpu``), two entries of one name each with
     its entry after it (``amdgpu-hwmon3``, ``amdgpu-hwmon5``), as the live reader names a device it cannot address."""
-    seen: dict[str, int] = {}
-    for name in names.values():
-        seen[name] = seen.get(name, 0) + 1
-    return {entry: f"{name}-{entry}" if seen[name] > 1 else name for entry, name in names.items()}
+    return apart(names, lambda entry, name: f"{name}-{entry}")
