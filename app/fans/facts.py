@@ -148,14 +148,17 @@ class Curve:
 @record
 class Decision:
     """One decision a fan daemon logged: the reading it acted on (the hottest once its bias is added), that bias,
-    the level it chose; ``first_c`` the first sensor's reading (the one a placeholder shows on)."""
+    the level it chose; ``first_c`` the first sensor's reading (the one a placeholder shows on). ``level`` is None
+    for a level thinkpad-acpi names rather than numbers (``named``: auto, the EC's own control; full-speed or its
+    older name disengaged, the fan unregulated at its top speed)."""
 
     daemon: str
     celsius: float
     bias: float
-    level: int
+    level: int | None
     step: int
     first_c: float | None = None
+    named: str = ""
 
 
 @record

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from .build import invalid_celsius
-from .facts import Curve, FanFact, Machine
+from .facts import Curve, Decision, FanFact, Machine
 from .rules import Hit, rule
 
 MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
@@ -99,17 +99,18 @@ def _asks(curve: Curve, celsius: float) -> float | None:
 def bias_chose(machine: Machine) -> Iterator[Hit]:
     for n, step in enumerate(machine.decisions):
         alone = _level_at(machine, step.celsius)
-        if step.bias <= 0 or (alone is not None and alone >= step.level):
+        rank = _rank(step)
+        if step.bias <= 0 or rank is None or (alone is not None and alone >= rank):
             continue
         facts: dict[str, float | str] = {"daemon": step.daemon, "celsius": step.celsius, "bias": step.bias,
-                                         "level": float(step.level)}
+                                         "level": _level(step)}
         if alone is not None:
             facts["alone"] = float(alone)
         before = machine.decisions[n - 1].first_c if n else None
         if before is not None and invalid_celsius("thinkpad", "", before) is not None:
             facts["before"] = before  # the rise it saw came from a value that is no reading (-128, 0)
         if n + 1 < len(machine.decisions):
-            facts["next"] = float(machine.decisions[n + 1].level)
+            facts["next"] = _level(machine.decisions[n + 1])
         yield Hit("bias-chose-level", (), "known" if alone is not None else "likely", facts)
 
 
@@ -121,11 +122,28 @@ def daemon_decided(machine: Machine) -> Iterator[Hit]:
     steps = machine.decisions
     if steps and not any(step.bias > 0 for step in steps):
         last = steps[-1]
-        facts: dict[str, float | str] = {"daemon": last.daemon, "level": float(last.level), "celsius": last.celsius,
+        facts: dict[str, float | str] = {"daemon": last.daemon, "level": _level(last), "celsius": last.celsius,
                                          "steps": float(len(steps))}
         if len(steps) > 1:
-            facts.update(before_level=float(steps[-2].level), before_c=steps[-2].celsius)
+            facts.update(before_level=_level(steps[-2]), before_c=steps[-2].celsius)
         yield Hit("daemon-decided", (), "known", facts)
+
+
+TOP_NUMBERED = 7  # thinkpad-acpi: levels 0 (stop) to 7 (the highest regulated speed)
+UNREGULATED = ("full-speed", "disengaged")  # thinkpad-acpi: the fan unregulated, as fast as it goes
+
+
+def _level(step: Decision) -> float | str:
+    """A decision's level as a fact: its number, or the name thinkpad-acpi gives it."""
+    return float(step.level) if step.level is not None else step.named
+
+
+def _rank(step: Decision) -> int | None:
+    """Where a decision's level stands among the numbered ones: full-speed above level 7; auto (the EC's own
+    control) nowhere."""
+    if step.level is not None:
+        return step.level
+    return TOP_NUMBERED + 1 if step.named in UNREGULATED else None
 
 
 def _level_at(machine: Machine, celsius: float) -> int | None:

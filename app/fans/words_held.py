@@ -34,10 +34,19 @@ def _trip_not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
             "map for it), or a program holds its state; check that it spins.")
 
 
+def _level(value: float | str) -> str:
+    """A daemon's level: numbered, or one thinkpad-acpi names."""
+    if isinstance(value, float):
+        return f"level {_num(value)}"
+    if value == "auto":
+        return "level auto (the embedded controller's own control)"
+    return f"level {value} (unregulated: as fast as the fan goes)"
+
+
 def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
-    before = f" (before it, level {_num(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
+    before = f" (before it, {_level(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
         else ""
-    return (f"{f['daemon']} last logged setting the fan to level {_num(f['level'])}, for a reading of "
+    return (f"{f['daemon']} last logged setting the fan to {_level(f['level'])}, for a reading of "
             f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
 
 
@@ -113,8 +122,8 @@ def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
 def _bias(n: Names, s: Sequence[str], f: Facts) -> str:
     rise = f" from {_num(f['before'])} (a sensor's no-reading value)" if "before" in f else ""
     alone = f"; at {_num(f['celsius'])} °C alone its levels give level {_num(f['alone'])}" if "alone" in f else ""
-    back = f"; the next cycle it chose level {_num(f['next'])}" if "next" in f else ""
-    return (f"{f['daemon']} chose level {_num(f['level'])} because it added a bias of {_num(f['bias'])} for a fast "
+    back = f"; the next cycle it chose {_level(f['next'])}" if "next" in f else ""
+    return (f"{f['daemon']} chose {_level(f['level'])} because it added a bias of {_num(f['bias'])} for a fast "
             f"rise{rise} to {_num(f['celsius'])} °C{alone}: the rate of change, not the heat, raised the fan{back}.")
 
 

@@ -312,6 +312,24 @@ def test_a_reply_that_quotes_a_daemons_log_and_the_ecs_fan_file(tmp_path: Path) 
     assert found["stalled"]["subjects"] == ["thinkpad/fan1"] and "at-rest" not in found
 
 
+def test_a_daemons_named_level_is_its_last_decision(tmp_path: Path) -> None:
+    """thinkpad-acpi names two levels beside 0-7 (auto, the EC's own control; full-speed, once disengaged, the fan
+    unregulated), and thinkfan logs them as set: a log whose last line is full-speed at 81 °C was last decided
+    there, not at the numbered level before it (fails when a named level is skipped: level 5 was said as the last)."""
+    log = ("thinkfan[812]: Temperatures(bias): 52(0), 48(0) -> Fans: level 2\n"
+           "thinkfan[812]: Temperatures(bias): 67(0), 58(0) -> Fans: level 5\n"
+           "thinkfan[812]: Temperatures(bias): 81(0), 62(0) -> Fans: level full-speed\n")
+    code, answer = explain(log, tmp_path)
+    assert code == 0, answer
+    findings = answer["findings"]
+    assert isinstance(findings, list)
+    decided = next(f for f in findings if f["kind"] == "daemon-decided")["facts"]
+    assert (decided["level"], decided["celsius"], decided["before_level"]) == ("full-speed", 81, 5)
+    code, answer = explain(log.replace("level full-speed", "level auto"), tmp_path)
+    assert isinstance(answer["findings"], list)
+    assert next(f for f in answer["findings"] if f["kind"] == "daemon-decided")["facts"]["level"] == "auto"
+
+
 def test_a_fan_its_driver_raises_the_alarm_for_is_said_and_no_fault_is_never_claimed() -> None:
     """`sensors` prints ALARM beside a fan whose fanN_alarm is set (hwmon sysfs ABI: a speed under fanN_min): 432
     RPM under a 1,500 RPM minimum is the driver's alarm, a cause, and "no fault" is not said beside it (fails when

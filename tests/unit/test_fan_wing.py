@@ -325,3 +325,9 @@ def test_golden_sentences_of_a_daemons_levels() -> None:
     combined = Curve("fan2go", "it8620", "pwm4", "coretemp temp1, it8620 temp3", (), combined="average")
     _, sentence, _ = explained(Machine(curves=(combined,)))  # fan2go's function curve: no one temperature's duty
     assert sentence == "fan2go drives it8620 pwm4 by the average of its curves over coretemp temp1, it8620 temp3."
+    steps, _ = decisions("thinkfan: Temperatures(bias): 67(0) -> Fans: level 5\n"
+                         "thinkfan: Temperatures(bias): 81(0) -> Fans: level disengaged\n")
+    _, sentence, _ = explained(Machine(decisions=steps))
+    assert sentence == ("thinkfan last logged setting the fan to level disengaged (unregulated: as fast as the fan "
+                        "goes), for a reading of 81 °C (before it, level 5 at 67 °C): the level holds until its next "
+                        "decision.")

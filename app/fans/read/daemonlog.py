@@ -23,10 +23,12 @@ def decisions(text: str) -> tuple[tuple[Decision, ...], tuple[Level, ...]]:
     found: list[Decision] = []
     for n, step in enumerate(_STEP.finditer(text)):
         pairs = [(float(t), float(b)) for t, b in _PAIR.findall(step.group(1))]
-        if not pairs or not step.group(2).isdigit():
+        if not pairs:
             continue
         celsius, bias = max(pairs, key=lambda p: p[0] + p[1])  # thinkfan follows its hottest biased reading
-        found.append(Decision("thinkfan", celsius, bias, int(step.group(2)), n, pairs[0][0]))
+        level = step.group(2).lower()
+        found.append(Decision("thinkfan", celsius, bias, int(level) if level.isdigit() else None, n, pairs[0][0],
+                              named="" if level.isdigit() else level))
     levels = tuple(Level(int(m.group(1)), float(m.group(2)), float(m.group(3))) for m in _LEVEL.finditer(text))
     return tuple(found), levels
 
