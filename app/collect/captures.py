@@ -24,7 +24,7 @@ from ..core.model import GpuSample
 from ..fans.facts import Curve
 from ..fans.read.chipheader import twins
 from ..fans.values import fahrenheit_to_celsius
-from . import bmc, control_captures, liquidctl, nvidia_captures, thinkfan
+from . import bmc, control_captures, fancontrol, liquidctl, nvidia_captures, thinkfan
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 from .pasted import as_printed
 
@@ -261,6 +261,10 @@ def _plain_line(line: str, chips: Chips, chip: str, counts: dict[str, int]) -> b
 
 def _config(text: str, etc: Path) -> str | None:
     """A fan daemon's configuration, put where the daemon keeps it."""
+    listed = fancontrol.printed(text)
+    if listed is not None:
+        (etc / "fancontrol").write_text(listed)
+        return "fancontrol's listing of its settings as it started"
     if re.search(r"^\s*(FCTEMPS|FCFANS|MINTEMP|MAXTEMP)\s*=", text, re.MULTILINE):
         (etc / "fancontrol").write_text(text)
         return "fancontrol configuration"

@@ -6,9 +6,14 @@ MAXTEMP, MINSTART, MINSTOP, MINPWM, MAXPWM), and MINPWM/MAXPWM may also be one b
 ``hwmonN`` numbers change between boots: DEVNAME names each one's chip, so a declaration is matched to the chip,
 not to the number. fancontrol's curve: below MINTEMP the output is MINPWM (0 lets the fan stop), from MINTEMP to
 MAXTEMP it rises from MINSTOP to MAXPWM, above MAXTEMP it is MAXPWM (0-255 values; percentages here).
+
+fancontrol prints what it loaded as it starts (``Settings for hwmon2/pwm2:``, then ``Depends on``, ``Controls`` and
+one ``KEY=value`` line each, as its LoadConfig echoes them): ``printed`` turns that listing back into the file.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..core.record import record
 from ..core.vocabulary import pwm_percent
@@ -62,6 +67,36 @@ def _number(raw: str | None) -> float | None:
 def _percent(raw: str | None) -> float | None:
     number = _number(raw)
     return pwm_percent(number) if number is not None else None
+
+
+_PRINTED = re.compile(r"^\s*Settings for (\S+?):\s*$")
+# the journal's or syslog's prefix of each line: "Dec 01 10:12:03 host fancontrol[812]:"
+_LOGGED = re.compile(r"^.*?\bfancontrol\[\d+\]:")
+_PRINTED_KEYS = {"Depends on": "FCTEMPS", "Controls": "FCFANS"}
+
+
+def printed(text: str) -> str | None:
+    """The configuration fancontrol printed as it started (on a terminal, or in its service's journal), as the file
+    it came from; None where ``text`` holds no such listing."""
+    values: dict[str, list[str]] = {}
+    output = None
+    for line in (_LOGGED.sub("", raw, count=1) for raw in text.splitlines()):
+        start = _PRINTED.match(line)
+        if start:
+            output = start.group(1)
+            continue
+        item = line.strip()
+        if not item:
+            output = None  # the listing of one output ends at a blank line
+        if output is None:
+            continue
+        label = next((k for k in _PRINTED_KEYS if item.startswith(k + " ")), None)
+        key, value = (_PRINTED_KEYS[label], item[len(label):].strip()) if label else item.partition("=")[::2]
+        if key in KEYS and value:
+            values.setdefault(key, []).extend(f"{output}={v}" for v in value.split("+"))
+    if "FCTEMPS" not in values:
+        return None
+    return "".join(f"{key}={' '.join(items)}\n" for key, items in values.items())
 
 
 def parse(text: str) -> tuple[Declared, ...]:

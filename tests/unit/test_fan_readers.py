@@ -330,6 +330,23 @@ def test_a_daemons_named_level_is_its_last_decision(tmp_path: Path) -> None:
     assert next(f for f in answer["findings"] if f["kind"] == "daemon-decided")["facts"]["level"] == "auto"
 
 
+def test_fancontrols_start_up_listing_is_the_curve_it_imposes(tmp_path: Path) -> None:
+    """`sudo fancontrol` prints the settings it loaded before it starts (lm-sensors' fancontrol, LoadConfig): read
+    as the curve it imposes on that output (fails when the listing is taken for a configuration with no output)."""
+    text = ("Loading configuration from /etc/fancontrol ...\n\nCommon settings:\n  INTERVAL=10\n\n"
+            "Settings for hwmon2/pwm2:\n  Depends on hwmon1/temp1_input\n  Controls hwmon2/fan2_input\n"
+            "  MINTEMP=40\n  MAXTEMP=70\n  MINSTART=150\n  MINSTOP=100\n  MINPWM=0\n  MAXPWM=255\n"
+            "  FCSQUARE=0\n\nEnabling PWM on fans...\nStarting automatic fan control...\n")
+    code, answer = explain(text, tmp_path)
+    assert code == 0, answer
+    findings = answer["findings"]
+    assert isinstance(findings, list)
+    curve = next(f for f in findings if f["kind"] == "daemon-curve")
+    facts = curve["facts"]
+    assert (facts["daemon"], facts["output"], facts["t0"], facts["t1"], facts["p1"]) == \
+        ("fancontrol", "hwmon2 pwm2", 40.0, 70.0, 100.0), curve
+
+
 def test_a_fan_its_driver_raises_the_alarm_for_is_said_and_no_fault_is_never_claimed() -> None:
     """`sensors` prints ALARM beside a fan whose fanN_alarm is set (hwmon sysfs ABI: a speed under fanN_min): 432
     RPM under a 1,500 RPM minimum is the driver's alarm, a cause, and "no fault" is not said beside it (fails when

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.collect.fancontrol import parse
+import pytest
+
+from app.collect.fancontrol import parse, printed
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fancontrol"
 
@@ -52,3 +54,48 @@ def test_a_setting_that_is_not_a_number_leaves_that_point_out() -> None:
     text = config("nct6799-amdgpu-k10temp").replace("hwmon4/pwm5=90", "hwmon4/pwm5=90<br")
     cpu, case = parse(text)
     assert "90<br" in text and cpu.curve == ((50.0, 9.4),) and case.curve == ((40.0, 9.4), (80.0, 75.3))
+
+
+def listing(text: str, journal: bool = False) -> str:
+    """What fancontrol prints as it starts with the file ``text`` (lm-sensors' prog/pwm/fancontrol, LoadConfig: each
+    output's "Settings for", "Depends on", "Controls" and its settings, MINPWM 0 and MAXPWM 255 where unset), as a
+    terminal shows it or as its service's journal does."""
+    values = dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+
+    def setting(key: str, output: str, default: str = "") -> str:
+        value = values.get(key, "").strip()
+        if value and "=" not in value:
+            return value  # one bare number for every output
+        pairs = [item.split("=", 1) for item in value.split()]
+        return "+".join(v for k, v in pairs if k == output) or default
+
+    lines = ["Loading configuration from /etc/fancontrol ...", "", "Common settings:", "  INTERVAL=10"]
+    for item in values["FCTEMPS"].split():
+        output, source = item.split("=", 1)
+        lines += ["", f"Settings for {output}:", f"  Depends on {source}", f"  Controls {setting('FCFANS', output)}"]
+        lines += [f"  {key}={setting(key, output, default)}" for key, default in (
+            ("MINTEMP", ""), ("MAXTEMP", ""), ("MINSTART", ""), ("MINSTOP", ""), ("MINPWM", "0"), ("MAXPWM", "255"))]
+        lines.append("  FCSQUARE=0")
+    lines += ["", "Enabling PWM on fans...", "Starting automatic fan control..."]
+    prefix = "Dec 01 10:12:03 box fancontrol[812]: " if journal else ""
+    return "\n".join(prefix + line for line in lines) + "\n"
+
+
+@pytest.mark.parametrize("journal", [False, True])
+@pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.txt")))
+def test_the_listing_fancontrol_prints_as_it_starts_declares_what_its_file_does(name: str, journal: bool) -> None:
+    """Each output, what it follows, the fans it drives and its curve, read from fancontrol's own listing as from
+    the file (the chip is the file's hwmonN: DEVNAME is not in the listing); fails when a key of the listing is not
+    read, or an output's settings are taken from another's."""
+    text = config(name)
+    if "FCTEMPS" not in text:
+        assert printed(text) is None
+        return
+    from_file = [(d.pwm, d.source, d.fans, d.curve, d.floor_percent) for d in parse(text)]
+    shown = printed(listing(text, journal))
+    assert shown is not None
+    assert [(d.pwm, d.source, d.fans, d.curve, d.floor_percent) for d in parse(shown)] == from_file
+
+
+def test_a_file_is_not_a_listing() -> None:
+    assert all(printed(config(p.stem)) is None for p in FIXTURES.glob("*.txt"))
