@@ -48,7 +48,7 @@ NO_PROCESSES = "Processes are not read from a capture: what heats the sources is
 # Formats whose named reader knows what each field means (a card's target beside its speed, a level beside its
 # RPM; a daemon's JSON configuration, whose curve points are no readings): their files are not read again by the
 # general reader, whose facts would count those fields as fans.
-NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "cat of hwmon files", "/proc/acpi/ibm/fan",
+NAMED_ONLY = ("amdgpu-ls", "nvidia-smi", "nvidia-settings", "/proc/acpi/ibm/fan",
               "fw-fanctrl configuration")
 NOT_READ = "not a capture FanWhy reads: no fan, pump, speed or temperature reading was found in it"
 

@@ -62,7 +62,7 @@ _ATTRIBUTE = re.compile(r"(?:device/)?[A-Za-z0-9_][\w-]{0,99}")
 # one chip)
 _PROMPT = r"^(?:\S*\s?[$#❯>]\s*)?"  # a shell's prompt: "$ ", "root@host:~# ", "pi@raspberrypi:~ $ "
 _CAT = re.compile(_PROMPT + r"(?:sudo\s+)?cat\s+/sys/(?:class/hwmon/|devices/\S*?/([\w.:-]+)/hwmon/|class/drm/"
-                  r"(card\d+)/device/hwmon/)(hwmon[\d*]+)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
+                  r"(card\d+)/device/hwmon/)(hwmon[\d*]+|\*)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
 _ECHO_HEADER = re.compile(_PROMPT + r"echo\s+[\"']?=== (\w+) ===")
 _COMMAND = re.compile(_PROMPT + r"(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors|vcgencmd)\b")
 

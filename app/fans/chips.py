@@ -177,6 +177,8 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     # off reads 0, and the discrete GPU's temperature reads 0 while it sleeps)
     "acer": EC, "legion_hwmon": EC,
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": PWM_FAN, "pwm_fan": PWM_FAN,
+    # the Raspberry Pi 5's pwm-fan, named by its device-tree node (bcm2712-rpi-5-b.dts: cooling_fan, "pwm-fan")
+    "cooling_fan": PWM_FAN,
     "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
     "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,

@@ -52,6 +52,22 @@ def test_a_raspberry_pis_session_reads_its_fan_and_its_socs_temperature(tmp_path
     assert [(t.celsius, t.role) for t in alone.temperatures] == [(45.3, "cpu")]
 
 
+PI_CAT = ("$ cat /sys/class/thermal/thermal_zone0/temp\n{milli}\n"
+          "$ cat /sys/devices/platform/cooling_fan/hwmon/*/fan1_input\n0\n"
+          "$ cat /sys/devices/platform/cooling_fan/hwmon/*/pwm1\n0\n")
+
+
+def test_a_thermal_zones_file_catted_beside_a_fans_is_read(tmp_path: Path) -> None:
+    """The same session as people paste it without vcgencmd: the zone's ``temp`` in millidegrees (the kernel's
+    thermal sysfs-api.rst) under its ``cat``, and the fan's hwmon folder globbed whole (``hwmon/*/``). Both are
+    read: the zone at 81.3 °C beside the fan at 0 RPM is not cooled (fails when the zone's file is left out: the
+    temperature is lost, or when the whole-folder glob is: the capture is refused)."""
+    code, answer = explain(PI_CAT.format(milli=81300), tmp_path)
+    assert code == 0, answer
+    assert kinds(answer)[0] == "hot-not-cooled" and findings_of(answer)[0]["facts"]["source_c"] == 81.3, answer
+    assert findings_of(answer)[0]["subjects"] == ["cooling_fan/fan1", "thermal_zone0/thermal_zone0"]
+
+
 DMON = ("# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
         "# Idx      W      C      C      %      %      %      %    MHz    MHz\n"
         "    0    312     84      -     99     45      0      0  10501   1920\n"

@@ -81,7 +81,7 @@ def read(text: str) -> list[Reading]:
     """Every labelled reading in ``text`` (an empty list when there is none)."""
     walk = _Walk()
     walk.twins = twins(text)
-    for pasted in in_folder(text).splitlines():
+    for pasted in in_folder(thermal.catted(text)).splitlines():
         for line in _uncollapsed(pasted):
             _line(walk, line.rstrip())
     if walk.hwmon_names or walk.labels:  # grep -r . /sys/class/hwmon/hwmonN/: the chip is its name file

@@ -2,7 +2,8 @@
 type, temperature, mode and trip points, each cooling device's type and state (kernel
 Documentation/driver-api/thermal/sysfs-api.rst). A zone's temperature is a reading; a cooling device whose type
 names a fan is a fan whose duty is its state (``cur_state`` of ``max_state``), with the zone whose active trip
-turns it on: the one zone with active trips (a listing does not show which cooling map binds which device)."""
+turns it on: the one zone with active trips (a listing does not show which cooling map binds which device). A shell
+session of ``cat /sys/class/thermal/thermal_zone0/temp`` with the value under it is that listing's line."""
 
 from __future__ import annotations
 
@@ -13,6 +14,32 @@ from ..facts import Reading
 _FOLDER = re.compile(r"(?:^|/)(thermal_zone\d+|cooling_device\d+)$")
 _NUMBER = re.compile(r"-?\d+")
 _FAN_TYPE = re.compile(r"fan|cooling.?fan|emc23\d\d", re.IGNORECASE)  # "Fan" (ACPI), pwm-fan, gpio-fan, emc2305
+
+
+# "$ cat /sys/class/thermal/thermal_zone0/temp" (a prompt before it, or none); a glob is left out: which zone each of
+# its lines is cannot be told (the shell sorts thermal_zone10 before thermal_zone2)
+_CAT = re.compile(r"^(?:\S*\s?[$#❯>]\s*)?(?:sudo\s+)?cat\s+(/sys/(?:class|devices/virtual)/thermal/"
+                  r"(?:thermal_zone|cooling_device)\d+/\w+)\s*$")
+
+
+def catted(text: str) -> str:
+    """``text`` with each ``cat`` of one thermal zone's or cooling device's file and the line under it written as
+    the listing's ``path:value``; ``text`` itself where it has none."""
+    lines = text.splitlines()
+    if not any(_CAT.match(line.strip()) for line in lines):
+        return text
+    out: list[str] = []
+    n = 0
+    while n < len(lines):
+        command = _CAT.match(lines[n].strip())
+        after = lines[n + 1].strip() if n + 1 < len(lines) else ""
+        if command and after and not re.match(r"^(?:\S*\s?[$#❯>]\s|(?:sudo\s+)?cat\s)", after):
+            out.append(f"{command.group(1)}:{after}")  # the command and the value it printed, as one line
+            n += 2
+            continue
+        out.append(lines[n])
+        n += 1
+    return "\n".join(out)
 
 
 class Zones:
