@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from app.cli.replay import run
+from app.fans import read
+from app.fans.adapt import machine
 from app.fans.read.bmcsettings import FAN_MODE, settings
 from tests.unit.test_fan_readers import explain, findings_of
 
@@ -164,3 +166,22 @@ def test_a_bmc_fan_failing_in_some_readings_of_a_loop_is_the_quiet_fan_cycle(tmp
     assert (lead["kind"], lead["confidence"]) == ("bmc-failing-at-times", "possible") and "quiet" not in lead["facts"]
     _, answer = explain(loop(LOOP[2:3]), tmp_path)
     assert "bmc-failing-at-times" not in {f["kind"] for f in findings_of(answer)}
+
+
+DELL_ELIST = ("Fan1 RPM         | 30h | ok  |  7.1 | 3600 RPM\nFan2 RPM         | 31h | ok  |  7.1 | 3480 RPM\n"
+              "Inlet Temp       | 04h | ok  |  7.1 | 24 degrees C\n"
+              "Temp             | 0Eh | ok  |  3.1 | {cpu1} degrees C\n"
+              "Temp             | 0Fh | ok  |  3.2 | {cpu2} degrees C\n")
+
+
+def test_sensors_named_alike_on_two_entities_are_two_sensors() -> None:
+    """ipmitool(1) sdr elist prints each sensor's entity (ID.instance); a Dell BMC names each processor's
+    temperature "Temp" (entity 3, the processor: IPMI v2.0's Entity ID Codes, ipmitool's entity_id_vals). The two
+    are two temperatures, each the CPU's, the hotter the hottest (fails when one is read as a later reading of the
+    other: the first socket's 45 °C was lost)."""
+    found = machine(read.read(DELL_ELIST.format(cpu1=45, cpu2=43))[0])
+    temps = {t.label: (t.celsius, t.role) for t in found.temperatures}
+    assert temps["Temp (processor 1)"] == (45.0, "cpu") and temps["Temp (processor 2)"] == (43.0, "cpu"), temps
+    assert temps["Inlet Temp"] == (24.0, "inlet")
+    alone = machine(read.read(DELL_ELIST.format(cpu1=45, cpu2=43).replace("Temp             | 0Fh", "Tmp2 | 0Fh"))[0])
+    assert {t.label for t in alone.temperatures} == {"Inlet Temp", "Temp", "Tmp2"}  # a name alone keeps its name

@@ -6,6 +6,7 @@ readings: their chip is "bmc"."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ..facts import Reading
 from ..values import parse, word
@@ -33,7 +34,7 @@ def read(text: str) -> list[Reading]:
         reading = _row(cells, header)
         if reading is not None:
             found.append(reading)
-    return found
+    return _apart(found)
 
 
 def _comma_rows(text: str) -> list[list[str]]:
@@ -93,8 +94,34 @@ def _row(cells: list[str], header: list[str] | None) -> Reading | None:
     if len(cells) == 3 and _IPMI_STATUS.fullmatch(cells[2].lower()):  # sdr: name | reading unit | status
         return _reading(cells[0], cells[1], cells[2], {})
     if len(cells) == 5 and re.fullmatch(r"[0-9a-f]{1,2}h", cells[1].lower()) and re.fullmatch(r"\d+\.\d+", cells[3]):
-        return _reading(cells[0], cells[4], cells[2], {})  # sdr elist: name | id | status | entity | reading unit
+        found = _reading(cells[0], cells[4], cells[2], {})  # sdr elist: name | id | status | entity | reading unit
+        return replace(found, extra={**found.extra, "entity": cells[3]}) if found is not None else None
     return None
+
+
+# The entities a BMC's sensors are on, by their Entity ID (IPMI v2.0, Entity ID Codes; ipmitool's entity_id_vals),
+# as ``sdr elist`` prints them ("3.1": the first processor): those that tell sensors of one name apart
+ENTITIES = {3: "processor", 4: "disk or disk bay", 7: "system board", 8: "memory module", 10: "power supply",
+            11: "add-in card", 26: "disk drive bay", 29: "fan device", 30: "cooling unit", 32: "memory device",
+            55: "air inlet", 64: "air inlet", 65: "processor", 66: "baseboard"}
+
+
+def _apart(found: list[Reading]) -> list[Reading]:
+    """Sensors one listing names alike on different entities (a Dell BMC's "Temp" on each processor), each named
+    with its entity ("Temp (processor 2)"), so that one is not read as a later reading of the other."""
+    entities: dict[str, set[str]] = {}
+    for r in found:
+        if "entity" in r.extra:
+            entities.setdefault(r.label, set()).add(str(r.extra["entity"]))
+    out = []
+    for r in found:
+        entity = str(r.extra.get("entity", ""))
+        if len(entities.get(r.label, ())) > 1:
+            code, _, instance = entity.partition(".")
+            words = ENTITIES.get(int(code))
+            r = replace(r, label=f"{r.label} ({words} {instance})" if words else f"{r.label} (entity {entity})")
+        out.append(r)
+    return out
 
 
 _IPMI_STATUS = re.compile(r"ok|ns|na|nc|cr|nr|lnr|lcr|lnc|unc|ucr|unr|0x[0-9a-f]+|")
