@@ -5,7 +5,17 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..core.finding import Finding
-from . import rules, rules_bmc, rules_daemon, rules_ec, rules_gpu, rules_read, rules_settings, rules_state  # noqa: F401  # each registers its rules with app.fans.rules on import
+from . import (  # noqa: F401  # each registers its rules with app.fans.rules on import
+    rules,
+    rules_bmc,
+    rules_daemon,
+    rules_ec,
+    rules_floor,
+    rules_gpu,
+    rules_read,
+    rules_settings,
+    rules_state,
+)
 from .facts import Machine
 from .words import answer
 

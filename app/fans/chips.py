@@ -50,6 +50,7 @@ class Chip:
     reads_back_duty: bool = False  # the duty it lists is read back from the controller, beside the one it asks
     stall_reads_zero: bool = False  # it reports a stalled fan as 0 RPM with no fault, as it reports a fan at rest
     relative_labels: tuple[str, ...] = ()  # its readings under these labels are on an arbitrary scale, not in °C
+    min_is_floor: bool = False  # its fanN_min is the lowest speed its controller runs the fan at, not an alarm limit
     source: str = ""
 
 
@@ -66,6 +67,11 @@ SUPERIO = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
 # is a cautious bound (docs/FAN-RULES.md, Thresholds), and the words say "probably" or name both causes.
 EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,
           source=f"{_ABI}; Documentation/admin-guide/laptops/thinkpad-acpi.rst; Documentation/hwmon/dell-smm-hwmon.rst")
+# A Mac's SMC: its fanN_min is the SMC's own minimum speed for the fan (the F<n>Mn key), which its automatic
+# control keeps the fan at or above; hwmon's ABI makes fanN_min an alarm limit elsewhere
+APPLESMC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, min_is_floor=True,
+                source="drivers/hwmon/applesmc.c (fanN_min: the SMC key F<n>Mn, the fan's minimum speed; fanN_manual "
+                "0: the SMC's own control); smcFanControl's smc -f (Min speed)")
 WMI = Chip("wmi", "bios", "empty", unconnected_from_c=108.0, source="Documentation/hwmon/asus_wmi_sensors.rst, "
            "asus_ec_sensors.rst, gigabyte_wmi.rst (a board's firmware reading its own sensors)")
 # amdgpu: zero-RPM stops the fan below fan_zero_rpm_stop_temperature, whose range on RDNA3 cards tops out near
@@ -168,7 +174,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "i915": GPU_SENSOR, "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL,
     "i8k": DELL,
     "system76_acpi": EC, "system76": EC, "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC, "asus": EC,
-    "asus_nb_wmi": EC, "hp": EC, "msi_ec": MSI_EC, "applesmc": EC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
+    "asus_nb_wmi": EC, "hp": EC, "msi_ec": MSI_EC, "applesmc": APPLESMC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
     "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,

@@ -229,24 +229,6 @@ def turns_at_zero(machine: Machine) -> Iterator[Hit]:
                 {"mode": "pwm" if fan.pwm_mode else "dc"} if fan.pwm_mode is not None else {})})
 
 
-@rule("a firmware floor", 52, "Documentation/gpu/amdgpu/thermal.rst (fan_curve: OD_RANGE, the duty a point may ask "
-      "for); NVAPI NV_GPU_CLIENT_FAN_COOLERS_STATUS (currentMinLevel); nvidia-settings(1) GPUTargetFanSpeed range")
-def firmware_floor(machine: Machine) -> Iterator[Hit]:
-    for fan in machine.fans:
-        if not fan.floor_percent or not there(fan):
-            continue
-        facts: dict[str, float | str] = {"floor": fan.floor_percent, "controller": fan.controller}
-        if fan.target_percent is not None and fan.target_percent < fan.floor_percent - 0.5 and \
-                fan.controller == "manual":  # asked by hand for less than the driver accepts under manual control
-            facts.update(held="asked-below", target=fan.target_percent)
-        elif fan.duty_percent is not None:
-            facts["duty"] = fan.duty_percent
-            facts["held"] = "below" if fan.duty_percent < fan.floor_percent - 1 else \
-                "floor" if fan.duty_percent <= fan.floor_percent + 1 else "above"
-        if facts.get("held") != "above":
-            yield Hit("firmware-floor", (fan.key,), "known", facts)
-
-
 @rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; liquidctl's "
       "corsair-hxi-rmi-psu-guide (a supply's own fan control); "
       "Documentation/hwmon/dell-smm-hwmon.rst (the EC stops its fans while cool); Chrome EC include/ec_commands.h "

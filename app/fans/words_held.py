@@ -67,6 +67,13 @@ def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "floor_rpm" in f:
+        if len(s) > 1:
+            return (f"The {n.some(s)} run at the minimum speeds their controller keeps them at (the first at "
+                    f"{_num(f['rpm'])} RPM, its floor {_num(f['floor_rpm'])} RPM): they idle at their floor, and "
+                    "nothing is making them spin faster.")
+        return (f"The {n(s[0])} runs at {_num(f['rpm'])} RPM, the minimum speed its controller keeps it at "
+                f"({_num(f['floor_rpm'])} RPM): it idles at its floor, and nothing is making it spin faster.")
     floor = _num(f["floor"])
     if f.get("held") == "floor" and f.get("controller") in ("firmware", "bios", "ec", "bmc"):
         return (f"The {n(s[0])} is at {_num(f['duty'])} %, the lowest duty its controller runs it at ({floor} %): it "

@@ -34,7 +34,11 @@ def test_smc_fans_carry_their_range_target_and_mode() -> None:
     assert (fan.chip, fan.rpm, fan.min_rpm, fan.max_rpm, fan.target_rpm, fan.pwm_enable) == \
         ("applesmc", 1690.0, 1700.0, 4400.0, 1700.0, 2)
     found, _, _ = explained(machine)
-    assert found[0].kind == "turning" and found[0].facts["controller"] == "ec"
+    # the SMC asks its own minimum (Target speed = Minimum speed, in auto): the fan idles at its floor
+    assert (found[0].kind, found[0].facts["floor_rpm"], found[0].facts["controller"]) == ("firmware-floor", 1700, "ec")
+    assert any(f.kind == "turning" and f.facts["controller"] == "ec" for f in found)
+    raised = adapt.machine(read(SMC.replace("Actual speed : 1690", "Actual speed : 2600"))[0])
+    assert "firmware-floor" not in {f.kind for f in explained(raised)[0]}  # above its floor: the SMC raised it
 
 
 def test_osx_cpu_temps_zero_is_never_said_as_a_known_rest() -> None:
@@ -47,3 +51,21 @@ def test_osx_cpu_temps_zero_is_never_said_as_a_known_rest() -> None:
     found, _, _ = explained(machine)
     assert not any(f.kind in ("at-rest", "no-fault") and f.confidence == "known" for f in found)
     assert found[0].kind != "turning"
+
+
+SENSORS = ("applesmc-isa-0300\nAdapter: ISA adapter\nLeft side  : {left} RPM  (min = 2000 RPM, max = 6200 RPM)\n"
+           "Right side : 1999 RPM  (min = 2000 RPM, max = 6200 RPM)\nTC0P:         +56.5°C  \n")
+
+
+def test_a_macs_fans_at_the_smcs_minimum_idle_at_their_floor() -> None:
+    """applesmc's fanN_min is the SMC's minimum speed (the F<n>Mn key), not an alarm limit as hwmon's ABI has it
+    elsewhere: two fans at it idle there, nothing making them faster; one raised past it is not at its floor."""
+    found, sentence, _ = explained(adapt.machine(read(SENSORS.format(left=2001))[0]))
+    assert found[0].kind == "firmware-floor" and found[0].subjects == ("applesmc/Left side", "applesmc/Right side")
+    assert sentence.startswith("The Left side (applesmc) and Right side (applesmc) run at the minimum speeds their "
+                               "controller keeps them at (the first at 2,001 RPM, its floor 2,000 RPM): they idle at "
+                               "their floor, and nothing is making them spin faster.")
+    found, _, _ = explained(adapt.machine(read(SENSORS.format(left=3400))[0]))
+    assert [f.subjects for f in found if f.kind == "firmware-floor"] == [("applesmc/Right side",)]
+    nct = adapt.machine(read(SENSORS.format(left=2001).replace("applesmc-isa-0300", "nct6775-isa-0290"))[0])
+    assert "firmware-floor" not in {f.kind for f in explained(nct)[0]}  # a Super-I/O's fanN_min is an alarm limit
