@@ -321,13 +321,10 @@ def test_a_daemons_named_level_is_its_last_decision(tmp_path: Path) -> None:
            "thinkfan[812]: Temperatures(bias): 81(0), 62(0) -> Fans: level full-speed\n")
     code, answer = explain(log, tmp_path)
     assert code == 0, answer
-    findings = answer["findings"]
-    assert isinstance(findings, list)
-    decided = next(f for f in findings if f["kind"] == "daemon-decided")["facts"]
+    decided = next(f for f in findings_of(answer) if f["kind"] == "daemon-decided")["facts"]
     assert (decided["level"], decided["celsius"], decided["before_level"]) == ("full-speed", 81, 5)
     code, answer = explain(log.replace("level full-speed", "level auto"), tmp_path)
-    assert isinstance(answer["findings"], list)
-    assert next(f for f in answer["findings"] if f["kind"] == "daemon-decided")["facts"]["level"] == "auto"
+    assert next(f for f in findings_of(answer) if f["kind"] == "daemon-decided")["facts"]["level"] == "auto"
 
 
 def test_fancontrols_start_up_listing_is_the_curve_it_imposes(tmp_path: Path) -> None:
@@ -339,9 +336,7 @@ def test_fancontrols_start_up_listing_is_the_curve_it_imposes(tmp_path: Path) ->
             "  FCSQUARE=0\n\nEnabling PWM on fans...\nStarting automatic fan control...\n")
     code, answer = explain(text, tmp_path)
     assert code == 0, answer
-    findings = answer["findings"]
-    assert isinstance(findings, list)
-    curve = next(f for f in findings if f["kind"] == "daemon-curve")
+    curve = next(f for f in findings_of(answer) if f["kind"] == "daemon-curve")
     facts = curve["facts"]
     assert (facts["daemon"], facts["output"], facts["t0"], facts["t1"], facts["p1"]) == \
         ("fancontrol", "hwmon2 pwm2", 40.0, 70.0, 100.0), curve
