@@ -22,7 +22,7 @@ LiquidctlRun = Callable[[], str]
 # a status row under its device: "├── Fan speed   1190  rpm", the tree's glyphs drawn as "|--" or "`--" by a console
 # without them, or as "???" where an encoding without them replaced each with "?"
 _TREE = re.compile(r"^\s*(?:[├└]|[|`+]-|\?{2,3}\s)")
-_ROW = re.compile(r"^[├└│─|`+?\s-]*([A-Za-z][\w .+/-]*?)(?:\s{2,}|\t\s*)(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
+_ROW = re.compile(r"^[├└│─|`+?\s-]*([A-Za-z][\w .+/-]*?)\s+(-?\d+(?:\.\d+)?)\s*(rpm|%|°C|C)?\s*$")
 _CHANNEL = re.compile(r"^(fan|pump)\s*(\d*)\s*(speed|duty)\s*(\d*)$", re.IGNORECASE)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -101,6 +102,28 @@ def test_double_spaced_and_tab_separated_pastes_are_read() -> None:
     assert parse(tree) == [("Corsair Hydro H100i Pro XT", [("Liquid temperature", 31.5, "°C"),
                                                           ("Fan 1 speed", 1192.0, "rpm")])]
 
+
+
+def collapsed(text: str) -> str:
+    """A paste as a page shows it that collapses white space (HTML outside <pre>): every run of spaces and tabs one
+    space, and no line indented."""
+    return "".join(re.sub(r"[ \t]+", " ", line).strip() + "\n" for line in text.splitlines())
+
+
+# The formats whose meaning lies in their spaces, which no reader can take back once a page collapsed them: YAML's
+# structure is its indentation (thinkfan.conf(5)), and a space-aligned table's columns are its spaces (rocm-smi)
+SPACE_BOUND = {"laptops-02": "thinkfan's YAML configuration", "more-amdgpu-05": "rocm-smi's space-aligned table"}
+
+
+def test_a_capture_whose_white_space_a_page_collapsed_is_read_as_the_bare_one(tmp_path: Path) -> None:
+    """`sensors -u`'s subfeatures lose their indent and liquidctl's rows the run of spaces before their value: both
+    are read as before (before, the subfeatures under a label were read as labels of their own, and every liquidctl
+    cooler was "no fan read"). The blocks whose format is its spaces are named, and only they may change."""
+    changed = {block.key for block in every_block()
+               if findings(block.capture, tmp_path) != findings(collapsed(block.capture), tmp_path)}
+    assert changed == set(SPACE_BOUND), changed
+    assert parse("Corsair Hydro H100i Pro XT\n├── Liquid temperature 31.5 °C\n├── Fan 1 speed 1192 rpm\n") == [
+        ("Corsair Hydro H100i Pro XT", [("Liquid temperature", 31.5, "°C"), ("Fan 1 speed", 1192.0, "rpm")])]
 
 
 def test_liquidctl_tree_glyphs_a_console_could_not_draw() -> None:

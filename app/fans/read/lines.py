@@ -30,7 +30,7 @@ _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 # a section's own words for readings that do not name their kind ("FAN:" then "  SPEED: 25 %", as amd-smi prints)
 _GENERIC = re.compile(r"^(speed|rpm|usage|current|value|reading|level|duty|edge|hotspot|junction|mem|max|min)$",
                       re.IGNORECASE)
-_SUBFEATURE = re.compile(rf"^\s+((?:fan|temp|pwm)\d+(?:_[a-z_]+)?):\s+({NUMBER})\s*$")
+_SUBFEATURE = re.compile(rf"^(\s*)((?:fan|temp|pwm)\d+(?:_[a-z_]+)?):\s+({NUMBER})\s*$")
 _AMD_SMI_CARD = re.compile(r"^GPU:\s*(\d+)\s*$")
 _FEATURE = re.compile(r"^([^:]{1,60}):\s*$")
 _THERMAL = re.compile(r"^temperatures:\s+((?:-?\d+\s*)+)$")
@@ -331,9 +331,9 @@ def _gpu_od(walk: _Walk, folder: str, name: str, value: str) -> None:
 
 def _subfeature(walk: _Walk, line: str) -> bool:
     match = _SUBFEATURE.match(line)
-    if not match:
-        return False
-    attr, value = match.groups()
+    if not match or not (match.group(1) or walk.feature):  # indented, or under a feature's label where a page
+        return False  # that collapses white space (HTML without <pre>) took the indent away
+    _, attr, value = match.groups()
     unit = " C" if re.fullmatch(r"temp\d+_(input|max|crit|min)", attr) else \
         " RPM" if re.fullmatch(r"fan\d+_(input|min|max|target)", attr) else ""  # sensors -u prints no units
     walk.add(walk.feature or attr, value + unit, attr=attr)
