@@ -93,16 +93,34 @@ def _resolved_message(rule: str, gpu_index: int | None, value: float | None) -> 
     }.get(rule, f"GPU {gpu_index}: {rule} resolved")
 
 
-def _causes(snap: Snapshot) -> dict[str, str]:
-    """The verdict's leading cause for each GPU and each fan, as its sentence."""
-    found: dict[str, str] = {}
+# The causes that answer each rule's question, in the order they are looked for: what keeps a GPU busy answers its
+# utilization, memory and power (a card throttled for heat is still busy because of its process); heat answers its
+# temperature and its throttling. A rule with none of its kinds among the causes takes the verdict's leading one.
+RULE_WHY: dict[str, tuple[str, ...]] = {
+    "gpu_utilization": ("gpu_load",), "memory": ("gpu_load",), "power": ("gpu_load", "power_cap"),
+    "temperature": ("thermal_throttle", "gpu_load"), "throttling": ("thermal_throttle", "power_cap", "gpu_load")}
+
+
+def _causes(snap: Snapshot) -> dict[str, list[tuple[str, str]]]:
+    """The verdict's causes (kind, sentence) for each GPU and each fan, the leading one first."""
+    found: dict[str, list[tuple[str, str]]] = {}
     for cause in (snap.verdict.causes if snap.verdict else ()):
         fan = cause.numbers.get("fan") if cause.kind in ("fan", "fan_fault") else None
         if isinstance(fan, str):
-            found.setdefault(f"fan:{fan}", cause.summary)
+            found.setdefault(f"fan:{fan}", []).append((cause.kind, cause.summary))
         elif cause.gpu_index is not None and cause.kind not in ("memory_holder", "fan", "fan_fault"):
-            found.setdefault(f"gpu:{cause.gpu_index}", cause.summary)
+            found.setdefault(f"gpu:{cause.gpu_index}", []).append((cause.kind, cause.summary))
     return found
+
+
+def _why(causes: dict[str, list[tuple[str, str]]], key: str, rule: str | None = None) -> str | None:
+    """The sentence of the cause that answers ``rule`` for ``key`` (a GPU, a fan), else of its leading cause."""
+    found = causes.get(key, [])
+    for kind in RULE_WHY.get(rule or "", ()):
+        summary = next((said for of, said in found if of == kind), None)
+        if summary is not None:
+            return summary
+    return found[0][1] if found else None
 
 
 def _with_why(message: str, why: str | None) -> str:
@@ -160,7 +178,7 @@ class AlertEngine:
         self._known_users: set[tuple[int, int, float | None]] | None = None
         self.history: deque[Alert] = deque(maxlen=history)
         self.recent: tuple[Alert, ...] = ()
-        self._why: dict[str, str] = {}  # the verdict's cause per GPU ("gpu:0") and per fan ("fan:ID"), this tick
+        self._why: dict[str, list[tuple[str, str]]] = {}  # the verdict's causes per GPU ("gpu:0") and fan, this tick
 
     def describe(self) -> dict[str, dict[str, RuleValue]]:
         return {name: asdict(rule) for name, rule in self.rules.items()}
@@ -208,14 +226,14 @@ class AlertEngine:
         if value is not None:
             self._level(name, rule, key, gpu.index, value, now, out,
                         lambda held: _with_why(_message(name, gpu, value, rule.threshold, held),
-                                               self._why.get(f"gpu:{gpu.index}")),
+                                               _why(self._why, f"gpu:{gpu.index}", name)),
                         lambda: _resolved_message(name, gpu.index, value))
 
     def _fan(self, fan: Fan, now: float, out: list[Alert]) -> None:
         """A fan's alarm, held and resolved like a threshold (1 while the alarm lasts)."""
         self._level("fan", self.rules["fan"], f"fan:{fan.id}", fan.gpu_index, 1.0 if fan.alarm else 0.0, now, out,
                     lambda held: _with_why(f"{fan.name}: {fan.alarm} (for {held:.0f} s)",
-                                           self._why.get(f"fan:{fan.id}")),
+                                           _why(self._why, f"fan:{fan.id}")),
                     lambda: f"{fan.name} is back to normal ({fan.speed}, {fan.state})")
 
     def _level(self, name: str, rule: Rule, key: str, index: int | None, value: float, now: float, out: list[Alert],
@@ -252,7 +270,7 @@ class AlertEngine:
                       gpu_index=event.gpu_index, severity=rule.severity, value=float(event.value), threshold=None,
                       since=event.timestamp,
                       message=_with_why(f"GPU {event.gpu_index} reported XID {event.value}: a driver-level GPU error "
-                                        f"(see NVIDIA's XID catalogue)", self._why.get(f"gpu:{event.gpu_index}"))
+                                        f"(see NVIDIA's XID catalogue)", _why(self._why, f"gpu:{event.gpu_index}"))
                       if event.kind == "xid" else
                       f"GPU {event.gpu_index} reported {event.kind.replace('_', ' ')} (amdsmi event)")
         state.firing, state.quiet_until = alert, now + rule.cooldown_s

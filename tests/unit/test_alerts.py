@@ -195,6 +195,27 @@ def test_a_fired_alert_says_why_from_the_verdict_at_that_moment() -> None:
     assert all("Why" not in e.message for e in resolved)
 
 
+def test_each_alert_says_the_cause_that_answers_it_when_a_busy_card_is_also_throttled_for_heat() -> None:
+    """A real H100 under a CUDA load (tests/gpu, 2026-12-06) was throttled for heat, and the verdict led with that:
+    the utilization alert said only the heat, not the program keeping the card busy. Utilization is answered by
+    what keeps the card busy, throttling by the heat (fails when every rule takes the verdict's leading cause)."""
+    from app.core.snapshot import Cause, Verdict
+
+    heat = Cause(kind="thermal_throttle", gpu_index=0, score=0.95,
+                 summary="GPU 0 is throttled for heat at 76 °C and 652 W (slowdown at 89 °C): the cooling is at its "
+                         "limit")
+    load = Cause(kind="gpu_load", gpu_index=0, pid=42, score=0.9,
+                 summary="GPU 0 is at 76 °C and 652 W because `cuda_load.py` (root) keeps 100 % of its SMs busy")
+    verdict = Verdict(headline=heat.summary, causes=(heat, load), confidence=0.9, busy=True)
+    busy = only("gpu_utilization", threshold=50, hold_s=0)
+    _, events = busy.evaluate(replace(snap(gpu(100, 0)), verdict=verdict), 0.0)
+    assert [e.message.split(". Why: ")[1] for e in events] == [load.summary]
+    hot = only("throttling", hold_s=0)
+    throttled = replace(gpu(100, 0), throttle_reasons=("hw_thermal_slowdown",))
+    _, events = hot.evaluate(replace(snap(throttled), verdict=verdict), 0.0)
+    assert [e.message.split(". Why: ")[1] for e in events] == [heat.summary]
+
+
 def test_the_why_names_the_program_a_person_knows_not_its_interpreter() -> None:
     """From a real-shaped command line to the message a person reads: `vllm serve`, not `python3`."""
     from app.verdict.explain import explain
