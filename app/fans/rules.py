@@ -383,5 +383,9 @@ def headers_read_zero(machine: Machine) -> Iterator[Hit]:
     if boards and all(f.rpm == 0 for f in boards) and not any(turning(f) for f in machine.fans):
         hot = _hottest([t for t in machine.temperatures if t.role == "cpu"])
         board = all(chip(f.chip).kind in ("superio", "wmi") for f in boards)
-        yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible",
-                  {"count": len(boards), "board": "yes" if board else "no", **_temp_facts(hot)})
+        facts: dict[str, float | str] = {"count": len(boards), "board": "yes" if board else "no", **_temp_facts(hot)}
+        if not board and all(f.duty_percent == 0 and f.pwm_enable != 0 for f in boards):  # pwmN 0: off, where
+            # pwmN_enable is not 0 (0: no control, the fan at full whatever pwmN says: sysfs-interface.rst)
+            facts["asked"] = "off"
+            facts["controller"] = chip(boards[0].chip).controller
+        yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible", facts)

@@ -65,6 +65,15 @@ def _source(n: Names, facts: Facts, lead: str = ", with") -> str:
     return f"{lead} {n(facts['source'])} at {_num(facts['source_c'])} °C" if "source" in facts else ""
 
 
+def _asked_off(f: Facts) -> str:
+    """Every fan at 0 RPM with its duty read as 0: asked to stop by whatever sets that duty."""
+    by = "the kernel's thermal zone (at its first cooling state: below its first trip, or no trip bound to the fan)" \
+        if f.get("controller") == "kernel" else "whatever sets its duty"
+    if float(f["count"]) == 1:
+        return f"The only fan read here is at 0 RPM with its duty at 0 %: it is asked to stop, by {by}"
+    return f"Every fan read here is at 0 RPM with its duty at 0 %: they are asked to stop, by {by}"
+
+
 def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
     if "duty" in f:
         return (f"The {n(s[0])} is driven at {_num(f['duty'])} % and reads {f['raw'] or '0 RPM'} while "
@@ -284,8 +293,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "headers-read-zero": lambda n, s, f: (("Every fan header read here is at 0 RPM: nothing is plugged in, or the "
                                            "fans are read and driven by something else (a server board's BMC: "
                                            "ipmitool sensor), or the driver does not read this board's fan "
-                                           "registers" if f.get("board") == "yes" else
-                                           "Every fan read here is at 0 RPM: stopped by its controller, not "
+                                           "registers" if f.get("board") == "yes" else _asked_off(f) if "asked" in f
+                                           else "Every fan read here is at 0 RPM: stopped by its controller, not "
                                            "connected, or not counted; nothing read tells which")
                                           + _source(n, f, "; meanwhile") + "."),
     "no-temperature": lambda n, s, f: (f"None of the {_num(f['count'])} temperatures read here is a reading (they "

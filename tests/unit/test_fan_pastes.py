@@ -68,6 +68,25 @@ def test_a_thermal_zones_file_catted_beside_a_fans_is_read(tmp_path: Path) -> No
     assert findings_of(answer)[0]["subjects"] == ["cooling_fan/fan1", "thermal_zone0/thermal_zone0"]
 
 
+def test_a_pwm_fan_whose_duty_reads_0_is_asked_to_stop_by_its_thermal_zone(tmp_path: Path) -> None:
+    """hwmon's sysfs ABI: pwmN 0 is the output off (where pwmN_enable is not 0, "no control", the fan at full); a
+    pwm-fan's duty is set by the kernel's thermal zone from its cooling state (pwm-fan.yaml, cooling-levels). A fan at
+    0 RPM whose duty reads 0 is asked to stop, not "not connected, or not counted" (fails when the duty read is not
+    taken as the ask; the zone's trips are not in the capture, so which of the two is not said)."""
+    code, answer = explain(PI_SESSION.format(soc="60.0", rpm=0, pwm=0), tmp_path)
+    assert code == 0, answer
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["facts"]["asked"], lead["facts"]["controller"]) == ("headers-read-zero", "off",
+                                                                                  "kernel"), lead
+    assert str(answer["sentence"]).startswith(
+        "The only fan read here is at 0 RPM with its duty at 0 %: it is asked to stop, by the kernel's thermal zone "
+        "(at its first cooling state: below its first trip, or no trip bound to the fan); meanwhile cpu_thermal "
+        "temp1 at 60 °C.")
+    code, answer = explain(PI_SESSION.format(soc="60.0", rpm=0, pwm=0) + "$ cat /sys/devices/platform/cooling_fan/"
+                           "hwmon/hwmon*/pwm1_enable\n0\n", tmp_path)
+    assert "asked" not in findings_of(answer)[0]["facts"]  # no control: its pwm says nothing of what it is asked
+
+
 DMON = ("# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
         "# Idx      W      C      C      %      %      %      %    MHz    MHz\n"
         "    0    312     84      -     99     45      0      0  10501   1920\n"
