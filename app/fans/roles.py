@@ -47,4 +47,15 @@ def may_be_unconnected(chip_name: str | None, label: str) -> bool:
     inputs, CPUTIN, AUXTIN, T_Sensor): it may have nothing attached, and then reads a fixed value
     (Documentation/hwmon/nct6775.rst)."""
     return chip(chip_name).kind in ("superio", "wmi") or \
-        bool(re.fullmatch(r"cputin|auxtin\d*|systin|t_?sensor.*", label.strip().lower()))
+        bool(re.fullmatch(_PIN_NAMED, label.strip().lower()))
+
+
+_PIN_NAMED = r"cputin|auxtin\d*|systin|t_?sensor.*"  # inputs named for the chip's pin, not for what is wired there
+
+
+def generic_input(chip_name: str | None, label: str) -> bool:
+    """A board fan chip's input named for its pin, not for what the board wires to it (CPUTIN, AUXTIN0, SYSTIN,
+    T_Sensor, a bare tempN): what it measures, if anything, is the board's choice (Documentation/hwmon/nct6775.rst,
+    it87.rst: the sources of the temperature inputs depend on the motherboard)."""
+    return chip(chip_name).kind in ("superio", "wmi") and \
+        bool(re.fullmatch(rf"{_PIN_NAMED}|temp\d+", label.strip().lower()))

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from .chips import chip
 from .facts import FanFact, Machine
-from .roles import role
+from .roles import generic_input, role
 from .rules import (
     ABI,
     STALL_DUTY,
@@ -169,7 +169,10 @@ def hottest(machine: Machine) -> Iterator[Hit]:
     valid = [t for t in machine.temperatures if t.celsius is not None]
     if valid:
         top = max(valid, key=lambda t: t.celsius or 0.0)
-        yield Hit("hottest", (top.key,), "known", {"celsius": top.celsius or 0.0, "role": top.role})
+        facts: dict[str, float | str] = {"celsius": top.celsius or 0.0, "role": top.role}
+        if generic_input(top.chip, top.label):  # the board decides what, if anything, this input measures
+            facts["wiring"] = "board"
+        yield Hit("hottest", (top.key,), "known", facts)
 
 
 @rule("no fan read", 5, f"{ABI}")

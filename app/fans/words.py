@@ -341,7 +341,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                               f"Left out as no temperature: {n.some(s)}, an AMD CPU's Tctl as "
                                               "k10temp gives it unlabelled, a relative value on an arbitrary scale "
                                               "that its cooling is set by, not degrees of the chip."),
-    "hottest": lambda n, s, f: f"The hottest temperature read is {n(s[0])} at {_num(f['celsius'])} °C.",
+    "hottest": lambda n, s, f: f"The hottest temperature read is {n(s[0])} at {_num(f['celsius'])} °C" + (
+        ", an input the board wires as it chooses (it may have nothing attached, or measure something else than its "
+        "name says)." if f.get("wiring") == "board" else "."),
     "no-fan-read": lambda n, s, f: "No fan is read here, so what the fans do cannot be seen.",
 }
 

@@ -331,3 +331,22 @@ def test_golden_sentences_of_a_daemons_levels() -> None:
     assert sentence == ("thinkfan last logged setting the fan to level disengaged (unregulated: as fast as the fan "
                         "goes), for a reading of 81 °C (before it, level 5 at 67 °C): the level holds until its next "
                         "decision.")
+
+
+def test_the_hottest_reading_on_an_input_named_for_its_pin_says_the_board_chose_its_wiring() -> None:
+    """nct6775.rst and it87.rst: what a board fan chip's temperature inputs measure depends on the motherboard; an
+    input named for the chip's pin (AUXTIN0, CPUTIN, SYSTIN, a bare tempN) may have nothing on it. The hottest such
+    reading is said with that caveat, once; a board firmware's named reading, or a CPU's own, without it (fails when
+    every board input carries it, or none does)."""
+    board = ("nct6798-isa-0290\nAdapter: ISA adapter\nfan2:  1105 RPM  (min =    0 RPM)\n"
+             "SYSTIN:  +33.0°C  sensor = thermistor\nAUXTIN0:  +95.0°C  sensor = thermistor\n")
+    found, sentence, _ = explained(machine(read.read(board)[0]))
+    hottest = next(f for f in found if f.kind == "hottest")
+    assert (hottest.subjects, hottest.facts.get("wiring")) == (("nct6798/AUXTIN0",), "board"), hottest
+    assert sentence.endswith("The hottest temperature read is AUXTIN0 (nct6798) at 95 °C, an input the board wires "
+                             "as it chooses (it may have nothing attached, or measure something else than its name "
+                             "says).")
+    named = board.replace("AUXTIN0", "Chipset Temperature")
+    assert "wiring" not in next(f for f in explained(machine(read.read(named)[0]))[0] if f.kind == "hottest").facts
+    cpu = board + "\ncoretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +99.0°C\n"
+    assert "wiring" not in next(f for f in explained(machine(read.read(cpu)[0]))[0] if f.kind == "hottest").facts
