@@ -15,7 +15,7 @@ from .record import record
 # facts; possible: one of several explanations the facts leave open.
 Confidence = Literal["known", "likely", "possible"]
 FindingKind = Literal[
-    "hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "full-while-cool", "slow-while-hot",
+    "hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "full-while-cool", "full-while-hot", "slow-while-hot",
     "stops-and-starts", "fan-loud", "fault-then-reading", "target-not-met", "stalled", "below-bmc-threshold",
     "ec-cpu-unread", "off-target", "fan-disabled", "bmc-failing-at-times",
     "speed-not-a-reading", "drivers-disagree", "zero-then-turning", "unlike-siblings",

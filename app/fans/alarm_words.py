@@ -19,7 +19,8 @@ CHECK = "(check it by ear or by its temperatures)"
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
     "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
-    "full-while-cool": "full, cool", "slow-while-hot": "slow, hot", "daemon-no-range": "",
+    "full-while-cool": "full, cool", "full-while-hot": "full: hot",
+    "slow-while-hot": "slow, hot", "daemon-no-range": "",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "below-bmc-threshold": "under its threshold", "bmc-warning": "under its warning",
     "ec-cpu-unread": "EC reads no CPU",

@@ -277,6 +277,11 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "stops-and-starts": _cycles,
     "fan-alarm": _alarm,
     "full-while-cool": _full_cool,
+    "full-while-hot": lambda n, s, f: (
+        f"The {n.some(s)} {_verb(s, 'is', 'are')} at full ("
+        + (f"{_num(f['duty'])} %" if "duty" in f else f"{_num(f['rpm'])} RPM, its top")
+        + f") because {n(f['source'])} is at {_num(f['source_c'])} °C: {_verb(s, 'its', 'their')} controller's curve "
+        "is at its top and the cooling can do no more (a part this hot may be slowing itself for heat)."),
     "slow-while-hot": _slow_hot,
     "daemon-no-range": _no_range,
     "fan-loud": lambda n, s, f: loud(f),

@@ -350,3 +350,28 @@ def test_the_hottest_reading_on_an_input_named_for_its_pin_says_the_board_chose_
     assert "wiring" not in next(f for f in explained(machine(read.read(named)[0]))[0] if f.kind == "hottest").facts
     cpu = board + "\ncoretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +99.0°C\n"
     assert "wiring" not in next(f for f in explained(machine(read.read(cpu)[0]))[0] if f.kind == "hottest").facts
+
+
+HOT_BOARD = ("k10temp-pci-00c3\nAdapter: PCI adapter\nTctl:         +{cpu}°C  \n\n"
+             "nct6798-isa-0290\nAdapter: ISA adapter\nfan2:   2012 RPM  (min =    0 RPM)\n"
+             "pwm2:   {duty}%  (mode = pwm){manual}\n")
+
+
+def test_a_fan_at_full_under_its_own_curve_beside_a_hot_part_is_that_curve_at_its_top() -> None:
+    """sysfs-interface.rst and nct6775.rst: under the chip's automatic curve the duty rises with its temperature to
+    its top. At 100 % beside a CPU at 95 °C the curve is at its top and the cooling can do no more (likely); at 60 %,
+    beside a CPU at 60 °C, or held there by hand (MANUAL CONTROL: pwm_enable 1), it is not this rule's (fails when
+    the rule ignores the duty, the heat or the control); a laptop's fan at its maximum speed is at its top too."""
+    found, sentence, _ = explained(machine(read.read(HOT_BOARD.format(cpu="95.1", duty=100, manual=""))[0]))
+    assert (found[0].kind, found[0].confidence, found[0].subjects) == ("full-while-hot", "likely", ("nct6798/fan2",))
+    assert sentence.startswith("The nct6798 fan2 is at full (100 %) because Tctl (k10temp) is at 95 °C: its "
+                               "controller's curve is at its top and the cooling can do no more (a part this hot "
+                               "may be slowing itself for heat).")
+    for cpu, duty, manual in (("95.1", 60, ""), ("60.0", 100, ""), ("95.1", 100, "  MANUAL CONTROL")):
+        kinds = {f.kind for f in explained(machine(read.read(HOT_BOARD.format(cpu=cpu, duty=duty,
+                                                                            manual=manual))[0]))[0]}
+        assert "full-while-hot" not in kinds, (cpu, duty, manual, kinds)
+    laptop = ("dell_smm-isa-0000\nAdapter: ISA adapter\nProcessor Fan: 4912 RPM  (min =    0 RPM, max = 4900 RPM)\n"
+              "CPU:            +94.0°C  \n")
+    (lead, *_), _, _ = explained(machine(read.read(laptop)[0]))
+    assert (lead.kind, lead.facts["rpm"]) == ("full-while-hot", 4912.0)
