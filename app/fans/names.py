@@ -44,7 +44,7 @@ def _name(chip: str | None, label: str) -> str:
     own = re.fullmatch(r"gpu(\d+) fan(?: (\d+))?", label)
     if chip == "nvidia" and own:
         return (f"fan {own.group(2)} of GPU {own.group(1)}" if own.group(2) else f"fan of GPU {own.group(1)}")
-    if not chip or chip == "-":
+    if not chip or chip == "-" or chip == label:  # a thermal zone of unknown type: named by its folder alone
         return label
     if re.fullmatch(r"(fan|temp|pwm)\d+", label):  # a channel with no label of its own: "amdgpu fan1"
         return f"{chip} {label}"

@@ -66,6 +66,7 @@ def test_a_thermal_zones_file_catted_beside_a_fans_is_read(tmp_path: Path) -> No
     assert code == 0, answer
     assert kinds(answer)[0] == "hot-not-cooled" and findings_of(answer)[0]["facts"]["source_c"] == 81.3, answer
     assert findings_of(answer)[0]["subjects"] == ["cooling_fan/fan1", "thermal_zone0/thermal_zone0"]
+    assert "thermal_zone0 is at 81 °C" in str(answer["sentence"])  # a zone of no known type: its folder, once
 
 
 def test_a_pwm_fan_whose_duty_reads_0_is_asked_to_stop_by_its_thermal_zone(tmp_path: Path) -> None:
