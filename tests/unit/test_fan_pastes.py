@@ -69,6 +69,24 @@ def test_a_thermal_zones_file_catted_beside_a_fans_is_read(tmp_path: Path) -> No
     assert "thermal_zone0 is at 81 °C" in str(answer["sentence"])  # a zone of no known type: its folder, once
 
 
+ZONES = ("$ cat /sys/class/thermal/thermal_zone*/type\nacpitz\nINT3400 Thermal\nTCPU\nx86_pkg_temp\n"
+         "$ cat /sys/class/thermal/thermal_zone*/temp\n27800\n20000\n56050\n{pkg}\n")
+
+
+def test_every_zones_type_and_temp_catted_by_a_glob_are_paired_in_the_shells_order(tmp_path: Path) -> None:
+    """One shell expands ``thermal_zone*`` in one order for both commands, so the n-th type names the n-th
+    temperature (as paste(1) pairs them; the zone numbers stay unknown: counted in that order). Fails when the two
+    globs are not read (the capture was refused) or paired out of order (89 °C named for another zone); with one
+    temperature fewer than types nothing is paired."""
+    code, answer = explain(ZONES.format(pkg=89000), tmp_path)
+    assert code == 0, answer
+    hottest = next(f for f in findings_of(answer) if f["kind"] == "hottest")
+    assert (hottest["facts"]["celsius"], hottest["facts"]["role"]) == (89.0, "cpu"), hottest
+    assert "x86_pkg_temp" in str(answer["sentence"])
+    code, answer = explain(ZONES.format(pkg=89000).replace("56050\n", ""), tmp_path)
+    assert code == 2  # three temperatures for four zones: which is which cannot be told
+
+
 def test_a_pwm_fan_whose_duty_reads_0_is_asked_to_stop_by_its_thermal_zone(tmp_path: Path) -> None:
     """hwmon's sysfs ABI: pwmN 0 is the output off (where pwmN_enable is not 0, "no control", the fan at full); a
     pwm-fan's duty is set by the kernel's thermal zone from its cooling state (pwm-fan.yaml, cooling-levels). A fan at

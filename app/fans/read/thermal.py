@@ -22,10 +22,45 @@ _CAT = re.compile(r"^(?:\S*\s?[$#❯>]\s*)?(?:sudo\s+)?cat\s+(/sys/(?:class|devi
                   r"(?:thermal_zone|cooling_device)\d+/\w+)\s*$")
 
 
+# "cat /sys/class/thermal/thermal_zone*/type" and ".../temp": the shell expands both globs in one order, so the
+# n-th type names the n-th temperature (as paste(1) of the two pairs them); which zone number each is stays unknown
+_GLOBBED = re.compile(r"^(?:\S*\s?[$#❯>]\s*)?(?:sudo\s+)?cat\s+/sys/class/thermal/thermal_zone\*/(type|temp)\s*$")
+_COMMAND = re.compile(r"^(?:\S*\s?[$#❯>]\s|(?:sudo\s+)?cat\s)")
+
+
+def _globbed_pairs(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The zones of a session that cats every zone's type and every zone's temp, as listing lines in the order the
+    shell gave them (numbered in that order, as the paste(1) reading numbers them), and the session's other lines;
+    no zones unless both are there with as many lines each."""
+    outputs: dict[str, list[str]] = {}
+    rest: list[str] = []
+    current: list[str] | None = None
+    for line in lines:
+        command = _GLOBBED.match(line.strip())
+        if command:
+            current = outputs.setdefault(command.group(1), [])
+        elif _COMMAND.match(line.strip()) or not line.strip():
+            current = None
+        if current is None:
+            rest.append(line)
+        elif not command:
+            current.append(line.strip())
+    types, temps = outputs.get("type", []), outputs.get("temp", [])
+    if not types or len(types) != len(temps):
+        return [], lines
+    zones = enumerate(zip(types, temps, strict=True))
+    return [f"/sys/class/thermal/thermal_zone{n}/{name}:{value}" for n, (kind, degrees) in zones
+            for name, value in (("type", kind), ("temp", degrees))], rest
+
+
 def catted(text: str) -> str:
     """``text`` with each ``cat`` of one thermal zone's or cooling device's file and the line under it written as
-    the listing's ``path:value``; ``text`` itself where it has none."""
+    the listing's ``path:value``, and the zones of a globbed type and temp paired; ``text`` itself where it has
+    none."""
     lines = text.splitlines()
+    paired, rest = _globbed_pairs(lines)
+    if paired:
+        return "\n".join([*rest, *paired])
     if not any(_CAT.match(line.strip()) for line in lines):
         return text
     out: list[str] = []
