@@ -20,24 +20,39 @@ FLOOR_BAND = 0.05  # a controller that regulates a speed holds it within a few p
       "drivers/hwmon/applesmc.c (fanN_min: the SMC's minimum speed)")
 def firmware_floor(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if not fan.floor_percent or not there(fan):
-            continue
-        facts: dict[str, float | str] = {"floor": fan.floor_percent, "controller": fan.controller}
-        if fan.target_percent is not None and fan.target_percent < fan.floor_percent - 0.5 and \
-                fan.controller == "manual":  # asked by hand for less than the driver accepts under manual control
-            facts.update(held="asked-below", target=fan.target_percent)
-        elif fan.duty_percent is not None:
-            facts["duty"] = fan.duty_percent
-            facts["held"] = "below" if fan.duty_percent < fan.floor_percent - 1 else \
-                "floor" if fan.duty_percent <= fan.floor_percent + 1 else "above"
-        if facts.get("held") != "above":
+        facts = _duty_floor(machine, fan)
+        if facts is not None:
             yield Hit("firmware-floor", (fan.key,), "known", facts)
-    floored = [fan for fan in machine.fans if _at_rpm_floor(fan)]  # the SMC's minimum speed, its own control's
+    # the SMC's minimum speed, its own control's; beside a hot part a fan idling at its floor is not "nothing making
+    # it faster": its controller is not raising it, which the other rules say
+    floored = [fan for fan in machine.fans if _at_rpm_floor(fan) and not _hot_source(machine, fan)]
     if floored:
         first = floored[0]
         yield Hit("firmware-floor", tuple(f.key for f in floored), "known",
                   {"floor_rpm": first.min_rpm or 0.0, "rpm": first.rpm or 0.0, "held": "floor",
                    "controller": first.controller})
+
+
+def _duty_floor(machine: Machine, fan: FanFact) -> dict[str, float | str] | None:
+    """What a fan's duty floor says of it: asked below it by hand, held at it, or under it (the card's own control);
+    None above it, with no floor, or idling at it beside a hot part (its controller is not raising it)."""
+    if not fan.floor_percent or not there(fan):
+        return None
+    facts: dict[str, float | str] = {"floor": fan.floor_percent, "controller": fan.controller}
+    if fan.target_percent is not None and fan.target_percent < fan.floor_percent - 0.5 and \
+            fan.controller == "manual":  # asked by hand for less than the driver accepts under manual control
+        facts.update(held="asked-below", target=fan.target_percent)
+    elif fan.duty_percent is not None:
+        facts["duty"] = fan.duty_percent
+        facts["held"] = "below" if fan.duty_percent < fan.floor_percent - 1 else \
+            "floor" if fan.duty_percent <= fan.floor_percent + 1 else "above"
+    idle = facts.get("held") == "floor" and fan.controller in ("firmware", "bios", "ec", "bmc")
+    return None if facts.get("held") == "above" or (idle and _hot_source(machine, fan)) else facts
+
+
+def _hot_source(machine: Machine, fan: FanFact) -> bool:
+    source = source_of(machine, fan)
+    return source is not None and (source.celsius or 0.0) >= HOT_C
 
 
 def _at_rpm_floor(fan: FanFact) -> bool:

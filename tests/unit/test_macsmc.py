@@ -69,3 +69,27 @@ def test_a_macs_fans_at_the_smcs_minimum_idle_at_their_floor() -> None:
     assert [f.subjects for f in found if f.kind == "firmware-floor"] == [("applesmc/Right side",)]
     nct = adapt.machine(read(SENSORS.format(left=2001).replace("applesmc-isa-0300", "nct6775-isa-0290"))[0])
     assert "firmware-floor" not in {f.kind for f in explained(nct)[0]}  # a Super-I/O's fanN_min is an alarm limit
+
+
+def test_a_fan_at_its_floor_beside_a_hot_part_is_not_said_to_idle_there() -> None:
+    """At the SMC's minimum while the CPU is at 95 °C the SMC is not raising the fan: "idles at its floor, nothing
+    making it faster" would call a fan fine beside a hot part (fails when the floor ignores the heat)."""
+    hot = SENSORS.format(left=2001).replace("TC0P:         +56.5°C", "TC0P:         +95.0°C")
+    found, sentence, _ = explained(adapt.machine(read(hot)[0]))
+    assert "firmware-floor" not in {f.kind for f in found} and "idle at their floor" not in sentence
+
+
+def test_a_cards_fan_idling_at_its_duty_floor_beside_a_hot_junction_is_the_slow_fans_case() -> None:
+    """The same for a duty floor (amdgpu's OD_RANGE minimum) under the card's own control: at its floor while the
+    junction is at 50 °C it idles there; at 95 °C it is a slow fan on a hot part, not a floor."""
+    from app.fans.facts import FanFact, Machine, TempFact
+
+    def kinds(celsius: float) -> list[str]:
+        fan = FanFact(key="amdgpu/fan1", chip="amdgpu", label="fan1", rpm=1000.0, duty_percent=20.0,
+                      floor_percent=20.0, controller="firmware")
+        junction = TempFact(key="amdgpu/temp2", chip="amdgpu", label="junction", celsius=celsius, raw=celsius,
+                            role="gpu")
+        return [f.kind for f in explained(Machine(fans=(fan,), temperatures=(junction,)))[0]]
+
+    assert kinds(50.0)[0] == "firmware-floor"
+    assert kinds(95.0)[0] == "slow-while-hot" and "firmware-floor" not in kinds(95.0)
