@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .chips import chip
-from .facts import FanFact, Machine
+from .facts import FanFact, Machine, TempFact
 from .rules import ABI, HOT_C, Hit, rule, source_of, there, turning
 from .rules_state import FULL_DUTY
 
@@ -71,17 +71,16 @@ TOP_SHARE = 0.95  # a speed this near its maximum is the fan at its top, as FULL
 def full_while_hot(machine: Machine) -> Iterator[Hit]:
     """Fans at their top under their controller's own curve while what they cool is past HOT_C: the curve has
     nowhere higher to go (likely: the curve itself is not read)."""
-    together: dict[str, list[FanFact]] = {}
+    together: dict[str, tuple[TempFact, list[FanFact]]] = {}
     for fan in machine.fans:
         if not _at_top(fan) or fan.controller in ("manual", "daemon", "none") or not there(fan) or not turning(fan):
             continue  # held there by hand, by a daemon or by no control: their own rules say why
         source = source_of(machine, fan)
         if source is not None and (source.celsius or 0.0) >= HOT_C:
-            together.setdefault(source.key, []).append(fan)
-    for key, fans in together.items():
-        source = next(t for t in machine.temperatures if t.key == key)
+            together.setdefault(source.key, (source, []))[1].append(fan)
+    for source, fans in together.values():
         first = fans[0]
-        facts: dict[str, float | str] = {"source": key, "source_c": source.celsius or 0.0}
+        facts: dict[str, float | str] = {"source": source.key, "source_c": source.celsius or 0.0}
         if first.duty_percent is not None:
             facts["duty"] = first.duty_percent
         elif first.rpm is not None:

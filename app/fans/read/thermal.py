@@ -68,7 +68,7 @@ def catted(text: str) -> str:
     while n < len(lines):
         command = _CAT.match(lines[n].strip())
         after = lines[n + 1].strip() if n + 1 < len(lines) else ""
-        if command and after and not re.match(r"^(?:\S*\s?[$#❯>]\s|(?:sudo\s+)?cat\s)", after):
+        if command and after and not _COMMAND.match(after):
             out.append(f"{command.group(1)}:{after}")  # the command and the value it printed, as one line
             n += 2
             continue
