@@ -22,7 +22,7 @@ from ..core.fan import Note
 from ..core.jsonvalue import loads, number
 from ..core.model import GpuSample
 from ..fans.facts import Curve
-from ..fans.read.chipheader import twins
+from ..fans.read.chipheader import driver_of, twins
 from ..fans.values import fahrenheit_to_celsius
 from . import bmc, control_captures, fancontrol, liquidctl, nvidia_captures, thinkfan
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
@@ -32,7 +32,6 @@ MAX_BYTES = 4 << 20
 MAX_LINE = 4096
 _HWMON_PATH = re.compile(r"^/sys/(?:class/hwmon|devices/\S*?/hwmon)/(hwmon\d+)/(\S+?):(.*)$")
 _HEADER = re.compile(r"^==> (/sys/\S*/(hwmon\d+)/(\S+)) <==$")
-_SENSORS_CHIP = re.compile(r"^([a-z0-9_]+)-([a-z0-9_]+)-[0-9a-f]+$", re.IGNORECASE)
 _SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|°F|%)?(?!\w)")
 _SENSORS_LIMIT = re.compile(r"\b(min|max)\s*=\s*(\d+)\s*RPM")
 _SUBFEATURE = re.compile(r"^\s+((?:fan|temp|pwm)\d+)(_[a-z_]+)?:\s+([+-]?\d+(?:\.\d+)?)\s*$")
@@ -171,8 +170,8 @@ def _sensors_json(text: str, chips: Chips) -> str | None:
         data = loads(text)
     except ValueError:
         return None  # not whole JSON (cut short, or a Python dict printed): the general reader mends what it can
-    if not isinstance(data, dict):
-        return None
+    if not isinstance(data, dict) or not any(driver_of(str(key)) for key in data):
+        return None  # JSON whose keys are no chip headers (Redfish, liquidctl --json): the general reader's
     for chip_key, features in data.items():
         if not isinstance(features, dict):
             continue
@@ -184,8 +183,7 @@ def _sensors_json(text: str, chips: Chips) -> str | None:
 
 
 def _chip_name(key: str) -> str:
-    match = _SENSORS_CHIP.match(key.strip())
-    return match.group(1) if match else key.split("-")[0]
+    return driver_of(key) or key.split("-")[0]
 
 
 def _subfeatures(chips: Chips, chip: str, name: str, label: str, values: Iterable[tuple[str, object]]) -> None:
@@ -214,7 +212,7 @@ def _sensors_text(text: str, chips: Chips) -> str | None:
     kind = "sensors"
     twin = twins(text)
     for line in text.splitlines():
-        if _SENSORS_CHIP.match(line.strip()) and not line.startswith(" "):
+        if driver_of(line) and not line.startswith(" "):
             chip, label, counts = line.strip(), None, {}
             if _chip_name(chip).lower() in twin:  # two devices of one driver: each by its whole header, as read
                 chips.folder(chip, chip.lower())

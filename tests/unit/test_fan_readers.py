@@ -1216,6 +1216,17 @@ def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp
     found, _, _ = explained(facts)
     assert any(f.kind == "empty-slots" and f.subjects == ("corsaircpro/fan2 4pin",) for f in found)
     assert all(chip(name).kind == "aio" for name in ("nzxtsmart2", "kraken2", "z53", "aquaero", "highflownext"))
+    # after another chip, a header whose HID address has two parts ("nzxtsmart2-hid-3-2", as libsensors prints a
+    # HID bus and device) starts its own chip: its fans are not the ACPI zone's above it (they were "FAN 1 (acpitz
+    # fan1)", and its fans' voltages and currents beside the fans counted 4 fans where there are 2)
+    two = ("acpitz-acpi-0\nAdapter: ACPI interface\ntemp1:        +27.8°C\n\nnzxtsmart2-hid-3-2\n"
+           "Adapter: HID adapter\nFAN 1 Voltage:  11.09 V\nFAN 2 Voltage:   8.00 V\nFAN 1:         1363 RPM\n"
+           "FAN 2:         1010 RPM\nFAN 1 Current:   2.00 mA\nFAN 2 Current:  89.00 mA\n")
+    _, answer = explain(two, tmp_path)
+    fans = answer["fans"]
+    assert isinstance(fans, list)
+    assert [(f["chip"], f["rpm"]) for f in fans] == [("nzxtsmart2", 1363), ("nzxtsmart2", 1010)]
+    assert all(f["facts"]["count"] == 2 for f in findings_of(answer) if f["kind"] == "no-fault")
     # a single-board computer's PWM fan is a thermal cooling device its zone steps (pwm-fan.yaml's cooling-levels):
     # turning, it is set by the kernel's thermal zone; a 0 there is not judged without the zone's trips
     assert (chip("pwmfan").controller, chip("pwmfan").zero) == ("kernel", "unknown")

@@ -27,6 +27,13 @@ def twins(text: str) -> frozenset[str]:
     return frozenset(name for name, seen in headers.items() if len(seen) > 1)
 
 
+def driver_of(header: str) -> str | None:
+    """The driver that heads a ``sensors`` chip header (``nzxtsmart2`` of ``nzxtsmart2-hid-3-2``), or None for a line
+    that is no header."""
+    match = _CHIP.match(header.strip())
+    return match.group(1) if match else None
+
+
 def chip_of(line: str, twins: frozenset[str]) -> str | None:
     """The chip a header line starts, or None for a line that is no header."""
     header = _CHIP.match(line)
