@@ -190,6 +190,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "path:value listings such as grep -r . /sys/class/hwmon/hwmon*/, "
                                              "grep . /sys/class/thermal/*/* or "
                                              "OpenBMC's sensors; hpasmcli show fans and show temp; "
+                                             "iLO's Fans page copied as text; "
                                              "racadm getsensorinfo; omreport chassis fans; iLO's show "
                                              "/system1/fan1; "
                                              "a LibreHardwareMonitor report; HWMonitor's saved report; "

@@ -49,6 +49,8 @@ def state_word(finding: Finding, fan: FanFact | None = None) -> str:
     """The fan table's word for what ``finding`` says of ``fan`` ("possibly" where it is one of several causes); a
     fan whose speed is not read is never "running": only its duty is known."""
     word = STATE_WORDS[finding.kind]
+    if finding.kind == "bmc-warning" and finding.facts.get("health") == "yes":
+        word = f"BMC: {finding.facts.get('status', '')}"  # the controller's own word for it, not a threshold
     if word == "running" and fan is not None and fan.rpm is None:
         return "speed not read"
     return f"{word} (possibly)" if word and finding.confidence == "possible" else word

@@ -71,11 +71,20 @@ def _doubtful(fan: FanFact) -> bool:
         (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
 
 
+# a fan the management controller itself judges as needing attention, short of failed: Redfish's Status.Health
+# "Warning" (DMTF's Resource schema: "a condition requires attention"), HPE iLO's "Degraded" (its Fans page)
+HEALTH_WARNING = frozenset({"warning", "degraded"})
+
+
 @rule("a BMC fan under its warning threshold", 45, "IPMI v2.0 (a reading at or below the lower non-critical "
       "threshold asserts a non-critical event; the lower-critical one, below it, a critical one); ipmitool(1) "
-      "(status nc)")
+      "(status nc); DMTF Redfish Resource schema (Status.Health Warning: a condition requires attention; Critical); "
+      "HPE iLO user guide (the Fans page: a fan's status OK, Degraded or Failed)")
 def bmc_warning(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
+        if fan.chip == "bmc" and there(fan) and not fan.fault and (fan.status or "") in HEALTH_WARNING:
+            yield _flagged(fan)
+            continue  # the controller's own word, whatever the thresholds
         if fan.chip != "bmc" or not turning(fan) or below_threshold(fan):
             continue  # at or under the lower-critical threshold: the failing fan's rule says it
         lnc = fan.lower_noncritical_rpm
@@ -87,6 +96,16 @@ def bmc_warning(machine: Machine) -> Iterator[Hit]:
             facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
             facts.update({k: v for k, v in (("lnc", lnc), ("lcr", fan.lower_critical_rpm)) if v is not None})
             yield Hit("bmc-warning", (fan.key,), "known", facts)
+
+
+def _flagged(fan: FanFact) -> Hit:
+    """The BMC's own health word for a fan, with what it turns or runs at."""
+    facts: dict[str, float | str] = {"status": fan.status or "", "health": "yes"}
+    if fan.rpm is not None:
+        facts["rpm"] = fan.rpm
+    elif fan.duty_percent is not None:
+        facts["percent"] = fan.duty_percent
+    return Hit("bmc-warning", (fan.key,), "known", facts)
 
 
 @rule("empty slots", 12, "ipmitool(1) (na, ns: no reading); ipmiutil(8) (Absent); liquidctl's lianli-uni-guide and "

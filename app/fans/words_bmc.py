@@ -26,6 +26,13 @@ def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _bmc_warning(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("health") == "yes":  # the controller's own judgement, not a threshold read here
+        at = f" while it turns at {_num(f['rpm'])} RPM" if "rpm" in f else \
+            f" while it runs at {_num(f['percent'])} %" if "percent" in f else ""
+        said = "with a warning (its health: Warning)" if f["status"] == "warning" else f"as {f['status']}"
+        return (f"The BMC flags the {n(s[0])} {said}{at}: short of failed, but needing attention (a fan "
+                "wearing out or slower than it should be, a fault in its reading, a lost redundancy); the "
+                "controller's event log says which (ipmitool sel list, or its own log page).")
     threshold = f"its lower non-critical threshold of {_num(f['lnc'])} RPM" if "lnc" in f else \
         f"its lower non-critical threshold (its status reads {f.get('status', 'nc')})"
     critical = f" of {_num(f['lcr'])} RPM" if "lcr" in f else ""

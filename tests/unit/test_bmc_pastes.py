@@ -185,3 +185,45 @@ def test_sensors_named_alike_on_two_entities_are_two_sensors() -> None:
     assert temps["Inlet Temp"] == (24.0, "inlet")
     alone = machine(read.read(DELL_ELIST.format(cpu1=45, cpu2=43).replace("Temp             | 0Fh", "Tmp2 | 0Fh"))[0])
     assert {t.label for t in alone.temperatures} == {"Inlet Temp", "Temp", "Tmp2"}  # a name alone keeps its name
+
+
+ILO_ROWS = "".join(f"Fan Block {n}     System   {status}     94%\n"
+                   for n, status in enumerate(("OK", "OK", "{status}", "OK"), start=1))
+
+
+@pytest.mark.parametrize(("status", "kind"), [("Degraded", "bmc-warning"), ("Failed", "fan-fault")])
+def test_a_fan_hpe_ilo_judges_degraded_or_failed_is_said(status: str, kind: str, tmp_path: Path) -> None:
+    """HPE iLO's Fans page (iLO 4 and 5 user guides: each fan's status OK, Degraded or Failed and its speed in % of
+    its maximum), its rows copied as text without their header: a Degraded fan is the controller's own warning and
+    leads, known; a Failed one is a fault; the OK ones are neither (fails when the rows are refused as no reading,
+    or when the controller's word is read and not said)."""
+    code, answer = explain(ILO_ROWS.format(status=status), tmp_path)
+    assert code == 0
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["subjects"], lead["confidence"]) == (kind, ["bmc/Fan Block 3 System"], "known")
+    assert not [f for f in findings_of(answer) if f["kind"] in ("bmc-warning", "fan-fault")
+                and f["subjects"] != ["bmc/Fan Block 3 System"]]
+    # with iLO 5's header and its tab-separated cells, an all-OK page is read and nothing is flagged
+    page = "Fan\tLocation\tRedundant\tStatus\tSpeed\n" + "".join(f"Fan {n} \tSystem \tYes \t OK \t1{n}% \n"
+                                                                 for n in range(1, 4))
+    code, answer = explain(page, tmp_path)
+    turning = [f for f in findings_of(answer) if f["kind"] == "turning"]
+    assert code == 0 and sorted(turning[0]["subjects"]) == [f"bmc/Fan {n} System" for n in (1, 2, 3)]
+    assert turning[0]["facts"]["duty"] == 13.0
+    assert not {"bmc-warning", "fan-fault"} & {f["kind"] for f in findings_of(answer)}
+
+
+@pytest.mark.parametrize(("health", "flagged"), [("Warning", True), ("OK", False), ("Critical", False)])
+def test_a_fan_whose_redfish_health_is_warning_is_the_bmcs_warning(health: str, flagged: bool,
+                                                                   tmp_path: Path) -> None:
+    """Redfish's Status.Health (DMTF's Resource schema: OK; Warning, a condition requires attention; Critical): a
+    fan the service reports Warning is flagged as the BMC's warning, known; OK is not; Critical is a fault, not a
+    warning (fails when the health is read and dropped: the fan was only "at 40 % duty")."""
+    fans = [{"Name": f"Fan {n}", "Reading": 40, "ReadingUnits": "Percent",
+             "Status": {"Health": health if n == 2 else "OK", "State": "Enabled"}} for n in (1, 2, 3)]
+    code, answer = explain(json.dumps({"@odata.type": "#Thermal.v1_4_0.Thermal", "Fans": fans}), tmp_path)
+    kinds = {(f["kind"], tuple(f["subjects"])) for f in findings_of(answer)}
+    assert code == 0 and (("bmc-warning", ("bmc/Fan 2",)) in kinds) == flagged
+    assert (("fan-fault", ("bmc/Fan 2",)) in kinds) == (health == "Critical")
+    read_as = answer["read_as"]
+    assert isinstance(read_as, list) and not [k for k in read_as if k.endswith(": sensors -j")]  # not sensors' JSON

@@ -152,6 +152,11 @@ def test_golden_sentences() -> None:
     _, sentence, _ = explained(Machine(bmc_events=bmc_log(sel.split("   2 |")[0])))
     assert sentence.startswith("The BMC's event log ends with it under its lower critical threshold: the BMC counts "
                                "FAN1 as failing")
+    ilo = "Fan 1     System   OK     40%\nFan 2     System   Degraded     40%\n"
+    _, sentence, _ = explained(machine(read.read(ilo)[0]))
+    assert sentence.startswith("The BMC flags the Fan 2 System (BMC) as degraded while it runs at 40 %: short of "
+                               "failed, but needing attention (a fan wearing out or slower than it should be, a fault "
+                               "in its reading, a lost redundancy); the controller's event log says which")
     card = "GPU[1]\t\t: Performance Level: {}\nGPU[1]\t\t: Temperature (Sensor edge) (C): {}\n"
     text = card.format("auto", "79.0") + card.format("low", "36.0")
     _, sentence, _ = explained(replace(machine(read.read(text)[0]), settings=perf_levels(text)))

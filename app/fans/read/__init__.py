@@ -49,6 +49,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
      tables.read),
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
     ("Dell's racadm getsensorinfo", columns.racadm),
+    ("HPE iLO's Fans page copied as text", columns.ilo),
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
     ("fw-fanctrl's status (fw-fanctrl print)", fwfanctrl.read),
     ("the msi-ec driver's files", msiec.read),

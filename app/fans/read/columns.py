@@ -144,6 +144,30 @@ def hpasmcli(text: str) -> list[Reading]:
     return found
 
 
+# HPE iLO's Fans page (iLO 4 and 5 user guides: each fan's name, location, redundancy, status and speed in % of
+# its maximum), copied from the browser as text: with its header or only the rows, cells split at tabs or spaces
+_ILO_ROW = re.compile(r"^\s*(Fan(?: Block)? \d+)\s+([A-Za-z][\w /-]*?)\s+(?:(Yes|No)\s+)?"
+                      r"(OK|Degraded|Failed|Not Installed|Absent)\s+(\d+(?:\.\d+)?\s*%|N/A)?\s*$", re.IGNORECASE)
+_ILO_STATUS = {"not installed": "absent"}  # OK, Degraded, Failed kept as the BMC's own words
+
+
+def ilo(text: str) -> list[Reading]:
+    """HPE iLO's Fans page as text (``Fan 1  System  Yes  OK  11%``): the share of its maximum each fan runs at
+    and the status iLO gives it (OK, Degraded, Failed; Not Installed: an empty bay). Read as the BMC's (chip
+    "bmc")."""
+    found: list[Reading] = []
+    for line in text.splitlines():
+        row = _ILO_ROW.match(line)
+        if row is None:
+            continue
+        name, where, _redundant, status, share = row.groups()
+        status = status.lower()
+        value, _, raw = parse(share or "N/A")
+        found.append(Reading("bmc", f"{name} {where}", value, raw, "%" if value is not None else None, None, 0,
+                             {"status": _ILO_STATUS.get(status, status)}))
+    return found
+
+
 def racadm(text: str) -> list[Reading]:
     """Dell's ``racadm getsensorinfo``: under each ``<Sensor Name>  <Status>  <Reading>  <lc> ...`` header, rows whose
     cells stand under the header's columns (a name has spaces); a fan's status (Ok, Critical), reading, lower
