@@ -6,7 +6,7 @@ Two schemas, as fan2go's own example configuration shows them over its history:
 - the current: each fan names its controller (``hwmon: {platform, rpmChannel, pwmChannel}``, the pwm channel the
   rpm one where none is given) and a ``curve`` id; a sensor names its ``hwmon: {platform, index}``; a curve is
   ``linear`` over one sensor, by ``steps`` (``- 40: 0%``: the speed from that temperature on, 0 % stopped, 1 % the
-  fan's minimum) or from ``min`` (0 %) to ``max`` (100 %), or a ``function`` (average, maximum ...) of other curves.
+  fan's minimum; a bare number a speed value of 0-255, 255 being 100 %) or from ``min`` (0 %) to ``max`` (100 %), or a ``function`` (average, maximum ...) of other curves.
 A fan that must never stop (``neverStop``, first ``never_stop``) turns at its minimum where its curve asks for 0 %:
 fan2go replaces any value under MinPwm with MinPwm, which its curves write as 1 %; its 0 % points are read so.
 A ``platform`` is a pattern of ``fan2go detect``'s controller names (``nct6798-isa-0``, ``corsaircpro-.*``): the
@@ -85,6 +85,15 @@ def _current(config: JsonObject, fan: JsonObject) -> Declared | None:
                     combined=(text_at(function, "type") or "function") if isinstance(function, dict) else None)
 
 
+def _share(speed: str) -> float | None:
+    """A step's speed as a share: ``20%`` as written; a bare number is fan2go's speed value, 0-255 (its README: 0 and
+    0 %, 1 and 1 % are the same, stopped and the fan's minimum; 255 is 100 %)."""
+    value = number(speed.rstrip("%").strip())
+    if value is None or speed.strip().endswith("%") or value <= 1:
+        return value
+    return round(100.0 * value / 255.0, 1)
+
+
 MAX_NESTING = 8  # a function of curves of functions: real ones are one deep
 
 
@@ -112,7 +121,7 @@ def _steps(linear: JsonObject) -> Points:
         points = []
         for step in steps:
             for celsius, speed in (step.items() if isinstance(step, dict) else ()):
-                low, share = number(celsius), number(str(speed).rstrip("%").strip())
+                low, share = number(celsius), _share(str(speed))
                 if low is not None and share is not None:
                     points.append((low, share))
         return tuple(sorted(points))

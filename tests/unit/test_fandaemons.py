@@ -87,6 +87,10 @@ def test_fan2gos_current_schema_names_each_fan_its_curve_and_sensors() -> None:
     assert cpu.curve == ((40.0, 1.0), (41.0, 1.0), (65.0, 33.0), (80.0, 100.0)) and cpu.floor_percent == 1.0
     assert (front.chip, front.pwm, front.curve, front.combined) == ("it8620", "pwm4", (), "average")
     assert front.follows_all == ("coretemp temp1", "it8620 temp3", "drivetemp temp1")
+    # a step's bare number is fan2go's speed value, 0-255, not a share (its README: "Speed (0-255)"; 255 is 100 %):
+    # 80 °C: 255 was read as "255 %"
+    bare = text.replace("- 65: 33%", "- 65: 84").replace("- 80: 100%", "- 80: 255")
+    assert fan2go(bare).declared[0].curve == ((40.0, 1.0), (41.0, 1.0), (65.0, 32.9), (80.0, 100.0))
     pasted = "$ cat /etc/fan2go/fan2go.yaml\n" + text + "$ sudo systemctl status fan2go\n● fan2go.service - active\n"
     assert fan2go(pasted).declared == (cpu, front)
 
