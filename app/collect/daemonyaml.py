@@ -111,12 +111,25 @@ def yaml_block(text: str) -> str | None:
     return "\n".join(kept)
 
 
+MAX_CUTS = 16  # the paragraphs of a paste tried as the configuration's end: a post has a few
+
+
 def load_pasted(text: str) -> tuple[JsonObject | None, str | None]:
-    """``text`` loaded whole, else the configuration inside it (``yaml_block``), or why neither loads."""
+    """``text`` loaded whole, else the configuration inside it (``yaml_block``), or why neither loads. Where the
+    block does not load, it is cut at its blank lines, from the last, for a configuration that another output
+    follows after a blank line (a daemon's indented log lines under it)."""
     config, error = load(text)
     if config is not None:
         return config, None
     block = yaml_block(text)
-    if block is None or block == text:
+    if block is None or (block == text and "\n\n" not in text.strip()):
         return None, error
-    return load(block)
+    lines = block.split("\n")
+    blanks = [i for i, line in enumerate(lines) if not line.strip()][::-1][:MAX_CUTS]
+    first: str | None = None  # why the whole block does not load: what is said where no cut loads either
+    for end in (len(lines), *blanks):
+        config, cut_error = load("\n".join(lines[:end]))
+        if config is not None:
+            return config, None
+        first = first or cut_error
+    return None, first or error

@@ -6,7 +6,8 @@ Two schemas, as fan2go's own example configuration shows them over its history:
 - the current: each fan names its controller (``hwmon: {platform, rpmChannel, pwmChannel}``, the pwm channel the
   rpm one where none is given) and a ``curve`` id; a sensor names its ``hwmon: {platform, index}``; a curve is
   ``linear`` over one sensor, by ``steps`` (``- 40: 0%``: the speed from that temperature on, 0 % stopped, 1 % the
-  fan's minimum; a bare number a speed value of 0-255, 255 being 100 %) or from ``min`` (0 %) to ``max`` (100 %), or a ``function`` (average, maximum ...) of other curves.
+  fan's minimum; a bare number a speed value of 0-255, 255 being 100 %) or from ``min`` (0 %) to ``max``
+  (100 %), or a ``function`` (average, maximum ...) of other curves.
 A fan that must never stop (``neverStop``, first ``never_stop``) turns at its minimum where its curve asks for 0 %:
 fan2go replaces any value under MinPwm with MinPwm, which its curves write as 1 %; its 0 % points are read so.
 A ``platform`` is a pattern of ``fan2go detect``'s controller names (``nct6798-isa-0``, ``corsaircpro-.*``): the

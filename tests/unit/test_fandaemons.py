@@ -91,6 +91,9 @@ def test_fan2gos_current_schema_names_each_fan_its_curve_and_sensors() -> None:
     # 80 °C: 255 was read as "255 %"
     bare = text.replace("- 65: 33%", "- 65: 84").replace("- 80: 100%", "- 80: 255")
     assert fan2go(bare).declared[0].curve == ((40.0, 1.0), (41.0, 1.0), (65.0, 32.9), (80.0, 100.0))
+    # followed after a blank line by its log, whose indented lines are no YAML, the configuration is still read
+    logged = text + "\n  DEBUG   Evaluating curve 'cpu_curve'. Sensor 'cpu_sensor' temp '95°'. Desired PWM: 255\n"
+    assert fan2go(logged).declared == fan2go(text).declared
     pasted = "$ cat /etc/fan2go/fan2go.yaml\n" + text + "$ sudo systemctl status fan2go\n● fan2go.service - active\n"
     assert fan2go(pasted).declared == (cpu, front)
 
