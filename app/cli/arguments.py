@@ -191,6 +191,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "grep . /sys/class/thermal/*/* or "
                                              "OpenBMC's sensors; hpasmcli show fans and show temp; "
                                              "iLO's Fans page copied as text; "
+                                             "amd-smi's default table; "
                                              "racadm getsensorinfo; omreport chassis fans; iLO's show "
                                              "/system1/fan1; "
                                              "a LibreHardwareMonitor report; HWMonitor's saved report; "

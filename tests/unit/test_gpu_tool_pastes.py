@@ -232,3 +232,28 @@ def test_an_nvidia_smi_table_pasted_twice_is_each_card_once(tmp_path: Path) -> N
     assert [f["id"] for f in fans_twice] == [f["id"] for f in fans_once] and len(fans_once) == 3
     assert [(f["kind"], f["subjects"]) for f in findings_of(twice)] == [(f["kind"], f["subjects"])
                                                                         for f in findings_of(once)]
+
+
+AMD_SMI = ("+------------------------------------------------------------------------------+\n"
+           "| AMD-SMI 26.1.0+e94df3ed      amdgpu version: Linuxver ROCm version: 6.4.1    |\n"
+           "|-------------------------------------+----------------------------------------|\n"
+           "| BDF                        GPU-Name | Mem-Uti   Temp   UEC       Power-Usage |\n"
+           "| GPU  HIP-ID  OAM-ID  Partition-Mode | GFX-Uti    Fan               Mem-Usage |\n"
+           "|=====================================+========================================|\n"
+           "| 0000:03:00.0  AMD Radeon RX 7900 XTX | N/A      71 °C   0               310 W |\n"
+           "|   0       0     N/A             N/A | 99 %      {fan}         20480/24576 MB |\n"
+           "+-------------------------------------+----------------------------------------+\n")
+
+
+def test_amd_smis_default_table_is_each_cards_temperature_power_and_fan(tmp_path: Path) -> None:
+    """amd-smi with no subcommand prints a box of two rows per GPU: its temperature and power under "Mem-Uti Temp UEC
+    Power-Usage", its fan's share under "GFX-Uti Fan Mem-Usage" (N/A where the card reports none). The fan is the
+    card's at that duty, its temperature the card's; N/A is no reading, never a fan at rest (the table was refused
+    as no reading)."""
+    code, answer = explain(AMD_SMI.format(fan="38.0 %"), tmp_path)
+    turning = [f for f in findings_of(answer) if f["kind"] == "turning"]
+    assert code == 0 and turning[0]["subjects"] == ["amdgpu/GPU 0 fan"]
+    assert (turning[0]["facts"]["duty"], turning[0]["facts"]["source_c"]) == (38.0, 71.0)  # not GFX-Uti's 99 %
+    code, answer = explain(AMD_SMI.format(fan="N/A   "), tmp_path)
+    kinds = {f["kind"]: f["subjects"] for f in findings_of(answer)}
+    assert code == 0 and kinds["speed-not-a-reading"] == ["amdgpu/GPU 0 fan"] and "at-rest" not in kinds

@@ -50,6 +50,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("HP's hpasmcli show fans / show temp", columns.hpasmcli),
     ("Dell's racadm getsensorinfo", columns.racadm),
     ("HPE iLO's Fans page copied as text", columns.ilo),
+    ("amd-smi's default table", columns.amdsmi_table),
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
     ("fw-fanctrl's status (fw-fanctrl print)", fwfanctrl.read),
     ("the msi-ec driver's files", msiec.read),

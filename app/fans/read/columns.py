@@ -168,6 +168,43 @@ def ilo(text: str) -> list[Reading]:
     return found
 
 
+# amd-smi's default view (its CLI with no subcommand): a box of two rows per GPU under a two-row header, "BDF
+# GPU-Name | Mem-Uti Temp UEC Power-Usage" over "GPU HIP-ID OAM-ID Partition-Mode | GFX-Uti Fan Mem-Usage"
+_AMDSMI_HEADER = re.compile(r"^\|\s*BDF\s+GPU-Name\s*\|\s*Mem-Uti\s+Temp\b", re.IGNORECASE)
+_AMDSMI_FIRST = re.compile(r"^\|\s*[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.\d\s.*?\|(.*)\|$", re.IGNORECASE)
+_AMDSMI_SECOND = re.compile(r"^\|\s*(\d+)\s[^|]*\|(.*)\|$")
+
+
+def amdsmi_table(text: str) -> list[Reading]:
+    """amd-smi's default table: each GPU's temperature and power (its first row's right half) and its fan's share
+    (its second row's: GFX-Uti, Fan, Mem-Usage; ``N/A`` where the card reports no fan). Read as the card's (chip
+    "amdgpu"), by the GPU index its second row starts with."""
+    if not any(_AMDSMI_HEADER.match(line.strip()) for line in text.splitlines()):
+        return []
+    found: list[Reading] = []
+    first: str | None = None  # the right half of a GPU's first row, until its second
+    for line in (line.strip() for line in text.splitlines()):
+        row = _AMDSMI_FIRST.match(line)
+        if row:
+            first = row.group(1)
+            continue
+        second = _AMDSMI_SECOND.match(line)
+        if second is None or first is None:
+            continue
+        card = f"GPU {second.group(1)}"
+        temp, power = re.search(r"(-?\d+(?:\.\d+)?)\s*°C", first), re.search(r"(\d+(?:\.\d+)?)\s*W\b", first)
+        if temp:
+            found.append(Reading("amdgpu", f"{card} temperature", float(temp.group(1)), temp.group(0), "c"))
+        if power:
+            found.append(Reading("amdgpu", f"{card} power", float(power.group(1)), power.group(0), "w"))
+        cells = re.split(r"\s{2,}", second.group(2).strip())
+        if len(cells) >= 3:
+            value, unit, raw = parse(cells[1])
+            found.append(Reading("amdgpu", f"{card} fan", value, raw, "%" if value is not None else unit))
+        first = None
+    return found
+
+
 def racadm(text: str) -> list[Reading]:
     """Dell's ``racadm getsensorinfo``: under each ``<Sensor Name>  <Status>  <Reading>  <lc> ...`` header, rows whose
     cells stand under the header's columns (a name has spaces); a fan's status (Ok, Critical), reading, lower
