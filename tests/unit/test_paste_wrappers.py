@@ -20,6 +20,7 @@ import pytest
 from app.cli.replay import run
 from app.collect.liquidctl import parse
 from app.collect.pasted import cleaned
+from app.fans import read
 from tests.support.corpus import every_block
 
 WRAPPERS: dict[str, Callable[[str], str]] = {
@@ -101,6 +102,10 @@ def test_double_spaced_and_tab_separated_pastes_are_read() -> None:
     tree = "Corsair Hydro H100i Pro XT\n├── Liquid temperature\t31.5  °C\n├── Fan 1 speed\t1192  rpm\n"
     assert parse(tree) == [("Corsair Hydro H100i Pro XT", [("Liquid temperature", 31.5, "°C"),
                                                           ("Fan 1 speed", 1192.0, "rpm")])]
+    # a table copied from a page gives its cells a tab apart: "CPU Fan<TAB>1200 RPM" is the label and its reading,
+    # as two spaces or more are (it was refused as no reading)
+    copied = [(r.label, r.value, r.unit) for r in read.read("CPU Fan\t1200 RPM\nSystem Fan\t900 RPM\nCPU\t45 C\n")[0]]
+    assert copied == [("CPU Fan", 1200.0, "rpm"), ("System Fan", 900.0, "rpm"), ("CPU", 45.0, "c")]
 
 
 
@@ -141,7 +146,6 @@ def test_several_commands_of_several_tools_in_one_paste_are_all_read() -> None:
     """`$ sensors` then `$ ipmitool sdr` in one paste: each command's output is read with its own format (only the
     first format that read anything was, and the board's fans were dropped); one tool's output twice is not read
     twice."""
-    from app.fans import read
     text = ("$ sensors\nnct6798-isa-0290\nAdapter: ISA adapter\nfan1:       FAULT\nfan2:      1200 RPM\n"
             "$ ipmitool sdr\nFAN1             | 9600 RPM          | ok\nCPU Temp         | 44 degrees C      | ok\n")
     found, kind = read.read(text)

@@ -80,10 +80,12 @@ def soc(line: str) -> Found | None:
     return Found("temp1", f"{match.group(1)} C", "cpu_thermal", "temp1_input") if match else None
 
 
-# "Package id 0          93C", "cpu_fan           0RPM" (glances' SENSORS section): a label, two or more spaces, and a
-# value whose unit is written with it. Tried only where no "label: value" pair was found on the line. Glances 4
-# writes a fan's speed as a whole number and "R" (its sensors plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}').
-_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)\s{2,}([+-]?\d+(?:\.\d+)?\s?(?:°C|°F|C|F|RPM|rpm)|[+-]?\d+R)$")
+# "Package id 0          93C", "cpu_fan           0RPM" (glances' SENSORS section): a label, two or more spaces (or a
+# tab, as a table copied from a page gives its cells), and a value whose unit is written with it. Tried only where
+# no "label: value" pair was found on the line. Glances 4 writes a fan's speed as a whole number and "R" (its sensors
+# plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}').
+_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)(?:\s{2,}|\t)([+-]?\d+(?:\.\d+)?\s?(?:°C|°F|C|F|RPM|rpm)|"
+                     r"[+-]?\d+R)$")
 
 
 def spaced(line: str) -> Found | None:
