@@ -121,7 +121,7 @@ def gpu_fact(gpu: GpuSample) -> GpuFact:
     return GpuFact(index=gpu.index, name=gpu.name, temperature_c=gpu.temperature_c,
                    fan_percent=gpu.fan_speed_percent, fan_reported=not gpu.passively_cooled,
                    heat_slowdown=tuple(r for r in gpu.throttle_reasons or () if r in HEAT_REASONS),
-                   slowdown_c=gpu.temperature_slowdown_c)
+                   slowdown_c=gpu.temperature_slowdown_c, reasons_read=gpu.throttle_reasons is not None)
 
 
 def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iterable[HostSensor] = (),

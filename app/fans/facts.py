@@ -114,7 +114,8 @@ class TempFact:
 class GpuFact:
     """A GPU as its vendor's tool reports it: ``fan_reported`` False where the tool says the card has no fan reading
     ("[N/A]", NotSupported); ``heat_slowdown`` the reasons it reports for slowing its clocks for heat
-    (``sw_thermal_slowdown``, ``hw_thermal_slowdown``, ``hw_slowdown``), and the temperature it slows at."""
+    (``sw_thermal_slowdown``, ``hw_thermal_slowdown``, ``hw_slowdown``), whether those reasons were read at all, and
+    the temperature it slows at."""
 
     index: int
     name: str | None = None
@@ -125,6 +126,7 @@ class GpuFact:
     fan_reported: bool = True
     heat_slowdown: tuple[str, ...] = ()
     slowdown_c: float | None = None
+    reasons_read: bool = False  # its tool listed why it slows its clocks (all "Not Active" is a reading too)
 
 
 @record
@@ -197,6 +199,7 @@ class Setting:
 
 
 PERF_LEVEL = "power_dpm_force_performance_level"  # an amdgpu card's performance level, as a Setting of the card
+MAX_OPERATING = "GPU Max Operating Temp"  # an NVIDIA card's own limit (°C), as a Setting of the card
 
 
 @record

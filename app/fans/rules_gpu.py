@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from ..core.finding import Confidence
 from .chips import gpu_line
-from .facts import GpuFact, Machine, TempFact
+from .facts import MAX_OPERATING, GpuFact, Machine, TempFact
 from .rules import HOT_C, Hit, rule, turning
 from .rules_state import COOL_C, FULL_DUTY
 
@@ -59,11 +59,20 @@ def _bmc_hottest(machine: Machine) -> TempFact | None:
     return max(own, key=lambda t: t.celsius or 0.0) if own else None
 
 
+# within this of its Max Operating Temp a card is held there: the driver's software slowdown keeps it under the limit
+AT_LIMIT_C = 2.0
+
+
 @rule("a GPU slowing its clocks for heat", 73, "nvidia-smi(1) (Clocks Event Reasons: SW Thermal Slowdown, HW Thermal "
-      "Slowdown, HW Slowdown: Active); NVML nvmlDeviceGetCurrentClocksEventReasons")
+      "Slowdown, HW Slowdown: Active); NVML nvmlDeviceGetCurrentClocksEventReasons (SW Thermal Slowdown: reducing "
+      "clocks below those requested because the GPU is hotter than its Max Operating Temp); NVML "
+      "nvmlTemperatureThresholds_t (GPU_MAX: the temperature at which the GPU can be throttled below base clock)")
 def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
     for gpu in machine.gpus:
-        if not gpu.heat_slowdown:
+        limit = _max_operating(machine, gpu)
+        at_limit = not gpu.reasons_read and limit is not None and gpu.temperature_c is not None and \
+            gpu.temperature_c >= limit - AT_LIMIT_C
+        if not gpu.heat_slowdown and not at_limit:
             continue
         fan = next((f for f in machine.fans if f.gpu == gpu.index and f.duty_percent is not None), None)
         facts: dict[str, float | str] = {"reasons": ", ".join(gpu.heat_slowdown)}
@@ -71,12 +80,22 @@ def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
             facts["celsius"] = gpu.temperature_c
         if gpu.slowdown_c is not None:
             facts["slowdown_c"] = gpu.slowdown_c
+        if at_limit and limit is not None:  # no reason read: its temperature at its limit says it
+            facts["max_operating_c"] = limit
         if fan is not None and fan.duty_percent is not None:
             facts["duty"] = fan.duty_percent
             if fan.duty_percent >= FULL_DUTY:
                 facts["full"] = "yes"
         elif fanless(gpu):
             facts["passive"] = "yes"
-        # HW Slowdown alone is NVML's thermal-or-power-brake slowdown: heat is then likely, not known
+        # HW Slowdown alone is NVML's thermal-or-power-brake slowdown: heat is then likely, not known; so is a card at
+        # its Max Operating Temp whose reasons are not read
         sure: Confidence = "known" if set(gpu.heat_slowdown) - {"hw_slowdown"} else "likely"
         yield Hit("slowing-for-heat", (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), sure, facts)
+
+
+def _max_operating(machine: Machine, gpu: GpuFact) -> float | None:
+    """The card's Max Operating Temp as its tool printed it (nvidia-smi -q), None where not read."""
+    said = next((s.value for s in machine.settings if s.controller == f"GPU {gpu.index}" and s.name == MAX_OPERATING),
+                None)
+    return float(said) if said is not None and said.isdigit() else None

@@ -16,6 +16,7 @@ from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
 from .words_gpu import no_gpu_fan as _no_gpu_fan
+from .words_gpu import slowing_for_heat as _slowing_for_heat
 from .words_held import (
     _bias,
     _bmc_logged,
@@ -42,7 +43,6 @@ from .words_held import (
     _platform_profile,
     _read_back_off,
     _rest,
-    _slowing_for_heat,
     _trip_not_followed,
     _trip_on,
 )

@@ -1,6 +1,7 @@
 """The words of a graphics card that reports no fan of its own (the rule "a GPU with no fan reading"): what such a card
 is, by its line (a data-center card, a laptop's GPU, or a card whose name does not say), and what its heat asks to
-read."""
+read; and of a card slowing its clocks for heat (by the reasons its tool reports, or at its own Max Operating
+Temp)."""
 
 from __future__ import annotations
 
@@ -30,3 +31,34 @@ _NO_GPU_FAN = {
          "embedded controller drives: read those instead).", ": the fans that cool it (the laptop's, or the "
          "chassis') are the ones to read."),
 }
+
+
+def slowing_for_heat(n: Names, s: Sequence[str], f: Facts) -> str:
+    at = f" at {_num(f['celsius'])} °C" if "celsius" in f else ""
+    limit = f", its slowdown temperature {_num(f['slowdown_c'])} °C" if "slowdown_c" in f else ""
+    if "max_operating_c" in f:  # no reason read: the card at its own limit, where the driver holds it
+        gap = float(f["slowdown_c"]) - float(f["max_operating_c"]) if "slowdown_c" in f else 0.0
+        under = f" ({_num(gap)} °C under its slowdown temperature, {_num(f['slowdown_c'])} °C)" if gap > 0 else ""
+        said = (f"{n(s[0])} is{at}, at its Max Operating Temp of {_num(f['max_operating_c'])} °C{under}, where "
+                "NVIDIA's driver lowers its clocks to keep it under (a software thermal slowdown): most likely it "
+                "runs as hot as that limit lets it")
+        if "duty" not in f and f.get("passive") != "yes":
+            return f"{said}; its clocks are what hold it there (its fan is not read here)."
+    else:
+        reasons = ", ".join(" ".join(w.upper() if w in ("sw", "hw") else w.capitalize() for w in r.split("_"))
+                            for r in str(f["reasons"]).split(", "))
+        brake = "; HW Slowdown is also the power brake, which NVML does not tell apart" \
+            if str(f["reasons"]) == "hw_slowdown" else ""
+        said = (f"{n(s[0])} reports its clocks slowed for heat ({reasons}{brake}){at}{limit}: it runs as hot as it "
+                "is let")
+    if f.get("full") == "yes":
+        return (f"{said}, and its fan is at full ({_num(f['duty'])} %) for it: what cools the card is at its limit "
+                "(the airflow around it, dust in its heatsink, or a fan that turns slower than asked).")
+    if "duty" in f:
+        return (f"{said}, while its fan is at only {_num(f['duty'])} %: the fan has room to go faster; if a tool or "
+                "a manual setting holds it there, raising it cools the card (the card's own automatic curve may "
+                "also trade clocks for less noise).")
+    if f.get("passive") == "yes":
+        return (f"{said}, and it has no fan of its own: the airflow around it (a server's fans, or a fan ducted to "
+                "it) is not enough.")
+    return f"{said}: what cools it is at its limit."

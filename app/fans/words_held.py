@@ -218,27 +218,6 @@ def _passive_cards(n: Names, s: Sequence[str], f: Facts) -> str:
             f"{n(s[-1])}, at {_num(f['bmc_c'])} °C).")
 
 
-def _slowing_for_heat(n: Names, s: Sequence[str], f: Facts) -> str:
-    at = f" at {_num(f['celsius'])} °C" if "celsius" in f else ""
-    limit = f", its slowdown temperature {_num(f['slowdown_c'])} °C" if "slowdown_c" in f else ""
-    reasons = ", ".join(" ".join(w.upper() if w in ("sw", "hw") else w.capitalize() for w in r.split("_"))
-                        for r in str(f["reasons"]).split(", "))
-    brake = "; HW Slowdown is also the power brake, which NVML does not tell apart" \
-        if str(f["reasons"]) == "hw_slowdown" else ""
-    said = f"{n(s[0])} reports its clocks slowed for heat ({reasons}{brake}){at}{limit}: it runs as hot as it is let"
-    if f.get("full") == "yes":
-        return (f"{said}, and its fan is at full ({_num(f['duty'])} %) for it: what cools the card is at its limit "
-                "(the airflow around it, dust in its heatsink, or a fan that turns slower than asked).")
-    if "duty" in f:
-        return (f"{said}, while its fan is at only {_num(f['duty'])} %: the fan has room to go faster; if a tool or "
-                "a manual setting holds it there, raising it cools the card (the card's own automatic curve may "
-                "also trade clocks for less noise).")
-    if f.get("passive") == "yes":
-        return (f"{said}, and it has no fan of its own: the airflow around it (a server's fans, or a fan ducted to "
-                "it) is not enough.")
-    return f"{said}: what cools it is at its limit."
-
-
 def _cpu_slowed(n: Names, s: Sequence[str], f: Facts) -> str:
     events = int(float(f["events"]))
     cpus = str(f["cpus"]).split(", ")

@@ -176,6 +176,44 @@ def test_the_xml_report_of_a_gpu_slowing_for_heat(tmp_path: Path) -> None:
             "slowing-for-heat", "hw_thermal_slowdown", 95.0), group
 
 
+MAX_OPERATING = ("==============NVSMI LOG==============\n\nAttached GPUs                             : 1\n"
+                 "GPU 00000000:2D:00.0\n    Temperature\n        GPU Current Temp                  : {temp} C\n"
+                 "        GPU Shutdown Temp                 : 102 C\n        GPU Slowdown Temp                 : 97 C\n"
+                 "        GPU Max Operating Temp            : 57 C\n        GPU Target Temperature            : N/A\n"
+                 "{reasons}")
+
+
+def test_a_card_at_its_max_operating_temp_is_held_there_by_its_clocks(tmp_path: Path) -> None:
+    """NVML: the GPU's Max Operating Temp (NVML_TEMPERATURE_THRESHOLD_GPU_MAX) is where it "can be throttled below base
+    clock", and SW Thermal Slowdown reduces the clocks "because the GPU temperature is higher than Max Operating
+    Temp". A card within 2 °C of it, in an nvidia-smi -q that lists no clock event reasons, is most likely held there
+    (likely), with the limit and its distance to the slowdown temperature said; a card well under it is not; nor is
+    one whose reasons are listed and not active (read, they say it is not slowed). Said only "the hottest reading"
+    before (a laptop's MX330 held at 56 °C by a 57 °C limit)."""
+    code, answer = explain(MAX_OPERATING.format(temp=56, reasons=""), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["confidence"], lead["subjects"]) == (
+        "slowing-for-heat", "likely", ["nvidia/gpu0"])
+    assert (lead["facts"]["max_operating_c"], lead["facts"]["celsius"], lead["facts"]["slowdown_c"]) == (
+        57.0, 56.0, 97.0)
+    assert answer["sentence"] == (
+        "GPU 0 (NVIDIA GPU) is at 56 °C, at its Max Operating Temp of 57 °C (40 °C under its slowdown temperature, "
+        "97 °C), where NVIDIA's driver lowers its clocks to keep it under (a software thermal slowdown): most likely "
+        "it runs as hot as that limit lets it; its clocks are what hold it there (its fan is not read here).")
+    _, answer = explain(MAX_OPERATING.format(temp=45, reasons=""), tmp_path)
+    assert "slowing-for-heat" not in [f["kind"] for f in findings_of(answer)]
+    listed = "    Clocks Event Reasons\n        SW Thermal Slowdown               : Not Active\n"
+    _, answer = explain(MAX_OPERATING.format(temp=56, reasons=listed), tmp_path)
+    assert "slowing-for-heat" not in [f["kind"] for f in findings_of(answer)]
+    # -q -x's <gpu_temp_max_gpu_threshold> is the same limit
+    xml = ("<nvidia_smi_log><gpu id=\"00000000:01:00.0\"><product_name>NVIDIA GeForce RTX 3090</product_name>"
+           "<temperature><gpu_temp>83 C</gpu_temp><gpu_temp_slow_threshold>92 C</gpu_temp_slow_threshold>"
+           "<gpu_temp_max_gpu_threshold>83 C</gpu_temp_max_gpu_threshold></temperature></gpu></nvidia_smi_log>")
+    _, answer = explain(xml, tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["facts"]["max_operating_c"]) == ("slowing-for-heat", 83.0)
+
+
 def test_the_query_csvs_clock_event_reasons(tmp_path: Path) -> None:
     """--query-gpu's clocks_event_reasons.active (clocks_throttle_reasons.active before driver 535) is NVML's mask in
     hex (nvml.h: 0x20 SW Thermal Slowdown, 0x40 HW Thermal Slowdown, 0x4 SW Power Cap); each reason asked by name
