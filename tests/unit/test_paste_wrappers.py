@@ -106,6 +106,10 @@ def test_double_spaced_and_tab_separated_pastes_are_read() -> None:
     # as two spaces or more are (it was refused as no reading)
     copied = [(r.label, r.value, r.unit) for r in read.read("CPU Fan\t1200 RPM\nSystem Fan\t900 RPM\nCPU\t45 C\n")[0]]
     assert copied == [("CPU Fan", 1200.0, "rpm"), ("System Fan", 900.0, "rpm"), ("CPU", 45.0, "c")]
+    # a label that names the speed ("Fan 0 speed: 2161 RPM", as iStats prints it) names the fan without it: the
+    # answer said "The Fan 0 speed runs at 2,161 RPM"
+    assert [(r.label, r.value) for r in read.read("Fan 0 speed:            2161 RPM    ▁▂▃▅▆▇\n")[0]] == [
+        ("Fan 0", 2161.0)]
 
 
 

@@ -185,6 +185,8 @@ def _pairs(walk: _Walk, line: str, stripped: str) -> bool:
                 label = f"{walk.feature} {label}"
         if re.search(r"\s(rpm)$", label, re.IGNORECASE) and re.fullmatch(NUMBER, value.strip()):
             label, value = label[:-4], f"{value.strip()} RPM"  # "Fan 0 RPM: 0" (ectool): the unit in the label
+        elif re.search(r"\sspeed$", label, re.IGNORECASE) and re.search(r"rpm$", value.strip(), re.IGNORECASE):
+            label = label[:-6]  # "Fan 0 speed: 2161 RPM" (iStats): the fan is "Fan 0", its speed the reading
         if walk.device and line[:1].isspace():
             label = f"{walk.device} {label}"  # one card's reading of a listing of several (app.fans.rules: _own)
         walk.add(label, value, column, attr=_attr(label), chip=host.group(1) if host else None)
