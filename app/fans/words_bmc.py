@@ -27,8 +27,11 @@ def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _bmc_warning(n: Names, s: Sequence[str], f: Facts) -> str:
     if f.get("health") == "yes":  # the controller's own judgement, not a threshold read here
-        at = f" while it turns at {_num(f['rpm'])} RPM" if "rpm" in f else \
-            f" while it runs at {_num(f['percent'])} %" if "percent" in f else ""
+        at = ""
+        if "rpm" in f:
+            at = f" while it turns at {_num(f['rpm'])} RPM" if float(f["rpm"]) else " while it reads 0 RPM"
+        elif "percent" in f:
+            at = f" while it runs at {_num(f['percent'])} %"
         said = "with a warning (its health: Warning)" if f["status"] == "warning" else f"as {f['status']}"
         return (f"The BMC flags the {n(s[0])} {said}{at}: short of failed, but needing attention (a fan "
                 "wearing out or slower than it should be, a fault in its reading, a lost redundancy); the "
