@@ -30,14 +30,14 @@ from ..fans import adapt, read
 from ..fans.alarm_words import state_word
 from ..fans.answer import findings
 from ..fans.chips import chip
-from ..fans.facts import Decision, Level, Machine, Reading
+from ..fans.facts import Decision, FanFact, Level, Machine, Reading
 from ..fans.names import Names
 from ..fans.read import msiec, nbfc, platform, smilimits
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
 from ..fans.read.kernlog import events as heat_log
-from ..fans.read.profiles import profiles
+from ..fans.read.profiles import fixed, profiles
 from ..fans.read.sel import events as bmc_log
 from ..fans.rules_daemon import driven
 from ..fans.words import answer as worded
@@ -197,14 +197,29 @@ def _read_as(kind: str | None, alone: Machine, logged: bool, of_text: Machine) -
 
 def with_profiles(machine: Machine, texts: list[str]) -> Machine:
     """``machine`` with the speed profiles its captures set on its one cooler (liquidctl's ``set ... speed``), the
-    channels they drive held by them rather than by the cooler's firmware."""
+    channels they drive held by them rather than by the cooler's firmware; a channel set to one duty is held there
+    by hand (asked for it), a pump with the floor its driver will not send less than."""
     coolers = {f.chip for f in machine.fans if chip(f.chip).kind == "aio"}
-    set_on = [c for text in texts for c in profiles(text, next(iter(coolers)) if len(coolers) == 1 else None)]
-    if not set_on:
+    cooler = next(iter(coolers)) if len(coolers) == 1 else None
+    set_on = [c for text in texts for c in profiles(text, cooler)]
+    duties = dict(d for text in texts for d in fixed(text, cooler))
+    if not set_on and not duties:
         return machine
     machine = replace(machine, curves=(*machine.curves, *set_on))
     held = {f.key for c in set_on if (f := driven(machine, c)) is not None}
-    return replace(machine, fans=tuple(replace(f, controller="daemon") if f.key in held else f for f in machine.fans))
+    return replace(machine, fans=tuple(_fixed(f, duties) if _channel(f) in duties else
+                                       replace(f, controller="daemon") if f.key in held else f for f in machine.fans))
+
+
+def _channel(fan: FanFact) -> str:
+    """A cooler's fan as liquidctl's commands name its channel ("Fan 1" is ``fan1``, "Pump" ``pump``)."""
+    return fan.label.lower().replace(" ", "")
+
+
+def _fixed(fan: FanFact, duties: dict[str, float]) -> FanFact:
+    floor = chip(fan.chip).pump_floor_percent if fan.pump else None
+    return replace(fan, controller="manual", target_percent=duties[_channel(fan)],
+                   floor_percent=floor if floor is not None else fan.floor_percent)
 
 
 def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

@@ -51,6 +51,7 @@ class Chip:
     stall_reads_zero: bool = False  # it reports a stalled fan as 0 RPM with no fault, as it reports a fan at rest
     relative_labels: tuple[str, ...] = ()  # its readings under these labels are on an arbitrary scale, not in °C
     min_is_floor: bool = False  # its fanN_min is the lowest speed its controller runs the fan at, not an alarm limit
+    pump_floor_percent: float | None = None  # the lowest pump duty its driver sends (a lower duty is raised to it)
     source: str = ""
 
 
@@ -91,6 +92,15 @@ BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thres
 AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "
            "channel with nothing on it reads 0 rpm (aquacomputer-quadro-guide), and some hubs keep the duty last set "
            "on a channel whatever is on it (lianli-uni-guide); a pump is its own rule")
+# Coolers whose pump liquidctl's driver will not ask for less than a floor: a duty set below it is clamped up to it
+# before it is sent (kraken2.py, kraken3.py and asetek.py: each channel's minimum and maximum duty, and clamp)
+KRAKEN_X2 = Chip("aio", "firmware", "empty", pump_floor_percent=50.0, source="liquidctl's kraken2.py (Kraken X42, X52, "
+                 "X62 and X72: _SPEED_CHANNELS pump 50-100 %, fan 25-100 %; a duty clamped to them)")
+KRAKEN_X3 = Chip("aio", "firmware", "empty", pump_floor_percent=20.0, source="liquidctl's kraken3.py (Kraken X53, X63, "
+                 "X73 and Z53, Z63, Z73: pump 20-100 %; a duty clamped to it)")
+ASETEK_690LC = Chip("aio", "firmware", "empty", pump_floor_percent=50.0, source="liquidctl's asetek.py (the fifth "
+                    "generation Asetek 690LC: EVGA CLC, NZXT Kraken X31/X41/X61 and X40/X60; a fixed pump duty "
+                    "50-100 %, clamped)")
 # NZXT's HUE 2 fan controllers report only the channels with a fan on them, each with its duty and speed
 HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
                  source="liquidctl's nzxt-hue2-guide (Smart Device V2, RGB & Fan Controller: the device "
@@ -198,6 +208,10 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"pch_\w+", CHIPSET),
     (r"cooling_device\d+", KERNEL_FAN),
     (r"corsair (rm|hx)\d+i\b.*", PSU),
+    # liquidctl's names of the coolers whose pump duty its driver clamps (their drivers' SUPPORTED_DEVICES)
+    (r"nzxt kraken x \(x42, x52, x62 or x72\).*", KRAKEN_X2),
+    (r"nzxt kraken [xz] \((x53, x63 or x73|z53, z63 or z73)\).*", KRAKEN_X3),
+    (r"asetek 690lc\b.*", ASETEK_690LC),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
     # the other coolers liquidctl's device guides name, as its status heads them (MSI MPG Coreliquid, Gigabyte Aorus
     # Waterforce, ASUS ROG Ryujin, Razer Hanbo, EVGA CLC, Asetek)

@@ -17,7 +17,8 @@ FLOOR_BAND = 0.05  # a controller that regulates a speed holds it within a few p
 
 @rule("a firmware floor", 52, "Documentation/gpu/amdgpu/thermal.rst (fan_curve: OD_RANGE, the duty a point may ask "
       "for); NVAPI NV_GPU_CLIENT_FAN_COOLERS_STATUS (currentMinLevel); nvidia-settings(1) GPUTargetFanSpeed range; "
-      "drivers/hwmon/applesmc.c (fanN_min: the SMC's minimum speed)")
+      "drivers/hwmon/applesmc.c (fanN_min: the SMC's minimum speed); liquidctl's kraken2.py, kraken3.py and asetek.py "
+      "(a cooler's pump duty clamped to its minimum)")
 def firmware_floor(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         facts = _duty_floor(machine, fan)
@@ -42,6 +43,10 @@ def _duty_floor(machine: Machine, fan: FanFact) -> dict[str, float | str] | None
     if fan.target_percent is not None and fan.target_percent < fan.floor_percent - 0.5 and \
             fan.controller == "manual":  # asked by hand for less than the driver accepts under manual control
         facts.update(held="asked-below", target=fan.target_percent)
+        if fan.pump:  # a cooler's pump: its driver sends its floor in place of the duty asked
+            facts["pump"] = "yes"
+    elif fan.pump:
+        return None  # a pump's floor is said only where a duty under it was asked
     elif fan.duty_percent is not None:
         facts["duty"] = fan.duty_percent
         facts["held"] = "below" if fan.duty_percent < fan.floor_percent - 1 else \

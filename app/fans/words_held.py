@@ -82,6 +82,10 @@ def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The {n(s[0])} is held at {_num(f['duty'])} %, the lowest duty its controller accepts ({floor} %): "
                 "a program or a curve holding the fan cannot take it lower; only the card's own automatic control "
                 "stops it.")
+    if f.get("held") == "asked-below" and f.get("pump") == "yes":
+        return (f"The {n(s[0])} was set to {_num(f['target'])} %, below the {floor} % liquidctl's driver sends this "
+                f"cooler's pump at least (it raises a lower duty to it): the pump runs at {floor} %, not at the "
+                f"{_num(f['target'])} % asked, as slowly as liquidctl can run it.")
     if f.get("held") == "asked-below":
         return (f"The {n(s[0])} is set by hand and asked for {_num(f['target'])} %, below the {floor} % its driver "
                 "accepts under manual control: it keeps turning; only handing it back to the card's automatic "

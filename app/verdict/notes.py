@@ -66,8 +66,8 @@ def _asked_duty(f: Facts, snap: Snapshot) -> str:
     if _n(f, "asked") >= FULL_PERCENT:  # asked for full speed, it runs at full speed: nothing held it lower
         return (f"The {f.get('channel')} was set to a fixed {_n(f, 'asked'):.0f} % and reads {fan.rpm:,} RPM: it runs "
                 "at the full speed asked, not following a temperature.")
-    return (f"The {f.get('channel')} was set to {_n(f, 'asked'):.0f} % and reads {fan.rpm:,} RPM: most likely the "
-            "cooler's firmware does not take a duty that low and keeps it near its lowest speed.")
+    return (f"The {f.get('channel')} was set to a fixed {_n(f, 'asked'):.0f} % and reads {fan.rpm:,} RPM: a fixed "
+            "setting, not following a temperature.")
 
 
 def _duty_ignored(f: Facts, _: Snapshot) -> str:

@@ -286,6 +286,45 @@ def test_a_fan_asked_below_what_manual_control_accepts_keeps_turning() -> None:
     assert floor_finding(30.0)["held"] == "floor"
 
 
+KRAKEN = ("$ liquidctl set pump speed {duty}{flag}\n\n$ liquidctl status\n{name}\n"
+          "├── Liquid temperature    29.1  °C\n├── Fan speed              982  rpm\n"
+          "├── Pump speed            1896  rpm\n└── Firmware version     6.0.2\n")
+
+
+@pytest.mark.parametrize(("name", "duty", "floor"), [
+    ("NZXT Kraken X (X42, X52, X62 or X72)", 30, 50.0),  # kraken2.py: pump 50-100 %
+    ("Asetek 690LC (assuming EVGA CLC)", 20, 50.0),  # asetek.py: a fixed pump duty 50-100 %
+    ("NZXT Kraken X (X53, X63 or X73)", 10, 20.0),  # kraken3.py: pump 20-100 %
+    ("NZXT Kraken X (X53, X63 or X73)", 30, None),  # above its floor: taken as asked
+    ("Corsair Hydro H100i Pro XT", 20, None),  # a cooler whose pump floor no driver document gives: not said
+])
+def test_a_pump_asked_below_its_drivers_floor_runs_at_the_floor(name: str, duty: int, floor: float | None,
+                                                                 tmp_path: Path) -> None:
+    """liquidctl's drivers clamp a cooler's pump duty to the channel's range before sending it (kraken2.py, kraken3.py,
+    asetek.py): a pump set below its floor runs at the floor, known; at or above it, or on a cooler no driver gives a
+    floor for, nothing is said of a floor (the capture notes guessed "most likely the firmware does not take a duty
+    that low" of any cooler)."""
+    for flag in ("", " -v"):  # liquidctl's own flags after the command
+        path = tmp_path / "kraken.txt"
+        path.write_text(KRAKEN.format(duty=duty, flag=flag, name=name))
+        out = io.StringIO()
+        assert run([path], as_json=True, out=out, err=io.StringIO()) == 0
+        answer = json.loads(out.getvalue())
+        floors = [f for f in answer["findings"] if f["kind"] == "firmware-floor"]
+        if floor is None:
+            assert not floors, floors
+            continue
+        (found,) = floors
+        cooler = name.split(" (assuming")[0]  # liquidctl's guess of the vendor is not part of the device's name here
+        assert (found["subjects"], found["confidence"]) == ([f"{cooler}/Pump"], "known")
+        assert (found["facts"]["floor"], found["facts"]["target"], found["facts"]["pump"]) == (floor, duty, "yes")
+        assert "most likely" not in answer["sentence"]
+    if name.startswith("NZXT Kraken X (X42"):
+        assert (f"The Pump ({name}) was set to 30 %, below the 50 % liquidctl's driver sends this cooler's pump at "
+                "least (it raises a lower duty to it): the pump runs at 50 %, not at the 30 % asked, as slowly as "
+                "liquidctl can run it.") in answer["sentence"]
+
+
 def test_a_hubs_duty_on_a_channel_at_0_is_a_stall_only_where_the_hub_lists_just_connected_channels() -> None:
     """NZXT's HUE 2 controllers list a channel only with a fan on it (liquidctl's nzxt-hue2-guide): 0 rpm at 40 % is
     a stall there. A Lian Li Uni hub keeps the duty last set on any channel (lianli-uni-guide): 0 rpm is no fan."""
