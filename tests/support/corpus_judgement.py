@@ -112,8 +112,8 @@ JUDGED: dict[str, Judgement] = {
     "liquidctl-daemons-01": _j("agree", "the pump's 0 rpm is not rest: liquidctl cannot read it, or it failed; the "
                                "empty fan channels are dead", ("a pump does not stop", "cannot read this pump"),
                                {"Pump (Corsair H110i GT)": "stalled", "Fan 1 (Corsair H110i GT)": "dead"}),
-    "liquidctl-daemons-02": _j("agree", "the pump set to 20 % reads 2,280 RPM: its driver sends it 50 % at least, so it "
-                               "runs at its minimum", ("set to a fixed 20 % and reads 2,280 RPM", "runs at 50 %")),
+    "liquidctl-daemons-02": _j("agree", "the pump set to 20 % reads 2,280 RPM: its driver sends it 50 % at least, so "
+                               "it runs at its minimum", ("set to a fixed 20 % and reads 2,280 RPM", "runs at 50 %")),
     "liquidctl-daemons-03": _j("agree", "the duties swapped 20/100 % while both speeds stayed ~1,190 RPM: the fans do "
                                "not follow the duties; fan 1's source is said as a guess",
                                ("from 20 % to 100 %", "stayed at 1,192 RPM", "not following the duties",
