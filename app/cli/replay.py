@@ -80,6 +80,17 @@ def fact_table(machine: Machine, found: list[Finding], room: int) -> list[str]:
     return table(["FAN", "SPEED", "DUTY", "FOUND"], rows, frozenset({1, 2}), room, (0, 1)) if rows else []
 
 
+FACT_FIELDS = ("key", "chip", "label", "rpm", "raw", "invalid", "duty_percent", "target_percent", "controller",
+               "status", "fault", "pump")  # what the fan wing read of each fan, as the text's fact table shows it
+
+
+def fan_fact_json(fan: FanFact, found: list[Finding]) -> dict[str, object]:
+    """One fan as the fan wing read it, with the word of the strongest finding about it (the fact table's FOUND)."""
+    about = next((f for f in found if fan.key in f.subjects and f.kind != "hottest"), None)
+    return {**{name: getattr(fan, name) for name in FACT_FIELDS},
+            "found": state_word(about, fan) if about is not None else ""}
+
+
 def finding_json(found: Finding) -> dict[str, object]:
     return {"kind": found.kind, "rule": found.rule, "subjects": list(found.subjects), "confidence": found.confidence,
             "priority": found.priority, "facts": dict(found.facts)}
@@ -243,6 +254,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
         out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
                               "findings": [finding_json(f) for f in found],
                               "fans": to_json(list(snap.fans)), "air": to_json(list(snap.air)),
+                              "fan_facts": [fan_fact_json(f, found) for f in machine.fans],
                               "notes": [{"kind": n.kind, **n.facts} for n in replay.notes],
                               "temperatures": to_json(list(snap.host.temperatures)),
                               "left_out": dict(snap.host.unsupported)}) + "\n")

@@ -199,6 +199,13 @@ def test_a_fan_hpe_ilo_judges_degraded_or_failed_is_said(status: str, kind: str,
     or when the controller's word is read and not said)."""
     code, answer = explain(ILO_ROWS.format(status=status), tmp_path)
     assert code == 0
+    # --json's fan_facts: every fan as the wing read it, as the text's table shows it (the named readers' "fans" is
+    # empty for a paste only the general reader reads: a JSON reader had no fan at all)
+    facts = answer["fan_facts"]
+    assert isinstance(facts, list) and [(f["label"], f["duty_percent"]) for f in facts] == [
+        (f"Fan Block {n} System", 94.0) for n in range(1, 5)]
+    assert facts[2]["found"] == ("BMC: degraded" if status == "Degraded" else "FAILED") and facts[2]["status"] == \
+        status.lower()
     lead = findings_of(answer)[0]
     assert (lead["kind"], lead["subjects"], lead["confidence"]) == (kind, ["bmc/Fan Block 3 System"], "known")
     assert not [f for f in findings_of(answer) if f["kind"] in ("bmc-warning", "fan-fault")
