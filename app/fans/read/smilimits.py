@@ -12,6 +12,7 @@ from ..facts import MAX_OPERATING, Setting
 _BLOCK = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*$", re.MULTILINE)
 _TEXT = re.compile(r"^\s*GPU Max Operating Temp\s*:\s*(\d+)\s*C\s*$", re.MULTILINE)
 _XML = re.compile(r"<gpu_temp_max_gpu_threshold>\s*(\d+)\s*C\s*</gpu_temp_max_gpu_threshold>")
+_MINOR = re.compile(r"<minor_number>\s*(\d+)\s*</minor_number>")
 
 
 def settings(text: str) -> tuple[Setting, ...]:
@@ -25,6 +26,7 @@ def settings(text: str) -> tuple[Setting, ...]:
     found = []
     for index, block in enumerate(blocks):
         limit = pattern.search(block)
+        minor = _MINOR.search(block) if pattern is _XML else None  # -q -x names a card by its minor number
         if limit:
-            found.append(Setting(f"GPU {index}", MAX_OPERATING, limit.group(1)))
+            found.append(Setting(f"GPU {minor.group(1) if minor else index}", MAX_OPERATING, limit.group(1)))
     return tuple(found)
