@@ -214,7 +214,8 @@ def test_a_card_at_its_max_operating_temp_is_held_there_by_its_clocks(tmp_path: 
     assert (lead["kind"], lead["facts"]["max_operating_c"]) == ("slowing-for-heat", 83.0)
     # a card -q -x names by its minor number is that card, its limit with it
     _, answer = explain(xml.replace("<product_name>", "<minor_number>3</minor_number><product_name>"), tmp_path)
-    assert findings_of(answer)[0]["subjects"] == ["nvidia/gpu3"]
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["subjects"]) == ("slowing-for-heat", ["nvidia/gpu3"])
 
 
 def test_the_query_csvs_clock_event_reasons(tmp_path: Path) -> None:
