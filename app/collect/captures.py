@@ -22,7 +22,7 @@ from ..core.fan import Note
 from ..core.jsonvalue import loads, number
 from ..core.model import GpuSample
 from ..fans.facts import Curve
-from ..fans.read.chipheader import driver_of, twins
+from ..fans.read.chipheader import header_driver, twins
 from ..fans.values import fahrenheit_to_celsius
 from . import bmc, control_captures, fancontrol, liquidctl, nvidia_captures, thinkfan
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
@@ -170,7 +170,7 @@ def _sensors_json(text: str, chips: Chips) -> str | None:
         data = loads(text)
     except ValueError:
         return None  # not whole JSON (cut short, or a Python dict printed): the general reader mends what it can
-    if not isinstance(data, dict) or not any(driver_of(str(key)) for key in data):
+    if not isinstance(data, dict) or not any(header_driver(str(key)) for key in data):
         return None  # JSON whose keys are no chip headers (Redfish, liquidctl --json): the general reader's
     for chip_key, features in data.items():
         if not isinstance(features, dict):
@@ -183,7 +183,7 @@ def _sensors_json(text: str, chips: Chips) -> str | None:
 
 
 def _chip_name(key: str) -> str:
-    return driver_of(key) or key.split("-")[0]
+    return header_driver(key) or key.split("-")[0]
 
 
 def _subfeatures(chips: Chips, chip: str, name: str, label: str, values: Iterable[tuple[str, object]]) -> None:
@@ -212,7 +212,7 @@ def _sensors_text(text: str, chips: Chips) -> str | None:
     kind = "sensors"
     twin = twins(text)
     for line in text.splitlines():
-        if driver_of(line) and not line.startswith(" "):
+        if header_driver(line) and not line.startswith(" "):
             chip, label, counts = line.strip(), None, {}
             if _chip_name(chip).lower() in twin:  # two devices of one driver: each by its whole header, as read
                 chips.folder(chip, chip.lower())

@@ -27,9 +27,10 @@ def twins(text: str) -> frozenset[str]:
     return frozenset(name for name, seen in headers.items() if len(seen) > 1)
 
 
-def driver_of(header: str) -> str | None:
+def header_driver(header: str) -> str | None:
     """The driver that heads a ``sensors`` chip header (``nzxtsmart2`` of ``nzxtsmart2-hid-3-2``), or None for a line
-    that is no header."""
+    that is no header (unlike ``core.vocabulary.driver_of``, which names any chip's driver and returns other names as
+    they are)."""
     match = _CHIP.match(header.strip())
     return match.group(1) if match else None
 
