@@ -72,11 +72,9 @@ def fact_table(machine: Machine, found: list[Finding], room: int) -> list[str]:
     names = Names(machine)
     rows: list[list[Cell]] = []
     for fan in machine.fans:
-        about = next((f for f in found if fan.key in f.subjects and f.kind != "hottest"), None)
         speed = f"{fan.rpm:.0f} RPM" if fan.rpm is not None else fan.raw or "-"  # "300.000 RPM" as read: 300 RPM
         rows.append([shown(names(fan.key)), shown(speed),
-                     f"{fan.duty_percent:.0f} %" if fan.duty_percent is not None else "-",
-                     state_word(about, fan) if about is not None else ""])
+                     f"{fan.duty_percent:.0f} %" if fan.duty_percent is not None else "-", found_word(fan, found)])
     return table(["FAN", "SPEED", "DUTY", "FOUND"], rows, frozenset({1, 2}), room, (0, 1)) if rows else []
 
 
@@ -84,11 +82,15 @@ FACT_FIELDS = ("key", "chip", "label", "rpm", "raw", "invalid", "duty_percent", 
                "status", "fault", "pump")  # what the fan wing read of each fan, as the text's fact table shows it
 
 
-def fan_fact_json(fan: FanFact, found: list[Finding]) -> dict[str, object]:
-    """One fan as the fan wing read it, with the word of the strongest finding about it (the fact table's FOUND)."""
+def found_word(fan: FanFact, found: list[Finding]) -> str:
+    """The word of the strongest finding about ``fan`` (the fact table's FOUND), "" where none is about it."""
     about = next((f for f in found if fan.key in f.subjects and f.kind != "hottest"), None)
-    return {**{name: getattr(fan, name) for name in FACT_FIELDS},
-            "found": state_word(about, fan) if about is not None else ""}
+    return state_word(about, fan) if about is not None else ""
+
+
+def fan_fact_json(fan: FanFact, found: list[Finding]) -> dict[str, object]:
+    """One fan as the fan wing read it, with the word of the strongest finding about it."""
+    return {**{name: getattr(fan, name) for name in FACT_FIELDS}, "found": found_word(fan, found)}
 
 
 def finding_json(found: Finding) -> dict[str, object]:
@@ -218,7 +220,7 @@ def with_profiles(machine: Machine, texts: list[str]) -> Machine:
         return machine
     machine = replace(machine, curves=(*machine.curves, *set_on))
     held = {f.key for c in set_on if (f := driven(machine, c)) is not None}
-    return replace(machine, fans=tuple(_fixed(f, duties) if _channel(f) in duties else
+    return replace(machine, fans=tuple(_fixed(f, duties) if f.chip == cooler and _channel(f) in duties else
                                        replace(f, controller="daemon") if f.key in held else f for f in machine.fans))
 
 

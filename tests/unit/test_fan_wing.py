@@ -325,6 +325,19 @@ def test_a_pump_asked_below_its_drivers_floor_runs_at_the_floor(name: str, duty:
                 "liquidctl can run it.") in answer["sentence"]
 
 
+def test_a_duty_set_on_a_coolers_channel_holds_only_that_coolers_fan(tmp_path: Path) -> None:
+    """``liquidctl set pump speed 30`` sets the cooler's pump; a board's header also labelled "Pump" in the same paste
+    stays under its own chip (it was taken as set to 30 % by hand)."""
+    board = "\n$ sensors\nasuswmisensors-isa-0000\nAdapter: ISA adapter\nPump:        2400 RPM\n"
+    path = tmp_path / "mixed.txt"
+    path.write_text(KRAKEN.format(duty=30, flag="", name="NZXT Kraken X (X42, X52, X62 or X72)") + board)
+    out = io.StringIO()
+    assert run([path], as_json=True, out=out, err=io.StringIO()) == 0
+    facts = {f["key"]: (f["controller"], f["target_percent"]) for f in json.loads(out.getvalue())["fan_facts"]}
+    assert facts["NZXT Kraken X (X42, X52, X62 or X72)/Pump"] == ("manual", 30.0)
+    assert facts["asuswmisensors/Pump"] == ("bios", None)
+
+
 def test_a_hubs_duty_on_a_channel_at_0_is_a_stall_only_where_the_hub_lists_just_connected_channels() -> None:
     """NZXT's HUE 2 controllers list a channel only with a fan on it (liquidctl's nzxt-hue2-guide): 0 rpm at 40 % is
     a stall there. A Lian Li Uni hub keeps the duty last set on any channel (lianli-uni-guide): 0 rpm is no fan."""
