@@ -32,7 +32,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, FanFact, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read import msiec, nbfc, platform, smilimits
+from ..fans.read import msiec, nbfc, nvmlgpucontrol, platform, smilimits
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
@@ -166,6 +166,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         text = text_of(path)
         texts.append(text)
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
+        logged += nvmlgpucontrol.decisions(text)
         steps += logged
         levels += declared
         controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text) + \
@@ -180,7 +181,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
         readings += found
-        said = _read_as(kind, adapt.machine(found), bool(logged), of_text) if path in replay.unread else None
+        said = _read_as(kind, adapt.machine(found), logged, of_text) if path in replay.unread else None
         if said is not None:
             kinds.append(f"{path.name}: {said}")
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
@@ -190,13 +191,13 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     return with_profiles(machine, texts), kinds
 
 
-def _read_as(kind: str | None, alone: Machine, logged: bool, of_text: Machine) -> str | None:
+def _read_as(kind: str | None, alone: Machine, logged: tuple[Decision, ...], of_text: Machine) -> str | None:
     """What a file the named readers did not read was read as by the general reader, a daemon's log, a measured
     calibration, a BMC's settings or a daemon's exit; None where nothing in it was read."""
     if kind is not None and (alone.fans or alone.temperatures or alone.gpus):
         return kind
     if logged:
-        return "a fan daemon's log (thinkfan)"
+        return f"a fan daemon's log ({logged[0].daemon})"
     if of_text.calibrations:
         return "pwmconfig's test" if of_text.calibrations[0].uncorrelated else "a fan daemon's log (fan2go)"
     if of_text.settings:

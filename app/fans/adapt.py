@@ -137,7 +137,8 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
                        tuple(gpu_facts), 1, tuple(curves), tuple(decisions), tuple(levels))
     fan_facts = list(fans_of(readings))
     declared = {f"{f.chip}/fan{f.channel}" for f in fans if f.source_from == "declared" and f.control == "manual"}
-    fan_facts = [replace(f, controller="daemon") if f.key in declared else f for f in fan_facts]
+    written = {d.drives for d in decisions if d.drives}  # a daemon logged writing a duty to this chip's fans
+    fan_facts = [replace(f, controller="daemon") if f.key in declared or f.chip in written else f for f in fan_facts]
     # a chip the text read, and its driver where the text names two devices of it by their headers
     read_chips = {f.chip for f in fan_facts} | {driver_of(f.chip) for f in fan_facts}
     fan_facts += [f for f in map(fan_fact, fans) if f.chip not in read_chips]

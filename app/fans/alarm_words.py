@@ -51,6 +51,8 @@ def state_word(finding: Finding, fan: FanFact | None = None) -> str:
     word = STATE_WORDS[finding.kind]
     if finding.kind == "bmc-warning" and finding.facts.get("health") == "yes":
         word = f"BMC: {finding.facts.get('status', '')}"  # the controller's own word for it, not a threshold
+    if finding.kind == "daemon-decided" and "duty" in finding.facts:
+        word = "a daemon's duty"  # one it writes, not one of its levels
     if word == "running" and fan is not None and fan.rpm is None:
         return "speed not read"
     return f"{word} (possibly)" if word and finding.confidence == "possible" else word

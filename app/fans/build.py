@@ -69,7 +69,8 @@ def _smi_channel(r: Reading) -> str | None:
     Error]" a fan unread."""
     if r.label != "fan.speed" or (r.value is None and not smi_error(r)):
         return None
-    return f"gpu{int(r.extra.get('gpu', 0))} fan"
+    fan = r.extra.get("fan")  # one of the card's fan controllers, where a tool names them (NVML's fan index)
+    return f"gpu{int(r.extra.get('gpu', 0))} fan" + (f" {int(fan)}" if isinstance(fan, float) else "")
 
 
 # a cooler's fields in a dump (NVAPI's "Items[0].CurrentRpm", "Items[0].CurrentLevel"): the item is the channel

@@ -152,7 +152,10 @@ class Decision:
     """One decision a fan daemon logged: the reading it acted on (the hottest once its bias is added), that bias,
     the level it chose; ``first_c`` the first sensor's reading (the one a placeholder shows on). ``level`` is None
     for a level thinkpad-acpi names rather than numbers (``named``: auto, the EC's own control; full-speed or its
-    older name disengaged, the fan unregulated at its top speed)."""
+    older name disengaged, the fan unregulated at its top speed). A daemon that writes a duty rather than a level:
+    ``percent`` the duty written, ``why`` what chose it ("curve": a point of its curve; "same": the duty the fan
+    already had, nothing written; "default": no point of its curve applied, its default written), ``drives`` the
+    chip whose fans it writes to."""
 
     daemon: str
     celsius: float
@@ -161,6 +164,9 @@ class Decision:
     step: int
     first_c: float | None = None
     named: str = ""
+    percent: float | None = None
+    why: str = ""
+    drives: str = ""
 
 
 @record

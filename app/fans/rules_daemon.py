@@ -115,18 +115,41 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("a daemon's logged decisions", 54, "thinkfan(1) (each line: the readings, their biases, the level set); "
-      "thinkfan.conf(5) (levels)")
+      "thinkfan.conf(5) (levels); NVML-GPU-Control's README and helper_functions.py (each pass writes its curve's "
+      "speed, or --default-speed where no point applies, to every fan controller); NVML API reference: "
+      "nvmlDeviceSetFanSpeed_v2 (it changes the fan control policy to manual)")
 def daemon_decided(machine: Machine) -> Iterator[Hit]:
     """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
-    chose it for (where no bias made the choice: that is said by its own rule)."""
+    chose it for (where no bias made the choice: that is said by its own rule); a daemon that writes a duty, the duty
+    and what chose it."""
     steps = machine.decisions
-    if steps and not any(step.bias > 0 for step in steps):
+    if steps and steps[-1].percent is not None:
+        yield _duty_written(machine, steps)
+    elif steps and not any(step.bias > 0 for step in steps):
         last = steps[-1]
         facts: dict[str, float | str] = {"daemon": last.daemon, "level": _level(last), "celsius": last.celsius,
                                          "steps": float(len(steps))}
         if len(steps) > 1:
             facts.update(before_level=_level(steps[-2]), before_c=steps[-2].celsius)
         yield Hit("daemon-decided", (), "known", facts)
+
+
+def _duty_written(machine: Machine, steps: tuple[Decision, ...]) -> Hit:
+    """The duty a daemon last wrote, for which reading and why, and how many of its last passes wrote the same: known
+    (the log is the daemon's own account); likely where its fans, read after a pass wrote that duty, read another
+    (a driver or a card that does not take it; the reading may lag the write)."""
+    last = steps[-1]
+    same = next((n for n, step in enumerate(reversed(steps)) if (step.percent, step.why) != (last.percent, last.why)),
+                len(steps))
+    facts: dict[str, float | str] = {"daemon": last.daemon, "duty": last.percent or 0.0, "celsius": last.celsius,
+                                     "why": last.why, "passes": float(same)}
+    fans = [f for f in machine.fans if f.chip == last.drives]
+    # read after an earlier pass wrote the same duty (a pass reads its fans before it writes)
+    off = [f for f in fans if same > 1 and f.duty_percent is not None and
+           abs(f.duty_percent - (last.percent or 0.0)) > OFF_CURVE_POINTS]
+    if off and off[0].duty_percent is not None:
+        facts["read"] = off[0].duty_percent
+    return Hit("daemon-decided", tuple(f.key for f in fans), "likely" if off else "known", facts)
 
 
 TOP_NUMBERED = 7  # thinkpad-acpi: levels 0 (stop) to 7 (the highest regulated speed)

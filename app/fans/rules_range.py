@@ -16,7 +16,8 @@ FLOOR_BAND = 0.05  # a controller that regulates a speed holds it within a few p
 
 
 @rule("a firmware floor", 52, "Documentation/gpu/amdgpu/thermal.rst (fan_curve: OD_RANGE, the duty a point may ask "
-      "for); NVAPI NV_GPU_CLIENT_FAN_COOLERS_STATUS (currentMinLevel); nvidia-settings(1) GPUTargetFanSpeed range; "
+      "for); NVAPI NV_GPU_CLIENT_FAN_COOLERS_STATUS (currentMinLevel); NVML nvmlDeviceGetMinMaxFanSpeed; "
+      "nvidia-settings(1) GPUTargetFanSpeed range; "
       "drivers/hwmon/applesmc.c (fanN_min: the SMC's minimum speed); liquidctl's kraken2.py, kraken3.py and asetek.py "
       "(a cooler's pump duty clamped to its minimum)")
 def firmware_floor(machine: Machine) -> Iterator[Hit]:

@@ -44,10 +44,28 @@ def _level(value: float | str) -> str:
 
 
 def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "duty" in f:
+        return _duty_written(n, s, f)
     before = f" (before it, {_level(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
         else ""
     return (f"{f['daemon']} last logged setting the fan to {_level(f['level'])}, for a reading of "
             f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
+
+
+def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
+    fans, duty, at = (f"the {n.some(s)}" if s else "the card's fans"), _num(f["duty"]), f"{_num(f['celsius'])} °C"
+    again = f" at each of its last {_num(f['passes'])} passes" if float(f["passes"]) > 1 else ""
+    said = {"default": f"{f['daemon']} found no point of its curve at or below the card's {at} and wrote its default "
+                       f"speed, {duty} %, to {fans}{again}",
+            "same": f"{f['daemon']} found {fans} at {duty} %, its curve's speed for the card's {at}, and left "
+                    f"{'it' if len(s) == 1 else 'them'} there{again}"}.get(
+        str(f["why"]), f"{f['daemon']} last wrote {duty} % to {fans}, its curve's speed for the card's {at}{again}")
+    if "read" in f:
+        return (f"{said}, yet the fans read {_num(f['read'])} % after it: the card or its driver is not taking that "
+                "duty (or not yet).")
+    return (f"{said}: {'they are' if len(s) != 1 else 'it is'} held at {duty} % by the tool (NVML's manual fan "
+            "policy, which its writes set), not by the card's own curve, until a pass reads a temperature that "
+            "another point of its curve applies to.")
 
 
 def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -116,8 +116,8 @@ EXPECTED: dict[str, Expect] = {
                                         "40 %: the capture holds only the fancontrol curve meant to raise it"),
     "more-liquidctl-daemons-03": Expect("bias-chose-level", (), ("fan-fault", "hot-not-cooled")),
     "more-nvidia-01": Expect("firmware-floor", (), ("fan-fault", "hot-not-cooled", "at-rest")),
-    "more-nvidia-02": Expect(None, (), ("hot-not-cooled", "fan-fault"), gap="the control tool's own log (no curve "
-                             "point for 28 °C, so its default 50 % every second) is not read as its decision"),
+    "more-nvidia-02": Expect("daemon-decided", (), ("hot-not-cooled", "fan-fault", *DANGER), confidence="known",
+                             subject="gpu0"),  # the tool's default 50 %, written again at each pass, holds them
     "more-nvidia-03": Expect(None, (), ("fan-fault",), gap="two machines' nvidia-smi answers in one paste: the "
                              "laptop's [N/A] is overwritten by the desktop's 39"),
     "more-servers-bmc-01": Expect("below-bmc-threshold", (), ("fan-fault",)),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from app.cli.replay import run
 from app.collect.fan2go import fan2go
@@ -176,3 +177,64 @@ def test_fw_fanctrls_status_is_the_duty_it_set_and_the_temperature_it_follows() 
     assert temps == {"EC hottest sensor": 66.0, "EC moving average": 63.4, "temperature followed": 63.4}
     paused = machine(read.read(status.format(active="False"))[0])
     assert all(f.duty_percent is None for f in paused.fans)
+
+
+NVML_GPU_CONTROL_PASS = ("LOG[2024-09-23 02:16:{s:02d}]: Current temp: {c}°C\nLOG[2024-09-23 02:16:{s:02d}]: Current "
+                         "speed: {p}%\nLOG[2024-09-23 02:16:{s:02d}]: Fan controller speed 0: {p}%\nLOG[2024-09-23 "
+                         "02:16:{s:02d}]: Fan controller speed 1: {p}%\nLOG[2024-09-23 02:16:{s:02d}]: {decision}\n")
+
+
+def _explained(tmp_path: Path, text: str) -> dict[str, Any]:
+    path = tmp_path / "nvml-gpu-control.log"
+    path.write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
+    answer: dict[str, Any] = json.loads(out.getvalue())
+    return answer
+
+
+def test_nvml_gpu_controls_default_duty_holds_the_cards_fans(tmp_path: Path) -> None:
+    """NVML-GPU-Control's control loop (HackTestes/NVML-GPU-Control, helper_functions.py's fan_control_subroutine):
+    each pass logs the card's temperature and every fan controller's speed, then writes a duty to them all; with no
+    point of its curve at or below the temperature it writes its --default-speed, at every pass. The fans are then
+    held by the tool (nvmlDeviceSetFanSpeed_v2 sets NVML's manual policy), not by the card's curve: said with the
+    duty, the temperature and the passes, never as the card's firmware's speed. A pass cut before its temperature
+    (the log's first line) is not counted."""
+    default = "Found no temperature match, using default fan speed: 50"
+    text = "LOG[2024-09-23 02:16:45]: " + default + "\n" + "".join(
+        NVML_GPU_CONTROL_PASS.format(s=s, c=28, p=50, decision=default) for s in (46, 47, 48))
+    answer = _explained(tmp_path, text)
+    lead = answer["findings"][0]
+    assert (lead["kind"], lead["confidence"], lead["subjects"]) == \
+        ("daemon-decided", "known", ["nvidia/gpu0 fan 0", "nvidia/gpu0 fan 1"])
+    assert lead["facts"] == {"daemon": "NVML-GPU-Control", "duty": 50.0, "celsius": 28.0, "why": "default",
+                             "passes": 3.0}
+    assert {f["controller"] for f in answer["fan_facts"]} == {"daemon"}
+    assert answer["read_as"] == ["nvml-gpu-control.log: NVML-GPU-Control's log"]
+    assert answer["sentence"].startswith(
+        "NVML-GPU-Control found no point of its curve at or below the card's 28 °C and wrote its default speed, 50 %, "
+        "to the fan 0 of GPU 0 and fan 1 of GPU 0 at each of its last 3 passes: they are held at 50 % by the tool "
+        "(NVML's manual fan policy, which its writes set), not by the card's own curve"), answer["sentence"]
+
+
+def test_nvml_gpu_controls_curve_writes_and_a_card_that_does_not_take_them(tmp_path: Path) -> None:
+    """The tool's newer log (one LOG line, its pass's lines under it): "Setting GPU fan speed: 70%" is its curve's
+    duty for the temperature read; "Same as previous speed" writes nothing, the fan already at the curve's duty. Fans
+    read at 40 % after two passes wrote 70 % are not taking it (likely: a reading may lag its write); after one pass
+    they were read before the write and say nothing of it."""
+    curve = "LOG[2025-01-10 10:00:{s:02d}]: \nCurrent temp: 65°C\nCurrent speed: 40%\nFan controller speed 0: 40%\n" \
+            "Setting GPU fan speed: 70%\n\n"
+    once = _explained(tmp_path, curve.format(s=1))["findings"][0]
+    assert (once["kind"], once["confidence"], once["facts"]["why"], once["facts"]["duty"]) == \
+        ("daemon-decided", "known", "curve", 70.0)
+    assert "read" not in once["facts"]
+    twice = _explained(tmp_path, curve.format(s=1) + curve.format(s=2))
+    lead = twice["findings"][0]
+    assert (lead["kind"], lead["confidence"], lead["facts"]["read"], lead["facts"]["passes"]) == \
+        ("daemon-decided", "likely", 40.0, 2.0)
+    assert "yet the fans read 40 % after it: the card or its driver is not taking that duty" in twice["sentence"]
+    same = ("Current temp: 55°C\nCurrent speed: 45%\nFan controller speed 0: 45%\n"
+            "Same as previous speed, nothing to do!\n")
+    held = _explained(tmp_path, same)["findings"][0]
+    assert (held["kind"], held["facts"]["why"], held["facts"]["duty"], held["facts"]["celsius"]) == \
+        ("daemon-decided", "same", 45.0, 55.0)

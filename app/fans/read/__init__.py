@@ -23,6 +23,7 @@ from . import (
     macsmc,
     msiec,
     nbfc,
+    nvmlgpucontrol,
     oneline,
     pwmconfig,
     smart,
@@ -43,6 +44,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("nvidia-smi dmon", columns.dmon),
     ("gpustat", gpustat.read),
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
+    ("NVML-GPU-Control's log", nvmlgpucontrol.read),
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil; FreeIPMI's, or its comma-separated output) or a sensor's key-value "
      "block (ipmitool sensor get, omreport, iLO's show /system1)",
