@@ -23,6 +23,7 @@ FindingKind = Literal[
     "channels-crossed", "turns-at-zero",
     "warm-not-turning", "bmc-zero-ok", "zero-unknown", "daemon-curve", "daemon-not-followed", "bias-chose-level",
     "daemon-decided", "daemon-no-range", "trip-not-followed", "trip-on", "bmc-setting", "daemon-stopped",
+    "daemon-overridden",
     "control-offset", "bmc-fan-logged", "level-and-heat", "read-back-off-target", "daemon-critical",
     "passive-cards", "slowing-for-heat", "gpu-threshold", "cpu-slowed", "ec-setting", "ec-table", "platform-profile",
     "gpu-fan-unreported", "bmc-warning", "duty-not-driving", "at-rest", "zero-unjudged", "turning", "no-fault",

@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from .build import invalid_celsius
 from .facts import Curve, Decision, FanFact, Machine
-from .rules import Hit, rule
+from .rules import ABI, Hit, rule
 
 MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
 
@@ -150,6 +150,31 @@ def _duty_written(machine: Machine, steps: tuple[Decision, ...]) -> Hit:
     if off and off[0].duty_percent is not None:
         facts["read"] = off[0].duty_percent
     return Hit("daemon-decided", tuple(f.key for f in fans), "likely" if off else "known", facts)
+
+
+@rule("a daemon's pwm changed beneath it", 59, "fan2go's README (FAQ: \"PWM of <fan> was changed by third "
+      "party!\": something else, the mainboard or another fan program, changes the speed, or the fan's driver keeps "
+      "a virtual pwm) and controller.go (the check compares the pwm read with the one its measured map expects); "
+      "drivers/hwmon/corsair-cpro.c (a pwm kept in per cent: written as DIV_ROUND_CLOSEST(val * 100, 255)); "
+      f"{ABI} (pwmN_enable 1: manual, 2 and up: the chip's automatic control)")
+def daemon_overridden(machine: Machine) -> Iterator[Hit]:
+    """A daemon that logged reading back another pwm than it set: the fan is not on its curve alone (known). Where
+    the pwm read is the one it set, only its own expectation differs (fan2go's map of what the driver reads back):
+    nothing need be writing it (known, from the numbers it logged); within one per-cent step of it, a driver that
+    keeps the duty in per cent rounds it (likely: the chip is not named in the log)."""
+    for event in machine.events:
+        if event.event != "overridden":
+            continue
+        facts: dict[str, float | str] = {"daemon": event.daemon, "fan": event.fan, **dict(event.values)}
+        off = abs(float(facts["read"]) - float(facts["set"]))
+        facts["how"] = "expectation" if off == 0 and "expected" in facts else \
+            "rounding" if off <= PERCENT_STEP_COUNTS else "changed"
+        yield Hit("daemon-overridden", (), "likely" if facts["how"] == "rounding" else "known", facts)
+
+
+# a driver that keeps a duty in per cent (corsair-cpro.c: DIV_ROUND_CLOSEST(val * 100, 255), read back * 255 / 100)
+# gives back what was set within one per-cent step, 2.55 of 255's counts
+PERCENT_STEP_COUNTS = 2.0
 
 
 TOP_NUMBERED = 7  # thinkpad-acpi: levels 0 (stop) to 7 (the highest regulated speed)

@@ -62,12 +62,17 @@ def _effect(setting: Setting) -> str | None:
       "\"Aborting, restoring fans...\", sets each output it drove back to full speed and exits; it refuses a "
       "configuration whose hwmon devices changed: \"Configuration appears to be outdated\"); the lm-sensors "
       "pwmconfig script (pwmdisable sets each output it tests to full speed, pwmN_enable 0 or 1 with pwmN 255, and "
-      "is what it restores them with: \"restore each fan to full speed after testing\")")
+      "is what it restores them with: \"restore each fan to full speed after testing\"); fan2go's controller.go (a "
+      "fan reading no speed even at its highest pwm ends its controller, ErrFanStalledAtMaxPwm, which gives the fan "
+      "back to the mode it found it in, or full speed)")
 def daemon_stopped(machine: Machine) -> Iterator[Hit]:
     for event in machine.events:
+        if event.event == "overridden":
+            continue  # a daemon still running, whose pwm something changed: its own rule
         # what pwmconfig did is known; that nothing has set the outputs back since is likely
         yield Hit("daemon-stopped", (), "likely" if event.event == "left-full" else "known",
-                  {"daemon": event.daemon, "event": event.event, "detail": event.detail})
+                  {"daemon": event.daemon, "event": event.event, "detail": event.detail,
+                   **({"fan": event.fan} if event.fan else {}), **dict(event.values)})
 
 
 @rule("a BMC's log of a fan under its lower threshold", 86, "IPMI v2.0 threshold sensors (an event is asserted when "

@@ -15,18 +15,15 @@ from .wording import Facts
 from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
+from .words_daemon import _bias, _daemon_critical, _daemon_stopped, _decided, _no_range, _overridden
 from .words_gpu import no_gpu_fan as _no_gpu_fan
 from .words_gpu import slowing_for_heat as _slowing_for_heat
 from .words_held import (
-    _bias,
     _bmc_logged,
     _bmc_setting,
     _cpu_slowed,
     _crossed,
     _curve,
-    _daemon_critical,
-    _daemon_stopped,
-    _decided,
     _duty_not_driving,
     _ec_setting,
     _ec_table,
@@ -36,7 +33,6 @@ from .words_held import (
     _gpu_threshold,
     _level_heat,
     _no_control,
-    _no_range,
     _not_a_reading,
     _not_followed,
     _passive_cards,
@@ -329,6 +325,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "duty-not-driving": _duty_not_driving,
     "platform-profile": _platform_profile,
     "daemon-stopped": _daemon_stopped,
+    "daemon-overridden": _overridden,
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,
     "at-rest": _rest,

@@ -185,7 +185,7 @@ NVML_GPU_CONTROL_PASS = ("LOG[2024-09-23 02:16:{s:02d}]: Current temp: {c}°C\nL
 
 
 def _explained(tmp_path: Path, text: str) -> dict[str, Any]:
-    path = tmp_path / "nvml-gpu-control.log"
+    path = tmp_path / "daemon.log"
     path.write_text(text)
     out, err = io.StringIO(), io.StringIO()
     assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
@@ -210,7 +210,7 @@ def test_nvml_gpu_controls_default_duty_holds_the_cards_fans(tmp_path: Path) -> 
     assert lead["facts"] == {"daemon": "NVML-GPU-Control", "duty": 50.0, "celsius": 28.0, "why": "default",
                              "passes": 3.0}
     assert {f["controller"] for f in answer["fan_facts"]} == {"daemon"}
-    assert answer["read_as"] == ["nvml-gpu-control.log: NVML-GPU-Control's log"]
+    assert answer["read_as"] == ["daemon.log: NVML-GPU-Control's log"]
     assert answer["sentence"].startswith(
         "NVML-GPU-Control found no point of its curve at or below the card's 28 °C and wrote its default speed, 50 %, "
         "to the fan 0 of GPU 0 and fan 1 of GPU 0 at each of its last 3 passes: they are held at 50 % by the tool "
@@ -238,3 +238,70 @@ def test_nvml_gpu_controls_curve_writes_and_a_card_that_does_not_take_them(tmp_p
     held = _explained(tmp_path, same)["findings"][0]
     assert (held["kind"], held["facts"]["why"], held["facts"]["duty"], held["facts"]["celsius"]) == \
         ("daemon-decided", "same", 45.0, 55.0)
+
+
+def test_fan2go_logging_a_pwm_changed_beneath_it(tmp_path: Path) -> None:
+    """fan2go's "PWM of <fan> was changed by third party!" (its README's FAQ: something else, the board or another
+    program, changes the fan's speed, or its driver keeps a pwm of its own; controller.go compares the pwm read with
+    the one its measured map expects). In its three forms: another value read, with fan2go unable to put the output
+    under manual control (its older log); the value set read back, only fan2go's expectation differing (its newer
+    log); and a value within one per-cent step of the one set, as a driver that keeps the duty in per cent
+    (corsair-cpro.c) reads it back."""
+    changed = ("WARNING  Could not enable manual fan mode on in_front, trying to continue anyway...\n" +
+               "".join(f" WARNING  PWM of {fan} was changed by third party! Last set PWM value was: {a} but is now: "
+                       f"{b}\n" for fan, a, b in (("in_front", 134, 125), ("out_back", 124, 110),
+                                                   ("in_front", 134, 125), ("cpu", 57, 56))))
+    answer = _explained(tmp_path, changed)
+    lead = answer["findings"][0]
+    assert (lead["kind"], lead["confidence"]) == ("daemon-overridden", "known")
+    assert lead["facts"] == {"daemon": "fan2go", "fan": "in_front", "set": 134.0, "read": 125.0, "times": 4.0,
+                             "fans": "in_front, out_back, cpu", "no_manual": "in_front", "how": "changed"}
+    assert answer["sentence"].startswith(
+        "fan2go logged 4 times that the pwm of its fan 'in_front' (and of out_back, cpu) was changed by a third party "
+        "(it set 134, read 125): something other than fan2go sets that output (the board's own automatic fan "
+        "control, the BIOS or another fan program), or its driver holds a value of its own (a fan that takes only a "
+        "few levels); it could not put in_front under manual control (pwm_enable 1), so the chip's own automatic "
+        "control most likely writes it; the fan is not on fan2go's curve alone."), answer["sentence"]
+    newer = ("WARNING: PWM of rear_exhaust was changed by third party! Last set PWM value was '70', expected reported "
+             "pwm '153' but was '70'\n")
+    same = _explained(tmp_path, newer)["findings"][0]
+    assert (same["kind"], same["confidence"], same["facts"]["how"], same["facts"]["expected"]) == \
+        ("daemon-overridden", "known", "expectation", 153.0)
+    other = _explained(tmp_path, newer.replace("expected reported pwm '153' but was '70'",
+                                               "expected reported pwm '70' but was '120'"))["findings"][0]
+    assert (other["facts"]["how"], other["facts"]["read"], other["facts"]["expected"]) == ("changed", 120.0, 70.0)
+    rounded = _explained(tmp_path, " WARNING  PWM of Front-02 was changed by third party! Last set PWM value was: 249 "
+                                   "but is now: 250\n")["findings"][0]
+    assert (rounded["confidence"], rounded["facts"]["how"]) == ("likely", "rounding")
+    three_off = _explained(tmp_path, " WARNING  PWM of Front-02 was changed by third party! Last set PWM value was: "
+                                     "249 but is now: 252\n")["findings"][0]
+    assert three_off["facts"]["how"] == "changed"
+
+
+def test_fan2go_giving_up_on_a_fan_that_reads_no_speed_at_its_top(tmp_path: Path) -> None:
+    """fan2go's controller.go: a fan whose average speed is 0 even at its highest pwm is logged CRITICAL and its
+    controller ends (ErrFanStalledAtMaxPwm), handing the fan back to the mode it found: said as a fan stalled, not
+    connected or not counted, to be checked, never as a fan at rest."""
+    log = ("INFO: PWM settings of fan 'cpu': Min 30, Start 40, Max 255\n"
+           "ERROR: CRITICAL: Fan cpu avg. RPM is 0, even at PWM value 255\n"
+           "ERROR: Fan Control Error: Fan cpu: fan stalled at max pwm\n")
+    answer = _explained(tmp_path, log)
+    kinds = [f["kind"] for f in answer["findings"]]
+    lead = answer["findings"][0]
+    assert (lead["kind"], lead["confidence"]) == ("daemon-stopped", "known"), kinds
+    assert (lead["facts"]["event"], lead["facts"]["fan"], lead["facts"]["pwm"], lead["facts"]["rpm"]) == \
+        ("stalled-at-max", "cpu", 255.0, 0.0)
+    assert "at-rest" not in kinds and "no-fault" not in kinds
+    assert "stopped regulating it" in answer["sentence"] and "check that it spins" in answer["sentence"]
+
+
+def test_fan2gos_older_log_of_a_fans_range(tmp_path: Path) -> None:
+    """fan2go's older releases log a fan's range as "Start PWM of X: N" and "Max PWM of X: N" (controller.go's
+    Run, before it printed "PWM settings of fan"): a Max at its Start leaves its curve nothing to map onto (the rule
+    of a daemon that measured no range); a fan with a range (Start 0, Max 255) is not said."""
+    log = (" INFO  Loading fan curve data for fan '{fan}'...\n INFO  Start PWM of {fan}: 0\n"
+           " INFO  Max PWM of {fan}: {top}\n INFO  Starting controller loop for fan '{fan}'\n")
+    answer = _explained(tmp_path, log.format(fan="cpu", top=0) + log.format(fan="Front-02", top=255))
+    found = [f for f in answer["findings"] if f["kind"] == "daemon-no-range"]
+    assert [(f["facts"]["fan"], f["facts"]["start"], f["facts"]["max"]) for f in found] == [("cpu", 0.0, 0.0)]
+    assert answer["read_as"] == ["daemon.log: a fan daemon's log (fan2go)"]

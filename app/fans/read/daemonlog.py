@@ -55,11 +55,17 @@ _FAN2GO_TABLE = re.compile(r"^\s*(\S[^\n]*?)\s*\n\s*\n?\s*Min PWM\s+(\d+)\s*\n\s
                            r"\s*Max PWM\s+(\d+)", re.MULTILINE)
 
 
+# fan2go's older releases: "Start PWM of cpu: 0" then "Max PWM of cpu: 255" (its lowest pwm is the one it starts at)
+_FAN2GO_OLDER = re.compile(r"Start PWM of (\S+): (\d+)\s*\n(?:.*\n)??.*?Max PWM of \1: (\d+)")
+
+
 def calibrations(text: str) -> tuple[Calibration, ...]:
     """fan2go's measured pwm range of each fan, the last one logged for a fan standing; pwmconfig's outputs that no
     fan followed."""
     found = {m.group(1): Calibration("fan2go", m.group(1), float(m.group(2)), float(m.group(3)), float(m.group(4)))
              for pattern in (_FAN2GO, _FAN2GO_TABLE) for m in pattern.finditer(text)}
+    found |= {m.group(1): Calibration("fan2go", m.group(1), float(m.group(2)), float(m.group(2)), float(m.group(3)))
+              for m in _FAN2GO_OLDER.finditer(text) if m.group(1) not in found}
     return (*found.values(), *_pwmconfig(text))
 
 
@@ -97,4 +103,43 @@ def events(text: str) -> tuple[DaemonEvent, ...]:
         found.append((abort.start(), DaemonEvent("fancontrol", "aborted", errors[-1] if errors else "")))
     found += [(m.start(), DaemonEvent("fancontrol", "outdated")) for m in _OUTDATED.finditer(text)]
     found += [(m.start(), DaemonEvent("pwmconfig", "left-full")) for m in FULL_SPEED.finditer(text)]
-    return (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
+    last = (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
+    return (*last, *_fan2go_stalled(text), *_fan2go_overridden(text))
+
+
+# fan2go's controller.go: a fan that reads no speed even at its highest pwm ends its controller (ErrFanStalledAtMaxPwm),
+# which gives the fan back to the mode it found it in, or full speed where that fails
+_STALLED = re.compile(r"CRITICAL: Fan (\S+) avg\. RPM is (-?\d+), even at PWM value (\d+)")
+# fan2go's check that nothing else wrote the pwm it set: older releases "Last set PWM value was: 134 but is now: 125",
+# newer "Last set PWM value was '70', expected reported pwm '153' but was '70'" (the value its measured map of what
+# the driver reads back expects)
+_THIRD_PARTY = re.compile(r"PWM of (\S+?) was changed by (?:a )?third party! Last set PWM value was:? '?(\d+)'?"
+                          r"(?:, expected reported pwm '(\d+)')? but (?:is now:|was) '?(\d+)'?")
+# its write of pwm_enable 1 (manual) was refused: the output may stay under the chip's own automatic control
+_NO_MANUAL = re.compile(r"(?:Could not enable (?:manual fan mode|fan control) on (\S+?),|Unable to set Fan Mode of "
+                        r"'([^']+)' to \\?\"?1\b)")
+
+
+def _fan2go_stalled(text: str) -> list[DaemonEvent]:
+    last = {m.group(1): m for m in _STALLED.finditer(text)}
+    return [DaemonEvent("fan2go", "stalled-at-max", fan=fan, values=(("rpm", float(m.group(2))),
+                                                                       ("pwm", float(m.group(3)))))
+            for fan, m in last.items()]
+
+
+def _fan2go_overridden(text: str) -> list[DaemonEvent]:
+    """fan2go's third-party warnings as one event: the first fan's last warning (what it set, expected and read), how
+    many were logged, the fans they name, and whether fan2go logged it could not take those fans into manual mode."""
+    warnings = list(_THIRD_PARTY.finditer(text))
+    if not warnings:
+        return []
+    fans = list(dict.fromkeys(m.group(1) for m in warnings))
+    first = [m for m in warnings if m.group(1) == fans[0]][-1]
+    refused = {a or b for a, b in _NO_MANUAL.findall(text)}
+    values: list[tuple[str, float | str]] = [("set", float(first.group(2))), ("read", float(first.group(4))),
+                                             ("times", float(len(warnings))), ("fans", ", ".join(fans))]
+    if first.group(3) is not None:
+        values.append(("expected", float(first.group(3))))
+    if refused & set(fans):
+        values.append(("no_manual", ", ".join(f for f in fans if f in refused)))
+    return [DaemonEvent("fan2go", "overridden", fan=fans[0], values=tuple(values))]

@@ -1,0 +1,120 @@
+"""What a fan daemon did, in words: the decisions it logged (a level, a duty it wrote), the bias that chose one,
+the range it measured, a critical mode, its exit and a fan it gave up on, and a pwm it set that something changed
+(``app.fans.words`` registers each as the template of its finding kind)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .names import Names
+from .wording import Facts
+from .wording import num as _num
+
+
+def _level(value: float | str) -> str:
+    """A daemon's level: numbered, or one thinkpad-acpi names."""
+    if isinstance(value, float):
+        return f"level {_num(value)}"
+    if value == "auto":
+        return "level auto (the embedded controller's own control)"
+    return f"level {value} (unregulated: as fast as the fan goes)"
+
+
+def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "duty" in f:
+        return _duty_written(n, s, f)
+    before = f" (before it, {_level(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
+        else ""
+    return (f"{f['daemon']} last logged setting the fan to {_level(f['level'])}, for a reading of "
+            f"{_num(f['celsius'])} °C{before}: the level holds until its next decision.")
+
+
+def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
+    fans, duty, at = (f"the {n.some(s)}" if s else "the card's fans"), _num(f["duty"]), f"{_num(f['celsius'])} °C"
+    again = f" at each of its last {_num(f['passes'])} passes" if float(f["passes"]) > 1 else ""
+    said = {"default": f"{f['daemon']} found no point of its curve at or below the card's {at} and wrote its default "
+                       f"speed, {duty} %, to {fans}{again}",
+            "same": f"{f['daemon']} found {fans} at {duty} %, its curve's speed for the card's {at}, and left "
+                    f"{'it' if len(s) == 1 else 'them'} there{again}"}.get(
+        str(f["why"]), f"{f['daemon']} last wrote {duty} % to {fans}, its curve's speed for the card's {at}{again}")
+    if "read" in f:
+        return (f"{said}, yet the fans read {_num(f['read'])} % after it: the card or its driver is not taking that "
+                "duty (or not yet).")
+    return (f"{said}: {'they are' if len(s) != 1 else 'it is'} held at {duty} % by the tool (NVML's manual fan "
+            "policy, which its writes set), not by the card's own curve, until a pass reads a temperature that "
+            "another point of its curve applies to.")
+
+
+def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("how") == "no-correlation":
+        seen = (f" ({f['turning']} read {_num(f['was'])} RPM before and {_num(f['now'])} after)" if "turning" in f
+                else "")
+        which = "the one fan it reads did not slow" if float(f["fans"]) == 1 else \
+            f"none of the {_num(f['fans'])} fans it reads slowed"
+        return (f"pwmconfig set {f['fan']} to 0 and {which}{seen}: that "
+                "output drives no fan read here (the board's own controller overriding its pwm register, as BIOS fan "
+                "control does, an output not wired to a fan header, or a fan whose speed is read elsewhere), so "
+                "fancontrol cannot regulate a fan through it: the fans run at whatever their controller does.")
+    return (f"{f['daemon']} measured no range for fan '{f['fan']}' (Min {_num(f['min'])}, Start {_num(f['start'])}, "
+            f"Max {_num(f['max'])}): it saw no speed change across the pwm it wrote (a tachometer that does not "
+            "report, a controller that ignores the pwm, or a fan too slow to stop while it watched), so its curve has "
+            "nothing to map onto and it does not regulate the fan: the fan runs at whatever its controller does.")
+
+
+def _bias(n: Names, s: Sequence[str], f: Facts) -> str:
+    rise = f" from {_num(f['before'])} (a sensor's no-reading value)" if "before" in f else ""
+    alone = f"; at {_num(f['celsius'])} °C alone its levels give level {_num(f['alone'])}" if "alone" in f else ""
+    back = f"; the next cycle it chose {_level(f['next'])}" if "next" in f else ""
+    return (f"{f['daemon']} chose {_level(f['level'])} because it added a bias of {_num(f['bias'])} for a fast "
+            f"rise{rise} to {_num(f['celsius'])} °C{alone}: the rate of change, not the heat, raised the fan{back}.")
+
+
+def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("event") == "outdated":
+        return (f"{f['daemon']} refused to start: its configuration no longer matches the hwmon devices (their "
+                "numbering or paths changed), so nothing drives the fans it was set up for: they run as their "
+                "chip's own control leaves them; run pwmconfig again.")
+    if f.get("event") == "left-full":
+        return ("pwmconfig set the pwm outputs it tests to full speed (pwm_enable 0, or manual at 255), and that is "
+                "how it leaves them when it ends: until fancontrol runs or their automatic mode is set back "
+                "(pwmN_enable 2 or more, or a reboot), those fans most likely stay at full; the speeds it printed "
+                "are the fans at full, not as they usually run.")
+    if f.get("event") == "stalled-at-max":
+        return (f"{f['daemon']} read {_num(f['rpm'])} RPM from its fan '{f['fan']}' even at PWM {_num(f['pwm'])}, the "
+                "top of its range, and stopped regulating it (it hands the fan back to the mode it found it in, or "
+                "full speed): the fan is stalled or not connected, or its speed is not counted; check that it "
+                "spins.")
+    after = f" after \"{f['detail']}\"" if f.get("detail") else ""
+    return (f"{f['daemon']} aborted{after} and, as it does when it stops, set the fans it drives back to full "
+            "speed: they stay there until it runs again (the error names what its configuration points at).")
+
+
+
+def _daemon_critical(n: Names, s: Sequence[str], f: Facts) -> str:
+    fan = f"The {n(s[0])}" if s else f"nbfc's {f['fan']}"
+    return (f"{fan} is in nbfc's critical mode: the temperature passed its configuration's critical temperature, so "
+            f"nbfc asks 100 % whatever its curve or a speed set by hand, until the temperature is "
+            f"{_num(f['offset_c'])} °C under that critical temperature.")
+
+
+def _overridden(n: Names, s: Sequence[str], f: Facts) -> str:
+    fans = str(f["fans"]).split(", ")
+    others = f" (and of {', '.join(fans[1:])})" if len(fans) > 1 else ""
+    times = f"{_num(f['times'])} times" if float(f["times"]) > 1 else "once"
+    said = f"{f['daemon']} logged {times} that the pwm of its fan '{f['fan']}'{others} was changed by a third party"
+    if f.get("how") == "expectation":
+        return (f"{said}, yet the pwm it read, {_num(f['read'])}, is the one it set: only its own expectation "
+                f"({_num(f['expected'])}, from the map of what the driver reads back that it measured at setup) "
+                "differs, so nothing need be writing the fan; measuring that map again (or a pwmMap in its "
+                "configuration) quiets it.")
+    if f.get("how") == "rounding":
+        return (f"{said} (it set {_num(f['set'])}, read {_num(f['read'])}): the two are within one per-cent step of "
+                "255, as a driver that keeps the duty in per cent reads it back rounded (corsair-cpro does), so most "
+                "likely nothing else writes the fan; the warning is the rounding.")
+    expected = f", expected {_num(f['expected'])}" if "expected" in f else ""
+    manual = (f"; it could not put {f['no_manual']} under manual control (pwm_enable 1), so the chip's own "
+              "automatic control most likely writes it" if "no_manual" in f else "")
+    return (f"{said} (it set {_num(f['set'])}{expected}, read {_num(f['read'])}): something other than "
+            f"{f['daemon']} sets that output (the board's own automatic fan control, the BIOS or another fan "
+            f"program), or its driver holds a value of its own (a fan that takes only a few levels){manual}; the "
+            f"fan is not on {f['daemon']}'s curve alone.")
