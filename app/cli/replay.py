@@ -37,7 +37,7 @@ from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
 from ..fans.read.kernlog import events as heat_log
-from ..fans.read.profiles import fixed, profiles
+from ..fans.read.profiles import fixed, named, profiles
 from ..fans.read.sel import events as bmc_log
 from ..fans.rules_daemon import driven
 from ..fans.words import answer as worded
@@ -181,7 +181,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
         readings += found
-        said = _read_as(kind, adapt.machine(found), logged, of_text) if path in replay.unread else None
+        said = _read_as(kind, adapt.machine(found), logged, of_text, text) if path in replay.unread else None
         if said is not None:
             kinds.append(f"{path.name}: {said}")
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
@@ -191,13 +191,16 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     return with_profiles(machine, texts), kinds
 
 
-def _read_as(kind: str | None, alone: Machine, logged: tuple[Decision, ...], of_text: Machine) -> str | None:
+def _read_as(kind: str | None, alone: Machine, logged: tuple[Decision, ...], of_text: Machine,
+             text: str) -> str | None:
     """What a file the named readers did not read was read as by the general reader, a daemon's log, a measured
     calibration, a BMC's settings or a daemon's exit; None where nothing in it was read."""
     if kind is not None and (alone.fans or alone.temperatures or alone.gpus):
         return kind
     if logged:
         return f"a fan daemon's log ({logged[0].daemon})"
+    if named(text) is not None:
+        return "liquidctl's speed profile (its command, or its log of what it sent)"
     if of_text.calibrations:
         return "pwmconfig's test" if of_text.calibrations[0].uncorrelated else "a fan daemon's log (fan2go)"
     if of_text.settings:
@@ -215,6 +218,8 @@ def with_profiles(machine: Machine, texts: list[str]) -> Machine:
     by hand (asked for it), a pump with the floor its driver will not send less than."""
     coolers = {f.chip for f in machine.fans if chip(f.chip).kind == "aio"}
     cooler = next(iter(coolers)) if len(coolers) == 1 else None
+    if not coolers:  # no cooler's listing: the one liquidctl's command or log names, its channels unread
+        cooler = next((name for text in texts if (name := named(text)) is not None), None)
     set_on = [c for text in texts for c in profiles(text, cooler)]
     duties = dict(d for text in texts for d in fixed(text, cooler))
     if not set_on and not duties:

@@ -17,12 +17,12 @@ from collections.abc import Callable
 
 from ..core.fan import Note, NoteKind
 from ..core.model import frozen_map
+from ..fans.read.profiles import SET_COMMAND
 from . import liquidctl
 
 _OD_SPEED = re.compile(r"FAN_CURVE\(fan speed\):\s*(\d+)%\s+(\d+)%")
 _OD_TEMP = re.compile(r"FAN_CURVE\(hotspot temp\):\s*(-?\d+)C\s+(-?\d+)C")
 _OD_POINT = re.compile(r"^(?:\$\s*)?(?:echo\s+)?\"?(\d)\s+(\d+)\s+(\d+)\"?(?:\s*[>|].*)?$", re.MULTILINE)
-_LQ_SET = re.compile(r"liquidctl(?:\.exe)?\b[^\n]*?\bset\s+(\w+)\s+speed((?:\s+\d+)+)\s*$", re.MULTILINE)
 _LQ_ERROR = re.compile(r"^ERROR:\s*(.+?):\s*(.+?)\s*$", re.MULTILINE)
 _DAEMON_SET = re.compile(r"Updated GPU (\d+): Temp=(\d+)\s*°?C, Fan Speed=(\d+)\s*%")
 _I8K = re.compile(r"(?:fan status:\s*-1\b|^\s*-1 -1\s*$|i8kmon\[\d+\]: temp, [^:]*: -1 -1)", re.MULTILINE)
@@ -74,20 +74,15 @@ def _amdgpu_curve(text: str) -> list[Note]:
 
 
 def _liquidctl_commands(text: str) -> list[Note]:
-    """liquidctl's ``set`` commands: one that failed, a single duty asked, or a profile of (°C, %) pairs."""
+    """liquidctl's ``set`` commands: one that failed, or a single duty asked."""
     error = _LQ_ERROR.search(text)
     if error and "liquidctl" in text:
         return [_note("set-failed", device=error.group(1), error=error.group(2))]
     notes = []
-    for match in _LQ_SET.finditer(text):
+    for match in SET_COMMAND.finditer(text):
         channel, numbers = match.group(1), [int(n) for n in match.group(2).split()]
-        if len(numbers) == 1:
+        if len(numbers) == 1:  # a profile of (°C, %) pairs is the fan wing's curve (app.fans.read.profiles)
             notes.append(_note("asked-duty", channel=channel, asked=numbers[0]))
-        elif len(numbers) >= 4 and len(numbers) % 2 == 0:
-            points = list(zip(numbers[::2], numbers[1::2], strict=True))
-            near = [d for t, d in points if 35 <= t <= 40] or [d for t, d in points if t <= 40] or [points[0][1]]
-            notes.append(_note("profile-on-liquid", channel=channel, low=min(near), high=max(near),
-                               first_c=points[0][0], last_c=points[-1][0]))
     return notes
 
 

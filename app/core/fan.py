@@ -169,7 +169,7 @@ class AirSensor:
 # profile that runs on a cooler against its liquid, a duty set that the speed did not follow, a fan daemon's
 # decision or the setting it logged, a tool that cannot reach the fan, an embedded controller that lost its CPU
 # temperature, a board whose firmware keeps its fans, manual settings then the controller's own.
-NoteKind = Literal["curve-refused", "curve-locked", "set-failed", "profile-on-liquid", "asked-duty", "duty-ignored",
+NoteKind = Literal["curve-refused", "curve-locked", "set-failed", "asked-duty", "duty-ignored",
                    "daemon-not-obeyed", "tool-cannot-reach", "ec-lost-cpu", "board-keeps-fans",
                    "manual-then-auto", "control-refused", "write-refused"]
 

@@ -29,6 +29,9 @@ Unit = Literal["rpm", "c", "%", "w", "v", "a", "mhz"]
 _NO_EXTRA: Mapping[str, float | str] = MappingProxyType({})
 
 
+
+LIQUID = "Liquid temperature"  # what a liquid cooler's own profile follows: the only temperature it reads
+
 @record
 class Reading:
     """One value as a capture shows it. ``attr`` is the sysfs attribute where the capture names one (``fan1_input``,

@@ -17,7 +17,8 @@ MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
 
 @rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
       "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README and example "
-      "configuration (curves; a function curve combines others: average, maximum ...)")
+      "configuration (curves; a function curve combines others: average, maximum ...); liquidctl(8) (a cooler's "
+      "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends)")
 def daemon_curve(machine: Machine) -> Iterator[Hit]:
     for curve in machine.curves:
         if not curve.points and not curve.combined:

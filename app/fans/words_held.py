@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .facts import LIQUID
 from .names import Names
 from .wording import Facts
 from .wording import num as _num
@@ -89,7 +90,9 @@ def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
         now += f"; the fan is at {_num(f['duty'])} % now"
     strategy = f" (strategy '{f['strategy']}')" if f.get("strategy") else ""
     battery = ", on battery," if f.get("on_battery") else ""
-    return f"{f['daemon']}{strategy}{battery} drives {f['output']}{source}: {shape}{now}."
+    liquid = (": the cooler reads no other temperature (its profile runs on the device), so this follows the liquid, "
+              "which moves far less than the CPU, not the CPU itself" if f.get("source") == LIQUID else "")
+    return f"{f['daemon']}{strategy}{battery} drives {f['output']}{source}: {shape}{now}{liquid}."
 
 
 def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -45,16 +45,6 @@ def _set_failed(f: Facts, _: Snapshot) -> str:
             "default, or the last speeds set), which nothing read here shows.")
 
 
-def _profile_on_liquid(f: Facts, _: Snapshot) -> str:
-    low, high = _n(f, "low"), _n(f, "high")
-    duty = f"{low:.0f} %" if low == high else f"{low:.0f}-{high:.0f} %"
-    return (f"The profile written (liquidctl set {f.get('channel')} speed, {_n(f, 'first_c'):.0f}-"
-            f"{_n(f, 'last_c'):.0f} °C) runs on the cooler against its liquid temperature, not the CPU's: an AIO's "
-            f"liquid usually stays under 40 °C (no reading of it is in the capture), so the fans most likely stay "
-            f"near this curve's 35-40 °C points ({duty}) however hot the CPU gets; write the curve in liquid "
-            "temperatures.")
-
-
 def _fan_named(snap: Snapshot, channel: str) -> Fan | None:
     return next((fan for fan in snap.fans if (fan.label or "").lower().startswith(channel.lower())), None)
 
@@ -152,7 +142,7 @@ def _write_refused(f: Facts, _: Snapshot) -> str:
 
 _WORDS: Mapping[str, Callable[[Facts, Snapshot], str]] = {
     "curve-refused": _curve_refused, "curve-locked": _curve_locked, "set-failed": _set_failed,
-    "profile-on-liquid": _profile_on_liquid, "asked-duty": _asked_duty, "duty-ignored": _duty_ignored,
+    "asked-duty": _asked_duty, "duty-ignored": _duty_ignored,
     "daemon-not-obeyed": _daemon_not_obeyed,
     "tool-cannot-reach": _tool_cannot_reach, "ec-lost-cpu": _ec_lost_cpu, "board-keeps-fans": _board_keeps_fans,
     "manual-then-auto": _manual_then_auto, "control-refused": _control_refused,

@@ -70,7 +70,7 @@ EXPECTED: dict[str, Expect] = {
     "liquidctl-daemons-04": Expect(None, ("turning", "no-fault"), ("fan-fault",)),
     "liquidctl-daemons-05": Expect(None, ("turning",), ("fan-fault", "pump-stopped")),
     "liquidctl-daemons-06": Expect(None, ("turning", "no-fault"), ("fan-fault", "pump-stopped", "hot-not-cooled")),
-    "liquidctl-daemons-07": Expect(None, (), ("fan-fault",)),
+    "liquidctl-daemons-07": Expect("daemon-curve", (), ("fan-fault",)),  # the profile runs on the liquid
     "liquidctl-daemons-08": Expect(refused=True, gap="fan2go's log and configuration name no fan reading: its failed "
                                    "calibration (Max PWM 0) is not read"),
     "liquidctl-daemons-09": Expect("daemon-curve", (), ("fan-fault",)),

@@ -56,12 +56,11 @@ def test_a_duty_the_speed_did_not_follow_needs_two_listings_that_show_it(second:
     assert kinds(first_only) == []
 
 
-def test_liquidctl_commands_a_failure_a_single_duty_and_a_profile() -> None:
+def test_liquidctl_commands_a_failure_and_a_single_duty() -> None:
     assert kinds("liquidctl set fans speed 50\nERROR: Corsair Commander ST (broken): unspecified liquidctl error\n") \
         == ["set-failed"]
     assert kinds("liquidctl --match 690LC set pump speed 20\n") == ["asked-duty"]
-    (profile,) = read("liquidctl set fan speed 25 35  30 45  35 60  40 70  45 80\n")
-    assert profile.kind == "profile-on-liquid" and (profile.facts["low"], profile.facts["high"]) == (60, 70)
+    assert kinds("liquidctl set fan speed 25 35  30 45  35 60  40 70  45 80\n") == []  # the fan wing's curve
     assert kinds("liquidctl set fan speed 25 35 30\n") == []  # an odd count is not (°C, %) pairs
     assert kinds("ERROR: something else entirely\n") == []  # an error that is not liquidctl's
 

@@ -4,6 +4,7 @@ the fans they drive, what those follow and the curve."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -305,3 +306,55 @@ def test_fan2gos_older_log_of_a_fans_range(tmp_path: Path) -> None:
     found = [f for f in answer["findings"] if f["kind"] == "daemon-no-range"]
     assert [(f["facts"]["fan"], f["facts"]["start"], f["facts"]["max"]) for f in found] == [("cpu", 0.0, 0.0)]
     assert answer["read_as"] == ["daemon.log: a fan daemon's log (fan2go)"]
+
+
+def _kraken_log(points: list[tuple[int, int]], channel: str = "fan", prefix: str = "[INFO] "
+                "liquidctl.driver.kraken2:") -> str:
+    """liquidctl's INFO lines of a profile it sends to a Kraken X (kraken2.py: the duty for each liquid temperature
+    from 20 to 59 °C, drawn through the points given and rounded to a whole per cent)."""
+    def duty(t: int) -> int:
+        if t <= points[0][0]:
+            return points[0][1]
+        for (a, pa), (b, pb) in itertools.pairwise(points):
+            if a <= t <= b:
+                return round(pa + (pb - pa) * (t - a) / (b - a))
+        return points[-1][1]
+    return "".join(f"{prefix} setting {channel} PWM duty to {duty(t)}% for liquid temperature >= {t}°C\n"
+                   for t in range(20, 60))
+
+
+def test_liquidctls_log_of_a_profile_it_sent_is_that_profile(tmp_path: Path) -> None:
+    """liquidctl(8): a cooler's speed profile runs on the device against its liquid temperature, the only one it
+    reads; its INFO lines (-v, --debug) list the table it sent. Read without its command (or with the command cut
+    by a pipe, ``2>&1 | grep INFO``, which was not read as one): the points the table was drawn through, the cooler
+    named by its driver, and the words say it follows the liquid, not the CPU. A text of only that was refused."""
+    points = [(30, 50), (40, 60), (50, 75), (55, 100)]
+    answer = _explained(tmp_path, _kraken_log(points))
+    (lead,) = [f for f in answer["findings"] if f["kind"] == "daemon-curve"]
+    assert (lead["facts"]["output"], lead["facts"]["t0"], lead["facts"]["p0"], lead["facts"]["t1"],
+            lead["facts"]["p1"], lead["facts"]["points"]) == ("kraken2 fan", 30.0, 50.0, 55.0, 100.0, 4)
+    assert answer["sentence"].startswith(
+        "liquidctl drives kraken2 fan from Liquid temperature: 50 % at 30 °C rising through 4 points to 100 % at "
+        "55 °C: the cooler reads no other temperature (its profile runs on the device), so this follows the liquid, "
+        "which moves far less than the CPU, not the CPU itself."), answer["sentence"]
+    piped = "# liquidctl --debug --match kraken set fan speed 30 50  40 60  50 75  55 100 2>&1 | grep INFO\n"
+    from_command = _explained(tmp_path, piped)["findings"][0]
+    assert (from_command["kind"], from_command["facts"]["output"], from_command["facts"]["points"]) == \
+        ("daemon-curve", "kraken fan", 4)
+
+
+def test_liquidctls_log_of_one_duty_throughout_is_a_fixed_duty_and_a_cut_log_is_not(tmp_path: Path) -> None:
+    """One duty at every liquid temperature from 20 to 59 °C is a fixed duty (liquidctl's ``set pump speed 30``
+    sends it so): the pump held there, no curve; a log of one duty over a few degrees is a paste cut short
+    ("[...]"), and where the command is in the text its points are the profile, not the log's sample."""
+    from app.fans.read.profiles import fixed, profiles
+
+    whole = _kraken_log([(20, 30), (59, 30)], channel="pump", prefix="INFO:")
+    assert fixed(whole, "kraken2") == (("pump", 30.0),) and profiles(whole, "kraken2") == ()
+    cut = "".join(whole.splitlines(keepends=True)[:3]) + "[...]\n"
+    assert fixed(cut, "kraken2") == () and profiles(cut, "kraken2") == ()
+    command = "$ liquidctl -m kraken set fan speed 30 35 35 45 40 70 45 90 50 100 --verbose\n" + \
+        "".join(_kraken_log([(20, 20), (59, 100)], prefix="INFO:").splitlines(keepends=True)[:5]) + "[...]\n"
+    (curve,) = profiles(command, "kraken2")
+    assert curve.points == ((30.0, 35.0), (35.0, 45.0), (40.0, 70.0), (45.0, 90.0), (50.0, 100.0))
+    assert fixed(command, "kraken2") == ()
