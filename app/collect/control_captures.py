@@ -37,8 +37,14 @@ _PWM_ECHO = re.compile(r"echo (\d+) > pwm\d\b[^\n]*?(?:still ~?(\d+) RPM)?$", re
 _NV_REFUSED = re.compile(r"Error assigning value (\d+) to attribute '(GPUFanControlState|GPUTargetFanSpeed)'")
 # a write to a fan's control file and the shell's or tee's error for it, on the same line or the next:
 # "echo 1 > /sys/class/hwmon/hwmon3/pwm1_enable" then "bash: echo: write error: Invalid argument"
-_WRITE = re.compile(r"(/sys/\S*?/((?:pwm|fan)\d+(?:_enable|_target|_mode)?))\b[^\n]*(?:\n[^\n]*?)?"
-                    r"(Invalid argument|Permission denied|Device or resource busy|Operation not supported)")
+# (CoolerControl's "Unable to set PWM value 69 for /sys/.../pwm1 Reason: Invalid argument", its reason a few lines
+# down where a post wrapped it); amdgpu's own account of the refusal in the kernel's log (amdgpu_pm.c: a pwm1 written
+# while pwm1_enable is not 1 is refused with EINVAL, and it prints this)
+_WRITE = re.compile(r"(/sys/\S*?/((?:pwm|fan)\d+(?:_enable|_target|_mode)?))\b(?:(?!/sys/)[^\n])*"
+                    r"(?:\n(?:(?!/sys/)[^\n])*?){0,3}?"
+                    r"(Invalid argument|Permission denied|Device or resource busy|Operation not supported|"
+                    r"Operation not permitted|Read-only file system)")
+_AMDGPU_MANUAL = re.compile(r"amdgpu[^\n]*?manual fan speed control should be enabled first")
 _FW_STEP = re.compile(r"framework_tool (--fansetduty|--fansetrpm|--autofanctrl)\b")
 _FW_RPM = re.compile(r"Fan Speed:\s*(\d+) RPM")
 _FW_TEMP = re.compile(r"^\s*(\w+):\s+(\d+) C\s*$", re.MULTILINE)
@@ -154,7 +160,10 @@ def _nvidia_settings(text: str) -> list[Note]:
 def _write_refused(text: str) -> list[Note]:
     """A write to a fan's pwm, pwm_enable or target file that the kernel refused, with the error it gave."""
     found = {m.group(2): m.group(3) for m in _WRITE.finditer(text)}
-    return [_note("write-refused", file=file, error=error) for file, error in found.items()]
+    if _AMDGPU_MANUAL.search(text):
+        found["pwm1"] = "manual fan speed control should be enabled first"
+    amdgpu = {"driver": "amdgpu"} if re.search(r"\bamdgpu\b", text) else {}
+    return [_note("write-refused", file=file, error=error, **amdgpu) for file, error in found.items()]
 
 
 def _gigabyte(text: str) -> list[Note]:

@@ -134,10 +134,20 @@ def _write_refused(f: Facts, _: Snapshot) -> str:
     why = {"Invalid argument": "the driver does not take that value or mode for this channel (each driver lists "
                                "the pwm_enable modes and values it supports; sysfs-interface.rst)",
            "Permission denied": "writing it needs root",
+           "Operation not permitted": "writing it needs root",
+           "Read-only file system": "/sys is read-only where it was written (a container given hwmon without "
+                                    "write access)",
            "Device or resource busy": "the driver or the firmware holds the channel",
-           "Operation not supported": "this driver does not let software set it"}.get(str(error), "")
-    return (f"The write to {file} was refused ({error}): {why}, so nothing changed and the fan stays as its own "
-            "control set it.")
+           "Operation not supported": "this driver does not let software set it",
+           "manual fan speed control should be enabled first": "amdgpu takes a pwm1 only under manual control "
+                                                               "(pwm1_enable 1) and refuses it otherwise"}.get(
+        str(error), "")
+    if f.get("driver") == "amdgpu" and str(file) == "pwm1" and error == "Invalid argument":
+        why += "; amdgpu refuses a pwm1 so until pwm1_enable is 1, and its kernel log says \"manual fan speed " \
+            "control should be enabled first\""
+    said = "amdgpu refused a write to pwm1" if str(error).startswith("manual") else \
+        f"The write to {file} was refused ({error})"
+    return f"{said}: {why}, so nothing changed and the fan stays as its own control set it."
 
 
 _WORDS: Mapping[str, Callable[[Facts, Snapshot], str]] = {

@@ -123,3 +123,29 @@ def test_a_write_to_a_fan_file_the_kernel_refused_is_a_note() -> None:
     assert kinds("$ echo 1 > /sys/class/hwmon/hwmon3/pwm1_enable\n$ cat /sys/class/hwmon/hwmon3/pwm1_enable\n1\n") == []
     assert "write-refused" not in kinds("echo 's 0 50 20' > /sys/class/drm/card0/device/gpu_od/fan_ctrl/fan_curve\n"
                                         "bash: echo: write error: Invalid argument\n")
+
+
+def test_a_refused_pwm_write_as_programs_and_the_kernel_tell_it() -> None:
+    """CoolerControl's "Unable to set PWM value N for <file> Reason: <error>" (its reason a few lines down where a
+    post wrapped it), the file nearest before the error (not a file only read before it), Read-only file system
+    (hwmon mounted read-only in a container), and amdgpu's own account in the kernel's log (amdgpu_pm.c: EINVAL and
+    "manual fan speed control should be enabled first" while pwm1_enable is not 1); amdgpu is named only where the
+    text names it."""
+    wrapped = ("Error on amdgpu:fan1 for duty 27\n\nUnable to set PWM value 69 for /sys/class/hwmon/hwmon2/pwm1\n\n"
+               "Reason:\nInvalid argument (os error 22)\n")
+    (note,) = read(wrapped)
+    assert (note.facts["file"], note.facts["error"], note.facts["driver"]) == ("pwm1", "Invalid argument", "amdgpu")
+    assert "amdgpu refuses a pwm1 so until pwm1_enable is 1" in note_words([note], snap([]))[0]
+    nearest = ("$ cat /sys/class/hwmon/hwmon2/pwm1_enable\n2\n$ echo 128 | sudo tee /sys/class/hwmon/hwmon2/pwm1\n"
+               "tee: /sys/class/hwmon/hwmon2/pwm1: Invalid argument\n")
+    (note,) = read(nearest)
+    assert note.facts["file"] == "pwm1" and "driver" not in note.facts
+    assert "amdgpu" not in note_words([note], snap([]))[0]
+    (note,) = read("Unable to set PWM value 102 for \"/sys/class/hwmon/hwmon4/pwm3\" Reason: Read-only file system "
+                   "(os error 30)\n")
+    assert (note.facts["file"], note.facts["error"]) == ("pwm3", "Read-only file system")
+    assert "/sys is read-only where it was written" in note_words([note], snap([]))[0]
+    (note,) = read("[ 812.301] amdgpu 0000:03:00.0: amdgpu: manual fan speed control should be enabled first\n")
+    assert (note.facts["file"], note.facts["error"]) == ("pwm1", "manual fan speed control should be enabled first")
+    assert note_words([note], snap([]))[0].startswith("amdgpu refused a write to pwm1: amdgpu takes a pwm1 only under "
+                                                      "manual control (pwm1_enable 1)")
