@@ -376,6 +376,13 @@ def drivers_disagree(machine: Machine) -> Iterator[Hit]:
                               {"more": more, "fewer": fewer, "more_n": counts[more], "fewer_n": counts[fewer]})
 
 
+def _unnamed(fans: list[FanFact]) -> dict[str, float | str]:
+    """Fans named only as hwmon names them (``fan1``) with no chip header: which chip reads them is not seen, so a
+    board whose BMC reads and drives its fans (its Super-I/O's inputs then unwired) is not ruled out."""
+    bare = all(f.chip in (None, "-") and re.fullmatch(r"fan\d+", f.label) for f in fans)
+    return {"unnamed": "yes"} if bare else {}
+
+
 @rule("every header at 0 RPM", 65, f"{ABI}; Documentation/hwmon/nct6775.rst (a header with no fan reads 0)")
 def headers_read_zero(machine: Machine) -> Iterator[Hit]:
     boards = [f for f in machine.fans if chip(f.chip).zero in ("empty", "unknown") and not f.target_rpm and
@@ -384,6 +391,7 @@ def headers_read_zero(machine: Machine) -> Iterator[Hit]:
         hot = _hottest([t for t in machine.temperatures if t.role == "cpu"])
         board = all(chip(f.chip).kind in ("superio", "wmi") for f in boards)
         facts: dict[str, float | str] = {"count": len(boards), "board": "yes" if board else "no", **_temp_facts(hot)}
+        facts.update(_unnamed(boards))
         if not board and all(f.duty_percent == 0 and f.pwm_enable != 0 for f in boards):  # pwmN 0: off, where
             # pwmN_enable is not 0 (0: no control, the fan at full whatever pwmN says: sysfs-interface.rst)
             facts["asked"] = "off"

@@ -296,7 +296,9 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                            "ipmitool sensor), or the driver does not read this board's fan "
                                            "registers" if f.get("board") == "yes" else _asked_off(f) if "asked" in f
                                            else "Every fan read here is at 0 RPM: stopped by its controller, not "
-                                           "connected, or not counted; nothing read tells which")
+                                           "connected, or not counted" + (" (or read and driven by something else, "
+                                           "as a server board's BMC does: ipmitool sensor)" if "unnamed" in f else
+                                           "") + "; nothing read tells which")
                                           + _source(n, f, "; meanwhile") + "."),
     "no-temperature": lambda n, s, f: (f"None of the {_num(f['count'])} temperatures read here is a reading (they "
                                        "read as not available): a controller or fan daemon that follows them never "

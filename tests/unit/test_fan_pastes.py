@@ -516,3 +516,25 @@ def test_two_devices_of_one_driver_are_two_devices_not_two_readings_of_one(tmp_p
                       for h, rpm, mc in (("hwmon3", 0, 36000), ("hwmon5", 3100, 99000)))
     two = machine(read.read(listing)[0])
     assert sorted((f.key, f.rpm) for f in two.fans) == [("amdgpu-hwmon3/fan1", 0.0), ("amdgpu-hwmon5/fan1", 3100.0)]
+
+
+def test_fans_with_no_chip_header_all_at_zero_may_be_a_bmcs(tmp_path: Path) -> None:
+    """Fan lines copied without their chip's header (``fan1: 0 RPM``, hwmon's fanN naming): which chip reads them is
+    not known, so besides stopped, not connected and not counted, a board whose fans its BMC reads and drives (the
+    Super-I/O's inputs then unwired) is one of the causes named; under a header that is not a board's fan chip
+    (an AIO's), it is not."""
+    bare = "fan1:        0 RPM\nfan2:        0 RPM\nfan3:        0 RPM\n/dev/sda: 33°C\n"
+    code, answer = explain(bare, tmp_path)
+    assert code == 0, answer
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["confidence"], lead["facts"]["unnamed"]) == ("headers-read-zero", "possible", "yes")
+    assert str(answer["sentence"]).startswith(
+        "Every fan read here is at 0 RPM: stopped by its controller, not connected, or not counted (or read and "
+        "driven by something else, as a server board's BMC does: ipmitool sensor); nothing read tells which.")
+    cooler = ("Corsair H110i GT\n├── Liquid temperature    33.6  °C\n├── Fan 1 speed              0  rpm\n"
+              "└── Fan 2 speed              0  rpm\n")
+    code, answer = explain(cooler, tmp_path)
+    zero = next(f for f in findings_of(answer) if f["kind"] == "headers-read-zero")
+    assert "unnamed" not in zero["facts"] and "BMC" not in str(answer["sentence"])
+    code, answer = explain("CPU Fan:        0 RPM\nSystem Fan:     0 RPM\n", tmp_path)  # a tool's own labels
+    assert code == 0 and "unnamed" not in findings_of(answer)[0]["facts"], answer
