@@ -108,9 +108,9 @@ def _overridden(n: Names, s: Sequence[str], f: Facts) -> str:
                 "differs, so nothing need be writing the fan; measuring that map again (or a pwmMap in its "
                 "configuration) quiets it.")
     if f.get("how") == "rounding":
-        return (f"{said} (it set {_num(f['set'])}, read {_num(f['read'])}): the two are within one per-cent step of "
-                "255, as a driver that keeps the duty in per cent reads it back rounded (corsair-cpro does), so most "
-                "likely nothing else writes the fan; the warning is the rounding.")
+        return (f"{said} (it set {_num(f['set'])}, read {_num(f['read'])}): the two are less than one per cent of the "
+                "0-255 range apart, as a driver that keeps the duty in per cent reads it back rounded (corsair-cpro "
+                "does), so most likely nothing else writes the fan; the warning is the rounding.")
     expected = f", expected {_num(f['expected'])}" if "expected" in f else ""
     manual = (f"; it could not put {f['no_manual']} under manual control (pwm_enable 1), so the chip's own "
               "automatic control most likely writes it" if "no_manual" in f else "")
