@@ -11,7 +11,7 @@ import json
 import re
 import sys
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -42,9 +42,9 @@ from ..fans.read.sel import events as bmc_log
 from ..fans.rules_daemon import driven
 from ..fans.words import answer as worded
 from ..verdict.notes import note_words
+from .replay_work import listed, work_said
 from .terminal import UNCUT, Cell, fan_table, table, terminal_width
 
-NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
 # Formats whose named reader knows what each field means (a card's target beside its speed, a level beside its
 # RPM; a daemon's JSON configuration, whose curve points are no readings): their files are not read again by the
 # general reader, whose facts would count those fields as fans.
@@ -256,16 +256,19 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
         return 2
     found = findings(machine)
     sentence, also = answer(snap, replay.notes, found, machine)
+    rows = listed([text_of(path) for path in paths])
+    work = work_said(rows, snap.gpus)
     wing = bool(found) and _wing_table(snap, found, machine)
     kinds = replay.kinds + general
     if as_json:
-        out.write(json.dumps({"sentence": sentence, "also": also, "processes": NO_PROCESSES, "read_as": kinds,
+        out.write(json.dumps({"sentence": sentence, "also": also, "processes": work, "read_as": kinds,
                               "findings": [finding_json(f) for f in found],
                               "fans": to_json(list(snap.fans)), "air": to_json(list(snap.air)),
                               "fan_facts": [fan_fact_json(f, found) for f in machine.fans],
                               "notes": [{"kind": n.kind, **n.facts} for n in replay.notes],
                               "temperatures": to_json(list(snap.host.temperatures)),
-                              "left_out": dict(snap.host.unsupported)}) + "\n")
+                              "left_out": dict(snap.host.unsupported),
+                              "gpu_processes": [asdict(p) for p in rows or ()]}) + "\n")
         return 0
     room = terminal_width()
 
@@ -274,7 +277,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
 
     lines = [*prose(shown(sentence).replace("`", ""), ""),
              *(line for a in also for line in prose("  · " + shown(a).replace("`", ""), "    ")),
-             *prose(NO_PROCESSES), ""]
+             *prose(shown(work).replace("`", "")), ""]
     fans = fact_table(machine, found, room) if wing else fan_table(snap.fans, room) or fact_table(machine, found, room)
     lines += fans or ["No fan is read in these captures."]
     lines.append("")

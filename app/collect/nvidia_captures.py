@@ -6,7 +6,7 @@ capture that cannot be read whole raises ValueError with the one line a person s
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..core.fan import Fan
@@ -38,6 +38,33 @@ def table(text: str, gpus: list[GpuSample]) -> str | None:
             gpus.append(card(*pending, numbers.groups()))
             pending = None
     return ("nvitop's table" if "NVIDIA-SMI" not in text else "nvidia-smi table") if gpus else None
+
+
+@dataclass(frozen=True)
+class SmiProcess:
+    """A row of nvidia-smi's Processes table: the GPU, the PID (in nvidia-smi's PID namespace), its type (C compute,
+    G graphics, C+G both), its name as printed (a path, maybe cut) and the memory it holds (None: N/A)."""
+
+    gpu: int
+    pid: int
+    kind: str
+    name: str
+    memory_mib: float | None
+
+
+_PROC_ROW = re.compile(r"^\|\s+(\d+)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d+)\s+(C\+G|M\+C|C|G|M)\s+(.+?)\s+"
+                       r"(\d+)?(?:MiB|N/A)\s*\|\s*$")
+
+
+def processes(text: str) -> tuple[SmiProcess, ...] | None:
+    """nvidia-smi's Processes table (its GI/CI columns or not): each row; () where it says "No running processes
+    found"; None where the text holds no such table."""
+    if "NVIDIA-SMI" not in text or not re.search(r"^\|\s*Processes:", text.replace("│", "|"), re.MULTILINE):
+        return None
+    section = text.replace("│", "|").split("Processes:", 1)[1]
+    return tuple(SmiProcess(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4).strip(),
+                            float(m.group(5)) if m.group(5) else None)
+                 for m in map(_PROC_ROW.match, section.splitlines()) if m)
 
 
 def card(index: int, name: str, cells: tuple[str | None, ...]) -> GpuSample:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli.replay import NO_PROCESSES, run
+from app.cli.replay import run
+from app.cli.replay_work import NO_PROCESSES
 from tests.support.corpus import CORPUS, blocks
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -1,0 +1,86 @@
+"""What a paste shows runs on its GPUs (app.cli.replay_work): nvidia-smi's Processes table said beside the fan
+answer, each GPU's processes with its load, or memory in use with none listed (nvidia-smi lists only the processes of
+its own PID namespace: in a container, none of the host's; nvidia-docker's FAQ). The table's rows as nvidia-smi prints
+them with and without its GI/CI columns, a Windows row's N/A memory included."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from app.cli.replay import run
+from app.cli.replay_work import NO_PROCESSES
+from app.collect.nvidia_captures import SmiProcess, processes
+
+TABLE = """+-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 550.54.14              Driver Version: 550.54.14      CUDA Version: 12.4     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|=========================================+========================+======================|
+|   0  NVIDIA GeForce RTX 3090        Off |   00000000:01:00.0  On |                  N/A |
+| 30%   35C    P8             21W /  350W |     {used0}MiB /  24576MiB |      0%      Default |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA GeForce RTX 3090        Off |   00000000:02:00.0 Off |                  N/A |
+| 87%   83C    P2            340W /  350W |   20112MiB /  24576MiB |    100%      Default |
++-----------------------------------------+------------------------+----------------------+
+
++-----------------------------------------------------------------------------------------+
+| Processes:                                                                              |
+|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |
+|        ID   ID                                                               Usage      |
+|=========================================================================================|
+{rows}+-----------------------------------------------------------------------------------------+
+"""
+ROW = "|    {gpu}   N/A  N/A     {pid}      {kind}   {name:<40}  {mem:>8} |\n"
+NONE = "|  No running processes found                                                             |\n"
+
+
+def explained(tmp_path: Path, text: str) -> dict[str, Any]:
+    path = tmp_path / "nvidia-smi.txt"
+    path.write_text(text)
+    out, err = io.StringIO(), io.StringIO()
+    assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
+    answer: dict[str, Any] = json.loads(out.getvalue())
+    return answer
+
+
+def test_the_processes_on_a_busy_gpu_are_named_with_its_load(tmp_path: Path) -> None:
+    """The largest by memory first, three at most and how many more; a GPU with none listed and little memory in use
+    (a display's) is not spoken of; the rows are in the JSON as nvidia-smi gave them."""
+    rows = "".join(ROW.format(gpu=g, pid=p, kind=k, name=n, mem=m) for g, p, k, n, m in (
+        (1, 12345, "C", "python", "20100MiB"), (1, 2222, "C", "/usr/bin/ffmpeg", "300MiB"),
+        (1, 3333, "G", "/usr/lib/xorg/Xorg", "4MiB"), (1, 4444, "C+G", "steam", "900MiB")))
+    answer = explained(tmp_path, TABLE.format(used0="512", rows=rows))
+    assert answer["processes"] == ("On GPU 1 (100 % busy, 340 W of 350 W), nvidia-smi lists `python` (PID 12345, "
+                                   "compute, 20,100 MiB), `steam` (PID 4444, compute and graphics, 900 MiB), "
+                                   "`/usr/bin/ffmpeg` (PID 2222, compute, 300 MiB) and 1 more.")
+    assert answer["gpu_processes"][0] == {"gpu": 1, "pid": 12345, "kind": "C", "name": "python",
+                                          "memory_mib": 20100.0}
+
+
+def test_memory_in_use_with_no_process_listed_is_said_as_unseen(tmp_path: Path) -> None:
+    """"No running processes found" beside 20 GiB in use: the processes are not in nvidia-smi's PID namespace (a
+    container's nvidia-smi lists none of the host's); with only a display's 512 MiB, nothing is unseen."""
+    hidden = explained(tmp_path, TABLE.format(used0="512", rows=NONE))
+    assert hidden["processes"].startswith("GPU 1 (100 % busy, 340 W of 350 W) has 20,112 MiB in use and no process "
+                                          "listed: nvidia-smi lists only the processes of its own PID namespace")
+    assert "GPU 0" not in hidden["processes"] and hidden["gpu_processes"] == []
+    idle = TABLE.format(used0="512", rows=NONE).replace("20112MiB", "  300MiB")
+    assert explained(tmp_path, idle)["processes"] == "nvidia-smi lists no process on the GPUs it shows."
+    no_table = TABLE.split("\n\n")[0] + "\n"
+    assert explained(tmp_path, no_table)["processes"] == NO_PROCESSES
+
+
+def test_nvidia_smis_older_rows_and_windows_rows_are_read() -> None:
+    """Before MIG the table had no GI/CI columns; under Windows' WDDM a row's memory is N/A."""
+    older = ("NVIDIA-SMI 470.82\n| Processes:                                                                  |\n"
+             "|    0      1234      G   /usr/lib/xorg/Xorg                          150MiB |\n"
+             "|    0     54321      C   /opt/conda/bin/python3.9                  10943MiB |\n"
+             "|    0   N/A  N/A      7788    C+G   C:\\Windows\\explorer.exe       N/A      |\n")
+    assert processes(older) == (SmiProcess(0, 1234, "G", "/usr/lib/xorg/Xorg", 150.0),
+                                SmiProcess(0, 54321, "C", "/opt/conda/bin/python3.9", 10943.0),
+                                SmiProcess(0, 7788, "C+G", "C:\\Windows\\explorer.exe", None))
+    assert processes("| Processes: |\n|    0      1234      G   Xorg   150MiB |\n") is None  # not nvidia-smi's
