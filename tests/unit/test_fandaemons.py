@@ -7,12 +7,12 @@ import io
 import itertools
 import json
 from pathlib import Path
-from typing import Any
 
 from app.cli.replay import run
 from app.collect.fan2go import fan2go
 from app.collect.fwfanctrl import fwfanctrl
 from app.collect.thinkfan import thinkfan
+from tests.support.explained import explained
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fandaemons"
 
@@ -185,15 +185,6 @@ NVML_GPU_CONTROL_PASS = ("LOG[2024-09-23 02:16:{s:02d}]: Current temp: {c}°C\nL
                          "02:16:{s:02d}]: Fan controller speed 1: {p}%\nLOG[2024-09-23 02:16:{s:02d}]: {decision}\n")
 
 
-def _explained(tmp_path: Path, text: str) -> dict[str, Any]:
-    path = tmp_path / "daemon.log"
-    path.write_text(text)
-    out, err = io.StringIO(), io.StringIO()
-    assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
-    answer: dict[str, Any] = json.loads(out.getvalue())
-    return answer
-
-
 def test_nvml_gpu_controls_default_duty_holds_the_cards_fans(tmp_path: Path) -> None:
     """NVML-GPU-Control's control loop (HackTestes/NVML-GPU-Control, helper_functions.py's fan_control_subroutine):
     each pass logs the card's temperature and every fan controller's speed, then writes a duty to them all; with no
@@ -204,14 +195,14 @@ def test_nvml_gpu_controls_default_duty_holds_the_cards_fans(tmp_path: Path) -> 
     default = "Found no temperature match, using default fan speed: 50"
     text = "LOG[2024-09-23 02:16:45]: " + default + "\n" + "".join(
         NVML_GPU_CONTROL_PASS.format(s=s, c=28, p=50, decision=default) for s in (46, 47, 48))
-    answer = _explained(tmp_path, text)
+    answer = explained(tmp_path, text)
     lead = answer["findings"][0]
     assert (lead["kind"], lead["confidence"], lead["subjects"]) == \
         ("daemon-decided", "known", ["nvidia/gpu0 fan 0", "nvidia/gpu0 fan 1"])
     assert lead["facts"] == {"daemon": "NVML-GPU-Control", "duty": 50.0, "celsius": 28.0, "why": "default",
                              "passes": 3.0}
     assert {f["controller"] for f in answer["fan_facts"]} == {"daemon"}
-    assert answer["read_as"] == ["daemon.log: NVML-GPU-Control's log"]
+    assert answer["read_as"] == ["paste.txt: NVML-GPU-Control's log"]
     assert answer["sentence"].startswith(
         "NVML-GPU-Control found no point of its curve at or below the card's 28 °C and wrote its default speed, 50 %, "
         "to the fan 0 of GPU 0 and fan 1 of GPU 0 at each of its last 3 passes: they are held at 50 % by the tool "
@@ -225,18 +216,18 @@ def test_nvml_gpu_controls_curve_writes_and_a_card_that_does_not_take_them(tmp_p
     they were read before the write and say nothing of it."""
     curve = "LOG[2025-01-10 10:00:{s:02d}]: \nCurrent temp: 65°C\nCurrent speed: 40%\nFan controller speed 0: 40%\n" \
             "Setting GPU fan speed: 70%\n\n"
-    once = _explained(tmp_path, curve.format(s=1))["findings"][0]
+    once = explained(tmp_path, curve.format(s=1))["findings"][0]
     assert (once["kind"], once["confidence"], once["facts"]["why"], once["facts"]["duty"]) == \
         ("daemon-decided", "known", "curve", 70.0)
     assert "read" not in once["facts"]
-    twice = _explained(tmp_path, curve.format(s=1) + curve.format(s=2))
+    twice = explained(tmp_path, curve.format(s=1) + curve.format(s=2))
     lead = twice["findings"][0]
     assert (lead["kind"], lead["confidence"], lead["facts"]["read"], lead["facts"]["passes"]) == \
         ("daemon-decided", "likely", 40.0, 2.0)
     assert "yet the fans read 40 % after it: the card or its driver is not taking that duty" in twice["sentence"]
     same = ("Current temp: 55°C\nCurrent speed: 45%\nFan controller speed 0: 45%\n"
             "Same as previous speed, nothing to do!\n")
-    held = _explained(tmp_path, same)["findings"][0]
+    held = explained(tmp_path, same)["findings"][0]
     assert (held["kind"], held["facts"]["why"], held["facts"]["duty"], held["facts"]["celsius"]) == \
         ("daemon-decided", "same", 45.0, 55.0)
 
@@ -252,7 +243,7 @@ def test_fan2go_logging_a_pwm_changed_beneath_it(tmp_path: Path) -> None:
                "".join(f" WARNING  PWM of {fan} was changed by third party! Last set PWM value was: {a} but is now: "
                        f"{b}\n" for fan, a, b in (("in_front", 134, 125), ("out_back", 124, 110),
                                                    ("in_front", 134, 125), ("cpu", 57, 56))))
-    answer = _explained(tmp_path, changed)
+    answer = explained(tmp_path, changed)
     lead = answer["findings"][0]
     assert (lead["kind"], lead["confidence"]) == ("daemon-overridden", "known")
     assert lead["facts"] == {"daemon": "fan2go", "fan": "in_front", "set": 134.0, "read": 125.0, "times": 4.0,
@@ -265,16 +256,16 @@ def test_fan2go_logging_a_pwm_changed_beneath_it(tmp_path: Path) -> None:
         "control most likely writes it; the fan is not on fan2go's curve alone."), answer["sentence"]
     newer = ("WARNING: PWM of rear_exhaust was changed by third party! Last set PWM value was '70', expected reported "
              "pwm '153' but was '70'\n")
-    same = _explained(tmp_path, newer)["findings"][0]
+    same = explained(tmp_path, newer)["findings"][0]
     assert (same["kind"], same["confidence"], same["facts"]["how"], same["facts"]["expected"]) == \
         ("daemon-overridden", "known", "expectation", 153.0)
-    other = _explained(tmp_path, newer.replace("expected reported pwm '153' but was '70'",
+    other = explained(tmp_path, newer.replace("expected reported pwm '153' but was '70'",
                                                "expected reported pwm '70' but was '120'"))["findings"][0]
     assert (other["facts"]["how"], other["facts"]["read"], other["facts"]["expected"]) == ("changed", 120.0, 70.0)
-    rounded = _explained(tmp_path, " WARNING  PWM of Front-02 was changed by third party! Last set PWM value was: 249 "
+    rounded = explained(tmp_path, " WARNING  PWM of Front-02 was changed by third party! Last set PWM value was: 249 "
                                    "but is now: 250\n")["findings"][0]
     assert (rounded["confidence"], rounded["facts"]["how"]) == ("likely", "rounding")
-    three_off = _explained(tmp_path, " WARNING  PWM of Front-02 was changed by third party! Last set PWM value was: "
+    three_off = explained(tmp_path, " WARNING  PWM of Front-02 was changed by third party! Last set PWM value was: "
                                      "249 but is now: 252\n")["findings"][0]
     assert three_off["facts"]["how"] == "changed"
 
@@ -286,7 +277,7 @@ def test_fan2go_giving_up_on_a_fan_that_reads_no_speed_at_its_top(tmp_path: Path
     log = ("INFO: PWM settings of fan 'cpu': Min 30, Start 40, Max 255\n"
            "ERROR: CRITICAL: Fan cpu avg. RPM is 0, even at PWM value 255\n"
            "ERROR: Fan Control Error: Fan cpu: fan stalled at max pwm\n")
-    answer = _explained(tmp_path, log)
+    answer = explained(tmp_path, log)
     kinds = [f["kind"] for f in answer["findings"]]
     lead = answer["findings"][0]
     assert (lead["kind"], lead["confidence"]) == ("daemon-stopped", "known"), kinds
@@ -302,10 +293,10 @@ def test_fan2gos_older_log_of_a_fans_range(tmp_path: Path) -> None:
     of a daemon that measured no range); a fan with a range (Start 0, Max 255) is not said."""
     log = (" INFO  Loading fan curve data for fan '{fan}'...\n INFO  Start PWM of {fan}: 0\n"
            " INFO  Max PWM of {fan}: {top}\n INFO  Starting controller loop for fan '{fan}'\n")
-    answer = _explained(tmp_path, log.format(fan="cpu", top=0) + log.format(fan="Front-02", top=255))
+    answer = explained(tmp_path, log.format(fan="cpu", top=0) + log.format(fan="Front-02", top=255))
     found = [f for f in answer["findings"] if f["kind"] == "daemon-no-range"]
     assert [(f["facts"]["fan"], f["facts"]["start"], f["facts"]["max"]) for f in found] == [("cpu", 0.0, 0.0)]
-    assert answer["read_as"] == ["daemon.log: a fan daemon's log (fan2go)"]
+    assert answer["read_as"] == ["paste.txt: a fan daemon's log (fan2go)"]
 
 
 def _kraken_log(points: list[tuple[int, int]], channel: str = "fan", prefix: str = "[INFO] "
@@ -329,7 +320,7 @@ def test_liquidctls_log_of_a_profile_it_sent_is_that_profile(tmp_path: Path) -> 
     by a pipe, ``2>&1 | grep INFO``, which was not read as one): the points the table was drawn through, the cooler
     named by its driver, and the words say it follows the liquid, not the CPU. A text of only that was refused."""
     points = [(30, 50), (40, 60), (50, 75), (55, 100)]
-    answer = _explained(tmp_path, _kraken_log(points))
+    answer = explained(tmp_path, _kraken_log(points))
     (lead,) = [f for f in answer["findings"] if f["kind"] == "daemon-curve"]
     assert (lead["facts"]["output"], lead["facts"]["t0"], lead["facts"]["p0"], lead["facts"]["t1"],
             lead["facts"]["p1"], lead["facts"]["points"]) == ("kraken2 fan", 30.0, 50.0, 55.0, 100.0, 4)
@@ -338,7 +329,7 @@ def test_liquidctls_log_of_a_profile_it_sent_is_that_profile(tmp_path: Path) -> 
         "55 °C: the cooler reads no other temperature (its profile runs on the device), so this follows the liquid, "
         "which moves far less than the CPU, not the CPU itself."), answer["sentence"]
     piped = "# liquidctl --debug --match kraken set fan speed 30 50  40 60  50 75  55 100 2>&1 | grep INFO\n"
-    from_command = _explained(tmp_path, piped)["findings"][0]
+    from_command = explained(tmp_path, piped)["findings"][0]
     assert (from_command["kind"], from_command["facts"]["output"], from_command["facts"]["points"]) == \
         ("daemon-curve", "kraken fan", 4)
 

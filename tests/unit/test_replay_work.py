@@ -5,14 +5,11 @@ them with and without its GI/CI columns, a Windows row's N/A memory included."""
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
-from typing import Any
 
-from app.cli.replay import run
 from app.cli.replay_work import NO_PROCESSES
 from app.collect.nvidia_captures import SmiProcess, processes
+from tests.support.explained import explained
 
 TABLE = """+-----------------------------------------------------------------------------------------+
 | NVIDIA-SMI 550.54.14              Driver Version: 550.54.14      CUDA Version: 12.4     |
@@ -36,15 +33,6 @@ TABLE = """+--------------------------------------------------------------------
 """
 ROW = "|    {gpu}   N/A  N/A     {pid}      {kind}   {name:<40}  {mem:>8} |\n"
 NONE = "|  No running processes found                                                             |\n"
-
-
-def explained(tmp_path: Path, text: str) -> dict[str, Any]:
-    path = tmp_path / "nvidia-smi.txt"
-    path.write_text(text)
-    out, err = io.StringIO(), io.StringIO()
-    assert run([path], as_json=True, out=out, err=err) == 0, err.getvalue()
-    answer: dict[str, Any] = json.loads(out.getvalue())
-    return answer
 
 
 def test_the_processes_on_a_busy_gpu_are_named_with_its_load(tmp_path: Path) -> None:
