@@ -224,8 +224,9 @@ def _add_explain(commands: Subparsers) -> None:
                                              "encoding (UTF-16, a byte-order mark) are dropped. Several snapshots in "
                                              "one "
                                              "paste are "
-                                             "read in turn; several files of one machine combine. Processes are not "
-                                             "read from a capture: the answer says so.")
+                                             "read in turn; several files of one machine combine. What runs on a GPU "
+                                             "is read from nvidia-smi's Processes table where the paste holds one; "
+                                             "otherwise the answer says processes are not in a capture.")
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE",
                         help="a capture of one machine's sensors (- reads it from standard input)")
     replay.add_argument("--json", action="store_true", help="print the fans and the sentence as JSON")

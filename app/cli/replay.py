@@ -152,9 +152,9 @@ def _wing_table(snap: Snapshot, found: list[Finding], machine: Machine) -> bool:
     return found[0].cause or not named or fanless
 
 
-def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, list[str]]:
+def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, list[str], list[str]]:
     """The fan wing's facts of the captures (their text read by the general reader, then the named readers' records
-    of what the text did not name) and what each file unread by the named readers was read as."""
+    of what the text did not name), what each file unread by the named readers was read as, and the texts read."""
     readings: list[Reading] = []
     kinds: list[str] = []
     steps: list[Decision] = []
@@ -188,7 +188,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
                             snap.air)
     machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events,
                       bmc_events=whole.bmc_events, heat_events=whole.heat_events)
-    return with_profiles(machine, texts), kinds
+    return with_profiles(machine, texts), kinds, texts
 
 
 def _read_as(kind: str | None, alone: Machine, logged: tuple[Decision, ...], of_text: Machine,
@@ -246,7 +246,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
     read."""
     try:
         snap, replay = replayed(paths, strict=False)
-        machine, general = facts(paths, snap, replay)
+        machine, general, texts = facts(paths, snap, replay)
     except Unreadable as error:
         err.write(f"fanwhy explain: {shown(error)}\n")
         return 2
@@ -256,7 +256,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
         return 2
     found = findings(machine)
     sentence, also = answer(snap, replay.notes, found, machine)
-    rows = listed([text_of(path) for path in paths])
+    rows = listed(texts)
     work = work_said(rows, snap.gpus)
     wing = bool(found) and _wing_table(snap, found, machine)
     kinds = replay.kinds + general
