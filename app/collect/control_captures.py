@@ -159,11 +159,22 @@ def _nvidia_settings(text: str) -> list[Note]:
 
 def _write_refused(text: str) -> list[Note]:
     """A write to a fan's pwm, pwm_enable or target file that the kernel refused, with the error it gave."""
-    found = {m.group(2): m.group(3) for m in _WRITE.finditer(text)}
+    found: dict[str, dict[str, str]] = {}
+    for m in _WRITE.finditer(text):
+        found[m.group(2)] = {"error": m.group(3), **({"driver": "amdgpu"} if _amdgpu_write(text, m) else {})}
     if _AMDGPU_MANUAL.search(text):
-        found["pwm1"] = "manual fan speed control should be enabled first"
-    amdgpu = {"driver": "amdgpu"} if re.search(r"\bamdgpu\b", text) else {}
-    return [_note("write-refused", file=file, error=error, **amdgpu) for file, error in found.items()]
+        found["pwm1"] = {"error": "manual fan speed control should be enabled first", "driver": "amdgpu"}
+    return [_note("write-refused", file=file, **said) for file, said in found.items()]
+
+
+def _amdgpu_write(text: str, write: re.Match[str]) -> bool:
+    """Whether a refused write is to an amdgpu card's file: its path under a DRM card, or amdgpu named on the lines
+    of that write's own message (CoolerControl's "Error on amdgpu:fan1" above it), not anywhere in the paste."""
+    before = text[:write.start()].split("\n")[-1 - WRITE_LINES_BEFORE:]  # its own line and the few above it
+    return "/drm/" in write.group(1) or re.search(r"\bamdgpu\b", "\n".join(before) + write.group(0)) is not None
+
+
+WRITE_LINES_BEFORE = 3  # a program's message about one write spans a few lines (CoolerControl's, as a post wraps it)
 
 
 def _gigabyte(text: str) -> list[Note]:

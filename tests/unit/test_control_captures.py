@@ -149,3 +149,16 @@ def test_a_refused_pwm_write_as_programs_and_the_kernel_tell_it() -> None:
     assert (note.facts["file"], note.facts["error"]) == ("pwm1", "manual fan speed control should be enabled first")
     assert note_words([note], snap([]))[0].startswith("amdgpu refused a write to pwm1: amdgpu takes a pwm1 only under "
                                                       "manual control (pwm1_enable 1)")
+
+
+def test_amdgpu_is_named_for_a_refused_write_only_where_that_write_is_amdgpus() -> None:
+    """A paste with an amdgpu card's listing and, elsewhere, a refused write to a board chip's pwm1: amdgpu's rule is
+    not said of that write; a write under a DRM card's path is amdgpu's wherever the paste names it."""
+    listing = "amdgpu-pci-0300\nAdapter: PCI adapter\nedge:         +39.0°C\n\nnct6798-isa-0290\nfan1: 900 RPM\n\n\n\n"
+    board = listing + "# echo 100 > /sys/class/hwmon/hwmon3/pwm1\nbash: echo: write error: Invalid argument\n"
+    (note,) = read(board)
+    assert note.facts["file"] == "pwm1" and "driver" not in note.facts
+    assert "amdgpu" not in note_words([note], snap([]))[0]
+    card = "# echo 100 > /sys/class/drm/card0/device/hwmon/hwmon2/pwm1\nbash: echo: write error: Invalid argument\n"
+    (note,) = read(card)
+    assert note.facts["driver"] == "amdgpu"
