@@ -2,7 +2,7 @@
 (thinkpad, dell_smm) and GPUs (amdgpu), each read with its driver's meaning.
 
 Per channel N: ``fanN_input`` (RPM), ``fanN_target``, ``fanN_min``/``fanN_max``, ``fanN_label``; the duty ``pwmN``
-(0-255; a chip with one pwm and several tachometers, a dual-fan ThinkPad, drives them all with it); who controls it,
+(0-255; a dual-fan ThinkPad's one pwm1 drives both of its fans, ``Chip.shared_pwm``); who controls it,
 ``pwmN_enable`` (0 full speed, 1 manual, 2 and up automatic, with the driver's own name for each mode); what it
 follows, ``pwmN_temp_sel`` (nct6775 family) or ``pwmN_auto_channels_temp`` (a bitfield); and its curve,
 ``pwmN_auto_pointM_temp``/``_pwm``. amdgpu adds ``device/gpu_od/fan_ctrl``: the minimum duty and zero-RPM.
@@ -89,13 +89,14 @@ def _numbers(chip_dir: Path, pattern: str) -> list[int]:
 def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
     """The fans of one hwmon chip directory, named ``name`` (``chip_names``: its driver's, or with its device's
     address where a driver has two devices) or by its ``name`` file."""
-    chip = name or read_text(chip_dir / "name") or chip_dir.name
+    named = name or read_text(chip_dir / "name") or chip_dir.name
     channels = _numbers(chip_dir, r"fan(\d+)_input")
     pwms = _numbers(chip_dir, r"pwm(\d+)")
+    shared = len(pwms) == 1 and chip(named).shared_pwm  # pwmN drives fanN's header, but a ThinkPad's one level
     fans = []
     for n in sorted({*channels, *pwms}):  # a pwm output with no tachometer is a fan whose speed is not counted
-        pwm = f"pwm{n}" if n in pwms else (f"pwm{pwms[0]}" if len(pwms) == 1 else None)
-        fans.append(_fan(chip_dir, chip, n, pwm))
+        pwm = f"pwm{n}" if n in pwms else (f"pwm{pwms[0]}" if shared else None)
+        fans.append(_fan(chip_dir, named, n, pwm))
     return tuple(fans)
 
 

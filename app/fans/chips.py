@@ -52,6 +52,7 @@ class Chip:
     relative_labels: tuple[str, ...] = ()  # its readings under these labels are on an arbitrary scale, not in °C
     min_is_floor: bool = False  # its fanN_min is the lowest speed its controller runs the fan at, not an alarm limit
     pump_floor_percent: float | None = None  # the lowest pump duty its driver sends (a lower duty is raised to it)
+    shared_pwm: bool = False  # its one pwm output drives every fan it counts (elsewhere pwmN drives fanN's header)
     source: str = ""
 
 
@@ -150,9 +151,12 @@ PWM_FAN = Chip("controller", "kernel", "unknown", source="Documentation/devicetr
                "thermal-zones.yaml (cooling-maps)")
 UNKNOWN = Chip("unknown")
 
+# A dual-fan ThinkPad's EC sets one level for both fans: thinkpad_acpi lists fan1_input and fan2_input beside one
+# pwm1 (only an out-of-tree patch, with a per-model quirk, splits them into pwm1 and pwm2)
 THINKPAD = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=MappingProxyType(
-    {0: "none", 1: "manual", 2: "ec"}), not_available_c=(-128.0,), unconnected_from_c=108.0,
-    source="Documentation/admin-guide/laptops/thinkpad-acpi.rst (fan, pwm1_enable 0/1/2; -128 = not available)")
+    {0: "none", 1: "manual", 2: "ec"}), not_available_c=(-128.0,), unconnected_from_c=108.0, shared_pwm=True,
+    source="Documentation/admin-guide/laptops/thinkpad-acpi.rst (fan, pwm1_enable 0/1/2; -128 = not available; "
+    "one fan level for the EC's fans)")
 # Dell's EC stops its fans while the machine is cool and dell_smm reports their speed: a 0 there is a rest
 DELL = Chip("ec", "ec", "rest", rest_below_c=70.0, error_values=(-1,), pwm_enable=_EC_MODES,
             source="Documentation/hwmon/dell-smm-hwmon.rst; i8kutils(1) (-1: the SMM call failed)")

@@ -52,6 +52,21 @@ def test_two_tachometers_share_one_pwm(tmp_path: Path) -> None:
     assert [(f.channel, f.rpm, f.percent) for f in fans] == [(1, 3486, 50.2), (2, 3238, 50.2)]
 
 
+@pytest.mark.parametrize("name", ["it8686", "nct6798", "dell_smm", "someone_elses_chip"])
+def test_a_lone_pwm_drives_only_its_own_channel(tmp_path: Path, name: str) -> None:
+    """A board's pwmN drives fan output N (nct6775.rst, it87.rst; dell-smm-hwmon.rst: one pwm per fan): where a
+    listing holds pwm1 alone beside fan1 and fan2 (a paste that cut the rest), fan2's duty and control are not
+    pwm1's. Only a chip known to set one level for all its fans (the ThinkPad, test above) shares it."""
+    chip = tmp_path / "class" / "hwmon" / "hwmon0"
+    chip.mkdir(parents=True)
+    for attribute, value in (("name", name), ("fan1_input", "0"), ("fan2_input", "1230"), ("pwm1", "255"),
+                             ("pwm1_enable", "1")):
+        (chip / attribute).write_text(value + "\n")
+    fans = {f.channel: f for f in read_fans(tmp_path)}
+    assert (fans[1].percent, fans[1].pwm_enable) == (100.0, 1)
+    assert (fans[2].rpm, fans[2].percent, fans[2].pwm_enable, fans[2].control) == (1230, None, None, "unknown")
+
+
 def test_an_amdgpu_card_at_rest_is_stopped_not_dead(tmp_path: Path) -> None:
     (fan,) = judged_fans(hwmon_tree(tmp_path, "amdgpu-rx7900xtx"))
     assert fan.rpm == 0 and fan.target_rpm is None and fan.percent == 0.0  # fan1_target repeats fan1_input
