@@ -30,7 +30,8 @@ from .pasted import as_printed
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
-_HWMON_PATH = re.compile(r"^/sys/(?:class/hwmon|devices/\S*?/hwmon)/(hwmon\d+)/(\S+?):(.*)$")
+# path:value (grep) or a path and its value apart by blanks (a shell loop's ``echo "$f $(cat $f)"``, ``paste``)
+_HWMON_PATH = re.compile(r"^/sys/(?:class/hwmon|devices/\S*?/hwmon)/(hwmon\d+)/(\S+?)(?::|\s+)(.*)$")
 _HEADER = re.compile(r"^==> (/sys/\S*/(hwmon\d+)/(\S+)) <==$")
 _SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|°F|%)?(?!\w)")
 _SENSORS_LIMIT = re.compile(r"\b(min|max)\s*=\s*(\d+)\s*RPM")
@@ -129,7 +130,8 @@ _NOT_A_READING = re.compile(r"\d{20,}")
 
 
 def _listing(text: str, chips: Chips) -> str | None:
-    """``grep -r . /sys/class/hwmon/hwmon*/`` (path:value lines) or ``head`` of files (``==> path <==``)."""
+    """``grep -r . /sys/class/hwmon/hwmon*/`` (path:value lines; a path and its value apart by blanks) or ``head`` of
+    files (``==> path <==``)."""
     found = 0
     current: tuple[str, str] | None = None
     for line in text.splitlines():

@@ -93,20 +93,20 @@ def source_of(machine: Machine, fan: FanFact) -> TempFact | None:
     """The hottest valid temperature of what the fan cools: its own device's (a card's, a cooler's; one card's own
     readings where one listing holds several), else what its name says it cools, else the CPU's, else any; first of
     all the one its controller declares it follows, or its history shows it does."""
-    declared = _hottest([t for t in machine.temperatures if t.key == fan.follows]) if fan.follows else None
+    declared = hottest_of([t for t in machine.temperatures if t.key == fan.follows]) if fan.follows else None
     if declared is not None:
         return declared
     kind = chip(fan.chip).kind
     if kind == "gpu" or re.match(r"GPU \d+\b", fan.label):
-        return _hottest(_own(machine, fan))
-    own = _hottest(_own(machine, fan)) if kind in ("aio", "psu") else None  # a cooler's or a supply's own
+        return hottest_of(_own(machine, fan))
+    own = hottest_of(_own(machine, fan)) if kind in ("aio", "psu") else None  # a cooler's or a supply's own
     named = role(None, fan.label)  # a fan named for what it cools ("GPU Fan", "VRM HS", "Chipset fan")
-    by_name = _hottest([t for t in machine.temperatures if t.role == named]) \
+    by_name = hottest_of([t for t in machine.temperatures if t.role == named]) \
         if named not in ("unknown", "board") else None
     # a server's chassis fans cool every part the BMC reads (its GPUs' included): the hottest of them, not the CPU's
-    chassis = _hottest([t for t in machine.temperatures if t.chip == "bmc"]) if kind == "bmc" else None
-    return own or by_name or chassis or _hottest([t for t in machine.temperatures if t.role == "cpu"]) or \
-        _hottest(list(machine.temperatures))
+    chassis = hottest_of([t for t in machine.temperatures if t.chip == "bmc"]) if kind == "bmc" else None
+    return own or by_name or chassis or hottest_of([t for t in machine.temperatures if t.role == "cpu"]) or \
+        hottest_of(list(machine.temperatures))
 
 
 def _own(machine: Machine, fan: FanFact) -> list[TempFact]:
@@ -119,7 +119,7 @@ def _own(machine: Machine, fan: FanFact) -> list[TempFact]:
     return [t for t in machine.temperatures if t.chip == fan.chip]
 
 
-def _hottest(temps: list[TempFact]) -> TempFact | None:
+def hottest_of(temps: list[TempFact]) -> TempFact | None:
     valid = [t for t in temps if t.celsius is not None]
     return max(valid, key=lambda t: t.celsius or 0.0) if valid else None
 
@@ -142,7 +142,7 @@ def rest_below(fan: FanFact) -> float:
     return fan.rest_below_c or chip(fan.chip).rest_below_c or REST_UNKNOWN_C
 
 
-def _temp_facts(temp: TempFact | None) -> dict[str, float | str]:
+def temp_facts(temp: TempFact | None) -> dict[str, float | str]:
     return {"source": temp.key, "source_c": temp.celsius or 0.0} if temp is not None else {}
 
 
@@ -154,7 +154,7 @@ def hot_not_cooled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         source = hot_and_unturned(machine, fan)
         if source is not None:
-            facts: dict[str, float | str] = {"raw": fan.raw or "", **_temp_facts(source)}
+            facts: dict[str, float | str] = {"raw": fan.raw or "", **temp_facts(source)}
             if fan.rpm is None and fan.duty_percent == 0:
                 facts["reading"] = "0 %"
             if fan.duty_percent:
@@ -171,7 +171,7 @@ def warm_not_turning(machine: Machine) -> Iterator[Hit]:
         if not_turning(fan) and chip(fan.chip).zero in ("rest", "rest-or-unreported") and source is not None and \
                 rest_below(fan) <= (source.celsius or 0.0) < max(HOT_C, rest_below(fan)) and fan.starts_at_c is None:
             # (a fan its zone's trip turns on is the trip rules': the zone read past its trip is said by them)
-            facts: dict[str, float | str] = {"below_c": rest_below(fan), **_temp_facts(source)}
+            facts: dict[str, float | str] = {"below_c": rest_below(fan), **temp_facts(source)}
             facts["reading"] = "0 %" if fan.rpm is None and fan.duty_percent == 0 else fan.raw or "0 RPM"
             yield Hit("warm-not-turning", (fan.key, source.key), "possible", facts)
 
@@ -183,10 +183,10 @@ def pump_stopped(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.pump and chip(fan.chip).kind == "aio" and not_turning(fan):
             liquid = source_of(machine, fan)
-            cpu = _hottest([t for t in machine.temperatures if t.role == "cpu"])
+            cpu = hottest_of([t for t in machine.temperatures if t.role == "cpu"])
             cpu_hot = cpu is not None and (cpu.celsius or 0.0) >= HOT_C
             hot = cpu_hot or (liquid is not None and (liquid.celsius or 0.0) >= LIQUID_HOT_C)
-            facts: dict[str, float | str] = {"raw": fan.raw or "", **_temp_facts(liquid)}
+            facts: dict[str, float | str] = {"raw": fan.raw or "", **temp_facts(liquid)}
             if cpu is not None and cpu_hot:
                 facts.update(cpu=cpu.key, cpu_c=cpu.celsius or 0.0)
             yield Hit("pump-stopped", (fan.key,), "likely" if hot else "possible", facts)
@@ -307,7 +307,7 @@ def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
     for temp in machine.temperatures:
         if chip(temp.chip).kind == "ec" and temp.role == "cpu" and temp.invalid and temp.raw is not None:
             fans = [f.key for f in machine.fans if f.chip == temp.chip]
-            hot = _hottest([t for t in machine.temperatures if t.role == "cpu"])
+            hot = hottest_of([t for t in machine.temperatures if t.role == "cpu"])
             yield Hit("ec-cpu-unread", (temp.key, *fans), "likely",
                       {"raw_c": temp.raw, **({"other": hot.key, "other_c": hot.celsius or 0.0} if hot else {}),
                        "fan_rpm": next((f.rpm for f in machine.fans if f.chip == temp.chip and f.rpm is not None),
@@ -326,7 +326,7 @@ def not_a_reading(machine: Machine) -> Iterator[Hit]:
                 facts["card"] = "yes"  # a card's tool gives no fan value for a card with no fan of its own too
             source = source_of(machine, fan)
             if source is not None and (source.celsius or 0.0) >= HOT_C:  # unknown cooling of a hot part: said
-                facts.update(_temp_facts(source), hot="yes")
+                facts.update(temp_facts(source), hot="yes")
             yield Hit("speed-not-a-reading", (fan.key,), "known", facts)
 
 
@@ -374,26 +374,3 @@ def drivers_disagree(machine: Machine) -> Iterator[Hit]:
                     more, fewer = sorted(counts, key=lambda c: -counts[c])
                     yield Hit("drivers-disagree", (more, fewer), "likely",
                               {"more": more, "fewer": fewer, "more_n": counts[more], "fewer_n": counts[fewer]})
-
-
-def _unnamed(fans: list[FanFact]) -> dict[str, float | str]:
-    """Fans named only as hwmon names them (``fan1``) with no chip header: which chip reads them is not seen, so a
-    board whose BMC reads and drives its fans (its Super-I/O's inputs then unwired) is not ruled out."""
-    bare = all(f.chip in (None, "-") and re.fullmatch(r"fan\d+", f.label) for f in fans)
-    return {"unnamed": "yes"} if bare else {}
-
-
-@rule("every header at 0 RPM", 65, f"{ABI}; Documentation/hwmon/nct6775.rst (a header with no fan reads 0)")
-def headers_read_zero(machine: Machine) -> Iterator[Hit]:
-    boards = [f for f in machine.fans if chip(f.chip).zero in ("empty", "unknown") and not f.target_rpm and
-              not f.duty_percent and f.chip != "bmc"]
-    if boards and all(f.rpm == 0 for f in boards) and not any(turning(f) for f in machine.fans):
-        hot = _hottest([t for t in machine.temperatures if t.role == "cpu"])
-        board = all(chip(f.chip).kind in ("superio", "wmi") for f in boards)
-        facts: dict[str, float | str] = {"count": len(boards), "board": "yes" if board else "no", **_temp_facts(hot)}
-        facts.update(_unnamed(boards))
-        if not board and all(f.duty_percent == 0 and f.pwm_enable != 0 for f in boards):  # pwmN 0: off, where
-            # pwmN_enable is not 0 (0: no control, the fan at full whatever pwmN says: sysfs-interface.rst)
-            facts["asked"] = "off"
-            facts["controller"] = chip(boards[0].chip).controller
-        yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible", facts)

@@ -18,8 +18,10 @@ from .rules import (
     below_threshold,
     flagged_in_a_reading,
     hot_and_unturned,
+    hottest_of,
     rule,
     source_of,
+    temp_facts,
     there,
     turning,
 )
@@ -224,3 +226,40 @@ def fan_alarm(machine: Machine) -> Iterator[Hit]:
         yield Hit("fan-alarm", tuple(f.key for f in fans), "known",
                   {"min": minimum, "above": "yes", **({"unbacked": "yes"} if minimum == 0 else {}),
                    **({"raw": fans[0].raw or ""} if len(fans) == 1 else {})})
+
+
+def _unnamed(fans: list[FanFact]) -> dict[str, float | str]:
+    """Fans named only as hwmon names them (``fan1``) with no chip header: which chip reads them is not seen, so a
+    board whose BMC reads and drives its fans (its Super-I/O's inputs then unwired) is not ruled out."""
+    bare = all(f.chip in (None, "-") and re.fullmatch(r"fan\d+", f.label) for f in fans)
+    return {"unnamed": "yes"} if bare else {}
+
+
+def _duty_on_any_header(fan: FanFact) -> bool:
+    """A duty listed on a chip whose outputs drive their headers whether or not a fan is on them (a board's pwmN, a
+    hub that keeps a channel's duty): it says nothing of a fan being there, so the 0 stays this rule's (on a chip
+    that lists a duty only where a fan is, the duty is the stall rule's)."""
+    entry = chip(fan.chip)
+    return entry.zero == "empty" and not entry.duty_means_fan
+
+
+@rule("every header at 0 RPM", 65, f"{ABI}; Documentation/hwmon/nct6775.rst (a header with no fan reads 0)")
+def headers_read_zero(machine: Machine) -> Iterator[Hit]:
+    boards = [f for f in machine.fans if chip(f.chip).zero in ("empty", "unknown") and not f.target_rpm and
+              f.chip != "bmc" and (not f.duty_percent or _duty_on_any_header(f))]
+    if boards and all(f.rpm == 0 for f in boards) and not any(turning(f) for f in machine.fans):
+        yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible", _zero_facts(machine, boards))
+
+
+def _zero_facts(machine: Machine, boards: list[FanFact]) -> dict[str, float | str]:
+    board = all(chip(f.chip).kind in ("superio", "wmi") for f in boards)
+    facts: dict[str, float | str] = {"count": len(boards), "board": "yes" if board else "no",
+                                     **temp_facts(hottest_of([t for t in machine.temperatures if t.role == "cpu"])),
+                                     **_unnamed(boards)}
+    driven = [f.duty_percent or 0.0 for f in boards if (f.duty_percent or 0.0) >= STALL_DUTY]
+    if driven:  # a duty that spins any fan there: a stalled fan, or a speed not counted, is as likely as none
+        facts.update(duty=max(driven), driven=len(driven))
+    if not board and all(f.duty_percent == 0 and f.pwm_enable != 0 for f in boards):  # pwmN 0: off, where
+        # pwmN_enable is not 0 (0: no control, the fan at full whatever pwmN says: sysfs-interface.rst)
+        facts.update(asked="off", controller=chip(boards[0].chip).controller)
+    return facts

@@ -42,6 +42,7 @@ from .words_held import (
     _trip_not_followed,
     _trip_on,
 )
+from .words_held import headers_zero as _headers_zero
 
 
 def _raw(facts: Facts) -> str:
@@ -59,15 +60,6 @@ def _raw(facts: Facts) -> str:
 
 def _source(n: Names, facts: Facts, lead: str = ", with") -> str:
     return f"{lead} {n(facts['source'])} at {_num(facts['source_c'])} °C" if "source" in facts else ""
-
-
-def _asked_off(f: Facts) -> str:
-    """Every fan at 0 RPM with its duty read as 0: asked to stop by whatever sets that duty."""
-    by = "the kernel's thermal zone (at its first cooling state: below its first trip, or no trip bound to the fan)" \
-        if f.get("controller") == "kernel" else "whatever sets its duty"
-    if float(f["count"]) == 1:
-        return f"The only fan read here is at 0 RPM with its duty at 0 %: it is asked to stop, by {by}"
-    return f"Every fan read here is at 0 RPM with its duty at 0 %: they are asked to stop, by {by}"
 
 
 def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -291,15 +283,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                          f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
                                          f"{f['fewer']} {_num(f['fewer_n'])}: the zeros of {f['fewer']} are most "
                                          "likely its register map not fitting this board, not stopped fans."),
-    "headers-read-zero": lambda n, s, f: (("Every fan header read here is at 0 RPM: nothing is plugged in, or the "
-                                           "fans are read and driven by something else (a server board's BMC: "
-                                           "ipmitool sensor), or the driver does not read this board's fan "
-                                           "registers" if f.get("board") == "yes" else _asked_off(f) if "asked" in f
-                                           else "Every fan read here is at 0 RPM: stopped by its controller, not "
-                                           "connected, or not counted" + (" (or read and driven by something else, "
-                                           "as a server board's BMC does: ipmitool sensor)" if "unnamed" in f else
-                                           "") + "; nothing read tells which")
-                                          + _source(n, f, "; meanwhile") + "."),
+    "headers-read-zero": lambda n, s, f: _headers_zero(f) + _source(n, f, "; meanwhile") + ".",
     "no-temperature": lambda n, s, f: (f"None of the {_num(f['count'])} temperatures read here is a reading (they "
                                        "read as not available): a controller or fan daemon that follows them never "
                                        "sees heat, so it never asks for cooling."),

@@ -316,3 +316,34 @@ def _follows_no_reading(n: Names, s: Sequence[str], f: Facts) -> str:
                 "CPU's input (the BIOS's fan source setting, or pwm_temp_sel).")
     return (f"The {n(s[0])} runs{duty} on its chip's own curve, which follows {n(s[1])} (its temperature source, "
             f"pwm_temp_sel), reading {value}: {what}; what the curve asks is not the board's heat.")
+
+
+def headers_zero(f: Facts) -> str:
+    """Every header at 0 RPM (no source clause): what a 0 is on that chip; where a duty that spins any fan is listed,
+    a fan that does not turn (or is not counted) is as likely as none."""
+    if "asked" in f:
+        return _asked_off(f)
+    one, duty = float(f["count"]) == 1, f"{_num(f['duty'])} %" if "duty" in f else ""
+    driven = "" if not duty else f" while driven at {duty}" if one else \
+        f" ({_num(f['driven'])} of them driven at up to {duty})" if f["driven"] != f["count"] else \
+        f" while driven at up to {duty}"
+    if f.get("board") == "yes":
+        stalled = "a fan that does not turn (stalled) or whose speed the chip does not count, " if duty else "or "
+        return (("The only fan header read here is" if one else "Every fan header read here is")
+                + f" at 0 RPM{driven}: nothing is plugged in, {stalled}" + ("it is" if one else "the fans are")
+                + " read and driven by something else (a server board's BMC: ipmitool sensor), or the driver does not "
+                "read this board's fan registers")
+    return (("The only fan read here is" if one else "Every fan read here is") + f" at 0 RPM{driven}: "
+            + ("stalled, not connected, or not counted" if duty else "stopped by its controller, not connected, or "
+               "not counted")
+            + (" (or read and driven by something else, as a server board's BMC does: ipmitool sensor)"
+               if "unnamed" in f else "") + "; nothing read tells which")
+
+
+def _asked_off(f: Facts) -> str:
+    """Every fan at 0 RPM with its duty read as 0: asked to stop by whatever sets that duty."""
+    by = "the kernel's thermal zone (at its first cooling state: below its first trip, or no trip bound to the fan)" \
+        if f.get("controller") == "kernel" else "whatever sets its duty"
+    if float(f["count"]) == 1:
+        return f"The only fan read here is at 0 RPM with its duty at 0 %: it is asked to stop, by {by}"
+    return f"Every fan read here is at 0 RPM with its duty at 0 %: they are asked to stop, by {by}"

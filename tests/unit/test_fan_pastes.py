@@ -538,3 +538,55 @@ def test_fans_with_no_chip_header_all_at_zero_may_be_a_bmcs(tmp_path: Path) -> N
     assert "unnamed" not in zero["facts"] and "BMC" not in str(answer["sentence"])
     code, answer = explain("CPU Fan:        0 RPM\nSystem Fan:     0 RPM\n", tmp_path)  # a tool's own labels
     assert code == 0 and "unnamed" not in findings_of(answer)[0]["facts"], answer
+
+
+CAT_SESSION = ("$ cat /sys/class/hwmon/hwmon3/name\nit8686\n$ cat /sys/class/hwmon/hwmon3/fan1_input\n0\n"
+               "$ cat /sys/class/hwmon/hwmon3/pwm1\n{pwm}\n$ cat /sys/class/hwmon/hwmon3/pwm1_enable\n1\n"
+               "$ cat /sys/class/hwmon/hwmon3/temp1_input\n42000\n")
+
+
+def test_a_board_header_driven_at_a_duty_and_reading_zero_is_said(tmp_path: Path) -> None:
+    """A board's pwmN drives its header whether or not a fan is on it (nct6775.rst, it87.rst), and a duty of 20 % or
+    more spins any fan that is there (sysfs-interface.rst, pwmN): a header at 0 RPM under such a duty, with no fan
+    turning beside it, is empty, a stalled fan or a speed the chip does not count, each said; never left unsaid, never
+    at rest. (A self-built ``cat`` session, in the form people post one.)"""
+    code, answer = explain(CAT_SESSION.format(pwm=255), tmp_path)
+    assert code == 0, answer
+    found = findings_of(answer)
+    lead = found[0]
+    assert (lead["kind"], lead["confidence"]) == ("headers-read-zero", "possible")
+    assert {k: lead["facts"][k] for k in ("count", "board", "duty", "driven")} == \
+        {"count": 1, "board": "yes", "duty": 100.0, "driven": 1}
+    assert not {"at-rest", "turning", "no-fault"} & {f["kind"] for f in found}
+    assert str(answer["sentence"]).startswith(
+        "The only fan header read here is at 0 RPM while driven at 100 %: nothing is plugged in, a fan that does not "
+        "turn (stalled) or whose speed the chip does not count, it is read and driven by something else (a server "
+        "board's BMC: ipmitool sensor), or the driver does not read this board's fan registers.")
+    code, answer = explain(CAT_SESSION.format(pwm=25), tmp_path)  # 10 %: under any fan's start duty
+    lead = findings_of(answer)[0]
+    assert lead["kind"] == "headers-read-zero" and "duty" not in lead["facts"]
+
+
+def test_a_path_and_its_value_apart_by_blanks_are_read_as_grep_prints_them(tmp_path: Path) -> None:
+    """A shell loop's ``echo "$f $(cat $f)"`` or ``paste`` puts blanks, not grep's colon, between a sysfs path and
+    its value: the same readings, read the same (self-built, in the form a shell prints; the ``grep`` form is the
+    corpus's)."""
+    loop = ("/sys/class/hwmon/hwmon3/name it8686\n/sys/class/hwmon/hwmon3/fan2_input 1230\n"
+            "/sys/class/hwmon/hwmon3/pwm2\t120\n/sys/class/hwmon/hwmon3/pwm2_enable 2\n"
+            "/sys/class/hwmon/hwmon3/temp1_input 42000\n")
+    code, spaced = explain(loop, _dir(tmp_path, "spaced"))
+    grep = "".join(f"{path}:{value}\n" for path, value in (line.split(None, 1) for line in loop.splitlines()))
+    code_grep, colon = explain(grep, _dir(tmp_path, "grep"))
+    assert code == code_grep == 0, spaced
+    assert spaced["fans"] == colon["fans"] and spaced["sentence"] == colon["sentence"]
+    fans = spaced["fans"]
+    assert isinstance(fans, list) and [(f["chip"], f["rpm"], f["pwm_enable"]) for f in fans] == [("it8686", 1230, 2)]
+    code, zone = explain("/sys/class/thermal/thermal_zone0/type acpitz\n"
+                         "/sys/class/thermal/thermal_zone0/temp 45000\n", _dir(tmp_path, "zone"))
+    hottest = next(f for f in findings_of(zone) if f["kind"] == "hottest")
+    assert code == 0 and hottest["facts"]["celsius"] == 45.0, zone
+
+
+def _dir(tmp_path: Path, name: str) -> Path:
+    (tmp_path / name).mkdir()
+    return tmp_path / name

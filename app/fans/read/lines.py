@@ -16,6 +16,7 @@ from .chipheader import apart_names, chip_of, twins
 from .shellfolder import in_folder
 
 _PATH = re.compile(r"^((?:/|[\w.-]+/)\S*?)/([\w.-]+):\s*(\S.*)$")  # /sys/..., card0/device/hwmon/hwmon4/...
+_SPACED_PATH = re.compile(r"^(/(?:sys|proc)/\S*?)/([\w.-]+)\s+(\S.*)$")  # a shell loop's "/sys/.../temp 45000"
 _DUMP_CHIP = re.compile(r"^#+\s*(hwmon\d+)\s*:?\s*$")  # "## hwmon1 :" then "  - fan1_input = 3855"
 _DUMP_VALUE = re.compile(r"^-?\s*((?:fan|pwm|temp)\d+(?:_\w+)?|name)\s*=\s*(\S+)$")
 # a label may name a sensor at its bus address ("cpu_f75303@4c", as cros_ec_hwmon names the EC's sensors)
@@ -270,7 +271,7 @@ def _attr(label: str) -> str | None:
 def _path(walk: _Walk, line: str) -> bool:
     if _one_line(walk, line, (oneline.hddtemp,)):  # hddtemp's "/dev/sda: MODEL: 52°C": a drive, not a path's value
         return True
-    match = _PATH.match(line)
+    match = _PATH.match(line) or _SPACED_PATH.match(line)
     if not match or "://" in line:
         return False
     folder, name, value = match.groups()
