@@ -40,8 +40,10 @@ _NV_REFUSED = re.compile(r"Error assigning value (\d+) to attribute '(GPUFanCont
 # (CoolerControl's "Unable to set PWM value 69 for /sys/.../pwm1 Reason: Invalid argument", its reason a few lines
 # down where a post wrapped it); amdgpu's own account of the refusal in the kernel's log (amdgpu_pm.c: a pwm1 written
 # while pwm1_enable is not 1 is refused with EINVAL, and it prints this)
-_WRITE = re.compile(r"(/sys/\S*?/((?:pwm|fan)\d+(?:_enable|_target|_mode)?))\b(?:(?!/sys/)[^\n])*"
-                    r"(?:\n(?:(?!/sys/)[^\n])*?){0,3}?"
+# The file is hwmon's by its name wherever it is reached (/sys, or a link to a hwmon folder: hddfancontrol's /run/...).
+_NOT_ANOTHER = r"(?!/sys/|/\S*?/(?:pwm|fan)\d)"  # the nearest file before the error: no other path between them
+_WRITE = re.compile(rf"(/\S*?/((?:pwm|fan)\d+(?:_enable|_target|_mode)?))\b(?:{_NOT_ANOTHER}[^\n])*"
+                    rf"(?:\n(?:{_NOT_ANOTHER}[^\n])*?){{0,3}}?"
                     r"(Invalid argument|Permission denied|Device or resource busy|Operation not supported|"
                     r"Operation not permitted|Read-only file system)")
 _AMDGPU_MANUAL = re.compile(r"amdgpu[^\n]*?manual fan speed control should be enabled first")
@@ -161,7 +163,8 @@ def _write_refused(text: str) -> list[Note]:
     """A write to a fan's pwm, pwm_enable or target file that the kernel refused, with the error it gave."""
     found: dict[str, dict[str, str]] = {}
     for m in _WRITE.finditer(text):
-        found[m.group(2)] = {"error": m.group(3), **({"driver": "amdgpu"} if _amdgpu_write(text, m) else {})}
+        found[m.group(2)] = {"error": m.group(3), **({"driver": "amdgpu"} if _amdgpu_write(text, m) else {}),
+                             **({"later": "taken"} if _taken_later(text[m.end():], m.group(2)) else {})}
     if _AMDGPU_MANUAL.search(text):
         found["pwm1"] = {"error": "manual fan speed control should be enabled first", "driver": "amdgpu"}
     return [_note("write-refused", file=file, **said) for file, said in found.items()]
@@ -175,6 +178,21 @@ def _amdgpu_write(text: str, write: re.Match[str]) -> bool:
 
 
 WRITE_LINES_BEFORE = 3  # a program's message about one write spans a few lines (CoolerControl's, as a post wraps it)
+
+
+def _taken_later(after: str, file: str) -> bool:
+    """Whether ``file`` is written again after a refusal and no error follows that write within the lines a shell's
+    error takes (a session that set pwmN_enable 1 and wrote the duty again)."""
+    for write in re.finditer(rf"(?:>|\btee\b)[ \t]*\S*/{re.escape(file)}\b[^\n]*", after):
+        following = "\n".join(after[write.end():].split("\n")[1:WRITE_LINES_AFTER + 1])
+        if not _ERROR.search(write.group(0) + "\n" + following):
+            return True
+    return False
+
+
+WRITE_LINES_AFTER = 2  # the shell's or tee's error comes on the next line or two
+_ERROR = re.compile(r"Invalid argument|Permission denied|Device or resource busy|Operation not supported|"
+                    r"Operation not permitted|Read-only file system|write error")
 
 
 def _gigabyte(text: str) -> list[Note]:

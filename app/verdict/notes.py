@@ -137,7 +137,9 @@ def _write_refused(f: Facts, _: Snapshot) -> str:
            "Operation not permitted": "writing it needs root",
            "Read-only file system": "/sys is read-only where it was written (a container given hwmon without "
                                     "write access)",
-           "Device or resource busy": "the driver or the firmware holds the channel",
+           "Device or resource busy": "the driver or the firmware holds the channel (it87 refuses a duty while its "
+                                      "channel is in an automatic mode, pwmN_enable 2 or more: its duty register is "
+                                      "the chip's then)",
            "Operation not supported": "this driver does not let software set it",
            "manual fan speed control should be enabled first": "amdgpu takes a pwm1 only under manual control "
                                                                "(pwm1_enable 1) and refuses it otherwise"}.get(
@@ -147,6 +149,8 @@ def _write_refused(f: Facts, _: Snapshot) -> str:
             "control should be enabled first\""
     said = "amdgpu refused a write to pwm1" if str(error).startswith("manual") else \
         f"The write to {file} was refused ({error})"
+    if f.get("later") == "taken":  # written again later with no error: the refusal is not where it ended
+        return f"{said}: {why}; a later write to it was taken (no error follows it)."
     return f"{said}: {why}, so nothing changed and the fan stays as its own control set it."
 
 

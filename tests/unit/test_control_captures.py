@@ -162,3 +162,30 @@ def test_amdgpu_is_named_for_a_refused_write_only_where_that_write_is_amdgpus() 
     card = "# echo 100 > /sys/class/drm/card0/device/hwmon/hwmon2/pwm1\nbash: echo: write error: Invalid argument\n"
     (note,) = read(card)
     assert note.facts["driver"] == "amdgpu"
+
+
+HDDFANCONTROL = ("WARNING [Fan #1] /run/hddfancontrol_fan_hwmon/pwm2_enable was 2, setting it to 1\n"
+                 "root@serverino ~# echo 120 >  /run/hddfancontrol_fan_hwmon/pwm2\n"
+                 "Error while writing to stdout\n"
+                 "write_loop: Device or resource busy\n"
+                 "root@serverino ~# echo 1 >  /run/hddfancontrol_fan_hwmon/pwm2_enable \n"
+                 "root@serverino ~# echo 120 >  /run/hddfancontrol_fan_hwmon/pwm2\n"
+                 "root@serverino ~# \n")
+
+
+def test_a_refused_duty_on_a_channel_in_automatic_mode_and_the_write_taken_after() -> None:
+    """A real session (hddfancontrol's tracker, desbma/hddfancontrol#17: after a resume the kernel had put
+    pwm2_enable back to 2): a duty written while the channel is in an automatic mode is refused with EBUSY (it87.c's
+    set_pwm: in automatic mode the duty register is read-only), through hddfancontrol's link to the hwmon folder; set
+    to manual, the same write is taken. The note names the refused file (not the pwm2_enable named above it), the
+    reason, and that a later write was taken, never "nothing changed"; without the later write, nothing changed."""
+    (note,) = read(HDDFANCONTROL)
+    assert (note.kind, note.facts["file"], note.facts["error"], note.facts.get("later")) == \
+        ("write-refused", "pwm2", "Device or resource busy", "taken")
+    said = note_words([note], snap([]))[0]
+    assert "automatic mode" in said and "a later write to it was taken" in said and "nothing changed" not in said
+    (alone,) = read("".join(HDDFANCONTROL.splitlines(keepends=True)[:4]))
+    assert "later" not in alone.facts and "nothing changed" in note_words([alone], snap([]))[0]
+    again = HDDFANCONTROL + "root@serverino ~# echo 130 >  /run/hddfancontrol_fan_hwmon/pwm2\n" \
+        "write_loop: Device or resource busy\n"
+    assert "later" not in read(again)[0].facts  # the last write was refused again: that is where it ended
