@@ -34,7 +34,8 @@ def cleaned(text: str) -> str:
     lines = [line for line in text.split("\n") if not _MARKUP_LINE.match(line)]
     if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
         lines = "\n".join(lines).replace("\n\n", "\n").split("\n")
-    return "\n\n".join(_unindented(paragraph) for paragraph in "\n".join(lines).split("\n\n"))
+    whole = _unindented("\n".join(lines))  # a paste set as one code block: its own nesting kept (a YAML file's)
+    return "\n\n".join(_unindented(paragraph) for paragraph in whole.split("\n\n"))
 
 
 CODE_INDENT = 4  # CommonMark: an indented code block's every line starts with four or more spaces

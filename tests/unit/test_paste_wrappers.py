@@ -1,11 +1,11 @@
-"""What a forum or an issue tracker wraps around a paste is not part of it: each of the 72 corpus captures, wrapped
-as people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a
-Markdown code block's four-space indent, HTML's &deg; and <br>, Windows' line ends, trailing spaces, a blank line after
-every line, a root prompt around it, a sentence before and after, a ° lost to "?" or dropped, UTF-8 read as Windows'
-code page 1252 and written again, a byte-order mark, a terminal's colour codes), gives the same findings as bare; so
-does the capture saved as UTF-16, as Windows PowerShell 5 writes a command's output. Before
-app.collect.pasted, a fence line was read as a second GPU's row, an indent hid the nvidia-smi table and the thinkfan
-log, and &deg; dropped every temperature."""
+"""What a forum or an issue tracker wraps around a paste is not part of it: each of the 72 corpus captures, wrapped as
+people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a Markdown
+code block's four-space indent (or a tab, its blank lines left empty), HTML's &deg; and <br>, Windows' line ends,
+trailing spaces, a blank line after every line, a root prompt around it, a sentence before and after, a ° lost to
+"?" or dropped, UTF-8 read as Windows' code page 1252 and written again, a byte-order mark, a terminal's colour
+codes), gives the same findings as bare; so does the capture saved as UTF-16, as Windows PowerShell 5 writes a
+command's output. Before app.collect.pasted, a fence line was read as a second GPU's row, an indent hid the nvidia-
+smi table and the thinkfan log, and &deg; dropped every temperature."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "details": lambda t: f"<details><summary>sensors</summary>\n\n```console\n$ cat out.txt\n{t}\n```\n</details>\n",
     "quote": lambda t: "".join(f"> {line}\n" for line in t.splitlines()),
     "indent": lambda t: "".join(f"    {line}\n" for line in t.splitlines()),
+    # an editor's indent of the whole paste: its blank lines left empty, so the block is several paragraphs, and a
+    # tab in place of the four spaces
+    "indent-blank-lines": lambda t: "".join(f"    {line}\n" if line else "\n" for line in t.splitlines()),
+    "indent-tab": lambda t: "".join(f"\t{line}\n" if line else "\n" for line in t.splitlines()),
     "entity": lambda t: t.replace("°", "&deg;"),
     "crlf": lambda t: t.replace("\n", "\r\n"),
     "trailing": lambda t: "".join(f"{line}   \n" for line in t.splitlines()),
