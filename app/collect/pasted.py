@@ -3,8 +3,9 @@
 (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities such as
 ``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line: ``**`` or ``[b]``), the indentation a
 Markdown code block adds (four spaces before every line of a paragraph), the blank line a page puts after every line
-when it sets each as a paragraph, and what another encoding did to the text (UTF-8 shown through code page 1252, a °
-written "?"). What is left is the text as the tool wrote it (``as_printed``)."""
+when it sets each as a paragraph, what another encoding did to the text (UTF-8 shown through code page 1252, a °
+written "?"), the invisible characters a page adds (zero-width spaces, a soft hyphen) and the typographic quotes a
+word processor puts in place of plain ones. What is left is the text as the tool wrote it (``as_printed``)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def as_printed(data: bytes) -> str:
     a reply's quote marks, a forum's markup (``cleaned``) or the damage an encoding did on the way, with sensors'
     locale numbers in the C locale's form."""
     decoded = _ANSI.sub("", decoded_bytes(data)).replace("\r\n", "\n")
-    text = cleaned("\n".join(_unquoted(_unmangled(line)) for line in decoded.split("\n")))
+    repaired = (_INVISIBLE.sub("", _unmangled(line)).translate(_TYPOGRAPHIC) for line in decoded.split("\n"))
+    text = cleaned("\n".join(_unquoted(line) for line in repaired))
     text = _QUESTION_DEGREES.sub(r"\1°", _DEGREES.sub(lambda m: _AS_DEGREES[m.group(0)], text))
     return _THOUSANDS.sub("", _DECIMAL_COMMA.sub(".", text))
 
@@ -83,6 +85,11 @@ def decoded_bytes(data: bytes) -> str:
 
 # a terminal's colours and cursor moves, as a `script` log or a tool forced to colour keeps them: ESC [ ... letter
 # (CSI), ESC ] ... BEL or ESC \ (OSC: a title), ESC ( B (a character set)
+# characters a page or an editor adds that no tool prints: zero-width spaces and joiners, a word joiner, a soft hyphen,
+# a byte-order mark inside the text (they split a label or a number without showing); and a word processor's or
+# forum's typographic quotes in place of the plain ones a configuration file is written with
+_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\u00ad\ufeff]")
+_TYPOGRAPHIC = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'"})
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]")
 
 

@@ -46,6 +46,9 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     "cp1252": lambda t: "".join(chr(b) if b in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else bytes([b]).decode("cp1252")
                                 for b in t.encode()),
     "bom": lambda t: "\ufeff" + t,  # Windows' Notepad saves UTF-8 with a byte-order mark
+    # a page's invisible zero-width spaces after each colon; an editor's typographic quotes in a configuration
+    "zero-width": lambda t: t.replace(":", ":\u200b"),
+    "typographic-quotes": lambda t: re.sub(r'"([^"\n]*)"', "\u201c\\1\u201d", t),
     # a `script` log or a tool forced to colour: each line in a colour, a label in bold, a window title (OSC)
     "ansi": lambda t: "\x1b]0;root@host: ~\x07" + "".join(
         f"\x1b[1;32m{line}\x1b[0m\n" if n % 2 else
