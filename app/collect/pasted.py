@@ -1,11 +1,12 @@
 """What a paste carries that its tool did not print, taken off before any reader sees it: the encoding it was saved in
-(a byte-order mark, UTF-16), a terminal's colour codes, a reply's quote marks, a forum's or an issue tracker's markup
-(Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities such as
-``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line: ``**`` or ``[b]``), the indentation a
-Markdown code block adds (four spaces before every line of a paragraph), the blank line a page puts after every line
-when it sets each as a paragraph, what another encoding did to the text (UTF-8 shown through code page 1252, a °
-written "?"), the invisible characters a page adds (zero-width spaces, a soft hyphen) and the typographic quotes a
-word processor puts in place of plain ones. What is left is the text as the tool wrote it (``as_printed``)."""
+(a byte-order mark, UTF-16), a terminal's colour codes, a reply's quote marks, a forum's or an issue tracker's
+markup (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities such as
+``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line: ``**`` or ``[b]``), the indentation
+a Markdown code block adds (four spaces before every line of a paragraph), the blank line a page puts after every
+line when it sets each as a paragraph, the line numbers ``cat -n`` or ``nl`` put before each line, what another
+encoding did to the text (UTF-8 shown through code page 1252, a ° written "?"), the invisible characters a page adds
+(zero-width spaces, a soft hyphen) and the typographic quotes a word processor puts in place of plain ones. What is
+left is the text as the tool wrote it (``as_printed``)."""
 
 from __future__ import annotations
 
@@ -32,11 +33,29 @@ def cleaned(text: str) -> str:
     if _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     text = _BREAK.sub("\n", _EMPHASIS.sub("", text))
-    lines = [line for line in text.split("\n") if not _MARKUP_LINE.match(line)]
+    lines = _unnumbered([line for line in text.split("\n") if not _MARKUP_LINE.match(line)])
     if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
         lines = "\n".join(lines).replace("\n\n", "\n").split("\n")
     whole = _unindented("\n".join(lines))  # a paste set as one code block: its own nesting kept (a YAML file's)
     return "\n\n".join(_unindented(paragraph) for paragraph in whole.split("\n\n"))
+
+
+_NUMBERED = re.compile(r"^ *(\d+)\t")  # cat -n's and nl's line number: right-aligned, then a tab
+NUMBERED_MIN = 2  # numbered lines, one after another, before a paste is taken as numbered
+
+
+def _unnumbered(lines: list[str]) -> list[str]:
+    """Lines ``cat -n`` or ``nl`` numbered (from the first numbered line on, every line with text starts with its
+    number and a tab, the numbers one after another; the command or a sentence may come before) without their
+    numbers; any other text as it is."""
+    first = next((i for i, line in enumerate(lines) if _NUMBERED.match(line)), None)
+    if first is None:
+        return lines
+    found = [_NUMBERED.match(line) for line in lines[first:] if line.strip()]
+    numbers = [int(m.group(1)) for m in found if m]
+    if len(numbers) < max(NUMBERED_MIN, len(found)) or any(b != a + 1 for a, b in itertools.pairwise(numbers)):
+        return lines  # nl skips blank lines, cat -n numbers them too: either way one after another
+    return lines[:first] + [_NUMBERED.sub("", line, count=1) for line in lines[first:]]
 
 
 CODE_INDENT = 4  # CommonMark: an indented code block's every line starts with four or more spaces

@@ -3,9 +3,9 @@ people post them (a Markdown fence, a folded <details> section with a prompt lin
 code block's four-space indent (or a tab, its blank lines left empty), HTML's &deg; and <br>, Windows' line ends,
 trailing spaces, a blank line after every line, a root prompt around it, a sentence before and after, a ° lost to
 "?" or dropped, UTF-8 read as Windows' code page 1252 and written again, a byte-order mark, a terminal's colour
-codes), gives the same findings as bare; so does the capture saved as UTF-16, as Windows PowerShell 5 writes a
-command's output. Before app.collect.pasted, a fence line was read as a second GPU's row, an indent hid the nvidia-
-smi table and the thinkfan log, and &deg; dropped every temperature."""
+codes, the line numbers of cat -n), gives the same findings as bare; so does the capture saved as UTF-16, as Windows
+PowerShell 5 writes a command's output. Before app.collect.pasted, a fence line was read as a second GPU's row, an
+indent hid the nvidia- smi table and the thinkfan log, and &deg; dropped every temperature."""
 
 from __future__ import annotations
 
@@ -47,6 +47,9 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
                                 for b in t.encode()),
     "bom": lambda t: "\ufeff" + t,  # Windows' Notepad saves UTF-8 with a byte-order mark
     # a page's invisible zero-width spaces after each colon; an editor's typographic quotes in a configuration
+    # a file shown with its line numbers, as `cat -n` prints them after the command
+    "cat-n": lambda t: "$ cat -n capture.txt\n" + "".join(f"{n:6d}\t{line}\n"
+                                                         for n, line in enumerate(t.splitlines(), 1)),
     "zero-width": lambda t: t.replace(":", ":\u200b"),
     "typographic-quotes": lambda t: re.sub(r'"([^"\n]*)"', "\u201c\\1\u201d", t),
     # a `script` log or a tool forced to colour: each line in a colour, a label in bold, a window title (OSC)
