@@ -19,6 +19,7 @@ from ..core.vocabulary import dead_temperature
 from .sources import Reading
 
 LiquidctlRun = Callable[[], str]
+UNNAMED = "liquidctl device"  # a device whose line was not pasted, as liquidctl --json names one without a description
 # a status row under its device: "├── Fan speed   1190  rpm", the tree's glyphs drawn as "|--" or "`--" by a console
 # without them, or as "???" where an encoding without them replaced each with "?"
 _TREE = re.compile(r"^\s*(?:[├└]|[|`+]-|\?{2,3}\s)")
@@ -39,7 +40,7 @@ def parse(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
     stripped = text.lstrip()
     if stripped.startswith("["):
         devices = loads(stripped)
-        return [(str(d.get("description", "liquidctl device")),
+        return [(str(d.get("description", UNNAMED)),
                  [(str(s.get("key")), value, str(s.get("unit") or "")) for s in members(d.get("status"))
                   if isinstance(s, dict) and (value := number(s.get("value"))) is not None])
                 for d in members(devices) if isinstance(d, dict)]
@@ -56,7 +57,9 @@ def listings(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
             continue
         tree = _TREE.match(line) is not None
         match = _ROW.match(line) if tree else None
-        if match and found and (value := finite(float(match.group(2)))) is not None:
+        if match and not found:  # rows with no device line above them (``liquidctl status | grep -i fan``)
+            found.append((UNNAMED, []))
+        if match and (value := finite(float(match.group(2)))) is not None:
             found[-1][1].append((match.group(1).strip(), value, match.group(3) or ""))
         elif not tree:
             found.append((line.strip(), []))

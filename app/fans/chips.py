@@ -203,6 +203,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,
+    "liquidctl device": AIO,  # a liquidctl device whose name line was not pasted (app.collect.liquidctl.UNNAMED)
     "fw_fanctrl": FW_FANCTRL,
 })
 PATTERNS: tuple[tuple[str, Chip], ...] = (

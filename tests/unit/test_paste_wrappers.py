@@ -183,3 +183,19 @@ def test_a_yaml_configuration_keeps_its_nesting_across_blank_lines(tmp_path: Pat
     assert [k for k, _, _ in findings(text, tmp_path) or []] == ["daemon-curve"]
     code = "Here it is:\n\n    fan1: 1200 RPM\n      (continued)\n"  # a code block: four spaces off, no more
     assert cleaned(code) == "Here it is:\n\nfan1: 1200 RPM\n  (continued)\n"
+
+
+def test_a_listing_grepped_for_its_fan_lines_is_still_read(tmp_path: Path) -> None:
+    """``liquidctl status | grep -i fan`` and ``ipmiutil sensor -c | grep Fan`` cut the device's line and the
+    table's header: the rows are still each tool's by their own shape (liquidctl's tree glyphs; ipmiutil's record
+    id, SDR type and sensor number), so a pump at 0 rpm stays a pump that may have stopped and a BMC's failed fan a
+    failed fan; the cooler is named as an unnamed liquidctl device."""
+    corpus = {block.key: block.capture for block in every_block()}
+    for key, lead in (("liquidctl-daemons-01", ("pump-stopped", "possible")),
+                      ("more-servers-bmc-03", ("fan-fault", "known"))):
+        grepped = "".join(line + "\n" for line in corpus[key].splitlines()
+                          if re.search(r"fan|rpm|pump", line, re.IGNORECASE))
+        found = findings(grepped, tmp_path)
+        assert found is not None and found[0][:2] == lead, (key, found)
+    found = findings("├── Pump speed               0  rpm\n└── Fan 1 speed              0  rpm\n", tmp_path)
+    assert found is not None and found[0][2] == ("liquidctl device/Pump",)

@@ -93,6 +93,9 @@ def _row(cells: list[str], header: list[str] | None) -> Reading | None:
         return _reading(cells[0], f"{cells[1]} {cells[2]}", cells[3], limits)
     if len(cells) == 3 and _IPMI_STATUS.fullmatch(cells[2].lower()):  # sdr: name | reading unit | status
         return _reading(cells[0], cells[1], cells[2], {})
+    if len(cells) == 7 and re.fullmatch(r"[0-9a-f]{4}", cells[0].lower()) and cells[1] in ("Full", "Comp", "Compact") \
+            and re.fullmatch(r"[0-9a-f]{2}", cells[3].lower()):  # ipmiutil sensor -c: id | SDR type | type | snum |
+        return _reading(cells[4], cells[6], cells[5], {})  # name | status | reading, its header cut (a grep)
     if len(cells) == 5 and re.fullmatch(r"[0-9a-f]{1,2}h", cells[1].lower()) and re.fullmatch(r"\d+\.\d+", cells[3]):
         found = _reading(cells[0], cells[4], cells[2], {})  # sdr elist: name | id | status | entity | reading unit
         return replace(found, extra={**found.extra, "entity": cells[3]}) if found is not None else None
