@@ -3,10 +3,11 @@
 markup (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities such as
 ``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line: ``**`` or ``[b]``), the indentation
 a Markdown code block adds (four spaces before every line of a paragraph), the blank line a page puts after every
-line when it sets each as a paragraph, the line numbers ``cat -n`` or ``nl`` put before each line, what another
-encoding did to the text (UTF-8 shown through code page 1252, a ° written "?"), the invisible characters a page adds
-(zero-width spaces, a soft hyphen) and the typographic quotes a word processor puts in place of plain ones. What is
-left is the text as the tool wrote it (``as_printed``)."""
+line when it sets each as a paragraph, the line numbers ``cat -n`` or ``nl`` put before each line, the ``host: ``
+pdsh or clush puts before each line of one host's output, what another encoding did to the text (UTF-8 shown through
+code page 1252, a ° written "?"), the invisible characters a page adds (zero-width spaces, a soft hyphen) and the
+typographic quotes a word processor puts in place of plain ones. What is left is the text as the tool wrote it
+(``as_printed``)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def cleaned(text: str) -> str:
     if _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     text = _BREAK.sub("\n", _EMPHASIS.sub("", text))
-    lines = _unnumbered([line for line in text.split("\n") if not _MARKUP_LINE.match(line)])
+    lines = _unprefixed(_unnumbered([line for line in text.split("\n") if not _MARKUP_LINE.match(line)]))
     if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
         lines = "\n".join(lines).replace("\n\n", "\n").split("\n")
     whole = _unindented("\n".join(lines))  # a paste set as one code block: its own nesting kept (a YAML file's)
@@ -56,6 +57,23 @@ def _unnumbered(lines: list[str]) -> list[str]:
     if len(numbers) < max(NUMBERED_MIN, len(found)) or any(b != a + 1 for a, b in itertools.pairwise(numbers)):
         return lines  # nl skips blank lines, cat -n numbers them too: either way one after another
     return lines[:first] + [_NUMBERED.sub("", line, count=1) for line in lines[first:]]
+
+
+# pdsh's, clush's and dsh's "host: " before every line of a command's output on one host (dshbak takes it off)
+_HOST = re.compile(r"^([A-Za-z][\w.-]{0,62}): ")
+_LABEL = re.compile(r"(?:fan|temp|in|pwm|curr|power|cpu|gpu|core|status|speed|level|debug|info|note|warn|warning|error|"
+                    r"critical|fatal|log)\d*", re.IGNORECASE)  # a reading's label or a log level, not a host
+PREFIXED_MIN = 3  # lines with one host's prefix before a paste is taken as one host's, through pdsh
+
+
+def _unprefixed(lines: list[str]) -> list[str]:
+    """One host's output through pdsh, clush or dsh (every line with text starts with the same ``host: ``) without
+    the prefix; several hosts' (other machines), a prefix that is a reading's own label, or any other text as it is."""
+    hosts = {m.group(1) if (m := _HOST.match(line)) else None for line in lines if line.strip()}
+    filled = sum(1 for line in lines if line.strip())
+    if len(hosts) != 1 or None in hosts or filled < PREFIXED_MIN or _LABEL.fullmatch(next(iter(hosts)) or ""):
+        return lines
+    return [_HOST.sub("", line, count=1) for line in lines]
 
 
 CODE_INDENT = 4  # CommonMark: an indented code block's every line starts with four or more spaces

@@ -47,6 +47,10 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
                                 for b in t.encode()),
     "bom": lambda t: "\ufeff" + t,  # Windows' Notepad saves UTF-8 with a byte-order mark
     # a page's invisible zero-width spaces after each colon; an editor's typographic quotes in a configuration
+    # one host's output through pdsh or clush: the host's name before every line (of an output of three lines or
+    # more: a lone "name: value" line is a reading's own label as likely as a host's)
+    "pdsh": lambda t: "".join(f"gpu-node07: {line}\n" for line in t.splitlines()) if len(t.strip().splitlines()) >= 3
+    else t,
     # a file shown with its line numbers, as `cat -n` prints them after the command
     "cat-n": lambda t: "$ cat -n capture.txt\n" + "".join(f"{n:6d}\t{line}\n"
                                                          for n, line in enumerate(t.splitlines(), 1)),
@@ -199,3 +203,15 @@ def test_a_listing_grepped_for_its_fan_lines_is_still_read(tmp_path: Path) -> No
         assert found is not None and found[0][:2] == lead, (key, found)
     found = findings("├── Pump speed               0  rpm\n└── Fan 1 speed              0  rpm\n", tmp_path)
     assert found is not None and found[0][2] == ("liquidctl device/Pump",)
+
+
+def test_a_host_prefix_is_taken_off_only_for_one_host_and_never_a_readings_label() -> None:
+    """pdsh's prefix comes off one host's output (dshbak's job); several hosts' lines are several machines and stay
+    as they are (a BMC listing of many nodes names each), and a label every line shares (three snapshots of
+    ``fan1:``) or a log level (``INFO:``) is the tool's own."""
+    one = "node1: nct6798-isa-0290\nnode1: Adapter: ISA adapter\nnode1: fan2:  1200 RPM\n"
+    assert cleaned(one) == "nct6798-isa-0290\nAdapter: ISA adapter\nfan2:  1200 RPM\n"
+    for kept in ("node1: fan2: 1200 RPM\nnode2: fan2: 900 RPM\nnode3: fan2: 0 RPM\n",
+                 "fan1: 1200 RPM\nfan1: 1300 RPM\nfan1: 1250 RPM\n",
+                 "INFO: Fan speed 40 %\nINFO: Fan speed 45 %\nINFO: Fan speed 50 %\n"):
+        assert cleaned(kept) == kept
