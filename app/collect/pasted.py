@@ -4,10 +4,10 @@ markup (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode
 ``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line: ``**`` or ``[b]``), the indentation
 a Markdown code block adds (four spaces before every line of a paragraph), the blank line a page puts after every
 line when it sets each as a paragraph, the line numbers ``cat -n`` or ``nl`` put before each line, the ``host: ``
-pdsh or clush puts before each line of one host's output, what another encoding did to the text (UTF-8 shown through
-code page 1252, a ° written "?"), the invisible characters a page adds (zero-width spaces, a soft hyphen) and the
-typographic quotes a word processor puts in place of plain ones. What is left is the text as the tool wrote it
-(``as_printed``)."""
+pdsh or clush puts before each line of one host's output, the ISO 8601 time a log collector puts before each line,
+what another encoding did to the text (UTF-8 shown through code page 1252, a ° written "?"), the invisible
+characters a page adds (zero-width spaces, a soft hyphen) and the typographic quotes a word processor puts in place
+of plain ones. What is left is the text as the tool wrote it (``as_printed``)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def cleaned(text: str) -> str:
     if _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     text = _BREAK.sub("\n", _EMPHASIS.sub("", text))
-    lines = _unprefixed(_unnumbered([line for line in text.split("\n") if not _MARKUP_LINE.match(line)]))
+    lines = _unprefixed(_untimed(_unnumbered([line for line in text.split("\n") if not _MARKUP_LINE.match(line)])))
     if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
         lines = "\n".join(lines).replace("\n\n", "\n").split("\n")
     whole = _unindented("\n".join(lines))  # a paste set as one code block: its own nesting kept (a YAML file's)
@@ -57,6 +57,20 @@ def _unnumbered(lines: list[str]) -> list[str]:
     if len(numbers) < max(NUMBERED_MIN, len(found)) or any(b != a + 1 for a, b in itertools.pairwise(numbers)):
         return lines  # nl skips blank lines, cat -n numbers them too: either way one after another
     return lines[:first] + [_NUMBERED.sub("", line, count=1) for line in lines[first:]]
+
+
+# an ISO 8601 time before a line, as docker logs -t, kubectl logs --timestamps or moreutils' ts -s/-i print it
+_STAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s")
+
+
+def _untimed(lines: list[str]) -> list[str]:
+    """Lines a log collector stamped with the time (every line with text starts with an ISO 8601 time) without the
+    stamp, a tool's output under it as the tool printed it; any other text as it is (a tool's own stamped lines
+    keep theirs where not every line has one)."""
+    filled = [line for line in lines if line.strip()]
+    if len(filled) < PREFIXED_MIN or not all(_STAMP.match(line) for line in filled):
+        return lines
+    return [_STAMP.sub("", line, count=1) for line in lines]
 
 
 # pdsh's, clush's and dsh's "host: " before every line of a command's output on one host (dshbak takes it off)

@@ -51,6 +51,9 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     # more: a lone "name: value" line is a reading's own label as likely as a host's)
     "pdsh": lambda t: "".join(f"gpu-node07: {line}\n" for line in t.splitlines()) if len(t.strip().splitlines()) >= 3
     else t,
+    # a log collector's time before every line (docker logs -t, kubectl logs --timestamps, ts -s), three or more
+    "stamped": lambda t: "".join(f"2026-03-01T10:00:{n % 60:02d}.123456789Z {line}\n"
+                                 for n, line in enumerate(t.splitlines())) if len(t.strip().splitlines()) >= 3 else t,
     # a file shown with its line numbers, as `cat -n` prints them after the command
     "cat-n": lambda t: "$ cat -n capture.txt\n" + "".join(f"{n:6d}\t{line}\n"
                                                          for n, line in enumerate(t.splitlines(), 1)),
