@@ -213,16 +213,16 @@ MAX_OPERATING = "GPU Max Operating Temp"  # an NVIDIA card's own limit (°C), as
 
 @record
 class DaemonEvent:
-    """What a fan daemon's log says it did as a whole: fancontrol aborted after an error and set its fans to full
-    speed as it left ("aborted", the error it printed), or refused to start on a configuration that no longer
-    matches the hwmon devices ("outdated"); pwmconfig set the outputs it tests to full speed, where it leaves them
-    when it ends ("left-full"). Of one fan (``fan``, the daemon's name for it): fan2go read 0 RPM even at the top of
-    its range and stopped regulating it ("stalled-at-max"), or read back another pwm than it set ("overridden");
-    ``values`` holds the numbers the log gives (the pwm set, expected and read; the speed; how many times it was
-    logged; the fans logged alike)."""
+    """What a fan daemon's log says it did as a whole: fancontrol aborted after an error and set its fans to full speed
+    as it left ("aborted", the error it printed), or refused to start on a configuration that no longer matches
+    the hwmon devices ("outdated") or names files that are not there ("missing"); pwmconfig set the outputs it
+    tests to full speed, where it leaves them when it ends ("left-full"). Of one fan (``fan``, the daemon's name
+    for it): fan2go read 0 RPM even at the top of its range and stopped regulating it ("stalled-at-max"), or read
+    back another pwm than it set ("overridden"); ``values`` holds the numbers the log gives (the pwm set, expected
+    and read; the speed; how many times it was logged; the fans logged alike)."""
 
     daemon: str
-    event: Literal["aborted", "outdated", "left-full", "stalled-at-max", "overridden"]
+    event: Literal["aborted", "outdated", "missing", "left-full", "stalled-at-max", "overridden"]
     detail: str = ""
     fan: str = ""
     values: tuple[tuple[str, float | str], ...] = ()

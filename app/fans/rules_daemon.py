@@ -15,15 +15,22 @@ from .rules import ABI, Hit, rule
 MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
 
 
+NOT_RUNNING = ("outdated", "missing", "aborted")  # a daemon's log events after which its curve drives nothing
+
+
 @rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
       "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README and example "
       "configuration (curves; a function curve combines others: average, maximum ...); liquidctl(8) (a cooler's "
       "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends)")
 def daemon_curve(machine: Machine) -> Iterator[Hit]:
+    stopped = {e.daemon: e.event for e in machine.events if e.event in NOT_RUNNING}
     for curve in machine.curves:
         if not curve.points and not curve.combined:
             continue
         facts = _curve_facts(curve)
+        if curve.daemon in stopped:  # its log shows it did not start, or left: the curve is not what drives the fan
+            yield Hit("daemon-curve", (), "known", {**facts, "not_running": stopped[curve.daemon]})
+            continue
         asks = _now(machine, curve, facts)
         fan = driven(machine, curve)
         if fan is not None and fan.duty_percent is not None:

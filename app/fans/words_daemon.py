@@ -74,6 +74,13 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"{f['daemon']} refused to start: its configuration no longer matches the hwmon devices (their "
                 "numbering or paths changed), so nothing drives the fans it was set up for: they run as their "
                 "chip's own control leaves them; run pwmconfig again.")
+    if f.get("event") == "missing":
+        more = float(f.get("count", 0)) - len(str(f["detail"]).split(", "))
+        named = f"{f['detail']}" + (f" and {_num(more)} more" if more > 0 else "")
+        return (f"{f['daemon']} refused to start: files its configuration names are not there ({named}): a kernel "
+                "module that provides them is not loaded (or its driver has no such control), or the hwmon "
+                "numbering changed; so nothing drives the fans it was set up for: they run as their chip's own "
+                "control leaves them.")
     if f.get("event") == "left-full":
         return ("pwmconfig set the pwm outputs it tests to full speed (pwm_enable 0, or manual at 255), and that is "
                 "how it leaves them when it ends: until fancontrol runs or their automatic mode is set back "

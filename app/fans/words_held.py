@@ -68,23 +68,10 @@ def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     source = f" from {n(f['source_key'])}" if "source_key" in f else f" from {f['source']}" if f.get("source") else ""
-    firmware = "its firmware's own control (level auto)"
-    if "step0_c" in f:  # a daemon's levels, each from where it starts, the one it gives back to the firmware among them
-        steps = [(float(f[f"step{i}_c"]), f"{_num(f[f'step{i}_p'])} %") for i in range(len(f)) if f"step{i}_c" in f]
-        if "firmware_from" in f:
-            steps.append((float(f["firmware_from"]), firmware))
-        shape = "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))
-    elif "t0" not in f:  # a combination of other curves (fan2go's function curve), one over each sensor
+    if "step0_c" not in f and "t0" not in f:  # a combination of other curves (fan2go's function curve)
         over = f" over {f['source']}" if f.get("source") else ""
         return f"{f['daemon']} drives {f['output']} by the {f.get('combined', 'combination')} of its curves{over}."
-    else:
-        below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f and float(f["t0"]) > 0 \
-            and f["floor"] != f["p0"] else ""
-        through = f" through {_num(f['points'])} points" if float(f["points"]) > 2 else ""
-        shape = (f"{below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising{through} to {_num(f['p1'])} % at "
-                 f"{_num(f['t1'])} °C")
-        if "firmware_from" in f:
-            shape += f", and {firmware} from {_num(f['firmware_from'])} °C"
+    shape = _shape(f)
     now = f"; at {_num(f['now_c'])} °C now it asks for about {_num(f['asks'])} %" if "asks" in f else ""
     if "duty" in f:
         now += f"; the fan is at {_num(f['duty'])} % now"
@@ -92,7 +79,26 @@ def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     battery = ", on battery," if f.get("on_battery") else ""
     liquid = (": the cooler reads no other temperature (its profile runs on the device), so this follows the liquid, "
               "which moves far less than the CPU, not the CPU itself" if f.get("source") == LIQUID else "")
+    if f.get("not_running"):  # its log shows it never started, or left: the configuration, not what drives the fan
+        return (f"{f['daemon']}'s configuration would drive {f['output']}{source}: {shape}; it is not in effect, "
+                f"since {f['daemon']} {'aborted' if f['not_running'] == 'aborted' else 'did not start'}.")
     return f"{f['daemon']}{strategy}{battery} drives {f['output']}{source}: {shape}{now}{liquid}."
+
+
+def _shape(f: Facts) -> str:
+    """A curve's shape in words: a daemon's levels, each from where it starts (the one that gives the fan back to its
+    firmware among them), or its points from the first to the last."""
+    firmware = "its firmware's own control (level auto)"
+    if "step0_c" in f:
+        steps = [(float(f[f"step{i}_c"]), f"{_num(f[f'step{i}_p'])} %") for i in range(len(f)) if f"step{i}_c" in f]
+        if "firmware_from" in f:
+            steps.append((float(f["firmware_from"]), firmware))
+        return "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))
+    below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f and float(f["t0"]) > 0 \
+        and f["floor"] != f["p0"] else ""
+    through = f" through {_num(f['points'])} points" if float(f["points"]) > 2 else ""
+    shape = f"{below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising{through} to {_num(f['p1'])} % at {_num(f['t1'])} °C"
+    return shape + (f", and {firmware} from {_num(f['firmware_from'])} °C" if "firmware_from" in f else "")
 
 
 def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:

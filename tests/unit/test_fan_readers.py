@@ -939,6 +939,9 @@ def test_a_reading_s_limits_in_labelled_lines_are_not_fans() -> None:
     ("fancontrol[812]: Configuration appears to be outdated, please run pwmconfig again\n"
      "systemd[1]: fancontrol.service: Main process exited, code=exited, status=1/FAILURE\n", "outdated"),
     ("fancontrol[812]: Enabling PWM on fans...\nfancontrol[812]: Starting automatic fan control...\n", None),
+    # CheckFiles: a file the configuration names is not there (lm-sensors/lm-sensors#199's lines, alone)
+    ("Error: file hwmon1/pwm3 doesn't exist\nError: file hwmon1/pwm4 doesn't exist\n"
+     "Error: file hwmon1/pwm2 doesn't exist\n", "missing"),
 ])
 def test_a_fan_daemon_that_stopped_is_the_answer(log: str, event: str | None, tmp_path: Path) -> None:
     """The lm-sensors fancontrol script: on an error it prints "Aborting, restoring fans...", sets every output it
@@ -1351,3 +1354,28 @@ def test_ipmitools_csv_output_is_read_as_its_tables(tmp_path: Path) -> None:
     lead = findings_of(sensor)[0]
     assert (lead["kind"], lead["facts"]["lcr"]) == ("below-bmc-threshold", 300.0)
     assert explain("a,b,c,d\n1,2,3,4\n", tmp_path)[0] == 2  # four columns with no ipmitool status: not its table
+
+
+FANCONTROL_MISSING = ("Loading configuration from /etc/fancontrol ...\n\nCommon settings:\n  INTERVAL=5\n\n"
+                      "Settings for hwmon3/pwm1:\n  Depends on hwmon2/temp1_input\n  Controls hwmon3/fan1_input\n"
+                      "  MINTEMP=50\n  MAXTEMP=60\n  MINSTART=75\n  MINSTOP=60\n  MINPWM=0\n  MAXPWM=255\n"
+                      "  AVERAGE=1\n\nError: file hwmon3/pwm1 doesn't exist\n\n\n"
+                      "At least one referenced file is missing. Either some required kernel\n"
+                      "modules haven't been loaded, or your configuration file is outdated.\n"
+                      "In the latter case, you should run pwmconfig again.\n")
+
+
+def test_a_fancontrol_that_refused_to_start_has_a_curve_that_drives_nothing(tmp_path: Path) -> None:
+    """fancontrol's CheckFiles (the lm-sensors script and its C port): each file its configuration names that is not
+    there ("Error: file X doesn't exist"), then "At least one referenced file is missing", and it exits before it
+    enables a pwm. A laptop's owner posted this start in a forum thread (the reply: not every fan controller
+    exposes a pwm file for its fan): the answer is that fancontrol did not start, with the files gone; the curve
+    its listing shows is the configuration's, never said as what drives the fan."""
+    code, answer = explain(FANCONTROL_MISSING, tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and (found[0]["kind"], found[0]["facts"]["event"], found[0]["facts"]["detail"]) == \
+        ("daemon-stopped", "missing", "hwmon3/pwm1")
+    curve = next(f for f in found if f["kind"] == "daemon-curve")
+    assert curve["facts"]["not_running"] == "missing" and curve["subjects"] == []
+    sentence = str(answer["sentence"])
+    assert "refused to start" in sentence and "drives hwmon3" not in sentence and "not in effect" in sentence

@@ -88,20 +88,31 @@ def _pwmconfig(text: str) -> list[Calibration]:
 
 
 _ABORTED = re.compile(r"Aborting, restoring fans")
+MISSING_NAMED = 3  # the files gone a sentence names; the rest are counted
 _FANCONTROL_ERROR = re.compile(r"^(?:.*?fancontrol\[\d+\]:\s*)?(Error [^\n]{1,160}|[^\n]*No such file or "
                                r"directory)\s*$", re.MULTILINE)
 _OUTDATED = re.compile(r"Configuration appears to be outdated, please run pwmconfig again")
+# fancontrol's CheckFiles: one line a file its configuration names that is not there, then its summary; it then
+# exits before it enables any pwm (the lm-sensors fancontrol script, and its C port)
+_MISSING_FILE = re.compile(r"Error: [Ff]ile (\S+) doesn't exist")
+_MISSING = re.compile(r"At least one referenced file is missing")
 
 
 def events(text: str) -> tuple[DaemonEvent, ...]:
     """fancontrol's exits its log prints (the lm-sensors fancontrol script): "Aborting, restoring fans..." after an
-    error, with the last error line before it; "Configuration appears to be outdated" when it refuses to start;
+    error, with the last error line before it; "Configuration appears to be outdated" when it refuses to start, and
+    "Error: file X doesn't exist" (with "At least one referenced file is missing") when it refuses for files gone;
     pwmconfig's "Giving the fans some time to reach full speed...", printed once it set its outputs to full."""
     found: list[tuple[int, DaemonEvent]] = []
     for abort in _ABORTED.finditer(text):
         errors = [m.group(1).strip() for m in _FANCONTROL_ERROR.finditer(text[:abort.start()])]
         found.append((abort.start(), DaemonEvent("fancontrol", "aborted", errors[-1] if errors else "")))
     found += [(m.start(), DaemonEvent("fancontrol", "outdated")) for m in _OUTDATED.finditer(text)]
+    missing = list(dict.fromkeys(m.group(1) for m in _MISSING_FILE.finditer(text)))
+    ends = [m.start() for m in (*_MISSING_FILE.finditer(text), *_MISSING.finditer(text))]
+    if ends:
+        found.append((max(ends), DaemonEvent("fancontrol", "missing", ", ".join(missing[:MISSING_NAMED]),
+                                             values=(("count", float(len(missing))),))))
     found += [(m.start(), DaemonEvent("pwmconfig", "left-full")) for m in FULL_SPEED.finditer(text)]
     last = (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
     return (*last, *_fan2go_stalled(text), *_fan2go_overridden(text))
