@@ -170,6 +170,19 @@ def _write_refused(text: str) -> list[Note]:
     return [_note("write-refused", file=file, **said) for file, said in found.items()]
 
 
+# CoolerControl's check of each pwm file it would drive: one its driver lists read-only (sysfs-interface.rst: a
+# read/write attribute may be read-only for some chips) it cannot set ("PWM fan at <file> is NOT writable - Fan
+# control is not currently supported by the installed driver.")
+_NOT_WRITABLE = re.compile(r"PWM fan at (/\S*?/(pwm\d+)) is NOT writable")
+
+
+def _not_writable(text: str) -> list[Note]:
+    """The pwm files a fan program found read-only, as one note (a board's chip lists several)."""
+    files = sorted({m.group(2) for m in _NOT_WRITABLE.finditer(text)}, key=lambda f: int(f[3:]))
+    named = ", ".join(files[:-1]) + f" and {files[-1]}" if len(files) > 1 else "".join(files)
+    return [_note("write-refused", file=named, error="not writable", count=len(files))] if files else []
+
+
 def _amdgpu_write(text: str, write: re.Match[str]) -> bool:
     """Whether a refused write is to an amdgpu card's file: its path under a DRM card, or amdgpu named on the lines
     of that write's own message (CoolerControl's "Error on amdgpu:fan1" above it), not anywhere in the paste."""
@@ -233,5 +246,5 @@ def _framework(text: str) -> list[Note]:
 
 
 _READERS: tuple[Callable[[str], list[Note]], ...] = (
-    _amdgpu_curve, _liquidctl_commands, _liquidctl_listings, _daemon_log, _i8k, _embedded_controller,
+    _amdgpu_curve, _liquidctl_commands, _liquidctl_listings, _daemon_log, _i8k, _embedded_controller, _not_writable,
     _gigabyte, _framework, _nvidia_settings, _write_refused)

@@ -149,6 +149,11 @@ def _write_refused(f: Facts, _: Snapshot) -> str:
             "control should be enabled first\""
     said = "amdgpu refused a write to pwm1" if str(error).startswith("manual") else \
         f"The write to {file} was refused ({error})"
+    if error == "not writable":  # a program's check, not a write: the files its driver lists read-only
+        some = "it" if f.get("count") == 1 else "them"
+        return (f"A fan program found {file} read-only: the driver does not let software set {some} (a read/write "
+                "attribute may be read-only for some chips; a board's chip may need another driver for control), so "
+                "the fans stay under the chip's own control as the BIOS set it up, whatever a curve asks.")
     if f.get("later") == "taken":  # written again later with no error: the refusal is not where it ended
         return f"{said}: {why}; a later write to it was taken (no error follows it)."
     return f"{said}: {why}, so nothing changed and the fan stays as its own control set it."

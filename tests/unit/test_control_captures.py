@@ -189,3 +189,22 @@ def test_a_refused_duty_on_a_channel_in_automatic_mode_and_the_write_taken_after
     again = HDDFANCONTROL + "root@serverino ~# echo 130 >  /run/hddfancontrol_fan_hwmon/pwm2\n" \
         "write_loop: Device or resource busy\n"
     assert "later" not in read(again)[0].facts  # the last write was refused again: that is where it ended
+
+
+COOLERCONTROL_READ_ONLY = "".join(
+    f"May 10 22:52:24 bazzite coolercontrold[2218]: PWM fan at /sys/class/hwmon/hwmon2/pwm{n} is NOT writable - Fan "
+    "control is not currently supported by the installed driver.\n" for n in (7, 5, 3, 1, 8, 6, 4, 2))
+
+
+def test_pwm_files_a_fan_program_found_read_only_are_one_note() -> None:
+    """CoolerControl's journal on a board whose chip's driver lists its pwm files read-only (a real one,
+    ublue-os/bazzite#4776: the out-of-tree nct6687 gone from a new kernel, the in-tree driver left): software cannot
+    set them, so the fans stay under the chip's own control. One note for the eight files, never "the write was
+    refused" (nothing was written)."""
+    (note,) = read(COOLERCONTROL_READ_ONLY)
+    assert (note.kind, note.facts["error"], note.facts["count"]) == ("write-refused", "not writable", 8)
+    assert note.facts["file"] == "pwm1, pwm2, pwm3, pwm4, pwm5, pwm6, pwm7 and pwm8"
+    said = note_words([note], snap([]))[0]
+    assert "read-only" in said and "chip's own control" in said and "was refused" not in said
+    (one,) = read(COOLERCONTROL_READ_ONLY.splitlines(keepends=True)[0])
+    assert one.facts["file"] == "pwm7" and " set it " in note_words([one], snap([]))[0]
