@@ -34,7 +34,7 @@ MAX_LINE = 4096
 _HWMON_PATH = re.compile(r"^/sys/(?:class/hwmon|devices/\S*?/hwmon)/(hwmon\d+)/(\S+?)(?::|\s+)(.*)$")
 _HEADER = re.compile(r"^==> (/sys/\S*/(hwmon\d+)/(\S+)) <==$")
 _SENSORS_LINE = re.compile(r"^([^:]{1,60}):\s+([+-]?\d+(?:\.\d+)?)\s*(RPM|°C|C|°F|%)?(?!\w)")
-_SENSORS_LIMIT = re.compile(r"\b(min|max)\s*=\s*(\d+)\s*RPM")
+_SENSORS_LIMIT = re.compile(r"\b(min|max)\s*=\s*(\d+)\s*RPM|\b(div)\s*=\s*(\d+)\b")  # div: an old chip's divisor
 _SUBFEATURE = re.compile(r"^\s+((?:fan|temp|pwm)\d+)(_[a-z_]+)?:\s+([+-]?\d+(?:\.\d+)?)\s*$")
 
 
@@ -196,7 +196,8 @@ def _subfeatures(chips: Chips, chip: str, name: str, label: str, values: Iterabl
         base, kind, suffix = match.group(1), match.group(2), match.group(3) or ""
         if kind == "temp" and suffix in ("_input", "_max", "_crit", "_min", "_crit_hyst", "_max_hyst", ""):
             chips.write(chip, f"{base}{suffix or '_input'}", str(round(float(value) * 1000)), name)
-        elif (kind == "fan" and suffix in ("_input", "_min", "_max", "_target", "_alarm", "_fault")) or kind == "pwm":
+        elif (kind == "fan" and suffix in ("_input", "_min", "_max", "_div", "_target", "_alarm", "_fault")) or \
+                kind == "pwm":
             chips.write(chip, f"{base}{suffix}", str(round(float(value))), name)
         else:
             continue
@@ -254,7 +255,8 @@ def _plain_line(line: str, chips: Chips, chip: str, counts: dict[str, int]) -> b
     if family == "pwm" and "MANUAL CONTROL" in line:  # how sensors shows pwm_enable 1
         values.append((f"pwm{n}_enable", 1))
     if family == "fan":
-        values += [(f"fan{n}_{which}", int(limit)) for which, limit in _SENSORS_LIMIT.findall(line)]
+        values += [(f"fan{n}_{which or div}", int(limit or by))
+                   for which, limit, div, by in _SENSORS_LIMIT.findall(line)]
     _subfeatures(chips, chip, _chip_name(chip), name, values)
     return True
 

@@ -136,7 +136,8 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
         floor = 0.0
     return Fan(id=f"hwmon:{name}/fan{n}", chip=name, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
                percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"), floor_rpm=lowest,
-               max_rpm=read_int(chip_dir / f"fan{n}_max"), floor_percent=floor, control=control, controller=controller,
+               max_rpm=read_int(chip_dir / f"fan{n}_max"), divisor=read_int(chip_dir / f"fan{n}_div"),
+               floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
                raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm), unsupported=frozen_map(unsupported))

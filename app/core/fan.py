@@ -69,6 +69,7 @@ class Fan:
     target_percent: float | None = None
     min_rpm: int | None = None
     max_rpm: int | None = None
+    divisor: int | None = None  # fanN_div: an 8-bit counter's divisor, which sets the slowest speed it can count
     floor_percent: float | None = None  # the lowest duty the controller runs it at while it runs (its idle floor)
     floor_rpm: int | None = None  # the same in RPM, when learned from its history
     control: FanControl = "unknown"

@@ -64,6 +64,7 @@ def fan_fact(fan: Fan) -> FanFact:
                    floor_percent=fan.floor_percent if fan.gpu_index is not None else None,  # NVML's minimum duty
                    min_rpm=float(fan.min_rpm) if fan.min_rpm is not None else None,
                    max_rpm=float(fan.max_rpm) if fan.max_rpm is not None else None,
+                   divisor=fan.divisor,
                    fault=fan.fault, controller=controller, gpu=fan.gpu_index, status=fan.status,
                    pwm_enable=fan.pwm_enable, zero_rpm=fan.zero_rpm, off_target_s=fan.off_target_s, level=fan.level,
                    pump="pump" in label.lower(),

@@ -43,7 +43,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
     "empty-slots": "empty",
-    "temperatures-left-out": "", "hottest": "", "no-fan-read": ""}
+    "temperatures-left-out": "", "hottest": "", "no-fan-read": "", "under-divisor": "0 at its divisor"}
 
 
 def state_word(finding: Finding, fan: FanFact | None = None) -> str:

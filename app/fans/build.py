@@ -104,6 +104,12 @@ def _pwm_mode(by_attr: dict[str, Reading]) -> int | None:
     return int(mode.value) if mode is not None and mode.value in (0, 1) else None
 
 
+def _divisor(by_attr: dict[str, Reading]) -> int | None:
+    """An old chip's fan divisor (fanN_div; sensors' "div = 4"): a positive whole number, else None."""
+    value = _value(by_attr, "div")
+    return int(value) if value and value > 0 else None
+
+
 def _fan(key: str, found: list[Reading]) -> FanFact:
     by_attr: dict[str, Reading] = {}
     for r in found:
@@ -129,6 +135,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         else target.value, target_percent=_percent(target),
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
         min_rpm=_value(by_attr, "min"), max_rpm=_value(by_attr, "max"), fault=_fault(by_attr, speed, status),
+        divisor=_divisor(by_attr),
         alarm=None if "alarm" not in by_attr else _value(by_attr, "alarm") == 1,
         status=status or None, present=_present(speed, status),
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),

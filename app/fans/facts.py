@@ -68,6 +68,7 @@ class FanFact:
     floor_percent: float | None = None  # the lowest duty its controller accepts while it turns (a firmware floor)
     min_rpm: float | None = None
     max_rpm: float | None = None
+    divisor: int | None = None  # an old chip's fan divisor (fanN_div; sensors' "div = 8"): its slowest countable speed
     fault: bool | None = None
     alarm: bool | None = None  # its driver's alarm (hwmon fanN_alarm; sensors' "ALARM"): speed under its minimum
     status: str | None = None  # a BMC's status as read, lower case: "ok", "cr", "nc", "lower critical", "belowcrit"

@@ -123,11 +123,19 @@ def empty_slots(machine: Machine) -> Iterator[Hit]:
             yield Hit("empty-slots", _keys(headers), "possible",
                       {"count": len(headers), "zero": len(headers), "named": kind})
     if rest:
-        yield Hit("empty-slots", _keys(rest), "likely",
-                  {"count": len(rest), "zero": sum(1 for f in rest if f.present is not False)})
+        yield _rest_empty(rest)
     if asked:
         yield Hit("empty-slots", _keys(asked), "possible",
                   {"count": len(asked), "zero": len(asked), "duty": max(f.duty_percent or 0.0 for f in asked)})
+
+
+def _rest_empty(rest: list[FanFact]) -> Hit:
+    """Slots at 0 that are most likely empty; where a divisor is read, a slow fan reads 0 too (under_divisor), so no
+    more than possible."""
+    divided = any(f.divisor for f in rest)
+    return Hit("empty-slots", _keys(rest), "possible" if divided else "likely",
+               {"count": len(rest), "zero": sum(1 for f in rest if f.present is not False),
+                **({"divisor": "yes"} if divided else {})})
 
 
 def _kinds_of_empty(empty: list[FanFact]) -> tuple[list[FanFact], list[FanFact], list[FanFact]]:
@@ -206,6 +214,26 @@ def no_fan(machine: Machine) -> Iterator[Hit]:
         yield Hit("no-fan-read", (), "known", {})
 
 
+COUNTER_CLOCK = 1_350_000  # an 8-bit fan counter's clock (lm78 family): RPM = 1,350,000 / (count x divisor)
+COUNTER_TOP = 254  # the largest count that is a speed (255 is the counter run over: no pulse in time)
+
+
+@rule("a speed under what the divisor counts", 20, "lm-sensors' doc/fan-divisors (an 8-bit counter with a divisor "
+      "counts down to 1,350,000 / (254 x divisor) RPM: 5,314 at 1, 2,657 at 2, 1,328 at 4, 664 at 8; a slower fan "
+      "reads 0; a larger divisor counts it); sensors(1) (div = N beside the reading)")
+def under_divisor(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.divisor and fan.rpm == 0 and there(fan) and not fan.fault and not fan.alarm:  # an alarm says it
+            yield Hit("under-divisor", (fan.key,), "possible", _countable(fan))
+
+
+def _countable(fan: FanFact) -> dict[str, float | str]:
+    """The slowest speed an 8-bit counter counts at the fan's divisor (none where no divisor is read)."""
+    if not fan.divisor:
+        return {}
+    return {"divisor": float(fan.divisor), "slowest": float(COUNTER_CLOCK // (COUNTER_TOP * fan.divisor))}
+
+
 @rule("a driver's fan alarm", 72, f"{ABI} (fanN_alarm: the driver's alarm, raised for a speed under fanN_min); "
       "sensors(1) (ALARM beside the reading); Documentation/hwmon/nct6775.rst (a reading the counter cannot make is "
       "invalid: the driver raises the divisor, up to its largest)")
@@ -220,7 +248,7 @@ def fan_alarm(machine: Machine) -> Iterator[Hit]:
             if fan.min_rpm:
                 facts["min"] = fan.min_rpm
             if fan.rpm == 0 and fan.min_rpm is not None:  # at 0 the counter saw no pulses at all, whatever the minimum
-                facts["uncounted"] = "yes"
+                facts.update(uncounted="yes", **_countable(fan))  # (or, with a divisor, none in time: a slow fan)
             yield Hit("fan-alarm", (fan.key,), "known", facts)
     for minimum, fans in above.items():  # under a minimum of 0 no speed can be: the flag is not about the speed
         yield Hit("fan-alarm", tuple(f.key for f in fans), "known",

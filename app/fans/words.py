@@ -41,6 +41,7 @@ from .words_held import (
     _rest,
     _trip_not_followed,
     _trip_on,
+    _under_divisor,
 )
 from .words_held import headers_zero as _headers_zero
 
@@ -157,9 +158,11 @@ def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
 def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
     if f.get("uncounted") == "yes":
         limit = f"under its {_num(f['min'])} RPM minimum" if "min" in f else "with no minimum set (0)"
+        slow = f", a fan slower than about {_num(f['slowest'])} RPM (the slowest its counter counts at divisor " \
+            f"{_num(f['divisor'])}: a larger fanN_div counts it)" if "slowest" in f else ""
         return (f"The driver raises the alarm of the {n.some(s)} at 0 RPM {limit}: "
                 f"{_verb(s, 'its', 'their')} speed counter sees no pulses at all: no fan on the header, a stopped "
-                "fan, or a fan whose speed wire this chip does not read (check that it spins).")
+                f"fan{slow}, or a fan whose speed wire this chip does not read (check that it spins).")
     if f.get("above") == "yes":  # the flag and the values shown disagree: neither is taken for the other
         at = f" at {f['raw']}" if "raw" in f else ""
         return (f"The driver raises the alarm of the {n.some(s)} though {_verb(s, 'it turns', 'they turn')}{at} "
@@ -321,6 +324,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "turning": _turning,
     "no-fault": _no_fault,
     "empty-slots": _empty,
+    "under-divisor": _under_divisor,
     "control-offset": lambda n, s, f: (f"{n(s[0])} at {_num(f['tctl'])} °C is the temperature this AMD CPU gives "
                                        f"fan control, {_num(f['offset'])} °C above its die's own ({n(s[1])}, "
                                        f"{_num(f['tdie'])} °C): a fan curve that follows it runs as for a CPU "

@@ -305,6 +305,9 @@ def _empty(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"({n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: no fan on "
                 f"{_verb(s, 'it', 'them')}, or a stopped one: a header named for the CPU usually carries its cooler's "
                 "fan (a liquid cooler's pump may sit on another); look or listen.)")
+    if f.get("divisor") == "yes":  # a slow fan reads 0 under its divisor's counter (under-divisor says how slow)
+        return (f"({n.some(s)} may have no fan on {_verb(s, 'it', 'them')}: 0 RPM beside fans that turn, as a stopped "
+                "fan, or a slow one its divisor cannot count, would read.)")
     return (f"({n.some(s)} {_verb(s, 'has', 'have')} no fan on {_verb(s, 'it', 'them')}"
             + (", most likely: 0 RPM beside fans that turn, as a stopped fan would read" if f.get("zero") else "")
             + ".)")
@@ -353,3 +356,9 @@ def _asked_off(f: Facts) -> str:
     if float(f["count"]) == 1:
         return f"The only fan read here is at 0 RPM with its duty at 0 %: it is asked to stop, by {by}"
     return f"Every fan read here is at 0 RPM with its duty at 0 %: they are asked to stop, by {by}"
+
+
+def _under_divisor(n: Names, s: Sequence[str], f: Facts) -> str:
+    return (f"({n.some(s)} reads 0 RPM at fan divisor {_num(f['divisor'])}: its counter cannot count a fan slower than "
+            f"about {_num(f['slowest'])} RPM, which reads 0, so it may be turning slowly; a larger divisor (fanN_div) "
+            "counts it.)")

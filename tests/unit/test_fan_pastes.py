@@ -590,3 +590,34 @@ def test_a_path_and_its_value_apart_by_blanks_are_read_as_grep_prints_them(tmp_p
 def _dir(tmp_path: Path, name: str) -> Path:
     (tmp_path / name).mkdir()
     return tmp_path / name
+
+
+ARCH_WIKI_2008 = """Adapter: ISA adapter
+VCore 1:   +1.14 V  (min =  +0.00 V, max =  +4.08 V)
+fan1:     2428 RPM  (min =    0 RPM, div = 4)
+fan2:        0 RPM  (min = 1630 RPM, div = 4)              ALARM
+fan3:     2191 RPM  (min = 6367 RPM, div = 4)              ALARM
+temp1:       +38°C  (high =   +20°C, hyst =   +68°C)   sensor = thermistor
+"""
+
+
+def test_a_fan_at_zero_under_an_old_chips_divisor_may_be_a_slow_fan(tmp_path: Path) -> None:
+    """An 8-bit fan counter with a divisor counts down to 1,350,000 / (254 x divisor) RPM and reads a slower fan as 0
+    (lm-sensors' doc/fan-divisors: 5,314 at 1, 2,657 at 2, 1,328 at 4, 664 at 8). The ArchWiki's 2008 example
+    (`sensors` on such a chip, "increase the fan divisor" if a running fan shows no speed): fan2's alarm at 0 names a
+    fan slower than 1,328 RPM among its causes; without an alarm, a fan at 0 beside turning ones is said to possibly
+    be turning slowly, and empty only possibly; a hwmon folder's fanN_div is read as sensors' div is."""
+    code, answer = explain(ARCH_WIKI_2008, _dir(tmp_path, "wiki"))
+    alarm = next(f for f in findings_of(answer) if f["kind"] == "fan-alarm" and f["facts"].get("uncounted"))
+    assert code == 0 and (alarm["facts"]["divisor"], alarm["facts"]["slowest"]) == (4.0, 1328.0)
+    assert "slower than about 1,328 RPM" in str(answer["sentence"])
+    quiet = ARCH_WIKI_2008.replace("(min = 1630 RPM, div = 4)              ALARM", "(min =    0 RPM, div = 2)")
+    code, answer = explain(quiet, _dir(tmp_path, "quiet"))
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert (found["under-divisor"]["facts"]["slowest"], found["under-divisor"]["confidence"]) == (2657.0, "possible")
+    listing = "".join(f"/sys/class/hwmon/hwmon2/{name}:{value}\n" for name, value in
+                      (("name", "it8712"), ("fan1_input", "2400"), ("fan2_input", "0"), ("fan2_div", "8")))
+    code, answer = explain(listing, _dir(tmp_path, "sysfs"))  # a board chip: its 0 beside a turning fan is empty
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert found["under-divisor"]["facts"]["slowest"] == 664.0 and found["empty-slots"]["confidence"] == "possible"
+    assert "may have no fan on it" in str(answer["sentence"])

@@ -56,14 +56,16 @@ def test_two_tachometers_share_one_pwm(tmp_path: Path) -> None:
 def test_a_lone_pwm_drives_only_its_own_channel(tmp_path: Path, name: str) -> None:
     """A board's pwmN drives fan output N (nct6775.rst, it87.rst; dell-smm-hwmon.rst: one pwm per fan): where a
     listing holds pwm1 alone beside fan1 and fan2 (a paste that cut the rest), fan2's duty and control are not
-    pwm1's. Only a chip known to set one level for all its fans (the ThinkPad, test above) shares it."""
+    pwm1's. Only a chip known to set one level for all its fans (the ThinkPad, test above) shares it. A channel's
+    fanN_div is its own too."""
     chip = tmp_path / "class" / "hwmon" / "hwmon0"
     chip.mkdir(parents=True)
     for attribute, value in (("name", name), ("fan1_input", "0"), ("fan2_input", "1230"), ("pwm1", "255"),
                              ("pwm1_enable", "1")):
         (chip / attribute).write_text(value + "\n")
+    (chip / "fan2_div").write_text("8\n")  # an old chip's divisor (lm-sensors' doc/fan-divisors), read as it is
     fans = {f.channel: f for f in read_fans(tmp_path)}
-    assert (fans[1].percent, fans[1].pwm_enable) == (100.0, 1)
+    assert (fans[1].percent, fans[1].pwm_enable, fans[1].divisor, fans[2].divisor) == (100.0, 1, None, 8)
     assert (fans[2].rpm, fans[2].percent, fans[2].pwm_enable, fans[2].control) == (1230, None, None, "unknown")
 
 

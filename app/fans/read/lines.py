@@ -219,6 +219,7 @@ _FAN_LINE = r"^([^:]{1,60}):\s+-?\d+\s*RPM"
 _LIMIT = re.compile(_FAN_LINE + r".*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _LOW_LIMIT = re.compile(_FAN_LINE + r".*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _ALARM = re.compile(_FAN_LINE + r".*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised
+_DIVISOR = re.compile(_FAN_LINE + r".*?\bdiv\s*=\s*(\d+)\b")  # an old chip's fanN_div (lm-sensors' fan-divisors)
 # sensors' "sensor = disabled": the input's tempN_type is 0, turned off in the chip (sysfs-interface.rst; the it87
 # driver and w83793.rst: 0 stops the channel's monitoring)
 _DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°?\s*[CF]\b.*\bsensor = disabled\b")
@@ -227,7 +228,7 @@ _DISABLED = re.compile(r"^([^:]{1,60}):\s+[+-]?[\d.]+\s*°?\s*[CF]\b.*\bsensor =
 def _sensors_extras(walk: _Walk, line: str) -> None:
     """What ``sensors`` prints beside a value: a pwm output's mode ("(mode = pwm)": pwmN_mode 1; "dc": 0) and its
     manual control ("pwm1: 0% MANUAL CONTROL", its pwm_enable 1), a fan's limits ("(min = 1500 RPM, max = 5700
-    RPM)") and its alarm ("ALARM": fanN_alarm)."""
+    RPM)"), an old chip's divisor ("div = 4") and its alarm ("ALARM": fanN_alarm)."""
     manual = _MANUAL.match(line) or _ENABLE.match(line)
     if manual:
         walk.add(manual.group(1), manual.group(2) if manual.re is _ENABLE else "1", attr=f"{manual.group(1)}_enable")
@@ -240,6 +241,9 @@ def _sensors_extras(walk: _Walk, line: str) -> None:
     low = _LOW_LIMIT.match(line)
     if low:
         walk.add(low.group(1), f"{low.group(2)} RPM", attr=_of_fan(low.group(1), "min"))
+    divisor = _DIVISOR.match(line)
+    if divisor:
+        walk.add(divisor.group(1), divisor.group(2), attr=_of_fan(divisor.group(1), "div"))
     alarm = _ALARM.match(line)
     if alarm:
         walk.add(alarm.group(1), "1", attr=_of_fan(alarm.group(1), "alarm"))
