@@ -357,7 +357,7 @@ def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:
                          temperature_c=_field(f, "temperature.gpu"), power_w=_field(f, "power.draw"),
                          utilization_percent=_field(f, "utilization.gpu"), fan_percent=_field(f, "fan.speed"),
                          fan_reported="fan.speed" not in f or f["fan.speed"].value is not None or
-                         smi_error(f["fan.speed"]), heat_slowdown=_heat_reasons(f))
+                         smi_error(f["fan.speed"]), fan_read="fan.speed" in f, heat_slowdown=_heat_reasons(f))
                  for i, f in sorted(fields.items()))
 
 

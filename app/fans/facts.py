@@ -128,6 +128,7 @@ class GpuFact:
     utilization_percent: float | None = None
     fan_percent: float | None = None
     fan_reported: bool = True
+    fan_read: bool = True  # its tool gave a fan field at all (a query or an exporter without one: False)
     heat_slowdown: tuple[str, ...] = ()
     slowdown_c: float | None = None
     reasons_read: bool = False  # its tool listed why it slows its clocks (all "Not Active" is a reading too)

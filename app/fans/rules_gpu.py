@@ -20,18 +20,30 @@ NVIDIA_SMI = "nvidia-smi(1) (--query-gpu fan.speed: [N/A] where the board report
 
 
 def fanless(gpu: GpuFact) -> bool:
-    """A card that reports no fan of its own: [N/A], or 0 % on a data-center card (they report 0 for none)."""
-    return not gpu.fan_reported or (gpu.fan_percent == 0 and gpu_line(gpu.name) == "datacenter")
+    """A card that reports no fan of its own: [N/A], or 0 % on a data-center card (they report 0 for none); or a
+    data-center card whose tool gave no fan field at all (dcgm-exporter exports none by default): by its line it has
+    none."""
+    datacenter = gpu_line(gpu.name) == "datacenter"
+    return not gpu.fan_reported or (datacenter and (gpu.fan_percent == 0 or not gpu.fan_read))
 
 
 @rule("a GPU with no fan reading", 45, NVIDIA_SMI)
 def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
+    """One finding for the cards alike (one line, one way of reading no fan): a server's eight say it once, with the
+    hottest of them."""
+    alike: dict[tuple[str, str], list[GpuFact]] = {}
     for gpu in machine.gpus:
         if fanless(gpu):
-            hot: dict[str, float | str] = {"celsius": _celsius(gpu)} if _celsius(gpu) >= HOT_C else {}
-            yield Hit("gpu-fan-unreported", (f"nvidia/gpu{gpu.index}",), "possible",
-                      {"gpu": float(gpu.index), "name": gpu.name or "", "reads": "n/a" if not gpu.fan_reported
-                       else "0 %", "line": gpu_line(gpu.name) or "", **hot})
+            reads = "n/a" if not gpu.fan_reported else "0 %" if gpu.fan_read else "none"
+            alike.setdefault((gpu_line(gpu.name) or "", reads), []).append(gpu)
+    for (line, reads), gpus in alike.items():
+        hottest = max(gpus, key=_celsius)
+        hot: dict[str, float | str] = {"celsius": _celsius(hottest)} if _celsius(hottest) >= HOT_C else {}
+        if hot and len(gpus) > 1:
+            hot["hottest"] = f"nvidia/gpu{hottest.index}"
+        yield Hit("gpu-fan-unreported", tuple(f"nvidia/gpu{g.index}" for g in gpus), "possible",
+                  {"gpu": float(gpus[0].index), "gpus": float(len(gpus)), "name": gpus[0].name or "", "reads": reads,
+                   "line": line, **hot})
 
 
 @rule("passive cards cooled by the BMC's fans", 64, f"{NVIDIA_SMI}; NVIDIA's data-center board product briefs "

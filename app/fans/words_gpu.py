@@ -13,10 +13,14 @@ from .wording import num as _num
 
 
 def no_gpu_fan(n: Names, s: Sequence[str], f: Facts) -> str:
-    said = "reports no fan speed ([N/A])" if f.get("reads") == "n/a" else \
-        "reads 0 %, as data-center cards do for a fan they do not have"
+    said = {"n/a": "reports no fan speed ([N/A])", "none": "is a data-center card (its tool reads no fan for it)"}.get(
+        str(f.get("reads")), "reads 0 %, as data-center cards do for a fan they do not have")
     lead, tail = _NO_GPU_FAN.get(str(f.get("line")), _NO_GPU_FAN[""])
-    return f"{n(s[0])} {said}: {lead}" + (f" It is at {_num(f['celsius'])} °C{tail}" if "celsius" in f else "")
+    who = n(s[0]) if len(s) == 1 else f"Each of {n.some(s)}"  # cards alike, said once: the words are each card's
+    if "celsius" not in f:
+        return f"{who} {said}: {lead}"
+    hot = f"The hottest, {n(str(f['hottest']))}," if "hottest" in f else "It"
+    return f"{who} {said}: {lead} {hot} is at {_num(f['celsius'])} °C{tail}"
 
 
 # what a card that reports no fan of its own is, by its line, and what its heat asks to read

@@ -299,3 +299,36 @@ def test_amd_smis_default_table_is_each_cards_temperature_power_and_fan(tmp_path
     code, answer = explain(AMD_SMI.format(fan="N/A   "), tmp_path)
     kinds = {f["kind"]: f["subjects"] for f in findings_of(answer)}
     assert code == 0 and kinds["speed-not-a-reading"] == ["amdgpu/GPU 0 fan"] and "at-rest" not in kinds
+
+
+def _dcgm(metric: str, values: tuple[float, ...], model: str) -> str:
+    """dcgm-exporter's exposition of one field for each GPU, its labels as the exporter writes them."""
+    return "".join(f'{metric}{{gpu="{i}",UUID="GPU-{i:08d}-0000-0000-0000-000000000000",device="nvidia{i}",'
+                   f'modelName="{model}",Hostname="node-1"}} {v}\n' for i, v in enumerate(values))
+
+
+def test_dcgm_exporters_gpus_are_read_as_their_cards(tmp_path: Path) -> None:
+    """dcgm-exporter's scrape (DCGM's fields: DCGM_FI_DEV_GPU_TEMP in °C, _FAN_SPEED in % of its maximum,
+    _POWER_USAGE in W, the clock event reasons as NVML's mask) is each GPU's own readings, named by its modelName.
+    Its default counters export no fan: a data-center card (A100 SXM, by its product line passive) is said as one with
+    no fan of its own, the hottest named once for the cards alike; a card with a fan keeps its fan; a thermal
+    slowdown bit in the reasons is the card slowing for heat. The scrape was refused."""
+    a100 = "NVIDIA A100-SXM4-80GB"
+    scrape = "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n" + _dcgm("DCGM_FI_DEV_GPU_TEMP", (61, 86), a100) + \
+        _dcgm("DCGM_FI_DEV_POWER_USAGE", (312.5, 298.1), a100)
+    code, answer = explain(scrape, tmp_path)
+    (found,) = [f for f in findings_of(answer) if f["kind"] == "gpu-fan-unreported"]
+    assert code == 0 and found["subjects"] == ["nvidia/gpu0", "nvidia/gpu1"]
+    assert (found["facts"]["reads"], found["facts"]["line"], found["facts"]["celsius"], found["facts"]["hottest"]) == \
+        ("none", "datacenter", 86.0, "nvidia/gpu1")
+    assert str(answer["sentence"]).startswith("Each of GPU 0 (NVIDIA A100-SXM4-80GB) and GPU 1 (NVIDIA "
+                                              "A100-SXM4-80GB) is a data-center card")
+    geforce = _dcgm("DCGM_FI_DEV_GPU_TEMP", (70,), "NVIDIA GeForce RTX 4090") + \
+        _dcgm("DCGM_FI_DEV_FAN_SPEED", (64,), "NVIDIA GeForce RTX 4090") + \
+        _dcgm("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", (32,), "NVIDIA GeForce RTX 4090")  # 0x20: SW thermal slowdown
+    facts = machine(read.read(geforce)[0])
+    (gpu,) = facts.gpus
+    assert (gpu.name, gpu.temperature_c, gpu.fan_percent, gpu.heat_slowdown) == \
+        ("NVIDIA GeForce RTX 4090", 70.0, 64.0, ("sw_thermal_slowdown",))
+    code, answer = explain(geforce, tmp_path)
+    assert "gpu-fan-unreported" not in {f["kind"] for f in findings_of(answer)}

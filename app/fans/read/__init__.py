@@ -38,6 +38,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
     ("nvidia-smi -q -x XML", tagged.xml),
     ("Prometheus metrics (node_exporter's hwmon)", tagged.prometheus),
+    ("Prometheus metrics (dcgm-exporter's GPUs)", tagged.dcgm),
     ("a monitoring plugin's performance data", tagged.perfdata),
     ("psutil's sensors_fans() and sensors_temperatures()", tagged.psutil),
     ("nvidia-smi --query-gpu CSV", csv.read),

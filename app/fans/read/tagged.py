@@ -2,7 +2,8 @@
 ``<product_name>``, ``<fan_speed>30 %</fan_speed>``, ``<gpu_temp>``, ``<power_draw>``/``<average_power_draw>``),
 read by its tags without an XML parser (nothing is expanded, an excerpt reads as well as a document); Prometheus's
 text exposition of hwmon (node_exporter's ``node_hwmon_fan_rpm{chip="…",sensor="fan2"} 1077``,
-``node_hwmon_temp_celsius``, ``node_hwmon_pwm``, ``node_hwmon_fan_target_rpm``); and monitoring plugins'
+``node_hwmon_temp_celsius``, ``node_hwmon_pwm``, ``node_hwmon_fan_target_rpm``) and of GPUs (dcgm-exporter's
+``DCGM_FI_DEV_GPU_TEMP``, ``_FAN_SPEED``, ``_POWER_USAGE``, the clock event reasons); and monitoring plugins'
 performance data (``'fan_Fan 1 Front Tach'=26%;;;0;100 'temp_CPU 1 Temp'=30C;…``, a BMC's through SNMP); and
 psutil's sensors as Python prints them."""
 
@@ -68,6 +69,35 @@ def prometheus(text: str) -> list[Reading]:
                       "fan_alarm": (f"fan{number}_alarm", ""), "fan_fault": (f"fan{number}_fault", "")}[metric]
         reading, unit_read, raw = parse(value + unit)
         found.append(Reading(chip, labels.get((device, sensor)) or sensor, reading, raw, unit_read, attr))
+    return found
+
+
+# dcgm-exporter's scrape (DCGM's fields, dcgm_fields.h): a GPU's temperature (°C), fan speed (% of its maximum),
+# power draw (W) and its clock event reasons (NVML's mask; DCGM_FI_DEV_CLOCK_THROTTLE_REASONS before DCGM 3.3), each
+# labelled with the GPU's index and its model name
+_DCGM = re.compile(r"^DCGM_FI_DEV_(GPU_TEMP|FAN_SPEED|POWER_USAGE|CLOCK_THROTTLE_REASONS|CLOCKS_EVENT_REASONS)"
+                   r"\{([^}]*)\}\s+([-+0-9.eE]+|NaN)\s*$")
+_DCGM_FIELD = {"GPU_TEMP": ("temperature.gpu", " C"), "FAN_SPEED": ("fan.speed", " %"),
+               "POWER_USAGE": ("power.draw", " W"),
+               "CLOCK_THROTTLE_REASONS": ("reasons.active", ""), "CLOCKS_EVENT_REASONS": ("reasons.active", "")}
+
+
+def dcgm(text: str) -> list[Reading]:
+    """dcgm-exporter's metrics of each GPU, read as nvidia-smi's fields of that GPU (chip "nvidia", its index and
+    model name from the labels), so the GPU's rules read them alike."""
+    found: list[Reading] = []
+    for line in text.splitlines():
+        match = _DCGM.match(line.strip())
+        if not match:
+            continue
+        metric, tags, value = match.groups()
+        named = dict(_LABEL.findall(tags))
+        if not named.get("gpu", "").isdigit():
+            continue
+        field, unit = _DCGM_FIELD[metric]
+        number, unit_read, raw = parse(value + unit)
+        found.append(Reading("nvidia", field, number, raw, unit_read, None, 0,
+                             {"gpu": float(named["gpu"]), "name": named.get("modelName", "")}))
     return found
 
 
