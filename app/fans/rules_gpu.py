@@ -80,30 +80,49 @@ AT_LIMIT_C = 2.0
       "clocks below those requested because the GPU is hotter than its Max Operating Temp); NVML "
       "nvmlTemperatureThresholds_t (GPU_MAX: the temperature at which the GPU can be throttled below base clock)")
 def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
+    """Each card that slows for heat, and cards alike (the same reasons, their fans alike: at full, lower, none of
+    their own) as one finding, said with the hottest of them."""
+    alike: dict[tuple[str, ...], list[tuple[GpuFact, dict[str, float | str], tuple[str, ...], Confidence]]] = {}
     for gpu in machine.gpus:
-        limit = _max_operating(machine, gpu)
-        at_limit = not gpu.reasons_read and limit is not None and gpu.temperature_c is not None and \
-            gpu.temperature_c >= limit - AT_LIMIT_C
-        if not gpu.heat_slowdown and not at_limit:
-            continue
-        fan = next((f for f in machine.fans if f.gpu == gpu.index and f.duty_percent is not None), None)
-        facts: dict[str, float | str] = {"reasons": ", ".join(gpu.heat_slowdown)}
-        if gpu.temperature_c is not None:
-            facts["celsius"] = gpu.temperature_c
-        if gpu.slowdown_c is not None:
-            facts["slowdown_c"] = gpu.slowdown_c
-        if at_limit and limit is not None:  # no reason read: its temperature at its limit says it
-            facts["max_operating_c"] = limit
-        if fan is not None and fan.duty_percent is not None:
-            facts["duty"] = fan.duty_percent
-            if fan.duty_percent >= FULL_DUTY:
-                facts["full"] = "yes"
-        elif fanless(gpu):
-            facts["passive"] = "yes"
-        # HW Slowdown alone is NVML's thermal-or-power-brake slowdown: heat is then likely, not known; so is a card at
-        # its Max Operating Temp whose reasons are not read
-        sure: Confidence = "known" if set(gpu.heat_slowdown) - {"hw_slowdown"} else "likely"
-        yield Hit("slowing-for-heat", (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), sure, facts)
+        found = _slowing(machine, gpu)
+        if found is not None:
+            facts = found[0]
+            kind = (str(facts["reasons"]), str(facts.get("full", "")), str(facts.get("passive", "")),
+                    "duty" if "duty" in facts else "", "limit" if "max_operating_c" in facts else "")
+            alike.setdefault(kind, []).append((gpu, *found))
+    for group in alike.values():
+        gpu, facts, subjects, sure = max(group, key=lambda g: _celsius(g[0]))
+        if len(group) > 1:
+            facts = {**facts, "cards": float(len(group))}
+            subjects = (*subjects, *(k for g in group if g[0] is not gpu for k in g[2]))
+        yield Hit("slowing-for-heat", subjects, sure, facts)
+
+
+def _slowing(machine: Machine, gpu: GpuFact) -> tuple[dict[str, float | str], tuple[str, ...], Confidence] | None:
+    """One card slowing for heat: its facts, the card and its fan, how sure; None where it does not."""
+    limit = _max_operating(machine, gpu)
+    at_limit = not gpu.reasons_read and limit is not None and gpu.temperature_c is not None and \
+        gpu.temperature_c >= limit - AT_LIMIT_C
+    if not gpu.heat_slowdown and not at_limit:
+        return None
+    fan = next((f for f in machine.fans if f.gpu == gpu.index and f.duty_percent is not None), None)
+    facts: dict[str, float | str] = {"reasons": ", ".join(gpu.heat_slowdown)}
+    if gpu.temperature_c is not None:
+        facts["celsius"] = gpu.temperature_c
+    if gpu.slowdown_c is not None:
+        facts["slowdown_c"] = gpu.slowdown_c
+    if at_limit and limit is not None:  # no reason read: its temperature at its limit says it
+        facts["max_operating_c"] = limit
+    if fan is not None and fan.duty_percent is not None:
+        facts["duty"] = fan.duty_percent
+        if fan.duty_percent >= FULL_DUTY:
+            facts["full"] = "yes"
+    elif fanless(gpu):
+        facts["passive"] = "yes"
+    # HW Slowdown alone is NVML's thermal-or-power-brake slowdown: heat is then likely, not known; so is a card at its
+    # Max Operating Temp whose reasons are not read
+    sure: Confidence = "known" if set(gpu.heat_slowdown) - {"hw_slowdown"} else "likely"
+    return facts, (f"nvidia/gpu{gpu.index}", *((fan.key,) if fan else ())), sure
 
 
 def _max_operating(machine: Machine, gpu: GpuFact) -> float | None:

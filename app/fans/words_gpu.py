@@ -5,7 +5,8 @@ Temp)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 from .names import Names
 from .wording import Facts
@@ -38,6 +39,15 @@ _NO_GPU_FAN = {
 
 
 def slowing_for_heat(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "cards" in f:  # cards alike, said once: the hottest's readings, each card's words
+        cards = sorted((k for k in s if re.fullmatch(r"nvidia/gpu\d+", k)), key=lambda k: int(k[10:]))
+        head = f"Each of {n.some(cards)} (the hottest, {n(s[0])}, at {_num(f['celsius'])} °C)" if "celsius" in f \
+            else f"Each of {n.some(cards)}"
+        return _slowing_words(lambda _: head, s, {k: v for k, v in f.items() if k != "celsius"})
+    return _slowing_words(n, s, f)
+
+
+def _slowing_words(n: Callable[[str], str], s: Sequence[str], f: Facts) -> str:
     at = f" at {_num(f['celsius'])} °C" if "celsius" in f else ""
     limit = f", its slowdown temperature {_num(f['slowdown_c'])} °C" if "slowdown_c" in f else ""
     if "max_operating_c" in f:  # no reason read: the card at its own limit, where the driver holds it

@@ -332,3 +332,27 @@ def test_dcgm_exporters_gpus_are_read_as_their_cards(tmp_path: Path) -> None:
         ("NVIDIA GeForce RTX 4090", 70.0, 64.0, ("sw_thermal_slowdown",))
     code, answer = explain(geforce, tmp_path)
     assert "gpu-fan-unreported" not in {f["kind"] for f in findings_of(answer)}
+
+
+def test_cards_alike_are_said_once_with_the_hottest(tmp_path: Path) -> None:
+    """An 8-GPU server's nvidia-smi (self-built, in --query-gpu's CSV form): eight cards slowing for heat with their
+    fans at full, or eight data-center cards with no fan, are one finding each, every card among its subjects and the
+    hottest named; the answer said the same sentence once per card (three of them, then cut). Cards unalike (one
+    with its fan low) stay apart."""
+    head = ("index, name, fan.speed [%], temperature.gpu, power.draw [W], utilization.gpu [%], "
+            "clocks_event_reasons.active\n")
+    rows = "".join(f"{i}, NVIDIA GeForce RTX 4090, {fan}, {85 + i % 3}, 440.00 W, 100 %, 0x0000000000000020\n"
+                   for i, fan in enumerate(["100 %"] * 7 + ["40 %"]))
+    code, answer = explain(head + rows, tmp_path)
+    slowing = [f for f in findings_of(answer) if f["kind"] == "slowing-for-heat"]
+    assert code == 0 and sorted(f["facts"].get("cards", 1.0) for f in slowing) == [1.0, 7.0]
+    seven = next(f for f in slowing if f["facts"].get("cards") == 7.0)
+    assert {k for k in seven["subjects"] if k[-1].isdigit()} == {f"nvidia/gpu{i}" for i in range(7)}
+    assert (seven["subjects"][0], seven["facts"]["celsius"], seven["confidence"]) == ("nvidia/gpu2", 87.0, "known")
+    assert str(answer["sentence"]).count("reports its clocks slowed for heat") == 2
+    passive = "index, name, fan.speed [%], temperature.gpu\n" + "".join(
+        f"{i}, NVIDIA H100 80GB HBM3, [N/A], {40 + 5 * i}\n" for i in range(8))
+    code, answer = explain(passive, tmp_path)
+    (unreported,) = [f for f in findings_of(answer) if f["kind"] == "gpu-fan-unreported"]
+    assert len(unreported["subjects"]) == 8 and unreported["facts"]["gpus"] == 8.0
+    assert str(answer["sentence"]).count("no fan of its own") == 1
