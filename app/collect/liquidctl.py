@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..core.fan import MAX_RPM, Fan, checked
-from ..core.jsonvalue import finite, loads, members, number
+from ..core.jsonvalue import Json, finite, loads, members, number
 from ..core.model import HostSensor, frozen_map
 from ..core.record import holder, record
 from ..core.vocabulary import dead_temperature
@@ -38,14 +38,21 @@ class _Channel:
 def parse(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:
     """(device, [(key, value, unit)]) from ``liquidctl status --json`` or its text tree."""
     stripped = text.lstrip()
-    if stripped.startswith("["):
-        devices = loads(stripped)
+    if stripped.startswith("[") and (devices := _json(stripped)) is not None:
         return [(str(d.get("description", UNNAMED)),
                  [(str(s.get("key")), value, str(s.get("unit") or "")) for s in members(d.get("status"))
                   if isinstance(s, dict) and (value := number(s.get("value"))) is not None])
                 for d in members(devices) if isinstance(d, dict)]
     # a post with several readings of one device: the last is the device as it was left
     return list({name: (name, rows) for name, rows in listings(text)}.values())
+
+
+def _json(text: str) -> Json | None:
+    """``--json``'s list of devices; None for text that only starts as JSON would ("[sudo] password for ...")."""
+    try:
+        return loads(text)
+    except ValueError:
+        return None
 
 
 def listings(text: str) -> list[tuple[str, list[tuple[str, float, str]]]]:

@@ -54,6 +54,9 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     # a log collector's time before every line (docker logs -t, kubectl logs --timestamps, ts -s), three or more
     "stamped": lambda t: "".join(f"2026-03-01T10:00:{n % 60:02d}.123456789Z {line}\n"
                                  for n, line in enumerate(t.splitlines())) if len(t.strip().splitlines()) >= 3 else t,
+    # sudo's password prompt above the output, and watch's header line (its interval, the command, host and time)
+    "sudo": lambda t: "[sudo] password for alice: \n" + t,
+    "watch": lambda t: "Every 2.0s: sensors                    gpu-box: Sun Dec  6 12:00:00 2026\n\n" + t,
     # a file shown with its line numbers, as `cat -n` prints them after the command
     "cat-n": lambda t: "$ cat -n capture.txt\n" + "".join(f"{n:6d}\t{line}\n"
                                                          for n, line in enumerate(t.splitlines(), 1)),
