@@ -10,6 +10,7 @@ psutil's sensors as Python prints them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ..facts import Reading
 from ..values import parse
@@ -53,12 +54,7 @@ def prometheus(text: str) -> list[Reading]:
     label where the exporter's annotations give them."""
     chips, labels = _annotations(text)
     found: list[Reading] = []
-    for line in text.splitlines():
-        match = _METRIC.match(line.strip())
-        if not match:
-            continue
-        metric, tags, value = match.groups()
-        named = dict(_LABEL.findall(tags))
+    for metric, named, value in _metrics(_METRIC, text):
         sensor, device = named.get("sensor", ""), named.get("chip", "")
         chip = chips.get(device) or _chip(device)
         number = int(re.sub(r"\D", "", sensor) or 0)
@@ -86,12 +82,7 @@ def dcgm(text: str) -> list[Reading]:
     """dcgm-exporter's metrics of each GPU, read as nvidia-smi's fields of that GPU (chip "nvidia", its index and
     model name from the labels), so the GPU's rules read them alike."""
     found: list[Reading] = []
-    for line in text.splitlines():
-        match = _DCGM.match(line.strip())
-        if not match:
-            continue
-        metric, tags, value = match.groups()
-        named = dict(_LABEL.findall(tags))
+    for metric, named, value in _metrics(_DCGM, text):
         if not named.get("gpu", "").isdigit():
             continue
         field, unit = _DCGM_FIELD[metric]
@@ -99,6 +90,15 @@ def dcgm(text: str) -> list[Reading]:
         found.append(Reading("nvidia", field, number, raw, unit_read, None, 0,
                              {"gpu": float(named["gpu"]), "name": named.get("modelName", "")}))
     return found
+
+
+def _metrics(pattern: re.Pattern[str], text: str) -> Iterator[tuple[str, dict[str, str], str]]:
+    """Each line of Prometheus's text exposition that ``pattern`` takes: the metric's name, its labels, its value."""
+    for line in text.splitlines():
+        match = pattern.match(line.strip())
+        if match:
+            metric, tags, value = match.groups()
+            yield metric, dict(_LABEL.findall(tags)), value
 
 
 def _annotations(text: str) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
