@@ -53,6 +53,7 @@ class Chip:
     min_is_floor: bool = False  # its fanN_min is the lowest speed its controller runs the fan at, not an alarm limit
     pump_floor_percent: float | None = None  # the lowest pump duty its driver sends (a lower duty is raised to it)
     shared_pwm: bool = False  # its one pwm output drives every fan it counts (elsewhere pwmN drives fanN's header)
+    divisor_auto: bool = False  # its driver sets each fan's divisor itself, raising it when a reading is invalid
     source: str = ""
 
 
@@ -172,11 +173,17 @@ CROS_EC = Chip("ec", "ec", "rest", rest_below_c=70.0, no_pulses=(65534,), pwm_en
                "Documentation/hwmon/cros_ec_hwmon.rst")
 MAX31785 = Chip("controller", "unknown", "unknown", no_pulses=(65535,),
                 source="Documentation/hwmon/max31785.rst; openbmc phosphor-hwmon (65535: no tach, host off)")
-# The nct6775 driver's family names its automatic modes (Documentation/hwmon/nct6775.rst, pwm[1-7]_enable)
+# The nct6775 driver's family names its automatic modes (Documentation/hwmon/nct6775.rst, pwm[1-7]_enable), and
+# where a chip has fan divisors (NCT6775F) the driver sets them itself, raising one each time a reading is invalid
 NCT6775 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
                mode_names=MappingProxyType({2: "Thermal Cruise", 3: "Fan Speed Cruise", 4: "SmartFan III",
-                                            5: "SmartFan IV"}),
-               source=f"{_ABI}; Documentation/hwmon/nct6775.rst (pwm_enable 2-5)")
+                                            5: "SmartFan IV"}), divisor_auto=True,
+               source=f"{_ABI}; Documentation/hwmon/nct6775.rst (pwm_enable 2-5; the driver sets the fan divisor)")
+# The w83627ehf driver's chips: a board's fan chip like the rest, whose fan divisors the driver adjusts itself
+# (lm-sensors' doc/fan-divisors: "the w83627ehf driver exposes fan divisor values, but they are adjusted
+# automatically by the driver")
+W83627EHF = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES, divisor_auto=True,
+                 source=f"{_ABI}; Documentation/hwmon/w83627ehf.rst; lm-sensors' doc/fan-divisors")
 NCT6683 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
                same_chip_as=("nct6687",), source="Documentation/hwmon/nct6683.rst; the out-of-tree nct6687 driver")
 NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=MappingProxyType(
@@ -209,6 +216,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
 PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt (smart device v2|rgb & fan controller)\b.*", HUE2_FANS),
     (r"nct(6106|6116|677[5-9]|679[1-9])", NCT6775),
+    (r"w83627ehf|w83627dhg\w*|w83627uhg|w83667hg\w*", W83627EHF),
     (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|it8\d{3}\w*|it87\w*|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
     (r"pch_\w+", CHIPSET),
     (r"cooling_device\d+", KERNEL_FAN),

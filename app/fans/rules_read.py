@@ -132,7 +132,7 @@ def empty_slots(machine: Machine) -> Iterator[Hit]:
 def _rest_empty(rest: list[FanFact]) -> Hit:
     """Slots at 0 that are most likely empty; where a divisor is read, a slow fan reads 0 too (under_divisor), so no
     more than possible."""
-    divided = any(f.divisor for f in rest)
+    divided = any(_divided(f) for f in rest)
     return Hit("empty-slots", _keys(rest), "possible" if divided else "likely",
                {"count": len(rest), "zero": sum(1 for f in rest if f.present is not False),
                 **({"divisor": "yes"} if divided else {})})
@@ -223,13 +223,19 @@ COUNTER_TOP = 254  # the largest count that is a speed (255 is the counter run o
       "reads 0; a larger divisor counts it); sensors(1) (div = N beside the reading)")
 def under_divisor(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if fan.divisor and fan.rpm == 0 and there(fan) and not fan.fault and not fan.alarm:  # an alarm says it
+        if _divided(fan) and fan.rpm == 0 and there(fan) and not fan.fault and not fan.alarm:  # an alarm says it
             yield Hit("under-divisor", (fan.key,), "possible", _countable(fan))
 
 
+def _divided(fan: FanFact) -> bool:
+    """A divisor read that a slow fan may be under: not on a chip whose driver raises the divisor itself when a
+    reading is invalid (there a 0 is not a fan too slow for the divisor)."""
+    return bool(fan.divisor) and not chip(fan.chip).divisor_auto
+
+
 def _countable(fan: FanFact) -> dict[str, float | str]:
-    """The slowest speed an 8-bit counter counts at the fan's divisor (none where no divisor is read)."""
-    if not fan.divisor:
+    """The slowest speed an 8-bit counter counts at the fan's divisor (none where no divisor a slow fan is under)."""
+    if not fan.divisor or not _divided(fan):
         return {}
     return {"divisor": float(fan.divisor), "slowest": float(COUNTER_CLOCK // (COUNTER_TOP * fan.divisor))}
 

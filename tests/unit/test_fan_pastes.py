@@ -606,7 +606,8 @@ def test_a_fan_at_zero_under_an_old_chips_divisor_may_be_a_slow_fan(tmp_path: Pa
     (lm-sensors' doc/fan-divisors: 5,314 at 1, 2,657 at 2, 1,328 at 4, 664 at 8). The ArchWiki's 2008 example
     (`sensors` on such a chip, "increase the fan divisor" if a running fan shows no speed): fan2's alarm at 0 names a
     fan slower than 1,328 RPM among its causes; without an alarm, a fan at 0 beside turning ones is said to possibly
-    be turning slowly, and empty only possibly; a hwmon folder's fanN_div is read as sensors' div is."""
+    be turning slowly, and empty only possibly; a hwmon folder's fanN_div is read as sensors' div is. Not on a chip
+    whose driver sets the divisor itself (nct6775, w83627ehf): it raises the divisor on an invalid reading."""
     code, answer = explain(ARCH_WIKI_2008, _dir(tmp_path, "wiki"))
     alarm = next(f for f in findings_of(answer) if f["kind"] == "fan-alarm" and f["facts"].get("uncounted"))
     assert code == 0 and (alarm["facts"]["divisor"], alarm["facts"]["slowest"]) == (4.0, 1328.0)
@@ -621,3 +622,7 @@ def test_a_fan_at_zero_under_an_old_chips_divisor_may_be_a_slow_fan(tmp_path: Pa
     found = {f["kind"]: f for f in findings_of(answer)}
     assert found["under-divisor"]["facts"]["slowest"] == 664.0 and found["empty-slots"]["confidence"] == "possible"
     assert "may have no fan on it" in str(answer["sentence"])
+    auto = listing.replace("it8712", "nct6775")  # nct6775.rst: the driver raises the divisor itself on an invalid
+    code, answer = explain(auto, _dir(tmp_path, "auto"))  # reading, so its 0 is not a fan too slow for the divisor
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert "under-divisor" not in found and found["empty-slots"]["confidence"] == "likely"
