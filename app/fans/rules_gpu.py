@@ -80,15 +80,17 @@ AT_LIMIT_C = 2.0
       "clocks below those requested because the GPU is hotter than its Max Operating Temp); NVML "
       "nvmlTemperatureThresholds_t (GPU_MAX: the temperature at which the GPU can be throttled below base clock)")
 def slowing_for_heat(machine: Machine) -> Iterator[Hit]:
-    """Each card that slows for heat, and cards alike (the same reasons, their fans alike: at full, lower, none of
-    their own) as one finding, said with the hottest of them."""
+    """Each card that slows for heat, and cards alike (the same reasons, their fans alike: at full, at one lower duty,
+    none of their own) as one finding, said with the hottest of them."""
     alike: dict[tuple[str, ...], list[tuple[GpuFact, dict[str, float | str], tuple[str, ...], Confidence]]] = {}
     for gpu in machine.gpus:
         found = _slowing(machine, gpu)
         if found is not None:
             facts = found[0]
-            kind = (str(facts["reasons"]), str(facts.get("full", "")), str(facts.get("passive", "")),
-                    "duty" if "duty" in facts else "", "limit" if "max_operating_c" in facts else "")
+            # a fan below full is said with its duty: only cards at that one duty are alike
+            duty = "" if "duty" not in facts else "full" if facts.get("full") else f"{facts['duty']:g}"
+            kind = (str(facts["reasons"]), duty, str(facts.get("passive", "")),
+                    "limit" if "max_operating_c" in facts else "")
             alike.setdefault(kind, []).append((gpu, *found))
     for group in alike.values():
         gpu, facts, subjects, sure = max(group, key=lambda g: _celsius(g[0]))

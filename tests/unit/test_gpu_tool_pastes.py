@@ -350,6 +350,12 @@ def test_cards_alike_are_said_once_with_the_hottest(tmp_path: Path) -> None:
     assert {k for k in seven["subjects"] if k[-1].isdigit()} == {f"nvidia/gpu{i}" for i in range(7)}
     assert (seven["subjects"][0], seven["facts"]["celsius"], seven["confidence"]) == ("nvidia/gpu2", 87.0, "known")
     assert str(answer["sentence"]).count("reports its clocks slowed for heat") == 2
+    lower = head + "".join(f"{i}, NVIDIA GeForce RTX 4090, {fan}, 86, 440.00 W, 100 %, 0x0000000000000020\n"
+                           for i, fan in enumerate(["40 %", "60 %"]))  # below full, each said with its own duty
+    code, answer = explain(lower, tmp_path)
+    slowing = [f for f in findings_of(answer) if f["kind"] == "slowing-for-heat"]
+    assert sorted(f["facts"]["duty"] for f in slowing) == [40.0, 60.0]
+    assert all("cards" not in f["facts"] for f in slowing)
     passive = "index, name, fan.speed [%], temperature.gpu\n" + "".join(
         f"{i}, NVIDIA H100 80GB HBM3, [N/A], {40 + 5 * i}\n" for i in range(8))
     code, answer = explain(passive, tmp_path)
