@@ -153,7 +153,8 @@ def _write_refused(f: Facts, _: Snapshot) -> str:
         some = "it" if f.get("count") == 1 else "them"
         return (f"A fan program found {file} read-only: the driver does not let software set {some} (a read/write "
                 "attribute may be read-only for some chips; a board's chip may need another driver for control), so "
-                "the fans stay under the chip's own control as the BIOS set it up, whatever a curve asks.")
+                "the fans stay under their chip's own control (a board's as its BIOS set it up, a card's its "
+                "firmware's), whatever a curve asks.")
     if f.get("later") == "taken":  # written again later with no error: the refusal is not where it ended
         return f"{said}: {why}; a later write to it was taken (no error follows it)."
     return f"{said}: {why}, so nothing changed and the fan stays as its own control set it."
