@@ -134,9 +134,10 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
     lowest = _lowest(rpm, duty, control)
     if lowest is not None:
         floor = 0.0
+    low, high = _limits(chip_dir, name, n, unsupported)
     return Fan(id=f"hwmon:{name}/fan{n}", chip=name, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
-               percent=percent, target_rpm=target, min_rpm=read_int(chip_dir / f"fan{n}_min"), floor_rpm=lowest,
-               max_rpm=read_int(chip_dir / f"fan{n}_max"), divisor=read_int(chip_dir / f"fan{n}_div"),
+               percent=percent, target_rpm=target, min_rpm=low, floor_rpm=lowest,
+               max_rpm=high, divisor=read_int(chip_dir / f"fan{n}_div"),
                floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
@@ -147,6 +148,15 @@ def _no_tachometer(chip_dir: Path, n: int) -> str:
     if (chip_dir / f"fan{n}_input").exists():
         return f"fan{n}_input holds no number the kernel writes: not a reading"
     return "no tachometer read for this output"
+
+
+def _limits(chip_dir: Path, name: str, n: int, unsupported: dict[str, str]) -> tuple[int | None, int | None]:
+    """fanN_min and fanN_max, unless its driver shows there the lowest and highest speeds it has read (no limits)."""
+    low, high = read_int(chip_dir / f"fan{n}_min"), read_int(chip_dir / f"fan{n}_max")
+    if chip(name).extremes_seen and (low, high) != (None, None):
+        unsupported["max_rpm"] = f"{name}'s fan{n}_min and fan{n}_max are the speeds read since it loaded: not limits"
+        return None, None
+    return low, high
 
 
 def _lowest(rpm: int | None, duty: int | None, control: str) -> int | None:

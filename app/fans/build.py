@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
-from .chips import chip
+from .chips import Chip, chip
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .roles import may_be_unconnected, role
 
@@ -134,8 +134,8 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         duty_percent=_duty(by_attr), target_rpm=None if owner.target_echoes or target is None or target.unit == "%"
         else target.value, target_percent=_percent(target),
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
-        min_rpm=_value(by_attr, "min"), max_rpm=_value(by_attr, "max"), fault=_fault(by_attr, speed, status),
-        divisor=_divisor(by_attr),
+        min_rpm=_limit(owner, by_attr, "min"), max_rpm=_limit(owner, by_attr, "max"),
+        fault=_fault(by_attr, speed, status), divisor=_divisor(by_attr),
         alarm=None if "alarm" not in by_attr else _value(by_attr, "alarm") == 1,
         status=status or None, present=_present(speed, status),
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
@@ -277,6 +277,11 @@ def _share_off_scale(by_attr: dict[str, Reading]) -> Reading | None:
 # nvidia-smi(1): fan.speed "may exceed 100% in certain cases" (the share of the product's maximum noise-tolerance
 # speed); no limit is documented, so twice that maximum is a cautious bound past which a reading is garbled
 NVIDIA_TOP_PERCENT = 200.0
+
+
+def _limit(owner: Chip, by_attr: dict[str, Reading], attr: str) -> float | None:
+    """A fan's fanN_min or fanN_max, none where its driver shows there the lowest or highest speed it has read."""
+    return None if owner.extremes_seen else _value(by_attr, attr)
 
 
 def _value(by_attr: dict[str, Reading], kind: str) -> float | None:

@@ -54,6 +54,8 @@ class Chip:
     pump_floor_percent: float | None = None  # the lowest pump duty its driver sends (a lower duty is raised to it)
     shared_pwm: bool = False  # its one pwm output drives every fan it counts (elsewhere pwmN drives fanN's header)
     divisor_auto: bool = False  # its driver sets each fan's divisor itself, raising it when a reading is invalid
+    extremes_seen: bool = False  # its fanN_min and fanN_max are the lowest and highest speeds read since the driver
+    # loaded, not limits: neither is the fan's top speed or its alarm
     source: str = ""
 
 
@@ -186,8 +188,12 @@ W83627EHF = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enabl
                  source=f"{_ABI}; Documentation/hwmon/w83627ehf.rst; lm-sensors' doc/fan-divisors")
 NCT6683 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
                same_chip_as=("nct6687",), source="Documentation/hwmon/nct6683.rst; the out-of-tree nct6687 driver")
+# The out-of-tree nct6687 driver keeps, beside each reading, the lowest and highest it has read since it loaded, and
+# shows them as fanN_min and fanN_max (nct6687.c, nct6687_update_fans: rpm[1] = MIN, rpm[2] = MAX of the readings)
 NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=MappingProxyType(
-    {1: "manual", 99: "bios"}), same_chip_as=("nct6683",), source="the out-of-tree nct6687d driver's README")
+    {1: "manual", 99: "bios"}), same_chip_as=("nct6683",), extremes_seen=True,
+    source="the out-of-tree nct6687d driver's README; its nct6687.c (nct6687_update_fans: fanN_min and fanN_max are "
+    "the lowest and highest speeds read since the driver loaded)")
 
 # Exact names first, then patterns (a driver and its numbered chips: nct6775 ... nct6799, it8686 ...).
 EXACT: Mapping[str, Chip] = MappingProxyType({

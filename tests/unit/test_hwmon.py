@@ -9,6 +9,8 @@ import pytest
 
 from app.collect.hwmon import read_fans
 from app.core.vocabulary import dead_temperature
+from app.fans import read
+from app.fans.build import fans_of
 from app.fans.control_words import pwm_control
 from tests.support.hwmon import hwmon_tree, judged_fans
 
@@ -149,3 +151,22 @@ def test_an_unreadable_number_in_a_pasted_tree_costs_one_reading(tmp_path: Path)
     assert run([capture], as_json=True, out=out, err=err) == 0, err.getvalue()
     fans = {f["id"]: f["rpm"] for f in json.loads(out.getvalue())["fans"]}
     assert (fans["hwmon:nct6798/fan2"], fans["hwmon:nct6798/fan3"], fans["hwmon:nct6798/fan4"]) == (2119, None, 1042)
+
+
+@pytest.mark.parametrize(("name", "limits"), [("nct6687", False), ("dell_smm", True)])
+def test_a_drivers_lowest_and_highest_seen_are_not_the_fans_limits(tmp_path: Path, name: str, limits: bool) -> None:
+    """The out-of-tree nct6687 driver shows, as fanN_min and fanN_max, the lowest and highest speeds it has read since
+    it loaded (nct6687.c, nct6687_update_fans): a fan at its highest-seen speed is not at its top, and the page does
+    not call it full. dell-smm-hwmon.rst documents fanN_max as the fan's maximal speed: there it is one. (Values from
+    a real MSI X870 board's ``sensors``: CPU Fan 1581 RPM, min 987, max 1587.)"""
+    chip_dir = tmp_path / "class" / "hwmon" / "hwmon3"
+    chip_dir.mkdir(parents=True)
+    for attribute, value in (("name", name), ("fan1_input", "1581"), ("fan1_min", "987"), ("fan1_max", "1587"),
+                             ("temp1_input", "45000")):
+        (chip_dir / attribute).write_text(value + "\n")
+    (fan,) = judged_fans(tmp_path)
+    assert (fan.max_rpm, fan.min_rpm) == ((1587, 987) if limits else (None, None))
+    assert (fan.state == "full") is limits
+    pasted = f"{name}-isa-0a20\nCPU Fan:       1581 RPM  (min =  987 RPM, max = 1587 RPM)\n"
+    (fact,) = fans_of(read.read(pasted)[0])
+    assert (fact.max_rpm, fact.min_rpm) == ((1587.0, 987.0) if limits else (None, None))
