@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
 from .chips import Chip, chip
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
+from .passes import nth_of_name
 from .roles import may_be_unconnected, role
 
 MAX_RPM = 30_000.0  # no fan a tachometer counts turns faster: a reading above is a garbled or saturated counter
@@ -294,21 +295,22 @@ def _number(value: float | str | None) -> float | None:
 
 
 def temperatures_of(readings: Iterable[Reading]) -> tuple[TempFact, ...]:
-    """A fact for each temperature the readings name (the last snapshot's value)."""
-    found: dict[str, Reading] = {}
+    """A fact for each temperature the readings name (the last snapshot's value); a second sensor of one name in a
+    listing (``app.fans.passes``) is its own, "Temp #2"."""
+    found: dict[str, tuple[Reading, int]] = {}
     seen: dict[str, list[float | None]] = {}
     rows = list(readings)
     faults, disabled = _turned_off(rows)
-    for r in rows:
+    for r, nth in zip(rows, nth_of_name(rows), strict=True):
         if r.chip == "nvidia" and "gpu" in r.extra:
             continue  # a GPU's own temperature, from its GPU fact (app.fans.adapt)
         if r.unit == "c" and (r.attr is None or re.fullmatch(r"temp(\d+(_input)?|_\w+)", r.attr)):
             name = r.attr[:-6] if r.attr and r.attr.endswith("_input") else r.label
-            found[f"{r.chip or '-'}/{name}"] = r
-            seen.setdefault(f"{r.chip or '-'}/{name}", []).append(
-                None if invalid_celsius(r.chip, r.label, r.value) else r.value)
-    return tuple(_temperature(key, r, key in faults, tuple(seen[key]) if len(seen[key]) > 1 else (), key in disabled)
-                 for key, r in found.items())
+            key = f"{r.chip or '-'}/{name}" + (f" #{nth}" if nth > 1 else "")
+            found[key] = r, nth
+            seen.setdefault(key, []).append(None if invalid_celsius(r.chip, r.label, r.value) else r.value)
+    return tuple(_temperature(key, r, key in faults, tuple(seen[key]) if len(seen[key]) > 1 else (), key in disabled,
+                              nth) for key, (r, nth) in found.items())
 
 
 def _turned_off(readings: Iterable[Reading]) -> tuple[set[str], set[str]]:
@@ -341,12 +343,13 @@ def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> I
 
 
 def _temperature(key: str, r: Reading, fault: bool, history: tuple[float | None, ...] = (),
-                 disabled: bool = False) -> TempFact:
+                 disabled: bool = False, nth: int = 1) -> TempFact:
     value = r.value
     status = str(r.extra.get("status", "")) if r.extra else ""
     invalid: Invalid | None = "fault" if fault else "not-available" if status in _ABSENT_STATUS or disabled else \
         invalid_celsius(r.chip, r.label, value)
     label = r.label[:-6] if r.attr and r.label == r.attr and r.label.endswith("_input") else r.label
+    label += f" #{nth}" if nth > 1 else ""
     return TempFact(key=key, chip=r.chip, label=label, celsius=None if invalid else value, raw=value,
                     role=role(r.chip, r.label), invalid=invalid, history=history,
                     fan_off_c=_number(r.extra.get("fan_off")), fan_max_c=_number(r.extra.get("fan_max")))

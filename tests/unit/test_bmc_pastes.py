@@ -187,6 +187,26 @@ def test_sensors_named_alike_on_two_entities_are_two_sensors() -> None:
     assert {t.label for t in alone.temperatures} == {"Inlet Temp", "Temp", "Tmp2"}  # a name alone keeps its name
 
 
+DELL_SDR = ("Fan1 RPM         | 3600 RPM          | ok\nInlet Temp       | 21 degrees C      | ok\n"
+            "Temp             | {cpu1} degrees C      | ok\nTemp             | {cpu2} degrees C      | ok\n")
+
+
+def test_sensors_named_alike_in_one_plain_listing_are_two_and_a_listing_pasted_again_is_read_again() -> None:
+    """The same Dell BMC's plain ``ipmitool sdr`` (no entity column) names both processors' temperatures "Temp": a
+    name twice in one listing is two sensors ("Temp" and "Temp #2"); the whole listing pasted twice (run again) is
+    each sensor read twice, its earlier value its history (fails when the second CPU's row is taken as a later
+    reading of the first's, which lost a hot first socket)."""
+    once = machine(read.read(DELL_SDR.format(cpu1=88, cpu2=43))[0])
+    assert {t.label: t.celsius for t in once.temperatures} == {"Inlet Temp": 21.0, "Temp": 88.0, "Temp #2": 43.0}
+    twice = machine(read.read(DELL_SDR.format(cpu1=80, cpu2=41) + DELL_SDR.format(cpu1=88, cpu2=43))[0])
+    assert {t.label: (t.celsius, t.history) for t in twice.temperatures} == {
+        "Inlet Temp": (21.0, (21.0, 21.0)), "Temp": (88.0, (80.0, 88.0)), "Temp #2": (43.0, (41.0, 43.0))}
+    sensor = ("# ipmitool sensor\nFan1 RPM | 3600.000 | RPM | ok | na | 360.000 | 600.000 | na | na | na\n"
+              "Inlet Temp | 22.000 | degrees C | ok | na | -7.000 | 3.000 | 38.000 | 42.000 | na\n")  # cut short
+    cut = machine(read.read("# ipmitool sdr\n" + DELL_SDR.format(cpu1=88, cpu2=43) + sensor)[0])
+    assert {t.label: t.celsius for t in cut.temperatures} == {"Inlet Temp": 22.0, "Temp": 88.0, "Temp #2": 43.0}
+
+
 ILO_ROWS = "".join(f"Fan Block {n}     System   {status}     94%\n"
                    for n, status in enumerate(("OK", "OK", "{status}", "OK"), start=1))
 
