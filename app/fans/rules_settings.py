@@ -3,7 +3,7 @@ thermal settings (Dell's iDRAC), a BMC's event log of a fan crossing its lower t
 stopped (fancontrol aborting, which leaves its fans at full speed, or refusing an outdated configuration), a
 daemon in its critical mode, a speed a daemon asks that its controller does not read back, a CPU the kernel
 logged slowing for heat, a GPU's driver at its heat threshold (nouveau), and a laptop embedded controller's fan
-settings (msi-ec). Registered in ``app.fans.rules`` like the others."""
+settings (msi-ec, legion-laptop). Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from ..core.finding import FindingKind
 from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
-from .read import msiec, platform
+from .read import legion, msiec, platform
 from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
@@ -205,16 +205,20 @@ def gpu_threshold(machine: Machine) -> Iterator[Hit]:
 
 @rule("an embedded controller's fan setting", 69, "the msi-ec driver's README (cooler_boost: \"boosting the "
       "airflow\"; fan_mode: auto adjusts the speed, silent disables the fan, basic holds one speed, advanced six "
-      "fixed levels set by hand)")
+      "fixed levels set by hand); LenovoLegionLinux's documentation and legion-laptop.c (fan_fullspeed: maximum fan "
+      "speed, the EC's EC_FANFULLSPEED_ON; lockfancontroller: \"lock fans at current speed\")")
 def ec_setting(machine: Machine) -> Iterator[Hit]:
     return _setting_hits(machine, "ec-setting", _ec_effect)
 
 
 def _ec_effect(setting: Setting) -> str | None:
-    """What an MSI embedded controller's setting does to its fans, or None where it leaves them to the temperatures."""
+    """What a laptop embedded controller's setting does to its fans, or None where it leaves them to the
+    temperatures."""
+    value = setting.value.strip().lower()
+    if setting.controller == legion.CONTROLLER:
+        return {"fan_fullspeed": "full", "lockfancontroller": "locked"}.get(setting.name) if value == "1" else None
     if setting.controller != msiec.CONTROLLER:
         return None
-    value = setting.value.strip().lower()
     if setting.name == "cooler_boost":
         return "boost" if value == "on" else None
     if setting.name == "fan_mode":

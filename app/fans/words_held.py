@@ -209,6 +209,10 @@ def _ec_setting(n: Names, s: Sequence[str], f: Facts) -> str:
                  "the temperatures ask; auto lets it follow them.",
         "levels": ": in that mode the embedded controller runs its fans at the six levels set for it by hand, not "
                   "at its own automatic curve; auto hands them back to it.",
+        "full": ": the embedded controller runs its fans at their maximum speed, whatever the temperatures; 0 hands "
+                "them back to its fan curve.",
+        "locked": ": the embedded controller's fan control is locked, so the fans stay at the speed they had when it "
+                  "was set, whatever the temperatures; 0 unlocks it.",
     }[str(f["effect"])]
 
 
