@@ -56,6 +56,8 @@ class Chip:
     divisor_auto: bool = False  # its driver sets each fan's divisor itself, raising it when a reading is invalid
     extremes_seen: bool = False  # its fanN_min and fanN_max are the lowest and highest speeds read since the driver
     # loaded, not limits: neither is the fan's top speed or its alarm
+    mapped_fans: str = ""  # the label its driver gives the fans it reads at registers that differ by board: with a
+    # map that does not fit the board, every one of them reads 0 whatever turns there
     source: str = ""
 
 
@@ -191,9 +193,10 @@ NCT6683 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
 # The out-of-tree nct6687 driver keeps, beside each reading, the lowest and highest it has read since it loaded, and
 # shows them as fanN_min and fanN_max (nct6687.c, nct6687_update_fans: rpm[1] = MIN, rpm[2] = MAX of the readings)
 NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=MappingProxyType(
-    {1: "manual", 99: "bios"}), same_chip_as=("nct6683",), extremes_seen=True,
-    source="the out-of-tree nct6687d driver's README; its nct6687.c (nct6687_update_fans: fanN_min and fanN_max are "
-    "the lowest and highest speeds read since the driver loaded)")
+    {1: "manual", 99: "bios"}), same_chip_as=("nct6683",), extremes_seen=True, mapped_fans="System Fan",
+    source="the out-of-tree nct6687d driver's README (fan_config, default or msi_alt1: \"motherboards which need this "
+    "will show CPU/Pump RPMs but no data on System fans\"); its nct6687.c (nct6687_update_fans: fanN_min and fanN_max "
+    "are the lowest and highest speeds read since the driver loaded; the fans' labels)")
 
 # Exact names first, then patterns (a driver and its numbered chips: nct6775 ... nct6799, it8686 ...).
 EXACT: Mapping[str, Chip] = MappingProxyType({

@@ -123,19 +123,32 @@ def empty_slots(machine: Machine) -> Iterator[Hit]:
             yield Hit("empty-slots", _keys(headers), "possible",
                       {"count": len(headers), "zero": len(headers), "named": kind})
     if rest:
-        yield _rest_empty(rest)
+        yield _rest_empty(machine, rest)
     if asked:
         yield Hit("empty-slots", _keys(asked), "possible",
                   {"count": len(asked), "zero": len(asked), "duty": max(f.duty_percent or 0.0 for f in asked)})
 
 
-def _rest_empty(rest: list[FanFact]) -> Hit:
-    """Slots at 0 that are most likely empty; where a divisor is read, a slow fan reads 0 too (under_divisor), so no
-    more than possible."""
+def _rest_empty(machine: Machine, rest: list[FanFact]) -> Hit:
+    """Slots at 0 that are most likely empty; where a divisor is read, a slow fan reads 0 too (under_divisor), and
+    where every fan a driver reads through its board's register map reads 0 beside its others counting, the map may
+    not fit the board (``Chip.mapped_fans``): no more than possible."""
     divided = any(_divided(f) for f in rest)
-    return Hit("empty-slots", _keys(rest), "possible" if divided else "likely",
+    unmapped = _unmapped(machine, rest)
+    return Hit("empty-slots", _keys(rest), "possible" if divided or unmapped else "likely",
                {"count": len(rest), "zero": sum(1 for f in rest if f.present is not False),
-                **({"divisor": "yes"} if divided else {})})
+                **({"divisor": "yes"} if divided else {}), **({"map": unmapped} if unmapped else {})})
+
+
+def _unmapped(machine: Machine, rest: list[FanFact]) -> str:
+    """The driver whose board-mapped fans all read 0 while its other fans turn, where those are among ``rest``."""
+    for name in dict.fromkeys(f.chip for f in rest):
+        prefix = chip(name).mapped_fans
+        mapped = [f for f in machine.fans if f.chip == name and prefix and f.label.startswith(prefix)]
+        others = [f for f in machine.fans if f.chip == name and f not in mapped]
+        if mapped and all(f.rpm == 0 for f in mapped) and any(turning(f) for f in others):
+            return name or ""
+    return ""
 
 
 def _kinds_of_empty(empty: list[FanFact]) -> tuple[list[FanFact], list[FanFact], list[FanFact]]:
