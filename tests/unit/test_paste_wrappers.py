@@ -21,6 +21,7 @@ from app.cli.replay import run
 from app.collect.liquidctl import parse
 from app.collect.pasted import cleaned
 from app.fans import read
+from app.fans.adapt import machine
 from tests.support.corpus import every_block
 
 WRAPPERS: dict[str, Callable[[str], str]] = {
@@ -177,6 +178,22 @@ def test_several_commands_of_several_tools_in_one_paste_are_all_read() -> None:
     assert kind is not None and " and " in kind
     twice = "$ sensors\nfan1: 1200 RPM\n$ sensors\nfan1: 1300 RPM\n"
     assert len(read.read(twice)[0]) == 2
+    both = ('$ sensors asus-isa-0000\nasus-isa-0000\nAdapter: ISA adapter\ncpu_fan:     2400 RPM\n'
+            '$ sensors -j asus-isa-0000\n{"asus-isa-0000": {"Adapter": "ISA adapter", '
+            '"cpu_fan": {"fan1_input": 2400.000}}}\n')  # one fan in sensors' two formats: one fan, not two
+    assert [f.label for f in machine(read.read(both)[0]).fans] == ["cpu_fan"]
+
+
+@pytest.mark.parametrize("prompt", ["[user@fedora ~]$ ", "[root@server tmp]# ", "user@host ~ % ", "mybox% ",
+                                    "➜  ~ ", "user@host ~> ", "~> ", "[1020] host:~ $ "])
+def test_each_shells_prompt_starts_a_command_of_its_own(prompt: str) -> None:
+    """The same two commands behind the prompts people's shells print (Fedora's and Arch's bash, zsh, oh-my-zsh,
+    fish, a numbered history): each output is read with its own format, as behind "$ " (only the board's fans were
+    read before, the BMC's dropped)."""
+    text = (f"{prompt}sensors\nnct6798-isa-0290\nAdapter: ISA adapter\nfan2:      1200 RPM\n"
+            f"{prompt}ipmitool sdr\nFAN1             | 9600 RPM          | ok\n"
+            "CPU Temp         | 44 degrees C      | ok\n")
+    assert {(r.chip, r.label) for r in read.read(text)[0]} >= {("nct6798", "fan2"), ("bmc", "FAN1")}
 
 
 def test_a_yaml_configuration_keeps_its_nesting_across_blank_lines(tmp_path: Path) -> None:

@@ -95,6 +95,8 @@ def read(text: str) -> tuple[list[Reading], str | None]:
     names = [name]
     for output in _outputs(text):
         more, other = _first(output)
+        seen = {(r.chip, r.label, r.unit) for r in found}  # one sensor in two formats (sensors, then sensors -j): once
+        more = [r for r in more if (r.chip, r.label, r.unit) not in seen]
         if more and other not in names:  # another tool's output among the commands: read as that tool's
             found, names = [*found, *more], [*names, other]
     return _first_chips([*errors, *found]), " and ".join(n for n in names if n)
@@ -108,8 +110,11 @@ def _first(text: str) -> tuple[list[Reading], str | None]:
     return [], None
 
 
-# a shell prompt before a command ("$ ", "# ", "root@host:~# ", "pi@raspberrypi:~ $ ", "PS C:\> ")
-_PROMPT = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*\s?[$#]|[$#❯]|PS [^>]*>)\s+\S", re.MULTILINE)
+# a shell prompt before a command: bash's ("$ ", "# ", "root@host:~# ", "pi@raspberrypi:~ $ ", Fedora's and
+# Arch's "[user@host ~]$ "), zsh's ("host% ", "user@host ~ % ", oh-my-zsh's "➜  ~ "), fish's ("user@host ~> ",
+# "~> "), a numbered history ("[1020] host:~ $ "), PowerShell's ("PS C:\> ")
+_PROMPT = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*\s?[$#]|\[\d+\]\s+[\w.-]+:\S*\s?[$#]|\[[\w.-]+@[\w.-]+[^\]\n]*\][$#]|"
+                     r"[\w.-]+@[\w.-]+\s+\S+\s?[%>$#]|[\w.-]+%|~[\w/.-]*>|[$#❯➜]|PS [^>]*>)\s+\S", re.MULTILINE)
 
 
 def _outputs(text: str) -> list[str]:
