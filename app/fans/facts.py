@@ -172,6 +172,7 @@ class Decision:
     percent: float | None = None
     why: str = ""
     drives: str = ""
+    what: str = ""  # what the daemon wrote it to, as it names it (smfc's "CPU zone"): its fans are not named
 
 
 @record

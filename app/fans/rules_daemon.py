@@ -125,14 +125,16 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
 @rule("a daemon's logged decisions", 54, "thinkfan(1) (each line: the readings, their biases, the level set); "
       "thinkfan.conf(5) (levels); NVML-GPU-Control's README and helper_functions.py (each pass writes its curve's "
       "speed, or --default-speed where no point applies, to every fan controller); NVML API reference: "
-      "nvmlDeviceSetFanSpeed_v2 (it changes the fan control policy to manual)")
+      "nvmlDeviceSetFanSpeed_v2 (it changes the fan control policy to manual); smfc's smfc.py and ipmi.py (the BMC "
+      "set to its FULL fan mode, each IPMI zone's level written and logged with the temperature that chose it)")
 def daemon_decided(machine: Machine) -> Iterator[Hit]:
     """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
     chose it for (where no bias made the choice: that is said by its own rule); a daemon that writes a duty, the duty
     and what chose it."""
     steps = machine.decisions
     if steps and steps[-1].percent is not None:
-        yield _duty_written(machine, steps)
+        for what in dict.fromkeys(step.what for step in steps):  # each zone a daemon writes to apart (smfc's)
+            yield _duty_written(machine, tuple(step for step in steps if step.what == what))
     elif steps and not any(step.bias > 0 for step in steps):
         last = steps[-1]
         facts: dict[str, float | str] = {"daemon": last.daemon, "level": _level(last), "celsius": last.celsius,
@@ -150,8 +152,9 @@ def _duty_written(machine: Machine, steps: tuple[Decision, ...]) -> Hit:
     same = next((n for n, step in enumerate(reversed(steps)) if (step.percent, step.why) != (last.percent, last.why)),
                 len(steps))
     facts: dict[str, float | str] = {"daemon": last.daemon, "duty": last.percent or 0.0, "celsius": last.celsius,
-                                     "why": last.why, "passes": float(same)}
-    fans = [f for f in machine.fans if f.chip == last.drives]
+                                     "why": last.why, "passes": float(same),
+                                     **({"zone": last.what} if last.what else {})}
+    fans = [f for f in machine.fans if f.chip == last.drives and not last.what]  # a zone's fans are not named
     # read after an earlier pass wrote the same duty (a pass reads its fans before it writes)
     off = [f for f in fans if same > 1 and f.duty_percent is not None and
            abs(f.duty_percent - (last.percent or 0.0)) > OFF_CURVE_POINTS]

@@ -30,6 +30,8 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "zone" in f:
+        return _zone_written(f)
     fans, duty, at = (f"the {n.some(s)}" if s else "the card's fans"), _num(f["duty"]), f"{_num(f['celsius'])} °C"
     again = f" at each of its last {_num(f['passes'])} passes" if float(f["passes"]) > 1 else ""
     said = {"default": f"{f['daemon']} found no point of its curve at or below the card's {at} and wrote its default "
@@ -43,6 +45,15 @@ def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{said}: {'they are' if len(s) != 1 else 'it is'} held at {duty} % by the tool (NVML's manual fan "
             "policy, which its writes set), not by the card's own curve, until a pass reads a temperature that "
             "another point of its curve applies to.")
+
+
+def _zone_written(f: Facts) -> str:
+    """A level a daemon wrote to a BMC's fan zone (smfc): the BMC in its FULL mode keeps the zone's fans at it."""
+    again = f" (the same at its last {_num(f['passes'])} changes)" if float(f["passes"]) > 1 else ""
+    return (f"{f['daemon']} last set the {f['zone']}'s fans to {_num(f['duty'])} %, its curve's level for "
+            f"{_num(f['celsius'])} °C{again}: it runs the BMC in its FULL fan mode and writes each zone's level "
+            "itself, so those fans stay at that level, not at the BMC's own fan mode, until smfc reads a temperature "
+            "its curve gives another level.")
 
 
 def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:

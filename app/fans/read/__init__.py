@@ -28,6 +28,7 @@ from . import (
     oneline,
     pwmconfig,
     smart,
+    smfc,
     sysctl,
     tables,
     tagged,
@@ -47,6 +48,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("gpustat", gpustat.read),
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
     ("NVML-GPU-Control's log", nvmlgpucontrol.read),
+    ("smfc's log (a Supermicro BMC's zones set by smfc)", smfc.read),
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil; FreeIPMI's, or its comma-separated output) or a sensor's key-value "
      "block (ipmitool sensor get, omreport, iLO's show /system1)",
