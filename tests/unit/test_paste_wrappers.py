@@ -196,6 +196,13 @@ def test_each_shells_prompt_starts_a_command_of_its_own(prompt: str) -> None:
     assert {(r.chip, r.label) for r in read.read(text)[0]} >= {("nct6798", "fan2"), ("bmc", "FAN1")}
 
 
+@pytest.mark.parametrize("line", ["100% Full", "54%   59C    P0    53W / 120W", "fan1: 40% of max", "Note: # of fans"])
+def test_a_line_of_output_is_no_prompt(line: str) -> None:
+    """A reading that starts with a percent or holds a # is a tool's output, not a shell's prompt: it must not cut a
+    command's output in two."""
+    assert read._PROMPT.match(line) is None
+
+
 def test_a_yaml_configuration_keeps_its_nesting_across_blank_lines(tmp_path: Path) -> None:
     """thinkfan.conf(5)'s YAML as a ThinkPad E540's owner pasted it, a blank line between the list's entries: the
     entries after a blank line are indented two spaces, the nesting, not a Markdown code block (CommonMark's indented

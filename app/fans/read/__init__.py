@@ -116,7 +116,7 @@ def _first(text: str) -> tuple[list[Reading], str | None]:
 # Arch's "[user@host ~]$ "), zsh's ("host% ", "user@host ~ % ", oh-my-zsh's "➜  ~ "), fish's ("user@host ~> ",
 # "~> "), a numbered history ("[1020] host:~ $ "), PowerShell's ("PS C:\> ")
 _PROMPT = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*\s?[$#]|\[\d+\]\s+[\w.-]+:\S*\s?[$#]|\[[\w.-]+@[\w.-]+[^\]\n]*\][$#]|"
-                     r"[\w.-]+@[\w.-]+\s+\S+\s?[%>$#]|[\w.-]+%|~[\w/.-]*>|[$#❯➜]|PS [^>]*>)\s+\S", re.MULTILINE)
+                     r"[\w.-]+@[\w.-]+\s+\S+\s?[%>$#]|[A-Za-z][\w.-]*%|~[\w/.-]*>|[$#❯➜]|PS [^>]*>)\s+\S", re.MULTILINE)
 
 
 def _outputs(text: str) -> list[str]:
