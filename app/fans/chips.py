@@ -58,6 +58,7 @@ class Chip:
     # loaded, not limits: neither is the fan's top speed or its alarm
     mapped_fans: str = ""  # the label its driver gives the fans it reads at registers that differ by board: with a
     # map that does not fit the board, every one of them reads 0 whatever turns there
+    map_setting: str = ""  # where its driver's user chooses that register map
     source: str = ""
 
 
@@ -194,6 +195,7 @@ NCT6683 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
 # shows them as fanN_min and fanN_max (nct6687.c, nct6687_update_fans: rpm[1] = MIN, rpm[2] = MAX of the readings)
 NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=MappingProxyType(
     {1: "manual", 99: "bios"}), same_chip_as=("nct6683",), extremes_seen=True, mapped_fans="System Fan",
+    map_setting="the driver's fan_config parameter: default or msi_alt1",
     source="the out-of-tree nct6687d driver's README (fan_config, default or msi_alt1: \"motherboards which need this "
     "will show CPU/Pump RPMs but no data on System fans\"); its nct6687.c (nct6687_update_fans: fanN_min and fanN_max "
     "are the lowest and highest speeds read since the driver loaded; the fans' labels)")

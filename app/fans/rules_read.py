@@ -137,7 +137,8 @@ def _rest_empty(machine: Machine, rest: list[FanFact]) -> Hit:
     unmapped = _unmapped(machine, rest)
     return Hit("empty-slots", _keys(rest), "possible" if divided or unmapped else "likely",
                {"count": len(rest), "zero": sum(1 for f in rest if f.present is not False),
-                **({"divisor": "yes"} if divided else {}), **({"map": unmapped} if unmapped else {})})
+                **({"divisor": "yes"} if divided else {}),
+                **({"map": unmapped, "setting": chip(unmapped).map_setting} if unmapped else {})})
 
 
 def _unmapped(machine: Machine, rest: list[FanFact]) -> str:

@@ -312,8 +312,8 @@ def _empty(n: Names, s: Sequence[str], f: Facts) -> str:
     if "map" in f:  # every fan the driver reads through the board's register map at 0: the map may not fit
         return (f"({n.some(s)} may have no fan on {_verb(s, 'it', 'them')}, or fans that {f['map']} does not count: "
                 f"every one of its fans read through the board's register map reads 0 while its others count, as "
-                "with a map that does not fit the board (its fan_config, default or msi_alt1); a fan seen turning "
-                "there is not counted, not stopped.)")
+                f"with a map that does not fit the board ({f['setting']}); a fan seen turning there is not counted, "
+                "not stopped.)")
     if f.get("divisor") == "yes":  # a slow fan reads 0 under its divisor's counter (under-divisor says how slow)
         return (f"({n.some(s)} may have no fan on {_verb(s, 'it', 'them')}: 0 RPM beside fans that turn, as a stopped "
                 "fan, or a slow one its divisor cannot count, would read.)")

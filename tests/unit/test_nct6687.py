@@ -40,5 +40,5 @@ def test_golden_sentence_of_a_map_that_may_not_fit(tmp_path: Path) -> None:
     _, answer = explain(HEAD + rows, tmp_path)
     assert "(System Fan #1 (nct6687) and System Fan #2 (nct6687) may have no fan on them, or fans that nct6687 " \
            "does not count: every one of its fans read through the board's register map reads 0 while its others " \
-           "count, as with a map that does not fit the board (its fan_config, default or msi_alt1); a fan seen " \
-           "turning there is not counted, not stopped.)" in str(answer["sentence"])
+           "count, as with a map that does not fit the board (the driver's fan_config parameter: default or " \
+           "msi_alt1); a fan seen turning there is not counted, not stopped.)" in str(answer["sentence"])
