@@ -14,7 +14,7 @@ from ..core.model import GpuSample, HostSensor
 from ..core.vocabulary import HEAT_REASONS, driver_of
 from . import ectable
 from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, temperatures_of
-from .chips import chip
+from .chips import chip, detected
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .roles import role
 
@@ -67,7 +67,7 @@ def fan_fact(fan: Fan) -> FanFact:
                    divisor=fan.divisor,
                    fault=fan.fault, controller=controller, gpu=fan.gpu_index, status=fan.status,
                    pwm_enable=fan.pwm_enable, zero_rpm=fan.zero_rpm, off_target_s=fan.off_target_s, level=fan.level,
-                   pump="pump" in label.lower(),
+                   pump="pump" in label.lower(), present=detected(entry, label),
                    follows=source_key(fan.source)[0] if fan.source and _how(fan) else None, follows_how=_how(fan))
 
 

@@ -22,6 +22,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "full-while-cool": "full, cool", "full-while-hot": "full: hot",
     "slow-while-hot": "slow, hot", "daemon-no-range": "",
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
+    "no-power": "NO POWER?", "detected-still": "there, not turning",
     "below-bmc-threshold": "under its threshold", "bmc-warning": "under its warning",
     "ec-cpu-unread": "EC reads no CPU",
     "off-target": "off target", "fan-disabled": "DISABLED", "speed-not-a-reading":
@@ -90,6 +91,10 @@ _CLAUSES: Mapping[FindingKind, object] = {
     "target-not-met": lambda n, f: ("asked for " + (f"{_num(f['target_rpm'])} RPM" if "target_rpm" in f else
                                                     f"{_num(f['target_percent'])} %")
                                     + " and reads 0: its controller asks and the fan does not turn"),
+    "no-power": lambda n, f: (f"reads 0 RPM with the {_num(f['nominal'])} V rail that powers it at "
+                              f"{float(f['volts']):.2f} V: no power reaches it"),
+    "detected-still": lambda n, f: ("reads 0 RPM though its controller detects a fan on its connector: stopped, "
+                                    "stalled, or without power"),
     "off-target": lambda n, f: (f"off target: {_num(f['rpm'])} RPM against a target of {_num(f['target_rpm'])} RPM "
                                 f"for {_num(f['seconds'])} s (blocked, or failing)"),
     "fan-fault": lambda n, f: ("the BMC reports it critical (a failed or missing fan)" if f.get("status") else

@@ -11,6 +11,7 @@ from . import (  # noqa: F401  # each registers its rules with app.fans.rules on
     rules_daemon,
     rules_ec,
     rules_gpu,
+    rules_power,
     rules_range,
     rules_read,
     rules_settings,

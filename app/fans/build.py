@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
-from .chips import Chip, chip
+from .chips import Chip, chip, detected
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .passes import nth_of_name
 from .roles import may_be_unconnected, role
@@ -23,11 +24,15 @@ _ABSENT_STATUS = ("na", "ns", "absent", "not present", "no reading", "disabled",
 def fans_of(readings: Iterable[Reading]) -> tuple[FanFact, ...]:
     """A fact for each fan channel the readings name."""
     channels: dict[str, list[Reading]] = {}
+    supplies: dict[str | None, float] = {}
     for reading in readings:
         channel = _fan_channel(reading)
         if channel is not None:
             channels.setdefault(f"{reading.chip or '-'}/{channel}", []).append(reading)
-    return tuple(_fan(key, found) for key, found in channels.items())
+        elif reading.unit == "v" and reading.value is not None and reading.label == chip(reading.chip).fan_supply:
+            supplies[reading.chip] = reading.value  # the rail the chip powers its fans from (the last snapshot's)
+    fans = (_fan(key, found) for key, found in channels.items())
+    return tuple(replace(f, supply_v=supplies[f.chip]) if f.chip in supplies else f for f in fans)
 
 
 def _fan_channel(r: Reading) -> str | None:
@@ -138,7 +143,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         min_rpm=_limit(owner, by_attr, "min"), max_rpm=_limit(owner, by_attr, "max"),
         fault=_fault(by_attr, speed, status), divisor=_divisor(by_attr),
         alarm=None if "alarm" not in by_attr else _value(by_attr, "alarm") == 1,
-        status=status or None, present=_present(speed, status),
+        status=status or None, present=_present(speed, status, detected(owner, label)),
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
         lower_noncritical_rpm=_number(extra.get("lnc")),
         pwm_enable=pwm_enable,
@@ -185,10 +190,11 @@ def _label(key: str, found: list[Reading]) -> str:
     return item.group(1) if item else label
 
 
-def _present(speed: Reading | None, status: str) -> bool | None:
+def _present(speed: Reading | None, status: str, found: bool | None) -> bool | None:
+    """False for a slot its reader or controller says is empty, True for one its device detects a fan on."""
     if status in _ABSENT_STATUS or (speed is not None and speed.raw.lower() in ("na", "absent")):
         return False
-    return None
+    return found
 
 
 def _gpu(first: Reading) -> int | None:

@@ -59,6 +59,10 @@ class Chip:
     mapped_fans: str = ""  # the label its driver gives the fans it reads at registers that differ by board: with a
     # map that does not fit the board, every one of them reads 0 whatever turns there
     map_setting: str = ""  # where its driver's user chooses that register map
+    connected_label: str = ""  # the labels its driver gives a channel its device detects a fan on (a pattern)
+    absent_label: str = ""  # the label its driver gives a channel its device detects nothing on (a pattern)
+    fan_supply: str = ""  # the voltage input that reads the rail its fans are powered from
+    fan_supply_v: float = 0.0  # that rail's nominal voltage
     source: str = ""
 
 
@@ -112,6 +116,15 @@ ASETEK_690LC = Chip("aio", "firmware", "empty", pump_floor_percent=50.0, source=
 HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
                  source="liquidctl's nzxt-hue2-guide (Smart Device V2, RGB & Fan Controller: the device "
                  "reports the state of each fan channel, as well as speed and duty)")
+# Corsair's Commander Pro detects what is on each fan connector and its driver lists only those channels, labelled by
+# the kind found; it reads the SATA power connector its fans are powered from (in0, the 12 V rail) while it runs
+# itself from USB
+CORSAIR_CPRO = Chip("aio", "firmware", "empty", connected_label=r"fan\d+ (3pin|4pin|other)",
+                    absent_label=r"fan\d+ nc", fan_supply="in0", fan_supply_v=12.0,
+                    source="Documentation/hwmon/corsair-cpro.rst (a USB device; fan[1-6]_label: the fan type as "
+                    "detected by the device; in0_input: the voltage on its SATA power connector's 12 V); "
+                    "drivers/hwmon/corsair-cpro.c (get_fan_cnct: a connector with nothing detected is not listed, the "
+                    "others are labelled 3pin, 4pin or other; an early version labelled it nc)")
 # Corsair's HXi and RMi supplies run their own fan ("Fan control mode: Hardware"), and the guide's own status shows it
 # at 0 rpm in that mode: a rest by design; no document gives the temperature it starts at.
 PSU = Chip("psu", "firmware", "rest", source="liquidctl's corsair-hxi-rmi-psu-guide (fan control mode Hardware, its "
@@ -236,13 +249,14 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt kraken x \(x42, x52, x62 or x72\).*", KRAKEN_X2),
     (r"nzxt kraken [xz] \((x53, x63 or x73|z53, z63 or z73)\).*", KRAKEN_X3),
     (r"asetek 690lc\b.*", ASETEK_690LC),
+    (r"corsaircpro", CORSAIR_CPRO),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
     # the other coolers liquidctl's device guides name, as its status heads them (MSI MPG Coreliquid, Gigabyte Aorus
     # Waterforce, ASUS ROG Ryujin, Razer Hanbo, EVGA CLC, Asetek)
     (r"(msi mpg coreliquid|gigabyte aorus waterforce|asus rog ryujin|razer hanbo|evga clc|asetek)\b.*", AIO),
     # the kernel's cooler drivers by their hwmon names (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2,
     # nzxt-kraken3, aquacomputer_d5next, gigabyte_waterforce, asus_rog_ryujin): a channel with nothing on it reads 0
-    (r"corsaircpro|nzxtsmart2|kraken[23]|z53|kraken2023\w*|aquaero|farbwerk\w*|highflow\w*|leakshield|aquastream\w*|"
+    (r"nzxtsmart2|kraken[23]|z53|kraken2023\w*|aquaero|farbwerk\w*|highflow\w*|leakshield|aquastream\w*|"
      r"poweradjust\d*|waterforce|rog_ryujin", AIO),
     (r"dell\w*", DELL),
     # the BSDs' drivers by their device names (OpenBSD's it(4), lm(4), acpithinkpad(4), asmc(4), ipmi(4), km(4),
@@ -256,6 +270,17 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"pchtemp\d*", CHIPSET),
     (r"aibs\d*", WMI),
 )
+
+
+def detected(entry: Chip, label: str) -> bool | None:
+    """Whether the device says a fan is on the channel its driver labels ``label``: True where the label is the
+    one its driver gives a detected fan, False where the one it gives an empty connector, None where it says
+    neither."""
+    if entry.connected_label and re.fullmatch(entry.connected_label, label.strip(), re.IGNORECASE):
+        return True
+    if entry.absent_label and re.fullmatch(entry.absent_label, label.strip(), re.IGNORECASE):
+        return False
+    return None
 
 
 @lru_cache(maxsize=512)

@@ -69,6 +69,7 @@ class FanFact:
     min_rpm: float | None = None
     max_rpm: float | None = None
     divisor: int | None = None  # an old chip's fan divisor (fanN_div; sensors' "div = 8"): its slowest countable speed
+    supply_v: float | None = None  # the rail its controller powers it from, as its controller reads it (fan_supply)
     fault: bool | None = None
     alarm: bool | None = None  # its driver's alarm (hwmon fanN_alarm; sensors' "ALARM"): speed under its minimum
     status: str | None = None  # a BMC's status as read, lower case: "ok", "cr", "nc", "lower critical", "belowcrit"

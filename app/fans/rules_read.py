@@ -66,11 +66,12 @@ def no_fault(machine: Machine) -> Iterator[Hit]:
 
 def _doubtful(fan: FanFact) -> bool:
     """A fan nothing read vouches for: flagged, unreadable, FAULT in any reading, at or under its BMC's lower-critical
-    threshold (the BMC counts it failing), or at 0 RPM where its chip's 0 is neither an empty header nor a rest."""
+    threshold (the BMC counts it failing), or at 0 RPM where its chip's 0 is neither an empty header nor a rest, or
+    where its device detects a fan on its connector."""
     if not there(fan):
         return False
     return bool(fan.fault or fan.alarm or fan.invalid or flagged_in_a_reading(fan) or below_threshold(fan)) or \
-        (fan.rpm == 0 and chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported"))
+        (fan.rpm == 0 and (bool(fan.present) or chip(fan.chip).zero not in ("empty", "rest", "rest-or-unreported")))
 
 
 # a fan the management controller itself judges as needing attention, short of failed: Redfish's Status.Health
@@ -176,8 +177,8 @@ def _cpu_header(fan: FanFact) -> bool:
 def _maybe_empty(machine: Machine, fan: FanFact) -> bool:
     """A slot its controller says is empty, or a channel at 0 on a chip whose 0 is an empty header (never one beside
     a hot part it should cool)."""
-    return fan.present is False or \
-        (chip(fan.chip).zero == "empty" and fan.rpm == 0 and hot_and_unturned(machine, fan) is None)
+    return fan.present is False or (fan.present is None and chip(fan.chip).zero == "empty" and fan.rpm == 0 and
+                                    hot_and_unturned(machine, fan) is None)
 
 
 CONTROL_OFFSET_C = 5.0  # AMD's documented Tctl offsets are 10, 20 and 27 °C; a smaller gap is two sensors' noise
@@ -294,7 +295,7 @@ def _duty_on_any_header(fan: FanFact) -> bool:
 @rule("every header at 0 RPM", 65, f"{ABI}; Documentation/hwmon/nct6775.rst (a header with no fan reads 0)")
 def headers_read_zero(machine: Machine) -> Iterator[Hit]:
     boards = [f for f in machine.fans if chip(f.chip).zero in ("empty", "unknown") and not f.target_rpm and
-              f.chip != "bmc" and (not f.duty_percent or _duty_on_any_header(f))]
+              f.chip != "bmc" and not f.present and (not f.duty_percent or _duty_on_any_header(f))]
     if boards and all(f.rpm == 0 for f in boards) and not any(turning(f) for f in machine.fans):
         yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible", _zero_facts(machine, boards))
 

@@ -44,6 +44,7 @@ from .words_held import (
     _under_divisor,
 )
 from .words_held import headers_zero as _headers_zero
+from .words_power import detected_still, no_power
 
 
 def _raw(facts: Facts) -> str:
@@ -231,6 +232,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                        + " and reads 0 with no fault flagged: its controller asks and the fan does "
                                        "not turn (stalled, unpowered, or not driven by that controller's output)."),
     "stalled": _stalled,
+    "no-power": no_power,
+    "detected-still": detected_still,
     "off-target": lambda n, s, f: (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM against the {_num(f['target_rpm'])}"
                                    f" RPM its controller aims at, for {_num(f['seconds'])} s, longer than any fan "
                                    "takes to spin up: blocked, worn, or failing."),

@@ -14,7 +14,7 @@ from app.fans.roles import role
 from app.fans.rules import HOT_C, not_turning, source_of
 
 FAULTY = {"fan-fault", "fan-alarm", "fault-then-reading", "unlike-siblings", "stalled", "hot-not-cooled",
-          "target-not-met", "pump-stopped", "speed-not-a-reading"}
+          "target-not-met", "pump-stopped", "speed-not-a-reading", "no-power", "detected-still"}
 
 
 def assert_nothing_dangerous(capture: str, answer: dict[str, object]) -> None:

@@ -1209,15 +1209,20 @@ def test_a_chips_curve_that_follows_an_open_input_runs_its_fan_at_full(tmp_path:
 def test_the_kernels_cooler_drivers_are_coolers_under_their_hid_chip_headers(tmp_path: Path) -> None:
     """The kernel's cooler drivers (Documentation/hwmon: corsair-cpro, nzxt-smart2, nzxt-kraken2/3,
     aquacomputer_d5next, ...) name their chips "corsaircpro", "nzxtsmart2", "kraken2", "aquaero"; sensors heads them
-    "corsaircpro-hid-3-5" (a HID bus and address). A channel at 0 there is most likely empty, as on any hub (fails
+    "quadro-hid-3-5" (a HID bus and address). A channel at 0 there is most likely empty, as on any hub (fails
     when the header is not taken for a chip, or the chip is not known: the 0 was "stopped, not connected, or not
-    counted" with no chip named)."""
-    text = ("corsaircpro-hid-3-5\nAdapter: HID adapter\nfan1 4pin:     1190 RPM\nfan2 4pin:        0 RPM\n"
-            "temp1:         +31.5°C\n")
+    counted" with no chip named); on the Commander Pro, whose driver lists only the connectors its device detects a
+    fan on (corsair-cpro.c, get_fan_cnct: "fan2 4pin"), the 0 is a fan there that does not turn."""
+    text = ("quadro-hid-3-5\nAdapter: HID adapter\nFan 1 speed:   1190 RPM\nFan 2 speed:      0 RPM\n"
+            "Sensor 1:      +31.5°C\n")
     facts = machine(read.read(text)[0])
-    assert {f.chip for f in facts.fans} == {"corsaircpro"}
+    assert {f.chip for f in facts.fans} == {"quadro"}
     found, _, _ = explained(facts)
-    assert any(f.kind == "empty-slots" and f.subjects == ("corsaircpro/fan2 4pin",) for f in found)
+    assert any(f.kind == "empty-slots" and f.subjects == ("quadro/Fan 2",) for f in found)
+    detected = machine(read.read(text.replace("quadro", "corsaircpro").replace("Fan 1 speed:", "fan1 4pin:  ")
+                                 .replace("Fan 2 speed:", "fan2 4pin:  "))[0])
+    kinds = {f.kind: f.subjects for f in explained(detected)[0]}
+    assert kinds["detected-still"] == ("corsaircpro/fan2 4pin",) and "empty-slots" not in kinds
     assert all(chip(name).kind == "aio" for name in ("nzxtsmart2", "kraken2", "z53", "aquaero", "highflownext"))
     # after another chip, a header whose HID address has two parts ("nzxtsmart2-hid-3-2", as libsensors prints a
     # HID bus and device) starts its own chip: its fans are not the ACPI zone's above it (they were "FAN 1 (acpitz

@@ -1,0 +1,100 @@
+"""What a fan controller says of its connectors. The Corsair Commander Pro's driver lists only the connectors its
+device detects a fan on, labelled by the kind found (corsair-cpro.c, get_fan_cnct: "fan1 3pin", "fan4 4pin"), and
+reads the 12 V of the SATA power connector its fans run from (corsair-cpro.rst: in0_input), while the device itself
+is a USB device. A detected fan at 0 is a fan there that does not turn, never an empty connector; every fan at 0
+with that rail at 0 V is fans with no power. (The capture is a real Commander Pro's ``sensors`` on Arch Linux, fans
+and 12 V all reading 0 while its temperature probes read.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.core.fan import Fan
+from app.fans import read
+from app.fans.adapt import machine
+from app.fans.answer import explained
+from tests.support.fan_checks import assert_nothing_dangerous
+from tests.unit.test_fan_readers import explain
+
+CPRO = """corsaircpro-hid-3-a
+Adapter: HID adapter
+in0:           0.00 V
+in1:              N/A
+in2:           0.00 V
+fan1 3pin:      0 RPM
+fan2 3pin:      0 RPM
+fan3 3pin:      0 RPM
+fan4 4pin:      0 RPM
+fan5 4pin:      0 RPM
+temp1:            N/A
+temp2:        +26.6°C
+temp3:        +27.2°C
+temp4:        +29.4°C
+
+zenpower-pci-00c3
+Adapter: PCI adapter
+SVI2_Core:     1.40 V
+Tdie:         +44.5°C  (high = +95.0°C)
+Tctl:         +44.5°C
+"""
+FANS = tuple(f"corsaircpro/fan{n} {'3pin' if n <= 3 else '4pin'}" for n in range(1, 6))
+
+
+def _kinds(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    found = explained(machine(read.read(text)[0]))[0]
+    return {f.kind: (f.confidence, f.subjects) for f in found}
+
+
+def test_detected_fans_at_0_with_their_12_v_rail_at_0_v_have_no_power(tmp_path: Path) -> None:
+    found = explained(machine(read.read(CPRO)[0]))[0]
+    assert (found[0].kind, found[0].confidence, found[0].subjects) == ("no-power", "likely", FANS)
+    assert dict(found[0].facts) == {"volts": 0.0, "nominal": 12.0, "input": "in0", "detected": 5}
+    kinds = {f.kind for f in found}
+    assert not kinds & {"headers-read-zero", "empty-slots", "no-fault", "at-rest"}  # never "not connected"
+    code, answer = explain(CPRO, tmp_path)
+    assert code == 0
+    assert_nothing_dangerous(CPRO, answer)
+
+
+def test_golden_sentence_of_fans_with_no_power(tmp_path: Path) -> None:
+    _, answer = explain(CPRO, tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The fan1 3pin (corsaircpro), fan2 3pin (corsaircpro) and 3 more read 0 RPM while the 12 V rail their "
+        "controller powers them from reads 0.00 V (in0): with no 12 V a fan has no power, so most likely the "
+        "controller's power lead (a SATA power cable from the supply) is unplugged or dead; the controller itself "
+        "runs from USB, and so still reads its temperatures.")
+
+
+def test_with_the_rail_powered_a_detected_fan_at_0_is_there_and_not_turning() -> None:
+    powered = CPRO.replace("in0:           0.00 V", "in0:          12.10 V")
+    kinds = _kinds(powered)
+    assert kinds["detected-still"] == ("likely", FANS) and "no-power" not in kinds
+    assert "headers-read-zero" not in kinds and "empty-slots" not in kinds
+    # beside two fans that turn, the three at 0 are still fans there: no "no fault" for the turning two
+    turning = powered.replace("fan4 4pin:      0 RPM", "fan4 4pin:   1210 RPM") \
+        .replace("fan5 4pin:      0 RPM", "fan5 4pin:    830 RPM")
+    kinds = _kinds(turning)
+    assert kinds["detected-still"] == ("likely", FANS[:3])
+    assert "no-fault" not in kinds and "empty-slots" not in kinds and "no-power" not in kinds
+
+
+def test_a_rail_at_0_v_with_a_fan_turning_is_not_no_power() -> None:
+    """A fan turning on the same controller proves power reaches its fans: the 0 V is then not the cause."""
+    kinds = _kinds(CPRO.replace("fan4 4pin:      0 RPM", "fan4 4pin:   1210 RPM"))
+    assert "no-power" not in kinds and kinds["detected-still"][1] == (*FANS[:3], FANS[4])
+
+
+def test_a_connector_its_early_driver_labels_nc_is_empty() -> None:
+    text = CPRO.replace("in0:           0.00 V", "in0:          12.10 V").replace("fan3 3pin", "fan3 nc") \
+        .replace("fan4 4pin:      0 RPM", "fan4 4pin:   1210 RPM")
+    kinds = _kinds(text)
+    assert kinds["empty-slots"][1] == ("corsaircpro/fan3 nc",)
+    assert "corsaircpro/fan3 nc" not in kinds["detected-still"][1]
+
+
+def test_live_a_detected_fan_at_0_is_there_and_not_turning() -> None:
+    """The live hwmon reader's fan keeps its driver's label: the same fact, the same finding."""
+    fans = (Fan("hwmon:corsaircpro/fan1", "corsaircpro", 1, "fan1 4pin", rpm=1190),
+            Fan("hwmon:corsaircpro/fan2", "corsaircpro", 2, "fan2 4pin", rpm=0))
+    found = explained(machine((), fans))[0]
+    assert {f.kind: f.subjects for f in found}["detected-still"] == ("corsaircpro/fan2 4pin",)
