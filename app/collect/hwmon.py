@@ -26,7 +26,7 @@ from ..core.fan import MAX_RPM, Fan, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.record import record
 from ..core.vocabulary import dead_temperature, pwm_percent
-from ..fans.chips import chip
+from ..fans.chips import chip, detected
 from ..fans.control_words import pwm_control, zero_rpm_said
 from ..vendors.sysfs import asleep, chip_names, read_int, read_text
 from .sources import Reading
@@ -135,13 +135,14 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
     if lowest is not None:
         floor = 0.0
     low, high = _limits(chip_dir, name, n, unsupported)
-    return Fan(id=f"hwmon:{name}/fan{n}", chip=name, channel=n, label=read_text(chip_dir / f"fan{n}_label"), rpm=rpm,
+    label = read_text(chip_dir / f"fan{n}_label")
+    return Fan(id=f"hwmon:{name}/fan{n}", chip=name, channel=n, label=label, rpm=rpm,
                percent=percent, target_rpm=target, min_rpm=low, floor_rpm=lowest,
                max_rpm=high, divisor=read_int(chip_dir / f"fan{n}_div"),
                floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
-               raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm), unsupported=frozen_map(unsupported))
+               raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm, label), unsupported=frozen_map(unsupported))
 
 
 def _no_tachometer(chip_dir: Path, n: int) -> str:
@@ -172,16 +173,17 @@ def _overdrive(chip_dir: Path, floor: float | None) -> tuple[float | None, bool 
     return (float(minimum_pwm) if minimum_pwm is not None else floor), (zero == 1 if zero is not None else None)
 
 
-def _dead(chip_dir: Path, name: str, n: int, rpm: int | None) -> str | None:
-    """Why channel ``n`` cannot be a fan, or None. A fault the driver flags is a fan that failed, not a channel to
-    leave out (the fan wing says it)."""
+def _dead(chip_dir: Path, name: str, n: int, rpm: int | None, label: str | None) -> str | None:
+    """Why channel ``n`` cannot be a fan, or None. A fault the driver flags is a fan that failed, and a 0 on a
+    connector its device detects a fan on (its label says so) a fan that does not turn: neither is a channel to
+    leave out (the fan wing says them)."""
     if read_int(chip_dir / f"fan{n}_enable") == 0 and chip(name).kind != "gpu":  # amdgpu's fan1_enable is not this
         return "disabled (fan_enable 0)"
     if read_int(chip_dir / f"fan{n}_fault") == 1:
         return None
     if rpm == NO_PULSES_RPM:
         return "65535 RPM: the counter saw no pulses (a stopped fan, or none)"
-    if rpm == 0 and not _may_stop(name):
+    if rpm == 0 and not _may_stop(name) and not detected(chip(name), label or ""):
         return "0 RPM: no fan on this header (or one the BMC drives)"
     return None
 

@@ -170,3 +170,20 @@ def test_a_drivers_lowest_and_highest_seen_are_not_the_fans_limits(tmp_path: Pat
     pasted = f"{name}-isa-0a20\nCPU Fan:       1581 RPM  (min =  987 RPM, max = 1587 RPM)\n"
     (fact,) = fans_of(read.read(pasted)[0])
     assert (fact.max_rpm, fact.min_rpm) == ((1587.0, 987.0) if limits else (None, None))
+
+
+def test_a_fan_its_device_detects_at_0_is_shown_not_left_out(tmp_path: Path) -> None:
+    """The Corsair Commander Pro's driver lists only the connectors its device detects a fan on, labelled by the kind
+    found (corsair-cpro.rst: fan[1-6]_label; corsair-cpro.c, get_fan_cnct): a 0 there is a fan that does not turn,
+    shown with its alarm, never left out as "no fan on this header". A channel with no such label stays left out."""
+    chip_dir = tmp_path / "class" / "hwmon" / "hwmon5"
+    chip_dir.mkdir(parents=True)
+    for attribute, value in (("name", "corsaircpro"), ("fan1_input", "1190"), ("fan1_label", "fan1 4pin"),
+                             ("fan2_input", "0"), ("fan2_label", "fan2 3pin"), ("fan3_input", "0"),
+                             ("temp1_input", "31500")):
+        (chip_dir / attribute).write_text(value + "\n")
+    read = {f.channel: f for f in read_fans(tmp_path)}
+    assert read[2].dead is None and read[3].dead is not None
+    judged = {f.channel: f for f in judged_fans(tmp_path)}
+    assert judged[2].alarm_kind == "stalled" and "detects a fan on its connector" in (judged[2].alarm or "")
+    assert judged[1].state == "running" and judged[1].alarm is None
