@@ -210,7 +210,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "fan2go and fw-fanctrl configurations, fancontrol's listing as it starts, "
                                              "fan2go detect, the logs of "
                                              "thinkfan, fan2go, "
-                                             "nvfancontrol and "
+                                             "nvfancontrol, smfc, hddfancontrol and "
                                              "fancontrol, pwmconfig's listing and test, amd-smi metric, /proc/i8k and "
                                              "i8kctl, the BSDs' sysctl sensors, tegrastats, smartctl, turbostat, "
                                              "acpi -t and -c, smc -f, "

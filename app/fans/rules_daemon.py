@@ -126,7 +126,9 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
       "thinkfan.conf(5) (levels); NVML-GPU-Control's README and helper_functions.py (each pass writes its curve's "
       "speed, or --default-speed where no point applies, to every fan controller); NVML API reference: "
       "nvmlDeviceSetFanSpeed_v2 (it changes the fan control policy to manual); smfc's smfc.py and ipmi.py (the BMC "
-      "set to its FULL fan mode, each IPMI zone's level written and logged with the temperature that chose it)")
+      "set to its FULL fan mode, each IPMI zone's level written and logged with the temperature that chose it); "
+      "hddfancontrol's __init__.py (Fan.setSpeed: the speed logged, then the pwm written at the higher of it and "
+      "its minimum) and src/fan/pwm_fan.rs (set_speed: software mode, the speed logged as set)")
 def daemon_decided(machine: Machine) -> Iterator[Hit]:
     """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
     chose it for (where no bias made the choice: that is said by its own rule); a daemon that writes a duty, the duty
@@ -153,7 +155,7 @@ def _duty_written(machine: Machine, steps: tuple[Decision, ...]) -> Hit:
                 len(steps))
     facts: dict[str, float | str] = {"daemon": last.daemon, "duty": last.percent or 0.0, "celsius": last.celsius,
                                      "why": last.why, "passes": float(same),
-                                     **({"zone": last.what} if last.what else {})}
+                                     **({"written_to": last.what} if last.what else {})}
     fans = [f for f in machine.fans if f.chip == last.drives and not last.what]  # a zone's fans are not named
     # read after an earlier pass wrote the same duty (a pass reads its fans before it writes)
     off = [f for f in fans if same > 1 and f.duty_percent is not None and

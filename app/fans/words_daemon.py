@@ -30,8 +30,8 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
-    if "zone" in f:
-        return _zone_written(f)
+    if "written_to" in f:
+        return _drives_written(f) if f["daemon"] == "hddfancontrol" else _zone_written(f)
     fans, duty, at = (f"the {n.some(s)}" if s else "the card's fans"), _num(f["duty"]), f"{_num(f['celsius'])} °C"
     again = f" at each of its last {_num(f['passes'])} passes" if float(f["passes"]) > 1 else ""
     said = {"default": f"{f['daemon']} found no point of its curve at or below the card's {at} and wrote its default "
@@ -50,10 +50,26 @@ def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
 def _zone_written(f: Facts) -> str:
     """A level a daemon wrote to a BMC's fan zone (smfc): the BMC in its FULL mode keeps the zone's fans at it."""
     again = f" (the same at its last {_num(f['passes'])} changes)" if float(f["passes"]) > 1 else ""
-    return (f"{f['daemon']} last set the {f['zone']}'s fans to {_num(f['duty'])} %, its curve's level for "
+    return (f"{f['daemon']} last set the {f['written_to']}'s fans to {_num(f['duty'])} %, its curve's level for "
             f"{_num(f['celsius'])} °C{again}: it runs the BMC in its FULL fan mode and writes each zone's level "
             "itself, so those fans stay at that level, not at the BMC's own fan mode, until smfc reads a temperature "
             "its curve gives another level.")
+
+
+def _drives_written(f: Facts) -> str:
+    """A speed hddfancontrol set for its drives: it takes the pwm (pwmN_enable 1) and holds the fan there until its
+    next pass; its Python releases log the speed before their minimum is applied to the pwm."""
+    again = f" (the same at its last {_num(f['passes'])} passes)" if float(f["passes"]) > 1 else ""
+    said = (f"hddfancontrol last set {f['written_to']} to {_num(f['duty'])} % for its hottest drive at "
+            f"{_num(f['celsius'])} °C{again}")
+    if f["why"] == "before-minimum":
+        return (f"{said}, as this release logs a speed before its minimum (--min-fan-speed-prct, 20 % unless set) is "
+                "applied: the fan runs at that minimum or the speed logged, whichever is higher, written by "
+                "hddfancontrol itself (pwm_enable 1) from the drives' temperature, not by the board, until its next "
+                "pass.")
+    return (f"{said}: it sets the pwm itself (pwm_enable 1) from its drives' hottest temperature (and any other "
+            "sensor it was given, --hwmons), not from the board's curve, and the fan holds that speed until its next "
+            "pass.")
 
 
 def _no_range(n: Names, s: Sequence[str], f: Facts) -> str:

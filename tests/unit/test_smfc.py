@@ -36,7 +36,7 @@ def test_the_curves_step_is_not_a_reading() -> None:
 def test_each_zone_is_said_held_by_smfc_and_the_bmcs_fans_are_the_daemons(tmp_path: Path) -> None:
     code, answer = explain(SDR + JOURNAL, tmp_path)
     decided = [f for f in findings_of(answer) if f["kind"] == "daemon-decided"]
-    assert code == 0 and [(f["facts"]["zone"], f["facts"]["duty"], f["confidence"]) for f in decided] == [
+    assert code == 0 and [(f["facts"]["written_to"], f["facts"]["duty"], f["confidence"]) for f in decided] == [
         ("CPU zone", 61.0, "known"), ("HD zone", 40.0, "known")]
     assert "set by the BMC" not in str(answer["sentence"])  # the BMC runs them at the levels smfc writes
     assert str(answer["sentence"]).startswith(

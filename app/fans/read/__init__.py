@@ -16,6 +16,7 @@ from . import (
     fan2go,
     fwfanctrl,
     gpustat,
+    hddfc,
     i8k,
     jsonish,
     legion,
@@ -49,6 +50,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("a GPU fan daemon's debug log (nvfancontrol -d)", daemonlog.nvfancontrol),
     ("NVML-GPU-Control's log", nvmlgpucontrol.read),
     ("smfc's log (a Supermicro BMC's zones set by smfc)", smfc.read),
+    ("hddfancontrol's log (a fan set for its drives' temperature)", hddfc.read),
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("a | table (ipmitool sensor, sdr, ipmiutil; FreeIPMI's, or its comma-separated output) or a sensor's key-value "
      "block (ipmitool sensor get, omreport, iLO's show /system1)",
