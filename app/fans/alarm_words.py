@@ -51,6 +51,8 @@ def state_word(finding: Finding, fan: FanFact | None = None) -> str:
     """The fan table's word for what ``finding`` says of ``fan`` ("possibly" where it is one of several causes); a
     fan whose speed is not read is never "running": only its duty is known."""
     word = STATE_WORDS[finding.kind]
+    if finding.kind == "bmc-warning" and finding.facts.get("side") == "upper":
+        word = "over its warning"  # faster than its upper non-critical threshold
     if finding.kind == "bmc-warning" and finding.facts.get("health") == "yes":
         word = f"BMC: {finding.facts.get('status', '')}"  # the controller's own word for it, not a threshold
     if finding.kind == "daemon-decided" and "duty" in finding.facts:

@@ -145,7 +145,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         alarm=None if "alarm" not in by_attr else _value(by_attr, "alarm") == 1,
         status=status or None, present=_present(speed, status, detected(owner, label)),
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
-        lower_noncritical_rpm=_number(extra.get("lnc")),
+        lower_noncritical_rpm=_number(extra.get("lnc")), upper_noncritical_rpm=_number(extra.get("unc")),
         pwm_enable=pwm_enable,
         pwm_mode=_pwm_mode(by_attr),
         controller=owner.pwm_enable.get(pwm_enable, owner.controller) if pwm_enable is not None else owner.controller,

@@ -77,6 +77,7 @@ class FanFact:
     lower_critical_rpm: float | None = None
     lower_nonrecoverable_rpm: float | None = None
     lower_noncritical_rpm: float | None = None  # a BMC's warning threshold, above the lower-critical one
+    upper_noncritical_rpm: float | None = None  # a BMC's warning threshold for a fan too fast (a going-high event)
     pwm_enable: int | None = None
     pwm_mode: int | None = None  # its output's kind (sysfs-interface.rst pwmN_mode): 0 DC (a voltage), 1 PWM (a signal)
     level: str | None = None  # an embedded controller's fan level as read (thinkpad_acpi: 0-7, auto, full-speed)

@@ -79,8 +79,9 @@ def _doubtful(fan: FanFact) -> bool:
 HEALTH_WARNING = frozenset({"warning", "degraded"})
 
 
-@rule("a BMC fan under its warning threshold", 45, "IPMI v2.0 (a reading at or below the lower non-critical "
-      "threshold asserts a non-critical event; the lower-critical one, below it, a critical one); ipmitool(1) "
+@rule("a BMC fan past its warning threshold", 45, "IPMI v2.0 (a reading at or below the lower non-critical "
+      "threshold asserts a non-critical event, the lower-critical one below it a critical one; at or above the upper "
+      "non-critical threshold, a going-high non-critical event); ipmitool(1) "
       "(status nc); DMTF Redfish Resource schema (Status.Health Warning: a condition requires attention; Critical); "
       "HPE iLO user guide (the Fans page: a fan's status OK, Degraded or Failed)")
 def bmc_warning(machine: Machine) -> Iterator[Hit]:
@@ -90,15 +91,24 @@ def bmc_warning(machine: Machine) -> Iterator[Hit]:
             continue  # the controller's own word, whatever the thresholds
         if fan.chip != "bmc" or not turning(fan) or below_threshold(fan):
             continue  # at or under the lower-critical threshold: the failing fan's rule says it
-        lnc = fan.lower_noncritical_rpm
-        if lnc is not None:  # its threshold read: judged by it
-            warned = (fan.rpm or 0.0) <= lnc
-        else:  # only its status: ipmitool's nc, ipmiutil's and a sensor get's names for the lower non-critical
-            warned = (fan.status or "") in ("nc", "lnc", "lower non-critical")
-        if warned:
-            facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
-            facts.update({k: v for k, v in (("lnc", lnc), ("lcr", fan.lower_critical_rpm)) if v is not None})
+        facts = _past_warning(fan)
+        if facts is not None:
             yield Hit("bmc-warning", (fan.key,), "known", facts)
+
+
+def _past_warning(fan: FanFact) -> dict[str, float | str] | None:
+    """What puts a turning BMC fan past a warning threshold: at or above its upper non-critical one (too fast, a
+    going-high event), or at or under its lower non-critical one; None where neither."""
+    lnc, unc = fan.lower_noncritical_rpm, fan.upper_noncritical_rpm
+    facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
+    if unc is not None and (fan.rpm or 0.0) >= unc:
+        return {**facts, "unc": unc, "side": "upper"}
+    # its threshold read: judged by it; else only its status (ipmitool's nc, ipmiutil's and a sensor get's names
+    # for the lower non-critical)
+    warned = (fan.rpm or 0.0) <= lnc if lnc is not None else (fan.status or "") in ("nc", "lnc", "lower non-critical")
+    if not warned:
+        return None
+    return {**facts, **{k: v for k, v in (("lnc", lnc), ("lcr", fan.lower_critical_rpm)) if v is not None}}
 
 
 def _flagged(fan: FanFact) -> Hit:

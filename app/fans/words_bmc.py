@@ -36,6 +36,11 @@ def _bmc_warning(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The BMC flags the {n(s[0])} {said}{at}: short of failed, but needing attention (a fan "
                 "wearing out or slower than it should be, a fault in its reading, a lost redundancy); the "
                 "controller's event log says which (ipmitool sel list, or its own log page).")
+    if f.get("side") == "upper":
+        return (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or above its upper non-critical threshold of "
+                f"{_num(f['unc'])} RPM: the BMC flags it with a warning for turning faster than its thresholds allow "
+                "(a faster fan than the one they were set for, or a reading pinned at its top), not a failure; the "
+                "fan itself turns.")
     threshold = f"its lower non-critical threshold of {_num(f['lnc'])} RPM" if "lnc" in f else \
         f"its lower non-critical threshold (its status reads {f.get('status', 'nc')})"
     critical = f" of {_num(f['lcr'])} RPM" if "lcr" in f else ""

@@ -14,6 +14,7 @@ import pytest
 from app.cli.replay import run
 from app.fans import read
 from app.fans.adapt import machine
+from app.fans.answer import explained
 from app.fans.read.bmcsettings import FAN_MODE, settings
 from tests.unit.test_fan_readers import explain, findings_of
 
@@ -254,3 +255,20 @@ def test_a_fan_whose_redfish_health_is_warning_is_the_bmcs_warning(health: str, 
     assert (("fan-fault", ("bmc/Fan 2",)) in kinds) == (health == "Critical")
     read_as = answer["read_as"]
     assert isinstance(read_as, list) and not [k for k in read_as if k.endswith(": sensors -j")]  # not sensors' JSON
+
+
+def test_a_fan_at_its_upper_non_critical_threshold_is_warned_for_speed_not_slowness(tmp_path: Path) -> None:
+    """IPMI's threshold events go both ways: a reading at or above the upper non-critical threshold asserts a
+    going-high warning, which ipmitool's status column shows as nc like a low one. (The row is a real Supermicro
+    backplane fan's ``ipmitool sensor`` line: status nc at 13,300 RPM, upper thresholds 13,300, 13,400, 13,500.)"""
+    row = ("BPN-FAN2         | 13300.000  | RPM        | nc    | 500.000   | 400.000   | 300.000   | 13300.000 | "
+           "13400.000 | 13500.000 \n")
+    found = explained(machine(read.read(row)[0]))[0]
+    (warned,) = [f for f in found if f.kind == "bmc-warning"]
+    assert (warned.facts.get("side"), warned.facts.get("unc")) == ("upper", 13300.0)
+    _, answer = explain(row, tmp_path)
+    assert "at or above its upper non-critical threshold of 13,300 RPM" in str(answer["sentence"])
+    assert "under its lower non-critical" not in str(answer["sentence"])
+    # below the upper threshold with a status of nc, and no lower one crossed: nothing to warn of by thresholds
+    slower = row.replace("| 13300.000  | RPM        | nc ", "| 9000.000   | RPM        | ok ")
+    assert not [f for f in explained(machine(read.read(slower)[0]))[0] if f.kind == "bmc-warning"]
