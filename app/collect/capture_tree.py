@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from ..fans.read import oneline
+from ..fans.read.prompts import BEFORE_COMMAND
 from ..fans.values import parse
 
 MAX_CHIPS = 256  # chips one capture may make: a machine has a few dozen; past this the rest are left out, said
@@ -60,7 +61,7 @@ _ATTRIBUTE = re.compile(r"(?:device/)?[A-Za-z0-9_][\w-]{0,99}")
 # "cat /sys/class/hwmon/hwmon2/fan1_input", or by the device's path ("/sys/devices/platform/cooling_fan/hwmon/hwmon*/
 # fan1_input", "/sys/class/drm/card1/device/hwmon/hwmon4/pwm1"): the chip is the folder as written (a glob in it is
 # one chip)
-_PROMPT = r"^(?:\S*\s?[$#❯>]\s*)?"  # a shell's prompt: "$ ", "root@host:~# ", "pi@raspberrypi:~ $ "
+_PROMPT = BEFORE_COMMAND
 _CAT = re.compile(_PROMPT + r"(?:sudo\s+)?cat\s+/sys/(?:class/hwmon/|devices/\S*?/([\w.:-]+)/hwmon/|class/drm/"
                   r"(card\d+)/device/hwmon/)(hwmon[\d*]+|\*)/([\w*]+)(?:\s+\S*>\S*)?\s*$")
 _ECHO_HEADER = re.compile(_PROMPT + r"echo\s+[\"']?=== (\w+) ===")

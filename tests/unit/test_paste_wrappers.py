@@ -23,6 +23,7 @@ from app.collect.pasted import cleaned
 from app.fans import read
 from app.fans.adapt import machine
 from tests.support.corpus import every_block
+from tests.unit.test_fan_readers import explain
 
 WRAPPERS: dict[str, Callable[[str], str]] = {
     "fence": lambda t: f"```\n{t}\n```\n",
@@ -194,6 +195,23 @@ def test_each_shells_prompt_starts_a_command_of_its_own(prompt: str) -> None:
             f"{prompt}ipmitool sdr\nFAN1             | 9600 RPM          | ok\n"
             "CPU Temp         | 44 degrees C      | ok\n")
     assert {(r.chip, r.label) for r in read.read(text)[0]} >= {("nct6798", "fan2"), ("bmc", "FAN1")}
+
+
+@pytest.mark.parametrize("prompt", ["[user@fedora ~]$ ", "[root@server tmp]# ", "user@host ~ % ", "mybox% ",
+                                    "➜  ~ ", "user@host ~> ", "[1020] host:~ $ ", "pi@raspberrypi:~ $ ", "$ ",
+                                    "/sys/class/hwmon/hwmon3# "])
+def test_a_cat_session_behind_each_shells_prompt_is_read(prompt: str, tmp_path: Path) -> None:
+    """A session of ``cat`` of hwmon and thermal files behind the same prompts (one shape of a prompt, in
+    app.fans.read.prompts, for every reader): each file's value under its chip (behind Fedora's "[user@host ~]$ " the
+    whole session was refused)."""
+    hwmon = "".join(f"{prompt}cat /sys/class/hwmon/hwmon3/{name}\n{value}\n" for name, value in
+                    (("name", "nct6798"), ("fan2_input", "1210"), ("temp1_input", "41000")))
+    code, answer = explain(hwmon, tmp_path)
+    fans = answer.get("fans")
+    assert code == 0 and isinstance(fans, list)
+    assert [(f["chip"], f["rpm"]) for f in fans] == [("nct6798", 1210)]
+    zone = f"{prompt}cat /sys/class/thermal/thermal_zone0/temp\n47000\n"
+    assert [(r.value, r.unit) for r in read.read(zone)[0]] == [(47.0, "c")]
 
 
 @pytest.mark.parametrize("line", ["100% Full", "54%   59C    P0    53W / 120W", "fan1: 40% of max", "Note: # of fans"])

@@ -36,6 +36,7 @@ from . import (
     tegra,
     turbostat,
 )
+from .prompts import PROMPT
 
 FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("JSON (sensors -j, liquidctl --json, Redfish, amd-smi)", jsonish.read),
@@ -114,11 +115,7 @@ def _first(text: str) -> tuple[list[Reading], str | None]:
     return [], None
 
 
-# a shell prompt before a command: bash's ("$ ", "# ", "root@host:~# ", "pi@raspberrypi:~ $ ", Fedora's and
-# Arch's "[user@host ~]$ "), zsh's ("host% ", "user@host ~ % ", oh-my-zsh's "➜  ~ "), fish's ("user@host ~> ",
-# "~> "), a numbered history ("[1020] host:~ $ "), PowerShell's ("PS C:\> ")
-_PROMPT = re.compile(r"^(?:[\w.-]+@[\w.-]+:\S*\s?[$#]|\[\d+\]\s+[\w.-]+:\S*\s?[$#]|\[[\w.-]+@[\w.-]+[^\]\n]*\][$#]|"
-                     r"[\w.-]+@[\w.-]+\s+\S+\s?[%>$#]|[A-Za-z][\w.-]*%|~[\w/.-]*>|[$#❯➜]|PS [^>]*>)\s+\S", re.MULTILINE)
+_PROMPT = re.compile(r"^" + PROMPT + r"\s+\S", re.MULTILINE)  # a command after a shell's prompt
 
 
 def _outputs(text: str) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Reading
+from .prompts import ANY_PROMPT, BEFORE_COMMAND
 
 _FOLDER = re.compile(r"(?:^|/)(thermal_zone\d+|cooling_device\d+)$")
 _NUMBER = re.compile(r"-?\d+")
@@ -18,14 +19,14 @@ _FAN_TYPE = re.compile(r"fan|cooling.?fan|emc23\d\d", re.IGNORECASE)  # "Fan" (A
 
 # "$ cat /sys/class/thermal/thermal_zone0/temp" (a prompt before it, or none); a glob is left out: which zone each of
 # its lines is cannot be told (the shell sorts thermal_zone10 before thermal_zone2)
-_CAT = re.compile(r"^(?:\S*\s?[$#❯>]\s*)?(?:sudo\s+)?cat\s+(/sys/(?:class|devices/virtual)/thermal/"
+_CAT = re.compile(BEFORE_COMMAND + r"(?:sudo\s+)?cat\s+(/sys/(?:class|devices/virtual)/thermal/"
                   r"(?:thermal_zone|cooling_device)\d+/\w+)\s*$")
 
 
 # "cat /sys/class/thermal/thermal_zone*/type" and ".../temp": the shell expands both globs in one order, so the
 # n-th type names the n-th temperature (as paste(1) of the two pairs them); which zone number each is stays unknown
-_GLOBBED = re.compile(r"^(?:\S*\s?[$#❯>]\s*)?(?:sudo\s+)?cat\s+/sys/class/thermal/thermal_zone\*/(type|temp)\s*$")
-_COMMAND = re.compile(r"^(?:\S*\s?[$#❯>]\s|(?:sudo\s+)?cat\s)")
+_GLOBBED = re.compile(BEFORE_COMMAND + r"(?:sudo\s+)?cat\s+/sys/class/thermal/thermal_zone\*/(type|temp)\s*$")
+_COMMAND = re.compile(r"^(?:" + ANY_PROMPT + r"\s|(?:sudo\s+)?cat\s)")
 
 
 def _globbed_pairs(lines: list[str]) -> tuple[list[str], list[str]]:
