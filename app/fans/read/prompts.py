@@ -1,7 +1,7 @@
 """A shell's prompt before a command, as people paste it: the one place its shapes are written. bash's ("$ ", "# ",
 "root@host:~# ", "pi@raspberrypi:~ $ ", Fedora's and Arch's "[user@host ~]$ "), zsh's ("host% ", "user@host ~ % ",
-oh-my-zsh's "➜  ~ ", the arrow and the folder), fish's ("user@host ~> ", "~> "), a numbered history ("[1020] host:~ $ "), PowerShell's
-("PS C:\\> ")."""
+oh-my-zsh's "➜  ~ ", the arrow and the folder), fish's ("user@host ~> ", "~> "), a numbered history
+("[1020] host:~ $ "), PowerShell's ("PS C:\\> ")."""
 
 from __future__ import annotations
 
