@@ -95,6 +95,8 @@ class Fan:
     zero_rpm: bool | None = None  # its controller's zero-RPM (fan-stop) setting, where the device says it
     pwm_enable: int | None = None  # hwmon's pwmN_enable as read
     raw_rpm: int | None = None  # the tachometer's raw value where it is not the speed (65535: no pulses)
+    detected: bool | None = None  # its controller says a fan is (True) or is not (False) on its connector
+    supply_v: float | None = None  # the rail its controller powers it from, as that controller reads it
     read_error: str | None = None  # what its reader answered in place of a reading ("ERR!", "[Unknown Error]")
     level: str | None = None  # an embedded controller's fan level as read (thinkpad_acpi: 0-7, auto, full-speed)
     off_target_s: float | None = None  # how long it has been far from its target (the fan service's clock)

@@ -67,7 +67,8 @@ def fan_fact(fan: Fan) -> FanFact:
                    divisor=fan.divisor,
                    fault=fan.fault, controller=controller, gpu=fan.gpu_index, status=fan.status,
                    pwm_enable=fan.pwm_enable, zero_rpm=fan.zero_rpm, off_target_s=fan.off_target_s, level=fan.level,
-                   pump="pump" in label.lower(), present=detected(entry, label),
+                   pump="pump" in label.lower(),
+                   present=fan.detected if fan.detected is not None else detected(entry, label), supply_v=fan.supply_v,
                    follows=source_key(fan.source)[0] if fan.source and _how(fan) else None, follows_how=_how(fan))
 
 

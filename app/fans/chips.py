@@ -249,7 +249,7 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt kraken x \(x42, x52, x62 or x72\).*", KRAKEN_X2),
     (r"nzxt kraken [xz] \((x53, x63 or x73|z53, z63 or z73)\).*", KRAKEN_X3),
     (r"asetek 690lc\b.*", ASETEK_690LC),
-    (r"corsaircpro", CORSAIR_CPRO),
+    (r"corsaircpro|corsair (commander pro|obsidian 1000d)\b.*", CORSAIR_CPRO),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
     # the other coolers liquidctl's device guides name, as its status heads them (MSI MPG Coreliquid, Gigabyte Aorus
     # Waterforce, ASUS ROG Ryujin, Razer Hanbo, EVGA CLC, Asetek)

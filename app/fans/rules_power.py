@@ -19,7 +19,7 @@ def no_power(machine: Machine) -> Iterator[Hit]:
         entry = chip(owner)
         fans = [f for f in machine.fans if f.chip == owner]
         yield Hit("no-power", tuple(f.key for f in fans if not_turning(f)), "likely",
-                  {"volts": fans[0].supply_v or 0.0, "nominal": entry.fan_supply_v, "input": entry.fan_supply,
+                  {"volts": fans[0].supply_v or 0.0, "nominal": entry.fan_supply_v,
                    "detected": sum(1 for f in fans if f.present)})
 
 

@@ -305,7 +305,7 @@ def _duty_on_any_header(fan: FanFact) -> bool:
 @rule("every header at 0 RPM", 65, f"{ABI}; Documentation/hwmon/nct6775.rst (a header with no fan reads 0)")
 def headers_read_zero(machine: Machine) -> Iterator[Hit]:
     boards = [f for f in machine.fans if chip(f.chip).zero in ("empty", "unknown") and not f.target_rpm and
-              f.chip != "bmc" and not f.present and (not f.duty_percent or _duty_on_any_header(f))]
+              f.chip != "bmc" and f.present is None and (not f.duty_percent or _duty_on_any_header(f))]
     if boards and all(f.rpm == 0 for f in boards) and not any(turning(f) for f in machine.fans):
         yield Hit("headers-read-zero", tuple(f.key for f in boards), "possible", _zero_facts(machine, boards))
 

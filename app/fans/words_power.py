@@ -12,7 +12,7 @@ from .wording import Facts, num, verb
 def no_power(n: Names, s: Sequence[str], f: Facts) -> str:
     volts = f"{num(f['nominal'])} V"
     return (f"The {n.some(s)} {verb(s, 'reads', 'read')} 0 RPM while the {volts} rail {verb(s, 'its', 'their')} "
-            f"controller powers {verb(s, 'it', 'them')} from reads {float(f['volts']):.2f} V ({f['input']}): with no "
+            f"controller powers {verb(s, 'it', 'them')} from reads {float(f['volts']):.2f} V: with no "
             f"{volts} a fan has no power, so most likely the controller's power lead (a SATA power cable from the "
             "supply) is unplugged or dead; the controller itself runs from USB, and so still reads its temperatures.")
 

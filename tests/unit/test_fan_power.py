@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.collect import liquidctl
 from app.core.fan import Fan
 from app.fans import read
 from app.fans.adapt import machine
@@ -48,7 +49,7 @@ def _kinds(text: str) -> dict[str, tuple[str, tuple[str, ...]]]:
 def test_detected_fans_at_0_with_their_12_v_rail_at_0_v_have_no_power(tmp_path: Path) -> None:
     found = explained(machine(read.read(CPRO)[0]))[0]
     assert (found[0].kind, found[0].confidence, found[0].subjects) == ("no-power", "likely", FANS)
-    assert dict(found[0].facts) == {"volts": 0.0, "nominal": 12.0, "input": "in0", "detected": 5}
+    assert dict(found[0].facts) == {"volts": 0.0, "nominal": 12.0, "detected": 5}
     kinds = {f.kind for f in found}
     assert not kinds & {"headers-read-zero", "empty-slots", "no-fault", "at-rest"}  # never "not connected"
     code, answer = explain(CPRO, tmp_path)
@@ -60,7 +61,7 @@ def test_golden_sentence_of_fans_with_no_power(tmp_path: Path) -> None:
     _, answer = explain(CPRO, tmp_path)
     assert str(answer["sentence"]).startswith(
         "The fan1 3pin (corsaircpro), fan2 3pin (corsaircpro) and 3 more read 0 RPM while the 12 V rail their "
-        "controller powers them from reads 0.00 V (in0): with no 12 V a fan has no power, so most likely the "
+        "controller powers them from reads 0.00 V: with no 12 V a fan has no power, so most likely the "
         "controller's power lead (a SATA power cable from the supply) is unplugged or dead; the controller itself "
         "runs from USB, and so still reads its temperatures.")
 
@@ -98,3 +99,71 @@ def test_live_a_detected_fan_at_0_is_there_and_not_turning() -> None:
             Fan("hwmon:corsaircpro/fan2", "corsaircpro", 2, "fan2 4pin", rpm=0))
     found = explained(machine((), fans))[0]
     assert {f.kind: f.subjects for f in found}["detected-still"] == ("corsaircpro/fan2 4pin",)
+
+
+# liquidctl's Commander Core guide: its initialization and status as the guide prints them, with fan port 2's speed
+# made 0 (the guide's own reads 791 rpm): a pasted pair of commands, the initialization before the status
+CORE = """# liquidctl initialize
+Corsair Commander Core (experimental)
+├── Firmware version           2.6.201
+├── AIO port connected             Yes
+├── Fan port 1 connected           Yes
+├── Fan port 2 connected           Yes
+├── Fan port 3 connected            No
+├── Fan port 4 connected            No
+├── Fan port 5 connected            No
+├── Fan port 6 connected            No
+├── Water temperature sensor       Yes
+└── Temperature sensor 1            No
+# liquidctl status
+Corsair Commander Core (experimental)
+├── Pump speed            2356  rpm
+├── Fan speed 1            810  rpm
+├── Fan speed 2              0  rpm
+├── Fan speed 3              0  rpm
+├── Fan speed 4              0  rpm
+├── Fan speed 5              0  rpm
+├── Fan speed 6              0  rpm
+└── Water temperature     35.8  °C
+"""
+
+
+def _liquidctl(text: str, tmp_path: Path) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    code, answer = explain(text, tmp_path)
+    assert code == 0
+    found = answer["findings"]
+    assert isinstance(found, list)
+    facts = answer["fan_facts"]
+    assert isinstance(facts, list)
+    return {f["label"]: f["found"] for f in facts}, {f["kind"]: tuple(f["subjects"]) for f in found}
+
+
+def test_a_connector_liquidctls_initialization_says_has_a_fan_is_not_empty(tmp_path: Path) -> None:
+    """liquidctl's Commander Core guide: initialization lists what the device detects on each fan port. A port with
+    a fan at 0 rpm is a fan there that does not turn; one with nothing detected is empty, known, not guessed."""
+    found, kinds = _liquidctl(CORE, tmp_path)
+    assert found["Fan 2"] == "there, not turning" and found["Fan 3"] == "empty" and found["Fan 1"] == "running"
+    assert kinds["detected-still"] == ("Corsair Commander Core/Fan 2",)
+    assert "Corsair Commander Core/Fan 2" not in kinds["empty-slots"]
+    # the status alone says nothing of the connectors: fan 2 is then one of the channels most likely empty
+    status = CORE[CORE.index("# liquidctl status"):]
+    found, kinds = _liquidctl(status, tmp_path)
+    assert found["Fan 2"] == "empty" and "detected-still" not in kinds
+
+
+def test_a_commander_pro_whose_12_v_rail_reads_0_v_powers_no_fan(tmp_path: Path) -> None:
+    """liquidctl's Commander Pro guide: its initialization says each fan's control mode (N/A: none), its status the
+    rails it reads. Every detected fan at 0 with the +12V rail at 0.02 V: no power reaches them (a built capture in
+    the guide's format)."""
+    text = ("Corsair Commander Pro\n├── Fan 1 control mode               PWM\n├── Fan 2 control mode               DC\n"
+            "└── Fan 3 control mode               N/A\n"
+            "Corsair Commander Pro\n├── Temperature 1        26.9  °C\n├── Fan 1 speed             0  rpm\n"
+            "├── Fan 2 speed             0  rpm\n├── Fan 3 speed             0  rpm\n├── +12V rail            0.02  V\n"
+            "└── +5V rail             4.98  V\n")
+    found, kinds = _liquidctl(text, tmp_path)
+    assert kinds["no-power"] == ("Corsair Commander Pro/Fan 1", "Corsair Commander Pro/Fan 2")
+    assert found["Fan 3"] != "NO POWER?" and "headers-read-zero" not in kinds
+    # the live collector reads the same: what is detected, and the rail, on each fan
+    fans = {f.label: f for f in liquidctl.reading(liquidctl.parse(text)).fans}
+    assert (fans["Fan 1"].detected, fans["Fan 3"].detected, fans["Fan 1"].supply_v) == (True, False, 0.02)
+    assert fans["Fan 3"].dead is not None and fans["Fan 1"].dead is None
