@@ -14,7 +14,7 @@ from ..core.model import GpuSample, HostSensor
 from ..core.vocabulary import HEAT_REASONS, driver_of
 from . import ectable
 from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, temperatures_of
-from .chips import chip, detected
+from .chips import Chip, chip, controller_of, detected
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .roles import role
 
@@ -55,7 +55,7 @@ def fan_fact(fan: Fan) -> FanFact:
         invalid = judged_rpm(raw_rpm, entry.no_pulses, entry.error_values)[1]
     elif fan.read_error is not None and rpm is None:
         invalid = "error"
-    controller = _CONTROL.get(fan.control, entry.controller)
+    controller = _CONTROL.get(fan.control) or controller_of(entry, None, fan.percent)
     return FanFact(key=key, chip=owner, label=label, rpm=rpm,
                    raw=f"{raw_rpm} RPM" if raw_rpm is not None else fan.read_error,
                    invalid=invalid, duty_percent=fan.percent,
@@ -68,8 +68,14 @@ def fan_fact(fan: Fan) -> FanFact:
                    fault=fan.fault, controller=controller, gpu=fan.gpu_index, status=fan.status,
                    pwm_enable=fan.pwm_enable, zero_rpm=fan.zero_rpm, off_target_s=fan.off_target_s, level=fan.level,
                    pump="pump" in label.lower(),
-                   present=fan.detected if fan.detected is not None else detected(entry, label), supply_v=fan.supply_v,
+                   present=_present(fan, entry, label), supply_v=fan.supply_v,
                    follows=source_key(fan.source)[0] if fan.source and _how(fan) else None, follows_how=_how(fan))
+
+
+def _present(fan: Fan, entry: Chip, label: str) -> bool | None:
+    """Whether a fan is on its connector as its reader says (liquidctl's initialization), else as its driver's label
+    says (the chip table's), else not said."""
+    return fan.detected if fan.detected is not None else detected(entry, label)
 
 
 def _how(fan: Fan) -> Literal["declared", "learned"] | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
-from .chips import Chip, chip, detected
+from .chips import Chip, chip, controller_of, detected
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .passes import nth_of_name
 from .roles import may_be_unconnected, role
@@ -148,7 +148,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         lower_noncritical_rpm=_number(extra.get("lnc")), upper_noncritical_rpm=_number(extra.get("unc")),
         pwm_enable=pwm_enable,
         pwm_mode=_pwm_mode(by_attr),
-        controller=owner.pwm_enable.get(pwm_enable, owner.controller) if pwm_enable is not None else owner.controller,
+        controller=controller_of(owner, pwm_enable, _duty(by_attr)),
         gpu=_gpu(first), pump="pump" in label.lower(), speeds=speeds, statuses=statuses,
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
         rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip

@@ -63,6 +63,7 @@ class Chip:
     absent_label: str = ""  # the label its driver gives a channel its device detects nothing on (a pattern)
     fan_supply: str = ""  # the voltage input that reads the rail its fans are powered from
     fan_supply_v: float = 0.0  # that rail's nominal voltage
+    pwm_read_if_set: bool = False  # its pwmN reads only once software has written it: a duty read is one set by hand
     source: str = ""
 
 
@@ -120,11 +121,12 @@ HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
 # the kind found; it reads the SATA power connector its fans are powered from (in0, the 12 V rail) while it runs
 # itself from USB
 CORSAIR_CPRO = Chip("aio", "firmware", "empty", connected_label=r"fan\d+ (3pin|4pin|other)",
-                    absent_label=r"fan\d+ nc", fan_supply="in0", fan_supply_v=12.0,
+                    absent_label=r"fan\d+ nc", fan_supply="in0", fan_supply_v=12.0, pwm_read_if_set=True,
                     source="Documentation/hwmon/corsair-cpro.rst (a USB device; fan[1-6]_label: the fan type as "
                     "detected by the device; in0_input: the voltage on its SATA power connector's 12 V); "
                     "drivers/hwmon/corsair-cpro.c (get_fan_cnct: a connector with nothing detected is not listed, the "
-                    "others are labelled 3pin, 4pin or other; an early version labelled it nc)")
+                    "others are labelled 3pin, 4pin or other; an early version labelled it nc; pwm[1-6]: can only be "
+                    "read if pwm was set directly)")
 # Corsair's HXi and RMi supplies run their own fan ("Fan control mode: Hardware"), and the guide's own status shows it
 # at 0 rpm in that mode: a rest by design; no document gives the temperature it starts at.
 PSU = Chip("psu", "firmware", "rest", source="liquidctl's corsair-hxi-rmi-psu-guide (fan control mode Hardware, its "
@@ -270,6 +272,14 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"pchtemp\d*", CHIPSET),
     (r"aibs\d*", WMI),
 )
+
+
+def controller_of(entry: Chip, pwm_enable: int | None, duty: float | None) -> Controller:
+    """Who sets a fan of this chip: the mode its pwm_enable names where one is read; else a hand (a person or a
+    program) where its chip's pwm reads only once written and a duty is read; else the chip's own controller."""
+    if pwm_enable is not None:
+        return entry.pwm_enable.get(pwm_enable, entry.controller)
+    return "manual" if entry.pwm_read_if_set and duty is not None else entry.controller
 
 
 def detected(entry: Chip, label: str) -> bool | None:

@@ -8,12 +8,14 @@ from collections.abc import Iterator
 from .chips import chip
 from .facts import FanFact, Machine
 from .rules import Hit, not_turning, rule, turning
+from .rules_state import stopped_by_hand
 
 NO_RAIL = 0.5  # a rail read under half its nominal voltage powers no fan: a 12 V fan needs most of its 12 V to start
 
 
 @rule("fans with no power", 93, "Documentation/hwmon/corsair-cpro.rst (a USB device; in0_input: the voltage on its "
-      "SATA power connector's 12 V); Intel's 4-Wire PWM Controlled Fans Specification (pin 2: the fan's +12 V)")
+      "SATA power connector's 12 V); liquidctl's corsair-commander-guide (the 3.3, 5 and 12 volt buses read); Intel's "
+      "4-Wire PWM Controlled Fans Specification (pin 2: the fan's +12 V)")
 def no_power(machine: Machine) -> Iterator[Hit]:
     for owner in _unpowered(machine):
         entry = chip(owner)
@@ -24,12 +26,12 @@ def no_power(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("a detected fan at 0 RPM", 89, "Documentation/hwmon/corsair-cpro.rst (fan[1-6]_label: the fan type as detected "
-      "by the device); drivers/hwmon/corsair-cpro.c (get_fan_cnct)")
+      "by the device); drivers/hwmon/corsair-cpro.c (get_fan_cnct); liquidctl's corsair-commander-guide and "
+      "corsair-commander-core-guide (initialization detects the fans connected)")
 def detected_still(machine: Machine) -> Iterator[Hit]:
     unpowered = _unpowered(machine)  # said by the rule above
-    # a fan its device detects on its connector, at 0 with no duty that asks it to stop (a duty of 0 is the
-    # fixed-duty rule's)
-    still = [f for f in machine.fans if f.present and not_turning(f) and f.duty_percent != 0 and
+    # a fan its device detects on its connector, at 0 and not stopped by hand (the fixed-duty rule says that one)
+    still = [f for f in machine.fans if f.present and not_turning(f) and not stopped_by_hand(f) and
              f.chip not in unpowered]
     if still:
         yield Hit("detected-still", tuple(f.key for f in still), "likely", {"count": len(still)})

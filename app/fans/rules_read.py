@@ -101,6 +101,8 @@ def _past_warning(fan: FanFact) -> dict[str, float | str] | None:
     going-high event), or at or under its lower non-critical one; None where neither."""
     lnc, unc = fan.lower_noncritical_rpm, fan.upper_noncritical_rpm
     facts: dict[str, float | str] = {"rpm": fan.rpm or 0.0, "status": fan.status or ""}
+    if fan.status == "ok":  # its status read as ok: the BMC flags nothing, whatever the thresholds say
+        return None
     if unc is not None and (fan.rpm or 0.0) >= unc:
         return {**facts, "unc": unc, "side": "upper"}
     # its threshold read: judged by it; else only its status (ipmitool's nc, ipmiutil's and a sensor get's names

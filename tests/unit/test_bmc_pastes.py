@@ -272,3 +272,6 @@ def test_a_fan_at_its_upper_non_critical_threshold_is_warned_for_speed_not_slown
     # below the upper threshold with a status of nc, and no lower one crossed: nothing to warn of by thresholds
     slower = row.replace("| 13300.000  | RPM        | nc ", "| 9000.000   | RPM        | ok ")
     assert not [f for f in explained(machine(read.read(slower)[0]))[0] if f.kind == "bmc-warning"]
+    # at the threshold with a status of ok, the BMC has flagged nothing: no warning is said of it
+    calm = row.replace("| nc ", "| ok ")
+    assert not [f for f in explained(machine(read.read(calm)[0]))[0] if f.kind == "bmc-warning"]

@@ -167,3 +167,19 @@ def test_a_commander_pro_whose_12_v_rail_reads_0_v_powers_no_fan(tmp_path: Path)
     fans = {f.label: f for f in liquidctl.reading(liquidctl.parse(text)).fans}
     assert (fans["Fan 1"].detected, fans["Fan 3"].detected, fans["Fan 1"].supply_v) == (True, False, 0.02)
     assert fans["Fan 3"].dead is not None and fans["Fan 1"].dead is None
+
+
+def test_a_detected_fan_set_to_0_percent_is_stopped_by_that_setting() -> None:
+    """corsair-cpro.rst: pwm[1-6] "can only be read if pwm was set directly": a duty read there was set by a person or
+    a program, so a detected fan at 0 % and 0 RPM is stopped by that setting (the fixed-duty rule), not a fan that
+    fails to turn; one at 0 RPM with no duty read stays "there, not turning"."""
+    listing = ("/sys/class/hwmon/hwmon5/name:corsaircpro\n/sys/class/hwmon/hwmon5/in0_input:12100\n"
+               "/sys/class/hwmon/hwmon5/fan1_input:1190\n/sys/class/hwmon/hwmon5/fan1_label:fan1 4pin\n"
+               "/sys/class/hwmon/hwmon5/fan2_input:0\n/sys/class/hwmon/hwmon5/fan2_label:fan2 4pin\n"
+               "/sys/class/hwmon/hwmon5/fan3_input:0\n/sys/class/hwmon/hwmon5/fan3_label:fan3 3pin\n"
+               "/sys/class/hwmon/hwmon5/pwm2:0\n")
+    facts = machine(read.read(listing)[0])
+    assert {f.label: f.controller for f in facts.fans}["fan2 4pin"] == "manual"
+    kinds = {f.kind: f.subjects for f in explained(facts)[0]}
+    assert kinds["fixed-duty"] == ("corsaircpro/fan2",)
+    assert kinds["detected-still"] == ("corsaircpro/fan3",)
