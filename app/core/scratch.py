@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,11 +34,22 @@ def make(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
 
 
+# The signals a process ends on by raising in its handler (a terminated explain's SystemExit, Ctrl-C's interrupt)
+ENDING = frozenset({signal.SIGTERM, signal.SIGINT})
+
+
 @contextmanager
 def scratch(prefix: str) -> Iterator[Path]:
-    """A scratch folder for the block, removed after it (and, if the process is killed in it, by the next)."""
-    path = make(prefix)
+    """A scratch folder for the block, removed after it (and, if the process is killed in it, by the next). A signal
+    that ends the process waits while the folder is made: taken between its making and the block that removes it,
+    it would leave the folder behind (seen under a loaded machine's SIGTERM)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
+    path: Path | None = None
     try:
+        path = make(prefix)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a signal that came meanwhile is taken here
         yield path
     finally:
-        shutil.rmtree(path, True)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if path is not None:
+            shutil.rmtree(path, True)
