@@ -6,8 +6,8 @@ taken by another process since), or that belongs to another user, is left."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
-import signal
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,27 +29,34 @@ def sweep(prefix: str, folder: Path | None = None) -> None:
 
 
 def make(prefix: str) -> Path:
-    """A new scratch folder of this process (its kind swept first)."""
+    """A new scratch folder of this process (its kind swept first) that its caller removes."""
     sweep(prefix)
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
 
 
-# The signals a process ends on by raising in its handler (a terminated explain's SystemExit, Ctrl-C's interrupt)
-ENDING = frozenset({signal.SIGTERM, signal.SIGINT})
+def _candidate(prefix: str) -> Path:
+    return Path(tempfile.gettempdir()) / f"{prefix}{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _create(path: Path) -> None:
+    path.mkdir(mode=0o700)  # as mkdtemp makes its folders: this user's alone
 
 
 @contextmanager
 def scratch(prefix: str) -> Iterator[Path]:
-    """A scratch folder for the block, removed after it (and, if the process is killed in it, by the next). A signal
-    that ends the process waits while the folder is made: taken between its making and the block that removes it,
-    it would leave the folder behind (seen under a loaded machine's SIGTERM)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
-    path: Path | None = None
+    """A new scratch folder of this process (its kind swept first) for the block, removed after it (and, if the
+    process is killed in it, by the next). It is named before it is made and made inside the block that removes
+    it: a signal whose handler ends the process (explain's SIGTERM) may come at any point, the moment after the
+    folder is made included (a loaded machine's SIGTERM once came there and left it behind)."""
+    sweep(prefix)
+    path = _candidate(prefix)
     try:
-        path = make(prefix)
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a signal that came meanwhile is taken here
+        while True:
+            try:
+                _create(path)
+                break
+            except FileExistsError:
+                path = _candidate(prefix)
         yield path
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        if path is not None:
-            shutil.rmtree(path, True)
+        shutil.rmtree(path, True)

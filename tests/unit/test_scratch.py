@@ -34,19 +34,17 @@ def terminate_raises(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
 def test_a_terminate_right_after_the_folder_is_made_removes_it(
         terminate_raises: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The window a loaded machine hit: the folder exists, the block that removes it not yet entered."""
-    made = scratch_module.make
+    create = scratch_module._create
 
-    def make_then_terminated(prefix: str) -> Path:
-        path = made(prefix)
-        os.kill(os.getpid(), signal.SIGTERM)  # arrives before make returns
-        return path
+    def create_then_terminated(path: Path) -> None:
+        create(path)
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before the folder is handed to the block
 
-    monkeypatch.setattr(scratch_module, "make", make_then_terminated)
+    monkeypatch.setattr(scratch_module, "_create", create_then_terminated)
     with pytest.raises(SystemExit) as ended, scratch(PREFIX):
         pass
     assert ended.value.code == 128 + signal.SIGTERM
     assert not list(tmp_path.glob(f"{PREFIX}*"))
-    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # unblocked again
 
 
 def test_a_terminate_inside_the_block_removes_the_folder(terminate_raises: None, tmp_path: Path) -> None:
