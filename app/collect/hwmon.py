@@ -26,7 +26,7 @@ from ..core.fan import MAX_RPM, Fan, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.record import record
 from ..core.vocabulary import dead_temperature, pwm_percent
-from ..fans.chips import chip, detected
+from ..fans.chips import chip, detected, fan_duty
 from ..fans.control_words import pwm_control, zero_rpm_said
 from ..vendors.sysfs import asleep, chip_names, read_int, read_text
 from .sources import Reading
@@ -113,13 +113,11 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
         rpm = raw_rpm
     else:
         rpm = checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm")
-    duty = checked(read_int(chip_dir / pwm) if pwm else None, 0, 255, pwm or "pwm", unsupported, "percent")
+    enable = read_int(chip_dir / f"{pwm}_enable") if pwm else None
+    duty = _pwm(chip_dir, name, pwm, enable, unsupported)
     percent = pwm_percent(duty) if duty is not None else None
-    if pwm is None:
-        unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
     if raw_rpm is None:
         unsupported["rpm"] = _no_tachometer(chip_dir, n)
-    enable = read_int(chip_dir / f"{pwm}_enable") if pwm else None
     control, controller = pwm_control(name, enable)
     source, source_c = _source(chip_dir, pwm) if pwm else (None, None)
     curve = _curve(chip_dir, pwm) if pwm else ()
@@ -143,6 +141,19 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
                raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm, label), unsupported=frozen_map(unsupported))
+
+
+def _pwm(chip_dir: Path, name: str, pwm: str | None, enable: int | None, unsupported: dict[str, str]) -> int | None:
+    """The raw duty (0-255) of a fan's pwm output, None where it has none or where in its mode its chip's pwm is not
+    the fan's level (a ThinkPad's pwm1 under its EC: the level kept for manual control), with why in ``unsupported``."""
+    if pwm is None:
+        unsupported["percent"] = "no pwm output for this fan (the chip only counts its speed)"
+        return None
+    duty = checked(read_int(chip_dir / pwm), 0, 255, pwm, unsupported, "percent")
+    if duty is not None and fan_duty(chip(name), enable, float(duty)) is None:
+        unsupported["percent"] = f"{name}'s {pwm} is the fan's level only under manual control (pwm_enable 1)"
+        return None
+    return duty
 
 
 def _no_tachometer(chip_dir: Path, n: int) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
-from .chips import Chip, chip, controller_of, detected
+from .chips import Chip, chip, controller_of, detected, fan_duty
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .passes import nth_of_name
 from .roles import may_be_unconnected, role
@@ -134,10 +134,11 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     pwm_enable = int(enable.value) if enable is not None and enable.value is not None else None
     target = by_attr.get("target")
     label = _label(key, found)
+    duty = fan_duty(owner, pwm_enable, _duty(by_attr))
     return FanFact(
         key=key, chip=first.chip, label=label, rpm=rpm, invalid=invalid,
         raw=speed.raw if speed else f"{share.raw} %" if share else first.raw if first.attr == "cur_state" else None,
-        duty_percent=_duty(by_attr), target_rpm=None if owner.target_echoes or target is None or target.unit == "%"
+        duty_percent=duty, target_rpm=None if owner.target_echoes or target is None or target.unit == "%"
         else target.value, target_percent=_percent(target),
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
         min_rpm=_limit(owner, by_attr, "min"), max_rpm=_limit(owner, by_attr, "max"),
@@ -148,7 +149,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         lower_noncritical_rpm=_number(extra.get("lnc")), upper_noncritical_rpm=_number(extra.get("unc")),
         pwm_enable=pwm_enable,
         pwm_mode=_pwm_mode(by_attr),
-        controller=controller_of(owner, pwm_enable, _duty(by_attr)),
+        controller=controller_of(owner, pwm_enable, duty),
         gpu=_gpu(first), pump="pump" in label.lower(), speeds=speeds, statuses=statuses,
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
         rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip

@@ -64,6 +64,9 @@ class Chip:
     fan_supply: str = ""  # the voltage input that reads the rail its fans are powered from
     fan_supply_v: float = 0.0  # that rail's nominal voltage
     pwm_read_if_set: bool = False  # its pwmN reads only once software has written it: a duty read is one set by hand
+    pwm_is_fan_in: tuple[int, ...] = ()  # the pwmN_enable modes in which its pwmN reads the fan's own level; in the
+    # others it reads something else (none listed: in every mode)
+    fan_listed_if_fitted: bool = False  # its driver lists fan attributes only for a board with a fan fitted
     source: str = ""
 
 
@@ -90,8 +93,12 @@ WMI = Chip("wmi", "bios", "empty", unconnected_from_c=108.0, source="Documentati
 # amdgpu: zero-RPM stops the fan below fan_zero_rpm_stop_temperature, whose range on RDNA3 cards tops out near
 # 60-67 °C: a rest up to the top of that range is within the design (a real RX 7900 XTX rests with its junction at
 # 61 °C); a stopped counter may read 65535 (Documentation/gpu/amdgpu/thermal.rst, the gpu_od fan_ctrl files)
+# Its hwmon hides every fan attribute on a board without a fan (no_fan) and on an APU: a fan1 it lists is fitted.
 AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=67.0, no_pulses=(65535,), target_echoes=True,
-              pwm_enable=_GPU_MODES, source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon)")
+              pwm_enable=_GPU_MODES, fan_listed_if_fitted=True,
+              source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon); amdgpu_pm.c "
+              "(hwmon_attributes_visible: \"Skip fan attributes if fan is not present\", and on APUs); "
+              "radeon_pm.c (the same)")
 # NVIDIA: fan-stop ("0 %") on GeForce cards while cool; NVML's fan speed is the intended speed
 # NVML's fan speed is the fan's current speed and its target the one asked (nvmlDeviceGetTargetFanSpeed: under a
 # speed set with nvmlDeviceSetFanSpeed_v2 the driver attempts to reach it; "the actual current speed of the fan is
@@ -173,11 +180,15 @@ PWM_FAN = Chip("controller", "kernel", "unknown", source="Documentation/devicetr
 UNKNOWN = Chip("unknown")
 
 # A dual-fan ThinkPad's EC sets one level for both fans: thinkpad_acpi lists fan1_input and fan2_input beside one
-# pwm1 (only an out-of-tree patch, with a per-model quirk, splits them into pwm1 and pwm2)
+# pwm1 (only an out-of-tree patch, with a per-model quirk, splits them into pwm1 and pwm2). Its pwm1 is the fan's
+# level only under manual control: while the EC drives the fan (auto) or at full speed it reads the level the driver
+# keeps for the next manual setting (7, 255, until one is written), not the level the fan runs at
 THINKPAD = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=MappingProxyType(
     {0: "none", 1: "manual", 2: "ec"}), not_available_c=(-128.0,), unconnected_from_c=108.0, shared_pwm=True,
+    pwm_is_fan_in=(1,),
     source="Documentation/admin-guide/laptops/thinkpad-acpi.rst (fan, pwm1_enable 0/1/2; -128 = not available; "
-    "one fan level for the EC's fans)")
+    "one fan level for the EC's fans); drivers/platform/x86/thinkpad_acpi.c (fan_pwm1_show: in auto or full-speed "
+    "mode pwm1 shows fan_control_desired_level)")
 # Dell's EC stops its fans while the machine is cool and dell_smm reports their speed: a 0 there is a rest
 DELL = Chip("ec", "ec", "rest", rest_below_c=70.0, error_values=(-1,), pwm_enable=_EC_MODES,
             source="Documentation/hwmon/dell-smm-hwmon.rst; i8kutils(1) (-1: the SMM call failed)")
@@ -280,6 +291,20 @@ def controller_of(entry: Chip, pwm_enable: int | None, duty: float | None) -> Co
     if pwm_enable is not None:
         return entry.pwm_enable.get(pwm_enable, entry.controller)
     return "manual" if entry.pwm_read_if_set and duty is not None else entry.controller
+
+
+def fan_duty(entry: Chip, pwm_enable: int | None, duty: float | None) -> float | None:
+    """A fan's duty as its chip's pwm reads it, None where in this mode (or with no mode read) that pwm is not the
+    fan's level."""
+    if entry.pwm_is_fan_in and pwm_enable not in entry.pwm_is_fan_in:
+        return None
+    return duty
+
+
+def fitted(entry: Chip, label: str) -> bool:
+    """Whether a fan is fitted because its chip's hwmon lists it (its channel, fanN): a chip whose driver lists fan
+    attributes only for a board with a fan. Another tool's fan of the same chip (amd-smi's FAN) says nothing."""
+    return entry.fan_listed_if_fitted and re.fullmatch(r"fan\d+", label.strip()) is not None
 
 
 def detected(entry: Chip, label: str) -> bool | None:

@@ -11,7 +11,7 @@ from types import MappingProxyType
 from ..core.finding import Confidence, Finding, FindingKind
 from ..core.record import record
 from . import ectable
-from .chips import chip
+from .chips import chip, fitted
 from .ectable import CUSTOM_FIRST_STEP
 from .facts import FanFact, Machine, TempFact
 from .roles import role
@@ -322,7 +322,8 @@ def not_a_reading(machine: Machine) -> Iterator[Hit]:
         if fan.invalid in ("no-pulses", "negative", "error", "over-range", "off-scale") and not fan.fault and \
                 there(fan):
             facts: dict[str, float | str] = {"raw": fan.raw or "", "why": fan.invalid}
-            if chip(fan.chip).kind == "gpu" and (fan.raw or "").upper() == "N/A":
+            owner = chip(fan.chip)
+            if owner.kind == "gpu" and not fitted(owner, fan.label) and (fan.raw or "").upper() == "N/A":
                 facts["card"] = "yes"  # a card's tool gives no fan value for a card with no fan of its own too
             source = source_of(machine, fan)
             if source is not None and (source.celsius or 0.0) >= HOT_C:  # unknown cooling of a hot part: said

@@ -32,6 +32,15 @@ _NO_GPU_FAN = {
     "laptop": ("a laptop's GPU has no fan the card drives; the laptop's embedded controller drives the fans that cool "
                "it (sensors lists them).", ": the laptop's fans, and what keeps them from cooling it, are the ones "
                "to read."),
+    # GeForce and workstation cards are sold with fans of their own; nvidia-smi(1) gives a part that relies on the
+    # enclosure's fans as the reason for no reading, so which it is cannot be told from the reading
+    "consumer": ("nvidia-smi reads no fan for a card the enclosure's fans cool (nvidia-smi(1)), but a GeForce card "
+                 "usually has fans of its own: whether this one has a fan its driver does not report cannot be told "
+                 "here.", ": whatever cools it, its own fan or the airflow past it, is the one to check."),
+    "workstation": ("nvidia-smi reads no fan for a card the enclosure's fans cool (nvidia-smi(1)), but a workstation "
+                    "card usually has a blower of its own: whether this one has a fan its driver does not report "
+                    "cannot be told here.", ": whatever cools it, its own fan or the airflow past it, is the one to "
+                    "check."),
     "": ("it has no fan of its own (passively cooled by the chassis fans, or a laptop GPU whose fans the laptop's "
          "embedded controller drives: read those instead).", ": the fans that cool it (the laptop's, or the "
          "chassis') are the ones to read."),

@@ -626,3 +626,79 @@ def test_a_fan_at_zero_under_an_old_chips_divisor_may_be_a_slow_fan(tmp_path: Pa
     code, answer = explain(auto, _dir(tmp_path, "auto"))  # reading, so its 0 is not a fan too slow for the divisor
     found = {f["kind"]: f for f in findings_of(answer)}
     assert "under-divisor" not in found and found["empty-slots"]["confidence"] == "likely"
+
+
+# A real ThinkPad T420's hwmon dump, as a fan tool's debug printed it (ichiriac/ubuntu-smart-fan#3), cut to its fan
+# and its CPU's package temperature
+T420_DUMP = """## hwmon1 :
+  - fan1_input = 3855
+  - name = thinkpad
+  - pwm1 = 255
+  - pwm1_enable = {enable}
+  - uevent =
+
+## hwmon2 :
+  - name = coretemp
+  - temp1_crit = 100000
+  - temp1_input = 69000
+  - temp1_label = Package id 0
+  - temp1_max = 86000
+"""
+
+
+def test_a_thinkpads_pwm_under_its_ec_is_no_duty_and_a_dumps_label_with_spaces_names_its_reading(
+        tmp_path: Path) -> None:
+    """thinkpad_acpi.c (fan_pwm1_show): in auto or full-speed mode pwm1 reads the level kept for manual control,
+    not the fan's: 255 there is no "100 % duty" (it was). A label file's value with spaces ("Package id 0") names
+    its reading (it was left out: the temperature was "temp1")."""
+    code, answer = explain(T420_DUMP.format(enable=2), tmp_path)
+    assert code == 0, answer
+    fans = answer["fan_facts"]
+    assert isinstance(fans, list) and len(fans) == 1
+    assert (fans[0]["duty_percent"], fans[0]["controller"], fans[0]["found"]) == (None, "ec", "running")
+    assert "duty" not in findings_of(answer)[0]["facts"]
+    hottest = next(f for f in findings_of(answer) if f["kind"] == "hottest")
+    assert hottest["subjects"] == ["coretemp/temp1"] and "Package id 0 (coretemp)" in str(answer["sentence"])
+    code, answer = explain(T420_DUMP.format(enable=1), tmp_path)  # by hand: pwm1 is the level the fan is set to
+    fans = answer["fan_facts"]
+    assert isinstance(fans, list) and (fans[0]["duty_percent"], fans[0]["controller"]) == (100.0, "manual")
+
+
+# A real Radeon VII's `sensors` after a driver fault (freedesktop.org bug 110674, comment 37): libsensors' error
+# lines on stderr above the listing, which shows the same reads as N/A
+RADEON_VII_FAULT = """ERROR: Can't get value of subfeature fan1_input: I/O error
+ERROR: Can't get value of subfeature power1_average: I/O error
+amdgpu-pci-4400
+Adapter: PCI adapter
+vddgfx:       +0.74 V
+fan1:             N/A  (min =    0 RPM, max = 3850 RPM)
+temp1:        +39.0°C  (crit = +118.0°C, hyst = -273.1°C)
+power1:           N/A  (cap = 250.00 W)
+"""
+
+
+def test_sensors_error_beside_its_own_na_is_one_fan_and_an_amdgpu_fan_listed_is_fitted(tmp_path: Path) -> None:
+    """lm-sensors prints a subfeature it could not read as an ERROR line and as N/A in the listing: one fan, not an
+    unnamed second one. amdgpu_pm.c hides every fan attribute of a board with no fan: an amdgpu fan1 listed is a
+    fitted fan, never "a card with no fan of its own"."""
+    code, answer = explain(RADEON_VII_FAULT, tmp_path)
+    assert code == 0, answer
+    fans = answer["fan_facts"]
+    assert isinstance(fans, list) and [f["key"] for f in fans] == ["amdgpu/fan1"]
+    unread = next(f for f in findings_of(answer) if f["kind"] == "speed-not-a-reading")
+    assert "card" not in unread["facts"] and "no fan of its own" not in str(answer["sentence"])
+    code, answer = explain(RADEON_VII_FAULT.replace("amdgpu-pci-4400", "nouveau-pci-4400"), tmp_path)
+    unread = next(f for f in findings_of(answer) if f["kind"] == "speed-not-a-reading")
+    assert unread["facts"]["card"] == "yes"  # a chip whose listing does not say: the fanless card stays possible
+
+
+def test_a_geforce_that_reads_no_fan_is_not_said_to_have_none(tmp_path: Path) -> None:
+    """nvidia-smi(1): many parts report no fan speed because the enclosure's fans cool them; a GeForce or workstation
+    card is sold with its own, so [N/A] there leaves open whether it has one: never "it has no fan of its own" (it
+    was said of any card whose line is not a data-center's)."""
+    csv = "name, fan.speed [%], temperature.gpu\n{name}, [N/A], 88\n"
+    _, answer = explain(csv.format(name="NVIDIA GeForce RTX 3090"), tmp_path)
+    assert findings_of(answer)[0]["facts"]["line"] == "consumer"
+    assert "no fan of its own" not in str(answer["sentence"]) and "cannot be told" in str(answer["sentence"])
+    _, answer = explain(csv.format(name="NVIDIA H100 80GB HBM3"), tmp_path)
+    assert "a data-center card has no fan of its own" in str(answer["sentence"])

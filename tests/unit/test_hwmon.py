@@ -44,14 +44,27 @@ def test_empty_board_headers_are_left_out_with_the_reason(tmp_path: Path) -> Non
 
 
 def test_a_thinkpad_fan_is_driven_by_the_embedded_controller(tmp_path: Path) -> None:
+    """Under the EC (pwm1_enable 2) thinkpad_acpi's pwm1 shows the level it keeps for manual control (7, 255, until
+    one is set: thinkpad_acpi.c, fan_pwm1_show), not the fan's: no duty is read, and the reason is kept."""
     (fan,) = read_fans(hwmon_tree(tmp_path, "thinkpad-t420"))  # acpitz and coretemp have no fans
-    assert (fan.id, fan.rpm, fan.percent) == ("hwmon:thinkpad/fan1", 3855, 100.0)
+    assert (fan.id, fan.rpm, fan.percent) == ("hwmon:thinkpad/fan1", 3855, None)
+    assert "only under manual control" in fan.unsupported["percent"]
     assert fan.controller == "the embedded controller (EC auto, pwm_enable 2)" and fan.dead is None
 
 
+def test_a_thinkpad_fan_set_by_hand_reads_its_level(tmp_path: Path) -> None:
+    root = hwmon_tree(tmp_path, "thinkpad-t420")
+    (root / "class" / "hwmon" / "hwmon1" / "pwm1_enable").write_text("1\n")
+    (root / "class" / "hwmon" / "hwmon1" / "pwm1").write_text("109\n")  # level 3: 3 * 255 / 7
+    (fan,) = read_fans(root)
+    assert fan.percent == 42.7 and "percent" not in fan.unsupported
+
+
 def test_two_tachometers_share_one_pwm(tmp_path: Path) -> None:
-    fans = read_fans(hwmon_tree(tmp_path, "thinkpad-p1-dual-fan"))
-    assert [(f.channel, f.rpm, f.percent) for f in fans] == [(1, 3486, 50.2), (2, 3238, 50.2)]
+    root = hwmon_tree(tmp_path, "thinkpad-p1-dual-fan")
+    assert [(f.channel, f.rpm, f.percent) for f in read_fans(root)] == [(1, 3486, None), (2, 3238, None)]  # no mode
+    (root / "class" / "hwmon" / "hwmon4" / "pwm1_enable").write_text("1\n")  # by hand: pwm1 is both fans' level
+    assert [(f.channel, f.rpm, f.percent) for f in read_fans(root)] == [(1, 3486, 50.2), (2, 3238, 50.2)]
 
 
 @pytest.mark.parametrize("name", ["it8686", "nct6798", "dell_smm", "someone_elses_chip"])

@@ -104,7 +104,14 @@ def read(text: str) -> tuple[list[Reading], str | None]:
         more = [r for r in more if (r.chip, r.label, r.unit) not in seen]
         if more and other not in names:  # another tool's output among the commands: read as that tool's
             found, names = [*found, *more], [*names, other]
-    return _first_chips([*errors, *found]), " and ".join(n for n in names if n)
+    return _first_chips([*_unlisted(errors, found), *found]), " and ".join(n for n in names if n)
+
+
+def _unlisted(errors: list[Reading], found: list[Reading]) -> list[Reading]:
+    """sensors' errors but those its listing shows as well: the subfeature it could not read it lists as N/A
+    (lm-sensors' prog/sensors/chips.c), so an error beside an N/A of that channel is that reading, not another."""
+    shown = {(r.attr or "").partition("_")[0] for r in found if r.value is None and (r.raw or "").upper() == "N/A"}
+    return [e for e in errors if (e.attr or "").partition("_")[0] not in shown]
 
 
 def _first(text: str) -> tuple[list[Reading], str | None]:

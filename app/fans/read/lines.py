@@ -18,7 +18,7 @@ from .shellfolder import in_folder
 _PATH = re.compile(r"^((?:/|[\w.-]+/)\S*?)/([\w.-]+):\s*(\S.*)$")  # /sys/..., card0/device/hwmon/hwmon4/...
 _SPACED_PATH = re.compile(r"^(/(?:sys|proc)/\S*?)/([\w.-]+)\s+(\S.*)$")  # a shell loop's "/sys/.../temp 45000"
 _DUMP_CHIP = re.compile(r"^#+\s*(hwmon\d+)\s*:?\s*$")  # "## hwmon1 :" then "  - fan1_input = 3855"
-_DUMP_VALUE = re.compile(r"^-?\s*((?:fan|pwm|temp)\d+(?:_\w+)?|name)\s*=\s*(\S+)$")
+_DUMP_VALUE = re.compile(r"^-?\s*((?:fan|pwm|temp)\d+(?:_\w+)?|name)\s*=\s*(\S(?:.*\S)?)$")
 # a label may name a sensor at its bus address ("cpu_f75303@4c", as cros_ec_hwmon names the EC's sensors)
 _PAIR = re.compile(rf"([A-Za-z][\w#+./()\[\]@ -]{{0,60}}?)\s*:\s*((?:{NUMBER})\s*(?:\(\+/-\s*[\d.]+\)\s*)?"
                    r"(?:°\s*C|degrees\s*C|C\b|°\s*F|degrees\s*F|RPM|rpm|%|mW|W|mV|V|A|MHz)?"
