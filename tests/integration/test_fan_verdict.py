@@ -61,7 +61,10 @@ def test_a_thinkpad_fan_driven_by_thinkfan_from_its_hottest_sensor(tmp_path: Pat
     etc = tmp_path / "etc"
     etc.mkdir()
     (etc / "thinkfan.yaml").write_text((FIXTURES / "fandaemons" / "thinkfan-e540-limits.yaml").read_text())
-    service = FanService(sys_root=str(hwmon_tree(tmp_path, "thinkpad-t420")), etc_root=str(etc))
+    root = hwmon_tree(tmp_path, "thinkpad-t420")
+    # thinkfan sets the fan's level by hand (thinkfan(1): "level N" to /proc/acpi/ibm/fan), so pwm1_enable reads 1
+    (root / "class" / "hwmon" / "hwmon1" / "pwm1_enable").write_text("1\n")
+    service = FanService(sys_root=str(root), etc_root=str(etc))
     build = proc(9, "make -j8", user="bob", gpu_index=None, cpu=180.0)
     verdict = explain(with_fans(snap([], [build], cpu=95.0, cores=2), service,
                                 (HostSensor("coretemp", "Package id 0", 69.0),)))

@@ -40,11 +40,17 @@ def listing(name: str) -> str:
     return (BMC / f"{name}.txt").read_text()
 
 
-def test_a_thinkpad_with_two_tachometers_on_one_ec_pwm(tmp_path: Path) -> None:
-    service = FanService(sys_root=str(hwmon_tree(tmp_path, "thinkpad-t420")), etc_root=str(tmp_path / "etc"))
+def test_a_thinkpad_fan_under_its_ec_has_a_speed_and_no_duty(tmp_path: Path) -> None:
+    """thinkpad_acpi.c (fan_pwm1_show): under the EC (pwm1_enable 2) pwm1 shows the level kept for manual control,
+    255 until one is set, not the fan's: the fan turns at its speed, with no duty and not "full"."""
+    root = hwmon_tree(tmp_path, "thinkpad-t420")
+    service = FanService(sys_root=str(root), etc_root=str(tmp_path / "etc"))
     (fan,), air = service.read([], host())
-    assert fan.rpm == 3855 and fan.percent == 100.0 and fan.control == "automatic"
-    assert "embedded controller" in (fan.controller or "") and fan.state == "full" and air == ()
+    assert fan.rpm == 3855 and fan.percent is None and fan.control == "automatic"
+    assert "embedded controller" in (fan.controller or "") and fan.state != "full" and air == ()
+    (root / "class" / "hwmon" / "hwmon1" / "pwm1_enable").write_text("1\n")  # set by hand: pwm1 is its level, 7
+    (fan,), _ = FanService(sys_root=str(root), etc_root=str(tmp_path / "etc")).read([], host())
+    assert fan.percent == 100.0 and fan.control == "manual" and fan.state == "full"
 
 
 def test_a_desktop_fan_follows_what_its_chip_declares(tmp_path: Path) -> None:

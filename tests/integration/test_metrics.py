@@ -300,6 +300,7 @@ def test_each_fan_is_a_sample_with_its_chip_and_source_and_promtool_is_content(m
     from tests.support.hwmon import hwmon_tree
 
     root = hwmon_tree(tmp_path / "sys", "thinkpad-p1-dual-fan", "nct6798-b550f-headers")
+    (root / "class" / "hwmon" / "hwmon4" / "pwm1_enable").write_text("1\n")  # by hand: pwm1 is the fans' one level
     app = make_app(nvidia_selection(FakeNvml([captured_card("rtx3090-load-shaped", fans=2)])), start=False,
                    sys_root=str(root), bmc=False)
     app.extensions["fanwhy"].collector.collect()
