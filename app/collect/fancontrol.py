@@ -5,7 +5,10 @@ The file is ``KEY=value`` lines; each value is a list of ``hwmonN/pwmM=setting``
 MAXTEMP, MINSTART, MINSTOP, MINPWM, MAXPWM), and MINPWM/MAXPWM may also be one bare number for every output.
 ``hwmonN`` numbers change between boots: DEVNAME names each one's chip, so a declaration is matched to the chip,
 not to the number. fancontrol's curve: below MINTEMP the output is MINPWM (0 lets the fan stop), from MINTEMP to
-MAXTEMP it rises from MINSTOP to MAXPWM, above MAXTEMP it is MAXPWM (0-255 values; percentages here).
+MAXTEMP it rises from MINSTOP to MAXPWM, above MAXTEMP it is MAXPWM (0-255 values; percentages here). An output
+whose MINPWM is above its MAXPWM is inverted (fancontrol's inverted mode: 255 stops the fan, 0 runs it at full speed,
+as on a chip whose firmware set its PWM polarity low, it87.rst's fix_pwm_polarity): its curve is kept as the fan's
+share of full speed (100 % less the value written), and marked ``inverted``.
 
 fancontrol prints what it loaded as it starts (``Settings for hwmon2/pwm2:``, then ``Depends on``, ``Controls`` and
 one ``KEY=value`` line each, as its LoadConfig echoes them): ``printed`` turns that listing back into the file.
@@ -40,6 +43,7 @@ class Declared:
     combined: str | None = None  # how it combines other curves (fan2go's function: "average", "maximum" ...)
     strategy: str | None = None  # the named curve it uses (fw-fanctrl's strategies)
     on_battery: bool = False  # a curve it uses on battery only (fw-fanctrl's strategyOnDischarging)
+    inverted: bool = False  # an inverted output (255 stops the fan): curve and floor are the fan's share, not the pwm
 
 
 def _pairs(value: str) -> dict[str, list[str]]:
@@ -129,7 +133,19 @@ def parse(text: str) -> tuple[Declared, ...]:
             temp, duty = _number(one(temp_key, output)), _percent(one(pwm_key, output) or default)
             if temp is not None and duty is not None:
                 curve.append((temp, duty))
+        floor, inverted = _floor(one("MINPWM", output), one("MAXPWM", output))
+        if inverted:  # the fan's share of full speed is what is left of the value written
+            curve = [(temp, round(100.0 - duty, 1)) for temp, duty in curve]
         declared.append(Declared(chip=pwm_chip, pwm=pwm, source_chip=source_chip, source=source,
                                  fans=tuple(chip(f)[1] for f in settings["FCFANS"].get(output, [])),
-                                 curve=tuple(curve), floor_percent=_percent(one("MINPWM", output) or "0")))
+                                 curve=tuple(curve), floor_percent=floor, inverted=inverted))
     return tuple(declared)
+
+
+def _floor(minpwm: str | None, maxpwm: str | None) -> tuple[float | None, bool]:
+    """An output's duty below MINTEMP (MINPWM, 0 where not set) as the fan's share, and whether the output is
+    inverted (its MINPWM above its MAXPWM: 255 stops the fan, and the share is what is left of the value)."""
+    floor, top = _percent(minpwm or "0"), _percent(maxpwm or "255")
+    if floor is not None and top is not None and floor > top:
+        return round(100.0 - floor, 1), True
+    return floor, False

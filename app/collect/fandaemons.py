@@ -70,6 +70,6 @@ def curves(etc_root: str | Path) -> tuple[Curve, ...]:
     for source in config_sources(etc_root):
         with contextlib.suppress(OSError, ValueError):
             found += [Curve(d.daemon, d.chip, d.pwm, d.follows or d.source, d.curve, d.floor_percent, d.firmware_c,
-                             d.stepped, d.combined, d.strategy, d.on_battery)
+                             d.stepped, d.combined, d.strategy, d.on_battery, d.inverted)
                       for d in source.read().declared]
     return tuple(found)

@@ -141,6 +141,7 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     if not readings:  # a live machine: its readers' records alone
         gpu_facts = list(map(gpu_fact, gpus))
         live = list(map(fan_fact, fans))
+        live = _on_inverted_outputs(live, curves)
         return Machine(tuple(live + gpu_fans(gpus, live)), tuple(_temperatures([], fans, sensors, air, gpu_facts)),
                        tuple(gpu_facts), 1, tuple(curves), tuple(decisions), tuple(levels))
     fan_facts = list(fans_of(readings))
@@ -153,11 +154,19 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     gpu_facts = list(gpus_of(readings))
     known = {g.index for g in gpu_facts}
     gpu_facts += [g for g in map(gpu_fact, gpus) if g.index not in known]
-    fan_facts += gpu_fans(gpus, fan_facts)
+    fan_facts = _on_inverted_outputs(fan_facts, curves) + gpu_fans(gpus, fan_facts)
     temps = _temperatures(list(temperatures_of(readings)), fans, sensors, air, gpu_facts)
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
     return Machine(tuple(_with_tables(fan_facts, temps)), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves),
                    tuple(decisions), tuple(levels))
+
+
+def _on_inverted_outputs(fans: list[FanFact], curves: Sequence[Curve]) -> list[FanFact]:
+    """Each fan a daemon's configuration drives through an inverted output (255 stops it: fancontrol's inverted mode,
+    it87.rst's fix_pwm_polarity) with its duty as the fan's share of full speed, not the value its pwm holds."""
+    inverted = [c for c in curves if c.inverted]
+    return [replace(f, duty_percent=round(100.0 - f.duty_percent, 1))
+            if f.duty_percent is not None and any(c.drives(f.key) for c in inverted) else f for f in fans]
 
 
 def _with_tables(fans: list[FanFact], temps: list[TempFact]) -> list[FanFact]:

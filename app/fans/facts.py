@@ -152,6 +152,13 @@ class Curve:
     combined: str | None = None  # how it combines other curves (fan2go's function: "average", "maximum" ...)
     strategy: str | None = None  # the named curve it uses (fw-fanctrl's strategies)
     on_battery: bool = False  # a curve it uses on battery only (fw-fanctrl's strategyOnDischarging)
+    inverted: bool = False  # an output on which 255 stops the fan: its points are the fan's share, not the pwm
+
+    def drives(self, fan_key: str) -> bool:
+        """Whether this curve's output drives the fan of ``fan_key``: hwmon's ``fanN`` of its ``pwmN``, or the
+        cooler's channel it names."""
+        return fan_key.lower() in (f"{self.chip}/fan{self.output.removeprefix('pwm')}".lower(),
+                                   f"{self.chip}/{self.output}".lower())
 
 
 @record

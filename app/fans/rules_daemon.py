@@ -18,7 +18,9 @@ MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
 NOT_RUNNING = ("outdated", "missing", "aborted")  # a daemon's log events after which its curve drives nothing
 
 
-@rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below); "
+@rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below; an "
+      "output whose MINPWM is above its MAXPWM is inverted, lm-sensors' fancontrol inverted mode); it87.rst "
+      "(fix_pwm_polarity: a chip the firmware left with its PWM values inverted); "
       "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README and example "
       "configuration (curves; a function curve combines others: average, maximum ...); liquidctl(8) (a cooler's "
       "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends)")
@@ -55,6 +57,8 @@ def _curve_facts(curve: Curve) -> dict[str, float | str]:
         facts["strategy"] = curve.strategy
     if curve.on_battery:
         facts["on_battery"] = "yes"
+    if curve.inverted:
+        facts["inverted"] = "yes"
     if curve.floor_percent is not None:
         facts["floor"] = curve.floor_percent
     if curve.firmware_c is not None:
@@ -66,8 +70,7 @@ def _curve_facts(curve: Curve) -> dict[str, float | str]:
 
 def driven(machine: Machine, curve: Curve) -> FanFact | None:
     """The fan ``curve`` drives: hwmon's ``fanN`` of its ``pwmN``, or the cooler's channel it names."""
-    wanted = {f"{curve.chip}/fan{curve.output.removeprefix('pwm')}".lower(), f"{curve.chip}/{curve.output}".lower()}
-    return next((f for f in machine.fans if f.key.lower() in wanted), None)
+    return next((f for f in machine.fans if curve.drives(f.key)), None)
 
 
 def _now(machine: Machine, curve: Curve, facts: dict[str, float | str]) -> float | None:

@@ -98,7 +98,10 @@ def _shape(f: Facts) -> str:
         and f["floor"] != f["p0"] else ""
     through = f" through {_num(f['points'])} points" if float(f["points"]) > 2 else ""
     shape = f"{below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising{through} to {_num(f['p1'])} % at {_num(f['t1'])} °C"
-    return shape + (f", and {firmware} from {_num(f['firmware_from'])} °C" if "firmware_from" in f else "")
+    inverted = (" (of the fan's full speed: the output is inverted, its MINPWM above its MAXPWM, so a higher value "
+                "written runs the fan slower and 255 stops it, as on a chip whose firmware set its PWM polarity low)"
+                if f.get("inverted") == "yes" else "")
+    return shape + inverted + (f", and {firmware} from {_num(f['firmware_from'])} °C" if "firmware_from" in f else "")
 
 
 def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -99,3 +99,54 @@ def test_the_listing_fancontrol_prints_as_it_starts_declares_what_its_file_does(
 
 def test_a_file_is_not_a_listing() -> None:
     assert all(printed(config(p.stem)) is None for p in FIXTURES.glob("*.txt"))
+
+
+# A ReadyNAS 3138's fancontrol file for its IT8732F, whose firmware left the fans' PWM inverted (255 stops them, 0
+# runs them at full speed), from lm-sensors' pull request that let fancontrol take it (lm-sensors/lm-sensors#435)
+INVERTED = """INTERVAL=1
+MINTEMP=hwmon0/pwm1=40
+MAXTEMP=hwmon0/pwm1=70
+MINSTART=hwmon0/pwm1=170
+MINSTOP=hwmon0/pwm1=190
+MINPWM=hwmon0/pwm1=255
+MAXPWM=hwmon0/pwm1=0
+FCTEMPS=hwmon0/pwm1=hwmon0/temp3_input
+DEVPATH=hwmon0=devices/platform/it87.2608
+DEVNAME=hwmon0=it8732
+"""
+
+
+def test_an_output_whose_minpwm_is_above_its_maxpwm_is_inverted_and_its_curve_is_the_fans_share() -> None:
+    """it87.rst (fix_pwm_polarity: PWM values inverted by the firmware) and fancontrol's inverted mode: below
+    MINTEMP it writes 255, which stops the fan; at MAXTEMP 0, full speed. The curve is the fan's share: it was read
+    as 100 % while cool falling to 0 % when hot, a fan that slows as it heats."""
+    (out,) = parse(INVERTED)
+    assert out.inverted and out.floor_percent == 0.0
+    assert out.curve == ((40.0, 25.5), (70.0, 100.0))
+    (normal,) = parse(INVERTED.replace("MINPWM=hwmon0/pwm1=255", "MINPWM=hwmon0/pwm1=0").replace(
+        "MAXPWM=hwmon0/pwm1=0", "MAXPWM=hwmon0/pwm1=255").replace("MINSTOP=hwmon0/pwm1=190", "MINSTOP=hwmon0/pwm1=65"))
+    assert not normal.inverted and normal.curve == ((40.0, 25.5), (70.0, 100.0)) and normal.floor_percent == 0.0
+
+
+def test_a_fan_on_an_inverted_output_reads_its_share_not_the_value_written(tmp_path: Path) -> None:
+    """Below MINTEMP fancontrol writes 255 to an inverted output, which stops the fan: the fan is at 0 % of its
+    speed, as its curve asks, never "driven at 100 %" and 0 RPM (a stalled fan), nor off its daemon's curve."""
+    import io
+    import json
+
+    from app.cli.replay import run
+
+    listing = tmp_path / "grep.txt"
+    listing.write_text("/sys/class/hwmon/hwmon0/name:it8732\n/sys/class/hwmon/hwmon0/fan1_input:0\n"
+                       "/sys/class/hwmon/hwmon0/pwm1:255\n/sys/class/hwmon/hwmon0/pwm1_enable:1\n"
+                       "/sys/class/hwmon/hwmon0/temp3_input:35000\n")
+    config = tmp_path / "fancontrol"
+    config.write_text(INVERTED)
+    out, err = io.StringIO(), io.StringIO()
+    assert run([listing, config], as_json=True, out=out, err=err) == 0, err.getvalue()
+    answer = json.loads(out.getvalue())
+    found = {f["kind"]: f["facts"] for f in answer["findings"]}
+    assert found["daemon-curve"]["inverted"] == "yes" and found["daemon-curve"]["duty"] == 0.0
+    assert found["daemon-curve"]["asks"] == 0.0 and "daemon-not-followed" not in found
+    assert answer["fan_facts"][0]["duty_percent"] == 0.0
+    assert "duty" not in found.get("headers-read-zero", {})  # not "0 RPM while driven at 100 %"
