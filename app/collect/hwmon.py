@@ -107,12 +107,7 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
     unsupported: dict[str, str] = {}
     entry = chip(name)
     raw_rpm = read_int(chip_dir / f"fan{n}_input")
-    if raw_rpm is not None and raw_rpm in (*entry.no_pulses, NO_PULSES_RPM) and _may_stop(name):
-        rpm: int | None = 0  # on a fan that may stop, a counter with no pulses is a fan at 0; elsewhere a dead channel
-    elif raw_rpm == NO_PULSES_RPM:
-        rpm = raw_rpm
-    else:
-        rpm = checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm")
+    rpm = _rpm(name, raw_rpm, unsupported)
     enable = read_int(chip_dir / f"{pwm}_enable") if pwm else None
     duty = _pwm(chip_dir, name, pwm, enable, unsupported)
     percent = pwm_percent(duty) if duty is not None else None
@@ -141,6 +136,22 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
                raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm, label), unsupported=frozen_map(unsupported))
+
+
+def _rpm(name: str, raw_rpm: int | None, unsupported: dict[str, str]) -> int | None:
+    """A tachometer's value as a speed: on a fan that may stop, a counter with no pulses is a fan at 0 (elsewhere a
+    dead channel, kept raw); none where its chip states the speed of the state it drives rather than counting it
+    (gpio-fan), or where it is not a speed, with why in ``unsupported``."""
+    entry = chip(name)
+    if raw_rpm is not None and raw_rpm in (*entry.no_pulses, NO_PULSES_RPM) and _may_stop(name):
+        return 0
+    if raw_rpm == NO_PULSES_RPM:
+        return raw_rpm
+    if raw_rpm is not None and entry.speed_is_state:
+        unsupported["rpm"] = f"{name} states the speed of the state it drives the fan in ({raw_rpm} RPM): it counts " \
+            "nothing"
+        return None
+    return checked(raw_rpm, 0, MAX_RPM, "the tachometer", unsupported, "rpm")
 
 
 def _pwm(chip_dir: Path, name: str, pwm: str | None, enable: int | None, unsupported: dict[str, str]) -> int | None:

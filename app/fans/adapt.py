@@ -45,16 +45,7 @@ def fan_fact(fan: Fan) -> FanFact:
     key, owner, label = fan_key(fan)
     entry = chip(owner)
     raw_rpm = fan.raw_rpm if fan.raw_rpm is not None else fan.rpm
-    rpm: float | None = float(fan.rpm) if fan.rpm is not None else None
-    invalid: Invalid | None = None
-    if raw_rpm is not None and raw_rpm in entry.no_pulses:
-        rpm, invalid = None, "no-pulses"
-    elif rpm is not None and (rpm > MAX_RPM or rpm < 0):
-        rpm, invalid = None, "over-range"
-    elif rpm is None and raw_rpm is not None:  # a value its reader would not take as a speed: why, as in a paste
-        invalid = judged_rpm(raw_rpm, entry.no_pulses, entry.error_values)[1]
-    elif fan.read_error is not None and rpm is None:
-        invalid = "error"
+    rpm, invalid = _speed(fan, entry, raw_rpm)
     controller = _CONTROL.get(fan.control) or controller_of(entry, None, fan.percent)
     return FanFact(key=key, chip=owner, label=label, rpm=rpm,
                    raw=f"{raw_rpm} RPM" if raw_rpm is not None else fan.read_error,
@@ -70,6 +61,22 @@ def fan_fact(fan: Fan) -> FanFact:
                    pump="pump" in label.lower(),
                    present=_present(fan, entry, label), supply_v=fan.supply_v,
                    follows=source_key(fan.source)[0] if fan.source and _how(fan) else None, follows_how=_how(fan))
+
+
+def _speed(fan: Fan, entry: Chip, raw_rpm: int | None) -> tuple[float | None, Invalid | None]:
+    """A live fan's speed as a fact, or None and why it is none, as a paste's would be judged."""
+    rpm: float | None = float(fan.rpm) if fan.rpm is not None else None
+    if raw_rpm is not None and raw_rpm in entry.no_pulses:
+        return None, "no-pulses"
+    if raw_rpm is not None and entry.speed_is_state:  # gpio-fan: the speed of the state it drives, not a count
+        return None, "not-counted"
+    if rpm is not None and (rpm > MAX_RPM or rpm < 0):
+        return None, "over-range"
+    if rpm is None and raw_rpm is not None:  # a value its reader would not take as a speed: why, as in a paste
+        return None, judged_rpm(raw_rpm, entry.no_pulses, entry.error_values)[1]
+    if fan.read_error is not None and rpm is None:
+        return None, "error"
+    return rpm, None
 
 
 def _present(fan: Fan, entry: Chip, label: str) -> bool | None:

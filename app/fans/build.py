@@ -124,7 +124,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     first = found[0]
     owner = chip(first.chip)
     speed = by_attr.get("input")
-    rpm, invalid = _speed(speed, owner.no_pulses, owner.error_values)
+    rpm, invalid, stated = _counted(owner, *_speed(speed, owner.no_pulses, owner.error_values))
     share = _share_off_scale(by_attr) if speed is None else None
     if share is not None:  # a speed read back as a share of a range, outside it: not a reading
         invalid = "off-scale"
@@ -138,8 +138,8 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     return FanFact(
         key=key, chip=first.chip, label=label, rpm=rpm, invalid=invalid,
         raw=speed.raw if speed else f"{share.raw} %" if share else first.raw if first.attr == "cur_state" else None,
-        duty_percent=duty, target_rpm=None if owner.target_echoes or target is None or target.unit == "%"
-        else target.value, target_percent=_percent(target),
+        duty_percent=duty, target_rpm=stated if stated is not None else None if owner.target_echoes or target is None
+        or target.unit == "%" else target.value, target_percent=_percent(target),
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
         min_rpm=_limit(owner, by_attr, "min"), max_rpm=_limit(owner, by_attr, "max"),
         fault=_fault(by_attr, speed, status), divisor=_divisor(by_attr),
@@ -217,6 +217,15 @@ def _speed(speed: Reading | None, no_pulses: tuple[int, ...], errors: tuple[int,
         return None, ("fault" if speed is not None and speed.raw.strip().upper() == "FAULT" else
                       "error" if speed is not None and _no_value(speed) else None)
     return judged_rpm(speed.value, no_pulses, errors)
+
+
+def _counted(owner: Chip, rpm: float | None, invalid: Invalid | None) -> tuple[float | None, Invalid | None,
+                                                                               float | None]:
+    """A speed, why it is none, and the speed its chip states for the state it drives where it counts nothing
+    (gpio-fan: what it asks, kept as the fan's target, never a speed)."""
+    if owner.speed_is_state and rpm is not None:
+        return None, "not-counted", rpm
+    return rpm, invalid, None
 
 
 def judged_rpm(value: float, no_pulses: tuple[int, ...], errors: tuple[int, ...]) -> tuple[float | None,

@@ -67,6 +67,7 @@ class Chip:
     pwm_is_fan_in: tuple[int, ...] = ()  # the pwmN_enable modes in which its pwmN reads the fan's own level; in the
     # others it reads something else (none listed: in every mode)
     fan_listed_if_fitted: bool = False  # its driver lists fan attributes only for a board with a fan fitted
+    speed_is_state: bool = False  # its fanN_input is the speed its table gives the state it drives, not a count
     source: str = ""
 
 
@@ -177,6 +178,15 @@ CONTROLLER = Chip("controller", "unknown", "unknown", source=f"{_ABI}; Documenta
 PWM_FAN = Chip("controller", "kernel", "unknown", source="Documentation/devicetree/bindings/hwmon/pwm-fan.yaml "
                "(cooling-levels: the PWM duty of each cooling state); Documentation/hwmon/pwm-fan.rst; "
                "thermal-zones.yaml (cooling-maps)")
+# gpio-fan drives a fan through GPIO lines, one speed state at a time, and counts nothing: its fan1_input is the RPM
+# its speed map gives the state it set (gpio-fan.c, fan1_input_show), its fan1_min and fan1_max the map's ends; a
+# board's device tree writes that map (gpio-fan.yaml: gpio-fan,speed-map, pairs of RPM and GPIO value, "on" often one
+# nominal speed), so a fan that does not turn reads its state's speed as well.
+GPIO_FAN = Chip("controller", "unknown", "unknown", speed_is_state=True,
+                pwm_enable=MappingProxyType({0: "none", 1: "manual"}),
+                source="Documentation/hwmon/gpio-fan.rst (pwm1_enable 0: full speed, 1: manual); drivers/hwmon/"
+                "gpio-fan.c (fan1_input_show: fan_data->speed[speed_index].rpm, the speed map's RPM of the state set); "
+                "Documentation/devicetree/bindings/hwmon/gpio-fan.yaml (gpio-fan,speed-map)")
 UNKNOWN = Chip("unknown")
 
 # A dual-fan ThinkPad's EC sets one level for both fans: thinkpad_acpi lists fan1_input and fan2_input beside one
@@ -243,7 +253,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": PWM_FAN, "pwm_fan": PWM_FAN,
     # the Raspberry Pi 5's pwm-fan, named by its device-tree node (bcm2712-rpi-5-b.dts: cooling_fan, "pwm-fan")
     "cooling_fan": PWM_FAN,
-    "gpio_fan": CONTROLLER, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
+    "gpio_fan": GPIO_FAN, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
     "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,

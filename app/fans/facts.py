@@ -20,9 +20,10 @@ Controller = Literal["firmware", "bios", "ec", "bmc", "daemon", "manual", "none"
 # Why a raw value is not a reading: a counter that saw no pulses (65535), a negative speed or a driver's error value,
 # past what the hardware can produce, a value a driver documents as "not available", an input with nothing on it,
 # a fault the driver flags, a share read back outside 0-100 % (a value scaled against a range that does not fit it),
-# a value on an arbitrary scale (an older AMD CPU's Tctl: degrees relative to where it needs full cooling).
+# a value on an arbitrary scale (an older AMD CPU's Tctl: degrees relative to where it needs full cooling), a speed
+# its driver states for the state it set rather than counts (gpio-fan's: kept as the fan's target).
 Invalid = Literal["no-pulses", "negative", "error", "over-range", "too-slow", "not-available", "unconnected", "fault",
-                  "off-scale", "relative"]
+                  "off-scale", "relative", "not-counted"]
 Role = Literal["cpu", "gpu", "memory", "liquid", "inlet", "exhaust", "board", "chipset", "vrm", "storage", "unknown"]
 Unit = Literal["rpm", "c", "%", "w", "v", "a", "mhz"]
 

@@ -315,11 +315,13 @@ def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("a speed that is not a reading", 85, f"{ABI} (fanN_input in RPM, never negative); the driver's own error "
-      "values (Documentation/hwmon/dell-smm-hwmon.rst, max31785.rst); nbfc-linux src/fan.c (the current speed: the "
+      "values (Documentation/hwmon/dell-smm-hwmon.rst, max31785.rst); gpio-fan.c (fan1_input: the speed map's RPM of "
+      "the state set, nothing counted); nbfc-linux src/fan.c (the current speed: the "
       "EC's register scaled between the configuration's minimum and maximum; out of range, those are wrong)")
 def not_a_reading(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
-        if fan.invalid in ("no-pulses", "negative", "error", "over-range", "off-scale") and not fan.fault and \
+        if fan.invalid in ("no-pulses", "negative", "error", "over-range", "off-scale", "not-counted") and \
+                not fan.fault and \
                 there(fan):
             facts: dict[str, float | str] = {"raw": fan.raw or "", "why": fan.invalid}
             owner = chip(fan.chip)

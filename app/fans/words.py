@@ -56,7 +56,9 @@ def _raw(facts: Facts) -> str:
             "too-slow": f"{raw}, slower than any fan turns (a fan stopping or starting, or a counter's noise)",
             "over-range": f"{raw}, past any fan's speed (a counter's maximum or a driver's error value)",
             "off-scale": f"{raw}, outside 0-100 %: the register read back does not fit the range it is scaled "
-                         "against (a configuration written for another model)"}.get(
+                         "against (a configuration written for another model)",
+            "not-counted": f"{raw}, the speed its driver gives the state it drives the fan in, not a count of the "
+                           "fan's turns (gpio-fan counts nothing)"}.get(
         str(facts.get("why", "")), raw)
 
 

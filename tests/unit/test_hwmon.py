@@ -200,3 +200,26 @@ def test_a_fan_its_device_detects_at_0_is_shown_not_left_out(tmp_path: Path) -> 
     judged = {f.channel: f for f in judged_fans(tmp_path)}
     assert judged[2].alarm_kind == "stalled" and "detects a fan on its connector" in (judged[2].alarm or "")
     assert judged[1].state == "running" and judged[1].alarm is None
+
+
+def _gpio_fan(root: Path, rpm: str) -> Path:
+    """A gpio-fan as a Buffalo LS-QL's shows it (Debian_on_Buffalo#91: "fan1: 5000 RPM (min = 0 RPM, max = 5000
+    RPM)", then 1500 once fan1_target was written with pwm1_enable 1)."""
+    chip_dir = root / "class" / "hwmon" / "hwmon0"
+    chip_dir.mkdir(parents=True)
+    for name, value in (("name", "gpio_fan"), ("fan1_input", rpm), ("fan1_target", rpm), ("fan1_min", "0"),
+                        ("fan1_max", "5000"), ("pwm1_enable", "1")):
+        (chip_dir / name).write_text(value + "\n")
+    return root
+
+
+def test_a_gpio_fans_speed_is_the_state_it_drives_not_a_count(tmp_path: Path) -> None:
+    """gpio-fan.c (fan1_input_show): the speed map's RPM of the state set; nothing counts the fan's turns, so a fan
+    that does not turn reads the same. It is the fan's target, never its speed (it was "runs at 5,000 RPM, full")."""
+    (fan,) = read_fans(_gpio_fan(tmp_path, "1500"))
+    assert (fan.rpm, fan.target_rpm, fan.raw_rpm) == (None, 1500, 1500) and "counts nothing" in fan.unsupported["rpm"]
+    (judged,) = judged_fans(tmp_path)
+    assert judged.state != "full" and judged.rpm is None
+    text = "gpio_fan-isa-0000\nAdapter: ISA adapter\nfan1:        5000 RPM  (min =    0 RPM, max = 5000 RPM)\n"
+    (pasted,) = fans_of(read.read(text)[0])
+    assert (pasted.rpm, pasted.target_rpm, pasted.invalid) == (None, 5000.0, "not-counted")
