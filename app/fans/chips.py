@@ -68,6 +68,7 @@ class Chip:
     # others it reads something else (none listed: in every mode)
     fan_listed_if_fitted: bool = False  # its driver lists fan attributes only for a board with a fan fitted
     speed_is_state: bool = False  # its fanN_input is the speed its table gives the state it drives, not a count
+    zero_below_rpm: float | None = None  # its driver reports a fan turning at or below this speed as 0
     source: str = ""
 
 
@@ -187,6 +188,12 @@ GPIO_FAN = Chip("controller", "unknown", "unknown", speed_is_state=True,
                 source="Documentation/hwmon/gpio-fan.rst (pwm1_enable 0: full speed, 1: manual); drivers/hwmon/"
                 "gpio-fan.c (fan1_input_show: fan_data->speed[speed_index].rpm, the speed map's RPM of the state set); "
                 "Documentation/devicetree/bindings/hwmon/gpio-fan.yaml (gpio-fan,speed-map)")
+# Microchip's EMC2301-2305 fan controllers (the Raspberry Pi Compute Module IO boards' among them): the driver turns
+# the tachometer count into RPM and reports 0 where that comes to 480 or less before its x2 multiplier, so a fan
+# turning at 960 RPM or slower reads 0 (emc2305.c, emc2305_show_fan: EMC2305_TACH_RANGE_MIN, _CNT_MULTIPLIER)
+EMC2305 = Chip("controller", "unknown", "unknown", zero_below_rpm=960.0,
+               source="drivers/hwmon/emc2305.c (emc2305_show_fan: a count at or below EMC2305_TACH_RANGE_MIN, 480, "
+               "reads 0; above it the value is doubled, EMC2305_TACH_CNT_MULTIPLIER); Documentation/hwmon/emc2305.rst")
 UNKNOWN = Chip("unknown")
 
 # A dual-fan ThinkPad's EC sets one level for both fans: thinkpad_acpi lists fan1_input and fan2_input beside one
@@ -253,7 +260,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": PWM_FAN, "pwm_fan": PWM_FAN,
     # the Raspberry Pi 5's pwm-fan, named by its device-tree node (bcm2712-rpi-5-b.dts: cooling_fan, "pwm-fan")
     "cooling_fan": PWM_FAN,
-    "gpio_fan": GPIO_FAN, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
+    "gpio_fan": GPIO_FAN, "emc2305": EMC2305, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
     "cpu_thermal": SOC_ZONE,
     "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,

@@ -11,7 +11,7 @@ from types import MappingProxyType
 from ..core.finding import Confidence, Finding, FindingKind
 from ..core.record import record
 from . import ectable
-from .chips import chip, fitted
+from .chips import Chip, chip, fitted
 from .ectable import CUSTOM_FIRST_STEP
 from .facts import FanFact, Machine, TempFact
 from .roles import role
@@ -228,24 +228,34 @@ def target_not_met(machine: Machine) -> Iterator[Hit]:
             yield Hit("target-not-met", (fan.key,), "known", {"target_percent": fan.target_percent})
 
 
-@rule("a duty with no speed", 90, f"{ABI} (pwmN: the duty asked; fanN_input: the speed counted)")
+@rule("a duty with no speed", 90, f"{ABI} (pwmN: the duty asked; fanN_input: the speed counted); emc2305.c "
+      "(emc2305_show_fan: 960 RPM or slower reads 0)")
 def stalled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         duty, table = ectable.asked(fan, STALL_DUTY)
         entry = chip(fan.chip)
         if (duty is not None or fan.zero_rpm is False) and not_turning(fan) and not fan.target_rpm and \
                 (entry.zero != "empty" or (duty is not None and not table and entry.duty_means_fan)):
-            unreported = entry.zero in ("unreported", "rest-or-unreported")
-            facts: dict[str, float | str] = {"tach_may_not_report": "yes" if unreported else "no",
-                                             "raw": fan.raw or "0 RPM"}
-            if duty is not None:
-                facts["duty"] = duty
-            else:
-                facts["zero_rpm"] = "off"  # its controller does not stop it: 0 is not a rest
-            if table:  # below a board's first step the fan may be held off by the board's own steps
-                facts["by"] = "table" if (duty or 0.0) >= CUSTOM_FIRST_STEP else "table-low"
-            sure = not unreported and (not table or (duty or 0.0) >= CUSTOM_FIRST_STEP)
+            facts = _stall_facts(fan, entry, duty, table)
+            sure = facts["tach_may_not_report"] == "no" and not entry.zero_below_rpm and \
+                (not table or (duty or 0.0) >= CUSTOM_FIRST_STEP)
             yield Hit("stalled", (fan.key,), "likely" if sure else "possible", facts)
+
+
+def _stall_facts(fan: FanFact, entry: Chip, duty: float | None, table: bool) -> dict[str, float | str]:
+    """What a duty with no speed rests on: the duty (or zero-RPM off), whether the chip may never fill its
+    tachometer, whether an EC's fan table asks it, and the speed below which its driver reads a turning fan as 0."""
+    unreported = entry.zero in ("unreported", "rest-or-unreported")
+    facts: dict[str, float | str] = {"tach_may_not_report": "yes" if unreported else "no", "raw": fan.raw or "0 RPM"}
+    if duty is not None:
+        facts["duty"] = duty
+    else:
+        facts["zero_rpm"] = "off"  # its controller does not stop it: 0 is not a rest
+    if table:  # below a board's first step the fan may be held off by the board's own steps
+        facts["by"] = "table" if (duty or 0.0) >= CUSTOM_FIRST_STEP else "table-low"
+    if entry.zero_below_rpm:  # a fan slower than its driver counts reads 0 as well
+        facts["counts_from"] = entry.zero_below_rpm
+    return facts
 
 
 def far_from_target(rpm: float | None, target_rpm: float | None) -> bool:

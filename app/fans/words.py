@@ -87,6 +87,8 @@ def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
             f.get("tach_may_not_report") == "yes" else "or its tachometer does not report")
     how = f"asked for {_num(f.get('duty', 0))} % by its embedded controller's fan table" \
         if str(f.get("by", "")).startswith("table") else f"driven at {_num(f.get('duty', 0))} %"
+    if "counts_from" in f:  # its driver reads a slow fan as 0 (emc2305)
+        tail = f"or turning at {_num(f['counts_from'])} RPM or slower, which its driver reports as 0"
     if f.get("by") == "table-low":  # a board's own fan steps may start above this share (Chrome EC common/fan.c)
         tail = f"or held off by the board's own first fan step, which may start above {_num(f.get('duty', 0))} %"
     asked = f"{_verb(s, 'is', 'are')} {how} and" if "duty" in f else \

@@ -702,3 +702,18 @@ def test_a_geforce_that_reads_no_fan_is_not_said_to_have_none(tmp_path: Path) ->
     assert "no fan of its own" not in str(answer["sentence"]) and "cannot be told" in str(answer["sentence"])
     _, answer = explain(csv.format(name="NVIDIA H100 80GB HBM3"), tmp_path)
     assert "a data-center card has no fan of its own" in str(answer["sentence"])
+
+
+def test_a_fan_an_emc2305_reads_0_under_a_duty_may_be_turning_slowly(tmp_path: Path) -> None:
+    """emc2305.c (emc2305_show_fan): a tachometer count that comes to 480 or less reads 0, and the rest is doubled,
+    so a quiet fan at 960 RPM or slower reads 0 under its duty: "stalled" is then one cause of two, at "possible",
+    and the slow fan is named. A listing built from the driver's attributes (no real paste of it was found)."""
+    text = ("/sys/class/hwmon/hwmon3/name:{chip}\n/sys/class/hwmon/hwmon3/fan1_input:0\n"
+            "/sys/class/hwmon/hwmon3/pwm1:90\n")
+    _, answer = explain(text.format(chip="emc2305"), tmp_path)
+    stalled = next(f for f in findings_of(answer) if f["kind"] == "stalled")
+    assert stalled["confidence"] == "possible" and stalled["facts"]["counts_from"] == 960.0
+    assert "960 RPM or slower" in str(answer["sentence"])
+    _, answer = explain(text.format(chip="mlxsw"), tmp_path)  # a controller whose driver counts slow fans too
+    stalled = next(f for f in findings_of(answer) if f["kind"] == "stalled")
+    assert "counts_from" not in stalled["facts"]
