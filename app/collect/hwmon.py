@@ -135,7 +135,8 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
                floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
-               raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm, label), unsupported=frozen_map(unsupported))
+               raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm, detected(entry, label or "", enable)),
+               detected=detected(entry, label or "", enable), unsupported=frozen_map(unsupported))
 
 
 def _rpm(name: str, raw_rpm: int | None, unsupported: dict[str, str]) -> int | None:
@@ -195,7 +196,7 @@ def _overdrive(chip_dir: Path, floor: float | None) -> tuple[float | None, bool 
     return (float(minimum_pwm) if minimum_pwm is not None else floor), (zero == 1 if zero is not None else None)
 
 
-def _dead(chip_dir: Path, name: str, n: int, rpm: int | None, label: str | None) -> str | None:
+def _dead(chip_dir: Path, name: str, n: int, rpm: int | None, present: bool | None) -> str | None:
     """Why channel ``n`` cannot be a fan, or None. A fault the driver flags is a fan that failed, and a 0 on a
     connector its device detects a fan on (its label says so) a fan that does not turn: neither is a channel to
     leave out (the fan wing says them)."""
@@ -205,7 +206,7 @@ def _dead(chip_dir: Path, name: str, n: int, rpm: int | None, label: str | None)
         return None
     if rpm == NO_PULSES_RPM:
         return "65535 RPM: the counter saw no pulses (a stopped fan, or none)"
-    if rpm == 0 and not _may_stop(name) and not detected(chip(name), label or ""):
+    if rpm == 0 and not _may_stop(name) and not present:
         return "0 RPM: no fan on this header (or one the BMC drives)"
     return None
 

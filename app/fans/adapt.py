@@ -82,7 +82,7 @@ def _speed(fan: Fan, entry: Chip, raw_rpm: int | None) -> tuple[float | None, In
 def _present(fan: Fan, entry: Chip, label: str) -> bool | None:
     """Whether a fan is on its connector as its reader says (liquidctl's initialization), else as its driver's label
     says (the chip table's), else not said."""
-    return fan.detected if fan.detected is not None else detected(entry, label)
+    return fan.detected if fan.detected is not None else detected(entry, label, fan.pwm_enable)
 
 
 def _how(fan: Fan) -> Literal["declared", "learned"] | None:

@@ -144,7 +144,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         min_rpm=_limit(owner, by_attr, "min"), max_rpm=_limit(owner, by_attr, "max"),
         fault=_fault(by_attr, speed, status), divisor=_divisor(by_attr),
         alarm=None if "alarm" not in by_attr else _value(by_attr, "alarm") == 1,
-        status=status or None, present=_present(speed, status, detected(owner, label)),
+        status=status or None, present=_present(speed, status, detected(owner, label, pwm_enable)),
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
         lower_noncritical_rpm=_number(extra.get("lnc")), upper_noncritical_rpm=_number(extra.get("unc")),
         pwm_enable=pwm_enable,

@@ -69,6 +69,7 @@ class Chip:
     fan_listed_if_fitted: bool = False  # its driver lists fan attributes only for a board with a fan fitted
     speed_is_state: bool = False  # its fanN_input is the speed its table gives the state it drives, not a count
     zero_below_rpm: float | None = None  # its driver reports a fan turning at or below this speed as 0
+    enable_means_detected: bool = False  # its pwmN_enable reads 1 where its device detects a fan, 0 where none
     source: str = ""
 
 
@@ -136,6 +137,14 @@ CORSAIR_CPRO = Chip("aio", "firmware", "empty", connected_label=r"fan\d+ (3pin|4
                     "drivers/hwmon/corsair-cpro.c (get_fan_cnct: a connector with nothing detected is not listed, the "
                     "others are labelled 3pin, 4pin or other; an early version labelled it nc; pwm[1-6]: can only be "
                     "read if pwm was set directly)")
+# NZXT's Smart Device V2 and RGB & Fan Controller detect what is on each connector: the kernel's driver reads a
+# channel's pwmN_enable as 1 where the device found a fan and 0 where it found none (read-only: not a mode), and
+# keeps a duty on a channel with no fan as well; its speed is 0 on a channel with none. The duty is the one the host
+# last set (the device keeps it: no curve of its own through this driver)
+NZXT_SMART2 = Chip("aio", "firmware", "empty", enable_means_detected=True, pwm_enable=MappingProxyType({1: "manual"}),
+                   source="drivers/hwmon/nzxt-smart2.c (pwm_enable: fan_type != FAN_TYPE_NONE, the type the device "
+                   "detected; fan_rpm: zero for channels without fans; duty_percent: non-zero even for channels "
+                   "without fans); Documentation/hwmon/nzxt-smart2.rst")
 # Corsair's HXi and RMi supplies run their own fan ("Fan control mode: Hardware"), and the guide's own status shows it
 # at 0 rpm in that mode: a rest by design; no document gives the temperature it starts at.
 PSU = Chip("psu", "firmware", "rest", source="liquidctl's corsair-hxi-rmi-psu-guide (fan control mode Hardware, its "
@@ -280,6 +289,7 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt kraken [xz] \((x53, x63 or x73|z53, z63 or z73)\).*", KRAKEN_X3),
     (r"asetek 690lc\b.*", ASETEK_690LC),
     (r"corsaircpro|corsair (commander pro|obsidian 1000d)\b.*", CORSAIR_CPRO),
+    (r"nzxtsmart2", NZXT_SMART2),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),
     # the other coolers liquidctl's device guides name, as its status heads them (MSI MPG Coreliquid, Gigabyte Aorus
     # Waterforce, ASUS ROG Ryujin, Razer Hanbo, EVGA CLC, Asetek)
@@ -324,10 +334,12 @@ def fitted(entry: Chip, label: str) -> bool:
     return entry.fan_listed_if_fitted and re.fullmatch(r"fan\d+", label.strip()) is not None
 
 
-def detected(entry: Chip, label: str) -> bool | None:
+def detected(entry: Chip, label: str, pwm_enable: int | None = None) -> bool | None:
     """Whether the device says a fan is on the channel its driver labels ``label``: True where the label is the
-    one its driver gives a detected fan, False where the one it gives an empty connector, None where it says
-    neither."""
+    one its driver gives a detected fan, False where the one it gives an empty connector (or where its pwm_enable
+    is what it reads of that, nzxt-smart2's), None where it says neither."""
+    if entry.enable_means_detected and pwm_enable in (0, 1):
+        return pwm_enable == 1
     if entry.connected_label and re.fullmatch(entry.connected_label, label.strip(), re.IGNORECASE):
         return True
     if entry.absent_label and re.fullmatch(entry.absent_label, label.strip(), re.IGNORECASE):

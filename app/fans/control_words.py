@@ -21,6 +21,8 @@ def pwm_control(chip_name: str, enable: int | None) -> tuple[FanControl, str | N
     if enable is None:
         return "unknown", None
     entry = chip(chip_name)
+    if entry.enable_means_detected and enable == 0:  # not a mode: the device found no fan on the connector
+        return "unknown", "no fan detected on this connector (pwm_enable 0)"
     kind = entry.pwm_enable.get(enable) or ("none" if enable == 0 else "manual" if enable == 1 else "unknown")
     control = _CONTROL.get(kind, "automatic")
     if enable == 0:

@@ -717,3 +717,17 @@ def test_a_fan_an_emc2305_reads_0_under_a_duty_may_be_turning_slowly(tmp_path: P
     _, answer = explain(text.format(chip="mlxsw"), tmp_path)  # a controller whose driver counts slow fans too
     stalled = next(f for f in findings_of(answer) if f["kind"] == "stalled")
     assert "counts_from" not in stalled["facts"]
+
+
+def test_an_nzxt_smart2_listing_says_which_connectors_have_a_fan(tmp_path: Path) -> None:
+    """nzxt-smart2.c (pwm_enable: the fan the device detected): FAN 1 detected at 0 RPM is a fan there and not
+    turning; FAN 2 with pwm_enable 0 an empty connector known, never a fan with no control at full speed. A listing
+    built from the driver's attributes (no real paste of one was found)."""
+    text = "".join(f"/sys/class/hwmon/hwmon5/{name}:{value}\n" for name, value in (
+        ("name", "nzxtsmart2"), ("fan1_input", 0), ("pwm1", 102), ("pwm1_enable", 1), ("fan2_input", 0),
+        ("pwm2", 102), ("pwm2_enable", 0), ("fan3_input", 1104), ("pwm3", 102), ("pwm3_enable", 1)))
+    _, answer = explain(text, tmp_path)
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert found["detected-still"]["subjects"] == ["nzxtsmart2/fan1"] and "no-control" not in found
+    fans = answer["fan_facts"]
+    assert isinstance(fans, list) and [f["found"] for f in fans][1] == "empty"

@@ -223,3 +223,27 @@ def test_a_gpio_fans_speed_is_the_state_it_drives_not_a_count(tmp_path: Path) ->
     text = "gpio_fan-isa-0000\nAdapter: ISA adapter\nfan1:        5000 RPM  (min =    0 RPM, max = 5000 RPM)\n"
     (pasted,) = fans_of(read.read(text)[0])
     assert (pasted.rpm, pasted.target_rpm, pasted.invalid) == (None, 5000.0, "not-counted")
+
+
+def _smart2(root: Path) -> Path:
+    """An NZXT Smart Device V2 as its kernel driver lists it (nzxt-smart2.c): FAN 1 detected and at 0 RPM, FAN 2
+    with nothing detected (pwm_enable 0), FAN 3 detected and turning; every channel keeps the 40 % last set."""
+    chip_dir = root / "class" / "hwmon" / "hwmon5"
+    chip_dir.mkdir(parents=True)
+    (chip_dir / "name").write_text("nzxtsmart2\n")
+    for n, rpm, enable in ((1, 0, 1), (2, 0, 0), (3, 1104, 1)):
+        for name, value in ((f"fan{n}_input", rpm), (f"fan{n}_label", f"FAN {n}"), (f"pwm{n}", 102),
+                            (f"pwm{n}_enable", enable)):
+            (chip_dir / name).write_text(f"{value}\n")
+    return root
+
+
+def test_an_nzxt_smart2s_pwm_enable_is_whether_a_fan_was_detected(tmp_path: Path) -> None:
+    """nzxt-smart2.c: pwmN_enable reads fan_type != FAN_TYPE_NONE (read-only, not a mode), the speed of a channel
+    with no fan is 0 and its duty is kept: 0 is "no fan detected", never "no control: full speed"; a detected fan
+    at 0 RPM is a fan that does not turn, never an empty header left out."""
+    fans = {f.channel: f for f in read_fans(_smart2(tmp_path))}
+    assert (fans[1].detected, fans[2].detected, fans[3].detected) == (True, False, True)
+    assert fans[1].dead is None and fans[2].dead is not None and fans[3].dead is None
+    assert "no fan detected" in (fans[2].controller or "") and "full speed" not in (fans[2].controller or "")
+    assert fans[3].control == "manual"
