@@ -18,11 +18,11 @@ from .facts import Controller
 
 # superio: a board's fan chip (nct67xx, it87), its automatic modes set up by the BIOS; ec: a laptop's or small
 # machine's embedded controller; wmi: a board's firmware interface reading the same sensors; gpu: a graphics card;
-# bmc: a server's baseboard management controller; aio: a liquid cooler or fan hub; cpu, chipset, storage, acpi:
-# sensors without fans; controller: a dedicated fan controller chip (MAX31785, pwm-fan); psu: a power supply that
+# bmc: a server's baseboard management controller; aio: a liquid cooler or fan hub; cpu, chipset, storage, memory,
+# acpi: sensors without fans; controller: a dedicated fan controller chip (MAX31785, pwm-fan); psu: a power supply that
 # reports its own fan.
-ChipKind = Literal["superio", "ec", "wmi", "gpu", "bmc", "aio", "cpu", "chipset", "storage", "acpi", "controller",
-                   "psu", "unknown"]
+ChipKind = Literal["superio", "ec", "wmi", "gpu", "bmc", "aio", "cpu", "chipset", "storage", "memory", "acpi",
+                   "controller", "psu", "unknown"]
 # What a fan at 0 RPM is on this chip, by its design: "empty" (a header with nothing on it, or a fan another
 # controller reads), "rest" (the controller stops its fans while cool: zero-RPM, fan-stop), "unreported" (the
 # controller may never fill the tachometer), "rest-or-unreported", "failed" (a pump, a BMC's rotor), "unknown".
@@ -181,6 +181,9 @@ SOC_ZONE = Chip("cpu", source="Documentation/driver-api/thermal/sysfs-api.rst (a
                 "type); Raspberry Pi's documentation of vcgencmd (measure_temp: the SoC's temperature)")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")
 STORAGE = Chip("storage", source="Documentation/hwmon/drivetemp.rst; NVMe composite temperature")
+# a memory module's own sensor: DDR5's SPD hub (spd5118) and the JEDEC JC-42.4 sensors on DDR3/DDR4 modules (jc42)
+MEMORY = Chip("memory", source="Documentation/hwmon/spd5118.rst (the SPD hub's temperature sensor on a DDR5 "
+              "module); Documentation/hwmon/jc42.rst (JEDEC JC 42.4 temperature sensors on memory modules)")
 ACPI = Chip("acpi", source="Documentation/driver-api/thermal (ACPI thermal zones: the firmware's own zones)")
 CONTROLLER = Chip("controller", "unknown", "unknown", source=f"{_ABI}; Documentation/hwmon/max31785.rst, pwm-fan.rst")
 # a single-board computer's fan on a PWM line: a thermal cooling device whose states the zone it is mapped to steps
@@ -271,7 +274,8 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "cooling_fan": PWM_FAN,
     "gpio_fan": GPIO_FAN, "emc2305": EMC2305, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
     "cpu_thermal": SOC_ZONE,
-    "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
+    "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "spd5118": MEMORY, "jc42": MEMORY,
+    "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,
     "liquidctl device": AIO,  # a liquidctl device whose name line was not pasted (app.collect.liquidctl.UNNAMED)
     "fw_fanctrl": FW_FANCTRL,

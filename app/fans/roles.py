@@ -25,7 +25,8 @@ _WORDS: tuple[tuple[Role, str], ...] = (
     ("cpu", r"cpu|package|pkg|tctl|tdie|tccd|core|peci|soc|apu|proc"),  # x86_pkg_temp: the CPU package's zone
     ("board", r"system|systin|board|mb\b|motherboard|peripheral|pcie|auxtin|tsensor|t_sensor|sensor"),
 )
-_KIND_ROLE: dict[str, Role] = {"cpu": "cpu", "gpu": "gpu", "chipset": "chipset", "storage": "storage"}
+_KIND_ROLE: dict[str, Role] = {"cpu": "cpu", "gpu": "gpu", "chipset": "chipset", "storage": "storage",
+                               "memory": "memory"}
 
 
 @lru_cache(maxsize=2048)

@@ -94,6 +94,8 @@ def test_one_classifier_names_what_a_sensor_measures() -> None:
     assert role("bmc", "Inlet Temp") == "inlet" and role("bmc", "CPU1 Temp") == "cpu"
     assert role("liquidctl", "Liquid temperature") == "liquid"
     assert role("nvme", "Composite") == "storage"
+    # a memory module's own sensor, whatever its label (spd5118.rst: DDR5's SPD hub; jc42.rst: JC 42.4 on DIMMs)
+    assert role("spd5118", "temp1") == "memory" and role("jc42", "temp1") == "memory"
     assert role("acpitz", "temp1") == "unknown"  # an ACPI zone is the firmware's, not known to be the CPU's
 
 
