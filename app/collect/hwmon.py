@@ -26,7 +26,7 @@ from ..core.fan import MAX_RPM, Fan, checked
 from ..core.model import HostSensor, frozen_map
 from ..core.record import record
 from ..core.vocabulary import dead_temperature, pwm_percent
-from ..fans.chips import chip, detected, fan_duty
+from ..fans.chips import chip, detected, fan_duty, not_a_fan
 from ..fans.control_words import pwm_control, zero_rpm_said
 from ..vendors.sysfs import asleep, chip_names, read_int, read_text
 from .sources import Reading
@@ -90,7 +90,8 @@ def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
     """The fans of one hwmon chip directory, named ``name`` (``chip_names``: its driver's, or with its device's
     address where a driver has two devices) or by its ``name`` file."""
     named = name or read_text(chip_dir / "name") or chip_dir.name
-    channels = _numbers(chip_dir, r"fan(\d+)_input")
+    channels = [n for n in _numbers(chip_dir, r"fan(\d+)_input")  # a flow or pressure in a fan channel is no fan
+                if not not_a_fan(read_text(chip_dir / f"fan{n}_label"))]
     pwms = _numbers(chip_dir, r"pwm(\d+)")
     shared = len(pwms) == 1 and chip(named).shared_pwm  # pwmN drives fanN's header, but a ThinkPad's one level
     fans = []

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
-from .chips import Chip, chip, controller_of, detected, fan_duty
+from .chips import Chip, chip, controller_of, detected, fan_duty, not_a_fan
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .passes import nth_of_name
 from .roles import may_be_unconnected, role
@@ -38,6 +38,8 @@ def fans_of(readings: Iterable[Reading]) -> tuple[FanFact, ...]:
 def _fan_channel(r: Reading) -> str | None:
     """The channel a reading belongs to ("fan1" for fan1_input and pwm1, the label otherwise), None for one that is
     not a fan's."""
+    if not_a_fan(r.label):  # a flow, a pressure or a water quality its driver reports through a fan channel
+        return None
     if r.attr == "cur_state":  # a kernel cooling device that is a fan: its state is its duty
         return "fan"
     if r.attr:

@@ -332,6 +332,19 @@ def fan_duty(entry: Chip, pwm_enable: int | None, duty: float | None) -> float |
     return duty
 
 
+# A quantity a driver reports through a fan channel, its unit in the channel's label: the Aquacomputer devices' flow
+# (dL/h), water quality (%), conductivity (nS/cm) and pressure (mbar) are fanN_input values labelled so
+# (aquacomputer_d5next.c: label_quadro_speeds "Flow speed [dL/h]", label_highflownext_fan_speed "Water quality [%]",
+# "Conductivity [nS/cm]", label_aquastreamult_speeds "Pressure [mbar]"): a reading, never a fan
+_OTHER_QUANTITY = re.compile(r"\[(?!rpm\])[^\]]{1,12}\]\s*$", re.IGNORECASE)
+
+
+def not_a_fan(label: str | None) -> bool:
+    """Whether a fan channel's label names another quantity's unit in brackets: a flow, a pressure, a water
+    quality its driver reports through a fan channel, not a fan's speed."""
+    return bool(label and _OTHER_QUANTITY.search(label))
+
+
 def fitted(entry: Chip, label: str) -> bool:
     """Whether a fan is fitted because its chip's hwmon lists it (its channel, fanN): a chip whose driver lists fan
     attributes only for a board with a fan. Another tool's fan of the same chip (amd-smi's FAN) says nothing."""

@@ -247,3 +247,19 @@ def test_an_nzxt_smart2s_pwm_enable_is_whether_a_fan_was_detected(tmp_path: Path
     assert fans[1].dead is None and fans[2].dead is not None and fans[3].dead is None
     assert "no fan detected" in (fans[2].controller or "") and "full speed" not in (fans[2].controller or "")
     assert fans[3].control == "manual"
+
+
+def test_a_flow_a_pressure_or_a_water_quality_in_a_fan_channel_is_no_fan(tmp_path: Path) -> None:
+    """aquacomputer_d5next.c reports an Octo's or Quadro's flow ("Flow speed [dL/h]"), a High Flow Next's water
+    quality ("Water quality [%]") and an Aquastream Ultimate's pressure ("Pressure [mbar]") as fanN_input: the unit in
+    the label says it is that quantity, never a fan at that many RPM (live and pasted)."""
+    chip_dir = tmp_path / "class" / "hwmon" / "hwmon7"
+    chip_dir.mkdir(parents=True)
+    for name, value in (("name", "quadro"), ("fan1_input", "740"), ("fan1_label", "Fan 1 speed"),
+                        ("fan5_input", "412"), ("fan5_label", "Flow speed [dL/h]"), ("fan6_input", "98"),
+                        ("fan6_label", "Water quality [%]"), ("fan7_input", "1020"), ("fan7_label", "Fan [RPM]")):
+        (chip_dir / name).write_text(value + "\n")
+    assert [f.channel for f in read_fans(tmp_path)] == [1, 7]  # a label whose unit is RPM stays a fan
+    text = ("quadro-hid-3-c\nAdapter: HID adapter\nFan 1 speed:          740 RPM\n"
+            "Flow speed [dL/h]:    412 RPM\nPressure [mbar]:     1020 RPM\n")
+    assert [f.label for f in fans_of(read.read(text)[0])] == ["Fan 1"]  # its section named for the fan
