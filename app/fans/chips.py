@@ -206,6 +206,11 @@ GPIO_FAN = Chip("controller", "unknown", "unknown", speed_is_state=True,
 EMC2305 = Chip("controller", "unknown", "unknown", zero_below_rpm=960.0,
                source="drivers/hwmon/emc2305.c (emc2305_show_fan: a count at or below EMC2305_TACH_RANGE_MIN, 480, "
                "reads 0; above it the value is doubled, EMC2305_TACH_CNT_MULTIPLIER); Documentation/hwmon/emc2305.rst")
+# OneXPlayer, AOKZOE and AYANEO handhelds' EC (oxp-sensors): its pwm1_enable is 1 for manual and 0 for the EC's own
+# control, not the hwmon ABI's "0: no control, full speed"
+OXP_EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=MappingProxyType({0: "ec", 1: "manual"}),
+              source="Documentation/hwmon/oxp-sensors.rst (pwm1_enable: write 1 to set manual, 0 to let the EC "
+              "control the fan speed)")
 UNKNOWN = Chip("unknown")
 
 # A dual-fan ThinkPad's EC sets one level for both fans: thinkpad_acpi lists fan1_input and fan2_input beside one
@@ -264,7 +269,8 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "asus_nb_wmi": EC, "hp": EC, "msi_ec": MSI_EC, "applesmc": APPLESMC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
-    "steamdeck_hwmon": EC, "oxpec": EC, "gpd_fan": EC, "surface_fan": EC, "hp_wmi_sensors": WMI,
+    "steamdeck_hwmon": EC, "oxpec": OXP_EC, "oxp_ec": OXP_EC, "gpd_fan": EC, "gpdfan": EC, "surface_fan": EC,
+    "hp_wmi_sensors": WMI,
     # gaming laptops' ECs: acer-wmi's Predator sensors (drivers/platform/x86/acer-wmi.c registers hwmon "acer", the
     # fans' speeds read from the EC) and the out-of-tree legion-laptop's (LenovoLegionLinux's README: a fan that is
     # off reads 0, and the discrete GPU's temperature reads 0 while it sleeps)
@@ -376,23 +382,3 @@ def chip(name: str | None) -> Chip:
     found = next((entry for pattern, entry in PATTERNS if re.fullmatch(pattern, key)), UNKNOWN)
     driver = driver_of(name.strip())  # a device named by its whole sensors header ("amdgpu-pci-0b00"): its driver's
     return chip(driver) if found is UNKNOWN and driver != name.strip() else found
-
-
-# NVIDIA's product lines as their fans behave (NVIDIA's product pages and nvidia-smi(1)'s fan.speed): consumer
-# GeForce cards stop their fans while cool (fan-stop, "0 %"); workstation cards (Quadro, RTX A-series, RTX PRO) are
-# blowers that never stop, with a 30 % floor; data-center cards (Tesla, A10/A100, H100/H200, L4/L40) have no fan
-# and are cooled by the chassis, though some report "0 %" anyway. A laptop's GPU (NVIDIA names its mobile parts "...
-# Laptop GPU", earlier "with Max-Q Design" or "Mobile") has no fan the card drives: the laptop's embedded controller
-# drives the fans that cool it, and nvidia-smi reports its fan.speed as [N/A].
-GpuLine = Literal["laptop", "consumer", "workstation", "datacenter"]
-_LINES: tuple[tuple[str, GpuLine], ...] = (
-    (r"laptop gpu|max-q|\bmobile\b", "laptop"), (r"geforce|titan", "consumer"),
-    (r"quadro|rtx a\d|rtx pro|rtx \d+ ada|\bt\d{3,4}\b", "workstation"),
-    (r"tesla|\b[ahlbt]\d{2,3}[a-z]?\b|\bh[12]\d{2}\b|\bl40|\bl4\b|\bgh200\b|\bgb200\b", "datacenter"),
-)
-
-
-def gpu_line(name: str | None) -> GpuLine | None:
-    """Which of NVIDIA's lines a card's product name is, for how its fan behaves; None when the name does not say."""
-    words = (name or "").lower()
-    return next((line for pattern, line in _LINES if re.search(pattern, words)), None)

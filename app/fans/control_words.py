@@ -25,10 +25,10 @@ def pwm_control(chip_name: str, enable: int | None) -> tuple[FanControl, str | N
         return "unknown", "no fan detected on this connector (pwm_enable 0)"
     kind = entry.pwm_enable.get(enable) or ("none" if enable == 0 else "manual" if enable == 1 else "unknown")
     control = _CONTROL.get(kind, "automatic")
-    if enable == 0:
-        return control, "no control: the fan runs at full speed (pwm_enable 0)"
-    if enable == 1:
-        return control, "set by software (pwm_enable 1: a fan daemon, or a person)"
+    if kind == "none":  # the ABI's 0; a driver that names 0 otherwise (oxp-sensors: its EC) is said by that
+        return control, f"no control: the fan runs at full speed (pwm_enable {enable})"
+    if kind == "manual":
+        return control, f"set by software (pwm_enable {enable}: a fan daemon, or a person)"
     if enable in entry.mode_names:
         return control, f"the board's {entry.mode_names[enable]} (pwm_enable {enable})"
     if kind == "ec":

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..core.finding import Confidence
-from .chips import gpu_line
 from .facts import MAX_OPERATING, GpuFact, Machine, TempFact
+from .gpulines import gpu_line
 from .rules import HOT_C, Hit, rule, turning
 from .rules_state import COOL_C, FULL_DUTY
 

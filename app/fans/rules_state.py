@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from ..core.finding import Confidence
-from .chips import chip, gpu_line
+from .chips import chip
 from .facts import FanFact, Machine, TempFact
+from .gpulines import gpu_line
 from .rules import ABI, HOT_C, STALL_DUTY, Hit, flagged_in_a_reading, rest_below, rule, source_of, there, turning
 from .rules_daemon import driven
 from .values import parse

@@ -70,7 +70,7 @@ def test_a_laptop_gpu_is_said_as_one(tmp_path: Path) -> None:
     """NVIDIA names its mobile parts "... Laptop GPU" (earlier "with Max-Q Design"): such a card's fan.speed is [N/A]
     (nvidia-smi(1)) because the laptop's embedded controller drives the fans that cool it; the answer says so, not
     "passively cooled by the chassis fans, or a laptop GPU", and at 93 °C points at the laptop's fans."""
-    from app.fans.chips import gpu_line
+    from app.fans.gpulines import gpu_line
 
     assert [gpu_line(n) for n in ("NVIDIA GeForce RTX 3060 Laptop GPU", "GeForce GTX 1070 with Max-Q Design",
                                   "NVIDIA RTX A2000 Laptop GPU", "NVIDIA GeForce RTX 3060", "Tesla P40")] == \

@@ -29,6 +29,8 @@ def test_a_board_curve_its_source_and_its_floor(tmp_path: Path) -> None:
     ("nct6687", 99, "automatic", "pwm_enable 99"),  # the out-of-tree driver's non-standard value
     ("thinkpad", 2, "automatic", "embedded controller"), ("amdgpu", 2, "automatic", "firmware"),
     ("it8792", 0, "full-speed", "full speed"), ("nct6798", 1, "manual", "software"), ("dell_smm", None, "unknown", ""),
+    # oxp-sensors.rst: 0 lets the EC control the fan (not the ABI's full speed), 1 is manual
+    ("oxpec", 0, "automatic", "embedded controller"), ("oxpec", 1, "manual", "software"),
 ])
 def test_each_driver_names_its_own_modes(chip: str, enable: int | None, control: str, words: str) -> None:
     got_control, said = pwm_control(chip, enable)
