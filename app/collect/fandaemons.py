@@ -1,7 +1,8 @@
 """What the fan daemons are configured to do, each configuration a source of the collector: fancontrol
 (``/etc/fancontrol``, app.collect.fancontrol), thinkfan (``/etc/thinkfan.yaml`` or ``.conf``, app.collect.thinkfan) and
-fan2go (``/etc/fan2go/fan2go.yaml``, app.collect.fan2go) and fw-fanctrl (``/etc/fw-fanctrl/config.json``,
-app.collect.fwfanctrl), all read into the same ``Declared`` records.
+fan2go (``/etc/fan2go/fan2go.yaml``, app.collect.fan2go), fw-fanctrl (``/etc/fw-fanctrl/config.json``,
+app.collect.fwfanctrl) and i8kmon (``/etc/i8kmon.conf``, app.collect.i8kmon), all read into the same ``Declared``
+records.
 
 A file that does not parse, or has another shape, declares nothing (and says why in ``errors``).
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 from ..core.bounded import read_text_file
 from ..core.record import record
 from ..fans.facts import Curve
-from . import fancontrol
+from . import fancontrol, i8kmon
 from .daemonyaml import Read
 from .fan2go import fan2go
 from .fwfanctrl import fwfanctrl
@@ -59,7 +60,8 @@ def config_sources(etc_root: str | Path) -> list[ConfigSource]:
     known = ((root / "fancontrol", lambda t: Read(fancontrol.parse(t)), "fancontrol"),
              (root / "thinkfan.yaml", thinkfan, "thinkfan-yaml"), (root / "thinkfan.conf", thinkfan, "thinkfan-conf"),
              (root / "fan2go" / "fan2go.yaml", fan2go, "fan2go"),
-             (root / "fw-fanctrl" / "config.json", fwfanctrl, "fw-fanctrl"))
+             (root / "fw-fanctrl" / "config.json", fwfanctrl, "fw-fanctrl"),
+             (root / "i8kmon.conf", i8kmon.parse, "i8kmon"))
     return [ConfigSource(path, parse, key) for path, parse, key in known if os.path.lexists(path)]
 
 

@@ -22,7 +22,8 @@ NOT_RUNNING = ("outdated", "missing", "aborted")  # a daemon's log events after 
       "output whose MINPWM is above its MAXPWM is inverted, lm-sensors' fancontrol inverted mode); it87.rst "
       "(fix_pwm_polarity: a chip the firmware left with its PWM values inverted); "
       "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README and example "
-      "configuration (curves; a function curve combines others: average, maximum ...); liquidctl(8) (a cooler's "
+      "configuration (curves; a function curve combines others: average, maximum ...); i8kmon(1) (its table of fan "
+      "states by temperature, num_configs) and linux/i8k.h (I8K_FAN_OFF, LOW, HIGH); liquidctl(8) (a cooler's "
       "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends)")
 def daemon_curve(machine: Machine) -> Iterator[Hit]:
     stopped = {e.daemon: e.event for e in machine.events if e.event in NOT_RUNNING}

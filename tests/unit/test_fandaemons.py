@@ -13,6 +13,7 @@ from app.collect.fan2go import fan2go
 from app.collect.fwfanctrl import fwfanctrl
 from app.collect.thinkfan import thinkfan
 from tests.support.explained import explained
+from tests.unit.test_fan_readers import explain, findings_of
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fandaemons"
 
@@ -349,3 +350,44 @@ def test_liquidctls_log_of_one_duty_throughout_is_a_fixed_duty_and_a_cut_log_is_
     (curve,) = profiles(command, "kraken2")
     assert curve.points == ((30.0, 35.0), (35.0, 45.0), (40.0, 70.0), (45.0, 90.0), (50.0, 100.0))
     assert fixed(command, "kraken2") == ()
+
+
+# i8kmon's default table as its manual page gives it (i8kmon(1)), in the file's syntax
+I8KMON_CONF = """# Temperature thresholds: {fan_speeds low_ac high_ac low_batt high_batt}
+set config(0) {{0 0}  -1  60  -1  65}
+set config(1) {{1 0}  50  70  55  75}
+set config(2) {{1 1}  60  80  65  85}
+set config(3) {{2 2}  70 128  75 128}
+"""
+# the table i8kmon -v echoes as it starts, five entries of which num_configs uses three (vitorafsr/i8kutils#34)
+I8KMON_ECHO = """i8kmon
+config(0)           = {0 0} -1 70 -1 70
+config(1)           = {1 1} 65 80 65 80
+config(2)           = {2 2} 75 128 75 128
+config(3)           = {2 1}  65  85  70  90
+config(4)           = {2 2}  70 128  75 128
+config(num_configs) = 3
+"""
+
+
+def test_i8kmons_table_is_each_fans_states_by_temperature() -> None:
+    """i8kmon(1): each entry {{left right} low_ac high_ac low_batt high_batt}, the next entered above its high, the
+    fan states i8k's 0 off, 1 low, 2 high (linux/i8k.h), a state dell-smm's duty (0, 50, 100 %); only the entries
+    num_configs names are used. Both the file and i8kmon -v's echo were refused as "not a capture"."""
+    from app.collect.i8kmon import parse
+
+    left, right = parse(I8KMON_CONF).declared
+    assert (left.daemon, left.pwm, right.pwm, left.stepped) == ("i8kmon", "left fan", "right fan", True)
+    assert left.curve == ((-1.0, 0.0), (50.0, 50.0), (70.0, 100.0)) and left.floor_percent == 0.0
+    assert right.curve == ((-1.0, 0.0), (60.0, 50.0), (70.0, 100.0))  # the right fan starts one entry later
+    left, right = parse(I8KMON_ECHO).declared
+    assert left.curve == right.curve == ((-1.0, 0.0), (65.0, 50.0), (75.0, 100.0))  # config(3), (4) not used
+    assert parse("set config(timeout) 2\nset config(t_high) 80\n").declared == ()
+
+
+def test_an_i8kmon_table_pasted_is_said_as_the_steps_it_imposes(tmp_path: Path) -> None:
+    code, answer = explain(I8KMON_CONF, tmp_path)
+    assert code == 0, answer
+    curves = [f for f in findings_of(answer) if f["kind"] == "daemon-curve"]
+    assert [c["facts"]["daemon"] for c in curves] == ["i8kmon", "i8kmon"]
+    assert curves[0]["facts"]["step1_c"] == 50.0 and curves[1]["facts"]["step1_c"] == 60.0
