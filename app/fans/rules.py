@@ -168,11 +168,15 @@ def hot_not_cooled(machine: Machine) -> Iterator[Hit]:
 def warm_not_turning(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         source = source_of(machine, fan)
+        by_hand = fan.controller == "manual" and fan.duty_percent is None  # its own control off, the duty unread
         if not_turning(fan) and chip(fan.chip).zero in ("rest", "rest-or-unreported") and source is not None and \
-                rest_below(fan) <= (source.celsius or 0.0) < max(HOT_C, rest_below(fan)) and fan.starts_at_c is None:
+                (by_hand or rest_below(fan) <= (source.celsius or 0.0)) and \
+                (source.celsius or 0.0) < max(HOT_C, rest_below(fan)) and fan.starts_at_c is None:
             # (a fan its zone's trip turns on is the trip rules': the zone read past its trip is said by them)
             facts: dict[str, float | str] = {"below_c": rest_below(fan), **temp_facts(source)}
             facts["reading"] = "0 %" if fan.rpm is None and fan.duty_percent == 0 else fan.raw or "0 RPM"
+            if by_hand:  # pwm_enable 1 (a Dell's BIOS control turned off): nothing of its controller's starts it
+                facts["by_hand"] = "yes"
             yield Hit("warm-not-turning", (fan.key, source.key), "possible", facts)
 
 

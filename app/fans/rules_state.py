@@ -283,8 +283,8 @@ def _may_rest(fan: FanFact) -> bool:
     duty asks for nothing while its tachometer counts nothing."""
     asked = fan.duty_percent if fan.duty_percent is not None else fan.table_percent  # its EC's table asks, if read
     if chip(fan.chip).zero not in ("rest", "rest-or-unreported") or not there(fan) or fan.fault or \
-            fan.zero_rpm is False or flagged_in_a_reading(fan) or stopped_by_hand(fan):
-        return False
+            fan.zero_rpm is False or flagged_in_a_reading(fan) or stopped_by_hand(fan) or fan.controller == "manual":
+        return False  # (a fan set by hand is held as set: its controller's own rest is not in effect)
     # beside a duty of 0: no speed read at all, a counter's noise, or the chip's documented count of no pulses (a
     # stopped counter: amdgpu's 65535); a driver's error value or a negative count is no sign of rest (a stopped fan
     # and a failed one read alike): the rule for readings that are no speed says it

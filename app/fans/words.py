@@ -250,9 +250,14 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                     f"{f['status']}: a slot with nothing in it, or a stopped fan the BMC has no "
                                     "threshold for; which one, only the chassis tells (look, or listen)."),
     "warm-not-turning": lambda n, s, f: (f"The {n(s[0])} reads {f['reading']} while {n(f['source'])} is at "
-                                         f"{_num(f['source_c'])} °C, warmer than its controller rests a fan (about "
-                                         f"{_num(f['below_c'])} °C): about to start, or not cooling; watch that it "
-                                         "starts as the heat rises."),
+                                         f"{_num(f['source_c'])} °C, " + (
+                                             "with its controller's own control turned off (set by hand, pwm_enable "
+                                             "1): held as it was set, nothing of its controller's starts it as the "
+                                             "heat rises; a program that sets it (i8kmon, fancontrol) must, or the "
+                                             "automatic control handed back." if f.get("by_hand") == "yes" else
+                                             f"warmer than its controller rests a fan (about {_num(f['below_c'])} "
+                                             "°C): about to start, or not cooling; watch that it starts as the heat "
+                                             "rises.")),
     "firmware-floor": _floor,
     "daemon-curve": _curve,
     "bias-chose-level": _bias,

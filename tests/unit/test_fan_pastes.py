@@ -731,3 +731,52 @@ def test_an_nzxt_smart2_listing_says_which_connectors_have_a_fan(tmp_path: Path)
     assert found["detected-still"]["subjects"] == ["nzxtsmart2/fan1"] and "no-control" not in found
     fans = answer["fan_facts"]
     assert isinstance(fans, list) and [f["found"] for f in fans][1] == "empty"
+
+
+# A Dell XPS 15 9570 owner's session (JackHack96/dell-xps-9570-ubuntu-respin#57), cut to its commands and the first
+# sensors: the BIOS's fan control turned off, both fans set to state 0, then the readings
+XPS_SESSION = """andrea@andrea:~/dell-bios-fan-control$ sudo ./dell-bios-fan-control 0
+BIOS CONTROL DISABLED
+andrea@andrea:~/dell-bios-fan-control$ i8kfan 0 0
+1 1
+andrea@andrea:~/dell-bios-fan-control$ sensors
+coretemp-isa-0000
+Adapter: ISA adapter
+Package id 0:  +68.0°C  (high = +100.0°C, crit = +100.0°C)
+Core 0:        +67.0°C  (high = +100.0°C, crit = +100.0°C)
+
+dell_smm-virtual-0
+Adapter: Virtual device
+fan1:           0 RPM
+fan2:           0 RPM
+"""
+
+
+def test_a_dells_fans_stopped_with_its_bios_control_off_are_held_not_at_rest(tmp_path: Path) -> None:
+    """dell-bios-fan-control turns the BIOS's fan control off ("BIOS CONTROL DISABLED": the SMM calls that
+    dell-smm-hwmon uses for pwm1_enable 1) and i8kfan 0 0 sets both fans off: at 68 °C they are held stopped by that
+    setting, never "at rest by its controller's design" (it was: a stopped fan called at rest)."""
+    code, answer = explain(XPS_SESSION, tmp_path)
+    assert code == 0, answer
+    kinds = [f["kind"] for f in findings_of(answer)]
+    assert "at-rest" not in kinds and kinds[0] == "fixed-duty", kinds
+    fans = answer["fan_facts"]
+    assert isinstance(fans, list) and {f["controller"] for f in fans} == {"manual"}
+    journal = ("Jul 28 23:36:25 fedora dell-bios-fan-control[653]: BIOS CONTROL DISABLED\n"
+               + XPS_SESSION.split("$ sensors\n", 1)[1])  # the unit's journal line (no state set): duty not read
+    _, answer = explain(journal, tmp_path)
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert "at-rest" not in found and found["warm-not-turning"]["facts"]["by_hand"] == "yes"
+    _, answer = explain(XPS_SESSION.split("$ sensors\n", 1)[1], tmp_path)  # the readings alone: the EC's rest
+    assert findings_of(answer)[0]["kind"] == "at-rest"
+
+
+def test_an_i8kfan_that_failed_set_nothing() -> None:
+    """i8kfan prints the fans' states after it, -1 -1 where the SMM call failed (i8kctl.c): such a command set no
+    state, and no fan is made of it (a laptop whose SMM interface is missing logged it so)."""
+    from app.fans.read import i8k
+
+    assert i8k.control("user@host:~$ sudo i8kfan 2 2\n-1 -1\n") == []
+    set_ = i8k.control("user@host:~$ sudo i8kfan 2 1\n2 1\n")
+    assert sorted((r.attr, r.value) for r in set_) == [("pwm1", 128.0), ("pwm2", 255.0)]  # left is fan 2
+    assert i8k.control("Dec 1 i8kmon[812]: /usr/bin/i8kfan - 2\n") == []  # a daemon's log: its rule's own

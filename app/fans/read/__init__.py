@@ -94,6 +94,7 @@ def read(text: str) -> tuple[list[Reading], str | None]:
     readings of the first MAX_CHIPS chips only: past them a paste is not one machine, and judging every fan of
     95,000 chips cost minutes."""
     errors = lines.sensors_errors(text)
+    control = i8k.control(text)  # a Dell's BIOS fan control turned off, i8kfan's states: beside whatever is read
     found, name = _first(text)
     if not found:
         return errors, "sensors' errors" if errors else None
@@ -104,7 +105,7 @@ def read(text: str) -> tuple[list[Reading], str | None]:
         more = [r for r in more if (r.chip, r.label, r.unit) not in seen]
         if more and other not in names:  # another tool's output among the commands: read as that tool's
             found, names = [*found, *more], [*names, other]
-    return _first_chips([*_unlisted(errors, found), *found]), " and ".join(n for n in names if n)
+    return _first_chips([*_unlisted(errors, found), *found, *control]), " and ".join(n for n in names if n)
 
 
 def _unlisted(errors: list[Reading], found: list[Reading]) -> list[Reading]:

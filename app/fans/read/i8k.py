@@ -17,6 +17,19 @@ MAX_STATE = 2  # i8kctl(1): 0 off, 1 low, 2 high; the driver's pwm is the state 
 _FANS = (("Left fan", 1), ("Right fan", 2))
 
 
+# What was done to the control of a Dell's fans, as its tools print or take it: dell-bios-fan-control (and dellfan)
+# print "BIOS CONTROL DISABLED" once they have turned the BIOS's own fan control off (the SMM calls dell-smm-hwmon
+# uses for pwm1_enable 1: the fans then keep the state last set); i8kfan(1) takes the left and the right fan's state
+# ("-" leaves one as it is). i8k's left fan is the SMM interface's fan 1, its right fan 0 (linux/i8k.h): hwmon's
+# fan2 and fan1.
+_BIOS_OFF = re.compile(r"^[^\n]*?\bBIOS CONTROL DISABLED\s*$", re.MULTILINE)  # alone, or in its journal
+# typed (at a prompt, or sudo's): i8kfan prints the fans' states after it (i8kctl.c), "-1 -1" where the SMM call
+# failed, so a command followed by that set nothing; a daemon's log of the commands it ran is not read here
+_I8KFAN = re.compile(r"^(?:[^\n]*?[$#]\s+)?(?:sudo\s+)?(?:\S*/)?i8kfan\s+([0-3-])\s+([0-3-])\s*\n(?!\s*-1\s+-1\s*$)",
+                     re.MULTILINE)
+_SET = (("fan2", 2), ("fan1", 1))  # i8kfan's left, then right
+
+
 def read(text: str) -> list[Reading]:
     if "i8k" not in text.lower():
         return []
@@ -30,4 +43,18 @@ def read(text: str) -> list[Reading]:
             if 0 <= state <= MAX_STATE:
                 pwm = round(state * 255 / MAX_STATE)
                 found.append(Reading(CHIP, label, float(pwm), f"state {state}", None, f"pwm{n}", snapshot))
+    return found
+
+
+def control(text: str) -> list[Reading]:
+    """The BIOS's fan control turned off (both fans set by hand: pwm_enable 1) and each state i8kfan was given, as
+    the dell-smm-hwmon driver's readings of them: read beside any format's readings, as what was done to them."""
+    found: list[Reading] = []
+    if _BIOS_OFF.search(text):
+        found += [Reading(CHIP, label, 1.0, "BIOS CONTROL DISABLED", None, f"pwm{n}_enable") for label, n in _SET]
+    for match in _I8KFAN.finditer(text):
+        for (label, n), state in zip(_SET, match.groups(), strict=True):
+            if state.isdigit() and int(state) <= MAX_STATE:
+                pwm = round(int(state) * 255 / MAX_STATE)
+                found.append(Reading(CHIP, label, float(pwm), f"i8kfan state {state}", None, f"pwm{n}"))
     return found
