@@ -32,7 +32,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, FanFact, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read import hddfc, legion, msiec, nbfc, nvmlgpucontrol, platform, smfc, smilimits
+from ..fans.read import hddfc, i8k, legion, msiec, nbfc, nvmlgpucontrol, platform, smfc, smilimits
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
@@ -166,7 +166,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         text = text_of(path)
         texts.append(text)
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
-        logged += nvmlgpucontrol.decisions(text) + smfc.decisions(text) + hddfc.decisions(text)
+        logged += nvmlgpucontrol.decisions(text) + smfc.decisions(text) + hddfc.decisions(text) + i8k.decisions(text)
         steps += logged
         levels += declared
         controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text) + \

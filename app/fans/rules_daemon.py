@@ -132,7 +132,8 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
       "nvmlDeviceSetFanSpeed_v2 (it changes the fan control policy to manual); smfc's smfc.py and ipmi.py (the BMC "
       "set to its FULL fan mode, each IPMI zone's level written and logged with the temperature that chose it); "
       "hddfancontrol's __init__.py (Fan.setSpeed: the speed logged, then the pwm written at the higher of it and "
-      "its minimum) and src/fan/pwm_fan.rs (set_speed: software mode, the speed logged as set)")
+      "its minimum) and src/fan/pwm_fan.rs (set_speed: software mode, the speed logged as set); i8kmon (-v: each "
+      "pass's temperature and the state it leaves each fan in)")
 def daemon_decided(machine: Machine) -> Iterator[Hit]:
     """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
     chose it for (where no bias made the choice: that is said by its own rule); a daemon that writes a duty, the duty

@@ -31,7 +31,7 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
     if "written_to" in f:
-        return _drives_written(f) if f["daemon"] == "hddfancontrol" else _zone_written(f)
+        return {"hddfancontrol": _drives_written, "i8kmon": _state_written}.get(str(f["daemon"]), _zone_written)(f)
     fans, duty, at = (f"the {n.some(s)}" if s else "the card's fans"), _num(f["duty"]), f"{_num(f['celsius'])} °C"
     again = f" at each of its last {_num(f['passes'])} passes" if float(f["passes"]) > 1 else ""
     said = {"default": f"{f['daemon']} found no point of its curve at or below the card's {at} and wrote its default "
@@ -54,6 +54,16 @@ def _zone_written(f: Facts) -> str:
             f"{_num(f['celsius'])} °C{again}: it runs the BMC in its FULL fan mode and writes each zone's level "
             "itself, so those fans stay at that level, not at the BMC's own fan mode, until smfc reads a temperature "
             "its curve gives another level.")
+
+
+def _state_written(f: Facts) -> str:
+    """A state i8kmon left one of a Dell's fans in: it sets the state itself (i8kfan) from the CPU's temperature and
+    its table, each pass; the BIOS may still override it where its own control is on."""
+    again = f" (the same at its last {_num(f['passes'])} passes)" if float(f["passes"]) > 1 else ""
+    return (f"i8kmon last left the {f['written_to']} at {_num(f['duty'])} % (its state {_num(float(f['duty']) / 50)} "
+            f"of 0-2) for the CPU at {_num(f['celsius'])} °C{again}: it sets each fan's state itself from its table, "
+            "until a pass reads a temperature past that state's bounds (where the BIOS's own fan control is on, the "
+            "BIOS may change it meanwhile).")
 
 
 def _drives_written(f: Facts) -> str:

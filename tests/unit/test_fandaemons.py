@@ -391,3 +391,21 @@ def test_an_i8kmon_table_pasted_is_said_as_the_steps_it_imposes(tmp_path: Path) 
     curves = [f for f in findings_of(answer) if f["kind"] == "daemon-curve"]
     assert [c["facts"]["daemon"] for c in curves] == ["i8kmon", "i8kmon"]
     assert curves[0]["facts"]["step1_c"] == 50.0 and curves[1]["facts"]["step1_c"] == 60.0
+
+
+def test_i8kmons_passes_are_the_states_it_left_each_fan_in(tmp_path: Path) -> None:
+    """i8kmon -v logs each pass as "temp, left fan state, right fan state, ac state: 51 0 1 0" (vitorafsr/i8kutils#34),
+    and the commands it runs ("i8kfan - 0"): the states are its decisions for the CPU's temperature read, each fan
+    apart; its own i8kfan lines are not a person's typed command (no fan is made of them)."""
+    from app.fans.read import i8k
+
+    log = I8KMON_ECHO + ("...\ntemp, left fan state, right fan state, ac state: 51 0 1 0\ni8kfan - 0\n"
+                         "temp, left fan state, right fan state, ac state: 51 0 1 0\ni8kfan - 0\n")
+    made = i8k.decisions(log)
+    assert [(d.what, d.celsius, d.percent) for d in made[-2:]] == [("left fan", 51.0, 0.0), ("right fan", 51.0, 50.0)]
+    assert i8k.control(log) == []
+    code, answer = explain(log, tmp_path)
+    assert code == 0 and answer["fan_facts"] == []
+    written = {f["facts"]["written_to"]: f["facts"]["duty"] for f in findings_of(answer)
+               if f["kind"] == "daemon-decided"}
+    assert written == {"left fan": 0.0, "right fan": 50.0}

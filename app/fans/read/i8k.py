@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 
-from ..facts import Reading
+from ..facts import Decision, Reading
 
 _LINE = re.compile(r"^\s*\d+\.\d+\s+\S+\s+\S+\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+-?\d+\s+-?\d+\s*$",
                    re.MULTILINE)
 CHIP = "dell_smm"
 MAX_STATE = 2  # i8kctl(1): 0 off, 1 low, 2 high; the driver's pwm is the state scaled to 0-255
 _FANS = (("Left fan", 1), ("Right fan", 2))
+# i8kmon -v's line per pass: the CPU's temperature, the state it leaves each fan in, the AC status (i8kmon's
+# "temp, left fan state, right fan state, ac state: 51 0 1 0"); -1 where the SMM call failed
+_PASS = re.compile(r"temp, left fan state, right fan state, ac state:\s*(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)")
 
 
 # What was done to the control of a Dell's fans, as its tools print or take it: dell-bios-fan-control (and dellfan)
@@ -25,15 +28,16 @@ _FANS = (("Left fan", 1), ("Right fan", 2))
 _BIOS_OFF = re.compile(r"^[^\n]*?\bBIOS CONTROL DISABLED\s*$", re.MULTILINE)  # alone, or in its journal
 # typed (at a prompt, or sudo's): i8kfan prints the fans' states after it (i8kctl.c), "-1 -1" where the SMM call
 # failed, so a command followed by that set nothing; a daemon's log of the commands it ran is not read here
-_I8KFAN = re.compile(r"^(?:[^\n]*?[$#]\s+)?(?:sudo\s+)?(?:\S*/)?i8kfan\s+([0-3-])\s+([0-3-])\s*\n(?!\s*-1\s+-1\s*$)",
-                     re.MULTILINE)
+_I8KFAN = re.compile(r"^(?:[^\n]*?[$#]\s+(?:sudo\s+)?|sudo\s+)(?:\S*/)?i8kfan\s+([0-3-])\s+([0-3-])\s*\n"
+                     r"(?!\s*-1\s+-1\s*$)", re.MULTILINE)  # i8kmon -v's own "i8kfan - 0" lines: its passes
 _SET = (("fan2", 2), ("fan1", 1))  # i8kfan's left, then right
 
 
 def read(text: str) -> list[Reading]:
     if "i8k" not in text.lower():
         return []
-    found: list[Reading] = []
+    found: list[Reading] = [Reading(CHIP, "CPU", float(cpu), f"{cpu} °C", "c", "temp1_input", n)
+                            for n, (cpu, _, _) in enumerate(_passes(text))]
     for snapshot, match in enumerate(_LINE.finditer(text)):
         cpu, *fans = (int(g) for g in match.groups())
         if 0 < cpu < 128:  # -1: the SMM call failed; the driver's temperatures are 8-bit
@@ -58,3 +62,18 @@ def control(text: str) -> list[Reading]:
                 pwm = round(int(state) * 255 / MAX_STATE)
                 found.append(Reading(CHIP, label, float(pwm), f"i8kfan state {state}", None, f"pwm{n}"))
     return found
+
+
+def _passes(text: str) -> list[tuple[int, int, int]]:
+    """(the CPU's temperature, the left and the right fan's state) of each of i8kmon's passes that read them."""
+    return [(int(m.group(1)), int(m.group(2)), int(m.group(3))) for m in _PASS.finditer(text)
+            if 0 < int(m.group(1)) < 128]
+
+
+def decisions(text: str) -> tuple[Decision, ...]:
+    """The state i8kmon -v logged leaving each fan in at each pass, as the duty dell-smm-hwmon reads of it, with the
+    CPU temperature it read (a state the SMM call could not read, -1, is left out)."""
+    return tuple(Decision("i8kmon", float(cpu), 0.0, None, n, percent=round(100.0 * state / MAX_STATE, 1),
+                          why="curve", what=fan)
+                 for n, (cpu, *states) in enumerate(_passes(text))
+                 for fan, state in zip(("left fan", "right fan"), states, strict=True) if 0 <= state <= MAX_STATE)
