@@ -342,7 +342,8 @@ def fan_duty(entry: Chip, pwm_enable: int | None, duty: float | None) -> float |
 # (dL/h), water quality (%), conductivity (nS/cm) and pressure (mbar) are fanN_input values labelled so
 # (aquacomputer_d5next.c: label_quadro_speeds "Flow speed [dL/h]", label_highflownext_fan_speed "Water quality [%]",
 # "Conductivity [nS/cm]", label_aquastreamult_speeds "Pressure [mbar]"): a reading, never a fan
-_OTHER_QUANTITY = re.compile(r"\[(?!rpm\])[^\]]{1,12}\]\s*$", re.IGNORECASE)
+# (a unit has no blank: "[Pump Fan]" is a name a tool prints beside the channel)
+_OTHER_QUANTITY = re.compile(r"\[(?!rpm\])[^\]\s]{1,8}\]\s*$", re.IGNORECASE)
 
 
 def not_a_fan(label: str | None) -> bool:

@@ -265,3 +265,6 @@ def test_a_flow_a_pressure_or_a_water_quality_in_a_fan_channel_is_no_fan(tmp_pat
     text = ("quadro-hid-3-c\nAdapter: HID adapter\nFan 1 speed:          740 RPM\n"
             "Flow speed [dL/h]:    412 RPM\nPressure [mbar]:     1020 RPM\n")
     assert [f.label for f in fans_of(read.read(text)[0])] == ["Fan 1"]  # its section named for the fan
+    # a name in brackets is no unit: a tool's "fan2_input [Pump Fan]: 0 RPM" (an MSI B650 owner's listing) stays a fan
+    named = "fan1_input [CPU Fan]: 558 RPM\nfan2_input [Pump Fan]: 0 RPM\n"
+    assert len(fans_of(read.read(named)[0])) == 2
