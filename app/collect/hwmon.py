@@ -90,18 +90,19 @@ def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
     """The fans of one hwmon chip directory, named ``name`` (``chip_names``: its driver's, or with its device's
     address where a driver has two devices) or by its ``name`` file."""
     named = name or read_text(chip_dir / "name") or chip_dir.name
-    channels = [n for n in _numbers(chip_dir, r"fan(\d+)_input")  # a flow or pressure in a fan channel is no fan
-                if not not_a_fan(read_text(chip_dir / f"fan{n}_label"))]
+    inputs = _numbers(chip_dir, r"fan(\d+)_input")
     pwms = _numbers(chip_dir, r"pwm(\d+)")
+    labels = {n: read_text(chip_dir / f"fan{n}_label") for n in {*inputs, *pwms}}  # each read once a tick
+    channels = [n for n in inputs if not not_a_fan(labels[n])]  # a flow or pressure in a fan channel is no fan
     shared = len(pwms) == 1 and chip(named).shared_pwm  # pwmN drives fanN's header, but a ThinkPad's one level
     fans = []
     for n in sorted({*channels, *pwms}):  # a pwm output with no tachometer is a fan whose speed is not counted
         pwm = f"pwm{n}" if n in pwms else (f"pwm{pwms[0]}" if shared else None)
-        fans.append(_fan(chip_dir, named, n, pwm))
+        fans.append(_fan(chip_dir, named, n, pwm, labels[n]))
     return tuple(fans)
 
 
-def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
+def _fan(chip_dir: Path, name: str, n: int, pwm: str | None, label: str | None) -> Fan:
     """Channel ``n`` as read: its values and what its chip's driver documents them to mean (a 65535 of a chip that
     stops its fans is a counter at 0; a target that echoes the input is no target). What the fan is doing (at rest,
     stalled, failed) is the fan wing's to judge (``app.fans.judged``), from these facts."""
@@ -129,15 +130,15 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None) -> Fan:
     if lowest is not None:
         floor = 0.0
     low, high = _limits(chip_dir, name, n, unsupported)
-    label = read_text(chip_dir / f"fan{n}_label")
+    present = detected(entry, label or "", enable)
     return Fan(id=f"hwmon:{name}/fan{n}", chip=name, channel=n, label=label, rpm=rpm,
                percent=percent, target_rpm=target, min_rpm=low, floor_rpm=lowest,
                max_rpm=high, divisor=read_int(chip_dir / f"fan{n}_div"),
                floor_percent=floor, control=control, controller=controller,
                source=source, source_c=source_c, curve=curve, pwm_enable=enable, zero_rpm=zero_rpm,
                fault=True if read_int(chip_dir / f"fan{n}_fault") == 1 else None,
-               raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm, detected(entry, label or "", enable)),
-               detected=detected(entry, label or "", enable), unsupported=frozen_map(unsupported))
+               raw_rpm=raw_rpm, dead=_dead(chip_dir, name, n, rpm, present), detected=present,
+               unsupported=frozen_map(unsupported))
 
 
 def _rpm(name: str, raw_rpm: int | None, unsupported: dict[str, str]) -> int | None:
