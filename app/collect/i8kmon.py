@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ..fans.read.i8k import state_percent
 from .daemonyaml import Read
 from .fancontrol import Declared
 
@@ -20,7 +21,6 @@ from .fancontrol import Declared
 _ENTRY = re.compile(r"^\s*(?:set\s+)?config\((\d+)\)\s*=?\s*\{\s*\{?\s*(\d)\s+(\d)\s*\}?\s+(-?\d+)\s+(-?\d+)"
                     r"\s+(-?\d+)\s+(-?\d+)\s*\}?", re.MULTILINE)
 _COUNT = re.compile(r"^\s*(?:set\s+)?config\(num_configs\)\s*=?\s*(\d+)", re.MULTILINE)
-TOP_STATE = 2  # I8K_FAN_HIGH: the highest state on most machines, 100 % (a TURBO state, 3, is no faster here)
 FANS = (("left fan", 0), ("right fan", 1))  # the order of each entry's fan states
 
 
@@ -33,13 +33,10 @@ def parse(text: str) -> Read:
         return Read(())
     declared = []
     for name, index in FANS:
-        steps = [(float(entries[n].group(4)), _percent(int(entries[n].group(2 + index)))) for n in used]
+        steps = [(float(entries[n].group(4)), state_percent(int(entries[n].group(2 + index)))) for n in used]
         points = tuple(step for i, step in enumerate(steps) if i == 0 or step[1] != steps[i - 1][1])  # a change
         declared.append(Declared(chip="i8k", pwm=name, source_chip=None, source=None, fans=(), curve=points,
                                  floor_percent=points[0][1], daemon="i8kmon", follows="the CPU's temperature",
                                  stepped=True))
     return Read(tuple(declared))
 
-
-def _percent(state: int) -> float:
-    return round(100.0 * min(state, TOP_STATE) / TOP_STATE, 1)

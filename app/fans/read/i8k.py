@@ -14,6 +14,16 @@ _LINE = re.compile(r"^\s*\d+\.\d+\s+\S+\s+\S+\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-
                    re.MULTILINE)
 CHIP = "dell_smm"
 MAX_STATE = 2  # i8kctl(1): 0 off, 1 low, 2 high; the driver's pwm is the state scaled to 0-255
+
+
+def state_pwm(state: int) -> int:
+    """A fan state as dell-smm-hwmon's pwm (0-255): the state scaled against the highest, a TURBO state (3) as it."""
+    return round(min(state, MAX_STATE) * 255 / MAX_STATE)
+
+
+def state_percent(state: int) -> float:
+    """A fan state as the duty in % its pwm reads."""
+    return round(100.0 * min(state, MAX_STATE) / MAX_STATE, 1)
 _FANS = (("Left fan", 1), ("Right fan", 2))
 # i8kmon -v's line per pass: the CPU's temperature, the state it leaves each fan in, the AC status (i8kmon's
 # "temp, left fan state, right fan state, ac state: 51 0 1 0"); -1 where the SMM call failed
@@ -45,8 +55,8 @@ def read(text: str) -> list[Reading]:
         for (label, n), state, speed in zip(_FANS, fans[:2], fans[2:], strict=True):
             found.append(Reading(CHIP, label, float(speed), f"{speed} RPM", "rpm", f"fan{n}_input", snapshot))
             if 0 <= state <= MAX_STATE:
-                pwm = round(state * 255 / MAX_STATE)
-                found.append(Reading(CHIP, label, float(pwm), f"state {state}", None, f"pwm{n}", snapshot))
+                found.append(Reading(CHIP, label, float(state_pwm(state)), f"state {state}", None, f"pwm{n}",
+                                     snapshot))
     return found
 
 
@@ -59,8 +69,8 @@ def control(text: str) -> list[Reading]:
     for match in _I8KFAN.finditer(text):
         for (label, n), state in zip(_SET, match.groups(), strict=True):
             if state.isdigit() and int(state) <= MAX_STATE:
-                pwm = round(int(state) * 255 / MAX_STATE)
-                found.append(Reading(CHIP, label, float(pwm), f"i8kfan state {state}", None, f"pwm{n}"))
+                found.append(Reading(CHIP, label, float(state_pwm(int(state))), f"i8kfan state {state}", None,
+                                     f"pwm{n}"))
     return found
 
 
@@ -73,7 +83,7 @@ def _passes(text: str) -> list[tuple[int, int, int]]:
 def decisions(text: str) -> tuple[Decision, ...]:
     """The state i8kmon -v logged leaving each fan in at each pass, as the duty dell-smm-hwmon reads of it, with the
     CPU temperature it read (a state the SMM call could not read, -1, is left out)."""
-    return tuple(Decision("i8kmon", float(cpu), 0.0, None, n, percent=round(100.0 * state / MAX_STATE, 1),
+    return tuple(Decision("i8kmon", float(cpu), 0.0, None, n, percent=state_percent(state),
                           why="curve", what=fan)
                  for n, (cpu, *states) in enumerate(_passes(text))
                  for fan, state in zip(("left fan", "right fan"), states, strict=True) if 0 <= state <= MAX_STATE)
