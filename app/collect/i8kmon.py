@@ -39,4 +39,3 @@ def parse(text: str) -> Read:
                                  floor_percent=points[0][1], daemon="i8kmon", follows="the CPU's temperature",
                                  stepped=True))
     return Read(tuple(declared))
-
