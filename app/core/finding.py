@@ -27,7 +27,8 @@ FindingKind = Literal[
     "control-offset", "bmc-fan-logged", "level-and-heat", "read-back-off-target", "daemon-critical",
     "passive-cards", "slowing-for-heat", "gpu-threshold", "cpu-slowed", "ec-setting", "ec-table", "platform-profile",
     "gpu-fan-unreported", "bmc-warning", "duty-not-driving", "at-rest", "zero-unjudged", "turning", "no-fault",
-    "empty-slots", "temperatures-left-out", "hottest", "no-fan-read", "under-divisor", "no-power", "detected-still"]
+    "empty-slots", "temperatures-left-out", "hottest", "no-fan-read", "under-divisor", "no-power", "detected-still",
+    "listed-unfitted"]
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 
 

@@ -42,7 +42,8 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "passive-cards": "cooling passive cards", "slowing-for-heat": "card at its heat limit",
     "cpu-slowed": "", "gpu-threshold": "", "ec-setting": "", "ec-table": "", "platform-profile": "",
     "gpu-fan-unreported": "no fan",
-    "at-rest": "at rest", "zero-unjudged": "0, unjudged", "turning": "running", "no-fault": "running",
+    "at-rest": "at rest", "zero-unjudged": "0, unjudged", "listed-unfitted": "0, maybe none", "turning": "running",
+    "no-fault": "running",
     "empty-slots": "empty",
     "temperatures-left-out": "", "hottest": "", "no-fan-read": "", "under-divisor": "0 at its divisor"}
 

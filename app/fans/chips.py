@@ -70,6 +70,7 @@ class Chip:
     speed_is_state: bool = False  # its fanN_input is the speed its table gives the state it drives, not a count
     zero_below_rpm: float | None = None  # its driver reports a fan turning at or below this speed as 0
     enable_means_detected: bool = False  # its pwmN_enable reads 1 where its device detects a fan, 0 where none
+    lists_unfitted: bool = False  # its driver lists the fan its firmware describes, fitted or not (a 0: maybe none)
     source: str = ""
 
 
@@ -86,6 +87,11 @@ SUPERIO = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
 # is a cautious bound (docs/FAN-RULES.md, Thresholds), and the words say "probably" or name both causes.
 EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,
           source=f"{_ABI}; Documentation/admin-guide/laptops/thinkpad-acpi.rst; Documentation/hwmon/dell-smm-hwmon.rst")
+# asus-wmi's fan is the one the firmware's WMI describes: the driver guesses from its answer whether one is there
+ASUS_WMI = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,
+                lists_unfitted=True, source="drivers/platform/x86/asus-wmi.c (asus_wmi_has_agfn_fan: \"We need to "
+                "find a better way\"; asus_wmi_has_fan: \"ad hoc\"); asus-nb-wmi.c (quirk wmi_ignore_fan: a fan the "
+                "ACPI tables describe, none fitted)")
 # A Mac's SMC: its fanN_min is the SMC's own minimum speed for the fan (the F<n>Mn key), which its automatic
 # control keeps the fan at or above; hwmon's ABI makes fanN_min an alarm limit elsewhere
 APPLESMC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, min_is_floor=True,
@@ -264,9 +270,9 @@ NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
 EXACT: Mapping[str, Chip] = MappingProxyType({
     "amdgpu": AMDGPU, "radeon": AMDGPU, "nvidia": NVIDIA, "gpu_nvidia": NVIDIA, "nouveau": GPU_SENSOR,
     "i915": GPU_SENSOR, "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL,
-    "i8k": DELL,
-    "system76_acpi": EC, "system76": EC, "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC, "asus": EC,
-    "asus_nb_wmi": EC, "hp": EC, "msi_ec": MSI_EC, "applesmc": APPLESMC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
+    "i8k": DELL, "asus": ASUS_WMI, "asus_nb_wmi": ASUS_WMI,
+    "system76_acpi": EC, "system76": EC, "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC,
+    "hp": EC, "msi_ec": MSI_EC, "applesmc": APPLESMC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
     "steamdeck_hwmon": EC, "oxpec": OXP_EC, "oxp_ec": OXP_EC, "gpd_fan": EC, "gpdfan": EC, "surface_fan": EC,

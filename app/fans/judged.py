@@ -28,6 +28,7 @@ _OF: Mapping[FindingKind, tuple[FanState | None, AlarmKind | None]] = {
     "fan-alarm": (None, "warning"), "ec-cpu-unread": (None, "warning"), "bmc-failing-at-times": (None, "warning"),
     "full-while-cool": ("full", "no-heat"), "no-control": ("full", "no-heat"),
     "at-rest": ("stopped", None), "warm-not-turning": ("unknown", None), "zero-unjudged": ("unknown", None),
+    "listed-unfitted": ("unknown", None),
 }
 
 

@@ -1,7 +1,7 @@
 """The rules that describe what was read: a driver's fan alarm (what the driver flags, said as it is), the fan
 heard (the fastest), no fault anywhere, a BMC's warning, empty slots, the temperatures left out, the hottest reading,
-and no fan read at all. Registered in ``app.fans.rules`` after the rules of state (``app.fans.rules_state``), mostly at
-the lowest priorities: they describe, they do not answer."""
+no fan read at all, and a fan a driver lists whether or not one is fitted. Registered in ``app.fans.rules`` after
+the rules of state (``app.fans.rules_state``), mostly at the lowest priorities: they describe, they do not answer."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from .rules import (
     flagged_in_a_reading,
     hot_and_unturned,
     hottest_of,
+    rest_below,
     rule,
     source_of,
     temp_facts,
@@ -302,6 +303,23 @@ def _duty_on_any_header(fan: FanFact) -> bool:
     that lists a duty only where a fan is, the duty is the stall rule's)."""
     entry = chip(fan.chip)
     return entry.zero == "empty" and not entry.duty_means_fan
+
+
+@rule("a fan its firmware lists, fitted or not", 51, "drivers/platform/x86/asus-wmi.c (asus_wmi_has_agfn_fan, "
+      "asus_wmi_has_fan: whether a fan is there is guessed from the firmware's answer); asus-nb-wmi.c (the "
+      "wmi_ignore_fan quirk: a model whose ACPI tables describe a fan it does not have); nct6775.rst, it87.rst (a "
+      "desktop board's fans are counted by its Super-I/O chip)")
+def listed_unfitted(machine: Machine) -> Iterator[Hit]:
+    """A 0 from a driver that lists the fan its firmware describes, fitted or not: a rest, a count not filled in, or
+    no fan; on a desktop board the fans are counted by its Super-I/O chip, said where none is read."""
+    board = any(chip(c).kind == "superio" for c in {f.chip for f in machine.fans} | {t.chip for t in
+                                                                                   machine.temperatures})
+    for fan in machine.fans:
+        if chip(fan.chip).lists_unfitted and fan.rpm == 0 and there(fan) and not fan.fault and \
+                not flagged_in_a_reading(fan) and not fan.duty_percent:
+            facts: dict[str, float | str] = {**temp_facts(source_of(machine, fan)), "below_c": rest_below(fan),
+                                             "board_chip": "read" if board else "unread"}
+            yield Hit("listed-unfitted", (fan.key,), "possible", facts)
 
 
 @rule("every header at 0 RPM", 65, f"{ABI}; Documentation/hwmon/nct6775.rst (a header with no fan reads 0)")

@@ -45,6 +45,9 @@ from .words_held import (
 )
 from .words_held import headers_zero as _headers_zero
 from .words_power import detected_still, no_power
+from .words_zero import listed_unfitted as _listed_unfitted
+from .words_zero import warm as _warm
+from .words_zero import zero_unjudged as _zero_unjudged
 
 
 def _raw(facts: Facts) -> str:
@@ -249,15 +252,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "bmc-zero-ok": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM with the BMC's status "
                                     f"{f['status']}: a slot with nothing in it, or a stopped fan the BMC has no "
                                     "threshold for; which one, only the chassis tells (look, or listen)."),
-    "warm-not-turning": lambda n, s, f: (f"The {n(s[0])} reads {f['reading']} while {n(f['source'])} is at "
-                                         f"{_num(f['source_c'])} °C, " + (
-                                             "with its controller's own control turned off (set by hand, pwm_enable "
-                                             "1): held as it was set, nothing of its controller's starts it as the "
-                                             "heat rises; a program that sets it (i8kmon, fancontrol) must, or the "
-                                             "automatic control handed back." if f.get("by_hand") == "yes" else
-                                             f"warmer than its controller rests a fan (about {_num(f['below_c'])} "
-                                             "°C): about to start, or not cooling; watch that it starts as the heat "
-                                             "rises.")),
+    "warm-not-turning": _warm,
     "firmware-floor": _floor,
     "daemon-curve": _curve,
     "bias-chose-level": _bias,
@@ -330,9 +325,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,
     "at-rest": _rest,
-    "zero-unjudged": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}: at "
-                                      "rest, or a tachometer that does not report; no temperature of what it cools "
-                                      "is read that would tell them apart."),
+    "listed-unfitted": _listed_unfitted,
+    "zero-unjudged": _zero_unjudged,
     "turning": _turning,
     "no-fault": _no_fault,
     "empty-slots": _empty,

@@ -1,0 +1,81 @@
+"""A fan a driver lists whether or not one is fitted: asus-wmi (hwmon ``asus``, sensors' ``asus-isa-0000``) lists the
+CPU fan the firmware's WMI describes and only guesses from its answer whether one is there
+(``drivers/platform/x86/asus-wmi.c``: ``asus_wmi_has_agfn_fan``, "We need to find a better way";
+``asus_wmi_has_fan``, "ad hoc solution"); the kernel ignores the fan of a model whose ACPI tables describe one it
+does not have (``asus-nb-wmi.c``, quirk ``wmi_ignore_fan``, the VivoBook E410MA). Its 0 is a rest, a count not
+filled in, or no fan: never "at rest by design", never "stopped while warm" alone, and on a desktop board the fans
+are counted by its Super-I/O chip (nct6775.rst, it87.rst)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.fan_checks import assert_nothing_dangerous
+from tests.unit.test_fan_readers import BLOCKS, explain, findings_of
+
+# lm-sensors/lm-sensors#134: an ASUS ROG STRIX X470-I (a desktop board) whose asus-isa-0000 cpu_fan reads 0 RPM; the
+# maintainer's answer: the board's ITE Super-I/O chip counts the fans, and its driver (it87) was not loaded
+X470I = BLOCKS["sensors_laptops_thinkpad_dell_asus-16"]
+# lm-sensors/lm-sensors#236: a ZenBook UX431DA whose cpu_fan reads 0 RPM while the fan is heard
+UX431 = BLOCKS["sensors_laptops_thinkpad_dell_asus-12"]
+IT87 = "\n\nit8665-isa-0290\nAdapter: ISA adapter\nCPU Fan:     1510 RPM  (min =    0 RPM)\n"
+
+
+def _about(answer: dict[str, object], fan: str) -> list[dict[str, object]]:
+    return [f for f in findings_of(answer) if fan in f["subjects"]]
+
+
+def test_an_asus_wmi_fan_at_0_on_a_desktop_is_said_as_unseen_with_the_board_chip_to_load(tmp_path: Path) -> None:
+    code, answer = explain(X470I, tmp_path)
+    assert code == 0
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["subjects"], lead["confidence"]) == ("listed-unfitted", ["asus/cpu_fan"], "possible")
+    assert lead["facts"]["board_chip"] == "unread" and lead["facts"]["source"] == "k10temp/Tctl"
+    kinds = {f["kind"] for f in _about(answer, "asus/cpu_fan")}
+    assert not {"at-rest", "turning", "no-fault"} & kinds  # a 0 nothing vouches for is never a rest or fine
+    assert "Super-I/O" in str(answer["sentence"])
+    assert_nothing_dangerous(X470I, answer)
+
+
+def test_with_the_board_chip_read_beside_it_the_desktop_hint_is_not_given(tmp_path: Path) -> None:
+    _, answer = explain(X470I + IT87, tmp_path)
+    (listed,) = [f for f in findings_of(answer) if f["kind"] == "listed-unfitted"]
+    assert listed["facts"]["board_chip"] == "read"
+    assert "Super-I/O" not in str(answer["sentence"])
+
+
+def test_a_laptops_asus_wmi_fan_at_0_while_cool_is_a_rest_a_count_not_filled_or_no_fan(tmp_path: Path) -> None:
+    _, answer = explain(UX431, tmp_path)
+    about = _about(answer, "asus/cpu_fan")
+    assert about[0]["kind"] == "listed-unfitted" and about[0]["confidence"] == "possible"
+    fans = answer["fans"]
+    assert isinstance(fans, list) and len(fans) == 1
+    fan = fans[0]
+    assert (fan["state"], fan["stopped"]) == ("unknown", False)  # not "at rest": one of three, none chosen
+    assert "at rest by" not in str(answer["sentence"])
+
+
+def test_a_hot_cpu_beside_an_asus_wmi_fan_at_0_keeps_its_warning(tmp_path: Path) -> None:
+    hot = X470I.replace("+77.2°C", "+93.0°C").replace("+67.2°C", "+83.0°C")
+    _, answer = explain(hot, tmp_path)
+    assert _about(answer, "asus/cpu_fan")[0]["kind"] == "hot-not-cooled"
+    assert_nothing_dangerous(hot, answer)
+
+
+def test_a_fan_that_turns_or_reads_an_error_is_not_this_rule(tmp_path: Path) -> None:
+    for speed in ("2400 RPM", "-1 RPM"):
+        _, answer = explain(X470I.replace("cpu_fan:        0 RPM", f"cpu_fan:        {speed}"), tmp_path)
+        assert "listed-unfitted" not in {f["kind"] for f in findings_of(answer)}
+
+
+def test_golden_sentences_of_a_fan_listed_whether_or_not_fitted(tmp_path: Path) -> None:
+    _, answer = explain(X470I, tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The cpu_fan (asus) reads 0 RPM with Tctl (k10temp) at 77 °C, warmer than an embedded controller rests a fan "
+        "(about 70 °C): not turning, not counted, or no fan at all: its driver lists the fan the firmware describes "
+        "and only guesses whether one is fitted. On a desktop board the fans are counted by its Super-I/O chip, which "
+        "is not read here (sensors-detect names its driver).")
+    _, answer = explain(UX431, tmp_path)
+    assert str(answer["sentence"]).startswith(
+        "The cpu_fan (asus) reads 0 RPM with Tdie (k10temp) at 56 °C: at rest, not counted, or no fan at all: its "
+        "driver lists the fan the firmware describes and only guesses whether one is fitted.")
