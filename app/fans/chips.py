@@ -89,9 +89,9 @@ EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MO
           source=f"{_ABI}; Documentation/admin-guide/laptops/thinkpad-acpi.rst; Documentation/hwmon/dell-smm-hwmon.rst")
 # asus-wmi's fan is the one the firmware's WMI describes: the driver guesses from its answer whether one is there
 ASUS_WMI = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,
-                lists_unfitted=True, source="drivers/platform/x86/asus-wmi.c (asus_wmi_has_agfn_fan: \"We need to "
-                "find a better way\"; asus_wmi_has_fan: \"ad hoc\"); asus-nb-wmi.c (quirk wmi_ignore_fan: a fan the "
-                "ACPI tables describe, none fitted)")
+                lists_unfitted=True, error_values=(-1,), source="drivers/platform/x86/asus-wmi.c (asus_wmi_has_agfn_fan"
+                ": \"We need to find a better way\"; asus_wmi_has_fan: \"ad hoc\"; fan1_input_show: -1 for an error); "
+                "asus-nb-wmi.c (quirk wmi_ignore_fan: a fan the ACPI tables describe, none fitted)")
 # A Mac's SMC: its fanN_min is the SMC's own minimum speed for the fan (the F<n>Mn key), which its automatic
 # control keeps the fan at or above; hwmon's ABI makes fanN_min an alarm limit elsewhere
 APPLESMC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, min_is_floor=True,

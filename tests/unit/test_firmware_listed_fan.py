@@ -79,3 +79,11 @@ def test_golden_sentences_of_a_fan_listed_whether_or_not_fitted(tmp_path: Path) 
     assert str(answer["sentence"]).startswith(
         "The cpu_fan (asus) reads 0 RPM with Tdie (k10temp) at 56 °C: at rest, not counted, or no fan at all: its "
         "driver lists the fan the firmware describes and only guesses whether one is fitted.")
+
+
+def test_an_asus_wmi_fan_at_minus_1_is_its_drivers_error(tmp_path: Path) -> None:
+    """asus-wmi's fan1_input_show prints -1 for a value the firmware gave as an error (``value < 0 ? -1 : value *
+    100``): the driver's error value, like dell-smm's, not a negative count."""
+    _, answer = explain(X470I.replace("cpu_fan:        0 RPM", "cpu_fan:       -1 RPM"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert (lead["kind"], lead["facts"]["why"]) == ("speed-not-a-reading", "error")
