@@ -87,3 +87,12 @@ def test_an_asus_wmi_fan_at_minus_1_is_its_drivers_error(tmp_path: Path) -> None
     _, answer = explain(X470I.replace("cpu_fan:        0 RPM", "cpu_fan:       -1 RPM"), tmp_path)
     lead = findings_of(answer)[0]
     assert (lead["kind"], lead["facts"]["why"]) == ("speed-not-a-reading", "error")
+
+
+def test_a_board_firmwares_reading_of_its_fan_chip_counts_as_the_board_chip_read(tmp_path: Path) -> None:
+    """asus_wmi_sensors reads the board's own fan headers through its firmware (asus_wmi_sensors.rst): beside it the
+    board's fans are seen, and the desktop hint is not given."""
+    board = "\n\nasuswmisensors-isa-0000\nAdapter: ISA adapter\nCPU Fan:     1180 RPM\n"
+    _, answer = explain(X470I + board, tmp_path)
+    (listed,) = [f for f in findings_of(answer) if f["kind"] == "listed-unfitted"]
+    assert listed["facts"]["board_chip"] == "read"
