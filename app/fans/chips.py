@@ -102,7 +102,8 @@ WMI = Chip("wmi", "bios", "empty", unconnected_from_c=108.0, source="Documentati
 # amdgpu: zero-RPM stops the fan below fan_zero_rpm_stop_temperature, whose range on RDNA3 cards tops out near
 # 60-67 °C: a rest up to the top of that range is within the design (a real RX 7900 XTX rests with its junction at
 # 61 °C); a stopped counter may read 65535 (Documentation/gpu/amdgpu/thermal.rst, the gpu_od fan_ctrl files)
-# Its hwmon hides every fan attribute on a board without a fan (no_fan) and on an APU: a fan1 it lists is fitted.
+# Its hwmon hides every fan attribute on a board without a fan (no_fan) and on an APU: a fan1 it lists is fitted on a
+# Radeon card (a passive Instinct MI100 lists one too: no product name in hwmon tells the two apart).
 AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=67.0, no_pulses=(65535,), target_echoes=True,
               pwm_enable=_GPU_MODES, fan_listed_if_fitted=True,
               source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon); amdgpu_pm.c "

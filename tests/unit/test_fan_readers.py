@@ -49,7 +49,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 80 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 81 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -295,6 +295,18 @@ def test_rocm_smis_per_card_lines_and_a_duty_of_0_with_no_speed_is_no_rest_claim
     instinct = next(text for text in BLOCKS.values() if "6.67%" in text)
     rests = [f for f in explained(machine(read.read(instinct)[0]))[0] if f.kind == "at-rest"]
     assert rests and all((f.confidence, f.facts["design"]) == ("possible", "rest-or-passive") for f in rests)
+
+
+def test_a_passive_instinct_cards_listed_fan_at_0_is_no_failure(tmp_path: Path) -> None:
+    """amdgpu lists fan1 on an Instinct MI100, a card with no fan of its own (the server's chassis fans cool AMD's
+    Instinct cards): its 0 RPM at an idle 59 °C junction is neither a failure, a stall nor a hot part without cooling.
+    A rest or no fan at all, a `sensors` listing cannot tell: it names no product."""
+    mi100 = BLOCKS["rocm_smi_amd-04"]
+    code, answer = explain(mi100, tmp_path)
+    assert code == 0, answer
+    kinds = {f["kind"] for f in findings_of(answer)}
+    assert not {"hot-not-cooled", "stalled", "fan-fault", "warm-not-turning", "target-not-met"} & kinds, kinds
+    assert_nothing_dangerous(mi100, answer)
 
 
 def test_a_reply_that_quotes_a_daemons_log_and_the_ecs_fan_file(tmp_path: Path) -> None:
