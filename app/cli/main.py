@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 import logging
 import os
+import select
 import signal
 import sys
 from pathlib import Path
@@ -124,8 +125,34 @@ def _ended(signum: int, _frame: object) -> None:
 def _stdin_file(folder: Path) -> Path:
     """Standard input as a file named ``stdin`` (what an error about it names), at most ``STDIN_LIMIT`` bytes."""
     path = folder / "stdin"
-    path.write_bytes(sys.stdin.buffer.read(STDIN_LIMIT))
+    path.write_bytes(read_stdin(STDIN_LIMIT))
     return path
+
+
+STDIN_POLL_S = 0.25  # the longest a signal that came just before a read waits for its handler
+
+
+def read_stdin(limit: int) -> bytes:
+    """Up to ``limit`` bytes of standard input, read only when ``select`` says some are there, waiting at most
+    ``STDIN_POLL_S`` at a time. A blocking read() is interrupted only by a signal that comes while it waits: one that
+    comes after Python last looked for signals and before the read began leaves the read waiting for input that may
+    never come, its handler (explain's SIGTERM) never run; a loaded machine once left an explain so for a minute.
+    Between waits Python runs any handler due."""
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # no descriptor (a test's stand-in): read it as it reads
+        return sys.stdin.buffer.read(limit)
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        if not select.select([fd], [], [], STDIN_POLL_S)[0]:
+            continue
+        chunk = os.read(fd, min(1 << 16, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 class ShownFormatter(logging.Formatter):
