@@ -99,6 +99,13 @@ def finding_json(found: Finding) -> dict[str, object]:
 
 
 EXPLAIN_PREFIX = "fanwhy-explain-"  # its scratch folders: the capture's tree, made again from the text
+# standard input, kept for reading as the file "stdin" in a scratch folder of explain's own: named as what it is
+_STDIN_KEPT = re.compile(rf"\S*/{EXPLAIN_PREFIX}\d+-[0-9a-z_]+/stdin\b")
+
+
+def _named(message: str) -> str:
+    """A message about a file, standard input named as such rather than by the scratch path it was kept at."""
+    return _STDIN_KEPT.sub("standard input", message)
 
 
 def replayed(paths: list[Path], strict: bool = True) -> tuple[Snapshot, Replay]:
@@ -248,11 +255,11 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
         snap, replay = replayed(paths, strict=False)
         machine, general, texts = facts(paths, snap, replay)
     except Unreadable as error:
-        err.write(f"fanwhy explain: {shown(error)}\n")
+        err.write(f"fanwhy explain: {_named(shown(error))}\n")
         return 2
     unread = [p for p in replay.unread if not any(k.startswith(f"{p.name}: ") for k in general)]
     if unread:
-        err.write(f"fanwhy explain: {shown(unread[0])}: {NOT_READ}{_why_not(unread[0])}\n")
+        err.write(_named(f"fanwhy explain: {shown(unread[0])}: {NOT_READ}{_why_not(unread[0])}\n"))
         return 2
     found = findings(machine)
     sentence, also = answer(snap, replay.notes, found, machine)

@@ -217,7 +217,13 @@ def test_a_capture_on_standard_input_is_read_as_a_file(tmp_path: Path) -> None:
     assert piped.stdout.splitlines()[0].startswith("The BMC reports the Fan3B (BMC)")
     junk = subprocess.run([sys.executable, "-m", "app", "explain", "-"], input="hello world\n", capture_output=True,
                           text=True, timeout=60, cwd=ROOT)
-    assert junk.returncode == 2 and "stdin: not a capture FanWhy reads" in junk.stderr, junk.stderr
+    assert junk.returncode == 2, junk.stderr
+    # named as standard input, never by the scratch folder explain kept it in
+    assert junk.stderr == ("fanwhy explain: standard input: not a capture FanWhy reads: no fan, pump, speed or "
+                           "temperature reading was found in it\n"), junk.stderr
+    empty = subprocess.run([sys.executable, "-m", "app", "explain", "-"], input="", capture_output=True, text=True,
+                           timeout=60, cwd=ROOT)
+    assert (empty.returncode, empty.stderr) == (2, "fanwhy explain: standard input: empty\n")
 
 
 def test_every_answer_fits_the_terminal_and_keeps_each_probably(tmp_path: Path,
