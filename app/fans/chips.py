@@ -144,6 +144,10 @@ CORSAIR_CPRO = Chip("aio", "firmware", "empty", connected_label=r"fan\d+ (3pin|4
                     "drivers/hwmon/corsair-cpro.c (get_fan_cnct: a connector with nothing detected is not listed, the "
                     "others are labelled 3pin, 4pin or other; an early version labelled it nc; pwm[1-6]: can only be "
                     "read if pwm was set directly)")
+# a Corsair device as OpenCorsairLink reads it: the duty the device reports (what set it, its own default or a host,
+# is not said) and its speed; a channel with nothing on it reads 0
+OPENCORSAIRLINK = Chip("aio", "unknown", "empty", source="OpenCorsairLink drivers/commanderpro.c (PWM: command 0x22, "
+                       "RPM: 0x21; Mode: the fan type the channel is set to)")
 # NZXT's Smart Device V2 and RGB & Fan Controller detect what is on each connector: the kernel's driver reads a
 # channel's pwmN_enable as 1 where the device found a fan and 0 where it found none (read-only: not a mode), and
 # keeps a duty on a channel with no fan as well; its speed is 0 on a channel with none. The duty is the one the host
@@ -305,6 +309,7 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt kraken x \(x42, x52, x62 or x72\).*", KRAKEN_X2),
     (r"nzxt kraken [xz] \((x53, x63 or x73|z53, z63 or z73)\).*", KRAKEN_X3),
     (r"asetek 690lc\b.*", ASETEK_690LC),
+    (r"opencorsairlink: .*", OPENCORSAIRLINK),
     (r"corsaircpro|corsair (commander pro|obsidian 1000d)\b.*", CORSAIR_CPRO),
     (r"nzxtsmart2", NZXT_SMART2),
     (r"(corsair|nzxt|kraken|hydro|commander|smart device|grid|aquacomputer|octo|quadro|d5next|lian li uni)\b.*", AIO),

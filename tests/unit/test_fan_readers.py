@@ -49,7 +49,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 81 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 83 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -307,6 +307,30 @@ def test_a_passive_instinct_cards_listed_fan_at_0_is_no_failure(tmp_path: Path) 
     kinds = {f["kind"] for f in findings_of(answer)}
     assert not {"hot-not-cooled", "stalled", "fan-fault", "warm-not-turning", "target-not-met"} & kinds, kinds
     assert_nothing_dangerous(mi100, answer)
+
+
+@pytest.mark.parametrize(("key", "empty", "speeds"), [
+    ("opencorsairlink_corsair-01", "fan6", {"Fan 0": (1374.0, 100.0), "Fan 1": (750.0, 0.0), "Fan 4": (751.0, 0.0)}),
+    ("opencorsairlink_corsair-02", "fan6", {"Fan 1": (1243.0, 55.0), "Fan 5": (1424.0, 45.0), "Fan 6": (0.0, 100.0)}),
+])
+def test_opencorsairlinks_status_pairs_each_channels_duty_and_speed(key: str, empty: str,
+                                                                     speeds: dict[str, tuple[float, float]]) -> None:
+    """OpenCorsairLink prints a channel's duty and speed apart (``FAN PWM 1: 55 %`` and ``FAN 1: 1243``, the speed
+    with no unit; or ``Fan 0:`` with ``PWM:`` and ``RPM:`` beneath): each channel is one fan with both, never a fan
+    named "RPM" or a duty with no speed. The duty is the one the device reports: nothing says a hand set it (the
+    kernel's corsair-cpro reads a pwm only once it is set; this tool reads the device's). A channel at 0 RPM beside
+    fans that turn is most likely empty, never running."""
+    found, name = read.read(BLOCKS[key])
+    assert name == "OpenCorsairLink's status of a Corsair device"
+    facts = machine(found)
+    fans = {f.label: f for f in facts.fans}
+    assert len(fans) == 6 and "RPM" not in fans
+    for label, (rpm, duty) in speeds.items():
+        assert (fans[label].rpm, fans[label].duty_percent) == (rpm, duty), fans[label]
+    assert all(f.controller != "manual" for f in facts.fans)
+    found_kinds = explained(facts)[0]
+    assert any(f.kind == "empty-slots" and any(s.endswith(f"/{empty}") for s in f.subjects) for f in found_kinds)
+    assert not any(f.kind in ("fixed-duty", "turns-at-zero") for f in found_kinds)
 
 
 def test_a_reply_that_quotes_a_daemons_log_and_the_ecs_fan_file(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from ..facts import Reading
 from . import (
     columns,
+    corsairlink,
     csv,
     daemonlog,
     ectool,
@@ -53,6 +54,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("smfc's log (a Supermicro BMC's zones set by smfc)", smfc.read),
     ("hddfancontrol's log (a fan set for its drives' temperature)", hddfc.read),
     ("a sensor logger's CSV (units in its header)", csv.logged),
+    ("OpenCorsairLink's status of a Corsair device", corsairlink.read),
     ("a | table (ipmitool sensor, sdr, ipmiutil; FreeIPMI's, or its comma-separated output) or a sensor's key-value "
      "block (ipmitool sensor get, omreport, iLO's show /system1)",
      tables.read),
