@@ -28,9 +28,9 @@ def zero_unjudged(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def listed_unfitted(n: Names, s: Sequence[str], f: Facts) -> str:
     where = f" with {n(f['source'])} at {num(f['source_c'])} °C" if "source" in f else ""
-    warm = "source_c" in f and float(f["source_c"]) >= float(f["below_c"])
-    what = f", warmer than an embedded controller rests a fan (about {num(f['below_c'])} °C): not turning" if warm \
-        else ": at rest"
+    above_rest = "source_c" in f and float(f["source_c"]) >= float(f["below_c"])
+    what = (f", warmer than an embedded controller rests a fan (about {num(f['below_c'])} °C): not turning"
+            if above_rest else ": at rest")
     board = (" On a desktop board the fans are counted by its Super-I/O chip, which is not read here (sensors-detect "
              "names its driver).") if f.get("board_chip") == "unread" else ""
     return (f"The {n(s[0])} reads 0 RPM{where}{what}, not counted, or no fan at all: its driver lists the fan the "

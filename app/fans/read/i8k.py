@@ -14,16 +14,6 @@ _LINE = re.compile(r"^\s*\d+\.\d+\s+\S+\s+\S+\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-
                    re.MULTILINE)
 CHIP = "dell_smm"
 MAX_STATE = 2  # i8kctl(1): 0 off, 1 low, 2 high; the driver's pwm is the state scaled to 0-255
-
-
-def state_pwm(state: int) -> int:
-    """A fan state as dell-smm-hwmon's pwm (0-255): the state scaled against the highest, a TURBO state (3) as it."""
-    return round(min(state, MAX_STATE) * 255 / MAX_STATE)
-
-
-def state_percent(state: int) -> float:
-    """A fan state as the duty in % its pwm reads."""
-    return round(100.0 * min(state, MAX_STATE) / MAX_STATE, 1)
 _FANS = (("Left fan", 1), ("Right fan", 2))
 # i8kmon -v's line per pass: the CPU's temperature, the state it leaves each fan in, the AC status (i8kmon's
 # "temp, left fan state, right fan state, ac state: 51 0 1 0"); -1 where the SMM call failed
@@ -42,6 +32,15 @@ _I8KFAN = re.compile(r"^(?:[^\n]*?[$#]\s+(?:sudo\s+)?|sudo\s+)(?:\S*/)?i8kfan\s+
                      r"(?!\s*-1\s+-1\s*$)", re.MULTILINE)  # i8kmon -v's own "i8kfan - 0" lines: its passes
 _SET = (("fan2", 2), ("fan1", 1))  # i8kfan's left, then right
 
+
+def state_pwm(state: int) -> int:
+    """A fan state as dell-smm-hwmon's pwm (0-255): the state scaled against the highest, a TURBO state (3) as it."""
+    return round(min(state, MAX_STATE) * 255 / MAX_STATE)
+
+
+def state_percent(state: int) -> float:
+    """A fan state as the duty in % its pwm reads."""
+    return round(100.0 * min(state, MAX_STATE) / MAX_STATE, 1)
 
 def read(text: str) -> list[Reading]:
     if "i8k" not in text.lower():
