@@ -333,6 +333,13 @@ def test_opencorsairlinks_status_pairs_each_channels_duty_and_speed(key: str, em
     assert not any(f.kind in ("fixed-duty", "turns-at-zero") for f in found_kinds)
 
 
+def test_a_product_line_beside_bare_fan_numbers_is_not_taken_for_opencorsairlink() -> None:
+    """Only OpenCorsairLink's own fan lines ("FAN PWM N:", or "Fan N:" with Mode, PWM and RPM beneath) make its
+    status; a "Product:" line beside "FAN 1: 1200" is any tool's, read by the general reader."""
+    assert read.read("Product: X11SSL-F\nFAN 1: 1200\nFAN 2: 1100\n")[1] != \
+        "OpenCorsairLink's status of a Corsair device"
+
+
 def test_a_reply_that_quotes_a_daemons_log_and_the_ecs_fan_file(tmp_path: Path) -> None:
     """Quote marks ("> ") before each line are a reply's, not the capture's: /proc/acpi/ibm/fan and thinkfan's
     lines beneath them are read (fails when the quote marks are kept: nothing is read). thinkfan's last decision is

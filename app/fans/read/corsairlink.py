@@ -26,9 +26,11 @@ def read(text: str) -> list[Reading]:
     if not _FOUND.search(text):
         return []
     chip = _device(text)
+    duties = list(_DUTY.finditer(text))
     fans: list[tuple[str, int, str | None, str | None]] = [  # (label, channel, duty, speed)
-        *((f"Fan {m.group(1)}", int(m.group(1)), m.group(2), None) for m in _DUTY.finditer(text)),
-        *((f"Fan {m.group(1)}", int(m.group(1)), None, m.group(2)) for m in _SPEED.finditer(text)),
+        *((f"Fan {m.group(1)}", int(m.group(1)), m.group(2), None) for m in duties),
+        # a bare "FAN 1: 1243" is its speed only beside its "FAN PWM" lines: alone, any tool's line could be it
+        *((f"Fan {m.group(1)}", int(m.group(1)), None, m.group(2)) for m in (_SPEED.finditer(text) if duties else ())),
         # this layout counts its channels from 0: channel N is hwmon's N + 1
         *((f"Fan {m.group(1)}", int(m.group(1)) + 1, m.group(2), m.group(3)) for m in _CHANNEL.finditer(text)),
     ]
