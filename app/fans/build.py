@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
-from .chips import Chip, chip, controller_of, detected, fan_duty, not_a_fan
+from .chips import SUPERIO, UNKNOWN, Chip, chip, controller_of, detected, fan_duty, not_a_fan
 from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
 from .passes import nth_of_name
-from .roles import may_be_unconnected, role
+from .roles import may_be_unconnected, pin_named, role
 
 MAX_RPM = 30_000.0  # no fan a tachometer counts turns faster: a reading above is a garbled or saturated counter
 MIN_RPM = 100.0  # no fan turns this slowly while it turns: below it a counter sees a fan stopping, starting, or noise
@@ -344,9 +344,8 @@ def _turned_off(readings: Iterable[Reading]) -> tuple[set[str], set[str]]:
 
 
 def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> Invalid | None:
-    """Why a temperature read from ``chip_name`` is not a reading, or None: no value, the driver's "not available",
-    at or below freezing (nothing inside a running machine is), past a signed 8-bit register, a value on an
-    arbitrary scale (its chip's relative labels), an open board input."""
+    """Why a temperature read from ``chip_name`` is not a reading, or None: no value, "not available", at or below
+    freezing, past a signed 8-bit register, on an arbitrary scale (relative labels), an open board input."""
     owner = chip(chip_name)
     if value is None or value in owner.not_available_c or value <= 0:
         return "not-available"
@@ -354,8 +353,9 @@ def invalid_celsius(chip_name: str | None, label: str, value: float | None) -> I
         return "over-range"
     if label.strip() in owner.relative_labels:
         return "relative"
-    if owner.unconnected_from_c is not None and value >= owner.unconnected_from_c and \
-            may_be_unconnected(chip_name, label):
+    # an input named for a board fan chip's pin is that chip's, its header cut by a grep or not
+    ceiling = SUPERIO.unconnected_from_c if owner is UNKNOWN and pin_named(label) else owner.unconnected_from_c
+    if ceiling is not None and value >= ceiling and may_be_unconnected(chip_name, label):
         return "unconnected"
     return None
 

@@ -47,8 +47,13 @@ def may_be_unconnected(chip_name: str | None, label: str) -> bool:
     """True for an input whose wiring the board decides (a Super-I/O's or a board firmware's thermistor and diode
     inputs, CPUTIN, AUXTIN, T_Sensor): it may have nothing attached, and then reads a fixed value
     (Documentation/hwmon/nct6775.rst)."""
-    return chip(chip_name).kind in ("superio", "wmi") or \
-        bool(re.fullmatch(_PIN_NAMED, label.strip().lower()))
+    return chip(chip_name).kind in ("superio", "wmi") or pin_named(label)
+
+
+def pin_named(label: str) -> bool:
+    """True for a label a board fan chip's driver gives an input after its pin (nct6775's CPUTIN, SYSTIN, AUXTIN0-3;
+    a board firmware's T_Sensor): a board fan chip's input even where the capture does not name its chip."""
+    return bool(re.fullmatch(_PIN_NAMED, label.strip().lower()))
 
 
 _PIN_NAMED = r"cputin|auxtin\d*|systin|t_?sensor.*"  # inputs named for the chip's pin, not for what is wired there

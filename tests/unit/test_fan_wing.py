@@ -173,6 +173,10 @@ def test_temperatures_are_judged_by_their_chip() -> None:
         return machine(read.read(text)[0]).temperatures[0]
     assert temp("asuswmisensors-isa-0000\nTsensor 1 Temperature:   +216.0°C\n").invalid == "over-range"
     assert temp("nct6776-isa-0290\nCPUTIN:       +123.5°C\n").invalid == "unconnected"
+    # a grep that cut the header keeps the pin's name (nct6775.rst: AUXTIN0-3, CPUTIN, SYSTIN): still a board fan
+    # chip's input, open at +127 °C; a label no such driver gives is not judged by a chip nobody named
+    assert temp("AUXTIN1:               +127.0°C    sensor = thermistor\n").invalid == "unconnected"
+    assert temp("temp1:        +127.0°C  (crit = +105.0°C)\n").invalid is None
     assert temp("amdgpu-pci-0300\njunction:     +110.0°C\n").invalid is None  # a GPU's junction reaches it for real
     assert temp("thinkpad-isa-0000\ntemp3:        -128.0°C\n").invalid == "not-available"
     # k10temp.rst: before family 17h its one value, temp1 (no label), is Tctl, "a non-physical temperature on an
