@@ -46,8 +46,11 @@ def role(chip_name: str | None, label: str) -> Role:
 def may_be_unconnected(chip_name: str | None, label: str) -> bool:
     """True for an input whose wiring the board decides (a Super-I/O's or a board firmware's thermistor and diode
     inputs, CPUTIN, AUXTIN, T_Sensor): it may have nothing attached, and then reads a fixed value
-    (Documentation/hwmon/nct6775.rst)."""
-    return chip(chip_name).kind in ("superio", "wmi") or pin_named(label)
+    (Documentation/hwmon/nct6775.rst); and for an embedded controller's slot its driver names only by number, whose
+    sensor "depends on model" (thinkpad-acpi.rst's temperature slots), if the model has one there at all."""
+    kind = chip(chip_name).kind
+    return kind in ("superio", "wmi") or pin_named(label) or \
+        (kind == "ec" and re.fullmatch(r"temp\d+", label.strip().lower()) is not None)
 
 
 def pin_named(label: str) -> bool:

@@ -179,6 +179,10 @@ def test_temperatures_are_judged_by_their_chip() -> None:
     assert temp("temp1:        +127.0°C  (crit = +105.0°C)\n").invalid is None
     assert temp("amdgpu-pci-0300\njunction:     +110.0°C\n").invalid is None  # a GPU's junction reaches it for real
     assert temp("thinkpad-isa-0000\ntemp3:        -128.0°C\n").invalid == "not-available"
+    # thinkpad-acpi.rst: the slots' sensors vary with the model (5 and 6 the main and the bay battery on most): an
+    # X390's temp5 at +111 °C is a slot with nothing behind it, but a reading its driver names is the reading
+    assert temp("thinkpad-isa-0000\ntemp5:        +111.0°C\n").invalid == "unconnected"
+    assert temp("thinkpad-isa-0000\nCPU:          +108.0°C\n").invalid is None
     # k10temp.rst: before family 17h its one value, temp1 (no label), is Tctl, "a non-physical temperature on an
     # arbitrary scale"; from 17h the labelled Tctl/Tdie aim at the real temperature
     assert temp("k10temp-pci-00c3\ntemp1:         +5.5°C  (high = +70.0°C)\n").invalid == "relative"
