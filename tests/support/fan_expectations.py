@@ -58,9 +58,7 @@ EXPECTED: dict[str, Expect] = {
     "laptops-06": Expect(None, ("at-rest",), ("fan-fault", "stalled"), confidence="likely"),
     "laptops-07": Expect(None, ("at-rest",), ("fan-fault", "hot-not-cooled"), confidence="likely"),
     "laptops-08": Expect(None, ("turning", "no-fault"), ("fan-fault",)),
-    "laptops-09": Expect("headers-read-zero", (), ("fan-fault", "stalled", "hot-not-cooled"),
-                         gap="framework_tool's fan is the EC's, which its output does not name: the rest its EC keeps "
-                         "at 42 °C is said only by the capture's notes"),
+    "laptops-09": Expect(None, ("at-rest",), ("fan-fault", "stalled", "hot-not-cooled"), confidence="possible"),
     "laptops-10": Expect(None, (), ("fan-fault", "at-rest")),
     "laptops-11": Expect(None, (), ("at-rest", "no-fault")),
     # the thread's answer is the pump's floor: the 20 % asked is not taken (liquidctl's asetek.py: 50-100 %)
@@ -137,7 +135,10 @@ SEEN = {"nvidia-02": "the rule 'a fan that stops and starts again' was written a
         "liquidctl-daemons-02": "the rule of an AIO pump's minimum (liquidctl's asetek.py, kraken2.py, kraken3.py) was "
                                 "written from the issue's list of floors with this machine's row of the corpus page "
                                 "already read, and its expectation then named the floor its thread's answer gives "
-                                "(it named no cause while no rule could say one); its judgement did not change"}
+                                "(it named no cause while no rule could say one); its judgement did not change",
+        "laptops-09": "the reader of framework_tool --thermal (its fans the Framework EC's, from framework-system's "
+                      "power.rs) was written after reading this machine's row of the corpus page, whose gap named "
+                      "it; its judgement did not change (the capture's notes already led its sentence)"}
 
 
 def held_out(keys: list[str]) -> list[str]:

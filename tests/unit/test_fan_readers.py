@@ -49,7 +49,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 84 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 85 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -1427,3 +1427,29 @@ def test_a_fancontrol_that_refused_to_start_has_a_curve_that_drives_nothing(tmp_
     assert curve["facts"]["not_running"] == "missing" and curve["subjects"] == []
     sentence = str(answer["sentence"])
     assert "refused to start" in sentence and "drives hwmon3" not in sentence and "not in effect" in sentence
+
+
+def test_framework_tools_thermal_is_its_embedded_controllers_fans_and_sensors() -> None:
+    """framework_tool --thermal (framework-system's power.rs, print_thermal): the Framework EC's sensors, then a line
+    for each fan it has, in its order; a second "Fan Speed" line is the second fan, a sensor met again the tool's
+    next run. The EC stops its fans while cool (Chrome EC common/thermal.c), and reads a stalled fan as 0 too, or
+    marks it 65534 (ec_commands.h, which the tool prints as "(Stalled)"): its 0 at 62 °C is a rest or a stall, its
+    65534 never a rest."""
+    example = BLOCKS["framework_tool_thermal-01"]  # the tool's own example: APU at 62 °C, its fan at 0 RPM
+    readings, name = read.read(example)
+    assert name is not None and name.startswith("Framework's framework_tool")
+    facts = machine(readings)
+    assert [(f.chip, f.rpm) for f in facts.fans] == [("cros_ec", 0.0)]
+    assert lead(example) == ("at-rest", "possible")
+    laptop16 = ("  F75303_Local: 40 C\n  APU:          39 C\n  dGPU temp:    NotPowered\n"
+                "  Fan Speed:  2165 RPM\n  Fan Speed:  2035 RPM\n")
+    two = machine(read.read(laptop16)[0])
+    assert sorted((f.label, f.rpm, f.speeds) for f in two.fans) == [("Fan 1", 2165.0, ("2165 RPM",)),
+                                                                   ("Fan 2", 2035.0, ("2035 RPM",))]
+    assert next(t for t in two.temperatures if t.label == "dGPU temp").invalid == "not-available"
+    again = machine(read.read(laptop16 + laptop16.replace("2165 RPM", "0 RPM"))[0])
+    assert next(f for f in again.fans if f.label == "Fan 1").speeds == ("2165 RPM", "0 RPM")
+    stalled, _, _ = explained(machine(read.read(laptop16.replace("2165 RPM", "65534 RPM (Stalled)"))[0]))
+    assert not any(f.kind == "at-rest" for f in stalled)
+    assert any(f.kind in ("speed-not-a-reading", "fan-fault", "stalled") and "cros_ec/fan1" in f.subjects
+               for f in stalled), [(f.kind, f.subjects) for f in stalled]
