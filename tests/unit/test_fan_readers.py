@@ -17,6 +17,7 @@ from app.fans import read
 from app.fans.adapt import machine
 from app.fans.answer import explained
 from app.fans.chips import chip
+from app.fans.read import frameworktool
 from tests.support.fan_checks import assert_nothing_dangerous, nvidia_smi_table
 
 REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "fans" / "reference"
@@ -1449,6 +1450,9 @@ def test_framework_tools_thermal_is_its_embedded_controllers_fans_and_sensors() 
     assert next(t for t in two.temperatures if t.label == "dGPU temp").invalid == "not-available"
     again = machine(read.read(laptop16 + laptop16.replace("2165 RPM", "0 RPM"))[0])
     assert next(f for f in again.fans if f.label == "Fan 1").speeds == ("2165 RPM", "0 RPM")
+    # another command's listing after the tool's output is not the EC's
+    after = frameworktool.read(example + "\n$ sensors\nnct6798-isa-0290\nAdapter: ISA adapter\nCPU Fan:  1200 RPM\n")
+    assert [r.label for r in after if r.unit == "rpm"] == ["API Fan"]
     stalled, _, _ = explained(machine(read.read(laptop16.replace("2165 RPM", "65534 RPM (Stalled)"))[0]))
     assert not any(f.kind == "at-rest" for f in stalled)
     assert any(f.kind in ("speed-not-a-reading", "fan-fault", "stalled") and "cros_ec/fan1" in f.subjects

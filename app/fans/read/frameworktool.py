@@ -21,14 +21,19 @@ _FAN = re.compile(r"^\s*([\w ]*?Fan( [LR])?(?: Speed)?):\s+(\d+) RPM( \(Stalled\
 
 
 def read(text: str) -> list[Reading]:
-    if not (_FRAMEWORK_SENSORS.search(text) or "framework_tool" in text) or not \
-            any(_FAN.match(line) for line in text.splitlines()):
-        return []
+    """The readings of each run of the tool in ``text``: from the line that names it (or one of its sensors) to the
+    first line that is none of its (another command's output is not its)."""
     found: list[Reading] = []
-    snapshot, fans = 0, 0
+    snapshot, fans, inside = 0, 0, False
     seen: set[str] = set()
     for line in text.splitlines():
         sensor, fan = _SENSOR.match(line), _FAN.match(line)
+        if "framework_tool" in line or _FRAMEWORK_SENSORS.match(line):
+            inside = True
+        elif not (sensor or fan or not line.strip() or line.lstrip().startswith("#")):
+            inside = False
+        if not inside:
+            continue
         if sensor:
             label = sensor.group(1)
             if label in seen:  # the tool run again: its next reading
@@ -43,4 +48,4 @@ def read(text: str) -> list[Reading]:
             name = fan.group(1) if not fan.group(1).startswith("Fan") else f"Fan {side or fans}"
             found.append(Reading(CHIP, name, float(fan.group(3)), f"{fan.group(3)} RPM{fan.group(4) or ''}", "rpm",
                                  f"fan{fans}_input", snapshot))
-    return found
+    return found if any(r.unit == "rpm" for r in found) else []
