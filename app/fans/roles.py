@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .chips import chip
+from .chips import UNKNOWN, chip
 from .facts import Role
 
 # Label words per role, in the order they are tried: the first that matches decides (so "CPU VRM" is the VRM's,
@@ -66,5 +66,6 @@ def generic_input(chip_name: str | None, label: str) -> bool:
     """A board fan chip's input named for its pin, not for what the board wires to it (CPUTIN, AUXTIN0, SYSTIN,
     T_Sensor, a bare tempN): what it measures, if anything, is the board's choice (Documentation/hwmon/nct6775.rst,
     it87.rst: the sources of the temperature inputs depend on the motherboard)."""
-    return chip(chip_name).kind in ("superio", "wmi") and \
-        bool(re.fullmatch(rf"{_PIN_NAMED}|temp\d+", label.strip().lower()))
+    owner = chip(chip_name)
+    return (owner.kind in ("superio", "wmi") and bool(re.fullmatch(rf"{_PIN_NAMED}|temp\d+", label.strip().lower()))) \
+        or (owner is UNKNOWN and pin_named(label))  # its header cut by a grep: its pin's name is still the chip's

@@ -417,6 +417,11 @@ def test_the_hottest_reading_on_an_input_named_for_its_pin_says_the_board_chose_
     assert "wiring" not in next(f for f in explained(machine(read.read(named)[0]))[0] if f.kind == "hottest").facts
     cpu = board + "\ncoretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +99.0°C\n"
     assert "wiring" not in next(f for f in explained(machine(read.read(cpu)[0]))[0] if f.kind == "hottest").facts
+    grepped = board.split("\n", 2)[2]  # `sensors | grep` cut the chip's header: the pin's name is still its own
+    assert next(f for f in explained(machine(read.read(grepped)[0]))[0] if f.kind == "hottest").facts.get(
+        "wiring") == "board"
+    bare = "temp1:  +95.0°C\nfan2:  1105 RPM\n"  # a bare tempN of no named chip: nothing says whose pin it is
+    assert "wiring" not in next(f for f in explained(machine(read.read(bare)[0]))[0] if f.kind == "hottest").facts
 
 
 HOT_BOARD = ("k10temp-pci-00c3\nAdapter: PCI adapter\nTctl:         +{cpu}°C  \n\n"
