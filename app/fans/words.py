@@ -376,9 +376,15 @@ def _one_cause_a_fan(ordered: Sequence[Finding], fan_keys: set[str]) -> list[Fin
     causes: list[Finding] = []
     for f in (f for f in ordered if f.cause):
         fans = [s for s in f.subjects if s in fan_keys]
-        if not causes or len(fans) != 1 or all(fans[0] not in c.subjects for c in causes):
+        if not causes or len(fans) != 1 or all(fans[0] not in c.subjects or c.kind == _WHY_OF.get(f.kind)
+                                               for c in causes):
             causes.append(f)
     return causes
+
+
+# a cause that says why another one holds of the same fan is said beside it (its controller reads no CPU: so it does
+# not cool the CPU)
+_WHY_OF = {"ec-cpu-unread": "hot-not-cooled"}
 
 
 def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int = 3) -> tuple[str, list[str]]:

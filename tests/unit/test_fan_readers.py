@@ -17,7 +17,9 @@ from app.fans import read
 from app.fans.adapt import machine
 from app.fans.answer import explained
 from app.fans.chips import chip
+from app.fans.names import Names
 from app.fans.read import frameworktool
+from app.fans.words import said
 from tests.support.fan_checks import assert_nothing_dangerous, nvidia_smi_table
 
 REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "fans" / "reference"
@@ -50,7 +52,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 85 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 86 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -1457,3 +1459,18 @@ def test_framework_tools_thermal_is_its_embedded_controllers_fans_and_sensors() 
     assert not any(f.kind == "at-rest" for f in stalled)
     assert any(f.kind in ("speed-not-a-reading", "fan-fault", "stalled") and "cros_ec/fan1" in f.subjects
                for f in stalled), [(f.kind, f.subjects) for f in stalled]
+
+
+def test_a_fan_its_controller_never_asks_for_is_said_with_why() -> None:
+    """A System76 laptop after an update (a real `sensors`): its EC reads its own CPU temperature as 0 °C and its fan
+    at 0 RPM while the package is at 103 °C. system76/ec's fan table follows the EC's own CPU reading, so the fan
+    never starts: the sentence says the part is not cooled, and why (the EC's reading), not one of the two alone
+    (fails when only one cause a fan is said)."""
+    key = next(k for k, text in BLOCKS.items() if "CPU temp:      +0.0°C" in text and "system76_acpi" in text)
+    facts = machine(read.read(BLOCKS[key])[0])
+    found, sentence, _ = explained(facts)
+    kinds = [f.kind for f in found]
+    assert kinds[:2] == ["hot-not-cooled", "ec-cpu-unread"], kinds
+    names = Names(facts)
+    assert all(said(f, names) in sentence for f in found[:2])
+    assert sentence.index(said(found[0], names)) < sentence.index(said(found[1], names))
