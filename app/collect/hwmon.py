@@ -28,6 +28,7 @@ from ..core.record import record
 from ..core.vocabulary import dead_temperature, pwm_percent
 from ..fans.chips import chip, detected, fan_duty, not_a_fan
 from ..fans.control_words import pwm_control, zero_rpm_said
+from ..fans.limits import own_limit
 from ..vendors.sysfs import asleep, chip_names, read_int, read_text
 from .sources import Reading
 
@@ -322,8 +323,10 @@ def chip_temperatures(chip_dir: Path, name: str | None = None
 
 
 def _past_critical(sensor: HostSensor) -> str | None:
-    """A reading at or above its own critical limit (of 100 °C or more) while the machine still runs."""
-    if sensor.critical_c and sensor.critical_c >= 100 and sensor.temperature_c >= sensor.critical_c:
+    """A reading at or above its own critical limit (of 100 °C or more) while the machine still runs; not of a part
+    whose limit is its own protective one (a CPU at its TjMax is real: ``app.fans.limits``)."""
+    if sensor.critical_c and sensor.critical_c >= 100 and sensor.temperature_c >= sensor.critical_c and \
+            not own_limit(sensor.chip):
         return (f"{sensor.temperature_c:g} °C, at or above its own critical limit ({sensor.critical_c:g} °C), "
                 "with the machine still running: not a real reading")
     return None
@@ -333,17 +336,19 @@ def apart(found: Sequence[HostSensor], left_out: dict[str, str]) -> tuple[HostSe
     """Leave out readings of 100 °C or more that nothing else of the machine backs: every other sensor under 60 °C
     (judged against the hottest reading under 100 °C, so two such inputs cannot vouch for each other), or, outside
     a GPU, 40 °C or more above the CPU's own sensor (an EC's unused slots at 111 °C beside a CPU at 49 °C). Inputs
-    with nothing attached read 108-127 °C; they are not heat."""
+    with nothing attached read 108-127 °C; they are not heat. A part's own sensor (``app.fans.limits.own_limit``)
+    is never one: a GPU's junction and a CPU at its TjMax reach 100-110 °C for real."""
     real = [s.temperature_c for s in found if s.temperature_c < 100]
     cpu = max((s.temperature_c for s in found if chip(s.chip).kind == "cpu"), default=None)
     kept = []
     for sensor in found:
         why = None
-        if sensor.temperature_c >= 100 and real and max(real) < 60:
+        if own_limit(sensor.chip):  # a part's own sensor (a CPU's, a GPU's, a drive's) is built in: never open
+            pass
+        elif sensor.temperature_c >= 100 and real and max(real) < 60:
             why = (f"{sensor.temperature_c:g} °C while every other sensor reads under 60 °C: an input with nothing "
                    "attached")
-        elif sensor.temperature_c >= 100 and cpu is not None and sensor.temperature_c - cpu >= 40 and \
-                chip(sensor.chip).kind not in ("gpu", "cpu"):  # a GPU's junction reaches 100-110 °C for real
+        elif sensor.temperature_c >= 100 and cpu is not None and sensor.temperature_c - cpu >= 40:
             why = f"{sensor.temperature_c:g} °C while the CPU reads {cpu:g} °C: an input with nothing attached"
         if why:
             left_out[f"{sensor.chip} {sensor.label}"] = why

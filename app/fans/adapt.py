@@ -16,6 +16,7 @@ from . import ectable
 from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, temperatures_of
 from .chips import Chip, chip, controller_of, detected
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
+from .limits import with_limits
 from .roles import role
 
 _CONTROL: dict[str, Controller] = {"manual": "manual", "full-speed": "none"}
@@ -92,7 +93,8 @@ def _how(fan: Fan) -> Literal["declared", "learned"] | None:
 
 def temp_fact(sensor: HostSensor) -> TempFact:
     return TempFact(key=f"{sensor.chip}/{sensor.label}", chip=sensor.chip, label=sensor.label,
-                    celsius=sensor.temperature_c, raw=sensor.temperature_c, role=role(sensor.chip, sensor.label))
+                    celsius=sensor.temperature_c, raw=sensor.temperature_c, role=role(sensor.chip, sensor.label),
+                    crit_c=sensor.critical_c)
 
 
 def gpu_fans(gpus: Sequence[GpuSample], fans: Sequence[FanFact]) -> list[FanFact]:
@@ -162,7 +164,7 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     known = {g.index for g in gpu_facts}
     gpu_facts += [g for g in map(gpu_fact, gpus) if g.index not in known]
     fan_facts = _on_inverted_outputs(fan_facts, curves) + gpu_fans(gpus, fan_facts)
-    temps = _temperatures(list(temperatures_of(readings)), fans, sensors, air, gpu_facts)
+    temps = _temperatures(with_limits(temperatures_of(readings), readings), fans, sensors, air, gpu_facts)
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
     return Machine(tuple(_with_tables(fan_facts, temps)), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves),
                    tuple(decisions), tuple(levels))

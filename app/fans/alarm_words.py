@@ -40,7 +40,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "bmc-fan-logged": "under its threshold",
     "level-and-heat": "", "read-back-off-target": "not at the speed asked", "daemon-critical": "full: critical",
     "passive-cards": "cooling passive cards", "slowing-for-heat": "card at its heat limit",
-    "cpu-slowed": "", "gpu-threshold": "", "ec-setting": "", "ec-table": "", "platform-profile": "",
+    "cpu-slowed": "", "at-critical": "", "gpu-threshold": "", "ec-setting": "", "ec-table": "", "platform-profile": "",
     "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "zero-unjudged": "0, unjudged", "listed-unfitted": "0, maybe none", "turning": "running",
     "no-fault": "running",

@@ -115,6 +115,8 @@ class TempFact:
     # at full speed from fan_max, as ectool temps all lists them
     fan_off_c: float | None = None
     fan_max_c: float | None = None
+    # its driver's critical limit (tempN_crit: a CPU's TjMax, a GPU's or a drive's own limit), where one is read
+    crit_c: float | None = None
 
 
 @record

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from ..core.finding import FindingKind
 from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
+from .limits import own_limit
 from .read import legion, msiec, platform
 from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
@@ -183,6 +184,23 @@ def cpu_slowed(machine: Machine) -> Iterator[Hit]:
     yield Hit("cpu-slowed", (), "known", {"cpus": ", ".join(cpus), "levels": " and ".join(levels),
                                           "events": float(max(e.count for e in logged)),
                                           "ended": "yes" if all(e.ended for e in logged) else "no"})
+
+
+@rule("a part at its own critical temperature", 71, "Documentation/hwmon/coretemp.rst (tempX_crit: TjMax, the "
+      "maximum junction temperature; at it the protection mechanism forcibly cools the processor); "
+      "Documentation/gpu/amdgpu/thermal.rst (temp*_crit); drivers/nvme/host/hwmon.c (the critical composite "
+      "temperature); Documentation/hwmon/sysfs-interface.rst (temp[1-*]_crit)")
+def at_critical(machine: Machine) -> Iterator[Hit]:
+    at: dict[str | None, list[TempFact]] = {}
+    for temp in machine.temperatures:
+        if temp.celsius is not None and temp.crit_c is not None and temp.celsius >= temp.crit_c and \
+                own_limit(temp.chip):
+            at.setdefault(temp.chip, []).append(temp)
+    for temps in at.values():  # a chip's sensors at their limit: one finding, its hottest first
+        temps.sort(key=lambda t: -(t.celsius or 0.0))
+        yield Hit("at-critical", tuple(t.key for t in temps), "known",
+                  {"celsius": temps[0].celsius or 0.0, "crit_c": temps[0].crit_c or 0.0, "role": temps[0].role,
+                   "count": float(len(temps))})
 
 
 NOUVEAU_THRESHOLDS = ("fanboost", "downclock", "critical", "shutdown")  # nvkm's order: each one hotter

@@ -19,6 +19,7 @@ from .words_daemon import _bias, _daemon_critical, _daemon_stopped, _decided, _n
 from .words_gpu import no_gpu_fan as _no_gpu_fan
 from .words_gpu import slowing_for_heat as _slowing_for_heat
 from .words_held import (
+    _at_critical,
     _bmc_logged,
     _bmc_setting,
     _cpu_slowed,
@@ -45,9 +46,7 @@ from .words_held import (
 )
 from .words_held import headers_zero as _headers_zero
 from .words_power import detected_still, no_power
-from .words_zero import listed_unfitted as _listed_unfitted
-from .words_zero import warm as _warm
-from .words_zero import zero_unjudged as _zero_unjudged
+from .words_zero import listed_unfitted, warm, zero_unjudged
 
 
 def _raw(facts: Facts) -> str:
@@ -252,7 +251,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "bmc-zero-ok": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM with the BMC's status "
                                     f"{f['status']}: a slot with nothing in it, or a stopped fan the BMC has no "
                                     "threshold for; which one, only the chassis tells (look, or listen)."),
-    "warm-not-turning": _warm,
+    "warm-not-turning": warm,
     "firmware-floor": _floor,
     "daemon-curve": _curve,
     "bias-chose-level": _bias,
@@ -315,6 +314,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "passive-cards": _passive_cards,
     "slowing-for-heat": _slowing_for_heat,
     "cpu-slowed": _cpu_slowed,
+    "at-critical": _at_critical,
     "gpu-threshold": _gpu_threshold,
     "ec-setting": _ec_setting,
     "ec-table": _ec_table,
@@ -325,8 +325,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,
     "at-rest": _rest,
-    "listed-unfitted": _listed_unfitted,
-    "zero-unjudged": _zero_unjudged,
+    "listed-unfitted": listed_unfitted,
+    "zero-unjudged": zero_unjudged,
     "turning": _turning,
     "no-fault": _no_fault,
     "empty-slots": _empty,

@@ -183,6 +183,17 @@ def _cpu_slowed(n: Names, s: Sequence[str], f: Facts) -> str:
             "clogged, dried-out paste on its heatsink, or more load than the cooler was made for).")
 
 
+def _at_critical(n: Names, s: Sequence[str], f: Facts) -> str:
+    part = {"cpu": "the CPU", "gpu": "the GPU", "storage": "the drive", "memory": "the memory module"}.get(
+        str(f.get("role")), "the part")
+    more = int(float(f.get("count", 1))) - 1
+    others = f" (and {more} more of its sensors)" if more else ""
+    return (f"{n(s[0])} is at {_num(f['celsius'])} °C{others}, at its own critical limit ({_num(f['crit_c'])} °C, "
+            f"as its driver reports it): there {part} protects itself, slowing down to stay at it, so its cooling is "
+            "not carrying its load (a fan too slow or clogged, dried-out paste on its heatsink, or more load than the "
+            "cooler was made for).")
+
+
 _THRESHOLD_DOES = {
     "fanboost": "so the driver set the card's fan to full speed (100 %)",
     "downclock": "so the driver lowered the card's clocks",

@@ -52,7 +52,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 86 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 87 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -1474,3 +1474,24 @@ def test_a_fan_its_controller_never_asks_for_is_said_with_why() -> None:
     names = Names(facts)
     assert all(said(f, names) in sentence for f in found[:2])
     assert sentence.index(said(found[0], names)) < sentence.index(said(found[1], names))
+
+
+def test_a_part_at_its_own_critical_limit_is_said_and_a_board_inputs_limit_is_not() -> None:
+    """coretemp.rst: a CPU's readings run from 0 to TjMax (tempX_crit), where its protection forcibly cools it. A real
+    NAS under load reads its CPU at 100 °C, its crit 100 °C: at its limit (known). A CPU at 103 °C under a crit of
+    110 °C is not; a board fan chip's input at its limit (a setting an open input passes) is not a part's limit."""
+    nas = next(text for text in BLOCKS.values() if "UGREEN" in text or "CPU Temp:     +100.0°C" in text)
+    listed, sentence, _ = explained(machine(read.read(nas)[0]))
+    found = {f.kind: f for f in listed}
+    assert sentence.startswith("CPU Temp (coretemp) is at 100 °C, at its own critical limit (100 °C, as its driver "
+                               "reports it): there the CPU protects itself, slowing down to stay at it")
+    assert (found["at-critical"].subjects, found["at-critical"].confidence) == (("coretemp/CPU Temp",), "known")
+    assert (found["at-critical"].facts["celsius"], found["at-critical"].facts["crit_c"]) == (100.0, 100.0)
+    laptop = next(text for text in BLOCKS.values() if "CPU temp:      +0.0°C" in text)
+    assert "at-critical" not in {f.kind for f in explained(machine(read.read(laptop)[0]))[0]}
+    board = "nct6798-isa-0290\nAdapter: ISA adapter\nSYSTIN:  +100.0°C  (high = +80.0°C, crit = +100.0°C)\n"
+    assert "at-critical" not in {f.kind for f in explained(machine(read.read(board)[0]))[0]}
+    wrapped = ("nvme-pci-0100\nAdapter: PCI adapter\nComposite:    +85.9°C  (low  = -273.1°C, high = +81.8°C)\n"
+               "                       (crit = +84.8°C)\n")  # sensors wraps the limits onto a second line
+    assert [f.subjects for f in explained(machine(read.read(wrapped)[0]))[0] if f.kind == "at-critical"] == \
+        [("nvme/Composite",)]

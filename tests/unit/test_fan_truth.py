@@ -151,6 +151,28 @@ def test_a_temperature_that_cannot_be_real_is_left_out_with_its_reason(tmp_path:
     assert "critical limit" in judged_temperatures(tmp_path)[1]["nct6776 SYSTIN"]
 
 
+def test_a_cpu_at_its_tjmax_is_a_reading(tmp_path: Path) -> None:
+    """coretemp.rst: valid readings run from 0 to TjMax (tempN_crit), the register a delta from it, and at TjMax the
+    CPU's protection forcibly cools it: a package at 100 °C with its crit at 100 °C is a CPU at its limit, kept (and
+    its limit with it), even beside a board whose other sensors read under 60 °C; a board input there is not."""
+    from app.collect.hwmon import judged_temperatures
+
+    cpu = tmp_path / "class" / "hwmon" / "hwmon2"
+    cpu.mkdir(parents=True)
+    for name, value in {"name": "coretemp", "temp1_input": "100000", "temp1_label": "Package id 0",
+                        "temp1_crit": "100000", "temp1_max": "100000"}.items():
+        (cpu / name).write_text(value + "\n")
+    board = tmp_path / "class" / "hwmon" / "hwmon1"
+    board.mkdir(parents=True)
+    for name, value in {"name": "nct6776", "temp1_input": "41000", "temp1_label": "SYSTIN",
+                        "temp2_input": "100000", "temp2_label": "AUXTIN", "temp2_crit": "100000"}.items():
+        (board / name).write_text(value + "\n")
+    kept, left_out = judged_temperatures(tmp_path)
+    assert [(s.label, s.temperature_c, s.critical_c) for s in kept if s.chip == "coretemp"] == \
+        [("Package id 0", 100.0, 100.0)], left_out
+    assert "nct6776 AUXTIN" in left_out
+
+
 def test_0_rpm_with_no_duty_read_is_not_called_at_rest() -> None:
     """A ThinkPad whose EC does not fill the tachometer: 0 RPM while the fan runs."""
     fan = Fan("hwmon:thinkpad/fan1", "thinkpad", 1, None, rpm=0)

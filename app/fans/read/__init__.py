@@ -11,6 +11,7 @@ from ..facts import Reading
 from . import (
     columns,
     corsairlink,
+    critical,
     csv,
     daemonlog,
     ectool,
@@ -109,7 +110,8 @@ def read(text: str) -> tuple[list[Reading], str | None]:
         more = [r for r in more if (r.chip, r.label, r.unit) not in seen]
         if more and other not in names:  # another tool's output among the commands: read as that tool's
             found, names = [*found, *more], [*names, other]
-    return _first_chips([*_unlisted(errors, found), *found, *control]), " and ".join(n for n in names if n)
+    limits = critical.limits(text)  # a temperature's critical limit, as sensors prints it beside the value
+    return _first_chips([*_unlisted(errors, found), *found, *control, *limits]), " and ".join(n for n in names if n)
 
 
 def _unlisted(errors: list[Reading], found: list[Reading]) -> list[Reading]:

@@ -1,0 +1,42 @@
+"""Each temperature's critical limit, from the readings that carry it: ``tempN_crit`` (``sensors -u``, ``-j``, a
+listing of hwmon files) or the limit ``sensors`` prints beside a labelled value (``app.fans.read.critical``). The
+driver's own value (sysfs-interface.rst: temp[1-*]_crit, the temperature critical max value), read as it is."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from .chips import chip
+from .facts import Reading, TempFact
+
+_NUMBERED = re.compile(r"(temp\d+)_crit")
+
+
+def with_limits(temps: Sequence[TempFact], readings: Iterable[Reading]) -> list[TempFact]:
+    """``temps``, each with the critical limit the readings give it (the last one read)."""
+    crit: dict[str, float] = {}
+    for r in readings:
+        if r.value is None or r.unit != "c" or not r.attr:
+            continue
+        numbered = _NUMBERED.fullmatch(r.attr)
+        if numbered:
+            crit[f"{r.chip or '-'}/{numbered.group(1)}"] = r.value
+        elif r.attr == "label_crit":
+            crit[f"{r.chip or '-'}/{r.label}"] = r.value
+    return [replace(t, crit_c=crit[t.key]) if t.key in crit else t for t in temps]
+
+
+# The parts whose driver's tempN_crit is the part's own protective limit, reached in use: coretemp.rst (TjMax, the
+# maximum junction temperature: "at this temperature, protection mechanism will perform actions to forcibly cool
+# down the processor"; valid readings are 0 to TjMax, the register a delta from it), Documentation/gpu/amdgpu
+# thermal.rst (temp*_crit: the GPU's critical limit, temp*_emergency above it), drivers/nvme/host/hwmon.c (the
+# Composite's crit: the controller's critical composite temperature threshold), spd5118.rst (a memory module's own
+# critical limit). A board fan chip's limit is a setting of its own, which an open input passes.
+OWN_LIMIT_KINDS = ("cpu", "gpu", "storage", "memory")
+
+
+def own_limit(chip_name: str | None) -> bool:
+    """True where ``chip_name``'s critical limit is its part's own, at which the part protects itself."""
+    return chip(chip_name).kind in OWN_LIMIT_KINDS
