@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from .chips import chip
+from .chips import UNKNOWN, chip
 from .facts import Reading, TempFact
 
 _NUMBERED = re.compile(r"(temp\d+)_crit")
@@ -37,6 +37,12 @@ def with_limits(temps: Sequence[TempFact], readings: Iterable[Reading]) -> list[
 OWN_LIMIT_KINDS = ("cpu", "gpu", "storage", "memory")
 
 
-def own_limit(chip_name: str | None) -> bool:
+# the labels a CPU's driver gives its own sensors (coretemp.rst: "Core X", "Package id Y"; k10temp.rst: Tctl, Tdie,
+# Tccd1-8): a CPU's, also where a grep cut the chip's header
+_CPU_LABELS = re.compile(r"package id \d+|core \d+|tctl|tdie|tccd\d+")
+
+
+def own_limit(chip_name: str | None, label: str = "") -> bool:
     """True where ``chip_name``'s critical limit is its part's own, at which the part protects itself."""
-    return chip(chip_name).kind in OWN_LIMIT_KINDS
+    owner = chip(chip_name)
+    return owner.kind in OWN_LIMIT_KINDS or (owner is UNKNOWN and bool(_CPU_LABELS.fullmatch(label.strip().lower())))

@@ -194,7 +194,7 @@ def at_critical(machine: Machine) -> Iterator[Hit]:
     at: dict[str | None, list[TempFact]] = {}
     for temp in machine.temperatures:
         if temp.celsius is not None and temp.crit_c is not None and temp.celsius >= temp.crit_c and \
-                own_limit(temp.chip):
+                own_limit(temp.chip, temp.label):
             at.setdefault(temp.chip, []).append(temp)
     for temps in at.values():  # a chip's sensors at their limit: one finding, its hottest first
         temps.sort(key=lambda t: -(t.celsius or 0.0))

@@ -1495,3 +1495,9 @@ def test_a_part_at_its_own_critical_limit_is_said_and_a_board_inputs_limit_is_no
                "                       (crit = +84.8°C)\n")  # sensors wraps the limits onto a second line
     assert [f.subjects for f in explained(machine(read.read(wrapped)[0]))[0] if f.kind == "at-critical"] == \
         [("nvme/Composite",)]
+    # a grep that cut the header keeps coretemp's own label ("Package id Y"): still a CPU's limit; a bare tempN is not
+    cut = "Package id 0: +100.0°C  (high = +100.0°C, crit = +100.0°C)  ALARM (CRIT)\nfan1:  0 RPM\n"
+    kinds = [f.kind for f in explained(machine(read.read(cut)[0]))[0]]
+    assert kinds[:2] == ["hot-not-cooled", "at-critical"], kinds
+    bare = cut.replace("Package id 0", "temp1")
+    assert "at-critical" not in {f.kind for f in explained(machine(read.read(bare)[0]))[0]}
