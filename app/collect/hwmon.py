@@ -343,12 +343,11 @@ def apart(found: Sequence[HostSensor], left_out: dict[str, str]) -> tuple[HostSe
     kept = []
     for sensor in found:
         why = None
-        if own_limit(sensor.chip):  # a part's own sensor (a CPU's, a GPU's, a drive's) is built in: never open
-            pass
-        elif sensor.temperature_c >= 100 and real and max(real) < 60:
+        hot = sensor.temperature_c >= 100 and not own_limit(sensor.chip)  # a part's own sensor is built in: never open
+        if hot and real and max(real) < 60:
             why = (f"{sensor.temperature_c:g} °C while every other sensor reads under 60 °C: an input with nothing "
                    "attached")
-        elif sensor.temperature_c >= 100 and cpu is not None and sensor.temperature_c - cpu >= 40:
+        elif hot and cpu is not None and sensor.temperature_c - cpu >= 40:
             why = f"{sensor.temperature_c:g} °C while the CPU reads {cpu:g} °C: an input with nothing attached"
         if why:
             left_out[f"{sensor.chip} {sensor.label}"] = why
