@@ -32,9 +32,10 @@ def with_limits(temps: Sequence[TempFact], readings: Iterable[Reading]) -> list[
 # maximum junction temperature: "at this temperature, protection mechanism will perform actions to forcibly cool
 # down the processor"; valid readings are 0 to TjMax, the register a delta from it), Documentation/gpu/amdgpu
 # thermal.rst (temp*_crit: the GPU's critical limit, temp*_emergency above it), drivers/nvme/host/hwmon.c (the
-# Composite's crit: the controller's critical composite temperature threshold), spd5118.rst (a memory module's own
-# critical limit). A board fan chip's limit is a setting of its own, which an open input passes.
-OWN_LIMIT_KINDS = ("cpu", "gpu", "storage", "memory")
+# Composite's crit: the controller's critical composite temperature threshold). A board fan chip's limit is a setting
+# of its own, which an open input passes, and so is a memory module's (jc42.rst, spd5118.rst: a limit register the
+# host programs), so neither counts.
+OWN_LIMIT_KINDS = ("cpu", "gpu", "storage")
 
 
 # the labels a CPU's driver gives its own sensors (coretemp.rst: "Core X", "Package id Y"; k10temp.rst: Tctl, Tdie,

@@ -1495,6 +1495,13 @@ def test_a_part_at_its_own_critical_limit_is_said_and_a_board_inputs_limit_is_no
                "                       (crit = +84.8°C)\n")  # sensors wraps the limits onto a second line
     assert [f.subjects for f in explained(machine(read.read(wrapped)[0]))[0] if f.kind == "at-critical"] == \
         [("nvme/Composite",)]
+    assert explained(machine(read.read(wrapped)[0]))[1].startswith(
+        "Composite (nvme) is at 86 °C, past its own critical limit (85 °C, as its driver reports it): the drive is as "
+        "hot as it is rated to run")  # a drive's words claim no self-protection its driver does not document
+    # a memory module's critical limit is a register the host programs (spd5118.rst, jc42.rst: RW): not its own
+    module = ("spd5118-i2c-1-51\nAdapter: x\ntemp1:        +86.0°C  (low  =  +0.0°C, high = +55.0°C)\n"
+              "                       (crit low =  +0.0°C, crit = +85.0°C)\n")
+    assert "at-critical" not in {f.kind for f in explained(machine(read.read(module)[0]))[0]}
     # a grep that cut the header keeps coretemp's own label ("Package id Y"): still a CPU's limit; a bare tempN is not
     cut = "Package id 0: +100.0°C  (high = +100.0°C, crit = +100.0°C)  ALARM (CRIT)\nfan1:  0 RPM\n"
     kinds = [f.kind for f in explained(machine(read.read(cut)[0]))[0]]
