@@ -557,11 +557,26 @@ def test_the_fleet_page_without_prometheus_explains_and_is_linked_once_configure
     assert (page.text_content("#fleet-status") or "") == "not configured"
     time.sleep(0.5)
     assert problems(page) == []  # no request that fails, no console error
+    assert_stays_put(page, "#home-link", "#fleet-status")
     fleet = serve(make_app(nvidia_selection(scenario("h200x2_load")), prometheus_url="http://127.0.0.1:9"))
     page.goto(fleet.url)
-    page.wait_for_selector("#headline", timeout=10_000)  # the live page is up: its link is the one to follow
+    page.wait_for_selector("#connection.pill-ok", timeout=30_000)
+    assert_stays_put(page, "#fleet-link", "#connection", "#host")
     with page.expect_navigation(url="**/fleet", timeout=60_000):  # waits from before the click: no race
         page.click("#fleet-link")
+
+
+def assert_stays_put(page: Page, link: str, *live: str) -> None:
+    """A link does not move when the header's live items change their text (the pill going live, a host's name, the
+    alert button shown after the first alert): a link that moves under the pointer takes a click meant for it
+    elsewhere, as a person's click or a test's."""
+    before = page.locator(link).bounding_box()
+    page.evaluate("""(live) => {
+        for (const selector of live) document.querySelector(selector).textContent = "a much longer text than before";
+        const button = document.querySelector("#notify-button");
+        if (button) button.hidden = false;
+    }""", list(live))
+    assert page.locator(link).bounding_box() == before
 
 
 NOTIFICATION_STUB = """
