@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from .facts import Reading
 
-Name = tuple[str, str | None]  # a row's label and sysfs attribute
+Name = tuple[str, str | None, str | None]  # a row's label, sysfs attribute and unit (a fan and a temperature may
+# share a label: asus-ec-sensors' "Chipset" fan and "Chipset" temperature are two sensors, each the first of its kind)
 
 
 def nth_of_name(rows: Sequence[Reading]) -> list[int]:
@@ -21,7 +22,7 @@ def nth_of_name(rows: Sequence[Reading]) -> list[int]:
         by_chip.setdefault((r.chip, r.snapshot), []).append(index)
     nth = [1] * len(rows)
     for indexes in by_chip.values():
-        names = [(rows[i].label, rows[i].attr) for i in indexes]
+        names = [(rows[i].label, rows[i].attr, rows[i].unit) for i in indexes]
         times: dict[tuple[int, Name], int] = {}
         for i, listing, name in zip(indexes, _listings(names), names, strict=True):
             nth[i] = times[(listing, name)] = times.get((listing, name), 0) + 1

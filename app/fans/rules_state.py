@@ -245,7 +245,9 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
         stall = chip(fan.chip).stall_reads_zero and fan.rpm == 0  # a stall reads the same 0: rest is not likely
         confidence: Confidence = "likely" if design == "rest" and not passive and not stall else "possible"
-        known_below = fan.rest_below_c or chip(fan.chip).rest_below_c  # None: only the cautious default bounds it
+        # a figure is said only where the controller's own stop temperature was read: a chip's is a cautious bound
+        # (docs/FAN-RULES.md, Thresholds), which decides here but is no fact about this fan
+        known_below = fan.rest_below_c
         trip = {"trip": fan.starts_at_c} if fan.starts_at_c is not None else {}  # where its zone turns it on
         yield Hit("at-rest", (fan.key,), confidence, {**trip, "design": "rest-or-passive" if passive else design,
                                                       "below_c": rest_below(fan), "below_known": "yes" if

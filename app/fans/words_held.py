@@ -275,8 +275,8 @@ def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest: the "
                 f"kernel's thermal zone turns {_verb(s, 'it', 'them')} on at its active trip, {_num(f['trip'])} °C.")
     if f.get("design") == "rest":
-        when = f"cooler than about {_num(f['below_c'])} °C" if f.get("below_known") != "no" else \
-            "cool (the temperature it starts at is not known)"
+        when = f"below {_num(f['below_c'])} °C, its own stop temperature" if f.get("below_known") != "no" else \
+            "cool; the temperature it starts it at is not read here"
         stall = ("; or stalled: this controller reads a stalled fan as 0 too, and its own table, which tells them "
                  "apart, is not read") if f.get("stall_reads_zero") == "yes" else ""
         return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "

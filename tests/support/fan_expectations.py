@@ -138,7 +138,10 @@ SEEN = {"nvidia-02": "the rule 'a fan that stops and starts again' was written a
                                 "(it named no cause while no rule could say one); its judgement did not change",
         "laptops-09": "the reader of framework_tool --thermal (its fans the Framework EC's, from framework-system's "
                       "power.rs) was written after reading this machine's row of the corpus page, whose gap named "
-                      "it; its judgement did not change (the capture's notes already led its sentence)"}
+                      "it; its judgement did not change (the capture's notes already led its sentence)",
+        "laptops-06": "the words of 'at rest by design' (a stop temperature said only where it was read, never a "
+                      "chip's cautious bound) were changed after running this machine's capture from a search result "
+                      "(not recognised as a corpus machine until its row changed); its judgement did not change"}
 
 
 def held_out(keys: list[str]) -> list[str]:

@@ -502,6 +502,52 @@ def test_a_channel_driven_at_a_duty_and_reading_0_is_empty_or_uncounted_never_su
     assert empty["confidence"] == "likely" and "duty" not in empty["facts"]
 
 
+def test_two_channels_of_one_label_under_one_header_are_two_fans(tmp_path: Path) -> None:
+    """sensors(1) prints each feature of a chip once under its header, and dell_smm labels a fan by its type, so a
+    Dell with two CPU fans lists "Processor Fan" twice: two fans, not one fan read twice (a real paste, lm-sensors'
+    pull request 383). Read as one fan's sequence, a stopped fan beside a turning one was "0, then turning: not a
+    missing or dead fan" at 89 °C. The same listing under its header again is the next reading (a sequence); a fan and
+    a temperature that share a label (asus-ec-sensors' "Chipset") are each the first of their kind."""
+    dell = BLOCKS["sensors_laptops_thinkpad_dell_asus-08"]
+    code, answer = explain(dell, tmp_path)
+    found = {f["kind"]: f for f in findings_of(answer)}
+    assert code == 0 and found["no-fault"]["facts"]["count"] == 3 and len(found["no-fault"]["subjects"]) == 3
+    hot = dell.replace("Processor Fan:    710 RPM", "Processor Fan:      0 RPM") + \
+        "\ncoretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +89.0°C  (high = +100.0°C, crit = +100.0°C)\n"
+    code, answer = explain(hot, tmp_path)
+    kinds = {f["kind"]: f for f in findings_of(answer)}
+    assert kinds["hot-not-cooled"]["subjects"][0] == "dell_smm/Processor Fan" and "zero-then-turning" not in kinds
+    code, answer = explain(BLOCKS["sensors_laptops_thinkpad_dell_asus-14"], tmp_path)  # off, then on: a sequence
+    assert "zero-then-turning" in {f["kind"] for f in findings_of(answer)}
+    shared = "asusec-isa-0000\nAdapter: ISA adapter\nChipset:     5337 RPM\nChipset:      +67.0°C\nVRM:  +48.0°C\n"
+    code, answer = explain(shared, tmp_path)
+    hottest = {f["kind"]: f for f in findings_of(answer)}["hottest"]
+    assert hottest["subjects"] == ["asusec/Chipset"] and "#2" not in str(answer["sentence"])
+
+
+def test_a_stop_temperature_is_said_only_where_it_was_read(tmp_path: Path) -> None:
+    """No embedded controller documents the temperature it starts its fans at (FAN-RULES, Thresholds): a Dell's 0 RPM
+    while cool is its EC's rest, and the chip's cautious bound (70 °C) decides that but is never said as the fan's own
+    stop temperature; an AMD card's own stop temperature (gpu_od's fan_zero_rpm_stop_temperature, amdgpu's
+    thermal.rst) is read, and said (fails when the bound is said as a known figure)."""
+    dell = ("dell_smm-virtual-0\nAdapter: Virtual device\nProcessor Fan:    0 RPM\nCPU:            +41.0°C\n\n"
+            "coretemp-isa-0000\nAdapter: ISA adapter\nPackage id 0:  +42.0°C  (high = +100.0°C, crit = +100.0°C)\n")
+    code, answer = explain(dell, tmp_path)
+    rest = {f["kind"]: f for f in findings_of(answer)}["at-rest"]
+    assert code == 0 and rest["confidence"] == "likely" and rest["facts"]["below_known"] == "no"
+    assert "70 °C" not in str(answer["sentence"]) and "is not read here" in str(answer["sentence"])
+    card = ("card1/device/hwmon/hwmon3/name:amdgpu\ncard1/device/hwmon/hwmon3/fan1_input:0\n"
+            "card1/device/hwmon/hwmon3/pwm1_enable:2\ncard1/device/hwmon/hwmon3/temp1_input:44000\n"
+            "card1/device/hwmon/hwmon3/temp1_label:edge\ncard1/device/hwmon/hwmon3/temp2_input:47000\n"
+            "card1/device/hwmon/hwmon3/temp2_label:junction\n"
+            "card1/device/gpu_od/fan_ctrl/fan_zero_rpm_stop_temperature:FAN_ZERO_RPM_STOP_TEMPERATURE: | 55 | "
+            "OD_RANGE: | ZERO_RPM_STOP_TEMPERATURE: 50 110\n")
+    code, answer = explain(card, tmp_path)
+    rest = {f["kind"]: f for f in findings_of(answer)}["at-rest"]
+    assert code == 0 and rest["facts"]["below_known"] == "yes" and rest["facts"]["below_c"] == 55.0
+    assert "below 55 °C, its own stop temperature" in str(answer["sentence"])
+
+
 def test_a_power_supplys_fan_at_0_is_its_own_rest_judged_by_its_own_heat(tmp_path: Path) -> None:
     """A Corsair HXi/RMi supply stops its fan at light load under its own control (liquidctl's corsair-hxi-rmi-psu
     guide shows "Fan control mode Hardware" with 0 rpm): a rest while the supply is cool, never an empty channel,
@@ -518,7 +564,7 @@ def test_a_power_supplys_fan_at_0_is_its_own_rest_judged_by_its_own_heat(tmp_pat
     assert code == 0 and found["at-rest"]["facts"]["source_c"] == 41.0 and found["at-rest"]["facts"][
         "below_known"] == "no"
     assert "empty-slots" not in found and "hot-not-cooled" not in found
-    assert "while cool (the temperature it starts at is not known)" in str(answer["sentence"])
+    assert "while cool; the temperature it starts it at is not read here" in str(answer["sentence"])
     assert "50 °C" not in str(answer["sentence"])  # no figure its controller does not document
     code, answer = explain(psu.format(cpu="45.0", vrm="86.0"), tmp_path)
     assert findings_of(answer)[0]["kind"] == "hot-not-cooled"

@@ -60,18 +60,25 @@ class _Walk:
         self.zones = thermal.Zones()  # /sys/class/thermal's zones and cooling devices, gathered to the end
         self.columns: headed.Table | None = None  # a space-aligned table's header in force (until a blank line)
         self.inxi_fans: str | None = None  # inxi's "Fan Speeds (rpm):" line in force: its unit, for a wrapped line
-        self.pasted_zones = -1  # zones of ``paste <(cat .../thermal_zone*/type) <(cat .../temp)`` met so far
         self.twins: frozenset[str] = frozenset()  # chip names sensors heads at two addresses or more (``twins``)
+        self.block: dict[tuple[str, str | None], int] = {}  # since a sensors chip header: each label's count
+        self.headed = False
 
     def add(self, label: str, text: str, column: int = 0, attr: str | None = None, chip: str | None = None,
             extra: dict[str, float | str] | None = None) -> None:
         owner = chip if chip is not None else self.chip
+        value, unit, raw = parse(text)
+        in_block = self.headed and chip is None and attr is None and column == 0
+        if in_block:  # sensors(1) prints each feature once under its chip's header: a label met again there (of the
+            # same unit) is another channel that shares it (dell_smm names fans by type: two "Processor Fan")
+            count = self.block[label.strip(), unit] = self.block.get((label.strip(), unit), 0) + 1
+            label = label if count == 1 else f"{label.strip()} #{count}"
         key = (owner, f"{attr}/{label}" if attr and attr.startswith("label_") else attr or label, column)
-        if key in self.seen:  # the same label again: the next reading of this machine
+        if key in self.seen and not in_block:  # the same label again: the next reading (under a header, a
+            # reading again is the header again, and app.fans.passes tells the listings apart)
             self.snapshot += 1 + max((k[2] for k in self.seen), default=0)
             self.seen = set()
         self.seen.add(key)
-        value, unit, raw = parse(text)
         if value is None and word(text) is None:
             return
         self.found.append(Reading(owner, label.strip(), value, raw, unit, attr, self.snapshot + column,
@@ -122,18 +129,19 @@ def _line(walk: _Walk, line: str) -> None:
     if _dump(walk, stripped):
         return
     if re.search(r"thermal_zone\S*/type\b.*thermal_zone\S*/temp\b", stripped):
-        walk.pasted_zones = 0  # paste(1) of the zones' type and temp files: "x86_pkg_temp<TAB>94000" lines follow
+        walk.zones.pasted = 0  # paste(1) of the zones' type and temp files: "x86_pkg_temp<TAB>94000" lines follow
     if not stripped or stripped.startswith(("$", "#", "//")) or _SKIP.match(stripped):
         if not stripped:
-            walk.columns = None  # a blank line ends a table
+            walk.columns, walk.headed = None, False  # a blank line ends a table, and a sensors chip's block
         return
-    if _pasted_zone(walk, line):
+    if walk.zones.pasted_line(line):
         return
     if _table(walk, line):
         return
     header = chip_of(stripped, walk.twins)
     if header:
         walk.chip, walk.feature, walk.device = header, None, None
+        walk.block, walk.headed = {}, True
         return
     card = _AMD_SMI_CARD.match(line)
     if card:  # amd-smi metric's "GPU: 0" at the margin: an AMD card's sections follow
@@ -192,21 +200,6 @@ def _pairs(walk: _Walk, line: str, stripped: str) -> bool:
             label = f"{walk.device} {label}"  # one card's reading of a listing of several (app.fans.rules: _own)
         walk.add(label, value, column, attr=_attr(label), chip=host.group(1) if host else None)
     return bool(pairs)
-
-
-_PASTED_ZONE = re.compile(r"^([A-Za-z][\w .-]{0,40}?)\t+(-?\d{1,6})$")
-
-
-def _pasted_zone(walk: _Walk, line: str) -> bool:
-    """A zone's type and its temperature in millidegrees, a tab between, in the order paste(1) gave them."""
-    match = _PASTED_ZONE.match(line.strip(" "))
-    if walk.pasted_zones < 0 or match is None:
-        return False
-    zone = f"thermal_zone{walk.pasted_zones}"
-    walk.zones.take(zone, "type", match.group(1))
-    walk.zones.take(zone, "temp", match.group(2))
-    walk.pasted_zones += 1
-    return True
 
 
 # sensors' pwm line: the duty, its pwmN_mode "(mode = pwm)" or "(mode = dc)" where the driver has one, and "MANUAL

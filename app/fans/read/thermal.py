@@ -27,6 +27,7 @@ _CAT = re.compile(BEFORE_COMMAND + r"(?:sudo\s+)?cat\s+(/sys/(?:class|devices/vi
 # n-th type names the n-th temperature (as paste(1) of the two pairs them); which zone number each is stays unknown
 _GLOBBED = re.compile(BEFORE_COMMAND + r"(?:sudo\s+)?cat\s+/sys/class/thermal/thermal_zone\*/(type|temp)\s*$")
 _COMMAND = re.compile(r"^(?:" + ANY_PROMPT + r"\s|(?:sudo\s+)?cat\s)")
+_PASTED_ZONE = re.compile(r"^([A-Za-z][\w .-]{0,40}?)\t+(-?\d{1,6})$")
 
 
 def _globbed_pairs(lines: list[str]) -> tuple[list[str], list[str]]:
@@ -84,6 +85,18 @@ class Zones:
 
     def __init__(self) -> None:
         self.files: dict[str, dict[str, str]] = {}
+        self.pasted = -1  # zones of ``paste <(cat .../thermal_zone*/type) <(cat .../temp)`` met so far
+
+    def pasted_line(self, line: str) -> bool:
+        """A zone's type and its temperature in millidegrees, a tab between, in the order paste(1) gave them."""
+        match = _PASTED_ZONE.match(line.strip(" "))
+        if self.pasted < 0 or match is None:
+            return False
+        zone = f"thermal_zone{self.pasted}"
+        self.take(zone, "type", match.group(1))
+        self.take(zone, "temp", match.group(2))
+        self.pasted += 1
+        return True
 
     def take(self, folder: str, name: str, value: str) -> bool:
         """Keep ``name: value`` of a thermal zone's or a cooling device's folder; False for any other folder."""
