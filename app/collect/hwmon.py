@@ -93,7 +93,7 @@ def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
     named = name or read_text(chip_dir / "name") or chip_dir.name
     inputs = _numbers(chip_dir, r"fan(\d+)_input")
     pwms = _numbers(chip_dir, r"pwm(\d+)")
-    labels = {n: read_text(chip_dir / f"fan{n}_label") for n in {*inputs, *pwms}}  # each read once a tick
+    labels = _numbered({n: read_text(chip_dir / f"fan{n}_label") for n in {*inputs, *pwms}})  # read once a tick
     channels = [n for n in inputs if not not_a_fan(labels[n])]  # a flow or pressure in a fan channel is no fan
     shared = len(pwms) == 1 and chip(named).shared_pwm  # pwmN drives fanN's header, but a ThinkPad's one level
     fans = []
@@ -101,6 +101,21 @@ def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
         pwm = f"pwm{n}" if n in pwms else (f"pwm{pwms[0]}" if shared else None)
         fans.append(_fan(chip_dir, named, n, pwm, labels[n]))
     return tuple(fans)
+
+
+def _numbered(labels: dict[int, str | None]) -> dict[int, str | None]:
+    """Each channel's label, where channels share one numbered from the second ("Processor Fan #2"): dell_smm labels
+    a fan by its type (dell-smm-hwmon.rst), so a Dell with two CPU fans labels both "Processor Fan", and each fan is
+    its own (its fact, its state, its finding)."""
+    times: dict[str, int] = {}
+    numbered: dict[int, str | None] = {}
+    for n in sorted(labels):
+        label = labels[n]
+        if label:
+            times[label] = times.get(label, 0) + 1
+            label = label if times[label] == 1 else f"{label} #{times[label]}"
+        numbered[n] = label
+    return numbered
 
 
 def _fan(chip_dir: Path, name: str, n: int, pwm: str | None, label: str | None) -> Fan:

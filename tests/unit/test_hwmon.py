@@ -133,6 +133,28 @@ def test_a_fan_its_driver_flags_faulted_is_a_failed_fan_not_a_channel_left_out(t
     assert judged[2].state == "running" and judged[2].alarm is None
 
 
+def test_two_fans_of_one_label_are_two_fans(tmp_path: Path) -> None:
+    """dell_smm labels a fan by its type (dell-smm-hwmon.rst), so a Dell with two CPU fans has fan1_label and
+    fan2_label both "Processor Fan" (a real `sensors` listing, lm-sensors' pull request 383): two fans, each with its
+    own state. With one key for both, the stopped fan's finding landed on the turning one or on neither (fails
+    without the numbering)."""
+    chip = tmp_path / "class" / "hwmon" / "hwmon0"
+    chip.mkdir(parents=True)
+    core = tmp_path / "class" / "hwmon" / "hwmon1"
+    core.mkdir(parents=True)
+    for folder, files in ((chip, (("name", "dell_smm"), ("fan1_label", "Processor Fan"), ("fan1_input", "0"),
+                                  ("fan2_label", "Processor Fan"), ("fan2_input", "4200"),
+                                  ("fan3_label", "Motherboard Fan"), ("fan3_input", "1388"))),
+                          (core, (("name", "coretemp"), ("temp1_label", "Package id 0"), ("temp1_input", "91000"),
+                                  ("temp1_crit", "100000")))):
+        for name, value in files:
+            (folder / name).write_text(value + "\n")
+    assert [f.label for f in read_fans(tmp_path)] == ["Processor Fan", "Processor Fan #2", "Motherboard Fan"]
+    judged = {f.channel: f for f in judged_fans(tmp_path)}
+    assert judged[1].alarm_kind is not None and judged[1].state != "running"  # the stopped one, the CPU at 91 °C
+    assert judged[2].state == "running" and judged[2].alarm is None
+
+
 HUGE = "9" * 309  # past a 64-bit number: no kernel wrote it (a sysfs number is printed from a long or a u64)
 
 
