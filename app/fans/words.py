@@ -351,7 +351,7 @@ def said(finding: Finding, names: Names) -> str:
 
 
 _JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "zero-unjudged", "no-control", "zero-then-turning",
-           "unlike-siblings", "fan-alarm")
+           "unlike-siblings", "fan-alarm", "below-bmc-threshold")
 
 
 def grouped(found: Sequence[Finding]) -> list[Finding]:

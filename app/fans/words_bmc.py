@@ -7,22 +7,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .names import Names
-from .wording import Facts
+from .wording import Facts, verb
 from .wording import num as _num
 
 
 def _bmc(n: Names, s: Sequence[str], f: Facts) -> str:
-    label = n(s[0]).removesuffix(" (BMC)")
-    threshold = f"of {_num(f['lcr'])} RPM" if "lcr" in f else f"(its status reads {f.get('status', 'critical')})"
-    said = (f"The {n(s[0])} turns at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical threshold "
-            f"{threshold}: the BMC counts it as failing")
+    """Fans alike (one speed, one threshold or status: ``app.fans.words.grouped``) are said once."""
+    labels = n(s[0]).removesuffix(" (BMC)") if len(s) == 1 else "NAME"
+    threshold = f"of {_num(f['lcr'])} RPM" if "lcr" in f else \
+        f"({verb(s, 'its', 'their')} status reads {f.get('status', 'critical')})"
+    said = (f"The {n.some(s)} {verb(s, 'turns', 'turn')} at {_num(f['rpm'])} RPM, at or below the BMC's lower-critical "
+            f"threshold {threshold}: the BMC counts {verb(s, 'it', 'them')} as failing")
+    it, fan = verb(s, "it", "them"), verb(s, "a quiet fan", "quiet fans")
     if f.get("near") != "yes":  # far under its threshold, or no threshold read: both readings stand
-        return (f"{said}: a failing fan (a worn bearing, a blocked or half-seated fan: replace it), or a quiet one "
-                "slower than the threshold set for it (ipmitool sensor lists the threshold); if the latter, a BMC "
-                "that answers a failing fan with every fan at full speed makes the fans cycle.")
+        return (f"{said}: {verb(s, 'a failing fan', 'failing fans')} (a worn bearing, a blocked or half-seated fan: "
+                f"replace {it}), or {verb(s, 'a quiet one', 'quiet ones')} slower than the threshold set for {it} "
+                "(ipmitool sensor lists the threshold); if the latter, a BMC that answers a failing fan with every fan "
+                "at full speed makes the fans cycle.")
     return (f"{said}, and a BMC that answers a failing fan with every fan at full speed (Supermicro's does) ramps "
-            "them up until it reads above again, then down: the fans cycle. The fan is most likely healthy and just "
-            f"slow (a quiet fan): lower the threshold to fit it (ipmitool sensor thresh {label} lower ...).")
+            f"them up until it reads above again, then down: the fans cycle. {verb(s, 'The fan is', 'The fans are')} "
+            f"most likely healthy and just slow ({fan}): lower the threshold to fit {it} (ipmitool sensor thresh "
+            f"{labels} lower ...{verb(s, '', ', for each')}).")
 
 
 def _bmc_warning(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -472,6 +472,23 @@ def test_a_bmc_fan_under_its_threshold_is_a_quiet_fan_only_just_under_it() -> No
     assert finding(400, thresholds=False) == ("possible", False)
 
 
+def test_fans_alike_under_their_threshold_are_said_once(tmp_path: Path) -> None:
+    """Two BMC fans at one speed and one status under their threshold (a real `ipmitool sdr type fan`, two front fans
+    at 720 RPM reading lcr): a finding each, said once of both, in the plural (``app.fans.words.grouped``); a fan
+    alone keeps the singular and its own name in the command (fails when each is said apart: one long sentence
+    twice)."""
+    code, answer = explain(BLOCKS["ipmi_sdr_sensor_servers-14"], tmp_path)
+    found = [f for f in findings_of(answer) if f["kind"] == "below-bmc-threshold"]
+    assert code == 0 and [f["subjects"] for f in found] == [["bmc/FRNT_FAN3"], ["bmc/FRNT_FAN4"]]
+    sentence = str(answer["sentence"])
+    assert sentence.count("720 RPM") == 1 and "turn at 720 RPM" in sentence and "counts them as failing" in sentence
+    near = ("FAN1             | 1400.000   | RPM        | ok    | 100.000   | 500.000   | na   | na | na | na\n"
+            "FAN3             | 400.000    | RPM        | cr    | 100.000   | 500.000   | na   | na | na | na\n")
+    code, answer = explain(near, tmp_path)
+    assert "The FAN3 (BMC) turns at 400 RPM" in str(answer["sentence"])
+    assert "ipmitool sensor thresh FAN3 lower ...)" in str(answer["sentence"])
+
+
 @pytest.mark.parametrize(("row", "slow"), [("30 %, 88", True), ("30 %, 62", False), ("75 %, 88", False)])
 def test_a_slow_fan_on_a_hot_gpu_is_said_as_held_low(row: str, slow: bool) -> None:
     """A GeForce at 88 °C whose fan is at 30 % (nvidia-smi's CSV layout, values made up): no automatic curve runs a
