@@ -1,13 +1,13 @@
 """What a paste carries that its tool did not print, taken off before any reader sees it: the encoding it was saved in
 (a byte-order mark, UTF-16), a terminal's colour codes, a reply's quote marks, a forum's or an issue tracker's
-markup (Markdown code fences, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's ``[code]``, HTML entities such as
-``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line: ``**`` or ``[b]``), the indentation
-a Markdown code block adds (four spaces before every line of a paragraph), the blank line a page puts after every
-line when it sets each as a paragraph, the line numbers ``cat -n`` or ``nl`` put before each line, the ``host: ``
-pdsh or clush puts before each line of one host's output, the ISO 8601 time a log collector puts before each line,
-what another encoding did to the text (UTF-8 shown through code page 1252, a ° written "?"), the invisible
-characters a page adds (zero-width spaces, a soft hyphen) and the typographic quotes a word processor puts in place
-of plain ones. What is left is the text as the tool wrote it (``as_printed``)."""
+markup (Markdown code fences and inline code set line by line, ``<details>``/``<summary>``/``<pre>`` tags, BBCode's
+``[code]``, HTML entities such as ``&deg;``, HTML's ``<br>`` at each line's end, the bold a poster put on a line:
+``**`` or ``[b]``), the indentation a Markdown code block adds (four spaces before every line of a paragraph), the
+blank line a page puts after every line when it sets each as a paragraph, the line numbers ``cat -n`` or ``nl`` put
+before each line, the ``host: `` pdsh or clush puts before each line of one host's output, the ISO 8601 time a log
+collector puts before each line, what another encoding did to the text (UTF-8 shown through code page 1252, a °
+written "?"), the invisible characters a page adds (zero-width spaces, a soft hyphen) and the typographic quotes a
+word processor puts in place of plain ones. What is left is the text as the tool wrote it (``as_printed``)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,8 @@ _ENTITY = re.compile(r"&(?:#\d{1,5}|#x[0-9a-f]{1,4}|[a-z]{2,8});", re.IGNORECASE
 # emphasis a poster added inside the lines: Markdown's strong ("**fan2:  0 RPM**") and BBCode's [b], [i], [u]; no
 # tool FanWhy reads writes either
 _EMPHASIS = re.compile(r"\*\*|\[/?[biu]\]", re.IGNORECASE)
+# a line set as inline code, as a poster does line by line where a code block was meant ("`cpu_fan:   0 RPM`")
+_INLINE_CODE = re.compile(r"^`([^`\n]*)`\s*$")
 # HTML's line break, as a page's source (or a scraped post) ends each line with it: one line end, whether or not the
 # text's own line end follows it
 _BREAK = re.compile(r"<br\s*/?>[ \t]*\r?\n?", re.IGNORECASE)
@@ -34,7 +36,8 @@ def cleaned(text: str) -> str:
     if _ENTITY.search(text):
         text = _ENTITY.sub(lambda m: html.unescape(m.group(0)), text)
     text = _BREAK.sub("\n", _EMPHASIS.sub("", text))
-    lines = _unprefixed(_untimed(_unnumbered([line for line in text.split("\n") if not _MARKUP_LINE.match(line)])))
+    lines = _unprefixed(_untimed(_unnumbered([_INLINE_CODE.sub(r"\1", line) for line in text.split("\n")
+                                              if not _MARKUP_LINE.match(line)])))
     if _double_spaced(lines):  # a page that set each line as a paragraph: a blank line after every line
         lines = "\n".join(lines).replace("\n\n", "\n").split("\n")
     whole = _unindented("\n".join(lines))  # a paste set as one code block: its own nesting kept (a YAML file's)

@@ -1,11 +1,12 @@
 """What a forum or an issue tracker wraps around a paste is not part of it: each of the 72 corpus captures, wrapped as
 people post them (a Markdown fence, a folded <details> section with a prompt line, a reply's quote marks, a Markdown
-code block's four-space indent (or a tab, its blank lines left empty), HTML's &deg; and <br>, Windows' line ends,
-trailing spaces, a blank line after every line, a root prompt around it, a sentence before and after, a ° lost to
-"?" or dropped, UTF-8 read as Windows' code page 1252 and written again, a byte-order mark, a terminal's colour
-codes, the line numbers of cat -n), gives the same findings as bare; so does the capture saved as UTF-16, as Windows
-PowerShell 5 writes a command's output. Before app.collect.pasted, a fence line was read as a second GPU's row, an
-indent hid the nvidia- smi table and the thinkfan log, and &deg; dropped every temperature."""
+code block's four-space indent (or a tab, its blank lines left empty), each line set as inline code, HTML's &deg;
+and <br>, Windows' line ends, trailing spaces, a blank line after every line, a root prompt around it, a sentence
+before and after, a ° lost to "?" or dropped, UTF-8 read as Windows' code page 1252 and written again, a byte-order
+mark, a terminal's colour codes, the line numbers of cat -n), gives the same findings as bare; so does the capture
+saved as UTF-16, as Windows PowerShell 5 writes a command's output. Before app.collect.pasted, a fence line was read
+as a second GPU's row, an indent hid the nvidia- smi table and the thinkfan log, and &deg; dropped every
+temperature."""
 
 from __future__ import annotations
 
@@ -47,6 +48,9 @@ WRAPPERS: dict[str, Callable[[str], str]] = {
     # undefined pass through as the control characters of the same number
     "cp1252": lambda t: "".join(chr(b) if b in (0x81, 0x8D, 0x8F, 0x90, 0x9D) else bytes([b]).decode("cp1252")
                                 for b in t.encode()),
+    # each line set as Markdown's inline code, where a code block was meant (a line with a backtick of its own left)
+    "inline-code": lambda t: "".join(f"`{line}`\n" if line.strip() and "`" not in line else f"{line}\n"
+                                     for line in t.splitlines()),
     "bom": lambda t: "\ufeff" + t,  # Windows' Notepad saves UTF-8 with a byte-order mark
     # a page's invisible zero-width spaces after each colon; an editor's typographic quotes in a configuration
     # one host's output through pdsh or clush: the host's name before every line (of an output of three lines or
