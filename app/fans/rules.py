@@ -138,8 +138,14 @@ def hot_and_unturned(machine: Machine, fan: FanFact) -> TempFact | None:
 
 def rest_below(fan: FanFact) -> float:
     """Below what temperature a rest is the fan's controller's design: its own stop temperature where read, else
-    its chip's documented one, else a cautious default."""
+    its chip's cautious bound, else a cautious default."""
     return fan.rest_below_c or chip(fan.chip).rest_below_c or REST_UNKNOWN_C
+
+
+def rest_facts(fan: FanFact) -> dict[str, float | str]:
+    """``rest_below`` as facts, with whether it is the controller's own figure, read ("yes"), or a cautious bound
+    (docs/FAN-RULES.md, Thresholds), which decides but is never said as the controller's."""
+    return {"below_c": rest_below(fan), "below_known": "yes" if fan.rest_below_c else "no"}
 
 
 def temp_facts(temp: TempFact | None) -> dict[str, float | str]:
@@ -173,7 +179,7 @@ def warm_not_turning(machine: Machine) -> Iterator[Hit]:
                 (by_hand or rest_below(fan) <= (source.celsius or 0.0)) and \
                 (source.celsius or 0.0) < max(HOT_C, rest_below(fan)) and fan.starts_at_c is None:
             # (a fan its zone's trip turns on is the trip rules': the zone read past its trip is said by them)
-            facts: dict[str, float | str] = {"below_c": rest_below(fan), **temp_facts(source)}
+            facts: dict[str, float | str] = {**rest_facts(fan), **temp_facts(source)}
             facts["reading"] = "0 %" if fan.rpm is None and fan.duty_percent == 0 else fan.raw or "0 RPM"
             if by_hand:  # pwm_enable 1 (a Dell's BIOS control turned off): nothing of its controller's starts it
                 facts["by_hand"] = "yes"

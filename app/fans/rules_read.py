@@ -19,7 +19,7 @@ from .rules import (
     flagged_in_a_reading,
     hot_and_unturned,
     hottest_of,
-    rest_below,
+    rest_facts,
     rule,
     source_of,
     temp_facts,
@@ -318,7 +318,7 @@ def listed_unfitted(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if chip(fan.chip).lists_unfitted and fan.rpm == 0 and there(fan) and not fan.fault and \
                 not flagged_in_a_reading(fan) and not fan.duty_percent:
-            facts: dict[str, float | str] = {**temp_facts(source_of(machine, fan)), "below_c": rest_below(fan),
+            facts: dict[str, float | str] = {**temp_facts(source_of(machine, fan)), **rest_facts(fan),
                                              "board_chip": "read" if board else "unread"}
             yield Hit("listed-unfitted", (fan.key,), "possible", facts)
 

@@ -12,7 +12,19 @@ from ..core.finding import Confidence
 from .chips import chip
 from .facts import FanFact, Machine, TempFact
 from .gpulines import gpu_line
-from .rules import ABI, HOT_C, STALL_DUTY, Hit, flagged_in_a_reading, rest_below, rule, source_of, there, turning
+from .rules import (
+    ABI,
+    HOT_C,
+    STALL_DUTY,
+    Hit,
+    flagged_in_a_reading,
+    rest_below,
+    rest_facts,
+    rule,
+    source_of,
+    there,
+    turning,
+)
 from .rules_daemon import driven
 from .values import parse
 
@@ -245,14 +257,10 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
         stall = chip(fan.chip).stall_reads_zero and fan.rpm == 0  # a stall reads the same 0: rest is not likely
         confidence: Confidence = "likely" if design == "rest" and not passive and not stall else "possible"
-        # a figure is said only where the controller's own stop temperature was read: a chip's is a cautious bound
-        # (docs/FAN-RULES.md, Thresholds), which decides here but is no fact about this fan
-        known_below = fan.rest_below_c
         trip = {"trip": fan.starts_at_c} if fan.starts_at_c is not None else {}  # where its zone turns it on
         yield Hit("at-rest", (fan.key,), confidence, {**trip, "design": "rest-or-passive" if passive else design,
-                                                      "below_c": rest_below(fan), "below_known": "yes" if
-                                                      known_below else "no",
-                                                      "source": source.key, "source_c": source.celsius or 0.0,
+                                                      **rest_facts(fan), "source": source.key,
+                                                      "source_c": source.celsius or 0.0,
                                                       "reading": _rest_reading(fan),
                                                       **({"stall_reads_zero": "yes"} if stall else {})})
 

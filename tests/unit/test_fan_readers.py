@@ -563,6 +563,11 @@ def test_a_stop_temperature_is_said_only_where_it_was_read(tmp_path: Path) -> No
     rest = {f["kind"]: f for f in findings_of(answer)}["at-rest"]
     assert code == 0 and rest["facts"]["below_known"] == "yes" and rest["facts"]["below_c"] == 55.0
     assert "below 55 °C, its own stop temperature" in str(answer["sentence"])
+    code, answer = explain(card.replace("temp2_input:47000", "temp2_input:61000"), tmp_path)  # past it, still 0
+    warm = {f["kind"]: f for f in findings_of(answer)}["warm-not-turning"]
+    assert warm["facts"]["below_known"] == "yes" and "own stop temperature (55 °C)" in str(answer["sentence"])
+    code, answer = explain(dell.replace("+42.0°C", "+74.0°C"), tmp_path)  # past the EC's bound: said as a bound
+    assert "a cautious 70 °C; its own figure is not read" in str(answer["sentence"])
 
 
 def test_a_power_supplys_fan_at_0_is_its_own_rest_judged_by_its_own_heat(tmp_path: Path) -> None:

@@ -71,8 +71,9 @@ def test_a_fan_that_turns_or_reads_an_error_is_not_this_rule(tmp_path: Path) -> 
 def test_golden_sentences_of_a_fan_listed_whether_or_not_fitted(tmp_path: Path) -> None:
     _, answer = explain(X470I, tmp_path)
     assert str(answer["sentence"]).startswith(
-        "The cpu_fan (asus) reads 0 RPM with Tctl (k10temp) at 77 °C, warmer than an embedded controller rests a fan "
-        "(about 70 °C): not turning, not counted, or no fan at all: its driver lists the fan the firmware describes "
+        "The cpu_fan (asus) reads 0 RPM with Tctl (k10temp) at 77 °C, warmer than FanWhy takes such a controller to "
+        "rest a fan (a cautious 70 °C; its own figure is not read): not turning, not counted, or no fan at all: its "
+        "driver lists the fan the firmware describes "
         "and only guesses whether one is fitted. On a desktop board the fans are counted by its Super-I/O chip, which "
         "is not read here (sensors-detect names its driver).")
     _, answer = explain(UX431, tmp_path)
