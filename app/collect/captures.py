@@ -24,7 +24,7 @@ from ..core.model import GpuSample
 from ..fans.facts import Curve
 from ..fans.read.chipheader import header_driver, twins
 from ..fans.values import fahrenheit_to_celsius
-from . import bmc, control_captures, fancontrol, i8kmon, liquidctl, nvidia_captures, thinkfan
+from . import bmc, control_captures, fancontrol, i8kmon, liquidctl, nfancurve, nvidia_captures, thinkfan
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 from .pasted import as_printed
 
@@ -285,6 +285,9 @@ def _config(text: str, etc: Path) -> str | None:
     if i8kmon.parse(text).declared:  # i8kutils' table of fan states, or i8kmon -v's echo of it
         (etc / "i8kmon.conf").write_text(text)
         return "i8kmon configuration"
+    if nfancurve.parse(text).declared:  # nan0s7's script: where its systemd unit reads it, /etc/nfancurve.conf
+        (etc / "nfancurve.conf").write_text(text)
+        return "nfancurve configuration"
     if thinkfan.legacy(text).declared:  # thinkfan.conf.legacy(5): where thinkfan keeps it, /etc/thinkfan.conf
         (etc / "thinkfan.conf").write_text(text)
         return "thinkfan configuration (legacy syntax)"

@@ -262,9 +262,10 @@ def assignment(text: str, gpus: list[GpuSample]) -> str | None:
     control taken, and the range of duties the card accepts under it (its lowest is the floor: 30 % on GeForce
     cards of recent drivers, so a fan under manual control never stops)."""
     taken, limits = _ASSIGNED.search(text), _RANGE.search(text)
-    if taken is None or limits is None:
+    if limits is None:
         return None
-    index, manual = int(taken.group(1)), taken.group(2) == "1"
+    # the range alone: nvidia-settings names it when a speed is set, which it takes only under manual control
+    index, manual = (int(taken.group(1)), taken.group(2) == "1") if taken else (0, True)
     low, high = int(limits.group(1)), int(limits.group(2))
     asked = _ASKED.search(text)
     fan = Fan(id=f"nvidia-settings:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, gpu_index=index,

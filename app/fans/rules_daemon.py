@@ -24,7 +24,9 @@ NOT_RUNNING = ("outdated", "missing", "aborted")  # a daemon's log events after 
       "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README and example "
       "configuration (curves; a function curve combines others: average, maximum ...); i8kmon(1) (its table of fan "
       "states by temperature, num_configs) and linux/i8k.h (I8K_FAN_OFF, LOW, HIGH); liquidctl(8) (a cooler's "
-      "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends)")
+      "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends); nfancurve's "
+      "temp.sh (0 % under min_t, fcurve[j] up to tcurve[j], 100 % from the last); nvidia-settings' GPUTargetFanSpeed "
+      "range and NVML nvmlDeviceGetMinMaxFanSpeed (the least a card accepts under manual control)")
 def daemon_curve(machine: Machine) -> Iterator[Hit]:
     stopped = {e.daemon: e.event for e in machine.events if e.event in NOT_RUNNING}
     for curve in machine.curves:
@@ -36,6 +38,11 @@ def daemon_curve(machine: Machine) -> Iterator[Hit]:
             continue
         asks = _now(machine, curve, facts)
         fan = driven(machine, curve)
+        lowest = min([p for _, p in curve.points] + ([curve.floor_percent] if curve.floor_percent is not None else []),
+                     default=None)  # a combination of curves asks nothing of its own
+        if fan is not None and fan.floor_percent and fan.controller == "manual" and lowest is not None and \
+                lowest < fan.floor_percent - 0.5:
+            facts.update(refused_below=fan.floor_percent, lowest=lowest)  # what the card refuses under manual control
         if fan is not None and fan.duty_percent is not None:
             facts["duty"] = fan.duty_percent
             if asks is not None and abs(fan.duty_percent - asks) > OFF_CURVE_POINTS:

@@ -1,10 +1,12 @@
-"""What every template of the fan wing's words shares: the facts' type, a number as a sentence shows it, and a
-verb agreeing with how many fans a finding is about."""
+"""What every template of the fan wing's words shares: the facts' type, a number as a sentence shows it, a verb
+agreeing with how many fans a finding is about, and findings alike joined to be said once."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+
+from ..core.finding import Finding
 
 Facts = Mapping[str, float | str]
 
@@ -19,3 +21,34 @@ def num(value: float | str) -> str:
 
 def verb(subjects: Sequence[str], one: str, many: str) -> str:
     return one if len(subjects) == 1 else many
+
+
+_JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "zero-unjudged", "no-control", "zero-then-turning",
+           "unlike-siblings", "fan-alarm", "below-bmc-threshold")
+# kinds whose findings alike but for what they drive are said once, naming each (a daemon's one curve on four fans)
+_LISTED = {"daemon-curve": "output"}
+
+
+def grouped(found: Sequence[Finding]) -> list[Finding]:
+    """Findings of one kind and the same facts joined into one (four fans reading 65535: one sentence; one curve a
+    daemon declares for each of a card's fans: one sentence naming them)."""
+    out: list[Finding] = []
+    index: dict[tuple[str, tuple[tuple[str, float | str], ...]], int] = {}
+    listed: dict[int, list[str]] = {}
+    for f in found:
+        apart = (_LISTED[f.kind],) if f.kind in _LISTED else ("source", "source_c")
+        key = (f.kind, tuple(sorted((k, v) for k, v in f.facts.items() if k not in apart)))
+        if (f.kind in _JOINED or f.kind in _LISTED) and key in index:
+            first = out[index[key]]
+            out[index[key]] = Finding(first.kind, first.rule, (*first.subjects, *f.subjects), first.confidence,
+                                      first.priority, first.facts)
+            if f.kind in _LISTED:
+                listed.setdefault(index[key], [str(first.facts[_LISTED[f.kind]])]).append(str(f.facts[_LISTED[f.kind]]))
+        else:
+            index.setdefault(key, len(out))
+            out.append(f)
+    for at, names in listed.items():
+        f = out[at]
+        out[at] = Finding(f.kind, f.rule, f.subjects, f.confidence, f.priority,
+                          {**f.facts, _LISTED[f.kind]: ", ".join(names[:-1]) + " and " + names[-1]})
+    return out

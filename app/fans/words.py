@@ -11,7 +11,7 @@ from .facts import Machine
 from .live_words import loud
 from .names import Names
 from .values import parse
-from .wording import Facts
+from .wording import Facts, grouped
 from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
@@ -348,26 +348,6 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
 
 def said(finding: Finding, names: Names) -> str:
     return TEMPLATES[finding.kind](names, finding.subjects, finding.facts)
-
-
-_JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "zero-unjudged", "no-control", "zero-then-turning",
-           "unlike-siblings", "fan-alarm", "below-bmc-threshold")
-
-
-def grouped(found: Sequence[Finding]) -> list[Finding]:
-    """Findings of one kind and the same facts joined into one (four fans reading 65535: one sentence)."""
-    out: list[Finding] = []
-    index: dict[tuple[str, tuple[tuple[str, float | str], ...]], int] = {}
-    for f in found:
-        key = (f.kind, tuple(sorted((k, v) for k, v in f.facts.items() if k not in ("source", "source_c"))))
-        if f.kind in _JOINED and key in index:
-            first = out[index[key]]
-            out[index[key]] = Finding(first.kind, first.rule, (*first.subjects, *f.subjects), first.confidence,
-                                      first.priority, first.facts)
-        else:
-            index.setdefault(key, len(out))
-            out.append(f)
-    return out
 
 
 def _one_cause_a_fan(ordered: Sequence[Finding], fan_keys: set[str]) -> list[Finding]:

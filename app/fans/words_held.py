@@ -82,7 +82,10 @@ def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     if f.get("not_running"):  # its log shows it never started, or left: the configuration, not what drives the fan
         return (f"{f['daemon']}'s configuration would drive {f['output']}{source}: {shape}; it is not in effect, "
                 f"since {f['daemon']} {'aborted' if f['not_running'] == 'aborted' else 'did not start'}.")
-    return f"{f['daemon']}{strategy}{battery} drives {f['output']}{source}: {shape}{now}{liquid}."
+    refused = (f"; the card accepts no less than {_num(f['refused_below'])} % under manual control, so where it asks "
+               f"for {_num(f['lowest'])} % the duty is refused and the fan stays at the last one set"
+               if "refused_below" in f else "")
+    return f"{f['daemon']}{strategy}{battery} drives {f['output']}{source}: {shape}{now}{refused}{liquid}."
 
 
 def _shape(f: Facts) -> str:
@@ -93,7 +96,10 @@ def _shape(f: Facts) -> str:
         steps = [(float(f[f"step{i}_c"]), f"{_num(f[f'step{i}_p'])} %") for i in range(len(f)) if f"step{i}_c" in f]
         if "firmware_from" in f:
             steps.append((float(f["firmware_from"]), firmware))
-        return "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))
+        first_c, first_p = float(f["step0_c"]), f["step0_p"]
+        below = f"{_num(f['floor'])} % below {_num(first_c)} °C, then " if "floor" in f and first_c > 0 and \
+            f["floor"] != first_p else ""
+        return below + "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))
     below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f and float(f["t0"]) > 0 \
         and f["floor"] != f["p0"] else ""
     through = f" through {_num(f['points'])} points" if float(f["points"]) > 2 else ""
