@@ -44,7 +44,7 @@ def _fan_channel(r: Reading) -> str | None:
         return "fan"
     if r.attr:
         if r.attr.startswith("label_"):  # a labelled fan's limit or flag (app.fans.read.lines): that fan's
-            return r.label if r.unit != "c" else None  # a temperature's limit (app.fans.read.critical) is no fan's
+            return r.label if r.unit != "c" and r.attr != "label_crit_alarm" else None  # a temperature's is no fan's
         number = re.fullmatch(r"(?:fan|pwm)(\d+)(?:_\w+)?", r.attr)
         if number:
             return f"fan{number.group(1)}"

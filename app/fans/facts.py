@@ -117,6 +117,7 @@ class TempFact:
     fan_max_c: float | None = None
     # its driver's critical limit (tempN_crit: a CPU's TjMax, a GPU's or a drive's own limit), where one is read
     crit_c: float | None = None
+    crit_alarm: bool = False  # its driver's critical alarm (tempN_crit_alarm, sensors' "ALARM (CRIT)") is set
 
 
 @record

@@ -12,20 +12,27 @@ from .chips import UNKNOWN, chip
 from .facts import Reading, TempFact
 
 _NUMBERED = re.compile(r"(temp\d+)_crit")
+_ALARM = re.compile(r"(temp\d+)_crit_alarm")
 
 
 def with_limits(temps: Sequence[TempFact], readings: Iterable[Reading]) -> list[TempFact]:
-    """``temps``, each with the critical limit the readings give it (the last one read)."""
+    """``temps``, each with the critical limit the readings give it (the last one read), and its critical alarm
+    where one is read set (tempN_crit_alarm 1, or sensors' "ALARM (CRIT)")."""
     crit: dict[str, float] = {}
+    alarm: dict[str, bool] = {}
     for r in readings:
-        if r.value is None or r.unit != "c" or not r.attr:
+        if r.value is None or not r.attr:
             continue
-        numbered = _NUMBERED.fullmatch(r.attr)
-        if numbered:
+        numbered, flagged = _NUMBERED.fullmatch(r.attr), _ALARM.fullmatch(r.attr)
+        if flagged or r.attr == "label_crit_alarm":
+            alarm[f"{r.chip or '-'}/{flagged.group(1) if flagged else r.label}"] = r.value == 1
+        elif r.unit != "c":
+            continue
+        elif numbered:
             crit[f"{r.chip or '-'}/{numbered.group(1)}"] = r.value
         elif r.attr == "label_crit":
             crit[f"{r.chip or '-'}/{r.label}"] = r.value
-    return [replace(t, crit_c=crit[t.key]) if t.key in crit else t for t in temps]
+    return [replace(t, crit_c=crit.get(t.key, t.crit_c), crit_alarm=alarm.get(t.key, t.crit_alarm)) for t in temps]
 
 
 # The parts whose driver's tempN_crit is the part's own protective limit, reached in use: coretemp.rst (TjMax, the

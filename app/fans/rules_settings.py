@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..core.finding import FindingKind
+from ..core.vocabulary import driver_of
 from .chips import chip
 from .facts import PERF_LEVEL, BmcEvent, Machine, Setting, TempFact
 from .limits import own_limit
@@ -201,6 +202,27 @@ def at_critical(machine: Machine) -> Iterator[Hit]:
         yield Hit("at-critical", tuple(t.key for t in temps), "known",
                   {"celsius": temps[0].celsius or 0.0, "crit_c": temps[0].crit_c or 0.0, "role": temps[0].role,
                    "count": float(len(temps))})
+
+
+@rule("a part's critical alarm set", 70, "Documentation/ABI/testing/sysfs-class-hwmon (tempY_crit_alarm: the "
+      "temperature has reached tempY_crit; unlike other alarms it sticks until cleared by the user); "
+      "Documentation/hwmon/coretemp.rst (tempX_crit_alarm: set with the Out-of-spec bit, never clears; correct CPU "
+      "operation is no longer guaranteed); lm-sensors' chips.c (\"ALARM (CRIT)\" after a temperature's limits)")
+def crit_since(machine: Machine) -> Iterator[Hit]:
+    flagged: dict[str | None, list[TempFact]] = {}
+    for temp in machine.temperatures:
+        if temp.crit_alarm and temp.celsius is not None and own_limit(temp.chip, temp.label) and \
+                (temp.crit_c is None or temp.celsius < temp.crit_c):  # at it now: the rule above says that
+            flagged.setdefault(temp.chip, []).append(temp)
+    for temps in flagged.values():  # a chip's sensors flagged: one finding, its hottest first
+        temps.sort(key=lambda t: -(t.celsius or 0.0))
+        first = temps[0]
+        facts: dict[str, float | str] = {"celsius": first.celsius or 0.0, "role": first.role,
+                                         "count": float(len(temps)), "never_clears": "yes" if
+                                         driver_of(first.chip) == "coretemp" else "no"}
+        if first.crit_c is not None:
+            facts["crit_c"] = first.crit_c
+        yield Hit("crit-since-boot", tuple(t.key for t in temps), "known", facts)
 
 
 NOUVEAU_THRESHOLDS = ("fanboost", "downclock", "critical", "shutdown")  # nvkm's order: each one hotter

@@ -18,8 +18,8 @@ from .words_bmc import _bmc, _bmc_warning, _failing_at_times
 from .words_daemon import _bias, _daemon_critical, _daemon_stopped, _decided, _no_range, _overridden
 from .words_gpu import no_gpu_fan as _no_gpu_fan
 from .words_gpu import slowing_for_heat as _slowing_for_heat
+from .words_heat import at_critical, crit_since
 from .words_held import (
-    _at_critical,
     _bmc_logged,
     _bmc_setting,
     _cpu_slowed,
@@ -314,7 +314,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "passive-cards": _passive_cards,
     "slowing-for-heat": _slowing_for_heat,
     "cpu-slowed": _cpu_slowed,
-    "at-critical": _at_critical,
+    "at-critical": at_critical, "crit-since-boot": crit_since,
     "gpu-threshold": _gpu_threshold,
     "ec-setting": _ec_setting,
     "ec-table": _ec_table,

@@ -189,21 +189,6 @@ def _cpu_slowed(n: Names, s: Sequence[str], f: Facts) -> str:
             "clogged, dried-out paste on its heatsink, or more load than the cooler was made for).")
 
 
-def _at_critical(n: Names, s: Sequence[str], f: Facts) -> str:
-    more = int(float(f.get("count", 1))) - 1
-    others = f" (and {more} more of its sensors)" if more else ""
-    at = f"{n(s[0])} is at {_num(f['celsius'])} °C{others}, " + \
-        ("at" if f["celsius"] == f["crit_c"] else "past") + \
-        f" its own critical limit ({_num(f['crit_c'])} °C, as its driver reports it)"
-    if f.get("role") == "cpu":  # coretemp.rst: at TjMax its protection forcibly cools the processor
-        return (f"{at}: there the CPU protects itself, slowing down to stay at it, so its cooling is not carrying its "
-                "load (a fan too slow or clogged, dried-out paste on its heatsink, or more load than the cooler was "
-                "made for).")
-    part = "the GPU" if f.get("role") == "gpu" else "the drive" if f.get("role") == "storage" else "the part"
-    return (f"{at}: {part} is as hot as it is rated to run, so its cooling is not carrying its load (too little "
-            "airflow over it, a fan too slow or clogged, or more load than its cooling was made for).")
-
-
 _THRESHOLD_DOES = {
     "fanboost": "so the driver set the card's fan to full speed (100 %)",
     "downclock": "so the driver lowered the card's clocks",

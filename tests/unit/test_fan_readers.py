@@ -52,7 +52,7 @@ def explain(text: str, tmp_path: Path) -> tuple[int, dict[str, object]]:
 
 
 def test_the_reference_captures_are_there() -> None:
-    assert len(BLOCKS) == 90 and set(BLOCKS) >= NO_READING
+    assert len(BLOCKS) == 91 and set(BLOCKS) >= NO_READING
 
 
 @pytest.mark.parametrize("key", sorted(BLOCKS))
@@ -1576,3 +1576,29 @@ def test_a_part_at_its_own_critical_limit_is_said_and_a_board_inputs_limit_is_no
     assert kinds[:2] == ["hot-not-cooled", "at-critical"], kinds
     bare = cut.replace("Package id 0", "temp1")
     assert "at-critical" not in {f.kind for f in explained(machine(read.read(bare)[0]))[0]}
+
+
+def test_a_cpus_critical_alarm_is_said_though_it_reads_under_its_limit_now() -> None:
+    """coretemp.rst: tempX_crit_alarm is set with the Out-of-spec bit and never clears (sysfs-class-hwmon: a critical
+    alarm sticks until the user clears it). A real Dell Studio 1749 that lags and freezes reads its cores at 86-87 °C,
+    under their 90 °C crit, with ALARM (CRIT) on both: they have been at their limit since boot (known), one finding
+    for the chip. The same flag read as ``tempN_crit_alarm`` (sensors -u) says the same; a flag on a board fan chip's
+    input (a limit of its own setting), or on a core at its limit now (the rule above), is not this rule (fails when
+    "ALARM (CRIT)" is not read)."""
+    studio = BLOCKS["sensors_laptops_thinkpad_dell_asus-19"]
+    found, sentence, _ = explained(machine(read.read(studio)[0]))
+    flagged = next(f for f in found if f.kind == "crit-since-boot")
+    assert (flagged.subjects, flagged.confidence) == (("coretemp/Core 0", "coretemp/Core 2"), "known")
+    assert (flagged.facts["celsius"], flagged.facts["crit_c"], flagged.facts["never_clears"]) == (87.0, 90.0, "yes")
+    assert sentence.startswith("Core 0 (coretemp) reads 87 °C now (and 1 more of its sensors), but its driver's "
+                               "critical alarm is set (ALARM (CRIT)): it has reached its critical limit (90 °C)")
+    listed = ("coretemp-isa-0000\nAdapter: ISA adapter\nCore 0:\n  temp2_input: 61.000\n  temp2_max: 80.000\n"
+              "  temp2_crit: 90.000\n  temp2_crit_alarm: 1.000\n")
+    assert [f.subjects for f in explained(machine(read.read(listed)[0]))[0] if f.kind == "crit-since-boot"] == \
+        [("coretemp/temp2",)]
+    board = ("w83627dhg-isa-0290\nAdapter: ISA adapter\nSys Temp:     +38.0°C  (high = +255.0°C, hyst = +253.0°C)  "
+             "ALARM (CRIT)\n")
+    assert "crit-since-boot" not in {f.kind for f in explained(machine(read.read(board)[0]))[0]}
+    at_it = studio.replace("+87.0°C", "+90.0°C")
+    kinds = {f.kind for f in explained(machine(read.read(at_it)[0]))[0]}
+    assert "at-critical" in kinds and "crit-since-boot" in kinds  # Core 2, still under it, keeps the flag's finding

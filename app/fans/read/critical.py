@@ -3,7 +3,8 @@
 limits after it, wrapping them onto a second line where they do not fit). Its driver's ``tempN_crit``
 (sysfs-interface.rst: the temperature critical max value). Each is a reading of that temperature, attribute
 ``label_crit``, for the limit the fan wing's rules compare it with (``sensors -u`` and ``-j`` name it
-``tempN_crit`` themselves)."""
+``tempN_crit`` themselves); and its critical alarm, "ALARM (CRIT)" after the limits (chips.c prints the set alarms
+there: tempN_crit_alarm), attribute ``label_crit_alarm``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from .chipheader import chip_of, twins
 
 _TEMPERATURE = re.compile(r"^([^:(]{1,60}):\s+[+-]?[\d.]+\s*°C\b")
 _CRIT = re.compile(r"\bcrit\s*=\s*([+-]?[\d.]+\s*°C)")  # not "crit low =" (a lower limit) nor "crit_hyst"
+_CRIT_ALARM = re.compile(r"\bALARM\s*\([^)]*\bCRIT\b")  # chips.c's alarms after the limits: "ALARM (CRIT)"
 
 
 def limits(text: str) -> list[Reading]:
@@ -31,6 +33,8 @@ def limits(text: str) -> list[Reading]:
         temperature = _TEMPERATURE.match(stripped)
         if temperature:
             label = temperature.group(1).strip()
+            if _CRIT_ALARM.search(stripped):  # the driver's critical alarm: tempN_crit_alarm 1
+                found.append(Reading(chip, label, 1.0, "ALARM (CRIT)", None, "label_crit_alarm"))
         elif not stripped.startswith("("):
             label = None
         crit = _CRIT.search(stripped) if label else None
