@@ -202,6 +202,16 @@ def test_glances_sensors_and_pasted_thermal_zones_are_read(tmp_path: Path) -> No
     assert not read.read("acpitz\t27800\nx86_pkg_temp\t94000\n")[0]  # a tab-separated pair alone is no reading
 
 
+def test_liquidctls_rows_with_their_tree_cut_by_a_grep_are_read() -> None:
+    """liquidctl prints a status row as its name, then the value and two spaces before the unit ("Fan speed   576
+    rpm"); a real paste of ``liquidctl status | grep Fan`` (liquidctl's pull request 57, a Corsair supply's fan) kept
+    the rows without their tree's glyphs and was refused. The speed is a fan's, "Fan", not a fan named "Fan speed"
+    (fails with one space before the unit required)."""
+    rows = "Fan control mode                 Software  \nFan speed                             576  rpm\n"
+    assert [(f.label, f.rpm) for f in machine(read.read(rows)[0]).fans] == [("Fan", 576.0)]
+    assert not machine(read.read("Firmware version      0.7.0.0\n")[0]).fans
+
+
 SEL = ("   1 | 11/28/2026 | 14:02:11 | Fan FAN2 | Lower Critical going low  | Asserted{reading}\n"
        "   2 | 11/28/2026 | 14:02:11 | Fan FAN2 | Lower Non-recoverable going low  | Asserted\n"
        "   3 | 11/28/2026 | 14:02:14 | Fan FAN2 | Lower Non-recoverable going low  | Deasserted\n"

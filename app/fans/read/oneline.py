@@ -81,10 +81,11 @@ def soc(line: str) -> Found | None:
 
 
 # "Package id 0          93C", "cpu_fan           0RPM" (glances' SENSORS section): a label, two or more spaces (or a
-# tab, as a table copied from a page gives its cells), and a value whose unit is written with it. Tried only where
+# tab, as a table copied from a page gives its cells), and a value whose unit is written with it or up to two spaces
+# after it (liquidctl's "Fan speed   576  rpm", its tree's glyphs cut by a grep). Tried only where
 # no "label: value" pair was found on the line. Glances 4 writes a fan's speed as a whole number and "R" (its sensors
 # plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}').
-_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)(?:\s{2,}|\t)([+-]?\d+(?:\.\d+)?\s?(?:°C|°F|C|F|RPM|rpm)|"
+_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)(?:\s{2,}|\t)([+-]?\d+(?:\.\d+)?\s{0,2}(?:°C|°F|C|F|RPM|rpm)|"
                      r"[+-]?\d+R)$")
 
 
@@ -92,8 +93,10 @@ def spaced(line: str) -> Found | None:
     match = _SPACED.match(line)
     if match is None:
         return None
-    value = match.group(2)
-    return Found(match.group(1), value[:-1] + " RPM" if value.endswith("R") else value)
+    label, value = match.group(1), match.group(2)
+    if label.lower().endswith(" speed") and value.lower().endswith(("rpm", "r")):
+        label = label[:-6]  # "Fan speed   576  rpm" (liquidctl's rows with their tree cut by a grep): the fan is "Fan"
+    return Found(label, value[:-1] + " RPM" if value.endswith("R") else value)
 
 
 # Windows' MSAcpi_ThermalZoneTemperature (PowerShell's Get-CimInstance): "CurrentTemperature : 3132", an ACPI
