@@ -192,13 +192,7 @@ def cpu_slowed(machine: Machine) -> Iterator[Hit]:
       "Documentation/gpu/amdgpu/thermal.rst (temp*_crit); drivers/nvme/host/hwmon.c (the critical composite "
       "temperature); Documentation/hwmon/sysfs-interface.rst (temp[1-*]_crit)")
 def at_critical(machine: Machine) -> Iterator[Hit]:
-    at: dict[str | None, list[TempFact]] = {}
-    for temp in machine.temperatures:
-        if temp.celsius is not None and temp.crit_c is not None and temp.celsius >= temp.crit_c and \
-                own_limit(temp.chip, temp.label):
-            at.setdefault(temp.chip, []).append(temp)
-    for temps in at.values():  # a chip's sensors at their limit: one finding, its hottest first
-        temps.sort(key=lambda t: -(t.celsius or 0.0))
+    for temps in _by_chip(machine, lambda t: t.crit_c is not None and (t.celsius or 0.0) >= t.crit_c):
         yield Hit("at-critical", tuple(t.key for t in temps), "known",
                   {"celsius": temps[0].celsius or 0.0, "crit_c": temps[0].crit_c or 0.0, "role": temps[0].role,
                    "count": float(len(temps))})
@@ -209,13 +203,8 @@ def at_critical(machine: Machine) -> Iterator[Hit]:
       "Documentation/hwmon/coretemp.rst (tempX_crit_alarm: set with the Out-of-spec bit, never clears; correct CPU "
       "operation is no longer guaranteed); lm-sensors' chips.c (\"ALARM (CRIT)\" after a temperature's limits)")
 def crit_since(machine: Machine) -> Iterator[Hit]:
-    flagged: dict[str | None, list[TempFact]] = {}
-    for temp in machine.temperatures:
-        if temp.crit_alarm and temp.celsius is not None and own_limit(temp.chip, temp.label) and \
-                (temp.crit_c is None or temp.celsius < temp.crit_c):  # at it now: the rule above says that
-            flagged.setdefault(temp.chip, []).append(temp)
-    for temps in flagged.values():  # a chip's sensors flagged: one finding, its hottest first
-        temps.sort(key=lambda t: -(t.celsius or 0.0))
+    # at its limit now, a sensor is the rule above's
+    for temps in _by_chip(machine, lambda t: t.crit_alarm and (t.crit_c is None or (t.celsius or 0.0) < t.crit_c)):
         first = temps[0]
         facts: dict[str, float | str] = {"celsius": first.celsius or 0.0, "role": first.role,
                                          "count": float(len(temps)), "never_clears": "yes" if
@@ -223,6 +212,16 @@ def crit_since(machine: Machine) -> Iterator[Hit]:
         if first.crit_c is not None:
             facts["crit_c"] = first.crit_c
         yield Hit("crit-since-boot", tuple(t.key for t in temps), "known", facts)
+
+
+def _by_chip(machine: Machine, holds: Callable[[TempFact], bool]) -> list[list[TempFact]]:
+    """The read temperatures of a part whose critical limit is its own (``app.fans.limits``) for which ``holds``,
+    chip by chip, each chip's hottest first: one finding a chip."""
+    found: dict[str | None, list[TempFact]] = {}
+    for temp in machine.temperatures:
+        if temp.celsius is not None and own_limit(temp.chip, temp.label) and holds(temp):
+            found.setdefault(temp.chip, []).append(temp)
+    return [sorted(temps, key=lambda t: -(t.celsius or 0.0)) for temps in found.values()]
 
 
 NOUVEAU_THRESHOLDS = ("fanboost", "downclock", "critical", "shutdown")  # nvkm's order: each one hotter
