@@ -187,7 +187,7 @@ def legacy(text: str) -> Read:
                            "/".join(path.rstrip("/").split("/")[-2:]))
         elif (level := _LEGACY_LEVEL.match(line)) and (read := _legacy_level(level)):
             levels.append(read)
-    if len(levels) < 2:
+    if len(levels) < 2 and not (fan and levels):  # one level under a fan line: the fan held at it throughout
         return Read((), "not a thinkfan configuration: no levels")
     return declared([fan or ("thinkpad", "pwm1")], sources or ["the embedded controller's sensors"], levels)
 

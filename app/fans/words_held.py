@@ -97,6 +97,8 @@ def _shape(f: Facts) -> str:
         if "firmware_from" in f:
             steps.append((float(f["firmware_from"]), firmware))
         first_c, first_p = float(f["step0_c"]), f["step0_p"]
+        if len(steps) == 1 and first_c <= 0:  # one level from below freezing on (thinkfan's "(5, -32767, 32767)")
+            return f"held at {steps[0][1]} whatever the temperature (one level)"
         below = f"{_num(f['floor'])} % below {_num(first_c)} °C, then " if "floor" in f and first_c > 0 and \
             f["floor"] != first_p else ""
         return below + "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))

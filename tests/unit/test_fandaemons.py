@@ -53,6 +53,20 @@ def test_thinkfans_legacy_syntax_is_read_as_thinkfan_reads_it() -> None:
     assert (hwmon.chip, hwmon.pwm, hwmon.curve) == ("hwmon", "pwm1", ((0.0, 0.0), (55.0, 50.2), (75.0, 100.0)))
 
 
+def test_one_thinkfan_level_over_every_temperature_is_a_fan_held_at_it(tmp_path: Path) -> None:
+    """A real thinkfan.conf (legacy syntax, thinkfan's issue 127: an E14 whose fan "periodically switches to auto"):
+    ``tp_fan``, ``tp_thermal`` and one level, ``(5, -32767, 32767)``, a comment after it. The fan is held at level 5
+    (71 %) at every temperature, said so; it was refused (a configuration with fewer than two levels was taken for no
+    configuration). One level without a fan line stays no configuration (fails with two levels required)."""
+    text = ("tp_fan /proc/acpi/ibm/fan\ntp_thermal /proc/acpi/ibm/thermal (10 0 0 0 0 0 0 0)\n"
+            "(5, -32767, 32767)  # (also tried (127, 0, 256) in case that matters, but same effect\n")
+    (fan,) = thinkfan(text).declared
+    assert (fan.chip, fan.pwm, fan.curve) == ("thinkpad", "pwm1", ((-32767.0, 71.4),))
+    code, answer = explain(text, tmp_path)
+    assert code == 0 and "held at 71 % whatever the temperature (one level)" in str(answer["sentence"])
+    assert not thinkfan("(5, -32767, 32767)\n").declared
+
+
 def test_thinkfans_defaults_its_auto_level_and_a_hwmon_fans_pwm_scale() -> None:
     """No fan named: thinkfan drives /proc/acpi/ibm/fan ("Using default fan control in /proc/acpi/ibm/fan"); "level
     auto" is the range it gives the fan back to the firmware, not a duty (a ThinkPad X220's configuration as its
