@@ -71,6 +71,7 @@ class Chip:
     zero_below_rpm: float | None = None  # its driver reports a fan turning at or below this speed as 0
     enable_means_detected: bool = False  # its pwmN_enable reads 1 where its device detects a fan, 0 where none
     lists_unfitted: bool = False  # its driver lists the fan its firmware describes, fitted or not (a 0: maybe none)
+    refuses_under_floor: bool = False  # a duty set under its manual-control least is refused: the last one holds
     source: str = ""
 
 
@@ -114,8 +115,9 @@ AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=67.0, no_pulses=(65535,), 
 # speed set with nvmlDeviceSetFanSpeed_v2 the driver attempts to reach it; "the actual current speed of the fan is
 # reported in nvmlDeviceGetFanSpeed_v2"), as nvidia-settings' GPUCurrentFanSpeed beside GPUTargetFanSpeed
 NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODES, reads_back_duty=True,
-              source="NVML API reference: nvmlDeviceGetFanSpeed_v2, nvmlDeviceGetTargetFanSpeed, "
-              "nvmlDeviceGetFanControlPolicy_v2")
+              refuses_under_floor=True, source="NVML API reference: nvmlDeviceGetFanSpeed_v2, "
+              "nvmlDeviceGetTargetFanSpeed, nvmlDeviceGetFanControlPolicy_v2, nvmlDeviceGetMinMaxFanSpeed; "
+              "nvidia-settings' GPUTargetFanSpeed (a value out of its range is refused, with the valid range)")
 GPU_SENSOR = Chip("gpu", "firmware", "unknown", source="Documentation/gpu/ (i915, xe, nouveau hwmon)")
 BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thresholds (35.x); ipmitool(1) sensor, sdr")
 AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from .build import invalid_celsius
+from .chips import chip
 from .facts import Curve, Decision, FanFact, Machine
 from .rules import ABI, Hit, rule
 
@@ -40,9 +41,10 @@ def daemon_curve(machine: Machine) -> Iterator[Hit]:
         fan = driven(machine, curve)
         lowest = min([p for _, p in curve.points] + ([curve.floor_percent] if curve.floor_percent is not None else []),
                      default=None)  # a combination of curves asks nothing of its own
-        if fan is not None and fan.floor_percent and fan.controller == "manual" and lowest is not None and \
-                lowest < fan.floor_percent - 0.5:
-            facts.update(refused_below=fan.floor_percent, lowest=lowest)  # what the card refuses under manual control
+        if fan is not None and chip(fan.chip).refuses_under_floor and fan.floor_percent and \
+                fan.controller == "manual" and lowest is not None and lowest < fan.floor_percent - 0.5:
+            # refused, not raised to the floor: where a driver clamps (a cooler's pump) its floor rule says so
+            facts.update(refused_below=fan.floor_percent, lowest=lowest)
         if fan is not None and fan.duty_percent is not None:
             facts["duty"] = fan.duty_percent
             if asks is not None and abs(fan.duty_percent - asks) > OFF_CURVE_POINTS:

@@ -63,3 +63,21 @@ def test_the_live_collector_reads_it_where_its_unit_keeps_it(tmp_path: Path) -> 
     (found,) = curves(tmp_path)
     assert (found.daemon, found.chip, found.output, found.stepped) == ("nfancurve", "nvidia", "gpu0 fan 0", True)
     assert found.drives("nvidia/gpu0 fan 0")
+
+
+def test_a_refusal_is_said_only_of_a_card_whose_driver_refuses() -> None:
+    """nvidia-settings refuses a GPUTargetFanSpeed out of its range and keeps the last one (its error names the valid
+    range); a fan whose driver documents no refusal (an AMD card's floor under a fancontrol curve asking 0 %) is not
+    said refused (fails when any fan with a floor under manual control is said so)."""
+    from app.fans.answer import explained
+    from app.fans.facts import Curve, FanFact, Machine
+
+    curve = Curve("fancontrol", "amdgpu", "pwm1", "temp1_input", ((40.0, 20.0), (70.0, 100.0)), 0.0)
+    amd = FanFact(key="amdgpu/fan1", chip="amdgpu", label="fan1", floor_percent=15.0, controller="manual")
+    found, _, _ = explained(Machine(fans=(amd,), curves=(curve,)))
+    assert "refused_below" not in next(f for f in found if f.kind == "daemon-curve").facts
+    nvidia = FanFact(key="nvidia/gpu0 fan 0", chip="nvidia", label="gpu0 fan 0", floor_percent=30.0,
+                     controller="manual")
+    on_card = Curve("nfancurve", "nvidia", "gpu0 fan 0", None, ((43.0, 55.0), (95.0, 100.0)), 0.0, stepped=True)
+    found, _, _ = explained(Machine(fans=(nvidia,), curves=(on_card,)))
+    assert next(f for f in found if f.kind == "daemon-curve").facts["refused_below"] == 30.0
