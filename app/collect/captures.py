@@ -24,7 +24,7 @@ from ..core.model import GpuSample
 from ..fans.facts import Curve
 from ..fans.read.chipheader import header_driver, twins
 from ..fans.values import fahrenheit_to_celsius
-from . import bmc, control_captures, fancontrol, i8kmon, liquidctl, nfancurve, nvidia_captures, thinkfan
+from . import amdfan, bmc, control_captures, fancontrol, i8kmon, lact, liquidctl, nfancurve, nvidia_captures, thinkfan
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 from .pasted import as_printed
 
@@ -288,6 +288,13 @@ def _config(text: str, etc: Path) -> str | None:
     if nfancurve.parse(text).declared:  # nan0s7's script: where its systemd unit reads it, /etc/nfancurve.conf
         (etc / "nfancurve.conf").write_text(text)
         return "nfancurve configuration"
+    if lact.parse(text).declared:  # LACT's settings of each card, where its daemon reads them
+        (etc / "lact").mkdir(exist_ok=True)
+        (etc / "lact" / "config.yaml").write_text(text)
+        return "LACT configuration"
+    if amdfan.parse(text).declared:  # amdgpu-fan's or amdfan's speed_matrix, in the file its daemon reads
+        (etc / amdfan.file_of(text)).write_text(text)
+        return "amdfan configuration" if amdfan.file_of(text) == "amdfan.yml" else "amdgpu-fan configuration"
     if thinkfan.legacy(text).declared:  # thinkfan.conf.legacy(5): where thinkfan keeps it, /etc/thinkfan.conf
         (etc / "thinkfan.conf").write_text(text)
         return "thinkfan configuration (legacy syntax)"

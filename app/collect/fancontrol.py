@@ -44,6 +44,7 @@ class Declared:
     strategy: str | None = None  # the named curve it uses (fw-fanctrl's strategies)
     on_battery: bool = False  # a curve it uses on battery only (fw-fanctrl's strategyOnDischarging)
     inverted: bool = False  # an inverted output (255 stops the fan): curve and floor are the fan's share, not the pwm
+    refused: str | None = None  # why the daemon refuses this configuration as it starts (a code), where it does
 
 
 def _pairs(value: str) -> dict[str, list[str]]:

@@ -1,8 +1,9 @@
 """What the fan daemons are configured to do, each configuration a source of the collector: fancontrol
 (``/etc/fancontrol``, app.collect.fancontrol), thinkfan (``/etc/thinkfan.yaml`` or ``.conf``, app.collect.thinkfan) and
 fan2go (``/etc/fan2go/fan2go.yaml``, app.collect.fan2go), fw-fanctrl (``/etc/fw-fanctrl/config.json``,
-app.collect.fwfanctrl), i8kmon (``/etc/i8kmon.conf``, app.collect.i8kmon) and nfancurve (``/etc/nfancurve.conf``,
-app.collect.nfancurve), all read into the same ``Declared`` records.
+app.collect.fwfanctrl), i8kmon (``/etc/i8kmon.conf``, app.collect.i8kmon), nfancurve (``/etc/nfancurve.conf``,
+app.collect.nfancurve), amdfan or amdgpu-fan (``/etc/amdfan.yml``, ``/etc/amdgpu-fan.yml``, app.collect.amdfan) and
+LACT (``/etc/lact/config.yaml``, app.collect.lact), all read into the same ``Declared`` records.
 
 A file that does not parse, or has another shape, declares nothing (and says why in ``errors``).
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from ..core.bounded import read_text_file
 from ..core.record import record
 from ..fans.facts import Curve
-from . import fancontrol, i8kmon, nfancurve
+from . import amdfan, fancontrol, i8kmon, lact, nfancurve
 from .daemonyaml import Read
 from .fan2go import fan2go
 from .fwfanctrl import fwfanctrl
@@ -61,7 +62,10 @@ def config_sources(etc_root: str | Path) -> list[ConfigSource]:
              (root / "thinkfan.yaml", thinkfan, "thinkfan-yaml"), (root / "thinkfan.conf", thinkfan, "thinkfan-conf"),
              (root / "fan2go" / "fan2go.yaml", fan2go, "fan2go"),
              (root / "fw-fanctrl" / "config.json", fwfanctrl, "fw-fanctrl"),
-             (root / "i8kmon.conf", i8kmon.parse, "i8kmon"), (root / "nfancurve.conf", nfancurve.parse, "nfancurve"))
+             (root / "i8kmon.conf", i8kmon.parse, "i8kmon"), (root / "nfancurve.conf", nfancurve.parse, "nfancurve"),
+             (root / "amdfan.yml", amdfan.amdfan_file, "amdfan"),
+             (root / "amdgpu-fan.yml", amdfan.amdgpu_fan, "amdgpu-fan"),
+             (root / "lact" / "config.yaml", lact.parse, "lact"))
     return [ConfigSource(path, parse, key) for path, parse, key in known if os.path.lexists(path)]
 
 
@@ -72,6 +76,7 @@ def curves(etc_root: str | Path) -> tuple[Curve, ...]:
     for source in config_sources(etc_root):
         with contextlib.suppress(OSError, ValueError):
             found += [Curve(d.daemon, d.chip, d.pwm, d.follows or d.source, d.curve, d.floor_percent, d.firmware_c,
-                             d.stepped, d.combined, d.strategy, d.on_battery, d.inverted)
+                             d.stepped, d.combined, d.strategy, d.on_battery, d.inverted, d.refused,
+                             d.source if d.follows and d.source_chip == d.chip else None)
                       for d in source.read().declared]
     return tuple(found)

@@ -147,7 +147,8 @@ class Settings:
                                                           "FANWHY_SYS_ROOT=/host/sys`")
     etc_root: str = setting(
         "/etc", "FANWHY_ETC_ROOT", "where the fan daemons' configurations are read: `fancontrol`, `thinkfan.yaml` (or "
-        "a `thinkfan.conf`), `fan2go/fan2go.yaml`, `fw-fanctrl/config.json`, `i8kmon.conf`, `nfancurve.conf`",
+        "a `thinkfan.conf`), `fan2go/fan2go.yaml`, `fw-fanctrl/config.json`, `i8kmon.conf`, `nfancurve.conf`, "
+        "`amdfan.yml` (or amdgpu-fan's `amdgpu-fan.yml`), `lact/config.yaml`",
         more="A declared source and curve win over learned ones. In a container: `-v /etc:/host/etc:ro -e "
              "FANWHY_ETC_ROOT=/host/etc`")
     docker_socket: str = setting("/var/run/docker.sock", "FANWHY_DOCKER_SOCKET", "Docker Engine API (or Podman's "

@@ -157,6 +157,8 @@ class Curve:
     strategy: str | None = None  # the named curve it uses (fw-fanctrl's strategies)
     on_battery: bool = False  # a curve it uses on battery only (fw-fanctrl's strategyOnDischarging)
     inverted: bool = False  # an output on which 255 stops the fan: its points are the fan's share, not the pwm
+    refused: str | None = None  # why its daemon refuses the configuration as it starts (a code): then in no effect
+    sensor: str | None = None  # the input it follows on its chip ("edge"), where ``source`` names it in words
 
     def drives(self, fan_key: str) -> bool:
         """Whether this curve's output drives the fan of ``fan_key``: hwmon's ``fanN`` of its ``pwmN``, or the

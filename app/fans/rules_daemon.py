@@ -4,6 +4,7 @@ or levels it imposes, whether the fan it drives follows them, and the level it l
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 from itertools import pairwise
@@ -27,15 +28,19 @@ NOT_RUNNING = ("outdated", "missing", "aborted")  # a daemon's log events after 
       "states by temperature, num_configs) and linux/i8k.h (I8K_FAN_OFF, LOW, HIGH); liquidctl(8) (a cooler's "
       "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends); nfancurve's "
       "temp.sh (0 % under min_t, fcurve[j] up to tcurve[j], 100 % from the last); nvidia-settings' GPUTargetFanSpeed "
-      "range and NVML nvmlDeviceGetMinMaxFanSpeed (the least a card accepts under manual control)")
+      "range and NVML nvmlDeviceGetMinMaxFanSpeed (the least a card accepts under manual control); amdgpu-fan's and "
+      "amdfan's controller.py (numpy.interp over speed_matrix on the card's temp1, pwm1_enable 1; Curve refuses a "
+      "matrix whose lowest speed is 3 or under, whose speeds fall or whose temperatures do not rise, and the daemon "
+      "exits)")
 def daemon_curve(machine: Machine) -> Iterator[Hit]:
     stopped = {e.daemon: e.event for e in machine.events if e.event in NOT_RUNNING}
     for curve in machine.curves:
         if not curve.points and not curve.combined:
             continue
         facts = _curve_facts(curve)
-        if curve.daemon in stopped:  # its log shows it did not start, or left: the curve is not what drives the fan
-            yield Hit("daemon-curve", (), "known", {**facts, "not_running": stopped[curve.daemon]})
+        idle = _not_running(curve, facts, stopped)
+        if idle is not None:
+            yield idle
             continue
         asks = _now(machine, curve, facts)
         fan = driven(machine, curve)
@@ -53,6 +58,17 @@ def daemon_curve(machine: Machine) -> Iterator[Hit]:
         yield Hit("daemon-curve", (fan.key,) if fan else (), "known", facts)
 
 
+def _not_running(curve: Curve, facts: dict[str, float | str], stopped: dict[str, str]) -> Hit | None:
+    """A curve that drives nothing: its daemon's own check refuses it as it starts (likely only where that daemon's
+    later versions alone check), or its log shows it did not start, or left."""
+    if curve.refused:
+        return Hit("daemon-curve", (), "likely" if curve.refused.endswith("-newer") else "known",
+                   {**facts, "not_running": "refused", "refused": curve.refused})
+    if curve.daemon in stopped:
+        return Hit("daemon-curve", (), "known", {**facts, "not_running": stopped[curve.daemon]})
+    return None
+
+
 def _curve_facts(curve: Curve) -> dict[str, float | str]:
     """A curve as facts: its ends, its floor, each level of a stepped one, where it hands the fan to its firmware; a
     combination of curves, by how it combines them."""
@@ -61,6 +77,9 @@ def _curve_facts(curve: Curve) -> dict[str, float | str]:
     if curve.points:
         (t0, p0), (t1, p1) = curve.points[0], curve.points[-1]
         facts.update(t0=t0, p0=p0, t1=t1, p1=p1)
+        flat = [t for t, p in itertools.takewhile(lambda point: point[1] == p0, curve.points)]
+        if not curve.stepped and len(flat) > 1 and flat[-1] < t1:  # its first points ask the same: said as one
+            facts["flat_to"] = flat[-1]
     if curve.combined:
         facts["combined"] = curve.combined
     if curve.strategy:
@@ -85,7 +104,7 @@ def driven(machine: Machine, curve: Curve) -> FanFact | None:
 
 def _now(machine: Machine, curve: Curve, facts: dict[str, float | str]) -> float | None:
     """What ``curve`` asks for at the temperature it follows, where that is read (put in ``facts``)."""
-    wanted = f"{curve.chip}/{(curve.source or '').removesuffix('_input')}"
+    wanted = f"{curve.chip}/{(curve.sensor or curve.source or '').removesuffix('_input')}"
     temp = next((t for t in machine.temperatures if t.key == wanted and t.celsius is not None), None)
     if temp is None or temp.celsius is None:
         return None

@@ -1,6 +1,6 @@
 """What a fan daemon did, in words: the decisions it logged (a level, a duty it wrote), the bias that chose one,
-the range it measured, a critical mode, its exit and a fan it gave up on, and a pwm it set that something changed
-(``app.fans.words`` registers each as the template of its finding kind)."""
+the range it measured, a critical mode, its exit and a fan it gave up on, a pwm it set that something changed
+(``app.fans.words`` registers each as the template of its finding kind), and a configuration its own check refuses."""
 
 from __future__ import annotations
 
@@ -162,3 +162,23 @@ def _overridden(n: Names, s: Sequence[str], f: Facts) -> str:
             f"{f['daemon']} sets that output (the board's own automatic fan control, the BIOS or another fan "
             f"program), or its driver holds a value of its own (a fan that takes only a few levels){manual}; the "
             f"fan is not on {f['daemon']}'s curve alone.")
+
+
+REFUSALS = {  # why a daemon's own check refuses its configuration (app.collect.amdfan's codes)
+    "lowest-under-4": "its lowest speed is under 4 %, which its curve check refuses for a driver bug",
+    "speeds-fall": "its speeds fall as the temperature rises",
+    "temperatures-not-rising": "its temperatures do not rise from point to point",
+    "out-of-range": "a speed is outside 0-100 %",
+}
+
+
+def refused_curve(f: Facts, would: str) -> str:
+    """A configuration its daemon's own check refuses as it starts (``would``: what it would have driven): not in
+    effect; where only the daemon's later versions check (a code ending ``-newer``), said of those versions."""
+    code, daemon = str(f["refused"]), f["daemon"]
+    newer = code.endswith("-newer")
+    which = f" where {daemon} checks it: its versions with the check refuse it as they start" if newer else \
+        f": {daemon} refuses it as it starts"
+    return (f"{would}; it is not in effect{which} ({REFUSALS.get(code.removesuffix('-newer'), code)}) and "
+            f"exit{'' if newer else 's'}, leaving the fan to whatever drives it without {daemon} (the card's own "
+            f"control, after a boot){f'; an older {daemon} runs it' if newer else ''}.")

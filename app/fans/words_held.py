@@ -11,6 +11,7 @@ from .names import Names
 from .wording import Facts
 from .wording import num as _num
 from .wording import verb as _verb
+from .words_daemon import refused_curve
 
 
 def _trip_on(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -79,6 +80,8 @@ def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     battery = ", on battery," if f.get("on_battery") else ""
     liquid = (": the cooler reads no other temperature (its profile runs on the device), so this follows the liquid, "
               "which moves far less than the CPU, not the CPU itself" if f.get("source") == LIQUID else "")
+    if f.get("not_running") == "refused":  # its own check refuses it: the daemon exits as it starts
+        return refused_curve(f, f"{f['daemon']}'s configuration would drive {f['output']}{source}: {shape}")
     if f.get("not_running"):  # its log shows it never started, or left: the configuration, not what drives the fan
         return (f"{f['daemon']}'s configuration would drive {f['output']}{source}: {shape}; it is not in effect, "
                 f"since {f['daemon']} {'aborted' if f['not_running'] == 'aborted' else 'did not start'}.")
@@ -104,8 +107,10 @@ def _shape(f: Facts) -> str:
         return below + "level by level, " + ", ".join(f"{said} from {_num(c)} °C" for c, said in sorted(steps))
     below = f"{_num(f['floor'])} % below {_num(f['t0'])} °C, then " if "floor" in f and float(f["t0"]) > 0 \
         and f["floor"] != f["p0"] else ""
-    through = f" through {_num(f['points'])} points" if float(f["points"]) > 2 else ""
-    shape = f"{below}{_num(f['p0'])} % at {_num(f['t0'])} °C rising{through} to {_num(f['p1'])} % at {_num(f['t1'])} °C"
+    through = f" through {_num(f['points'])} points" if float(f["points"]) > 2 and "flat_to" not in f else ""
+    start = f"{_num(f['p0'])} % up to {_num(f['flat_to'])} °C, then" if "flat_to" in f else \
+        f"{_num(f['p0'])} % at {_num(f['t0'])} °C"
+    shape = f"{below}{start} rising{through} to {_num(f['p1'])} % at {_num(f['t1'])} °C"
     inverted = (" (of the fan's full speed: the output is inverted, its MINPWM above its MAXPWM, so a higher value "
                 "written runs the fan slower and 255 stops it, as on a chip whose firmware set its PWM polarity low)"
                 if f.get("inverted") == "yes" else "")
