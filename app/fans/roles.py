@@ -27,6 +27,10 @@ _WORDS: tuple[tuple[Role, str], ...] = (
 )
 _KIND_ROLE: dict[str, Role] = {"cpu": "cpu", "gpu": "gpu", "chipset": "chipset", "storage": "storage",
                                "memory": "memory"}
+# A Mac's SMC names its temperatures by four-letter keys, not words: the T key's second letter says the part (TC0D
+# "CPU 0 Die", TC0P "CPU 0 Proximity", TG0D "GPU Die", TG0P "GPU 0 Proximity": macfanctld's control.c table of the
+# keys applesmc lists). Only these two groups are read; the others (battery, palm rest, heat pipes) stay unknown.
+_SMC_KEYS: dict[str, tuple[tuple[str, Role], ...]] = {"applesmc": ((r"TC\w\w", "cpu"), (r"TG\w\w", "gpu"))}
 
 
 @lru_cache(maxsize=2048)
@@ -40,6 +44,9 @@ def role(chip_name: str | None, label: str) -> Role:
         return _KIND_ROLE[kind]
     if kind == "aio":
         return "liquid"
+    keyed = next((found for pattern, found in _SMC_KEYS.get(chip_name or "", ()) if re.fullmatch(pattern, label)), None)
+    if keyed is not None:
+        return keyed
     return next((found for found, pattern in _WORDS if re.search(pattern, words)), "unknown")
 
 

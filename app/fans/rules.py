@@ -321,10 +321,11 @@ def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
             yield Hit("below-bmc-threshold", (fan.key,), "likely" if "near" in facts else "possible", facts)
 
 
-@rule("an embedded controller whose CPU reads nothing", 87, "Documentation/admin-guide/laptops/thinkpad-acpi.rst; "
-      "the EC's fan table is indexed by its own CPU reading (system76/ec src/board/system76/common/fan.c)")
+@rule("an embedded controller whose CPU reads nothing", 87, "thinkpad-acpi.rst; the EC's fan table is indexed by "
+      "its own CPU reading, not one of several it reads (system76/ec src/board/system76/common/fan.c)")
 def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
-    for temp in machine.temperatures:
+    read = {t.chip for t in machine.temperatures if t.role == "cpu" and t.celsius is not None}  # read elsewhere
+    for temp in (t for t in machine.temperatures if t.chip not in read):
         if chip(temp.chip).kind == "ec" and temp.role == "cpu" and temp.invalid and temp.raw is not None:
             fans = [f.key for f in machine.fans if f.chip == temp.chip]
             hot = hottest_of([t for t in machine.temperatures if t.role == "cpu"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import pairwise
 
 from .build import invalid_celsius
@@ -58,7 +58,7 @@ def daemon_curve(machine: Machine) -> Iterator[Hit]:
         yield Hit("daemon-curve", (fan.key,) if fan else (), "known", facts)
 
 
-def _not_running(curve: Curve, facts: dict[str, float | str], stopped: dict[str, str]) -> Hit | None:
+def _not_running(curve: Curve, facts: dict[str, float | str], stopped: Mapping[str, str]) -> Hit | None:
     """A curve that drives nothing: its daemon's own check refuses it as it starts (likely only where that daemon's
     later versions alone check), or its log shows it did not start, or left."""
     if curve.refused:

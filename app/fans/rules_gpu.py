@@ -10,7 +10,7 @@ from ..core.finding import Confidence
 from .facts import MAX_OPERATING, GpuFact, Machine, TempFact
 from .gpulines import gpu_line
 from .rules import HOT_C, Hit, rule, turning
-from .rules_state import COOL_C, FULL_DUTY
+from .speeds import COOL_C, FULL_DUTY
 
 # A passive card this warm, beside a BMC whose own readings are all under COOL_C, is what the chassis fans run for:
 # a data-center card under load runs at 60 °C and above (a cautious bound, docs/FAN-RULES.md, Thresholds)

@@ -18,7 +18,8 @@ from .read import legion, msiec, platform
 from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
-from .rules_state import FULL_DUTY, off_asked
+from .rules_state import off_asked
+from .speeds import FULL_DUTY
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
 

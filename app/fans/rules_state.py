@@ -14,7 +14,6 @@ from .facts import FanFact, Machine, TempFact
 from .gpulines import gpu_line
 from .rules import (
     ABI,
-    HOT_C,
     STALL_DUTY,
     Hit,
     flagged_in_a_reading,
@@ -26,6 +25,7 @@ from .rules import (
     turning,
 )
 from .rules_daemon import driven
+from .speeds import COOL_C, at_top
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
@@ -60,57 +60,45 @@ def no_range(machine: Machine) -> Iterator[Hit]:
                                                        "max": found.max_pwm})
 
 
-SLOW_DUTY = 40.0  # a duty at or below this, on a part past HOT_C, is not what an automatic curve gives there
-
-
-@rule("a slow fan on a hot part", 64, f"{ABI} (pwmN, pwmN_enable 2: the chip's automatic curve); NVML "
-      "nvmlDeviceGetTemperatureThreshold (the GPU's target temperature, which its automatic fan policy holds); "
-      "amdgpu thermal.rst (fan_target_temperature)")
-def slow_while_hot(machine: Machine) -> Iterator[Hit]:
-    for fan in machine.fans:
-        if fan.duty_percent is None or fan.duty_percent > SLOW_DUTY or not turning_or_driven(fan) or \
-                chip(fan.chip).kind == "aio":
-            continue
-        source = source_of(machine, fan)
-        if source is not None and source.celsius is not None and source.celsius >= HOT_C and \
-                (fan.gpu is not None or chip(fan.chip).kind == "gpu" or source.role in ("cpu", "gpu")):
-            yield Hit("slow-while-hot", (fan.key,), "possible", {"duty": fan.duty_percent, "source": source.key,
-                                                                 "source_c": source.celsius,
-                                                                 "controller": fan.controller})
-
-
-def turning_or_driven(fan: FanFact) -> bool:
-    """A fan that turns, or one whose speed is not read but whose duty is (NVML's, rocm-smi's): not a stopped one
-    (that is "no cooling while hot", its own rule)."""
-    return turning(fan) or (fan.rpm is None and fan.invalid is None and bool(fan.duty_percent))
-
-
-FULL_DUTY = 95.0  # a duty at or above this is full speed
-COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their ramps above idle temperatures)
-
-
 @rule("full speed while cool", 66, f"{ABI} (pwmN_enable 0: full speed, no control; pwmN); NVML "
       "nvmlDeviceGetFanControlPolicy_v2 (manual); thinkpad-acpi.rst (disengaged, full-speed); controllers run their "
-      "fans at full as a failsafe when they lose their sensor (nct6775.rst, the BMC's full mode in ipmitool(1) raw)")
+      "fans at full as a failsafe when they lose their sensor (nct6775.rst, the BMC's full mode in ipmitool(1) raw); "
+      "fanN_max, a fan's top speed where no duty is read (applesmc.c: the SMC's F<n>Mx); Apple's service manuals' "
+      "symptom charts (fans running fast: suspect a fan or sensor error)")
 def full_while_cool(machine: Machine) -> Iterator[Hit]:
-    together: dict[tuple[float, str, str], list[str]] = {}
+    together: dict[tuple[float, str, str], list[FanFact]] = {}
     celsius: dict[str, float] = {}
     for fan in machine.fans:
         source = _cool_source_of_full(machine, fan)
         if source is not None:
             held = "" if fan.controller != "manual" else "pwm_enable 1" if fan.pwm_enable == 1 else "manual"
-            together.setdefault((fan.duty_percent or 0.0, source.key, held), []).append(fan.key)
+            together.setdefault((fan.duty_percent or 0.0, source.key, held), []).append(fan)
             celsius[source.key] = source.celsius or 0.0
     for (duty, source_key, held), fans in together.items():  # fans at one duty beside one cool source: one finding
         # read as held by hand: what holds them is known, not guessed
-        yield Hit("full-while-cool", tuple(fans), "known" if held else "likely",
-                  {"duty": duty, "source": source_key, "source_c": celsius[source_key],
-                   **({"held": held} if held else {})})
+        facts: dict[str, float | str] = {"duty": duty, "source": source_key, "source_c": celsius[source_key],
+                                         **({"held": held} if held else {})}
+        yield Hit("full-while-cool", tuple(f.key for f in fans), "known" if held else "likely",
+                  {**facts, **_top_and_lost(machine, fans)})
+
+
+MAX_LOST_SAID = 6  # the sensors its controller reads nothing from, each named up to this many
+
+
+def _top_and_lost(machine: Machine, fans: list[FanFact]) -> dict[str, float | str]:
+    """Fans at full with no duty read, said by their speed against their top; and the sensors of their own chip
+    that read nothing (a controller that loses a sensor runs its fans at full)."""
+    facts: dict[str, float | str] = {}
+    if all(f.duty_percent is None for f in fans):
+        facts.update(at_top="yes", rpm=max(f.rpm or 0.0 for f in fans), max=max(f.max_rpm or 0.0 for f in fans))
+    lost = [t.key for t in machine.temperatures if t.invalid and t.chip in {f.chip for f in fans}]
+    facts.update({f"lost{i}": key for i, key in enumerate(lost[:MAX_LOST_SAID])})
+    return facts
 
 
 def _cool_source_of_full(machine: Machine, fan: FanFact) -> TempFact | None:
     """The cool temperature a fan at full speed cools, where the fan's own control leaves it to this rule."""
-    if fan.duty_percent is None or fan.duty_percent < FULL_DUTY or fan.controller in ("daemon", "none") \
+    if not at_top(fan) or fan.controller in ("daemon", "none") \
             or not there(fan) or chip(fan.chip).kind == "aio" or fan.rpm == 0:
         return None  # by a daemon's curve or with no control: said by their own rules; a cooler's duty in its
         # status is the one last set by software (liquidctl), not one its firmware chose; a fan read at 0 RPM

@@ -143,15 +143,31 @@ def _then_turning(n: Names, s: Sequence[str], f: Facts) -> str:
 def _slow_hot(n: Names, s: Sequence[str], f: Facts) -> str:
     who = {"manual": "set by hand", "daemon": "set by a fan daemon"}.get(str(f.get("controller")), "")
     held = f" ({who})" if who else ""
-    return (f"The {n(s[0])} is at only {_num(f['duty'])} %{held} while {n(f['source'])} is at {_num(f['source_c'])} "
+    if "min" in f:  # at the least speed its controller keeps it at (no duty read)
+        first = f" (the first at {_num(f['rpm'])} RPM)" if len(s) > 1 else f", {_num(f['rpm'])} RPM"
+        return (f"The {n.some(s)} {_verb(s, 'is', 'are')} at {_verb(s, 'its', 'their')} controller's least speed"
+                f"{first}, its {_num(f['min'])} RPM minimum, while {n(f['source'])} is at {_num(f['source_c'])} °C: "
+                f"an automatic control runs fans far faster there. Something holds {_verb(s, 'it', 'them')} at the "
+                "minimum (a fan program that writes it, a controller that does not see that heat), or the fans "
+                "cannot go faster.")
+    level = f"only {_num(f['duty'])} %"
+    return (f"The {n(s[0])} is at {level}{held} while {n(f['source'])} is at {_num(f['source_c'])} "
             "°C: an automatic curve runs a fan far faster there. Something holds it low (a fan tool, a manual "
             "setting, a curve tuned for silence), or it cannot go faster; raising it, or handing it back to the "
             "automatic curve, cools that part.")
 
 
 def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
-    said = (f"The {n.some(s)} {_verb(s, 'runs', 'run')} at full speed ({_num(f['duty'])} %) while {n(f['source'])} "
+    speed = f"{_num(f['rpm'])} RPM, at {_verb(s, 'its', 'their')} {_num(f['max'])} RPM top" if "at_top" in f else \
+        f"{_num(f['duty'])} %"
+    said = (f"The {n.some(s)} {_verb(s, 'runs', 'run')} at full speed ({speed}) while {n(f['source'])} "
             f"is at {_num(f['source_c'])} °C, below where any fan curve asks for full: ")
+    lost = [str(f[f"lost{i}"]) for i in range(len(f)) if f"lost{i}" in f]
+    if lost and "held" not in f:  # its controller reads nothing from some of its sensors
+        return said + (f"{_verb(s, 'its', 'their')} controller reads nothing from {n.some(lost)} (0 or no "
+                       "value), and a controller that loses a sensor runs its fans at full as a failsafe: suspect "
+                       f"{_verb(lost, 'that sensor or its cable', 'those sensors or their cables')} (or a setting, a "
+                       "program or a fault).")
     if "held" in f:  # its control read as manual: what holds it is known
         how = "pwm_enable 1: manual" if f["held"] == "pwm_enable 1" else \
             f"{_verb(s, 'its', 'their')} control set to manual"

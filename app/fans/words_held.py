@@ -38,12 +38,15 @@ def _trip_not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
     if "floor_rpm" in f:
+        written = ("; that floor is the minimum as last written (a Mac's fanN_min, which macfanctld and fan "
+                   "scripts rewrite to set the speed: a floor far above the one after a boot is a speed one of them "
+                   "asked for)")
         if len(s) > 1:
             return (f"The {n.some(s)} run at the minimum speeds their controller keeps them at (the first at "
                     f"{_num(f['rpm'])} RPM, its floor {_num(f['floor_rpm'])} RPM): they idle at their floor, and "
-                    "nothing is making them spin faster.")
+                    f"nothing is making them spin faster{written}.")
         return (f"The {n(s[0])} runs at {_num(f['rpm'])} RPM, the minimum speed its controller keeps it at "
-                f"({_num(f['floor_rpm'])} RPM): it idles at its floor, and nothing is making it spin faster.")
+                f"({_num(f['floor_rpm'])} RPM): it idles at its floor, and nothing is making it spin faster{written}.")
     floor = _num(f["floor"])
     if f.get("held") == "floor" and f.get("controller") in ("firmware", "bios", "ec", "bmc"):
         return (f"The {n(s[0])} is at {_num(f['duty'])} %, the lowest duty its controller runs it at ({floor} %): it "

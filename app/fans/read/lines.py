@@ -208,7 +208,7 @@ _MANUAL = re.compile(r"^(pwm\d+):\s+\S+(?:\s+\(mode\s*=\s*\w+\))?\s+MANUAL CONTR
 _MODE = re.compile(r"^(pwm\d+):.*?\(mode\s*=\s*(dc|pwm)\)", re.IGNORECASE)
 _ENABLE = re.compile(r"^(pwm\d+):\s+\d+%?\s+\(enable\s*=\s*(\d)\b")  # older sensors: "pwm1: 255  (enable = 1, ...)"
 # a fan's line: "fan1:" or the label sensors.conf gives it ("CPU Fan:"), a speed in RPM, then its limits and flag
-_FAN_LINE = r"^([^:]{1,60}):\s+-?\d+\s*RPM"
+_FAN_LINE = r"^([^:]{1,60}):\s*-?\d+\s*RPM"  # old sensors: "Left side  :4957 RPM", no space
 _LIMIT = re.compile(_FAN_LINE + r".*?\bmax\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _LOW_LIMIT = re.compile(_FAN_LINE + r".*?\bmin\s*=\s*(\d+)\s*RPM", re.IGNORECASE)
 _ALARM = re.compile(_FAN_LINE + r".*\bALARM\b")  # sensors' flag for fanN_alarm: the driver's alarm is raised

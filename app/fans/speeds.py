@@ -1,0 +1,29 @@
+"""Where a fan is in its range, from what is read of it: at full (its duty, or its speed near its top), at the least
+speed its controller keeps it at, and the thresholds the rules judge a duty and a temperature by. One place for each,
+shared by the rules of ``app.fans.rules_state`` and ``app.fans.rules_range``."""
+
+from __future__ import annotations
+
+from .chips import chip
+from .facts import FanFact
+
+FULL_DUTY = 95.0  # a duty at or above this is full speed
+TOP_SHARE = 0.95  # a speed this near its maximum is the fan at its top, as FULL_DUTY is for a duty
+SLOW_DUTY = 40.0  # a duty at or below this, on a part past HOT_C, is not what an automatic curve gives there
+COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their ramps above idle temperatures)
+FLOOR_BAND = 0.05  # a controller that regulates a speed holds it within a few per cent of what it asks
+
+
+def at_top(fan: FanFact) -> bool:
+    """At full: its duty at FULL_DUTY or more, or, with no duty read, its speed at TOP_SHARE of its maximum."""
+    if fan.duty_percent is not None:
+        return fan.duty_percent >= FULL_DUTY
+    return bool(fan.max_rpm) and fan.rpm is not None and fan.rpm >= (fan.max_rpm or 0.0) * TOP_SHARE
+
+
+def at_rpm_floor(fan: FanFact) -> bool:
+    """A fan at the speed its controller keeps it at, at least, where its chip's fanN_min is that speed (applesmc's
+    F<n>Mn; elsewhere a fanN_min is an alarm limit and says nothing of the speed asked)."""
+    floor = fan.min_rpm
+    return chip(fan.chip).min_is_floor and bool(floor) and fan.rpm is not None and fan.controller != "manual" and \
+        (floor or 0.0) * (1 - FLOOR_BAND) <= fan.rpm <= (floor or 0.0) * (1 + FLOOR_BAND)

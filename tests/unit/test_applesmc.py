@@ -1,0 +1,72 @@
+"""A Mac's SMC through applesmc: fanN_min is the SMC's own least speed (F<n>Mn), which its control keeps the fan at
+or above and which macfanctld and fan scripts rewrite to set the speed; fanN_max its top (F<n>Mx). Real listings (the
+reference blocks, each with its source); the full-speed case is the real listing of a MacBook Pro with its values set
+to another thread's story (mbpfan's issue 178: both fans at full since a cleaning, TC0F, TG0F and TB3T reading 0)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.unit.test_fan_readers import BLOCKS, explain, findings_of
+
+HOT_NOT_RUNNING = BLOCKS["sensors_laptops_thinkpad_dell_asus-20"]  # MacBookPro8,2: fans at the floor, cores 64-76 °C
+FANS_100 = BLOCKS["sensors_laptops_thinkpad_dell_asus-21"]  # "the fans go to 100%": 4,957 RPM, fanN_min 4,964
+
+
+def _found(text: str, tmp_path: Path, kind: str) -> dict[str, Any] | None:
+    code, answer = explain(text, tmp_path)
+    assert code == 0, answer
+    return next((f for f in findings_of(answer) if f["kind"] == kind), None)
+
+
+def test_an_old_listings_floor_is_read_and_said_as_a_floor_a_program_may_have_raised(tmp_path: Path) -> None:
+    """Old lm-sensors wrote ``Left side  :4957 RPM  (min = 4964 RPM)``, no space after the colon: the minimum is
+    read, so both fans are at the floor last written (fails with the limit read only after a space)."""
+    floor = _found(FANS_100, tmp_path, "firmware-floor")
+    assert floor is not None and floor["facts"]["floor_rpm"] == 4964.0
+    assert floor["subjects"] == ["applesmc/Left side", "applesmc/Right side"]
+    _, answer = explain(FANS_100, tmp_path)
+    assert "macfanctld and fan scripts rewrite to set the speed" in str(answer["sentence"])
+
+
+def test_a_fan_at_the_smcs_floor_beside_a_hot_cpu_is_slow_while_hot(tmp_path: Path) -> None:
+    """At 76 °C the SMC may keep its floor (the thread's own capture: nothing beyond the floor said); past HOT_C
+    a fan its controller leaves at its least speed is said slow for that heat (fails with the floor not counted as
+    slow when no duty is read)."""
+    assert _found(HOT_NOT_RUNNING, tmp_path, "slow-while-hot") is None
+    # TCFC at 0 and TCTD at 255.8 are two of the SMC's many CPU keys: with TC2C and the others read, its control has
+    # its CPU; "never asks for cooling" is an EC's whose one CPU reading is gone (fails with that condition dropped)
+    assert _found(HOT_NOT_RUNNING, tmp_path, "ec-cpu-unread") is None
+    assert _found(HOT_NOT_RUNNING, tmp_path, "firmware-floor") is not None
+    hotter = HOT_NOT_RUNNING.replace("TC2C:         +76.0°C", "TC2C:         +94.0°C")
+    slow = _found(hotter, tmp_path, "slow-while-hot")
+    assert slow is not None and slow["facts"]["min"] == 2000.0 and "duty" not in slow["facts"]
+    _, answer = explain(hotter, tmp_path)
+    assert slow["subjects"] == ["applesmc/Left side", "applesmc/Right side"]  # alike: said once
+    assert "are at their controller's least speed (the first at 1,996 RPM), its 2,000 RPM minimum, while TC2C" in \
+        str(answer["sentence"])
+
+
+def test_fans_at_their_top_while_cool_beside_sensors_that_read_nothing(tmp_path: Path) -> None:
+    """No duty is read of a Mac's fans: at 95 % of fanN_max they run at full; with CPU cores at 48 °C that is not
+    a curve's doing, and the SMC's own sensors that read 0 are named (a controller that loses a sensor runs its fans
+    at full). Fails with full speed judged by a duty alone."""
+    fans = {"Left side  ": "6156 RPM  (min = 2000 RPM, max = 6200 RPM)",
+            "Right side ": "6201 RPM  (min = 2000 RPM, max = 6200 RPM)"}
+    lines = []
+    for line in FANS_100.splitlines():
+        name = line.split(":")[0]
+        if name in fans:
+            line = f"{name}:{fans[name]}"
+        elif name in ("TB3T", "TC0F", "TG0F"):
+            line = f"{name}:         +0.0°C"
+        elif name.startswith("T") and name not in ("TB0T", "TB1T", "TB2T"):
+            line = f"{name}:        +45.0°C"  # a cool machine: every CPU and GPU reading under 50 °C
+        lines.append(line)
+    story = "\n".join(lines)
+    full = _found(story, tmp_path, "full-while-cool")
+    assert full is not None and full["facts"]["at_top"] == "yes" and full["facts"]["max"] == 6200.0
+    assert {full["facts"][f"lost{i}"] for i in range(3)} == {"applesmc/TB3T", "applesmc/TC0F", "applesmc/TG0F"}
+    _, answer = explain(story, tmp_path)
+    assert "their controller reads nothing from" in str(answer["sentence"])
