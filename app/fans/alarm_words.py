@@ -92,9 +92,10 @@ _CLAUSES: Mapping[FindingKind, object] = {
                                     f"{_num(f['source_c'])} °C"),
     "pump-stopped": lambda n, f: (f"reads {f.get('raw') or '0 rpm'}: a pump does not stop while the cooler runs; its "
                                   "speed is not reported, or the pump failed (is the liquid cooling?)"),
-    "target-not-met": lambda n, f: ("asked for " + (f"{_num(f['target_rpm'])} RPM" if "target_rpm" in f else
-                                                    f"{_num(f['target_percent'])} %")
-                                    + " and reads 0: its controller asks and the fan does not turn"),
+    "target-not-met": lambda n, f: (f"kept at {_num(f['floor_rpm'])} RPM or faster" if "floor_rpm" in f else
+                                    "asked for " + (f"{_num(f['target_rpm'])} RPM" if "target_rpm" in f else
+                                                    f"{_num(f['target_percent'])} %"))
+                                    + " and reads 0: its controller asks and the fan does not turn",
     "no-power": lambda n, f: (f"reads 0 RPM with the {_num(f['nominal'])} V rail that powers it at "
                               f"{float(f['volts']):.2f} V: no power reaches it"),
     "detected-still": lambda n, f: ("reads 0 RPM though its controller detects a fan on its connector: stopped, "

@@ -226,18 +226,6 @@ def fault_then_reading(machine: Machine) -> Iterator[Hit]:
                        "values": ", ".join(dict.fromkeys(numbers))})
 
 
-@rule("asked for a speed, not turning", 92, f"{ABI} (fanN_target: the desired speed; fanN_fault)")
-def target_not_met(machine: Machine) -> Iterator[Hit]:
-    for fan in machine.fans:
-        if fan.fault:
-            continue
-        if fan.target_rpm and fan.target_rpm > 0 and fan.rpm == 0:
-            yield Hit("target-not-met", (fan.key,), "known", {"target_rpm": fan.target_rpm})
-        elif fan.target_percent and fan.target_percent >= STALL_DUTY and (fan.rpm == 0 or fan.duty_percent == 0):
-            # NVML: the driver aims at a speed (its target) and the fan's own speed reads 0
-            yield Hit("target-not-met", (fan.key,), "known", {"target_percent": fan.target_percent})
-
-
 @rule("a duty with no speed", 90, f"{ABI} (pwmN: the duty asked; fanN_input: the speed counted); emc2305.c "
       "(emc2305_show_fan: 960 RPM or slower reads 0)")
 def stalled(machine: Machine) -> Iterator[Hit]:

@@ -1,5 +1,6 @@
-"""The rules of what a controller says of its fans' connectors: the rail its fans are powered from as it reads it,
-and the fans it detects on them. Registered in ``app.fans.rules`` like the others."""
+"""The rules of what a controller says of its fans' connectors and asks of them: the rail its fans are powered from as
+it reads it, the fans it detects on them, and a speed it asks (a target, an SMC's floor) of a fan that reads 0.
+Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 
 from .chips import chip
 from .facts import FanFact, Machine
-from .rules import Hit, not_turning, rule, turning
+from .rules import ABI, STALL_DUTY, Hit, not_turning, rule, turning
 from .rules_state import stopped_by_hand
 
 NO_RAIL = 0.5  # a rail read under half its nominal voltage powers no fan: a 12 V fan needs most of its 12 V to start
@@ -50,3 +51,20 @@ def _unpowered(machine: Machine) -> list[str | None]:
 
 def _rail_low(fan: FanFact) -> bool:
     return fan.supply_v is not None and fan.supply_v < NO_RAIL * chip(fan.chip).fan_supply_v
+
+
+@rule("asked for a speed, not turning", 92, f"{ABI} (fanN_target: the desired speed; fanN_fault); applesmc.c "
+      "(fanN_min: the SMC's own least speed, F<n>Mn)")
+def target_not_met(machine: Machine) -> Iterator[Hit]:
+    for fan in machine.fans:
+        if fan.fault:
+            continue
+        if fan.target_rpm and fan.target_rpm > 0 and fan.rpm == 0:
+            yield Hit("target-not-met", (fan.key,), "known", {"target_rpm": fan.target_rpm})
+        elif fan.target_percent and fan.target_percent >= STALL_DUTY and (fan.rpm == 0 or fan.duty_percent == 0):
+            # NVML: the driver aims at a speed (its target) and the fan's own speed reads 0
+            yield Hit("target-not-met", (fan.key,), "known", {"target_percent": fan.target_percent})
+        elif fan.rpm == 0 and fan.min_rpm and chip(fan.chip).min_is_floor and fan.controller != "manual":
+            # a Mac's SMC keeps its fans at fanN_min or faster: a 0 under it is not a rest (likely: a model's floor
+            # of 0 would be read as 0, so this is one of a floor above 0)
+            yield Hit("target-not-met", (fan.key,), "likely", {"floor_rpm": fan.min_rpm})

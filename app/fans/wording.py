@@ -24,7 +24,7 @@ def verb(subjects: Sequence[str], one: str, many: str) -> str:
 
 
 _JOINED = ("speed-not-a-reading", "stalled", "fan-fault", "at-rest", "zero-unjudged", "no-control", "zero-then-turning",
-           "unlike-siblings", "fan-alarm", "below-bmc-threshold")
+           "unlike-siblings", "fan-alarm", "below-bmc-threshold", "hot-not-cooled", "target-not-met")
 # kinds whose findings alike but for what they drive are said once, naming each (a daemon's one curve on four fans)
 _LISTED = {"daemon-curve": "output"}
 
@@ -40,8 +40,8 @@ def grouped(found: Sequence[Finding]) -> list[Finding]:
         key = (f.kind, tuple(sorted((k, v) for k, v in f.facts.items() if k not in apart)))
         if (f.kind in _JOINED or f.kind in _LISTED) and key in index:
             first = out[index[key]]
-            out[index[key]] = Finding(first.kind, first.rule, (*first.subjects, *f.subjects), first.confidence,
-                                      first.priority, first.facts)
+            out[index[key]] = Finding(first.kind, first.rule, tuple(dict.fromkeys((*first.subjects, *f.subjects))),
+                                      first.confidence, first.priority, first.facts)
             if f.kind in _LISTED:
                 listed.setdefault(index[key], [str(first.facts[_LISTED[f.kind]])]).append(str(f.facts[_LISTED[f.kind]]))
         else:

@@ -46,6 +46,7 @@ from .words_held import (
 )
 from .words_held import headers_zero as _headers_zero
 from .words_power import detected_still, no_power
+from .words_zero import hot_not_cooled as _hot
 from .words_zero import listed_unfitted, warm, zero_unjudged
 
 
@@ -66,22 +67,6 @@ def _raw(facts: Facts) -> str:
 
 def _source(n: Names, facts: Facts, lead: str = ", with") -> str:
     return f"{lead} {n(facts['source'])} at {_num(facts['source_c'])} °C" if "source" in facts else ""
-
-
-def _hot(n: Names, s: Sequence[str], f: Facts) -> str:
-    if "duty" in f:
-        return (f"The {n(s[0])} is driven at {_num(f['duty'])} % and reads {f['raw'] or '0 RPM'} while "
-                f"{n(f['source'])} is at {_num(f['source_c'])} °C: either its speed is not counted (the fan turns) "
-                "or it has stalled and nothing cools that part: check that it spins.")
-    if not f["raw"] and f.get("reading") == "0 %":  # a duty of 0 and no speed read: nothing asks it to turn
-        return (f"The {n(s[0])} is asked for 0 % (its speed is not read) while {n(f['source'])} is at "
-                f"{_num(f['source_c'])} °C, hotter than any controller lets a fan rest: nothing is driving it to cool "
-                "that part (a controller without its sensor, a setting, or no fan there): check that it spins.")
-    return (f"The {n(s[0])} reads {f['raw'] or f.get('reading') or '0 RPM'} (not turning, as far as it counts) while "
-            f"{n(f['source'])} "
-            f"is at {_num(f['source_c'])} °C, hotter than any controller lets a fan rest: that part may be running "
-            "without working cooling (a stopped or failed fan, or one whose speed is not counted): check that it "
-            "spins.")
 
 
 def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
@@ -248,11 +233,16 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "fault-then-reading": lambda n, s, f: (f"The {n(s[0])} read FAULT in {_num(f['faults'])} of {_num(f['readings'])}"
                                            f" readings and {f['values']} in the others: its driver flags a fault, so"
                                            " the numbers it gives cannot be trusted as its speed."),
-    "target-not-met": lambda n, s, f: (f"The {n(s[0])} is asked for "
-                                       + (f"{_num(f['target_rpm'])} RPM" if "target_rpm" in f else
-                                          f"{_num(f['target_percent'])} %")
-                                       + " and reads 0 with no fault flagged: its controller asks and the fan does "
-                                       "not turn (stalled, unpowered, or not driven by that controller's output)."),
+    "target-not-met": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'is', 'are')} "
+                                       + (f"kept by {_verb(s, 'its', 'their')} controller at "
+                                          f"{_num(f['floor_rpm'])} RPM or faster (the minimum)" if "floor_rpm" in f
+                                          else "asked for "
+                                          + (f"{_num(f['target_rpm'])} RPM" if "target_rpm" in f else
+                                             f"{_num(f['target_percent'])} %"))
+                                       + f" and {_verb(s, 'reads', 'read')} 0 with no fault flagged: "
+                                       f"{_verb(s, 'its', 'their')} controller asks and "
+                                       f"{_verb(s, 'the fan does', 'the fans do')} not turn (stalled, unpowered, or "
+                                       "not driven by that controller's output)."),
     "stalled": _stalled,
     "no-power": no_power,
     "detected-still": detected_still,

@@ -1,6 +1,7 @@
-"""The words of a fan that reads 0 with nothing to say it has failed (``app.fans.rules``, ``rules_state``,
-``rules_read``): stopped while warmer than its controller rests a fan, at 0 with nothing read to judge it, and at 0
-on a driver that lists a fan whether or not one is fitted. A rest by design is ``app.fans.words_held``'s."""
+"""The words of a fan that reads 0 (``app.fans.rules``, ``rules_state``, ``rules_read``): with nothing to say it has
+failed, stopped while warmer than its controller rests a fan, at 0 with nothing read to judge it, and at 0 on a driver
+that lists a fan whether or not one is fitted; and at 0 beside a part too hot for any rest. A rest by design is
+``app.fans.words_held``'s."""
 
 from __future__ import annotations
 
@@ -42,3 +43,23 @@ def listed_unfitted(n: Names, s: Sequence[str], f: Facts) -> str:
              "names its driver).") if f.get("board_chip") == "unread" else ""
     return (f"The {n(s[0])} reads 0 RPM{where}{what}, not counted, or no fan at all: its driver lists the fan the "
             f"firmware describes and only guesses whether one is fitted.{board}")
+
+
+def hot_not_cooled(n: Names, subjects: Sequence[str], f: Facts) -> str:
+    s = [k for k in subjects if k != f["source"]]  # the fans (their source is a subject too)
+    fans, reads = n.some(s), verb(s, "reads", "read")
+    if "duty" in f:
+        return (f"The {fans} {verb(s, 'is', 'are')} driven at {num(f['duty'])} % and {reads} {f['raw'] or '0 RPM'} "
+                f"while {n(f['source'])} is at {num(f['source_c'])} °C: either {verb(s, 'its', 'their')} speed is "
+                f"not counted (the fan turns) or it has stalled and nothing cools that part: check that "
+                f"{verb(s, 'it spins', 'they spin')}.")
+    if not f["raw"] and f.get("reading") == "0 %":  # a duty of 0 and no speed read: nothing asks it to turn
+        return (f"The {fans} {verb(s, 'is', 'are')} asked for 0 % ({verb(s, 'its', 'their')} speed is not read) "
+                f"while {n(f['source'])} is at {num(f['source_c'])} °C, hotter than any controller lets a fan rest: "
+                "nothing is driving it to cool that part (a controller without its sensor, a setting, or no fan "
+                f"there): check that {verb(s, 'it spins', 'they spin')}.")
+    return (f"The {fans} {reads} {f['raw'] or f.get('reading') or '0 RPM'} (not turning, as far as "
+            f"{verb(s, 'it counts', 'they count')}) while {n(f['source'])} "
+            f"is at {num(f['source_c'])} °C, hotter than any controller lets a fan rest: that part may be running "
+            "without working cooling (a stopped or failed fan, or one whose speed is not counted): check that "
+            f"{verb(s, 'it spins', 'they spin')}.")

@@ -70,3 +70,22 @@ def test_fans_at_their_top_while_cool_beside_sensors_that_read_nothing(tmp_path:
     assert {full["facts"][f"lost{i}"] for i in range(3)} == {"applesmc/TB3T", "applesmc/TC0F", "applesmc/TG0F"}
     _, answer = explain(story, tmp_path)
     assert "their controller reads nothing from" in str(answer["sentence"])
+
+
+def test_a_fan_at_0_under_the_smcs_floor_is_asked_and_not_turning(tmp_path: Path) -> None:
+    """The SMC keeps its fans at fanN_min or faster: both fans at 0 under a 2,000 RPM floor are not at rest, however
+    cool the machine (fails with the floor not read as an asked speed: "about to start"); alike, said once, and past
+    80 °C the hot part leads."""
+    stopped = HOT_NOT_RUNNING.replace("Left side  : 1996 RPM", "Left side  :    0 RPM").replace(
+        "Right side : 1999 RPM", "Right side :    0 RPM")
+    found = _found(stopped, tmp_path, "target-not-met")
+    assert found is not None and found["facts"]["floor_rpm"] == 2000.0 and found["confidence"] == "likely"
+    _, answer = explain(stopped, tmp_path)
+    sentence = str(answer["sentence"])
+    assert sentence.startswith("The Left side (applesmc) and Right side (applesmc) are kept by their controller at "
+                               "2,000 RPM or faster (the minimum) and read 0 with no fault flagged")
+    assert "about to start" not in sentence and "at rest" not in sentence
+    hot = stopped.replace("TC2C:         +76.0°C", "TC2C:         +95.0°C")
+    _, answer = explain(hot, tmp_path)
+    assert str(answer["sentence"]).startswith("The Left side (applesmc) and Right side (applesmc) read 0 RPM (not "
+                                              "turning, as far as they count) while TC2C (applesmc) is at 95 °C")
