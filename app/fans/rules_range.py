@@ -32,7 +32,7 @@ def firmware_floor(machine: Machine) -> Iterator[Hit]:
         first = floored[0]
         yield Hit("firmware-floor", tuple(f.key for f in floored), "known",
                   {"floor_rpm": first.min_rpm or 0.0, "rpm": first.rpm or 0.0, "held": "floor",
-                   "controller": first.controller})
+                   "controller": first.controller, **({"max_rpm": first.max_rpm} if first.max_rpm else {})})
 
 
 def _duty_floor(machine: Machine, fan: FanFact) -> dict[str, float | str] | None:

@@ -36,11 +36,15 @@ def _trip_not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
             "map for it), or a program holds its state; check that it spins.")
 
 
+HIGH_FLOOR_SHARE = 0.5  # a floor at half its top speed or more may be one a program wrote: said so (or no top read)
+
+
 def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
     if "floor_rpm" in f:
+        high = "max_rpm" not in f or float(f["floor_rpm"]) >= HIGH_FLOOR_SHARE * float(f["max_rpm"])
         written = ("; that floor is the minimum as last written (a Mac's fanN_min, which macfanctld and fan "
                    "scripts rewrite to set the speed: a floor far above the one after a boot is a speed one of them "
-                   "asked for)")
+                   "asked for)") if high else ""
         if len(s) > 1:
             return (f"The {n.some(s)} run at the minimum speeds their controller keeps them at (the first at "
                     f"{_num(f['rpm'])} RPM, its floor {_num(f['floor_rpm'])} RPM): they idle at their floor, and "

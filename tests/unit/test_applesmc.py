@@ -89,3 +89,20 @@ def test_a_fan_at_0_under_the_smcs_floor_is_asked_and_not_turning(tmp_path: Path
     _, answer = explain(hot, tmp_path)
     assert str(answer["sentence"]).startswith("The Left side (applesmc) and Right side (applesmc) read 0 RPM (not "
                                               "turning, as far as they count) while TC2C (applesmc) is at 95 °C")
+
+
+IMAC = BLOCKS["sensors_laptops_thinkpad_dell_asus-22"]  # one fan at 1,197 RPM, fanN_min 1,200, fanN_max 3,178
+
+
+def test_a_floor_well_under_the_top_is_not_said_written_by_a_program(tmp_path: Path) -> None:
+    """A floor under half the fan's top speed is the SMC's own as far as a listing shows; one at half or more (or
+    with no top read) may be a speed a program wrote through fanN_min (fails with the clause said of every floor)."""
+    floor = _found(IMAC, tmp_path, "firmware-floor")
+    assert floor is not None and floor["facts"]["max_rpm"] == 3178.0
+    _, answer = explain(IMAC, tmp_path)
+    assert "it idles at its floor, and nothing is making it spin faster." in str(answer["sentence"])
+    assert "macfanctld" not in str(answer["sentence"])
+    raised = IMAC.replace("(min = 1200 RPM, max = 3178 RPM)", "(min = 2900 RPM, max = 3178 RPM)").replace(
+        "Main :       1197 RPM", "Main :       2895 RPM")
+    _, answer = explain(raised, tmp_path)
+    assert "macfanctld and fan scripts rewrite to set the speed" in str(answer["sentence"])

@@ -64,8 +64,7 @@ def test_a_macs_fans_at_the_smcs_minimum_idle_at_their_floor() -> None:
     assert found[0].kind == "firmware-floor" and found[0].subjects == ("applesmc/Left side", "applesmc/Right side")
     assert sentence.startswith("The Left side (applesmc) and Right side (applesmc) run at the minimum speeds their "
                                "controller keeps them at (the first at 2,001 RPM, its floor 2,000 RPM): they idle at "
-                               "their floor, and nothing is making them spin faster; that floor is the minimum as last "
-                               "written (a Mac's fanN_min, which macfanctld and fan scripts rewrite")
+                               "their floor, and nothing is making them spin faster.")
     found, _, _ = explained(adapt.machine(read(SENSORS.format(left=3400))[0]))
     assert [f.subjects for f in found if f.kind == "firmware-floor"] == [("applesmc/Right side",)]
     nct = adapt.machine(read(SENSORS.format(left=2001).replace("applesmc-isa-0300", "nct6775-isa-0290"))[0])
