@@ -86,12 +86,14 @@ MAX_LOST_SAID = 6  # the sensors its controller reads nothing from, each named u
 
 
 def _top_and_lost(machine: Machine, fans: list[FanFact]) -> dict[str, float | str]:
-    """Fans at full with no duty read, said by their speed against their top; and the sensors of their own chip
-    that read nothing (a controller that loses a sensor runs its fans at full)."""
+    """Fans at full with no duty read, said by their speed against their top; and, of an embedded controller's or a
+    Mac SMC's fans, the sensors of their own chip that read nothing (a controller that loses a sensor runs its fans
+    at full; a board fan chip's open inputs read nothing whatever drives its fans)."""
     facts: dict[str, float | str] = {}
     if all(f.duty_percent is None for f in fans):
         facts.update(at_top="yes", rpm=max(f.rpm or 0.0 for f in fans), max=max(f.max_rpm or 0.0 for f in fans))
-    lost = [t.key for t in machine.temperatures if t.invalid and t.chip in {f.chip for f in fans}]
+    own = {f.chip for f in fans if chip(f.chip).kind == "ec"}  # an EC's or SMC's own sensors (a board chip's open
+    lost = [t.key for t in machine.temperatures if t.invalid and t.chip in own]  # inputs read nothing by design)
     facts.update({f"lost{i}": key for i, key in enumerate(lost[:MAX_LOST_SAID])})
     return facts
 

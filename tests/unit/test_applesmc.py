@@ -106,3 +106,25 @@ def test_a_floor_well_under_the_top_is_not_said_written_by_a_program(tmp_path: P
         "Main :       1197 RPM", "Main :       2895 RPM")
     _, answer = explain(raised, tmp_path)
     assert "macfanctld and fan scripts rewrite to set the speed" in str(answer["sentence"])
+
+
+def test_a_board_chips_open_inputs_are_not_named_as_lost_sensors() -> None:
+    """A Super-I/O's inputs with nothing attached read nothing by design (nct6775.rst: open inputs): beside its fans
+    at full while cool they are not "sensors its controller lost"; an SMC's own are (fails with every chip's
+    unreadable inputs named)."""
+    from app.fans.answer import explained
+    from app.fans.facts import FanFact, Machine, TempFact
+
+    cpu = TempFact(key="k10temp/Tctl", chip="k10temp", label="Tctl", celsius=41.0, raw=41.0, role="cpu")
+    board = Machine(fans=(FanFact(key="nct6798/fan2", chip="nct6798", label="fan2", rpm=1850.0, duty_percent=100.0,
+                                  controller="bios", follows="k10temp/Tctl"),),
+                    temperatures=(cpu, TempFact(key="nct6798/AUXTIN0", chip="nct6798", label="AUXTIN0", celsius=None,
+                                                raw=-62.0, role="unknown", invalid="unconnected")))
+    full = next(f for f in explained(board)[0] if f.kind == "full-while-cool")
+    assert not any(k.startswith("lost") for k in full.facts)
+    mac = Machine(fans=(FanFact(key="applesmc/Exhaust", chip="applesmc", label="Exhaust", rpm=6150.0, max_rpm=6200.0,
+                                min_rpm=2000.0, controller="ec", follows="k10temp/Tctl"),),
+                  temperatures=(cpu, TempFact(key="applesmc/TC0F", chip="applesmc", label="TC0F", celsius=None, raw=0.0,
+                                              role="cpu", invalid="not-available")))
+    full = next(f for f in explained(mac)[0] if f.kind == "full-while-cool")
+    assert full.facts["lost0"] == "applesmc/TC0F"
