@@ -290,7 +290,8 @@ def _may_rest(fan: FanFact) -> bool:
     # and a failed one read alike): the rule for readings that are no speed says it
     counts_nothing = fan.rpm == 0 or (fan.rpm is None and asked == 0 and
                                       fan.invalid in (None, "too-slow", "no-pulses"))
-    return counts_nothing and not (asked is not None and asked > 0)
+    kept_turning = chip(fan.chip).min_is_floor and bool(fan.min_rpm)  # a Mac's SMC keeps it at fanN_min or faster
+    return counts_nothing and not (asked is not None and asked > 0) and not kept_turning
 
 
 def _rest_reading(fan: FanFact) -> str:

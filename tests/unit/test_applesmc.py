@@ -80,6 +80,16 @@ def test_a_fan_at_0_under_the_smcs_floor_is_asked_and_not_turning(tmp_path: Path
         "Right side : 1999 RPM", "Right side :    0 RPM")
     found = _found(stopped, tmp_path, "target-not-met")
     assert found is not None and found["facts"]["floor_rpm"] == 2000.0 and found["confidence"] == "likely"
+    assert _found(stopped, tmp_path, "at-rest") is None
+    from app.fans.answer import explained
+    from app.fans.facts import FanFact, Machine, TempFact
+
+    cool = Machine(fans=(FanFact(key="applesmc/Exhaust", chip="applesmc", label="Exhaust", rpm=0.0, min_rpm=2000.0,
+                                 controller="ec"),),
+                   temperatures=(TempFact(key="coretemp/Core 0", chip="coretemp", label="Core 0", celsius=45.0,
+                                          raw=45.0, role="cpu"),))
+    kinds = [f.kind for f in explained(cool)[0]]  # however cool: never at rest (fails with the floor not weighed)
+    assert "target-not-met" in kinds and "at-rest" not in kinds
     _, answer = explain(stopped, tmp_path)
     sentence = str(answer["sentence"])
     assert sentence.startswith("The Left side (applesmc) and Right side (applesmc) are kept by their controller at "
