@@ -15,6 +15,7 @@ from .chips import Chip, chip, fitted
 from .ectable import CUSTOM_FIRST_STEP
 from .facts import FanFact, Machine, TempFact
 from .roles import role
+from .speeds import kept_turning
 
 ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
 IPMI = "IPMI v2.0 specification (threshold sensors, event assertion); ipmitool(1) sensor"
@@ -176,9 +177,8 @@ def warm_not_turning(machine: Machine) -> Iterator[Hit]:
         source = source_of(machine, fan)
         by_hand = fan.controller == "manual" and fan.duty_percent is None  # its own control off, the duty unread
         if not_turning(fan) and chip(fan.chip).zero in ("rest", "rest-or-unreported") and source is not None and \
-                (by_hand or rest_below(fan) <= (source.celsius or 0.0)) and \
-                (source.celsius or 0.0) < max(HOT_C, rest_below(fan)) and fan.starts_at_c is None:
-            # (a fan its zone's trip turns on is the trip rules': the zone read past its trip is said by them)
+                (by_hand or rest_below(fan) <= (source.celsius or 0.0)) and not kept_turning(fan) and \
+                (source.celsius or 0.0) < max(HOT_C, rest_below(fan)) and fan.starts_at_c is None:  # a trip's: its own
             facts: dict[str, float | str] = {**rest_facts(fan), **temp_facts(source)}
             facts["reading"] = "0 %" if fan.rpm is None and fan.duty_percent == 0 else fan.raw or "0 RPM"
             if by_hand:  # pwm_enable 1 (a Dell's BIOS control turned off): nothing of its controller's starts it

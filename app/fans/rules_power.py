@@ -10,6 +10,7 @@ from .chips import chip
 from .facts import FanFact, Machine
 from .rules import ABI, STALL_DUTY, Hit, not_turning, rule, turning
 from .rules_state import stopped_by_hand
+from .speeds import kept_turning
 
 NO_RAIL = 0.5  # a rail read under half its nominal voltage powers no fan: a 12 V fan needs most of its 12 V to start
 
@@ -64,7 +65,7 @@ def target_not_met(machine: Machine) -> Iterator[Hit]:
         elif fan.target_percent and fan.target_percent >= STALL_DUTY and (fan.rpm == 0 or fan.duty_percent == 0):
             # NVML: the driver aims at a speed (its target) and the fan's own speed reads 0
             yield Hit("target-not-met", (fan.key,), "known", {"target_percent": fan.target_percent})
-        elif fan.rpm == 0 and fan.min_rpm and chip(fan.chip).min_is_floor and fan.controller != "manual":
+        elif fan.rpm == 0 and kept_turning(fan) and fan.controller != "manual":
             # a Mac's SMC keeps its fans at fanN_min or faster: a 0 under it is not a rest (likely: a model's floor
             # of 0 would be read as 0, so this is one of a floor above 0)
-            yield Hit("target-not-met", (fan.key,), "likely", {"floor_rpm": fan.min_rpm})
+            yield Hit("target-not-met", (fan.key,), "likely", {"floor_rpm": fan.min_rpm or 0.0})

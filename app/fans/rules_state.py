@@ -25,7 +25,7 @@ from .rules import (
     turning,
 )
 from .rules_daemon import driven
-from .speeds import COOL_C, at_top
+from .speeds import COOL_C, at_top, kept_turning
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
@@ -290,8 +290,7 @@ def _may_rest(fan: FanFact) -> bool:
     # and a failed one read alike): the rule for readings that are no speed says it
     counts_nothing = fan.rpm == 0 or (fan.rpm is None and asked == 0 and
                                       fan.invalid in (None, "too-slow", "no-pulses"))
-    kept_turning = chip(fan.chip).min_is_floor and bool(fan.min_rpm)  # a Mac's SMC keeps it at fanN_min or faster
-    return counts_nothing and not (asked is not None and asked > 0) and not kept_turning
+    return counts_nothing and not (asked is not None and asked > 0) and not kept_turning(fan)
 
 
 def _rest_reading(fan: FanFact) -> str:

@@ -27,3 +27,8 @@ def at_rpm_floor(fan: FanFact) -> bool:
     floor = fan.min_rpm
     return chip(fan.chip).min_is_floor and bool(floor) and fan.rpm is not None and fan.controller != "manual" and \
         (floor or 0.0) * (1 - FLOOR_BAND) <= fan.rpm <= (floor or 0.0) * (1 + FLOOR_BAND)
+
+
+def kept_turning(fan: FanFact) -> bool:
+    """A fan its controller keeps at a least speed above 0 (a Mac SMC's fanN_min): a 0 is no rest of its design."""
+    return chip(fan.chip).min_is_floor and bool(fan.min_rpm)

@@ -138,3 +138,11 @@ def test_a_board_chips_open_inputs_are_not_named_as_lost_sensors() -> None:
                                               role="cpu", invalid="not-available")))
     full = next(f for f in explained(mac)[0] if f.kind == "full-while-cool")
     assert full.facts["lost0"] == "applesmc/TC0F"
+
+
+def test_a_fan_under_the_smcs_floor_is_not_said_about_to_start(tmp_path: Path) -> None:
+    """Warm and at 0 under a 2,000 RPM floor: not "stopped while warmer than a rest" (about to start), since its
+    controller keeps it turning (fails with that rule blind to the floor)."""
+    stopped = HOT_NOT_RUNNING.replace("Left side  : 1996 RPM", "Left side  :    0 RPM").replace(
+        "Right side : 1999 RPM", "Right side :    0 RPM")
+    assert _found(stopped, tmp_path, "warm-not-turning") is None
