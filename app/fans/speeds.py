@@ -1,6 +1,7 @@
 """Where a fan is in its range, from what is read of it: at full (its duty, or its speed near its top), at the least
-speed its controller keeps it at, and the thresholds the rules judge a duty and a temperature by. One place for each,
-shared by the rules of ``app.fans.rules_state`` and ``app.fans.rules_range``."""
+speed its controller keeps it at, kept turning by a floor above 0, and the thresholds the rules judge a duty and a
+temperature by. One place for each, shared by the rules (``app.fans.rules``, ``rules_state``, ``rules_range``,
+``rules_power``)."""
 
 from __future__ import annotations
 
