@@ -41,13 +41,19 @@ def _may_stop(chip_name: str) -> bool:
     return chip(chip_name).zero in ("rest", "rest-or-unreported")
 
 
-def _temperature(chip_dir: Path, index: int) -> tuple[str, float | None]:
-    label = read_text(chip_dir / f"temp{index}_label") or f"temp{index}"
+def temp_labels(chip_dir: Path) -> dict[int, str]:
+    """Each temperature input's label (``tempN`` where it has none), numbered from the second where inputs share one
+    (dell_smm labels its sensors by type: "Other" twice is two sensors, "Other" and "Other #2")."""
+    labels = _numbered({n: read_text(chip_dir / f"temp{n}_label") for n in _numbers(chip_dir, r"temp(\d+)_input")})
+    return {n: label or f"temp{n}" for n, label in labels.items()}
+
+
+def _temperature(chip_dir: Path, index: int, labels: dict[int, str]) -> tuple[str, float | None]:
     milli = read_int(chip_dir / f"temp{index}_input")
-    return label, milli / 1000.0 if milli is not None else None
+    return labels.get(index, f"temp{index}"), milli / 1000.0 if milli is not None else None
 
 
-def _source(chip_dir: Path, pwm: str) -> tuple[str | None, float | None]:
+def _source(chip_dir: Path, pwm: str, labels: dict[int, str]) -> tuple[str | None, float | None]:
     """The temperature a pwm declares it follows: ``temp_sel`` (an index), else the lowest bit of
     ``auto_channels_temp`` (bit 0 is temp1)."""
     index = read_int(chip_dir / f"{pwm}_temp_sel")
@@ -56,7 +62,7 @@ def _source(chip_dir: Path, pwm: str) -> tuple[str | None, float | None]:
         index = (channels & -channels).bit_length() if channels else None
     if not index:
         return None, None
-    return _temperature(chip_dir, index)
+    return _temperature(chip_dir, index, labels)
 
 
 def _curve(chip_dir: Path, pwm: str) -> tuple[tuple[float, float], ...]:
@@ -87,9 +93,11 @@ def _numbers(chip_dir: Path, pattern: str) -> list[int]:
     return sorted(int(m.group(1)) for p in chip_dir.iterdir() if (m := re.fullmatch(pattern, p.name)))
 
 
-def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
+def read_chip(chip_dir: Path, name: str | None = None, temps: dict[int, str] | None = None) -> tuple[Fan, ...]:
     """The fans of one hwmon chip directory, named ``name`` (``chip_names``: its driver's, or with its device's
-    address where a driver has two devices) or by its ``name`` file."""
+    address where a driver has two devices) or by its ``name`` file; ``temps`` its temperatures' labels
+    (``temp_labels``), read here where not given."""
+    temps = temp_labels(chip_dir) if temps is None else temps
     named = name or read_text(chip_dir / "name") or chip_dir.name
     inputs = _numbers(chip_dir, r"fan(\d+)_input")
     pwms = _numbers(chip_dir, r"pwm(\d+)")
@@ -99,7 +107,7 @@ def read_chip(chip_dir: Path, name: str | None = None) -> tuple[Fan, ...]:
     fans = []
     for n in sorted({*channels, *pwms}):  # a pwm output with no tachometer is a fan whose speed is not counted
         pwm = f"pwm{n}" if n in pwms else (f"pwm{pwms[0]}" if shared else None)
-        fans.append(_fan(chip_dir, named, n, pwm, labels[n]))
+        fans.append(_fan(chip_dir, named, n, pwm, labels[n], temps))
     return tuple(fans)
 
 
@@ -118,7 +126,7 @@ def _numbered(labels: dict[int, str | None]) -> dict[int, str | None]:
     return numbered
 
 
-def _fan(chip_dir: Path, name: str, n: int, pwm: str | None, label: str | None) -> Fan:
+def _fan(chip_dir: Path, name: str, n: int, pwm: str | None, label: str | None, temps: dict[int, str]) -> Fan:
     """Channel ``n`` as read: its values and what its chip's driver documents them to mean (a 65535 of a chip that
     stops its fans is a counter at 0; a target that echoes the input is no target). What the fan is doing (at rest,
     stalled, failed) is the fan wing's to judge (``app.fans.judged``), from these facts."""
@@ -132,7 +140,7 @@ def _fan(chip_dir: Path, name: str, n: int, pwm: str | None, label: str | None) 
     if raw_rpm is None:
         unsupported["rpm"] = _no_tachometer(chip_dir, n)
     control, controller = pwm_control(name, enable)
-    source, source_c = _source(chip_dir, pwm) if pwm else (None, None)
+    source, source_c = _source(chip_dir, pwm, temps) if pwm else (None, None)
     curve = _curve(chip_dir, pwm) if pwm else ()
     target = read_int(chip_dir / f"fan{n}_target")
     if entry.target_echoes and target is not None:  # amdgpu fills it from the same reading as fan1_input
@@ -270,8 +278,9 @@ class ChipSource:
             raise OSError(f"{self.chip_dir} is not a chip folder (gone, a loop, or not a folder)")
         if not awake(self.chip_dir):
             return Reading()
-        found, left_out, names = chip_temperatures(self.chip_dir, self.as_name)
-        return Reading(fans=read_chip(self.chip_dir, self.as_name), temperatures=found, left_out=left_out,
+        temps = temp_labels(self.chip_dir)  # read once a tick, for its temperatures and the ones its fans follow
+        found, left_out, names = chip_temperatures(self.chip_dir, self.as_name, temps)
+        return Reading(fans=read_chip(self.chip_dir, self.as_name, temps), temperatures=found, left_out=left_out,
                        names=names)
 
 
@@ -308,7 +317,7 @@ def judged_temperatures(sys_root: str | Path = "/sys") -> tuple[tuple[HostSensor
     return apart(found, left_out), left_out
 
 
-def chip_temperatures(chip_dir: Path, name: str | None = None
+def chip_temperatures(chip_dir: Path, name: str | None = None, temps: dict[int, str] | None = None
                       ) -> tuple[tuple[HostSensor, ...], dict[str, str], dict[str, str]]:
     """The temperatures of one chip that read real values, with their label, warning (``_max``) and critical
     limits; those left out, "chip label" -> why: an open thermistor's -70, 0 or 127 °C and up, or a placeholder's
@@ -318,8 +327,9 @@ def chip_temperatures(chip_dir: Path, name: str | None = None
     left_out: dict[str, str] = {}
     names: dict[str, str] = {}
     chip = name or read_text(chip_dir / "name") or chip_dir.name
-    for n in _numbers(chip_dir, r"temp(\d+)_input"):
-        label, value = _temperature(chip_dir, n)
+    labels = temp_labels(chip_dir) if temps is None else temps
+    for n in sorted(labels):
+        label, value = _temperature(chip_dir, n, labels)
         names[f"{chip} temp{n}"] = f"{chip} {label}"
         if value is None:
             continue

@@ -290,3 +290,19 @@ def test_a_flow_a_pressure_or_a_water_quality_in_a_fan_channel_is_no_fan(tmp_pat
     # a name in brackets is no unit: a tool's "fan2_input [Pump Fan]: 0 RPM" (an MSI B650 owner's listing) stays a fan
     named = "fan1_input [CPU Fan]: 558 RPM\nfan2_input [Pump Fan]: 0 RPM\n"
     assert len(fans_of(read.read(named)[0])) == 2
+
+
+def test_two_temperatures_of_one_label_are_two_sensors(tmp_path: Path) -> None:
+    """dell_smm labels a temperature by its sensor's type (dell-smm-hwmon.rst: CPU, GPU, SODIMM, Other, Ambient), so
+    a Dell with two sensors of type "Other" lists "Other" twice: two sensors, the second "Other #2", each its own
+    key (with one key the second overwrote the first; fails without the numbering)."""
+    from app.collect.hwmon import read_temperatures
+
+    chip = tmp_path / "class" / "hwmon" / "hwmon0"
+    chip.mkdir(parents=True)
+    for name, value in (("name", "dell_smm"), ("temp1_label", "CPU"), ("temp1_input", "52000"),
+                        ("temp2_label", "Other"), ("temp2_input", "44000"), ("temp3_label", "Other"),
+                        ("temp3_input", "61000"), ("fan1_label", "Processor Fan"), ("fan1_input", "2900")):
+        (chip / name).write_text(value + "\n")
+    found = {s.label: s.temperature_c for s in read_temperatures(tmp_path)}
+    assert found == {"CPU": 52.0, "Other": 44.0, "Other #2": 61.0}
