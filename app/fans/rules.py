@@ -310,7 +310,8 @@ def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
 
 
 @rule("an embedded controller whose CPU reads nothing", 87, "thinkpad-acpi.rst; the EC's fan table is indexed by "
-      "its own CPU reading, not one of several it reads (system76/ec src/board/system76/common/fan.c)")
+      "its own CPU reading (system76/ec src/board/system76/common/fan.c); where the EC reads another CPU sensor of "
+      "its own, which one its curve follows is not known, and nothing is said")
 def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
     read = {t.chip for t in machine.temperatures if t.role == "cpu" and t.celsius is not None}  # read elsewhere
     for temp in (t for t in machine.temperatures if t.chip not in read):

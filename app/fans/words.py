@@ -150,9 +150,10 @@ def _full_cool(n: Names, s: Sequence[str], f: Facts) -> str:
     lost = [str(f[f"lost{i}"]) for i in range(len(f)) if f"lost{i}" in f]
     if lost and "held" not in f:  # its controller reads nothing from some of its sensors
         return said + (f"{_verb(s, 'its', 'their')} controller reads nothing from {n.some(lost)} (0 or no "
-                       "value), and a controller that loses a sensor runs its fans at full as a failsafe: suspect "
-                       f"{_verb(lost, 'that sensor or its cable', 'those sensors or their cables')} (or a setting, a "
-                       "program or a fault).")
+                       "value). A slot a model does not use reads so too, but a controller that loses a sensor it "
+                       "uses runs its fans at full as a failsafe: if the fans stay at full, check "
+                       f"{_verb(lost, 'that sensor and its cable', 'those sensors and their cables')} (or a setting, "
+                       "a program or a fault).")
     if "held" in f:  # its control read as manual: what holds it is known
         how = "pwm_enable 1: manual" if f["held"] == "pwm_enable 1" else \
             f"{_verb(s, 'its', 'their')} control set to manual"

@@ -165,7 +165,7 @@ def _overridden(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 REFUSALS = {  # why a daemon's own check refuses its configuration (app.collect.amdfan's codes)
-    "lowest-under-4": "its lowest speed is under 4 %, which its curve check refuses for a driver bug",
+    "lowest-under-4": "its lowest speed is 3 % or under, which its curve check refuses for a driver bug",
     "speeds-fall": "its speeds fall as the temperature rises",
     "temperatures-not-rising": "its temperatures do not rise from point to point",
     "out-of-range": "a speed is outside 0-100 %",

@@ -54,7 +54,7 @@ def test_a_matrix_its_check_refuses_is_said_not_in_effect(tmp_path: Path) -> Non
     found = _curve_found(refused, tmp_path)
     assert found["facts"]["not_running"] == "refused" and found["confidence"] == "known" and not found["subjects"]
     _, answer = explain(refused, tmp_path)
-    said = "it is not in effect: amdfan refuses it as it starts (its lowest speed is under 4 %"
+    said = "it is not in effect: amdfan refuses it as it starts (its lowest speed is 3 % or under"
     assert said in str(answer["sentence"])
 
 
