@@ -45,6 +45,7 @@ class Declared:
     on_battery: bool = False  # a curve it uses on battery only (fw-fanctrl's strategyOnDischarging)
     inverted: bool = False  # an inverted output (255 stops the fan): curve and floor are the fan's share, not the pwm
     refused: str | None = None  # why the daemon refuses this configuration as it starts (a code), where it does
+    firmware_may_run: bool = False  # on some cards the daemon hands the curve to the card's firmware (LACT, RDNA3)
 
 
 def _pairs(value: str) -> dict[str, list[str]]:

@@ -77,6 +77,6 @@ def curves(etc_root: str | Path) -> tuple[Curve, ...]:
         with contextlib.suppress(OSError, ValueError):
             found += [Curve(d.daemon, d.chip, d.pwm, d.follows or d.source, d.curve, d.floor_percent, d.firmware_c,
                              d.stepped, d.combined, d.strategy, d.on_battery, d.inverted, d.refused,
-                             d.source if d.follows and d.source_chip == d.chip else None)
+                             d.source if d.follows and d.source_chip == d.chip else None, d.firmware_may_run)
                       for d in source.read().declared]
     return tuple(found)

@@ -20,9 +20,6 @@ from .daemonyaml import Read, load_pasted, number, text_at
 from .fancontrol import Declared
 
 AMD = "1002"  # the PCI vendor id that begins an AMD card's id
-# LACT's maintainer (its issue tracker): on RDNA3 and newer cards a custom curve is handed to the card's firmware,
-# which runs it on its own (hotspot) reading; the configuration does not say which generation the card is
-FIRMWARE_RUNS = " (on an RDNA3 or newer card, its firmware runs the curve on its own hotspot reading)"
 
 
 def _gpus(config: JsonObject) -> JsonObject:
@@ -52,9 +49,11 @@ def _declared(card: str, settings: JsonObject) -> Declared | None:
                     if t is not None and s is not None)
     if not points:
         return None
+    # LACT's maintainer (its issue tracker): on RDNA3 and newer cards a custom curve is handed to the card's
+    # firmware, which runs it on its own (hotspot) reading; the configuration does not say which generation it is
     return Declared(chip="amdgpu", pwm="pwm1", source_chip="amdgpu", source=key, fans=("fan1_input",),
                     curve=tuple(points), floor_percent=points[0][1], daemon="LACT",
-                    follows=f"the {key} temperature of the card at {slot}{FIRMWARE_RUNS}")
+                    follows=f"the {key} temperature of the card at {slot}", firmware_may_run=True)
 
 
 def parse(text: str) -> Read:

@@ -88,6 +88,8 @@ def _curve_facts(curve: Curve) -> dict[str, float | str]:
         facts["on_battery"] = "yes"
     if curve.inverted:
         facts["inverted"] = "yes"
+    if curve.firmware_may_run:
+        facts["firmware_may_run"] = "yes"
     if curve.floor_percent is not None:
         facts["floor"] = curve.floor_percent
     if curve.firmware_c is not None:

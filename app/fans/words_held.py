@@ -76,6 +76,8 @@ def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     source = f" from {n(f['source_key'])}" if "source_key" in f else f" from {f['source']}" if f.get("source") else ""
+    if f.get("firmware_may_run") == "yes":  # a card that may run the curve itself (LACT on RDNA3 and newer)
+        source += " (on an RDNA3 or newer card, its firmware runs the curve on its own hotspot reading)"
     if "step0_c" not in f and "t0" not in f:  # a combination of other curves (fan2go's function curve)
         over = f" over {f['source']}" if f.get("source") else ""
         return f"{f['daemon']} drives {f['output']} by the {f.get('combined', 'combination')} of its curves{over}."

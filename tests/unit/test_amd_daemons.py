@@ -85,7 +85,10 @@ def test_lacts_curve_is_in_per_cent_on_the_sensor_it_names(tmp_path: Path) -> No
     (card,) = lact.parse(LACT).declared
     assert card.curve == ((40.0, 20.0), (50.0, 35.0), (60.0, 50.0), (70.0, 75.0), (80.0, 100.0))
     assert (card.daemon, card.chip, card.source, card.floor_percent) == ("LACT", "amdgpu", "edge", 20.0)
-    assert "0000:03:00.0" in (card.follows or "") and "RDNA3" in (card.follows or "")
+    assert "0000:03:00.0" in (card.follows or "") and card.firmware_may_run  # a fact; the words say the RDNA3 case
+    _, answer = explain(LACT, tmp_path)
+    assert "(on an RDNA3 or newer card, its firmware runs the curve on its own hotspot reading)" in str(
+        answer["sentence"])
     found = _curve_found(LACT + CARD, tmp_path)
     assert found["subjects"] == ["amdgpu/fan1"] and found["facts"]["asks"] == 75.0
     on_junction = LACT.replace("temperature_key: edge", "temperature_key: junction")
