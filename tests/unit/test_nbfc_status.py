@@ -71,6 +71,20 @@ def test_a_quoted_status_is_read() -> None:
     assert [(f.label, f.duty_percent) for f in machine(read.read(quoted)[0]).fans] == [("Fan #1", 45.0)]
 
 
+def test_a_status_printed_twice_is_two_snapshots_of_one_fan() -> None:
+    """nbfc status run twice in one paste (a speed set by hand, then auto): one fan and one temperature, read in two
+    snapshots, the last one current (each was doubled, the second temperature "CPU temperature #2"); with -f (fans
+    only, no header) the fan's name met again starts the next snapshot too, while two fans of one status stay one."""
+    twice = status("-64.29", "100.00", temp="75") + "\n" + status("-64.29", "20.00", temp="81", auto="True")
+    facts = machine(read.read(twice)[0])
+    assert facts.snapshots == 2 and [(f.label, f.target_percent) for f in facts.fans] == [("Fan #1", 20.0)]
+    assert [(t.label, t.celsius) for t in facts.temperatures] == [("CPU temperature", 81.0)]
+    fans_only = "\n".join(status("30.00", "30.00").split("\n\n")[1] for _ in range(2))
+    assert machine(read.read(fans_only)[0]).snapshots == 2
+    two_fans = status("30.00", "30.00") + "\n" + status("40.00", "40.00").split("\n\n")[1].replace("#1", "#2")
+    assert [f.label for f in machine(read.read(two_fans)[0]).fans] == ["Fan #1", "Fan #2"]
+
+
 def test_golden_sentences_of_nbfc(tmp_path: Path) -> None:
     _, answer = explain(status("182.50", "100.00"), tmp_path)
     assert str(answer["sentence"]).startswith(
