@@ -57,6 +57,8 @@ def state_word(finding: Finding, fan: FanFact | None = None) -> str:
         word = "over its warning"  # faster than its upper non-critical threshold
     if finding.kind == "bmc-warning" and finding.facts.get("health") == "yes":
         word = f"BMC: {finding.facts.get('status', '')}"  # the controller's own word for it, not a threshold
+    if finding.kind == "no-control" and "raw" in finding.facts:
+        word = "full? reads no speed"  # its tachometer may be stale while it ramps up, or the fan not turning
     if finding.kind == "daemon-decided" and "duty" in finding.facts:
         word = "a daemon's duty"  # one it writes, not one of its levels
     if word == "running" and fan is not None and fan.rpm is None:

@@ -15,7 +15,7 @@ from .chips import Chip, chip, fitted
 from .ectable import CUSTOM_FIRST_STEP
 from .facts import FanFact, Machine, TempFact
 from .roles import role
-from .speeds import kept_turning
+from .speeds import at_full_level, kept_turning
 
 ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
 IPMI = "IPMI v2.0 specification (threshold sensors, event assertion); ipmitool(1) sensor"
@@ -232,6 +232,8 @@ def stalled(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         duty, table = ectable.asked(fan, STALL_DUTY)
         entry = chip(fan.chip)
+        if at_full_level(fan):  # its 0 may be a stale tachometer: the full-speed level's rule says both
+            continue
         if (duty is not None or fan.zero_rpm is False) and not_turning(fan) and not fan.target_rpm and \
                 (entry.zero != "empty" or (duty is not None and not table and entry.duty_means_fan)):
             facts = _stall_facts(fan, entry, duty, table)

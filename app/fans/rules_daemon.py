@@ -13,6 +13,7 @@ from .build import invalid_celsius
 from .chips import chip
 from .facts import Curve, Decision, FanFact, Machine
 from .rules import ABI, Hit, rule
+from .speeds import FULL_LEVELS
 
 MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
 
@@ -226,7 +227,6 @@ PERCENT_STEP_COUNTS = 2.0
 
 
 TOP_NUMBERED = 7  # thinkpad-acpi: levels 0 (stop) to 7 (the highest regulated speed)
-UNREGULATED = ("full-speed", "disengaged")  # thinkpad-acpi: the fan unregulated, as fast as it goes
 
 
 def _level(step: Decision) -> float | str:
@@ -239,7 +239,7 @@ def _rank(step: Decision) -> int | None:
     control) nowhere."""
     if step.level is not None:
         return step.level
-    return TOP_NUMBERED + 1 if step.named in UNREGULATED else None
+    return TOP_NUMBERED + 1 if step.named in FULL_LEVELS else None
 
 
 def _level_at(machine: Machine, celsius: float) -> int | None:

@@ -25,7 +25,7 @@ from .rules import (
     turning,
 )
 from .rules_daemon import driven
-from .speeds import COOL_C, at_top, kept_turning
+from .speeds import COOL_C, at_full_level, at_top, kept_turning
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
@@ -111,9 +111,6 @@ def _cool_source_of_full(machine: Machine, fan: FanFact) -> TempFact | None:
     return source if source is not None and source.celsius is not None and source.celsius < COOL_C else None
 
 
-FULL_LEVELS = ("full-speed", "disengaged")  # thinkpad_acpi's one level past 7, by either name
-
-
 @rule("an embedded controller's full-speed level", 86, "Documentation/admin-guide/laptops/thinkpad-acpi.rst (the "
       "\"full-speed\" level, also known as \"disengaged\": the EC disables the speed-locked closed-loop fan control "
       "and drives the fan as fast as it can go; it may take up to two minutes to ramp up, and the tachometer readings "
@@ -121,9 +118,9 @@ FULL_LEVELS = ("full-speed", "disengaged")  # thinkpad_acpi's one level past 7, 
 def full_level(machine: Machine) -> Iterator[Hit]:
     by_daemon = {f.key for c in machine.curves if (f := driven(machine, c)) is not None}  # its curve's rule says it
     for fan in machine.fans:
-        if fan.level in FULL_LEVELS and there(fan) and fan.key not in by_daemon:
+        if at_full_level(fan) and there(fan) and fan.key not in by_daemon:  # a 0 may be its tachometer gone stale
             yield Hit("no-control", (fan.key,), "known",
-                      {"level": fan.level, **({"raw": fan.raw or ""} if fan.rpm is None else {})})
+                      {"level": fan.level or "", **({"raw": fan.raw or "0 RPM"} if not fan.rpm else {})})
 
 
 @rule("a fan with no control", 55, f"{ABI} (pwmN_enable 0: no fan speed control, full speed)")

@@ -13,6 +13,13 @@ TOP_SHARE = 0.95  # a speed this near its maximum is the fan at its top, as FULL
 SLOW_DUTY = 40.0  # a duty at or below this, on a part past HOT_C, is not what an automatic curve gives there
 COOL_C = 50.0  # no fan curve asks for full speed below this (curves start their ramps above idle temperatures)
 FLOOR_BAND = 0.05  # a controller that regulates a speed holds it within a few per cent of what it asks
+FULL_LEVELS = ("full-speed", "disengaged")  # thinkpad_acpi's one level past 7, by either name: the fan unregulated,
+# as fast as it goes; its tachometer reading may go stale (or read 0) while it ramps up, for up to two minutes
+
+
+def at_full_level(fan: FanFact) -> bool:
+    """A fan at thinkpad_acpi's full-speed level (reported as "disengaged" too)."""
+    return fan.level in FULL_LEVELS
 
 
 def at_top(fan: FanFact) -> bool:

@@ -304,8 +304,9 @@ def _no_control(n: Names, s: Sequence[str], f: Facts) -> str:
     if "level" not in f:  # pwm_enable 0
         return (f"The {n.some(s)} {_verb(s, 'has', 'have')} no speed control (pwm_enable 0): "
                 f"{_verb(s, 'it runs', 'they run')} at full speed.")
-    stale = (f"; its speed reading ({f['raw']}) is no speed (on some ThinkPads it goes stale as the fan ramps up)"
-             if f.get("raw") else "")
+    stale = (f"; its speed reading ({f['raw']}) is no speed yet: the tachometer may go stale as the fan ramps up, "
+             "for up to two minutes (a reading that stays so after that is a fan that does not turn, or a speed not "
+             "counted: listen)" if f.get("raw") else "")
     return (f"The {n(s[0])} is at level {f['level']}: its embedded controller drives it as fast as it can go, with no "
             f"regulation (thinkpad_acpi's full-speed level, which may pass the fan's rated speed){stale}: level auto "
             "hands it back to the embedded controller.")

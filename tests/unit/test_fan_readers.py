@@ -1222,15 +1222,20 @@ def test_an_output_set_to_zero_beside_a_fan_that_reads_nothing_may_be_crossed(tm
 
 def test_a_thinkpads_full_speed_level_is_why_its_fan_is_loud(tmp_path: Path) -> None:
     """thinkpad-acpi.rst: the "full-speed" level, also known as "disengaged", has the EC drive the fan as fast as it
-    can go with no regulation, and the tachometer may go stale meanwhile. A fan at that level reading 65535 was only
-    "how fast it turns is not known"; at full-speed with a speed, it said nothing of its level at all."""
-    for level, speed in (("disengaged", "65535"), ("full-speed", "6120")):
+    can go with no regulation; it may take up to two minutes to ramp up, and the tachometer readings may go stale
+    meanwhile. A fan at that level reading 65535 was only
+    "how fast it turns is not known"; at full-speed with a speed, it said nothing of its level at all; at disengaged
+    reading 0 (a real /proc/acpi/ibm/fan just after "echo level full-speed") it was "stalled" first, and its level
+    second: now the level leads, with the 0 said as a reading not yet a speed, and a stall if it stays."""
+    for level, speed in (("disengaged", "65535"), ("full-speed", "6120"), ("disengaged", "0")):
         code, answer = explain(f"status:\t\tenabled\nspeed:\t\t{speed}\nlevel:\t\t{level}\n", tmp_path)
         lead = findings_of(answer)[0]
         assert code == 0 and (lead["kind"], lead["facts"]["level"]) == ("no-control", level), level
         assert str(answer["sentence"]).startswith(f"The thinkpad fan1 is at level {level}: its embedded controller "
                                                   "drives it as fast as it can go"), level
-        assert ("is no speed" in str(answer["sentence"])) == (speed == "65535")
+        assert ("is no speed" in str(answer["sentence"])) == (speed != "6120")
+        assert ("a fan that does not turn" in str(answer["sentence"])) == (speed != "6120")
+        assert "stalled" not in [f["kind"] for f in findings_of(answer)]
     _, answer = explain("status:\t\tenabled\nspeed:\t\t2900\nlevel:\t\tauto\n", tmp_path)
     assert "no-control" not in [f["kind"] for f in findings_of(answer)]
     # a level someone set is no fault: the live fan is "full", with no alarm (pwm_enable 0's no-control raises one)
