@@ -24,7 +24,19 @@ from ..core.model import GpuSample
 from ..fans.facts import Curve
 from ..fans.read.chipheader import header_driver, twins
 from ..fans.values import fahrenheit_to_celsius
-from . import amdfan, bmc, control_captures, fancontrol, i8kmon, lact, liquidctl, nfancurve, nvidia_captures, thinkfan
+from . import (
+    amdfan,
+    bmc,
+    control_captures,
+    fancontrol,
+    i8kmon,
+    lact,
+    liquidctl,
+    nbfcconfig,
+    nfancurve,
+    nvidia_captures,
+    thinkfan,
+)
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
 from .pasted import as_printed
 
@@ -295,6 +307,10 @@ def _config(text: str, etc: Path) -> str | None:
     if amdfan.parse(text).declared:  # amdgpu-fan's or amdfan's speed_matrix, in the file its daemon reads
         (etc / amdfan.file_of(text)).write_text(text)
         return "amdfan configuration" if amdfan.file_of(text) == "amdfan.yml" else "amdgpu-fan configuration"
+    if nbfcconfig.parse(text).declared:  # NBFC's model configuration or its settings, where nbfc_service reads them
+        (etc / "nbfc").mkdir(exist_ok=True)
+        (etc / "nbfc" / "nbfc.json").write_text(text)
+        return "NBFC configuration"
     if thinkfan.legacy(text).declared:  # thinkfan.conf.legacy(5): where thinkfan keeps it, /etc/thinkfan.conf
         (etc / "thinkfan.conf").write_text(text)
         return "thinkfan configuration (legacy syntax)"

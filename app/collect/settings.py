@@ -148,9 +148,11 @@ class Settings:
     etc_root: str = setting(
         "/etc", "FANWHY_ETC_ROOT", "where the fan daemons' configurations are read: `fancontrol`, `thinkfan.yaml` (or "
         "a `thinkfan.conf`), `fan2go/fan2go.yaml`, `fw-fanctrl/config.json`, `i8kmon.conf`, `nfancurve.conf`, "
-        "`amdfan.yml` (or amdgpu-fan's `amdgpu-fan.yml`), `lact/config.yaml`",
+        "`amdfan.yml` (or amdgpu-fan's `amdgpu-fan.yml`), `lact/config.yaml`, `nbfc/nbfc.json` (with the model "
+        "configuration it selects, under the root's `var/lib/nbfc/configs` or `usr/share/nbfc/configs`)",
         more="A declared source and curve win over learned ones. In a container: `-v /etc:/host/etc:ro -e "
-             "FANWHY_ETC_ROOT=/host/etc`")
+             "FANWHY_ETC_ROOT=/host/etc` (NBFC's model configurations are read beside that root: mount "
+             "`/usr/share/nbfc` and `/var/lib/nbfc` under its parent too)")
     docker_socket: str = setting("/var/run/docker.sock", "FANWHY_DOCKER_SOCKET", "Docker Engine API (or Podman's "
                                  "compatible socket) for container names, images and GPU access; empty to disable")
     bmc: bool = setting(

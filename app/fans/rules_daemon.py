@@ -53,7 +53,7 @@ def daemon_curve(machine: Machine) -> Iterator[Hit]:
             facts.update(refused_below=fan.floor_percent, lowest=lowest)
         if fan is not None and fan.duty_percent is not None:
             facts["duty"] = fan.duty_percent
-            if asks is not None and abs(fan.duty_percent - asks) > OFF_CURVE_POINTS:
+            if asks is not None and not _follows(curve, asks, fan.duty_percent):
                 yield Hit("daemon-not-followed", (fan.key,), "likely", facts)
                 continue
         yield Hit("daemon-curve", (fan.key,) if fan else (), "known", facts)
@@ -122,15 +122,29 @@ def _now(machine: Machine, curve: Curve, facts: dict[str, float | str]) -> float
 OFF_CURVE_POINTS = 10.0  # a duty this far from what the curve asks at the temperature read is not the curve's
 
 
+def _follows(curve: Curve, asks: float, duty: float) -> bool:
+    """Whether ``duty`` is what ``curve`` asks (``asks``, within OFF_CURVE_POINTS); of a stepped curve, the level
+    beside it too: levels have two limits each (thinkfan.conf(5); nbfc's Up and Down thresholds, i8kmon's low and
+    high), so a daemon coming from a neighbouring level holds it past where the next one starts."""
+    levels = [p for _, p in curve.points]
+    near = [asks]
+    if curve.stepped and asks in levels:
+        at = levels.index(asks)
+        near += levels[max(at - 1, 0):at + 2]
+    return any(abs(duty - level) <= OFF_CURVE_POINTS for level in near)
+
+
 def _asks(curve: Curve, celsius: float) -> float | None:
     """The duty ``curve`` asks for at ``celsius``: its floor (or first point) below, its last point above, linear
-    between points (as fancontrol draws it; thinkfan's levels are steps, whose linear reading is close enough to
-    tell a fan that follows from one that does not)."""
+    between points (as fancontrol draws it); of a stepped curve (thinkfan's, i8kmon's, nbfc's levels), the level
+    held from where it starts (a line drawn between two levels far apart asks what no level gives)."""
     points = curve.points
     if not points:
         return None  # a combination of curves over several sensors: no one temperature gives its duty
     if celsius < points[0][0]:
         return curve.floor_percent if curve.floor_percent is not None else points[0][1]
+    if curve.stepped:  # the level held from where it starts
+        return next(p for t, p in reversed(points) if t <= celsius)
     for (ta, pa), (tb, pb) in pairwise(points):
         if ta <= celsius <= tb:
             return pa if tb == ta else pa + (pb - pa) * (celsius - ta) / (tb - ta)

@@ -18,15 +18,23 @@ MAX_DEPTH = 32  # a document nested deeper than any reader writes is not walked 
 
 def read(text: str) -> list[Reading]:
     """The readings of the JSON document ``text`` holds (after any prompt line), or [] where it holds none."""
+    found = document(text)
+    if found is None:
+        return _loose(text) if "{" in text else []
+    return list(_walk(found))
+
+
+def document(text: str) -> object | None:
+    """The JSON document ``text`` holds from its first bracket (after a prompt line or a post's words): whole, as
+    Python printed it, or cut short; None where there is none."""
     start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
     if start < 0:
-        return []
+        return None
     try:
-        document, _ = json.JSONDecoder().raw_decode(text[start:])  # a stderr line after it is not the document's
+        found: object = json.JSONDecoder().raw_decode(text[start:])[0]  # a stderr line after it is not its own
     except (ValueError, RecursionError):
-        mended = _python_literal(text[start:]) or _cut_short(text[start:])
-        return list(_walk(mended)) if mended is not None else _loose(text)
-    return list(_walk(document))
+        return _python_literal(text[start:]) or _cut_short(text[start:])
+    return found
 
 
 def _python_literal(text: str) -> object | None:
@@ -93,7 +101,12 @@ def _loose(text: str) -> list[Reading]:
     return found
 
 
+CONFIGURATIONS = ("FanConfigurations",)  # a fan daemon's settings (NBFC's model configuration): no reading in it
+
+
 def _walk(document: object) -> Iterator[Reading]:
+    if isinstance(document, dict) and any(k in document for k in CONFIGURATIONS):
+        return  # its thresholds and registers are settings, read by the daemon's own reader (app.collect)
     if isinstance(document, dict) and any(k in document for k in ("Fans", "Temperatures")):
         yield from _redfish(document)
     elif isinstance(document, list) and all(isinstance(d, dict) and "status" in d for d in document):
