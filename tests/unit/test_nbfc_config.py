@@ -127,3 +127,17 @@ def test_golden_sentences_of_an_nbfc_configuration(tmp_path: Path) -> None:
     assert str(answer["sentence"]).startswith(
         "nbfc drives nbfc pwm1 from the temperature nbfc reads (the CPU's by default) for the fan it names CPU FAN: "
         "level by level, 0 % from 0 °C, 20 % from 75 °C, 40 % from 80 °C, 100 % from 92 °C.")
+
+
+def test_the_real_configurations_posted_are_read(tmp_path: Path) -> None:
+    """Two real posts, each cut short: nbfc-linux's JSON of an Asus GL702ZC with its legacy flag and a critical
+    temperature of 64 °C under its thresholds at 65-100 °C (28 % until 64 °C, then 100 %: the thresholds above never
+    apply), and the original's XML of an Asus GL753VE (0 % until 75 °C); no fan is read from either."""
+    from tests.unit.test_fan_readers import BLOCKS
+    gl702 = BLOCKS["configs_fancontrol_thinkfan_fan2go-18"]
+    gl753 = BLOCKS["configs_fancontrol_thinkfan_fan2go-19"]
+    assert curve(gl702) == ((0.0, 28.0), (64.0, 100.0))
+    assert curve(gl753) == ((0.0, 0.0), (75.0, 20.0), (80.0, 40.0), (92.0, 100.0))
+    for text in (gl702, gl753):
+        code, answer = explain(text, tmp_path)
+        assert code == 0 and answer["fans"] == [] and findings_of(answer)[0]["kind"] == "daemon-curve"
