@@ -62,13 +62,15 @@ class Service:
     def __call__(self, text: str) -> Read:
         config = cast(Json, document(text))
         if not isinstance(config, dict) or "FanConfigurations" in config:
-            return parse(text)  # a model configuration itself (a paste put where the settings are)
+            read = parse(text)  # a model configuration itself (a paste put where the settings are)
+            return read if read.declared or read.error else Read((), "not NBFC's settings: no JSON object in it")
         model = text_at(config, "SelectedConfigId")
         for folder in MODEL_DIRS if model and "/" not in model else ():
             path = self.root / folder / f"{model}.json"
             if path.is_file():
                 return _service(config, parse(read_text_file(path, MODEL_LIMIT)))
-        return _service(config, None)
+        missing = Read((), f"the model configuration {model!r} is not under {', '.join(MODEL_DIRS)}") if model else None
+        return _service(config, missing)
 
 
 def _service(config: Json, model: Read | None) -> Read:

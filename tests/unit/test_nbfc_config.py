@@ -141,3 +141,12 @@ def test_the_real_configurations_posted_are_read(tmp_path: Path) -> None:
     for text in (gl702, gl753):
         code, answer = explain(text, tmp_path)
         assert code == 0 and answer["fans"] == [] and findings_of(answer)[0]["kind"] == "daemon-curve"
+
+
+def test_settings_that_cannot_be_read_say_why(tmp_path: Path) -> None:
+    """A damaged /etc/nbfc/nbfc.json, or one naming a model configuration that is not there, declares nothing and
+    says why (the source's problem), never a curve."""
+    service = nbfcconfig.Service(tmp_path)
+    assert service("SelectedConfigId = Zbook").error == "not NBFC's settings: no JSON object in it"
+    missing = service(json.dumps({"SelectedConfigId": "Zbook"}))
+    assert not missing.declared and "'Zbook' is not under var/lib/nbfc/configs" in str(missing.error)
