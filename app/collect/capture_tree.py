@@ -1,13 +1,16 @@
 """The hwmon tree a capture is written back into (``Chips``: chip folders as captures name them, ``hwmon3``, or
 as ``sensors`` lists them), and the readers of captures that are plain files of that tree: a shell session of
-``cat /sys/class/hwmon/...`` with its output, and ``amdgpu-ls`` (Ricks-Lab's gpu-utils)."""
+``cat /sys/class/hwmon/...`` with its output, a graphics card's hwmon files ``cat``ed beside a listing, and
+``amdgpu-ls`` (Ricks-Lab's gpu-utils)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
-from ..fans.read import oneline
+from ..fans.chips import chip
+from ..fans.read import cardfiles, oneline
 from ..fans.read.prompts import BEFORE_COMMAND
 from ..fans.values import parse
 
@@ -37,6 +40,10 @@ class Chips:
         if name is not None and not (folder / "name").exists():
             (folder / "name").write_text(name + "\n")
         return folder
+
+    def made(self) -> list[str]:
+        """The chips made so far, as their captures name them."""
+        return list(self._made)
 
     def write(self, key: str, file: str, value: str, name: str | None = None) -> None:
         """``file`` of chip ``key``: an attribute's name (``fan1_input``, ``device/vendor``) as sysfs names them;
@@ -90,6 +97,19 @@ def cat_session(text: str, chips: Chips) -> str | None:
         for (chip, file, name), value in zip(commands, output, strict=False):  # a post may cut the output
             chips.write(chip, file, value, name)
     return "cat of hwmon files"
+
+
+def card_files(text: str, chips: Chips, driver: Callable[[str], str]) -> str | None:
+    """A graphics card's hwmon files a paste ``cat``s beside its listing (``pwm1``, ``pwm1_enable``: what the listing
+    does not print; ``app.fans.read.cardfiles``), written into that card's chip where the listing holds one GPU
+    driver's chip only (``driver`` names a chip's driver from its key)."""
+    files = cardfiles.files(text)
+    gpus = [key for key in chips.made() if chip(driver(key)).kind == "gpu"]
+    if not files or len(gpus) != 1:
+        return None
+    for file, value in files:
+        chips.write(gpus[0], file, value)
+    return "cat of the card's hwmon files"
 
 
 class _Session:

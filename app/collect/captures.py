@@ -37,7 +37,7 @@ from . import (
     nvidia_captures,
     thinkfan,
 )
-from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, cat_session
+from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, card_files, cat_session
 from .pasted import as_printed
 
 MAX_BYTES = 4 << 20
@@ -111,8 +111,9 @@ def _main(text: str, chips: Chips, replay: Replay) -> str | None:
     post often gives ``sensors`` and ``nvidia-smi`` together), or a session of ``cat`` or ``amdgpu-ls``."""
     board = _listing(text, chips) or _sensors_json(text, chips) or _sensors_text(text, chips)
     device = _ipmitool(text, replay) or _nvidia(text, replay) or _ipmiutil(text, replay)
+    card = card_files(text, chips, _chip_name) if board else None
     if board or device:
-        return " + ".join(k for k in (board, device) if k)
+        return " + ".join(k for k in (board, card, device) if k)
     return cat_session(text, chips) or amdgpu_ls(text, chips)
 
 

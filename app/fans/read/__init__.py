@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from ..facts import Reading
 from . import (
+    cardfiles,
     columns,
     corsairlink,
     critical,
@@ -111,7 +112,9 @@ def read(text: str) -> tuple[list[Reading], str | None]:
         if more and other not in names:  # another tool's output among the commands: read as that tool's
             found, names = [*found, *more], [*names, other]
     limits = critical.limits(text)  # a temperature's critical limit, as sensors prints it beside the value
-    return _first_chips([*_unlisted(errors, found), *found, *control, *limits]), " and ".join(n for n in names if n)
+    card = cardfiles.readings(text, found)  # a card's pwm1, pwm1_enable cat'ed beside its listing
+    return _first_chips([*_unlisted(errors, found), *found, *control, *limits, *card]), \
+        " and ".join(n for n in names if n)
 
 
 def _unlisted(errors: list[Reading], found: list[Reading]) -> list[Reading]:
