@@ -97,7 +97,10 @@ def _json(config: Json) -> Read:
                  for t in members(member(fan, "TemperatureThresholds"))]
         fans.append((text_at(fan, "FanDisplayName"), [(u, d or 0.0, s) for u, d, s in steps
                                                       if u is not None and s is not None]))
-    return _declared(fans, legacy, critical if critical is not None else DEFAULT_CRITICAL_C)
+    # nbfc-linux validates a model configuration as it starts: a FanSpeed outside 0-100 % is refused, and the
+    # service exits (nbfc_service.json(5): FanSpeed, 0.0 to 100.0)
+    refused = "out-of-range" if any(not 0 <= s <= 100 for _, steps in fans for _, _, s in steps) else None
+    return _declared(fans, legacy, critical if critical is not None else DEFAULT_CRITICAL_C, refused)
 
 
 def _xml(text: str) -> Read:
@@ -119,7 +122,8 @@ def _element(text: str, tag: str) -> float | None:
     return float(found.group(1)) if found else None
 
 
-def _declared(fans: Sequence[tuple[str | None, Sequence[Step]]], legacy: bool, critical: float | None) -> Read:
+def _declared(fans: Sequence[tuple[str | None, Sequence[Step]]], legacy: bool, critical: float | None,
+              refused: str | None = None) -> Read:
     out = []
     for n, (name, steps) in enumerate(fans):
         points = _points(sorted(steps), legacy, critical)
@@ -127,7 +131,7 @@ def _declared(fans: Sequence[tuple[str | None, Sequence[Step]]], legacy: bool, c
             named = f" for the fan it names {name}" if name else ""
             out.append(Declared(chip=CHIP, pwm=f"pwm{n + 1}", source_chip=CHIP, source=SOURCE, fans=(),
                                 curve=points, floor_percent=points[0][1], daemon="nbfc", stepped=True,
-                                follows=f"the temperature nbfc reads (the CPU's by default){named}"))
+                                follows=f"the temperature nbfc reads (the CPU's by default){named}", refused=refused))
     return Read(tuple(out), None if out else "no fan with temperature thresholds")
 
 

@@ -64,7 +64,8 @@ def _not_running(curve: Curve, facts: dict[str, float | str], stopped: Mapping[s
     later versions alone check), or its log shows it did not start, or left."""
     if curve.refused:
         return Hit("daemon-curve", (), "likely" if curve.refused.endswith("-newer") else "known",
-                   {**facts, "not_running": "refused", "refused": curve.refused})
+                   {**facts, "not_running": "refused", "refused": curve.refused,
+                    "left_to": "card" if chip(curve.chip).kind == "gpu" else "firmware"})
     if curve.daemon in stopped:
         return Hit("daemon-curve", (), "known", {**facts, "not_running": stopped[curve.daemon]})
     return None

@@ -176,9 +176,10 @@ def refused_curve(f: Facts, would: str) -> str:
     """A configuration its daemon's own check refuses as it starts (``would``: what it would have driven): not in
     effect; where only the daemon's later versions check (a code ending ``-newer``), said of those versions."""
     code, daemon = str(f["refused"]), f["daemon"]
+    owner = "the card's" if f.get("left_to") == "card" else "its firmware's"
     newer = code.endswith("-newer")
     which = f" where {daemon} checks it: its versions with the check refuse it as they start" if newer else \
         f": {daemon} refuses it as it starts"
     return (f"{would}; it is not in effect{which} ({REFUSALS.get(code.removesuffix('-newer'), code)}) and "
-            f"exit{'' if newer else 's'}, leaving the fan to whatever drives it without {daemon} (the card's own "
+            f"exit{'' if newer else 's'}, leaving the fan to whatever drives it without {daemon} ({owner} own "
             f"control, after a boot){f'; an older {daemon} runs it' if newer else ''}.")

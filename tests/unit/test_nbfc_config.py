@@ -150,3 +150,15 @@ def test_settings_that_cannot_be_read_say_why(tmp_path: Path) -> None:
     assert service("SelectedConfigId = Zbook").error == "not NBFC's settings: no JSON object in it"
     missing = service(json.dumps({"SelectedConfigId": "Zbook"}))
     assert not missing.declared and "'Zbook' is not under var/lib/nbfc/configs" in str(missing.error)
+
+
+def test_a_speed_outside_0_to_100_is_refused_as_nbfc_linux_starts(tmp_path: Path) -> None:
+    """nbfc_service.json(5): FanSpeed is 0.0 to 100.0; nbfc-linux validates its model configuration as it starts and
+    exits on a value outside it: the curve is said as not in effect, the fan left to its firmware, never as what
+    drives it."""
+    code, answer = explain(model(steps=[(55, 50, 20.0), (65, 55, 140.0)]), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["facts"]["not_running"], lead["facts"]["refused"]) == ("refused", "out-of-range")
+    assert "it is not in effect: nbfc refuses it as it starts (a speed is outside 0-100 %)" in str(answer["sentence"])
+    assert "its firmware's own control" in str(answer["sentence"])
+    assert "not_running" not in findings_of(explain(model(), tmp_path)[1])[0]["facts"]
