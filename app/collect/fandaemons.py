@@ -39,13 +39,16 @@ class ConfigSource:
     key: str
     period_s: float = 60.0
     timeout_s: float = 5.0
+    cached: bool = True  # False where the file names another that its parse reads (NBFC's settings select a model
+    # configuration): its own text alone does not say what it declares, so it is parsed at each read
 
     @property
     def name(self) -> str:
         return str(self.path)
 
     def read(self) -> Reading:
-        read = _parsed(self.parse, read_text_file(self.path, CONFIG_LIMIT))
+        text = read_text_file(self.path, CONFIG_LIMIT)
+        read = _parsed(self.parse, text) if self.cached else self.parse(text)
         return Reading(declared=read.declared, problem=read.error)
 
 
@@ -68,7 +71,8 @@ def config_sources(etc_root: str | Path) -> list[ConfigSource]:
              (root / "amdgpu-fan.yml", amdfan.amdgpu_fan, "amdgpu-fan"),
              (root / "lact" / "config.yaml", lact.parse, "lact"),
              (root / "nbfc" / "nbfc.json", nbfcconfig.Service(root.parent), "nbfc"))
-    return [ConfigSource(path, parse, key) for path, parse, key in known if os.path.lexists(path)]
+    return [ConfigSource(path, parse, key, cached=key != "nbfc") for path, parse, key in known
+            if os.path.lexists(path)]
 
 
 def curves(etc_root: str | Path) -> tuple[Curve, ...]:

@@ -162,3 +162,18 @@ def test_a_speed_outside_0_to_100_is_refused_as_nbfc_linux_starts(tmp_path: Path
     assert "it is not in effect: nbfc refuses it as it starts (a speed is outside 0-100 %)" in str(answer["sentence"])
     assert "its firmware's own control" in str(answer["sentence"])
     assert "not_running" not in findings_of(explain(model(), tmp_path)[1])[0]["facts"]
+
+
+def test_a_model_configuration_changed_under_the_same_settings_is_read_again(tmp_path: Path) -> None:
+    """The settings' text names the model configuration, so it cannot be the key a parse is kept by: a model edited
+    while /etc/nbfc/nbfc.json stays the same is read at the next read (it was kept by the settings' text)."""
+    etc = tmp_path / "etc"
+    (etc / "nbfc").mkdir(parents=True)
+    (etc / "nbfc" / "nbfc.json").write_text(json.dumps({"SelectedConfigId": "Zbook"}))
+    folder = tmp_path / "usr/share/nbfc/configs"
+    folder.mkdir(parents=True)
+    (folder / "Zbook.json").write_text(model(critical=90))
+    (source,) = fandaemons.config_sources(etc)
+    assert source.read().declared[0].curve[-1] == (75.0, 100.0)
+    (folder / "Zbook.json").write_text(model(critical=60))
+    assert source.read().declared[0].curve[-1] == (60.0, 100.0)
