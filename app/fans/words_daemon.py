@@ -164,7 +164,7 @@ def _overridden(n: Names, s: Sequence[str], f: Facts) -> str:
             f"fan is not on {f['daemon']}'s curve alone.")
 
 
-REFUSALS = {  # why a daemon's own check refuses its configuration (app.collect.amdfan's codes)
+REFUSALS = {  # why a daemon's own check refuses its configuration (app.collect.amdfan's and nbfcconfig's codes)
     "lowest-under-4": "its lowest speed is 3 % or under, which its curve check refuses for a driver bug",
     "speeds-fall": "its speeds fall as the temperature rises",
     "temperatures-not-rising": "its temperatures do not rise from point to point",
