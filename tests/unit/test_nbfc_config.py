@@ -100,7 +100,8 @@ def test_a_configuration_beside_nbfc_status_says_what_it_asks_now(tmp_path: Path
 
 def test_a_configuration_is_no_reading() -> None:
     """A model configuration's registers and speeds (MinSpeedValue 0, FanSpeedResetValue) are settings: the general
-    reader finds no fan in it (it found six "fans", three "not cooling" at 0 %), and nbfc status beside it is read."""
+    reader finds no fan in it (the real GL702ZC configuration gave thirteen "fans", four "not cooling" at 0 %), and
+    nbfc status beside it is read."""
     assert read.read(model())[0] == []
     found, _ = read.read(model() + "\n" + status("21.15", "20.0"))
     assert {r.label for r in found} == {"Fan #1", "CPU temperature"}
