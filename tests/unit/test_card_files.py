@@ -1,8 +1,9 @@
 """A graphics card's hwmon files ``cat``ed beside its ``sensors`` listing: amdgpu documents its hwmon interface under
 ``/sys/class/drm/cardN/device/hwmon/hwmonM/``, and ``pwm1`` (the duty, 0-255) and ``pwm1_enable`` are files
-``sensors`` does not print. Two real posts: an HD 7750 whose fan1 reads 0 RPM while ``pwm1`` changes (the driver's
-maintainer: the fan takes pwm but does not report its speed), and an RX 6600 XT under FurMark, pwm1 112 with fan1 at 0
-(read only as "no cooling while hot" before: its duty was dropped)."""
+``sensors`` does not print. The pastes here are shaped on two real posts (their values are this test's): an HD 7750
+whose fan1 reads 0 RPM while ``pwm1`` keeps changing (the driver's maintainer: the fan takes pwm but does not report
+its speed), and an RX 6600 XT under FurMark, pwm1 112 with fan1 at 0 (read only as "no cooling while hot" before: its
+duty was dropped)."""
 
 from __future__ import annotations
 
