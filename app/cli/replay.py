@@ -32,7 +32,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, FanFact, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read import hddfc, i8k, legion, msiec, nbfc, nvmlgpucontrol, platform, smfc, smilimits
+from ..fans.read import hddfc, i8k, legion, msiec, nbfc, nvmlgpucontrol, platform, smfc, smilimits, tegra
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
@@ -178,7 +178,8 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         levels += declared
         controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text) + \
             legion.settings(text) + platform.settings(text) + smilimits.settings(text)
-        of_text = Machine(calibrations=calibrations(text), settings=controls, events=events(text),
+        of_text = Machine(calibrations=calibrations(text), settings=controls,
+                          events=events(text) + tegra.events(text),
                           bmc_events=bmc_log(text), heat_events=heat_log(text))
         whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
                         settings=whole.settings + of_text.settings, events=whole.events + of_text.events,

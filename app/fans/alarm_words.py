@@ -59,6 +59,8 @@ def state_word(finding: Finding, fan: FanFact | None = None) -> str:
         word = f"BMC: {finding.facts.get('status', '')}"  # the controller's own word for it, not a threshold
     if finding.kind == "no-control" and "raw" in finding.facts:
         word = "full? reads no speed"  # its tachometer may be stale while it ramps up, or the fan not turning
+    if finding.kind == "daemon-stopped" and finding.facts.get("event") == "not-running":
+        word = "full: service off"  # its fan service not running, its pwm at full
     if finding.kind == "daemon-decided" and "duty" in finding.facts:
         word = "a daemon's duty"  # one it writes, not one of its levels
     if word == "running" and fan is not None and fan.rpm is None:

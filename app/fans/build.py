@@ -151,7 +151,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         lower_noncritical_rpm=_number(extra.get("lnc")), upper_noncritical_rpm=_number(extra.get("unc")),
         pwm_enable=pwm_enable,
         pwm_mode=_pwm_mode(by_attr),
-        controller=controller_of(owner, pwm_enable, duty),
+        controller=controller_of(owner, pwm_enable, duty, first.extra.get("controller")),
         gpu=_gpu(first), pump="pump" in label.lower(), speeds=speeds, statuses=statuses,
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
         rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip

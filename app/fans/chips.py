@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, cast, get_args
 
 from ..core.record import record
 from ..core.vocabulary import driver_of
@@ -19,8 +19,8 @@ from .facts import Controller
 # superio: a board's fan chip (nct67xx, it87), its automatic modes set up by the BIOS; ec: a laptop's or small
 # machine's embedded controller; wmi: a board's firmware interface reading the same sensors; gpu: a graphics card;
 # bmc: a server's baseboard management controller; aio: a liquid cooler or fan hub; cpu, chipset, storage, memory,
-# acpi: sensors without fans; controller: a dedicated fan controller chip (MAX31785, pwm-fan); psu: a power supply that
-# reports its own fan.
+# acpi: sensors without fans; controller: a dedicated fan controller chip (MAX31785, pwm-fan); psu: a power supply
+# that reports its own fan.
 ChipKind = Literal["superio", "ec", "wmi", "gpu", "bmc", "aio", "cpu", "chipset", "storage", "memory", "acpi",
                    "controller", "psu", "unknown"]
 # What a fan at 0 RPM is on this chip, by its design: "empty" (a header with nothing on it, or a fan another
@@ -137,8 +137,7 @@ HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
                  source="liquidctl's nzxt-hue2-guide (Smart Device V2, RGB & Fan Controller: the device "
                  "reports the state of each fan channel, as well as speed and duty)")
 # Corsair's Commander Pro detects what is on each fan connector and its driver lists only those channels, labelled by
-# the kind found; it reads the SATA power connector its fans are powered from (in0, the 12 V rail) while it runs
-# itself from USB
+# the kind found; it reads the SATA power connector its fans are powered from (in0, the 12 V rail), runs from USB
 CORSAIR_CPRO = Chip("aio", "firmware", "empty", connected_label=r"fan\d+ (3pin|4pin|other)",
                     absent_label=r"fan\d+ nc", fan_supply="in0", fan_supply_v=12.0, pwm_read_if_set=True,
                     source="Documentation/hwmon/corsair-cpro.rst (a USB device; fan[1-6]_label: the fan type as "
@@ -178,8 +177,7 @@ NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
 FW_FANCTRL = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
                   pwm_enable=MappingProxyType({2: "daemon", 3: "ec"}), source="fw-fanctrl's FanController "
                   "(adaptSpeed, pause: ectool autofanctrl) and EctoolHardwareController (ectool fanduty)")
-# msi-ec: an MSI laptop's embedded controller (its temperatures read 0 where it has none, a discrete GPU that is off:
-# no reading, as any temperature at or below 0 °C is)
+# msi-ec: an MSI laptop's embedded controller (its 0 °C where it has none, a discrete GPU that is off: no reading)
 MSI_EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0,
               source="the msi-ec driver's README (realtime_temperature, realtime_fan_speed, fan_mode, cooler_boost)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
@@ -336,9 +334,12 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
 )
 
 
-def controller_of(entry: Chip, pwm_enable: int | None, duty: float | None) -> Controller:
-    """Who sets a fan of this chip: the mode its pwm_enable names where one is read; else a hand (a person or a
-    program) where its chip's pwm reads only once written and a duty is read; else the chip's own controller."""
+def controller_of(entry: Chip, pwm_enable: int | None, duty: float | None, stated: object = None) -> Controller:
+    """Who sets a fan of this chip: the capture's own word for it where one is stated (jetson_clocks: nvfancontrol
+    active); the mode its pwm_enable names where one is read; else a hand (a person or a program) where its chip's
+    pwm reads only once written and a duty is read; else the chip's own controller."""
+    if stated in get_args(Controller):
+        return cast(Controller, stated)
     if pwm_enable is not None:
         return entry.pwm_enable.get(pwm_enable, entry.controller)
     return "manual" if entry.pwm_read_if_set and duty is not None else entry.controller

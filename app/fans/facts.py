@@ -235,13 +235,15 @@ class DaemonEvent:
     """What a fan daemon's log says it did as a whole: fancontrol aborted after an error and set its fans to full speed
     as it left ("aborted", the error it printed), or refused to start on a configuration that no longer matches
     the hwmon devices ("outdated") or names files that are not there ("missing"); pwmconfig set the outputs it
-    tests to full speed, where it leaves them when it ends ("left-full"). Of one fan (``fan``, the daemon's name
-    for it): fan2go read 0 RPM even at the top of its range and stopped regulating it ("stalled-at-max"), or read
-    back another pwm than it set ("overridden"); ``values`` holds the numbers the log gives (the pwm set, expected
-    and read; the speed; how many times it was logged; the fans logged alike)."""
+    tests to full speed, where it leaves them when it ends ("left-full"); a Jetson's fan service (nvfancontrol) is not
+    running while a fan's pwm is at full, as jetson_clocks --fan leaves it ("not-running", the state shown; ``fan``
+    the fan's key). Of one fan (``fan``, the daemon's name for it): fan2go read 0 RPM even at the top of its range
+    and stopped regulating it ("stalled-at-max"), or read back another pwm than it set ("overridden"); ``values``
+    holds the numbers the log gives (the pwm set, expected and read; the speed; how many times it was logged; the
+    fans logged alike)."""
 
     daemon: str
-    event: Literal["aborted", "outdated", "missing", "left-full", "stalled-at-max", "overridden"]
+    event: Literal["aborted", "outdated", "missing", "left-full", "not-running", "stalled-at-max", "overridden"]
     detail: str = ""
     fan: str = ""
     values: tuple[tuple[str, float | str], ...] = ()

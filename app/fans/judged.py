@@ -39,6 +39,8 @@ def _of(finding: Finding) -> tuple[FanState | None, AlarmKind | None]:
         return None, None
     if finding.kind == "no-control" and "level" in finding.facts:  # a level set (a person, a daemon): no fault
         return "full", None
+    if finding.kind == "daemon-stopped" and finding.facts.get("event") == "not-running":  # held at full by a setting
+        return "full", None
     if finding.kind == "below-bmc-threshold":  # just under it: a quiet fan, warned of; far under: failing
         return (None, "warning") if finding.facts.get("near") == "yes" else ("failed", "failed")
     return _OF.get(finding.kind, (None, None))

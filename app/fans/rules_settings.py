@@ -67,13 +67,17 @@ def _effect(setting: Setting) -> str | None:
       "pwmconfig script (pwmdisable sets each output it tests to full speed, pwmN_enable 0 or 1 with pwmN 255, and "
       "is what it restores them with: \"restore each fan to full speed after testing\"); fan2go's controller.go (a "
       "fan reading no speed even at its highest pwm ends its controller, ErrFanStalledAtMaxPwm, which gives the fan "
-      "back to the mode it found it in, or full speed)")
+      "back to the mode it found it in, or full speed); NVIDIA's jetson_clocks script (--show prints whether "
+      "nvfancontrol is active beside each fan pwm; --fan stops nvfancontrol and writes 255 to each fan pwm)")
 def daemon_stopped(machine: Machine) -> Iterator[Hit]:
     for event in machine.events:
         if event.event == "overridden":
             continue  # a daemon still running, whose pwm something changed: its own rule
-        # what pwmconfig did is known; that nothing has set the outputs back since is likely
-        yield Hit("daemon-stopped", (), "likely" if event.event == "left-full" else "known",
+        # what pwmconfig did is known; that nothing has set the outputs back since is likely (so with nvfancontrol
+        # not running: the kernel's thermal governor may still step a Jetson's fan); a fan jetson_clocks lists is
+        # the fan the finding is about (its key)
+        about = (event.fan,) if event.event == "not-running" else ()
+        yield Hit("daemon-stopped", about, "likely" if event.event in ("left-full", "not-running") else "known",
                   {"daemon": event.daemon, "event": event.event, "detail": event.detail,
                    **({"fan": event.fan} if event.fan else {}), **dict(event.values)})
 

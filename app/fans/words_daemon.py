@@ -123,6 +123,12 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
                 "how it leaves them when it ends: until fancontrol runs or their automatic mode is set back "
                 "(pwmN_enable 2 or more, or a reboot), those fans most likely stay at full; the speeds it printed "
                 "are the fans at full, not as they usually run.")
+    if f.get("event") == "not-running":
+        return (f"{f['daemon']}, the Jetson's fan service, is not running (jetson_clocks --show: {f['detail']}) and "
+                f"the {n(s[0]) if s else 'fan'}'s pwm is {_num(f['pwm'])} of 255: that is how jetson_clocks --fan "
+                "leaves it (it stops nvfancontrol and writes 255 to each fan), so it most likely stays at full, "
+                "whatever the temperatures, until nvfancontrol runs again (sudo systemctl start nvfancontrol, or a "
+                "reboot).")
     if f.get("event") == "stalled-at-max":
         return (f"{f['daemon']} read {_num(f['rpm'])} RPM from its fan '{f['fan']}' even at PWM {_num(f['pwm'])}, the "
                 "top of its range, and stopped regulating it (it hands the fan back to the mode it found it in, or "
