@@ -2,7 +2,13 @@
 as i8kctl(1) lists them: the format's version, the BIOS version, the service tag, the CPU's temperature (°C), the
 left and the right fan's state (0 off, 1 low, 2 high), their speeds (RPM), the AC power and the Fn keys' status
 ("1.0 A17 B5W123K 52 2 1 8040 6420 1 2"). -1 stands where the SMM call failed (the driver's error value). Read only
-where the paste names i8k: ten numbers alone on a line could be anything."""
+where the paste names i8k: ten numbers alone on a line could be anything.
+
+The left fan is the SMM interface's fan 1, the right fan its fan 0 (linux/i8k.h): hwmon's fan2 and fan1. The driver
+shows in hwmon only the fans whose state (or type) the SMM answers for (dell-smm-hwmon.c, dell_smm_init_hwmon): a
+fan whose state and speed both fail beside one that answers is a fan the machine does not have, not one whose speed
+is unknown. Beside the same driver's ``sensors`` listing, which names each fan it shows by its type ("Processor
+Fan") in channel order, each fan i8k reads is the listed fan of its place, where the two count as many."""
 
 from __future__ import annotations
 
@@ -14,7 +20,7 @@ _LINE = re.compile(r"^\s*\d+\.\d+\s+\S+\s+\S+\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-
                    re.MULTILINE)
 CHIP = "dell_smm"
 MAX_STATE = 2  # i8kctl(1): 0 off, 1 low, 2 high; the driver's pwm is the state scaled to 0-255
-_FANS = (("Left fan", 1), ("Right fan", 2))
+_FANS = (("Left fan", 2), ("Right fan", 1))  # hwmon's channel of each
 # i8kmon -v's line per pass: the CPU's temperature, the state it leaves each fan in, the AC status (i8kmon's
 # "temp, left fan state, right fan state, ac state: 51 0 1 0"); -1 where the SMM call failed
 _PASS = re.compile(r"temp, left fan state, right fan state, ac state:\s*(-?\d+)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)")
@@ -47,16 +53,38 @@ def read(text: str) -> list[Reading]:
         return []
     found: list[Reading] = [Reading(CHIP, "CPU", float(cpu), f"{cpu} °C", "c", "temp1_input", n)
                             for n, (cpu, _, _) in enumerate(_passes(text))]
-    for snapshot, match in enumerate(_LINE.finditer(text)):
-        cpu, *fans = (int(g) for g in match.groups())
+    lines = [[int(g) for g in match.groups()] for match in _LINE.finditer(text)]
+    there = [(label, n) for i, (label, n) in enumerate(_FANS)
+             if any(line[1 + i] >= 0 or line[3 + i] >= 0 for line in lines)]
+    fans = there if there else list(_FANS)  # neither answers: both kept, their -1 said
+    named = dict(zip(sorted(n for _, n in fans), _listed(text), strict=True)) if len(_listed(text)) == len(fans) \
+        else {}
+    for snapshot, (cpu, *values) in enumerate(lines):
         if 0 < cpu < 128:  # -1: the SMM call failed; the driver's temperatures are 8-bit
             found.append(Reading(CHIP, "CPU", float(cpu), f"{cpu} °C", "c", "temp1_input", snapshot))
-        for (label, n), state, speed in zip(_FANS, fans[:2], fans[2:], strict=True):
-            found.append(Reading(CHIP, label, float(speed), f"{speed} RPM", "rpm", f"fan{n}_input", snapshot))
-            if 0 <= state <= MAX_STATE:
-                found.append(Reading(CHIP, label, float(state_pwm(state)), f"state {state}", None, f"pwm{n}",
-                                     snapshot))
+        for i, (label, n) in enumerate(_FANS):
+            if (label, n) in fans:
+                found += _fan(named.get(n), label, n, values[i], values[2 + i], snapshot)
     return found
+
+
+def _fan(listed: str | None, label: str, n: int, state: int, speed: int, snapshot: int) -> list[Reading]:
+    """One fan's speed and state, as the listed fan of its place where the listing names it, else as hwmon's fanN."""
+    name, attrs = (listed, ("label_input", "label_pwm")) if listed else (label, (f"fan{n}_input", f"pwm{n}"))
+    found = [Reading(CHIP, name, float(speed), f"{speed} RPM", "rpm", attrs[0], snapshot)]
+    if 0 <= state <= MAX_STATE:
+        found.append(Reading(CHIP, name, float(state_pwm(state)), f"state {state}", None, attrs[1], snapshot))
+    return found
+
+
+_LISTING = re.compile(r"^(?:dell_smm|i8k)-\S+\s*\n(?:Adapter:[^\n]*\n)?((?:[^\n]+\n?)*)", re.MULTILINE)
+_LISTED_FAN = re.compile(r"^([^:\n]+?):\s+-?\d+ RPM\b", re.MULTILINE)
+
+
+def _listed(text: str) -> list[str]:
+    """The fans the driver's sensors listing names, in its order (its channels' order), of its first block."""
+    block = _LISTING.search(text)
+    return _LISTED_FAN.findall(block.group(1)) if block else []
 
 
 def control(text: str) -> list[Reading]:
