@@ -80,7 +80,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("rocm-smi -a's per-card lines", columns.detail),
     ("a Mac's SMC (smcFanControl's smc -f, osx-cpu-temp)", macsmc.read),
     ("turbostat's table (CoreTmp, PkgTmp)", turbostat.read),
-    ("an NVIDIA Jetson's tegrastats (and its pwm-fan's files)", tegra.read),
+    ("an NVIDIA Jetson's tegrastats, its pwm-fan's files or jetson_clocks --show", tegra.read),
     ("the BSDs' sysctl sensors (OpenBSD's hw.sensors, FreeBSD's dev.cpu, acpi_ibm, asmc)", sysctl.read),
     ("smartctl's drive temperatures (ATA attributes, the NVMe health log, SCSI)", smart.read),
     ("Windows' ACPI thermal zones as PowerShell's table shows them (MSAcpi_ThermalZoneTemperature)",
