@@ -43,8 +43,8 @@ def test_a_jetson_fan_asked_for_nothing_beside_a_hot_soc_is_said() -> None:
 
 
 # jetson_clocks --show as NVIDIA's script prints it (its do_fan: "FAN Dynamic Speed control=<systemctl is-active
-# nvfancontrol> <hwmon>_<pwm>=<value>"); the lines around it as an AGX Orin printed them in a real post, the fan's
-# values chosen here
+# nvfancontrol> <hwmon>_<pwm>=<value>"); the lines around it shaped on an AGX Orin's output in a real post, their
+# values and the fan's chosen here
 SHOW = ("$ sudo jetson_clocks --show\nSOC family:tegra234  Machine:NVIDIA Jetson AGX Orin Developer Kit\n"
         "Online CPUs: 0-11\nGPU MinFreq=306000000 MaxFreq=1300500000 CurrentFreq=306000000\n"
         "EMC MinFreq=204000000 MaxFreq=3199000000 CurrentFreq=2133000000 FreqOverride=0\n"
