@@ -27,23 +27,29 @@ def test_the_left_fan_is_hwmons_fan2_and_the_right_fan1() -> None:
 
 
 def test_a_fan_the_smm_does_not_answer_for_beside_one_it_does_is_not_there(tmp_path: Path) -> None:
-    """A laptop with one fan: its left fan's state and speed -1, the right at 3480 RPM: one fan, running, and the
-    -1 is not said as a speed not known; with neither answering both stay, their -1 said."""
+    """A laptop with one fan: its left fan's state and speed -1, the right at 3480 RPM: one fan running and the
+    left a slot said as most likely empty (never dropped unsaid), not as a speed not known; with neither answering
+    both stay, their -1 said."""
     code, answer = explain("$ cat /proc/i8k\n1.0 A22 ABCD123 52 -1 1 -1 3480 -1 -1\n", tmp_path)
-    (fan,) = machine(read.read("$ cat /proc/i8k\n1.0 A22 ABCD123 52 -1 1 -1 3480 -1 -1\n")[0]).fans
-    assert (fan.key, fan.rpm) == ("dell_smm/fan1", 3480.0)
-    assert code == 0 and "speed-not-a-reading" not in [f["kind"] for f in findings_of(answer)]
+    fans = machine(read.read("$ cat /proc/i8k\n1.0 A22 ABCD123 52 -1 1 -1 3480 -1 -1\n")[0]).fans
+    assert sorted((f.key, f.rpm, f.present) for f in fans) == [("dell_smm/fan1", 3480.0, None),
+                                                               ("dell_smm/fan2", None, False)]
+    found = findings_of(answer)
+    assert code == 0 and "speed-not-a-reading" not in [f["kind"] for f in found]
+    assert any(f["kind"] == "empty-slots" and f["subjects"] == ["dell_smm/fan2"] for f in found)
     both = machine(read.read("$ i8kctl\n1.0 A05 XYZ 61 -1 -1 -1 -1 1 -1\n")[0]).fans
     assert sorted(f.key for f in both) == ["dell_smm/fan1", "dell_smm/fan2"]
 
 
 def test_beside_the_drivers_listing_each_fan_is_the_listed_fan_of_its_place() -> None:
-    """One fan there (the right, fan1), one listed ("Processor Fan"): one fan, with i8k's state as its duty; a
-    listing that names another count of fans is not matched by place."""
+    """One fan there (the right, fan1), one listed ("Processor Fan"): one fan, with i8k's state as its duty (the
+    left, most likely empty, stays i8k's); a listing that names another count of fans is not matched by place."""
     text = "$ cat /proc/i8k\n1.0 A22 ABCD123 52 -1 1 -1 3480 -1 -1\n" + LISTING
-    (fan,) = machine(read.read(text)[0]).fans
+    fan, empty = sorted(machine(read.read(text)[0]).fans, key=lambda f: f.present is False)
+    assert (empty.label, empty.present) == ("Left fan", False)
     assert (fan.key, fan.label, fan.rpm, fan.duty_percent) == ("dell_smm/Processor Fan", "Processor Fan", 3480.0, 50.2)
     two = "$ cat /proc/i8k\n1.0 A22 ABCD123 52 1 1 2900 3480 -1 -1\n" + LISTING
     assert sorted(f.label for f in machine(read.read(two)[0]).fans) == ["Left fan", "Processor Fan", "Right fan"]
     more = text.replace("CPU:", "Video Fan: 2100 RPM\nCPU:")  # two listed, one there: not matched by place
-    assert sorted(f.label for f in machine(read.read(more)[0]).fans) == ["Processor Fan", "Right fan", "Video Fan"]
+    assert sorted(f.label for f in machine(read.read(more)[0]).fans) == ["Left fan", "Processor Fan", "Right fan",
+                                                                         "Video Fan"]

@@ -6,9 +6,10 @@ where the paste names i8k: ten numbers alone on a line could be anything.
 
 The left fan is the SMM interface's fan 1, the right fan its fan 0 (linux/i8k.h): hwmon's fan2 and fan1. The driver
 shows in hwmon only the fans whose state (or type) the SMM answers for (dell-smm-hwmon.c, dell_smm_init_hwmon): a
-fan whose state and speed both fail beside one that answers is a fan the machine does not have, not one whose speed
-is unknown. Beside the same driver's ``sensors`` listing, which names each fan it shows by its type ("Processor
-Fan") in channel order, each fan i8k reads is the listed fan of its place, where the two count as many."""
+fan whose state and speed both fail beside one that answers is most likely a fan the machine does not have: said as
+a slot most likely empty, not as a fan whose speed is unknown. Beside the same driver's ``sensors`` listing, which
+names each fan it shows by its type ("Processor Fan") in channel order, each fan the SMM answers for is the listed
+fan of its place, where the two count as many."""
 
 from __future__ import annotations
 
@@ -56,22 +57,25 @@ def read(text: str) -> list[Reading]:
     lines = [[int(g) for g in match.groups()] for match in _LINE.finditer(text)]
     there = [(label, n) for i, (label, n) in enumerate(_FANS)
              if any(line[1 + i] >= 0 or line[3 + i] >= 0 for line in lines)]
-    fans = there if there else list(_FANS)  # neither answers: both kept, their -1 said
-    named = dict(zip(sorted(n for _, n in fans), _listed(text), strict=True)) if len(_listed(text)) == len(fans) \
-        else {}
+    fans = there if there else list(_FANS)  # neither answers: both kept, their -1 said as speeds not read
+    listed = _listed(text)
+    named = dict(zip(sorted(n for _, n in fans), listed, strict=True)) if len(listed) == len(fans) else {}
     for snapshot, (cpu, *values) in enumerate(lines):
         if 0 < cpu < 128:  # -1: the SMM call failed; the driver's temperatures are 8-bit
             found.append(Reading(CHIP, "CPU", float(cpu), f"{cpu} °C", "c", "temp1_input", snapshot))
         for i, (label, n) in enumerate(_FANS):
-            if (label, n) in fans:
-                found += _fan(named.get(n), label, n, values[i], values[2 + i], snapshot)
+            found += _fan(named.get(n), label, n, values[i], values[2 + i], snapshot, (label, n) in fans)
     return found
 
 
-def _fan(listed: str | None, label: str, n: int, state: int, speed: int, snapshot: int) -> list[Reading]:
-    """One fan's speed and state, as the listed fan of its place where the listing names it, else as hwmon's fanN."""
+def _fan(listed: str | None, label: str, n: int, state: int, speed: int, snapshot: int,
+         there: bool) -> list[Reading]:
+    """One fan's speed and state, as the listed fan of its place where the listing names it, else as hwmon's fanN;
+    a fan the SMM answers nothing for beside one it does, as a slot most likely empty (said, never dropped: if a
+    fan is there, its speed is not read)."""
     name, attrs = (listed, ("label_input", "label_pwm")) if listed else (label, (f"fan{n}_input", f"pwm{n}"))
-    found = [Reading(CHIP, name, float(speed), f"{speed} RPM", "rpm", attrs[0], snapshot)]
+    found = [Reading(CHIP, name, float(speed), f"{speed} RPM", "rpm", attrs[0], snapshot,
+                     {} if there else {"status": "not present"})]
     if 0 <= state <= MAX_STATE:
         found.append(Reading(CHIP, name, float(state_pwm(state)), f"state {state}", None, attrs[1], snapshot))
     return found
