@@ -19,7 +19,7 @@ from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
 from .rules_state import off_asked
-from .speeds import FULL_DUTY
+from .speeds import COOL_C, FULL_DUTY
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
 
@@ -74,12 +74,16 @@ def daemon_stopped(machine: Machine) -> Iterator[Hit]:
         if event.event == "overridden":
             continue  # a daemon still running, whose pwm something changed: its own rule
         # what pwmconfig did is known; that nothing has set the outputs back since is likely (so with nvfancontrol
-        # not running: the kernel's thermal governor may still step a Jetson's fan); a fan jetson_clocks lists is
-        # the fan the finding is about (its key)
+        # not running: the kernel's thermal governor may still step a Jetson's fan, and where a part is hot it may
+        # hold it at full itself: possible); a fan jetson_clocks lists is the fan the finding is about (its key)
         about = (event.fan,) if event.event == "not-running" else ()
-        yield Hit("daemon-stopped", about, "likely" if event.event in ("left-full", "not-running") else "known",
+        hot = max((t.celsius for t in machine.temperatures if t.celsius is not None), default=0.0) if about else 0.0
+        warm = hot >= COOL_C
+        yield Hit("daemon-stopped", about, "possible" if warm else "likely" if event.event in
+                  ("left-full", "not-running") else "known",
                   {"daemon": event.daemon, "event": event.event, "detail": event.detail,
-                   **({"fan": event.fan} if event.fan else {}), **dict(event.values)})
+                   **({"fan": event.fan} if event.fan else {}), **({"hot_c": hot} if warm else {}),
+                   **dict(event.values)})
 
 
 @rule("a BMC's log of a fan under its lower threshold", 86, "IPMI v2.0 threshold sensors (an event is asserted when "

@@ -128,7 +128,8 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
                 f"the {n(s[0]) if s else 'fan'}'s pwm is {_num(f['pwm'])} of 255: that is how jetson_clocks --fan "
                 "leaves it (it stops nvfancontrol and writes 255 to each fan), so it most likely stays at full, "
                 "whatever the temperatures, until nvfancontrol runs again (sudo systemctl start nvfancontrol, or a "
-                "reboot).")
+                "reboot)" + (f"; with a part at {_num(f['hot_c'])} °C the kernel's thermal governor may hold it at "
+                             "full as well." if "hot_c" in f else "."))
     if f.get("event") == "stalled-at-max":
         return (f"{f['daemon']} read {_num(f['rpm'])} RPM from its fan '{f['fan']}' even at PWM {_num(f['pwm'])}, the "
                 "top of its range, and stopped regulating it (it hands the fan back to the mode it found it in, or "

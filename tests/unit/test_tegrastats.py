@@ -99,3 +99,17 @@ def test_pwms_of_two_hwmon_devices_are_two_fans() -> None:
     text = ("FAN Dynamic Speed control=active hwmon1_pwm1=60\n"
             "FAN Dynamic Speed control=active hwmon1_pwm1_enable=1\nFAN Dynamic Speed control=active hwmon4_pwm1=90\n")
     assert sorted(f.key for f in adapt.machine(read(text)[0]).fans) == ["pwm-fan hwmon1/fan1", "pwm-fan hwmon4/fan1"]
+
+
+def test_with_a_hot_part_the_service_off_is_only_possible(tmp_path: Path) -> None:
+    """At 88 °C the kernel's thermal governor may hold the fan at full itself: the service off is one possible
+    cause, said with the temperature, not the likely one."""
+    text = SHOW.format(state="inactive", pwm=255) + LINE.format(pll="80", cpu="88", gpu="86") + "\n"
+    code, answer = explain(text, tmp_path)
+    (found,) = [f for f in findings_of(answer) if f["kind"] == "daemon-stopped"]
+    assert code == 0 and (found["confidence"], found["facts"]["hot_c"]) == ("possible", 88.0)
+
+
+def test_the_older_line_is_read_only_beside_the_scripts_own_lines() -> None:
+    """"Fan: PWM=255" alone could be any tool's (a microcontroller's serial log prints the like): no Jetson fan."""
+    assert not any(r.chip == "pwm-fan" for r in read("Fan: PWM=255\n")[0])

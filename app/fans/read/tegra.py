@@ -15,8 +15,10 @@ well: the driver ramps the duty it drives to it (as a hwmon ``pwmN`` is the duty
 ``Fan: PWM=`` (or ``Fan: speed=``) with ``target_pwm``'s value; the newer one ``FAN Dynamic Speed control=<state>
 hwmonN_pwmM=<pwm>`` for each pwm of the fan's hwmon device, ``<state>`` what ``systemctl is-active nvfancontrol``
 answers (releases after it print ``nvfancontrol``, ``kernel`` or ``disabled`` there). Its ``--fan`` stops
-nvfancontrol, NVIDIA's fan service, and writes 255 to each fan's pwm; nothing lowers it until nvfancontrol runs
-again: a fan at full with nvfancontrol not running is said as that event (``events``)."""
+nvfancontrol, NVIDIA's fan service, and writes 255 to each fan's pwm, which most likely stays there until
+nvfancontrol runs again: a fan at full with nvfancontrol not running is said as that event (``events``). The older
+line is read only beside the script's other lines (``EMC MinFreq=``, ``NV Power Mode``): "Fan: PWM=" alone could be
+any tool's."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ GPU_OFF_C = -256.0  # a powered-off GPU's reading in tegrastats
 _ATTRS = {"cur_pwm": "pwm1", "target_pwm": "fan1_target", "rpm_measured": "fan1_input"}
 # target_pwm, as the older script shows it
 _OLD_SHOW = re.compile(r"^\s*Fan: (?:PWM|speed)=(\d{1,3})\s*$", re.MULTILINE)
+_SHOWN_BESIDE = re.compile(r"^\s*(?:EMC MinFreq=|NV Power Mode:)", re.MULTILINE)  # the script's own lines
 _SHOW = re.compile(r"^\s*FAN Dynamic Speed [Cc]ontrol=(\S+) (hwmon\d+)_pwm(\d)=(\d{1,3})\s*$", re.MULTILINE)
 _RUNNING = ("active", "nvfancontrol", "kernel")  # a state in which something follows the temperatures
 # who sets the fan in each of those states: nvfancontrol (a daemon's curve), or the kernel's thermal governor
@@ -86,7 +89,8 @@ def _asked(value: str, driven: bool) -> list[Reading]:
 
 def _shown(text: str) -> list[Reading]:
     """The fan's lines of jetson_clocks --show: target_pwm (the older script) or each pwm of its hwmon device."""
-    found = [r for m in _OLD_SHOW.finditer(text) for r in _asked(m.group(1), False)]
+    found = [r for m in _OLD_SHOW.finditer(text) for r in _asked(m.group(1), False)] \
+        if _SHOWN_BESIDE.search(text) else []
     return found + [Reading(_chip(text, m.group(2)), f"fan{m.group(3)}", float(m.group(4)), m.group(4), None,
                             f"pwm{m.group(3)}", extra={"controller": _CONTROLLER.get(m.group(1).lower(), "unknown")})
                     for m in _SHOW.finditer(text)]
