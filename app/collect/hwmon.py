@@ -233,7 +233,9 @@ def _dead(chip_dir: Path, name: str, n: int, rpm: int | None, present: bool | No
     if rpm == NO_PULSES_RPM:
         return "65535 RPM: the counter saw no pulses (a stopped fan, or none)"
     if rpm == 0 and not _may_stop(name) and not present:
-        return "0 RPM: no fan on this header (or one the BMC drives)"
+        # a server board's Super-I/O may read headers its BMC wires elsewhere; a board firmware's own reading (WMI)
+        # and any other kind of chip has no BMC behind it to name
+        return "0 RPM: no fan on this header" + (" (or one the BMC drives)" if chip(name).kind == "superio" else "")
     return None
 
 

@@ -45,6 +45,20 @@ def test_empty_board_headers_are_left_out_with_the_reason(tmp_path: Path) -> Non
     assert sorted(dead) == [1, 5, 6, 7] and all("0 RPM: no fan on this header" in why for why in dead.values())
 
 
+def test_a_board_firmwares_empty_header_names_no_bmc(tmp_path: Path) -> None:
+    """asus_wmi_sensors reads a desktop board's headers through its firmware (asus_wmi_sensors.rst): a 0 there is a
+    header with nothing on it, and no BMC is behind it; a Super-I/O's 0 may be a server board's header its BMC reads."""
+    for name in ("asus_wmi_sensors", "nct6776"):
+        chip_dir = tmp_path / name / "class" / "hwmon" / "hwmon3"
+        chip_dir.mkdir(parents=True)
+        for attribute, value in (("name", name), ("fan1_input", "965"), ("fan2_input", "0")):
+            (chip_dir / attribute).write_text(value + "\n")
+    wmi = {f.channel: f.dead for f in read_fans(tmp_path / "asus_wmi_sensors")}
+    superio = {f.channel: f.dead for f in read_fans(tmp_path / "nct6776")}
+    assert wmi == {1: None, 2: "0 RPM: no fan on this header"}
+    assert superio == {1: None, 2: "0 RPM: no fan on this header (or one the BMC drives)"}
+
+
 def test_a_thinkpad_fan_is_driven_by_the_embedded_controller(tmp_path: Path) -> None:
     """Under the EC (pwm1_enable 2) thinkpad_acpi's pwm1 shows the level it keeps for manual control (7, 255, until
     one is set: thinkpad_acpi.c, fan_pwm1_show), not the fan's: no duty is read, and the reason is kept."""
