@@ -29,6 +29,7 @@ from ..core.vocabulary import dead_temperature, pwm_percent
 from ..fans.chips import chip, detected, fan_duty, not_a_fan
 from ..fans.control_words import pwm_control, zero_rpm_said
 from ..fans.limits import own_limit
+from ..fans.roles import ec_own_cpu
 from ..vendors.sysfs import asleep, chip_names, read_int, read_text
 from .sources import Reading
 
@@ -364,13 +365,15 @@ def apart(found: Sequence[HostSensor], left_out: dict[str, str]) -> tuple[HostSe
     (judged against the hottest reading under 100 °C, so two such inputs cannot vouch for each other), or, outside
     a GPU, 40 °C or more above the CPU's own sensor (an EC's unused slots at 111 °C beside a CPU at 49 °C). Inputs
     with nothing attached read 108-127 °C; they are not heat. A part's own sensor (``app.fans.limits.own_limit``)
-    is never one: a GPU's junction and a CPU at its TjMax reach 100-110 °C for real."""
+    is never one: a GPU's junction and a CPU at its TjMax reach 100-110 °C for real; nor is an embedded controller's
+    own CPU reading, which its fan follows even where it is wrong (``app.fans.roles.ec_own_cpu``)."""
     real = [s.temperature_c for s in found if s.temperature_c < 100]
     cpu = max((s.temperature_c for s in found if chip(s.chip).kind == "cpu"), default=None)
     kept = []
     for sensor in found:
         why = None
-        hot = sensor.temperature_c >= 100 and not own_limit(sensor.chip)  # a part's own sensor is built in: never open
+        hot = sensor.temperature_c >= 100 and not own_limit(sensor.chip) and \
+            not ec_own_cpu(sensor.chip, sensor.label)  # a part's own sensor, or what an EC's curve follows: never open
         if hot and real and max(real) < 60:
             why = (f"{sensor.temperature_c:g} °C while every other sensor reads under 60 °C: an input with nothing "
                    "attached")

@@ -17,7 +17,7 @@ Confidence = Literal["known", "likely", "possible"]
 FindingKind = Literal[
     "hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "full-while-cool", "full-while-hot", "slow-while-hot",
     "stops-and-starts", "fan-loud", "fault-then-reading", "target-not-met", "stalled", "below-bmc-threshold",
-    "ec-cpu-unread", "off-target", "fan-disabled", "bmc-failing-at-times",
+    "ec-cpu-unread", "ec-cpu-misread", "off-target", "fan-disabled", "bmc-failing-at-times",
     "speed-not-a-reading", "drivers-disagree", "zero-then-turning", "unlike-siblings",
     "headers-read-zero", "no-temperature", "follows-no-reading", "no-control", "fixed-duty", "firmware-floor",
     "channels-crossed", "turns-at-zero",

@@ -72,6 +72,7 @@ class Chip:
     enable_means_detected: bool = False  # its pwmN_enable reads 1 where its device detects a fan, 0 where none
     lists_unfitted: bool = False  # its driver lists the fan its firmware describes, fitted or not (a 0: maybe none)
     refuses_under_floor: bool = False  # a duty set under its manual-control least is refused: the last one holds
+    unread_cpu_duty: float | None = None  # the duty its firmware runs its fan at while it cannot read the CPU
     source: str = ""
 
 
@@ -110,10 +111,10 @@ AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=67.0, no_pulses=(65535,), 
               source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon); amdgpu_pm.c "
               "(hwmon_attributes_visible: \"Skip fan attributes if fan is not present\", and on APUs); "
               "radeon_pm.c (the same)")
-# NVIDIA: fan-stop ("0 %") on GeForce cards while cool; NVML's fan speed is the intended speed
-# NVML's fan speed is the fan's current speed and its target the one asked (nvmlDeviceGetTargetFanSpeed: under a
-# speed set with nvmlDeviceSetFanSpeed_v2 the driver attempts to reach it; "the actual current speed of the fan is
-# reported in nvmlDeviceGetFanSpeed_v2"), as nvidia-settings' GPUCurrentFanSpeed beside GPUTargetFanSpeed
+# NVIDIA: fan-stop ("0 %") on GeForce cards while cool. NVML's fan speed is the fan's current speed and its target
+# the one asked (nvmlDeviceGetTargetFanSpeed: under a speed set with nvmlDeviceSetFanSpeed_v2 the driver attempts to
+# reach it; "the actual current speed of the fan is reported in nvmlDeviceGetFanSpeed_v2"), as nvidia-settings'
+# GPUCurrentFanSpeed beside GPUTargetFanSpeed
 NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODES, reads_back_duty=True,
               refuses_under_floor=True, source="NVML API reference: nvmlDeviceGetFanSpeed_v2, "
               "nvmlDeviceGetTargetFanSpeed, nvmlDeviceGetFanControlPolicy_v2, nvmlDeviceGetMinMaxFanSpeed; "
@@ -129,13 +130,11 @@ KRAKEN_X2 = Chip("aio", "firmware", "empty", pump_floor_percent=50.0, source="li
                  "X62 and X72: _SPEED_CHANNELS pump 50-100 %, fan 25-100 %; a duty clamped to them)")
 KRAKEN_X3 = Chip("aio", "firmware", "empty", pump_floor_percent=20.0, source="liquidctl's kraken3.py (Kraken X53, X63, "
                  "X73 and Z53, Z63, Z73: pump 20-100 %; a duty clamped to it)")
-ASETEK_690LC = Chip("aio", "firmware", "empty", pump_floor_percent=50.0, source="liquidctl's asetek.py (the fifth "
-                    "generation Asetek 690LC: EVGA CLC, NZXT Kraken X31/X41/X61 and X40/X60; a fixed pump duty "
-                    "50-100 %, clamped)")
+ASETEK_690LC = Chip("aio", "firmware", "empty", pump_floor_percent=50.0, source="liquidctl's asetek.py (fifth "
+                    "generation Asetek 690LC: EVGA CLC, NZXT Kraken X31/X41/X61, X40/X60; pump duty 50-100 %, clamped)")
 # NZXT's HUE 2 fan controllers report only the channels with a fan on them, each with its duty and speed
-HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True,
-                 source="liquidctl's nzxt-hue2-guide (Smart Device V2, RGB & Fan Controller: the device "
-                 "reports the state of each fan channel, as well as speed and duty)")
+HUE2_FANS = Chip("aio", "firmware", "empty", duty_means_fan=True, source="liquidctl's nzxt-hue2-guide (Smart Device "
+                 "V2, RGB & Fan Controller: the device reports the state of each fan channel, as well as speed, duty)")
 # Corsair's Commander Pro detects what is on each fan connector and its driver lists only those channels, labelled by
 # the kind found; it reads the SATA power connector its fans are powered from (in0, the 12 V rail), runs from USB
 CORSAIR_CPRO = Chip("aio", "firmware", "empty", connected_label=r"fan\d+ (3pin|4pin|other)",
@@ -150,9 +149,8 @@ CORSAIR_CPRO = Chip("aio", "firmware", "empty", connected_label=r"fan\d+ (3pin|4
 OPENCORSAIRLINK = Chip("aio", "unknown", "empty", source="OpenCorsairLink drivers/commanderpro.c (PWM: command 0x22, "
                        "RPM: 0x21; Mode: the fan type the channel is set to)")
 # NZXT's Smart Device V2 and RGB & Fan Controller detect what is on each connector: the kernel's driver reads a
-# channel's pwmN_enable as 1 where the device found a fan and 0 where it found none (read-only: not a mode), and
-# keeps a duty on a channel with no fan as well; its speed is 0 on a channel with none. The duty is the one the host
-# last set (the device keeps it: no curve of its own through this driver)
+# channel's pwmN_enable as 1 where the device found a fan and 0 where it found none (read-only: not a mode), keeps a
+# duty on a channel with no fan too (its speed 0), the one the host last set (no curve of its own through this driver)
 NZXT_SMART2 = Chip("aio", "firmware", "empty", enable_means_detected=True, pwm_enable=MappingProxyType({1: "manual"}),
                    source="drivers/hwmon/nzxt-smart2.c (pwm_enable: fan_type != FAN_TYPE_NONE, the type the device "
                    "detected; fan_rpm: zero for channels without fans; duty_percent: non-zero even for channels "
@@ -177,12 +175,15 @@ NBFC = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
 FW_FANCTRL = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
                   pwm_enable=MappingProxyType({2: "daemon", 3: "ec"}), source="fw-fanctrl's FanController "
                   "(adaptSpeed, pause: ectool autofanctrl) and EctoolHardwareController (ectool fanduty)")
+# System76's open EC: its fan follows its own PECI reading of the CPU (system76_acpi's "CPU temp"); 0 when unread
+SYSTEM76 = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unread_cpu_duty=50.0,
+                source="system76/ec src/board/system76/common/peci.c (peci_get_fan_duty: \"Default to 50% if there is "
+                "an error\", peci_temp 0; \"Turn fan off if not in S0 state\"), acpi.c (EC RAM 0x07: peci_temp)")
 # msi-ec: an MSI laptop's embedded controller (its 0 °C where it has none, a discrete GPU that is off: no reading)
 MSI_EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0,
               source="the msi-ec driver's README (realtime_temperature, realtime_fan_speed, fan_mode, cooler_boost)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
-# before family 17h k10temp has one value, temp1 with no label, and it is AMD's Tctl: "a non-physical temperature on
-# an arbitrary scale"; from 17h the driver labels it (Tctl, Tdie, Tccd1...) and aims to report the real temperature
+# before family 17h k10temp's one value (temp1, no label) is Tctl; from 17h its labelled values aim at the real one
 K10TEMP = Chip("cpu", relative_labels=("temp1",), source="Documentation/hwmon/k10temp.rst (before family 17h, temp1 "
                "is Tctl: a non-physical temperature on an arbitrary scale; from 17h the labelled values aim at the "
                "real one)")
@@ -204,8 +205,7 @@ PWM_FAN = Chip("controller", "kernel", "unknown", source="Documentation/devicetr
                "thermal-zones.yaml (cooling-maps)")
 # gpio-fan drives a fan through GPIO lines, one speed state at a time, and counts nothing: its fan1_input is the RPM
 # its speed map gives the state it set (gpio-fan.c, fan1_input_show), its fan1_min and fan1_max the map's ends; a
-# board's device tree writes that map (gpio-fan.yaml: gpio-fan,speed-map, pairs of RPM and GPIO value, "on" often one
-# nominal speed), so a fan that does not turn reads its state's speed as well.
+# board's device tree writes that map (gpio-fan.yaml: gpio-fan,speed-map), so a stopped fan reads its state's speed
 GPIO_FAN = Chip("controller", "unknown", "unknown", speed_is_state=True,
                 pwm_enable=MappingProxyType({0: "none", 1: "manual"}),
                 source="Documentation/hwmon/gpio-fan.rst (pwm1_enable 0: full speed, 1: manual); drivers/hwmon/"
@@ -276,7 +276,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     "amdgpu": AMDGPU, "radeon": AMDGPU, "nvidia": NVIDIA, "gpu_nvidia": NVIDIA, "nouveau": GPU_SENSOR,
     "i915": GPU_SENSOR, "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL,
     "i8k": DELL, "asus": ASUS_WMI, "asus_nb_wmi": ASUS_WMI,
-    "system76_acpi": EC, "system76": EC, "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC,
+    "system76_acpi": SYSTEM76, "system76": SYSTEM76, "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC,
     "hp": EC, "msi_ec": MSI_EC, "applesmc": APPLESMC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
     # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
     # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)

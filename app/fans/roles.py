@@ -60,6 +60,13 @@ def may_be_unconnected(chip_name: str | None, label: str) -> bool:
         (kind == "ec" and re.fullmatch(r"temp\d+", label.strip().lower()) is not None)
 
 
+def ec_own_cpu(chip_name: str | None, label: str) -> bool:
+    """True for an embedded controller's own reading of the CPU, the one its fan table follows (system76/ec: the EC's
+    PECI reading, which its ACPI interface hands system76_acpi as "CPU temp"; thinkpad-acpi.rst: the EC's CPU
+    slot): what the EC believes, right or wrong, never an input with nothing attached."""
+    return chip(chip_name).kind == "ec" and role(chip_name, label) == "cpu" and not may_be_unconnected(chip_name, label)
+
+
 def pin_named(label: str) -> bool:
     """True for a label a board fan chip's driver gives an input after its pin (nct6775's CPUTIN, SYSTIN, AUXTIN0-3;
     a board firmware's T_Sensor): a board fan chip's input even where the capture does not name its chip."""

@@ -311,21 +311,6 @@ def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
             yield Hit("below-bmc-threshold", (fan.key,), "likely" if "near" in facts else "possible", facts)
 
 
-@rule("an embedded controller whose CPU reads nothing", 87, "thinkpad-acpi.rst; the EC's fan table is indexed by "
-      "its own CPU reading (system76/ec src/board/system76/common/fan.c); where the EC reads another CPU sensor of "
-      "its own, which one its curve follows is not known, and nothing is said")
-def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
-    read = {t.chip for t in machine.temperatures if t.role == "cpu" and t.celsius is not None}  # read elsewhere
-    for temp in (t for t in machine.temperatures if t.chip not in read):
-        if chip(temp.chip).kind == "ec" and temp.role == "cpu" and temp.invalid and temp.raw is not None:
-            fans = [f.key for f in machine.fans if f.chip == temp.chip]
-            hot = hottest_of([t for t in machine.temperatures if t.role == "cpu"])
-            yield Hit("ec-cpu-unread", (temp.key, *fans), "likely",
-                      {"raw_c": temp.raw, **({"other": hot.key, "other_c": hot.celsius or 0.0} if hot else {}),
-                       "fan_rpm": next((f.rpm for f in machine.fans if f.chip == temp.chip and f.rpm is not None),
-                                       -1.0)})
-
-
 @rule("a speed that is not a reading", 85, f"{ABI} (fanN_input in RPM, never negative); the driver's own error "
       "values (Documentation/hwmon/dell-smm-hwmon.rst, max31785.rst); gpio-fan.c (fan1_input: the speed map's RPM of "
       "the state set, nothing counted); nbfc-linux src/fan.c (the current speed: the "

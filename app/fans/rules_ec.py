@@ -1,13 +1,20 @@
-"""The rule of an embedded controller's own fan table, where a capture shows it (the Chrome EC's, through ``ectool
-temps all``): which sensor the fans answer to and what it asks. Registered in ``app.fans.rules`` like the others."""
+"""The rules of an embedded controller's own fan control: its fan table, where a capture shows it (the Chrome EC's,
+through ``ectool temps all``): which sensor the fans answer to and what it asks; and its own reading of the CPU, which
+its fan follows, far above the CPU's. Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from . import ectable
-from .facts import Machine
-from .rules import Hit, rule
+from .chips import chip
+from .facts import Machine, TempFact
+from .roles import ec_own_cpu
+from .rules import Hit, hottest_of, rule, turning
+
+# An EC reads the CPU's own die sensors (PECI, SB-TSI), as coretemp and k10temp do: two reads of one part apart by
+# this much are not one moment of a burst (a package moves 10-20 °C within a second): one of them is wrong
+MISREAD_C = 30.0
 
 _SOURCE = ("Chrome EC common/thermal.c (thermal_control: every fan is asked for the highest of each sensor's "
            "thermal_fan_percent between its fan_off and fan_max), common/fan.c (fan_percent_to_rpm: 0 turns the fans "
@@ -29,3 +36,46 @@ def ec_table(machine: Machine) -> Iterator[Hit]:
         # the stock engine's share is the EC's own arithmetic on what it reads: likely, since a board may map it to
         # its own steps or replace the engine (CONFIG_CUSTOM_FAN_CONTROL), which a capture does not show
         yield Hit("ec-table", (sensor.key,), "likely", facts)
+
+
+@rule("an embedded controller whose CPU reads nothing", 87, "thinkpad-acpi.rst; the EC's fan table is indexed by "
+      "its own CPU reading (system76/ec src/board/system76/common/fan.c); where the EC reads another CPU sensor of "
+      "its own, which one its curve follows is not known, and nothing is said; a fan that turns all the same does not "
+      "follow the CPU: system76/ec's peci.c runs it at 50 % when its read fails")
+def ec_cpu_unread(machine: Machine) -> Iterator[Hit]:
+    read = {t.chip for t in machine.temperatures if t.role == "cpu" and t.celsius is not None}  # read elsewhere
+    for temp in (t for t in machine.temperatures if t.chip not in read):
+        if chip(temp.chip).kind == "ec" and temp.role == "cpu" and temp.invalid and temp.raw is not None:
+            fans = [f.key for f in machine.fans if f.chip == temp.chip]
+            yield Hit("ec-cpu-unread", (temp.key, *fans), "likely", _unread_facts(machine, temp))
+
+
+def _unread_facts(machine: Machine, temp: TempFact) -> dict[str, float | str]:
+    """The EC's no-reading, the CPU's own hottest reading, its fan's speed, and the duty its firmware runs the fan at
+    for a CPU it cannot read, where the table knows it and the fan turns."""
+    hot = hottest_of([t for t in machine.temperatures if t.role == "cpu"])
+    rpm = next((f.rpm for f in machine.fans if f.chip == temp.chip and f.rpm is not None), -1.0)
+    facts: dict[str, float | str] = {"raw_c": temp.raw or 0.0, "fan_rpm": rpm,
+                                     **({"other": hot.key, "other_c": hot.celsius or 0.0} if hot else {})}
+    failsafe = chip(temp.chip).unread_cpu_duty
+    if rpm > 0 and failsafe is not None:
+        facts["failsafe"] = failsafe
+    return facts
+
+
+@rule("an embedded controller's CPU reading far above the CPU's", 84, "system76/ec src/board/system76/common/peci.c "
+      "(the fan's duty is fan_duty(peci_temp): the EC's own CPU reading) and acpi.c (EC RAM 0x07: peci_temp, which "
+      "system76_acpi reads as CPU temp); thinkpad-acpi.rst (the EC's CPU sensor); Documentation/hwmon/coretemp.rst "
+      "and k10temp.rst (the CPU's own sensors)")
+def ec_cpu_misread(machine: Machine) -> Iterator[Hit]:
+    own = hottest_of([t for t in machine.temperatures if chip(t.chip).kind == "cpu" and t.celsius is not None])
+    if own is None or own.celsius is None:
+        return
+    for temp in machine.temperatures:
+        if temp.celsius is None or not ec_own_cpu(temp.chip, temp.label) or temp.celsius - own.celsius < MISREAD_C:
+            continue
+        fans = [f for f in machine.fans if f.chip == temp.chip and turning(f)]
+        if fans:  # its fan turns for what the EC believes: the CPU's heat it does not have
+            yield Hit("ec-cpu-misread", (temp.key, *(f.key for f in fans)), "likely",
+                      {"ec_c": temp.celsius, "other": own.key, "other_c": own.celsius,
+                       "rpm": max(f.rpm or 0.0 for f in fans)})

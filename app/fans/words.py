@@ -16,6 +16,8 @@ from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
 from .words_daemon import _bias, _daemon_critical, _daemon_stopped, _decided, _no_range, _overridden
+from .words_ec import misread as ec_misread
+from .words_ec import unread as ec_unread
 from .words_gpu import no_gpu_fan as _no_gpu_fan
 from .words_gpu import slowing_for_heat as _slowing_for_heat
 from .words_heat import at_critical, crit_since
@@ -81,13 +83,6 @@ def _stalled(n: Names, s: Sequence[str], f: Facts) -> str:
     asked = f"{_verb(s, 'is', 'are')} {how} and" if "duty" in f else \
         f"{_verb(s, 'has', 'have')} zero-RPM off (its controller does not stop {_verb(s, 'it', 'them')}) and"
     return f"The {n.some(s)} {asked} {_verb(s, 'reads', 'read')} {f.get('raw') or '0 RPM'}: stalled, {tail}."
-
-
-def _ec(n: Names, s: Sequence[str], f: Facts) -> str:
-    other = f", while {n(f['other'])} reads {_num(f['other_c'])} °C" if "other" in f else ""
-    fan = " Its fan reads 0 RPM." if f.get("fan_rpm") == 0 else ""
-    return (f"The embedded controller's own CPU temperature ({n(s[0])}) reads {_num(f['raw_c'])} °C, which is no "
-            f"reading{other}: a controller whose fan curve follows it never asks for cooling.{fan}")
 
 
 _CONTROLLERS = {"firmware": "the device's own firmware", "bios": "the board's fan chip as the BIOS set it up",
@@ -293,7 +288,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "below-bmc-threshold": _bmc,
     "bmc-warning": _bmc_warning,
     "bmc-failing-at-times": _failing_at_times,
-    "ec-cpu-unread": _ec,
+    "ec-cpu-unread": ec_unread, "ec-cpu-misread": ec_misread,
     "speed-not-a-reading": lambda n, s, f: _not_a_reading(n, s, f, _raw(f)),
     "drivers-disagree": lambda n, s, f: (f"Two drivers read this board's one fan chip ({f['more']} and {f['fewer']})"
                                          f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
