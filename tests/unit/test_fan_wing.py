@@ -152,9 +152,9 @@ def test_golden_sentences() -> None:
     misread = ec.replace("  0 RPM", "7309 RPM").replace("+0.0°C", "+100.0°C") + "coretemp-isa-0000\nCore 0:  +32.0°C\n"
     _, sentence, _ = explained(machine(read.read(misread)[0]))
     assert sentence.startswith("The embedded controller's own CPU temperature (CPU temp (system76_acpi)) reads 100 °C "
-                               "while the CPU's own sensor (Core 0 (coretemp)) reads 32 °C: the CPU fan (system76_acpi) "
-                               "at 7,309 RPM follows the controller's reading, which is wrong (stuck or misread), so it "
-                               "runs for heat the CPU does not have"), sentence
+                               "while the CPU's own sensor (Core 0 (coretemp)) reads 32 °C: the CPU fan "
+                               "(system76_acpi) at 7,309 RPM follows the controller's reading, which is wrong (stuck "
+                               "or misread), so it runs for heat the CPU does not have"), sentence
     sel = "".join(f"   {n} | 11/28/2026 | 14:0{n}:11 | Fan FAN1 | Lower Critical going low | {state}\n"
                   for n, state in enumerate(("Asserted", "Deasserted", "Asserted"), start=1))
     _, sentence, _ = explained(Machine(bmc_events=bmc_log(sel)))
