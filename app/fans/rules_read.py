@@ -129,7 +129,9 @@ def _flagged(fan: FanFact) -> Hit:
       "(the CPU cooler's fan on CPU_FAN, CPU_OPT an optional second)")
 def empty_slots(machine: Machine) -> Iterator[Hit]:
     empty = [f for f in machine.fans if _maybe_empty(machine, f)]
-    if not empty or not any(turning(f) for f in machine.fans):
+    # beside a fan that turns, or one its controller runs at a share of its maximum with no speed read (hpasmcli's,
+    # iLO's "% of max"): a fan there answers, so the others' empty slots are the controller's slots, not a silence
+    if not empty or not any(turning(f) or _bmc_share(f) for f in machine.fans):
         return
     asked, named, rest = _kinds_of_empty(empty)
     for kind, headers in (("pump", [f for f in named if f.pump]), ("cpu", [f for f in named if not f.pump])):
@@ -141,6 +143,11 @@ def empty_slots(machine: Machine) -> Iterator[Hit]:
     if asked:
         yield Hit("empty-slots", _keys(asked), "possible",
                   {"count": len(asked), "zero": len(asked), "duty": max(f.duty_percent or 0.0 for f in asked)})
+
+
+def _bmc_share(fan: FanFact) -> bool:
+    """A server fan its management controller reports at a share of its maximum, no speed read: one that turns."""
+    return chip(fan.chip).kind == "bmc" and fan.rpm is None and (fan.duty_percent or 0.0) > 0
 
 
 def _rest_empty(machine: Machine, rest: list[FanFact]) -> Hit:

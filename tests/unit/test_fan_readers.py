@@ -797,8 +797,11 @@ def test_hps_hpasmcli_fans_and_temperatures_are_the_bmcs(tmp_path: Path) -> None
         ("Fan 1 SYSTEM", 45.0, None), ("Fan 2 SYSTEM", 100.0, None), ("Fan 3 SYSTEM", None, False)}
     assert {(t.label, t.celsius) for t in facts.temperatures} == {("PROCESSOR_ZONE (sensor 1)", 40.0),
                                                                   ("CPU#1 (sensor 2)", 61.0)}
-    code, _ = explain(text, tmp_path)
+    code, answer = explain(text, tmp_path)
     assert code == 0
+    # a slot the controller reports empty, beside fans it runs at a share of their maximum (no speed read), is said
+    empty = [f for f in findings_of(answer) if f["kind"] == "empty-slots"]
+    assert [f["subjects"] for f in empty] == [["bmc/Fan 3 SYSTEM"]], findings_of(answer)
 
 
 def test_freeipmis_event_column_is_the_bmcs_status(tmp_path: Path) -> None:
