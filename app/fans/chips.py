@@ -73,6 +73,7 @@ class Chip:
     lists_unfitted: bool = False  # its driver lists the fan its firmware describes, fitted or not (a 0: maybe none)
     refuses_under_floor: bool = False  # a duty set under its manual-control least is refused: the last one holds
     unread_cpu_duty: float | None = None  # the duty its firmware runs its fan at while it cannot read the CPU
+    own_cpu_curve: bool = False  # its firmware's source computes its fan's duty from its own CPU reading
     source: str = ""
 
 
@@ -124,8 +125,7 @@ BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thres
 AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "
            "channel with nothing on it reads 0 rpm (aquacomputer-quadro-guide), and some hubs keep the duty last set "
            "on a channel whatever is on it (lianli-uni-guide); a pump is its own rule")
-# Coolers whose pump liquidctl's driver will not ask for less than a floor: a duty set below it is clamped up to it
-# before it is sent (kraken2.py, kraken3.py and asetek.py: each channel's minimum and maximum duty, and clamp)
+# Coolers whose pump liquidctl's driver clamps up to a floor before sending (kraken2.py, kraken3.py, asetek.py)
 KRAKEN_X2 = Chip("aio", "firmware", "empty", pump_floor_percent=50.0, source="liquidctl's kraken2.py (Kraken X42, X52, "
                  "X62 and X72: _SPEED_CHANNELS pump 50-100 %, fan 25-100 %; a duty clamped to them)")
 KRAKEN_X3 = Chip("aio", "firmware", "empty", pump_floor_percent=20.0, source="liquidctl's kraken3.py (Kraken X53, X63, "
@@ -177,9 +177,10 @@ FW_FANCTRL = Chip("ec", "daemon", "rest-or-unreported", rest_below_c=70.0,
                   "(adaptSpeed, pause: ectool autofanctrl) and EctoolHardwareController (ectool fanduty)")
 # System76's open EC: its fan follows its own PECI reading of the CPU (system76_acpi's "CPU temp"); 0 when unread
 SYSTEM76 = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unread_cpu_duty=50.0,
+                own_cpu_curve=True,
                 source="system76/ec src/board/system76/common/peci.c (peci_get_fan_duty: \"Default to 50% if there is "
                 "an error\", peci_temp 0; \"Turn fan off if not in S0 state\"), acpi.c (EC RAM 0x07: peci_temp)")
-# msi-ec: an MSI laptop's embedded controller (its 0 °C where it has none, a discrete GPU that is off: no reading)
+# msi-ec: an MSI laptop's EC (its 0 °C where it has none, a discrete GPU that is off: no reading)
 MSI_EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0,
               source="the msi-ec driver's README (realtime_temperature, realtime_fan_speed, fan_mode, cooler_boost)")
 CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
@@ -187,8 +188,7 @@ CPU = Chip("cpu", source="Documentation/hwmon/coretemp.rst, k10temp.rst")
 K10TEMP = Chip("cpu", relative_labels=("temp1",), source="Documentation/hwmon/k10temp.rst (before family 17h, temp1 "
                "is Tctl: a non-physical temperature on an arbitrary scale; from 17h the labelled values aim at the "
                "real one)")
-# a thermal zone's hwmon takes the zone's type as its name; the Raspberry Pi's SoC zone is "cpu_thermal", the SoC's
-# own sensor, which vcgencmd measure_temp reads as well
+# a thermal zone's hwmon takes the zone's type as its name (the Pi's SoC zone "cpu_thermal", vcgencmd's measure_temp)
 SOC_ZONE = Chip("cpu", source="Documentation/driver-api/thermal/sysfs-api.rst (a zone's hwmon is named for its "
                 "type); Raspberry Pi's documentation of vcgencmd (measure_temp: the SoC's temperature)")
 CHIPSET = Chip("chipset", source="Documentation/thermal/intel_pch_thermal (pch_* hwmon)")

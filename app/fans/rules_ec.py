@@ -75,7 +75,9 @@ def ec_cpu_misread(machine: Machine) -> Iterator[Hit]:
         if temp.celsius is None or not ec_own_cpu(temp.chip, temp.label) or temp.celsius - own.celsius < MISREAD_C:
             continue
         fans = [f for f in machine.fans if f.chip == temp.chip and turning(f)]
-        if fans:  # its fan turns for what the EC believes: the CPU's heat it does not have
-            yield Hit("ec-cpu-misread", (temp.key, *(f.key for f in fans)), "likely",
+        if fans:  # its fan turns for what the EC believes: the CPU's heat it does not have. Likely where the EC's
+            # own source shows its fan follows that reading; elsewhere an EC's table is not published: possible
+            documented = chip(temp.chip).own_cpu_curve
+            yield Hit("ec-cpu-misread", (temp.key, *(f.key for f in fans)), "likely" if documented else "possible",
                       {"ec_c": temp.celsius, "other": own.key, "other_c": own.celsius,
-                       "rpm": max(f.rpm or 0.0 for f in fans)})
+                       "rpm": max(f.rpm or 0.0 for f in fans), "documented": "yes" if documented else "no"})

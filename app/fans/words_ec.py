@@ -32,6 +32,9 @@ def misread(n: Names, s: Sequence[str], f: Facts) -> str:
     which = fans[0] if len(fans) == 1 else f"{', '.join(fans[:-1])} and {fans[-1]}"
     return (f"The embedded controller's own CPU temperature ({n(s[0])}) reads {_num(f['ec_c'])} °C while the CPU's own "
             f"sensor ({n(f['other'])}) reads {_num(f['other_c'])} °C: the {which} " +
-            (f"at {_num(f['rpm'])} RPM" if len(fans) == 1 else f"(up to {_num(f['rpm'])} RPM)") + " "
-            "follows the controller's reading, which is wrong (stuck or misread), so it runs for heat the CPU does "
-            "not have, until the controller reads the CPU right again.")
+            (f"at {_num(f['rpm'])} RPM" if len(fans) == 1 else f"(up to {_num(f['rpm'])} RPM)") + " " +
+            ("follows the controller's reading" if f.get("documented") != "no" else
+             "most likely follows the controller's reading (as an embedded controller's fan table does where its "
+             "source is published; this one's is not)") +
+            ", which is wrong (stuck or misread), so it runs for heat the CPU does not have, until the controller "
+            "reads the CPU right again.")

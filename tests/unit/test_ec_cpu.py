@@ -37,6 +37,16 @@ def test_an_ec_reading_the_cpu_far_hotter_than_it_is_leads_as_the_cause(tmp_path
         assert "ec-cpu-misread" not in kinds, (cpu, ec, rpm, kinds)
 
 
+def test_an_ec_whose_fan_table_is_not_published_is_only_possibly_misreading(tmp_path: Path) -> None:
+    """System76's source shows its fan follows its own CPU reading (likely); a ThinkPad's EC publishes no table, so
+    the same gap is only a possible cause, said as a guess."""
+    thinkpad = "thinkpad-isa-0000\nAdapter: ISA adapter\nfan1:        4900 RPM\nCPU:         +100.0°C\n"
+    answer = explained(tmp_path, CORETEMP.format(cpu="32.0") + thinkpad)
+    misread = next(f for f in answer["findings"] if f["kind"] == "ec-cpu-misread")
+    assert (misread["confidence"], misread["facts"]["documented"]) == ("possible", "no")
+    assert "most likely follows" in answer["sentence"], answer["sentence"]
+
+
 def test_the_live_reader_keeps_an_ecs_cpu_reading_and_still_drops_an_open_slot(tmp_path: Path) -> None:
     for rel, value in (("hwmon1/name", "coretemp"), ("hwmon1/temp1_label", "Package id 0"),
                        ("hwmon1/temp1_input", "32000"), ("hwmon2/name", "system76_acpi"),
