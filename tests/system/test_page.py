@@ -418,8 +418,9 @@ def test_the_no_gpu_page_earns_its_place(make_app: Any, serve: Any, page: Page, 
     assert "NVMLError_LibraryNotFound" in (page.text_content("#no-gpu-reason") or "")
     assert page.is_visible("#chart-host-cpu_percent") and page.is_visible("#chart-host-memory_percent")
     assert not page.is_visible("#chart-utilization_percent") and not page.is_visible("#history-gpu")
-    page.wait_for_function("() => window.fanwhyHistory.charts['chart-host-cpu_percent'].data[0].length >= 3",
-                           timeout=15_000)
+    # the chart is made when its first history answer arrives, which may be after the panel shows
+    page.wait_for_function("() => { const c = window.fanwhyHistory.charts['chart-host-cpu_percent'];"
+                           " return c !== undefined && c.data[0].length >= 3; }", timeout=15_000)
     headers = page.evaluate("() => [...document.querySelectorAll('#processes th')]"
                             ".filter((th) => th.offsetParent !== null).map((th) => th.textContent.trim())")
     assert "GPU memory" not in headers and "SM %" not in headers and "CPU %" in headers
