@@ -1,15 +1,18 @@
 """The rules of what a GPU reports of itself: no fan of its own (nvidia-smi's ``[N/A]``, NVML's NotSupported, or 0 %
 on a data-center card), such cards warm beside the server BMC's fans that are their only cooling, and a card slowing
-its clocks for heat. Registered in ``app.fans.rules`` like the others."""
+its clocks for heat; and, for the rest rule, another card's fan turning where one reads 0. Registered in
+``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..core.finding import Confidence
-from .facts import MAX_OPERATING, GpuFact, Machine, TempFact
+from .chips import chip
+from .facts import MAX_OPERATING, FanFact, GpuFact, Machine, TempFact
 from .gpulines import gpu_line
-from .rules import HOT_C, Hit, rule, turning
+from .rules import HOT_C, Hit, rule, source_of, turning
 from .speeds import COOL_C, FULL_DUTY
 
 # A passive card this warm, beside a BMC whose own readings are all under COOL_C, is what the chassis fans run for:
@@ -132,3 +135,32 @@ def _max_operating(machine: Machine, gpu: GpuFact) -> float | None:
     said = next((s.value for s in machine.settings if s.controller == f"GPU {gpu.index}" and s.name == MAX_OPERATING),
                 None)
     return float(said) if said is not None and said.isdigit() else None
+
+
+def turning_twin(machine: Machine, fan: FanFact, celsius: float) -> dict[str, float | str] | None:
+    """For a card's fan read only as a duty of 0 (no speed, no target: rocm-smi's Fan column), another card's fan of
+    the same driver, under its firmware's control, turning at a temperature no higher than this card's: its
+    firmware's curve asks for cooling there, so if the two are one model a rest is not what this one's 0 most likely
+    says (a stopped or unreported fan reads the same); the most asked of them, None where none turns."""
+    card = _card(fan)
+    if card is None or chip(fan.chip).kind != "gpu" or fan.rpm is not None or fan.target_percent is not None:
+        return None  # a speed or the driver's own target read says what its controller asks: no twin needed
+    twins = [(other, source) for other in machine.fans if _twin_of(other, fan.chip, card) and
+             (source := source_of(machine, other)) is not None and (source.celsius or 0.0) <= celsius]
+    if not twins:
+        return None
+    other, source = max(twins, key=lambda t: (t[0].duty_percent or 0.0, t[0].rpm or 0.0))
+    asked = {"twin_duty": other.duty_percent} if other.duty_percent is not None else {"twin_rpm": other.rpm or 0.0}
+    return {"twin": other.key, "twin_c": source.celsius or 0.0, **asked}
+
+
+def _twin_of(other: FanFact, name: str | None, card: str) -> bool:
+    """A fan of the same driver on another card, under its firmware's control, turning or asked to."""
+    return other.chip == name and _card(other) not in (None, card) and other.controller == "firmware" and \
+        (turning(other) or (other.duty_percent or 0.0) > 0)
+
+
+def _card(fan: FanFact) -> str | None:
+    """Which card a GPU's fan is on: its index where read (NVML's), else its label's ("GPU 1 fan": rocm-smi's)."""
+    label = re.match(r"GPU (\d+)\b", fan.label)
+    return str(fan.gpu) if fan.gpu is not None else label.group(1) if label else None

@@ -25,6 +25,7 @@ from .rules import (
     turning,
 )
 from .rules_daemon import driven
+from .rules_gpu import turning_twin
 from .speeds import COOL_C, at_full_level, at_top, kept_turning
 from .values import parse
 
@@ -229,7 +230,8 @@ def turns_at_zero(machine: Machine) -> Iterator[Hit]:
                 {"mode": "pwm" if fan.pwm_mode else "dc"} if fan.pwm_mode is not None else {})})
 
 
-@rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM); NVML fan-stop; liquidctl's "
+@rule("at rest by design", 40, "Documentation/gpu/amdgpu/thermal.rst (zero-RPM; pwm1_enable 2: the card's firmware "
+      "sets the fan from its temperature); NVML fan-stop; liquidctl's "
       "corsair-hxi-rmi-psu-guide (a supply's own fan control); "
       "Documentation/hwmon/dell-smm-hwmon.rst (the EC stops its fans while cool); Chrome EC include/ec_commands.h "
       "(EC_FAN_SPEED_STALLED_DEPRECATED: a stalled fan read as 0 on newer ECs)")
@@ -243,13 +245,16 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
         if passive is None:
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
         stall = chip(fan.chip).stall_reads_zero and fan.rpm == 0  # a stall reads the same 0: rest is not likely
-        confidence: Confidence = "likely" if design == "rest" and not passive and not stall else "possible"
+        twin = turning_twin(machine, fan, source.celsius or 0.0)
+        confidence: Confidence = "likely" if design == "rest" and not passive and not stall and twin is None \
+            else "possible"
         trip = {"trip": fan.starts_at_c} if fan.starts_at_c is not None else {}  # where its zone turns it on
         yield Hit("at-rest", (fan.key,), confidence, {**trip, "design": "rest-or-passive" if passive else design,
                                                       **rest_facts(fan), "source": source.key,
                                                       "source_c": source.celsius or 0.0,
                                                       "reading": _rest_reading(fan),
-                                                      **({"stall_reads_zero": "yes"} if stall else {})})
+                                                      **({"stall_reads_zero": "yes"} if stall else {}),
+                                                      **(twin or {})})
 
 
 def _maybe_passive(machine: Machine, fan: FanFact) -> bool | None:

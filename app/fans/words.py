@@ -41,15 +41,14 @@ from .words_held import (
     _passive_cards,
     _platform_profile,
     _read_back_off,
-    _rest,
     _trip_not_followed,
     _trip_on,
     _under_divisor,
 )
 from .words_held import headers_zero as _headers_zero
 from .words_power import detected_still, no_power
+from .words_zero import at_rest, listed_unfitted, warm, zero_unjudged
 from .words_zero import hot_not_cooled as _hot
-from .words_zero import listed_unfitted, warm, zero_unjudged
 
 
 def _raw(facts: Facts) -> str:
@@ -326,7 +325,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "daemon-overridden": _overridden,
     "trip-not-followed": _trip_not_followed,
     "gpu-fan-unreported": _no_gpu_fan,
-    "at-rest": _rest,
+    "at-rest": at_rest,
     "listed-unfitted": listed_unfitted,
     "zero-unjudged": zero_unjudged,
     "turning": _turning,

@@ -1,5 +1,5 @@
 """What holds a fan where it is, in words: a fan daemon's curve, a controller's floor, a BMC's or an EC's setting,
-a kernel thermal zone's active trip, a rest by design, no control (``app.fans.words`` registers each as the template
+a kernel thermal zone's active trip, no control (``app.fans.words`` registers each as the template
 of its finding kind; what a daemon logged it did is ``app.fans.words_daemon``)."""
 
 from __future__ import annotations
@@ -271,26 +271,6 @@ def _duty_not_driving(n: Names, s: Sequence[str], f: Facts) -> str:
             f"turn at the same speed ({_num(f['rpm_a'])} and {_num(f['rpm_b'])} RPM): the duties read are not what "
             "turns them (their controller does not apply them, or the fans run from one signal or at full)"
             + ("." if f.get("one_set") == "yes" else ", unless they are two models whose speeds happen to meet."))
-
-
-def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
-    where = f" with {n(f['source'])} at {_num(f['source_c'])} °C" if "source" in f else ""
-    if f.get("design") == "rest-or-passive":
-        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
-                "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
-    if "trip" in f:
-        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest: the "
-                f"kernel's thermal zone turns {_verb(s, 'it', 'them')} on at its active trip, {_num(f['trip'])} °C.")
-    if f.get("design") == "rest":
-        when = f"below {_num(f['below_c'])} °C, its own stop temperature" if f.get("below_known") != "no" else \
-            "cool; the temperature it starts it at is not read here"
-        stall = ("; or stalled: this controller reads a stalled fan as 0 too, and its own table, which tells them "
-                 "apart, is not read") if f.get("stall_reads_zero") == "yes" else ""
-        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
-                f"controller's design (it stops the fan while {when}){stall}.")
-    return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
-            "controller stops the fans while the machine is cool), or its tachometer does not report (some "
-            "controllers never fill it); which one cannot be told from here.")
 
 
 def _crossed(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -1,7 +1,7 @@
 """The words of a fan that reads 0 (``app.fans.rules``, ``rules_state``, ``rules_read``): with nothing to say it has
 failed, stopped while warmer than its controller rests a fan, at 0 with nothing read to judge it, and at 0 on a driver
-that lists a fan whether or not one is fitted; and at 0 beside a part too hot for any rest. A rest by design is
-``app.fans.words_held``'s."""
+that lists a fan whether or not one is fitted; at 0 beside a part too hot for any rest; and at rest by its
+controller's design (beside another card turning no warmer, said as more likely stopped or unreported)."""
 
 from __future__ import annotations
 
@@ -63,3 +63,41 @@ def hot_not_cooled(n: Names, subjects: Sequence[str], f: Facts) -> str:
             f"is at {num(f['source_c'])} °C, hotter than any controller lets a fan rest: that part may be running "
             "without working cooling (a stopped or failed fan, or one whose speed is not counted): check that "
             f"{verb(s, 'it spins', 'they spin')}.")
+
+
+def at_rest(n: Names, s: Sequence[str], f: Facts) -> str:
+    where = f" with {n(f['source'])} at {num(f['source_c'])} °C" if "source" in f else ""
+    if "twin" in f:
+        return _rest_beside_twin(n, s, f, where)
+    if f.get("design") == "rest-or-passive":
+        return (f"The {n.some(s)} {verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
+                "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
+    if "trip" in f:
+        return (f"The {n.some(s)} {verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest: the "
+                f"kernel's thermal zone turns {verb(s, 'it', 'them')} on at its active trip, {num(f['trip'])} °C.")
+    if f.get("design") == "rest":
+        when = f"below {num(f['below_c'])} °C, its own stop temperature" if f.get("below_known") != "no" else \
+            "cool; the temperature it starts it at is not read here"
+        stall = ("; or stalled: this controller reads a stalled fan as 0 too, and its own table, which tells them "
+                 "apart, is not read") if f.get("stall_reads_zero") == "yes" else ""
+        return (f"The {n.some(s)} {verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest by its "
+                f"controller's design (it stops the fan while {when}){stall}.")
+    return (f"The {n.some(s)} {verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}: at rest (its embedded "
+            "controller stops the fans while the machine is cool), or its tachometer does not report (some "
+            "controllers never fill it); which one cannot be told from here.")
+
+
+def _rest_beside_twin(n: Names, s: Sequence[str], f: Facts, where: str) -> str:
+    """A card's fan at 0 beside another card's, of the same driver under its firmware, turning no warmer: not "at
+    rest" alone, since one model's curve asks alike at one temperature (but for its fan-stop's band); a passive
+    card's 0 (or stray duty) stays said where the card may have no fan."""
+    asked = f"{num(f['twin_duty'])} %" if "twin_duty" in f else f"{num(f['twin_rpm'])} RPM"
+    passive = f.get("design") == "rest-or-passive"
+    return (f"The {n.some(s)} {verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}, while the "
+            f"{n(f['twin'])} is at {asked} with its card at {num(f['twin_c'])} °C under the card's firmware: if the "
+            f"cards are one model{' with fans of their own' if passive else ''}, one curve asks alike of them, so "
+            f"{verb(s, 'this fan is', 'these fans are')} more likely stopped or not reported than at rest (a "
+            "fan-stop's band between its start and stop temperatures may still keep one resting)"
+            + ("; a passively cooled card, though, reports a duty for a fan it does not have (0 %, or a stray "
+               "figure): check whether the cards have fans, and that they spin." if passive else
+               f": check that {verb(s, 'it spins', 'they spin')}."))

@@ -362,3 +362,39 @@ def test_cards_alike_are_said_once_with_the_hottest(tmp_path: Path) -> None:
     (unreported,) = [f for f in findings_of(answer) if f["kind"] == "gpu-fan-unreported"]
     assert len(unreported["subjects"]) == 8 and unreported["facts"]["gpus"] == 8.0
     assert str(answer["sentence"]).count("no fan of its own") == 1
+
+
+ROCM_SMI = ("================================= Concise Info =================================\n"
+            "GPU  Temp   AvgPwr  SCLK    MCLK     Fan    Perf  PwrCap  VRAM%  GPU%\n"
+            "0    {t0}c  119.0W  900Mhz  1050Mhz  0%     auto  264.0W   83%   100%\n"
+            "1    {t1}c  130.0W  900Mhz  1050Mhz  {f1}%  auto  264.0W   83%   100%\n"
+            "================================================================================\n")
+
+
+def test_a_cards_0_beside_a_twin_turning_no_warmer_is_no_plain_rest(tmp_path: Path) -> None:
+    """rocm-smi's Fan column is each card's duty (pwm1 of amdgpu's hwmon), no speed or target beside it. amdgpu's
+    thermal documentation: under pwm1_enable 2 the card's firmware sets the fan from its temperature, so cards of one
+    model at one temperature are asked alike (but for a fan-stop's band between its start and stop temperatures).
+    A card at 0 % while another turns at 80 % no warmer: a stopped or unreported fan stays said beside the rest (and
+    the passive card's 0 %); where the other card is the warmer one, its turning says nothing of this card's rest."""
+    code, answer = explain(ROCM_SMI.format(t0="57.0", t1="56.0", f1="80.0"), tmp_path)
+    assert code == 0, answer
+    (rest,) = [f for f in findings_of(answer) if f["kind"] == "at-rest"]
+    assert rest["subjects"] == ["amdgpu/GPU 0 fan"] and rest["confidence"] == "possible", rest
+    assert (rest["facts"]["twin"], rest["facts"]["twin_duty"], rest["facts"]["twin_c"]) == (
+        "amdgpu/GPU 1 fan", 80.0, 56.0)
+    facts: list[dict[str, str]] = answer["fan_facts"]  # type: ignore[assignment]  # JSON: a list of objects
+    found = {f["key"]: f["found"] for f in facts}
+    assert found["amdgpu/GPU 0 fan"] == "0, its twin turns"
+    assert str(answer["sentence"]).startswith(
+        "The GPU 0 fan (amdgpu) reads 0 % with GPU 0 edge (amdgpu) at 57 °C, while the GPU 1 fan (amdgpu) is at 80 % "
+        "with its card at 56 °C under the card's firmware: if the cards are one model with fans of their own, one "
+        "curve asks alike of them, so this fan is more likely stopped or not reported than at rest (a fan-stop's band "
+        "between its start and stop temperatures may still keep one resting); a passively cooled card, though, "
+        "reports a duty for a fan it does not have (0 %, or a stray figure): check whether the cards have fans, and "
+        "that they spin."), answer["sentence"]
+    code, answer = explain(ROCM_SMI.format(t0="40.0", t1="66.0", f1="80.0"), tmp_path)  # the other card is warmer
+    (rest,) = [f for f in findings_of(answer) if f["kind"] == "at-rest"]
+    assert "twin" not in rest["facts"] and rest["facts"]["design"] == "rest-or-passive", rest
+    code, answer = explain(ROCM_SMI.format(t0="57.0", t1="56.0", f1="0.0"), tmp_path)  # both at 0: rests alike
+    assert all("twin" not in f["facts"] for f in findings_of(answer)), findings_of(answer)
