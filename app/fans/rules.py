@@ -346,13 +346,18 @@ def unlike_siblings(machine: Machine) -> Iterator[Hit]:
                           {"rpm": fan.rpm or 0.0, "median_rpm": median, "siblings": len(speeds)})
 
 
-@rule("a fan at 0 whose controller is not known", 56, f"{ABI} (fanN_input: 0); what a 0 means is the controller's, "
-      "and nothing read names it")
+@rule("a fan at 0 whose controller is not known", 56, f"{ABI} (fanN_input: 0; pwmN 0: the output asks for no "
+      "speed); what a 0 means is the controller's, and nothing read names it")
 def zero_unknown(machine: Machine) -> Iterator[Hit]:
     zeros = [f for f in machine.fans if chip(f.chip).zero == "unknown" and f.chip != "bmc" and f.rpm == 0 and
-             there(f) and f.duty_percent is None and not f.target_rpm and hot_and_unturned(machine, f) is None]
-    if zeros and any(turning(f) for f in machine.fans):  # every fan at 0: "every header at 0 RPM" says it
-        yield Hit("zero-unknown", tuple(f.key for f in zeros), "possible", {"count": len(zeros)})
+             there(f) and f.duty_percent in (None, 0) and not f.target_rpm and hot_and_unturned(machine, f) is None]
+    unasked = [f for f in zeros if f.duty_percent is None]
+    if unasked and any(turning(f) for f in machine.fans):  # every fan at 0: "every header at 0 RPM" says it
+        yield Hit("zero-unknown", tuple(f.key for f in unasked), "possible", {"count": len(unasked)})
+    # its controller asks for 0 and it reads 0: as asked (beside a duty floor read, "a firmware floor" says it)
+    asked = [f for f in zeros if f.duty_percent == 0 and not f.floor_percent]
+    if asked:
+        yield Hit("zero-unknown", tuple(f.key for f in asked), "possible", {"count": len(asked), "asked": 0.0})
 
 
 @rule("a BMC fan at 0 it calls fine", 60, f"{IPMI}: a status of ok means no threshold was crossed; an empty slot "

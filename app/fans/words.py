@@ -246,7 +246,11 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                    "takes to spin up: blocked, worn, or failing."),
     "fan-disabled": lambda n, s, f: (f"The {n(s[0])} is disabled by its driver ({f['chip']} reports status: "
                                      "disabled): nothing controls it; enable the fan control again."),
-    "zero-unknown": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: "
+    "zero-unknown": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM at 0 % duty: what controls "
+                                     f"{_verb(s, 'it', 'them')} asks for no speed (a fan-stop while cool, a curve's "
+                                     "lowest point, or a setting); that controller is not named in the capture."
+                                     if "asked" in f else
+                                     f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM beside fans that turn: "
                                      "stopped, not connected, or not counted; nothing read says which (what controls "
                                      f"{_verb(s, 'it', 'them')} is not named in the capture)."),
     "bmc-zero-ok": lambda n, s, f: (f"The {n.some(s)} {_verb(s, 'reads', 'read')} 0 RPM with the BMC's status "
