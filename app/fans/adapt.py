@@ -5,6 +5,7 @@ directly (``app.fans.read``), those stand and the records of the same chip are n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Literal
@@ -18,6 +19,9 @@ from .chips import Chip, chip, controller_of, detected
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .limits import with_limits
 from .roles import role
+
+# the hwmon name of an ACPI battery: its ACPI device's (BAT0, BAT1, BATT, BATC; some firmware's CMB0)
+BATTERY = re.compile(r"BAT\w*|CMB\d")
 
 _CONTROL: dict[str, Controller] = {"manual": "manual", "full-speed": "none"}
 
@@ -167,7 +171,7 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     temps = _temperatures(with_limits(temperatures_of(readings), readings), fans, sensors, air, gpu_facts)
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
     return Machine(tuple(_with_tables(fan_facts, temps)), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves),
-                   tuple(decisions), tuple(levels))
+                   tuple(decisions), tuple(levels), portable=any(BATTERY.fullmatch(r.chip or "") for r in readings))
 
 
 def _on_inverted_outputs(fans: list[FanFact], curves: Sequence[Curve]) -> list[FanFact]:

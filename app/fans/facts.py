@@ -297,3 +297,6 @@ class Machine:
     events: tuple[DaemonEvent, ...] = ()
     bmc_events: tuple[BmcEvent, ...] = ()  # a BMC's event log, in the order it was logged
     heat_events: tuple[HeatEvent, ...] = ()  # a kernel's log of parts acting for heat
+    # an ACPI battery read (drivers/acpi/battery.c registers a power supply, which power_supply_hwmon.c shows as hwmon
+    # named after it: BAT0, BATT): a portable machine, whose fans are its embedded controller's, not a board chip's
+    portable: bool = False

@@ -319,14 +319,16 @@ def _duty_on_any_header(fan: FanFact) -> bool:
 def listed_unfitted(machine: Machine) -> Iterator[Hit]:
     """A 0 from a driver that lists the fan its firmware describes, fitted or not: a rest, a count not filled in, or
     no fan; on a desktop board the fans are counted by its Super-I/O chip, said where neither it nor a board
-    firmware's reading of it (asus_wmi_sensors, asus_ec_sensors, gigabyte_wmi) is read."""
+    firmware's reading of it (asus_wmi_sensors, asus_ec_sensors, gigabyte_wmi) is read, and no battery says the
+    machine is a portable one (whose fans are its embedded controller's: this driver's reading is the one there is)."""
     chips = {f.chip for f in machine.fans} | {t.chip for t in machine.temperatures}
     board = any(chip(c).kind in ("superio", "wmi") for c in chips)  # its fan chip, or the firmware reading it
     for fan in machine.fans:
         if chip(fan.chip).lists_unfitted and fan.rpm == 0 and there(fan) and not fan.fault and \
                 not flagged_in_a_reading(fan) and not fan.duty_percent:
             facts: dict[str, float | str] = {**temp_facts(source_of(machine, fan)), **rest_facts(fan),
-                                             "board_chip": "read" if board else "unread"}
+                                             "board_chip": "portable" if machine.portable else "read" if board
+                                             else "unread"}
             yield Hit("listed-unfitted", (fan.key,), "possible", facts)
 
 

@@ -55,6 +55,18 @@ def test_a_laptops_asus_wmi_fan_at_0_while_cool_is_a_rest_a_count_not_filled_or_
     assert "at rest by" not in str(answer["sentence"])
 
 
+def test_a_laptop_read_with_its_battery_is_not_told_of_a_desktop_boards_super_io(tmp_path: Path) -> None:
+    """ACPI batteries (drivers/acpi/battery.c) are shown as hwmon named after the supply (power_supply_hwmon.c:
+    ``BATT-acpi-0``, ``BAT0-acpi-0``): a portable machine, whose fans are its embedded controller's; the desktop
+    board's Super-I/O hint is not given there, and is beside the same listing without the battery."""
+    battery = "\nBATT-acpi-0\nAdapter: ACPI interface\nin0:           7.85 V  \ncurr1:         0.00 A  \n"
+    for text, chip_said in ((UX431 + battery, "portable"), (UX431, "unread")):
+        _, answer = explain(text, tmp_path)
+        (listed,) = [f for f in findings_of(answer) if f["kind"] == "listed-unfitted"]
+        assert listed["facts"]["board_chip"] == chip_said, listed
+        assert ("Super-I/O" in str(answer["sentence"])) == (chip_said == "unread"), answer["sentence"]
+
+
 def test_a_hot_cpu_beside_an_asus_wmi_fan_at_0_keeps_its_warning(tmp_path: Path) -> None:
     hot = X470I.replace("+77.2°C", "+93.0°C").replace("+67.2°C", "+83.0°C")
     _, answer = explain(hot, tmp_path)
