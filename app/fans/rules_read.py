@@ -13,6 +13,7 @@ from .facts import FanFact, Machine
 from .roles import generic_input, role
 from .rules import (
     ABI,
+    HOT_C,
     STALL_DUTY,
     Hit,
     below_threshold,
@@ -342,9 +343,11 @@ def headers_read_zero(machine: Machine) -> Iterator[Hit]:
 
 def _zero_facts(machine: Machine, boards: list[FanFact]) -> dict[str, float | str]:
     board = all(chip(f.chip).kind in ("superio", "wmi") for f in boards)
-    facts: dict[str, float | str] = {"count": len(boards), "board": "yes" if board else "no",
-                                     **temp_facts(hottest_of([t for t in machine.temperatures if t.role == "cpu"])),
+    cpu = hottest_of([t for t in machine.temperatures if t.role == "cpu"])
+    facts: dict[str, float | str] = {"count": len(boards), "board": "yes" if board else "no", **temp_facts(cpu),
                                      **_unnamed(boards)}
+    if cpu is not None and (cpu.celsius or 0.0) >= HOT_C:  # no fan seen turning beside a part that needs cooling
+        facts["hot"] = "yes"
     driven = [f.duty_percent or 0.0 for f in boards if (f.duty_percent or 0.0) >= STALL_DUTY]
     if driven:  # a duty that spins any fan there: a stalled fan, or a speed not counted, is as likely as none
         facts.update(duty=max(driven), driven=len(driven))

@@ -297,7 +297,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                          f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
                                          f"{f['fewer']} {_num(f['fewer_n'])}: the zeros of {f['fewer']} are most "
                                          "likely its register map not fitting this board, not stopped fans."),
-    "headers-read-zero": lambda n, s, f: _headers_zero(f) + _source(n, f, "; meanwhile") + ".",
+    "headers-read-zero": lambda n, s, f: _headers_zero(f) + _source(n, f, "; meanwhile")
+    + (", hot enough to need cooling: check that its fan spins" if f.get("hot") == "yes" else "") + ".",
     "no-temperature": lambda n, s, f: (f"None of the {_num(f['count'])} temperatures read here is a reading (they "
                                        "read as not available): a controller or fan daemon that follows them never "
                                        "sees heat, so it never asks for cooling."),

@@ -577,6 +577,24 @@ def test_a_board_header_driven_at_a_duty_and_reading_zero_is_said(tmp_path: Path
     assert lead["kind"] == "headers-read-zero" and "duty" not in lead["facts"]
 
 
+def test_every_header_at_0_beside_a_cpu_hot_enough_to_need_cooling_says_to_check_its_fan(tmp_path: Path) -> None:
+    """No fan seen turning while the CPU is past the temperature any controller rests a fan at (80 °C: see
+    docs/FAN-RULES.md, Thresholds): the readings may be the chip's, but a CPU that hot needs a fan that spins, and the
+    answer says to check it; a cool CPU beside the same headers gets no such warning (node_exporter's hwmon metrics,
+    as a fleet's Prometheus serves them)."""
+    metrics = ('node_hwmon_chip_names{{chip="platform_nct6775_656",chip_name="nct6798"}} 1\n'
+               'node_hwmon_chip_names{{chip="pci0000:00_0000:00:18_3",chip_name="k10temp"}} 1\n'
+               'node_hwmon_sensor_label{{chip="pci0000:00_0000:00:18_3",label="Tctl",sensor="temp1"}} 1\n'
+               'node_hwmon_fan_rpm{{chip="platform_nct6775_656",sensor="fan1"}} 0\n'
+               'node_hwmon_pwm{{chip="platform_nct6775_656",sensor="pwm1"}} 255\n'
+               'node_hwmon_temp_celsius{{chip="pci0000:00_0000:00:18_3",sensor="temp1"}} {cpu}\n')
+    for cpu, hot in ((94.5, True), (58.5, False)):
+        _, answer = explain(metrics.format(cpu=cpu), tmp_path)
+        lead = findings_of(answer)[0]
+        assert lead["kind"] == "headers-read-zero" and (lead["facts"].get("hot") == "yes") == hot, lead
+        assert ("check that its fan spins" in str(answer["sentence"])) == hot, answer["sentence"]
+
+
 def test_a_path_and_its_value_apart_by_blanks_are_read_as_grep_prints_them(tmp_path: Path) -> None:
     """A shell loop's ``echo "$f $(cat $f)"`` or ``paste`` puts blanks, not grep's colon, between a sysfs path and
     its value: the same readings, read the same (self-built, in the form a shell prints; the ``grep`` form is the
