@@ -65,8 +65,6 @@ def state_word(finding: Finding, fan: FanFact | None = None) -> str:
         word = "a daemon's duty"  # one it writes, not one of its levels
     if finding.kind == "zero-unknown" and "asked" in finding.facts:
         return "0, as asked"  # its controller asks for 0 %: not unexplained
-    if finding.kind == "at-rest" and "twin" in finding.facts:
-        return "0, its twin turns"  # another card turns no warmer: stopped or unreported more likely than a rest
     if word == "running" and fan is not None and fan.rpm is None:
         return "speed not read"
     return f"{word} (possibly)" if word and finding.confidence == "possible" else word

@@ -139,9 +139,10 @@ def _max_operating(machine: Machine, gpu: GpuFact) -> float | None:
 
 def turning_twin(machine: Machine, fan: FanFact, celsius: float) -> dict[str, float | str] | None:
     """For a card's fan read only as a duty of 0 (no speed, no target: rocm-smi's Fan column), another card's fan of
-    the same driver, under its firmware's control, turning at a temperature no higher than this card's: its
-    firmware's curve asks for cooling there, so if the two are one model a rest is not what this one's 0 most likely
-    says (a stopped or unreported fan reads the same); the most asked of them, None where none turns."""
+    the same driver, under its firmware's control, turning at a temperature no higher than this card's: one model's
+    curve asks for cooling there but for its fan-stop band (one card started when warmer and not yet stopped), so the
+    rest stands and the twin is said beside it (a stopped or unreported fan reads the same 0); the most asked of
+    them, None where none turns."""
     card = _card(fan)
     if card is None or chip(fan.chip).kind != "gpu" or fan.rpm is not None or fan.target_percent is not None:
         return None  # a speed or the driver's own target read says what its controller asks: no twin needed

@@ -246,8 +246,7 @@ def at_rest(machine: Machine) -> Iterator[Hit]:
             continue  # a card with no fan of its own: its "0 %" is not a fan at rest ("a GPU with no fan reading")
         stall = chip(fan.chip).stall_reads_zero and fan.rpm == 0  # a stall reads the same 0: rest is not likely
         twin = turning_twin(machine, fan, source.celsius or 0.0)
-        confidence: Confidence = "likely" if design == "rest" and not passive and not stall and twin is None \
-            else "possible"
+        confidence: Confidence = "likely" if design == "rest" and not passive and not stall else "possible"
         trip = {"trip": fan.starts_at_c} if fan.starts_at_c is not None else {}  # where its zone turns it on
         yield Hit("at-rest", (fan.key,), confidence, {**trip, "design": "rest-or-passive" if passive else design,
                                                       **rest_facts(fan), "source": source.key,

@@ -1,7 +1,7 @@
 """The words of a fan that reads 0 (``app.fans.rules``, ``rules_state``, ``rules_read``): with nothing to say it has
 failed, stopped while warmer than its controller rests a fan, at 0 with nothing read to judge it, and at 0 on a driver
 that lists a fan whether or not one is fitted; at 0 beside a part too hot for any rest; and at rest by its
-controller's design (beside another card turning no warmer, said as more likely stopped or unreported)."""
+controller's design (with another card turning no warmer said beside it)."""
 
 from __future__ import annotations
 
@@ -65,10 +65,8 @@ def hot_not_cooled(n: Names, subjects: Sequence[str], f: Facts) -> str:
             f"{verb(s, 'it spins', 'they spin')}.")
 
 
-def at_rest(n: Names, s: Sequence[str], f: Facts) -> str:
+def _rest(n: Names, s: Sequence[str], f: Facts) -> str:
     where = f" with {n(f['source'])} at {num(f['source_c'])} °C" if "source" in f else ""
-    if "twin" in f:
-        return _rest_beside_twin(n, s, f, where)
     if f.get("design") == "rest-or-passive":
         return (f"The {n.some(s)} {verb(s, 'reads', 'read')} 0 %{where}: at rest (fan-stop), or a passively cooled "
                 "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart.")
@@ -87,17 +85,19 @@ def at_rest(n: Names, s: Sequence[str], f: Facts) -> str:
             "controllers never fill it); which one cannot be told from here.")
 
 
-def _rest_beside_twin(n: Names, s: Sequence[str], f: Facts, where: str) -> str:
-    """A card's fan at 0 beside another card's, of the same driver under its firmware, turning no warmer: not "at
-    rest" alone, since one model's curve asks alike at one temperature (but for its fan-stop's band); a passive
-    card's 0 (or stray duty) stays said where the card may have no fan."""
+def at_rest(n: Names, s: Sequence[str], f: Facts) -> str:
+    """A rest by design, and beside it another card's fan turning no warmer where one was read."""
+    return _rest(n, s, f) + (" " + _twin(n, s, f) if "twin" in f else "")
+
+
+def _twin(n: Names, s: Sequence[str], f: Facts) -> str:
+    """Another card's fan of the same driver under its firmware, turning no warmer: cards of one model differ so only
+    inside their fan-stop band (one started when warmer and not yet stopped), so a 0 that stays as the card warms
+    past its twin's is worth a look."""
     asked = f"{num(f['twin_duty'])} %" if "twin_duty" in f else f"{num(f['twin_rpm'])} RPM"
-    passive = f.get("design") == "rest-or-passive"
-    return (f"The {n.some(s)} {verb(s, 'reads', 'read')} {f.get('reading', '0 RPM')}{where}, while the "
-            f"{n(f['twin'])} is at {asked} with its card at {num(f['twin_c'])} °C under the card's firmware: if the "
-            f"cards are one model{' with fans of their own' if passive else ''}, one curve asks alike of them, so "
-            f"{verb(s, 'this fan is', 'these fans are')} more likely stopped or not reported than at rest (a "
-            "fan-stop's band between its start and stop temperatures may still keep one resting)"
-            + ("; a passively cooled card, though, reports a duty for a fan it does not have (0 %, or a stray "
-               "figure): check whether the cards have fans, and that they spin." if passive else
-               f": check that {verb(s, 'it spins', 'they spin')}."))
+    return (f"The {n(f['twin'])} is at {asked} with its card at {num(f['twin_c'])} °C, no warmer: cards of one model "
+            "on their firmware's curve differ so only inside their fan-stop band (one started when warmer and not "
+            f"yet stopped); if {verb(s, 'this one stays', 'these stay')} at 0 as "
+            f"{verb(s, 'its card warms', 'their cards warm')}, "
+            f"check that {verb(s, 'it spins', 'they spin')} (a stopped fan, or a duty the tool fails to read, shows "
+            "the same 0).")

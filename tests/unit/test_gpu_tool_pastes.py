@@ -371,30 +371,27 @@ ROCM_SMI = ("================================= Concise Info ====================
             "================================================================================\n")
 
 
-def test_a_cards_0_beside_a_twin_turning_no_warmer_is_no_plain_rest(tmp_path: Path) -> None:
+def test_a_cards_0_beside_a_twin_turning_no_warmer_is_said_with_the_twin(tmp_path: Path) -> None:
     """rocm-smi's Fan column is each card's duty (pwm1 of amdgpu's hwmon), no speed or target beside it. amdgpu's
     thermal documentation: under pwm1_enable 2 the card's firmware sets the fan from its temperature, so cards of one
-    model at one temperature are asked alike (but for a fan-stop's band between its start and stop temperatures).
-    A card at 0 % while another turns at 80 % no warmer: a stopped or unreported fan stays said beside the rest (and
-    the passive card's 0 %); where the other card is the warmer one, its turning says nothing of this card's rest."""
+    model at one temperature are asked alike but for a fan-stop's band between its start and stop temperatures (one
+    started when warmer and not yet stopped). A card at 0 % while another turns at 80 % no warmer: the rest stands as
+    it was judged (the passive card's 0 % too), the twin is said beside it with the check a 0 that stays needs; where
+    the other card is the warmer one, or at 0 too, nothing is said of it."""
     code, answer = explain(ROCM_SMI.format(t0="57.0", t1="56.0", f1="80.0"), tmp_path)
     assert code == 0, answer
     (rest,) = [f for f in findings_of(answer) if f["kind"] == "at-rest"]
     assert rest["subjects"] == ["amdgpu/GPU 0 fan"] and rest["confidence"] == "possible", rest
-    assert (rest["facts"]["twin"], rest["facts"]["twin_duty"], rest["facts"]["twin_c"]) == (
-        "amdgpu/GPU 1 fan", 80.0, 56.0)
-    facts: list[dict[str, str]] = answer["fan_facts"]  # type: ignore[assignment]  # JSON: a list of objects
-    found = {f["key"]: f["found"] for f in facts}
-    assert found["amdgpu/GPU 0 fan"] == "0, its twin turns"
+    assert (rest["facts"]["design"], rest["facts"]["twin"], rest["facts"]["twin_duty"], rest["facts"]["twin_c"]) == (
+        "rest-or-passive", "amdgpu/GPU 1 fan", 80.0, 56.0)
     assert str(answer["sentence"]).startswith(
-        "The GPU 0 fan (amdgpu) reads 0 % with GPU 0 edge (amdgpu) at 57 °C, while the GPU 1 fan (amdgpu) is at 80 % "
-        "with its card at 56 °C under the card's firmware: if the cards are one model with fans of their own, one "
-        "curve asks alike of them, so this fan is more likely stopped or not reported than at rest (a fan-stop's band "
-        "between its start and stop temperatures may still keep one resting); a passively cooled card, though, "
-        "reports a duty for a fan it does not have (0 %, or a stray figure): check whether the cards have fans, and "
-        "that they spin."), answer["sentence"]
-    code, answer = explain(ROCM_SMI.format(t0="40.0", t1="66.0", f1="80.0"), tmp_path)  # the other card is warmer
-    (rest,) = [f for f in findings_of(answer) if f["kind"] == "at-rest"]
-    assert "twin" not in rest["facts"] and rest["facts"]["design"] == "rest-or-passive", rest
-    code, answer = explain(ROCM_SMI.format(t0="57.0", t1="56.0", f1="0.0"), tmp_path)  # both at 0: rests alike
-    assert all("twin" not in f["facts"] for f in findings_of(answer)), findings_of(answer)
+        "The GPU 0 fan (amdgpu) reads 0 % with GPU 0 edge (amdgpu) at 57 °C: at rest (fan-stop), or a passively cooled "
+        "card that reports 0 % for a fan it does not have; no target or speed is read to tell them apart. The GPU 1 "
+        "fan (amdgpu) is at 80 % with its card at 56 °C, no warmer: cards of one model on their firmware's curve "
+        "differ so only inside their fan-stop band (one started when warmer and not yet stopped); if this one stays at "
+        "0 as its card warms, check that it spins (a stopped fan, or a duty the tool fails to read, shows the same "
+        "0)."), \
+        answer["sentence"]
+    for t0, t1, f1 in (("40.0", "66.0", "80.0"), ("57.0", "56.0", "0.0")):  # the other card warmer; both at 0
+        code, answer = explain(ROCM_SMI.format(t0=t0, t1=t1, f1=f1), tmp_path)
+        assert all("twin" not in f["facts"] for f in findings_of(answer)), findings_of(answer)
