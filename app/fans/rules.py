@@ -351,8 +351,10 @@ def unlike_siblings(machine: Machine) -> Iterator[Hit]:
 def zero_unknown(machine: Machine) -> Iterator[Hit]:
     zeros = [f for f in machine.fans if chip(f.chip).zero == "unknown" and f.chip != "bmc" and f.rpm == 0 and
              there(f) and f.duty_percent in (None, 0) and not f.target_rpm and hot_and_unturned(machine, f) is None]
+    if not any(turning(f) for f in machine.fans):
+        return  # every fan at 0: "every header at 0 RPM" says it (each asked 0 %: "asked to stop")
     unasked = [f for f in zeros if f.duty_percent is None]
-    if unasked and any(turning(f) for f in machine.fans):  # every fan at 0: "every header at 0 RPM" says it
+    if unasked:
         yield Hit("zero-unknown", tuple(f.key for f in unasked), "possible", {"count": len(unasked)})
     # its controller asks for 0 and it reads 0: as asked (beside a duty floor read, "a firmware floor" says it)
     asked = [f for f in zeros if f.duty_percent == 0 and not f.floor_percent]

@@ -249,17 +249,22 @@ def test_a_desktops_fans_are_not_judged_as_a_server_zone_and_its_zero_is_said_as
     assert "unlike-siblings" in {f["kind"] for f in findings_of(answer)}
 
 
-def test_a_fan_asked_for_0_that_reads_0_is_said_as_asked_whatever_turns_beside_it(tmp_path: Path) -> None:
+def test_a_fan_asked_for_0_that_reads_0_is_said_as_asked_beside_a_fan_that_turns(tmp_path: Path) -> None:
     """hwmon's ABI: pwmN is the duty its output asks (0: no speed), fanN_input the speed counted. A fan whose
     controller is not named, asked 0 % and reading 0 RPM (a sensor logger's CSV with each fan's speed and duty), is
-    said as asked, with or without another fan turning (never left unsaid); a fan at 0 RPM asked for more is not
+    said as asked beside a fan that turns (never left unsaid); with no fan turning, "every header at 0 RPM" says the
+    fans once (asked to stop where each is asked 0 %), not this rule again; a fan at 0 RPM asked for more is not
     (a duty with no speed is a stall's question), and hot, it is a part without cooling."""
     log = ('"Date","Time","CPU [RPM]","GPU Temperature [°C]","GPU Fan1 [RPM]","GPU Fan1 [%]",\n'
            '"7.12.2026","15:01:02.123","{cpu}","{temp}","0","{duty}",\n')
-    for cpu in ("1250", "0"):
-        _, answer = explain(log.format(cpu=cpu, temp="62.0", duty="0"), tmp_path)
-        asked = [f for f in findings_of(answer) if f["kind"] == "zero-unknown" and "asked" in f["facts"]]
-        assert [(f["subjects"], f["confidence"]) for f in asked] == [(["-/GPU Fan1"], "possible")], answer
+    _, answer = explain(log.format(cpu="1250", temp="62.0", duty="0"), tmp_path)
+    asked = [f for f in findings_of(answer) if f["kind"] == "zero-unknown" and "asked" in f["facts"]]
+    assert [(f["subjects"], f["confidence"]) for f in asked] == [(["-/GPU Fan1"], "possible")], answer
+    only = log.replace('"CPU [RPM]",', "").replace('"{cpu}",', "")
+    _, answer = explain(only.format(temp="62.0", duty="0"), tmp_path)
+    said = [(f["kind"], f["facts"].get("asked")) for f in findings_of(answer) if f["kind"] in
+            ("zero-unknown", "headers-read-zero")]
+    assert said == [("headers-read-zero", "off")], findings_of(answer)
     _, answer = explain(log.format(cpu="1250", temp="62.0", duty="40"), tmp_path)
     assert not any("asked" in f["facts"] for f in findings_of(answer)), findings_of(answer)
     _, answer = explain(log.format(cpu="1250", temp="95.0", duty="0"), tmp_path)
