@@ -75,7 +75,7 @@ def _unitless_channel(r: Reading) -> str | None:
 def _smi_channel(r: Reading) -> str | None:
     """nvidia-smi's fan.speed is the card's fan; "[N/A]" is none (the GPU's fact says it reports none), "[Unknown
     Error]" a fan unread."""
-    if r.label != "fan.speed" or (r.value is None and not smi_error(r)):
+    if r.label not in ("fan.speed", "fan.target") or (r.value is None and not smi_error(r)):
         return None
     fan = r.extra.get("fan")  # one of the card's fan controllers, where a tool names them (NVML's fan index)
     return f"gpu{int(r.extra.get('gpu', 0))} fan" + (f" {int(fan)}" if isinstance(fan, float) else "")
@@ -90,6 +90,8 @@ def _kind(r: Reading) -> str:
     a limit, a fault flag; NVAPI's cooler fields by their names."""
     if smi_error(r):  # a fan whose speed nvidia-smi failed to read: its speed, unread
         return "input"
+    if r.label == "fan.target":  # the duty asked of a card's fan (app.fans.read.nvsettings)
+        return "target"
     attr = r.attr or ""
     if attr == "cur_state":
         return "percent"
@@ -151,12 +153,12 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         lower_noncritical_rpm=_number(extra.get("lnc")), upper_noncritical_rpm=_number(extra.get("unc")),
         pwm_enable=pwm_enable,
         pwm_mode=_pwm_mode(by_attr),
-        controller=controller_of(owner, pwm_enable, duty, first.extra.get("controller")),
+        controller=controller_of(owner, pwm_enable, duty, _said(found, "controller")),
         gpu=_gpu(first), pump="pump" in label.lower(), speeds=speeds, statuses=statuses,
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
         rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip
         starts_at_c=_number(first.extra.get("trip")), hysteresis_c=_number(first.extra.get("hysteresis")),
-        zone_mode=_text(first.extra.get("mode")), follows=(follows := _follows(by_attr, first)),
+        zone_mode=_said(found, "mode"), follows=(follows := _follows(by_attr, first)),
         follows_how="declared" if follows else None)
 
 
@@ -170,7 +172,7 @@ def _in_turn(found: list[Reading]) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _follows(by_attr: dict[str, Reading], first: Reading) -> str | None:
     """What a fan follows where its reader or its chip declares it (never a guess): a thermal zone's cooling
     device's zone, or a Super-I/O output's selected source."""
-    return _text(first.extra.get("follows")) or _selected(by_attr, first)
+    return _said([first], "follows") or _selected(by_attr, first)
 
 
 def _selected(by_attr: dict[str, Reading], first: Reading) -> str | None:
@@ -180,8 +182,9 @@ def _selected(by_attr: dict[str, Reading], first: Reading) -> str | None:
     return f"{first.chip or '-'}/temp{int(chosen.value)}" if chosen is not None and chosen.value else None
 
 
-def _text(value: float | str | None) -> str | None:
-    return str(value) if value else None
+def _said(found: list[Reading], name: str) -> str | None:
+    """What a reader says of a fan beside its values (its controller, its zone's mode), from any of its readings."""
+    return next((str(r.extra[name]) for r in found if r.extra.get(name)), None)
 
 
 def _label(key: str, found: list[Reading]) -> str:
@@ -380,8 +383,8 @@ def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:
         if r.chip == "nvidia" and "gpu" in r.extra:
             fields.setdefault(int(r.extra["gpu"]), {})[r.label] = r
     return tuple(GpuFact(index=i, name=str(next(iter(f.values())).extra.get("name") or "") or None,
-                         temperature_c=_field(f, "temperature.gpu"), power_w=_field(f, "power.draw"),
-                         utilization_percent=_field(f, "utilization.gpu"), fan_percent=_field(f, "fan.speed"),
+                         temperature_c=_value(f, "temperature.gpu"), power_w=_value(f, "power.draw"),
+                         utilization_percent=_value(f, "utilization.gpu"), fan_percent=_value(f, "fan.speed"),
                          fan_reported="fan.speed" not in f or f["fan.speed"].value is not None or
                          smi_error(f["fan.speed"]), fan_read="fan.speed" in f, heat_slowdown=_heat_reasons(f))
                  for i, f in sorted(fields.items()))
@@ -393,8 +396,3 @@ def _heat_reasons(fields: dict[str, Reading]) -> tuple[str, ...]:
     active = decode_clocks_event_reasons(int(mask.value)) if mask is not None and mask.value is not None else \
         tuple(name.removeprefix("reasons.") for name, r in fields.items() if name.startswith("reasons.") and r.value)
     return tuple(r for r in active if r in HEAT_REASONS)
-
-
-def _field(fields: dict[str, Reading], name: str) -> float | None:
-    found = fields.get(name)
-    return found.value if found is not None else None

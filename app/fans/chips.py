@@ -72,6 +72,7 @@ class Chip:
     enable_means_detected: bool = False  # its pwmN_enable reads 1 where its device detects a fan, 0 where none
     lists_unfitted: bool = False  # its driver lists the fan its firmware describes, fitted or not (a 0: maybe none)
     refuses_under_floor: bool = False  # a duty set under its manual-control least is refused: the last one holds
+    floor_up_to: float | None = None  # where its manual-control least is not read, the highest it is documented at
     unread_cpu_duty: float | None = None  # the duty its firmware runs its fan at while it cannot read the CPU
     own_cpu_curve: bool = False  # its firmware's source computes its fan's duty from its own CPU reading
     source: str = ""
@@ -112,14 +113,15 @@ AMDGPU = Chip("gpu", "firmware", "rest", rest_below_c=67.0, no_pulses=(65535,), 
               source="Documentation/gpu/amdgpu/thermal.rst; drivers/gpu/drm/amd/pm (hwmon); amdgpu_pm.c "
               "(hwmon_attributes_visible: \"Skip fan attributes if fan is not present\", and on APUs); "
               "radeon_pm.c (the same)")
-# NVIDIA: fan-stop ("0 %") on GeForce cards while cool. NVML's fan speed is the fan's current speed and its target
-# the one asked (nvmlDeviceGetTargetFanSpeed: under a speed set with nvmlDeviceSetFanSpeed_v2 the driver attempts to
-# reach it; "the actual current speed of the fan is reported in nvmlDeviceGetFanSpeed_v2"), as nvidia-settings'
-# GPUCurrentFanSpeed beside GPUTargetFanSpeed
+# NVIDIA: fan-stop ("0 %") on GeForce cards while cool. NVML's fan speed is the fan's current speed, its target the
+# one asked (nvmlDeviceGetTargetFanSpeed: the driver attempts to reach it), as nvidia-settings' GPUCurrentFanSpeed
+# beside GPUTargetFanSpeed. Under manual control the card's VGA BIOS keeps a least speed: 20 % on most cards
+# (nvfancontrol's README: "limits are arbitrary and vary among different VGA BIOS"), 30 % in nvidia-settings' range
 NVIDIA = Chip("gpu", "firmware", "rest", rest_below_c=60.0, pwm_enable=_GPU_MODES, reads_back_duty=True,
-              refuses_under_floor=True, source="NVML API reference: nvmlDeviceGetFanSpeed_v2, "
+              refuses_under_floor=True, floor_up_to=30.0, source="NVML API reference: nvmlDeviceGetFanSpeed_v2, "
               "nvmlDeviceGetTargetFanSpeed, nvmlDeviceGetFanControlPolicy_v2, nvmlDeviceGetMinMaxFanSpeed; "
-              "nvidia-settings' GPUTargetFanSpeed (a value out of its range is refused, with the valid range)")
+              "nvidia-settings' GPUTargetFanSpeed (a value out of its range is refused, with the valid range); "
+              "nvfancontrol's README (the least speed in manual control, set by the VGA BIOS)")
 GPU_SENSOR = Chip("gpu", "firmware", "unknown", source="Documentation/gpu/ (i915, xe, nouveau hwmon)")
 BMC = Chip("bmc", "bmc", "failed", source="IPMI v2.0 specification, sensor thresholds (35.x); ipmitool(1) sensor, sdr")
 AIO = Chip("aio", "firmware", "empty", source="liquidctl documentation (docs/*-guide.md), the device's status: a fan "
@@ -275,13 +277,12 @@ NCT6687 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
 EXACT: Mapping[str, Chip] = MappingProxyType({
     "amdgpu": AMDGPU, "radeon": AMDGPU, "nvidia": NVIDIA, "gpu_nvidia": NVIDIA, "nouveau": GPU_SENSOR,
     "i915": GPU_SENSOR, "xe": GPU_SENSOR, "bmc": BMC, "thinkpad": THINKPAD, "dell_smm": DELL, "dell_ddv": DELL,
-    "i8k": DELL, "asus": ASUS_WMI, "asus_nb_wmi": ASUS_WMI,
-    "system76_acpi": SYSTEM76, "system76": SYSTEM76, "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC,
-    "hp": EC, "msi_ec": MSI_EC, "applesmc": APPLESMC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD,
-    # handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon, oxp-sensors,
-    # gpd-fan, surface_fan), and HP business machines' firmware sensors (hp-wmi-sensors)
+    "i8k": DELL, "asus": ASUS_WMI, "asus_nb_wmi": ASUS_WMI, "system76_acpi": SYSTEM76, "system76": SYSTEM76,
+    "cros_ec": CROS_EC, "framework": CROS_EC, "msi_wmi_platform": EC, "hp": EC, "msi_ec": MSI_EC,
+    "applesmc": APPLESMC, "acpi_fan": EC, "thinkpad_acpi": THINKPAD, "hp_wmi_sensors": WMI,  # HP business machines'
+    # firmware sensors; handhelds' and small machines' embedded controllers (Documentation/hwmon: steamdeck-hwmon,
+    # oxp-sensors, gpd-fan, surface_fan)
     "steamdeck_hwmon": EC, "oxpec": OXP_EC, "oxp_ec": OXP_EC, "gpd_fan": EC, "gpdfan": EC, "surface_fan": EC,
-    "hp_wmi_sensors": WMI,
     # gaming laptops' ECs: acer-wmi's Predator sensors (drivers/platform/x86/acer-wmi.c registers hwmon "acer", the
     # fans' speeds read from the EC) and the out-of-tree legion-laptop's (LenovoLegionLinux's README: a fan that is
     # off reads 0, and the discrete GPU's temperature reads 0 while it sleeps)
@@ -290,8 +291,7 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     # the Raspberry Pi 5's pwm-fan, named by its device-tree node (bcm2712-rpi-5-b.dts: cooling_fan, "pwm-fan")
     "cooling_fan": PWM_FAN,
     "gpio_fan": GPIO_FAN, "emc2305": EMC2305, "mlxsw": CONTROLLER, "coretemp": CPU, "k10temp": K10TEMP, "zenpower": CPU,
-    "cpu_thermal": SOC_ZONE,
-    "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "spd5118": MEMORY, "jc42": MEMORY,
+    "cpu_thermal": SOC_ZONE, "acpitz": ACPI, "nvme": STORAGE, "drivetemp": STORAGE, "spd5118": MEMORY, "jc42": MEMORY,
     "asuswmisensors": WMI, "asus_wmi_sensors": WMI,
     "asusec": WMI, "asus_ec_sensors": WMI, "gigabyte_wmi": WMI, "liquidctl": AIO, "corsairpsu": PSU, "nbfc": NBFC,
     "liquidctl device": AIO,  # a liquidctl device whose name line was not pasted (app.collect.liquidctl.UNNAMED)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from .chips import chip
 from .facts import FanFact, Machine, TempFact
 from .rules import ABI, HOT_C, Hit, rule, source_of, there, turning
-from .speeds import SLOW_DUTY, at_rpm_floor, at_top
+from .speeds import SLOW_DUTY, at_rpm_floor, at_top, held_at_floor
 
 
 @rule("a firmware floor", 52, "Documentation/gpu/amdgpu/thermal.rst (fan_curve: OD_RANGE, the duty a point may ask "
@@ -25,6 +25,8 @@ def firmware_floor(machine: Machine) -> Iterator[Hit]:
         facts = _duty_floor(machine, fan)
         if facts is not None:
             yield Hit("firmware-floor", (fan.key,), "known", facts)
+        elif (held := held_at_floor(fan)) is not None:
+            yield Hit("firmware-floor", (fan.key,), "likely", held)
     # the SMC's minimum speed, its own control's; beside a hot part a fan idling at its floor is not "nothing making
     # it faster": its controller is not raising it, which the other rules say
     floored = [fan for fan in machine.fans if at_rpm_floor(fan) and not _hot_source(machine, fan)]

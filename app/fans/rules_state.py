@@ -26,7 +26,7 @@ from .rules import (
 )
 from .rules_daemon import driven
 from .rules_gpu import turning_twin
-from .speeds import COOL_C, at_full_level, at_top, kept_turning
+from .speeds import COOL_C, at_full_level, at_top, held_at_floor, kept_turning
 from .values import parse
 
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
@@ -159,7 +159,8 @@ def off_asked(fan: FanFact) -> bool:
     """A fan whose controller reads back a duty OFF_ASKED_POINTS or more from the one set for it: a speed set by a
     person or a program (a GPU's own automatic target is the firmware's, and the fan follows it in its own time)."""
     return chip(fan.chip).reads_back_duty and fan.controller != "firmware" and fan.target_percent is not None and \
-        fan.duty_percent is not None and abs(fan.target_percent - fan.duty_percent) >= OFF_ASKED_POINTS
+        fan.duty_percent is not None and abs(fan.target_percent - fan.duty_percent) >= OFF_ASKED_POINTS and \
+        held_at_floor(fan) is None  # asked under its card's least speed, it runs at that least (rules_range)
 
 
 DUTY_APART_POINTS = 50.0  # two fans of one controller asked this far apart ...

@@ -40,3 +40,15 @@ def at_rpm_floor(fan: FanFact) -> bool:
 def kept_turning(fan: FanFact) -> bool:
     """A fan its controller keeps at a least speed above 0 (a Mac SMC's fanN_min): a 0 is no rest of its design."""
     return chip(fan.chip).min_is_floor and bool(fan.min_rpm)
+
+
+def held_at_floor(fan: FanFact) -> dict[str, float | str] | None:
+    """A fan asked by hand for less than it runs at, its floor not read, on a card whose firmware keeps a least
+    speed under manual control (``Chip.floor_up_to``): the duty it runs at is most likely that least (one reading:
+    it may still be slowing down)."""
+    bound = chip(fan.chip).floor_up_to
+    if bound is None or fan.floor_percent or fan.controller != "manual" or fan.target_percent is None or \
+            fan.duty_percent is None or not fan.target_percent + 1 < fan.duty_percent <= bound + 1:
+        return None
+    return {"floor": fan.duty_percent, "controller": "manual", "held": "asked-below", "target": fan.target_percent,
+            "floor_read": "no"}

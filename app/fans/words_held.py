@@ -63,6 +63,10 @@ def _floor(n: Names, s: Sequence[str], f: Facts) -> str:
         return (f"The {n(s[0])} was set to {_num(f['target'])} %, below the {floor} % liquidctl's driver sends this "
                 f"cooler's pump at least (it raises a lower duty to it): the pump runs at {floor} %, not at the "
                 f"{_num(f['target'])} % asked, as slowly as liquidctl can run it.")
+    if f.get("held") == "asked-below" and f.get("floor_read") == "no":
+        return (f"The {n(s[0])} is set by hand to {_num(f['target'])} % and runs at {floor} %: most likely the least "
+                "speed its card keeps a fan at under manual control (set by its firmware, not read here): it keeps "
+                "turning; only handing it back to the card's automatic policy lets it stop.")
     if f.get("held") == "asked-below":
         return (f"The {n(s[0])} is set by hand and asked for {_num(f['target'])} %, below the {floor} % its driver "
                 "accepts under manual control: it keeps turning; only handing it back to the card's automatic "

@@ -395,3 +395,40 @@ def test_a_cards_0_beside_a_twin_turning_no_warmer_is_said_with_the_twin(tmp_pat
     for t0, t1, f1 in (("40.0", "66.0", "80.0"), ("57.0", "56.0", "0.0")):  # the other card warmer; both at 0
         code, answer = explain(ROCM_SMI.format(t0=t0, t1=t1, f1=f1), tmp_path)
         assert all("twin" not in f["facts"] for f in findings_of(answer)), findings_of(answer)
+
+
+ASSIGNED = ("$ nvidia-settings -a \"[gpu:0]/GPUFanControlState={state}\" -a \"[fan:0]/GPUTargetFanSpeed={asked}\"\n\n"
+            "  Attribute 'GPUFanControlState' (host:1[gpu:0]) assigned value {state}.\n\n"
+            "  Attribute 'GPUTargetFanSpeed' (host:1[fan:0]) assigned value {asked}.\n\n"
+            "$ nvidia-smi --query-gpu=index,name,temperature.gpu,fan.speed,utilization.gpu --format=csv\n"
+            "index, name, temperature.gpu, fan.speed [%], utilization.gpu [%]\n"
+            "0, NVIDIA GeForce RTX 3090, 38, {reads} %, 0 %\n")
+
+
+def test_a_geforce_asked_for_0_by_hand_runs_at_its_least_speed(tmp_path: Path) -> None:
+    """nvidia-settings(1) prints "assigned value N" for each write it made: the card's fan was taken by hand
+    (GPUFanControlState 1) and asked for 0 %, and nvidia-smi then reads it at 30 %. Under manual control the card's
+    VGA BIOS keeps a least speed (nvfancontrol's README; nvidia-settings' 30-100 range), so a fan asked below it runs
+    at it and never stops there: the floor leads, not "not at the speed asked" (the story of a fan daemon's
+    maintainers: only the card's automatic policy stops it). The assignments alone (no reading) are read, not
+    refused."""
+    code, answer = explain(ASSIGNED.format(state=1, asked=0, reads=30), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and lead["kind"] == "firmware-floor" and lead["confidence"] == "likely"
+    assert lead["facts"] == {"floor": 30.0, "controller": "manual", "held": "asked-below", "target": 0.0,
+                             "floor_read": "no"}
+    assert "read-back-off-target" not in [f["kind"] for f in findings_of(answer)]
+    assert "automatic policy lets it stop" in str(answer["sentence"])
+    facts = machine(read.read(ASSIGNED.format(state=1, asked=0, reads=30).split("\n\n$")[0])[0])
+    assert [(f.target_percent, f.controller, f.duty_percent) for f in facts.fans] == [(0.0, "manual", None)]
+
+
+def test_a_card_asked_below_what_no_floor_explains_is_not_said_at_its_floor(tmp_path: Path) -> None:
+    """60 % is above any least speed the documents give (20 % and 30 %): asked 0 % and reading 60 %, the fan is not
+    at the speed asked, no floor is guessed; handed back to its firmware (GPUFanControlState 0), a duty unlike the
+    one asked is the card's own and no floor is said either."""
+    code, answer = explain(ASSIGNED.format(state=1, asked=0, reads=60), tmp_path)
+    kinds = [f["kind"] for f in findings_of(answer)]
+    assert code == 0 and kinds[0] == "read-back-off-target" and "firmware-floor" not in kinds
+    code, answer = explain(ASSIGNED.format(state=0, asked=0, reads=30), tmp_path)
+    assert code == 0 and "firmware-floor" not in [f["kind"] for f in findings_of(answer)]
