@@ -36,6 +36,7 @@ from ..fans.read import hddfc, i8k, legion, msiec, nbfc, nvmlgpucontrol, platfor
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
+from ..fans.read.kernlog import claims
 from ..fans.read.kernlog import events as heat_log
 from ..fans.read.profiles import fixed, named, profiles
 from ..fans.read.sel import events as bmc_log
@@ -180,11 +181,11 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             legion.settings(text) + platform.settings(text) + smilimits.settings(text)
         of_text = Machine(calibrations=calibrations(text), settings=controls,
                           events=events(text) + tegra.events(text),
-                          bmc_events=bmc_log(text), heat_events=heat_log(text))
+                          bmc_events=bmc_log(text), heat_events=heat_log(text), claims=claims(text))
         whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
                         settings=whole.settings + of_text.settings, events=whole.events + of_text.events,
                         bmc_events=whole.bmc_events + of_text.bmc_events,
-                        heat_events=whole.heat_events + of_text.heat_events)
+                        heat_events=whole.heat_events + of_text.heat_events, claims=whole.claims + of_text.claims)
         if any(tool in named for tool in NAMED_ONLY):
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
@@ -195,7 +196,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
     machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events,
-                      bmc_events=whole.bmc_events, heat_events=whole.heat_events)
+                      bmc_events=whole.bmc_events, heat_events=whole.heat_events, claims=whole.claims)
     return with_profiles(machine, texts), kinds, texts
 
 
@@ -217,6 +218,8 @@ def _read_as(kind: str | None, alone: Machine, logged: tuple[Decision, ...], of_
         return "a BMC's event log (ipmitool sel)"
     if of_text.heat_events:
         return "the kernel's log (a part acting for heat)"
+    if of_text.claims:
+        return "the kernel's log (a sensor chip its firmware claims)"
     return f"a fan daemon's log ({of_text.events[0].daemon})" if of_text.events else None
 
 

@@ -281,6 +281,21 @@ class HeatEvent:
 
 
 @record
+class ChipClaim:
+    """A board's sensor chip its driver found (``nct6775: Found NCT6798D or compatible chip at 0x2e:0x290``) at an I/O
+    range the firmware's ACPI also claims (drivers/acpi/osl.c, acpi_check_resource_conflict: "ACPI Warning: SystemIO
+    range ... conflicts with OpRegion ... (\\_GPE.HWM)"). ``taken``: True where the log shows the driver let in
+    (acpi_enforce_resources=lax: "System may be unstable or behave erratically"), False where its probe failed
+    busy (error -16), None where the log shows neither."""
+
+    driver: str
+    chip: str
+    address: str
+    region: str
+    taken: bool | None = None
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -297,6 +312,7 @@ class Machine:
     events: tuple[DaemonEvent, ...] = ()
     bmc_events: tuple[BmcEvent, ...] = ()  # a BMC's event log, in the order it was logged
     heat_events: tuple[HeatEvent, ...] = ()  # a kernel's log of parts acting for heat
+    claims: tuple[ChipClaim, ...] = ()  # a kernel's log of a board's sensor chip its firmware's ACPI claims
     # an ACPI battery read (drivers/acpi/battery.c registers a power supply, which power_supply_hwmon.c shows as hwmon
     # named after it: BAT0, BATT): a portable machine, whose fans are its embedded controller's, not a board chip's
     portable: bool = False

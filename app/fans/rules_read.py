@@ -250,6 +250,20 @@ def no_fan(machine: Machine) -> Iterator[Hit]:
         yield Hit("no-fan-read", (), "known", {})
 
 
+@rule("a board's fan chip its firmware claims", 50, "drivers/acpi/osl.c (acpi_check_resource_conflict: a native "
+      "driver's ports that an ACPI OpRegion declares are refused, -EBUSY, under acpi_enforce_resources=strict, the "
+      "default; let in with a warning under lax); Documentation/admin-guide/kernel-parameters.txt "
+      "(acpi_enforce_resources)")
+def chip_claimed(machine: Machine) -> Iterator[Hit]:
+    if any(chip(f.chip).kind == "superio" for f in machine.fans):
+        return  # a board chip's fans are read: whatever the log says, its driver reads them
+    for claim in machine.claims:
+        if claim.taken is not True:  # refused, as its failed probe shows (known) or as strict does by default
+            yield Hit("chip-claimed", (), "known" if claim.taken is False else "likely",
+                      {"driver": claim.driver, "chip": claim.chip, "address": claim.address, "region": claim.region,
+                       "probe": "busy" if claim.taken is False else "not shown"})
+
+
 COUNTER_CLOCK = 1_350_000  # an 8-bit fan counter's clock (lm78 family): RPM = 1,350,000 / (count x divisor)
 COUNTER_TOP = 254  # the largest count that is a speed (255 is the counter run over: no pulse in time)
 

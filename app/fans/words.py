@@ -349,6 +349,15 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
         ", an input the board wires as it chooses (it may have nothing attached, or measure something else than its "
         "name says)." if f.get("wiring") == "board" else "."),
     "no-fan-read": lambda n, s, f: "No fan is read here, so what the fans do cannot be seen.",
+    "chip-claimed": lambda n, s, f: (
+        f"The board's fan chip ({f['chip']}, found by {f['driver']} at {f['address']}) is not read: the firmware's "
+        f"ACPI claims its ports ({f['region']}), and the kernel keeps a driver from ports its firmware uses ("
+        + ("the driver's probe failed busy" if f["probe"] == "busy" else "acpi_enforce_resources=strict, the "
+           "default") + "), so the board's fans run as the BIOS set them up, unread. A driver that asks the firmware "
+        "instead reads them where one fits the board (asus_wmi_sensors, asus_ec_sensors, gigabyte_wmi; nct6775 itself "
+        "goes through ASUS's WMI on the boards it lists, Linux 5.16 and later); "
+        "acpi_enforce_resources=lax lets the driver in, at the risk the kernel warns of (the firmware and the driver "
+        "using the chip at once)."),
 }
 
 

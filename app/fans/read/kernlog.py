@@ -6,13 +6,15 @@ the "mce:" prefix):
 - an NVIDIA card under nouveau at one of its thresholds (drivers/gpu/drm/nouveau/nvkm/subdev/therm/temp.c,
   nvkm_therm_sensor_event): "nouveau 0000:01:00.0: therm: temperature (%i C) hit the '%s' threshold" rising,
   "... went below the '%s' threshold" falling; the thresholds are fanboost (the driver sets the fan to 100 %),
-  downclock, critical (it pauses the card) and shutdown (it powers the machine off)."""
+  downclock, critical (it pauses the card) and shutdown (it powers the machine off);
+- a board's sensor chip its driver found at I/O ports the firmware's ACPI claims (drivers/acpi/osl.c,
+  acpi_check_resource_conflict; the "ACPI Warning" is ACPICA's utaddress.c, in its newer and its older wording)."""
 
 from __future__ import annotations
 
 import re
 
-from ..facts import HeatEvent
+from ..facts import ChipClaim, HeatEvent
 
 _LINE = re.compile(r"\b(CPU\d+): (Core|Package) temperature(?: above threshold, cpu clock throttled(?: \(total events "
                    r"= (\d+)\))?|/speed normal)")
@@ -40,4 +42,33 @@ def events(text: str) -> tuple[HeatEvent, ...]:
         else:
             found[key] = HeatEvent(key[0], key[1], found[key].count + 1 if key in found else 1, False, "nouveau",
                                    celsius)
+    return tuple(found.values())
+
+
+# a Super-I/O driver's probe: "nct6775: Found NCT6798D or compatible chip at 0x2e:0x290", "it87: Found IT8688E chip
+# at 0xa40, revision 1", "w83627ehf: Found W83627DHG chip at 0x290"
+_FOUND = re.compile(r"\b([a-z][a-z0-9_]*): Found (\S+?)(?: or compatible)? chip at (?:0x[0-9a-f]+:)?(0x[0-9a-f]+)",
+                    re.IGNORECASE)
+_CONFLICT = re.compile(r"ACPI Warning: (?:SystemIO range )?(0x[0-9a-f]+)-0x[0-9a-f]+ (?:SystemIO )?conflicts with "
+                       r"(?:OpRegion (?:0x[0-9a-f]+-0x[0-9a-f]+ )?\(([^)]+)\)|Region (\S+))", re.IGNORECASE)
+# acpi_enforce_resources=lax lets the driver in with a notice (osl.c; before Linux 3.x: "This conflict may cause
+# random problems and system instability"); under strict (the default) it is refused busy, its probe failing -16
+_LAX = re.compile(r"System may be unstable or behave erratically|This conflict may cause random problems")
+_BUSY = re.compile(r"\b([a-z][a-z0-9_]*): probe of \S+ failed with error -16", re.IGNORECASE)
+HWM_SPAN = 0x20  # a Super-I/O's hardware-monitor ports: its base and the index/data pair a few ports above it
+
+
+def claims(text: str) -> tuple[ChipClaim, ...]:
+    """Each chip a driver found whose ports an ACPI warning of the same log names, and whether it was let in."""
+    conflicts = [(int(m.group(1), 16), m.group(2) or m.group(3)) for m in _CONFLICT.finditer(text)]
+    lax = _LAX.search(text) is not None
+    busy = {m.group(1).lower() for m in _BUSY.finditer(text)}
+    found: dict[str, ChipClaim] = {}
+    for m in _FOUND.finditer(text):
+        base = int(m.group(3), 16)
+        region = next((name for port, name in conflicts if base <= port < base + HWM_SPAN), None)
+        if region is not None:
+            driver = m.group(1).lower()
+            found[driver] = ChipClaim(driver, m.group(2), m.group(3).lower(), region,
+                                      False if driver in busy else True if lax else None)
     return tuple(found.values())
