@@ -175,6 +175,8 @@ def legacy(text: str) -> Read:
     """thinkfan.conf.legacy(5): its one fan (``tp_fan``, ``pwm_fan``), its sensors, its levels."""
     fan: tuple[str, str] | None = None
     sources, levels = [], []
+    # a complex level written over several lines ({"level 1" newline (40 46) newline (55 58) newline }): one level
+    text = re.sub(r"\{[^{}]*\}", lambda block: " ".join(block.group(0).split()), text)
     for line in text.split("\n"):
         if found := _LEGACY_FAN.match(line):
             path = found.group(2)

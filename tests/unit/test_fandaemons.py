@@ -53,6 +53,17 @@ def test_thinkfans_legacy_syntax_is_read_as_thinkfan_reads_it() -> None:
     assert (hwmon.chip, hwmon.pwm, hwmon.curve) == ("hwmon", "pwm1", ((0.0, 0.0), (55.0, 50.2), (75.0, 100.0)))
 
 
+def test_a_complex_thinkfan_level_over_several_lines_is_one_level() -> None:
+    """thinkfan's own issue 19 shows the complex form written as a block over lines (``{"level 1"``, its lower
+    bounds, its upper bounds, ``}``): each block is one level, starting at its highest lower bound; read line by
+    line, each bound's line was taken for a level of its own (a level 45, a level 57: 100 % from 73 °C)."""
+    text = ('tp_fan /proc/acpi/ibm/fan\n\n{"level 0"\n        (0 0 0 0)\n        (45 54 54 54)\n}\n\n'
+            '{"level 1"\n        (40 46 46 46)\n        (55 58 58 58)\n}\n\n{"level 7"\n        (57 63 63 63)\n'
+            '        (65 73 73 73)\n}\n\n{"level disengaged"\n        (60 69 69 69)\n        (99 99 99 99)\n}\n')
+    (fan,) = thinkfan(text).declared
+    assert fan.curve == ((0.0, 0.0), (46.0, 14.3), (63.0, 100.0), (69.0, 100.0))
+
+
 def test_one_thinkfan_level_over_every_temperature_is_a_fan_held_at_it(tmp_path: Path) -> None:
     """A real thinkfan.conf (legacy syntax, thinkfan's issue 127: an E14 whose fan "periodically switches to auto"):
     ``tp_fan``, ``tp_thermal`` and one level, ``(5, -32767, 32767)``, a comment after it. The fan is held at level 5
