@@ -267,3 +267,25 @@ def test_a_host_prefix_is_taken_off_only_for_one_host_and_never_a_readings_label
                  "fan1: 1200 RPM\nfan1: 1300 RPM\nfan1: 1250 RPM\n",
                  "INFO: Fan speed 40 %\nINFO: Fan speed 45 %\nINFO: Fan speed 50 %\n"):
         assert cleaned(kept) == kept
+
+
+SUMMED = ("| Component | Reading |\n|---|---|\n| CPU Fan | 1200 RPM |\n| CPU | 78 °C |\n| GPU Fan | 0 RPM |\n"
+          "| GPU | 83 °C |\n")
+
+
+def test_a_posters_own_table_of_readings_is_read_and_named_no_bmcs(tmp_path: Path) -> None:
+    """A post's Markdown table of a label and its reading (two cells a row, the reading with its unit) holds
+    readings, so it is read, not refused; a headed table ("Sensor | Value") with no status column is no BMC tool's
+    by its shape: its fans are not said to be a BMC's (the fan wing's invariant: no fan is sent to a BMC that the
+    capture does not show one has). A row of another shape is still not read by position, and one "|" between a
+    label and its reading is read as two or more spaces are."""
+    for text in (SUMMED, SUMMED.split("|---|---|\n")[1], "| Sensor | Value |\n|---|---|\n| CPU Fan | 1200 RPM |\n"
+                 "| CPU Temp | 78 °C |\n| GPU Fan | 0 RPM |\n| GPU Temp | 83 °C |\n"):
+        facts = machine(read.read(text)[0])
+        assert [(f.label, f.chip, f.rpm) for f in facts.fans] == [("CPU Fan", None, 1200.0), ("GPU Fan", None, 0.0)]
+        code, answer = explain(text, tmp_path)
+        assert code == 0 and "BMC" not in str(answer["sentence"])
+    assert read.read("| Setting | Before | After |\n| CPU Fan | 1200 RPM | 800 RPM |\n")[0] == []
+    facts = machine(read.read("CPU Temperature  |  78.0 °C\nCPU Fan Speed    |  2450 RPM\n")[0])
+    assert [(f.label, f.rpm) for f in facts.fans] == [("CPU Fan", 2450.0)]
+    assert [t.celsius for t in facts.temperatures] == [78.0]

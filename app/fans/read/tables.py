@@ -1,7 +1,10 @@
 """Readings in ``|`` tables: ``ipmitool sensor`` (name, reading, unit, status and the six thresholds, LNR to UNR),
 ``ipmitool sdr`` and ``sdr elist``, ``ipmiutil sensor -c`` and any table whose first row names its columns
 (``Name``, ``Reading``/``Value``, ``Unit``, ``Status``); and ``ipmitool sensor get``'s key-value blocks. A BMC's
-readings: their chip is "bmc"."""
+readings: their chip is "bmc", where the table is a BMC tool's (ipmitool's and ipmiutil's rows, a header with a
+status or an event column). A table of two cells a row, a label and its reading with its unit (a post's Markdown
+table, ``| CPU Fan | 1200 RPM |``), is read as labelled readings of no named chip, as is a headed table with no
+status."""
 
 from __future__ import annotations
 
@@ -31,10 +34,21 @@ def read(text: str) -> list[Reading]:
             continue
         if all(re.fullmatch(r"-*", c) for c in cells):
             continue  # the rule under a header
-        reading = _row(cells, header)
+        reading = _row(cells, header) or _labelled(cells, header)
         if reading is not None:
             found.append(reading)
     return _apart(found)
+
+
+def _labelled(cells: list[str], header: list[str] | None) -> Reading | None:
+    """A row of a label and its reading, the reading with a unit (a fan's RPM, a temperature, a share): read as the
+    general reader reads ``label: value``, no chip named (nothing says a BMC read it)."""
+    if len(cells) != 2 or header is not None or not re.search(r"[A-Za-z]", cells[0]):
+        return None
+    value, unit, raw = parse(cells[1])
+    if value is None or unit not in ("rpm", "c", "%") or not re.fullmatch(r"[+-]?[\d.]+\s*\S+", cells[1]):
+        return None
+    return Reading(None, cells[0], value, raw, unit)
 
 
 def _comma_rows(text: str) -> list[list[str]]:
@@ -84,7 +98,9 @@ def _row(cells: list[str], header: list[str] | None) -> Reading | None:
         status = named.get("status") or _event(named.get("event", ""))
         low = parse(named.get("lcr", ""))
         limits = {"lcr": low[0]} if low[0] is not None and low[1] == "rpm" else {}
-        return _reading(name, f"{named.get('reading', '')} {unit}".strip(), status, limits)
+        found = _reading(name, f"{named.get('reading', '')} {unit}".strip(), status, limits)
+        # a BMC tool's table says each sensor's status (or event); a table without one is no BMC's by its shape
+        return found if found is None or {"status", "event"} & set(header) else replace(found, chip=None, extra={})
     # with no header, a row is ipmitool's only where its cells are what ipmitool puts there (ipmitool(1)): a status
     # word, a sensor id and an entity; a table of another tool (a post's Markdown table) is not read by position
     if len(cells) >= 10 and _IPMI_STATUS.fullmatch(cells[3].lower()):  # sensor: name | reading | unit | status | 6
