@@ -183,8 +183,8 @@ def _selected(by_attr: dict[str, Reading], first: Reading) -> str | None:
 
 
 def _said(found: list[Reading], name: str) -> str | None:
-    """What a reader says of a fan beside its values (its controller, its zone's mode), from any of its readings."""
-    return next((str(r.extra[name]) for r in found if r.extra.get(name)), None)
+    """What a reader says of a fan beside its values (its controller, its zone's mode), as its last reading says it."""
+    return next((str(r.extra[name]) for r in reversed(found) if r.extra.get(name)), None)
 
 
 def _label(key: str, found: list[Reading]) -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from app.fans import read
 from app.fans.adapt import machine
 from tests.unit.test_fan_readers import explain, findings_of
@@ -432,3 +434,20 @@ def test_a_card_asked_below_what_no_floor_explains_is_not_said_at_its_floor(tmp_
     assert code == 0 and kinds[0] == "read-back-off-target" and "firmware-floor" not in kinds
     code, answer = explain(ASSIGNED.format(state=0, asked=0, reads=30), tmp_path)
     assert code == 0 and "firmware-floor" not in [f["kind"] for f in findings_of(answer)]
+
+
+NVFANCONTROL = ("INFO - NVIDIA graphics adapter #0: GeForce GTX 580\nINFO -   GPU #0 coolers: COOLER-0\n"
+                "DEBUG - Temp: 45; Speed: [1260] RPM ([18]%); Load: 0%; Mode: {mode}\n"
+                "DEBUG - Temp: 45; Speed: [1230] RPM ([17]%); Load: 0%; Mode: {mode}\n")
+
+
+@pytest.mark.parametrize(("mode", "controller"), [("Manual", "daemon"), ("Auto", "firmware")])
+def test_nvfancontrols_mode_says_who_drives_the_fan(mode: str, controller: str, tmp_path: Path) -> None:
+    """nvfancontrol's debug line ends with its Mode: Manual where it drives the fan by its curve (through the
+    driver's manual control), Auto where it leaves the fan to the card's own policy (its README: a fan already in
+    automatic control is left alone without --force). A GTX 580 it drives (nvfancontrol's issue 38) was said "set by
+    the device's own firmware"."""
+    facts = machine(read.read(NVFANCONTROL.format(mode=mode))[0])
+    assert [(f.duty_percent, f.controller) for f in facts.fans] == [(17.0, controller)]
+    code, answer = explain(NVFANCONTROL.format(mode=mode), tmp_path)
+    assert code == 0 and ("fan daemon" in str(answer["sentence"])) == (controller == "daemon")

@@ -33,7 +33,11 @@ def decisions(text: str) -> tuple[tuple[Decision, ...], tuple[Level, ...]]:
     return tuple(found), levels
 
 
-_NVFAN = re.compile(r"Temp:\s*(\d+);\s*Speed:\s*\[([\d, ]+)\]\s*RPM\s*\(\[([\d, ]+)\]%\)")
+_NVFAN = re.compile(r"Temp:\s*(\d+);\s*Speed:\s*\[([\d, ]+)\]\s*RPM\s*\(\[([\d, ]+)\]%\)(?:[^\n]*?Mode:\s*(\w+))?")
+# nvfancontrol's Mode: Manual where it drives the fan (its curve, through the driver's manual control), Auto where it
+# leaves the fan to the card's own policy (its README: a fan already spinning in automatic control is left alone
+# unless it runs with --force)
+_NVFAN_MODE = {"manual": "daemon", "auto": "firmware"}
 _ADAPTER = re.compile(r"NVIDIA graphics adapter #(\d+):\s*(.+?)\s*$", re.MULTILINE)
 
 
@@ -44,9 +48,11 @@ def nvfancontrol(text: str) -> list[Reading]:
     found: list[Reading] = []
     for n, line in enumerate(_NVFAN.finditer(text)):
         celsius, rpm, duty = line.group(1), line.group(2).split(",")[0].strip(), line.group(3).split(",")[0].strip()
+        mode = _NVFAN_MODE.get((line.group(4) or "").lower())
+        fan = {**gpu, "controller": mode} if mode else gpu
         found += [Reading("nvidia", "temperature.gpu", float(celsius), celsius, "c", None, n, gpu),
-                  Reading("nvidia", "fan.speed", float(rpm), f"{rpm} RPM", "rpm", None, n, gpu),
-                  Reading("nvidia", "fan.speed", float(duty), f"{duty} %", "%", None, n, gpu)]
+                  Reading("nvidia", "fan.speed", float(rpm), f"{rpm} RPM", "rpm", None, n, fan),
+                  Reading("nvidia", "fan.speed", float(duty), f"{duty} %", "%", None, n, fan)]
     return found
 
 
