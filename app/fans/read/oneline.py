@@ -81,12 +81,12 @@ def soc(line: str) -> Found | None:
 
 
 # "Package id 0          93C", "cpu_fan           0RPM" (glances' SENSORS section): a label, two or more spaces (or a
-# tab, as a table copied from a page gives its cells, or one "|" between two cells), and a value whose unit is written with it or up to two spaces
-# after it (liquidctl's "Fan speed   576  rpm", its tree's glyphs cut by a grep). Tried only where
-# no "label: value" pair was found on the line. Glances 4 writes a fan's speed as a whole number and "R" (its sensors
-# plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}').
-_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)(?:\s*\|\s*|\s{2,}|\t)([+-]?\d+(?:\.\d+)?\s{0,2}(?:°C|°F|C|F|RPM|rpm)|"
-                     r"[+-]?\d+R)$")
+# tab, as a table copied from a page gives its cells, or one "|" between two cells), and a value whose unit is
+# written with it or up to two spaces after it (liquidctl's "Fan speed   576  rpm", its tree's glyphs cut by a
+# grep). Tried only where no "label: value" pair was found on the line. Glances 4 writes a fan's speed as a whole
+# number and "R" (its sensors plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}').
+_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)(?:\s*\|\s*|\s{2,}|\t)"
+                     r"([+-]?\d+(?:\.\d+)?\s{0,2}(?:°C|°F|C|F|RPM|rpm)|[+-]?\d+R)$")
 
 
 def spaced(line: str) -> Found | None:
