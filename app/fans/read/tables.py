@@ -90,17 +90,22 @@ def _column(cell: str) -> str:
     return next((name for name, pattern in _COLUMNS if re.fullmatch(pattern, lowered)), lowered)
 
 
+def _headed(cells: list[str], header: list[str]) -> Reading | None:
+    """A row of a table whose header names its columns."""
+    named = dict(zip(header, cells, strict=True))
+    name = re.sub(r"^\(\d+\)\s*", "", named.get("name", ""))  # ipmicfg's "(17) FAN1": its sensor number
+    unit = named.get("unit", "")
+    status = named.get("status") or _event(named.get("event", ""))
+    low = parse(named.get("lcr", ""))
+    limits = {"lcr": low[0]} if low[0] is not None and low[1] == "rpm" else {}
+    found = _reading(name, f"{named.get('reading', '')} {unit}".strip(), status, limits)
+    # a BMC tool's table says each sensor's status (or event); a table without one is no BMC's by its shape
+    return found if found is None or {"status", "event"} & set(header) else replace(found, chip=None, extra={})
+
+
 def _row(cells: list[str], header: list[str] | None) -> Reading | None:
     if header is not None and len(cells) == len(header):
-        named = dict(zip(header, cells, strict=True))
-        name = re.sub(r"^\(\d+\)\s*", "", named.get("name", ""))  # ipmicfg's "(17) FAN1": its sensor number
-        unit = named.get("unit", "")
-        status = named.get("status") or _event(named.get("event", ""))
-        low = parse(named.get("lcr", ""))
-        limits = {"lcr": low[0]} if low[0] is not None and low[1] == "rpm" else {}
-        found = _reading(name, f"{named.get('reading', '')} {unit}".strip(), status, limits)
-        # a BMC tool's table says each sensor's status (or event); a table without one is no BMC's by its shape
-        return found if found is None or {"status", "event"} & set(header) else replace(found, chip=None, extra={})
+        return _headed(cells, header)
     # with no header, a row is ipmitool's only where its cells are what ipmitool puts there (ipmitool(1)): a status
     # word, a sensor id and an entity; a table of another tool (a post's Markdown table) is not read by position
     if len(cells) >= 10 and _IPMI_STATUS.fullmatch(cells[3].lower()):  # sensor: name | reading | unit | status | 6
