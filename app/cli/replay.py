@@ -32,7 +32,7 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, FanFact, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read import hddfc, i8k, legion, msiec, nbfc, nvmlgpucontrol, platform, smfc, smilimits, tegra
+from ..fans.read import ghelper, hddfc, i8k, legion, msiec, nbfc, nvmlgpucontrol, platform, smfc, smilimits, tegra
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
@@ -196,7 +196,8 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     machine = adapt.machine(readings, snap.fans, snap.host.temperatures, snap.gpus, replay.curves, steps, levels,
                             snap.air)
     machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events,
-                      bmc_events=whole.bmc_events, heat_events=whole.heat_events, claims=whole.claims)
+                      bmc_events=whole.bmc_events, heat_events=whole.heat_events, claims=whole.claims,
+                      curves=(*machine.curves, *(c for text in texts for c in ghelper.curves(text))))
     return with_profiles(machine, texts), kinds, texts
 
 
@@ -210,6 +211,8 @@ def _read_as(kind: str | None, alone: Machine, logged: tuple[Decision, ...], of_
         return f"a fan daemon's log ({logged[0].daemon})"
     if named(text) is not None:
         return "liquidctl's speed profile (its command, or its log of what it sent)"
+    if ghelper.curves(text):
+        return "G-Helper's log (the fan curves it gave the firmware)"
     if of_text.calibrations:
         return "pwmconfig's test" if of_text.calibrations[0].uncorrelated else "a fan daemon's log (fan2go)"
     if of_text.settings:

@@ -160,6 +160,7 @@ class Curve:
     refused: str | None = None  # why its daemon refuses the configuration as it starts (a code): then in no effect
     sensor: str | None = None  # the input it follows on its chip ("edge"), where ``source`` names it in words
     firmware_may_run: bool = False  # on some cards its daemon hands it to the card's firmware, which reads its own
+    in_firmware: bool = False  # its program hands it to the firmware, which runs it (G-Helper's curves on ASUS)
 
     def drives(self, fan_key: str) -> bool:
         """Whether this curve's output drives the fan of ``fan_key``: hwmon's ``fanN`` of its ``pwmN``, or the

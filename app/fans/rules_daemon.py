@@ -92,6 +92,8 @@ def _curve_facts(curve: Curve) -> dict[str, float | str]:
         facts["inverted"] = "yes"
     if curve.firmware_may_run:
         facts["firmware_may_run"] = "yes"
+    if curve.in_firmware:
+        facts["in_firmware"] = "yes"
     if curve.floor_percent is not None:
         facts["floor"] = curve.floor_percent
     if curve.firmware_c is not None:

@@ -93,6 +93,12 @@ def _curve(n: Names, s: Sequence[str], f: Facts) -> str:
     battery = ", on battery," if f.get("on_battery") else ""
     liquid = (": the cooler reads no other temperature (its profile runs on the device), so this follows the liquid, "
               "which moves far less than the CPU, not the CPU itself" if f.get("source") == LIQUID else "")
+    if f.get("in_firmware") == "yes":  # handed to the firmware, which runs it (or did not take it)
+        answer = str(f.get("refused", "")).removeprefix("firmware-answered-")
+        return (f"{f['daemon']} gave the firmware a curve for the {f['output']}{source}: {shape}; "
+                + (f"the firmware did not take it (its call answered {answer}, not OK), so the fan runs on the mode's "
+                   "own curve in the firmware." if f.get("not_running") == "refused" else
+                   f"the firmware runs it (how closely the fan follows is the firmware's){now}."))
     if f.get("not_running") == "refused":  # its own check refuses it: the daemon exits as it starts
         return refused_curve(f, f"{f['daemon']}'s configuration would drive {f['output']}{source}: {shape}")
     if f.get("not_running"):  # its log shows it never started, or left: the configuration, not what drives the fan
@@ -250,6 +256,7 @@ def _platform_profile(n: Names, s: Sequence[str], f: Facts) -> str:
         "thermal_mode": ("smbios-thermal-ctl --set-thermal-mode=balanced", "The Dell's thermal mode is performance"),
         "fan_boost_mode": ("its fan_boost_mode back to 0, or the desktop's power mode",
                            "The ASUS fan boost mode is overboost (1)"),
+        "G-Helper mode": ("G-Helper's Balanced or Silent mode", "G-Helper set the ASUS performance mode to Turbo"),
     }.get(str(f.get("set_by")), ("powerprofilesctl set balanced, or the desktop's power mode",
                                  f"The platform profile is {f['profile']}"))
     return (f"{said}: the firmware is biased towards speed, with more power and heat, so its fans most likely run "

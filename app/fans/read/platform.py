@@ -3,7 +3,8 @@
 marked ``*``), and a Dell's thermal mode as libsmbios' ``smbios-thermal-ctl -g`` prints it (``Current Thermal
 Modes:`` then the mode): Balanced, Cool Bottom, Quiet or Performance, which the kernel's dell-pc driver offers as the
 balanced, cool, quiet and performance profiles, and an ASUS laptop's ``fan_boost_mode`` (``cat``, or grep's
-``path:value``): 0 normal, 1 overboost, 2 silent (Documentation/ABI/testing/sysfs-platform-asus-wmi). Its
+``path:value``): 0 normal, 1 overboost, 2 silent (Documentation/ABI/testing/sysfs-platform-asus-wmi), and the mode
+G-Helper's log shows it set (app.fans.read.ghelper: Turbo is performance). Its
 ``throttle_thermal_policy`` is not read: on Vivobooks the same file has meant 1 silent, 2 overboost in some kernels
 (asus-wmi's *_VIVO modes), so a value there does not say the mode on every machine. The kernel's
 sysfs-platform_profile names the profiles: low-power,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 
 from ..facts import Setting
+from . import ghelper
 
 PROFILES = ("low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "power-saver")
 _WORD = "|".join(sorted(map(re.escape, PROFILES), key=len, reverse=True))
@@ -29,6 +31,7 @@ CONTROLLER = "platform"
 NAME = "platform_profile"
 DELL_NAME = "thermal_mode"  # a Dell's, as smbios-thermal-ctl set it
 ASUS_NAME = "fan_boost_mode"  # an ASUS laptop's
+GHELPER_NAME = "G-Helper mode"  # an ASUS laptop's performance mode, as G-Helper logged setting it
 
 
 def settings(text: str) -> tuple[Setting, ...]:
@@ -36,6 +39,7 @@ def settings(text: str) -> tuple[Setting, ...]:
     found = [(m.start(), m.group(1), NAME) for pattern in (_SYSFS, _GET, _LISTED) for m in pattern.finditer(text)]
     found += [(m.start(), _DELL_PROFILES[m.group(1)], DELL_NAME) for m in _DELL.finditer(text)]
     found += [(m.start(), _ASUS_PROFILES[m.group(1)], ASUS_NAME) for m in _ASUS.finditer(text)]
+    found += [(m.start(), ghelper.MODES[m.group(1)], GHELPER_NAME) for m in ghelper.MODE.finditer(text)]
     if not found:
         return ()
     _, value, name = max(found)
