@@ -24,7 +24,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "fault-then-reading": "FAULT read", "target-not-met": "not turning", "stalled": "stalled?",
     "no-power": "NO POWER?", "detected-still": "there, not turning",
     "below-bmc-threshold": "under its threshold", "bmc-warning": "under its warning",
-    "ec-cpu-unread": "EC reads no CPU", "ec-cpu-misread": "EC misreads CPU",
+    "ec-cpu-unread": "EC reads no CPU", "ec-cpu-misread": "EC misreads CPU", "ec-cpu-low": "EC reads CPU low",
     "off-target": "off target", "fan-disabled": "DISABLED", "speed-not-a-reading":
     "no reading", "drivers-disagree": "drivers disagree", "zero-then-turning": "0, then turning",
     "unlike-siblings": "unlike its siblings", "headers-read-zero": "0 RPM", "no-temperature": "no temperature",
@@ -122,6 +122,8 @@ _CLAUSES: Mapping[FindingKind, object] = {
                                                   "cooling")),
     "ec-cpu-misread": lambda n, f: (f"it follows its embedded controller's CPU reading of {_num(f['ec_c'])} °C, with "
                                     f"the CPU at {_num(f['other_c'])} °C: a wrong reading"),
+    "ec-cpu-low": lambda n, f: (f"it follows its embedded controller's CPU reading of {_num(f['ec_c'])} °C, with the "
+                                f"CPU at {_num(f['other_c'])} °C: a reading too low, so it cools too little"),
     "full-while-cool": lambda n, f: (f"full speed while {n(f['source'])} is at {_num(f['source_c'])} °C: a manual "
                                      "override or lost control"),
     "no-control": lambda n, f: "no control (pwm_enable 0): full speed whatever the temperature",

@@ -26,6 +26,7 @@ _OF: Mapping[FindingKind, tuple[FanState | None, AlarmKind | None]] = {
     "target-not-met": ("stalled", "stalled"), "no-power": ("stalled", "stalled"),
     "detected-still": ("stalled", "stalled"), "off-target": ("off-target", "off-target"),
     "fan-alarm": (None, "warning"), "ec-cpu-unread": (None, "warning"), "bmc-failing-at-times": (None, "warning"),
+    "ec-cpu-low": (None, "warning"),
     "full-while-cool": ("full", "no-heat"), "no-control": ("full", "no-heat"), "ec-cpu-misread": (None, "warning"),
     "at-rest": ("stopped", None), "warm-not-turning": ("unknown", None), "zero-unjudged": ("unknown", None),
     "listed-unfitted": ("unknown", None),

@@ -1,16 +1,17 @@
 """The rules of an embedded controller's own fan control: its fan table, where a capture shows it (the Chrome EC's,
 through ``ectool temps all``): which sensor the fans answer to and what it asks; and its own reading of the CPU, which
-its fan follows, far above the CPU's. Registered in ``app.fans.rules`` like the others."""
+its fan follows, far above the CPU's, or far below a hot one. Registered in ``app.fans.rules`` like the others."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..core.finding import FindingKind
 from . import ectable
 from .chips import chip
-from .facts import Machine, TempFact
+from .facts import FanFact, Machine, TempFact
 from .roles import ec_own_cpu
-from .rules import Hit, hottest_of, rule, turning
+from .rules import HOT_C, Hit, hottest_of, rule, there, turning
 
 # An EC reads the CPU's own die sensors (PECI, SB-TSI), as coretemp and k10temp do: two reads of one part apart by
 # this much are not one moment of a burst (a package moves 10-20 °C within a second): one of them is wrong
@@ -63,21 +64,43 @@ def _unread_facts(machine: Machine, temp: TempFact) -> dict[str, float | str]:
     return facts
 
 
-@rule("an embedded controller's CPU reading far above the CPU's", 84, "system76/ec src/board/system76/common/peci.c "
-      "(the fan's duty is fan_duty(peci_temp): the EC's own CPU reading) and acpi.c (EC RAM 0x07: peci_temp, which "
-      "system76_acpi reads as CPU temp); thinkpad-acpi.rst (the EC's CPU sensor); Documentation/hwmon/coretemp.rst "
-      "and k10temp.rst (the CPU's own sensors)")
-def ec_cpu_misread(machine: Machine) -> Iterator[Hit]:
+_OWN_CURVE = ("system76/ec src/board/system76/common/peci.c (the fan's duty is fan_duty(peci_temp): the EC's own CPU "
+              "reading) and acpi.c (EC RAM 0x07: peci_temp, which system76_acpi reads as CPU temp); thinkpad-acpi.rst "
+              "(the EC's CPU sensor); Documentation/hwmon/coretemp.rst and k10temp.rst (the CPU's own sensors)")
+
+
+def _apart(machine: Machine, below: bool) -> Iterator[tuple[TempFact, TempFact, list[FanFact]]]:
+    """Each EC's own CPU reading MISREAD_C or more above (or below) the hottest of the CPU's own sensors, with that
+    reading and the EC's fans that turn (above: they run for it) or that are there (below: slow or stopped)."""
     own = hottest_of([t for t in machine.temperatures if chip(t.chip).kind == "cpu" and t.celsius is not None])
-    if own is None or own.celsius is None:
+    if own is None or own.celsius is None or (below and own.celsius < HOT_C):
         return
     for temp in machine.temperatures:
-        if temp.celsius is None or not ec_own_cpu(temp.chip, temp.label) or temp.celsius - own.celsius < MISREAD_C:
-            continue
-        fans = [f for f in machine.fans if f.chip == temp.chip and turning(f)]
-        if fans:  # its fan turns for what the EC believes: the CPU's heat it does not have. Likely where the EC's
-            # own source shows its fan follows that reading; elsewhere an EC's table is not published: possible
-            documented = chip(temp.chip).own_cpu_curve
-            yield Hit("ec-cpu-misread", (temp.key, *(f.key for f in fans)), "likely" if documented else "possible",
-                      {"ec_c": temp.celsius, "other": own.key, "other_c": own.celsius,
-                       "rpm": max(f.rpm or 0.0 for f in fans), "documented": "yes" if documented else "no"})
+        gap = (own.celsius - temp.celsius if below else temp.celsius - own.celsius) if temp.celsius is not None else 0.0
+        if ec_own_cpu(temp.chip, temp.label) and gap >= MISREAD_C:
+            fans = [f for f in machine.fans if f.chip == temp.chip and (there(f) if below else turning(f))]
+            if fans:
+                yield temp, own, fans
+
+
+def _gap_hit(kind: FindingKind, temp: TempFact, own: TempFact, fans: list[FanFact]) -> Hit:
+    """Likely where the EC's own source shows its fan follows that reading; elsewhere an EC's table is not
+    published: possible."""
+    documented = chip(temp.chip).own_cpu_curve
+    return Hit(kind, (temp.key, *(f.key for f in fans)), "likely" if documented else "possible",
+               {"ec_c": temp.celsius or 0.0, "other": own.key, "other_c": own.celsius or 0.0,
+                "rpm": max(f.rpm or 0.0 for f in fans), "documented": "yes" if documented else "no"})
+
+
+@rule("an embedded controller's CPU reading far below a hot CPU's", 86, _OWN_CURVE)
+def ec_cpu_low(machine: Machine) -> Iterator[Hit]:
+    """The EC's own CPU reading far under a CPU past HOT_C: a fan that follows the EC's reading is asked for the
+    cooling of a cooler CPU, whatever its speed now."""
+    for temp, own, fans in _apart(machine, below=True):
+        yield _gap_hit("ec-cpu-low", temp, own, fans)
+
+
+@rule("an embedded controller's CPU reading far above the CPU's", 84, _OWN_CURVE)
+def ec_cpu_misread(machine: Machine) -> Iterator[Hit]:
+    for temp, own, fans in _apart(machine, below=False):  # its fan turns for heat the CPU does not have
+        yield _gap_hit("ec-cpu-misread", temp, own, fans)

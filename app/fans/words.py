@@ -16,6 +16,7 @@ from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
 from .words_daemon import _bias, _daemon_critical, _daemon_stopped, _decided, _no_range, _overridden
+from .words_ec import low as ec_low
 from .words_ec import misread as ec_misread
 from .words_ec import unread as ec_unread
 from .words_gpu import no_gpu_fan as _no_gpu_fan
@@ -291,7 +292,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "below-bmc-threshold": _bmc,
     "bmc-warning": _bmc_warning,
     "bmc-failing-at-times": _failing_at_times,
-    "ec-cpu-unread": ec_unread, "ec-cpu-misread": ec_misread,
+    "ec-cpu-unread": ec_unread, "ec-cpu-misread": ec_misread, "ec-cpu-low": ec_low,
     "speed-not-a-reading": lambda n, s, f: _not_a_reading(n, s, f, _raw(f)),
     "drivers-disagree": lambda n, s, f: (f"Two drivers read this board's one fan chip ({f['more']} and {f['fewer']})"
                                          f" and disagree: {f['more']} sees {_num(f['more_n'])} fans turning, "
@@ -379,7 +380,7 @@ def _one_cause_a_fan(ordered: Sequence[Finding], fan_keys: set[str]) -> list[Fin
 
 # a cause that says why another one holds of the same fan is said beside it (its controller reads no CPU: so it does
 # not cool the CPU)
-_WHY_OF = {"ec-cpu-unread": "hot-not-cooled"}
+_WHY_OF = {"ec-cpu-unread": "hot-not-cooled", "ec-cpu-low": "hot-not-cooled"}
 
 
 def answer(found: Sequence[Finding], machine: Machine, causes_in_sentence: int = 3) -> tuple[str, list[str]]:

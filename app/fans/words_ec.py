@@ -38,3 +38,17 @@ def misread(n: Names, s: Sequence[str], f: Facts) -> str:
              "source is published; this one's is not)") +
             ", which is wrong (stuck or misread), so it runs for heat the CPU does not have, until the controller "
             "reads the CPU right again.")
+
+
+def low(n: Names, s: Sequence[str], f: Facts) -> str:
+    fans = [n(k) for k in s[1:]]
+    which = fans[0] if len(fans) == 1 else f"{', '.join(fans[:-1])} and {fans[-1]}"
+    speed = "stopped" if not float(f["rpm"]) else f"at {_num(f['rpm'])} RPM" if len(fans) == 1 else \
+        f"up to {_num(f['rpm'])} RPM"
+    return (f"The embedded controller's own CPU temperature ({n(s[0])}) reads {_num(f['ec_c'])} °C while the CPU's own "
+            f"sensor ({n(f['other'])}) reads {_num(f['other_c'])} °C: the {which} ({speed}) "
+            + ("follows" if f.get("documented") != "no" else "most likely follows (as an embedded controller's fan "
+               "table does where its source is published; this one's is not)")
+            + f" the controller's reading, so it is asked for the cooling of a CPU at {_num(f['ec_c'])} °C: a reading "
+            "that stays this far under the CPU's (stuck or misread; one taken just before a burst of load would not "
+            "stay) keeps it slower than the CPU needs: read both again.")

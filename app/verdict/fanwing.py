@@ -21,7 +21,7 @@ from ..fans.words import said
 # does not explain them away, so they stand among the causes beside it.
 DANGER = frozenset({"hot-not-cooled", "pump-stopped", "fan-fault", "fan-alarm", "stalled", "target-not-met",
                     "below-bmc-threshold", "fault-then-reading", "ec-cpu-unread", "off-target", "fan-disabled",
-                    "bmc-failing-at-times", "no-power", "detected-still"})
+                    "bmc-failing-at-times", "no-power", "detected-still", "ec-cpu-low"})
 # A fan at full speed for no heat: a fault that is itself the noise, so it answers the question ahead of any load
 NO_HEAT = frozenset({"full-while-cool", "no-control", "ec-cpu-misread"})
 DANGER_SCORE = 0.96  # below a fan at full speed for no heat, above any load

@@ -76,3 +76,23 @@ def test_an_ec_that_cannot_read_the_cpu_yet_turns_its_fan_is_not_said_never_to_a
     other = explained(tmp_path, CORETEMP.format(cpu="66.0") + thinkpad)
     unread = next(f for f in other["findings"] if f["kind"] == "ec-cpu-unread")
     assert "failsafe" not in unread["facts"] and "never asks" not in other["sentence"], other["sentence"]
+
+
+def test_an_ec_reading_a_hot_cpu_far_cooler_than_it_is_is_why_its_fan_is_slow(tmp_path: Path) -> None:
+    """The mirror of a reading far hotter: the EC reads 45 °C beside coretemp's 96 °C, so the fan that follows the
+    EC's reading (system76/ec's fan_duty(peci_temp)) is asked for a CPU at 45 °C: the cause of its 1,800 RPM, said
+    likely; with the fan stopped, the hot CPU without cooling leads and this is said beside it. A CPU that is not
+    hot (a reading under HOT_C), or a gap a burst can make, is no such reading."""
+    text = paste("96.0", "45.0", 1800)
+    answer = explained(tmp_path, text)
+    lead = answer["findings"][0]
+    assert (lead["kind"], lead["confidence"]) == ("ec-cpu-low", "likely"), answer["findings"]
+    assert lead["subjects"] == ["system76_acpi/CPU temp", "system76_acpi/CPU fan"]
+    assert (lead["facts"]["ec_c"], lead["facts"]["other_c"], lead["facts"]["rpm"]) == (45.0, 96.0, 1800.0)
+    assert_nothing_dangerous(text, answer)
+    stopped = explained(tmp_path, paste("96.0", "45.0", 0))
+    assert [f["kind"] for f in stopped["findings"][:2]] == ["hot-not-cooled", "ec-cpu-low"]
+    assert "slower than the CPU needs" in stopped["sentence"]
+    for cpu, ec in (("75.0", "40.0"), ("96.0", "70.0")):
+        kinds = {f["kind"] for f in explained(tmp_path, paste(cpu, ec, 1800))["findings"]}
+        assert "ec-cpu-low" not in kinds, (cpu, ec, kinds)
