@@ -32,7 +32,20 @@ from ..fans.answer import findings
 from ..fans.chips import chip
 from ..fans.facts import Decision, FanFact, Level, Machine, Reading
 from ..fans.names import Names
-from ..fans.read import ghelper, hddfc, i8k, legion, msiec, nbfc, nvmlgpucontrol, platform, smfc, smilimits, tegra
+from ..fans.read import (
+    fan2go,
+    ghelper,
+    hddfc,
+    i8k,
+    legion,
+    msiec,
+    nbfc,
+    nvmlgpucontrol,
+    platform,
+    smfc,
+    smilimits,
+    tegra,
+)
 from ..fans.read.bmcsettings import settings
 from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
@@ -174,7 +187,8 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         text = text_of(path)
         texts.append(text)
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
-        logged += nvmlgpucontrol.decisions(text) + smfc.decisions(text) + hddfc.decisions(text) + i8k.decisions(text)
+        logged += nvmlgpucontrol.decisions(text) + smfc.decisions(text) + hddfc.decisions(text) + \
+            i8k.decisions(text) + fan2go.decisions(text)
         steps += logged
         levels += declared
         controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text) + \

@@ -190,6 +190,7 @@ class Decision:
     why: str = ""
     drives: str = ""
     what: str = ""  # what the daemon wrote it to, as it names it (smfc's "CPU zone"): its fans are not named
+    asked: float | None = None  # the duty its curve asked, where a map or a limit made it write another (fan2go's)
 
 
 @record

@@ -208,7 +208,8 @@ def _duty_written(machine: Machine, steps: tuple[Decision, ...]) -> Hit:
                 len(steps))
     facts: dict[str, float | str] = {"daemon": last.daemon, "duty": last.percent or 0.0, "celsius": last.celsius,
                                      "why": last.why, "passes": float(same),
-                                     **({"written_to": last.what} if last.what else {})}
+                                     **({"written_to": last.what} if last.what else {}),
+                                     **({"asked": last.asked} if last.asked is not None else {})}
     fans = [f for f in machine.fans if f.chip == last.drives and not last.what]  # a zone's fans are not named
     # read after an earlier pass wrote the same duty (a pass reads its fans before it writes)
     off = [f for f in fans if same > 1 and f.duty_percent is not None and

@@ -31,7 +31,8 @@ def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
 
 def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
     if "written_to" in f:
-        return {"hddfancontrol": _drives_written, "i8kmon": _state_written}.get(str(f["daemon"]), _zone_written)(f)
+        return {"hddfancontrol": _drives_written, "i8kmon": _state_written,
+                "fan2go": _pwm_written}.get(str(f["daemon"]), _zone_written)(f)
     fans, duty, at = (f"the {n.some(s)}" if s else "the card's fans"), _num(f["duty"]), f"{_num(f['celsius'])} °C"
     again = f" at each of its last {_num(f['passes'])} passes" if float(f["passes"]) > 1 else ""
     said = {"default": f"{f['daemon']} found no point of its curve at or below the card's {at} and wrote its default "
@@ -45,6 +46,20 @@ def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{said}: {'they are' if len(s) != 1 else 'it is'} held at {duty} % by the tool (NVML's manual fan "
             "policy, which its writes set), not by the card's own curve, until a pass reads a temperature that "
             "another point of its curve applies to.")
+
+
+def _pwm_written(f: Facts) -> str:
+    """A pwm fan2go set after its pwm map (the pwm values it found the fan to take, measured as it set the fan up or
+    set in its configuration): where the map sent another pwm than its curve asked, the fan runs at that one."""
+    again = f" (the same at its last {_num(f['passes'])} passes)" if float(f["passes"]) > 1 else ""
+    said = (f"fan2go last set {f['written_to']} to {_num(f['duty'])} % for a reading of {_num(f['celsius'])} °C"
+            f"{again}")
+    if "asked" in f:
+        said += (f": its curve asked for {_num(f['asked'])} %, and its pwm map sent {_num(f['duty'])} % in its place "
+                 "(the map of the pwm values fan2go found this fan to take, measured as it set the fan up or set as "
+                 "pwmMap), so the fan runs there, not where the curve asks")
+    return (f"{said}; fan2go sets the pwm itself (pwm_enable 1), not the board's curve, and the fan holds it until "
+            "its next pass.")
 
 
 def _zone_written(f: Facts) -> str:

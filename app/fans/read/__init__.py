@@ -75,6 +75,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("the Chrome EC's ectool (temps all, with its fan table; pwmgetfanrpm)", ectool.read),
     ("Framework's framework_tool --thermal (its embedded controller's sensors and fans)", frameworktool.read),
     ("fan2go detect", fan2go.detect),
+    ("fan2go's debug log (each curve's sensor and the pwm it asks)", fan2go.log_readings),
     ("pwmconfig's listing of outputs and fan inputs", pwmconfig.read),
     ("a LibreHardwareMonitor or Open Hardware Monitor report", lhm.read),
     ("CPUID HWMonitor's saved report", lhm.hwmonitor),

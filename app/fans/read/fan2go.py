@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..facts import Reading
+from ..facts import Decision, Reading
 from ..values import parse
 from . import headed
 
@@ -83,3 +83,36 @@ def _sensor(chip: str | None, index: str, text: str, value_text: str) -> list[Re
         label = named.group(2) if named else f"temp{index}"
     return [Reading(chip, label, value / 1000.0 if value is not None else None, raw,
                     "c" if value is not None else None, attr)]
+
+
+# fan2go's debug log of each pass (its curves' Evaluate, its controller's setPwm): the sensor's moving average and the
+# pwm (0-255) the curve asks for it, then the pwm it sets after its pwm map (the fan's usable values, measured or
+# configured), older releases after the closest distinct value first
+_EVALUATED = re.compile(r"Evaluating curve '([^']+)'\. Sensor '([^']+)' temp '(-?\d+(?:\.\d+)?)°'\. Desired PWM: (\d+)")
+_SET = re.compile(r"Setting (?:target )?PWM of (\S+) to (\d+), (?:found closest distinct PWM value at \d+, )?applying "
+                  r"PWM Map yields (\d+)")
+PWM_TOP = 255.0
+
+
+def log_readings(text: str) -> list[Reading]:
+    """Each sensor's temperature as fan2go's curves logged evaluating it, a snapshot for each pass."""
+    return [Reading("fan2go", m.group(2), float(m.group(3)), f"{m.group(3)}°C", "c", None, n)
+            for n, m in enumerate(_EVALUATED.finditer(text))]
+
+
+def decisions(text: str) -> tuple[Decision, ...]:
+    """Each pwm fan2go set, after its map, as a duty, with the temperature its curve read before it; ``why`` "map"
+    and the duty the curve asked where its map sent another pwm than the curve asked."""
+    found: list[Decision] = []
+    asked: tuple[float, float] | None = None
+    for m in re.finditer(f"{_EVALUATED.pattern}|{_SET.pattern}", text):
+        if m.group(1) is not None:
+            asked = float(m.group(3)), float(m.group(4))
+        elif asked is not None:
+            celsius, curve = asked
+            sent = float(m.group(7))
+            found.append(Decision("fan2go", celsius, 0.0, None, len(found), percent=round(sent / PWM_TOP * 100, 1),
+                                  why="map" if sent != curve else "curve", what=m.group(5),
+                                  asked=round(curve / PWM_TOP * 100, 1) if sent != curve else None))
+            asked = None
+    return tuple(found)
