@@ -1,6 +1,7 @@
 """What each fan or sensor chip is and does, as data: one table, looked up by the driver's name (hwmon ``name``, the
 chip header of ``sensors``, "bmc" for a server's BMC). Each entry names where its behaviour is documented
 (docs/FAN-RULES.md lists the documents); a chip that is not here is ``UNKNOWN``, and nothing is assumed of it.
+Over 400 lines on purpose: the one table of what each chip is, which the rules read and nothing else holds.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class Chip:
     enable_means_detected: bool = False  # its pwmN_enable reads 1 where its device detects a fan, 0 where none
     lists_unfitted: bool = False  # its driver lists the fan its firmware describes, fitted or not (a 0: maybe none)
     refuses_under_floor: bool = False  # a duty set under its manual-control least is refused: the last one holds
+    enable_0_if_full: bool = False  # its pwmN_enable reads 0 (full speed) also for a duty set by hand to full
     floor_up_to: float | None = None  # where its manual-control least is not read, the highest it is documented at
     unread_cpu_duty: float | None = None  # the duty its firmware runs its fan at while it cannot read the CPU
     own_cpu_curve: bool = False  # its firmware's source computes its fan's duty from its own CPU reading
@@ -87,6 +89,11 @@ _ABI = "kernel Documentation/hwmon/sysfs-interface.rst"
 
 SUPERIO = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES,
                source=f"{_ABI}; Documentation/hwmon/nct6775.rst, it87.rst")
+# it87's pwm_mode() reports "full speed" (0) for a channel whose duty is 0xff where the chip has no fan on/off control
+# (and on its fourth channel): a duty written by hand to 255 reads back as pwmN_enable 0
+IT87 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES, enable_0_if_full=True,
+            source=f"{_ABI}; Documentation/hwmon/it87.rst; drivers/hwmon/it87.c (pwm_mode: 0, full speed, for a "
+            "duty of 0xff without FANCTL_ONOFF)")
 # An EC keeps its fans stopped while the machine is cool. No EC documents the temperature it starts them at: 70 °C
 # is a cautious bound (docs/FAN-RULES.md, Thresholds), and the words say "probably" or name both causes.
 EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,
@@ -301,7 +308,8 @@ PATTERNS: tuple[tuple[str, Chip], ...] = (
     (r"nzxt (smart device v2|rgb & fan controller)\b.*", HUE2_FANS),
     (r"nct(6106|6116|677[5-9]|679[1-9])", NCT6775),
     (r"w83627ehf|w83627dhg\w*|w83627uhg|w83667hg\w*", W83627EHF),
-    (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|it8\d{3}\w*|it87\w*|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
+    (r"it8\d{3}\w*|it87\w*", IT87),
+    (r"nct6\d{3}[a-z]?|nct67\w*|w83\w+|f718\w+|f71\w+|sch5\w+|nct5\w+", SUPERIO),
     (r"pch_\w+", CHIPSET),
     (r"cooling_device\d+", KERNEL_FAN),
     (r"corsair (rm|hx)\d+i\b.*", PSU),

@@ -128,7 +128,8 @@ def full_level(machine: Machine) -> Iterator[Hit]:
 def no_control(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.pwm_enable == 0 and chip(fan.chip).pwm_enable.get(0) == "none" and there(fan):
-            yield Hit("no-control", (fan.key,), "known", {})
+            by_hand = chip(fan.chip).enable_0_if_full  # its driver reads 0 also for a duty set by hand to 255
+            yield Hit("no-control", (fan.key,), "known", {"or_by_hand": "yes"} if by_hand else {})
 
 
 @rule("a fan held at a fixed duty", 55, f"{ABI} (pwmN_enable 1: manual, the duty written is kept)")

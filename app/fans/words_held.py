@@ -292,6 +292,10 @@ def _crossed(n: Names, s: Sequence[str], f: Facts) -> str:
 
 
 def _no_control(n: Names, s: Sequence[str], f: Facts) -> str:
+    if "level" not in f and f.get("or_by_hand") == "yes":  # pwm_enable 0 on a driver that reads 0 for both
+        return (f"The {n.some(s)} {_verb(s, 'reads', 'read')} pwm_enable 0: {_verb(s, 'it runs', 'they run')} at full "
+                "speed, with no speed control or set by hand to full (255; this driver reads 0 for both): either way "
+                "the chip's curve is off, and pwm_enable 2 or more hands the fan back to it.")
     if "level" not in f:  # pwm_enable 0
         return (f"The {n.some(s)} {_verb(s, 'has', 'have')} no speed control (pwm_enable 0): "
                 f"{_verb(s, 'it runs', 'they run')} at full speed.")

@@ -1633,3 +1633,22 @@ def test_a_cpus_critical_alarm_is_said_though_it_reads_under_its_limit_now() -> 
     at_it = studio.replace("+87.0°C", "+90.0°C")
     kinds = {f.kind for f in explained(machine(read.read(at_it)[0]))[0]}
     assert "at-critical" in kinds and "crit-since-boot" in kinds  # Core 2, still under it, keeps the flag's finding
+
+
+IT87_FULL = ("/sys/class/hwmon/hwmon3/name:{chip}\n/sys/class/hwmon/hwmon3/pwm1:255\n"
+             "/sys/class/hwmon/hwmon3/pwm1_enable:0\n/sys/class/hwmon/hwmon3/fan1_input:2950\n"
+             "/sys/class/hwmon/hwmon3/temp1_input:38000\n")
+
+
+def test_an_it87_fans_pwm_enable_0_may_be_a_duty_set_by_hand_to_full(tmp_path: Path) -> None:
+    """it87.c's pwm_mode() reads "full speed" (0) for a channel whose duty is 0xff on chips without fan on/off
+    control (frankcrawford/it87#97: pwmconfig, having set 255, reads 0 back): on an it87 chip pwm_enable 0 is said
+    as either, both full speed with the chip's curve off; nct6775's 0 is its own (no control)."""
+    code, answer = explain(IT87_FULL.format(chip="it8686"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["facts"]) == ("no-control", {"or_by_hand": "yes"})
+    assert "set by hand to full" in str(answer["sentence"])
+    code, answer = explain(IT87_FULL.format(chip="nct6798"), tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and (lead["kind"], lead["facts"]) == ("no-control", {})
+    assert chip("it87").enable_0_if_full and not chip("nct6798").enable_0_if_full
