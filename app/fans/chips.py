@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import field, replace
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Literal, cast, get_args
@@ -91,9 +91,8 @@ SUPERIO = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=
                source=f"{_ABI}; Documentation/hwmon/nct6775.rst, it87.rst")
 # it87's pwm_mode() reports "full speed" (0) for a channel whose duty is 0xff where the chip has no fan on/off control
 # (and on its fourth channel): a duty written by hand to 255 reads back as pwmN_enable 0
-IT87 = Chip("superio", "bios", "empty", unconnected_from_c=108.0, pwm_enable=_SUPERIO_MODES, enable_0_if_full=True,
-            source=f"{_ABI}; Documentation/hwmon/it87.rst; drivers/hwmon/it87.c (pwm_mode: 0, full speed, for a "
-            "duty of 0xff without FANCTL_ONOFF)")
+IT87 = replace(SUPERIO, enable_0_if_full=True, source=f"{_ABI}; Documentation/hwmon/it87.rst; drivers/hwmon/it87.c "
+               "(pwm_mode: 0, full speed, for a duty of 0xff without FANCTL_ONOFF)")
 # An EC keeps its fans stopped while the machine is cool. No EC documents the temperature it starts them at: 70 °C
 # is a cautious bound (docs/FAN-RULES.md, Thresholds), and the words say "probably" or name both causes.
 EC = Chip("ec", "ec", "rest-or-unreported", rest_below_c=70.0, pwm_enable=_EC_MODES, unconnected_from_c=108.0,

@@ -32,4 +32,3 @@ def curves(text: str) -> tuple[Curve, ...]:
         found[fan] = Curve(DAEMON, CHIP, f"{fan} fan", _SOURCES[fan], points, in_firmware=True,
                            refused=None if answer == "OK" else f"firmware-answered-{answer}")
     return tuple(found.values())
-
