@@ -255,8 +255,8 @@ def no_fan(machine: Machine) -> Iterator[Hit]:
       "default; let in with a warning under lax); Documentation/admin-guide/kernel-parameters.txt "
       "(acpi_enforce_resources)")
 def chip_claimed(machine: Machine) -> Iterator[Hit]:
-    if any(chip(f.chip).kind == "superio" for f in machine.fans):
-        return  # a board chip's fans are read: whatever the log says, its driver reads them
+    if any(chip(f.chip).kind in ("superio", "wmi") for f in machine.fans):
+        return  # the board's fans are read (by its chip's driver, or through its firmware: asus_ec_sensors ...)
     for claim in machine.claims:
         if claim.taken is not True:  # refused, as its failed probe shows (known) or as strict does by default
             yield Hit("chip-claimed", (), "known" if claim.taken is False else "likely",

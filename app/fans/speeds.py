@@ -47,7 +47,7 @@ def held_at_floor(fan: FanFact) -> dict[str, float | str] | None:
     speed under manual control (``Chip.floor_up_to``): the duty it runs at is most likely that least (one reading:
     it may still be slowing down)."""
     bound = chip(fan.chip).floor_up_to
-    if bound is None or fan.floor_percent or fan.controller != "manual" or fan.target_percent is None or \
+    if bound is None or fan.floor_percent is not None or fan.controller != "manual" or fan.target_percent is None or \
             fan.duty_percent is None or not fan.target_percent + 1 < fan.duty_percent <= bound + 1:
         return None
     return {"floor": fan.duty_percent, "controller": "manual", "held": "asked-below", "target": fan.target_percent,

@@ -11,6 +11,8 @@ import pytest
 
 from app.fans import read
 from app.fans.adapt import machine
+from app.fans.facts import FanFact
+from app.fans.speeds import held_at_floor
 from tests.unit.test_fan_readers import explain, findings_of
 
 GPUSTAT = ("server1  Sat Dec  5 12:00:00 2026  535.104.05\n"
@@ -434,6 +436,10 @@ def test_a_card_asked_below_what_no_floor_explains_is_not_said_at_its_floor(tmp_
     assert code == 0 and kinds[0] == "read-back-off-target" and "firmware-floor" not in kinds
     code, answer = explain(ASSIGNED.format(state=0, asked=0, reads=30), tmp_path)
     assert code == 0 and "firmware-floor" not in [f["kind"] for f in findings_of(answer)]
+    # a floor the card answered (NVML's minimum, nvidia-settings' range), 0 included, is read: none is guessed
+    fan = FanFact(key="nvidia/gpu0 fan", chip="nvidia", label="gpu0 fan", duty_percent=30.0, target_percent=0.0,
+                  controller="manual")
+    assert held_at_floor(fan) is not None and held_at_floor(replace(fan, floor_percent=0.0)) is None
 
 
 NVFANCONTROL = ("INFO - NVIDIA graphics adapter #0: GeForce GTX 580\nINFO -   GPU #0 coolers: COOLER-0\n"

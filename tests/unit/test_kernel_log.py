@@ -108,6 +108,10 @@ def test_a_claimed_chip_let_in_or_read_is_not_said_unread(tmp_path: Path) -> Non
     assert "chip-claimed" not in kinds
     kinds = {f["kind"] for f in findings_of(explain(CLAIMED + "$ sensors\n" + READ, tmp_path)[1])}
     assert "chip-claimed" not in kinds and "turning" in kinds
+    # the board's fans read through its firmware (asus_ec_sensors, as on the ASUS boards whose ACPI claims the chip)
+    wmi = "asusec-isa-000a\nAdapter: ISA adapter\nCPU_Opt:        0 RPM\nCPU:        1054 RPM\nCPU:        +45.0°C\n"
+    kinds = {f["kind"] for f in findings_of(explain(CLAIMED + "$ sensors\n" + wmi, tmp_path)[1])}
+    assert "chip-claimed" not in kinds
     assert claims(IT87) == ()
     assert [(c.driver, c.chip, c.address, c.region, c.taken) for c in claims(IT87 + IT87_HWM)] == [
         ("it87", "IT8721F", "0x290", "\\_SB.PCI0.SBRG.SIOR.ECRE", None)]
