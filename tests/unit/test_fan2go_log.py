@@ -28,6 +28,10 @@ def test_each_pass_is_the_sensor_read_and_the_pwm_set_after_the_map() -> None:
     (older,) = decisions(OLDER)
     assert (older.celsius, older.percent, older.why, older.asked) == (61.0, 54.9, "curve", None)
     assert [(r.label, r.value) for r in log_readings(LOG.format(target=255, sent=210))] == [("cpu_sensor", 95.0)]
+    # two fans' loops side by side: two curves evaluated before a pwm is set, which curve was that fan's is not said
+    two = OLDER.replace("DEBUG: Setting", "DEBUG: Evaluating curve 'case_curve'. Sensor 'sys' temp '40°'. Desired "
+                        "PWM: 60\nDEBUG: Setting")
+    assert decisions(two) == ()
 
 
 def test_a_fan_its_map_keeps_below_the_curve_is_said_so(tmp_path: Path) -> None:

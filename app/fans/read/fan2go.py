@@ -101,18 +101,20 @@ def log_readings(text: str) -> list[Reading]:
 
 
 def decisions(text: str) -> tuple[Decision, ...]:
-    """Each pwm fan2go set, after its map, as a duty, with the temperature its curve read before it; ``why`` "map"
-    and the duty the curve asked where its map sent another pwm than the curve asked."""
+    """Each pwm fan2go set, after its map, as a duty, with the temperature its curve read just before it; ``why``
+    "map" and the duty the curve asked where its map sent another pwm than the curve asked. Its log names no fan on
+    a curve's line: a pwm set after two or more curves were evaluated (fans run their loops side by side) is paired
+    with none."""
     found: list[Decision] = []
-    asked: tuple[float, float] | None = None
+    pending: list[tuple[float, float]] = []
     for m in re.finditer(f"{_EVALUATED.pattern}|{_SET.pattern}", text):
         if m.group(1) is not None:
-            asked = float(m.group(3)), float(m.group(4))
-        elif asked is not None:
-            celsius, curve = asked
-            sent = float(m.group(7))
+            pending.append((float(m.group(3)), float(m.group(4))))
+            continue
+        if len(pending) == 1:
+            (celsius, curve), sent = pending[0], float(m.group(7))
             found.append(Decision("fan2go", celsius, 0.0, None, len(found), percent=round(sent / PWM_TOP * 100, 1),
                                   why="map" if sent != curve else "curve", what=m.group(5),
                                   asked=round(curve / PWM_TOP * 100, 1) if sent != curve else None))
-            asked = None
+        pending = []
     return tuple(found)
