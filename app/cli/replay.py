@@ -285,7 +285,7 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
     found = findings(machine)
     sentence, also = answer(snap, replay.notes, found, machine)
     rows = listed(texts)
-    work = work_said(rows, snap.gpus)
+    work = work_said(rows, snap.gpus, machine.loads)
     wing = bool(found) and _wing_table(snap, found, machine)
     kinds = replay.kinds + general
     if as_json:

@@ -1,7 +1,8 @@
 """What a paste shows runs on its GPUs, said beside ``fanwhy explain``'s fan answer: nvidia-smi's Processes table, each
 GPU's processes with its load, or memory in use with no process listed (nvidia-smi lists only the processes of its own
 PID namespace: run in a container it sees none of the host's, nvidia-docker's FAQ). Without such a table a capture
-holds no processes, and the line says so."""
+holds no processes: the line says each GPU's load where the paste shows it (what share of its last sample it was busy,
+what it drew), else that processes are not read."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 
 from ..collect.nvidia_captures import SmiProcess, processes
 from ..core.model import GpuSample
+from ..fans.facts import GpuLoad
 
 NO_PROCESSES = "Processes are not read from a capture: what heats the sources is not known here."
 KINDS = {"C": "compute", "G": "graphics", "C+G": "compute and graphics", "M": "MPS", "M+C": "MPS compute"}
@@ -22,11 +24,11 @@ def listed(texts: Sequence[str]) -> tuple[SmiProcess, ...] | None:
     return None if not tables else tuple(p for table in tables for p in table)
 
 
-def work_said(rows: tuple[SmiProcess, ...] | None, gpus: Sequence[GpuSample]) -> str:
+def work_said(rows: tuple[SmiProcess, ...] | None, gpus: Sequence[GpuSample], loads: Sequence[GpuLoad] = ()) -> str:
     """The processes line: per NVIDIA GPU, what nvidia-smi lists on it (the largest by memory first) with its load,
-    or the memory held with nothing listed; NO_PROCESSES where no table was pasted."""
+    or the memory held with nothing listed; with no table pasted, each GPU's load where read, else NO_PROCESSES."""
     if rows is None:
-        return NO_PROCESSES
+        return _loads_said(gpus, loads)
     said = []
     for gpu in sorted((g for g in gpus if g.vendor == "nvidia"), key=lambda g: g.index):
         on = sorted((p for p in rows if p.gpu == gpu.index), key=lambda p: -(p.memory_mib or 0.0))
@@ -47,12 +49,31 @@ def _one(p: SmiProcess) -> str:
     return f"`{p.name}` (PID {p.pid}, {KINDS.get(p.kind, p.kind)}{memory})"
 
 
-def _load(gpu: GpuSample) -> str:
-    """" (100 % busy, 340 W of 350 W)", from what the table read."""
+def _loads_said(gpus: Sequence[GpuSample], loads: Sequence[GpuLoad]) -> str:
+    """Each GPU's load as the paste shows it (a named reader's sample first, then what the general reader read),
+    three at most and how many more, with what the paste does not hold: the processes behind it."""
+    seen = {(g.vendor, g.index) for g in gpus}
+    shown = [load for load in (*map(_of_sample, gpus), *(x for x in loads if (x.vendor, x.index) not in seen))
+             if load.busy_percent is not None or load.power_w is not None]
+    if not shown:
+        return NO_PROCESSES
+    named = [f"GPU {load.index}{_load(load)}" for load in shown[:MAX_NAMED]]
+    named += [f"{len(shown) - MAX_NAMED} more"] if len(shown) > MAX_NAMED else []
+    listed_ = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+    return f"When this was taken: {listed_}. The processes behind a GPU's load are not in this paste."
+
+
+def _of_sample(gpu: GpuSample) -> GpuLoad:
+    return GpuLoad(gpu.index, gpu.vendor, gpu.utilization_percent, gpu.power_w, gpu.power_limit_w)
+
+
+def _load(gpu: GpuSample | GpuLoad) -> str:
+    """" (100 % busy, 340 W of 350 W)", from what the paste read."""
+    load = _of_sample(gpu) if isinstance(gpu, GpuSample) else gpu
     parts = []
-    if gpu.utilization_percent is not None:
-        parts.append(f"{gpu.utilization_percent:.0f} % busy")
-    if gpu.power_w is not None:
-        limit = f" of {gpu.power_limit_w:.0f} W" if gpu.power_limit_w else ""
-        parts.append(f"{gpu.power_w:.0f} W{limit}")
+    if load.busy_percent is not None:
+        parts.append(f"{load.busy_percent:.0f} % busy")
+    if load.power_w is not None:
+        limit = f" of {load.power_limit_w:.0f} W" if load.power_limit_w else ""
+        parts.append(f"{load.power_w:.0f} W{limit}")
     return f" ({', '.join(parts)})" if parts else ""

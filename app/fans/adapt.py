@@ -18,6 +18,7 @@ from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, tempe
 from .chips import Chip, chip, controller_of, detected
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
 from .limits import with_limits
+from .loads import loads_of
 from .roles import role
 
 # the hwmon name of an ACPI battery: its ACPI device's (BAT0, BAT1, BATT, BATC; some firmware's CMB0)
@@ -171,7 +172,8 @@ def machine(readings: Sequence[Reading], fans: Sequence[Fan] = (), sensors: Iter
     temps = _temperatures(with_limits(temperatures_of(readings), readings), fans, sensors, air, gpu_facts)
     snapshots = 1 + max((r.snapshot for r in readings), default=0)
     return Machine(tuple(_with_tables(fan_facts, temps)), tuple(temps), tuple(gpu_facts), snapshots, tuple(curves),
-                   tuple(decisions), tuple(levels), portable=any(BATTERY.fullmatch(r.chip or "") for r in readings))
+                   tuple(decisions), tuple(levels), portable=any(BATTERY.fullmatch(r.chip or "") for r in readings),
+                   loads=loads_of(readings))
 
 
 def _on_inverted_outputs(fans: list[FanFact], curves: Sequence[Curve]) -> list[FanFact]:

@@ -383,8 +383,7 @@ def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:
         if r.chip == "nvidia" and "gpu" in r.extra:
             fields.setdefault(int(r.extra["gpu"]), {})[r.label] = r
     return tuple(GpuFact(index=i, name=str(next(iter(f.values())).extra.get("name") or "") or None,
-                         temperature_c=_value(f, "temperature.gpu"), power_w=_value(f, "power.draw"),
-                         utilization_percent=_value(f, "utilization.gpu"), fan_percent=_value(f, "fan.speed"),
+                         temperature_c=_value(f, "temperature.gpu"), fan_percent=_value(f, "fan.speed"),
                          fan_reported="fan.speed" not in f or f["fan.speed"].value is not None or
                          smi_error(f["fan.speed"]), fan_read="fan.speed" in f, heat_slowdown=_heat_reasons(f))
                  for i, f in sorted(fields.items()))

@@ -130,14 +130,26 @@ class GpuFact:
     index: int
     name: str | None = None
     temperature_c: float | None = None
-    power_w: float | None = None
-    utilization_percent: float | None = None
     fan_percent: float | None = None
     fan_reported: bool = True
     fan_read: bool = True  # its tool gave a fan field at all (a query or an exporter without one: False)
     heat_slowdown: tuple[str, ...] = ()
     slowdown_c: float | None = None
     reasons_read: bool = False  # its tool listed why it slows its clocks (all "Not Active" is a reading too)
+
+
+@record
+class GpuLoad:
+    """How busy a GPU was when a paste was taken, as its tool printed it: the share of its last sample period it ran
+    work (nvidia-smi's utilization.gpu and dmon's sm: one or more kernels executing; amdgpu's gpu_busy_percent, which
+    rocm-smi shows as GPU% and amd-smi as GFX-Uti) and the power it drew, with its limit where read. Not a fan fact:
+    no rule rests on it; ``explain`` says it beside the fans, where the processes behind it would be."""
+
+    index: int
+    vendor: str  # "nvidia", "amd": whose tool reported it
+    busy_percent: float | None = None
+    power_w: float | None = None
+    power_limit_w: float | None = None
 
 
 @record
@@ -318,3 +330,4 @@ class Machine:
     # an ACPI battery read (drivers/acpi/battery.c registers a power supply, which power_supply_hwmon.c shows as hwmon
     # named after it: BAT0, BATT): a portable machine, whose fans are its embedded controller's, not a board chip's
     portable: bool = False
+    loads: tuple[GpuLoad, ...] = ()  # each GPU's load where a paste's tool printed it (said beside the fans)

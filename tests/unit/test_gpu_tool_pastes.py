@@ -24,8 +24,9 @@ def test_gpustat_with_its_fan_column(tmp_path: Path) -> None:
     """-F's first share is the fan, the second the utilization; a card whose fan is at 0 % at 86 °C is not
     cooled, never at rest; ?? is no reading (NVML gave nothing, for whatever reason), neither 0 % nor "no fan"."""
     facts = machine(read.read(GPUSTAT.format(t0=86, fan=0))[0])
-    assert [(g.index, g.temperature_c, g.power_w, g.utilization_percent) for g in facts.gpus] == [
-        (0, 86.0, 340.0, 100.0), (1, 45.0, 21.0, 0.0)]
+    assert [(g.index, g.temperature_c) for g in facts.gpus] == [(0, 86.0), (1, 45.0)]
+    assert [(g.index, g.vendor, g.power_w, g.busy_percent) for g in facts.loads] == [
+        (0, "nvidia", 340.0, 100.0), (1, "nvidia", 21.0, 0.0)]
     assert [(f.gpu, f.duty_percent) for f in facts.fans] == [(0, 0.0)]
     assert facts.gpus[1].fan_reported  # ?? is any failed NVML call: not "no fan of its own"
     code, answer = explain(GPUSTAT.format(t0=86, fan=0), tmp_path)
@@ -37,7 +38,8 @@ def test_gpustat_without_its_fan_column_reads_no_fan() -> None:
     """Without -F the one share is the utilization: no fan is read (not 100 % of a fan)."""
     text = "[0] NVIDIA GeForce RTX 3090 | 84'C, 100 % | 22000 / 24576 MB | alice(21990M)\n"
     facts = machine(read.read(text)[0])
-    assert facts.fans == () and [(g.temperature_c, g.utilization_percent) for g in facts.gpus] == [(84.0, 100.0)]
+    assert facts.fans == () and [g.temperature_c for g in facts.gpus] == [84.0]
+    assert [g.busy_percent for g in facts.loads] == [100.0]
 
 
 NVITOP = ("$ nvitop -1\n"

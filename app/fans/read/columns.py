@@ -2,7 +2,8 @@
 concise table (``GPU  Temp  AvgPwr  SCLK  MCLK  Fan  Perf ...``, newer ``Device ... Temp (DieEdge) Power ...``).
 A cell is the text under its header's span; ``N/A`` is kept as no reading. The card's chip is "amdgpu". Also
 ``rocm-smi -a``'s per-card lines (``GPU[0] : Temperature (Sensor edge) (C): 69.0``, ``GPU[0] : Fan Level: 124
-(48.63)%``, ``Fan RPM: 1200``), the same readings by the same names."""
+(48.63)%``, ``Fan RPM: 1200``), the same readings by the same names. A card's share busy (the concise table's GPU%,
+``GPU use (%)``: amdgpu's gpu_busy_percent) is read as "GPU N busy"."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from . import headed
 _HEADER = re.compile(r"^\s*(GPU|Device)\s+.*\bTemp\b.*\bFan\b", re.IGNORECASE)
 _ROW = re.compile(r"^\s*(\d+)\s+\S")
 _WANTED: dict[str, tuple[str, Unit]] = {"temp": ("edge", "c"), "fan": ("fan", "%"), "avgpwr": ("power", "w"),
-                                        "power": ("power", "w")}
+                                        "power": ("power", "w"), "gpu%": ("busy", "%"),
+                                        "pwrcap": ("power cap", "w")}
 
 
 def read(text: str) -> list[Reading]:
@@ -109,6 +111,9 @@ def _detail_reading(card: str, name: str, value: str) -> Reading | None:
         share = _SHARE.search(value)
         number = float(share.group(1)) if share else None
         return Reading("amdgpu", f"{card} fan", number, value, "%" if number is not None else None)
+    if lowered == "gpu use (%)":
+        number = parse(value)[0]
+        return Reading("amdgpu", f"{card} busy", number, value, "%" if number is not None else None)
     if lowered == "fan rpm":
         number = parse(value)[0]
         return Reading("amdgpu", f"{card} fan", number, value, "rpm" if number is not None else None)
@@ -176,9 +181,9 @@ _AMDSMI_SECOND = re.compile(r"^\|\s*(\d+)\s[^|]*\|(.*)\|$")
 
 
 def amdsmi_table(text: str) -> list[Reading]:
-    """amd-smi's default table: each GPU's temperature and power (its first row's right half) and its fan's share
-    (its second row's: GFX-Uti, Fan, Mem-Usage; ``N/A`` where the card reports no fan). Read as the card's (chip
-    "amdgpu"), by the GPU index its second row starts with."""
+    """amd-smi's default table: each GPU's temperature and power (its first row's right half), its share busy and
+    its fan's share (its second row's: GFX-Uti, Fan, Mem-Usage; ``N/A`` where the card reports no fan). Read as the
+    card's (chip "amdgpu"), by the GPU index its second row starts with."""
     if not any(_AMDSMI_HEADER.match(line.strip()) for line in text.splitlines()):
         return []
     found: list[Reading] = []
@@ -201,6 +206,9 @@ def amdsmi_table(text: str) -> list[Reading]:
         if len(cells) >= 3:
             value, unit, raw = parse(cells[1])
             found.append(Reading("amdgpu", f"{card} fan", value, raw, "%" if value is not None else unit))
+            busy, _, raw = parse(cells[0])
+            if busy is not None:
+                found.append(Reading("amdgpu", f"{card} busy", busy, raw, "%"))
         first = None
     return found
 

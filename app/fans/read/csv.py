@@ -13,7 +13,7 @@ _QUERY = re.compile(r"--query-gpu[= ]([\w.,]+)")
 # what nvidia-smi writes in a numeric field: a number with or without its unit, a [bracketed] answer ([N/A],
 # [Unknown Error], [Not Supported]), N/A or ERR!
 _CELL = re.compile(r"^(?:[-+]?\d+(?:\.\d+)?\s*(?:%|W|C|°C|RPM|MiB|MHz)?|\[[\w /]+\]|N/A|ERR!)$", re.IGNORECASE)
-FIELDS = ("index", "name", "fan.speed", "temperature.gpu", "power.draw", "utilization.gpu")
+FIELDS = ("index", "name", "fan.speed", "temperature.gpu", "power.draw", "utilization.gpu", "power.limit")
 # the clock event reasons (nvidia-smi --help-query-gpu): ``clocks_event_reasons.active`` (``clocks_throttle_reasons``
 # before driver 535) is NVML's mask in hex; each reason of its own (``clocks_event_reasons.sw_thermal_slowdown``) is
 # "Active" or "Not Active"

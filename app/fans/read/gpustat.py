@@ -1,7 +1,7 @@
 """gpustat's line per GPU (gpustat/core.py, GPUStat.print_to): ``[0] NVIDIA GeForce RTX 3090 | 84°C,  30 %, 100 % |
 22000 / 24576 MB | alice(21990M)``. After the name come the temperature (``°C``, ``'C`` in older versions), the fan's
 speed in % only where ``--show-fan``/``-F`` asked for it, the utilization, the encoder and decoder's in brackets
-where asked, and the power draw (``-P``: ``120 / 350 W``): so two shares before the power are the fan and the
+where asked, and the power draw and limit (``-P``: ``120 / 350 W``): so two shares before the power are the fan and the
 utilization, one is the utilization alone. ``??`` is a value NVML did not give (gpustat prints it for any error,
 NotSupported included): not read, so a card is never called fanless from it. Read as nvidia-smi's fields of the GPU
 of that index."""
@@ -15,7 +15,7 @@ from ..facts import Reading, Unit
 _LINE = re.compile(r"^\s*\[(\d+)\]\s+(.+?)\s*\|\s*(\?\?|-?\d+)\s*(?:°|')C\s*,(.*?)\|\s*(?:\?\?|\d+)\s*/\s*(?:\?\?|\d+)"
                    r"\s*MB\s*\|", re.MULTILINE)
 _SHARE = re.compile(r"(\?\?|\d+)\s*%")
-_POWER = re.compile(r",\s*(\?\?|\d+)\s*(?:/\s*(?:\?\?|\d+)\s*)?W")
+_POWER = re.compile(r",\s*(\?\?|\d+)\s*(?:/\s*(\?\?|\d+)\s*)?W")
 
 
 def read(text: str) -> list[Reading]:
@@ -32,6 +32,8 @@ def read(text: str) -> list[Reading]:
         power = _POWER.search(middle)
         if power:
             fields.append(("power.draw", power.group(1), "w"))
+            if power.group(2):
+                fields.append(("power.limit", power.group(2), "w"))
         for field, raw, unit in fields:
             if raw != "??":  # NVML gave nothing (an error or no such value: gpustat does not say which): not read
                 found.append(Reading("nvidia", field, float(raw), raw, unit, None, 0, gpu))

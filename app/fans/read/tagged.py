@@ -69,12 +69,12 @@ def prometheus(text: str) -> list[Reading]:
 
 
 # dcgm-exporter's scrape (DCGM's fields, dcgm_fields.h): a GPU's temperature (°C), fan speed (% of its maximum),
-# power draw (W) and its clock event reasons (NVML's mask; DCGM_FI_DEV_CLOCK_THROTTLE_REASONS before DCGM 3.3), each
-# labelled with the GPU's index and its model name
-_DCGM = re.compile(r"^DCGM_FI_DEV_(GPU_TEMP|FAN_SPEED|POWER_USAGE|CLOCK_THROTTLE_REASONS|CLOCKS_EVENT_REASONS)"
+# power draw (W), utilization (%) and its clock event reasons (NVML's mask; DCGM_FI_DEV_CLOCK_THROTTLE_REASONS before
+# DCGM 3.3), each labelled with the GPU's index and its model name
+_DCGM = re.compile(r"^DCGM_FI_DEV_(GPU_TEMP|FAN_SPEED|POWER_USAGE|GPU_UTIL|CLOCK_THROTTLE_REASONS|CLOCKS_EVENT_REASONS)"
                    r"\{([^}]*)\}\s+([-+0-9.eE]+|NaN)\s*$")
 _DCGM_FIELD = {"GPU_TEMP": ("temperature.gpu", " C"), "FAN_SPEED": ("fan.speed", " %"),
-               "POWER_USAGE": ("power.draw", " W"),
+               "POWER_USAGE": ("power.draw", " W"), "GPU_UTIL": ("utilization.gpu", " %"),
                "CLOCK_THROTTLE_REASONS": ("reasons.active", ""), "CLOCKS_EVENT_REASONS": ("reasons.active", "")}
 
 
