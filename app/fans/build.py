@@ -19,6 +19,7 @@ MIN_RPM = 100.0  # no fan turns this slowly while it turns: below it a counter s
 HOTTEST_REAL_C = 127.0  # the top of a signed 8-bit sensor register: above it no reading is real
 _FAN_WORDS = re.compile(r"fan|pump|blower|cooler|rotor|tach|\bduty\b", re.IGNORECASE)
 _ABSENT_STATUS = ("na", "ns", "absent", "not present", "no reading", "disabled", "not available", "absent ")
+_CALM_STATUS = {"nominal": "ok"}  # FreeIPMI's State "Nominal" (ipmi_exporter's 0) is ipmitool's ok: nothing crossed
 
 
 def fans_of(readings: Iterable[Reading]) -> tuple[FanFact, ...]:
@@ -134,6 +135,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         invalid = "off-scale"
     extra = speed.extra if speed is not None else first.extra
     status = str(extra.get("status", ""))  # a BMC's status beside its speed, or beside the share it reports instead
+    status = _CALM_STATUS.get(status, status)
     enable = by_attr.get("pwm_enable")
     pwm_enable = int(enable.value) if enable is not None and enable.value is not None else None
     target = by_attr.get("target")

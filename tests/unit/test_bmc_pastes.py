@@ -275,3 +275,36 @@ def test_a_fan_at_its_upper_non_critical_threshold_is_warned_for_speed_not_slown
     # at the threshold with a status of ok, the BMC has flagged nothing: no warning is said of it
     calm = row.replace("| nc ", "| ok ")
     assert not [f for f in explained(machine(read.read(calm)[0]))[0] if f.kind == "bmc-warning"]
+
+
+IPMI_EXPORTER = ("# HELP ipmi_fan_speed_rpm Fan speed in rotations per minute.\n# TYPE ipmi_fan_speed_rpm gauge\n"
+                 'ipmi_fan_speed_rpm{{id="12",name="Fan1A"}} 4560\nipmi_fan_speed_rpm{{id="13",name="Fan1B"}} {b}\n'
+                 'ipmi_fan_speed_ratio{{id="58",name="Fan 2 DutyCycle"}} 0.2195\n'
+                 'ipmi_fan_speed_state{{id="12",name="Fan1A"}} 0\n'
+                 'ipmi_fan_speed_state{{id="13",name="Fan1B"}} {state}\n'
+                 'ipmi_fan_speed_state{{id="58",name="Fan 2 DutyCycle"}} 0\n'
+                 'ipmi_temperature_celsius{{id="18",name="Inlet Temp"}} 24\n'
+                 'ipmi_temperature_state{{id="18",name="Inlet Temp"}} 0\n'
+                 'ipmi_temperature_celsius{{id="19",name="Exhaust Temp"}} NaN\n')
+
+
+def test_ipmi_exporters_metrics_are_the_bmcs_sensors_with_their_state(tmp_path: Path) -> None:
+    """ipmi_exporter (its metrics documentation): ipmi_fan_speed_rpm, or _ratio of the maximum, and ipmi_temperature_celsius,
+    each beside its state, 0 nominal, 1 warning, 2 critical, NaN N/A (FreeIPMI's State column). A fan at 0 RPM whose
+    state is critical is failed by the BMC's own judgement; at 1, a warning, not a failure; at 0 (Nominal, ipmitool's
+    ok) a 0 is an empty slot or a fan stopped with no threshold, never left unsaid; a ratio is a share in %, NaN no
+    reading. Was refused ("no reading")."""
+    facts = machine(read.read(IPMI_EXPORTER.format(b=0, state=2))[0])
+    assert [(f.chip, f.label, f.rpm, f.duty_percent, f.status) for f in facts.fans] == [
+        ("bmc", "Fan1A", 4560.0, None, "ok"), ("bmc", "Fan1B", 0.0, None, "critical"),
+        ("bmc", "Fan 2 DutyCycle", None, 21.95, "ok")]
+    assert [(t.label, t.celsius) for t in facts.temperatures] == [("Inlet Temp", 24.0), ("Exhaust Temp", None)]
+    code, answer = explain(IPMI_EXPORTER.format(b=0, state=2), tmp_path)
+    assert code == 0 and (findings_of(answer)[0]["kind"], findings_of(answer)[0]["subjects"]) == \
+        ("fan-fault", ["bmc/Fan1B"])
+    code, answer = explain(IPMI_EXPORTER.format(b=1200, state=1), tmp_path)
+    kinds = {f["kind"]: f["subjects"] for f in findings_of(answer)}
+    assert kinds.get("bmc-warning") == ["bmc/Fan1B"] and "fan-fault" not in kinds
+    code, answer = explain(IPMI_EXPORTER.format(b=0, state=0), tmp_path)
+    kinds = {f["kind"]: f["subjects"] for f in findings_of(answer)}
+    assert kinds.get("bmc-zero-ok") == ["bmc/Fan1B"] and "bmc/Fan1B" not in kinds["turning"]

@@ -48,6 +48,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("nvidia-smi -q -x XML", tagged.xml),
     ("Prometheus metrics (node_exporter's hwmon)", tagged.prometheus),
     ("Prometheus metrics (dcgm-exporter's GPUs)", tagged.dcgm),
+    ("Prometheus metrics (ipmi_exporter's BMC sensors)", tagged.ipmi_exporter),
     ("a monitoring plugin's performance data", tagged.perfdata),
     ("psutil's sensors_fans() and sensors_temperatures()", tagged.psutil),
     ("nvidia-settings' answer to fan writes (assigned value)", nvsettings.read),

@@ -3,7 +3,8 @@
 read by its tags without an XML parser (nothing is expanded, an excerpt reads as well as a document); Prometheus's
 text exposition of hwmon (node_exporter's ``node_hwmon_fan_rpm{chip="…",sensor="fan2"} 1077``,
 ``node_hwmon_temp_celsius``, ``node_hwmon_pwm``, ``node_hwmon_fan_target_rpm``) and of GPUs (dcgm-exporter's
-``DCGM_FI_DEV_GPU_TEMP``, ``_FAN_SPEED``, ``_POWER_USAGE``, the clock event reasons); and monitoring plugins'
+``DCGM_FI_DEV_GPU_TEMP``, ``_FAN_SPEED``, ``_POWER_USAGE``, the clock event reasons) and of a BMC's sensors
+(ipmi_exporter's ``ipmi_fan_speed_rpm{id="12",name="Fan1A"} 4560`` with its state); and monitoring plugins'
 performance data (``'fan_Fan 1 Front Tach'=26%;;;0;100 'temp_CPU 1 Temp'=30C;…``, a BMC's through SNMP); and
 psutil's sensors as Python prints them."""
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..facts import Reading
+from ..facts import Reading, Unit
 from ..values import parse
 
 _GPU = re.compile(r"<gpu\s+id=\"([^\"]*)\"")
@@ -121,6 +122,34 @@ def _chip(label: str) -> str:
     it shows one."""
     named = re.search(r"(nct\d{4}|it\d{4}|k10temp|coretemp|amdgpu|thinkpad|dell_smm|applesmc|nvme|acpitz)", label)
     return named.group(1) if named else label
+
+
+# ipmi_exporter's sensors (its metrics documentation): a fan's speed in RPM or as a ratio of its maximum, a temperature in
+# °C, each beside its state, 0 nominal, 1 warning, 2 critical, NaN N/A (FreeIPMI's ipmi-sensors' State column, which
+# the exporter reads)
+_IPMI = re.compile(r"^ipmi_(fan_speed_rpm|fan_speed_ratio|fan_speed_state|temperature_celsius|temperature_state)"
+                   r"\{([^}]*)\}\s+([-+0-9.eE]+|NaN)\s*$")
+_IPMI_STATE = {"0": "nominal", "1": "warning", "2": "critical"}
+
+
+def ipmi_exporter(text: str) -> list[Reading]:
+    """ipmi_exporter's fan and temperature sensors, each with the state the BMC gives it, read as the BMC's (chip
+    "bmc"), in the order met; a ratio is the fan's share of its maximum in %, NaN no reading."""
+    values: dict[tuple[str, str], tuple[str, Unit]] = {}
+    states: dict[tuple[str, str], str] = {}
+    for metric, named, value in _metrics(_IPMI, text):
+        sensor = (named.get("id", ""), named.get("name", ""))
+        if metric.endswith("_state"):
+            states[sensor] = _IPMI_STATE.get(value.removesuffix(".0"), "")
+        else:
+            ratio = metric == "fan_speed_ratio" and value != "NaN"
+            values[sensor] = (f"{float(value) * 100:g}" if ratio else value,
+                              "%" if metric == "fan_speed_ratio" else "rpm" if metric == "fan_speed_rpm" else "c")
+    found = []
+    for sensor, (value, unit) in values.items():
+        number, _, raw = parse(f"{value} {unit}")
+        found.append(Reading("bmc", sensor[1], number, raw, unit, None, 0, {"status": states.get(sensor, "")}))
+    return found
 
 
 def perfdata(text: str) -> list[Reading]:
