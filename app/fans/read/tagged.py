@@ -124,9 +124,9 @@ def _chip(label: str) -> str:
     return named.group(1) if named else label
 
 
-# ipmi_exporter's sensors (its metrics documentation): a fan's speed in RPM or as a ratio of its maximum, a temperature in
-# °C, each beside its state, 0 nominal, 1 warning, 2 critical, NaN N/A (FreeIPMI's ipmi-sensors' State column, which
-# the exporter reads)
+# ipmi_exporter's sensors (its metrics documentation): a fan's speed in RPM or as a ratio of its maximum, a
+# temperature in °C, each beside its state, 0 nominal, 1 warning, 2 critical, NaN N/A (FreeIPMI's ipmi-sensors' State
+# column, which the exporter reads)
 _IPMI = re.compile(r"^ipmi_(fan_speed_rpm|fan_speed_ratio|fan_speed_state|temperature_celsius|temperature_state)"
                    r"\{([^}]*)\}\s+([-+0-9.eE]+|NaN)\s*$")
 _IPMI_STATE = {"0": "nominal", "1": "warning", "2": "critical"}
