@@ -289,11 +289,11 @@ IPMI_EXPORTER = ("# HELP ipmi_fan_speed_rpm Fan speed in rotations per minute.\n
 
 
 def test_ipmi_exporters_metrics_are_the_bmcs_sensors_with_their_state(tmp_path: Path) -> None:
-    """ipmi_exporter (its metrics documentation): ipmi_fan_speed_rpm, or _ratio of the maximum, and ipmi_temperature_celsius,
-    each beside its state, 0 nominal, 1 warning, 2 critical, NaN N/A (FreeIPMI's State column). A fan at 0 RPM whose
-    state is critical is failed by the BMC's own judgement; at 1, a warning, not a failure; at 0 (Nominal, ipmitool's
-    ok) a 0 is an empty slot or a fan stopped with no threshold, never left unsaid; a ratio is a share in %, NaN no
-    reading. Was refused ("no reading")."""
+    """ipmi_exporter (its metrics documentation): ipmi_fan_speed_rpm, or _ratio of the maximum, and
+    ipmi_temperature_celsius, each beside its state, 0 nominal, 1 warning, 2 critical, NaN N/A (FreeIPMI's State
+    column). A fan at 0 RPM whose state is critical is failed by the BMC's own judgement; at 1, a warning, not a
+    failure; at 0 (Nominal, ipmitool's ok) a 0 is an empty slot or a fan stopped with no threshold, never left
+    unsaid; a ratio is a share in %, NaN no reading. Was refused ("no reading")."""
     facts = machine(read.read(IPMI_EXPORTER.format(b=0, state=2))[0])
     assert [(f.chip, f.label, f.rpm, f.duty_percent, f.status) for f in facts.fans] == [
         ("bmc", "Fan1A", 4560.0, None, "ok"), ("bmc", "Fan1B", 0.0, None, "critical"),
