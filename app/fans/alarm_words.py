@@ -18,6 +18,7 @@ CHECK = "(check it by ear or by its temperatures)"
 # What a finding says of the fan it is about, in a word or two (the fan table's FOUND column).
 STATE_WORDS: Mapping[FindingKind, str] = {
     "hot-not-cooled": "NOT COOLING?", "pump-stopped": "stopped?", "fan-fault": "FAILED",
+    "swings-with-source": "follows its swings",
     "stops-and-starts": "stops and starts", "fan-loud": "above its floor", "fan-alarm": "ALARM",
     "full-while-cool": "full, cool", "full-while-hot": "full: hot",
     "slow-while-hot": "slow, hot", "daemon-no-range": "",

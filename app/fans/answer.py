@@ -16,6 +16,7 @@ from . import (  # noqa: F401  # each registers its rules with app.fans.rules on
     rules_read,
     rules_settings,
     rules_state,
+    rules_turn,
 )
 from .facts import Machine
 from .words import answer

@@ -1,12 +1,12 @@
 """The rules of what holds a fan where it is when nothing is wrong with it: a daemon's curve or decisions, a hand
-(a fixed duty, no control), a firmware floor, its controller's rest, and what a paste's readings in turn show.
+(a fixed duty, no control), a firmware floor, its controller's rest (what a paste's readings in turn show is
+``app.fans.rules_turn``).
 Registered in ``app.fans.rules`` like the fault rules, at lower priorities; what describes the fans read (the
 fastest, no fault, empty slots, what was left out) is ``app.fans.rules_read``."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import pairwise
 
 from ..core.finding import Confidence
 from .chips import chip
@@ -27,9 +27,6 @@ from .rules import (
 from .rules_daemon import driven
 from .rules_gpu import turning_twin
 from .speeds import COOL_C, at_full_level, at_top, held_at_floor, kept_turning
-from .values import parse
-
-NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
 
 
 @rule("no temperature to follow", 60, f"{ABI} (tempN_input); Documentation/admin-guide/laptops/thinkpad-acpi.rst "
@@ -302,43 +299,6 @@ def _rest_reading(fan: FanFact) -> str:
     if fan.invalid == "too-slow":
         return f"{fan.raw} at 0 % duty (a counter's noise, not a turning fan)"
     return "0 %"
-
-
-@rule("a fan at 0 in one reading, turning in another", 58, f"{ABI} (fanN_input); the paste's own readings in turn; "
-      "for a controller that stops its fans while cool: amdgpu thermal.rst (zero-RPM), dell-smm-hwmon.rst")
-def zero_then_turning(machine: Machine) -> Iterator[Hit]:
-    for fan in machine.fans:
-        values = [v for s in fan.speeds if (v := parse(s)[0]) is not None]
-        if len(values) >= 2 and values[0] == 0 and turning(fan) and there(fan):
-            source = source_of(machine, fan)
-            facts: dict[str, float | str] = {"source": source.key, "source_c": source.celsius or 0.0} if source \
-                else {}
-            then = source.history[0] if source is not None and source.history else None
-            now = source.celsius if source is not None else None
-            if then is not None and now is not None and chip(fan.chip).zero in ("rest", "rest-or-unreported") and \
-                    then < rest_below(fan) and now > then:  # rested while cool, started as it warmed
-                facts.update(rested="yes", then_c=then)
-            yield Hit("zero-then-turning", (fan.key,), "known", facts)
-
-
-@rule("a fan that stops and starts again", 59, f"{ABI} (fanN_input); the paste's own readings in turn; "
-      "Documentation/gpu/amdgpu/thermal.rst (zero-RPM: the fan stops below a temperature and starts above it); NVML "
-      "fan-stop; dell-smm-hwmon.rst")
-def stops_and_starts(machine: Machine) -> Iterator[Hit]:
-    for fan in machine.fans:
-        values = [v for s in fan.speeds if (v := parse(s)[0]) is not None]
-        changes = sum(1 for a, b in pairwise(values) if (a == 0) != (b == 0))
-        if changes < 3 or not there(fan):  # at least 0, turning, 0, turning (or the other way round)
-            continue
-        source = source_of(machine, fan)
-        facts: dict[str, float | str] = {"changes": float(changes), "readings": float(len(values)),
-                                         "top_rpm": max(values), "below_c": rest_below(fan)}
-        if source is not None:
-            facts.update(source=source.key, source_c=source.celsius or 0.0)
-        rests = chip(fan.chip).zero in ("rest", "rest-or-unreported")
-        near = source is not None and abs((source.celsius or 0.0) - rest_below(fan)) <= NEAR_REST_C
-        facts["design"] = "rest" if rests else "other"
-        yield Hit("stops-and-starts", (fan.key,), "likely" if rests and near else "possible", facts)
 
 
 KERNEL_THERMAL = ("Documentation/driver-api/thermal/sysfs-api.rst (trip_point_*_temp, _type active, _hyst; "

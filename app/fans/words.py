@@ -48,6 +48,7 @@ from .words_held import (
 )
 from .words_held import headers_zero as _headers_zero
 from .words_power import detected_still, no_power
+from .words_turn import cycles, swings
 from .words_zero import at_rest, listed_unfitted, warm, zero_unjudged
 from .words_zero import hot_not_cooled as _hot
 
@@ -180,16 +181,6 @@ def _alarm(n: Names, s: Sequence[str], f: Facts) -> str:
             " at the speed expected.")
 
 
-def _cycles(n: Names, s: Sequence[str], f: Facts) -> str:
-    changes = f"between 0 and {_num(f['top_rpm'])} RPM {_num(f['changes'])} times in {_num(f['readings'])} readings"
-    if f.get("design") == "rest" and "source" in f:
-        return (f"The {n(s[0])} went {changes} with {n(f['source'])} at {_num(f['source_c'])} °C, "
-                f"near where its controller stops the fan (about {_num(f['below_c'])} °C): fan-stop starts it when "
-                "warm and stops it once cooled, so at this temperature it cycles; that is the design, not a fault.")
-    return (f"The {n(s[0])} went {changes}: a fan its controller stops and starts, or a tachometer that drops out; "
-            "what is read does not say which.")
-
-
 def _fault(n: Names, s: Sequence[str], f: Facts) -> str:
     status = f"status {f['status']}, " if f.get("status") else ""
     who = "The BMC reports" if all(k.startswith("bmc/") for k in s) else "Its driver reports"
@@ -277,7 +268,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
                                         + ("a failed fan, or a reading the controller gets wrong" if float(f["rpm"])
                                            == 0 else "most likely a reading the controller gets wrong") + "."),
     "zero-then-turning": _then_turning,
-    "stops-and-starts": _cycles,
+    "stops-and-starts": cycles, "swings-with-source": swings,
     "fan-alarm": _alarm,
     "full-while-cool": _full_cool,
     "full-while-hot": lambda n, s, f: (
