@@ -60,7 +60,9 @@ def stops_and_starts(machine: Machine) -> Iterator[Hit]:
       "duty is a function of the temperature it follows; pwmN_auto_channels_temp); Documentation/hwmon/nct7802.rst "
       "and nct6775.c (step_up_time, step_down_time: the interval between successive duty increases or decreases, "
       "which slows how fast a curve follows); fancontrol(8) (the duty computed from the temperature each INTERVAL); "
-      "the link between the fan and the temperature is read from the paste's readings in turn")
+      "system76/ec issue 480 (a CPU reports rapid jumps in temperature as a load starts, and a fan table following "
+      "them runs the fans higher than the load needs); the link between the fan and the temperature is read from "
+      "the paste's readings in turn")
 def swings_with_source(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         source = source_of(machine, fan)
