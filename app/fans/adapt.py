@@ -14,11 +14,11 @@ from ..core.fan import AirSensor, Fan
 from ..core.model import GpuSample, HostSensor
 from ..core.vocabulary import HEAT_REASONS, driver_of
 from . import ectable
-from .build import MAX_RPM, fans_of, gpus_of, invalid_celsius, judged_rpm, temperatures_of
+from .build import MAX_RPM, fans_of, invalid_celsius, judged_rpm, temperatures_of
 from .chips import Chip, chip, controller_of, detected
 from .facts import Controller, Curve, Decision, FanFact, GpuFact, Invalid, Level, Machine, Reading, Role, TempFact
+from .gpus import gpus_of, loads_of
 from .limits import with_limits
-from .loads import loads_of
 from .roles import role
 
 # the hwmon name of an ACPI battery: its ACPI device's (BAT0, BAT1, BATT, BATC; some firmware's CMB0)
@@ -206,5 +206,5 @@ def _temperatures(temps: list[TempFact], fans: Sequence[Fan], sensors: Iterable[
     for gpu in gpus:
         if gpu.temperature_c is not None and f"nvidia/gpu{gpu.index}" not in keys:
             temps.append(TempFact(key=f"nvidia/gpu{gpu.index}", chip="nvidia", label=f"GPU {gpu.index}",
-                                  celsius=gpu.temperature_c, raw=gpu.temperature_c, role="gpu"))
+                                  celsius=gpu.temperature_c, raw=gpu.temperature_c, role="gpu", history=gpu.history))
     return temps

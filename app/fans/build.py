@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from ..core.vocabulary import HEAT_REASONS, SMI_READ_ERRORS, decode_clocks_event_reasons
+from ..core.vocabulary import SMI_READ_ERRORS
 from .chips import SUPERIO, UNKNOWN, Chip, chip, controller_of, detected, fan_duty, not_a_fan
-from .facts import FanFact, GpuFact, Invalid, Reading, TempFact
+from .facts import FanFact, Invalid, Reading, TempFact
 from .passes import nth_of_name
 from .roles import may_be_unconnected, pin_named, role
 
@@ -153,10 +153,10 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
         status=status or None, present=_present(speed, status, detected(owner, label, pwm_enable)),
         lower_critical_rpm=_number(extra.get("lcr")), lower_nonrecoverable_rpm=_number(extra.get("lnr")),
         lower_noncritical_rpm=_number(extra.get("lnc")), upper_noncritical_rpm=_number(extra.get("unc")),
-        pwm_enable=pwm_enable,
-        pwm_mode=_pwm_mode(by_attr),
+        pwm_enable=pwm_enable, pwm_mode=_pwm_mode(by_attr),
         controller=controller_of(owner, pwm_enable, duty, _said(found, "controller")),
         gpu=_gpu(first), pump="pump" in label.lower(), speeds=speeds, statuses=statuses,
+        duties=_duties(found, speeds),
         zero_rpm=None if "zero_rpm_enable" not in by_attr else _value(by_attr, "zero_rpm_enable") == 1,
         rest_below_c=_value(by_attr, "zero_rpm_stop") or _number(first.extra.get("trip")),  # off until its trip
         starts_at_c=_number(first.extra.get("trip")), hysteresis_c=_number(first.extra.get("hysteresis")),
@@ -169,6 +169,11 @@ def _in_turn(found: list[Reading]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     inputs = [r for r in found if _kind(r) == "input"]
     statuses = tuple(str(r.extra.get("status", "")) for r in inputs)
     return tuple(r.raw for r in inputs), statuses if any(statuses) else ()
+
+
+def _duties(found: list[Reading], speeds: tuple[str, ...]) -> tuple[float | None, ...]:
+    """Where no speed is read, the fan's duty in each snapshot (a card's fan.speed in nvidia-smi's loop)."""
+    return () if speeds else tuple(r.value for r in found if _kind(r) == "percent")
 
 
 def _follows(by_attr: dict[str, Reading], first: Reading) -> str | None:
@@ -377,23 +382,3 @@ def _temperature(key: str, r: Reading, fault: bool, history: tuple[float | None,
                     role=role(r.chip, r.label), invalid=invalid, history=history,
                     fan_off_c=_number(r.extra.get("fan_off")), fan_max_c=_number(r.extra.get("fan_max")))
 
-
-def gpus_of(readings: Iterable[Reading]) -> tuple[GpuFact, ...]:
-    """A fact for each GPU that nvidia-smi's CSV names."""
-    fields: dict[int, dict[str, Reading]] = {}
-    for r in readings:
-        if r.chip == "nvidia" and "gpu" in r.extra:
-            fields.setdefault(int(r.extra["gpu"]), {})[r.label] = r
-    return tuple(GpuFact(index=i, name=str(next(iter(f.values())).extra.get("name") or "") or None,
-                         temperature_c=_value(f, "temperature.gpu"), fan_percent=_value(f, "fan.speed"),
-                         fan_reported="fan.speed" not in f or f["fan.speed"].value is not None or
-                         smi_error(f["fan.speed"]), fan_read="fan.speed" in f, heat_slowdown=_heat_reasons(f))
-                 for i, f in sorted(fields.items()))
-
-
-def _heat_reasons(fields: dict[str, Reading]) -> tuple[str, ...]:
-    """The reasons for heat a row's clock event reasons hold: the mask's bits, or each reason's own "Active"."""
-    mask = fields.get("reasons.active")
-    active = decode_clocks_event_reasons(int(mask.value)) if mask is not None and mask.value is not None else \
-        tuple(name.removeprefix("reasons.") for name, r in fields.items() if name.startswith("reasons.") and r.value)
-    return tuple(r for r in active if r in HEAT_REASONS)

@@ -92,6 +92,7 @@ class FanFact:
     zone_mode: str | None = None  # that zone's mode as read ("enabled", "disabled")
     speeds: tuple[str, ...] = ()
     statuses: tuple[str, ...] = ()  # a BMC's status beside each of those speeds, in order ("" where none)
+    duties: tuple[float | None, ...] = ()  # where no speed is read, its duty in each snapshot (a card's in a loop)
     off_target_s: float | None = None  # how long it has been far from its target, where a live clock measured it
     follows: str | None = None  # the key of the temperature it follows, where its controller declares it or its
     follows_how: Literal["declared", "learned"] | None = None  # history shows it ("learned"), never a guess
@@ -131,6 +132,7 @@ class GpuFact:
     name: str | None = None
     temperature_c: float | None = None
     fan_percent: float | None = None
+    history: tuple[float | None, ...] = ()  # its temperature in each snapshot a paste holds, where more than one
     fan_reported: bool = True
     fan_read: bool = True  # its tool gave a fan field at all (a query or an exporter without one: False)
     heat_slowdown: tuple[str, ...] = ()

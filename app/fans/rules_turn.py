@@ -16,6 +16,7 @@ from .values import parse
 NEAR_REST_C = 10.0  # within this of where its controller stops a fan, a fan that cycles is at that threshold
 SWING_RPM = 200.0  # a move of a fan's speed between two readings past this, and past SWING_SHARE of its fastest,
 SWING_SHARE = 0.2  # is the fan changing speed, not a tachometer's jitter
+SWING_POINTS = 15.0  # a duty (where no speed is read) moving this many points between two readings changes speed
 SWING_C = 5.0  # a temperature moving this much between two readings moved with it
 
 
@@ -69,35 +70,36 @@ def swings_with_source(machine: Machine) -> Iterator[Hit]:
         moves = _moves(fan, source)
         if moves is None or source is None:
             continue
-        values = [v for s in fan.speeds if (v := parse(s)[0]) is not None]
-        temps = [t for t in source.history if t is not None]
+        values, temps, unit = _series(fan, source) or ([], [], "")
         declared = fan.follows is not None and fan.follows == source.key
         yield Hit("swings-with-source", (fan.key, source.key), "known" if declared else "likely",
-                  {"low_rpm": min(values), "high_rpm": max(values), "low_c": min(temps), "high_c": max(temps),
+                  {"low": min(values), "high": max(values), "unit": unit, "low_c": min(temps), "high_c": max(temps),
                    "moves": float(moves), "readings": float(len(values)), "source": source.key,
+                   **({"card": "yes"} if chip(fan.chip).kind == "gpu" else {}),
                    **({"declared": "yes"} if declared else {})})
 
 
 def _moves(fan: FanFact, source: TempFact | None) -> int | None:
-    """How many times the fan's speed moved (past SWING_RPM and SWING_SHARE of its fastest) between readings, where
+    """How many times the fan's speed moved (past SWING_RPM and SWING_SHARE of its fastest; a duty SWING_POINTS)
+    between readings, where
     it both rose and fell, turning in every reading, and its source moved with it each time (the same way, by
     SWING_C or more) and read in every snapshot the fan was read in; None where not."""
     series = _series(fan, source)
     if series is None:
         return None
-    speeds, temps = series
-    fastest = max(speeds)
+    speeds, temps, unit = series
+    least = max(SWING_RPM, SWING_SHARE * max(speeds)) if unit == "RPM" else SWING_POINTS
     steps = [(b - a, t2 - t1) for (a, b), (t1, t2) in zip(pairwise(speeds), pairwise(temps), strict=True)
-             if abs(b - a) >= max(SWING_RPM, SWING_SHARE * fastest)]
+             if abs(b - a) >= least]
     rose, fell = any(rpm > 0 for rpm, _ in steps), any(rpm < 0 for rpm, _ in steps)
     with_source = all(rpm * celsius > 0 and abs(celsius) >= SWING_C for rpm, celsius in steps)
     return len(steps) if rose and fell and with_source else None
 
 
-def _series(fan: FanFact, source: TempFact | None) -> tuple[list[float], list[float]] | None:
-    """The fan's speed and its source's temperature in each snapshot, three or more, both read in every one and the
-    fan turning in each; None where not."""
-    speeds = [parse(s)[0] for s in fan.speeds]
+def _series(fan: FanFact, source: TempFact | None) -> tuple[list[float], list[float], str] | None:
+    """The fan's speed (its duty where no speed is read) and its source's temperature in each snapshot, three or
+    more, both read in every one and the fan turning (asked to) in each, with the unit; None where not."""
+    speeds = [parse(s)[0] for s in fan.speeds] if fan.speeds else list(fan.duties)
     temps = list(source.history) if source is not None else []
     if len(speeds) < 3 or len(temps) != len(speeds) or not there(fan):
         return None
@@ -105,4 +107,4 @@ def _series(fan: FanFact, source: TempFact | None) -> tuple[list[float], list[fl
     read_in_each = [t for t in temps if t is not None]
     if len(turning_in_each) != len(speeds) or len(read_in_each) != len(temps):
         return None
-    return turning_in_each, read_in_each
+    return turning_in_each, read_in_each, "RPM" if fan.speeds else "%"

@@ -24,9 +24,12 @@ def cycles(n: Names, s: Sequence[str], f: Facts) -> str:
 def swings(n: Names, s: Sequence[str], f: Facts) -> str:
     how = "as its controller declares" if f.get("declared") == "yes" else \
         "or one that moves with it: its readings show it"
-    return (f"The {n(s[0])} rose and fell between {_num(f['low_rpm'])} and {_num(f['high_rpm'])} RPM with "
+    unit = " %" if f.get("unit") == "%" else " RPM"
+    calm = ("A card's own curve runs on its temperature, which rises and falls with the work on the card: the load "
+            "is what moves it." if f.get("card") == "yes" else
+            "A temperature that jumps with short bursts of load swings it with every burst; a curve with a flat "
+            "start, or the chip's step-up and step-down times where it has them, smooths it.")
+    return (f"The {n(s[0])} rose and fell between {_num(f['low'])} and {_num(f['high'])}{unit} with "
             f"{n(f['source'])}, which went between {_num(f['low_c'])} and {_num(f['high_c'])} °C in the same "
             f"{_num(f['readings'])} readings: it follows that temperature ({how}), so it is loud when that is "
-            "high and quiet when it falls, and it swings as often as the temperature does. A temperature that jumps "
-            "with short bursts of load swings it with every burst; a curve with a flat start, or the chip's step-up "
-            "and step-down times where it has them, smooths it.")
+            f"high and quiet when it falls, and it swings as often as the temperature does. {calm}")

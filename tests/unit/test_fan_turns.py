@@ -30,8 +30,8 @@ def test_a_fan_rising_and_falling_with_the_cpu_is_said_as_following_it(tmp_path:
     lead = findings_of(answer)[0]
     assert code == 0 and lead["kind"] == "swings-with-source" and lead["confidence"] == "likely"
     assert lead["subjects"] == ["nct6798/fan2", "k10temp/Tctl"]
-    assert (lead["facts"]["low_rpm"], lead["facts"]["high_rpm"], lead["facts"]["low_c"], lead["facts"]["high_c"],
-            lead["facts"]["moves"]) == (780.0, 1650.0, 48.0, 74.0, 3.0)
+    assert (lead["facts"]["low"], lead["facts"]["high"], lead["facts"]["unit"], lead["facts"]["low_c"],
+            lead["facts"]["high_c"], lead["facts"]["moves"]) == (780.0, 1650.0, "RPM", 48.0, 74.0, 3.0)
     assert "rose and fell between 780 and 1,650 RPM with Tctl (k10temp)" in str(answer["sentence"])
 
 
@@ -53,3 +53,25 @@ def test_a_fan_at_0_in_a_reading_is_left_to_the_stopping_rules() -> None:
     stops and starts say; a swing is of a fan turning in every reading."""
     facts = machine(read.read(paste([(780, 48), (1650, 74), (0, 40), (1640, 73)]))[0])
     assert list(swings_with_source(facts)) == []
+
+
+CSV_LOOP = "index, name, temperature.gpu, fan.speed [%], utilization.gpu [%]\n" + "".join(
+    f"{i}, NVIDIA GeForce RTX 3090, {t}, {duty} %, {busy} %\n" for t, duty, busy in
+    ((55, 35, 5), (79, 78, 100), (58, 38, 3), (80, 80, 100)) for i in (0, 1))
+
+
+def test_a_cards_fan_duty_in_nvidia_smis_loop_swings_with_the_card(tmp_path: Path) -> None:
+    """nvidia-smi --query-gpu ... -l prints a row of each GPU each interval: a GPU's rows in turn are its snapshots,
+    two GPUs' rows interleaved each their own. Where no speed is read the fan's duty swings (15 points or more a
+    move) with the card's temperature: said in %, the card's load named as what moves it."""
+    facts = machine(read.read(CSV_LOOP)[0])
+    assert facts.snapshots == 4 and [f.duties for f in facts.fans] == [(35.0, 78.0, 38.0, 80.0)] * 2
+    assert [t.history for t in facts.temperatures if t.chip == "nvidia"] == [(55.0, 79.0, 58.0, 80.0)] * 2
+    code, answer = explain(CSV_LOOP, tmp_path)
+    lead = findings_of(answer)[0]
+    assert code == 0 and lead["kind"] == "swings-with-source"
+    assert (lead["subjects"], lead["facts"]["unit"], lead["facts"]["low"], lead["facts"]["high"]) == \
+        (["nvidia/gpu0 fan", "nvidia/gpu0"], "%", 35.0, 80.0)
+    assert "between 35 and 80 % with GPU 0" in str(answer["sentence"])
+    steady = CSV_LOOP.replace(" 78 %", " 40 %").replace(" 80 %", " 41 %")  # a duty moving 2-6 points: no swing
+    assert "swings-with-source" not in {f["kind"] for f in findings_of(explain(steady, tmp_path)[1])}

@@ -1,6 +1,7 @@
 """``nvidia-smi --query-gpu=... --format=csv`` with or without its header and units: one row a GPU, ``[N/A]`` where
 the card reports nothing (a card or laptop GPU with no fan of its own). The fields come from the header, or from
-the command line pasted above the rows."""
+the command line pasted above the rows. A GPU's rows in turn (``-l``/``--loop`` prints a row of each GPU each
+interval) are its snapshots in turn."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def read(text: str) -> list[Reading]:
     found: list[Reading] = []
     fields: list[str] | None = None
     row = 0
+    seen: dict[int, int] = {}  # rows read of each GPU: a GPU's next row is its next snapshot (``-l``'s loop)
     for line in text.splitlines():
         stripped = line.strip()
         query = _QUERY.search(stripped)
@@ -45,13 +47,14 @@ def read(text: str) -> list[Reading]:
             continue  # a line of prose around the rows, not a row: nvidia-smi writes numbers or [bracketed] words
         index = int(named["index"]) if named.get("index", "").isdigit() else row
         extra: dict[str, float | str] = {"gpu": float(index), "name": named.get("name", "")}
+        snapshot = seen[index] = seen.get(index, -1) + 1
         for name, cell in named.items():
             if name in FIELDS[2:]:
                 value, unit, raw = parse(cell)
-                found.append(Reading("nvidia", name, value, raw, unit, None, 0, extra))
+                found.append(Reading("nvidia", name, value, raw, unit, None, snapshot, extra))
             elif reason := _REASON.match(name):
-                found.append(Reading("nvidia", f"reasons.{reason.group(1)}", _reasons(cell), cell, None, None, 0,
-                                     extra))
+                found.append(Reading("nvidia", f"reasons.{reason.group(1)}", _reasons(cell), cell, None, None,
+                                     snapshot, extra))
         row += 1
     return found
 
