@@ -67,10 +67,11 @@ def stops_and_starts(machine: Machine) -> Iterator[Hit]:
 def swings_with_source(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         source = source_of(machine, fan)
-        moves = _moves(fan, source)
-        if moves is None or source is None:
+        series = _series(fan, source) if source is not None else None
+        moves = _moves(*series) if series is not None else None
+        if moves is None or series is None or source is None:
             continue
-        values, temps, unit = _series(fan, source) or ([], [], "")
+        values, temps, unit = series
         declared = fan.follows is not None and fan.follows == source.key
         yield Hit("swings-with-source", (fan.key, source.key), "known" if declared else "likely",
                   {"low": min(values), "high": max(values), "unit": unit, "low_c": min(temps), "high_c": max(temps),
@@ -79,15 +80,10 @@ def swings_with_source(machine: Machine) -> Iterator[Hit]:
                    **({"declared": "yes"} if declared else {})})
 
 
-def _moves(fan: FanFact, source: TempFact | None) -> int | None:
-    """How many times the fan's speed moved (past SWING_RPM and SWING_SHARE of its fastest; a duty SWING_POINTS)
-    between readings, where
-    it both rose and fell, turning in every reading, and its source moved with it each time (the same way, by
-    SWING_C or more) and read in every snapshot the fan was read in; None where not."""
-    series = _series(fan, source)
-    if series is None:
-        return None
-    speeds, temps, unit = series
+def _moves(speeds: list[float], temps: list[float], unit: str) -> int | None:
+    """How many times the fan's speed moved between readings (past SWING_RPM and SWING_SHARE of its fastest; a
+    duty, SWING_POINTS), where it both rose and fell and its source moved with it each time (the same way, by SWING_C
+    or more); None where not."""
     least = max(SWING_RPM, SWING_SHARE * max(speeds)) if unit == "RPM" else SWING_POINTS
     steps = [(b - a, t2 - t1) for (a, b), (t1, t2) in zip(pairwise(speeds), pairwise(temps), strict=True)
              if abs(b - a) >= least]
@@ -96,11 +92,11 @@ def _moves(fan: FanFact, source: TempFact | None) -> int | None:
     return len(steps) if rose and fell and with_source else None
 
 
-def _series(fan: FanFact, source: TempFact | None) -> tuple[list[float], list[float], str] | None:
+def _series(fan: FanFact, source: TempFact) -> tuple[list[float], list[float], str] | None:
     """The fan's speed (its duty where no speed is read) and its source's temperature in each snapshot, three or
     more, both read in every one and the fan turning (asked to) in each, with the unit; None where not."""
     speeds = [parse(s)[0] for s in fan.speeds] if fan.speeds else list(fan.duties)
-    temps = list(source.history) if source is not None else []
+    temps = list(source.history)
     if len(speeds) < 3 or len(temps) != len(speeds) or not there(fan):
         return None
     turning_in_each = [v for v in speeds if v is not None and v > 0]
