@@ -202,6 +202,27 @@ def test_glances_sensors_and_pasted_thermal_zones_are_read(tmp_path: Path) -> No
     assert not read.read("acpitz\t27800\nx86_pkg_temp\t94000\n")[0]  # a tab-separated pair alone is no reading
 
 
+EVEREST = ("    Temperaturen:\n      Motherboard                                       38 °C  (100 °F)\n"
+           "      CPU                                               {cpu} °C  ({cpu_f} °F)\n"
+           "      1. CPU / 1. Kern                                  34 °C  (93 °F)\n"
+           "      North Bridge                                      51 °C  (124 °F)\n\n"
+           "    Kühllüfter:\n      CPU                                               {rpm} RPM\n"
+           "      Gehäuse                                           1035 RPM\n")
+
+
+def test_an_everest_or_aida64_reports_celsius_with_its_fahrenheit_beside_it_is_read(tmp_path: Path) -> None:
+    """Everest's report (openhardwaremonitor issue 106 quotes one; AIDA64, its successor, writes the same) gives each
+    temperature in Celsius and then in Fahrenheit in brackets: the Celsius value is the reading, never 100 or the
+    line left unread (every temperature was, so a CPU fan at 0 beside a CPU at 92 °C went unsaid)."""
+    facts = machine(read.read(EVEREST.format(cpu=37, cpu_f=99, rpm=1814))[0])
+    assert [(t.label, t.celsius) for t in facts.temperatures] == [
+        ("Motherboard", 38.0), ("CPU", 37.0), ("1. CPU / 1. Kern", 34.0), ("North Bridge", 51.0)]
+    assert [(f.label, f.rpm) for f in facts.fans] == [("CPU", 1814.0), ("Gehäuse", 1035.0)]
+    code, answer = explain(EVEREST.format(cpu=92, cpu_f=198, rpm=0), tmp_path)
+    assert code == 0 and kinds(answer)[0] == "hot-not-cooled" and findings_of(answer)[0]["facts"]["source_c"] == 92
+    assert not machine(read.read("      Motherboard      38 °C  (100 °F) extra\n")[0]).temperatures
+
+
 def test_liquidctls_rows_with_their_tree_cut_by_a_grep_are_read() -> None:
     """liquidctl prints a status row as its name, then the value and two spaces before the unit ("Fan speed   576
     rpm"); a real paste of ``liquidctl status | grep Fan`` (liquidctl's pull request 57, a Corsair supply's fan) kept

@@ -84,9 +84,12 @@ def soc(line: str) -> Found | None:
 # tab, as a table copied from a page gives its cells, or one "|" between two cells), and a value whose unit is
 # written with it or up to two spaces after it (liquidctl's "Fan speed   576  rpm", its tree's glyphs cut by a
 # grep). Tried only where no "label: value" pair was found on the line. Glances 4 writes a fan's speed as a whole
-# number and "R" (its sensors plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}').
-_SPACED = re.compile(r"^([A-Za-z][\w .#()/-]{0,40}?)(?:\s*\|\s*|\s{2,}|\t)"
-                     r"([+-]?\d+(?:\.\d+)?\s{0,2}(?:°C|°F|C|F|RPM|rpm)|[+-]?\d+R)$")
+# number and "R" (its sensors plugin: SENSOR_FAN_UNIT = 'R', printed '{:.0f}{}'). Everest's and AIDA64's report
+# ("Motherboard   38 °C  (100 °F)") writes a temperature in Celsius with the same in Fahrenheit after it: the
+# Celsius value is read; its labels may start with the item's number ("1. CPU / 1. Kern").
+_SPACED = re.compile(r"^((?:\d+\.\s)?[A-Za-z][\w .#()/-]{0,40}?)(?:\s*\|\s*|\s{2,}|\t)"
+                     r"([+-]?\d+(?:\.\d+)?\s{0,2}(?:°C|°F|C|F|RPM|rpm)|[+-]?\d+R)"
+                     r"(?:(?<=°C)\s+\([+-]?\d+(?:\.\d+)?\s?°F\))?$")
 
 
 def spaced(line: str) -> Found | None:
