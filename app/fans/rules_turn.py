@@ -66,6 +66,8 @@ def stops_and_starts(machine: Machine) -> Iterator[Hit]:
       "the paste's readings in turn")
 def swings_with_source(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
+        if len(fan.speeds or fan.duties) < 3:
+            continue  # a live fan, or a paste of one or two readings: no swing to see
         source = source_of(machine, fan)
         series = _series(fan, source) if source is not None else None
         moves = _moves(*series) if series is not None else None
