@@ -296,7 +296,8 @@ def run(paths: list[Path], as_json: bool = False, out: TextIO = sys.stdout, err:
                               "notes": [{"kind": n.kind, **n.facts} for n in replay.notes],
                               "temperatures": to_json(list(snap.host.temperatures)),
                               "left_out": dict(snap.host.unsupported),
-                              "gpu_processes": [asdict(p) for p in rows or ()]}) + "\n")
+                              "gpu_processes": [asdict(p) for p in rows or ()],
+                              "gpu_loads": [asdict(load) for load in machine.loads]}) + "\n")
         return 0
     room = terminal_width()
 

@@ -101,6 +101,8 @@ def test_an_amd_cards_share_busy_and_power_are_its_load(tmp_path: Path) -> None:
     """rocm-smi's GPU% and amd-smi's GFX-Uti are amdgpu's gpu_busy_percent (Documentation/gpu/amdgpu: how busy the
     GPU is, as a percentage), its power column what it draws and PwrCap its limit; rocm-smi -a says the same as
     "GPU use (%)". A busy card's load is said, an idle card's too: 0 % is a reading, not none."""
+    assert explained(tmp_path, ROCM.format(busy=100))["gpu_loads"] == [
+        {"index": 0, "vendor": "amd", "busy_percent": 100.0, "power_w": 285.0, "power_limit_w": 303.0}]
     assert explained(tmp_path, ROCM.format(busy=100))["processes"] == (
         "When this was taken: GPU 0 (100 % busy, 285 W of 303 W). The processes behind a GPU's load are not in this "
         "paste.")
