@@ -185,6 +185,10 @@ def _slowing(values: dict[str, str], gpu: GpuSample) -> GpuSample:
                    gpu.temperature_slowdown_c)
 
 
+# a card's fan speed in % of "the product's maximum noise tolerance fan speed", which nvidia-smi(1) says "may exceed
+# 100% in certain cases" (fan.speed; NV-CONTROL's GPUCurrentFanSpeed is the same figure: 118 read on an RTX 2080
+# Super past 80 °C, nvfancontrol issue 44); past this bound a number is no speed
+MAX_PERCENT = 200
 _SETTING = re.compile(r"Attribute '(\w+)' \([^)\[]*\[(gpu|fan):(\d+)\]\):\s*(-?\d+)")
 
 
@@ -210,7 +214,7 @@ def settings(text: str, gpus: list[GpuSample]) -> str | None:
         percent, rpm = attrs.get("GPUCurrentFanSpeed"), attrs.get("GPUCurrentFanSpeedRPM")
         target = attrs.get("GPUTargetFanSpeed")
         entries.append(Fan(id=f"nvidia-settings:0/fan{n}", chip="GPU 0", channel=n, label=None,
-                           percent=float(percent) if percent is not None and 0 <= percent <= 100 else None,
+                           percent=float(percent) if percent is not None and 0 <= percent <= MAX_PERCENT else None,
                            rpm=rpm if rpm is not None and 0 <= rpm <= 30_000 else None,
                            target_percent=float(target) if target is not None and 0 <= target <= 100 else None,
                            gpu_index=0, source="GPU", source_from="design", cools="the GPU",
@@ -245,7 +249,7 @@ def nvfancontrol(text: str, gpus: list[GpuSample]) -> str | None:
     if len(speeds) > 1:
         controller += f"; over the log it went between {speeds[0]} and {speeds[-1]} %"
     fan = Fan(id=f"nvfancontrol:{index}/fan0", chip=f"GPU {index}", channel=0, label=None, rpm=int(rpm),
-              percent=float(percent) if int(percent) <= 100 else None, gpu_index=index, source="GPU",
+              percent=float(percent) if int(percent) <= MAX_PERCENT else None, gpu_index=index, source="GPU",
               source_from="design", cools="the GPU", control="automatic" if auto else "manual", controller=controller)
     gpus.append(GpuSample(vendor="nvidia", index=index, name=name, temperature_c=float(temp),
                           utilization_percent=float(load), fans=(fan,)))

@@ -1173,6 +1173,22 @@ def test_a_gpu_fan_set_by_hand_that_runs_elsewhere_is_not_held_at_its_speed(tmp_
     assert "read-back-off-target" not in [f["kind"] for f in findings_of(answer)]
 
 
+def test_a_gpu_fan_past_100_percent_is_a_reading(tmp_path: Path) -> None:
+    """nvidia-smi(1), fan.speed: "This value may exceed 100% in certain cases"; nvidia-settings' GPUCurrentFanSpeed
+    read 118 on an RTX 2080 Super set to 50 % by hand at 80 °C (nvfancontrol issue 44). Read as a duty past 100 %
+    (the card at its cooling top), not dropped as no speed (it was: "speed unknown"); past 200 it is no reading."""
+    text = ("  Attribute 'GPUCoreTemp' (debian:0[gpu:0]): 80.\n"
+            "  Attribute 'GPUFanControlState' (debian:0[gpu:0]): 1.\n"
+            "  Attribute 'GPUTargetFanSpeed' (debian:0[fan:0]): 50.\n"
+            "  Attribute 'GPUCurrentFanSpeed' (debian:0[fan:0]): {current}.\n")
+    code, answer = explain(text.format(current=118), tmp_path)
+    found = findings_of(answer)
+    assert code == 0 and (found[0]["kind"], found[0]["facts"]["asked"], found[0]["facts"]["reads"]) == \
+        ("read-back-off-target", 50.0, 118.0)
+    _, answer = explain(text.format(current=318), tmp_path)
+    assert "read-back-off-target" not in [f["kind"] for f in findings_of(answer)]
+
+
 def test_a_fan_set_to_zero_by_hand_is_held_stopped_not_at_rest(tmp_path: Path) -> None:
     """sysfs-interface.rst: pwmN_enable 1 is manual control, the duty written is kept; amdgpu's automatic control
     (pwm1_enable 2) is what stops a fan while cool (zero-RPM, Documentation/gpu/amdgpu/thermal.rst). A card's fan set
