@@ -184,7 +184,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
     whole = Machine()  # what each text says of the control as a whole: calibrations, settings, a daemon's exit
     for path in paths:
         named = next((k for k in replay.kinds if k.startswith(f"{path.name}: ")), "")
-        text = text_of(path)
+        text = replay.texts.get(path) or text_of(path)
         texts.append(text)
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         logged += nvmlgpucontrol.decisions(text) + smfc.decisions(text) + hddfc.decisions(text) + \

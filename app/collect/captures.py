@@ -68,6 +68,7 @@ class Replay:
     notes: list[Note] = field(default_factory=list)  # what was done to the fans' control (control_captures)
     unread: list[Path] = field(default_factory=list)  # files none of these readers knows (``load(strict=False)``)
     curves: tuple[Curve, ...] = ()  # what the fan daemons' configurations declare (the fan wing's facts)
+    texts: dict[Path, str] = field(default_factory=dict)  # each file's text as read (made plain once: seconds a MiB)
 
 
 def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
@@ -79,7 +80,7 @@ def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
     replay.etc_root.mkdir(parents=True, exist_ok=True)
     chips = Chips(replay.sys_root / "class" / "hwmon")
     for path in paths:
-        text = _text(path)
+        text = replay.texts[path] = _text(path)
         # one listing a file (the first kind that reads it); a post often adds a daemon's configuration, a
         # ThinkPad's /proc/acpi/ibm/fan or liquidctl's status beside it, which are read as well
         config = _config(text, replay.etc_root)

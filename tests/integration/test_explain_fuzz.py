@@ -20,6 +20,8 @@ import pytest
 
 from app.cli.replay import EXPLAIN_PREFIX, run
 from app.collect.capture_tree import MAX_CHIPS
+from app.fans import read
+from app.fans.adapt import machine
 from tests.support.corpus import Block, every_block
 from tests.support.servers import wait_for
 
@@ -106,6 +108,26 @@ def test_a_paste_of_thousands_of_chips_is_read_up_to_its_cap_and_says_so(tmp_pat
     chips = {f["chip"] for f in said["fans"]}
     assert len(chips) == MAX_CHIPS and "nct0" in chips and f"nct{MAX_CHIPS}" not in chips
     assert any("3,000 more left out" in kind for kind in said["read_as"]), said["read_as"]
+
+
+def test_a_long_paste_is_read_by_the_format_its_start_shows_and_to_its_last_snapshot() -> None:
+    """Past PROBE_CHARS a format is tried whole only where it reads the paste's start, and the general reader stops
+    at the header of the (MAX_CHIPS + 1)-th distinct chip: a `watch` of three chips logged for hours (a MiB) is a
+    few chips again and again, read to its last snapshot, which is current (not cut where a count of headers would
+    have cut it); a listing of thousands of distinct chips is read up to its cap (their fact readers cost seconds a
+    MiB: `benchmarks/explain_cost.py`)."""
+    snapshot = ("nct6798-isa-0290\nAdapter: ISA adapter\nfan2: {rpm} RPM\nCPUTIN: +40.0°C\n\n"
+                "k10temp-pci-00c3\nAdapter: PCI adapter\nTctl: +{cpu}.0°C\n\n"
+                "amdgpu-pci-0b00\nAdapter: PCI adapter\nedge: +50.0°C\n\n")
+    rounds = [snapshot.format(rpm=800, cpu=45)] * 9000 + [snapshot.format(rpm=1650, cpu=74)]
+    text = "".join(rounds)
+    assert len(text) > read.PROBE_CHARS * 3
+    facts = machine(read.read(text)[0])
+    assert [(f.key, f.rpm) for f in facts.fans] == [("nct6798/fan2", 1650.0)]
+    assert [(t.key, t.celsius) for t in facts.temperatures if t.chip == "k10temp"] == [("k10temp/Tctl", 74.0)]
+    many = "".join(f"nct{n}-isa-0290\nAdapter: ISA adapter\nfan1: {900 + n % 500} RPM\n\n" for n in range(20000))
+    assert len(many) > read.PROBE_CHARS
+    assert len({r.chip for r in read.read(many)[0]}) == read.MAX_CHIPS
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])

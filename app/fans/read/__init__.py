@@ -10,6 +10,7 @@ from collections.abc import Callable
 from ..facts import Reading
 from . import (
     cardfiles,
+    chipheader,
     columns,
     corsairlink,
     critical,
@@ -103,6 +104,8 @@ def read(text: str) -> tuple[list[Reading], str | None]:
     each command's output is read on its own, and those a format other than the whole text's reads are added. The
     readings of the first MAX_CHIPS chips only: past them a paste is not one machine, and judging every fan of
     95,000 chips cost minutes."""
+    if len(text) > PROBE_CHARS:  # past MAX_CHIPS chips a listing is not read on (its reader cost seconds a MiB)
+        text = chipheader.within_chips(text, MAX_CHIPS)
     errors = lines.sensors_errors(text)
     control = i8k.control(text)  # a Dell's BIOS fan control turned off, i8kfan's states: beside whatever is read
     found, name = _first(text)
@@ -115,6 +118,7 @@ def read(text: str) -> tuple[list[Reading], str | None]:
         more = [r for r in more if (r.chip, r.label, r.unit) not in seen]
         if more and other not in names:  # another tool's output among the commands: read as that tool's
             found, names = [*found, *more], [*names, other]
+    found = _first_chips(found)  # past MAX_CHIPS no more is judged, so no more is looked up (a card's files)
     limits = critical.limits(text)  # a temperature's critical limit, as sensors prints it beside the value
     card = cardfiles.readings(text, found)  # a card's pwm1, pwm1_enable cat'ed beside its listing
     return _first_chips([*_unlisted(errors, found), *found, *control, *limits, *card]), \
@@ -128,8 +132,18 @@ def _unlisted(errors: list[Reading], found: list[Reading]) -> list[Reading]:
     return [e for e in errors if (e.attr or "").partition("_")[0] not in shown]
 
 
+PROBE_CHARS = 256 << 10  # a paste longer than this is tried by each format on its start first
+
+
 def _first(text: str) -> tuple[list[Reading], str | None]:
+    """The readings of the first format that reads anything in ``text``, and its name. A text longer than
+    PROBE_CHARS (a paste is a few kilobytes; the limit, 4 MiB, is a machine's tens of thousands of chips or a
+    mistake) is read whole only by a format that reads something in its first PROBE_CHARS: trying every format on
+    megabytes of text cost seconds each."""
+    probe = text[:text.rfind("\n", 0, PROBE_CHARS) + 1] if len(text) > PROBE_CHARS else None
     for name, parser in FORMATS:
+        if probe is not None and not parser(probe):
+            continue
         found = parser(text)
         if found:
             return found, name

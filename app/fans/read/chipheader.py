@@ -47,3 +47,18 @@ def apart_names(names: dict[str, str]) -> dict[str, str]:
     """A listing's hwmon entries by their name files (``hwmon3`` -> ``amdgpu``), two entries of one name each with
     its entry after it (``amdgpu-hwmon3``, ``amdgpu-hwmon5``), as the live reader names a device it cannot address."""
     return apart(names, lambda entry, name: f"{name}-{entry}")
+
+
+def within_chips(text: str, most: int) -> str:
+    """``text`` up to the header of its (most + 1)-th distinct chip: what is read of a listing of more chips than
+    are judged (the same header met again, the next snapshot of a chip already in, is no new chip)."""
+    heads: set[str] = set()
+    at = 0
+    for line in text.splitlines(keepends=True):
+        if _CHIP.match(line.strip()):
+            heads.add(line.strip().lower())
+            if len(heads) > most:
+                return text[:at]
+        at += len(line)
+    return text
+
