@@ -257,6 +257,7 @@ def _platform_profile(n: Names, s: Sequence[str], f: Facts) -> str:
         "fan_boost_mode": ("its fan_boost_mode back to 0, or the desktop's power mode",
                            "The ASUS fan boost mode is overboost (1)"),
         "G-Helper mode": ("G-Helper's Balanced or Silent mode", "G-Helper set the ASUS performance mode to Turbo"),
+        "asusctl profile": ("asusctl profile set Balanced", "asusctl's active profile is Performance"),
     }.get(str(f.get("set_by")), ("powerprofilesctl set balanced, or the desktop's power mode",
                                  f"The platform profile is {f['profile']}"))
     return (f"{said}: the firmware is biased towards speed, with more power and heat, so its fans most likely run "

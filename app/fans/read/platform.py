@@ -4,7 +4,8 @@ marked ``*``), and a Dell's thermal mode as libsmbios' ``smbios-thermal-ctl -g``
 Modes:`` then the mode): Balanced, Cool Bottom, Quiet or Performance, which the kernel's dell-pc driver offers as the
 balanced, cool, quiet and performance profiles, and an ASUS laptop's ``fan_boost_mode`` (``cat``, or grep's
 ``path:value``): 0 normal, 1 overboost, 2 silent (Documentation/ABI/testing/sysfs-platform-asus-wmi), and the mode
-G-Helper's log shows it set (app.fans.read.ghelper: Turbo is performance). Its
+G-Helper's log shows it set (app.fans.read.ghelper: Turbo is performance), and asusctl's active profile (the
+platform profile asusd sets). Its
 ``throttle_thermal_policy`` is not read: on Vivobooks the same file has meant 1 silent, 2 overboost in some kernels
 (asus-wmi's *_VIVO modes), so a value there does not say the mode on every machine. The kernel's
 sysfs-platform_profile names the profiles: low-power,
@@ -27,11 +28,17 @@ _DELL = re.compile(r"Current Thermal Modes:\s*\n\s*(Balanced|Cool Bottom|Quiet|P
 _DELL_PROFILES = {"Balanced": "balanced", "Cool Bottom": "cool", "Quiet": "quiet", "Performance": "performance"}
 _ASUS = re.compile(r"fan_boost_mode(?::|\s*\n)\s*([012])\s*$", re.MULTILINE)
 _ASUS_PROFILES = {"0": "balanced", "1": "performance", "2": "quiet"}
+# asusctl's platform profile: "Active profile: Performance" (``asusctl profile get``; asusctl's main.rs,
+# handle_throttle_profile, prints the platform profile asusd sets), "Active profile is Performance" (older ``asusctl
+# profile -p``, as scripts that parse it match it)
+_ASUSCTL = re.compile(r"^\s*Active profile(?::| is)\s+(Performance|Balanced|Quiet|LowPower)\s*$", re.MULTILINE)
+_ASUSCTL_PROFILES = {"Performance": "performance", "Balanced": "balanced", "Quiet": "quiet", "LowPower": "low-power"}
 CONTROLLER = "platform"
 NAME = "platform_profile"
 DELL_NAME = "thermal_mode"  # a Dell's, as smbios-thermal-ctl set it
 ASUS_NAME = "fan_boost_mode"  # an ASUS laptop's
 GHELPER_NAME = "G-Helper mode"  # an ASUS laptop's performance mode, as G-Helper logged setting it
+ASUSCTL_NAME = "asusctl profile"  # an ASUS laptop's platform profile, as asusctl shows it
 
 
 def settings(text: str) -> tuple[Setting, ...]:
@@ -40,6 +47,7 @@ def settings(text: str) -> tuple[Setting, ...]:
     found += [(m.start(), _DELL_PROFILES[m.group(1)], DELL_NAME) for m in _DELL.finditer(text)]
     found += [(m.start(), _ASUS_PROFILES[m.group(1)], ASUS_NAME) for m in _ASUS.finditer(text)]
     found += [(m.start(), ghelper.MODES[m.group(1)], GHELPER_NAME) for m in ghelper.MODE.finditer(text)]
+    found += [(m.start(), _ASUSCTL_PROFILES[m.group(1)], ASUSCTL_NAME) for m in _ASUSCTL.finditer(text)]
     if not found:
         return ()
     _, value, name = max(found)
