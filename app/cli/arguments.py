@@ -185,8 +185,8 @@ def _add_explain(commands: Subparsers) -> None:
                                              "OpenCorsairLink; ectool's temps all "
                                              "(with the EC's fan table), "
                                              "pwmgetfanrpm and kelvin; hddtemp; vcgencmd measure_temp; auto-cpufreq's "
-                                             "table; HWiNFO's summary copied as text; glances' sensors; psutil's "
-                                             "sensors; "
+                                             "table; HWiNFO's summary copied as text; Everest's and AIDA64's "
+                                             "report; glances' sensors; psutil's sensors; "
                                              "'label: value unit' lines; "
                                              "path:value listings such as grep -r . /sys/class/hwmon/hwmon*/, "
                                              "grep . /sys/class/thermal/*/* or "
@@ -198,7 +198,9 @@ def _add_explain(commands: Subparsers) -> None:
                                              "a LibreHardwareMonitor report; HWMonitor's saved report; "
                                              "| tables such as ipmitool sensor, sdr (or their -c CSV), "
                                              "FreeIPMI's ipmi-sensors and "
-                                             "ipmiutil; ipmitool sensor get; nvidia-smi --query-gpu CSV and dmon; "
+                                             "ipmiutil; ipmitool sensor get; nvidia-smi --query-gpu CSV (its -l "
+                                             "loop in turn) and dmon; node_exporter's, dcgm-exporter's and "
+                                             "ipmi_exporter's metrics; "
                                              "rocm-smi "
                                              "and rocm-smi -a; JSON from sensors -j, liquidctl, Redfish, "
                                              "whole, as Python printed it or cut short), "
@@ -219,7 +221,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "acpi -t and -c, smc -f, "
                                              "osx-cpu-temp, ipmicfg "
                                              "-sdr, FreeIPMI's comma-separated output, gpustat, nvitop's table, "
-                                             "the msi-ec driver's files, the platform profile, the "
+                                             "the msi-ec driver's files, the platform profile (asusctl's too), the "
                                              "kernel's log of a CPU slowed for heat or nouveau at its heat "
                                              "thresholds, an iDRAC's fan settings (racadm "
                                              "System.ThermalSettings) and a Supermicro BMC's fan mode; a forum's "
@@ -229,7 +231,8 @@ def _add_explain(commands: Subparsers) -> None:
                                              "paste are "
                                              "read in turn; several files of one machine combine. What runs on a GPU "
                                              "is read from nvidia-smi's Processes table where the paste holds one; "
-                                             "otherwise the answer says processes are not in a capture.")
+                                             "otherwise the answer says each GPU's load where the paste prints it, "
+                                             "and that the processes are not in a capture.")
     replay.add_argument("files", nargs="+", type=Path, metavar="FILE",
                         help="a capture of one machine's sensors (- reads it from standard input)")
     replay.add_argument("--json", action="store_true", help="print the fans and the sentence as JSON")
