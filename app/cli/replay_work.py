@@ -32,13 +32,13 @@ def work_said(rows: tuple[SmiProcess, ...] | None, gpus: Sequence[GpuSample], lo
     said = []
     for gpu in sorted((g for g in gpus if g.vendor == "nvidia"), key=lambda g: g.index):
         on = sorted((p for p in rows if p.gpu == gpu.index), key=lambda p: -(p.memory_mib or 0.0))
-        used = (gpu.memory_used_bytes or 0) / (1 << 20)
+        used, load = (gpu.memory_used_bytes or 0) / (1 << 20), _load(_of_sample(gpu))
         if on:
             named = ", ".join(_one(p) for p in on[:MAX_NAMED])
             more = f" and {len(on) - MAX_NAMED} more" if len(on) > MAX_NAMED else ""
-            said.append(f"On GPU {gpu.index}{_load(gpu)}, nvidia-smi lists {named}{more}.")
+            said.append(f"On GPU {gpu.index}{load}, nvidia-smi lists {named}{more}.")
         elif used >= HIDDEN_MIB:
-            said.append(f"GPU {gpu.index}{_load(gpu)} has {used:,.0f} MiB in use and no process listed: nvidia-smi "
+            said.append(f"GPU {gpu.index}{load} has {used:,.0f} MiB in use and no process listed: nvidia-smi "
                         "lists only the processes of its own PID namespace (run in a container, it sees none of the "
                         "host's), so what uses that GPU is not seen in this paste.")
     return " ".join(said) or "nvidia-smi lists no process on the GPUs it shows."
@@ -67,9 +67,8 @@ def _of_sample(gpu: GpuSample) -> GpuLoad:
     return GpuLoad(gpu.index, gpu.vendor, gpu.utilization_percent, gpu.power_w, gpu.power_limit_w)
 
 
-def _load(gpu: GpuSample | GpuLoad) -> str:
+def _load(load: GpuLoad) -> str:
     """" (100 % busy, 340 W of 350 W)", from what the paste read."""
-    load = _of_sample(gpu) if isinstance(gpu, GpuSample) else gpu
     parts = []
     if load.busy_percent is not None:
         parts.append(f"{load.busy_percent:.0f} % busy")
