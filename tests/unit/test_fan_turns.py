@@ -5,6 +5,7 @@ stands still, where they move apart, or where the fan only ramps one way."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,16 @@ def test_a_cards_fan_duty_in_nvidia_smis_loop_swings_with_the_card(tmp_path: Pat
     assert "between 35 and 80 % with GPU 0" in str(answer["sentence"])
     steady = CSV_LOOP.replace(" 78 %", " 40 %").replace(" 80 %", " 41 %")  # a duty moving 2-6 points: no swing
     assert "swings-with-source" not in {f["kind"] for f in findings_of(explain(steady, tmp_path)[1])}
+
+
+def test_a_swing_with_the_source_its_controller_declares_is_known() -> None:
+    """Where the fan's controller declares what it follows (hwmon's pwmN_temp_sel or auto_channels_temp, a daemon's
+    configuration: ``FanFact.follows``) and that is the temperature that swung with it, the link is known, and the
+    words say it is declared; read from the readings alone it is likely."""
+    facts = machine(read.read(paste([(780, 48), (1650, 74), (790, 49), (1640, 73)]))[0])
+    declared = replace(facts, fans=tuple(replace(f, follows="k10temp/Tctl") for f in facts.fans))
+    (hit,) = swings_with_source(declared)
+    assert (hit.confidence, hit.facts.get("declared")) == ("known", "yes")
+    (read_only,) = swings_with_source(facts)
+    assert (read_only.confidence, read_only.facts.get("declared")) == ("likely", None)
+    assert "as its controller declares" in explained(declared)[1]
