@@ -279,7 +279,8 @@ def _ec_effect(setting: Setting) -> str | None:
       "bias the firmware's automatic power, thermal and fan behaviour towards low power or towards performance, "
       "\"and higher power consumption and thermals\"); power-profiles-daemon's profiles map onto it; a Dell's thermal "
       "modes (libsmbios' smbios-thermal-ctl) are the profiles the kernel's dell-pc driver offers; an ASUS laptop's "
-      "fan_boost_mode (Documentation/ABI/testing/sysfs-platform-asus-wmi: 1 overboost)")
+      "fan_boost_mode (Documentation/ABI/testing/sysfs-platform-asus-wmi: 1 overboost); asusctl's main.rs (its active "
+      "profile is the platform profile asusd sets)")
 def platform_profile(machine: Machine) -> Iterator[Hit]:
     for setting in machine.settings:
         if setting.controller == platform.CONTROLLER and setting.value in ("performance", "balanced-performance"):
