@@ -37,6 +37,7 @@ from ..fans.read import (
     ghelper,
     hddfc,
     i8k,
+    idracfc,
     legion,
     msiec,
     nbfc,
@@ -188,11 +189,11 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         texts.append(text)
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         logged += nvmlgpucontrol.decisions(text) + smfc.decisions(text) + hddfc.decisions(text) + \
-            i8k.decisions(text) + fan2go.decisions(text)
+            i8k.decisions(text) + fan2go.decisions(text) + idracfc.decisions(text)
         steps += logged
         levels += declared
-        controls = settings(text) + perf_levels(text) + nbfc.settings(text) + msiec.settings(text) + \
-            legion.settings(text) + platform.settings(text) + smilimits.settings(text)
+        controls = settings(text) + idracfc.settings(text) + perf_levels(text) + nbfc.settings(text) + \
+            msiec.settings(text) + legion.settings(text) + platform.settings(text) + smilimits.settings(text)
         of_text = Machine(calibrations=calibrations(text), settings=controls,
                           events=events(text) + tegra.events(text),
                           bmc_events=bmc_log(text), heat_events=heat_log(text), claims=claims(text))

@@ -205,6 +205,7 @@ class Decision:
     drives: str = ""
     what: str = ""  # what the daemon wrote it to, as it names it (smfc's "CPU zone"): its fans are not named
     asked: float | None = None  # the duty its curve asked, where a map or a limit made it write another (fan2go's)
+    limit_c: float | None = None  # past this reading it gives the fans back to their controller (a threshold)
 
 
 @record
@@ -244,6 +245,7 @@ class Setting:
 
 PERF_LEVEL = "power_dpm_force_performance_level"  # an amdgpu card's performance level, as a Setting of the card
 MAX_OPERATING = "GPU Max Operating Temp"  # an NVIDIA card's own limit (°C), as a Setting of the card
+ONE_DUTY = "fixed"  # a Decision's why: one duty a tool set for every fan, their controller's own control off
 
 
 @record

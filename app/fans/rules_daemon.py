@@ -181,13 +181,16 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
       "set to its FULL fan mode, each IPMI zone's level written and logged with the temperature that chose it); "
       "hddfancontrol's __init__.py (Fan.setSpeed: the speed logged, then the pwm written at the higher of it and "
       "its minimum) and src/fan/pwm_fan.rs (set_speed: software mode, the speed logged as set); i8kmon (-v: each "
-      "pass's temperature and the state it leaves each fan in)")
+      "pass's temperature and the state it leaves each fan in); Dell_iDRAC_fan_controller's functions.sh (the "
+      "iDRAC's own control off, raw 0x30 0x30 0x01 0x00, and one duty for every fan, 0x30 0x30 0x02 0xff, while "
+      "every CPU is at or below its threshold; Dell's default dynamic profile, 0x30 0x30 0x01 0x01, above it or "
+      "where a CPU cannot be read; nothing set in monitoring-only mode)")
 def daemon_decided(machine: Machine) -> Iterator[Hit]:
     """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
     chose it for (where no bias made the choice: that is said by its own rule); a daemon that writes a duty, the duty
     and what chose it."""
     steps = machine.decisions
-    if steps and steps[-1].percent is not None:
+    if steps and (steps[-1].percent is not None or steps[-1].drives == "bmc"):  # a BMC's fans: a duty, or its own
         for what in dict.fromkeys(step.what for step in steps):  # each zone a daemon writes to apart (smfc's)
             yield _duty_written(machine, tuple(step for step in steps if step.what == what))
     elif steps and not any(step.bias > 0 for step in steps):
@@ -206,14 +209,16 @@ def _duty_written(machine: Machine, steps: tuple[Decision, ...]) -> Hit:
     last = steps[-1]
     same = next((n for n, step in enumerate(reversed(steps)) if (step.percent, step.why) != (last.percent, last.why)),
                 len(steps))
-    facts: dict[str, float | str] = {"daemon": last.daemon, "duty": last.percent or 0.0, "celsius": last.celsius,
-                                     "why": last.why, "passes": float(same),
+    facts: dict[str, float | str] = {"daemon": last.daemon, "celsius": last.celsius, "why": last.why,
+                                     "passes": float(same),
+                                     **({"duty": last.percent} if last.percent is not None else {}),
                                      **({"written_to": last.what} if last.what else {}),
-                                     **({"asked": last.asked} if last.asked is not None else {})}
+                                     **({"asked": last.asked} if last.asked is not None else {}),
+                                     **({"limit": last.limit_c} if last.limit_c is not None else {})}
     fans = [f for f in machine.fans if f.chip == last.drives and not last.what]  # a zone's fans are not named
     # read after an earlier pass wrote the same duty (a pass reads its fans before it writes)
-    off = [f for f in fans if same > 1 and f.duty_percent is not None and
-           abs(f.duty_percent - (last.percent or 0.0)) > OFF_CURVE_POINTS]
+    off = [f for f in fans if same > 1 and f.duty_percent is not None and last.percent is not None and
+           abs(f.duty_percent - last.percent) > OFF_CURVE_POINTS]
     if off and off[0].duty_percent is not None:
         facts["read"] = off[0].duty_percent
     return Hit("daemon-decided", tuple(f.key for f in fans), "likely" if off else "known", facts)

@@ -13,7 +13,7 @@ from .chips import chip
 from .facts import MAX_OPERATING, FanFact, GpuFact, Machine, TempFact
 from .gpulines import gpu_line
 from .rules import HOT_C, Hit, rule, source_of, turning
-from .speeds import COOL_C, FULL_DUTY
+from .speeds import COOL_C, FULL_DUTY, bmc_held
 
 # A passive card this warm, beside a BMC whose own readings are all under COOL_C, is what the chassis fans run for:
 # a data-center card under load runs at 60 °C and above (a cautious bound, docs/FAN-RULES.md, Thresholds)
@@ -51,7 +51,8 @@ def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
 
 @rule("passive cards cooled by the BMC's fans", 64, f"{NVIDIA_SMI}; NVIDIA's data-center board product briefs "
       "(thermal solution: passive: the server's airflow cools the card); a BMC drives its fans for the hottest "
-      "part it cools (IPMI v2.0, fan and temperature sensors of one chassis)")
+      "part it cools (IPMI v2.0, fan and temperature sensors of one chassis), unless a tool holds them at one duty "
+      "(Dell_iDRAC_fan_controller's functions.sh: the iDRAC's own control off, one duty from the CPUs alone)")
 def passive_cards(machine: Machine) -> Iterator[Hit]:
     warm = sorted((g for g in machine.gpus if fanless(g) and _celsius(g) >= PASSIVE_WARM_C), key=lambda g: -_celsius(g))
     fans = [f for f in machine.fans if f.chip == "bmc" and turning(f)]
@@ -59,9 +60,12 @@ def passive_cards(machine: Machine) -> Iterator[Hit]:
     if not warm or not fans or hottest is None or (hottest.celsius or 0.0) >= COOL_C:
         return
     rpms = sorted(f.rpm or 0.0 for f in fans)
+    # a tool that holds the BMC's fans at one duty, chosen from the CPUs alone: the card's heat does not move them
+    held = bmc_held(machine)
+    by: dict[str, float | str] = {"held": held.percent or 0.0, "daemon": held.daemon} if held is not None else {}
     yield Hit("passive-cards", (*(f"nvidia/gpu{g.index}" for g in warm), *(f.key for f in fans), hottest.key),
               "likely", {"gpus": float(len(warm)), "fans": float(len(fans)), "gpu_c": _celsius(warm[0]),
-                         "rpm": rpms[len(rpms) // 2], "bmc_c": hottest.celsius or 0.0})
+                         "rpm": rpms[len(rpms) // 2], "bmc_c": hottest.celsius or 0.0, **by})
 
 
 def _celsius(gpu: GpuFact) -> float:

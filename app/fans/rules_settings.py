@@ -19,19 +19,24 @@ from .read.bmcsettings import FAN_MODE
 from .read.nbfc import CRITICAL
 from .rules import Hit, rule
 from .rules_state import off_asked
-from .speeds import COOL_C, FULL_DUTY
+from .speeds import COOL_C, FULL_DUTY, bmc_held
 
 _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell's RACADM guide)
 
 
 @rule("a BMC's fan setting", 61, "Dell's iDRAC RACADM CLI guide (System.ThermalSettings: ThirdPartyPCIFanResponse, "
-      "FanSpeedOffset, MinimumFanSpeed, ThermalProfile); Supermicro's SMCIPMITool and IPMICFG (the fan modes: "
+      "FanSpeedOffset, MinimumFanSpeed, ThermalProfile); Dell_iDRAC_fan_controller's functions.sh (raw 0x30 0x30 "
+      "0x01 0x00 takes the fans from Dell's own dynamic profile); Supermicro's SMCIPMITool and IPMICFG (the fan modes: "
       "Standard, Full, Optimal, Heavy IO) and superfans' presets (Full: all fans at 100 %, unless a zone's duty is "
       "written, which only Full keeps; Heavy IO: peripheral zone target 75 %)")
 def bmc_setting(machine: Machine) -> Iterator[Hit]:
     # the card response raises the fans only where a card Dell did not qualify is fitted, which no reading shows:
-    # likely; Heavy IO's raise is a mode's target, not read: likely; the others act on every fan: known
-    return _setting_hits(machine, "bmc-setting", _effect, likely=("pcie-card", "heavy-io"))
+    # likely; Heavy IO's raise is a mode's target, not read: likely; the others act on every fan: known. The card
+    # response is the iDRAC's own control's: while a tool holds every fan at one duty, with that control off, it
+    # does not act
+    held = bmc_held(machine) is not None
+    return _setting_hits(machine, "bmc-setting", lambda s: None if held and _effect(s) == "pcie-card" else _effect(s),
+                         likely=("pcie-card", "heavy-io"))
 
 
 def _setting_hits(machine: Machine, kind: FindingKind, effect_of: Callable[[Setting], str | None],

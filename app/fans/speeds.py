@@ -6,7 +6,7 @@ temperature by. One place for each, shared by the rules (``app.fans.rules``, ``r
 from __future__ import annotations
 
 from .chips import chip
-from .facts import FanFact
+from .facts import ONE_DUTY, Decision, FanFact, Machine
 
 FULL_DUTY = 95.0  # a duty at or above this is full speed
 TOP_SHARE = 0.95  # a speed this near its maximum is the fan at its top, as FULL_DUTY is for a duty
@@ -52,3 +52,10 @@ def held_at_floor(fan: FanFact) -> dict[str, float | str] | None:
         return None
     return {"floor": fan.duty_percent, "controller": "manual", "held": "asked-below", "target": fan.target_percent,
             "floor_read": "no"}
+
+
+def bmc_held(machine: Machine) -> Decision | None:
+    """The last decision of a tool that holds every one of a BMC's fans at one duty, the BMC's own control off
+    (Dell_iDRAC_fan_controller's static profile): its fans then follow neither the BMC's sensors nor a card's heat."""
+    last = machine.decisions[-1] if machine.decisions else None
+    return last if last is not None and last.drives == "bmc" and last.why == ONE_DUTY else None

@@ -21,6 +21,8 @@ def _level(value: float | str) -> str:
 
 
 def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
+    if f.get("daemon") == IDRAC:
+        return _idrac(n, s, f)
     if "duty" in f:
         return _duty_written(n, s, f)
     before = f" (before it, {_level(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
@@ -46,6 +48,40 @@ def _duty_written(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{said}: {'they are' if len(s) != 1 else 'it is'} held at {duty} % by the tool (NVML's manual fan "
             "policy, which its writes set), not by the card's own curve, until a pass reads a temperature that "
             "another point of its curve applies to.")
+
+
+IDRAC = "Dell_iDRAC_fan_controller"
+
+
+def _idrac(n: Names, s: Sequence[str], f: Facts) -> str:
+    """What Dell_iDRAC_fan_controller left a PowerEdge's fans at: one duty it set for every fan (the iDRAC's own
+    control off) while the CPUs are at or below its threshold, or the iDRAC's own control above it (or with a CPU
+    it cannot read, or in monitoring-only mode)."""
+    fans = f"the {n.some(s)}" if s else "every fan"
+    limit = f"{_num(f['limit'])} °C" if "limit" in f else "its threshold"
+    cpu = f"{_num(f['celsius'])} °C"
+    if f["why"] == "fixed":
+        again = f" (the same at its last {_num(f['passes'])} passes)" if float(f["passes"]) > 1 else ""
+        blind = float(f["celsius"]) <= 0  # no CPU of a running server reads this: a sensor that did not read
+        seen = f"its CPU reading {cpu}, which is no temperature (a sensor that did not read)" if blind else \
+            f"the CPUs reading {cpu}"
+        return (f"{IDRAC} last set {fans} to {_num(f['duty'])} %{again}, {seen}: it turns the iDRAC's own fan "
+                "control off and holds one duty for every fan, chosen from the CPUs' temperatures alone, so a GPU "
+                f"or the disks get no more air as they heat; the iDRAC takes the fans back when a CPU reads above "
+                f"{limit}{' (which that reading never will)' if blind else ' (or cannot be read)'}.")
+    if f["why"] == "refused":
+        return (f"{IDRAC} asked for {_num(f['duty'])} % on {fans}, but this log shows the iDRAC refusing its fan "
+                "commands (ipmitool's \"Unable to send RAW command\" or the script's \"Failed to\"): where it "
+                "refused to give up its own control, that control still chooses the fans' speed, not the duty asked.")
+    back = f"; it sets {_num(f['asked'])} % again once every CPU reads at or below {limit}" if "asked" in f else ""
+    if f["why"] == "watching":
+        return (f"{IDRAC} runs in monitoring-only mode (the CPUs at {cpu}): it sets nothing, so the iDRAC's own "
+                "control chooses the fans' speed, from all its sensors.")
+    why = (f"as a CPU read {cpu}, above {limit}" if "limit" not in f or float(f["celsius"]) > float(f["limit"])
+           else f"the CPUs reading {cpu}, not above {limit}: it does so too where a CPU cannot be read")
+    return (f"{IDRAC} last gave the fans back to the iDRAC's own control (Dell's default dynamic profile), {why}: "
+            f"the iDRAC chooses their speed from all its sensors, and may run them far faster than the script "
+            f"would{back}.")
 
 
 def _pwm_written(f: Facts) -> str:

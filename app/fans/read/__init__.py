@@ -23,6 +23,7 @@ from . import (
     gpustat,
     hddfc,
     i8k,
+    idracfc,
     jsonish,
     legion,
     lhm,
@@ -60,6 +61,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("NVML-GPU-Control's log", nvmlgpucontrol.read),
     ("smfc's log (a Supermicro BMC's zones set by smfc)", smfc.read),
     ("hddfancontrol's log (a fan set for its drives' temperature)", hddfc.read),
+    ("Dell_iDRAC_fan_controller's log (a PowerEdge's fans set through its iDRAC)", idracfc.read),
     ("a sensor logger's CSV (units in its header)", csv.logged),
     ("OpenCorsairLink's status of a Corsair device", corsairlink.read),
     ("a | table (ipmitool sensor, sdr, ipmiutil; FreeIPMI's, or its comma-separated output) or a sensor's key-value "
