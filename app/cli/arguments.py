@@ -181,7 +181,7 @@ def _add_explain(commands: Subparsers) -> None:
                                  description="Print why the fans run, with the fan table and the findings behind "
                                              "it, for the machine the FILEs were captured on: any paste of labelled "
                                              "readings (sensors text, -u or -j; inxi's Sensors lines; tlp-stat -t; "
-                                             "nbfc status; fw-fanctrl print; framework_tool --thermal; "
+                                             "nbfc status; fw-fanctrl print; framework_tool --thermal; tailor_hwcaps; "
                                              "OpenCorsairLink; ectool's temps all "
                                              "(with the EC's fan table), "
                                              "pwmgetfanrpm and kelvin; hddtemp; vcgencmd measure_temp; auto-cpufreq's "

@@ -293,6 +293,8 @@ EXACT: Mapping[str, Chip] = MappingProxyType({
     # fans' speeds read from the EC) and the out-of-tree legion-laptop's (LenovoLegionLinux's README: a fan that is
     # off reads 0, and the discrete GPU's temperature reads 0 while it sleeps)
     "acer": EC, "legion_hwmon": EC,
+    # a TUXEDO laptop's EC (Clevo or Uniwill) as tuxedo_io answers tuxedo-rs' tailor_hwcaps: its fans' duties
+    "tuxedo": EC,
     "nct6683": NCT6683, "nct6687": NCT6687, "max31785": MAX31785, "pwmfan": PWM_FAN, "pwm_fan": PWM_FAN,
     # the Raspberry Pi 5's pwm-fan, named by its device-tree node (bcm2712-rpi-5-b.dts: cooling_fan, "pwm-fan")
     "cooling_fan": PWM_FAN,

@@ -40,6 +40,7 @@ from . import (
     sysctl,
     tables,
     tagged,
+    tailor,
     tegra,
     turbostat,
 )
@@ -74,6 +75,7 @@ FORMATS: tuple[tuple[str, Callable[[str], list[Reading]]], ...] = (
     ("NoteBook FanControl's status (nbfc status)", nbfc.read),
     ("fw-fanctrl's status (fw-fanctrl print)", fwfanctrl.read),
     ("the msi-ec driver's files", msiec.read),
+    ("tuxedo-rs' tailor_hwcaps (a TUXEDO laptop's embedded controller)", tailor.read),
     ("the legion-laptop driver's debug dump (LenovoLegionLinux's debugfs fancurve)", legion.read),
     ("/proc/i8k or i8kctl (Dell's SMM: the CPU's temperature, each fan's state and speed)", i8k.read),
     ("the Chrome EC's ectool (temps all, with its fan table; pwmgetfanrpm)", ectool.read),
