@@ -55,7 +55,7 @@ def _rail_low(fan: FanFact) -> bool:
 
 
 @rule("asked for a speed, not turning", 92, f"{ABI} (fanN_target: the desired speed; fanN_fault); applesmc.c "
-      "(fanN_min: the SMC's own least speed, F<n>Mn)")
+      "(fanN_min: the SMC's own least speed, F<n>Mn); smcFanControl's smc -f (Target speed: the SMC's F<n>Tg)")
 def target_not_met(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.fault:

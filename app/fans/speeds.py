@@ -38,8 +38,10 @@ def at_rpm_floor(fan: FanFact) -> bool:
 
 
 def kept_turning(fan: FanFact) -> bool:
-    """A fan its controller keeps at a least speed above 0 (a Mac SMC's fanN_min): a 0 is no rest of its design."""
-    return chip(fan.chip).min_is_floor and bool(fan.min_rpm)
+    """A fan its controller keeps at a least speed above 0 (a Mac SMC's fanN_min): a 0 is no rest of its design;
+    unless the controller's own target reads 0 (the SMC's F<n>Tg): it asks for no speed, its minimum being the least
+    it runs the fan at once it asks (an Apple silicon MacBook Pro's SMC stops its fans so, "Target speed : 0")."""
+    return chip(fan.chip).min_is_floor and bool(fan.min_rpm) and fan.target_rpm != 0
 
 
 def held_at_floor(fan: FanFact) -> dict[str, float | str] | None:

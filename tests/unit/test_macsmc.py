@@ -93,3 +93,17 @@ def test_a_cards_fan_idling_at_its_duty_floor_beside_a_hot_junction_is_the_slow_
 
     assert kinds(50.0)[0] == "firmware-floor"
     assert kinds(95.0)[0] == "slow-while-hot" and "firmware-floor" not in kinds(95.0)
+
+
+def test_an_smc_asking_for_no_speed_is_not_a_stall() -> None:
+    """An Apple silicon MacBook Pro's smc -f as posted to smcFanControl#137 (its builds print "Current speed"): the
+    SMC's own target is 0, so its minimum (1,199) is the least it runs the fan at once it asks, not a floor under a
+    fan it asks to stop; with a target above 0 the same 0 RPM is a fan that does not turn as asked."""
+    m1 = ("Total fans in system: 1\n\nFan #0:\n    Current speed : 0\n    Minimum speed: 1199\n"
+          "    Maximum speed: 7199\n    Safe speed   : 0\n    Target speed : 0\n    Mode         : auto\n")
+    machine = adapt.machine(read(m1)[0])
+    (fan,) = machine.fans
+    assert (fan.rpm, fan.min_rpm, fan.target_rpm) == (0.0, 1199.0, 0.0)
+    assert "target-not-met" not in {f.kind for f in explained(machine)[0]}
+    asked = adapt.machine(read(m1.replace("Target speed : 0", "Target speed : 1199"))[0])
+    assert "target-not-met" in {f.kind for f in explained(asked)[0]}

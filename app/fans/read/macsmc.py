@@ -1,7 +1,8 @@
 """A Mac's System Management Controller as macOS tools print it.
 
 smcFanControl's ``smc -f`` (smc-command/smc.c, ``SMCPrintFans``): ``Total fans in system: N``, then for each fan
-``Fan #i:`` and its keys: ``Fan ID`` (its name, in newer builds), ``Actual speed`` (F<i>Ac), ``Minimum speed``
+``Fan #i:`` and its keys: ``Fan ID`` (its name, in newer builds), ``Actual speed`` (F<i>Ac; ``Current speed`` in
+the builds for Apple silicon), ``Minimum speed``
 (F<i>Mn), ``Maximum speed`` (F<i>Mx), ``Safe speed``, ``Target speed`` (F<i>Tg) and ``Mode`` (``auto``, or
 ``forced`` where the FS! key's bit for the fan is set: a program holds its target).
 
@@ -20,8 +21,10 @@ from ..values import fahrenheit_to_celsius
 
 CHIP = "applesmc"
 _SMC_FAN = re.compile(r"^\s*Fan #(\d+):\s*$")
-_SMC_KEY = re.compile(r"^\s*(Fan ID|Actual speed|Minimum speed|Maximum speed|Target speed|Mode)\s*:\s*(\S.*?)\s*$")
-_ATTRS = {"Actual speed": "input", "Minimum speed": "min", "Maximum speed": "max", "Target speed": "target"}
+_SMC_KEY = re.compile(r"^\s*(Fan ID|Actual speed|Current speed|Minimum speed|Maximum speed|Target speed|Mode)\s*:\s*"
+                      r"(\S.*?)\s*$")
+_ATTRS = {"Actual speed": "input", "Current speed": "input", "Minimum speed": "min", "Maximum speed": "max",
+          "Target speed": "target"}
 _OSX_FAN = re.compile(r"^\s*Fan (\d+) - (.*?)\s+at (-?\d+(?:\.\d+)?) RPM \(-?\d+%\)\s*$")
 _OSX_TEMP = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*°\s*([CF])\s*$")
 
