@@ -174,6 +174,8 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
                 "how it leaves them when it ends: until fancontrol runs or their automatic mode is set back "
                 "(pwmN_enable 2 or more, or a reboot), those fans most likely stay at full; the speeds it printed "
                 "are the fans at full, not as they usually run.")
+    if f.get("event") == "nothing-to-drive":
+        return _nothing_to_drive(str(f["detail"]))
     if f.get("event") == "not-running":
         return (f"{f['daemon']}, the Jetson's fan service, is not running (jetson_clocks --show: {f['detail']}) and "
                 f"the {n(s[0]) if s else 'fan'}'s pwm is {_num(f['pwm'])} of 255: that is how jetson_clocks --fan "
@@ -190,6 +192,23 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{f['daemon']} aborted{after} and, as it does when it stops, set the fans it drives back to full "
             "speed: they stay there until it runs again (the error names what its configuration points at).")
 
+
+
+def _nothing_to_drive(what: str) -> str:
+    """pwmconfig's exit before any test: what it found missing, and that nothing in Linux then sets the fans'
+    speed: they run as their own controller drives them."""
+    found = {"no-sensors": "no hardware-monitoring driver loaded at all (no hwmon device): no fan chip's driver is "
+                           "loaded (sensors-detect names the one a board needs)",
+             "no-fan": "pwm outputs but no fan speed input (fanN_input) to watch, so it cannot tell which fan an "
+                       "output drives",
+             "not-writable": "pwm outputs, none of them writable"}.get(
+        what, "no pwm output (a pwmN file) in any hardware-monitoring driver loaded: no driver offers Linux a duty "
+              "to set for these fans (a board's fan chip whose driver is not loaded gives none, nor one whose ports "
+              "the firmware claims: the kernel then logs an ACPI resource conflict; a laptop's embedded controller "
+              "may offer only a mode, pwmN_enable)")
+    return (f"pwmconfig found {found}, and exited without configuring anything: nothing in Linux sets these fans' "
+            "speed, so they run as their own controller drives them (the BIOS's or embedded controller's curve, a "
+            "BMC, or a fan wired to run at full).")
 
 
 def _daemon_critical(n: Names, s: Sequence[str], f: Facts) -> str:

@@ -104,11 +104,20 @@ _MISSING_FILE = re.compile(r"Error: [Ff]ile (\S+) doesn't exist")
 _MISSING = re.compile(r"At least one referenced file is missing")
 
 
+# pwmconfig's exits before it tests anything (the lm-sensors pwmconfig script): no hwmon device at all, none with a
+# pwmN file, none with a fanN_input, or pwm files none of which is writable (its older releases)
+_NOTHING = re.compile(r"No sensors found! \(modprobe sensor modules\?\)|There are no pwm-capable sensor modules "
+                      r"installed|There are no fan-capable sensor modules installed|There are no usable PWM outputs")
+_NOTHING_WHAT = {"No sensors": "no-sensors", "There are no pwm": "no-pwm", "There are no fan": "no-fan",
+                 "There are no usable": "not-writable"}
+
+
 def events(text: str) -> tuple[DaemonEvent, ...]:
     """fancontrol's exits its log prints (the lm-sensors fancontrol script): "Aborting, restoring fans..." after an
     error, with the last error line before it; "Configuration appears to be outdated" when it refuses to start, and
     "Error: file X doesn't exist" (with "At least one referenced file is missing") when it refuses for files gone;
-    pwmconfig's "Giving the fans some time to reach full speed...", printed once it set its outputs to full."""
+    pwmconfig's "Giving the fans some time to reach full speed...", printed once it set its outputs to full, and its
+    exits before it tests anything: no hwmon device, none with a pwm output or a fan input, none writable."""
     found: list[tuple[int, DaemonEvent]] = []
     for abort in _ABORTED.finditer(text):
         errors = [m.group(1).strip() for m in _FANCONTROL_ERROR.finditer(text[:abort.start()])]
@@ -120,6 +129,8 @@ def events(text: str) -> tuple[DaemonEvent, ...]:
         found.append((max(ends), DaemonEvent("fancontrol", "missing", ", ".join(missing[:MISSING_NAMED]),
                                              values=(("count", float(len(missing))),))))
     found += [(m.start(), DaemonEvent("pwmconfig", "left-full")) for m in FULL_SPEED.finditer(text)]
+    found += [(m.start(), DaemonEvent("pwmconfig", "nothing-to-drive", next(
+        v for k, v in _NOTHING_WHAT.items() if m.group(0).startswith(k)))) for m in _NOTHING.finditer(text)]
     last = (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
     return (*last, *_fan2go_stalled(text), *_fan2go_overridden(text))
 
