@@ -52,6 +52,7 @@ from ..fans.read.columns import perf_levels
 from ..fans.read.daemonlog import calibrations, decisions, events
 from ..fans.read.kernlog import claims
 from ..fans.read.kernlog import events as heat_log
+from ..fans.read.probes import probes
 from ..fans.read.profiles import fixed, named, profiles
 from ..fans.read.sel import events as bmc_log
 from ..fans.rules_daemon import driven
@@ -196,11 +197,13 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             msiec.settings(text) + legion.settings(text) + platform.settings(text) + smilimits.settings(text)
         of_text = Machine(calibrations=calibrations(text), settings=controls,
                           events=events(text) + tegra.events(text),
-                          bmc_events=bmc_log(text), heat_events=heat_log(text), claims=claims(text))
+                          bmc_events=bmc_log(text), heat_events=heat_log(text), claims=claims(text),
+                          probes=probes(text))
         whole = replace(whole, calibrations=whole.calibrations + of_text.calibrations,
                         settings=whole.settings + of_text.settings, events=whole.events + of_text.events,
                         bmc_events=whole.bmc_events + of_text.bmc_events,
-                        heat_events=whole.heat_events + of_text.heat_events, claims=whole.claims + of_text.claims)
+                        heat_events=whole.heat_events + of_text.heat_events, claims=whole.claims + of_text.claims,
+                        probes=whole.probes + of_text.probes)
         if any(tool in named for tool in NAMED_ONLY):
             continue  # a tool's own format, read with its meaning by its own reader: not read again as labels
         found, kind = read.read(text)
@@ -212,6 +215,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
                             snap.air)
     machine = replace(machine, calibrations=whole.calibrations, settings=whole.settings, events=whole.events,
                       bmc_events=whole.bmc_events, heat_events=whole.heat_events, claims=whole.claims,
+                      probes=whole.probes,
                       curves=(*machine.curves, *(c for text in texts for c in ghelper.curves(text))))
     return with_profiles(machine, texts), kinds, texts
 
@@ -238,6 +242,9 @@ def _read_as(kind: str | None, alone: Machine, logged: tuple[Decision, ...], of_
         return "the kernel's log (a part acting for heat)"
     if of_text.claims:
         return "the kernel's log (a sensor chip its firmware claims)"
+    if of_text.probes:
+        return "sensors-detect's summary (the sensor chips it found)" if of_text.probes[0].tool == "sensors-detect" \
+            else "sensors' answer (no sensor chip found)"
     return f"a fan daemon's log ({of_text.events[0].daemon})" if of_text.events else None
 
 

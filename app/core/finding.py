@@ -28,7 +28,8 @@ FindingKind = Literal[
     "passive-cards", "slowing-for-heat", "gpu-threshold", "cpu-slowed", "ec-setting", "ec-table", "platform-profile",
     "gpu-fan-unreported", "bmc-warning", "duty-not-driving", "at-rest", "zero-unjudged", "turning", "no-fault",
     "empty-slots", "temperatures-left-out", "hottest", "no-fan-read", "under-divisor", "no-power", "detected-still",
-    "listed-unfitted", "at-critical", "crit-since-boot", "chip-claimed", "ec-cpu-low", "swings-with-source"]
+    "listed-unfitted", "at-critical", "crit-since-boot", "chip-claimed", "ec-cpu-low", "swings-with-source",
+    "chips-probed"]
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 
 

@@ -315,6 +315,16 @@ class ChipClaim:
 
 
 @record
+class ChipProbe:
+    """What a probe for sensor chips answered: sensors-detect's summary (each driver it names with the chip it found,
+    "Driver `nct6775': ... Chip `Nuvoton NCT6798D Super IO Sensors' (confidence: 9)", or "Sorry, no sensors were
+    detected"), or sensors' own "No sensors found!" (no chip's driver loaded). ``found`` holds (driver, chip)."""
+
+    tool: str  # "sensors-detect", "sensors"
+    found: tuple[tuple[str, str], ...] = ()
+
+
+@record
 class Machine:
     """Everything read of one machine: its fans, temperatures and GPUs, the kinds of what was read, and what a
     capture shows was done to the control (``app.core.fan.Note`` kinds, with their facts)."""
@@ -332,6 +342,7 @@ class Machine:
     bmc_events: tuple[BmcEvent, ...] = ()  # a BMC's event log, in the order it was logged
     heat_events: tuple[HeatEvent, ...] = ()  # a kernel's log of parts acting for heat
     claims: tuple[ChipClaim, ...] = ()  # a kernel's log of a board's sensor chip its firmware's ACPI claims
+    probes: tuple[ChipProbe, ...] = ()  # sensors-detect's summary, or sensors finding no chip
     # an ACPI battery read (drivers/acpi/battery.c registers a power supply, which power_supply_hwmon.c shows as hwmon
     # named after it: BAT0, BATT): a portable machine, whose fans are its embedded controller's, not a board chip's
     portable: bool = False

@@ -246,7 +246,7 @@ def no_fan(machine: Machine) -> Iterator[Hit]:
                                                       f.fault or f.status or f.floor_percent is not None)]
     # a channel with nothing read of it (no speed, duty, flag or limit) is unseen, not a fan read
     if not read and not (machine.gpus or machine.curves or machine.decisions or machine.calibrations or
-                         machine.settings or machine.events):
+                         machine.settings or machine.events or machine.probes):
         yield Hit("no-fan-read", (), "known", {})
 
 
@@ -262,6 +262,24 @@ def chip_claimed(machine: Machine) -> Iterator[Hit]:
             yield Hit("chip-claimed", (), "known" if claim.taken is False else "likely",
                       {"driver": claim.driver, "chip": claim.chip, "address": claim.address, "region": claim.region,
                        "probe": "busy" if claim.taken is False else "not shown"})
+
+
+@rule("sensor chips probed, none read", 49, "lm-sensors' sensors-detect (its summary: each driver with the chips it "
+      "found; \"to-be-written\" for a chip no driver reads yet; \"Sorry, no sensors were detected. This is "
+      "relatively common on laptops, where thermal management is handled by ACPI rather than the OS.\"); sensors(1) "
+      "(\"No sensors found!\": no chip's driver loaded)")
+def chips_probed(machine: Machine) -> Iterator[Hit]:
+    """A probe's answer where no fan is read: the chips it found, by what the chip table says each is (a board's fan
+    chip, an embedded controller, a CPU's sensor), or that it found none: what could read the fans, and that this
+    paste holds no reading of them (known: the probe's own answer)."""
+    if any(there(f) for f in machine.fans):
+        return
+    for probe in machine.probes:
+        fan_chips = [d for d, _ in probe.found if chip(d).kind in ("superio", "ec", "wmi", "bmc")]
+        yield Hit("chips-probed", (), "known",
+                  {"tool": probe.tool, "found": "; ".join(f"{name} ({d})" for d, name in probe.found),
+                   "fan_chips": ", ".join(dict.fromkeys(fan_chips)),
+                   "unwritten": "; ".join(name for d, name in probe.found if d == "to-be-written")})
 
 
 COUNTER_CLOCK = 1_350_000  # an 8-bit fan counter's clock (lm78 family): RPM = 1,350,000 / (count x divisor)

@@ -15,6 +15,8 @@ from .wording import Facts, grouped
 from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
+from .words_chips import chip_claimed as _chip_claimed
+from .words_chips import chips_probed as _chips_probed
 from .words_daemon import _bias, _daemon_critical, _daemon_stopped, _decided, _no_range, _overridden
 from .words_ec import low as ec_low
 from .words_ec import misread as ec_misread
@@ -341,15 +343,8 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
         ", an input the board wires as it chooses (it may have nothing attached, or measure something else than its "
         "name says)." if f.get("wiring") == "board" else "."),
     "no-fan-read": lambda n, s, f: "No fan is read here, so what the fans do cannot be seen.",
-    "chip-claimed": lambda n, s, f: (
-        f"The board's fan chip ({f['chip']}, found by {f['driver']} at {f['address']}) is not read: the firmware's "
-        f"ACPI claims its ports ({f['region']}), and the kernel keeps a driver from ports its firmware uses ("
-        + ("the driver's probe failed busy" if f["probe"] == "busy" else "acpi_enforce_resources=strict, the "
-           "default") + "), so the board's fans run as the BIOS set them up, unread. A driver that asks the firmware "
-        "instead reads them where one fits the board (asus_wmi_sensors, asus_ec_sensors, gigabyte_wmi; nct6775 itself "
-        "goes through ASUS's WMI on the boards it lists, Linux 5.16 and later); "
-        "acpi_enforce_resources=lax lets the driver in, at the risk the kernel warns of (the firmware and the driver "
-        "using the chip at once)."),
+    "chip-claimed": _chip_claimed,
+    "chips-probed": _chips_probed,
 }
 
 
