@@ -38,6 +38,7 @@ from ..fans.read import (
     hddfc,
     i8k,
     idracfc,
+    ipmiraw,
     legion,
     msiec,
     nbfc,
@@ -190,7 +191,7 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
         texts.append(text)
         logged, declared = decisions(text)  # a daemon's log beside a tool's own listing is read all the same
         logged += nvmlgpucontrol.decisions(text) + smfc.decisions(text) + hddfc.decisions(text) + \
-            i8k.decisions(text) + fan2go.decisions(text) + idracfc.decisions(text)
+            i8k.decisions(text) + fan2go.decisions(text) + idracfc.decisions(text) + ipmiraw.decisions(text)
         steps += logged
         levels += declared
         controls = settings(text) + idracfc.settings(text) + perf_levels(text) + nbfc.settings(text) + \

@@ -63,7 +63,8 @@ def state_word(finding: Finding, fan: FanFact | None = None) -> str:
     if finding.kind == "daemon-stopped" and finding.facts.get("event") == "not-running":
         word = "full: service off"  # its fan service not running, its pwm at full
     if finding.kind == "daemon-decided" and "duty" in finding.facts:
-        word = "a daemon's duty"  # one it writes, not one of its levels
+        # one it writes, not one of its levels; a duty typed into ipmitool is set by hand
+        word = "a duty set by hand" if finding.facts.get("daemon") == "ipmitool" else "a daemon's duty"
     if finding.kind == "zero-unknown" and "asked" in finding.facts:
         return "0, as asked"  # its controller asks for 0 %: not unexplained
     if word == "running" and fan is not None and fan.rpm is None:

@@ -12,6 +12,7 @@ from itertools import pairwise
 from .build import invalid_celsius
 from .chips import chip
 from .facts import Curve, Decision, FanFact, Machine
+from .read.ipmiraw import TYPED
 from .rules import ABI, Hit, rule
 from .speeds import FULL_LEVELS
 
@@ -184,7 +185,9 @@ def bias_chose(machine: Machine) -> Iterator[Hit]:
       "pass's temperature and the state it leaves each fan in); Dell_iDRAC_fan_controller's functions.sh (the "
       "iDRAC's own control off, raw 0x30 0x30 0x01 0x00, and one duty for every fan, 0x30 0x30 0x02 0xff, while "
       "every CPU is at or below its threshold; Dell's default dynamic profile, 0x30 0x30 0x01 0x01, above it or "
-      "where a CPU cannot be read; nothing set in monitoring-only mode)")
+      "where a CPU cannot be read; nothing set in monitoring-only mode), and the same commands typed into ipmitool "
+      "(Dell's OEM commands, as that script sends them; ipmitool's issue tracker lists them for 11th-generation "
+      "servers)")
 def daemon_decided(machine: Machine) -> Iterator[Hit]:
     """What a fan daemon logged it set, last decision first: the level that holds the fan now, and the reading it
     chose it for (where no bias made the choice: that is said by its own rule); a daemon that writes a duty, the duty
@@ -221,7 +224,9 @@ def _duty_written(machine: Machine, steps: tuple[Decision, ...]) -> Hit:
            abs(f.duty_percent - last.percent) > OFF_CURVE_POINTS]
     if off and off[0].duty_percent is not None:
         facts["read"] = off[0].duty_percent
-    return Hit("daemon-decided", tuple(f.key for f in fans), "likely" if off else "known", facts)
+    # a command typed by hand is what was asked, not what the controller did with it: likely
+    return Hit("daemon-decided", tuple(f.key for f in fans), "likely" if off or last.daemon == TYPED else "known",
+               facts)
 
 
 @rule("a daemon's pwm changed beneath it", 59, "fan2go's README (FAQ: \"PWM of <fan> was changed by third "

@@ -23,6 +23,8 @@ def _level(value: float | str) -> str:
 def _decided(n: Names, s: Sequence[str], f: Facts) -> str:
     if f.get("daemon") == IDRAC:
         return _idrac(n, s, f)
+    if f.get("daemon") == "ipmitool":
+        return _typed(n, s, f)
     if "duty" in f:
         return _duty_written(n, s, f)
     before = f" (before it, {_level(f['before_level'])} at {_num(f['before_c'])} °C)" if "before_level" in f \
@@ -82,6 +84,27 @@ def _idrac(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{IDRAC} last gave the fans back to the iDRAC's own control (Dell's default dynamic profile), {why}: "
             f"the iDRAC chooses their speed from all its sensors, and may run them far faster than the script "
             f"would{back}.")
+
+
+def _typed(n: Names, s: Sequence[str], f: Facts) -> str:
+    """Dell's OEM fan commands typed into ipmitool: one duty for every fan with the iDRAC's own control off, or the
+    fans given back to the iDRAC; what the iDRAC did with them is not in the paste unless its refusal is."""
+    fans = f"the {n.some(s)}" if s else "every fan"
+    if f["why"] == "firmware":
+        return ("The last ipmitool command typed here, raw 0x30 0x30 0x01 0x01, gives the fans back to the iDRAC's own "
+                "control (Dell's OEM command, as Dell_iDRAC_fan_controller sends it): the iDRAC chooses their speed, "
+                "from all its sensors.")
+    duty = _num(f["duty"])
+    if f["why"] == "refused":
+        return (f"ipmitool was asked to set {fans} to {duty} % (raw 0x30 0x30 0x02 0xff), but this paste shows the "
+                "iDRAC refusing its fan commands (\"Unable to send RAW command\"): its own control still chooses the "
+                "fans' speed, not the duty asked.")
+    return (f"The ipmitool commands typed here turn the iDRAC's own fan control off and set {fans} to {duty} % (raw "
+            "0x30 0x30 0x01 0x00, then 0x30 0x30 0x02 0xff: Dell's OEM commands, as Dell_iDRAC_fan_controller sends "
+            f"them): where the iDRAC took them, the fans stay at {duty} % whatever the temperatures, so a GPU or the "
+            "disks get no more air as they heat, until raw 0x30 0x30 0x01 0x01 gives them back (or the iDRAC "
+            "resets); an iDRAC that refuses them answers \"Unable to send RAW command\", and its own control then "
+            "still runs the fans.")
 
 
 def _pwm_written(f: Facts) -> str:

@@ -131,3 +131,33 @@ def test_a_passive_card_under_fans_the_tool_holds_gets_no_more_air(tmp_path: Pat
                            tmp_path)  # no tool's log: the BMC runs them, for the card
     passive = next(f for f in findings_of(answer) if f["kind"] == "passive-cards")
     assert "held" not in passive["facts"] and "most likely what the fans run for" in str(answer["sentence"])
+
+
+TYPED = ("root@pve:~# ipmitool -I lanplus -H 192.168.1.120 -U root -P calvin raw 0x30 0x30 0x01 0x00\n"
+         "root@pve:~# ipmitool -I lanplus -H 192.168.1.120 -U root -P calvin raw 0x30 0x30 0x02 0xff 0x14\n")
+
+
+def test_dells_fan_commands_typed_into_ipmitool_are_decisions_in_turn() -> None:
+    """The commands as Dell_iDRAC_fan_controller's functions.sh sends them (hex, or decimal bytes), typed with or
+    without a prompt and sudo; a script's line with its duty in a variable is no command read."""
+    from app.fans.read import ipmiraw
+    assert [(s.daemon, s.why, s.percent) for s in ipmiraw.decisions(TYPED)] == [("ipmitool", "fixed", 20.0)]
+    assert [(s.why, s.percent) for s in ipmiraw.decisions("sudo ipmitool raw 0x30 0x30 0x02 0xff 30\n"
+                                                           "$ ipmitool raw 0x30 0x30 0x01 0x01\n")] == [
+        ("fixed", 30.0), ("firmware", None)]
+    assert ipmiraw.decisions("ipmitool -I $IDRAC_LOGIN_STRING raw 0x30 0x30 0x02 0xff $HEXADECIMAL_FAN_SPEED\n") == ()
+    assert ipmiraw.decisions("ipmitool raw 0x30 0x30 0x02 0xff 0xff\n") == ()  # a duty is 0 to 0x64 (its script)
+    refused = TYPED + "Unable to send RAW command (channel=0x0 netfn=0x30 lun=0x0 cmd=0x30 rsp=0xc1): Invalid command\n"
+    assert [s.why for s in ipmiraw.decisions(refused)] == ["refused"]
+
+
+def test_a_typed_duty_is_likely_and_holds_the_bmcs_fans(tmp_path: Path) -> None:
+    """What was typed is what was asked, not what the iDRAC did: likely; its fans are then held from nothing the
+    card does, as under the script's static profile."""
+    code, answer = explain(TYPED + "root@pve:~# ipmitool sdr\n" + SDR + "Inlet Temp       | 04h | ok  |  7.1 | "
+                           "21 degrees C\nroot@pve:~# nvidia-smi --query-gpu=name,temperature.gpu,fan.speed,"
+                           "power.draw --format=csv\n" + P40, tmp_path)
+    found = findings_of(answer)
+    decided = next(f for f in found if f["kind"] == "daemon-decided")
+    assert code == 0 and (decided["facts"]["duty"], decided["confidence"]) == (20.0, "likely")
+    assert next(f for f in found if f["kind"] == "passive-cards")["facts"]["held"] == 20.0

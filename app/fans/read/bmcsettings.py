@@ -3,7 +3,8 @@
 RACADM CLI guide); a Supermicro BMC's fan mode as Supermicro's own SMCIPMITool and IPMICFG print it (``Current Fan
 Speed Mode is [ Full Speed ]``, beside the modes it supports: Standard, Full, Optimal, Heavy IO) or as superfans
 decodes it (``Preset: Full (All fans at 100%)``). Settings, not readings: the rules say what each imposes. (The
-bare ``ipmitool raw`` answers people decode for the same settings rest on no vendor's document: not read.)"""
+bare ``ipmitool raw`` answers people decode for the same settings rest on no vendor's document: not read; Dell's fan
+commands typed into ipmitool are read as decisions, ``app.fans.read.ipmiraw``.)"""
 
 from __future__ import annotations
 

@@ -67,6 +67,12 @@ def read(text: str) -> list[Reading]:
             for n, (temps, _) in enumerate(_rows(text)) for name, value in temps]
 
 
+def refused_fan_command(text: str) -> bool:
+    """Whether ``text`` shows the iDRAC refusing a fan command: ipmitool's refusal of netfn 0x30 cmd 0x30, or the
+    script's own "Failed to ..." line."""
+    return any(m.group(1).lower() == "0x30" for m in _REFUSED_RAW.finditer(text)) or bool(_FAILED.search(text))
+
+
 def _threshold(text: str) -> float | None:
     found = [float(m.group(1) or m.group(2)) for m in _THRESHOLD.finditer(text)]
     return found[-1] if found else None
@@ -78,7 +84,7 @@ def decisions(text: str) -> tuple[Decision, ...]:
     fans back and, where it gave them back, the duty it sets once the CPUs are cool again (its objective)."""
     limit = _threshold(text)
     objective = [float(m.group(1)) for m in _OBJECTIVE.finditer(text)]
-    refused = any(m.group(1).lower() == "0x30" for m in _REFUSED_RAW.finditer(text)) or bool(_FAILED.search(text))
+    refused = refused_fan_command(text)
     steps = []
     for n, (temps, rest) in enumerate(_rows(text)):
         read_c = [float(v) for name, v in temps if v != "-" and name.upper().startswith("CPU")] or \
