@@ -194,8 +194,9 @@ def facts(paths: list[Path], snap: Snapshot, replay: Replay) -> tuple[Machine, l
             i8k.decisions(text) + fan2go.decisions(text) + idracfc.decisions(text) + ipmiraw.decisions(text)
         steps += logged
         levels += declared
-        controls = settings(text) + idracfc.settings(text) + perf_levels(text) + nbfc.settings(text) + \
-            msiec.settings(text) + legion.settings(text) + platform.settings(text) + smilimits.settings(text)
+        controls = settings(text) + idracfc.settings(text) + ipmiraw.settings(text) + perf_levels(text) + \
+            nbfc.settings(text) + msiec.settings(text) + legion.settings(text) + platform.settings(text) + \
+            smilimits.settings(text)
         of_text = Machine(calibrations=calibrations(text), settings=controls,
                           events=events(text) + tegra.events(text),
                           bmc_events=bmc_log(text), heat_events=heat_log(text), claims=claims(text),

@@ -241,6 +241,7 @@ class Setting:
     controller: str  # "iDRAC", "Supermicro BMC", "GPU 1"
     name: str
     value: str
+    typed: bool = False  # set by a command typed in the paste (ipmitool raw), not read back from the controller
 
 
 PERF_LEVEL = "power_dpm_force_performance_level"  # an amdgpu card's performance level, as a Setting of the card

@@ -27,7 +27,8 @@ _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell
 @rule("a BMC's fan setting", 61, "Dell's iDRAC RACADM CLI guide (System.ThermalSettings: ThirdPartyPCIFanResponse, "
       "FanSpeedOffset, MinimumFanSpeed, ThermalProfile); Dell_iDRAC_fan_controller's functions.sh (raw 0x30 0x30 "
       "0x01 0x00 takes the fans from Dell's own dynamic profile); Supermicro's SMCIPMITool and IPMICFG (the fan modes: "
-      "Standard, Full, Optimal, Heavy IO) and superfans' presets (Full: all fans at 100 %, unless a zone's duty is "
+      "Standard, Full, Optimal, Heavy IO) and superfans' presets; smfc's ipmi.py (set_fan_mode: raw 0x30 0x45 0x01 "
+      "<mode>, 0 Standard, 1 Full, 2 Optimal, 3 PUE, 4 Heavy IO) (Full: all fans at 100 %, unless a zone's duty is "
       "written, which only Full keeps; Heavy IO: peripheral zone target 75 %)")
 def bmc_setting(machine: Machine) -> Iterator[Hit]:
     # the card response raises the fans only where a card Dell did not qualify is fitted, which no reading shows:
@@ -44,10 +45,10 @@ def _setting_hits(machine: Machine, kind: FindingKind, effect_of: Callable[[Sett
     """A finding of ``kind`` for each setting ``effect_of`` finds an effect in (known, or likely for ``likely``)."""
     for setting in machine.settings:
         effect = effect_of(setting)
-        if effect is not None:
-            yield Hit(kind, (), "likely" if effect in likely else "known",
+        if effect is not None:  # a setting typed in the paste is what was asked, not read back: likely
+            yield Hit(kind, (), "likely" if effect in likely or setting.typed else "known",
                       {"controller": setting.controller, "setting": setting.name, "value": setting.value,
-                       "effect": effect})
+                       "effect": effect, **({"typed": "yes"} if setting.typed else {})})
 
 
 def _effect(setting: Setting) -> str | None:

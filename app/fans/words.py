@@ -15,6 +15,7 @@ from .wording import Facts, grouped
 from .wording import num as _num
 from .wording import verb as _verb
 from .words_bmc import _bmc, _bmc_warning, _failing_at_times
+from .words_bmc import bmc_setting as _bmc_setting
 from .words_chips import chip_claimed as _chip_claimed
 from .words_chips import chips_probed as _chips_probed
 from .words_daemon import _bias, _daemon_critical, _daemon_stopped, _decided, _no_range, _overridden
@@ -26,7 +27,6 @@ from .words_gpu import slowing_for_heat as _slowing_for_heat
 from .words_heat import at_critical, crit_since
 from .words_held import (
     _bmc_logged,
-    _bmc_setting,
     _cpu_slowed,
     _crossed,
     _curve,

@@ -1,6 +1,7 @@
-"""A server BMC's fan thresholds in words: a fan at or under its lower-critical threshold (failing to the BMC, and
-the quiet-fan cycle where the BMC answers it with every fan at full) and one under its lower non-critical threshold
-(the BMC's warning). ``app.fans.words`` registers each as the template of its finding kind."""
+"""A server BMC's fan thresholds in words: a fan at or under its lower-critical threshold (failing to the BMC, and the
+quiet-fan cycle where the BMC answers it with every fan at full) and one under its lower non-critical threshold (the
+BMC's warning); a BMC's own fan setting (an iDRAC's, a Supermicro BMC's fan mode). ``app.fans.words`` registers each
+as the template of its finding kind."""
 
 from __future__ import annotations
 
@@ -70,3 +71,22 @@ def _failing_at_times(n: Names, s: Sequence[str], f: Facts) -> str:
                 f"lowest duty, or set its thresholds to fit (ipmitool sensor thresh {label} lower ...).")
     return (f"{said}{raised}: a fan or connector that fails at times (check it is seated, and its bearing), or a "
             "reading the BMC loses at times.")
+
+
+def bmc_setting(n: Names, s: Sequence[str], f: Facts) -> str:
+    said = f"The {f['controller']}'s {f['setting']} is {f['value']}"
+    if f.get("typed") == "yes":  # set by a command typed in the paste: what was asked, not read back
+        said = f"The {f['controller']}'s {f['setting']} is set to {f['value']} by the ipmitool command typed here"
+    return said + {
+        "pcie-card": ": with a PCIe card Dell did not qualify, the iDRAC runs every fan faster to cool that card, "
+                     "whatever the temperatures read; if the card is cooled enough, disabling the response (racadm set "
+                     "System.ThermalSettings.ThirdPartyPCIFanResponse 0) lets the fans slow.",
+        "offset": ": the iDRAC adds that offset to every fan's speed, above what the temperatures ask.",
+        "floor": f": the iDRAC keeps every fan at {f['value']} % or faster, whatever the temperatures.",
+        "performance": ": the iDRAC runs the fans faster for the same temperatures than its default profile.",
+        "full-mode": ": in that mode the BMC runs every fan at full speed, whatever the temperatures, unless a duty "
+                     "was written for its zone (as fan tools do), which it then keeps; Standard or Optimal lets the "
+                     "fans follow the temperatures (IPMICFG -fan 2 sets Optimal, or the BMC's web page).",
+        "heavy-io": ": in that mode the BMC runs the peripheral zone's fans (FANA, FANB, ...) at a higher duty than "
+                    "Standard or Optimal would, for add-in cards, whatever they need.",
+    }[str(f["effect"])]

@@ -142,23 +142,6 @@ def _not_followed(n: Names, s: Sequence[str], f: Facts) -> str:
             f"(is {f['daemon']} running, and does it own the output?).")
 
 
-def _bmc_setting(n: Names, s: Sequence[str], f: Facts) -> str:
-    said = f"The {f['controller']}'s {f['setting']} is {f['value']}"
-    return said + {
-        "pcie-card": ": with a PCIe card Dell did not qualify, the iDRAC runs every fan faster to cool that card, "
-                     "whatever the temperatures read; if the card is cooled enough, disabling the response (racadm set "
-                     "System.ThermalSettings.ThirdPartyPCIFanResponse 0) lets the fans slow.",
-        "offset": ": the iDRAC adds that offset to every fan's speed, above what the temperatures ask.",
-        "floor": f": the iDRAC keeps every fan at {f['value']} % or faster, whatever the temperatures.",
-        "performance": ": the iDRAC runs the fans faster for the same temperatures than its default profile.",
-        "full-mode": ": in that mode the BMC runs every fan at full speed, whatever the temperatures, unless a duty "
-                     "was written for its zone (as fan tools do), which it then keeps; Standard or Optimal lets the "
-                     "fans follow the temperatures (IPMICFG -fan 2 sets Optimal, or the BMC's web page).",
-        "heavy-io": ": in that mode the BMC runs the peripheral zone's fans (FANA, FANB, ...) at a higher duty than "
-                    "Standard or Optimal would, for add-in cards, whatever they need.",
-    }[str(f["effect"])]
-
-
 def _bmc_logged(n: Names, s: Sequence[str], f: Facts) -> str:
     reading = f" (last read at {_num(f['rpm'])} RPM against {_num(f['lcr'])})" if "lcr" in f else ""
     if f.get("recovered") == "yes" and float(f["falls"]) > 1:

@@ -161,3 +161,19 @@ def test_a_typed_duty_is_likely_and_holds_the_bmcs_fans(tmp_path: Path) -> None:
     decided = next(f for f in found if f["kind"] == "daemon-decided")
     assert code == 0 and (decided["facts"]["duty"], decided["confidence"]) == (20.0, "likely")
     assert next(f for f in found if f["kind"] == "passive-cards")["facts"]["held"] == 20.0
+
+
+def test_a_supermicro_fan_mode_typed_is_a_setting_asked_not_read_back(tmp_path: Path) -> None:
+    """raw 0x30 0x45 0x01 <mode> as smfc's ipmi.py sends it (1: Full): the BMC's Full mode said as set by the command
+    typed (likely), not as read back; none where ipmitool's refusal of that command is pasted."""
+    from app.fans.read import ipmiraw
+    typed = "root@truenas:~# ipmitool raw 0x30 0x45 0x01 0x01\n"
+    assert [(s.controller, s.value, s.typed) for s in ipmiraw.settings(typed)] == [("Supermicro BMC", "Full", True)]
+    assert ipmiraw.settings(typed + "Unable to send RAW command (channel=0x0 netfn=0x30 lun=0x0 cmd=0x45 rsp=0xc1): "
+                                    "Invalid command\n") == ()
+    code, answer = explain(typed + "root@truenas:~# ipmitool sdr\nFAN1             | 1700 RPM          | ok\n"
+                           "CPU Temp         | 38 degrees C      | ok\n", tmp_path)
+    setting = next(f for f in findings_of(answer) if f["kind"] == "bmc-setting")
+    assert code == 0 and (setting["facts"]["effect"], setting["confidence"]) == ("full-mode", "likely")
+    assert str(answer["sentence"]).startswith("The Supermicro BMC's fan mode is set to Full by the ipmitool command "
+                                              "typed here")

@@ -1,6 +1,8 @@
 """Dell's OEM fan commands typed into ipmitool, as people paste what they ran: ``ipmitool [-I lanplus -H ...] raw
 0x30 0x30 0x01 0x00`` turns the iDRAC's own fan control off, ``raw 0x30 0x30 0x02 0xff <duty>`` sets every fan (0xff)
-to that duty in per cent (hex or decimal), ``raw 0x30 0x30 0x01 0x01`` gives the fans back to the iDRAC. Dell does
+to that duty in per cent (hex or decimal), ``raw 0x30 0x30 0x01 0x01`` gives the fans back to the iDRAC; and a
+Supermicro BMC's fan mode, ``raw 0x30 0x45 0x01 <mode>`` (smfc's ipmi.py: 0 Standard, 1 Full, 2 Optimal, 3 PUE, 4 Heavy
+IO), a setting typed. Dell does
 not document them; Dell_iDRAC_fan_controller's functions.sh sends them so (apply_user_fan_control_profile,
 apply_Dell_default_fan_control_profile), and ipmitool's issue tracker lists them for 11th-generation servers. Each
 command read is a decision, in the paste's order, the last one standing; the paste shows what was typed, not what the
@@ -10,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from ..facts import ONE_DUTY, Decision
+from ..facts import ONE_DUTY, Decision, Setting
+from .bmcsettings import FAN_MODE
 from .idracfc import FIRMWARE, REFUSED, refused_fan_command
 from .prompts import BEFORE_COMMAND
 
@@ -18,6 +21,10 @@ TYPED = "ipmitool"  # a Decision's daemon: a command typed by hand, not a daemon
 _RAW = re.compile(BEFORE_COMMAND + r"(?:sudo\s+)?ipmitool\b[^\n]*?\braw((?:\s+(?:0[xX][0-9a-fA-F]{1,2}|\d{1,3}))+)\s*$",
                   re.MULTILINE)
 _MANUAL, _AUTO, _DUTY = (0x30, 0x30, 0x01, 0x00), (0x30, 0x30, 0x01, 0x01), (0x30, 0x30, 0x02, 0xFF)
+# a Supermicro BMC's fan mode, set (smfc's ipmi.py, set_fan_mode); the BMC refusing it: ipmitool's error for cmd 0x45
+_MODE = (0x30, 0x45, 0x01)
+_MODES = {0: "Standard", 1: "Full", 2: "Optimal", 3: "PUE", 4: "Heavy IO"}
+_MODE_REFUSED = re.compile(r"Unable to send RAW command \(channel=\S+ netfn=0x30 lun=\S+ cmd=0x45\b", re.IGNORECASE)
 
 
 def _bytes(words: str) -> tuple[int, ...]:
@@ -37,3 +44,13 @@ def decisions(text: str) -> tuple[Decision, ...]:
             steps.append(Decision(TYPED, 0.0, 0.0, None, len(steps), percent=float(sent[4]),
                                   why=REFUSED if refused else ONE_DUTY, drives="bmc"))
     return tuple(steps)
+
+
+def settings(text: str) -> tuple[Setting, ...]:
+    """The last fan mode typed for a Supermicro BMC (raw 0x30 0x45 0x01 <mode>), as a setting typed, not read back;
+    none where ipmitool's refusal of that command is pasted."""
+    if _MODE_REFUSED.search(text):
+        return ()
+    modes = [_MODES[sent[3]] for m in _RAW.finditer(text) if len(sent := _bytes(m.group(1))) == 4 and
+             sent[:3] == _MODE and sent[3] in _MODES]
+    return (Setting("Supermicro BMC", FAN_MODE, modes[-1], typed=True),) if modes else ()
