@@ -131,8 +131,8 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     speed = by_attr.get("input")
     rpm, invalid, stated = _counted(owner, *_speed(speed, owner.no_pulses, owner.error_values))
     share = _share_off_scale(by_attr) if speed is None else None
-    if share is not None:  # a speed read back as a share of a range, outside it: not a reading
-        invalid = "off-scale"
+    if share is not None:  # a speed read back as a share of a range, outside it: not a reading (below 0: negative)
+        invalid = "negative" if (share.value or 0.0) < 0 else "off-scale"
     extra = speed.extra if speed is not None else first.extra
     status = str(extra.get("status", ""))  # a BMC's status beside its speed, or beside the share it reports instead
     status = _CALM_STATUS.get(status, status)
@@ -143,7 +143,7 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     duty = fan_duty(owner, pwm_enable, _duty(by_attr))
     return FanFact(
         key=key, chip=first.chip, label=label, rpm=rpm, invalid=invalid,
-        raw=speed.raw if speed else f"{share.raw} %" if share else first.raw if first.attr == "cur_state" else None,
+        raw=_raw_of(speed, share, first),
         duty_percent=duty, target_rpm=stated if stated is not None else None if owner.target_echoes or target is None
         or target.unit == "%" else target.value, target_percent=_percent(target),
         floor_percent=_value(by_attr, "floor") if "floor" in by_attr else _value(by_attr, "curve_min"),
@@ -295,11 +295,20 @@ def _percent(r: Reading | None) -> float | None:
     return r.value if r is not None and r.unit == "%" and r.value is not None and 0 <= r.value <= 100 else None
 
 
+def _raw_of(speed: Reading | None, share: Reading | None, first: Reading) -> str | None:
+    """What a fan's reading showed: its speed's text, a share off its scale in %, or a cooling device's state."""
+    if speed is not None:
+        return speed.raw
+    if share is not None:
+        return f"{share.raw.removesuffix('%').strip()} %"
+    return first.raw if first.attr == "cur_state" else None
+
+
 def _share_off_scale(by_attr: dict[str, Reading]) -> Reading | None:
     """A duty read back in % that is outside 0-100 %: a value scaled against a range that does not fit it (nbfc's
     current speed: the EC's register scaled between its configuration's minimum and maximum, nbfc-linux's
     src/fan.c), not a duty."""
-    pwm = by_attr.get("pwm")
+    pwm = by_attr.get("pwm") or by_attr.get("percent")  # a BMC's fan in % (an iLO's) is read back as a share too
     return pwm if pwm is not None and pwm.unit == "%" and pwm.value is not None and _percent(pwm) is None else None
 
 

@@ -314,7 +314,8 @@ def below_bmc_threshold(machine: Machine) -> Iterator[Hit]:
 @rule("a speed that is not a reading", 85, f"{ABI} (fanN_input in RPM, never negative); the driver's own error "
       "values (Documentation/hwmon/dell-smm-hwmon.rst, max31785.rst); gpio-fan.c (fan1_input: the speed map's RPM of "
       "the state set, nothing counted); nbfc-linux src/fan.c (the current speed: the "
-      "EC's register scaled between the configuration's minimum and maximum; out of range, those are wrong)")
+      "EC's register scaled between the configuration's minimum and maximum; out of range, those are wrong); a BMC's "
+      "fan share below 0 is no share (python-hpilo's get_embedded_health, an iLO's -3000 %)")
 def not_a_reading(machine: Machine) -> Iterator[Hit]:
     for fan in machine.fans:
         if fan.invalid in ("no-pulses", "negative", "error", "over-range", "off-scale", "not-counted") and \

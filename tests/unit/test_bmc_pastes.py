@@ -308,3 +308,32 @@ def test_ipmi_exporters_metrics_are_the_bmcs_sensors_with_their_state(tmp_path: 
     code, answer = explain(IPMI_EXPORTER.format(b=0, state=0), tmp_path)
     kinds = {f["kind"]: f["subjects"] for f in findings_of(answer)}
     assert kinds.get("bmc-zero-ok") == ["bmc/Fan1B"] and "bmc/Fan1B" not in kinds["turning"]
+
+
+ILO4_REDFISH = ('HTTP/1.1 200 OK\nContent-type: application/json; charset=utf-8\n\n'
+                '{"@odata.type":"#Thermal.1.2.0.Thermal","Fans":[{"CurrentReading":19,"FanName":"Fan 1",'
+                '"Status":{"Health":"OK","State":"Enabled"},"Units":"Percent"},{"CurrentReading":7,"FanName":"Fan 2",'
+                '"Status":{"Health":"OK","State":"Enabled"},"Units":"Percent"}],"Temperatures":[{"CurrentReading":40,'
+                '"Name":"02-CPU 1","Status":{"Health":"OK","State":"Enabled"},"Units":"Celsius"}]}\n')
+HPILO = (">>> pprint(ilo.get_embedded_health()['fans'])\n{'Fan 1': {'label': 'Fan 1',\n  'speed': (23, 'Percentage'),"
+         "\n  'status': 'OK',\n  'zone': 'System'},\n 'Fan 8': {'label': 'Fan 8',\n  'speed': ('-3000', 'Percentage'),"
+         "\n  'status': 'OK',\n  'zone': 'System'}}\n")
+
+
+def test_an_ilo4s_redfish_thermal_is_read_with_its_own_names() -> None:
+    """HPE iLO 4's Redfish Thermal (as curl -i printed it in natankeddem/hush#8): CurrentReading and Units in place
+    of Reading and ReadingUnits, Units "Percent" a fan's share and "Celsius" a temperature."""
+    found = machine(read.read(ILO4_REDFISH)[0])
+    assert [(f.label, f.duty_percent, f.rpm) for f in found.fans] == [("Fan 1", 19.0, None), ("Fan 2", 7.0, None)]
+    assert [(t.label, t.celsius) for t in found.temperatures] == [("02-CPU 1", 40.0)]
+
+
+def test_python_hpilos_health_is_read_and_a_negative_share_is_no_reading() -> None:
+    """python-hpilo's get_embedded_health as pprint shows it (its own command's brackets before it on the line):
+    each fan's (value, unit) pair and the iLO's status; a DL580 Gen10's -3000 % (python-hpilo#242) is no speed."""
+    found = machine(read.read(HPILO)[0])
+    assert [(f.label, f.duty_percent, f.invalid, f.raw) for f in found.fans] == [
+        ("Fan 1", 23.0, None, None), ("Fan 8", None, "negative", "-3000 %")]
+    hits, sentence, _ = explained(found)
+    assert [h.subjects for h in hits if h.kind == "speed-not-a-reading"] == [("bmc/Fan 8",)]
+    assert "-3000 % (a negative speed)" in sentence

@@ -30,10 +30,21 @@ def document(text: str) -> object | None:
     start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
     if start < 0:
         return None
+    found = _from(text[start:])
+    if found is None:  # a bracket in the line before it ("pprint(health['fans'])"): from a line that opens one
+        line = _OPENS_LINE.search(text, start + 1)
+        found = _from(text[line.start(1):]) if line is not None else None
+    return found
+
+
+_OPENS_LINE = re.compile(r"^\s*([\[{])", re.MULTILINE)
+
+
+def _from(text: str) -> object | None:
     try:
-        found: object = json.JSONDecoder().raw_decode(text[start:])[0]  # a stderr line after it is not its own
+        found: object = json.JSONDecoder().raw_decode(text)[0]  # a stderr line after it is not its own
     except (ValueError, RecursionError):
-        return _python_literal(text[start:]) or _cut_short(text[start:])
+        return _python_literal(text) or _cut_short(text)
     return found
 
 
@@ -112,12 +123,32 @@ def _walk(document: object) -> Iterator[Reading]:
     elif isinstance(document, list) and all(isinstance(d, dict) and "status" in d for d in document):
         for device in document:
             yield from _liquidctl(device)
+    elif isinstance(document, dict) and _hpilo(document):
+        yield from _hpilo(document)
     elif isinstance(document, dict) and document and all(isinstance(v, dict) and "Adapter" in v
                                                          for v in document.values()):
         for chip, features in document.items():
             yield from _sensors(chip, features)
     else:
         yield from _leaves(document, (), 0)
+
+
+def _hpilo(document: dict[str, object]) -> list[Reading]:
+    """python-hpilo's get_embedded_health (its ``fans`` and ``temperature``, or the ``fans`` alone): each a dict of
+    its label, its reading as a (value, unit) pair (``speed``: (23, 'Percentage'); ``currentreading``: (40,
+    'Celsius')) and the iLO's status ("OK", "Degraded", "Failed", "Not Installed")."""
+    groups = [document.get("fans"), document.get("temperature")] if "fans" in document else [document]
+    found = []
+    for group in groups:
+        for item in group.values() if isinstance(group, dict) else []:
+            reading = item.get("speed", item.get("currentreading")) if isinstance(item, dict) else None
+            if not (isinstance(reading, tuple) and len(reading) == 2):
+                continue
+            value, unit, raw = parse(f"{reading[0]} {_UNIT_WORDS.get(str(reading[1]), reading[1])}")
+            status = str(item.get("status", "")).lower()
+            found.append(Reading("bmc", str(item.get("label", "fan")), value, raw, unit, None, 0,
+                                 {"status": "absent" if status == "not installed" else status} if status else {}))
+    return found
 
 
 def _sensors(chip_header: str, features: dict[str, object]) -> Iterator[Reading]:
@@ -142,28 +173,39 @@ def _liquidctl(device: dict[str, object]) -> Iterator[Reading]:
             yield Reading(chip, str(item.get("key", "")), value, raw, unit)
 
 
+# a fan's reading by the schema's names: Reading and ReadingUnits (Thermal v1_1_0 on), ReadingRPM (v1_0_0), and HPE
+# iLO 4's CurrentReading with Units ("Percent" or "RPM"; its Temperatures: CurrentReading, Units "Celsius")
+_FAN_READING = ("Reading", "ReadingRPM", "CurrentReading")
+
+
 def _redfish(document: dict[str, object]) -> Iterator[Reading]:
     for fan in _items(document.get("Fans")):
-        name = str(fan.get("Name") or fan.get("FanName") or fan.get("MemberId") or "fan")
-        value = fan.get("Reading")
-        unit = str(fan.get("ReadingUnits") or "RPM")
-        status = fan.get("Status")
-        # Redfish's Resource.Status: State "Absent" is a slot with no fan; Health "Critical" or "Warning" is the
-        # service's own judgement of a fan that is there (the status a fault rule reads, as a BMC's cr)
-        state = str(status.get("State") or "").lower() if isinstance(status, dict) else ""
-        health = str(status.get("Health") or "").lower() if isinstance(status, dict) else ""
-        if "Reading" not in fan and state != "absent":
-            continue  # nothing read of it (a member cut short before its reading)
-        extra: dict[str, float | str] = {"status": state if state in ("absent", "disabled") or not health
-                                         else health}
-        if isinstance(fan.get("LowerThresholdCritical"), (int, float)):
-            extra["lcr"] = float(fan["LowerThresholdCritical"])  # type: ignore[arg-type]  # checked on the line above
-        number = float(value) if isinstance(value, (int, float)) else None
-        yield Reading("bmc", name, number, str(value), "rpm" if unit.upper() == "RPM" else "%", None, 0, extra)
+        reading = _redfish_fan(fan)
+        if reading is not None:
+            yield reading
     for sensor in _items(document.get("Temperatures")):
-        value = sensor.get("ReadingCelsius")
+        value = sensor.get("ReadingCelsius", sensor.get("CurrentReading") if sensor.get("Units") == "Celsius" else None)
         if isinstance(value, (int, float)):
             yield Reading("bmc", str(sensor.get("Name", "temperature")), float(value), str(value), "c")
+
+
+def _redfish_fan(fan: dict[str, object]) -> Reading | None:
+    name = str(fan.get("Name") or fan.get("FanName") or fan.get("MemberId") or "fan")
+    key = next((k for k in _FAN_READING if k in fan), "Reading")
+    value = fan.get(key)
+    unit = str(fan.get("ReadingUnits") or fan.get("Units") or "RPM")
+    status = fan.get("Status")
+    # Redfish's Resource.Status: State "Absent" is a slot with no fan; Health "Critical" or "Warning" is the
+    # service's own judgement of a fan that is there (the status a fault rule reads, as a BMC's cr)
+    state = str(status.get("State") or "").lower() if isinstance(status, dict) else ""
+    health = str(status.get("Health") or "").lower() if isinstance(status, dict) else ""
+    if key not in fan and state != "absent":
+        return None  # nothing read of it (a member cut short before its reading)
+    extra: dict[str, float | str] = {"status": state if state in ("absent", "disabled") or not health else health}
+    if isinstance(fan.get("LowerThresholdCritical"), (int, float)):
+        extra["lcr"] = float(fan["LowerThresholdCritical"])  # type: ignore[arg-type]  # checked on the line above
+    number = float(value) if isinstance(value, (int, float)) else None
+    return Reading("bmc", name, number, str(value), "rpm" if unit.upper() == "RPM" else "%", None, 0, extra)
 
 
 def _items(value: object) -> list[dict[str, object]]:
@@ -180,6 +222,9 @@ def _leaves(node: object, path: tuple[str, ...], depth: int) -> Iterator[Reading
             return
         for key, child in node.items():
             yield from _leaves(child, (*path, str(key)), depth + 1)
+    elif isinstance(node, tuple) and len(node) == 2 and isinstance(node[0], (int, float, str)) and \
+            isinstance(node[1], str):  # python-hpilo's (value, unit): ('23', 'Percentage'), (40, 'Celsius')
+        yield from _leaf(path, f"{node[0]} {_UNIT_WORDS.get(node[1], node[1])}")
     elif isinstance(node, list):
         for n, child in enumerate(node):
             yield from _leaves(child, (*path, str(n)), depth + 1)
@@ -187,6 +232,7 @@ def _leaves(node: object, path: tuple[str, ...], depth: int) -> Iterator[Reading
         yield from _leaf(path, str(node))
 
 
+_UNIT_WORDS = {"Percentage": "%", "Celsius": "°C", "Fahrenheit": "°F"}  # python-hpilo's units, as the iLO names them
 # a key path naming a reading's limit, not the reading ("edge_critical", "fan max", "shutdown_temp")
 _LIMIT = re.compile(r"(\b|_)(thresholds?|limit|crit(ical)?|emerg(ency)?|hyst(eresis)?|warning|failure|max(imum)?|"
                     r"min(imum)?|target|shutdown|slowdown)(\b|_)")
