@@ -308,8 +308,11 @@ def _share_off_scale(by_attr: dict[str, Reading]) -> Reading | None:
     """A duty read back in % that is outside 0-100 %: a value scaled against a range that does not fit it (nbfc's
     current speed: the EC's register scaled between its configuration's minimum and maximum, nbfc-linux's
     src/fan.c), not a duty."""
-    pwm = by_attr.get("pwm") or by_attr.get("percent")  # a BMC's fan in % (an iLO's) is read back as a share too
-    return pwm if pwm is not None and pwm.unit == "%" and pwm.value is not None and _percent(pwm) is None else None
+    pwm = by_attr.get("pwm")
+    if pwm is not None and pwm.unit == "%" and pwm.value is not None and _percent(pwm) is None:
+        return pwm
+    share = by_attr.get("percent")  # a fan's share below 0 (an iLO's -3000 %) is no share on any chip
+    return share if share is not None and share.unit == "%" and share.value is not None and share.value < 0 else None
 
 
 # nvidia-smi(1): fan.speed "may exceed 100% in certain cases" (the share of the product's maximum noise-tolerance
