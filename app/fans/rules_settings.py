@@ -73,7 +73,9 @@ def _effect(setting: Setting) -> str | None:
       "pwmconfig script (pwmdisable sets each output it tests to full speed, pwmN_enable 0 or 1 with pwmN 255, and "
       "is what it restores them with: \"restore each fan to full speed after testing\"; before any test it exits on no "
       "hwmon device, none with a pwmN file, \"There are no pwm-capable sensor modules installed\", none with a "
-      "fanN_input, or none writable); fan2go's controller.go (a "
+      "fanN_input, or none writable); thinkfan's messages (\"Module thinkpad_acpi doesn't seem to support "
+      "fan_control\", \"Thinkfan needs to be run as root\": it exits) and thinkpad-acpi.rst (fan control is off "
+      "unless the module is loaded with fan_control=1; level auto is the EC's own control); fan2go's controller.go (a "
       "fan reading no speed even at its highest pwm ends its controller, ErrFanStalledAtMaxPwm, which gives the fan "
       "back to the mode it found it in, or full speed); NVIDIA's jetson_clocks script (--show prints whether "
       "nvfancontrol is active beside each fan pwm; --fan stops nvfancontrol and writes 255 to each fan pwm)")

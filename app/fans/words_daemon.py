@@ -199,6 +199,12 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
                 "are the fans at full, not as they usually run.")
     if f.get("event") == "nothing-to-drive":
         return _nothing_to_drive(str(f["detail"]))
+    if f.get("event") == "no-fan-control":
+        why = ("it has no permission to write the fan's control (it must run as root)" if f["detail"] == "permission"
+               else "thinkpad_acpi is loaded without fan_control=1, and the driver keeps fan control off unless "
+               "asked (options thinkpad_acpi fan_control=1 turns it on)")
+        return (f"thinkfan could not drive the fan and exited: {why}; so the embedded controller's own automatic "
+                "control runs the fan, not thinkfan's levels.")
     if f.get("event") == "not-running":
         return (f"{f['daemon']}, the Jetson's fan service, is not running (jetson_clocks --show: {f['detail']}) and "
                 f"the {n(s[0]) if s else 'fan'}'s pwm is {_num(f['pwm'])} of 255: that is how jetson_clocks --fan "

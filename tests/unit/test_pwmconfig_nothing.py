@@ -36,3 +36,17 @@ def test_no_pwm_output_is_answered_not_refused(tmp_path: Path) -> None:
         assert code == 0 and [(f["facts"]["event"], f["facts"]["detail"], f["confidence"]) for f in stopped] == [
             ("nothing-to-drive", "no-pwm", "known")]
         assert "nothing in Linux sets these fans' speed" in str(answer["sentence"])
+
+
+def test_thinkfan_that_cannot_drive_the_fan_leaves_it_to_the_ec(tmp_path: Path) -> None:
+    """thinkfan's own messages for a fan it cannot drive (messages.h): thinkpad_acpi without fan_control=1, which
+    thinkpad-acpi keeps off by default, or no permission; it exits, and the EC's automatic control runs the fan."""
+    log = ("Mär 04 10:12:01 x1 thinkfan[2345]: ERROR: Module thinkpad_acpi doesn't seem to support fan_control\n"
+           "Mär 04 10:12:01 x1 systemd[1]: thinkfan.service: Control process exited, code=exited, status=1/FAILURE\n")
+    assert [(e.daemon, e.event, e.detail) for e in events(log)] == [("thinkfan", "no-fan-control", "fan_control")]
+    assert [e.detail for e in events("ERROR: No permission to write to /proc/acpi/ibm/fan. Thinkfan needs to be run "
+                                     "as root!\n")] == ["permission"]
+    code, answer = explain(log, tmp_path)
+    (stopped,) = [f for f in findings_of(answer) if f["kind"] == "daemon-stopped"]
+    assert code == 0 and (stopped["facts"]["event"], stopped["confidence"]) == ("no-fan-control", "known")
+    assert "the embedded controller's own automatic control runs the fan" in str(answer["sentence"])

@@ -112,12 +112,19 @@ _NOTHING_WHAT = {"No sensors": "no-sensors", "There are no pwm": "no-pwm", "Ther
                  "There are no usable": "not-writable"}
 
 
+# thinkfan's exits for a fan it cannot drive (its messages.h): thinkpad_acpi loaded without fan_control=1, or no
+# permission to write the fan's control
+_THINKFAN_NO_CONTROL = re.compile(r"Module thinkpad_acpi doesn't seem to support fan_control|No permission to write to "
+                                  r"\S+\. Thinkfan needs to be run as root")
+
+
 def events(text: str) -> tuple[DaemonEvent, ...]:
     """fancontrol's exits its log prints (the lm-sensors fancontrol script): "Aborting, restoring fans..." after an
     error, with the last error line before it; "Configuration appears to be outdated" when it refuses to start, and
     "Error: file X doesn't exist" (with "At least one referenced file is missing") when it refuses for files gone;
     pwmconfig's "Giving the fans some time to reach full speed...", printed once it set its outputs to full, and its
-    exits before it tests anything: no hwmon device, none with a pwm output or a fan input, none writable."""
+    exits before it tests anything: no hwmon device, none with a pwm output or a fan input, none writable;
+    thinkfan's exit on a fan it cannot drive (thinkpad_acpi without fan_control=1, or no permission)."""
     found: list[tuple[int, DaemonEvent]] = []
     for abort in _ABORTED.finditer(text):
         errors = [m.group(1).strip() for m in _FANCONTROL_ERROR.finditer(text[:abort.start()])]
@@ -129,6 +136,8 @@ def events(text: str) -> tuple[DaemonEvent, ...]:
         found.append((max(ends), DaemonEvent("fancontrol", "missing", ", ".join(missing[:MISSING_NAMED]),
                                              values=(("count", float(len(missing))),))))
     found += [(m.start(), DaemonEvent("pwmconfig", "left-full")) for m in FULL_SPEED.finditer(text)]
+    found += [(m.start(), DaemonEvent("thinkfan", "no-fan-control", "permission" if "root" in m.group(0) else
+                                      "fan_control")) for m in _THINKFAN_NO_CONTROL.finditer(text)]
     found += [(m.start(), DaemonEvent("pwmconfig", "nothing-to-drive", next(
         v for k, v in _NOTHING_WHAT.items() if m.group(0).startswith(k)))) for m in _NOTHING.finditer(text)]
     last = (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
