@@ -6,7 +6,8 @@ Read here: amdgpu's ``gpu_od/fan_ctrl/fan_curve`` with its ``OD_RANGE`` and the 
 ``set`` commands with their errors and two ``status`` listings taken around a change, a fan daemon's
 "Updated GPU n: ... Fan Speed=n%" log, i8kutils' ``/proc/i8k``, ``i8kfan`` and ``i8kmon`` (-1: no SMM interface),
 System76's EC console and a log of its ``ec=``/``pkg=``/``fan=`` readings, pwm writes on a Gigabyte IT8689 board,
-``framework_tool``'s settings with the ``--thermal`` readings after each, nvidia-settings refusing a fan write,
+``framework_tool``'s settings with the ``--thermal`` readings after each, nvidia-settings refusing a fan write (or
+with no X display to set it through),
 and the kernel refusing a write to a pwm or fan file.
 """
 
@@ -35,6 +36,10 @@ _PWM_STATE = re.compile(r"^enable=1\s*\n(?:\w+=\d+\s*\n)*?val=(\d+)", re.MULTILI
 _PWM_ECHO = re.compile(r"echo (\d+) > pwm\d\b[^\n]*?(?:still ~?(\d+) RPM)?$", re.MULTILINE)
 # nvidia-settings(1) refusing a write: "ERROR: Error assigning value 1 to attribute 'GPUFanControlState' (...)"
 _NV_REFUSED = re.compile(r"Error assigning value (\d+) to attribute '(GPUFanControlState|GPUTargetFanSpeed)'")
+# nvidia-settings without an X server to talk to ("ERROR: The control display is undefined" with no DISPLAY; GTK's
+# "Unable to init server" or "cannot open display" before it), a fan assignment on its command line: nothing was set
+_NV_NO_DISPLAY = re.compile(r"The control display is undefined|Unable to init server|cannot open display")
+_NV_FAN_ASSIGNED = re.compile(r"nvidia-settings\b[^\n]*?-a\s*['\"]?[^\n]*?(GPUFanControlState|GPUTargetFanSpeed)")
 # a write to a fan's control file and the shell's or tee's error for it, on the same line or the next:
 # "echo 1 > /sys/class/hwmon/hwmon3/pwm1_enable" then "bash: echo: write error: Invalid argument"
 # (CoolerControl's "Unable to set PWM value 69 for /sys/.../pwm1 Reason: Invalid argument", its reason a few lines
@@ -151,10 +156,12 @@ def _embedded_controller(text: str) -> list[Note]:
 
 
 def _nvidia_settings(text: str) -> list[Note]:
-    """nvidia-settings refused to take a card's fan (GPUFanControlState) or to set its speed (GPUTargetFanSpeed)."""
+    """nvidia-settings refused to take a card's fan (GPUFanControlState) or to set its speed (GPUTargetFanSpeed),
+    or had no X display to set them through."""
     refused = {m.group(2): m.group(1) for m in _NV_REFUSED.finditer(text)}
     if not refused:
-        return []
+        no_display = _NV_NO_DISPLAY.search(text) is not None and _NV_FAN_ASSIGNED.search(text) is not None
+        return [_note("control-refused", attribute="display", value=0.0)] if no_display else []
     attribute = "GPUFanControlState" if "GPUFanControlState" in refused else "GPUTargetFanSpeed"
     return [_note("control-refused", attribute=attribute, value=float(refused[attribute]))]
 

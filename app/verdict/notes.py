@@ -119,6 +119,11 @@ def _manual_then_auto(f: Facts, _: Snapshot) -> str:
 
 
 def _control_refused(f: Facts, _: Snapshot) -> str:
+    if f.get("attribute") == "display":  # no X server to set the fan through: nothing was set
+        return ("nvidia-settings found no X display to talk to (\"The control display is undefined\"), so the fan "
+                "settings on its command line were not set: the card's fan stays on its own curve. nvidia-settings "
+                "sets a fan through the NVIDIA X driver, which allows it only on a running X server with the "
+                "Coolbits option's value 4 set (the driver's README, Coolbits).")
     if f.get("attribute") == "GPUTargetFanSpeed":  # the control was taken (or not asked for); the speed was refused
         return (f"nvidia-settings refused to set GPUTargetFanSpeed to {_n(f, 'value'):.0f} %: the speed asked was "
                 "not set (outside the range the card takes, or its fan not under manual control), so the fan stays "

@@ -110,6 +110,20 @@ def test_nvidia_settings_refusing_a_fan_write_is_a_note_and_an_assignment_is_not
     assert "not under manual control, so it stays on" not in note_words([speed], snap([]))[0]  # control not refused
 
 
+def test_nvidia_settings_with_no_x_display_set_nothing() -> None:
+    """nvidia-settings with a fan assignment on its command line and no X server ("ERROR: The control display is
+    undefined"): nothing was set, the card stays on its own curve; the same error with no fan assignment (a query)
+    makes no note."""
+    headless = ('$ nvidia-settings -a "[gpu:0]/GPUFanControlState=1" -a "[fan:0]/GPUTargetFanSpeed=70"\n'
+                "Unable to init server: Could not connect: Connection refused\n\nERROR: The control display is "
+                "undefined; please run `nvidia-settings --help` for usage information.\n")
+    (note,) = read(headless)
+    assert (note.kind, note.facts["attribute"]) == ("control-refused", "display")
+    assert "stays on its own curve" in note_words([note], snap([]))[0]
+    assert kinds("$ nvidia-settings -q GPUCoreTemp\nERROR: The control display is undefined; please run "
+                 "`nvidia-settings --help` for usage information.\n") == []
+
+
 def test_a_write_to_a_fan_file_the_kernel_refused_is_a_note() -> None:
     """A write to pwmN, pwmN_enable or fanN_target followed by the shell's or tee's error (on its line or the next):
     a note with the file and the error, said as nothing changed; a write with no error makes none, and an error
