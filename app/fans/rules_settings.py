@@ -98,7 +98,8 @@ def daemon_stopped(machine: Machine) -> Iterator[Hit]:
 
 @rule("a BMC's log of a fan under its lower threshold", 86, "IPMI v2.0 threshold sensors (an event is asserted when "
       "the reading goes below a lower threshold and deasserted when it rises back above it, past the hysteresis); "
-      "ipmitool(1) sel list and elist; Supermicro's BMC fan behaviour on a critical fan")
+      "ipmitool(1) sel list and elist; Dell's iDRAC Event and Error Message Reference Guide (its fan messages, as "
+      "racadm getsel words them); Supermicro's BMC fan behaviour on a critical fan")
 def bmc_fan_logged(machine: Machine) -> Iterator[Hit]:
     bmc_fans = {f.label: f.key for f in machine.fans if f.chip == "bmc"}
     for sensor, records in _fan_records(machine.bmc_events).items():

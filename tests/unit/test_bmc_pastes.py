@@ -337,3 +337,17 @@ def test_python_hpilos_health_is_read_and_a_negative_share_is_no_reading() -> No
     hits, sentence, _ = explained(found)
     assert [h.subjects for h in hits if h.kind == "speed-not-a-reading"] == [("bmc/Fan 8",)]
     assert "-3000 % (a negative speed)" in sentence
+
+
+def test_dells_own_log_of_a_fan_under_its_threshold_is_the_bmcs_event_log(tmp_path: Path) -> None:
+    """racadm getsel as Dell's iDRAC words its fan events (its Event and Error Message Reference Guide): under the
+    lower critical threshold, then within range, twice: the quiet-fan cycle, as from ipmitool's sel list."""
+    record = ("Record:      {n}\nDate/Time:   01/10/2023 10:16:5{n}\nSource:      system\nSeverity:    {sev}\n"
+              "Description: Fan 3 RPM is {what}\n" + "-" * 79 + "\n")
+    log = "".join(record.format(n=n, sev=sev, what=what) for n, (sev, what) in enumerate((
+        ("Critical", "less than the lower critical threshold."), ("Ok", "within range."),
+        ("Critical", "less than the lower critical threshold."), ("Ok", "within range.")), 1))
+    code, answer = explain(log, tmp_path)
+    logged = next(f for f in findings_of(answer) if f["kind"] == "bmc-fan-logged")
+    assert code == 0 and (logged["facts"]["sensor"], logged["facts"]["falls"], logged["facts"]["recovered"]) == (
+        "Fan 3", 2, "yes")
