@@ -131,8 +131,9 @@ def _fan(key: str, found: list[Reading]) -> FanFact:
     speed = by_attr.get("input")
     rpm, invalid, stated = _counted(owner, *_speed(speed, owner.no_pulses, owner.error_values))
     share = _share_off_scale(by_attr) if speed is None else None
-    if share is not None:  # a speed read back as a share of a range, outside it: not a reading (below 0: negative)
-        invalid = "negative" if (share.value or 0.0) < 0 else "off-scale"
+    if share is not None:  # a speed read back as a share of a range, outside it: not a reading; a fan's own share
+        # below 0 (not a daemon's scaled read-back) is a negative speed
+        invalid = "negative" if share is not by_attr.get("pwm") else "off-scale"
     extra = speed.extra if speed is not None else first.extra
     status = str(extra.get("status", ""))  # a BMC's status beside its speed, or beside the share it reports instead
     status = _CALM_STATUS.get(status, status)

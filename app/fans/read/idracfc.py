@@ -54,7 +54,9 @@ def _columns(text: str, count: int) -> list[str]:
 def _rows(text: str) -> list[tuple[list[tuple[str, str]], str]]:
     """Each row's (column, temperature as printed) pairs and what follows them (the profile, the response, the
     comment)."""
-    found = []
+    found: list[tuple[list[tuple[str, str]], str]] = []
+    if "fan control profile" not in text and "fan curve" not in text:
+        return found
     for m in _ROW.finditer(text):
         temps = _TEMP.findall(m.group(2))
         found.append((list(zip(_columns(text, len(temps)), temps, strict=True)), m.group(3)))

@@ -34,6 +34,8 @@ def _bytes(words: str) -> tuple[int, ...]:
 def decisions(text: str) -> tuple[Decision, ...]:
     """Each duty set for every fan (one duty, the iDRAC's control off), and each hand-back to the iDRAC; a duty
     the iDRAC refused where ipmitool's refusal of a fan command is pasted."""
+    if "raw" not in text:  # no command typed: a long paste is not scanned line by line
+        return ()
     refused = refused_fan_command(text)
     steps: list[Decision] = []
     for m in _RAW.finditer(text):
@@ -49,7 +51,7 @@ def decisions(text: str) -> tuple[Decision, ...]:
 def settings(text: str) -> tuple[Setting, ...]:
     """The last fan mode typed for a Supermicro BMC (raw 0x30 0x45 0x01 <mode>), as a setting typed, not read back;
     none where ipmitool's refusal of that command is pasted."""
-    if _MODE_REFUSED.search(text):
+    if "raw" not in text or _MODE_REFUSED.search(text):
         return ()
     modes = [_MODES[sent[3]] for m in _RAW.finditer(text) if len(sent := _bytes(m.group(1))) == 4 and
              sent[:3] == _MODE and sent[3] in _MODES]

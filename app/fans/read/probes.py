@@ -17,6 +17,8 @@ _SENSORS_NONE = re.compile(r"^No sensors found!\s*$", re.MULTILINE)
 
 
 def probes(text: str) -> tuple[ChipProbe, ...]:
+    if "Driver " not in text and "No sensors found!" not in text and _NONE not in text:
+        return ()
     found: list[tuple[str, str]] = []
     driver: str | None = None
     for line in text.split("\n"):

@@ -35,6 +35,8 @@ def _dell(text: str) -> list[BmcEvent]:
     """The iDRAC's fan messages in turn; "within range" ends the last threshold that fan crossed."""
     found: list[BmcEvent] = []
     crossed: dict[str, str] = {}
+    if "RPM is" not in text:
+        return found
     for m in _DELL.finditer(text):
         fan = m.group(1)
         if m.group(4):
