@@ -29,7 +29,7 @@ FindingKind = Literal[
     "gpu-fan-unreported", "bmc-warning", "duty-not-driving", "at-rest", "zero-unjudged", "turning", "no-fault",
     "empty-slots", "temperatures-left-out", "hottest", "no-fan-read", "under-divisor", "no-power", "detected-still",
     "listed-unfitted", "at-critical", "crit-since-boot", "chip-claimed", "ec-cpu-low", "swings-with-source",
-    "chips-probed"]
+    "chips-probed", "zone-critical"]
 _NO_FACTS: Mapping[str, float | str] = MappingProxyType({})
 
 

@@ -42,7 +42,7 @@ STATE_WORDS: Mapping[FindingKind, str] = {
     "level-and-heat": "", "read-back-off-target": "not at the speed asked", "daemon-critical": "full: critical",
     "passive-cards": "cooling passive cards", "slowing-for-heat": "card at its heat limit",
     "cpu-slowed": "", "at-critical": "", "crit-since-boot": "", "gpu-threshold": "", "ec-setting": "", "ec-table": "",
-    "platform-profile": "", "chip-claimed": "", "chips-probed": "",
+    "platform-profile": "", "chip-claimed": "", "chips-probed": "", "zone-critical": "",
     "gpu-fan-unreported": "no fan",
     "at-rest": "at rest", "zero-unjudged": "0, unjudged", "listed-unfitted": "0, maybe none", "turning": "running",
     "no-fault": "running",

@@ -297,7 +297,8 @@ class HeatEvent:
     level: str
     count: int
     ended: bool
-    source: str = "therm_throt"  # what logged it: "therm_throt" (the CPU) or "nouveau"
+    source: str = "therm_throt"  # what logged it: "therm_throt" (the CPU), "nouveau", or "thermal" (a thermal zone
+    # at its critical trip: ``part`` the zone, ``level`` its type where the kernel names it)
     celsius: float | None = None
 
 

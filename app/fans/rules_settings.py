@@ -262,6 +262,19 @@ def gpu_threshold(machine: Machine) -> Iterator[Hit]:
         yield Hit("gpu-threshold", (), "known", facts)
 
 
+@rule("a thermal zone at its critical trip", 75, "drivers/thermal/thermal_core.c (handle_critical_trips: at a zone's "
+      "critical trip the kernel logs \"critical temperature reached\" and shuts the machine down, "
+      "hw_protection_shutdown \"Temperature too high\"); Documentation/driver-api/thermal/sysfs-api.rst (trip types: "
+      "critical shuts the system down)")
+def zone_critical(machine: Machine) -> Iterator[Hit]:
+    for event in machine.heat_events:
+        if event.source == "thermal":
+            yield Hit("zone-critical", (), "known", {"zone": event.part, "times": float(event.count),
+                                                     **({"type": event.level} if event.level != "critical" else {}),
+                                                     **({"celsius": event.celsius} if event.celsius is not None
+                                                        else {})})
+
+
 @rule("an embedded controller's fan setting", 69, "the msi-ec driver's README (cooler_boost: \"boosting the "
       "airflow\"; fan_mode: auto adjusts the speed, silent disables the fan, basic holds one speed, advanced six "
       "fixed levels set by hand); LenovoLegionLinux's documentation and legion-laptop.c (fan_fullspeed: maximum fan "

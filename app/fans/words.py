@@ -24,7 +24,7 @@ from .words_ec import misread as ec_misread
 from .words_ec import unread as ec_unread
 from .words_gpu import no_gpu_fan as _no_gpu_fan
 from .words_gpu import slowing_for_heat as _slowing_for_heat
-from .words_heat import at_critical, crit_since
+from .words_heat import at_critical, crit_since, zone_critical
 from .words_held import (
     _bmc_logged,
     _cpu_slowed,
@@ -316,6 +316,7 @@ TEMPLATES: Mapping[FindingKind, Callable[[Names, Sequence[str], Facts], str]] = 
     "cpu-slowed": _cpu_slowed,
     "at-critical": at_critical, "crit-since-boot": crit_since,
     "gpu-threshold": _gpu_threshold,
+    "zone-critical": zone_critical,
     "ec-setting": _ec_setting,
     "ec-table": _ec_table,
     "duty-not-driving": _duty_not_driving,

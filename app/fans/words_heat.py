@@ -1,6 +1,6 @@
-"""A part at or past its own critical limit, in words: at it now (``at-critical``), or its driver's critical alarm set
-though it reads under it now (``crit-since-boot``). ``app.fans.words`` registers each as the template of its finding
-kind."""
+"""A part at or past its own critical limit, in words: at it now (``at-critical``), its driver's critical alarm set
+though it reads under it now (``crit-since-boot``), or a thermal zone the kernel logged at its critical trip
+(``zone-critical``). ``app.fans.words`` registers each as the template of its finding kind."""
 
 from __future__ import annotations
 
@@ -38,3 +38,14 @@ def crit_since(n: Names, s: Sequence[str], f: Facts) -> str:
             f"(CRIT)): it has reached its critical limit{limit} since the flag was last cleared; "
             f"{since}{cpu}. Its cooling did not carry its load at its busiest (a fan too slow or clogged, dried-out "
             "paste, or more load than the cooler was made for).")
+
+
+def zone_critical(n: Names, s: Sequence[str], f: Facts) -> str:
+    """The kernel shut the machine down for a thermal zone at its critical trip."""
+    zone = f"{f['zone']} ({f['type']})" if "type" in f else str(f["zone"])
+    at = f" at {_num(f['celsius'])} °C" if "celsius" in f else ""
+    times = f" ({_num(f['times'])} times in this log)" if float(f["times"]) > 1 else ""
+    return (f"The kernel shut the machine down because {zone} reached its critical trip{at}{times}: what that zone "
+            "measures was not cooled enough at that moment (a stopped, slow or clogged fan, or more heat than its "
+            "cooling was made for); the trip itself is the platform's (ACPI's _CRT, or a device tree's), and the fans "
+            "that cool that part are the ones to check.")

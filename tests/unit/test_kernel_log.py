@@ -115,3 +115,21 @@ def test_a_claimed_chip_let_in_or_read_is_not_said_unread(tmp_path: Path) -> Non
     assert claims(IT87) == ()
     assert [(c.driver, c.chip, c.address, c.region, c.taken) for c in claims(IT87 + IT87_HWM)] == [
         ("it87", "IT8721F", "0x290", "\\_SB.PCI0.SBRG.SIOR.ECRE", None)]
+
+
+def test_a_thermal_zone_at_its_critical_trip_is_the_shutdown_said(tmp_path: Path) -> None:
+    """thermal_core.c's own line for a zone at its critical trip (older kernels with the temperature, newer ones with
+    the zone's type): the kernel shut the machine down for it (known), said with what was logged."""
+    old = ("[ 5123.456789] thermal thermal_zone2: critical temperature reached (105 C), shutting down\n"
+           "[ 5123.457001] reboot: HARDWARE PROTECTION shutdown (Temperature too high)\n")
+    code, answer = explain(old, tmp_path)
+    (found,) = [f for f in findings_of(answer) if f["kind"] == "zone-critical"]
+    assert code == 0 and found["confidence"] == "known" and (found["facts"]["zone"], found["facts"]["celsius"]) == (
+        "thermal_zone2", 105.0)
+    assert str(answer["sentence"]).startswith("The kernel shut the machine down because thermal_zone2 reached its "
+                                              "critical trip at 105 °C")
+    newer = "kernel: thermal thermal_zone0: acpitz: critical temperature reached\n"
+    code, answer = explain(newer, tmp_path)
+    (found,) = [f for f in findings_of(answer) if f["kind"] == "zone-critical"]
+    assert (found["facts"]["zone"], found["facts"]["type"]) == ("thermal_zone0", "acpitz")
+    assert "celsius" not in found["facts"]

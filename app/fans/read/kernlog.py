@@ -7,6 +7,8 @@ the "mce:" prefix):
   nvkm_therm_sensor_event): "nouveau 0000:01:00.0: therm: temperature (%i C) hit the '%s' threshold" rising,
   "... went below the '%s' threshold" falling; the thresholds are fanboost (the driver sets the fan to 100 %),
   downclock, critical (it pauses the card) and shutdown (it powers the machine off);
+- a thermal zone at its critical trip (drivers/thermal/thermal_core.c): "thermal thermal_zone2: critical temperature
+  reached (105 C), shutting down", or in newer kernels "thermal thermal_zone2: acpitz: critical temperature reached";
 - a board's sensor chip its driver found at I/O ports the firmware's ACPI claims (drivers/acpi/osl.c,
   acpi_check_resource_conflict; the "ACPI Warning" is ACPICA's utaddress.c, in its newer and its older wording)."""
 
@@ -22,9 +24,19 @@ _NOUVEAU = re.compile(r"\bnouveau (\S+?):? therm: temperature \((-?\d+) C\) (hit
                       r"critical|shutdown)' threshold")
 
 
+# a thermal zone at its critical trip (drivers/thermal/thermal_core.c, handle_critical_trips): the kernel logs it and
+# shuts the machine down; older kernels "critical temperature reached (105 C), shutting down", newer ones name the
+# zone's type ("acpitz: critical temperature reached") before hw_protection_shutdown("Temperature too high")
+_ZONE_CRITICAL = re.compile(r"\bthermal (thermal_zone\d+): (?:(\S+): )?critical temperature reached(?: \((-?\d+) C\))?")
+
+
 def events(text: str) -> tuple[HeatEvent, ...]:
     """Each part and level the log shows acting for heat, with its last count and whether it passed."""
     found: dict[tuple[str, str], HeatEvent] = {}
+    for line in _ZONE_CRITICAL.finditer(text):
+        key = (line.group(1), line.group(2) or "critical")  # the zone, with its type where the kernel names it
+        found[key] = HeatEvent(key[0], key[1], found[key].count + 1 if key in found else 1, False, "thermal",
+                               float(line.group(3)) if line.group(3) else None)
     for line in _LINE.finditer(text):
         key = (line.group(1), line.group(2))
         if line.group(0).endswith("normal"):
