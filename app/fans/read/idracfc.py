@@ -38,14 +38,11 @@ _REFUSED_RAW = re.compile(r"Unable to send RAW command \(channel=\S+ netfn=0x30 
 _FAILED = re.compile(r"Failed to (?:enable manual fan control|set fan speed)")
 
 
-def _columns(text: str, count: int) -> list[str]:
+def _columns(header: list[str], count: int) -> list[str]:
     """The names of a row's ``count`` temperatures: its header's, or the script's layout (the inlet, each CPU, the
-    exhaust) where no header is pasted."""
-    header = next((m.group(1) for m in _HEADER.finditer(text)), None)
-    if header is not None:
-        names = [n for n in re.split(r"\s{2,}", header.strip()) if n]
-        if len(names) == count:
-            return names
+    exhaust) where no header of as many columns is pasted."""
+    if len(header) == count:
+        return header
     if count <= 2:
         return ["Inlet", "CPU 1"][:count]
     return ["Inlet", *(f"CPU {n}" for n in range(1, count - 1)), "Exhaust"]
@@ -57,9 +54,11 @@ def _rows(text: str) -> list[tuple[list[tuple[str, str]], str]]:
     found: list[tuple[list[tuple[str, str]], str]] = []
     if "fan control profile" not in text and "fan curve" not in text:
         return found
+    first = _HEADER.search(text)
+    header = [n for n in re.split(r"\s{2,}", first.group(1).strip()) if n] if first is not None else []
     for m in _ROW.finditer(text):
         temps = _TEMP.findall(m.group(2))
-        found.append((list(zip(_columns(text, len(temps)), temps, strict=True)), m.group(3)))
+        found.append((list(zip(_columns(header, len(temps)), temps, strict=True)), m.group(3)))
     return found
 
 
