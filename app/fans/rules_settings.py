@@ -27,9 +27,9 @@ _DEFAULT_MINIMUM = "255"  # MinimumFanSpeed's value when no minimum is set (Dell
 @rule("a BMC's fan setting", 61, "Dell's iDRAC RACADM CLI guide (System.ThermalSettings: ThirdPartyPCIFanResponse, "
       "FanSpeedOffset, MinimumFanSpeed, ThermalProfile); Dell_iDRAC_fan_controller's functions.sh (raw 0x30 0x30 "
       "0x01 0x00 takes the fans from Dell's own dynamic profile); Supermicro's SMCIPMITool and IPMICFG (the fan modes: "
-      "Standard, Full, Optimal, Heavy IO) and superfans' presets; smfc's ipmi.py (set_fan_mode: raw 0x30 0x45 0x01 "
-      "<mode>, 0 Standard, 1 Full, 2 Optimal, 3 PUE, 4 Heavy IO) (Full: all fans at 100 %, unless a zone's duty is "
-      "written, which only Full keeps; Heavy IO: peripheral zone target 75 %)")
+      "Standard, Full, Optimal, Heavy IO) and superfans' presets (Full: all fans at 100 %, unless a zone's duty is "
+      "written, which only Full keeps; Heavy IO: peripheral zone target 75 %); smfc's ipmi.py (set_fan_mode: raw "
+      "0x30 0x45 0x01 <mode>, 0 Standard, 1 Full, 2 Optimal, 3 PUE, 4 Heavy IO)")
 def bmc_setting(machine: Machine) -> Iterator[Hit]:
     # the card response raises the fans only where a card Dell did not qualify is fitted, which no reading shows:
     # likely; Heavy IO's raise is a mode's target, not read: likely; the others act on every fan: known. The card
