@@ -68,10 +68,16 @@ def read(text: str) -> list[Reading]:
             for n, (temps, _) in enumerate(_rows(text)) for name, value in temps]
 
 
+def refused_raw(text: str) -> set[str]:
+    """The OEM commands (netfn 0x30) ``text`` shows the BMC refusing, by their cmd byte ("0x30", "0xce", "0x45"), as
+    ipmitool prints its refusal."""
+    return {m.group(1).lower() for m in _REFUSED_RAW.finditer(text)}
+
+
 def refused_fan_command(text: str) -> bool:
     """Whether ``text`` shows the iDRAC refusing a fan command: ipmitool's refusal of netfn 0x30 cmd 0x30, or the
     script's own "Failed to ..." line."""
-    return any(m.group(1).lower() == "0x30" for m in _REFUSED_RAW.finditer(text)) or bool(_FAILED.search(text))
+    return "0x30" in refused_raw(text) or bool(_FAILED.search(text))
 
 
 def _threshold(text: str) -> float | None:
@@ -107,7 +113,7 @@ def settings(text: str) -> tuple[Setting, ...]:
     """The third-party PCIe card response the last row says it sent, unless the iDRAC refused that command (a 12th
     generation's has none)."""
     rows = _rows(text)
-    if not rows or any(m.group(1).lower() == "0xce" for m in _REFUSED_RAW.finditer(text)):
+    if not rows or "0xce" in refused_raw(text):
         return ()
     sent = _RESPONSE.search(rows[-1][1])
     return (Setting("iDRAC", "ThirdPartyPCIFanResponse", sent.group(1)),) if sent else ()

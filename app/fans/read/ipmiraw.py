@@ -14,17 +14,16 @@ import re
 
 from ..facts import ONE_DUTY, Decision, Setting
 from .bmcsettings import FAN_MODE
-from .idracfc import FIRMWARE, REFUSED, refused_fan_command
+from .idracfc import FIRMWARE, REFUSED, refused_fan_command, refused_raw
 from .prompts import BEFORE_COMMAND
 
 TYPED = "ipmitool"  # a Decision's daemon: a command typed by hand, not a daemon's log
 _RAW = re.compile(BEFORE_COMMAND + r"(?:sudo\s+)?ipmitool\b[^\n]*?\braw((?:\s+(?:0[xX][0-9a-fA-F]{1,2}|\d{1,3}))+)\s*$",
                   re.MULTILINE)
 _MANUAL, _AUTO, _DUTY = (0x30, 0x30, 0x01, 0x00), (0x30, 0x30, 0x01, 0x01), (0x30, 0x30, 0x02, 0xFF)
-# a Supermicro BMC's fan mode, set (smfc's ipmi.py, set_fan_mode); the BMC refusing it: ipmitool's error for cmd 0x45
+# a Supermicro BMC's fan mode, set (smfc's ipmi.py, set_fan_mode)
 _MODE = (0x30, 0x45, 0x01)
 _MODES = {0: "Standard", 1: "Full", 2: "Optimal", 3: "PUE", 4: "Heavy IO"}
-_MODE_REFUSED = re.compile(r"Unable to send RAW command \(channel=\S+ netfn=0x30 lun=\S+ cmd=0x45\b", re.IGNORECASE)
 
 
 def _bytes(words: str) -> tuple[int, ...]:
@@ -51,7 +50,7 @@ def decisions(text: str) -> tuple[Decision, ...]:
 def settings(text: str) -> tuple[Setting, ...]:
     """The last fan mode typed for a Supermicro BMC (raw 0x30 0x45 0x01 <mode>), as a setting typed, not read back;
     none where ipmitool's refusal of that command is pasted."""
-    if "raw" not in text or _MODE_REFUSED.search(text):
+    if "raw" not in text or "0x45" in refused_raw(text):
         return ()
     modes = [_MODES[sent[3]] for m in _RAW.finditer(text) if len(sent := _bytes(m.group(1))) == 4 and
              sent[:3] == _MODE and sent[3] in _MODES]
