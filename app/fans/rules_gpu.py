@@ -52,7 +52,8 @@ def gpu_fan_unreported(machine: Machine) -> Iterator[Hit]:
 @rule("passive cards cooled by the BMC's fans", 64, f"{NVIDIA_SMI}; NVIDIA's data-center board product briefs "
       "(thermal solution: passive: the server's airflow cools the card); a BMC drives its fans for the hottest "
       "part it cools (IPMI v2.0, fan and temperature sensors of one chassis), unless a tool holds them at one duty "
-      "(Dell_iDRAC_fan_controller's functions.sh: the iDRAC's own control off, one duty from the CPUs alone)")
+      "(Dell_iDRAC_fan_controller's functions.sh: the iDRAC's own control off, one duty from the CPUs alone; the same "
+      "commands typed into ipmitool)")
 def passive_cards(machine: Machine) -> Iterator[Hit]:
     warm = sorted((g for g in machine.gpus if fanless(g) and _celsius(g) >= PASSIVE_WARM_C), key=lambda g: -_celsius(g))
     fans = [f for f in machine.fans if f.chip == "bmc" and turning(f)]
@@ -60,7 +61,7 @@ def passive_cards(machine: Machine) -> Iterator[Hit]:
     if not warm or not fans or hottest is None or (hottest.celsius or 0.0) >= COOL_C:
         return
     rpms = sorted(f.rpm or 0.0 for f in fans)
-    # a tool that holds the BMC's fans at one duty, chosen from the CPUs alone: the card's heat does not move them
+    # a tool that holds the BMC's fans at one duty (from the CPUs alone, or typed): the card's heat does not move them
     held = bmc_held(machine)
     by: dict[str, float | str] = {"held": held.percent or 0.0, "daemon": held.daemon} if held is not None else {}
     yield Hit("passive-cards", (*(f"nvidia/gpu{g.index}" for g in warm), *(f.key for f in fans), hottest.key),

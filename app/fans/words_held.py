@@ -182,9 +182,10 @@ def _passive_cards(n: Names, s: Sequence[str], f: Facts) -> str:
     what = f"a card with no fan of its own, at {_num(f['gpu_c'])} °C): the card's" if gpus == 1 else \
         f"cards with no fan of their own, the hottest at {_num(f['gpu_c'])} °C): the cards'"
     why = f" heat is most likely what the fans run for, since the BMC's own readings are cool (the hottest, {n(s[-1])}"
-    if "held" in f:  # a tool holds them at one duty from the CPUs alone: the cards' heat does not move them
-        why = (f" heat does not move them: {f['daemon']} holds them at {_num(f['held'])} %, chosen from the CPUs "
-               f"alone, so {'the card gets' if gpus == 1 else 'the cards get'} no more air as "
+    if "held" in f:  # one duty held (from the CPUs alone, or typed by hand): the cards' heat does not move them
+        chosen = "set by hand" if f["daemon"] == "ipmitool" else "chosen from the CPUs alone"
+        why = (f" heat does not move them: {f['daemon']} holds them at {_num(f['held'])} %, {chosen}, so "
+               f"{'the card gets' if gpus == 1 else 'the cards get'} no more air as "
                f"{'it heats' if gpus == 1 else 'they heat'} (the hottest of the BMC's own, {n(s[-1])}")
     return (f"The BMC's fans ({n.some(chassis)}, about {_num(f['rpm'])} RPM) are the only cooling of {n.some(cards)}"
             f" ({what}{why}, at {_num(f['bmc_c'])} °C).")

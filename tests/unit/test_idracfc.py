@@ -161,6 +161,7 @@ def test_a_typed_duty_is_likely_and_holds_the_bmcs_fans(tmp_path: Path) -> None:
     decided = next(f for f in found if f["kind"] == "daemon-decided")
     assert code == 0 and (decided["facts"]["duty"], decided["confidence"]) == (20.0, "likely")
     assert next(f for f in found if f["kind"] == "passive-cards")["facts"]["held"] == 20.0
+    assert "ipmitool holds them at 20 %, set by hand," in str(answer["sentence"])  # not "chosen from the CPUs"
 
 
 def test_a_supermicro_fan_mode_typed_is_a_setting_asked_not_read_back(tmp_path: Path) -> None:
