@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..fans.chips import chip
 from ..fans.read import cardfiles, oneline
-from ..fans.read.prompts import BEFORE_COMMAND
+from ..fans.read.prompts import BEFORE_COMMAND, PROMPT
 from ..fans.values import parse
 
 MAX_CHIPS = 256  # chips one capture may make: a machine has a few dozen; past this the rest are left out, said
@@ -76,8 +76,10 @@ _COMMAND = re.compile(_PROMPT + r"(?:sudo\s+)?(?:ls|cat|echo|cd|grep|sensors|vcg
 
 
 def cat_session(text: str, chips: Chips) -> str | None:
-    """A shell session of ``cat /sys/class/hwmon/hwmonN/FILE`` commands and, after them, their output: single files
-    answer in order; a glob (``fan*_input``) after an ``echo "=== name ==="`` answers under that header."""
+    """A shell session of ``cat /sys/class/hwmon/hwmonN/FILE`` commands and their output: each file's value the first
+    line its own command printed (other commands between them, a ``tee``'s echo and its error, print their own); where
+    the commands come first and their output after the last of them, the values in the commands' order; a glob
+    (``fan*_input``) after an ``echo "=== name ==="`` answers under that header."""
     session = _Session()
     for line in (raw.strip() for raw in text.splitlines()):
         session.line(line)
@@ -93,9 +95,13 @@ def cat_session(text: str, chips: Chips) -> str | None:
             family = re.match(r"[a-z]+", pattern)
             for n, value in enumerate(sections.get(name or "", []), start=1):
                 chips.write(chip, pattern.replace("*", str(n)) if family else pattern, value, name)
-    else:
+    elif all(not block for block in session.blocks[:-1]):  # the commands typed first, their output after them
         for (chip, file, name), value in zip(commands, output, strict=False):  # a post may cut the output
             chips.write(chip, file, value, name)
+    else:
+        for (chip, file, name), block in zip(commands, session.blocks, strict=True):
+            if block:
+                chips.write(chip, file, block[0], name)
     return "cat of hwmon files"
 
 
@@ -114,11 +120,14 @@ def card_files(text: str, chips: Chips, driver: Callable[[str], str]) -> str | N
 
 class _Session:
     """The ``cat`` commands of a session (each file's chip, name and the header an ``echo`` gave it), the output
-    lines after them, and vcgencmd's SoC temperature."""
+    lines after them (all of them, and each command's own: the lines after it up to the next command), and
+    vcgencmd's SoC temperature."""
 
     def __init__(self) -> None:
         self.commands: list[tuple[str, str, str | None]] = []
         self.output: list[str] = []
+        self.blocks: list[list[str]] = []  # each cat command's own output
+        self._block: list[str] | None = None  # the block output goes to: None after a command that is not a cat
         self.header: str | None = None
         self.soc: float | None = None
 
@@ -133,9 +142,19 @@ class _Session:
             device = device or card  # (a graphics card's by its card: its name file, where read, says its driver)
             self.commands.append((f"{device}/{folder}" if device else folder, file, self.header or device))
             self.header = None
-        elif self.commands and line and not _COMMAND.match(line) and not re.match(r"^[-dl][-rwx]{9}", line) \
+            self._block = []
+            self.blocks.append(self._block)
+        elif _COMMAND.match(line) or _PROMPTED.match(line):
+            self._block = None
+        elif self.commands and line and not re.match(r"^[-dl][-rwx]{9}", line) \
                 and not line.startswith("#"):  # a command's output comes after it
             self.output.append(line)
+            if self._block is not None and not _CAPTION.fullmatch(line):
+                self._block.append(line)
+
+
+_PROMPTED = re.compile(r"^(?:" + PROMPT + r")\s+\S")  # a command behind a prompt, whatever it runs
+_CAPTION = re.compile(r"[A-Z][a-z]+:")  # "Output:" before a command's output, as a report lays it out
 
 
 def _sections(output: list[str]) -> dict[str, list[str]]:

@@ -169,9 +169,11 @@ def _nvidia_settings(text: str) -> list[Note]:
 def _write_refused(text: str) -> list[Note]:
     """A write to a fan's pwm, pwm_enable or target file that the kernel refused, with the error it gave."""
     found: dict[str, dict[str, str]] = {}
-    for m in _WRITE.finditer(text):
-        found[m.group(2)] = {"error": m.group(3), **({"driver": "amdgpu"} if _amdgpu_write(text, m) else {}),
-                             **({"later": "taken"} if _taken_later(text[m.end():], m.group(2)) else {})}
+    for m in [*_WRITE.finditer(text), *_TRACEBACK.finditer(text)]:
+        file = m.group(2)
+        found[file] = {"error": m.group(3), **({"driver": "amdgpu"} if _amdgpu_write(text, m) else {}),
+                       **({"later": "taken"} if _taken_later(text[m.end():], file) else {}),
+                       **({"enable": "taken"} if _enabled_before(text[:m.start()], file) else {})}
     if _AMDGPU_MANUAL.search(text):
         found["pwm1"] = {"error": "manual fan speed control should be enabled first", "driver": "amdgpu"}
     return [_note("write-refused", file=file, **said) for file, said in found.items()]
@@ -210,6 +212,23 @@ def _taken_later(after: str, file: str) -> bool:
     return False
 
 
+def _enabled_before(before: str, file: str) -> bool:
+    """Whether a duty file's channel was set to manual (1 written to its pwmN_enable) before the refused write, and
+    no error followed that write (a shell's echo or tee)."""
+    if not re.fullmatch(r"pwm\d+", file):
+        return False
+    for write in re.finditer(rf"echo\s+1\s*(?:>|\|\s*(?:sudo\s+)?tee)[ \t]*\S*/{file}_enable\b[^\n]*", before):
+        following = "\n".join(before[write.end():].split("\n")[1:WRITE_LINES_AFTER + 1])
+        if not _ERROR.search(write.group(0) + "\n" + following):
+            return True
+    return False
+
+
+# A Python program's traceback ending in the kernel's refusal of a write ("OSError: [Errno 22] Invalid argument"),
+# its frames naming the fan file written last ("self.write_endpoint('pwm1', int(speed))"): the file and the error
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+[^\n]*\n){0,200}[ \t]+[^\n]*?\(\s*['\"]"
+                        r"((pwm\d+(?:_enable)?|fan\d+_target))['\"][^\n]*\n(?:[ \t]+[^\n]*\n){0,200}?"
+                        r"(?:OSError|PermissionError): \[Errno \d+\] ([^\n]+)")
 WRITE_LINES_AFTER = 2  # the shell's or tee's error comes on the next line or two
 _ERROR = re.compile(r"Invalid argument|Permission denied|Device or resource busy|Operation not supported|"
                     r"Operation not permitted|Read-only file system|write error")

@@ -149,9 +149,13 @@ def _write_refused(f: Facts, _: Snapshot) -> str:
            "manual fan speed control should be enabled first": "amdgpu takes a pwm1 only under manual control "
                                                                "(pwm1_enable 1) and refuses it otherwise"}.get(
         str(error), "")
-    if f.get("driver") == "amdgpu" and str(file) == "pwm1" and error == "Invalid argument":
-        why += "; amdgpu refuses a pwm1 so until pwm1_enable is 1, and its kernel log says \"manual fan speed " \
-            "control should be enabled first\""
+    if f.get("driver") == "amdgpu" and str(file) == "pwm1" and error == "Invalid argument":  # amdgpu_pm.c's set_pwm1
+        why = "amdgpu takes a pwm1 only while the card reports manual control (it asks the card's firmware for the " \
+            "mode; refused, its kernel log says \"manual fan speed control should be enabled first\"), and " + (
+                "pwm1_enable 1 was written before it without an error: the card's firmware did not take manual "
+                "control (where the card has gpu_od/fan_ctrl, its own curve is set there)" if f.get("enable") == "taken"
+                else "either pwm1_enable was not 1 (write 1 to it first) or the card's firmware did not take manual "
+                "control (pwm1_enable then reads 2 again)")
     said = "amdgpu refused a write to pwm1" if str(error).startswith("manual") else \
         f"The write to {file} was refused ({error})"
     if error == "not writable":  # a program's check, not a write: the files its driver lists read-only

@@ -149,7 +149,8 @@ def test_a_refused_pwm_write_as_programs_and_the_kernel_tell_it() -> None:
                "Reason:\nInvalid argument (os error 22)\n")
     (note,) = read(wrapped)
     assert (note.facts["file"], note.facts["error"], note.facts["driver"]) == ("pwm1", "Invalid argument", "amdgpu")
-    assert "amdgpu refuses a pwm1 so until pwm1_enable is 1" in note_words([note], snap([]))[0]
+    said = note_words([note], snap([]))[0]
+    assert "either pwm1_enable was not 1 (write 1 to it first) or the card's firmware" in said
     nearest = ("$ cat /sys/class/hwmon/hwmon2/pwm1_enable\n2\n$ echo 128 | sudo tee /sys/class/hwmon/hwmon2/pwm1\n"
                "tee: /sys/class/hwmon/hwmon2/pwm1: Invalid argument\n")
     (note,) = read(nearest)
@@ -163,6 +164,70 @@ def test_a_refused_pwm_write_as_programs_and_the_kernel_tell_it() -> None:
     assert (note.facts["file"], note.facts["error"]) == ("pwm1", "manual fan speed control should be enabled first")
     assert note_words([note], snap([]))[0].startswith("amdgpu refused a write to pwm1: amdgpu takes a pwm1 only under "
                                                       "manual control (pwm1_enable 1)")
+
+
+AMDGPU_FAN = """starting amdgpu-fan
+OSError: [Errno 22] Invalid argument
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/usr/local/bin/amdgpu-fan", line 8, in <module>
+    sys.exit(main())
+  File "/usr/local/lib/python3.8/dist-packages/amdgpu_fan/controller.py", line 78, in main
+    FanController(config).main()
+  File "/usr/local/lib/python3.8/dist-packages/amdgpu_fan/controller.py", line 37, in main
+    card.set_fan_speed(speed)
+  File "/usr/local/lib/python3.8/dist-packages/amdgpu_fan/lib/amdgpu.py", line 77, in set_fan_speed
+    return self.write_endpoint('pwm1', int(speed))
+  File "/usr/local/lib/python3.8/dist-packages/amdgpu_fan/lib/amdgpu.py", line 42, in write_endpoint
+    return e.write(str(data))
+OSError: [Errno 22] Invalid argument
+"""
+
+
+def test_a_program_s_traceback_ending_in_the_kernel_s_refusal_is_a_refused_write() -> None:
+    """amdgpu-fan's traceback as posted (chestm007/amdgpu-fan#19): the last frame that names a fan file wrote pwm1,
+    and the kernel refused it (EINVAL): a refused write to amdgpu's pwm1, said with amdgpu's two causes (pwm1_enable
+    not 1, or the card's firmware not taking manual control: amdgpu_pm.c's set_pwm1 asks the firmware for the mode).
+    A traceback for a file the program found missing (KeyError, amdgpu-fan#41 on an RX 9070 XT: no pwm1_enable at
+    all) or for a read of fan1_input is no write."""
+    (note,) = read(AMDGPU_FAN)
+    assert (note.kind, note.facts["file"], note.facts["error"], note.facts["driver"]) == \
+        ("write-refused", "pwm1", "Invalid argument", "amdgpu")
+    assert "enable" not in note.facts
+    said = note_words([note], snap([]))[0]
+    assert "either pwm1_enable was not 1" in said and "nothing changed" in said
+    missing = ("Traceback (most recent call last):\n"
+               "  File \"/usr/lib/python3.13/site-packages/amdgpu_fan/lib/amdgpu.py\", line 67, "
+               "in set_system_controlled_fan\n"
+               "    self.write_endpoint('pwm1_enable', 0 if state else 1)\n"
+               "  File \"/usr/lib/python3.13/site-packages/amdgpu_fan/lib/amdgpu.py\", line 41, in write_endpoint\n"
+               "    with open(self._endpoints[endpoint], 'w') as e:\nKeyError: 'pwm1_enable'\n")
+    assert kinds(missing) == []
+    read_fan = ("Traceback (most recent call last):\n  File \"amdgpu.py\", line 50, in fan_speed\n"
+                "    return int(self.read_endpoint('fan1_input'))\n  File \"amdgpu.py\", line 37, in read_endpoint\n"
+                "    return e.read()\nOSError: [Errno 22] Invalid argument\n")
+    assert kinds(read_fan) == []
+
+
+def test_a_duty_refused_after_manual_control_was_written_is_the_firmware_s_refusal() -> None:
+    """pwm1_enable 1 written without an error, then pwm1 refused on an amdgpu card (the RDNA3 reports: the driver
+    asks the card's firmware for the mode, and a pwm1 is refused unless it reads manual): said as the firmware not
+    taking manual control, not as "write 1 to pwm1_enable first"; where that enabling write was itself refused, or
+    none is in the paste, both causes stand."""
+    enable = "$ echo 1 | sudo tee /sys/class/drm/card0/device/hwmon/hwmon2/pwm1_enable\n1\n"
+    duty = ("$ echo 255 | sudo tee /sys/class/drm/card0/device/hwmon/hwmon2/pwm1\n255\n"
+            "tee: /sys/class/drm/card0/device/hwmon/hwmon2/pwm1: Invalid argument\n")
+    (note,) = read(enable + duty)
+    assert (note.facts["file"], note.facts["enable"]) == ("pwm1", "taken")
+    said = note_words([note], snap([]))[0]
+    assert "the card's firmware did not take manual control" in said and "write 1 to it first" not in said
+    refused_enable = enable + "tee: /sys/class/drm/card0/device/hwmon/hwmon2/pwm1_enable: Invalid argument\n"
+    pwm1 = [n for n in read(refused_enable + duty) if n.facts["file"] == "pwm1"]
+    assert len(pwm1) == 1 and "enable" not in pwm1[0].facts
+    (alone,) = read(duty)
+    assert "enable" not in alone.facts and "write 1 to it first" in note_words([alone], snap([]))[0]
 
 
 def test_amdgpu_is_named_for_a_refused_write_only_where_that_write_is_amdgpus() -> None:
