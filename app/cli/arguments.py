@@ -210,7 +210,7 @@ def _add_explain(commands: Subparsers) -> None:
                                              "ipmitool sel list, "
                                              "liquidctl "
                                              "status and its set commands, fancontrol, thinkfan (YAML or legacy), "
-                                             "fan2go, fw-fanctrl, i8kmon, nfancurve, amdgpu-fan or amdfan, LACT "
+                                             "fan2go, fw-fanctrl, i8kmon, zcfan, nfancurve, amdgpu-fan or amdfan, LACT "
                                              "and NBFC configurations, "
                                              "fancontrol's listing as it starts, fan2go detect, sensors-detect's "
                                              "summary, the logs of "

@@ -36,6 +36,7 @@ from . import (
     nfancurve,
     nvidia_captures,
     thinkfan,
+    zcfan,
 )
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, card_files, cat_session
 from .pasted import as_printed
@@ -313,6 +314,9 @@ def _config(text: str, etc: Path) -> str | None:
         (etc / "nbfc").mkdir(exist_ok=True)
         (etc / "nbfc" / "nbfc.json").write_text(text)
         return "NBFC configuration"
+    if zcfan.parse(text).declared:  # zcfan's trip temperatures, where it reads them
+        (etc / "zcfan.conf").write_text(text)
+        return "zcfan configuration"
     if thinkfan.legacy(text).declared:  # thinkfan.conf.legacy(5): where thinkfan keeps it, /etc/thinkfan.conf
         (etc / "thinkfan.conf").write_text(text)
         return "thinkfan configuration (legacy syntax)"

@@ -4,7 +4,8 @@ fan2go (``/etc/fan2go/fan2go.yaml``, app.collect.fan2go), fw-fanctrl (``/etc/fw-
 app.collect.fwfanctrl), i8kmon (``/etc/i8kmon.conf``, app.collect.i8kmon), nfancurve (``/etc/nfancurve.conf``,
 app.collect.nfancurve), amdfan or amdgpu-fan (``/etc/amdfan.yml``, ``/etc/amdgpu-fan.yml``, app.collect.amdfan) and
 LACT (``/etc/lact/config.yaml``, app.collect.lact) and NBFC (``/etc/nbfc/nbfc.json`` with the model configuration it
-selects, app.collect.nbfcconfig), all read into the same ``Declared`` records.
+selects, app.collect.nbfcconfig) and zcfan (``/etc/zcfan.conf``, app.collect.zcfan), all read into the same
+``Declared`` records.
 
 A file that does not parse, or has another shape, declares nothing (and says why in ``errors``).
 """
@@ -20,7 +21,7 @@ from pathlib import Path
 from ..core.bounded import read_text_file
 from ..core.record import record
 from ..fans.facts import Curve
-from . import amdfan, fancontrol, i8kmon, lact, nbfcconfig, nfancurve
+from . import amdfan, fancontrol, i8kmon, lact, nbfcconfig, nfancurve, zcfan
 from .daemonyaml import Read
 from .fan2go import fan2go
 from .fwfanctrl import fwfanctrl
@@ -70,7 +71,8 @@ def config_sources(etc_root: str | Path) -> list[ConfigSource]:
              (root / "amdfan.yml", amdfan.amdfan_file, "amdfan"),
              (root / "amdgpu-fan.yml", amdfan.amdgpu_fan, "amdgpu-fan"),
              (root / "lact" / "config.yaml", lact.parse, "lact"),
-             (root / "nbfc" / "nbfc.json", nbfcconfig.Service(root.parent), "nbfc"))
+             (root / "nbfc" / "nbfc.json", nbfcconfig.Service(root.parent), "nbfc"),
+             (root / "zcfan.conf", zcfan.parse, "zcfan"))
     return [ConfigSource(path, parse, key, cached=key != "nbfc") for path, parse, key in known
             if os.path.lexists(path)]
 

@@ -147,7 +147,8 @@ class Settings:
                                                           "FANWHY_SYS_ROOT=/host/sys`")
     etc_root: str = setting(
         "/etc", "FANWHY_ETC_ROOT", "where the fan daemons' configurations are read: `fancontrol`, `thinkfan.yaml` (or "
-        "a `thinkfan.conf`), `fan2go/fan2go.yaml`, `fw-fanctrl/config.json`, `i8kmon.conf`, `nfancurve.conf`, "
+        "a `thinkfan.conf`), `fan2go/fan2go.yaml`, `fw-fanctrl/config.json`, `i8kmon.conf`, `zcfan.conf`, "
+        "`nfancurve.conf`, "
         "`amdfan.yml` (or amdgpu-fan's `amdgpu-fan.yml`), `lact/config.yaml`, `nbfc/nbfc.json` (with the model "
         "configuration it selects, under the root's `var/lib/nbfc/configs` or `usr/share/nbfc/configs`)",
         more="A declared source and curve win over learned ones. In a container: `-v /etc:/host/etc:ro -e "

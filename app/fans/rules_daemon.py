@@ -22,18 +22,18 @@ MAX_STEPS_SAID = 8  # a daemon's levels each said up to this many
 NOT_RUNNING = ("outdated", "missing", "aborted")  # a daemon's log events after which its curve drives nothing
 
 
-@rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below; an "
-      "output whose MINPWM is above its MAXPWM is inverted, lm-sensors' fancontrol inverted mode); it87.rst "
-      "(fix_pwm_polarity: a chip the firmware left with its PWM values inverted); "
-      "thinkfan.conf(5) (levels; \"level auto\" gives control back to the firmware); fan2go's README and example "
-      "configuration (curves; a function curve combines others: average, maximum ...); i8kmon(1) (its table of fan "
-      "states by temperature, num_configs) and linux/i8k.h (I8K_FAN_OFF, LOW, HIGH); liquidctl(8) (a cooler's "
-      "profile runs on the device against its liquid temperature; kraken2.py logs the table it sends); nfancurve's "
-      "temp.sh (0 % under min_t, fcurve[j] up to tcurve[j], 100 % from the last); nvidia-settings' GPUTargetFanSpeed "
-      "range and NVML nvmlDeviceGetMinMaxFanSpeed (the least a card accepts under manual control); amdgpu-fan's and "
-      "amdfan's controller.py (numpy.interp over speed_matrix on the card's temp1, pwm1_enable 1; Curve refuses a "
-      "matrix whose lowest speed is 3 or under, whose speeds fall or whose temperatures do not rise, and the daemon "
-      "exits)")
+@rule("a fan daemon's curve", 57, "fancontrol(8) (MINTEMP to MAXTEMP drawn from MINSTOP to MAXPWM, MINPWM below; "
+      "an output whose MINPWM is above its MAXPWM is inverted, lm-sensors' fancontrol inverted mode); it87.rst "
+      "(fix_pwm_polarity: a chip the firmware left with its PWM values inverted); thinkfan.conf(5) (levels; \"level "
+      "auto\" gives control back to the firmware); fan2go's README and example configuration (curves; a function "
+      "curve combines others: average, maximum ...); i8kmon(1) (its table of fan states by temperature, num_configs) "
+      "and linux/i8k.h (I8K_FAN_OFF, LOW, HIGH); zcfan(1) (max_temp, med_temp and low_temp: thinkpad_acpi levels 7, "
+      "4 and 1 from each, off below; the hottest thermal zone); liquidctl(8) (a cooler's profile runs on the device "
+      "against its liquid temperature; kraken2.py logs the table it sends); nfancurve's temp.sh (0 % under min_t, "
+      "fcurve[j] up to tcurve[j], 100 % from the last); nvidia-settings' GPUTargetFanSpeed range and NVML "
+      "nvmlDeviceGetMinMaxFanSpeed (the least a card accepts under manual control); amdgpu-fan's and amdfan's "
+      "controller.py (numpy.interp over speed_matrix on the card's temp1, pwm1_enable 1; Curve refuses a matrix "
+      "whose lowest speed is 3 or under, whose speeds fall or whose temperatures do not rise, and the daemon exits)")
 def daemon_curve(machine: Machine) -> Iterator[Hit]:
     stopped = {e.daemon: e.event for e in machine.events if e.event in NOT_RUNNING}
     for curve in machine.curves:
