@@ -256,15 +256,17 @@ class DaemonEvent:
     hwmon devices ("outdated") or names files that are not there ("missing"); pwmconfig set the outputs it tests to full
     speed, where it leaves them when it ends ("left-full"), or found nothing to test and exited ("nothing-to-drive":
     ``detail`` no-sensors, no-pwm, no-fan or not-writable); thinkfan could not drive its fan and exited
-    ("no-fan-control": ``detail`` fan_control or permission); a Jetson's fan service (nvfancontrol) is not running while
-    a fan's pwm is at full, as jetson_clocks --fan leaves it ("not-running", the state shown; ``fan`` the fan's key). Of
+    ("no-fan-control": ``detail`` fan_control or permission); pwmconfig could put outputs neither at full speed nor
+    under manual control ("no-manual": ``detail`` the outputs, ``values`` the mode they stayed in); a Jetson's fan
+    service (nvfancontrol) is not running while a fan's pwm is at full, as jetson_clocks --fan leaves it
+    ("not-running", the state shown; ``fan`` the fan's key). Of
     one fan (``fan``, the daemon's name for it): fan2go read 0 RPM even at the top of its range and stopped regulating
     it ("stalled-at-max"), or read back another pwm than it set ("overridden"); ``values`` holds the numbers the log
     gives (the pwm set, expected and read; the speed; how many times it was logged; the fans logged alike)."""
 
     daemon: str
     event: Literal["aborted", "outdated", "missing", "left-full", "not-running", "stalled-at-max", "overridden",
-                   "nothing-to-drive", "no-fan-control"]
+                   "nothing-to-drive", "no-fan-control", "no-manual"]
     detail: str = ""
     fan: str = ""
     values: tuple[tuple[str, float | str], ...] = ()

@@ -199,6 +199,8 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
                 "are the fans at full, not as they usually run.")
     if f.get("event") == "nothing-to-drive":
         return _nothing_to_drive(str(f["detail"]))
+    if f.get("event") == "no-manual":
+        return _no_manual(f)
     if f.get("event") == "no-fan-control":
         why = ("it has no permission to write the fan's control (it must run as root)" if f["detail"] == "permission"
                else "thinkpad_acpi is loaded without fan_control=1, and the driver keeps fan control off unless "
@@ -221,6 +223,26 @@ def _daemon_stopped(n: Names, s: Sequence[str], f: Facts) -> str:
     return (f"{f['daemon']} aborted{after} and, as it does when it stops, set the fans it drives back to full "
             "speed: they stay there until it runs again (the error names what its configuration points at).")
 
+
+
+def _no_manual(f: Facts) -> str:
+    """pwmconfig's outputs stuck in their mode: the driver takes neither full speed nor manual control from software
+    (sysfs-interface.rst: pwmN_enable 0 full speed, 1 manual, 2 and up automatic)."""
+    named = str(f["detail"]).split(", ")
+    more = float(f.get("count", 1)) - len(named)
+    outputs = ", ".join(named) + f" and {_num(more)} more" if more > 0 else \
+        " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+    mode = str(f.get("mode", ""))
+    kept = (f"pwm_enable {mode}, an automatic mode: the chip's own control, as its firmware set it up"
+            if mode.isdigit() and int(mode) >= 2 else f"pwm_enable {mode}" if mode != "unreadable" else
+            "a mode it could not read")
+    none = f.get("usable") == "none"
+    return (f"pwmconfig could not put {outputs} under manual control: it wrote 0 (full speed) and then 1 (manual) to "
+            f"pwm_enable and read neither back, so the driver takes no mode from software there and they stay as they "
+            f"were ({kept}); no fancontrol curve can drive them with this driver as it stands (thinkpad_acpi, for one, "
+            "takes a mode only when loaded with fan_control=1)" + (
+                ", and it found no other output it could drive, so it exited without configuring anything: nothing in "
+                "Linux sets these fans' speed." if none else "."))
 
 
 def _nothing_to_drive(what: str) -> str:

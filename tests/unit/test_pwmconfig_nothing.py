@@ -50,3 +50,51 @@ def test_thinkfan_that_cannot_drive_the_fan_leaves_it_to_the_ec(tmp_path: Path) 
     (stopped,) = [f for f in findings_of(answer) if f["kind"] == "daemon-stopped"]
     assert code == 0 and (stopped["facts"]["event"], stopped["confidence"]) == ("no-fan-control", "known")
     assert "the embedded controller's own automatic control runs the fan" in str(answer["sentence"])
+
+
+STUCK = """Found the following PWM controls:
+   hwmon8/pwm1           current value: 89
+hwmon8/pwm1 is currently setup for automatic speed control.
+In general, automatic mode is preferred over manual mode, as
+it is more efficient and it reacts faster. Are you sure that
+you want to setup this output for manual control? (n) y
+hwmon8/pwm1_enable stuck to 99
+Manual control mode not supported, skipping hwmon8/pwm1.
+   hwmon8/pwm2           current value: 255
+hwmon8/pwm2 is currently setup for automatic speed control.
+In general, automatic mode is preferred over manual mode, as
+it is more efficient and it reacts faster. Are you sure that
+you want to setup this output for manual control? (n) y
+hwmon8/pwm2_enable stuck to 99
+Manual control mode not supported, skipping hwmon8/pwm2.
+"""
+
+
+def test_outputs_stuck_in_their_mode_stay_under_the_chip_s_own_control(tmp_path: Path) -> None:
+    """pwmconfig's pwmdisable writes 0 (full speed), then 1 (manual), to pwmN_enable and, reading neither back,
+    prints "stuck to" the mode that stayed and skips the output (an MSI board's nct6687, Fred78290/nct6687d#138):
+    said as the driver taking no mode from software there, the outputs in their automatic mode (99: 2 and up is
+    automatic, sysfs-interface.rst), never as a write refused for permission or a file not writable."""
+    (event,) = events(BANNER + STUCK)
+    assert (event.event, event.detail, dict(event.values)["mode"]) == ("no-manual", "hwmon8/pwm1, hwmon8/pwm2", "99")
+    code, answer = explain(BANNER + STUCK, tmp_path)
+    (stopped,) = [f for f in findings_of(answer) if f["kind"] == "daemon-stopped"]
+    assert code == 0 and (stopped["facts"]["event"], stopped["confidence"]) == ("no-manual", "known")
+    said = str(answer["sentence"])
+    assert "hwmon8/pwm1 and hwmon8/pwm2 under manual control" in said and "an automatic mode" in said
+    assert "writable" not in said and "exited" not in said
+
+
+def test_a_thinkpad_whose_only_output_is_stuck_leaves_nothing_configured(tmp_path: Path) -> None:
+    """A ThinkPad's pwmconfig as a forum quotes it: its one output stuck at 2, then "There are no usable PWM outputs."
+    That exit is the stuck output's, one event with it (not a second about files not writable); pwmN itself stuck
+    (manual taken, the duty not read back) is another failure, not this one."""
+    thinkpad = ("hwmon2/device/pwm1 is currently setup for automatic speed control.\n"
+                "you want to setup this output for manual control? (n) y\nhwmon2/device/pwm1_enable stuck to 2\n"
+                "Manual control mode not supported, skipping hwmon2/device/pwm1.\nThere are no usable PWM outputs.\n")
+    (event,) = events(BANNER + thinkpad)
+    assert (event.event, event.detail, dict(event.values)["usable"]) == ("no-manual", "hwmon2/device/pwm1", "none")
+    said = str(explain(BANNER + thinkpad, tmp_path)[1]["sentence"])
+    assert "exited without configuring anything" in said and "pwm_enable 2, an automatic mode" in said
+    duty = "hwmon0/pwm1 stuck to 128\nManual control mode not supported, skipping hwmon0/pwm1.\n"
+    assert [e.event for e in events(BANNER + duty)] == []

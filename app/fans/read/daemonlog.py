@@ -112,6 +112,12 @@ _NOTHING_WHAT = {"No sensors": "no-sensors", "There are no pwm": "no-pwm", "Ther
                  "There are no usable": "not-writable"}
 
 
+# pwmconfig's test of an output's modes (its pwmdisable): it writes 0 (full speed) to pwmN_enable, then 1 (manual),
+# and where it reads neither back it prints what stays ("hwmon8/pwm1_enable stuck to 99") and skips that output
+_STUCK = re.compile(r"^\s*((?:hwmon\d+/)?(?:device/)?pwm\d+)_enable stuck to (\S*)\s*\n(?:[^\n]*\n){0,2}?"
+                    r"Manual control mode not supported, skipping", re.MULTILINE)
+
+
 # thinkfan's exits for a fan it cannot drive (its messages.h): thinkpad_acpi loaded without fan_control=1, or no
 # permission to write the fan's control
 _THINKFAN_NO_CONTROL = re.compile(r"Module thinkpad_acpi doesn't seem to support fan_control|No permission to write to "
@@ -140,8 +146,25 @@ def events(text: str) -> tuple[DaemonEvent, ...]:
                                       "fan_control")) for m in _THINKFAN_NO_CONTROL.finditer(text)]
     found += [(m.start(), DaemonEvent("pwmconfig", "nothing-to-drive", next(
         v for k, v in _NOTHING_WHAT.items() if m.group(0).startswith(k)))) for m in _NOTHING.finditer(text)]
+    found += _no_manual(text, found)
     last = (max(found, key=lambda f: f[0])[1],) if found else ()  # the last one stands
     return (*last, *_fan2go_stalled(text), *_fan2go_overridden(text))
+
+
+def _no_manual(text: str, found: list[tuple[int, DaemonEvent]]) -> list[tuple[int, DaemonEvent]]:
+    """The outputs pwmconfig could put neither at full speed nor under manual control, as one event where its last
+    stuck output is: the outputs, the mode the last stayed in, and whether it then found no output it could drive
+    ("There are no usable PWM outputs", its exit after them: said with them, so taken out of ``found``)."""
+    stuck = list(_STUCK.finditer(text))
+    if not stuck:
+        return []
+    outputs = list(dict.fromkeys(m.group(1) for m in stuck))
+    after = [i for i, (at, event) in enumerate(found) if event.detail == "not-writable" and at > stuck[-1].start()]
+    for i in reversed(after):
+        del found[i]
+    return [(stuck[-1].start(), DaemonEvent("pwmconfig", "no-manual", ", ".join(outputs[:MISSING_NAMED]), values=(
+        ("count", float(len(outputs))), ("mode", stuck[-1].group(2) or "unreadable"),
+        ("usable", "none" if after else "not said"))))]
 
 
 # fan2go's controller.go: a fan that reads no speed even at its highest pwm ends its controller (ErrFanStalledAtMaxPwm),
