@@ -1,8 +1,9 @@
-"""What the largest paste ``fanwhy explain`` takes costs: a capture at its 4 MiB limit (``sensors`` text of tens of
-thousands of chips, as a hostile or mistaken paste may be), read in a fresh process, timed from start to exit,
-with the process's peak memory. Targets: ``benchmarks/targets.py`` (EXPLAIN_S, EXPLAIN_MB; exit 1 when missed). Run
-anywhere:
-``python -m benchmarks.explain_cost [--rounds 3] [--out result.json]``.
+"""What the largest paste ``fanwhy explain`` takes costs: a capture at its 4 MiB limit, read in a fresh process, timed
+from start to exit, with the process's peak memory. Two shapes: ``chips``, ``sensors`` text of tens of thousands of
+chips (as a hostile or mistaken paste may be); ``writes``, one refused pwm write and the shell's error for it,
+repeated (a fan daemon's log of the write it fails at every pass). Targets: ``benchmarks/targets.py`` (EXPLAIN_S,
+EXPLAIN_MB; exit 1 when missed). Run anywhere:
+``python -m benchmarks.explain_cost [--shape chips|writes] [--rounds 3] [--out result.json]``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,16 @@ def paste(path: Path) -> int:
     return n
 
 
+WRITE = "echo 1 > /sys/class/hwmon/hwmon3/pwm1\nbash: echo: write error: Invalid argument\n"
+
+
+def writes(path: Path) -> int:
+    """A refused write and its error, as many times as fit under the limit; how many."""
+    n = (LIMIT_BYTES - 1) // len(WRITE.encode())
+    path.write_text(WRITE * n)
+    return n
+
+
 def once(path: Path) -> tuple[float, float]:
     """(seconds, peak MB) of one ``fanwhy explain`` of ``path`` in a process of its own."""
     script = ("import resource, subprocess, sys, time\n"
@@ -53,17 +64,18 @@ def once(path: Path) -> tuple[float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", choices=("chips", "writes"), default="chips")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "paste.txt"
-        chips = paste(path)
+        count = paste(path) if args.shape == "chips" else writes(path)
         size = path.stat().st_size
         runs = [once(path) for _ in range(args.rounds)]
     seconds = statistics.median(s for s, _ in runs)
     peak = max(mb for _, mb in runs)
-    result = {"bytes": size, "chips": chips, "runs": runs,
+    result = {"shape": args.shape, "bytes": size, "chips" if args.shape == "chips" else "writes": count, "runs": runs,
               "median_s": round(seconds, 2), "peak_mb": round(peak, 1), "when": time.strftime("%Y-%m-%d"),
               "python": sys.version.split()[0]}
     missed = targets.judged(result, [(targets.EXPLAIN_S, seconds), (targets.EXPLAIN_MB, peak)])

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from ..core.fan import Note, NoteKind
 from ..core.model import frozen_map
+from ..core.record import record
 from ..fans.read.profiles import SET_COMMAND
 from . import liquidctl
 
@@ -168,12 +169,15 @@ def _nvidia_settings(text: str) -> list[Note]:
 
 def _write_refused(text: str) -> list[Note]:
     """A write to a fan's pwm, pwm_enable or target file that the kernel refused, with the error it gave."""
+    last: dict[str, _Write] = {}  # the last refusal of each file stands (a log repeats one write many times)
+    for m in _WRITE.finditer(text):
+        last[m.group(2)] = _Write(m.group(1), m.group(2), m.group(3), m.start(), m.end(), m.group(0))
+    last.update((w.file, w) for w in _tracebacks(text))
     found: dict[str, dict[str, str]] = {}
-    for m in [*_WRITE.finditer(text), *_TRACEBACK.finditer(text)]:
-        file = m.group(2)
-        found[file] = {"error": m.group(3), **({"driver": "amdgpu"} if _amdgpu_write(text, m) else {}),
-                       **({"later": "taken"} if _taken_later(text[m.end():], file) else {}),
-                       **({"enable": "taken"} if _enabled_before(text[:m.start()], file) else {})}
+    for w in last.values():
+        found[w.file] = {"error": w.error, **({"driver": "amdgpu"} if _amdgpu_write(text, w) else {}),
+                         **({"later": "taken"} if _taken_later(text[w.end:], w.file) else {}),
+                         **({"enable": "taken"} if _enabled_before(text[:w.start], w.file) else {})}
     if _AMDGPU_MANUAL.search(text):
         found["pwm1"] = {"error": "manual fan speed control should be enabled first", "driver": "amdgpu"}
     return [_note("write-refused", file=file, **said) for file, said in found.items()]
@@ -192,11 +196,27 @@ def _not_writable(text: str) -> list[Note]:
     return [_note("write-refused", file=named, error="not writable", count=len(files))] if files else []
 
 
-def _amdgpu_write(text: str, write: re.Match[str]) -> bool:
+@record
+class _Write:
+    """A refused write as a shell, a program or a traceback printed it: the path written, its file's name, the error,
+    where it is in the text, and its text."""
+
+    path: str
+    file: str
+    error: str
+    start: int
+    end: int
+    said: str
+
+
+def _amdgpu_write(text: str, write: _Write) -> bool:
     """Whether a refused write is to an amdgpu card's file: its path under a DRM card, or amdgpu named on the lines
     of that write's own message (CoolerControl's "Error on amdgpu:fan1" above it), not anywhere in the paste."""
-    before = text[:write.start()].split("\n")[-1 - WRITE_LINES_BEFORE:]  # its own line and the few above it
-    return "/drm/" in write.group(1) or re.search(r"\bamdgpu\b", "\n".join(before) + write.group(0)) is not None
+    line = text.rfind("\n", 0, write.start)
+    for _ in range(WRITE_LINES_BEFORE):  # its own line and the few above it
+        line = text.rfind("\n", 0, max(line, 0))
+    before = text[max(line, 0):write.start].split("\n")
+    return "/drm/" in write.path or re.search(r"\bamdgpu\b", "\n".join(before) + write.said) is not None
 
 
 WRITE_LINES_BEFORE = 3  # a program's message about one write spans a few lines (CoolerControl's, as a post wraps it)
@@ -225,10 +245,24 @@ def _enabled_before(before: str, file: str) -> bool:
 
 
 # A Python program's traceback ending in the kernel's refusal of a write ("OSError: [Errno 22] Invalid argument"),
-# its frames naming the fan file written last ("self.write_endpoint('pwm1', int(speed))"): the file and the error
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t]+[^\n]*\n){0,200}[ \t]+[^\n]*?\(\s*['\"]"
-                        r"((pwm\d+(?:_enable)?|fan\d+_target))['\"][^\n]*\n(?:[ \t]+[^\n]*\n){0,200}?"
-                        r"(?:OSError|PermissionError): \[Errno \d+\] ([^\n]+)")
+# its frames naming the fan file written last ("self.write_endpoint('pwm1', int(speed))"): the file and the error.
+# Read a traceback at a time (its indented frames, then the exception's line), in one pass over the text.
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):\n((?:[ \t]+[^\n]*\n)*)([^\n]*)", re.MULTILINE)
+_FAN_FILE = re.compile(r"\(\s*['\"]((pwm\d+(?:_enable)?|fan\d+_target))['\"]")
+_REFUSAL = re.compile(r"(?:OSError|PermissionError): \[Errno \d+\] (.+)")
+
+
+def _tracebacks(text: str) -> list[_Write]:
+    """Each traceback whose exception is the kernel's refusal of a write and whose frames name a fan file."""
+    found = []
+    for m in _TRACEBACK.finditer(text):
+        refusal = _REFUSAL.fullmatch(m.group(2).strip())
+        files = _FAN_FILE.findall(m.group(1)) if refusal else []
+        if refusal and files:
+            found.append(_Write(files[-1][0], files[-1][1], refusal.group(1).strip(), m.start(), m.end(), m.group(0)))
+    return found
+
+
 WRITE_LINES_AFTER = 2  # the shell's or tee's error comes on the next line or two
 _ERROR = re.compile(r"Invalid argument|Permission denied|Device or resource busy|Operation not supported|"
                     r"Operation not permitted|Read-only file system|write error")
