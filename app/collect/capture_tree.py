@@ -20,11 +20,14 @@ MAX_CHIPS = 256  # chips one capture may make: a machine has a few dozen; past t
 class Chips:
     """hwmon chip folders made as captures name them (hwmon3) or as ``sensors`` does (one per chip it lists), at
     most MAX_CHIPS (``left_out`` counts the chips past them: a paste of 95,000 chips is not one machine, and
-    writing them all cost minutes and most of a gigabyte)."""
+    writing them all cost minutes and most of a gigabyte). Files are kept until ``flush`` writes each once, its last
+    value (a listing pasted again and again, a ``watch sensors`` log, wrote every file once a listing: a minute for
+    2 MB)."""
 
     def __init__(self, base: Path):
         self.base = base
         self._made: dict[str, Path] = {}
+        self._files: dict[Path, str] = {}  # each file's last value, until ``flush``
         self.left_out: set[str] = set()
 
     def folder(self, key: str, name: str | None = None) -> Path | None:
@@ -37,8 +40,8 @@ class Chips:
             folder.mkdir(parents=True, exist_ok=True)
             self._made[key] = folder
         folder = self._made[key]
-        if name is not None and not (folder / "name").exists():
-            (folder / "name").write_text(name + "\n")
+        if name is not None and folder / "name" not in self._files and not (folder / "name").exists():
+            self._files[folder / "name"] = name + "\n"
         return folder
 
     def made(self) -> list[str]:
@@ -54,12 +57,17 @@ class Chips:
         folder = self.folder(key, name)
         if folder is None:
             return
-        target = folder / file
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(value.strip() + "\n")
-        except OSError:
-            return  # a value the tree cannot hold: that one reading is not read
+        self._files[folder / file] = value.strip() + "\n"
+
+    def flush(self) -> None:
+        """Every file kept, written once with its last value."""
+        for target, value in self._files.items():
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(value)
+            except OSError:
+                continue  # a value the tree cannot hold: that one reading is not read
+        self._files.clear()
 
 
 _ATTRIBUTE = re.compile(r"(?:device/)?[A-Za-z0-9_][\w-]{0,99}")
@@ -91,7 +99,7 @@ def cat_session(text: str, chips: Chips) -> str | None:
     globbed = [c for c in commands if "*" in c[1]]
     if globbed:
         sections = _sections(output)
-        for chip, pattern, name in globbed:
+        for chip, pattern, name in dict.fromkeys(globbed):  # a session pasted twice: each glob read once
             family = re.match(r"[a-z]+", pattern)
             for n, value in enumerate(sections.get(name or "", []), start=1):
                 chips.write(chip, pattern.replace("*", str(n)) if family else pattern, value, name)
@@ -158,13 +166,14 @@ _CAPTION = re.compile(r"[A-Z][a-z]+:")  # "Output:" before a command's output, a
 
 
 def _sections(output: list[str]) -> dict[str, list[str]]:
-    """Output lines under ``=== name ===`` headers, by name."""
+    """Output lines under ``=== name ===`` headers, by name; a header met again starts its section again (the
+    same session run twice: its last run's values, not both runs' as more fans)."""
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in output:
         header = re.fullmatch(r"=== (\w+) ===", line)
         if header:
-            current = sections.setdefault(header.group(1), [])
+            current = sections[header.group(1)] = []
         elif current is not None and re.fullmatch(r"-?\d+", line):
             current.append(line)
     return sections

@@ -102,6 +102,7 @@ def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
                              "what was done to a fan's control (curve writes, liquidctl set, a fan daemon's log), "
                              "or a fancontrol, thinkfan, fan2go or fw-fanctrl configuration)")
         replay.kinds.append(f"{path.name}: {kind}")
+    chips.flush()
     if chips.left_out:
         replay.kinds.append(f"the first {MAX_CHIPS} chips only: {len(chips.left_out):,} more left out (one "
                             "machine has a few dozen)")

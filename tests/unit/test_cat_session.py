@@ -13,6 +13,7 @@ def tree(text: str, tmp_path: Path) -> dict[str, str]:
     """Every file the session wrote, as "hwmonN/file": value."""
     chips = Chips(tmp_path)
     assert cat_session(text, chips) == "cat of hwmon files"
+    chips.flush()
     return {f"{f.parent.name}/{f.name}": f.read_text().strip() for f in sorted(tmp_path.rglob("*")) if f.is_file()}
 
 
@@ -49,3 +50,15 @@ def test_commands_typed_first_and_their_output_after_them_keep_their_order(tmp_p
              "cat /sys/class/hwmon/hwmon3/fan1_input\ncat /sys/class/hwmon/hwmon3/fan2_input\n\nit8689\n"
              "-r--r--r-- 1 root root 4096 Jun 29 23:34 /sys/class/hwmon/hwmon3/fan1_input\n1247\n1406\n")
     assert tree(batch, tmp_path) == {"hwmon3/name": "it8689", "hwmon3/fan1_input": "1247", "hwmon3/fan2_input": "1406"}
+
+
+def test_a_session_pasted_twice_reads_as_once(tmp_path: Path) -> None:
+    """Two drivers' fan inputs globbed under echoed headers (an MSI board read by nct6687 and nct6683,
+    Fred78290/nct6687d#158), the session pasted twice: the same fans as once, not each header's values run on as
+    more fans (and each glob read once: a long repetition wrote every value of every run for every command)."""
+    session = ('❯ echo "=== nct6687 ==="\ncat /sys/class/hwmon/hwmon4/fan*_input 2>/dev/null\n\n'
+               'echo "=== nct6683 ==="\ncat /sys/class/hwmon/hwmon3/fan*_input 2>/dev/null\n'
+               "=== nct6687 ===\n642\n617\n0\n=== nct6683 ===\n0\n642\n617\n1242\n")
+    once = tree(session, tmp_path / "once")
+    assert once["hwmon4/fan2_input"] == "617" and once["hwmon3/fan4_input"] == "1242" and len(once) == 9
+    assert tree(session + "\n" + session, tmp_path / "twice") == once

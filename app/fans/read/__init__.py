@@ -116,12 +116,13 @@ def read(text: str) -> tuple[list[Reading], str | None]:
     if not found:
         return errors, "sensors' errors" if errors else None
     names = [name]
-    for output in _outputs(text):
+    seen = {(r.chip, r.label, r.unit) for r in found}  # one sensor in two formats (sensors, then sensors -j): once
+    for output in dict.fromkeys(_outputs(text)):  # one command's output pasted again reads as once
         more, other = _first(output)
-        seen = {(r.chip, r.label, r.unit) for r in found}  # one sensor in two formats (sensors, then sensors -j): once
         more = [r for r in more if (r.chip, r.label, r.unit) not in seen]
         if more and other not in names:  # another tool's output among the commands: read as that tool's
             found, names = [*found, *more], [*names, other]
+            seen.update((r.chip, r.label, r.unit) for r in more)
     found = _first_chips(found)  # past MAX_CHIPS no more is judged, so no more is looked up (a card's files)
     limits = critical.limits(text)  # a temperature's critical limit, as sensors prints it beside the value
     card = cardfiles.readings(text, found)  # a card's pwm1, pwm1_enable cat'ed beside its listing
