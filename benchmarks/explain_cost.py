@@ -1,9 +1,10 @@
 """What the largest paste ``fanwhy explain`` takes costs: a capture at its 4 MiB limit, read in a fresh process, timed
-from start to exit, with the process's peak memory. Two shapes: ``chips``, ``sensors`` text of tens of thousands of
+from start to exit, with the process's peak memory. Three shapes: ``chips``, ``sensors`` text of tens of thousands of
 chips (as a hostile or mistaken paste may be); ``writes``, one refused pwm write and the shell's error for it,
-repeated (a fan daemon's log of the write it fails at every pass). Targets: ``benchmarks/targets.py`` (EXPLAIN_S,
+repeated (a fan daemon's log of the write it fails at every pass); ``watch``, one machine's ``sensors`` listing run
+again and again (a ``watch`` of it logged for hours). Targets: ``benchmarks/targets.py`` (EXPLAIN_S,
 EXPLAIN_MB; exit 1 when missed). Run anywhere:
-``python -m benchmarks.explain_cost [--shape chips|writes] [--rounds 3] [--out result.json]``.
+``python -m benchmarks.explain_cost [--shape chips|writes|watch] [--rounds 3] [--out result.json]``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ def writes(path: Path) -> int:
     return n
 
 
+LISTING = ("nct6798-isa-0290\nAdapter: ISA adapter\nfan1: 1210 RPM\nfan2: 860 RPM\nCPUTIN: +40.0°C\n"
+           "SYSTIN: +31.0°C\n\nk10temp-pci-00c3\nAdapter: PCI adapter\nTctl: +55.0°C\n\n"
+           "amdgpu-pci-0b00\nAdapter: PCI adapter\nfan1: 0 RPM\nedge: +50.0°C\njunction: +52.0°C\n\n")
+
+
+def watch(path: Path) -> int:
+    """One listing, as many times as fit under the limit; how many."""
+    n = (LIMIT_BYTES - 1) // len(LISTING.encode())
+    path.write_text(LISTING * n)
+    return n
+
+
 def once(path: Path) -> tuple[float, float]:
     """(seconds, peak MB) of one ``fanwhy explain`` of ``path`` in a process of its own."""
     script = ("import resource, subprocess, sys, time\n"
@@ -64,18 +77,19 @@ def once(path: Path) -> tuple[float, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shape", choices=("chips", "writes"), default="chips")
+    parser.add_argument("--shape", choices=("chips", "writes", "watch"), default="chips")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", default="")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "paste.txt"
-        count = paste(path) if args.shape == "chips" else writes(path)
+        count = {"chips": paste, "writes": writes, "watch": watch}[args.shape](path)
         size = path.stat().st_size
         runs = [once(path) for _ in range(args.rounds)]
     seconds = statistics.median(s for s, _ in runs)
     peak = max(mb for _, mb in runs)
-    result = {"shape": args.shape, "bytes": size, "chips" if args.shape == "chips" else "writes": count, "runs": runs,
+    counted = {"chips": "chips", "writes": "writes", "watch": "listings"}[args.shape]
+    result = {"shape": args.shape, "bytes": size, counted: count, "runs": runs,
               "median_s": round(seconds, 2), "peak_mb": round(peak, 1), "when": time.strftime("%Y-%m-%d"),
               "python": sys.version.split()[0]}
     missed = targets.judged(result, [(targets.EXPLAIN_S, seconds), (targets.EXPLAIN_MB, peak)])

@@ -39,7 +39,7 @@ from . import (
     zcfan,
 )
 from .capture_tree import MAX_CHIPS, Chips, amdgpu_ls, card_files, cat_session
-from .pasted import as_printed
+from .pasted import as_printed, window_said, windowed
 
 MAX_BYTES = 4 << 20
 MAX_LINE = 4096
@@ -101,7 +101,7 @@ def load(paths: list[Path], into: Path, strict: bool = True) -> Replay:
                              "log, /proc/acpi/ibm/fan or thermal, liquidctl status, amdgpu-ls, cat of hwmon files, "
                              "what was done to a fan's control (curve writes, liquidctl set, a fan daemon's log), "
                              "or a fancontrol, thinkfan, fan2go or fw-fanctrl configuration)")
-        replay.kinds.append(f"{path.name}: {kind}")
+        replay.kinds.append(f"{path.name}: {kind}{window_said(text)}")
     chips.flush()
     if chips.left_out:
         replay.kinds.append(f"the first {MAX_CHIPS} chips only: {len(chips.left_out):,} more left out (one "
@@ -137,7 +137,7 @@ def _text(path: Path) -> str:
     if not text.strip():
         raise Unreadable(f"{path}: empty")
     text = _NOT_A_READING.sub("N/A", text)
-    return "\n".join(line[:MAX_LINE] for line in text.splitlines())
+    return windowed("\n".join(line[:MAX_LINE] for line in text.splitlines()))
 
 
 # A run of digits longer than any 64-bit counter's is no reading a tool printed: written as a word that says so,

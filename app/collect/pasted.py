@@ -7,7 +7,8 @@ blank line a page puts after every line when it sets each as a paragraph, the li
 before each line, the ``host: `` pdsh or clush puts before each line of one host's output, the ISO 8601 time a log
 collector puts before each line, what another encoding did to the text (UTF-8 shown through code page 1252, a °
 written "?"), the invisible characters a page adds (zero-width spaces, a soft hyphen) and the typographic quotes a
-word processor puts in place of plain ones. What is left is the text as the tool wrote it (``as_printed``)."""
+word processor puts in place of plain ones. What is left is the text as the tool wrote it (``as_printed``). Of a
+paste far longer than any machine's capture, its start and its end (``windowed``)."""
 
 from __future__ import annotations
 
@@ -194,3 +195,32 @@ _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")  # a reply's quote marks (Markdown, e-
 def _unquoted(line: str) -> str:
     """A line without the quote marks a reply put before it: what was quoted is read as it was written."""
     return _QUOTE.sub("", line)
+
+
+HEAD_CHARS, TAIL_CHARS = 64 << 10, 192 << 10  # of a paste longer than both, what is read: its start and its end
+CUT_LINE = "#~ {} characters not read here, of a {} MiB paste (its first {} KiB and its last {} KiB are)"
+
+
+def windowed(text: str) -> str:
+    """A paste longer than HEAD_CHARS + TAIL_CHARS as its start and its end, cut at line breaks, with a line that
+    says how much between them was not read: a machine's capture is a few kilobytes, and what is longer is a log or
+    a listing run again and again (a `watch` of `sensors` for hours), whose latest part is the current state; every
+    reader costs its length, and 4 MiB of one listing took half a minute."""
+    if len(text) <= HEAD_CHARS + TAIL_CHARS:
+        return text
+    head = text.rfind("\n", 0, HEAD_CHARS) + 1
+    tail = text.find("\n", len(text) - TAIL_CHARS) + 1
+    if head <= 0 or tail <= head:
+        return text
+    note = CUT_LINE.format(f"{tail - head:,}", f"{len(text) / (1 << 20):.1f}", HEAD_CHARS >> 10, TAIL_CHARS >> 10)
+    return text[:head] + note + "\n" + text[tail:]
+
+
+_CUT = re.compile(r"^#~ \S+ characters not read here, of a (\S+) MiB paste", re.MULTILINE)
+
+
+def window_said(text: str) -> str:
+    """What ``windowed`` read of a paste it cut, as "read as" says it; empty for a paste read whole."""
+    cut = _CUT.search(text, 0, HEAD_CHARS + 200)
+    return f" (of its {cut.group(1)} MiB, the first {HEAD_CHARS >> 10} KiB and the last {TAIL_CHARS >> 10} KiB)" \
+        if cut else ""
