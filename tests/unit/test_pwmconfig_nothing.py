@@ -52,22 +52,16 @@ def test_thinkfan_that_cannot_drive_the_fan_leaves_it_to_the_ec(tmp_path: Path) 
     assert "the embedded controller's own automatic control runs the fan" in str(answer["sentence"])
 
 
-STUCK = """Found the following PWM controls:
-   hwmon8/pwm1           current value: 89
-hwmon8/pwm1 is currently setup for automatic speed control.
-In general, automatic mode is preferred over manual mode, as
-it is more efficient and it reacts faster. Are you sure that
-you want to setup this output for manual control? (n) y
-hwmon8/pwm1_enable stuck to 99
-Manual control mode not supported, skipping hwmon8/pwm1.
-   hwmon8/pwm2           current value: 255
-hwmon8/pwm2 is currently setup for automatic speed control.
-In general, automatic mode is preferred over manual mode, as
-it is more efficient and it reacts faster. Are you sure that
-you want to setup this output for manual control? (n) y
-hwmon8/pwm2_enable stuck to 99
-Manual control mode not supported, skipping hwmon8/pwm2.
-"""
+def skipped(output: str, value: int, stuck: int) -> str:
+    """pwmconfig's lines for one output it tried and skipped, as it prints them (its prompt answered y)."""
+    return (f"   {output}           current value: {value}\n{output} is currently setup for automatic speed control.\n"
+            "In general, automatic mode is preferred over manual mode, as\nit is more efficient and it reacts faster. "
+            "Are you sure that\nyou want to setup this output for manual control? (n) y\n"
+            f"{output}_enable stuck to {stuck}\nManual control mode not supported, skipping {output}.\n")
+
+
+# an MSI board's nct6687, as its pwmconfig run was posted (Fred78290/nct6687d#138)
+STUCK = "Found the following PWM controls:\n" + skipped("hwmon8/pwm1", 89, 99) + skipped("hwmon8/pwm2", 255, 99)
 
 
 def test_outputs_stuck_in_their_mode_stay_under_the_chip_s_own_control(tmp_path: Path) -> None:
