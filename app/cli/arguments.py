@@ -235,7 +235,8 @@ def _add_explain(commands: Subparsers) -> None:
                                              "encoding (UTF-16, a byte-order mark) are dropped. Several snapshots in "
                                              "one "
                                              "paste are "
-                                             "read in turn; several files of one machine combine. What runs on a GPU "
+                                             "read in turn (of a paste past 256 KiB, its first 64 KiB and its last "
+                                             "192 KiB); several files of one machine combine. What runs on a GPU "
                                              "is read from nvidia-smi's Processes table where the paste holds one; "
                                              "otherwise the answer says each GPU's load where the paste prints it, "
                                              "and that the processes are not in a capture.")
