@@ -37,4 +37,5 @@ def test_a_watch_log_of_megabytes_is_answered_from_its_last_snapshot(tmp_path: P
     assert code == 0, answer
     fans = answer["fans"]
     assert isinstance(fans, list) and [(f["chip"], f["rpm"]) for f in fans] == [("nct6798", 1650)]
-    assert any("the first 64 KiB and the last 192 KiB" in kind for kind in answer["read_as"])
+    read_as = answer["read_as"]
+    assert isinstance(read_as, list) and any("the first 64 KiB and the last 192 KiB" in kind for kind in read_as)
