@@ -233,7 +233,7 @@ def _no_manual(f: Facts) -> str:
     outputs = ", ".join(named) + f" and {_num(more)} more" if more > 0 else \
         " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
     mode = str(f.get("mode", ""))
-    kept = (f"pwm_enable {mode}, an automatic mode: the chip's own control, as its firmware set it up"
+    kept = (f"pwm_enable {mode}, an automatic mode: the chip's own control"
             if mode.isdigit() and int(mode) >= 2 else f"pwm_enable {mode}" if mode != "unreadable" else
             "a mode it could not read")
     none = f.get("usable") == "none"
